@@ -1,0 +1,87 @@
+// Database: the SQLite file that holds every measurement (DESIGN.md: one file, WAL mode, schema
+// version stored, forward-only migrations). One process writes while others read. All writes are
+// transactions, so an interrupted run never leaves a half-written batch.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "optune/db/tuning_record.hpp"
+
+namespace optune::db {
+
+// The program's own failures with the database (unreadable file, not an SQLite database, newer
+// schema than this optune knows): the command line turns them into exit code 2.
+class DatabaseError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+inline constexpr int kSchemaVersion = 1;
+
+// Identifies one tuning task's records: a template on a workload for a target and device.
+struct TaskKey {
+  std::string workload_key;
+  std::string template_name;
+  std::string target;
+  std::string device_id;
+};
+
+struct RecordFilter {
+  std::string op;            // "" any; else the workload key's op prefix ("gemm", "conv2d", ...)
+  std::string workload_key;  // "" any; else exact
+  std::string target;        // "" any; else exact target string
+  std::string device;        // "" any; else a device id, or a substring of the device name
+  std::string template_name; // "" any
+  double since = 0;          // unix seconds; records at or after
+  bool ok_only = false;
+};
+
+class Database {
+ public:
+  enum class Mode { kReadWrite, kReadOnly };
+  // Opens or (kReadWrite) creates the file, enables WAL, creates or migrates the schema.
+  // Throws DatabaseError with a one-line message: not a database, newer schema, unwritable path.
+  static Database open(const std::string& path, Mode mode = Mode::kReadWrite);
+  Database(Database&&) noexcept;
+  Database& operator=(Database&&) noexcept;
+  ~Database();
+
+  int schema_version() const;
+  const std::string& path() const;
+
+  // Inserts in one transaction and returns the ids. Records identical in every field but id to
+  // one already stored are skipped (id 0 returned for them), which makes import and merge safe.
+  std::vector<std::int64_t> insert(const std::vector<TuningRecord>& records);
+
+  // Best successful record of a task (lowest median); nullopt when it has none.
+  std::optional<TuningRecord> best(const TaskKey& task) const;
+  // Successful records matching the filter, best (lowest median) first, at most k per workload
+  // key and target and device (k = 0: all).
+  std::vector<TuningRecord> top_k(const RecordFilter& filter, std::size_t k) const;
+  // All matching records, oldest first (history).
+  std::vector<TuningRecord> records(const RecordFilter& filter) const;
+  std::vector<TuningRecord> task_records(const TaskKey& task) const;
+  // config_text() of every config of the task that has been measured, failed ones included.
+  std::unordered_set<std::string> measured_configs(const TaskKey& task) const;
+  bool is_measured(const TaskKey& task, const std::string& config_text) const;
+  std::size_t count() const;
+
+  // JSON lines, one record per line; import returns how many were new. A malformed line throws
+  // DatabaseError naming the line number, and nothing of that import is kept.
+  std::size_t export_jsonl(std::ostream& out, const RecordFilter& filter) const;
+  std::size_t import_jsonl(std::istream& in);
+
+ private:
+  struct Impl;
+  explicit Database(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace optune::db

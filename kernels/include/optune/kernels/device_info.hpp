@@ -1,0 +1,41 @@
+// DeviceInfo: what a template needs to know about a device to shape its space (SIMD width,
+// caches, cores; OpenCL limits), and the fingerprint stored with every record so results of
+// different devices are never mixed. Detection lives in measure/ (it asks the OS or OpenCL);
+// this is the plain data.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace optune::kernels {
+
+struct DeviceInfo {
+  std::string kind = "cpu";  // "cpu" or "opencl"
+  std::string name;          // CPU model name, or OpenCL device name
+  std::string arch;          // "x86_64", "aarch64", ...
+  int cores = 1;             // cores available to this process (CPU) or compute units (OpenCL)
+  std::vector<std::string> isa;  // relevant ISA flags, sorted: "avx2", "avx512f", "fma", "neon"
+  std::int64_t l1d_bytes = 32 * 1024;
+  std::int64_t l2_bytes = 512 * 1024;
+  std::int64_t l3_bytes = 0;
+  // OpenCL only.
+  std::string platform;
+  std::string driver_version;
+  std::int64_t local_mem_bytes = 0;
+  std::int64_t max_work_group_size = 0;
+  std::vector<std::int64_t> max_work_item_sizes;
+
+  bool has_isa(const std::string& flag) const;
+  // Widest float32 SIMD vector the kernels should use: 16 (AVX-512), 8 (AVX2), 4 (NEON/SSE).
+  int simd_f32_lanes() const;
+
+  // The fingerprint stored with records, and its short stable id (hex of a hash of it).
+  nlohmann::json fingerprint() const;
+  std::string fingerprint_id() const;
+  static DeviceInfo from_fingerprint(const nlohmann::json& json);
+};
+
+}  // namespace optune::kernels

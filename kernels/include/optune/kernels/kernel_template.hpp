@@ -1,0 +1,45 @@
+// KernelTemplate: one schedule template per (op, backend). It declares the knobs of its space for
+// a workload and device, gives the default config (what a user gets without tuning), and emits
+// the source of one candidate. Keeping all of that in one file per template (see the
+// implementations in kernels/src) lets a reader see the whole template at once.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "optune/kernels/device_info.hpp"
+#include "optune/kernels/target.hpp"
+#include "optune/kernels/workload.hpp"
+#include "optune/search_space/config_space.hpp"
+
+namespace optune::kernels {
+
+// The symbol every CPU candidate shared object exports. Shapes are compile-time constants of the
+// candidate; inputs are in the order of reference.hpp's input_sizes().
+inline constexpr const char* kCandidateSymbol = "optune_kernel";
+using CandidateFunction = void (*)(const float* const* inputs, float* output);
+
+class KernelTemplate {
+ public:
+  virtual ~KernelTemplate() = default;
+
+  virtual std::string name() const = 0;  // stable, stored in records: "gemm.cpu", ...
+  virtual Op op() const = 0;
+  virtual Backend backend() const = 0;
+
+  virtual search_space::ConfigSpace space(const Workload& workload,
+                                          const DeviceInfo& device) const = 0;
+  virtual search_space::Config default_config(const Workload& workload, const DeviceInfo& device,
+                                              const search_space::ConfigSpace& space) const = 0;
+  // CPU: a C++ translation unit defining extern "C" kCandidateSymbol with CandidateFunction's
+  // signature, which instantiates the same header a build-time consumer includes.
+  virtual std::string emit_source(const Workload& workload, const DeviceInfo& device,
+                                  const search_space::ConfigView& config) const = 0;
+};
+
+// The templates optune knows; find_template throws std::invalid_argument naming op and backend.
+const KernelTemplate& find_template(Op op, Backend backend);
+std::vector<const KernelTemplate*> all_templates();
+
+}  // namespace optune::kernels

@@ -1,0 +1,62 @@
+// Workload: one operator instance (op, shape, dtype, layout) with its canonical key.
+// The key is the identity of a workload in the database and in generated headers, so its
+// format is a contract (DESIGN.md): stable across versions and readable by people.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace optune::kernels {
+
+enum class Op { kGemm, kConv2d, kDepthwiseConv2d };
+
+std::string_view op_name(Op op);                // "gemm", "conv2d", "depthwise_conv2d"
+Op parse_op(std::string_view name);             // throws std::invalid_argument
+
+// Row-major C[M,N] = A[M,K] * B[K,N].
+struct GemmShape {
+  std::int64_t M = 0, N = 0, K = 0;
+  friend bool operator==(const GemmShape&, const GemmShape&) = default;
+};
+
+// NCHW input [N,C,H,W], OIHW filter [K, C/groups, R, S], output [N,K,P,Q].
+// For depthwise conv2d, K == C == groups.
+struct Conv2dShape {
+  std::int64_t N = 1, C = 0, H = 0, W = 0, K = 0, R = 0, S = 0;
+  std::int64_t stride = 1, pad = 1, dilation = 1, groups = 1;
+  std::int64_t out_h() const;  // P
+  std::int64_t out_w() const;  // Q
+  friend bool operator==(const Conv2dShape&, const Conv2dShape&) = default;
+};
+
+struct Workload {
+  Op op = Op::kGemm;
+  std::string dtype = "f32";
+  std::variant<GemmShape, Conv2dShape> shape;
+
+  const GemmShape& gemm() const { return std::get<GemmShape>(shape); }
+  const Conv2dShape& conv() const { return std::get<Conv2dShape>(shape); }
+
+  // e.g. "gemm.f32.M512.N512.K512", "conv2d.nchw.f32.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g1",
+  // "depthwise_conv2d.nchw.f32.N1.C32.H112.W112.R3.S3.st1.pad1.dil1"
+  std::string key() const;
+  double flops() const;  // multiply-adds count as 2; padded taps count as work
+
+  friend bool operator==(const Workload&, const Workload&) = default;
+};
+
+// Parses `--shape` for an op: "M,N,K" or named extents "M=512,N=512,K=512" for GEMM; named
+// extents for convolutions (DESIGN.md). Throws std::invalid_argument with a one-line message
+// naming the bad part (zero, negative, absurd, unknown or missing extent).
+Workload parse_workload(Op op, std::string_view shape_text);
+// Inverse of Workload::key(); throws std::invalid_argument.
+Workload parse_workload_key(std::string_view key);
+
+// Largest extent accepted for any dimension, and the largest total tensor footprint: bigger
+// shapes are a typo, not a workload (and would exhaust memory in the worker).
+inline constexpr std::int64_t kMaxExtent = std::int64_t{1} << 20;
+inline constexpr double kMaxTensorBytes = 8.0 * (1ull << 30);
+
+}  // namespace optune::kernels

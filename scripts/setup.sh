@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs optune's build dependencies (Debian 12 packages, as root) when any is missing,
+# then configures and builds into ./build. Sourced by the quick-start scripts; safe to rerun.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+packages=(
+  build-essential cmake pkg-config git
+  libsqlite3-dev sqlite3 libxgboost-dev libeigen3-dev
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
+  libasio-dev libssl-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
+  libgtest-dev libdnnl-dev libopenblas-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "optune setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+build_type=${OPTUNE_BUILD_TYPE:-Release}
+cmake -S . -B build -DCMAKE_BUILD_TYPE="$build_type" >/dev/null
+cmake --build build -j "$(nproc)"
