@@ -1,0 +1,38 @@
+// LocalBuilder: compiles each candidate's emitted source into a shared object with the configured
+// compiler (a cross compiler too), on all cores in parallel, each compile under a timeout.
+// Compile errors and timeouts become build_error/timeout results carrying the compiler's output.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "optune/measure/builder.hpp"
+
+namespace optune::measure {
+
+struct LocalBuilderOptions {
+  std::string compiler = "c++";
+  std::vector<std::string> flags = {"-std=c++20", "-O3", "-march=native", "-fopenmp", "-fPIC",
+                                    "-shared"};
+  std::vector<std::string> include_dirs;  // must contain optune/kernels/... headers
+  int jobs = 0;                           // parallel compiles; 0 = all cores
+  double timeout_seconds = 120;           // per compile
+  std::string work_dir;                   // where sources and objects go; "" = a fresh temp dir
+  bool keep_sources = false;              // keep .cpp files next to the objects (debugging)
+};
+
+class LocalBuilder final : public Builder {
+ public:
+  explicit LocalBuilder(LocalBuilderOptions options);
+  ~LocalBuilder() override;
+  std::vector<BuildResult> build(const std::vector<MeasureInput>& inputs) override;
+  const std::string& work_dir() const { return work_dir_; }
+
+ private:
+  LocalBuilderOptions options_;
+  std::string work_dir_;
+  bool owns_work_dir_ = false;
+  std::size_t next_id_ = 0;
+};
+
+}  // namespace optune::measure

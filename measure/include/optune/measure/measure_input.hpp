@@ -1,0 +1,29 @@
+// What the builder and runner are given: a task (one template on one workload for one target and
+// device, with its space) and the configs of a batch.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "optune/kernels/device_info.hpp"
+#include "optune/kernels/kernel_template.hpp"
+#include "optune/kernels/target.hpp"
+#include "optune/kernels/workload.hpp"
+#include "optune/search_space/config_space.hpp"
+
+namespace optune::measure {
+
+struct MeasureTask {
+  kernels::Workload workload;
+  const kernels::KernelTemplate* kernel_template = nullptr;
+  kernels::Target target;
+  kernels::DeviceInfo device;
+  search_space::ConfigSpace space;
+};
+
+struct MeasureInput {
+  std::shared_ptr<const MeasureTask> task;
+  search_space::Config config;
+};
+
+}  // namespace optune::measure

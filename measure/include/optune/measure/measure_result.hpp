@@ -1,0 +1,39 @@
+// What measuring one candidate produced (DESIGN.md's measure result). A candidate that fails to
+// build, crashes, hangs or computes a wrong answer is a result with an error kind, never an
+// exception: the tuner records it and goes on.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace optune::measure {
+
+enum class ErrorKind { kOk, kBuildError, kRuntimeError, kTimeout, kWrongAnswer, kCrash, kTransportError };
+
+std::string_view error_kind_name(ErrorKind kind);  // "ok", "build_error", ...
+ErrorKind parse_error_kind(std::string_view name);  // throws std::invalid_argument
+
+struct BuildResult {
+  std::string artifact;  // path of the built shared object; empty on failure
+  ErrorKind error = ErrorKind::kOk;
+  std::string message;   // compiler output on failure (tail)
+  double build_seconds = 0;
+  bool ok() const { return error == ErrorKind::kOk; }
+};
+
+struct MeasureResult {
+  std::vector<double> costs;  // seconds per run, one per repeat
+  double median_seconds = 0;
+  double gflops = 0;
+  ErrorKind error = ErrorKind::kOk;
+  std::string message;
+  double build_seconds = 0;
+  double timestamp = 0;  // unix seconds at the end of the measurement
+  bool ok() const { return error == ErrorKind::kOk; }
+};
+
+double median(std::vector<double> values);
+double unix_now();
+
+}  // namespace optune::measure

@@ -1,0 +1,25 @@
+#include "optune/measure/timing_policy.hpp"
+
+namespace optune::measure {
+
+nlohmann::json to_json(const TimingPolicy& policy) {
+  return {{"warmup", policy.warmup},
+          {"number", policy.number},
+          {"repeat", policy.repeat},
+          {"min_repeat_ms", policy.min_repeat_ms},
+          {"timeout_seconds", policy.timeout_seconds},
+          {"max_relative_error", policy.max_relative_error}};
+}
+
+TimingPolicy timing_policy_from_json(const nlohmann::json& json) {
+  TimingPolicy policy;
+  policy.warmup = json.value("warmup", policy.warmup);
+  policy.number = json.value("number", policy.number);
+  policy.repeat = json.value("repeat", policy.repeat);
+  policy.min_repeat_ms = json.value("min_repeat_ms", policy.min_repeat_ms);
+  policy.timeout_seconds = json.value("timeout_seconds", policy.timeout_seconds);
+  policy.max_relative_error = json.value("max_relative_error", policy.max_relative_error);
+  return policy;
+}
+
+}  // namespace optune::measure

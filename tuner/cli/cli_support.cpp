@@ -1,0 +1,64 @@
+#include "cli_support.hpp"
+
+#include <filesystem>
+
+#include <unistd.h>
+
+#include "optune/kernels/kernel_template.hpp"
+#include "optune/measure/cpu_device.hpp"
+
+namespace optune::cli {
+namespace fs = std::filesystem;
+namespace {
+
+fs::path executable_dir() {
+  std::error_code error;
+  fs::path self = fs::read_symlink("/proc/self/exe", error);
+  return error ? fs::current_path() : self.parent_path();
+}
+
+}  // namespace
+
+std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std::string& shape,
+                                                const std::string& target) {
+  auto task = std::make_shared<measure::MeasureTask>();
+  try {
+    task->workload = kernels::parse_workload(kernels::parse_op(op), shape);
+    task->target = kernels::parse_target(target);
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(error.what());
+  }
+  if (task->target.backend == kernels::Backend::kCpu && !task->target.is_native_cpu())
+    throw UsageError("target " + task->target.str() + " is measured over RPC, which this optune cannot do yet");
+  if (task->target.backend == kernels::Backend::kCpu) task->device = measure::detect_local_cpu();
+  try {
+    task->kernel_template = &kernels::find_template(task->workload.op, task->target.backend);
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(error.what());
+  }
+  task->space = task->kernel_template->space(task->workload, task->device);
+  return task;
+}
+
+db::Database open_database(const std::string& path, db::Database::Mode mode) {
+  try {
+    return db::Database::open(path, mode);
+  } catch (const db::DatabaseError& error) {
+    throw UsageError(error.what());
+  }
+}
+
+std::string worker_path() {
+  fs::path beside = executable_dir() / "optune-worker";
+  if (fs::exists(beside)) return beside.string();
+  throw std::runtime_error("optune-worker not found next to optune in " + executable_dir().string());
+}
+
+std::vector<std::string> kernel_include_dirs() {
+  // Installed: <prefix>/bin/optune and <prefix>/include/optune/kernels. Built: the source tree.
+  fs::path installed = executable_dir().parent_path() / "include";
+  if (fs::exists(installed / "optune" / "kernels" / "cpu" / "gemm.hpp")) return {installed.string()};
+  return {OPTUNE_SOURCE_KERNEL_INCLUDE_DIR};
+}
+
+}  // namespace optune::cli

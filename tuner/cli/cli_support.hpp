@@ -1,0 +1,43 @@
+// What the subcommands share: how an action is registered, bad-input errors (exit code 2), and
+// turning command-line text into the typed task, database and measurement parts.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "optune/db/database.hpp"
+#include "optune/measure/measure_input.hpp"
+
+namespace optune::cli {
+
+// A subcommand's work, run after parsing; returns the exit code.
+using CommandAction = std::function<int()>;
+
+// Bad usage or bad input: one line on stderr, exit code 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+void add_tune_command(CLI::App& app, CommandAction& action);
+void add_query_command(CLI::App& app, CommandAction& action);
+void add_space_command(CLI::App& app, CommandAction& action);
+void add_devices_command(CLI::App& app, CommandAction& action);
+
+inline constexpr const char* kDefaultDatabase = "optune.db";
+
+// The task of one (op, shape, target) on this machine's device; throws UsageError.
+std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std::string& shape,
+                                                const std::string& target);
+db::Database open_database(const std::string& path, db::Database::Mode mode);
+
+// Where the installed or built optune finds its worker and the kernel headers candidates include.
+std::string worker_path();
+std::vector<std::string> kernel_include_dirs();
+
+}  // namespace optune::cli

@@ -1,0 +1,47 @@
+// optune: the command line (DESIGN.md). Exit codes: 0 ok, 1 the task failed (e.g. a regression),
+// 2 bad usage or bad input, with one line on stderr naming what was wrong.
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+
+#include "cli_support.hpp"
+#include "optune/db/database.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"optune: auto-tuner for operator schedules (GEMM, conv2d) on CPUs and OpenCL devices"};
+  app.set_version_flag("--version", std::string("optune ") + OPTUNE_VERSION);
+  app.require_subcommand(1);
+  optune::cli::CommandAction action;
+  optune::cli::add_tune_command(app, action);
+  optune::cli::add_query_command(app, action);
+  optune::cli::add_space_command(app, action);
+  optune::cli::add_devices_command(app, action);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& help) {
+    return app.exit(help);
+  } catch (const CLI::CallForAllHelp& help) {
+    return app.exit(help);
+  } catch (const CLI::CallForVersion& version) {
+    return app.exit(version);
+  } catch (const CLI::ParseError& error) {
+    std::fprintf(stderr, "optune: error: %s (see optune --help)\n", error.what());
+    return 2;
+  }
+  try {
+    return action ? action() : 0;
+  } catch (const optune::cli::UsageError& error) {
+    std::fprintf(stderr, "optune: error: %s\n", error.what());
+    return 2;
+  } catch (const optune::db::DatabaseError& error) {
+    std::fprintf(stderr, "optune: error: %s\n", error.what());
+    return 2;
+  } catch (const std::invalid_argument& error) {
+    std::fprintf(stderr, "optune: error: %s\n", error.what());
+    return 2;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "optune: failed: %s\n", error.what());
+    return 1;
+  }
+}

@@ -1,0 +1,110 @@
+// optune query: the best configs (or the whole history) recorded in the database, filtered by op,
+// shape, target and device, as a table, JSON or CSV.
+#include <cstdio>
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "cli_support.hpp"
+#include "optune/kernels/workload.hpp"
+
+namespace optune::cli {
+namespace {
+
+struct QueryOptions {
+  std::string database = kDefaultDatabase;
+  std::string op;
+  std::string shape;
+  std::string target;
+  std::string device;
+  std::size_t top = 1;
+  bool history = false;
+  std::string format = "table";
+};
+
+nlohmann::json record_json(const db::TuningRecord& record) {
+  return {{"workload", record.workload_key},   {"template", record.template_name},
+          {"target", record.target},           {"device", record.device_id},
+          {"device_name", record.device_fingerprint.value("name", "")},
+          {"config", record.config},           {"median_seconds", record.median_seconds},
+          {"gflops", record.gflops},           {"error_kind", record.error_kind},
+          {"error_message", record.error_message}, {"costs", record.costs},
+          {"tuner", record.tuner},             {"run_id", record.run_id},
+          {"timestamp", record.timestamp},     {"is_default", record.is_default}};
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+void print_table(const std::vector<db::TuningRecord>& records) {
+  std::printf("%-44s %-8s %-16s %10s %11s %-13s %s\n", "workload", "target", "device", "GFLOP/s",
+              "median ms", "status", "config");
+  for (const auto& r : records)
+    std::printf("%-44s %-8s %-16s %10.2f %11.4f %-13s %s\n", r.workload_key.c_str(), r.target.c_str(),
+                r.device_id.c_str(), r.gflops, r.median_seconds * 1e3, r.error_kind.c_str(),
+                r.config.dump().c_str());
+  if (records.empty()) std::printf("(no records match)\n");
+}
+
+int run_query(const QueryOptions& options) {
+  db::RecordFilter filter;
+  filter.op = options.op;
+  filter.target = options.target;
+  filter.device = options.device;
+  if (!options.shape.empty()) {
+    if (options.op.empty()) throw UsageError("query: --shape needs --op");
+    try {
+      filter.workload_key = kernels::parse_workload(kernels::parse_op(options.op), options.shape).key();
+    } catch (const std::invalid_argument& error) {
+      throw UsageError(error.what());
+    }
+  } else if (!options.op.empty()) {
+    try {
+      kernels::parse_op(options.op);
+    } catch (const std::invalid_argument& error) {
+      throw UsageError(error.what());
+    }
+  }
+  auto database = open_database(options.database, db::Database::Mode::kReadOnly);
+  auto records = options.history ? database.records(filter) : database.top_k(filter, options.top);
+  if (options.format == "json") {
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& record : records) all.push_back(record_json(record));
+    std::printf("%s\n", all.dump(2).c_str());
+  } else if (options.format == "csv") {
+    std::printf("workload,template,target,device,device_name,median_seconds,gflops,error_kind,tuner,timestamp,config\n");
+    for (const auto& r : records)
+      std::printf("%s\n", fmt::format("{},{},{},{},{},{:.9g},{:.4f},{},{},{:.0f},{}", r.workload_key,
+                                      r.template_name, r.target, r.device_id,
+                                      csv_field(r.device_fingerprint.value("name", "")), r.median_seconds,
+                                      r.gflops, r.error_kind, r.tuner, r.timestamp, csv_field(r.config.dump()))
+                              .c_str());
+  } else {
+    print_table(records);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_query_command(CLI::App& app, CommandAction& action) {
+  auto options = std::make_shared<QueryOptions>();
+  CLI::App* query = app.add_subcommand("query", "Show the best recorded configs, or the history of measurements");
+  query->add_option("--db", options->database, "SQLite database file")->capture_default_str();
+  query->add_option("--op", options->op, "Only this operator");
+  query->add_option("--shape", options->shape, "Only this shape (needs --op)");
+  query->add_option("--target", options->target, "Only this target (e.g. cpu)");
+  query->add_option("--device", options->device, "Only this device: id or part of its name");
+  query->add_option("--top", options->top, "Best K configs per workload, target and device")
+      ->capture_default_str()->check(CLI::Range(1, 1000000));
+  query->add_flag("--history", options->history, "Every record, failures included, oldest first");
+  query->add_option("--format", options->format, "table, json or csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}))->capture_default_str();
+  query->callback([options, &action] { action = [options] { return run_query(*options); }; });
+}
+
+}  // namespace optune::cli

@@ -1,0 +1,37 @@
+// Progress: the live display of a tuning run. On a terminal one line is redrawn in place
+// (trial i/N, best GFLOP/s, elapsed, ETA); elsewhere (CI logs, files) a plain line per batch.
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+namespace optune::tuner {
+
+struct ProgressState {
+  std::string task;        // workload key
+  std::size_t trial = 0;   // measured so far in this run
+  std::size_t trials = 0;  // budget
+  double best_gflops = 0;
+  std::size_t failures = 0;
+};
+
+class Progress {
+ public:
+  // `out` null: silent. `live`: redraw one line (a terminal).
+  Progress(std::FILE* out, bool live);
+  static Progress for_stderr();  // live when stderr is a terminal
+  void start(const std::string& task, std::size_t trials);
+  void update(const ProgressState& state);
+  void finish();
+
+ private:
+  std::FILE* out_;
+  bool live_;
+  std::chrono::steady_clock::time_point start_;
+  bool drawn_ = false;
+};
+
+std::string format_duration(double seconds);  // "42s", "3m05s", "1h02m"
+
+}  // namespace optune::tuner

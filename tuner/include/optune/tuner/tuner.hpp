@@ -1,0 +1,40 @@
+// Tuner: proposes the configs to measure next and learns from their results (AutoTVM's Tuner:
+// next_batch / update). The tuning loop owns measuring and recording; a tuner only chooses.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "optune/measure/measure_result.hpp"
+#include "optune/search_space/config_space.hpp"
+
+namespace optune::tuner {
+
+using ConfigSet = std::unordered_set<search_space::Config, search_space::ConfigHash>;
+
+class Tuner {
+ public:
+  virtual ~Tuner() = default;
+  virtual std::string name() const = 0;
+  // Up to n valid configs never measured before (neither in this run nor in `already_measured`
+  // given at construction). Fewer, or none, when the space is exhausted.
+  virtual std::vector<search_space::Config> next_batch(std::size_t n) = 0;
+  // Results of the configs of the last batch, in order.
+  virtual void update(const std::vector<search_space::Config>& configs,
+                      const std::vector<measure::MeasureResult>& results) = 0;
+};
+
+struct TunerOptions {
+  std::string name = "random";  // random, grid
+  std::uint64_t seed = 1;
+};
+
+// Throws std::invalid_argument for an unknown tuner name.
+std::unique_ptr<Tuner> make_tuner(const TunerOptions& options, const search_space::ConfigSpace& space,
+                                  ConfigSet already_measured);
+std::vector<std::string> tuner_names();
+
+}  // namespace optune::tuner
