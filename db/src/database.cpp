@@ -1,1 +1,168 @@
-// placeholder: being written
+#include "optune/db/database.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <istream>
+#include <ostream>
+
+#include "record_rows.hpp"
+#include "schema.hpp"
+#include "sqlite_handle.hpp"
+
+namespace optune::db {
+
+namespace {
+
+// How long a statement waits for another process's lock before failing with "database is
+// locked". A writer commits per batch, so readers and a second writer wait at most one commit.
+constexpr std::chrono::milliseconds kBusyTimeout{10'000};
+
+}  // namespace
+
+struct Database::Impl {
+  sqlite::Connection connection;
+  Mode mode;
+  int schema_version = 0;
+
+  // Runs `sql` (a SELECT built on select_records()) and passes each record to `visit`.
+  void for_each_record(const std::string& sql, const WhereClause& where,
+                       const std::function<void(TuningRecord&&)>& visit) const {
+    sqlite::Statement statement = connection.prepare(sql);
+    where.bind(statement);
+    while (statement.step()) visit(read_record(statement));
+  }
+
+  std::vector<TuningRecord> collect(const std::string& sql, const WhereClause& where) const {
+    std::vector<TuningRecord> records;
+    for_each_record(sql, where, [&records](TuningRecord&& record) { records.push_back(std::move(record)); });
+    return records;
+  }
+
+  void require_writable() const {
+    if (mode == Mode::kReadOnly) throw DatabaseError(connection.path() + " is open read-only");
+  }
+};
+
+Database Database::open(const std::string& path, Mode mode) {
+  const bool read_only = mode == Mode::kReadOnly;
+  if (read_only && !std::filesystem::exists(path)) {
+    throw DatabaseError(path + ": no such database file");
+  }
+  auto connection = sqlite::Connection::open(
+      path, read_only ? sqlite::Connection::Access::kReadOnly : sqlite::Connection::Access::kReadWriteCreate,
+      kBusyTimeout);
+  const int version = prepare_schema(connection, read_only);
+  return Database(std::make_unique<Impl>(Impl{std::move(connection), mode, version}));
+}
+
+Database::Database(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Database::Database(Database&&) noexcept = default;
+Database& Database::operator=(Database&&) noexcept = default;
+Database::~Database() = default;
+
+int Database::schema_version() const { return impl_->schema_version; }
+
+const std::string& Database::path() const { return impl_->connection.path(); }
+
+std::vector<std::int64_t> Database::insert(const std::vector<TuningRecord>& records) {
+  impl_->require_writable();
+  std::vector<std::int64_t> ids;
+  ids.reserve(records.size());
+  sqlite::Transaction transaction(impl_->connection);
+  RecordWriter writer(impl_->connection);
+  for (const TuningRecord& record : records) ids.push_back(writer.write(record));
+  transaction.commit();
+  return ids;
+}
+
+std::optional<TuningRecord> Database::best(const TaskKey& task) const {
+  WhereClause where = where_clause(task);
+  // The literal error_kind = 'ok' lets SQLite use the partial index records_best.
+  where.add("r.error_kind = 'ok'");
+  auto records = impl_->collect(select_records() + where.sql + " ORDER BY r.median_seconds, r.id LIMIT 1", where);
+  if (records.empty()) return std::nullopt;
+  return std::move(records.front());
+}
+
+std::vector<TuningRecord> Database::top_k(const RecordFilter& filter, std::size_t k) const {
+  WhereClause where = where_clause(filter);
+  where.add("r.error_kind = 'ok'");
+  if (k == 0) return impl_->collect(select_records() + where.sql + " ORDER BY r.median_seconds, r.id", where);
+  // Rank within each (workload, target, device); the rank column follows the record's columns,
+  // where read_record() does not look.
+  const std::string ranked = "SELECT * FROM (" +
+                             select_records(", row_number() OVER (PARTITION BY r.workload_key, r.target,"
+                                            " r.device_id ORDER BY r.median_seconds, r.id) AS rank") +
+                             where.sql + ") WHERE rank <= " + std::to_string(k) + " ORDER BY median_seconds, id";
+  return impl_->collect(ranked, where);
+}
+
+std::vector<TuningRecord> Database::records(const RecordFilter& filter) const {
+  const WhereClause where = where_clause(filter);
+  return impl_->collect(select_records() + where.sql + " ORDER BY r.timestamp, r.id", where);
+}
+
+std::vector<TuningRecord> Database::task_records(const TaskKey& task) const {
+  const WhereClause where = where_clause(task);
+  return impl_->collect(select_records() + where.sql + " ORDER BY r.timestamp, r.id", where);
+}
+
+std::unordered_set<std::string> Database::measured_configs(const TaskKey& task) const {
+  const WhereClause where = where_clause(task);
+  sqlite::Statement statement = impl_->connection.prepare("SELECT DISTINCT r.config FROM records r" + where.sql);
+  where.bind(statement);
+  std::unordered_set<std::string> configs;
+  while (statement.step()) configs.insert(statement.column_text(0));
+  return configs;
+}
+
+bool Database::is_measured(const TaskKey& task, const std::string& config_text) const {
+  WhereClause where = where_clause(task);
+  where.add("r.config = ?");
+  where.parameters.emplace_back(config_text);
+  sqlite::Statement statement = impl_->connection.prepare("SELECT 1 FROM records r" + where.sql + " LIMIT 1");
+  where.bind(statement);
+  return statement.step();
+}
+
+std::size_t Database::count() const {
+  return static_cast<std::size_t>(impl_->connection.query_int("SELECT count(*) FROM records"));
+}
+
+std::size_t Database::export_jsonl(std::ostream& out, const RecordFilter& filter) const {
+  const WhereClause where = where_clause(filter);
+  std::size_t written = 0;
+  impl_->for_each_record(select_records() + where.sql + " ORDER BY r.timestamp, r.id", where,
+                         [&](TuningRecord&& record) {
+                           out << to_json(record).dump() << '\n';
+                           ++written;
+                         });
+  if (!out) throw DatabaseError("cannot write the export of " + path());
+  return written;
+}
+
+std::size_t Database::import_jsonl(std::istream& in) {
+  impl_->require_writable();
+  sqlite::Transaction transaction(impl_->connection);
+  RecordWriter writer(impl_->connection);
+  std::size_t added = 0;
+  std::string line;
+  for (std::size_t number = 1; std::getline(in, line); ++number) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    try {
+      if (writer.write(record_from_json(nlohmann::json::parse(line))) != 0) ++added;
+    } catch (const nlohmann::json::exception& error) {
+      throw DatabaseError("line " + std::to_string(number) + ": not valid JSON (" + error.what() + ")");
+    } catch (const std::invalid_argument& error) {
+      throw DatabaseError("line " + std::to_string(number) + ": " + error.what());
+    } catch (const DatabaseError& error) {
+      throw DatabaseError("line " + std::to_string(number) + ": " + error.what());
+    }
+  }
+  if (in.bad()) throw DatabaseError("cannot read the records to import into " + path());
+  transaction.commit();
+  return added;
+}
+
+}  // namespace optune::db

@@ -1,0 +1,188 @@
+#include "record_rows.hpp"
+
+#include <openssl/evp.h>
+
+#include <array>
+#include <cmath>
+
+namespace optune::db {
+
+namespace {
+
+// SHA-256 (hex) of the record's canonical JSON line: the identity that makes a repeated insert,
+// import or merge of the same record a no-op.
+std::string content_hash(const TuningRecord& record) {
+  const std::string text = to_json(record).dump();
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned int size = 0;
+  if (EVP_Digest(text.data(), text.size(), digest.data(), &size, EVP_sha256(), nullptr) != 1) {
+    throw DatabaseError("cannot hash a record (OpenSSL SHA-256 failed)");
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(2 * size);
+  for (unsigned int i = 0; i < size; ++i) {
+    hex += kHex[digest[i] >> 4];
+    hex += kHex[digest[i] & 0xf];
+  }
+  return hex;
+}
+
+std::string device_name(const nlohmann::json& fingerprint) {
+  if (!fingerprint.is_object()) return {};
+  const auto it = fingerprint.find("name");
+  return it != fingerprint.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+void check_storable(const TuningRecord& record) {
+  const auto require_text = [](const std::string& value, const char* field) {
+    if (value.empty()) throw DatabaseError(std::string("cannot store a record without ") + field);
+  };
+  require_text(record.workload_key, "workload_key");
+  require_text(record.template_name, "template_name");
+  require_text(record.target, "target");
+  require_text(record.device_id, "device_id");
+  require_text(record.error_kind, "error_kind");
+  const auto require_finite = [](double value, const char* field) {
+    if (!std::isfinite(value)) throw DatabaseError(std::string("cannot store a record whose ") + field + " is not finite");
+  };
+  require_finite(record.median_seconds, "median_seconds");
+  require_finite(record.gflops, "gflops");
+  require_finite(record.build_seconds, "build_seconds");
+  require_finite(record.timestamp, "timestamp");
+  for (double cost : record.costs) require_finite(cost, "costs");
+}
+
+}  // namespace
+
+std::string select_records(const std::string& extra_columns) {
+  return "SELECT r.id, r.workload_key, r.template_name, r.target, r.device_id, d.fingerprint, r.config,"
+         " r.costs, r.median_seconds, r.gflops, r.error_kind, r.error_message, r.build_seconds, r.timestamp,"
+         " r.tuner, r.run_id, r.optune_version, r.is_default" +
+         extra_columns +
+         " FROM records r JOIN devices d ON d.id = r.device_id JOIN workloads w ON w.key = r.workload_key";
+}
+
+TuningRecord read_record(const sqlite::Statement& row) {
+  TuningRecord record;
+  record.id = row.column_int(0);
+  record.workload_key = row.column_text(1);
+  record.template_name = row.column_text(2);
+  record.target = row.column_text(3);
+  record.device_id = row.column_text(4);
+  record.device_fingerprint = nlohmann::json::parse(row.column_text(5));
+  record.config = nlohmann::json::parse(row.column_text(6));
+  record.costs = nlohmann::json::parse(row.column_text(7)).get<std::vector<double>>();
+  record.median_seconds = row.column_double(8);
+  record.gflops = row.column_double(9);
+  record.error_kind = row.column_text(10);
+  record.error_message = row.column_text(11);
+  record.build_seconds = row.column_double(12);
+  record.timestamp = row.column_double(13);
+  record.tuner = row.column_text(14);
+  record.run_id = row.column_text(15);
+  record.optune_version = row.column_text(16);
+  record.is_default = row.column_int(17) != 0;
+  return record;
+}
+
+void WhereClause::add(const std::string& condition) {
+  sql += sql.empty() ? " WHERE " : " AND ";
+  sql += condition;
+}
+
+void WhereClause::bind(sqlite::Statement& statement, int first_index) const {
+  int index = first_index;
+  for (const auto& parameter : parameters) {
+    if (const auto* text = std::get_if<std::string>(&parameter)) {
+      statement.bind_text(index++, *text);
+    } else {
+      statement.bind_double(index++, std::get<double>(parameter));
+    }
+  }
+}
+
+WhereClause where_clause(const RecordFilter& filter) {
+  WhereClause where;
+  const auto add_exact = [&where](const char* column, const std::string& value) {
+    if (value.empty()) return;
+    where.add(std::string(column) + " = ?");
+    where.parameters.emplace_back(value);
+  };
+  add_exact("w.op", filter.op);
+  add_exact("r.workload_key", filter.workload_key);
+  add_exact("r.target", filter.target);
+  add_exact("r.template_name", filter.template_name);
+  if (!filter.device.empty()) {
+    // An exact id, or a case-insensitive substring of the name ("xeon", "rtx 4090").
+    where.add("(r.device_id = ? OR instr(lower(d.name), lower(?)) > 0)");
+    where.parameters.emplace_back(filter.device);
+    where.parameters.emplace_back(filter.device);
+  }
+  if (filter.since > 0) {
+    where.add("r.timestamp >= ?");
+    where.parameters.emplace_back(filter.since);
+  }
+  if (filter.ok_only) where.add("r.error_kind = 'ok'");
+  return where;
+}
+
+WhereClause where_clause(const TaskKey& task) {
+  WhereClause where;
+  where.add("r.workload_key = ? AND r.template_name = ? AND r.target = ? AND r.device_id = ?");
+  where.parameters = {task.workload_key, task.template_name, task.target, task.device_id};
+  return where;
+}
+
+std::string workload_op(const std::string& workload_key) { return workload_key.substr(0, workload_key.find('.')); }
+
+RecordWriter::RecordWriter(sqlite::Connection& connection)
+    : connection_(connection),
+      insert_device_(connection.prepare(
+          "INSERT INTO devices (id, name, fingerprint) VALUES (?1, ?2, ?3) ON CONFLICT (id) DO NOTHING")),
+      insert_workload_(connection.prepare(
+          "INSERT INTO workloads (key, op) VALUES (?1, ?2) ON CONFLICT (key) DO NOTHING")),
+      insert_record_(connection.prepare(
+          "INSERT INTO records (content_hash, workload_key, template_name, target, device_id, config, costs,"
+          " median_seconds, gflops, error_kind, error_message, build_seconds, timestamp, tuner, run_id,"
+          " optune_version, is_default)"
+          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
+          // Only the content hash may conflict; any other violation must fail loudly.
+          " ON CONFLICT (content_hash) DO NOTHING")) {}
+
+std::int64_t RecordWriter::write(const TuningRecord& record) {
+  check_storable(record);
+  // The first fingerprint stored for an id is kept: the id is a hash of the fingerprint.
+  insert_device_.reset();
+  insert_device_.bind_text(1, record.device_id)
+      .bind_text(2, device_name(record.device_fingerprint))
+      .bind_text(3, record.device_fingerprint.dump());
+  insert_device_.step();
+
+  insert_workload_.reset();
+  insert_workload_.bind_text(1, record.workload_key).bind_text(2, workload_op(record.workload_key));
+  insert_workload_.step();
+
+  insert_record_.reset();
+  insert_record_.bind_text(1, content_hash(record))
+      .bind_text(2, record.workload_key)
+      .bind_text(3, record.template_name)
+      .bind_text(4, record.target)
+      .bind_text(5, record.device_id)
+      .bind_text(6, record.config_text())
+      .bind_text(7, nlohmann::json(record.costs).dump())
+      .bind_double(8, record.median_seconds)
+      .bind_double(9, record.gflops)
+      .bind_text(10, record.error_kind)
+      .bind_text(11, record.error_message)
+      .bind_double(12, record.build_seconds)
+      .bind_double(13, record.timestamp)
+      .bind_text(14, record.tuner)
+      .bind_text(15, record.run_id)
+      .bind_text(16, record.optune_version)
+      .bind_int(17, record.is_default ? 1 : 0);
+  insert_record_.step();
+  return connection_.changes() == 1 ? connection_.last_insert_rowid() : 0;
+}
+
+}  // namespace optune::db

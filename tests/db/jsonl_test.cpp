@@ -1,0 +1,98 @@
+// Export and import as JSON lines: the way records move between machines (merge).
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "db_test_support.hpp"
+
+namespace optune::db {
+namespace {
+
+using testing::TempDir;
+using testing::ok_record;
+using testing::failed_record;
+using testing::content;
+
+std::vector<nlohmann::json> contents(const std::vector<TuningRecord>& records) {
+  std::vector<nlohmann::json> result;
+  for (const auto& record : records) result.push_back(content(record));
+  return result;
+}
+
+std::vector<TuningRecord> sample_records() {
+  TuningRecord gpu = ok_record(4, 0.0001, 1500);
+  gpu.target = "opencl";
+  gpu.device_id = "dev0002";
+  gpu.device_fingerprint = testing::fingerprint("NVIDIA GeForce RTX 4090");
+  return {ok_record(8, 0.005, 1000), failed_record(16, "wrong_answer", 2000), ok_record(32, 1.0 / 3.0, 3000), gpu};
+}
+
+TEST(Jsonl, ExportThenImportGivesIdenticalRecords) {
+  TempDir dir;
+  auto source = Database::open(dir.file("source.db"));
+  source.insert(sample_records());
+  std::stringstream lines;
+  EXPECT_EQ(source.export_jsonl(lines, {}), 4u);
+
+  auto target = Database::open(dir.file("target.db"));
+  EXPECT_EQ(target.import_jsonl(lines), 4u);
+  EXPECT_EQ(contents(target.records({})), contents(source.records({})));
+}
+
+TEST(Jsonl, ExportHonoursFilter) {
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  db.insert(sample_records());
+  std::stringstream lines;
+  EXPECT_EQ(db.export_jsonl(lines, {.target = "opencl"}), 1u);
+  std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(record_from_json(nlohmann::json::parse(line)).device_id, "dev0002");
+}
+
+TEST(Jsonl, ImportingTwiceAddsNothing) {
+  TempDir dir;
+  auto source = Database::open(dir.file("source.db"));
+  source.insert(sample_records());
+  std::stringstream lines;
+  source.export_jsonl(lines, {});
+  const std::string text = lines.str();
+
+  std::istringstream into_source(text);
+  EXPECT_EQ(source.import_jsonl(into_source), 0u);
+  auto target = Database::open(dir.file("target.db"));
+  std::istringstream first(text), second(text);
+  EXPECT_EQ(target.import_jsonl(first), 4u);
+  EXPECT_EQ(target.import_jsonl(second), 0u);
+  EXPECT_EQ(target.count(), 4u);
+}
+
+TEST(Jsonl, MalformedLineIsRejectedWithItsNumberAndNothingIsKept) {
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  db.insert({ok_record(64, 0.009)});
+  const auto before = contents(db.records({}));
+
+  const auto records = sample_records();
+  nlohmann::json mistyped = to_json(records[2]);
+  mistyped["median_seconds"] = "fast";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"{\"workload_key\": ", "line 3: not valid JSON"},
+      {mistyped.dump(), "line 3: field \"median_seconds\" must be a number"},
+      {"{\"workload_key\": \"gemm.f32.M1.N1.K1\"}", "line 3: missing field \"template_name\""},
+      {"[1, 2]", "line 3: a record must be a JSON object"},
+  };
+  for (const auto& [bad_line, expected] : cases) {
+    std::istringstream lines(to_json(records[0]).dump() + "\n\n" + bad_line + "\n" + to_json(records[1]).dump() + "\n");
+    try {
+      db.import_jsonl(lines);
+      ADD_FAILURE() << "accepted: " << bad_line;
+    } catch (const DatabaseError& error) {
+      EXPECT_EQ(std::string(error.what()).rfind(expected, 0), 0u) << error.what();
+    }
+    EXPECT_EQ(contents(db.records({})), before);
+  }
+}
+
+}  // namespace
+}  // namespace optune::db
