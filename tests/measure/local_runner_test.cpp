@@ -1,0 +1,113 @@
+// The local builder and runner on candidates of every behaviour: real compiles, a real worker
+// process, real crashes and hangs.
+#include "optune/measure/local_runner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "behaviour_template.hpp"
+#include "optune/measure/cpu_device.hpp"
+#include "optune/measure/local_builder.hpp"
+
+namespace optune::measure {
+namespace {
+
+class LocalRunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto task = std::make_shared<MeasureTask>();
+    task->workload = kernels::parse_workload(kernels::Op::kGemm, "33,17,9");
+    task->kernel_template = &behaviour_;
+    task->target = kernels::parse_target("cpu");
+    task->device = detect_local_cpu();
+    task->space = behaviour_.space(task->workload, task->device);
+    task_ = task;
+  }
+
+  MeasureInput input(const std::string& behaviour) {
+    return {task_, task_->space.from_json({{"behaviour", behaviour}})};
+  }
+
+  std::vector<MeasureResult> build_and_run(const std::vector<std::string>& behaviours) {
+    std::vector<MeasureInput> inputs;
+    for (const auto& b : behaviours) inputs.push_back(input(b));
+    LocalBuilderOptions build_options;
+    build_options.flags = {"-std=c++20", "-O1", "-fPIC", "-shared"};
+    LocalBuilder builder(build_options);
+    TimingPolicy timing;
+    timing.timeout_seconds = 2;
+    timing.repeat = 3;
+    timing.min_repeat_ms = 1;
+    LocalRunner runner({OPTUNE_WORKER_PATH, timing, true});
+    auto builds = builder.build(inputs);
+    return runner.run(inputs, builds);
+  }
+
+  testing::BehaviourTemplate behaviour_;
+  std::shared_ptr<const MeasureTask> task_;
+};
+
+TEST_F(LocalRunnerTest, CorrectCandidateIsTimedAndChecked) {
+  auto results = build_and_run({"correct"});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].error, ErrorKind::kOk) << results[0].message;
+  EXPECT_EQ(results[0].costs.size(), 3u);
+  EXPECT_GT(results[0].median_seconds, 0);
+  EXPECT_NEAR(results[0].gflops, 2.0 * 33 * 17 * 9 / results[0].median_seconds / 1e9, 1e-6);
+  EXPECT_GT(results[0].build_seconds, 0);
+  EXPECT_GT(results[0].timestamp, 1.7e9);
+}
+
+TEST_F(LocalRunnerTest, WrongAndPartialOutputsAreWrongAnswers) {
+  auto results = build_and_run({"wrong", "partial"});
+  EXPECT_EQ(results[0].error, ErrorKind::kWrongAnswer);
+  EXPECT_NE(results[0].message.find("relative L2 error"), std::string::npos);
+  EXPECT_EQ(results[1].error, ErrorKind::kWrongAnswer);  // the poisoned last row stays NaN
+}
+
+TEST_F(LocalRunnerTest, CrashingCandidatesBecomeRecordsAndMeasuringGoesOn) {
+  auto results = build_and_run({"segfault", "abort", "correct"});
+  EXPECT_EQ(results[0].error, ErrorKind::kCrash);
+  EXPECT_NE(results[0].message.find("Segmentation fault"), std::string::npos) << results[0].message;
+  EXPECT_EQ(results[1].error, ErrorKind::kCrash);
+  EXPECT_NE(results[1].message.find("Aborted"), std::string::npos) << results[1].message;
+  EXPECT_EQ(results[2].error, ErrorKind::kOk) << results[2].message;
+}
+
+TEST_F(LocalRunnerTest, HangingCandidateTimesOutAndMeasuringGoesOn) {
+  auto start = std::chrono::steady_clock::now();
+  auto results = build_and_run({"hang", "correct"});
+  EXPECT_EQ(results[0].error, ErrorKind::kTimeout);
+  EXPECT_EQ(results[1].error, ErrorKind::kOk) << results[1].message;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
+}
+
+TEST_F(LocalRunnerTest, CompileErrorBecomesBuildErrorWithCompilerOutput) {
+  auto results = build_and_run({"syntax", "correct"});
+  EXPECT_EQ(results[0].error, ErrorKind::kBuildError);
+  EXPECT_NE(results[0].message.find("error"), std::string::npos) << results[0].message;
+  EXPECT_EQ(results[1].error, ErrorKind::kOk);
+}
+
+TEST_F(LocalRunnerTest, MissingArtifactIsRuntimeError) {
+  TimingPolicy timing;
+  LocalRunner runner({OPTUNE_WORKER_PATH, timing, false});
+  BuildResult build{"/nonexistent/candidate.so", ErrorKind::kOk, "", 0};
+  auto result = runner.measure_one(input("correct"), build);
+  EXPECT_EQ(result.error, ErrorKind::kRuntimeError);
+  EXPECT_NE(result.message.find("dlopen"), std::string::npos);
+}
+
+TEST_F(LocalRunnerTest, ArtifactsAreRemovedOnceMeasured) {
+  LocalBuilder builder({});
+  auto builds = builder.build({input("correct")});
+  ASSERT_TRUE(builds[0].ok()) << builds[0].message;
+  ASSERT_TRUE(std::filesystem::exists(builds[0].artifact));
+  LocalRunner runner({OPTUNE_WORKER_PATH, TimingPolicy{}, true});
+  runner.run({input("correct")}, builds);
+  EXPECT_FALSE(std::filesystem::exists(builds[0].artifact));
+}
+
+}  // namespace
+}  // namespace optune::measure

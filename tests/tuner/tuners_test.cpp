@@ -1,0 +1,89 @@
+#include <gtest/gtest.h>
+
+#include "optune/tuner/grid_tuner.hpp"
+#include "optune/tuner/random_tuner.hpp"
+
+namespace optune::tuner {
+namespace {
+
+using search_space::Config;
+using search_space::ConfigSpace;
+
+// 6 x 4 = 24 configs, of which those with a + b odd are valid (12).
+ConfigSpace small_space() {
+  ConfigSpace space;
+  space.add(search_space::IntRangeKnob{"a", 0, 5, 1});
+  space.add(search_space::IntRangeKnob{"b", 0, 3, 1});
+  space.add_constraint("a + b odd", [](const search_space::ConfigView& v) {
+    return (v.integer("a") + v.integer("b")) % 2 == 1;
+  });
+  return space;
+}
+
+ConfigSpace large_space() {
+  ConfigSpace space;
+  for (int i = 0; i < 8; ++i) space.add(search_space::IntRangeKnob{"k" + std::to_string(i), 0, 99, 1});
+  return space;
+}
+
+std::vector<Config> drain(Tuner& tuner, std::size_t batch) {
+  std::vector<Config> all;
+  for (auto configs = tuner.next_batch(batch); !configs.empty(); configs = tuner.next_batch(batch))
+    all.insert(all.end(), configs.begin(), configs.end());
+  return all;
+}
+
+TEST(GridTuner, VisitsEveryValidConfigOnceThenStops) {
+  auto space = small_space();
+  GridTuner tuner(space, {});
+  auto all = drain(tuner, 5);
+  EXPECT_EQ(all.size(), 12u);
+  ConfigSet distinct(all.begin(), all.end());
+  EXPECT_EQ(distinct.size(), 12u);
+  for (const auto& config : all) EXPECT_TRUE(space.is_valid(config));
+}
+
+TEST(GridTuner, SkipsConfigsAlreadyMeasured) {
+  auto space = small_space();
+  ConfigSet measured = {space.from_json({{"a", 1}, {"b", 0}}), space.from_json({{"a", 0}, {"b", 1}})};
+  GridTuner tuner(space, measured);
+  auto all = drain(tuner, 4);
+  EXPECT_EQ(all.size(), 10u);
+  for (const auto& config : all) EXPECT_FALSE(measured.count(config));
+}
+
+TEST(RandomTuner, ExhaustsSmallSpaceWithoutRepeats) {
+  auto space = small_space();
+  RandomTuner tuner(space, 42, {});
+  auto all = drain(tuner, 5);
+  EXPECT_EQ(all.size(), 12u);
+  EXPECT_EQ(ConfigSet(all.begin(), all.end()).size(), 12u);
+}
+
+TEST(RandomTuner, SameSeedSameSequenceOtherSeedOther) {
+  auto space = large_space();
+  RandomTuner a(space, 7, {}), b(space, 7, {}), c(space, 8, {});
+  auto first = a.next_batch(16);
+  EXPECT_EQ(first, b.next_batch(16));
+  EXPECT_NE(first, c.next_batch(16));
+}
+
+TEST(RandomTuner, CoversLargeSpaceUniformly) {
+  auto space = large_space();  // 10^16 configs
+  RandomTuner tuner(space, 3, {});
+  auto batch = tuner.next_batch(2000);
+  ASSERT_EQ(batch.size(), 2000u);
+  int low = 0;  // first knob below 50: about half
+  for (const auto& config : batch) low += search_space::ConfigView(space, config).integer("k0") < 50;
+  EXPECT_GT(low, 850);
+  EXPECT_LT(low, 1150);
+}
+
+TEST(MakeTuner, RejectsUnknownName) {
+  auto space = small_space();
+  EXPECT_THROW(make_tuner({"annealing", 1}, space, {}), std::invalid_argument);
+  EXPECT_EQ(make_tuner({"grid", 1}, space, {})->name(), "grid");
+}
+
+}  // namespace
+}  // namespace optune::tuner

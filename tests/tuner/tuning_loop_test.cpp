@@ -1,0 +1,91 @@
+// The tuning loop end to end with real parts: builder, isolated worker, SQLite database.
+#include "optune/tuner/tuning_loop.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "behaviour_template.hpp"
+#include "optune/measure/cpu_device.hpp"
+#include "optune/measure/local_builder.hpp"
+#include "optune/measure/local_runner.hpp"
+
+namespace optune::tuner {
+namespace {
+
+class TuningLoopTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("optune-loop-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+    auto task = std::make_shared<measure::MeasureTask>();
+    task->workload = kernels::parse_workload(kernels::Op::kGemm, "20,12,7");
+    task->kernel_template = &behaviour_;
+    task->target = kernels::parse_target("cpu");
+    task->device = measure::detect_local_cpu();
+    task->space = behaviour_.space(task->workload, task->device);
+    task_ = task;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  TuningSummary tune(db::Database& database, const std::string& tuner, std::size_t trials) {
+    measure::LocalBuilderOptions build;
+    build.flags = {"-std=c++20", "-O1", "-fPIC", "-shared"};
+    measure::LocalBuilder builder(build);
+    measure::TimingPolicy timing;
+    timing.timeout_seconds = 2;
+    timing.min_repeat_ms = 1;
+    measure::LocalRunner runner({OPTUNE_WORKER_PATH, timing, true});
+    Progress quiet(nullptr, false);
+    TuningLoop loop(builder, runner, database, quiet);
+    TuningOptions options;
+    options.trials = trials;
+    options.batch_size = 3;
+    options.tuner.name = tuner;
+    return loop.run(task_, options);
+  }
+
+  std::filesystem::path dir_;
+  testing::BehaviourTemplate behaviour_;
+  std::shared_ptr<const measure::MeasureTask> task_;
+};
+
+TEST_F(TuningLoopTest, EveryOutcomeIsRecordedAndTheLoopFinishes) {
+  auto database = db::Database::open((dir_ / "t.db").string());
+  auto summary = tune(database, "grid", 100);
+  EXPECT_EQ(summary.trials, 7u);  // the space is exhausted
+  EXPECT_EQ(summary.failures, 6u);
+  ASSERT_TRUE(summary.best);
+  EXPECT_EQ(summary.best->config["behaviour"], "correct");
+  EXPECT_NEAR(summary.speedup(), 1.0, 1.0);  // the best is the default's config
+
+  auto records = database.records({});
+  std::map<std::string, int> kinds;
+  for (const auto& r : records) kinds[r.error_kind]++;
+  EXPECT_EQ(kinds["crash"], 2);
+  EXPECT_EQ(kinds["timeout"], 1);
+  EXPECT_EQ(kinds["build_error"], 1);
+  EXPECT_EQ(kinds["wrong_answer"], 2);
+  EXPECT_GE(kinds["ok"], 2);  // the default, the tuned one, and its re-measurement
+  for (const auto& r : records) {
+    EXPECT_EQ(r.run_id, summary.run_id);
+    EXPECT_EQ(r.template_name, "gemm.behaviour_test");
+    EXPECT_EQ(r.workload_key, "gemm.f32.M20.N12.K7");
+  }
+}
+
+TEST_F(TuningLoopTest, SecondRunSkipsConfigsAlreadyMeasured) {
+  auto database = db::Database::open((dir_ / "t.db").string());
+  tune(database, "random", 4);
+  auto second = tune(database, "random", 100);
+  EXPECT_EQ(second.trials, 3u);  // only the 3 configs the first run left
+  std::set<std::string> tuned;
+  for (const auto& r : database.records({}))
+    if (r.tuner == "random") EXPECT_TRUE(tuned.insert(r.config_text()).second) << r.config_text();
+  EXPECT_EQ(tuned.size(), 7u);
+}
+
+}  // namespace
+}  // namespace optune::tuner
