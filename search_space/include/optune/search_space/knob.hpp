@@ -48,6 +48,7 @@ struct IntRangeKnob {
 };
 
 // An order of named items (loop order): all n! permutations, in lexicographic order of indices.
+// At most 12 items: a Config holds each option index in 32 bits, and 13! does not fit.
 struct PermutationKnob {
   std::string name;
   std::vector<std::string> items;
