@@ -1,0 +1,431 @@
+// The CPU GEMM kernel template: row-major C[M,N] = A[M,K] * B[K,N] in float32 (beta = 0: C is
+// overwritten), GotoBLAS/BLIS structure. Three cache-blocking loops (jc over N, pc over K, ic
+// over M, in the order the config picks) pack blocks of A and B into contiguous micro-panels;
+// the macro-kernel walks NR-column micro-panels (jr) and MR-row micro-panels (ir) and calls a
+// register-tiled micro-kernel that keeps the MR x NR accumulators in vector registers.
+//
+// The tuner's candidates and build-time consumers instantiate this same header:
+//   optune::kernels::cpu::gemm<GemmConfig{...}>(M, N, K, A, lda, B, ldb, C, ldc);
+// Compile with -O3 -march=<target> -fopenmp (without -fopenmp it runs on one thread).
+//
+// Edges: partial micro-tiles are computed into a small tile buffer and copied out; packed
+// panels are zero-padded to MR/NR, and unpacked operands are packed locally for edge tiles
+// only, so no read goes past A or B.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#include "optune/kernels/cpu/gemm_config.hpp"
+#include "optune/kernels/cpu/simd.hpp"
+
+namespace optune::kernels::cpu {
+namespace gemm_detail {
+
+using Index = std::int64_t;
+
+inline Index ceil_div(Index a, Index b) { return (a + b - 1) / b; }
+
+// A 64-byte aligned float buffer that only grows. One per thread and role (thread_local), so
+// repeated calls reuse their packing buffers instead of allocating and faulting pages each call.
+class AlignedBuffer {
+ public:
+  AlignedBuffer() = default;
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+  ~AlignedBuffer() { std::free(data_); }
+
+  float* reserve(std::size_t floats) {
+    if (floats <= capacity_) return data_;
+    std::free(data_);
+    const std::size_t bytes = (floats * sizeof(float) + 63) / 64 * 64;
+    data_ = static_cast<float*>(std::aligned_alloc(64, bytes));
+    if (data_ == nullptr) {
+      capacity_ = 0;
+      throw std::bad_alloc();
+    }
+    capacity_ = bytes / sizeof(float);
+    return data_;
+  }
+
+ private:
+  float* data_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
+enum BufferRole { kPackedA, kPackedB, kSharedA, kSharedB, kEdge, kRoleCount };
+
+inline float* thread_buffer(BufferRole role, std::size_t floats) {
+  thread_local AlignedBuffer buffers[kRoleCount];
+  return buffers[role].reserve(floats);
+}
+
+// The threads working on one shared set of blocks (ParallelLoop::kJr), or a team of one.
+struct Team {
+  int id = 0;
+  int size = 1;
+  void barrier() const {
+#if defined(_OPENMP)
+    if (size > 1) {
+#pragma omp barrier
+    }
+#endif
+  }
+  // This member's share [begin, end) of `count` items, in contiguous chunks.
+  void share(Index count, Index& begin, Index& end) const {
+    begin = count * id / size;
+    end = count * (id + 1) / size;
+  }
+};
+
+// Per-thread scratch: packed blocks (possibly shared by the team) and the edge buffers.
+struct Buffers {
+  float* a = nullptr;       // MC x KC, MR-row micro-panels, each KC x MR (p-major)
+  float* b = nullptr;       // KC x NC, NR-column micro-panels, each KC x NR (p-major)
+  float* edge_a = nullptr;  // one MR x KC micro-panel, for unpacked A at the bottom edge
+  float* edge_b = nullptr;  // one KC x NR micro-panel, for unpacked B at the right edge
+  float* tile = nullptr;    // one MR x NR tile, for partial tiles of C
+};
+
+// ---- packing -------------------------------------------------------------------------------
+
+// Rows [0, m) x depth [0, k) of A (leading dimension lda) into MR-row panels, zero-padded.
+template <int MR>
+void pack_a_panel(Index m, Index k, const float* a, Index lda, float* dst) {
+  const float* rows[MR];
+  for (int r = 0; r < MR; ++r) rows[r] = r < m ? a + r * lda : nullptr;
+  for (Index p = 0; p < k; ++p) {
+#pragma GCC unroll 32
+    for (int r = 0; r < MR; ++r) dst[p * MR + r] = r < m ? rows[r][p] : 0.0f;
+  }
+}
+
+template <int NR>
+void pack_b_panel(Index k, Index n, const float* b, Index ldb, float* dst) {
+  if (n == NR) {
+    for (Index p = 0; p < k; ++p) {
+#pragma GCC unroll 64
+      for (int j = 0; j < NR; ++j) dst[p * NR + j] = b[p * ldb + j];
+    }
+    return;
+  }
+  for (Index p = 0; p < k; ++p) {
+    for (int j = 0; j < NR; ++j) dst[p * NR + j] = j < n ? b[p * ldb + j] : 0.0f;
+  }
+}
+
+// The panels [panel_begin, panel_end) of an m x k block of A.
+template <int MR>
+void pack_a_block(Index m, Index k, const float* a, Index lda, float* dst, Index panel_begin,
+                  Index panel_end) {
+  for (Index i = panel_begin; i < panel_end; ++i) {
+    pack_a_panel<MR>(std::min<Index>(MR, m - i * MR), k, a + i * MR * lda, lda, dst + i * MR * k);
+  }
+}
+
+template <int NR>
+void pack_b_block(Index k, Index n, const float* b, Index ldb, float* dst, Index panel_begin,
+                  Index panel_end) {
+  for (Index j = panel_begin; j < panel_end; ++j) {
+    pack_b_panel<NR>(k, std::min<Index>(NR, n - j * NR), b + j * NR, ldb, dst + j * NR * k);
+  }
+}
+
+// ---- micro-kernel --------------------------------------------------------------------------
+
+// C[0:MR, 0:NR] (=|+=) A-panel * B-panel over depth kc. A packed: a[p*MR + r]; unpacked:
+// a[r*lda + p]. B packed: b[p*NR + j]; unpacked: b[p*ldb + j].
+template <int MR, int NR, int Lanes, int Unroll, bool PackedA, bool PackedB>
+[[gnu::hot]] void micro_kernel(Index kc, const float* __restrict a, Index lda,
+                               const float* __restrict b, Index ldb, float* __restrict c,
+                               Index ldc, bool accumulate) {
+  using S = Simd<Lanes>;
+  using V = typename S::Vector;
+  constexpr int NV = NR / Lanes;
+  V acc[MR][NV];
+#pragma GCC unroll 32
+  for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) acc[r][v] = V{};
+  }
+  const Index a_step = PackedA ? MR : 1;
+  const Index b_step = PackedB ? NR : ldb;
+
+  auto step = [&](const float* ap, const float* bp) __attribute__((always_inline)) {
+    V bv[NV];
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) {
+      bv[v] = S::load(bp + v * Lanes);
+      S::keep_in_register(bv[v]);
+    }
+#pragma GCC unroll 32
+    for (int r = 0; r < MR; ++r) {
+      const V av = S::broadcast(PackedA ? ap + r : ap + r * lda);
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) acc[r][v] = S::fma(av, bv[v], acc[r][v]);
+    }
+  };
+
+  const float* ap = a;
+  const float* bp = b;
+  Index p = 0;
+  for (; p + Unroll <= kc; p += Unroll) {
+#pragma GCC unroll 8
+    for (int u = 0; u < Unroll; ++u) step(ap + u * a_step, bp + u * b_step);
+    ap += Unroll * a_step;
+    bp += Unroll * b_step;
+  }
+  for (; p < kc; ++p) {
+    step(ap, bp);
+    ap += a_step;
+    bp += b_step;
+  }
+
+#pragma GCC unroll 32
+  for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) {
+      float* cp = c + r * ldc + v * Lanes;
+      S::store(cp, accumulate ? S::load(cp) + acc[r][v] : acc[r][v]);
+    }
+  }
+}
+
+// ---- macro-kernel --------------------------------------------------------------------------
+
+// One block: C[0:mc, 0:nc] (=|+=) A[0:mc, 0:kc] * B[0:kc, 0:nc], for the NR-column micro-panels
+// [jr_begin, jr_end). `a` and `b` point at packed blocks or, when unpacked, at the operands in
+// place (A + ic*lda + pc, B + pc*ldb + jc).
+template <GemmConfig Cfg>
+void macro_kernel(Index mc, Index nc, Index kc, const float* a, Index lda, const float* b,
+                  Index ldb, float* c, Index ldc, bool accumulate, Index jr_begin, Index jr_end,
+                  const Buffers& buffers) {
+  constexpr int MR = Cfg.mr, NR = Cfg.nr, L = Cfg.lanes, U = Cfg.unroll;
+  for (Index jp = jr_begin; jp < jr_end; ++jp) {
+    const Index j = jp * NR;
+    const Index n = std::min<Index>(NR, nc - j);
+    bool packed_b = Cfg.pack_b;
+    const float* b_panel = Cfg.pack_b ? b + jp * NR * kc : b + j;
+    if (!Cfg.pack_b && n < NR) {  // never read past the right edge of B
+      pack_b_panel<NR>(kc, n, b_panel, ldb, buffers.edge_b);
+      b_panel = buffers.edge_b;
+      packed_b = true;
+    }
+    for (Index i = 0; i < mc; i += MR) {
+      const Index m = std::min<Index>(MR, mc - i);
+      bool packed_a = Cfg.pack_a;
+      const float* a_panel = Cfg.pack_a ? a + i * kc : a + i * lda;
+      if (!Cfg.pack_a && m < MR) {  // never read past the bottom edge of A
+        pack_a_panel<MR>(m, kc, a_panel, lda, buffers.edge_a);
+        a_panel = buffers.edge_a;
+        packed_a = true;
+      }
+      const bool full = m == MR && n == NR;
+      float* out = full ? c + i * ldc + j : buffers.tile;
+      const Index ldo = full ? ldc : NR;
+      const bool acc = full && accumulate;
+      if (packed_a && packed_b) {
+        micro_kernel<MR, NR, L, U, true, true>(kc, a_panel, lda, b_panel, ldb, out, ldo, acc);
+      } else if (packed_a) {
+        micro_kernel<MR, NR, L, U, true, false>(kc, a_panel, lda, b_panel, ldb, out, ldo, acc);
+      } else if (packed_b) {
+        micro_kernel<MR, NR, L, U, false, true>(kc, a_panel, lda, b_panel, ldb, out, ldo, acc);
+      } else {
+        micro_kernel<MR, NR, L, U, false, false>(kc, a_panel, lda, b_panel, ldb, out, ldo, acc);
+      }
+      if (full) continue;
+      for (Index r = 0; r < m; ++r) {
+        float* cr = c + (i + r) * ldc + j;
+        const float* tr = buffers.tile + r * NR;
+        for (Index q = 0; q < n; ++q) cr[q] = accumulate ? cr[q] + tr[q] : tr[q];
+      }
+    }
+  }
+}
+
+// ---- blocking loops ------------------------------------------------------------------------
+
+// The whole (sub)problem with the config's loop order, by one thread or by a team sharing the
+// packed blocks (then packing and the jr loop are split among the team).
+template <GemmConfig Cfg>
+void blocked_gemm(Index M, Index N, Index K, const float* A, Index lda, const float* B, Index ldb,
+                  float* C, Index ldc, const Buffers& buffers, const Team& team) {
+  constexpr int MR = Cfg.mr, NR = Cfg.nr;
+  const Index MC = Cfg.mc, NC = Cfg.nc, KC = Cfg.kc;
+
+  auto pack_b = [&](Index jc, Index pc, Index nc, Index kc) {
+    if constexpr (Cfg.pack_b) {
+      Index begin = 0, end = 0;
+      team.share(ceil_div(nc, NR), begin, end);
+      team.barrier();  // nobody still reads the previous block
+      pack_b_block<NR>(kc, nc, B + pc * ldb + jc, ldb, buffers.b, begin, end);
+      team.barrier();
+    }
+  };
+  auto pack_a = [&](Index ic, Index pc, Index mc, Index kc) {
+    if constexpr (Cfg.pack_a) {
+      Index begin = 0, end = 0;
+      team.share(ceil_div(mc, MR), begin, end);
+      team.barrier();
+      pack_a_block<MR>(mc, kc, A + ic * lda + pc, lda, buffers.a, begin, end);
+      team.barrier();
+    }
+  };
+  auto compute = [&](Index ic, Index jc, Index pc, Index mc, Index nc, Index kc) {
+    Index begin = 0, end = 0;
+    team.share(ceil_div(nc, NR), begin, end);
+    const float* a = Cfg.pack_a ? buffers.a : A + ic * lda + pc;
+    const float* b = Cfg.pack_b ? buffers.b : B + pc * ldb + jc;
+    macro_kernel<Cfg>(mc, nc, kc, a, lda, b, ldb, C + ic * ldc + jc, ldc, pc > 0, begin, end,
+                      buffers);
+  };
+
+  if constexpr (Cfg.loop_order == LoopOrder::kJcPcIc) {
+    for (Index jc = 0; jc < N; jc += NC) {
+      const Index nc = std::min(NC, N - jc);
+      for (Index pc = 0; pc < K; pc += KC) {
+        const Index kc = std::min(KC, K - pc);
+        pack_b(jc, pc, nc, kc);
+        for (Index ic = 0; ic < M; ic += MC) {
+          const Index mc = std::min(MC, M - ic);
+          pack_a(ic, pc, mc, kc);
+          compute(ic, jc, pc, mc, nc, kc);
+        }
+      }
+    }
+  } else if constexpr (Cfg.loop_order == LoopOrder::kPcJcIc) {
+    for (Index pc = 0; pc < K; pc += KC) {
+      const Index kc = std::min(KC, K - pc);
+      for (Index jc = 0; jc < N; jc += NC) {
+        const Index nc = std::min(NC, N - jc);
+        pack_b(jc, pc, nc, kc);
+        for (Index ic = 0; ic < M; ic += MC) {
+          const Index mc = std::min(MC, M - ic);
+          pack_a(ic, pc, mc, kc);
+          compute(ic, jc, pc, mc, nc, kc);
+        }
+      }
+    }
+  } else {
+    for (Index ic = 0; ic < M; ic += MC) {
+      const Index mc = std::min(MC, M - ic);
+      for (Index pc = 0; pc < K; pc += KC) {
+        const Index kc = std::min(KC, K - pc);
+        pack_a(ic, pc, mc, kc);
+        for (Index jc = 0; jc < N; jc += NC) {
+          const Index nc = std::min(NC, N - jc);
+          pack_b(jc, pc, nc, kc);
+          compute(ic, jc, pc, mc, nc, kc);
+        }
+      }
+    }
+  }
+}
+
+// Scratch sizes for an M x N x K problem: blocks no larger than the problem needs.
+template <GemmConfig Cfg>
+struct BufferSizes {
+  std::size_t a, b, edge;
+  BufferSizes(Index M, Index N, Index K) {
+    const Index mc = std::min<Index>(Cfg.mc, ceil_div(M, Cfg.mr) * Cfg.mr);
+    const Index nc = std::min<Index>(Cfg.nc, ceil_div(N, Cfg.nr) * Cfg.nr);
+    const Index kc = std::min<Index>(Cfg.kc, K);
+    a = Cfg.pack_a ? static_cast<std::size_t>(mc * kc) : 0;
+    b = Cfg.pack_b ? static_cast<std::size_t>(nc * kc) : 0;
+    edge = static_cast<std::size_t>((Cfg.mr + Cfg.nr) * kc + Cfg.mr * Cfg.nr);
+  }
+};
+
+template <GemmConfig Cfg>
+void private_buffers(const BufferSizes<Cfg>& sizes, Buffers& buffers, Index K) {
+  const Index kc = std::min<Index>(Cfg.kc, K);
+  buffers.edge_a = thread_buffer(kEdge, sizes.edge);
+  buffers.edge_b = buffers.edge_a + Cfg.mr * kc;
+  buffers.tile = buffers.edge_b + Cfg.nr * kc;
+}
+
+// One thread's slice [begin, end) of `count` micro-panels of `unit` elements, in elements.
+inline void slice(Index extent, Index unit, int id, int size, Index& begin, Index& end) {
+  const Index panels = ceil_div(extent, unit);
+  begin = std::min(extent, panels * id / size * unit);
+  end = std::min(extent, panels * (id + 1) / size * unit);
+}
+
+template <GemmConfig Cfg>
+void run_thread(int id, int size, Index M, Index N, Index K, const float* A, Index lda,
+                const float* B, Index ldb, float* C, Index ldc, float* shared_a,
+                float* shared_b) {
+  Buffers buffers;
+  if constexpr (Cfg.parallel == ParallelLoop::kJr) {
+    const BufferSizes<Cfg> sizes(M, N, K);
+    private_buffers<Cfg>(sizes, buffers, K);
+    buffers.a = shared_a;
+    buffers.b = shared_b;
+    blocked_gemm<Cfg>(M, N, K, A, lda, B, ldb, C, ldc, buffers, Team{id, size});
+    return;
+  }
+  Index begin = 0, end = 0;
+  Index m = M, n = N;
+  if constexpr (Cfg.parallel == ParallelLoop::kJc) {
+    slice(N, Cfg.nr, id, size, begin, end);
+    n = end - begin;
+    B += begin;
+    C += begin;
+  } else {
+    slice(M, Cfg.mr, id, size, begin, end);
+    m = end - begin;
+    A += begin * lda;
+    C += begin * ldc;
+  }
+  if (m <= 0 || n <= 0) return;
+  const BufferSizes<Cfg> sizes(m, n, K);
+  private_buffers<Cfg>(sizes, buffers, K);
+  if (sizes.a) buffers.a = thread_buffer(kPackedA, sizes.a);
+  if (sizes.b) buffers.b = thread_buffer(kPackedB, sizes.b);
+  blocked_gemm<Cfg>(m, n, K, A, lda, B, ldb, C, ldc, buffers, Team{});
+}
+
+}  // namespace gemm_detail
+
+// C[M,N] = A[M,K] * B[K,N], row-major with leading dimensions lda, ldb, ldc (in elements).
+// Any M, N, K >= 0; K == 0 gives C = 0.
+template <GemmConfig Cfg>
+void gemm(std::int64_t M, std::int64_t N, std::int64_t K, const float* A, std::int64_t lda,
+          const float* B, std::int64_t ldb, float* C, std::int64_t ldc) {
+  static_assert(gemm_config_error(Cfg) == nullptr, "invalid GemmConfig (see gemm_config_error)");
+  static_assert(is_supported_lanes(Cfg.lanes),
+                "GemmConfig::lanes needs a wider SIMD ISA than the compile flags enable");
+  using namespace gemm_detail;
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) {
+    for (Index i = 0; i < M; ++i) std::fill_n(C + i * ldc, N, 0.0f);
+    return;
+  }
+  float* shared_a = nullptr;
+  float* shared_b = nullptr;
+  if constexpr (Cfg.parallel == ParallelLoop::kJr) {
+    const BufferSizes<Cfg> sizes(M, N, K);
+    if (sizes.a) shared_a = thread_buffer(kSharedA, sizes.a);
+    if (sizes.b) shared_b = thread_buffer(kSharedB, sizes.b);
+  }
+  if constexpr (Cfg.threads == 1) {
+    run_thread<Cfg>(0, 1, M, N, K, A, lda, B, ldb, C, ldc, shared_a, shared_b);
+  } else {
+#if defined(_OPENMP)
+#pragma omp parallel num_threads(Cfg.threads)
+    run_thread<Cfg>(omp_get_thread_num(), omp_get_num_threads(), M, N, K, A, lda, B, ldb, C, ldc,
+                    shared_a, shared_b);
+#else
+    run_thread<Cfg>(0, 1, M, N, K, A, lda, B, ldb, C, ldc, shared_a, shared_b);
+#endif
+  }
+}
+
+}  // namespace optune::kernels::cpu
