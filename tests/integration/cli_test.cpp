@@ -1,0 +1,180 @@
+// The optune command end to end: real processes, real compiles, a real SQLite file.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "optune/db/database.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Run {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("optune-cli-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Run optune(const std::string& arguments) {
+    std::string command = std::string(OPTUNE_EXECUTABLE) + " " + arguments + " > " +
+                          (dir_ / "out").string() + " 2> " + (dir_ / "err").string();
+    int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "out"), slurp(dir_ / "err")};
+  }
+
+  // Exit code 2 and exactly one line on stderr that names the problem.
+  void expect_bad_input(const std::string& arguments, const std::string& words) {
+    Run run = optune(arguments);
+    EXPECT_EQ(run.code, 2) << arguments << "\n" << run.err;
+    EXPECT_NE(run.err.find(words), std::string::npos) << arguments << "\nstderr: " << run.err;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  }
+
+  std::string db() const { return (dir_ / "optune.db").string(); }
+  fs::path dir_;
+};
+
+constexpr const char* kTinyTune =
+    "tune --op gemm --shape 48,40,36 --target cpu --tuner random --trials 4 --batch-size 2 "
+    "--repeat 2 --min-repeat-ms 1 --remeasure 1 --quiet --seed 5";
+
+TEST_F(CliTest, TuneOnTinyBudgetRecordsEveryTrialAndReportsTheBest) {
+  Run run = optune(std::string(kTinyTune) + " --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("best"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("GFLOP/s"), std::string::npos);
+  EXPECT_NE(run.out.find("speed-up"), std::string::npos);
+  EXPECT_NE(run.out.find("gemm.f32.M48.N40.K36"), std::string::npos);
+
+  Run history = optune("query --history --format json --db " + db());
+  ASSERT_EQ(history.code, 0) << history.err;
+  auto records = nlohmann::json::parse(history.out);
+  EXPECT_EQ(records.size(), 1u + 4u + 1u);  // default, trials, re-measurement
+  for (const auto& r : records) {
+    EXPECT_EQ(r["workload"], "gemm.f32.M48.N40.K36");
+    EXPECT_EQ(r["target"], "cpu");
+    EXPECT_TRUE(r["config"].is_object());
+    EXPECT_EQ(r["error_kind"], "ok") << r.dump();
+    EXPECT_GT(r["gflops"].get<double>(), 0);
+    EXPECT_GT(r["median_seconds"].get<double>(), 0);
+  }
+
+  Run best = optune("query --op gemm --shape 48,40,36 --format json --db " + db());
+  ASSERT_EQ(best.code, 0) << best.err;
+  auto top = nlohmann::json::parse(best.out);
+  ASSERT_EQ(top.size(), 1u);
+  double best_seconds = top[0]["median_seconds"];
+  for (const auto& r : records) EXPECT_LE(best_seconds, r["median_seconds"].get<double>());
+
+  Run csv = optune("query --format csv --db " + db());
+  EXPECT_EQ(csv.code, 0);
+  EXPECT_EQ(csv.out.rfind("workload,template,target", 0), 0u) << csv.out;
+  Run table = optune("query --db " + db());
+  EXPECT_NE(table.out.find("gemm.f32.M48.N40.K36"), std::string::npos);
+}
+
+TEST_F(CliTest, SecondRunContinuesWithoutRemeasuringTheSameConfigs) {
+  ASSERT_EQ(optune(std::string(kTinyTune) + " --db " + db()).code, 0);
+  ASSERT_EQ(optune(std::string(kTinyTune) + " --db " + db()).code, 0);
+  auto database = optune::db::Database::open(db(), optune::db::Database::Mode::kReadOnly);
+  std::set<std::string> configs;
+  for (const auto& r : database.records({}))
+    if (r.tuner == "random") EXPECT_TRUE(configs.insert(r.config_text()).second);
+  EXPECT_EQ(configs.size(), 8u);
+}
+
+TEST_F(CliTest, BadShapesAreRejectedWithOneLine) {
+  expect_bad_input("tune --op gemm --shape 0,512,512 --db " + db(), "M");
+  expect_bad_input("tune --op gemm --shape 512,-4,512 --db " + db(), "N");
+  expect_bad_input("tune --op gemm --shape 99999999,512,512 --db " + db(), "M");
+  expect_bad_input("tune --op gemm --shape 512,512 --db " + db(), "K");
+  expect_bad_input("tune --op gemm --shape abc --db " + db(), "shape");
+  expect_bad_input("tune --op gemm --db " + db(), "--shape");
+  EXPECT_FALSE(fs::exists(db())) << "a rejected command must not create a database";
+}
+
+TEST_F(CliTest, UnknownOpTargetTunerAndFlagsAreRejected) {
+  expect_bad_input("tune --op matmul --shape 8,8,8 --db " + db(), "matmul");
+  expect_bad_input("tune --op gemm --shape 8,8,8 --target gpu --db " + db(), "gpu");
+  expect_bad_input("tune --op gemm --shape 8,8,8 --tuner annealing --trials 1 --db " + db(), "annealing");
+  expect_bad_input("tune --op gemm --shape 8,8,8 --trials 0 --db " + db(), "trials");
+  expect_bad_input("tune --op gemm --shape 8,8,8 --frobnicate", "frobnicate");
+  expect_bad_input("query --format xml --db " + db(), "xml");
+  expect_bad_input("frobnicate", "frobnicate");
+}
+
+TEST_F(CliTest, FileThatIsNotADatabaseIsRejectedAndLeftAlone) {
+  fs::path notes = dir_ / "notes.txt";
+  std::ofstream(notes) << "my precious notes\n";
+  expect_bad_input("tune --op gemm --shape 8,8,8 --trials 1 --db " + notes.string(), "notes.txt");
+  expect_bad_input("query --db " + notes.string(), "notes.txt");
+  EXPECT_EQ(slurp(notes), "my precious notes\n");
+}
+
+TEST_F(CliTest, UnwritableDatabasePathIsRejected) {
+  expect_bad_input("tune --op gemm --shape 8,8,8 --trials 1 --db /nonexistent-dir/sub/x.db", "/nonexistent-dir");
+  expect_bad_input("query --db " + (dir_ / "missing.db").string(), "missing.db");
+}
+
+TEST_F(CliTest, FailedCommandLeavesExistingDatabaseIntact) {
+  ASSERT_EQ(optune(std::string(kTinyTune) + " --db " + db()).code, 0);
+  std::size_t before = optune::db::Database::open(db()).count();
+  expect_bad_input("tune --op gemm --shape 0,0,0 --db " + db(), "shape");
+  expect_bad_input("tune --op gemm --shape 8,8,8 --target opencl:99:99 --db " + db(), "opencl");
+  auto database = optune::db::Database::open(db());
+  EXPECT_EQ(database.count(), before);
+}
+
+TEST_F(CliTest, SpaceShowsKnobsSizeAndDefault) {
+  Run run = optune("space --op gemm --shape 512,512,512 --format json");
+  ASSERT_EQ(run.code, 0) << run.err;
+  auto space = nlohmann::json::parse(run.out);
+  EXPECT_EQ(space["workload"], "gemm.f32.M512.N512.K512");
+  EXPECT_GE(space["size"].get<double>(), 1e5);
+  EXPECT_GT(space["knobs"].size(), 4u);
+  EXPECT_TRUE(space["default_config"].is_object());
+  Run table = optune("space --op gemm --shape 512,512,512");
+  EXPECT_NE(table.out.find("default"), std::string::npos);
+}
+
+TEST_F(CliTest, DevicesListsThisCpu) {
+  Run run = optune("devices --format json");
+  ASSERT_EQ(run.code, 0) << run.err;
+  auto devices = nlohmann::json::parse(run.out);
+  ASSERT_FALSE(devices.empty());
+  EXPECT_EQ(devices[0]["target"], "cpu");
+  EXPECT_EQ(devices[0]["id"].get<std::string>().size(), 16u);
+}
+
+TEST_F(CliTest, HelpAndVersionExitZero) {
+  EXPECT_EQ(optune("--help").code, 0);
+  Run help = optune("tune --help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("--trials"), std::string::npos);
+  EXPECT_EQ(optune("--version").code, 0);
+}
+
+}  // namespace
