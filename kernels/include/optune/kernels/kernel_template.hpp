@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "optune/kernels/device_info.hpp"
@@ -36,6 +37,16 @@ class KernelTemplate {
   // signature, which instantiates the same header a build-time consumer includes.
   virtual std::string emit_source(const Workload& workload, const DeviceInfo& device,
                                   const search_space::ConfigView& config) const = 0;
+
+  // Features of a config that the knob values alone do not show, for the cost model: bytes moved
+  // per tile, tile footprint against the caches, arithmetic intensity, register tile size, work
+  // per thread, share of work wasted on edges. Names are stable; the same list for every config
+  // and every shape of this template, so one model serves several shapes.
+  virtual std::vector<std::pair<std::string, double>> derived_features(
+      const Workload& /*workload*/, const DeviceInfo& /*device*/,
+      const search_space::ConfigView& /*config*/) const {
+    return {};
+  }
 };
 
 // The templates optune knows; find_template throws std::invalid_argument naming op and backend.
