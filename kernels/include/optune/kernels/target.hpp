@@ -22,5 +22,6 @@ struct Target {
 };
 
 Target parse_target(std::string_view text);  // throws std::invalid_argument
+std::string_view backend_name(Backend backend);  // "cpu", "opencl"
 
 }  // namespace optune::kernels

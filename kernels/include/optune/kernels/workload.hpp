@@ -53,6 +53,10 @@ struct Workload {
 Workload parse_workload(Op op, std::string_view shape_text);
 // Inverse of Workload::key(); throws std::invalid_argument.
 Workload parse_workload_key(std::string_view key);
+// The checks of parse_workload for a workload built by other means (e.g. from a suite file):
+// extents in range, a positive output, channels divisible by groups, tensors within the limit.
+// Throws std::invalid_argument "shape: ...".
+void validate_workload(const Workload& workload);
 
 // Largest extent accepted for any dimension, and the largest total tensor footprint: bigger
 // shapes are a typo, not a workload (and would exhaust memory in the worker).

@@ -1,0 +1,12 @@
+// The built-in templates, one accessor per (op, backend): each template file (e.g.
+// cpu_gemm_template.cpp) defines one such accessor returning its single instance, and
+// registry.cpp lists them.
+#pragma once
+
+#include "optune/kernels/kernel_template.hpp"
+
+namespace optune::kernels {
+
+const KernelTemplate& cpu_gemm_template();
+
+}  // namespace optune::kernels

@@ -1,0 +1,152 @@
+// Reference results against naive loops and hand-computed values, operand sizes, and the
+// relative L2 error the runner's correctness check uses.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "optune/kernels/reference.hpp"
+
+namespace optune::kernels {
+namespace {
+
+std::vector<float> random_values(std::size_t n, unsigned seed) {
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<float> values(n);
+  for (auto& v : values) v = value(generator);
+  return values;
+}
+
+Workload gemm(std::int64_t m, std::int64_t n, std::int64_t k) {
+  Workload w;
+  w.shape = GemmShape{m, n, k};
+  return w;
+}
+
+TEST(Reference, OperandSizes) {
+  const Workload g = gemm(17, 33, 65);
+  EXPECT_EQ(input_sizes(g), (std::vector<std::size_t>{17 * 65, 65 * 33}));
+  EXPECT_EQ(output_size(g), 17u * 33u);
+
+  const Workload c =
+      parse_workload(Op::kConv2d, "N=2,C=8,H=10,W=12,K=6,R=3,S=3,stride=2,pad=1,groups=2");
+  EXPECT_EQ(input_sizes(c), (std::vector<std::size_t>{2 * 8 * 10 * 12, 6 * 4 * 3 * 3}));
+  EXPECT_EQ(output_size(c), 2u * 6u * 5u * 6u);
+
+  const Workload d = parse_workload(Op::kDepthwiseConv2d, "C=8,H=10,W=12,R=3,S=3,pad=1");
+  EXPECT_EQ(input_sizes(d), (std::vector<std::size_t>{8 * 10 * 12, 8 * 3 * 3}));
+  EXPECT_EQ(output_size(d), 8u * 10u * 12u);
+}
+
+TEST(Reference, GemmMatchesNaiveLoops) {
+  const std::int64_t M = 17, N = 33, K = 65;
+  const auto a = random_values(M * K, 1), b = random_values(K * N, 2);
+  std::vector<float> got(M * N, std::numeric_limits<float>::quiet_NaN()), want(M * N);
+  for (std::int64_t i = 0; i < M; ++i) {
+    for (std::int64_t j = 0; j < N; ++j) {
+      double sum = 0;
+      for (std::int64_t k = 0; k < K; ++k) sum += double(a[i * K + k]) * b[k * N + j];
+      want[i * N + j] = float(sum);
+    }
+  }
+  reference(gemm(M, N, K), {a.data(), b.data()}, got.data());
+  EXPECT_LT(relative_l2_error(got.data(), want.data(), got.size()), 1e-6);
+}
+
+TEST(Reference, LargeGemmInFloatIsAccurate) {
+  // Past the double threshold: 1024 x 1024 x 1025 multiply-adds; checked on a few entries.
+  const std::int64_t M = 1024, N = 1024, K = 1025;
+  const auto a = random_values(M * K, 3), b = random_values(K * N, 4);
+  std::vector<float> got(M * N);
+  reference(gemm(M, N, K), {a.data(), b.data()}, got.data());
+  for (std::int64_t i : {0, 511, 1023}) {
+    for (std::int64_t j : {0, 700, 1023}) {
+      double sum = 0;
+      for (std::int64_t k = 0; k < K; ++k) sum += double(a[i * K + k]) * b[k * N + j];
+      EXPECT_NEAR(got[i * N + j], sum, 1e-4 * std::sqrt(double(K)));
+    }
+  }
+}
+
+TEST(Reference, ConvMatchesAHandComputedCase) {
+  // One 3x3 input, a 2x2 filter, pad 1, stride 2: outputs at corners (-1,-1), (-1,1), (1,-1),
+  // (1,1) of the padded input.
+  const Workload w = parse_workload(Op::kConv2d, "C=1,H=3,W=3,K=1,R=2,S=2,stride=2,pad=1");
+  ASSERT_EQ(output_size(w), 4u);
+  const std::vector<float> input = {1, 2, 3,
+                                    4, 5, 6,
+                                    7, 8, 9};
+  const std::vector<float> filter = {1, 10,
+                                     100, 1000};
+  std::vector<float> out(4);
+  reference(w, {input.data(), filter.data()}, out.data());
+  // (0,0): only tap (1,1) sees input(0,0)=1; (0,1): taps (1,0),(1,1) see 2,3;
+  // (1,0): taps (0,1),(1,1) see 4,7; (1,1): all four see 5,6,8,9.
+  EXPECT_EQ(out, (std::vector<float>{1000, 100 * 2 + 1000 * 3, 10 * 4 + 1000 * 7,
+                                     1 * 5 + 10 * 6 + 100 * 8 + 1000 * 9}));
+}
+
+TEST(Reference, DilatedGroupedConvMatchesHandComputedCase) {
+  // Two groups of one channel each; dilation 2 makes a 2x2 filter span a 3x3 window.
+  const Workload w = parse_workload(Op::kConv2d, "C=2,H=3,W=3,K=2,R=2,S=2,dilation=2,groups=2");
+  ASSERT_EQ(output_size(w), 2u);
+  std::vector<float> input(18);
+  for (int i = 0; i < 18; ++i) input[i] = float(i + 1);
+  const std::vector<float> filter = {1, 2, 3, 4,  // group 0, over channel 0
+                                     1, 0, 0, 1};  // group 1, over channel 1
+  std::vector<float> out(2);
+  reference(w, {input.data(), filter.data()}, out.data());
+  EXPECT_EQ(out[0], 1 * 1 + 2 * 3 + 3 * 7 + 4 * 9);
+  EXPECT_EQ(out[1], 10 + 18);
+}
+
+TEST(Reference, PointwiseConvEqualsGemm) {
+  // A 1x1 conv with N=1 is filter[K,C] x input[C,H*W].
+  const std::int64_t C = 19, HW = 7 * 9, K = 13;
+  const Workload w = parse_workload(Op::kConv2d, "C=19,H=7,W=9,K=13,R=1,S=1");
+  const auto input = random_values(C * HW, 5), filter = random_values(K * C, 6);
+  std::vector<float> conv_out(output_size(w)), gemm_out(K * HW);
+  reference(w, {input.data(), filter.data()}, conv_out.data());
+  reference(gemm(K, HW, C), {filter.data(), input.data()}, gemm_out.data());
+  EXPECT_LT(relative_l2_error(conv_out.data(), gemm_out.data(), gemm_out.size()), 1e-6);
+}
+
+TEST(Reference, DepthwiseEqualsGroupedConv) {
+  const Workload d =
+      parse_workload(Op::kDepthwiseConv2d, "N=2,C=6,H=9,W=8,R=3,S=3,stride=2,pad=1,dilation=1");
+  const Workload c =
+      parse_workload(Op::kConv2d, "N=2,C=6,H=9,W=8,K=6,R=3,S=3,stride=2,pad=1,groups=6");
+  ASSERT_EQ(input_sizes(d), input_sizes(c));
+  const auto input = random_values(input_sizes(d)[0], 7);
+  const auto filter = random_values(input_sizes(d)[1], 8);
+  std::vector<float> depthwise_out(output_size(d)), conv_out(output_size(c));
+  reference(d, {input.data(), filter.data()}, depthwise_out.data());
+  reference(c, {input.data(), filter.data()}, conv_out.data());
+  EXPECT_EQ(depthwise_out, conv_out);
+}
+
+TEST(Reference, RelativeL2Error) {
+  constexpr double kInfinity = std::numeric_limits<double>::infinity();
+  const std::vector<float> want = {3, 4};
+  const std::vector<float> same = {3, 4};
+  const std::vector<float> off = {3, 4.5};
+  EXPECT_EQ(relative_l2_error(same.data(), want.data(), 2), 0.0);
+  EXPECT_DOUBLE_EQ(relative_l2_error(off.data(), want.data(), 2), 0.5 / 5.0);
+  EXPECT_EQ(relative_l2_error(nullptr, nullptr, 0), 0.0);
+
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (const std::vector<float>& got : {std::vector<float>{nan, 4}, std::vector<float>{3, inf},
+                                        std::vector<float>{3, -inf}}) {
+    EXPECT_EQ(relative_l2_error(got.data(), want.data(), 2), kInfinity);
+  }
+  const std::vector<float> zeros = {0, 0};
+  EXPECT_EQ(relative_l2_error(zeros.data(), zeros.data(), 2), 0.0);
+  EXPECT_EQ(relative_l2_error(want.data(), zeros.data(), 2), kInfinity);
+}
+
+}  // namespace
+}  // namespace optune::kernels

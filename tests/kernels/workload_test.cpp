@@ -1,0 +1,193 @@
+// Workload keys, flop counts and `--shape` parsing, including every way a shape can be wrong.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "optune/kernels/workload.hpp"
+
+namespace optune::kernels {
+namespace {
+
+Workload gemm(std::int64_t m, std::int64_t n, std::int64_t k) {
+  Workload w;
+  w.op = Op::kGemm;
+  w.shape = GemmShape{m, n, k};
+  return w;
+}
+
+Workload conv(Op op, Conv2dShape shape) {
+  Workload w;
+  w.op = op;
+  w.shape = shape;
+  return w;
+}
+
+Conv2dShape resnet_conv() {
+  Conv2dShape s;
+  s.N = 1, s.C = 64, s.H = 56, s.W = 56, s.K = 64, s.R = 3, s.S = 3;
+  s.stride = 1, s.pad = 1, s.dilation = 1, s.groups = 1;
+  return s;
+}
+
+Conv2dShape depthwise_shape() {
+  Conv2dShape s;
+  s.N = 1, s.C = 32, s.H = 112, s.W = 112, s.K = 32, s.R = 3, s.S = 3;
+  s.stride = 1, s.pad = 1, s.dilation = 1, s.groups = 32;
+  return s;
+}
+
+// The message of the std::invalid_argument that parse_workload throws, or "" if none.
+std::string shape_error(Op op, const std::string& text) {
+  try {
+    parse_workload(op, text);
+  } catch (const std::invalid_argument& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(Workload, OpNamesRoundTrip) {
+  for (Op op : {Op::kGemm, Op::kConv2d, Op::kDepthwiseConv2d}) {
+    EXPECT_EQ(parse_op(op_name(op)), op);
+  }
+  EXPECT_EQ(op_name(Op::kDepthwiseConv2d), "depthwise_conv2d");
+  EXPECT_THROW(parse_op("matmul"), std::invalid_argument);
+}
+
+TEST(Workload, KeysHaveTheDocumentedFormat) {
+  EXPECT_EQ(gemm(512, 512, 512).key(), "gemm.f32.M512.N512.K512");
+  EXPECT_EQ(conv(Op::kConv2d, resnet_conv()).key(),
+            "conv2d.nchw.f32.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g1");
+  EXPECT_EQ(conv(Op::kDepthwiseConv2d, depthwise_shape()).key(),
+            "depthwise_conv2d.nchw.f32.N1.C32.H112.W112.R3.S3.st1.pad1.dil1");
+}
+
+TEST(Workload, KeyParsesBackToTheSameWorkload) {
+  Conv2dShape grouped = resnet_conv();
+  grouped.N = 2, grouped.stride = 2, grouped.pad = 0, grouped.dilation = 2, grouped.groups = 4;
+  const Workload workloads[] = {gemm(17, 33, 65), conv(Op::kConv2d, resnet_conv()),
+                                conv(Op::kConv2d, grouped),
+                                conv(Op::kDepthwiseConv2d, depthwise_shape())};
+  for (const Workload& w : workloads) {
+    EXPECT_EQ(parse_workload_key(w.key()), w) << w.key();
+  }
+}
+
+TEST(Workload, RejectsMalformedKeys) {
+  for (const char* key : {"", "gemm", "gemm.f32.M512.N512", "gemm.f32.M512.N512.K0",
+                          "gemm.f32.M512.K512.N512", "gemm.f32.M5x.N1.K1", "gemm.F32.M1.N1.K1",
+                          "conv2d.nhwc.f32.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g1",
+                          "conv2d.nchw.f32.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1",
+                          "depthwise_conv2d.nchw.f32.N1.C32.H112.W112.K32.R3.S3.st1.pad1.dil1",
+                          "matmul.f32.M1.N1.K1", "gemm.f32.M1.N1.K1.extra"}) {
+    EXPECT_THROW(parse_workload_key(key), std::invalid_argument) << key;
+  }
+}
+
+TEST(Workload, OutputExtentsFollowTheConvolutionFormula) {
+  Conv2dShape s;
+  s.C = 3, s.H = 224, s.W = 224, s.K = 64, s.R = 7, s.S = 7, s.stride = 2, s.pad = 3;
+  EXPECT_EQ(s.out_h(), 112);
+  EXPECT_EQ(s.out_w(), 112);
+  s.H = 10, s.W = 9, s.R = 3, s.S = 3, s.stride = 1, s.pad = 0, s.dilation = 2;
+  EXPECT_EQ(s.out_h(), 6);
+  EXPECT_EQ(s.out_w(), 5);
+  s.H = 2, s.R = 5, s.dilation = 1, s.stride = 2;  // window larger than the padded input
+  EXPECT_EQ(s.out_h(), 0);
+}
+
+TEST(Workload, FlopsCountMultiplyAddsAsTwo) {
+  EXPECT_DOUBLE_EQ(gemm(512, 256, 128).flops(), 2.0 * 512 * 256 * 128);
+  EXPECT_DOUBLE_EQ(conv(Op::kConv2d, resnet_conv()).flops(), 2.0 * 64 * 56 * 56 * 64 * 3 * 3);
+  Conv2dShape grouped = resnet_conv();
+  grouped.groups = 4;
+  EXPECT_DOUBLE_EQ(conv(Op::kConv2d, grouped).flops(), 2.0 * 64 * 56 * 56 * 16 * 3 * 3);
+  EXPECT_DOUBLE_EQ(conv(Op::kDepthwiseConv2d, depthwise_shape()).flops(),
+                   2.0 * 32 * 112 * 112 * 3 * 3);
+}
+
+TEST(Workload, ParsesGemmShapePositionalAndNamed) {
+  EXPECT_EQ(parse_workload(Op::kGemm, "512,256,128"), gemm(512, 256, 128));
+  EXPECT_EQ(parse_workload(Op::kGemm, " 512 , 256,128 "), gemm(512, 256, 128));
+  EXPECT_EQ(parse_workload(Op::kGemm, "M=512,N=256,K=128"), gemm(512, 256, 128));
+  EXPECT_EQ(parse_workload(Op::kGemm, "K=128, M = 512 ,N=256"), gemm(512, 256, 128));
+}
+
+TEST(Workload, ParsesConvShapesWithDefaults) {
+  EXPECT_EQ(parse_workload(Op::kConv2d, "N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"),
+            conv(Op::kConv2d, resnet_conv()));
+  Conv2dShape defaults = resnet_conv();
+  defaults.pad = 0;
+  EXPECT_EQ(parse_workload(Op::kConv2d, "C=64,H=56,W=56,K=64,R=3,S=3"),
+            conv(Op::kConv2d, defaults));
+  Conv2dShape full = resnet_conv();
+  full.N = 2, full.stride = 2, full.dilation = 2, full.groups = 8;
+  EXPECT_EQ(parse_workload(Op::kConv2d,
+                           "groups=8,dilation=2,N=2,C=64,H=56,W=56,K=64,R=3,S=3,stride=2,pad=1"),
+            conv(Op::kConv2d, full));
+  EXPECT_EQ(parse_workload(Op::kDepthwiseConv2d, "N=1,C=32,H=112,W=112,R=3,S=3,stride=1,pad=1"),
+            conv(Op::kDepthwiseConv2d, depthwise_shape()));
+  EXPECT_EQ(parse_workload(Op::kDepthwiseConv2d, "C=32,H=112,W=112,R=3,S=3,pad=1,groups=32"),
+            conv(Op::kDepthwiseConv2d, depthwise_shape()));
+}
+
+struct BadShape {
+  Op op;
+  const char* text;
+  const char* expected;  // a part of the message
+};
+
+TEST(Workload, RejectsBadShapesWithAOneLineMessage) {
+  const BadShape cases[] = {
+      {Op::kGemm, "0,512,512", "extent M must be a positive integer, got '0'"},
+      {Op::kGemm, "M=-4,N=1,K=1", "extent M must be a positive integer, got '-4'"},
+      {Op::kGemm, "M=5x,N=1,K=1", "extent M must be a positive integer, got '5x'"},
+      {Op::kGemm, "1.5,2,3", "extent M must be a positive integer, got '1.5'"},
+      {Op::kGemm, "M=,N=1,K=1", "extent M must be a positive integer, got ''"},
+      {Op::kGemm, "M=1,N=1,X=1", "unknown extent 'X' for gemm"},
+      {Op::kGemm, "M=1,N=1", "missing extent K"},
+      {Op::kGemm, "1,2", "gemm takes 3 extents"},
+      {Op::kGemm, "1,2,3,4", "gemm takes 3 extents"},
+      {Op::kGemm, "M=1,N=1,K=1,M=2", "extent M given twice"},
+      {Op::kGemm, "M=1,N=1,,K=1", "empty extent"},
+      {Op::kGemm, "M=1,N=1,512", "has no name"},
+      {Op::kGemm, "", "empty shape"},
+      {Op::kGemm, "   ", "empty shape"},
+      {Op::kGemm, "M=99999999,N=1,K=1", "M=99999999 exceeds the largest extent 1048576"},
+      {Op::kGemm, "M=99999999999999999999999,N=1,K=1", "exceeds the largest extent"},
+      {Op::kGemm, "M=1048576,N=1048576,K=768",
+       "tensors would need 4102.0 GiB, more than the 8 GiB limit"},
+      {Op::kGemm, "M=32768,N=32768,K=32768", "tensors would need 12.0 GiB, more than the 8 GiB"},
+      {Op::kConv2d, "C=3,H=2,W=8,K=4,R=5,S=3", "output height is not positive (H=2, R=5, pad=0)"},
+      {Op::kConv2d, "C=3,H=8,W=2,K=4,R=3,S=5", "output width is not positive (W=2, S=5, pad=0)"},
+      {Op::kConv2d, "C=30,H=8,W=8,K=8,R=3,S=3,groups=4", "C=30 is not divisible by groups=4"},
+      {Op::kConv2d, "C=32,H=8,W=8,K=30,R=3,S=3,groups=4", "K=30 is not divisible by groups=4"},
+      {Op::kConv2d, "C=3,H=8,W=8,K=4,R=3,S=3,stride=0", "extent stride must be a positive"},
+      {Op::kConv2d, "C=3,H=8,W=8,K=4,R=3,S=3,pad=-1", "extent pad must be a non-negative"},
+      {Op::kConv2d, "H=8,W=8,K=4,R=3,S=3", "missing extent C"},
+      {Op::kConv2d, "1,64,56,56,64,3,3", "conv2d takes named extents"},
+      {Op::kConv2d, "C=3,H=8,W=8,K=4,R=3,S=3,M=2", "unknown extent 'M' for conv2d"},
+      {Op::kDepthwiseConv2d, "C=32,H=8,W=8,K=32,R=3,S=3",
+       "unknown extent 'K' for depthwise_conv2d"},
+      {Op::kDepthwiseConv2d, "C=32,H=8,W=8,R=3,S=3,groups=4", "groups = C"},
+  };
+  for (const auto& c : cases) {
+    const std::string message = shape_error(c.op, c.text);
+    EXPECT_NE(message.find(c.expected), std::string::npos)
+        << "shape '" << c.text << "' gave: '" << message << "', expected '" << c.expected << "'";
+    EXPECT_EQ(message.rfind("shape: ", 0), 0u) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+}
+
+TEST(Workload, ValidateChecksWorkloadsBuiltByHand) {
+  EXPECT_NO_THROW(validate_workload(gemm(1, 1, 1)));
+  EXPECT_THROW(validate_workload(gemm(0, 1, 1)), std::invalid_argument);
+  Conv2dShape bad = depthwise_shape();
+  bad.groups = 1;
+  EXPECT_THROW(validate_workload(conv(Op::kDepthwiseConv2d, bad)), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace optune::kernels
