@@ -1,1 +1,278 @@
-// placeholder: being written
+// The "gemm.cpu" template: the tuning space of the header-only CPU GEMM kernel
+// (optune/kernels/cpu/gemm.hpp) for one workload and device, its default config, and the
+// candidate source that instantiates the kernel with a config. The knobs map one to one onto
+// GemmConfig's fields; gemm_config_from_view() is the only place that reads them back.
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "optune/kernels/cpu/gemm_config.hpp"
+#include "optune/kernels/cpu/gemm_config_view.hpp"
+#include "optune/kernels/kernel_template.hpp"
+#include "templates.hpp"
+
+namespace optune::kernels {
+namespace {
+
+namespace ss = search_space;
+using cpu::GemmConfig;
+using cpu::LoopOrder;
+using cpu::ParallelLoop;
+
+// Knob names: stored in records (JSON by name), so they are a contract once released.
+constexpr const char* kTileMc = "tile_mc";  // split of M: [blocks, MC]
+constexpr const char* kTileNc = "tile_nc";  // split of N: [blocks, NC]
+constexpr const char* kTileKc = "tile_kc";  // split of K: [blocks, KC]
+constexpr const char* kMr = "mr";
+constexpr const char* kNr = "nr";
+constexpr const char* kLanes = "lanes";
+constexpr const char* kPackA = "pack_a";
+constexpr const char* kPackB = "pack_b";
+constexpr const char* kLoopOrder = "loop_order";
+constexpr const char* kUnrollK = "unroll_k";
+constexpr const char* kThreads = "threads";
+constexpr const char* kParallelLoop = "parallel_loop";
+
+// Cache-block candidates: multiples of the common micro-tile sizes, spanning L1..L3 footprints.
+const std::vector<std::int64_t> kMcCandidates = {8,   16,  24,  32,  48,  64,  72,
+                                                 96,  120, 128, 144, 192, 240, 256,
+                                                 288, 384, 480, 512, 576, 768, 1024};
+const std::vector<std::int64_t> kNcCandidates = {16,  32,   64,   128,  192,  256,  384,  512,
+                                                 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192};
+const std::vector<std::int64_t> kKcCandidates = {16,  32,  64,  96,  128,  160,  192, 256,
+                                                 320, 384, 512, 768, 1024, 1536, 2048};
+
+const std::vector<std::string> kLoopOrderNames = {"jc_pc_ic", "pc_jc_ic", "ic_pc_jc"};
+const std::vector<std::string> kParallelLoopNames = {"jc", "ic", "jr"};
+const std::vector<std::string> kUnrollNames = {"1", "2", "4", "8"};
+
+// What the device's ISA gives the micro-kernel.
+struct VectorUnit {
+  std::vector<int> lanes;  // supported float32 widths, ascending
+  int registers = 16;      // architectural vector registers
+};
+
+VectorUnit vector_unit(const DeviceInfo& device) {
+  VectorUnit unit;
+  const int widest = std::max(4, device.simd_f32_lanes());
+  for (int lanes : {4, 8, 16}) {
+    if (lanes <= widest) unit.lanes.push_back(lanes);
+  }
+  const bool is_arm = device.arch == "aarch64" || device.has_isa("neon");
+  unit.registers = (device.has_isa("avx512f") || is_arm) ? 32 : 16;
+  return unit;
+}
+
+std::int64_t round_up(std::int64_t value, std::int64_t unit) {
+  return (value + unit - 1) / unit * unit;
+}
+
+// A block is "absurd" past twice the (micro-tile rounded) extent, with a floor so that tiny
+// shapes keep a few options.
+bool block_fits(std::int64_t block, std::int64_t extent, std::int64_t unit, std::int64_t floor) {
+  return block <= std::max(2 * round_up(extent, unit), floor);
+}
+constexpr std::int64_t kMinBlockLimitMc = 128;
+constexpr std::int64_t kMinBlockLimitNc = 256;
+constexpr std::int64_t kMinBlockLimitKc = 128;
+
+int parse_int(const std::string& text) { return std::stoi(text); }
+
+void add_knobs(ss::ConfigSpace& space, const GemmShape& shape, const DeviceInfo& device,
+               const VectorUnit& unit) {
+  using ss::SplitPolicy;
+  space.add(ss::SplitKnob{kTileMc, shape.M, 2, SplitPolicy::kCandidates, kMcCandidates, 0});
+  space.add(ss::SplitKnob{kTileNc, shape.N, 2, SplitPolicy::kCandidates, kNcCandidates, 0});
+  space.add(ss::SplitKnob{kTileKc, shape.K, 2, SplitPolicy::kCandidates, kKcCandidates, 0});
+  const int widest = unit.lanes.back();
+  space.add(ss::IntRangeKnob{kMr, 1, unit.registers == 32 ? 16 : 12, 1});
+  space.add(ss::IntRangeKnob{kNr, 4, std::max(32, 4 * widest), 4});
+  std::vector<std::string> lanes;
+  for (int l : unit.lanes) lanes.push_back(std::to_string(l));
+  space.add(ss::ChoiceKnob{kLanes, lanes});
+  space.add(ss::BoolKnob{kPackA});
+  space.add(ss::BoolKnob{kPackB});
+  space.add(ss::ChoiceKnob{kLoopOrder, kLoopOrderNames});
+  space.add(ss::ChoiceKnob{kUnrollK, kUnrollNames});
+  space.add(ss::IntRangeKnob{kThreads, 1, std::max(1, device.cores), 1});
+  space.add(ss::ChoiceKnob{kParallelLoop, kParallelLoopNames});
+}
+
+void add_constraints(ss::ConfigSpace& space, const GemmShape& shape, const VectorUnit& unit) {
+  const int registers = unit.registers;
+  space.add_constraint("nr is a multiple of lanes, at most 8 vectors", [](const ss::ConfigView& v) {
+    const auto nr = v.integer(kNr);
+    const auto lanes = parse_int(v.choice(kLanes));
+    return nr % lanes == 0 && nr / lanes <= 8;
+  });
+  space.add_constraint(
+      "micro-tile accumulators, one row of B and a broadcast fit the vector registers",
+      [registers](const ss::ConfigView& v) {
+        const auto vectors = v.integer(kNr) / parse_int(v.choice(kLanes));
+        return v.integer(kMr) * vectors + vectors + 1 <= registers;
+      });
+  space.add_constraint("MC is a multiple of mr and not far beyond M", [shape](const ss::ConfigView& v) {
+    const auto mc = v.split_factor(kTileMc, 1), mr = v.integer(kMr);
+    return mc % mr == 0 && block_fits(mc, shape.M, mr, kMinBlockLimitMc);
+  });
+  space.add_constraint("NC is a multiple of nr and not far beyond N", [shape](const ss::ConfigView& v) {
+    const auto nc = v.split_factor(kTileNc, 1), nr = v.integer(kNr);
+    return nc % nr == 0 && block_fits(nc, shape.N, nr, kMinBlockLimitNc);
+  });
+  space.add_constraint("KC is not far beyond K", [shape](const ss::ConfigView& v) {
+    return block_fits(v.split_factor(kTileKc, 1), shape.K, 1, kMinBlockLimitKc);
+  });
+  // With one thread the parallel loop means nothing: keep one of the equivalent configs.
+  space.add_constraint("one thread splits no loop (parallel_loop = jc)", [](const ss::ConfigView& v) {
+    return v.integer(kThreads) > 1 || v.choice(kParallelLoop) == kParallelLoopNames[0];
+  });
+}
+
+// The option of knob `name` whose value satisfies `wanted`, or -1.
+std::int64_t find_option(const ss::ConfigSpace& space, const std::string& name,
+                         const std::function<bool(const ss::ConfigView&)>& wanted,
+                         ss::Config& config) {
+  const std::size_t k = space.knob_index(name);
+  for (std::uint64_t o = 0; o < space.option_count(k); ++o) {
+    config.options[k] = static_cast<std::uint32_t>(o);
+    if (wanted(ss::ConfigView(space, config))) return static_cast<std::int64_t>(o);
+  }
+  return -1;
+}
+
+// Sets a block knob to the largest candidate <= preferred that keeps the config valid so far,
+// else the smallest valid one.
+void choose_block(const ss::ConfigSpace& space, const std::string& name, std::int64_t preferred,
+                  const std::function<bool(std::int64_t)>& allowed, ss::Config& config) {
+  const std::size_t k = space.knob_index(name);
+  std::int64_t best = -1, fallback = -1;
+  for (std::uint64_t o = 0; o < space.option_count(k); ++o) {
+    const std::int64_t block = space.split_value(k, static_cast<std::uint32_t>(o))[1];
+    if (!allowed(block)) continue;
+    if (fallback < 0) fallback = static_cast<std::int64_t>(o);
+    if (block <= preferred) best = static_cast<std::int64_t>(o);
+  }
+  const std::int64_t chosen = best >= 0 ? best : fallback;
+  if (chosen < 0) throw std::logic_error("gemm.cpu: no valid option for knob " + name);
+  config.options[k] = static_cast<std::uint32_t>(chosen);
+}
+
+class CpuGemmTemplate final : public KernelTemplate {
+ public:
+  std::string name() const override { return "gemm.cpu"; }
+  Op op() const override { return Op::kGemm; }
+  Backend backend() const override { return Backend::kCpu; }
+
+  ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
+    const GemmShape& shape = workload.gemm();
+    const VectorUnit unit = vector_unit(device);
+    ss::ConfigSpace space;
+    add_knobs(space, shape, device, unit);
+    add_constraints(space, shape, unit);
+    return space;
+  }
+
+  // Generic, untuned: widest vectors, a 6 x (2 vectors) micro-tile, BLIS loop order, both
+  // operands packed, modest blocks (MC 96, NC 1024, KC 256, shrunk for small shapes), all cores
+  // splitting N.
+  ss::Config default_config(const Workload& workload, const DeviceInfo& device,
+                            const ss::ConfigSpace& space) const override {
+    const GemmShape& shape = workload.gemm();
+    const VectorUnit unit = vector_unit(device);
+    const int lanes = unit.lanes.back();
+    const int mr = 6, nr = 2 * lanes;
+    ss::Config config{std::vector<std::uint32_t>(space.knobs().size(), 0)};
+    auto set = [&](const char* knob, const std::function<bool(const ss::ConfigView&)>& wanted) {
+      if (find_option(space, knob, wanted, config) < 0) {
+        throw std::logic_error(std::string("gemm.cpu: default has no option for ") + knob);
+      }
+    };
+    set(kMr, [&](const ss::ConfigView& v) { return v.integer(kMr) == mr; });
+    set(kNr, [&](const ss::ConfigView& v) { return v.integer(kNr) == nr; });
+    set(kLanes, [&](const ss::ConfigView& v) { return parse_int(v.choice(kLanes)) == lanes; });
+    set(kPackA, [](const ss::ConfigView& v) { return v.flag(kPackA); });
+    set(kPackB, [](const ss::ConfigView& v) { return v.flag(kPackB); });
+    set(kLoopOrder, [](const ss::ConfigView& v) { return v.choice(kLoopOrder) == "jc_pc_ic"; });
+    set(kUnrollK, [](const ss::ConfigView& v) { return v.choice(kUnrollK) == "4"; });
+    const std::int64_t threads = std::max(1, device.cores);
+    set(kThreads, [&](const ss::ConfigView& v) { return v.integer(kThreads) == threads; });
+    set(kParallelLoop, [](const ss::ConfigView& v) { return v.choice(kParallelLoop) == "jc"; });
+    choose_block(space, kTileMc, 96, [&](std::int64_t mc) {
+      return mc % mr == 0 && block_fits(mc, shape.M, mr, kMinBlockLimitMc);
+    }, config);
+    choose_block(space, kTileNc, 1024, [&](std::int64_t nc) {
+      return nc % nr == 0 && block_fits(nc, shape.N, nr, kMinBlockLimitNc);
+    }, config);
+    choose_block(space, kTileKc, 256, [&](std::int64_t kc) {
+      return block_fits(kc, shape.K, 1, kMinBlockLimitKc);
+    }, config);
+    if (const std::string why = space.first_violation(config); !why.empty()) {
+      throw std::logic_error("gemm.cpu: default config breaks '" + why + "'");
+    }
+    return config;
+  }
+
+  std::string emit_source(const Workload& workload, const DeviceInfo&,
+                          const ss::ConfigView& config) const override {
+    const GemmShape& s = workload.gemm();
+    const std::string m = std::to_string(s.M), n = std::to_string(s.N), k = std::to_string(s.K);
+    return "// optune candidate of gemm.cpu for " + workload.key() + "\n"
+           "// Build: c++ -std=c++20 -O3 -march=<target> -fopenmp -fPIC -shared "
+           "-I<kernels/include>\n"
+           "#include <optune/kernels/cpu/gemm.hpp>\n\n"
+           "extern \"C\" void " + std::string(kCandidateSymbol) +
+           "(const float* const* inputs, float* output) {\n"
+           "  optune::kernels::cpu::gemm<" + cpu::gemm_config_literal(cpu::gemm_config_from_view(config)) +
+           ">(\n      " + m + ", " + n + ", " + k + ", inputs[0], " + k + ", inputs[1], " + n +
+           ", output, " + n + ");\n}\n";
+  }
+};
+
+}  // namespace
+
+const KernelTemplate& cpu_gemm_template() {
+  static const CpuGemmTemplate instance;
+  return instance;
+}
+
+namespace cpu {
+
+GemmConfig gemm_config_from_view(const search_space::ConfigView& v) {
+  GemmConfig c;
+  c.mc = static_cast<int>(v.split_factor(kTileMc, 1));
+  c.nc = static_cast<int>(v.split_factor(kTileNc, 1));
+  c.kc = static_cast<int>(v.split_factor(kTileKc, 1));
+  c.mr = static_cast<int>(v.integer(kMr));
+  c.nr = static_cast<int>(v.integer(kNr));
+  c.lanes = parse_int(v.choice(kLanes));
+  c.pack_a = v.flag(kPackA);
+  c.pack_b = v.flag(kPackB);
+  const auto order = std::find(kLoopOrderNames.begin(), kLoopOrderNames.end(), v.choice(kLoopOrder));
+  c.loop_order = static_cast<LoopOrder>(order - kLoopOrderNames.begin());
+  c.unroll = parse_int(v.choice(kUnrollK));
+  c.threads = static_cast<int>(v.integer(kThreads));
+  const auto parallel =
+      std::find(kParallelLoopNames.begin(), kParallelLoopNames.end(), v.choice(kParallelLoop));
+  c.parallel = static_cast<ParallelLoop>(parallel - kParallelLoopNames.begin());
+  return c;
+}
+
+std::string gemm_config_literal(const GemmConfig& c) {
+  static const char* const kOrders[] = {"kJcPcIc", "kPcJcIc", "kIcPcJc"};
+  static const char* const kParallel[] = {"kJc", "kIc", "kJr"};
+  auto b = [](bool x) { return std::string(x ? "true" : "false"); };
+  auto i = [](int x) { return std::to_string(x); };
+  return "optune::kernels::cpu::GemmConfig{.mc = " + i(c.mc) + ", .nc = " + i(c.nc) +
+         ", .kc = " + i(c.kc) + ", .mr = " + i(c.mr) + ", .nr = " + i(c.nr) +
+         ", .lanes = " + i(c.lanes) + ", .pack_a = " + b(c.pack_a) + ", .pack_b = " + b(c.pack_b) +
+         ", .loop_order = optune::kernels::cpu::LoopOrder::" +
+         kOrders[static_cast<int>(c.loop_order)] + ", .unroll = " + i(c.unroll) +
+         ", .threads = " + i(c.threads) + ", .parallel = optune::kernels::cpu::ParallelLoop::" +
+         kParallel[static_cast<int>(c.parallel)] + "}";
+}
+
+}  // namespace cpu
+}  // namespace optune::kernels

@@ -143,7 +143,7 @@ void pack_b_block(Index k, Index n, const float* b, Index ldb, float* dst, Index
 // C[0:MR, 0:NR] (=|+=) A-panel * B-panel over depth kc. A packed: a[p*MR + r]; unpacked:
 // a[r*lda + p]. B packed: b[p*NR + j]; unpacked: b[p*ldb + j].
 template <int MR, int NR, int Lanes, int Unroll, bool PackedA, bool PackedB>
-[[gnu::hot]] void micro_kernel(Index kc, const float* __restrict a, Index lda,
+[[gnu::hot, gnu::noinline]] void micro_kernel(Index kc, const float* __restrict a, Index lda,
                                const float* __restrict b, Index ldb, float* __restrict c,
                                Index ldc, bool accumulate) {
   using S = Simd<Lanes>;
@@ -154,6 +154,12 @@ template <int MR, int NR, int Lanes, int Unroll, bool PackedA, bool PackedB>
   for (int r = 0; r < MR; ++r) {
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) acc[r][v] = V{};
+  }
+  // The C tile is read and written only after the K loop: start fetching its lines now.
+#pragma GCC unroll 32
+  for (int r = 0; r < MR; ++r) {
+    __builtin_prefetch(c + r * ldc, 1, 3);
+    __builtin_prefetch(c + r * ldc + NR - 1, 1, 3);
   }
   const Index a_step = PackedA ? MR : 1;
   const Index b_step = PackedB ? NR : ldb;
