@@ -3,10 +3,12 @@
 // candidate source that instantiates the kernel with a config. The knobs map one to one onto
 // GemmConfig's fields; gemm_config_from_view() is the only place that reads them back.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "optune/kernels/cpu/gemm_config.hpp"
@@ -213,6 +215,54 @@ class CpuGemmTemplate final : public KernelTemplate {
       throw std::logic_error("gemm.cpu: default config breaks '" + why + "'");
     }
     return config;
+  }
+
+  // Footprints against the caches, micro-kernel intensity, packing and C traffic per flop,
+  // edge waste and load balance: what decides speed but is hidden in products of knob values.
+  std::vector<std::pair<std::string, double>> derived_features(
+      const Workload& workload, const DeviceInfo& device,
+      const ss::ConfigView& config) const override {
+    const GemmShape& s = workload.gemm();
+    const GemmConfig c = cpu::gemm_config_from_view(config);
+    const VectorUnit unit = vector_unit(device);
+    const double M = static_cast<double>(s.M), N = static_cast<double>(s.N),
+                 K = static_cast<double>(s.K);
+    const double flops = 2.0 * M * N * K;
+    const double vectors = c.nr / c.lanes;
+    const double mc = std::min<double>(c.mc, round_up(s.M, c.mr));
+    const double nc = std::min<double>(c.nc, round_up(s.N, c.nr));
+    const double kc = std::min<double>(c.kc, K);
+    const double threads = c.threads;
+    // Each thread of a jc (ic) split owns N / threads columns (M / threads rows).
+    const double n_thread = c.parallel == ParallelLoop::kJc ? std::ceil(N / threads) : N;
+    const double m_thread = c.parallel == ParallelLoop::kIc ? std::ceil(M / threads) : M;
+    const double a_packs = c.pack_a ? M * K * std::ceil(n_thread / nc) *
+                                          (c.parallel == ParallelLoop::kJc ? threads : 1.0)
+                                    : 0.0;
+    const double b_repeats = c.loop_order == LoopOrder::kIcPcJc ? std::ceil(m_thread / mc) : 1.0;
+    const double b_packs = c.pack_b ? K * N * b_repeats *
+                                          (c.parallel == ParallelLoop::kIc ? threads : 1.0)
+                                    : 0.0;
+    const double tiles_m = std::ceil(M / c.mr), tiles_n = std::ceil(N / c.nr);
+    const double split_units = c.parallel == ParallelLoop::kIc ? tiles_m : tiles_n;
+    const double per_thread = std::ceil(split_units / threads);
+    const auto bytes = [](double floats) { return 4.0 * floats; };
+    const double l1 = std::max<double>(1, static_cast<double>(device.l1d_bytes));
+    const double l2 = std::max<double>(1, static_cast<double>(device.l2_bytes));
+    const double l3 = device.l3_bytes > 0 ? static_cast<double>(device.l3_bytes) : 8.0 * l2;
+    return {
+        {"fma_per_load", c.mr * vectors / (c.mr + vectors)},
+        {"register_use", (c.mr * vectors + vectors + 1) / unit.registers},
+        {"b_micropanel_over_l1", bytes(kc * c.nr + kc * c.mr) / l1},
+        {"a_block_over_l2", bytes(mc * kc) / l2},
+        {"b_block_over_l3", bytes(kc * nc) * (c.parallel == ParallelLoop::kJr ? 1 : threads) / l3},
+        {"pack_floats_per_flop", (a_packs + b_packs) / flops},
+        {"c_passes", std::ceil(K / kc)},
+        {"edge_waste", 1.0 - M * N / (tiles_m * c.mr * tiles_n * c.nr)},
+        {"load_imbalance", per_thread * threads / split_units - 1.0},
+        {"threads_per_core", threads / std::max(1, device.cores)},
+        {"log2_flops_per_thread", std::log2(flops / threads)},
+    };
   }
 
   std::string emit_source(const Workload& workload, const DeviceInfo&,

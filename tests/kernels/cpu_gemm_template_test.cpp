@@ -194,6 +194,25 @@ TEST(CpuGemmTemplate, EmittedSourceCompilesLoadsAndComputesTheProduct) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(CpuGemmTemplate, DerivedFeaturesHaveStableNamesAndFiniteValues) {
+  const Workload workload = gemm(196, 256, 2304);
+  const ss::ConfigSpace space = cpu_gemm().space(workload, avx2_device(2));
+  std::mt19937_64 rng(9);
+  std::vector<std::string> names;
+  for (const ss::Config& config : space.sample_valid_distinct(rng, 50)) {
+    const auto features = cpu_gemm().derived_features(workload, avx2_device(2),
+                                                      ss::ConfigView(space, config));
+    std::vector<std::string> these;
+    for (const auto& [name, value] : features) {
+      these.push_back(name);
+      EXPECT_TRUE(std::isfinite(value)) << name;
+    }
+    if (names.empty()) names = these;
+    EXPECT_EQ(these, names);
+  }
+  EXPECT_FALSE(names.empty());
+}
+
 TEST(CpuGemmTemplate, ConfigLiteralNamesEveryField) {
   const std::string literal = cpu::gemm_config_literal(cpu::GemmConfig{});
   for (const char* field : {".mc", ".nc", ".kc", ".mr", ".nr", ".lanes", ".pack_a", ".pack_b",
