@@ -16,7 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Run {
+struct CommandRun {
   int code = -1;
   std::string out;
   std::string err;
@@ -38,7 +38,7 @@ class CliTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  Run optune(const std::string& arguments) {
+  CommandRun optune(const std::string& arguments) {
     std::string command = std::string(OPTUNE_EXECUTABLE) + " " + arguments + " > " +
                           (dir_ / "out").string() + " 2> " + (dir_ / "err").string();
     int status = std::system(command.c_str());
@@ -47,7 +47,7 @@ class CliTest : public ::testing::Test {
 
   // Exit code 2 and exactly one line on stderr that names the problem.
   void expect_bad_input(const std::string& arguments, const std::string& words) {
-    Run run = optune(arguments);
+    CommandRun run = optune(arguments);
     EXPECT_EQ(run.code, 2) << arguments << "\n" << run.err;
     EXPECT_NE(run.err.find(words), std::string::npos) << arguments << "\nstderr: " << run.err;
     EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
@@ -62,14 +62,14 @@ constexpr const char* kTinyTune =
     "--repeat 2 --min-repeat-ms 1 --remeasure 1 --quiet --seed 5";
 
 TEST_F(CliTest, TuneOnTinyBudgetRecordsEveryTrialAndReportsTheBest) {
-  Run run = optune(std::string(kTinyTune) + " --db " + db());
+  CommandRun run = optune(std::string(kTinyTune) + " --db " + db());
   ASSERT_EQ(run.code, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("best"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("GFLOP/s"), std::string::npos);
   EXPECT_NE(run.out.find("speed-up"), std::string::npos);
   EXPECT_NE(run.out.find("gemm.f32.M48.N40.K36"), std::string::npos);
 
-  Run history = optune("query --history --format json --db " + db());
+  CommandRun history = optune("query --history --format json --db " + db());
   ASSERT_EQ(history.code, 0) << history.err;
   auto records = nlohmann::json::parse(history.out);
   EXPECT_EQ(records.size(), 1u + 4u + 1u);  // default, trials, re-measurement
@@ -82,17 +82,17 @@ TEST_F(CliTest, TuneOnTinyBudgetRecordsEveryTrialAndReportsTheBest) {
     EXPECT_GT(r["median_seconds"].get<double>(), 0);
   }
 
-  Run best = optune("query --op gemm --shape 48,40,36 --format json --db " + db());
+  CommandRun best = optune("query --op gemm --shape 48,40,36 --format json --db " + db());
   ASSERT_EQ(best.code, 0) << best.err;
   auto top = nlohmann::json::parse(best.out);
   ASSERT_EQ(top.size(), 1u);
   double best_seconds = top[0]["median_seconds"];
   for (const auto& r : records) EXPECT_LE(best_seconds, r["median_seconds"].get<double>());
 
-  Run csv = optune("query --format csv --db " + db());
+  CommandRun csv = optune("query --format csv --db " + db());
   EXPECT_EQ(csv.code, 0);
   EXPECT_EQ(csv.out.rfind("workload,template,target", 0), 0u) << csv.out;
-  Run table = optune("query --db " + db());
+  CommandRun table = optune("query --db " + db());
   EXPECT_NE(table.out.find("gemm.f32.M48.N40.K36"), std::string::npos);
 }
 
@@ -149,19 +149,19 @@ TEST_F(CliTest, FailedCommandLeavesExistingDatabaseIntact) {
 }
 
 TEST_F(CliTest, SpaceShowsKnobsSizeAndDefault) {
-  Run run = optune("space --op gemm --shape 512,512,512 --format json");
+  CommandRun run = optune("space --op gemm --shape 512,512,512 --format json");
   ASSERT_EQ(run.code, 0) << run.err;
   auto space = nlohmann::json::parse(run.out);
   EXPECT_EQ(space["workload"], "gemm.f32.M512.N512.K512");
   EXPECT_GE(space["size"].get<double>(), 1e5);
   EXPECT_GT(space["knobs"].size(), 4u);
   EXPECT_TRUE(space["default_config"].is_object());
-  Run table = optune("space --op gemm --shape 512,512,512");
+  CommandRun table = optune("space --op gemm --shape 512,512,512");
   EXPECT_NE(table.out.find("default"), std::string::npos);
 }
 
 TEST_F(CliTest, DevicesListsThisCpu) {
-  Run run = optune("devices --format json");
+  CommandRun run = optune("devices --format json");
   ASSERT_EQ(run.code, 0) << run.err;
   auto devices = nlohmann::json::parse(run.out);
   ASSERT_FALSE(devices.empty());
@@ -171,7 +171,7 @@ TEST_F(CliTest, DevicesListsThisCpu) {
 
 TEST_F(CliTest, HelpAndVersionExitZero) {
   EXPECT_EQ(optune("--help").code, 0);
-  Run help = optune("tune --help");
+  CommandRun help = optune("tune --help");
   EXPECT_EQ(help.code, 0);
   EXPECT_NE(help.out.find("--trials"), std::string::npos);
   EXPECT_EQ(optune("--version").code, 0);

@@ -17,6 +17,14 @@ int main(int argc, char** argv) {
   optune::cli::add_query_command(app, action);
   optune::cli::add_space_command(app, action);
   optune::cli::add_devices_command(app, action);
+  auto is_subcommand = [&](const std::string& name) {
+    for (const CLI::App* sub : app.get_subcommands({})) if (sub->get_name() == name) return true;
+    return false;
+  };
+  if (argc > 1 && argv[1][0] != '-' && !is_subcommand(argv[1])) {
+    std::fprintf(stderr, "optune: error: unknown subcommand '%s' (see optune --help)\n", argv[1]);
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& help) {
