@@ -51,9 +51,10 @@ int run_space(const SpaceOptions& options) {
               static_cast<unsigned long long>(space.size()), share * 100, share * static_cast<double>(space.size()));
   std::printf("knobs\n");
   for (const auto& knob : description["knobs"]) {
-    std::string options_text = knob.contains("preview") ? knob["preview"].dump() : "";
-    std::printf("  %-14s %-12s %6s options  %s\n", knob.value("name", "").c_str(),
-                knob.value("kind", "").c_str(), knob["options"].dump().c_str(), options_text.c_str());
+    std::string preview = knob.contains("preview") ? knob["preview"].dump() : "";
+    std::printf("  %-14s %-12s %6llu options  %s\n", knob.value("name", "").c_str(),
+                knob.value("kind", "").c_str(),
+                static_cast<unsigned long long>(knob.value("option_count", std::uint64_t{0})), preview.c_str());
   }
   std::printf("default   %s\n", description["default_config"].dump().c_str());
   return 0;
