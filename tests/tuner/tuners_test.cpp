@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "optune/tuner/genetic_tuner.hpp"
 #include "optune/tuner/grid_tuner.hpp"
 #include "optune/tuner/random_tuner.hpp"
 
@@ -82,7 +83,67 @@ TEST(RandomTuner, CoversLargeSpaceUniformly) {
 TEST(MakeTuner, RejectsUnknownName) {
   auto space = small_space();
   EXPECT_THROW(make_tuner({"annealing", 1}, space, {}), std::invalid_argument);
+  EXPECT_EQ(make_tuner({"ga", 1}, space, {})->name(), "ga");
   EXPECT_EQ(make_tuner({"grid", 1}, space, {})->name(), "grid");
+}
+
+}  // namespace
+}  // namespace optune::tuner
+
+namespace optune::tuner {
+namespace {
+
+// A smooth synthetic landscape over large_space(): best when every knob is near 70.
+double synthetic_gflops(const search_space::ConfigSpace& space, const search_space::Config& config) {
+  search_space::ConfigView view(space, config);
+  double distance = 0;
+  for (int i = 0; i < 8; ++i) distance += std::abs(view.integer("k" + std::to_string(i)) - 70);
+  return 1000.0 / (1.0 + distance);
+}
+
+std::vector<measure::MeasureResult> evaluate(const search_space::ConfigSpace& space,
+                                             const std::vector<search_space::Config>& batch) {
+  std::vector<measure::MeasureResult> results;
+  for (const auto& config : batch) {
+    measure::MeasureResult result;
+    result.gflops = synthetic_gflops(space, config);
+    result.median_seconds = 1 / result.gflops;
+    results.push_back(result);
+  }
+  return results;
+}
+
+TEST(GeneticTuner, ProposesOnlyValidNeverRepeatedConfigs) {
+  auto space = small_space();
+  GeneticTuner tuner(space, 1, {}, {.population = 4, .elites = 2, .mutation_rate = 0.3});
+  ConfigSet seen;
+  for (auto batch = tuner.next_batch(3); !batch.empty(); batch = tuner.next_batch(3)) {
+    for (const auto& config : batch) {
+      EXPECT_TRUE(space.is_valid(config));
+      EXPECT_TRUE(seen.insert(config).second);
+    }
+    std::vector<measure::MeasureResult> results(batch.size());
+    for (auto& r : results) r.gflops = 1;
+    tuner.update(batch, results);
+  }
+  EXPECT_EQ(seen.size(), 12u);  // the whole valid space, then it stops
+}
+
+TEST(GeneticTuner, LaterGenerationsAreFitterThanTheFirst) {
+  auto space = large_space();
+  GeneticTuner tuner(space, 11, {}, {.population = 32, .elites = 4, .mutation_rate = 0.1});
+  std::vector<double> generation_means;
+  for (int generation = 0; generation < 15; ++generation) {
+    auto batch = tuner.next_batch(32);
+    ASSERT_EQ(batch.size(), 32u);
+    auto results = evaluate(space, batch);
+    double sum = 0;
+    for (const auto& r : results) sum += r.gflops;
+    generation_means.push_back(sum / 32);
+    tuner.update(batch, results);
+  }
+  EXPECT_GT(generation_means.back(), 3 * generation_means.front())
+      << generation_means.front() << " -> " << generation_means.back();
 }
 
 }  // namespace

@@ -52,7 +52,7 @@ int run_tune(const TuneOptions& options) {
   if (options.tuning.trials == 0) throw UsageError("tune: --trials must be at least 1");
   auto names = tuner::tuner_names();
   if (std::find(names.begin(), names.end(), options.tuning.tuner.name) == names.end())
-    throw UsageError("tune: unknown tuner '" + options.tuning.tuner.name + "' (expected random or grid)");
+    throw UsageError("tune: unknown tuner '" + options.tuning.tuner.name + "' (expected random, grid or ga)");
   auto task = make_task(options.op, options.shape, options.target);
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
 
@@ -79,7 +79,7 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
   tune->add_option("--shape", options->shape, "Shape: M,N,K or named extents (M=512,N=512,K=512)");
   tune->add_option("--target", options->target, "Target: cpu, cpu:<triple>, opencl[:<platform>:<device>]")
       ->capture_default_str();
-  tune->add_option("--tuner", options->tuning.tuner.name, "Tuner: random, grid")->capture_default_str();
+  tune->add_option("--tuner", options->tuning.tuner.name, "Tuner: random, grid, ga")->capture_default_str();
   tune->add_option("--trials", options->tuning.trials, "Configs to measure (the budget)")->capture_default_str();
   tune->add_option("--batch-size", options->tuning.batch_size, "Configs built and measured per batch")
       ->capture_default_str()->check(CLI::Range(1, 4096));

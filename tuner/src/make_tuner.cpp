@@ -1,19 +1,22 @@
 #include <stdexcept>
 
+#include "optune/tuner/genetic_tuner.hpp"
 #include "optune/tuner/grid_tuner.hpp"
 #include "optune/tuner/random_tuner.hpp"
 #include "optune/tuner/tuner.hpp"
 
 namespace optune::tuner {
 
-std::vector<std::string> tuner_names() { return {"random", "grid"}; }
+std::vector<std::string> tuner_names() { return {"random", "grid", "ga"}; }
 
 std::unique_ptr<Tuner> make_tuner(const TunerOptions& options, const search_space::ConfigSpace& space,
                                   ConfigSet already_measured) {
   if (options.name == "random")
     return std::make_unique<RandomTuner>(space, options.seed, std::move(already_measured));
   if (options.name == "grid") return std::make_unique<GridTuner>(space, std::move(already_measured));
-  throw std::invalid_argument("unknown tuner '" + options.name + "' (expected random or grid)");
+  if (options.name == "ga")
+    return std::make_unique<GeneticTuner>(space, options.seed, std::move(already_measured));
+  throw std::invalid_argument("unknown tuner '" + options.name + "' (expected random, grid or ga)");
 }
 
 }  // namespace optune::tuner
