@@ -178,3 +178,31 @@ TEST_F(CliTest, HelpAndVersionExitZero) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(CliTest, ExportThenImportMovesEveryRecordOnce) {
+  ASSERT_EQ(optune(std::string(kTinyTune) + " --db " + db()).code, 0);
+  std::string lines = (dir_ / "records.jsonl").string();
+  CommandRun exported = optune("export --db " + db() + " --out " + lines);
+  ASSERT_EQ(exported.code, 0) << exported.err;
+  std::string copy = (dir_ / "copy.db").string();
+  CommandRun imported = optune("import " + lines + " --db " + copy);
+  ASSERT_EQ(imported.code, 0) << imported.err;
+  EXPECT_NE(imported.out.find("imported 6 new records"), std::string::npos) << imported.out;
+  CommandRun again = optune("import " + lines + " --db " + copy);
+  EXPECT_NE(again.out.find("imported 0 new records"), std::string::npos) << again.out;
+  EXPECT_EQ(optune::db::Database::open(copy).count(), optune::db::Database::open(db()).count());
+}
+
+TEST_F(CliTest, ImportOfMalformedFileIsRejectedAndKeepsTheDatabase) {
+  ASSERT_EQ(optune(std::string(kTinyTune) + " --db " + db()).code, 0);
+  std::size_t before = optune::db::Database::open(db()).count();
+  fs::path bad = dir_ / "bad.jsonl";
+  std::ofstream(bad) << "{\"not\": \"a record\"}\n";
+  expect_bad_input("import " + bad.string() + " --db " + db(), "line 1");
+  expect_bad_input("import " + (dir_ / "missing.jsonl").string() + " --db " + db(), "missing.jsonl");
+  EXPECT_EQ(optune::db::Database::open(db()).count(), before);
+}
+
+}  // namespace

@@ -28,6 +28,7 @@ void add_tune_command(CLI::App& app, CommandAction& action);
 void add_query_command(CLI::App& app, CommandAction& action);
 void add_space_command(CLI::App& app, CommandAction& action);
 void add_devices_command(CLI::App& app, CommandAction& action);
+void add_transfer_commands(CLI::App& app, CommandAction& action);  // export, import
 
 inline constexpr const char* kDefaultDatabase = "optune.db";
 
