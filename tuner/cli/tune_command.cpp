@@ -50,9 +50,7 @@ void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
 int run_tune(const TuneOptions& options) {
   if (options.shape.empty()) throw UsageError("tune: --shape is required (e.g. --shape 512,512,512)");
   if (options.tuning.trials == 0) throw UsageError("tune: --trials must be at least 1");
-  auto names = tuner::tuner_names();
-  if (std::find(names.begin(), names.end(), options.tuning.tuner.name) == names.end())
-    throw UsageError("tune: unknown tuner '" + options.tuning.tuner.name + "' (expected random, grid or ga)");
+  tuner::check_tuner_name(options.tuning.tuner.name);
   auto task = make_task(options.op, options.shape, options.target);
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
 

@@ -9,6 +9,15 @@ namespace optune::tuner {
 
 std::vector<std::string> tuner_names() { return {"random", "grid", "ga"}; }
 
+void check_tuner_name(const std::string& name) {
+  std::string known;
+  for (const auto& n : tuner_names()) {
+    if (n == name) return;
+    known += (known.empty() ? "" : ", ") + n;
+  }
+  throw std::invalid_argument("unknown tuner '" + name + "' (expected " + known + ")");
+}
+
 std::unique_ptr<Tuner> make_tuner(const TunerOptions& options, const search_space::ConfigSpace& space,
                                   ConfigSet already_measured) {
   if (options.name == "random")
@@ -16,7 +25,8 @@ std::unique_ptr<Tuner> make_tuner(const TunerOptions& options, const search_spac
   if (options.name == "grid") return std::make_unique<GridTuner>(space, std::move(already_measured));
   if (options.name == "ga")
     return std::make_unique<GeneticTuner>(space, options.seed, std::move(already_measured));
-  throw std::invalid_argument("unknown tuner '" + options.name + "' (expected random, grid or ga)");
+  check_tuner_name(options.name);
+  throw std::logic_error("tuner '" + options.name + "' is listed but not constructed");
 }
 
 }  // namespace optune::tuner

@@ -36,5 +36,7 @@ struct TunerOptions {
 std::unique_ptr<Tuner> make_tuner(const TunerOptions& options, const search_space::ConfigSpace& space,
                                   ConfigSet already_measured);
 std::vector<std::string> tuner_names();
+// Throws std::invalid_argument naming the known tuners when `name` is not one of them.
+void check_tuner_name(const std::string& name);
 
 }  // namespace optune::tuner
