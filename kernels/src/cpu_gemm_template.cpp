@@ -116,21 +116,24 @@ void add_constraints(ss::ConfigSpace& space, const GemmShape& shape, const Vecto
         const auto vectors = v.integer(kNr) / parse_int(v.choice(kLanes));
         return v.integer(kMr) * vectors + vectors + 1 <= registers;
       });
-  space.add_constraint("MC is a multiple of mr and not far beyond M", [shape](const ss::ConfigView& v) {
-    const auto mc = v.split_factor(kTileMc, 1), mr = v.integer(kMr);
-    return mc % mr == 0 && block_fits(mc, shape.M, mr, kMinBlockLimitMc);
-  });
-  space.add_constraint("NC is a multiple of nr and not far beyond N", [shape](const ss::ConfigView& v) {
-    const auto nc = v.split_factor(kTileNc, 1), nr = v.integer(kNr);
-    return nc % nr == 0 && block_fits(nc, shape.N, nr, kMinBlockLimitNc);
-  });
+  space.add_constraint("MC is a multiple of mr and not far beyond M",
+                       [shape](const ss::ConfigView& v) {
+                         const auto mc = v.split_factor(kTileMc, 1), mr = v.integer(kMr);
+                         return mc % mr == 0 && block_fits(mc, shape.M, mr, kMinBlockLimitMc);
+                       });
+  space.add_constraint("NC is a multiple of nr and not far beyond N",
+                       [shape](const ss::ConfigView& v) {
+                         const auto nc = v.split_factor(kTileNc, 1), nr = v.integer(kNr);
+                         return nc % nr == 0 && block_fits(nc, shape.N, nr, kMinBlockLimitNc);
+                       });
   space.add_constraint("KC is not far beyond K", [shape](const ss::ConfigView& v) {
     return block_fits(v.split_factor(kTileKc, 1), shape.K, 1, kMinBlockLimitKc);
   });
   // With one thread the parallel loop means nothing: keep one of the equivalent configs.
-  space.add_constraint("one thread splits no loop (parallel_loop = jc)", [](const ss::ConfigView& v) {
-    return v.integer(kThreads) > 1 || v.choice(kParallelLoop) == kParallelLoopNames[0];
-  });
+  space.add_constraint(
+      "one thread splits no loop (parallel_loop = jc)", [](const ss::ConfigView& v) {
+        return v.integer(kThreads) > 1 || v.choice(kParallelLoop) == kParallelLoopNames[0];
+      });
 }
 
 // The option of knob `name` whose value satisfies `wanted`, or -1.
@@ -202,15 +205,21 @@ class CpuGemmTemplate final : public KernelTemplate {
     const std::int64_t threads = std::max(1, device.cores);
     set(kThreads, [&](const ss::ConfigView& v) { return v.integer(kThreads) == threads; });
     set(kParallelLoop, [](const ss::ConfigView& v) { return v.choice(kParallelLoop) == "jc"; });
-    choose_block(space, kTileMc, 96, [&](std::int64_t mc) {
-      return mc % mr == 0 && block_fits(mc, shape.M, mr, kMinBlockLimitMc);
-    }, config);
-    choose_block(space, kTileNc, 1024, [&](std::int64_t nc) {
-      return nc % nr == 0 && block_fits(nc, shape.N, nr, kMinBlockLimitNc);
-    }, config);
-    choose_block(space, kTileKc, 256, [&](std::int64_t kc) {
-      return block_fits(kc, shape.K, 1, kMinBlockLimitKc);
-    }, config);
+    choose_block(
+        space, kTileMc, 96,
+        [&](std::int64_t mc) {
+          return mc % mr == 0 && block_fits(mc, shape.M, mr, kMinBlockLimitMc);
+        },
+        config);
+    choose_block(
+        space, kTileNc, 1024,
+        [&](std::int64_t nc) {
+          return nc % nr == 0 && block_fits(nc, shape.N, nr, kMinBlockLimitNc);
+        },
+        config);
+    choose_block(
+        space, kTileKc, 256,
+        [&](std::int64_t kc) { return block_fits(kc, shape.K, 1, kMinBlockLimitKc); }, config);
     if (const std::string why = space.first_violation(config); !why.empty()) {
       throw std::logic_error("gemm.cpu: default config breaks '" + why + "'");
     }
@@ -240,9 +249,8 @@ class CpuGemmTemplate final : public KernelTemplate {
                                           (c.parallel == ParallelLoop::kJc ? threads : 1.0)
                                     : 0.0;
     const double b_repeats = c.loop_order == LoopOrder::kIcPcJc ? std::ceil(m_thread / mc) : 1.0;
-    const double b_packs = c.pack_b ? K * N * b_repeats *
-                                          (c.parallel == ParallelLoop::kIc ? threads : 1.0)
-                                    : 0.0;
+    const double b_packs =
+        c.pack_b ? K * N * b_repeats * (c.parallel == ParallelLoop::kIc ? threads : 1.0) : 0.0;
     const double tiles_m = std::ceil(M / c.mr), tiles_n = std::ceil(N / c.nr);
     const double split_units = c.parallel == ParallelLoop::kIc ? tiles_m : tiles_n;
     const double per_thread = std::ceil(split_units / threads);
@@ -269,15 +277,17 @@ class CpuGemmTemplate final : public KernelTemplate {
                           const ss::ConfigView& config) const override {
     const GemmShape& s = workload.gemm();
     const std::string m = std::to_string(s.M), n = std::to_string(s.N), k = std::to_string(s.K);
-    return "// optune candidate of gemm.cpu for " + workload.key() + "\n"
+    return "// optune candidate of gemm.cpu for " + workload.key() +
+           "\n"
            "// Build: c++ -std=c++20 -O3 -march=<target> -fopenmp -fPIC -shared "
            "-I<kernels/include>\n"
            "#include <optune/kernels/cpu/gemm.hpp>\n\n"
-           "extern \"C\" void " + std::string(kCandidateSymbol) +
+           "extern \"C\" void " +
+           std::string(kCandidateSymbol) +
            "(const float* const* inputs, float* output) {\n"
-           "  optune::kernels::cpu::gemm<" + cpu::gemm_config_literal(cpu::gemm_config_from_view(config)) +
-           ">(\n      " + m + ", " + n + ", " + k + ", inputs[0], " + k + ", inputs[1], " + n +
-           ", output, " + n + ");\n}\n";
+           "  optune::kernels::cpu::gemm<" +
+           cpu::gemm_config_literal(cpu::gemm_config_from_view(config)) + ">(\n      " + m + ", " +
+           n + ", " + k + ", inputs[0], " + k + ", inputs[1], " + n + ", output, " + n + ");\n}\n";
   }
 };
 
@@ -300,7 +310,8 @@ GemmConfig gemm_config_from_view(const search_space::ConfigView& v) {
   c.lanes = parse_int(v.choice(kLanes));
   c.pack_a = v.flag(kPackA);
   c.pack_b = v.flag(kPackB);
-  const auto order = std::find(kLoopOrderNames.begin(), kLoopOrderNames.end(), v.choice(kLoopOrder));
+  const auto order =
+      std::find(kLoopOrderNames.begin(), kLoopOrderNames.end(), v.choice(kLoopOrder));
   c.loop_order = static_cast<LoopOrder>(order - kLoopOrderNames.begin());
   c.unroll = parse_int(v.choice(kUnrollK));
   c.threads = static_cast<int>(v.integer(kThreads));

@@ -14,6 +14,7 @@
 // (the machine is shared, so load changes between blocks); a pause between blocks lets the other
 // libraries' spinning worker threads go idle. Reported: median GFLOP/s over all repeats, its
 // ratio to oneDNN's median, and the best repeat (on a shared machine, the least disturbed one).
+#include <cblas.h>
 #include <dlfcn.h>
 #include <omp.h>
 
@@ -24,14 +25,12 @@
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <random>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <cblas.h>
-#include <oneapi/dnnl/dnnl.hpp>
 
 #include "optune/kernels/cpu/gemm.hpp"
 
@@ -65,7 +64,8 @@ double fma_peak_gflops(int threads) {
     const S::Vector x = S::broadcast(&xs), y = S::broadcast(&ys);
     S::Vector a0 = S::broadcast(&seed), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
               a7 = a0, a8 = a0, a9 = a0, a10 = a0, a11 = a0;
-#define OPTUNE_EACH_CHAIN(F) F(a0) F(a1) F(a2) F(a3) F(a4) F(a5) F(a6) F(a7) F(a8) F(a9) F(a10) F(a11)
+#define OPTUNE_EACH_CHAIN(F) \
+  F(a0) F(a1) F(a2) F(a3) F(a4) F(a5) F(a6) F(a7) F(a8) F(a9) F(a10) F(a11)
 #define OPTUNE_OPAQUE(a) S::keep_in_register(a);  // no common subexpressions between chains
 #define OPTUNE_STEP(a) a = S::fma(a, x, y);
     OPTUNE_EACH_CHAIN(OPTUNE_OPAQUE)
@@ -106,11 +106,18 @@ void run_optune(Operands& o) {
 // The template's default (kernels/src/cpu_gemm_template.cpp: 6 x 2-vector micro-tile, MC 96,
 // NC 1024, KC 256, both packed, BLIS order, unroll 4, all cores on jc), for `threads` cores.
 template <int Threads>
-constexpr GemmConfig kDefault{.mc = 96, .nc = 1024, .kc = 256, .mr = 6,
+constexpr GemmConfig kDefault{.mc = 96,
+                              .nc = 1024,
+                              .kc = 256,
+                              .mr = 6,
                               .nr = 2 * optune::kernels::cpu::kMaxLanes,
-                              .lanes = optune::kernels::cpu::kMaxLanes, .pack_a = true,
-                              .pack_b = true, .loop_order = LoopOrder::kJcPcIc, .unroll = 4,
-                              .threads = Threads, .parallel = ParallelLoop::kJc};
+                              .lanes = optune::kernels::cpu::kMaxLanes,
+                              .pack_a = true,
+                              .pack_b = true,
+                              .loop_order = LoopOrder::kJcPcIc,
+                              .unroll = 4,
+                              .threads = Threads,
+                              .parallel = ParallelLoop::kJc};
 
 std::function<void(Operands&)> default_for(int cores) {
   if (cores >= 16) return run_optune<kDefault<16>>;
@@ -122,20 +129,50 @@ std::function<void(Operands&)> default_for(int cores) {
 
 #if defined(__AVX__) && !defined(__AVX512F__)
 // Hand-picked while writing the kernel, for AVX2 with 2 cores (not tuned: a few sweeps by hand).
-constexpr GemmConfig kHandKc512{.mc = 72, .nc = 2048, .kc = 512, .mr = 6, .nr = 16, .lanes = 8,
-                                .threads = 2, .parallel = ParallelLoop::kJc};
-constexpr GemmConfig kHandKc768{.mc = 48, .nc = 2048, .kc = 768, .mr = 6, .nr = 16, .lanes = 8,
-                                .threads = 2, .parallel = ParallelLoop::kJc};
+constexpr GemmConfig kHandKc512{.mc = 72,
+                                .nc = 2048,
+                                .kc = 512,
+                                .mr = 6,
+                                .nr = 16,
+                                .lanes = 8,
+                                .threads = 2,
+                                .parallel = ParallelLoop::kJc};
+constexpr GemmConfig kHandKc768{.mc = 48,
+                                .nc = 2048,
+                                .kc = 768,
+                                .mr = 6,
+                                .nr = 16,
+                                .lanes = 8,
+                                .threads = 2,
+                                .parallel = ParallelLoop::kJc};
 // A read in place (no packing): for shapes with few columns, packing A costs as much as using it.
-constexpr GemmConfig kHandInPlaceA{.mc = 96, .nc = 1024, .kc = 1024, .mr = 6, .nr = 16,
-                                   .lanes = 8, .pack_a = false, .threads = 2,
+constexpr GemmConfig kHandInPlaceA{.mc = 96,
+                                   .nc = 1024,
+                                   .kc = 1024,
+                                   .mr = 6,
+                                   .nr = 16,
+                                   .lanes = 8,
+                                   .pack_a = false,
+                                   .threads = 2,
                                    .parallel = ParallelLoop::kIc};
-constexpr GemmConfig kHandInPlaceAJc{.mc = 72, .nc = 2048, .kc = 1024, .mr = 6, .nr = 16,
-                                     .lanes = 8, .pack_a = false, .threads = 2,
+constexpr GemmConfig kHandInPlaceAJc{.mc = 72,
+                                     .nc = 2048,
+                                     .kc = 1024,
+                                     .mr = 6,
+                                     .nr = 16,
+                                     .lanes = 8,
+                                     .pack_a = false,
+                                     .threads = 2,
                                      .parallel = ParallelLoop::kJc};
 // Few rows: share the packed B between the cores, split the micro-panels (jr).
-constexpr GemmConfig kHandSharedB{.mc = 50, .nc = 512, .kc = 256, .mr = 5, .nr = 16,
-                                  .lanes = 8, .threads = 2, .parallel = ParallelLoop::kJr};
+constexpr GemmConfig kHandSharedB{.mc = 50,
+                                  .nc = 512,
+                                  .kc = 256,
+                                  .mr = 5,
+                                  .nr = 16,
+                                  .lanes = 8,
+                                  .threads = 2,
+                                  .parallel = ParallelLoop::kJr};
 #endif
 
 std::vector<Implementation> optune_hand_picked() {
@@ -156,7 +193,8 @@ class OneDnnMatmul {
   OneDnnMatmul() : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
 
   void run(Operands& o) {
-    if (!(o.shape.M == shape_.M && o.shape.N == shape_.N && o.shape.K == shape_.K)) prepare(o.shape);
+    if (!(o.shape.M == shape_.M && o.shape.N == shape_.N && o.shape.K == shape_.K))
+      prepare(o.shape);
     using dt = dnnl::memory::data_type;
     using tag = dnnl::memory::format_tag;
     const auto [M, N, K] = o.shape;
@@ -203,15 +241,15 @@ Candidate load_candidate(const std::string& spec) {
   const auto eq = spec.find('=');
   if (eq == std::string::npos) throw std::invalid_argument("--candidate wants M,N,K=path");
   Candidate c;
-  if (std::sscanf(spec.substr(0, eq).c_str(), "%ld,%ld,%ld", &c.shape.M, &c.shape.N,
-                  &c.shape.K) != 3) {
+  if (std::sscanf(spec.substr(0, eq).c_str(), "%ld,%ld,%ld", &c.shape.M, &c.shape.N, &c.shape.K) !=
+      3) {
     throw std::invalid_argument("--candidate wants M,N,K=path, got " + spec);
   }
   c.path = spec.substr(eq + 1);
   c.handle = dlopen(c.path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (c.handle == nullptr) throw std::runtime_error(std::string("dlopen: ") + dlerror());
-  c.function = reinterpret_cast<void (*)(const float* const*, float*)>(
-      dlsym(c.handle, "optune_kernel"));
+  c.function =
+      reinterpret_cast<void (*)(const float* const*, float*)>(dlsym(c.handle, "optune_kernel"));
   if (c.function == nullptr) throw std::runtime_error(c.path + " lacks optune_kernel");
   return c;
 }
@@ -235,7 +273,9 @@ struct Timing {
     std::sort(s.begin(), s.end());
     return s.empty() ? NAN : s[s.size() / 2];
   }
-  double best() const { return seconds.empty() ? NAN : *std::min_element(seconds.begin(), seconds.end()); }
+  double best() const {
+    return seconds.empty() ? NAN : *std::min_element(seconds.begin(), seconds.end());
+  }
 };
 
 // One block: a warm-up call, then `repeats` timed repeats of `number` calls each.
@@ -249,7 +289,7 @@ void time_block(const Implementation& impl, Operands& o, int number, int repeats
 }
 
 struct Options {
-  std::vector<Shape> shapes = {{256, 256, 256},   {512, 512, 512},  {1024, 1024, 1024},
+  std::vector<Shape> shapes = {{256, 256, 256},    {512, 512, 512},  {1024, 1024, 1024},
                                {2048, 2048, 2048}, {196, 256, 2304}, {3136, 64, 576},
                                {49, 512, 4608}};
   int rounds = 3;
@@ -280,7 +320,8 @@ Options parse_options(int argc, char** argv) {
         options.shapes.push_back(s);
       }
     } else {
-      throw std::invalid_argument("unknown argument " + arg + " (see the comment atop bench_gemm.cpp)");
+      throw std::invalid_argument("unknown argument " + arg +
+                                  " (see the comment atop bench_gemm.cpp)");
     }
   }
   return options;
@@ -357,14 +398,13 @@ int main(int argc, char** argv) try {
   std::vector<Shape> shapes = options.shapes;
   for (const auto& spec : options.candidates) {
     const Candidate c = load_candidate(spec);  // the handle stays open for the program's life
-    impls.push_back({"optune candidate " + c.path.substr(c.path.find_last_of('/') + 1),
-                     [f = c.function](Operands& o) {
-                       const float* inputs[] = {o.a.data(), o.b.data()};
-                       f(inputs, o.c.data());
-                     },
-                     [s = c.shape](const Shape& x) {
-                       return x.M == s.M && x.N == s.N && x.K == s.K;
-                     }});
+    impls.push_back(
+        {"optune candidate " + c.path.substr(c.path.find_last_of('/') + 1),
+         [f = c.function](Operands& o) {
+           const float* inputs[] = {o.a.data(), o.b.data()};
+           f(inputs, o.c.data());
+         },
+         [s = c.shape](const Shape& x) { return x.M == s.M && x.N == s.N && x.K == s.K; }});
     const bool listed = std::any_of(shapes.begin(), shapes.end(), [&](const Shape& x) {
       return x.M == c.shape.M && x.N == c.shape.N && x.K == c.shape.K;
     });

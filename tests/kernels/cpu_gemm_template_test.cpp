@@ -3,10 +3,10 @@
 // valid for any shape, and an emitted candidate compiles, loads and computes the product.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
-#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -87,16 +87,23 @@ TEST(CpuGemmTemplate, SpaceHoldsTheFastConfigs) {
   // Hand-picked on a 2-core Zen3 (tests/bench/bench_gemm.cpp): 6x16 tiles, MC 72, KC 512.
   const Workload workload = gemm(2048, 2048, 2048);
   const ss::ConfigSpace space = cpu_gemm().space(workload, avx2_device(2));
-  const nlohmann::json fast = {
-      {"tile_mc", {29, 72}}, {"tile_nc", {1, 2048}},  {"tile_kc", {4, 512}},
-      {"mr", 6},             {"nr", 16},              {"lanes", "8"},
-      {"pack_a", true},      {"pack_b", true},        {"loop_order", "jc_pc_ic"},
-      {"unroll_k", "4"},     {"threads", 2},          {"parallel_loop", "jc"}};
+  const nlohmann::json fast = {{"tile_mc", {29, 72}},
+                               {"tile_nc", {1, 2048}},
+                               {"tile_kc", {4, 512}},
+                               {"mr", 6},
+                               {"nr", 16},
+                               {"lanes", "8"},
+                               {"pack_a", true},
+                               {"pack_b", true},
+                               {"loop_order", "jc_pc_ic"},
+                               {"unroll_k", "4"},
+                               {"threads", 2},
+                               {"parallel_loop", "jc"}};
   const ss::Config config = space.from_json(fast);
   EXPECT_EQ(space.first_violation(config), "");
   const cpu::GemmConfig c = cpu::gemm_config_from_view(ss::ConfigView(space, config));
-  EXPECT_EQ(c, (cpu::GemmConfig{.mc = 72, .nc = 2048, .kc = 512, .mr = 6, .nr = 16, .lanes = 8,
-                                .threads = 2}));
+  EXPECT_EQ(c, (cpu::GemmConfig{
+                   .mc = 72, .nc = 2048, .kc = 512, .mr = 6, .nr = 16, .lanes = 8, .threads = 2}));
 }
 
 TEST(CpuGemmTemplate, RejectsMicroTilesPastTheRegisterFile) {
@@ -113,11 +120,11 @@ TEST(CpuGemmTemplate, RejectsMicroTilesPastTheRegisterFile) {
 }
 
 TEST(CpuGemmTemplate, DefaultConfigIsValidForAnyShape) {
-  const std::vector<Workload> workloads = {gemm(1, 1, 1),       gemm(17, 3, 5),
-                                           gemm(1, 1000, 2048), gemm(127, 509, 1021),
-                                           gemm(512, 512, 512), gemm(3136, 64, 576),
-                                           gemm(49, 512, 4608), gemm(100000, 7, 3)};
-  for (const DeviceInfo& device : {avx2_device(1), avx2_device(2), avx512_device(), neon_device()}) {
+  const std::vector<Workload> workloads = {
+      gemm(1, 1, 1),       gemm(17, 3, 5),      gemm(1, 1000, 2048), gemm(127, 509, 1021),
+      gemm(512, 512, 512), gemm(3136, 64, 576), gemm(49, 512, 4608), gemm(100000, 7, 3)};
+  for (const DeviceInfo& device :
+       {avx2_device(1), avx2_device(2), avx512_device(), neon_device()}) {
     for (const Workload& workload : workloads) {
       const ss::ConfigSpace space = cpu_gemm().space(workload, device);
       const ss::Config config = cpu_gemm().default_config(workload, device, space);
@@ -154,7 +161,8 @@ TEST(CpuGemmTemplate, EmittedSourceCompilesLoadsAndComputesTheProduct) {
   const ss::ConfigSpace space = cpu_gemm().space(workload, device);
   std::mt19937_64 rng(3);
   const ss::Config config = space.sample_valid(rng);
-  const std::string source = cpu_gemm().emit_source(workload, device, ss::ConfigView(space, config));
+  const std::string source =
+      cpu_gemm().emit_source(workload, device, ss::ConfigView(space, config));
   ASSERT_NE(source.find(std::string("extern \"C\" void ") + kCandidateSymbol), std::string::npos);
   ASSERT_NE(source.find("#include <optune/kernels/cpu/gemm.hpp>"), std::string::npos);
 
@@ -163,11 +171,10 @@ TEST(CpuGemmTemplate, EmittedSourceCompilesLoadsAndComputesTheProduct) {
   std::filesystem::create_directories(dir);
   { std::ofstream(dir / "candidate.cpp") << source; }
   // The flags the local builder uses for the native CPU target.
-  const std::string command = "c++ -std=c++20 -O3 -march=native -fopenmp -fPIC -shared -I" +
-                              std::string(OPTUNE_SOURCE_DIR) + "/kernels/include " +
-                              (dir / "candidate.cpp").string() + " -o " +
-                              (dir / "candidate.so").string() + " 2> " +
-                              (dir / "build.log").string();
+  const std::string command =
+      "c++ -std=c++20 -O3 -march=native -fopenmp -fPIC -shared -I" +
+      std::string(OPTUNE_SOURCE_DIR) + "/kernels/include " + (dir / "candidate.cpp").string() +
+      " -o " + (dir / "candidate.so").string() + " 2> " + (dir / "build.log").string();
   ASSERT_EQ(std::system(command.c_str()), 0) << source;
 
   void* handle = dlopen((dir / "candidate.so").c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -200,8 +207,8 @@ TEST(CpuGemmTemplate, DerivedFeaturesHaveStableNamesAndFiniteValues) {
   std::mt19937_64 rng(9);
   std::vector<std::string> names;
   for (const ss::Config& config : space.sample_valid_distinct(rng, 50)) {
-    const auto features = cpu_gemm().derived_features(workload, avx2_device(2),
-                                                      ss::ConfigView(space, config));
+    const auto features =
+        cpu_gemm().derived_features(workload, avx2_device(2), ss::ConfigView(space, config));
     std::vector<std::string> these;
     for (const auto& [name, value] : features) {
       these.push_back(name);

@@ -53,8 +53,8 @@ constexpr std::array kConfigs = {
 #endif
 };
 
-using GemmFunction = void (*)(std::int64_t, std::int64_t, std::int64_t, const float*,
-                              std::int64_t, const float*, std::int64_t, float*, std::int64_t);
+using GemmFunction = void (*)(std::int64_t, std::int64_t, std::int64_t, const float*, std::int64_t,
+                              const float*, std::int64_t, float*, std::int64_t);
 
 template <std::size_t... I>
 constexpr std::array<GemmFunction, sizeof...(I)> instantiate(std::index_sequence<I...>) {
@@ -91,7 +91,8 @@ struct Problem {
       for (std::int64_t p = 0; p < K; ++p) {
         const double aip = a[static_cast<std::size_t>(i * lda + p)];
         for (std::int64_t j = 0; j < N; ++j) {
-          want[static_cast<std::size_t>(i * N + j)] += aip * b[static_cast<std::size_t>(p * ldb + j)];
+          want[static_cast<std::size_t>(i * N + j)] +=
+              aip * b[static_cast<std::size_t>(p * ldb + j)];
         }
       }
     }

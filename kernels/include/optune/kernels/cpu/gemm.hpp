@@ -100,8 +100,7 @@ struct Buffers {
 // zero-padded to MR rows. (An AVX 8 x 8 transposing version measured slower on Zen3: both run
 // near the L2 bandwidth that packing B, a plain copy, also reaches.)
 template <int MR>
-void pack_a_panel(Index m, Index k, const float* __restrict a, Index lda,
-                  float* __restrict dst) {
+void pack_a_panel(Index m, Index k, const float* __restrict a, Index lda, float* __restrict dst) {
   const float* rows[MR];
   for (int r = 0; r < MR; ++r) rows[r] = r < m ? a + r * lda : nullptr;
   for (Index p = 0; p < k; ++p) {
@@ -112,8 +111,7 @@ void pack_a_panel(Index m, Index k, const float* __restrict a, Index lda,
 
 // Columns [0, n) x depth [0, k) of B into one NR-column panel, zero-padded to NR columns.
 template <int NR>
-void pack_b_panel(Index k, Index n, const float* __restrict b, Index ldb,
-                  float* __restrict dst) {
+void pack_b_panel(Index k, Index n, const float* __restrict b, Index ldb, float* __restrict dst) {
   if (n == NR) {
     for (Index p = 0; p < k; ++p) __builtin_memcpy(dst + p * NR, b + p * ldb, NR * sizeof(float));
     return;
@@ -146,8 +144,8 @@ void pack_b_block(Index k, Index n, const float* b, Index ldb, float* dst, Index
 // a[r*lda + p]. B packed: b[p*NR + j]; unpacked: b[p*ldb + j].
 template <int MR, int NR, int Lanes, int Unroll, bool PackedA, bool PackedB>
 [[gnu::hot, gnu::noinline]] void micro_kernel(Index kc, const float* __restrict a, Index lda,
-                               const float* __restrict b, Index ldb, float* __restrict c,
-                               Index ldc, bool accumulate) {
+                                              const float* __restrict b, Index ldb,
+                                              float* __restrict c, Index ldc, bool accumulate) {
   using S = Simd<Lanes>;
   using V = typename S::Vector;
   constexpr int NV = NR / Lanes;
@@ -359,7 +357,7 @@ void private_buffers(const BufferSizes<Cfg>& sizes, Buffers& buffers, Index K) {
   buffers.tile = buffers.edge_b + Cfg.nr * kc;
 }
 
-// One thread's slice [begin, end) of `count` micro-panels of `unit` elements, in elements.
+// One thread's share [begin, end) of [0, extent), cut at multiples of `unit` (a micro-tile side).
 inline void slice(Index extent, Index unit, int id, int size, Index& begin, Index& end) {
   const Index panels = ceil_div(extent, unit);
   begin = std::min(extent, panels * id / size * unit);
@@ -368,8 +366,7 @@ inline void slice(Index extent, Index unit, int id, int size, Index& begin, Inde
 
 template <GemmConfig Cfg>
 void run_thread(int id, int size, Index M, Index N, Index K, const float* A, Index lda,
-                const float* B, Index ldb, float* C, Index ldc, float* shared_a,
-                float* shared_b) {
+                const float* B, Index ldb, float* C, Index ldc, float* shared_a, float* shared_b) {
   Buffers buffers;
   if constexpr (Cfg.parallel == ParallelLoop::kJr) {
     const BufferSizes<Cfg> sizes(M, N, K);

@@ -26,12 +26,12 @@ enum class ParallelLoop : int {
 };
 
 struct GemmConfig {
-  int mc = 96;     // rows of A per cache block (multiple of mr)
-  int nc = 1024;   // columns of B per cache block (multiple of nr)
-  int kc = 256;    // depth per cache block
-  int mr = 6;      // micro-tile rows
-  int nr = 16;     // micro-tile columns (multiple of lanes)
-  int lanes = 8;   // float32 SIMD lanes: 4 (SSE/NEON), 8 (AVX2), 16 (AVX-512)
+  int mc = 96;    // rows of A per cache block (multiple of mr)
+  int nc = 1024;  // columns of B per cache block (multiple of nr)
+  int kc = 256;   // depth per cache block
+  int mr = 6;     // micro-tile rows
+  int nr = 16;    // micro-tile columns (multiple of lanes)
+  int lanes = 8;  // float32 SIMD lanes: 4 (SSE/NEON), 8 (AVX2), 16 (AVX-512)
   bool pack_a = true;
   bool pack_b = true;
   LoopOrder loop_order = LoopOrder::kJcPcIc;
