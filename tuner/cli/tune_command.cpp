@@ -30,8 +30,11 @@ void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
                    const tuner::TuningSummary& summary) {
   std::printf("workload   %s on %s (%s)\n", task.workload.key().c_str(), task.target.str().c_str(),
               task.device.name.c_str());
-  std::printf("trials     %zu measured, %zu failed, in %s\n", summary.trials, summary.failures,
-              tuner::format_duration(summary.seconds).c_str());
+  std::printf("trials     %zu measured, %zu failed, in %s (tuner %s: %.1fs choosing",
+              summary.trials, summary.failures, tuner::format_duration(summary.seconds).c_str(),
+              summary.tuner.c_str(), summary.overhead_seconds);
+  if (summary.transfer_records) std::printf(", started from %zu records of other shapes", summary.transfer_records);
+  std::printf(")\n");
   if (summary.default_config && summary.default_config->ok())
     std::printf("default    %.2f GFLOP/s  %.4f ms\n", summary.default_config->gflops,
                 summary.default_config->median_seconds * 1e3);
@@ -77,7 +80,7 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
   tune->add_option("--shape", options->shape, "Shape: M,N,K or named extents (M=512,N=512,K=512)");
   tune->add_option("--target", options->target, "Target: cpu, cpu:<triple>, opencl[:<platform>:<device>]")
       ->capture_default_str();
-  tune->add_option("--tuner", options->tuning.tuner.name, "Tuner: random, grid, ga")->capture_default_str();
+  tune->add_option("--tuner", options->tuning.tuner.name, "Tuner: xgb (model-based), ga (genetic), random, grid")->capture_default_str();
   tune->add_option("--trials", options->tuning.trials, "Configs to measure (the budget)")->capture_default_str();
   tune->add_option("--batch-size", options->tuning.batch_size, "Configs built and measured per batch")
       ->capture_default_str()->check(CLI::Range(1, 4096));
@@ -85,6 +88,8 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
                    "Stop after this many trials without improvement (0: never)")->capture_default_str();
   tune->add_option("--remeasure", options->tuning.remeasure_top, "Best configs measured again at the end")
       ->capture_default_str();
+  tune->add_flag("--no-transfer", [options](std::int64_t) { options->tuning.tuner.transfer = false; },
+                 "xgb: do not start from records of other shapes");
   tune->add_option("--seed", options->tuning.tuner.seed, "Seed of the tuner's random choices")->capture_default_str();
   tune->add_option("--db", options->database, "SQLite database file")->capture_default_str();
   tune->add_option("--repeat", options->timing.repeat, "Timed repeats per candidate")

@@ -3,11 +3,13 @@
 #include "optune/tuner/genetic_tuner.hpp"
 #include "optune/tuner/grid_tuner.hpp"
 #include "optune/tuner/random_tuner.hpp"
+#include "optune/tuner/task_history.hpp"
+#include "optune/tuner/xgb_tuner.hpp"
 #include "optune/tuner/tuner.hpp"
 
 namespace optune::tuner {
 
-std::vector<std::string> tuner_names() { return {"random", "grid", "ga"}; }
+std::vector<std::string> tuner_names() { return {"xgb", "ga", "random", "grid"}; }
 
 void check_tuner_name(const std::string& name) {
   std::string known;
@@ -18,14 +20,14 @@ void check_tuner_name(const std::string& name) {
   throw std::invalid_argument("unknown tuner '" + name + "' (expected " + known + ")");
 }
 
-std::unique_ptr<Tuner> make_tuner(const TunerOptions& options, const search_space::ConfigSpace& space,
-                                  ConfigSet already_measured) {
-  if (options.name == "random")
-    return std::make_unique<RandomTuner>(space, options.seed, std::move(already_measured));
-  if (options.name == "grid") return std::make_unique<GridTuner>(space, std::move(already_measured));
-  if (options.name == "ga")
-    return std::make_unique<GeneticTuner>(space, options.seed, std::move(already_measured));
+std::unique_ptr<Tuner> make_tuner(const TunerOptions& options, const measure::MeasureTask& task,
+                                  const TaskHistory& history) {
   check_tuner_name(options.name);
+  if (options.name == "xgb") return std::make_unique<XGBTuner>(task, options.seed, history);
+  auto measured = measured_set(task.space, history.own);
+  if (options.name == "random") return std::make_unique<RandomTuner>(task.space, options.seed, std::move(measured));
+  if (options.name == "grid") return std::make_unique<GridTuner>(task.space, std::move(measured));
+  if (options.name == "ga") return std::make_unique<GeneticTuner>(task.space, options.seed, std::move(measured));
   throw std::logic_error("tuner '" + options.name + "' is listed but not constructed");
 }
 

@@ -1,5 +1,7 @@
 #include "optune/tuner/tuning_loop.hpp"
 
+#include "optune/tuner/task_history.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <random>
@@ -88,15 +90,10 @@ TuningSummary TuningLoop::run(const std::shared_ptr<const measure::MeasureTask>&
   summary.default_config =
       measure_and_record(task, {default_config}, "default", summary.run_id, true, nullptr).front();
 
-  ConfigSet measured;
-  for (const auto& text : database_.measured_configs(task_key(*task))) {
-    try {
-      measured.insert(space.from_json(nlohmann::json::parse(text)));
-    } catch (const std::exception&) {
-      // A record of an older space whose values this space no longer has: not a point here.
-    }
-  }
-  auto tuner = make_tuner(options.tuner, space, std::move(measured));
+  auto history = load_history(database_, *task, options.tuner.transfer && options.tuner.name == "xgb");
+  auto tuner = make_tuner(options.tuner, *task, history);
+  summary.tuner = tuner->name();
+  summary.transfer_records = history.related.size();
 
   progress_.start(task->workload.key(), options.trials);
   ProgressState state{task->workload.key(), 0, options.trials, 0, 0};
@@ -125,6 +122,7 @@ TuningSummary TuningLoop::run(const std::shared_ptr<const measure::MeasureTask>&
     if (options.early_stopping && summary.trials - last_improvement >= options.early_stopping) break;
   }
   progress_.finish();
+  summary.overhead_seconds = tuner->overhead_seconds();
 
   // Re-measure the best few (and let the default compete: it may be the best).
   std::sort(successes.begin(), successes.end(),

@@ -8,6 +8,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "optune/measure/measure_input.hpp"
 #include "optune/measure/measure_result.hpp"
 #include "optune/search_space/config_space.hpp"
 
@@ -25,16 +26,21 @@ class Tuner {
   // Results of the configs of the last batch, in order.
   virtual void update(const std::vector<search_space::Config>& configs,
                       const std::vector<measure::MeasureResult>& results) = 0;
+  // Seconds spent choosing (model fits, searches over the model), for the overhead budget.
+  virtual double overhead_seconds() const { return 0; }
 };
 
 struct TunerOptions {
-  std::string name = "random";  // random, grid
+  std::string name = "xgb";  // xgb, ga, random, grid
   std::uint64_t seed = 1;
+  bool transfer = true;      // xgb: start from records of the same template for other shapes
 };
 
-// Throws std::invalid_argument for an unknown tuner name.
-std::unique_ptr<Tuner> make_tuner(const TunerOptions& options, const search_space::ConfigSpace& space,
-                                  ConfigSet already_measured);
+struct TaskHistory;
+// The tuner for a task, told what the database already holds. Throws std::invalid_argument for
+// an unknown tuner name.
+std::unique_ptr<Tuner> make_tuner(const TunerOptions& options, const measure::MeasureTask& task,
+                                  const TaskHistory& history);
 std::vector<std::string> tuner_names();
 // Throws std::invalid_argument naming the known tuners when `name` is not one of them.
 void check_tuner_name(const std::string& name);

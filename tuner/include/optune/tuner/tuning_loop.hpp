@@ -33,6 +33,9 @@ struct TuningSummary {
   std::optional<db::TuningRecord> best;       // best successful config, after re-measuring
   std::optional<db::TuningRecord> default_config;  // the default config, measured in this run
   double seconds = 0;
+  double overhead_seconds = 0;      // spent by the tuner choosing configs (model fits, searches)
+  std::string tuner;
+  std::size_t transfer_records = 0;  // records of other shapes the model started from
   double speedup() const;  // default median / best median; 0 when either is missing
 };
 

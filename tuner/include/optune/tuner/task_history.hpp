@@ -1,0 +1,31 @@
+// What the database already knows when a task starts: its own records (skipped by every tuner,
+// and the model's first training set when a run resumes) and the records of the same template on
+// the same target and device for other workloads (the model's transfer set).
+#pragma once
+
+#include <vector>
+
+#include "optune/db/database.hpp"
+#include "optune/measure/measure_input.hpp"
+#include "optune/tuner/tuner.hpp"
+
+namespace optune::tuner {
+
+struct TaskHistory {
+  std::vector<db::TuningRecord> own;
+  std::vector<db::TuningRecord> related;
+};
+
+TaskHistory load_history(const db::Database& database, const measure::MeasureTask& task,
+                         bool include_related);
+
+// The configs of records that this space can read (records of an older space may not be).
+struct ParsedRecords {
+  std::vector<search_space::Config> configs;
+  std::vector<double> gflops;  // 0 for failed candidates
+};
+ParsedRecords parse_records(const search_space::ConfigSpace& space,
+                            const std::vector<db::TuningRecord>& records);
+ConfigSet measured_set(const search_space::ConfigSpace& space, const std::vector<db::TuningRecord>& records);
+
+}  // namespace optune::tuner
