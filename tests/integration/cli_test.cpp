@@ -206,3 +206,21 @@ TEST_F(CliTest, ImportOfMalformedFileIsRejectedAndKeepsTheDatabase) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(CliTest, XgbTunerTunesEndToEndAndTransfersToAnotherShape) {
+  std::string common = " --tuner xgb --batch-size 4 --repeat 2 --min-repeat-ms 1 --remeasure 1 --quiet --db " + db();
+  CommandRun first = optune("tune --op gemm --shape 40,48,32 --trials 8" + common);
+  ASSERT_EQ(first.code, 0) << first.out << first.err;
+  EXPECT_NE(first.out.find("tuner xgb"), std::string::npos) << first.out;
+  // default + 8 trials + 1 re-measurement of the first shape
+  CommandRun second = optune("tune --op gemm --shape 24,48,32 --trials 4" + common);
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_NE(second.out.find("started from 10 records of other shapes"), std::string::npos) << second.out;
+  CommandRun isolated = optune("tune --op gemm --shape 24,40,32 --trials 4 --no-transfer" + common);
+  ASSERT_EQ(isolated.code, 0) << isolated.err;
+  EXPECT_EQ(isolated.out.find("records of other shapes"), std::string::npos) << isolated.out;
+}
+
+}  // namespace

@@ -30,6 +30,7 @@ XGBTuner::XGBTuner(const measure::MeasureTask& task, std::uint64_t seed, const T
 }
 
 void XGBTuner::add_transfer(const std::vector<db::TuningRecord>& related) {
+  if (task_.kernel_template == nullptr) return;  // a hand-made space: no other shapes to read
   std::map<std::string, std::vector<db::TuningRecord>> by_workload;
   for (const auto& record : related) by_workload[record.workload_key].push_back(record);
   int group = 1;  // group 0 is the task itself
