@@ -146,3 +146,34 @@ TEST(GeneticTuner, LaterGenerationsAreFitterThanTheFirst) {
 
 }  // namespace
 }  // namespace optune::tuner
+
+#include "optune/tuner/candidate_pool.hpp"
+#include "optune/tuner/task_history.hpp"
+
+namespace optune::tuner {
+namespace {
+
+TEST(CandidatePool, EveryTunerProposesOnlyPoolConfigsUntilThePoolIsUsedUp) {
+  auto task = std::make_shared<measure::MeasureTask>();
+  task->space = large_space();
+  std::mt19937_64 rng(5);
+  auto configs = task->space.sample_valid_distinct(rng, 40);
+  auto pool = std::make_shared<const CandidatePool>(configs);
+  ConfigSet in_pool(configs.begin(), configs.end());
+  for (const auto& name : tuner_names()) {
+    TunerOptions options{name, 9, false, pool};
+    auto tuner = make_tuner(options, *task, TaskHistory{});
+    ConfigSet seen;
+    for (auto batch = tuner->next_batch(6); !batch.empty(); batch = tuner->next_batch(6)) {
+      for (const auto& config : batch) {
+        EXPECT_TRUE(in_pool.count(config)) << name;
+        EXPECT_TRUE(seen.insert(config).second) << name;
+      }
+      tuner->update(batch, evaluate(task->space, batch));
+    }
+    EXPECT_EQ(seen.size(), 40u) << name;
+  }
+}
+
+}  // namespace
+}  // namespace optune::tuner

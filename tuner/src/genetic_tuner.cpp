@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "optune/tuner/candidate_pool.hpp"
+
 namespace optune::tuner {
 namespace {
 
@@ -12,10 +14,17 @@ constexpr int kAttemptsPerChild = 50;
 }  // namespace
 
 GeneticTuner::GeneticTuner(const search_space::ConfigSpace& space, std::uint64_t seed,
-                           ConfigSet already_measured, GeneticOptions options)
-    : space_(space), rng_(seed), visited_(std::move(already_measured)), options_(options) {}
+                           ConfigSet already_measured, GeneticOptions options,
+                           std::shared_ptr<const CandidatePool> pool)
+    : space_(space), rng_(seed), visited_(std::move(already_measured)), options_(options), pool_(std::move(pool)) {}
 
-bool GeneticTuner::propose(const search_space::Config& config) {
+bool GeneticTuner::propose(const search_space::Config& proposed) {
+  search_space::Config config = proposed;
+  if (pool_) {  // the nearest config the pool still has
+    auto nearest = pool_->nearest(proposed, visited_);
+    if (!nearest) return false;
+    config = *nearest;
+  }
   if (visited_.count(config) || !space_.is_valid(config)) return false;
   visited_.insert(config);
   pending_.push_back(config);
@@ -55,6 +64,12 @@ void GeneticTuner::breed() {
   }
   // Random immigrants: the first generation, and whatever breeding could not fill.
   for (int attempt = 0; pending_.size() < wanted && attempt < kAttemptsPerChild * static_cast<int>(wanted); ++attempt) {
+    if (pool_) {
+      auto immigrants = pool_->random(1, visited_, rng_);
+      if (immigrants.empty()) break;
+      propose(immigrants.front());
+      continue;
+    }
     try {
       propose(space_.sample_valid(rng_, 1000));
     } catch (const std::runtime_error&) {

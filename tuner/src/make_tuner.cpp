@@ -23,11 +23,14 @@ void check_tuner_name(const std::string& name) {
 std::unique_ptr<Tuner> make_tuner(const TunerOptions& options, const measure::MeasureTask& task,
                                   const TaskHistory& history) {
   check_tuner_name(options.name);
-  if (options.name == "xgb") return std::make_unique<XGBTuner>(task, options.seed, history);
+  const auto& pool = options.pool;
+  if (options.name == "xgb") return std::make_unique<XGBTuner>(task, options.seed, history, XGBTunerOptions{}, pool);
   auto measured = measured_set(task.space, history.own);
-  if (options.name == "random") return std::make_unique<RandomTuner>(task.space, options.seed, std::move(measured));
-  if (options.name == "grid") return std::make_unique<GridTuner>(task.space, std::move(measured));
-  if (options.name == "ga") return std::make_unique<GeneticTuner>(task.space, options.seed, std::move(measured));
+  if (options.name == "random")
+    return std::make_unique<RandomTuner>(task.space, options.seed, std::move(measured), pool);
+  if (options.name == "grid") return std::make_unique<GridTuner>(task.space, std::move(measured), pool);
+  if (options.name == "ga")
+    return std::make_unique<GeneticTuner>(task.space, options.seed, std::move(measured), GeneticOptions{}, pool);
   throw std::logic_error("tuner '" + options.name + "' is listed but not constructed");
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "optune/tuner/candidate_pool.hpp"
+
 namespace optune::tuner {
 
 // Draws per wanted config before the space is taken as exhausted: with most of a small space
@@ -9,12 +11,17 @@ namespace optune::tuner {
 constexpr int kDrawsPerConfig = 2000;
 
 RandomTuner::RandomTuner(const search_space::ConfigSpace& space, std::uint64_t seed,
-                         ConfigSet already_measured)
-    : space_(space), rng_(seed), visited_(std::move(already_measured)) {}
+                         ConfigSet already_measured, std::shared_ptr<const CandidatePool> pool)
+    : space_(space), rng_(seed), visited_(std::move(already_measured)), pool_(std::move(pool)) {}
 
 std::vector<search_space::Config> RandomTuner::next_batch(std::size_t n) {
   std::vector<search_space::Config> batch;
   if (exhausted_) return batch;
+  if (pool_) {
+    batch = pool_->random(n, visited_, rng_);
+    visited_.insert(batch.begin(), batch.end());
+    return batch;
+  }
   // Small spaces are walked exactly, so that "exhausted" is true and not a sampling accident.
   if (space_.size() <= static_cast<std::uint64_t>(kDrawsPerConfig)) {
     std::vector<search_space::Config> left;

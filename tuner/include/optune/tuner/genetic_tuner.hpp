@@ -20,7 +20,7 @@ struct GeneticOptions {
 class GeneticTuner final : public Tuner {
  public:
   GeneticTuner(const search_space::ConfigSpace& space, std::uint64_t seed, ConfigSet already_measured,
-               GeneticOptions options = {});
+               GeneticOptions options = {}, std::shared_ptr<const CandidatePool> pool = nullptr);
   std::string name() const override { return "ga"; }
   std::vector<search_space::Config> next_batch(std::size_t n) override;
   void update(const std::vector<search_space::Config>& configs,
@@ -45,6 +45,7 @@ class GeneticTuner final : public Tuner {
   std::vector<Scored> generation_;            // this generation's results so far
   std::vector<Scored> elites_;
   bool exhausted_ = false;
+  std::shared_ptr<const CandidatePool> pool_;
 };
 
 }  // namespace optune::tuner

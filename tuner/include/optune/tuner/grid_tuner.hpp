@@ -8,7 +8,8 @@ namespace optune::tuner {
 
 class GridTuner final : public Tuner {
  public:
-  GridTuner(const search_space::ConfigSpace& space, ConfigSet already_measured);
+  GridTuner(const search_space::ConfigSpace& space, ConfigSet already_measured,
+            std::shared_ptr<const CandidatePool> pool = nullptr);
   std::string name() const override { return "grid"; }
   std::vector<search_space::Config> next_batch(std::size_t n) override;
   void update(const std::vector<search_space::Config>&, const std::vector<measure::MeasureResult>&) override {}
@@ -17,6 +18,7 @@ class GridTuner final : public Tuner {
   const search_space::ConfigSpace& space_;
   ConfigSet visited_;
   std::uint64_t next_index_ = 0;
+  std::shared_ptr<const CandidatePool> pool_;
 };
 
 }  // namespace optune::tuner

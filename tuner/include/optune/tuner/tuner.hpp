@@ -30,13 +30,17 @@ class Tuner {
   virtual double overhead_seconds() const { return 0; }
 };
 
+class CandidatePool;
+struct TaskHistory;
+
 struct TunerOptions {
   std::string name = "xgb";  // xgb, ga, random, grid
   std::uint64_t seed = 1;
   bool transfer = true;      // xgb: start from records of the same template for other shapes
+  // Restricts every tuner to these configs (replaying a measured landscape); null: the space.
+  std::shared_ptr<const CandidatePool> pool;
 };
 
-struct TaskHistory;
 // The tuner for a task, told what the database already holds. Throws std::invalid_argument for
 // an unknown tuner name.
 std::unique_ptr<Tuner> make_tuner(const TunerOptions& options, const measure::MeasureTask& task,

@@ -27,7 +27,7 @@ struct XGBTunerOptions {
 class XGBTuner final : public Tuner {
  public:
   XGBTuner(const measure::MeasureTask& task, std::uint64_t seed, const TaskHistory& history,
-           XGBTunerOptions options = {});
+           XGBTunerOptions options = {}, std::shared_ptr<const CandidatePool> pool = nullptr);
   std::string name() const override { return "xgb"; }
   std::vector<search_space::Config> next_batch(std::size_t n) override;
   void update(const std::vector<search_space::Config>& configs,
@@ -37,6 +37,8 @@ class XGBTuner final : public Tuner {
 
  private:
   void add_transfer(const std::vector<db::TuningRecord>& related);
+  std::vector<search_space::Config> rank_by_annealing(std::size_t n);
+  std::vector<search_space::Config> rank_pool(std::size_t n);
   void remember_best(const std::vector<search_space::Config>& configs, const std::vector<double>& gflops);
 
   const measure::MeasureTask& task_;
@@ -46,6 +48,7 @@ class XGBTuner final : public Tuner {
   cost_model::XGBCostModel model_;
   std::vector<cost_model::ScoredConfig> best_measured_;  // annealing seeds, best first
   double search_seconds_ = 0;
+  std::shared_ptr<const CandidatePool> pool_;
 };
 
 }  // namespace optune::tuner
