@@ -24,7 +24,7 @@
 
 #include "optune/db/database.hpp"
 #include "optune/kernels/kernel_template.hpp"
-#include "optune/tuner/candidate_pool.hpp"
+#include "optune/tuner/landscape_replay.hpp"
 #include "optune/tuner/task_history.hpp"
 #include "optune/tuner/xgb_tuner.hpp"
 
@@ -39,15 +39,6 @@ struct Options {
   std::size_t batch = 8;
   double share = 0.95;
   std::vector<std::string> tuners = {"xgb", "ga", "random"};
-};
-
-struct Landscape {
-  std::shared_ptr<measure::MeasureTask> task;
-  std::vector<search_space::Config> configs;
-  std::vector<double> gflops;  // 0 for failed candidates
-  std::vector<db::TuningRecord> records;
-  double best = 0;
-  double live_seconds = 0;  // wall time the live measurement took
 };
 
 std::vector<std::string> split(const std::string& text, char separator) {
@@ -75,76 +66,13 @@ Options parse(int argc, char** argv) {
   return options;
 }
 
-// One landscape per workload: the configs the random run measured, with their GFLOP/s.
-std::vector<Landscape> load(const db::Database& database) {
-  std::map<std::string, std::vector<db::TuningRecord>> by_workload;
-  for (auto& record : database.records({})) by_workload[record.workload_key].push_back(std::move(record));
-  std::vector<Landscape> landscapes;
-  for (auto& [key, records] : by_workload) {
-    Landscape landscape;
-    landscape.task = std::make_shared<measure::MeasureTask>();
-    auto& task = *landscape.task;
-    task.workload = kernels::parse_workload_key(key);
-    task.kernel_template = &kernels::find_template(task.workload.op, kernels::Backend::kCpu);
-    task.device = kernels::DeviceInfo::from_fingerprint(records.front().device_fingerprint);
-    task.space = task.kernel_template->space(task.workload, task.device);
-    std::map<std::string, std::size_t> index;
-    double first = records.front().timestamp, last = first;
-    for (const auto& record : records) {
-      first = std::min(first, record.timestamp);
-      last = std::max(last, record.timestamp);
-      if (record.tuner != "random" || index.count(record.config_text())) continue;
-      index[record.config_text()] = landscape.configs.size();
-      landscape.configs.push_back(task.space.from_json(record.config));
-      landscape.gflops.push_back(record.ok() ? record.gflops : 0.0);
-      landscape.records.push_back(record);
-    }
-    landscape.best = *std::max_element(landscape.gflops.begin(), landscape.gflops.end());
-    landscape.live_seconds = last - first;
-    landscapes.push_back(std::move(landscape));
-  }
-  return landscapes;
-}
-
-struct Replay {
-  std::vector<double> best_so_far;  // after each trial
-  std::size_t trials_to_target = 0;  // 0: not reached within the budget
-  double overhead_seconds = 0;
-};
-
-Replay replay(const Landscape& landscape, const std::string& name, std::uint64_t seed, const Options& options) {
-  std::map<std::vector<std::uint32_t>, double> value;
-  for (std::size_t i = 0; i < landscape.configs.size(); ++i) value[landscape.configs[i].options] = landscape.gflops[i];
-  auto pool = std::make_shared<const tuner::CandidatePool>(landscape.configs);
-  auto tuner = tuner::make_tuner({name, seed, false, pool}, *landscape.task, tuner::TaskHistory{});
-  Replay result;
-  double best = 0, target = options.share * landscape.best;
-  while (result.best_so_far.size() < options.budget) {
-    auto batch = tuner->next_batch(std::min(options.batch, options.budget - result.best_so_far.size()));
-    if (batch.empty()) break;
-    std::vector<measure::MeasureResult> results;
-    for (const auto& config : batch) {
-      measure::MeasureResult measured;
-      measured.gflops = value.at(config.options);
-      if (measured.gflops <= 0) measured.error = measure::ErrorKind::kRuntimeError;
-      best = std::max(best, measured.gflops);
-      result.best_so_far.push_back(best);
-      if (!result.trials_to_target && best >= target) result.trials_to_target = result.best_so_far.size();
-      results.push_back(measured);
-    }
-    tuner->update(batch, results);
-  }
-  result.overhead_seconds = tuner->overhead_seconds();
-  return result;
-}
-
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   std::size_t n = values.size();
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
-void report(const Landscape& landscape, const Options& options, std::map<std::string, std::vector<double>>& medians) {
+void report(const tuner::Landscape& landscape, const Options& options, std::map<std::string, std::vector<double>>& medians) {
   std::printf("\n### %s (replayed: %zu measured configs, best %.1f GFLOP/s, target %.0f%% = %.1f)\n\n",
               landscape.task->workload.key().c_str(), landscape.configs.size(), landscape.best,
               options.share * 100, options.share * landscape.best);
@@ -159,7 +87,7 @@ void report(const Landscape& landscape, const Options& options, std::map<std::st
     std::vector<std::vector<double>> curves;
     std::string per_seed;
     for (int seed = 1; seed <= options.seeds; ++seed) {
-      Replay run = replay(landscape, name, seed, options);
+      auto run = tuner::replay(landscape, name, seed, options.budget, options.batch, options.share * landscape.best);
       // Not reached within the budget counts as budget + 1 (a censored, optimistic value).
       double t = run.trials_to_target ? run.trials_to_target : options.budget + 1;
       trials.push_back(t);
@@ -182,7 +110,7 @@ void report(const Landscape& landscape, const Options& options, std::map<std::st
 
 // The model step on the whole space (not the pool) with 1000 records: what a live xgb run pays per
 // batch once it has measured 1000 configs.
-void report_overhead(const Landscape& landscape, const Options& options) {
+void report_overhead(const tuner::Landscape& landscape, const Options& options) {
   if (landscape.records.size() < 100) return;
   tuner::TaskHistory history;
   history.own = landscape.records;
@@ -201,7 +129,7 @@ void report_overhead(const Landscape& landscape, const Options& options) {
 int main(int argc, char** argv) {
   Options options = parse(argc, argv);
   auto database = db::Database::open(options.landscape, db::Database::Mode::kReadOnly);
-  auto landscapes = load(database);
+  auto landscapes = tuner::load_landscapes(database);
   std::printf("REPLAYED tuning efficiency: %d seeds, budget %zu trials, batches of %zu, target %.0f%% of the "
               "landscape's best\n", options.seeds, options.budget, options.batch, options.share * 100);
   std::map<std::string, std::vector<double>> medians;
