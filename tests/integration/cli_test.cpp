@@ -218,7 +218,7 @@ TEST_F(CliTest, XgbTunerTunesEndToEndAndTransfersToAnotherShape) {
   CommandRun second = optune("tune --op gemm --shape 24,48,32 --trials 4" + common);
   ASSERT_EQ(second.code, 0) << second.err;
   EXPECT_NE(second.out.find("started from 10 records of other shapes"), std::string::npos) << second.out;
-  CommandRun isolated = optune("tune --op gemm --shape 24,40,32 --trials 4 --no-transfer" + common);
+  CommandRun isolated = optune("tune --op gemm --shape 24,40,32 --trials 4 --no-transfer --objective reg:squarederror" + common);
   ASSERT_EQ(isolated.code, 0) << isolated.err;
   EXPECT_EQ(isolated.out.find("records of other shapes"), std::string::npos) << isolated.out;
 }

@@ -88,6 +88,8 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
                    "Stop after this many trials without improvement (0: never)")->capture_default_str();
   tune->add_option("--remeasure", options->tuning.remeasure_top, "Best configs measured again at the end")
       ->capture_default_str();
+  tune->add_option("--objective", options->tuning.tuner.objective, "xgb: cost model objective")
+      ->check(CLI::IsMember({"rank:pairwise", "reg:squarederror"}))->capture_default_str();
   tune->add_flag("--no-transfer", [options](std::int64_t) { options->tuning.tuner.transfer = false; },
                  "xgb: do not start from records of other shapes");
   tune->add_option("--seed", options->tuning.tuner.seed, "Seed of the tuner's random choices")->capture_default_str();

@@ -24,7 +24,11 @@ std::unique_ptr<Tuner> make_tuner(const TunerOptions& options, const measure::Me
                                   const TaskHistory& history) {
   check_tuner_name(options.name);
   const auto& pool = options.pool;
-  if (options.name == "xgb") return std::make_unique<XGBTuner>(task, options.seed, history, XGBTunerOptions{}, pool);
+  if (options.name == "xgb") {
+    XGBTunerOptions xgb;
+    xgb.model.objective = cost_model::parse_objective(options.objective);
+    return std::make_unique<XGBTuner>(task, options.seed, history, xgb, pool);
+  }
   auto measured = measured_set(task.space, history.own);
   if (options.name == "random")
     return std::make_unique<RandomTuner>(task.space, options.seed, std::move(measured), pool);

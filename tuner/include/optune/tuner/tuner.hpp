@@ -37,6 +37,7 @@ struct TunerOptions {
   std::string name = "xgb";  // xgb, ga, random, grid
   std::uint64_t seed = 1;
   bool transfer = true;      // xgb: start from records of the same template for other shapes
+  std::string objective = "rank:pairwise";  // xgb: or "reg:squarederror"
   // Restricts every tuner to these configs (replaying a measured landscape); null: the space.
   std::shared_ptr<const CandidatePool> pool;
 };
