@@ -7,17 +7,10 @@
 #include <string>
 #include <string_view>
 
+#include "trim.hpp"
+
 namespace optune::kernels {
 namespace {
-
-constexpr std::string_view kWhitespace = " \t\r\n";
-
-std::string_view trim(std::string_view text) {
-  const auto first = text.find_first_not_of(kWhitespace);
-  if (first == std::string_view::npos) return {};
-  const auto last = text.find_last_not_of(kWhitespace);
-  return text.substr(first, last - first + 1);
-}
 
 [[noreturn]] void fail(const std::string& what) {
   throw std::invalid_argument("target: " + what);

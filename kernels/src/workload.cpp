@@ -12,17 +12,10 @@
 #include <system_error>
 #include <vector>
 
+#include "trim.hpp"
+
 namespace optune::kernels {
 namespace {
-
-constexpr std::string_view kWhitespace = " \t\r\n";
-
-std::string_view trim(std::string_view text) {
-  const auto first = text.find_first_not_of(kWhitespace);
-  if (first == std::string_view::npos) return {};
-  const auto last = text.find_last_not_of(kWhitespace);
-  return text.substr(first, last - first + 1);
-}
 
 std::vector<std::string_view> split(std::string_view text, char separator) {
   std::vector<std::string_view> parts;
