@@ -161,7 +161,10 @@ TEST(CandidatePool, EveryTunerProposesOnlyPoolConfigsUntilThePoolIsUsedUp) {
   auto pool = std::make_shared<const CandidatePool>(configs);
   ConfigSet in_pool(configs.begin(), configs.end());
   for (const auto& name : tuner_names()) {
-    TunerOptions options{name, 9, false, pool};
+    TunerOptions options;
+    options.name = name;
+    options.seed = 9;
+    options.pool = pool;
     auto tuner = make_tuner(options, *task, TaskHistory{});
     ConfigSet seen;
     for (auto batch = tuner->next_batch(6); !batch.empty(); batch = tuner->next_batch(6)) {

@@ -1,6 +1,6 @@
 #include "optune/tuner/task_history.hpp"
 
-#include "optune/tuner/tuning_loop.hpp"
+#include "optune/tuner/task_session.hpp"
 
 namespace optune::tuner {
 

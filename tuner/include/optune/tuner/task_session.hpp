@@ -1,0 +1,81 @@
+// TaskSession: the tuning state of one task across batches. The single-task loop runs one session
+// to its budget; the suite loop interleaves many sessions, one batch at a time, in the order a
+// task scheduler chooses. Every measurement is committed to the database per batch.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "optune/db/database.hpp"
+#include "optune/measure/builder.hpp"
+#include "optune/measure/runner.hpp"
+#include "optune/tuner/tuner.hpp"
+
+namespace optune::tuner {
+
+// Builds a batch on all cores, then measures it (never both at once), and records the results.
+class RecordingMeasurer {
+ public:
+  RecordingMeasurer(measure::Builder& builder, measure::Runner& runner, db::Database& database)
+      : builder_(builder), runner_(runner), database_(database) {}
+  std::vector<db::TuningRecord> measure(const std::shared_ptr<const measure::MeasureTask>& task,
+                                        const std::vector<search_space::Config>& configs,
+                                        const std::string& tuner, const std::string& run_id, bool is_default,
+                                        std::vector<measure::MeasureResult>* results = nullptr);
+  db::Database& database() { return database_; }
+
+ private:
+  measure::Builder& builder_;
+  measure::Runner& runner_;
+  db::Database& database_;
+};
+
+struct TuningSummary {
+  std::string run_id;
+  std::size_t trials = 0;    // measured in this run, failures included
+  std::size_t failures = 0;
+  std::optional<db::TuningRecord> best;            // best successful config, after re-measuring
+  std::optional<db::TuningRecord> default_config;  // the default config, measured in this run
+  double seconds = 0;
+  double overhead_seconds = 0;       // spent by the tuner choosing configs (model fits, searches)
+  std::string tuner;
+  std::size_t transfer_records = 0;  // records of other shapes the model started from
+  double speedup() const;            // default median / best median; 0 when either is missing
+};
+
+class TaskSession {
+ public:
+  // Measures the default config, reads the task's history and makes the tuner.
+  TaskSession(std::shared_ptr<const measure::MeasureTask> task, const TunerOptions& tuner_options,
+              RecordingMeasurer& measurer, std::string run_id);
+  // Measures up to max_trials new configs (one batch); returns how many, 0 when the space is used up.
+  std::size_t step(std::size_t max_trials);
+  // Measures the best `top` configs again; the summary's best is then the best re-measured one.
+  void finish(std::size_t top);
+
+  const measure::MeasureTask& task() const { return *task_; }
+  const TuningSummary& summary() const { return summary_; }
+  bool exhausted() const { return exhausted_; }
+  // Best median seconds so far (the default included); +infinity when nothing succeeded.
+  double best_seconds() const;
+  std::size_t trials_since_improvement() const { return summary_.trials - last_improvement_; }
+
+ private:
+  std::shared_ptr<const measure::MeasureTask> task_;
+  RecordingMeasurer& measurer_;
+  std::unique_ptr<Tuner> tuner_;
+  TuningSummary summary_;
+  std::optional<db::TuningRecord> best_;
+  std::vector<db::TuningRecord> successes_;
+  std::size_t last_improvement_ = 0;
+  bool exhausted_ = false;
+  std::chrono::steady_clock::time_point start_;
+};
+
+db::TaskKey task_key(const measure::MeasureTask& task);
+std::string make_run_id();
+
+}  // namespace optune::tuner
