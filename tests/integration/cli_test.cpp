@@ -224,3 +224,34 @@ TEST_F(CliTest, XgbTunerTunesEndToEndAndTransfersToAnotherShape) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(CliTest, SuiteTunesEveryTaskAndEstimatesTheNetworkLatency) {
+  fs::path suite = dir_ / "tiny.toml";
+  std::ofstream(suite) << "name = \"tiny\"\n"
+                          "[[workload]]\nname = \"proj\"\nop = \"gemm\"\nshape = \"16,32,24\"\ncount = 3\n"
+                          "[[workload]]\nname = \"head\"\nop = \"gemm\"\nshape = \"M=8,N=40,K=16\"\n";
+  CommandRun run = optune("tune --suite " + suite.string() + " --trials-per-task 3 --batch-size 3 --repeat 2 "
+                          "--min-repeat-ms 1 --remeasure 1 --quiet --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("proj"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("head"), std::string::npos);
+  EXPECT_NE(run.out.find("network latency"), std::string::npos);
+  auto database = optune::db::Database::open(db(), optune::db::Database::Mode::kReadOnly);
+  int tuned = 0;
+  for (const auto& r : database.records({})) tuned += r.tuner == "xgb";
+  EXPECT_EQ(tuned, 6);  // 3 trials for each of the 2 tasks
+}
+
+TEST_F(CliTest, MalformedSuiteIsRejectedWithFileAndLine) {
+  fs::path suite = dir_ / "broken.toml";
+  std::ofstream(suite) << "name = \"broken\"\n[[workload]]\nop = \"gemm\"\nshape = \"16,0,24\"\n";
+  expect_bad_input("tune --suite " + suite.string() + " --db " + db(), "broken.toml:2: shape");
+  expect_bad_input("tune --suite " + suite.string() + " --shape 4,4,4 --db " + db(), "not both");
+  expect_bad_input("tune --suite " + (dir_ / "none.toml").string() + " --db " + db(), "none.toml");
+  expect_bad_input("tune --suite " + suite.string() + " --budget 5 hours --db " + db(), "hours");
+  EXPECT_FALSE(fs::exists(db()));
+}
+
+}  // namespace

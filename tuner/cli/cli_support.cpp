@@ -20,10 +20,10 @@ fs::path executable_dir() {
 }  // namespace
 
 std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std::string& shape,
-                                                const std::string& target) {
+                                                const std::string& target, const kernels::Workload* workload) {
   auto task = std::make_shared<measure::MeasureTask>();
   try {
-    task->workload = kernels::parse_workload(kernels::parse_op(op), shape);
+    task->workload = workload ? *workload : kernels::parse_workload(kernels::parse_op(op), shape);
     task->target = kernels::parse_target(target);
   } catch (const std::invalid_argument& error) {
     throw UsageError(error.what());

@@ -33,8 +33,10 @@ void add_transfer_commands(CLI::App& app, CommandAction& action);  // export, im
 inline constexpr const char* kDefaultDatabase = "optune.db";
 
 // The task of one (op, shape, target) on this machine's device; throws UsageError.
+// `workload` given: that workload instead of parsing op and shape (suite entries).
 std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std::string& shape,
-                                                const std::string& target);
+                                                const std::string& target,
+                                                const kernels::Workload* workload = nullptr);
 db::Database open_database(const std::string& path, db::Database::Mode mode);
 
 // Where the installed or built optune finds its worker and the kernel headers candidates include.

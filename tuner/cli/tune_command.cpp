@@ -1,13 +1,16 @@
 // optune tune: tunes one operator on a target and prints the best config, its GFLOP/s and its
 // speed-up over the template's default config.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include <fmt/format.h>
 
 #include "cli_support.hpp"
 #include "optune/measure/local_builder.hpp"
 #include "optune/measure/local_runner.hpp"
+#include "optune/tuner/suite_tuning.hpp"
 #include "optune/tuner/tuning_loop.hpp"
 
 namespace optune::cli {
@@ -24,7 +27,32 @@ struct TuneOptions {
   double compile_timeout = 120;
   std::string compiler = "c++";
   bool quiet = false;
+  // Suites.
+  std::string suite;
+  std::size_t trials_per_task = 0;
+  std::string budget;  // trials ("2000") or time ("8h", "30m")
+  tuner::SchedulerOptions scheduler;
 };
+
+// The measuring parts of one tuning command: built once, shared by all its tasks.
+struct Measuring {
+  measure::LocalBuilder builder;
+  measure::LocalRunner runner;
+  Measuring(const TuneOptions& options)
+      : builder([&] {
+          measure::LocalBuilderOptions build;
+          build.compiler = options.compiler;
+          build.include_dirs = kernel_include_dirs();
+          build.jobs = options.jobs;
+          build.timeout_seconds = options.compile_timeout;
+          return build;
+        }()),
+        runner({worker_path(), options.timing, true}) {}
+};
+
+tuner::Progress make_progress(const TuneOptions& options) {
+  return options.quiet ? tuner::Progress(nullptr, false) : tuner::Progress::for_stderr();
+}
 
 void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
                    const tuner::TuningSummary& summary) {
@@ -50,22 +78,79 @@ void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
   std::printf("database   %s (run %s)\n", options.database.c_str(), summary.run_id.c_str());
 }
 
+void print_suite_summary(const TuneOptions& options, const tuner::Suite& suite, const tuner::SuiteSummary& summary) {
+  std::printf("suite %s: %zu tasks, %zu trials in %s\n\n", suite.name.c_str(), summary.tasks.size(),
+              summary.trials, tuner::format_duration(summary.seconds).c_str());
+  std::printf("%-22s %5s %6s %12s %12s %9s %8s\n", "task", "count", "trials", "default ms", "tuned ms",
+              "GFLOP/s", "speed-up");
+  for (const auto& task : summary.tasks) {
+    const auto& s = task.summary;
+    auto ms = [](const std::optional<db::TuningRecord>& r) {
+      return r && r->ok() ? fmt::format("{:.4f}", r->median_seconds * 1e3) : std::string(r ? "failed" : "-");
+    };
+    std::printf("%-22s %5d %6zu %12s %12s %9s %7.2fx\n", task.entry.name.c_str(), task.entry.count, s.trials,
+                ms(s.default_config).c_str(), ms(s.best).c_str(),
+                s.best ? fmt::format("{:.1f}", s.best->gflops).c_str() : "-", s.speedup());
+  }
+  std::printf("\nnetwork latency, estimated as the sum of count x latency: default %.3f ms, tuned %.3f ms, "
+              "speed-up %.2fx\n", summary.default_seconds * 1e3, summary.tuned_seconds * 1e3,
+              summary.default_seconds / summary.tuned_seconds);
+  std::printf("database %s\n", options.database.c_str());
+}
+
+tuner::SuiteBudget suite_budget(const TuneOptions& options) {
+  tuner::SuiteBudget budget;
+  budget.trials_per_task = options.trials_per_task;
+  if (!options.budget.empty()) {
+    bool is_count = options.budget.find_first_not_of("0123456789") == std::string::npos;
+    try {
+      if (is_count) budget.total_trials = std::stoul(options.budget);
+      else budget.seconds = tuner::parse_duration(options.budget);
+    } catch (const std::exception& error) {
+      throw UsageError("tune: --budget: " + std::string(error.what()));
+    }
+  }
+  if (!budget.trials_per_task && !budget.total_trials && !budget.seconds) budget.trials_per_task = options.tuning.trials;
+  if (budget.seconds && !budget.total_trials && !budget.trials_per_task)
+    budget.total_trials = std::numeric_limits<std::size_t>::max() / 2;  // time alone bounds the run
+  return budget;
+}
+
+int run_suite(const TuneOptions& options) {
+  tuner::Suite suite;
+  try {
+    suite = tuner::load_suite(options.suite);
+  } catch (const tuner::SuiteError& error) {
+    throw UsageError(error.what());
+  }
+  auto budget = suite_budget(options);
+  std::vector<tuner::SuiteTask> tasks;
+  for (const auto& entry : suite.entries) {
+    auto task = make_task(std::string(kernels::op_name(entry.workload.op)), "", options.target, &entry.workload);
+    tasks.push_back({entry, task});
+  }
+  auto database = open_database(options.database, db::Database::Mode::kReadWrite);
+  Measuring measuring(options);
+  auto progress = make_progress(options);
+  tuner::RecordingMeasurer measurer(measuring.builder, measuring.runner, database);
+  auto summary = tuner::tune_suite(tasks, measurer, options.tuning, budget, options.scheduler, progress);
+  print_suite_summary(options, suite, summary);
+  return std::isnan(summary.tuned_seconds) ? 1 : 0;
+}
+
 int run_tune(const TuneOptions& options) {
-  if (options.shape.empty()) throw UsageError("tune: --shape is required (e.g. --shape 512,512,512)");
   if (options.tuning.trials == 0) throw UsageError("tune: --trials must be at least 1");
   tuner::check_tuner_name(options.tuning.tuner.name);
+  if (!options.suite.empty()) {
+    if (!options.shape.empty()) throw UsageError("tune: give either --suite or --shape, not both");
+    return run_suite(options);
+  }
+  if (options.shape.empty()) throw UsageError("tune: --shape or --suite is required (e.g. --shape 512,512,512)");
   auto task = make_task(options.op, options.shape, options.target);
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
-
-  measure::LocalBuilderOptions build;
-  build.compiler = options.compiler;
-  build.include_dirs = kernel_include_dirs();
-  build.jobs = options.jobs;
-  build.timeout_seconds = options.compile_timeout;
-  measure::LocalBuilder builder(build);
-  measure::LocalRunner runner({worker_path(), options.timing, true});
-  tuner::Progress progress = options.quiet ? tuner::Progress(nullptr, false) : tuner::Progress::for_stderr();
-  tuner::TuningLoop loop(builder, runner, database, progress);
+  Measuring measuring(options);
+  auto progress = make_progress(options);
+  tuner::TuningLoop loop(measuring.builder, measuring.runner, database, progress);
   auto summary = loop.run(task, options.tuning);
   print_summary(options, *task, summary);
   return summary.best ? 0 : 1;
@@ -107,6 +192,11 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
   tune->add_option("--jobs", options->jobs, "Parallel compiles (0: all cores)")->capture_default_str();
   tune->add_option("--compiler", options->compiler, "C++ compiler for CPU candidates")->capture_default_str();
   tune->add_flag("--quiet", options->quiet, "No progress display");
+  tune->add_option("--suite", options->suite, "Tune every workload of a suite file (configs/workloads/*.toml)");
+  tune->add_option("--trials-per-task", options->trials_per_task, "Suite: trials for each task (default: --trials)");
+  tune->add_option("--budget", options->budget, "Suite: total trials (2000) or time (8h, 30m, 1h30m)");
+  tune->add_option("--scheduler", options->scheduler.policy, "Suite: gradient (Ansor) or round_robin")
+      ->check(CLI::IsMember({"gradient", "round_robin"}))->capture_default_str();
   tune->callback([options, &action] { action = [options] { return run_tune(*options); }; });
 }
 

@@ -27,7 +27,8 @@ void Progress::update(const ProgressState& state) {
   if (!out_) return;
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   double eta = state.trial ? elapsed / state.trial * (state.trials - state.trial) : 0;
-  std::string line = fmt::format("trial {}/{}  best {:.1f} GFLOP/s  failed {}  elapsed {}  eta {}",
+  std::string task = state.task.empty() ? "" : "[" + state.task + "] ";
+  std::string line = fmt::format("{}trial {}/{}  best {:.1f} GFLOP/s  failed {}  elapsed {}  eta {}", task,
                                  state.trial, state.trials, state.best_gflops, state.failures,
                                  format_duration(elapsed), format_duration(eta));
   if (live_) {

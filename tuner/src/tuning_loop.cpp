@@ -13,7 +13,7 @@ TuningSummary TuningLoop::run(const std::shared_ptr<const measure::MeasureTask>&
                               const TuningOptions& options) {
   TaskSession session(task, options.tuner, measurer_, options.run_id.empty() ? make_run_id() : options.run_id);
   progress_.start(task->workload.key(), options.trials);
-  ProgressState state{task->workload.key(), 0, options.trials, 0, 0};
+  ProgressState state{"", 0, options.trials, 0, 0};
   while (session.summary().trials < options.trials) {
     if (!session.step(std::min(options.batch_size, options.trials - session.summary().trials))) break;
     state.trial = session.summary().trials;

@@ -9,7 +9,7 @@
 namespace optune::tuner {
 
 struct ProgressState {
-  std::string task;        // workload key
+  std::string task;        // the task being tuned, shown when several share the run; "" for one
   std::size_t trial = 0;   // measured so far in this run
   std::size_t trials = 0;  // budget
   double best_gflops = 0;

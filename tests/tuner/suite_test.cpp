@@ -1,0 +1,75 @@
+#include "optune/tuner/suite.hpp"
+
+#include <gtest/gtest.h>
+
+#include "optune/tuner/suite_tuning.hpp"
+
+namespace optune::tuner {
+namespace {
+
+std::string suite_path(const std::string& name) {
+  return std::string(OPTUNE_SOURCE_DIR) + "/configs/workloads/" + name + ".toml";
+}
+
+int total_count(const Suite& suite, kernels::Op op) {
+  int total = 0;
+  for (const auto& entry : suite.entries)
+    if (entry.workload.op == op) total += entry.count;
+  return total;
+}
+
+TEST(Suite, ShippedNetworksParseWithTheirLayerCounts) {
+  auto resnet = load_suite(suite_path("resnet18"));
+  EXPECT_EQ(resnet.name, "resnet18");
+  EXPECT_EQ(resnet.entries.size(), 12u);
+  EXPECT_EQ(total_count(resnet, kernels::Op::kConv2d), 20);  // 17 convs + 3 downsamples
+  EXPECT_EQ(resnet.entries.front().workload.key(), "conv2d.nchw.f32.N1.C3.H224.W224.K64.R7.S7.st2.pad3.dil1.g1");
+  EXPECT_EQ(resnet.entries.back().workload.key(), "gemm.f32.M1.N1000.K512");
+
+  auto mobilenet = load_suite(suite_path("mobilenet_v1"));
+  EXPECT_EQ(total_count(mobilenet, kernels::Op::kDepthwiseConv2d), 13);
+  EXPECT_EQ(total_count(mobilenet, kernels::Op::kConv2d), 14);  // the first conv and 13 pointwise
+  auto squeezenet = load_suite(suite_path("squeezenet1_1"));
+  EXPECT_EQ(total_count(squeezenet, kernels::Op::kConv2d), 26);  // conv1, 8 fires x 3, conv10
+  auto bert = load_suite(suite_path("bert_base_gemm"));
+  EXPECT_EQ(total_count(bert, kernels::Op::kGemm), 72);
+}
+
+void expect_error(const std::string& text, const std::string& words) {
+  try {
+    parse_suite(text, "bad.toml");
+    FAIL() << "accepted: " << text;
+  } catch (const SuiteError& error) {
+    EXPECT_NE(std::string(error.what()).find(words), std::string::npos) << error.what();
+    EXPECT_EQ(std::string(error.what()).rfind("bad.toml:", 0), 0u) << error.what();
+    EXPECT_EQ(std::string(error.what()).find('\n'), std::string::npos) << error.what();
+  }
+}
+
+TEST(Suite, MalformedFilesNameFileLineAndProblem) {
+  const std::string header = "name = \"x\"\n";
+  expect_error("name = \"x\n", "bad.toml:1");
+  expect_error(header, "no [[workload]]");
+  expect_error(header + "[[workload]]\nop = \"gemm\"\n", "missing 'shape'");
+  expect_error(header + "[[workload]]\nop = \"gemm\"\nshape = \"0,4,4\"\n", "bad.toml:2: shape");
+  expect_error(header + "[[workload]]\nop = \"matmul\"\nshape = \"4,4,4\"\n", "matmul");
+  expect_error(header + "[[workload]]\nop = \"gemm\"\nshape = \"4,4,4\"\ncount = 0\n", "bad.toml:5: 'count'");
+  expect_error(header + "[[workload]]\nop = \"gemm\"\nshape = \"4,4,4\"\nrepeat = 2\n", "unknown key 'repeat'");
+  expect_error(header + "[[workload]]\nop = \"gemm\"\nshape = \"4,4,4\"\n[[workload]]\nop = \"gemm\"\nshape = \"M=4,N=4,K=4\"\n",
+               "listed twice");
+  expect_error("[[workload]]\nop = \"gemm\"\nshape = \"4,4,4\"\n", "missing 'name'");
+  EXPECT_THROW(load_suite("/nonexistent/suite.toml"), SuiteError);
+}
+
+TEST(Duration, ParsesHoursMinutesSeconds) {
+  EXPECT_EQ(parse_duration("2h"), 7200);
+  EXPECT_EQ(parse_duration("30m"), 1800);
+  EXPECT_EQ(parse_duration("1h30m"), 5400);
+  EXPECT_EQ(parse_duration("90s"), 90);
+  EXPECT_THROW(parse_duration("2 hours"), std::invalid_argument);
+  EXPECT_THROW(parse_duration("0m"), std::invalid_argument);
+  EXPECT_THROW(parse_duration(""), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace optune::tuner
