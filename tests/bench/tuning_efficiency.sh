@@ -18,7 +18,7 @@ if [ ! -f "$work/landscape.db" ]; then
       --batch-size 16 --repeat 3 --min-repeat-ms 20 --remeasure 0 --seed 1 --quiet --db "$work/landscape.db"
   done
 fi
-"$root/build/tests/bench/bench_tuning_efficiency" --landscape "$work/landscape.db" --seeds 5 --budget 300
+"$root/build/tests/bench/bench_tuning_efficiency" --landscape "$work/landscape.db" --seeds 21 --budget 300
 
 echo
 echo "LIVE confirmation on gemm 512x512x512: best GFLOP/s after N trials (median over seeds)"
