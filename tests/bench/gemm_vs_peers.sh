@@ -10,7 +10,7 @@ work=${2:-$root/build/gemm-vs-peers}
 mkdir -p "$work"
 shapes="256,256,256 512,512,512 1024,1024,1024 2048,2048,2048 196,256,2304 3136,64,576 49,512,4608"
 for shape in $shapes; do
-  "$root/build/bin/optune" tune --op gemm --shape "$shape" --tuner xgb --trials "$trials" --quiet \
+  "${OPTUNE_BIN:-$root/build/bin}/optune" tune --op gemm --shape "$shape" --tuner xgb --trials "$trials" --quiet \
     --db "$work/tuned.db" | grep -E "workload|best|default"
 done
 candidates=()
@@ -18,6 +18,6 @@ while read -r mnk source; do
   object=${source%.cpp}.so
   c++ -std=c++20 -O3 -march=native -fopenmp -fPIC -shared -I"$root/kernels/include" "$source" -o "$object"
   candidates+=(--candidate "$mnk=$object")
-done < <("$root/build/tests/bench/bench_emit_best" --db "$work/tuned.db" --out "$work/best")
+done < <("${OPTUNE_BENCH_BIN:-$root/build/tests/bench}/bench_emit_best" --db "$work/tuned.db" --out "$work/best")
 shape_list=$(echo "$shapes" | tr ' ' ';')
-"$root/build/tests/bench/bench_gemm" --shapes "$shape_list" --rounds 3 "${candidates[@]}"
+"${OPTUNE_BENCH_BIN:-$root/build/tests/bench}/bench_gemm" --shapes "$shape_list" --rounds 3 "${candidates[@]}"
