@@ -289,6 +289,21 @@ class CpuGemmTemplate final : public KernelTemplate {
            cpu::gemm_config_literal(cpu::gemm_config_from_view(config)) + ">(\n      " + m + ", " +
            n + ", " + k + ", inputs[0], " + k + ", inputs[1], " + n + ", output, " + n + ");\n}\n";
   }
+
+  std::optional<TableForm> table_form() const override {
+    return TableForm{"optune/kernels/cpu/tuned_gemm.hpp", "optune::kernels::cpu::TunedGemm",
+                     "optune::kernels::cpu::GemmConfig", "kGemm", "M=1024,N=1024,K=1024"};
+  }
+
+  std::string table_row(const Workload& workload, const ss::ConfigView& config) const override {
+    const GemmShape& s = workload.gemm();
+    return "{" + std::to_string(s.M) + ", " + std::to_string(s.N) + ", " + std::to_string(s.K) + ", " +
+           config_literal(config) + "}";
+  }
+
+  std::string config_literal(const ss::ConfigView& config) const override {
+    return cpu::gemm_config_literal(cpu::gemm_config_from_view(config));
+  }
 };
 
 }  // namespace

@@ -1,30 +1,40 @@
-// Instantiates the installed CPU GEMM kernel header with the default config and checks the
-// result; exits non-zero on a wrong answer.
+// Calls the tuned GEMM through the header optune_apply_best() generated: the tuned shape must run
+// its tuned config, another shape the default config, both with the right answer. Exits non-zero
+// otherwise.
 #include <cmath>
 #include <cstdio>
 #include <random>
 #include <vector>
 
-#include <optune/kernels/cpu/gemm.hpp>
-#include <optune/kernels/workload.hpp>
+#include <optune_tuned.hpp>
 
-int main() {
-  const auto workload = optune::kernels::parse_workload(optune::kernels::Op::kGemm, "67,45,129");
-  const auto& s = workload.gemm();
-  std::vector<float> a(s.M * s.K), b(s.K * s.N), c(s.M * s.N);
+namespace {
+
+// Runs one GEMM through the tuned table; returns 0 when the answer is right and the dispatch is
+// the expected one.
+int check(long M, long N, long K, bool expect_tuned) {
+  std::vector<float> a(M * K), b(K * N), c(M * N);
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> value(-1, 1);
   for (auto& x : a) x = value(rng);
   for (auto& x : b) x = value(rng);
-  optune::kernels::cpu::gemm<optune::kernels::cpu::GemmConfig{}>(s.M, s.N, s.K, a.data(), s.K, b.data(),
-                                                                s.N, c.data(), s.N);
+  bool tuned = optune::kernels::cpu::gemm_tuned<optune::tuned::kGemm, optune::tuned::kGemmDefault>(
+      M, N, K, a.data(), K, b.data(), N, c.data(), N);
   double worst = 0;
-  for (long i = 0; i < s.M; ++i)
-    for (long j = 0; j < s.N; ++j) {
+  for (long i = 0; i < M; ++i)
+    for (long j = 0; j < N; ++j) {
       double want = 0;
-      for (long k = 0; k < s.K; ++k) want += double(a[i * s.K + k]) * b[k * s.N + j];
-      worst = std::max(worst, std::abs(want - c[i * s.N + j]));
+      for (long k = 0; k < K; ++k) want += double(a[i * K + k]) * b[k * N + j];
+      worst = std::max(worst, std::abs(want - c[i * N + j]));
     }
-  std::printf("%s max abs error %.3g\n", workload.key().c_str(), worst);
-  return worst < 1e-3 ? 0 : 1;
+  std::printf("gemm %ldx%ldx%ld: %s config, max abs error %.3g\n", M, N, K, tuned ? "tuned" : "default", worst);
+  return (worst < 1e-3 && tuned == expect_tuned) ? 0 : 1;
+}
+
+}  // namespace
+
+int main() {
+  std::printf("tuned for %s on %s, %zu GEMM shapes\n", optune::tuned::kTarget, optune::tuned::kDevice,
+              optune::tuned::kGemm.size());
+  return check(16, 24, 8, true) + check(67, 45, 129, false);
 }

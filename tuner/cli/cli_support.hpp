@@ -29,6 +29,7 @@ void add_query_command(CLI::App& app, CommandAction& action);
 void add_space_command(CLI::App& app, CommandAction& action);
 void add_devices_command(CLI::App& app, CommandAction& action);
 void add_transfer_commands(CLI::App& app, CommandAction& action);  // export, import
+void add_apply_best_command(CLI::App& app, CommandAction& action);
 
 inline constexpr const char* kDefaultDatabase = "optune.db";
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +43,23 @@ class KernelTemplate {
   // per tile, tile footprint against the caches, arithmetic intensity, register tile size, work
   // per thread, share of work wasted on edges. Names are stable; the same list for every config
   // and every shape of this template, so one model serves several shapes.
+  // Build-time consumption (`optune apply-best`): how the template's tuned configs appear in a
+  // generated header. Templates without a build-time form return nullopt.
+  struct TableForm {
+    std::string include;        // header defining the row type and the dispatcher
+    std::string row_type;       // e.g. "optune::kernels::cpu::TunedGemm"
+    std::string config_type;    // e.g. "optune::kernels::cpu::GemmConfig"
+    std::string table_name;     // e.g. "kGemm"; the default config is table_name + "Default"
+    std::string default_shape;  // the shape whose default config serves untuned shapes
+  };
+  virtual std::optional<TableForm> table_form() const { return std::nullopt; }
+  // One row of the table: a C++ initializer of row_type for the workload and config.
+  virtual std::string table_row(const Workload& /*workload*/, const search_space::ConfigView& /*config*/) const {
+    return "";
+  }
+  // The config as a C++ expression of config_type.
+  virtual std::string config_literal(const search_space::ConfigView& /*config*/) const { return ""; }
+
   virtual std::vector<std::pair<std::string, double>> derived_features(
       const Workload& /*workload*/, const DeviceInfo& /*device*/,
       const search_space::ConfigView& /*config*/) const {

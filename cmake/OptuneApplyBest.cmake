@@ -1,0 +1,38 @@
+# optune_apply_best(<cmake-target> DB <file> TARGET <optune-target> [DEVICE <device>]
+#                   [WORKLOADS <key>...] [SUITE <suite.toml>])
+#
+# Compiles the best configs of an optune database into <cmake-target>: `optune apply-best` writes
+# optune_tuned.hpp (constexpr tables of tuned configs, with the default config for other shapes)
+# into the target's build folder, which is added to its include path. The command runs at every
+# build, because the database can change through its WAL file while the file's own time stays the
+# same; it rewrites the header only when its content changes, so nothing rebuilds needlessly.
+# WORKLOADS or SUITE name the workloads the application uses: the build prints a note for each
+# one without a tuned config (it runs the default config).
+function(optune_apply_best target)
+  cmake_parse_arguments(ARG "" "DB;TARGET;DEVICE;SUITE" "WORKLOADS" ${ARGN})
+  if(NOT ARG_DB OR NOT ARG_TARGET)
+    message(FATAL_ERROR "optune_apply_best(${target} ...) needs DB <file> and TARGET <target>")
+  endif()
+  if(NOT OPTUNE_EXECUTABLE)
+    message(FATAL_ERROR "optune_apply_best: OPTUNE_EXECUTABLE is not set (find_package(optune) sets it)")
+  endif()
+  set(dir ${CMAKE_CURRENT_BINARY_DIR}/optune_tuned/${target})
+  set(header ${dir}/optune_tuned.hpp)
+  set(args apply-best --db ${ARG_DB} --target ${ARG_TARGET} --out ${header})
+  if(ARG_DEVICE)
+    list(APPEND args --device ${ARG_DEVICE})
+  endif()
+  foreach(key IN LISTS ARG_WORKLOADS)
+    list(APPEND args --workload ${key})
+  endforeach()
+  if(ARG_SUITE)
+    list(APPEND args --suite ${ARG_SUITE})
+  endif()
+  add_custom_target(${target}_optune_tuned
+    COMMAND ${OPTUNE_EXECUTABLE} ${args}
+    BYPRODUCTS ${header}
+    COMMENT "optune apply-best: ${ARG_DB} -> ${header}"
+    VERBATIM)
+  add_dependencies(${target} ${target}_optune_tuned)
+  target_include_directories(${target} PRIVATE ${dir})
+endfunction()

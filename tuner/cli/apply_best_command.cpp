@@ -1,0 +1,65 @@
+// optune apply-best: writes the header of tuned configs an application compiles in (build-time
+// consumption), and notes on stderr the wanted workloads that have no tuned config.
+#include <cstdio>
+
+#include "cli_support.hpp"
+#include "optune/measure/cpu_device.hpp"
+#include "optune/tuner/suite.hpp"
+#include "optune/tuner/tuned_header.hpp"
+
+namespace optune::cli {
+namespace {
+
+struct ApplyBestOptions {
+  std::string database = kDefaultDatabase;
+  std::string target = "cpu";
+  std::string device;
+  std::string out;
+  std::vector<std::string> workloads;  // keys the application uses
+  std::string suite;                   // or a suite file listing them
+};
+
+int run_apply_best(const ApplyBestOptions& options) {
+  tuner::TunedHeaderRequest request;
+  try {
+    request.target = kernels::parse_target(options.target);
+    for (const auto& key : options.workloads) request.wanted.push_back(kernels::parse_workload_key(key).key());
+    if (!options.suite.empty())
+      for (const auto& entry : tuner::load_suite(options.suite).entries) request.wanted.push_back(entry.workload.key());
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(std::string("apply-best: ") + error.what());
+  }
+  request.device = options.device;
+  request.source = options.database;
+  if (request.target.backend == kernels::Backend::kCpu) request.fallback_device = measure::detect_local_cpu();
+  auto database = open_database(options.database, db::Database::Mode::kReadOnly);
+  tuner::TunedHeader header;
+  try {
+    header = tuner::make_tuned_header(database, request);
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(std::string("apply-best: ") + error.what());
+  }
+  bool written = tuner::write_if_changed(options.out, header.text);
+  for (const auto& key : header.untuned)
+    std::fprintf(stderr, "optune: note: no tuned config for %s on %s; it runs the default config\n", key.c_str(),
+                 header.device_name.c_str());
+  std::printf("%s: %zu tuned workloads for %s on %s%s\n", options.out.c_str(), header.tuned,
+              request.target.str().c_str(), header.device_name.c_str(), written ? "" : " (unchanged)");
+  return 0;
+}
+
+}  // namespace
+
+void add_apply_best_command(CLI::App& app, CommandAction& action) {
+  auto options = std::make_shared<ApplyBestOptions>();
+  CLI::App* command = app.add_subcommand("apply-best", "Write a header of the best configs for build-time use");
+  command->add_option("--db", options->database, "SQLite database file")->capture_default_str();
+  command->add_option("--target", options->target, "Target the configs are for")->capture_default_str();
+  command->add_option("--device", options->device, "Device id or part of its name (when several are recorded)");
+  command->add_option("--out", options->out, "Header to write (rewritten only when its content changes)")->required();
+  command->add_option("--workload", options->workloads, "Workload key the application uses (repeatable)");
+  command->add_option("--suite", options->suite, "Suite file whose workloads the application uses");
+  command->callback([options, &action] { action = [options] { return run_apply_best(*options); }; });
+}
+
+}  // namespace optune::cli

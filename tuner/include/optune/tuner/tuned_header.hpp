@@ -1,0 +1,38 @@
+// The header `optune apply-best` writes for build-time consumption: for one target and device,
+// per template with a build-time form, a constexpr table of the best recorded config of every
+// workload (CLBlast-style: plain, readable rows) and the template's default config for shapes
+// without a row. Applications dispatch through it (e.g. kernels/cpu/tuned_gemm.hpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "optune/db/database.hpp"
+#include "optune/kernels/device_info.hpp"
+#include "optune/kernels/target.hpp"
+
+namespace optune::tuner {
+
+struct TunedHeaderRequest {
+  kernels::Target target;
+  std::string device;                       // id or name substring; "" = the only device recorded
+  std::vector<std::string> wanted;          // workload keys the application uses (may be empty)
+  kernels::DeviceInfo fallback_device;      // whose defaults to write when nothing is recorded
+  std::string source;                       // named in the header's first comment
+};
+
+struct TunedHeader {
+  std::string text;
+  std::size_t tuned = 0;                    // rows written
+  std::vector<std::string> untuned;         // wanted workloads without a row: they run the default
+  std::string device_name;
+};
+
+// Throws std::invalid_argument when records of several devices match (naming them).
+TunedHeader make_tuned_header(const db::Database& database, const TunedHeaderRequest& request);
+
+// Writes `text` to `path` unless the file already holds exactly it (so builds that depend on the
+// header do not rebuild); returns whether it wrote. Throws std::runtime_error when it cannot.
+bool write_if_changed(const std::string& path, const std::string& text);
+
+}  // namespace optune::tuner
