@@ -14,6 +14,7 @@
 
 #include "optune/kernels/cpu/conv2d.hpp"
 #include "optune/kernels/cpu/depthwise_conv2d.hpp"
+#include "optune/kernels/cpu/tuned_conv2d.hpp"
 #include "optune/kernels/reference.hpp"
 #include "optune/kernels/workload.hpp"
 
@@ -165,6 +166,45 @@ TEST(CpuConv2dKernel, PackedFilterIsReusedAcrossCalls) {
     conv2d_packed<config>(dims(shape), input.data(), packed.data(), got.data());
     EXPECT_LE(relative_l2_error(got.data(), want.data(), got.size()), 1e-5) << "call " << call;
   }
+}
+
+// Tables as `optune apply-best` writes them: one tuned row each.
+constexpr std::array<TunedConv2d, 1> kTunedConv2d = {{
+    {Conv2dDims{.N = 1, .C = 8, .H = 9, .W = 9, .K = 16, .R = 3, .S = 3, .stride = 1, .pad = 1},
+     Conv2dConfig{.lanes = 4, .oc_vectors = 1, .ic_block = 4, .ow_block = 3}},
+}};
+constexpr std::array<TunedDepthwiseConv2d, 1> kTunedDepthwise = {{
+    {Conv2dDims{.N = 1, .C = 8, .H = 9, .W = 9, .K = 8, .R = 3, .S = 3, .stride = 2, .pad = 1},
+     DepthwiseConv2dConfig{.lanes = 4, .c_vectors = 2, .ow_block = 2}},
+}};
+
+TEST(TunedConv2d, RunsTheTunedRowForItsShapeAndTheFallbackElsewhere) {
+  const std::vector<std::pair<Conv2dShape, bool>> cases = {
+      {{1, 8, 9, 9, 16, 3, 3, 1, 1, 1, 1}, true}, {{1, 8, 9, 9, 16, 3, 3, 2, 1, 1, 1}, false}};
+  for (const auto& [shape, tuned] : cases) {
+    const Workload workload{Op::kConv2d, "f32", shape};
+    bool ran_tuned = false;
+    const double error = error_of(
+        [](const Conv2dDims& d, const float* in, const float* f, float* out) {
+          conv2d_tuned<kTunedConv2d, Conv2dConfig{}>(d, in, f, out);
+        },
+        workload);
+    EXPECT_LE(error, 1e-5);
+    std::vector<float> input(input_sizes(workload)[0], 1.0f), filter(input_sizes(workload)[1], 1.0f);
+    std::vector<float> output(output_size(workload));
+    ran_tuned = conv2d_tuned<kTunedConv2d, Conv2dConfig{}>(dims(shape), input.data(), filter.data(),
+                                                           output.data());
+    EXPECT_EQ(ran_tuned, tuned) << shape.stride;
+  }
+  const Conv2dShape dw_shape{1, 8, 9, 9, 8, 3, 3, 2, 1, 1, 8};
+  const Workload dw{Op::kDepthwiseConv2d, "f32", dw_shape};
+  EXPECT_LE(error_of(
+                [](const Conv2dDims& d, const float* in, const float* f, float* out) {
+                  EXPECT_TRUE((depthwise_conv2d_tuned<kTunedDepthwise, DepthwiseConv2dConfig{}>(
+                      d, in, f, out)));
+                },
+                dw),
+            1e-5);
 }
 
 }  // namespace
