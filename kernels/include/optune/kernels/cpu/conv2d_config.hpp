@@ -28,7 +28,8 @@ enum class ConvLoopOrder : int {
 // What the threads split.
 enum class ConvParallel : int {
   kOuter = 0,  // the outer loop of loop_order: whole channel blocks or whole rows per thread
-  kFused = 1,  // the fused (outer x inner) loop: finer shares where the outer loop is short
+  kFused = 1,  // the fused (outer x inner) loop, scheduled dynamically: finer shares where the
+               // outer loop is short, and no waiting on a thread the OS has descheduled
 };
 
 struct Conv2dConfig {
@@ -37,7 +38,7 @@ struct Conv2dConfig {
   int ic_block = 8;    // c of the kernel's NCHW[c]c input layout (channels padded to a multiple)
   int ow_block = 6;    // register tile along the output width
   int oh_block = 1;    // register tile along the output height
-  bool unroll_kw = true;  // filter width as a compile-time constant (1, 3, 5, 7), loop unrolled
+  bool unroll_kw = true;  // filter width as a compile-time constant (trip count known)
   ConvLoopOrder loop_order = ConvLoopOrder::kOcOuter;
   int threads = 1;
   ConvParallel parallel = ConvParallel::kOuter;
@@ -64,7 +65,7 @@ struct DepthwiseConv2dConfig {
   int ow_block = 8;       // register tile along the output width
   int oh_block = 1;       // register tile along the output height
   bool unroll_kw = true;  // filter width as a compile-time constant (1, 3, 5, 7)
-  int threads = 1;  // the threads split (image, channel block) pairs
+  int threads = 1;  // the threads split (image, channel block) pairs, dynamically
 
   friend constexpr bool operator==(const DepthwiseConv2dConfig&,
                                    const DepthwiseConv2dConfig&) = default;

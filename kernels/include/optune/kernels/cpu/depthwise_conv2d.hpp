@@ -97,7 +97,7 @@ void depthwise_run(const Conv2dDims& d, const float* input, const float* packed_
   out_dims.K = d.C;
   const Index items = d.N * b.channel_blocks;
   const Index row_tiles = ceil_div(P, OHB), col_tiles = ceil_div(Q, OWB);
-#pragma omp parallel for num_threads(Config.threads) schedule(static)
+#pragma omp parallel for num_threads(Config.threads) schedule(dynamic, 1)
   for (Index item = 0; item < items; ++item) {
     thread_local AlignedBuffer plane_buffer;  // this thread's copy of one blocked channel block
     float* plane = plane_buffer.reserve(static_cast<std::size_t>(b.plane_floats()));
