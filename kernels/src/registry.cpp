@@ -14,6 +14,9 @@ std::vector<const KernelTemplate*> all_templates() {
       &cpu_gemm_template(),
       &cpu_conv2d_template(),
       &cpu_depthwise_conv2d_template(),
+      &opencl_gemm_template(),
+      &opencl_conv2d_template(),
+      &opencl_depthwise_conv2d_template(),
   };
 }
 

@@ -10,6 +10,7 @@
 #include "cli_support.hpp"
 #include "optune/measure/local_builder.hpp"
 #include "optune/measure/local_runner.hpp"
+#include "optune/measure/opencl_builder.hpp"
 #include "optune/tuner/suite_tuning.hpp"
 #include "optune/tuner/tuning_loop.hpp"
 
@@ -34,20 +35,25 @@ struct TuneOptions {
   tuner::SchedulerOptions scheduler;
 };
 
-// The measuring parts of one tuning command: built once, shared by all its tasks.
+// The measuring parts of one tuning command: built once, shared by all its tasks. OpenCL
+// candidates become artifact files; both kinds are measured in the isolated worker.
 struct Measuring {
-  measure::LocalBuilder builder;
+  std::unique_ptr<measure::Builder> builder;
   measure::LocalRunner runner;
   Measuring(const TuneOptions& options)
-      : builder([&] {
-          measure::LocalBuilderOptions build;
-          build.compiler = options.compiler;
-          build.include_dirs = kernel_include_dirs();
-          build.jobs = options.jobs;
-          build.timeout_seconds = options.compile_timeout;
-          return build;
-        }()),
-        runner({worker_path(), options.timing, true}) {}
+      : builder(make_builder(options)),
+        runner({worker_path(), options.timing, true, opencl_cache_dir()}) {}
+
+  static std::unique_ptr<measure::Builder> make_builder(const TuneOptions& options) {
+    if (kernels::parse_target(options.target).backend == kernels::Backend::kOpenCL)
+      return std::make_unique<measure::OpenCLBuilder>(measure::OpenCLBuilderOptions{opencl_kernel_dir(), ""});
+    measure::LocalBuilderOptions build;
+    build.compiler = options.compiler;
+    build.include_dirs = kernel_include_dirs();
+    build.jobs = options.jobs;
+    build.timeout_seconds = options.compile_timeout;
+    return std::make_unique<measure::LocalBuilder>(build);
+  }
 };
 
 tuner::Progress make_progress(const TuneOptions& options) {
@@ -132,7 +138,7 @@ int run_suite(const TuneOptions& options) {
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
   Measuring measuring(options);
   auto progress = make_progress(options);
-  tuner::RecordingMeasurer measurer(measuring.builder, measuring.runner, database);
+  tuner::RecordingMeasurer measurer(*measuring.builder, measuring.runner, database);
   auto summary = tuner::tune_suite(tasks, measurer, options.tuning, budget, options.scheduler, progress);
   print_suite_summary(options, suite, summary);
   return std::isnan(summary.tuned_seconds) ? 1 : 0;
@@ -150,7 +156,7 @@ int run_tune(const TuneOptions& options) {
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
   Measuring measuring(options);
   auto progress = make_progress(options);
-  tuner::TuningLoop loop(measuring.builder, measuring.runner, database, progress);
+  tuner::TuningLoop loop(*measuring.builder, measuring.runner, database, progress);
   auto summary = loop.run(task, options.tuning);
   print_summary(options, *task, summary);
   return summary.best ? 0 : 1;
