@@ -16,6 +16,7 @@
 #include "optune/kernels/kernel_template.hpp"
 #include "optune/kernels/reference.hpp"
 #include "optune/kernels/workload.hpp"
+#include "optune/measure/cpu_device.hpp"
 #include "optune/measure/measure_result.hpp"
 #include "optune/measure/timing_policy.hpp"
 #include "optune/measure/worker_protocol.hpp"
@@ -83,6 +84,9 @@ double time_runs(kernels::CandidateFunction kernel, const Operands& operands, in
 }
 
 nlohmann::json measure(const nlohmann::json& request, Operands& operands) {
+  // The device this worker measures on: an RPC server reports it, and under an emulator it is
+  // the emulated CPU, not the server's.
+  if (request.value("describe", false)) return {{"status", "ok"}, {"device", detect_local_cpu().fingerprint()}};
   TimingPolicy policy = timing_policy_from_json(request.at("timing"));
   prepare(operands, request.at("workload").get<std::string>(), request.value("seed", 1u));
   if (!request.contains("artifact")) return {{"status", "ready"}};
