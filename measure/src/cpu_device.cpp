@@ -63,13 +63,18 @@ kernels::DeviceInfo detect_local_cpu() {
 
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::set<std::string> flags;
+  // x86 lists "flags", Arm "Features"; under user-mode emulation (qemu-aarch64) /proc/cpuinfo is
+  // the host's, whose flags must not be taken for the emulated CPU's.
+  const std::string flags_key = info.arch == "x86_64" || info.arch.starts_with("i") ? "flags" : "Features";
+  bool host_cpuinfo = false;
   for (std::string line; std::getline(cpuinfo, line);) {
     auto colon = line.find(':');
     if (colon == std::string::npos) continue;
     std::string key = trim(line.substr(0, colon));
     std::string value = trim(line.substr(colon + 1));
     if ((key == "model name" || key == "Model") && info.name.empty()) info.name = value;
-    if ((key == "flags" || key == "Features") && flags.empty()) {
+    if ((key == "flags" || key == "Features") && key != flags_key) host_cpuinfo = true;
+    if (key == flags_key && flags.empty()) {
       std::istringstream words(value);
       for (std::string word; words >> word;)
         if (kRelevantFlags.count(word)) flags.insert(word);
@@ -77,6 +82,7 @@ kernels::DeviceInfo detect_local_cpu() {
   }
   if (info.arch == "aarch64") flags.insert("neon");  // Advanced SIMD is mandatory on AArch64
   if (info.name.empty()) info.name = info.arch + " cpu";
+  if (host_cpuinfo) info.name = info.arch + " (emulated on " + info.name + ")";
   info.isa.assign(flags.begin(), flags.end());
   read_caches(info);
   return info;

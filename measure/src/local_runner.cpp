@@ -3,7 +3,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <variant>
 
 #include <nlohmann/json.hpp>
 
@@ -49,44 +48,83 @@ LocalRunner::LocalRunner(LocalRunnerOptions options) : options_(std::move(option
 LocalRunner::~LocalRunner() = default;
 
 Subprocess& LocalRunner::worker() {
-  if (!worker_ || worker_->poll())
-    worker_ = std::make_unique<Subprocess>(
-        Subprocess::spawn({options_.worker_path}, {.pipe_stdio = true, .output_file = ""}));
+  if (!worker_ || worker_->poll()) {
+    std::vector<std::string> argv = options_.launcher;
+    argv.push_back(options_.worker_path);
+    worker_ = std::make_unique<Subprocess>(Subprocess::spawn(argv, {.pipe_stdio = true, .output_file = ""}));
+  }
   return *worker_;
 }
 
 namespace {
 
+nlohmann::json failure_reply(ErrorKind kind, const std::string& message) {
+  return {{"status", error_kind_name(kind)}, {"message", message}};
+}
+
 // Sends one request and reads its response; a dead or silent worker becomes a crash or timeout
-// result and is replaced on the next request.
-std::variant<nlohmann::json, MeasureResult> exchange(std::unique_ptr<Subprocess>& worker,
-                                                            const nlohmann::json& request,
-                                                            double timeout_seconds) {
+// reply and is replaced on the next request.
+nlohmann::json exchange(std::unique_ptr<Subprocess>& worker, const nlohmann::json& request, double timeout_seconds) {
   if (!worker->write_line(request.dump())) {
     auto status = worker->wait_until(after(kExitGraceSeconds));
     worker.reset();
-    return failure(ErrorKind::kCrash, "worker died: " + (status ? status->describe() : "unknown"));
+    return failure_reply(ErrorKind::kCrash, "worker died: " + (status ? status->describe() : "unknown"));
   }
   auto line = worker->read_line(after(timeout_seconds));
   if (line) {
     try {
-      return nlohmann::json::parse(*line);
+      auto reply = nlohmann::json::parse(*line);
+      if (reply.is_object()) return reply;
+      throw std::runtime_error("not an object");
     } catch (const std::exception& error) {
       worker.reset();
-      return failure(ErrorKind::kRuntimeError, std::string("malformed worker reply: ") + error.what());
+      return failure_reply(ErrorKind::kRuntimeError, std::string("malformed worker reply: ") + error.what());
     }
   }
   if (worker->timed_out()) {
     worker.reset();  // kills the worker and the candidate running in it
-    return failure(ErrorKind::kTimeout, "no result within " + std::to_string(timeout_seconds) + " s");
+    return failure_reply(ErrorKind::kTimeout, "no result within " + std::to_string(timeout_seconds) + " s");
   }
   auto status = worker->wait_until(after(kExitGraceSeconds));
   std::string how = status ? status->describe() : "closed its output";
   worker.reset();
-  return failure(ErrorKind::kCrash, "candidate crashed the worker: " + how);
+  return failure_reply(ErrorKind::kCrash, "candidate crashed the worker: " + how);
 }
 
 }  // namespace
+
+nlohmann::json LocalRunner::measure_request(const nlohmann::json& request, const std::string& artifact) {
+  nlohmann::json measure = request;
+  // The program binary cache belongs to the machine that measures, not to whoever sent the request.
+  if (measure.value("backend", "cpu") == "opencl") measure["cache_dir"] = options_.opencl_cache_dir;
+  nlohmann::json prepare = measure;
+  prepare.erase("artifact");
+  try {
+    worker();
+  } catch (const std::exception& error) {
+    return failure_reply(ErrorKind::kRuntimeError, std::string("cannot start the worker: ") + error.what());
+  }
+  auto ready = exchange(worker_, prepare, kPrepareTimeoutSeconds);
+  if (ready.value("status", "") != "ready") {
+    if (ready.value("status", "") == "runtime_error")
+      ready["message"] = "preparing " + prepare.value("workload", std::string("the workload")) + ": " +
+                         ready.value("message", "");
+    return ready;
+  }
+  measure["artifact"] = artifact;
+  double timeout = TimingPolicy{}.timeout_seconds;
+  if (request.contains("timing")) timeout = timing_policy_from_json(request.at("timing")).timeout_seconds;
+  worker();
+  return exchange(worker_, measure, timeout);
+}
+
+kernels::DeviceInfo LocalRunner::describe_device() {
+  worker();
+  auto reply = exchange(worker_, {{"describe", true}}, kPrepareTimeoutSeconds);
+  if (reply.value("status", "") != "ok" || !reply.contains("device"))
+    throw std::runtime_error("the worker did not describe its device: " + reply.value("message", reply.dump()));
+  return kernels::DeviceInfo::from_fingerprint(reply["device"]);
+}
 
 MeasureResult LocalRunner::measure_one(const MeasureInput& input, const BuildResult& build) {
   if (!build.ok()) {
@@ -94,43 +132,39 @@ MeasureResult LocalRunner::measure_one(const MeasureInput& input, const BuildRes
     result.build_seconds = build.build_seconds;
     return result;
   }
-  const std::string key = input.task->workload.key();
-  nlohmann::json prepare = {{"workload", key}, {"timing", to_json(options_.timing)}};
-  const bool is_opencl = input.task->target.backend == kernels::Backend::kOpenCL;
-  if (is_opencl) {
-    prepare["backend"] = "opencl";
-    prepare["target"] = input.task->target.str();
-    prepare["cache_dir"] = options_.opencl_cache_dir;
-  }
-  worker();
-  auto prepared = exchange(worker_, prepare, kPrepareTimeoutSeconds);
-  if (auto* failed = std::get_if<MeasureResult>(&prepared)) return *failed;
-  const auto& ready = std::get<nlohmann::json>(prepared);
-  if (ready.value("status", "") != "ready")
-    return failure(ErrorKind::kRuntimeError, "preparing " + key + ": " + ready.value("message", ""));
+  MeasureResult result =
+      result_from_worker_reply(input, measure_request(worker_request(input, options_.timing), build.artifact));
+  result.build_seconds += build.build_seconds;
+  return result;
+}
 
-  nlohmann::json request = prepare;
-  request["artifact"] = build.artifact;
-  worker();
-  auto reply = exchange(worker_, request, options_.timing.timeout_seconds);
+nlohmann::json worker_request(const MeasureInput& input, const TimingPolicy& timing) {
+  nlohmann::json request = {{"workload", input.task->workload.key()}, {"timing", to_json(timing)}};
+  if (input.task->target.backend == kernels::Backend::kOpenCL) {
+    request["backend"] = "opencl";
+    request["target"] = input.task->target.str();
+  }
+  return request;
+}
+
+MeasureResult result_from_worker_reply(const MeasureInput& input, const nlohmann::json& reply) {
   MeasureResult result;
-  if (auto* failed = std::get_if<MeasureResult>(&reply)) {
-    result = *failed;
-  } else {
-    const auto& json = std::get<nlohmann::json>(reply);
-    result.error = parse_error_kind(json.value("status", "runtime_error"));
-    result.message = json.value("message", "");
+  try {
+    result.error = parse_error_kind(reply.value("status", "runtime_error"));
+    result.message = reply.value("message", "");
     if (result.ok()) {
-      result.costs = json.at("costs").get<std::vector<double>>();
+      result.costs = reply.at("costs").get<std::vector<double>>();
+      if (result.costs.empty()) throw std::runtime_error("no costs");
       result.median_seconds = median(result.costs);
       result.gflops = input.task->workload.flops() / result.median_seconds / 1e9;
     }
-    result.timestamp = unix_now();
     // OpenCL compiles in the worker: its compile (or cache load) is the candidate's build time.
-    result.build_seconds = json.value("build_seconds", 0.0);
-    if (json.contains("transfer") && result.message.empty()) result.message = describe_transfers(json);
+    result.build_seconds = reply.value("build_seconds", 0.0);
+    if (reply.contains("transfer") && result.message.empty()) result.message = describe_transfers(reply);
+  } catch (const std::exception& error) {
+    result = failure(ErrorKind::kRuntimeError, std::string("malformed worker reply: ") + error.what());
   }
-  result.build_seconds += build.build_seconds;
+  result.timestamp = unix_now();
   return result;
 }
 

@@ -17,11 +17,24 @@
 #include "optune/kernels/kernel_template.hpp"
 #include "optune/kernels/reference.hpp"
 #include "optune/kernels/workload.hpp"
+#include "optune/measure/cpu_device.hpp"
 #include "optune/measure/measure_result.hpp"
 #include "optune/measure/timing_policy.hpp"
 #include "optune/measure/worker_protocol.hpp"
-#include "opencl_worker.hpp"
 #include "worker_operands.hpp"
+#ifndef OPTUNE_WORKER_WITHOUT_OPENCL
+#include "opencl_worker.hpp"
+#else
+namespace optune::measure {
+// A worker cross-compiled without an OpenCL library for its target (the aarch64 worker of the RPC
+// tests) measures CPU candidates only, and says so for OpenCL ones.
+struct OpenCLWorker {
+  nlohmann::json measure(const nlohmann::json&, const Operands&, const TimingPolicy&) {
+    return {{"status", "runtime_error"}, {"message", "this optune-worker was built without OpenCL"}};
+  }
+};
+}  // namespace optune::measure
+#endif
 
 namespace optune::measure {
 
@@ -71,6 +84,9 @@ double time_runs(kernels::CandidateFunction kernel, const Operands& operands, in
 }
 
 nlohmann::json measure(const nlohmann::json& request, Operands& operands, OpenCLWorker& opencl) {
+  // The device this worker measures on: an RPC server reports it, and under an emulator it is
+  // the emulated CPU, not the server's.
+  if (request.value("describe", false)) return {{"status", "ok"}, {"device", detect_local_cpu().fingerprint()}};
   TimingPolicy policy = timing_policy_from_json(request.at("timing"));
   prepare(operands, request.at("workload").get<std::string>(), request.value("seed", 1u));
   if (request.value("backend", "cpu") == "opencl") return opencl.measure(request, operands, policy);

@@ -22,7 +22,8 @@ fs::path executable_dir() {
 }  // namespace
 
 std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std::string& shape,
-                                                const std::string& target, const kernels::Workload* workload) {
+                                                const std::string& target, const kernels::Workload* workload,
+                                                const kernels::DeviceInfo* device) {
   auto task = std::make_shared<measure::MeasureTask>();
   try {
     task->workload = workload ? *workload : kernels::parse_workload(kernels::parse_op(op), shape);
@@ -30,10 +31,13 @@ std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std
   } catch (const std::invalid_argument& error) {
     throw UsageError(error.what());
   }
-  if (task->target.backend == kernels::Backend::kCpu && !task->target.is_native_cpu())
-    throw UsageError("target " + task->target.str() + " is measured over RPC, which this optune cannot do yet");
-  if (task->target.backend == kernels::Backend::kCpu) task->device = measure::detect_local_cpu();
-  if (task->target.backend == kernels::Backend::kOpenCL) {
+  if (task->target.backend == kernels::Backend::kCpu && !task->target.is_native_cpu() && !device)
+    throw UsageError("target " + task->target.str() + " is measured on a remote device: give --rpc KEY@HOST:PORT");
+  if (device) {
+    task->device = *device;
+  } else if (task->target.backend == kernels::Backend::kCpu) {
+    task->device = measure::detect_local_cpu();
+  } else {
     try {
       task->device = measure::find_opencl_device(task->target);
     } catch (const std::invalid_argument& error) {

@@ -30,14 +30,17 @@ void add_space_command(CLI::App& app, CommandAction& action);
 void add_devices_command(CLI::App& app, CommandAction& action);
 void add_transfer_commands(CLI::App& app, CommandAction& action);  // export, import
 void add_apply_best_command(CLI::App& app, CommandAction& action);
+void add_rpc_commands(CLI::App& app, CommandAction& action);  // rpc server, tracker, proxy, status
 
 inline constexpr const char* kDefaultDatabase = "optune.db";
 
 // The task of one (op, shape, target) on this machine's device; throws UsageError.
 // `workload` given: that workload instead of parsing op and shape (suite entries).
+// `device` given: that (remote) device instead of this machine's.
 std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std::string& shape,
                                                 const std::string& target,
-                                                const kernels::Workload* workload = nullptr);
+                                                const kernels::Workload* workload = nullptr,
+                                                const kernels::DeviceInfo* device = nullptr);
 db::Database open_database(const std::string& path, db::Database::Mode mode);
 
 // Where the installed or built optune finds its worker and the kernel headers candidates include.

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   optune::cli::add_devices_command(app, action);
   optune::cli::add_transfer_commands(app, action);
   optune::cli::add_apply_best_command(app, action);
+  optune::cli::add_rpc_commands(app, action);
   auto is_subcommand = [&](const std::string& name) {
     for (const CLI::App* sub : app.get_subcommands({})) if (sub->get_name() == name) return true;
     return false;

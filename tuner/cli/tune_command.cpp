@@ -11,6 +11,9 @@
 #include "optune/measure/local_builder.hpp"
 #include "optune/measure/local_runner.hpp"
 #include "optune/measure/opencl_builder.hpp"
+#include "optune/measure/rpc/rpc_runner.hpp"
+#include "optune/tuner/target_description.hpp"
+#include "rpc_support.hpp"
 #include "optune/tuner/suite_tuning.hpp"
 #include "optune/tuner/tuning_loop.hpp"
 
@@ -33,27 +36,69 @@ struct TuneOptions {
   std::size_t trials_per_task = 0;
   std::string budget;  // trials ("2000") or time ("8h", "30m")
   tuner::SchedulerOptions scheduler;
+  // Remote measurement.
+  std::string rpc;  // KEY@TRACKER_HOST:PORT
+  std::string token_file;
+  double rpc_wait = 60;
 };
 
-// The measuring parts of one tuning command: built once, shared by all its tasks. OpenCL
-// candidates become artifact files; both kinds are measured in the isolated worker.
+// Remote measurement, when --rpc is given: where, with which token, and the remote device.
+struct Remote {
+  RpcAddress address;
+  measure::rpc::Token token;
+  kernels::DeviceInfo device;
+};
+
+std::optional<Remote> find_remote(const TuneOptions& options) {
+  if (options.rpc.empty()) return std::nullopt;
+  Remote remote{parse_rpc_address(options.rpc), load_token(options.token_file), {}};
+  remote.device = remote_device(remote.address, remote.token, options.rpc_wait);
+  return remote;
+}
+
+// OpenCL candidates become artifact files (source and options); C++ candidates shared objects.
+std::unique_ptr<measure::Builder> make_builder(const TuneOptions& options) {
+  auto target = kernels::parse_target(options.target);
+  if (target.backend == kernels::Backend::kOpenCL)
+    return std::make_unique<measure::OpenCLBuilder>(measure::OpenCLBuilderOptions{opencl_kernel_dir(), ""});
+  measure::LocalBuilderOptions build;
+  build.compiler = options.compiler;
+  build.include_dirs = kernel_include_dirs();
+  build.jobs = options.jobs;
+  build.timeout_seconds = options.compile_timeout;
+  if (target.backend == kernels::Backend::kCpu && !target.is_native_cpu()) {
+    try {  // cross-compiling: the description's compiler and flags
+      auto description = tuner::find_target_description(target.triple, target_description_dirs());
+      build.compiler = description.compiler;
+      build.flags = description.flags;
+    } catch (const tuner::TargetDescriptionError& error) {
+      throw UsageError(error.what());
+    }
+  }
+  return std::make_unique<measure::LocalBuilder>(build);
+}
+
+std::unique_ptr<measure::Runner> make_runner(const TuneOptions& options, const std::optional<Remote>& remote) {
+  if (!remote) return std::make_unique<measure::LocalRunner>(measure::LocalRunnerOptions{
+      .worker_path = worker_path(), .timing = options.timing, .opencl_cache_dir = opencl_cache_dir()});
+  measure::rpc::RpcRunnerOptions rpc;
+  rpc.tracker = remote->address.tracker;
+  rpc.key = remote->address.key;
+  rpc.token = remote->token;
+  rpc.timing = options.timing;
+  rpc.lease_wait_seconds = options.rpc_wait;
+  rpc.log = [](const std::string& line) { std::fprintf(stderr, "optune: rpc: %s\n", line.c_str()); };
+  return std::make_unique<measure::rpc::RpcRunner>(rpc);
+}
+
+// The measuring parts of one tuning command: built once, shared by all its tasks. Candidates of
+// both backends are measured in an isolated worker, here or on a remote device.
 struct Measuring {
   std::unique_ptr<measure::Builder> builder;
-  measure::LocalRunner runner;
-  Measuring(const TuneOptions& options)
-      : builder(make_builder(options)),
-        runner({worker_path(), options.timing, true, opencl_cache_dir()}) {}
-
-  static std::unique_ptr<measure::Builder> make_builder(const TuneOptions& options) {
-    if (kernels::parse_target(options.target).backend == kernels::Backend::kOpenCL)
-      return std::make_unique<measure::OpenCLBuilder>(measure::OpenCLBuilderOptions{opencl_kernel_dir(), ""});
-    measure::LocalBuilderOptions build;
-    build.compiler = options.compiler;
-    build.include_dirs = kernel_include_dirs();
-    build.jobs = options.jobs;
-    build.timeout_seconds = options.compile_timeout;
-    return std::make_unique<measure::LocalBuilder>(build);
-  }
+  std::unique_ptr<measure::Runner> runner_owner;
+  measure::Runner& runner;
+  Measuring(const TuneOptions& options, const std::optional<Remote>& remote)
+      : builder(make_builder(options)), runner_owner(make_runner(options, remote)), runner(*runner_owner) {}
 };
 
 tuner::Progress make_progress(const TuneOptions& options) {
@@ -130,13 +175,15 @@ int run_suite(const TuneOptions& options) {
     throw UsageError(error.what());
   }
   auto budget = suite_budget(options);
+  auto remote = find_remote(options);
   std::vector<tuner::SuiteTask> tasks;
   for (const auto& entry : suite.entries) {
-    auto task = make_task(std::string(kernels::op_name(entry.workload.op)), "", options.target, &entry.workload);
+    auto task = make_task(std::string(kernels::op_name(entry.workload.op)), "", options.target, &entry.workload,
+                          remote ? &remote->device : nullptr);
     tasks.push_back({entry, task});
   }
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
-  Measuring measuring(options);
+  Measuring measuring(options, remote);
   auto progress = make_progress(options);
   tuner::RecordingMeasurer measurer(*measuring.builder, measuring.runner, database);
   auto summary = tuner::tune_suite(tasks, measurer, options.tuning, budget, options.scheduler, progress);
@@ -152,9 +199,10 @@ int run_tune(const TuneOptions& options) {
     return run_suite(options);
   }
   if (options.shape.empty()) throw UsageError("tune: --shape or --suite is required (e.g. --shape 512,512,512)");
-  auto task = make_task(options.op, options.shape, options.target);
+  auto remote = find_remote(options);
+  auto task = make_task(options.op, options.shape, options.target, nullptr, remote ? &remote->device : nullptr);
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
-  Measuring measuring(options);
+  Measuring measuring(options, remote);
   auto progress = make_progress(options);
   tuner::TuningLoop loop(*measuring.builder, measuring.runner, database, progress);
   auto summary = loop.run(task, options.tuning);
@@ -203,6 +251,10 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
   tune->add_option("--budget", options->budget, "Suite: total trials (2000) or time (8h, 30m, 1h30m)");
   tune->add_option("--scheduler", options->scheduler.policy, "Suite: gradient (Ansor) or round_robin")
       ->check(CLI::IsMember({"gradient", "round_robin"}))->capture_default_str();
+  tune->add_option("--rpc", options->rpc, "Measure on remote devices of KEY leased from the tracker at HOST:PORT");
+  tune->add_option("--token-file", options->token_file, "--rpc: file holding the shared token");
+  tune->add_option("--rpc-wait", options->rpc_wait, "--rpc: seconds to wait in the tracker's queue for a device")
+      ->capture_default_str()->check(CLI::Range(0.0, 86400.0));
   tune->callback([options, &action] { action = [options] { return run_tune(*options); }; });
 }
 

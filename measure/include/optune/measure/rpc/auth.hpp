@@ -1,0 +1,46 @@
+// The token handshake every RPC connection begins with. The listening side (server, tracker,
+// proxy) sends a challenge with a fresh random nonce; the connecting side answers with
+// HMAC-SHA256(token, nonce), so the token itself never crosses the wire, and the listener accepts
+// or refuses before any other message (and so any upload) is read. A listener without a token
+// accepts everyone: the command line allows that on loopback only.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "optune/measure/rpc/channel.hpp"
+
+namespace optune::measure::rpc {
+
+// The peer refused our token, or we refused the peer's. Not worth a retry.
+class AuthenticationError : public TransportError {
+ public:
+  using TransportError::TransportError;
+};
+
+// A shared secret. Kept out of every log line, message and record: only its HMACs are sent.
+struct Token {
+  std::string secret;  // empty: none
+  bool empty() const { return secret.empty(); }
+};
+// Reads a token file (surrounding whitespace dropped); throws std::invalid_argument when the
+// file is missing or empty. Never puts the contents into an error message.
+Token read_token_file(const std::string& path);
+
+// HMAC-SHA256 of `message` under `token`, lower-case hex.
+std::string hmac_sha256_hex(const Token& token, const std::string& message);
+
+inline constexpr double kHandshakeTimeoutSeconds = 10;
+
+// Listener side: challenge, check the answer, and return the connector's metadata (its role,
+// ...). Throws AuthenticationError (after telling the peer) on a wrong or missing token. The
+// caller sends the welcome.
+nlohmann::json accept_handshake(Channel& channel, const Token& token, const std::string& listener_role);
+void send_welcome(Channel& channel, nlohmann::json metadata = nlohmann::json::object());
+
+// Connector side: answer the challenge with `metadata` (e.g. {"role": "client"}) and wait for the
+// welcome, whose metadata is returned. Throws AuthenticationError when refused.
+nlohmann::json connect_handshake(Channel& channel, const Token& token, nlohmann::json metadata);
+
+}  // namespace optune::measure::rpc

@@ -1,0 +1,119 @@
+#include "optune/measure/rpc/proxy.hpp"
+
+#include <thread>
+
+namespace optune::measure::rpc {
+namespace {
+
+using Seconds = Channel::Seconds;
+constexpr Seconds kReplyTimeout{30};
+
+// Copies bytes from one socket to the other until either side ends, then ends both.
+void relay(asio::ip::tcp::socket& from, asio::ip::tcp::socket& to) {
+  std::array<char, 64 * 1024> buffer;
+  std::error_code error;
+  for (;;) {
+    std::size_t size = from.read_some(asio::buffer(buffer), error);
+    if (error) break;
+    asio::write(to, asio::buffer(buffer.data(), size), error);
+    if (error) break;
+  }
+  std::error_code ignored;
+  from.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+  to.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+}
+
+}  // namespace
+
+Proxy::Proxy(ProxyOptions options, LogFunction log)
+    : options_(std::move(options)), log_(std::move(log)), acceptor_(accept_io_) {}
+
+unsigned short Proxy::start() {
+  asio::ip::tcp::endpoint endpoint(asio::ip::make_address(options_.host), options_.port);
+  acceptor_.open(endpoint.protocol());
+  acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true));
+  acceptor_.bind(endpoint);
+  acceptor_.listen();
+  return acceptor_.local_endpoint().port();
+}
+
+void Proxy::serve() {
+  for (;;) {
+    auto io = std::make_unique<asio::io_context>();
+    std::error_code error;
+    asio::ip::tcp::socket socket = acceptor_.accept(*io, error);
+    if (error) {
+      log_("accept: " + error.message());
+      continue;
+    }
+    std::thread([this, channel = Channel(std::move(io), std::move(socket))]() mutable {
+      connection(std::move(channel));
+    }).detach();
+  }
+}
+
+void Proxy::connection(Channel channel) {
+  const std::string peer = channel.peer();
+  try {
+    accept_handshake(channel, options_.token, "proxy");
+    send_welcome(channel);
+    channel.set_max_payload_bytes(0);
+    Frame frame = channel.receive(kReplyTimeout);
+    const std::string key = frame.metadata.value("key", std::string());
+    if (frame.type == MessageType::kProxyRegister && !key.empty()) {
+      std::lock_guard lock(mutex_);
+      idle_[key].push_back(std::make_unique<Channel>(std::move(channel)));
+      changed_.notify_all();
+      log_("server " + peer + " waiting under " + key);
+      return;
+    }
+    if (frame.type == MessageType::kProxyConnect && !key.empty()) {
+      join(channel, key, frame.metadata.value("wait_seconds", 30.0));
+      return;
+    }
+    channel.send_error("a proxy takes proxy_register or proxy_connect with a key, not " +
+                       std::string(message_type_name(frame.type)));
+  } catch (const AuthenticationError& error) {
+    log_(peer + " refused: " + error.what());
+  } catch (const std::exception& error) {
+    log_(peer + ": " + error.what());
+  }
+}
+
+void Proxy::join(Channel& client, const std::string& key, double wait_seconds) {
+  std::unique_ptr<Channel> server;
+  while (!server) {
+    {
+      std::unique_lock lock(mutex_);
+      bool found = changed_.wait_for(lock, Seconds(std::clamp(wait_seconds, 0.0, 3600.0)),
+                                     [&] { return !idle_[key].empty(); });
+      if (!found) {
+        client.send_error("no server of key " + key + " is connected to this proxy");
+        return;
+      }
+      server = std::move(idle_[key].front());
+      idle_[key].pop_front();
+    }
+    try {
+      server->send({MessageType::kProxyStart, {}, {}}, kReplyTimeout);
+    } catch (const std::exception&) {
+      server.reset();  // that server went away while idle: try the next
+    }
+  }
+  client.send({MessageType::kProxyStart, {}, {}}, kReplyTimeout);
+  log_("joined " + client.peer() + " to server " + server->peer() + " (" + key + ")");
+  std::thread upstream([&] { relay(client.socket(), server->socket()); });
+  relay(server->socket(), client.socket());
+  upstream.join();
+}
+
+Channel connect_through_proxy(const Endpoint& proxy, const Token& token, const std::string& key,
+                              double wait_seconds) {
+  Channel channel = Channel::connect(proxy, Seconds(10));
+  connect_handshake(channel, token, {{"role", "client"}});
+  channel.send({MessageType::kProxyConnect, {{"key", key}, {"wait_seconds", wait_seconds}}, {}}, kReplyTimeout);
+  expect(channel, MessageType::kProxyStart, Seconds(wait_seconds) + kReplyTimeout);
+  return channel;
+}
+
+}  // namespace optune::measure::rpc

@@ -1,0 +1,151 @@
+#include "optune/measure/rpc/rpc_runner.hpp"
+
+#include <deque>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "optune/measure/local_runner.hpp"
+#include "optune/measure/rpc/rpc_session.hpp"
+#include "optune/measure/rpc/tracker.hpp"
+
+namespace optune::measure::rpc {
+namespace {
+
+MeasureResult failure(ErrorKind kind, std::string message) {
+  MeasureResult result;
+  result.error = kind;
+  result.message = std::move(message);
+  result.timestamp = unix_now();
+  return result;
+}
+
+// The candidates of one batch still to measure, shared by the threads of the leased devices.
+struct BatchWork {
+  std::mutex mutex;
+  std::deque<std::size_t> pending;
+  std::vector<int> attempts;
+  std::vector<std::optional<MeasureResult>> results;
+  std::exception_ptr fatal;  // an authentication failure: no retry helps
+
+  std::optional<std::size_t> take() {
+    std::lock_guard lock(mutex);
+    if (pending.empty() || fatal) return std::nullopt;
+    std::size_t index = pending.front();
+    pending.pop_front();
+    return index;
+  }
+  void finish(std::size_t index, MeasureResult result) {
+    std::lock_guard lock(mutex);
+    results[index] = std::move(result);
+  }
+  // A transport failure on `index`: back to the front of the queue, or a transport_error result.
+  void retry_or_fail(std::size_t index, const std::string& message, int max_attempts) {
+    std::lock_guard lock(mutex);
+    if (++attempts[index] >= max_attempts)
+      results[index] = failure(ErrorKind::kTransportError, message);
+    else
+      pending.push_front(index);
+  }
+};
+
+}  // namespace
+
+RpcRunner::RpcRunner(RpcRunnerOptions options) : options_(std::move(options)) {}
+
+std::vector<MeasureResult> RpcRunner::run(const std::vector<MeasureInput>& inputs,
+                                          const std::vector<BuildResult>& builds) {
+  auto log = [&](const std::string& line) {
+    if (options_.log) options_.log(line);
+  };
+  BatchWork work;
+  work.attempts.assign(inputs.size(), 0);
+  work.results.resize(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (builds[i].ok()) work.pending.push_back(i);
+    else work.results[i] = failure(builds[i].error, builds[i].message);
+  }
+  const double reply_timeout =
+      options_.prepare_allowance_seconds + options_.timing.timeout_seconds + options_.connect_timeout_seconds;
+
+  // One device's share of the batch: candidates one at a time until none is left or the device
+  // fails; then its thread ends.
+  auto measure_on = [&](const LeasedServer& server) {
+    std::optional<RpcSession> session;
+    while (auto index = work.take()) {
+      const MeasureInput& input = inputs[*index];
+      try {
+        if (!session) session = RpcSession::open(server, options_.token, options_.connect_timeout_seconds);
+        auto reply = session->measure(builds[*index].artifact, worker_request(input, options_.timing), reply_timeout);
+        work.finish(*index, result_from_worker_reply(input, reply));
+      } catch (const AuthenticationError&) {
+        std::lock_guard lock(work.mutex);
+        work.pending.push_front(*index);
+        if (!work.fatal) work.fatal = std::current_exception();
+        return;
+      } catch (const TransportError& error) {
+        std::string message = "device " + server.endpoint.str() + ": " + error.what();
+        log(message);
+        work.retry_or_fail(*index, message, options_.max_attempts);
+        return;  // this device is gone for this batch
+      } catch (const std::exception& error) {  // e.g. the artifact cannot be read here
+        work.finish(*index, failure(ErrorKind::kRuntimeError, error.what()));
+      }
+    }
+  };
+
+  std::optional<TrackerClient> tracker;
+  std::string last_problem;
+  int rounds_without_device = 0;
+  while (!work.pending.empty() && !work.fatal) {
+    std::vector<LeasedServer> leases;
+    try {
+      if (!tracker) tracker.emplace(options_.tracker, options_.token, options_.connect_timeout_seconds);
+      leases = tracker->request_lease(options_.key, work.pending.size(), options_.lease_wait_seconds);
+    } catch (const AuthenticationError&) {
+      throw;
+    } catch (const TransportError& error) {
+      tracker.reset();
+      last_problem = "tracker " + options_.tracker.str() + ": " + error.what();
+      log(last_problem);
+    }
+    if (leases.empty()) {
+      if (last_problem.empty())
+        last_problem = "no device of key " + options_.key + " within " + std::to_string(options_.lease_wait_seconds) + " s";
+      if (++rounds_without_device < options_.max_attempts) continue;
+      break;
+    }
+    rounds_without_device = 0;
+    last_problem.clear();
+    std::vector<std::thread> threads;
+    for (const auto& server : leases) threads.emplace_back(measure_on, server);
+    for (auto& thread : threads) thread.join();
+    try {
+      tracker->release(leases);
+    } catch (const std::exception&) {
+      tracker.reset();  // closing the connection gives the leases back too
+    }
+  }
+  if (work.fatal) std::rethrow_exception(work.fatal);
+
+  bool any_measured = false;
+  for (std::size_t i = 0; i < inputs.size(); ++i) any_measured |= work.results[i] && builds[i].ok();
+  if (!work.pending.empty() && !any_measured)
+    throw NoDeviceError("no device to measure on: " + last_problem);
+
+  std::vector<MeasureResult> results;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    MeasureResult result = work.results[i] ? *work.results[i] : failure(ErrorKind::kTransportError, last_problem);
+    result.build_seconds = builds[i].build_seconds;
+    results.push_back(std::move(result));
+    if (options_.remove_artifacts && !builds[i].artifact.empty()) {
+      std::error_code ignored;
+      std::filesystem::remove(builds[i].artifact, ignored);
+    }
+  }
+  return results;
+}
+
+}  // namespace optune::measure::rpc

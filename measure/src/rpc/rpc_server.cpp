@@ -1,0 +1,175 @@
+#include "optune/measure/rpc/rpc_server.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+namespace optune::measure::rpc {
+namespace fs = std::filesystem;
+namespace {
+
+using Seconds = Channel::Seconds;
+constexpr Seconds kSendTimeout{60};
+
+// The artifact's suffix matters to the worker (".so", ".json"), its name and directories do not:
+// only a short [a-z0-9] extension is kept, so no client text ever reaches a path.
+std::string safe_suffix(const nlohmann::json& metadata) {
+  std::string suffix = metadata.value("artifact_suffix", std::string());
+  if (suffix.size() < 2 || suffix.size() > 9 || suffix[0] != '.') return "";
+  for (std::size_t i = 1; i < suffix.size(); ++i)
+    if (!std::isalnum(static_cast<unsigned char>(suffix[i]))) return "";
+  return suffix;
+}
+
+std::string make_temp_dir() {
+  std::string pattern = (fs::temp_directory_path() / "optune-rpc-server-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a work directory in " + fs::temp_directory_path().string());
+  return pattern;
+}
+
+}  // namespace
+
+RpcServer::RpcServer(RpcServerOptions options, LogFunction log)
+    : options_(std::move(options)),
+      log_(std::move(log)),
+      acceptor_(accept_io_),
+      runner_(LocalRunnerOptions{.worker_path = options_.worker_path, .remove_artifacts = false, .launcher = options_.worker_launcher}) {}
+
+RpcServer::~RpcServer() {
+  std::error_code ignored;
+  if (owns_work_dir_) fs::remove_all(work_dir_, ignored);
+}
+
+unsigned short RpcServer::start() {
+  if (options_.work_dir.empty()) {
+    work_dir_ = make_temp_dir();
+    owns_work_dir_ = true;
+  } else {
+    work_dir_ = fs::absolute(options_.work_dir).string();
+    fs::create_directories(work_dir_);
+  }
+  device_ = runner_.describe_device();
+  if (!options_.proxy) {
+    auto address = asio::ip::make_address(options_.host);
+    asio::ip::tcp::endpoint endpoint(address, options_.port);
+    acceptor_.open(endpoint.protocol());
+    acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true));
+    acceptor_.bind(endpoint);
+    acceptor_.listen();
+    bound_port_ = acceptor_.local_endpoint().port();
+  }
+  return bound_port_;
+}
+
+void RpcServer::serve() {
+  if (options_.tracker) std::thread([this] { keep_registered(); }).detach();
+  if (options_.proxy) {
+    keep_proxy_connection();  // never returns
+  }
+  for (;;) {
+    auto io = std::make_unique<asio::io_context>();
+    std::error_code error;
+    asio::ip::tcp::socket socket = acceptor_.accept(*io, error);
+    if (error) {
+      log_("accept: " + error.message());
+      continue;
+    }
+    std::thread([this, channel = Channel(std::move(io), std::move(socket))]() mutable {
+      session(std::move(channel));
+    }).detach();
+  }
+}
+
+void RpcServer::session(Channel channel) {
+  const std::string peer = channel.peer();
+  try {
+    accept_handshake(channel, options_.token, "server");
+    send_welcome(channel, {{"key", options_.key}, {"device", device_.fingerprint()}});
+    log_("client " + peer + " connected");
+    channel.set_max_payload_bytes(options_.max_artifact_bytes);
+    for (;;) {
+      Frame frame = channel.receive(Seconds(options_.idle_session_seconds));
+      if (frame.type != MessageType::kMeasure) {
+        channel.send_error("a server expects measure messages, not " + std::string(message_type_name(frame.type)));
+        break;
+      }
+      channel.send(measure(frame), kSendTimeout);
+    }
+  } catch (const AuthenticationError& error) {
+    log_("client " + peer + " refused: " + error.what());
+  } catch (const std::exception& error) {
+    log_("client " + peer + " session ended: " + error.what());
+  }
+}
+
+Frame RpcServer::measure(const Frame& frame) {
+  if (!frame.metadata.contains("request") || !frame.metadata["request"].is_object())
+    return {MessageType::kResult, {{"reply", {{"status", "runtime_error"}, {"message", "measure message without a request object"}}}}, {}};
+  const fs::path artifact =
+      fs::path(work_dir_) / ("artifact-" + std::to_string(::getpid()) + "-" + std::to_string(next_artifact_++) +
+                             safe_suffix(frame.metadata));
+  {
+    std::ofstream out(artifact, std::ios::binary);
+    out.write(frame.payload.data(), static_cast<std::streamsize>(frame.payload.size()));
+    if (!out) throw std::runtime_error("cannot write " + artifact.string());
+  }
+  nlohmann::json reply;
+  {
+    std::lock_guard lock(measure_mutex_);
+    reply = runner_.measure_request(frame.metadata["request"], artifact.string());
+  }
+  std::error_code ignored;
+  fs::remove(artifact, ignored);
+  log_("measured " + std::to_string(frame.payload.size()) + " bytes: " + reply.value("status", std::string("?")));
+  return {MessageType::kResult, {{"reply", reply}}, {}};
+}
+
+void RpcServer::keep_registered() {
+  const Seconds timeout(std::max(10.0, 3 * options_.heartbeat_seconds));
+  for (;;) {
+    try {
+      Channel channel = Channel::connect(*options_.tracker, Seconds(10));
+      connect_handshake(channel, options_.token, {{"role", "server"}});
+      std::string host = options_.host;
+      if (options_.proxy) host = options_.proxy->host;
+      else if (host == "0.0.0.0" || host == "::") host = channel.local_host();
+      unsigned short port = options_.proxy ? options_.proxy->port : bound_port_;
+      channel.send({MessageType::kRegister,
+                    {{"key", options_.key}, {"host", host}, {"port", port}, {"via_proxy", options_.proxy.has_value()},
+                     {"device", device_.fingerprint()}},
+                    {}},
+                   timeout);
+      expect(channel, MessageType::kHeartbeat, timeout);
+      log_("registered at tracker " + options_.tracker->str() + " as " + options_.key);
+      for (;;) {
+        std::this_thread::sleep_for(Seconds(options_.heartbeat_seconds));
+        channel.send({MessageType::kHeartbeat, {}, {}}, timeout);
+        expect(channel, MessageType::kHeartbeat, timeout);
+      }
+    } catch (const std::exception& error) {
+      log_("tracker " + options_.tracker->str() + ": " + error.what());
+    }
+    std::this_thread::sleep_for(Seconds(options_.reconnect_seconds));
+  }
+}
+
+void RpcServer::keep_proxy_connection() {
+  for (;;) {
+    try {
+      Channel channel = Channel::connect(*options_.proxy, Seconds(10));
+      connect_handshake(channel, options_.token, {{"role", "server"}});
+      channel.send({MessageType::kProxyRegister, {{"key", options_.key}}, {}}, Seconds(10));
+      // Idle until the proxy joins a client to this connection; then the usual session runs on
+      // it while the next idle connection is opened.
+      expect(channel, MessageType::kProxyStart, Seconds(options_.idle_session_seconds));
+      std::thread([this, channel = std::move(channel)]() mutable { session(std::move(channel)); }).detach();
+      continue;
+    } catch (const std::exception& error) {
+      log_("proxy " + options_.proxy->str() + ": " + error.what());
+    }
+    std::this_thread::sleep_for(Seconds(options_.reconnect_seconds));
+  }
+}
+
+}  // namespace optune::measure::rpc

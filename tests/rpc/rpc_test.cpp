@@ -1,0 +1,434 @@
+// Remote measurement end to end: real `optune rpc` processes on real sockets (loopback, a proxy,
+// two network namespaces, an aarch64 worker under qemu), real compiles, a real SQLite file.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "optune/db/database.hpp"
+#include "optune/measure/rpc/rpc_session.hpp"
+#include "optune/measure/subprocess.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace optune;
+using Clock = std::chrono::steady_clock;
+
+struct CommandRun {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// One `optune rpc ...` process: its output goes to a log file, read for the announced port.
+struct Daemon {
+  measure::Subprocess process;
+  fs::path log;
+  unsigned short port = 0;
+  std::string announce;
+};
+
+class RpcTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("optune-rpc-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    daemons_.clear();  // kills them
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  // Starts `optune <arguments>` (optionally under a prefix such as `ip netns exec NS`) and waits
+  // for its "listening on HOST:PORT" (or "serving through proxy") line.
+  Daemon& start(const std::string& name, const std::vector<std::string>& arguments,
+                const std::vector<std::string>& prefix = {}) {
+    std::vector<std::string> argv = prefix;
+    argv.push_back(OPTUNE_EXECUTABLE);
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    fs::path log = dir_ / (name + ".log");
+    auto process = measure::Subprocess::spawn(argv, {.pipe_stdio = false, .output_file = log.string()});
+    auto& daemon = *daemons_.emplace_back(std::make_unique<Daemon>(Daemon{std::move(process), log, 0, ""}));
+    static const std::regex listening("listening on [^ ]+:([0-9]+)");
+    for (auto deadline = Clock::now() + std::chrono::seconds(60); Clock::now() < deadline;) {
+      std::string text = slurp(log);
+      std::smatch match;
+      if (std::regex_search(text, match, listening)) {
+        daemon.port = static_cast<unsigned short>(std::stoi(match[1]));
+        daemon.announce = text;
+        return daemon;
+      }
+      if (contains(text, "serving through proxy")) {
+        daemon.announce = text;
+        return daemon;
+      }
+      if (daemon.process.poll()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ADD_FAILURE() << name << " did not start:\n" << slurp(log);
+    throw std::runtime_error(name + " did not start");
+  }
+
+  CommandRun optune(const std::string& arguments, const std::string& prefix = "") {
+    static int count = 0;
+    fs::path out = dir_ / ("out" + std::to_string(count)), err = dir_ / ("err" + std::to_string(count++));
+    std::string command = prefix + " " + OPTUNE_EXECUTABLE + " " + arguments + " > " + out.string() + " 2> " + err.string();
+    int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  }
+
+  std::string write_file(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return (dir_ / name).string();
+  }
+
+  Daemon& start_tracker(const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> arguments = {"rpc", "tracker", "--port", "0", "--heartbeat-timeout", "3"};
+    arguments.insert(arguments.end(), extra.begin(), extra.end());
+    return start("tracker", arguments);
+  }
+  Daemon& start_server(const std::string& name, const std::string& key, unsigned short tracker_port,
+                       const std::vector<std::string>& extra = {}) {
+    fs::create_directories(dir_ / (name + "-work"));
+    std::vector<std::string> arguments = {"rpc", "server", "--port", "0", "--key", key, "--heartbeat", "0.5",
+                                          "--workdir", (dir_ / (name + "-work")).string()};
+    if (tracker_port) arguments.insert(arguments.end(), {"--tracker", "127.0.0.1:" + std::to_string(tracker_port)});
+    arguments.insert(arguments.end(), extra.begin(), extra.end());
+    return start(name, arguments);
+  }
+
+  std::vector<db::TuningRecord> records() {
+    return db::Database::open(db(), db::Database::Mode::kReadOnly).records({});
+  }
+  std::string integrity() {
+    std::string command = "sqlite3 " + db() + " 'PRAGMA integrity_check' > " + (dir_ / "integrity").string();
+    return std::system(command.c_str()) == 0 ? slurp(dir_ / "integrity") : "sqlite3 failed";
+  }
+  std::string db() const { return (dir_ / "optune.db").string(); }
+  static std::string device_id(const Daemon& server) {
+    std::smatch match;
+    static const std::regex id(", ([0-9a-f]{8,})\\), ");
+    return std::regex_search(server.announce, match, id) ? match[1].str() : "?";
+  }
+
+  fs::path dir_;
+  std::vector<std::unique_ptr<Daemon>> daemons_;
+};
+
+constexpr const char* kTinyTune =
+    "tune --op gemm --shape 48,40,36 --tuner random --repeat 2 --min-repeat-ms 1 --quiet --seed 5 --rpc-wait 20";
+
+std::string rpc(const std::string& key, const Daemon& tracker) {
+  return " --rpc " + key + "@127.0.0.1:" + std::to_string(tracker.port);
+}
+
+TEST_F(RpcTest, TuningOverRpcWritesTheSameKindOfRecordsAsLocalTuning) {
+  auto& tracker = start_tracker();
+  auto& server = start_server("server", "loop", tracker.port);
+  CommandRun run = optune(std::string(kTinyTune) + " --trials 4 --batch-size 2 --remeasure 1 --db " + db() +
+                          rpc("loop", tracker));
+  ASSERT_EQ(run.code, 0) << run.out << run.err << slurp(server.log);
+  EXPECT_TRUE(contains(run.out, "speed-up")) << run.out;
+  auto remote = records();
+  ASSERT_EQ(remote.size(), 1u + 4u + 1u);  // default, trials, re-measurement
+  for (const auto& r : remote) {
+    EXPECT_EQ(r.error_kind, "ok") << r.error_message;
+    EXPECT_EQ(r.workload_key, "gemm.f32.M48.N40.K36");
+    EXPECT_EQ(r.target, "cpu");
+    EXPECT_EQ(r.device_id, device_id(server)) << "records carry the remote device's fingerprint";
+    EXPECT_EQ(r.costs.size(), 2u);
+    EXPECT_GT(r.gflops, 0);
+  }
+  EXPECT_TRUE(contains(slurp(server.log), "measured")) << slurp(server.log);
+  EXPECT_TRUE(fs::is_empty(dir_ / "server-work")) << "artifacts are removed after use";
+
+  // The same tuning on this machine: the same fields filled the same way (same device here).
+  fs::path local_db = dir_ / "local.db";
+  CommandRun local = optune(std::string(kTinyTune) + " --trials 4 --batch-size 2 --remeasure 1 --target cpu --db " +
+                            local_db.string());
+  ASSERT_EQ(local.code, 0) << local.err;
+  auto local_records = db::Database::open(local_db.string(), db::Database::Mode::kReadOnly).records({});
+  ASSERT_EQ(local_records.size(), remote.size());
+  EXPECT_EQ(local_records[0].device_id, remote[0].device_id);
+  EXPECT_EQ(local_records[0].template_name, remote[0].template_name);
+
+  CommandRun status = optune("rpc status --tracker 127.0.0.1:" + std::to_string(tracker.port));
+  ASSERT_EQ(status.code, 0) << status.err;
+  EXPECT_TRUE(contains(status.out, "servers (1)")) << status.out;
+  EXPECT_TRUE(contains(status.out, "loop")) << status.out;
+  EXPECT_TRUE(contains(status.out, "free")) << status.out;
+}
+
+TEST_F(RpcTest, TwoServersUnderOneKeyShareABatch) {
+  auto& tracker = start_tracker();
+  auto& first = start_server("first", "pair", tracker.port);
+  auto& second = start_server("second", "pair", tracker.port);
+  // Slow enough per candidate (about 0.3 s) that both devices take part in an 8-candidate batch.
+  CommandRun run = optune("tune --op gemm --shape 48,40,36 --tuner random --repeat 3 --min-repeat-ms 100 --quiet "
+                          "--trials 8 --batch-size 8 --remeasure 0 --rpc-wait 20 --db " + db() + rpc("pair", tracker));
+  ASSERT_EQ(run.code, 0) << run.err;
+  auto count = [](const std::string& log) {
+    std::size_t n = 0;
+    for (std::size_t at = log.find("measured"); at != std::string::npos; at = log.find("measured", at + 1)) ++n;
+    return n;
+  };
+  std::size_t on_first = count(slurp(first.log)), on_second = count(slurp(second.log));
+  EXPECT_GE(on_first, 1u) << slurp(first.log);
+  EXPECT_GE(on_second, 1u) << slurp(second.log);
+  EXPECT_EQ(on_first + on_second, 1u + 8u);  // the default config, then the batch
+  for (const auto& r : records()) EXPECT_EQ(r.error_kind, "ok") << r.error_message;
+}
+
+TEST_F(RpcTest, ServerBehindAProxyIsReachedThroughIt) {
+  auto& tracker = start_tracker();
+  auto& proxy = start("proxy", {"rpc", "proxy", "--port", "0"});
+  auto& server = start_server("server", "phone", tracker.port, {"--proxy", "127.0.0.1:" + std::to_string(proxy.port)});
+  CommandRun run = optune(std::string(kTinyTune) + " --trials 3 --batch-size 3 --remeasure 0 --db " + db() +
+                          rpc("phone", tracker));
+  ASSERT_EQ(run.code, 0) << run.err << slurp(server.log) << slurp(proxy.log);
+  ASSERT_EQ(records().size(), 1u + 3u);
+  for (const auto& r : records()) EXPECT_EQ(r.error_kind, "ok") << r.error_message;
+  EXPECT_TRUE(contains(slurp(proxy.log), "joined")) << slurp(proxy.log);
+  EXPECT_TRUE(contains(slurp(server.log), "measured")) << slurp(server.log);
+}
+
+TEST_F(RpcTest, WrongTokenIsRefusedBeforeAnythingIsUploaded) {
+  const std::string secret = "correct-horse-battery-staple";
+  std::string good = write_file("good.token", secret + "\n"), bad = write_file("bad.token", "guess");
+  auto& tracker = start_tracker({"--token-file", good});
+  auto& server = start_server("server", "secure", tracker.port, {"--token-file", good});
+
+  CommandRun refused = optune(std::string(kTinyTune) + " --trials 2 --db " + db() + " --token-file " + bad +
+                              rpc("secure", tracker));
+  EXPECT_EQ(refused.code, 2) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "wrong token")) << refused.err;
+  CommandRun missing = optune(std::string(kTinyTune) + " --trials 2 --db " + db() + rpc("secure", tracker));
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_TRUE(contains(missing.err, "requires a token")) << missing.err;
+
+  // Straight at the server, skipping the tracker: refused at the handshake, nothing received.
+  measure::rpc::LeasedServer direct{0, "secure", {"127.0.0.1", server.port}, false, {}};
+  EXPECT_THROW(measure::rpc::RpcSession::open(direct, {"guess"}, 5), measure::rpc::AuthenticationError);
+  EXPECT_NO_THROW(measure::rpc::RpcSession::open(direct, {secret}, 5));
+  EXPECT_FALSE(contains(slurp(server.log), "measured"));
+  EXPECT_TRUE(fs::is_empty(dir_ / "server-work"));
+
+  CommandRun accepted = optune(std::string(kTinyTune) + " --trials 2 --batch-size 2 --remeasure 0 --db " + db() +
+                               " --token-file " + good + rpc("secure", tracker));
+  ASSERT_EQ(accepted.code, 0) << accepted.err;
+  EXPECT_EQ(records().size(), 3u);
+  for (const auto& text : {slurp(server.log), slurp(tracker.log), refused.err, accepted.err, accepted.out})
+    EXPECT_FALSE(contains(text, secret)) << "the token leaked: " << text;
+  for (const auto& r : records()) EXPECT_FALSE(contains(r.error_message + r.device_fingerprint.dump(), secret));
+
+  // Listening beyond loopback without a token is refused outright.
+  CommandRun open = optune("rpc tracker --host 0.0.0.0 --port 0");
+  EXPECT_EQ(open.code, 2);
+  EXPECT_TRUE(contains(open.err, "token is required")) << open.err;
+}
+
+// Raw bytes at a server: each bad message ends that connection only.
+TEST_F(RpcTest, MalformedTruncatedAndOversizedFramesLeaveTheServerServing) {
+  auto& server = start_server("server", "k", 0, {"--max-artifact-mb", "1"});
+  const measure::rpc::Endpoint endpoint{"127.0.0.1", server.port};
+  using measure::rpc::Channel;
+  const Channel::Seconds timeout(5);
+  auto error_reply = [&](const std::string& bytes, bool handshake_first) {
+    Channel channel = Channel::connect(endpoint, timeout);
+    if (handshake_first) measure::rpc::connect_handshake(channel, {}, {{"role", "client"}});
+    else channel.receive(timeout);  // the challenge
+    asio::write(channel.socket(), asio::buffer(bytes));
+    try {
+      for (;;) {
+        auto frame = channel.receive(timeout);
+        if (frame.type == measure::rpc::MessageType::kError) return frame.metadata.value("message", std::string());
+      }
+    } catch (const measure::rpc::TransportError& error) {
+      return std::string("closed: ") + error.what();
+    }
+  };
+  EXPECT_TRUE(contains(error_reply("GET / HTTP/1.1\r\nHost: x\r\n\r\n", false), "magic"));
+  std::string other_version = measure::rpc::encode_frame_head({measure::rpc::MessageType::kAuthenticate, {}, {}});
+  other_version[5] = 9;
+  std::string reply = error_reply(other_version, false);
+  EXPECT_TRUE(contains(reply, "version 9") && contains(reply, "version 1")) << reply;
+  std::string oversized = measure::rpc::encode_frame_head({measure::rpc::MessageType::kMeasure, {{"request", {}}}, {}});
+  oversized[12] = 0x10;  // 256 MiB announced, 1 MiB allowed
+  EXPECT_TRUE(contains(error_reply(oversized, true), "over the limit"));
+  {  // a truncated frame, then the client vanishes
+    Channel channel = Channel::connect(endpoint, timeout);
+    measure::rpc::connect_handshake(channel, {}, {{"role", "client"}});
+    std::string head = measure::rpc::encode_frame_head({measure::rpc::MessageType::kMeasure, {{"request", {}}}, std::string(1000, 'x')});
+    asio::write(channel.socket(), asio::buffer(head + "only a little"));
+  }
+  // Still serving: a well-formed measure of an artifact that is not a shared object comes back
+  // as that candidate's runtime error, and its file is gone afterwards.
+  auto session = measure::rpc::RpcSession::open({0, "k", endpoint, false, {}}, {}, 5);
+  EXPECT_EQ(session.device().fingerprint_id(), device_id(server));
+  std::string artifact = write_file("candidate.so", "not an ELF file");
+  nlohmann::json request = {{"workload", "gemm.f32.M8.N8.K8"}, {"timing", {{"repeat", 1}}}};
+  auto worker_reply = session.measure(artifact, request, 60);
+  EXPECT_EQ(worker_reply.value("status", ""), "runtime_error") << worker_reply;
+  EXPECT_TRUE(contains(worker_reply.value("message", ""), "dlopen")) << worker_reply;
+  EXPECT_TRUE(fs::is_empty(dir_ / "server-work"));
+  {  // a client naming a path outside the work directory: the server picks its own names
+    Channel channel = Channel::connect(endpoint, timeout);
+    measure::rpc::connect_handshake(channel, {}, {{"role", "client"}});
+    const fs::path escaped = dir_ / "escaped";
+    channel.send({measure::rpc::MessageType::kMeasure,
+                  {{"request", request}, {"artifact_suffix", "/../../" + escaped.string()}, {"artifact", escaped.string()}},
+                  "payload"},
+                 timeout);
+    auto result = measure::rpc::expect(channel, measure::rpc::MessageType::kResult, Channel::Seconds(60));
+    EXPECT_EQ(result.metadata["reply"].value("status", ""), "runtime_error") << result.metadata;
+    EXPECT_FALSE(fs::exists(escaped));
+    EXPECT_TRUE(fs::is_empty(dir_ / "server-work"));
+  }
+  EXPECT_FALSE(server.process.poll()) << slurp(server.log);
+}
+
+TEST_F(RpcTest, ServerKilledMidBatchLeavesMarkedRecordsAndAnIntactDatabase) {
+  auto& tracker = start_tracker();
+  auto& doomed = start_server("doomed", "fleet", tracker.port);
+  auto& survivor = start_server("survivor", "fleet", tracker.port);
+  auto tuning = std::async(std::launch::async, [&] {
+    return optune("tune --op gemm --shape 48,40,36 --tuner random --repeat 3 --min-repeat-ms 150 --quiet "
+                  "--trials 12 --batch-size 6 --remeasure 0 --rpc-wait 10 --db " + db() + rpc("fleet", tracker));
+  });
+  // Kill the first server once it has measured twice: in the middle of the first or second batch.
+  auto measured = [](const std::string& log) {
+    std::size_t n = 0;
+    for (std::size_t at = log.find("measured"); at != std::string::npos; at = log.find("measured", at + 1)) ++n;
+    return n;
+  };
+  for (auto deadline = Clock::now() + std::chrono::seconds(120); Clock::now() < deadline && measured(slurp(doomed.log)) < 2;)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::kill(doomed.process.pid(), SIGKILL);
+  CommandRun run = tuning.get();
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  auto all = records();
+  EXPECT_EQ(all.size(), 1u + 12u);  // nothing lost: every candidate is a record
+  std::size_t ok = 0;
+  for (const auto& r : all) {
+    EXPECT_TRUE(r.error_kind == "ok" || r.error_kind == "transport_error") << r.error_kind << ": " << r.error_message;
+    ok += r.error_kind == "ok";
+  }
+  EXPECT_GE(ok, 12u) << "the candidate in flight on the killed server is retried on the survivor";
+  EXPECT_TRUE(contains(slurp(survivor.log), "measured"));
+  EXPECT_EQ(integrity(), "ok\n");
+}
+
+// Two network namespaces joined by a veth pair: tracker and server in one, listening on a
+// non-loopback address (so a token is required), the tuner in the other.
+class NetworkNamespaces {
+ public:
+  NetworkNamespaces() {
+    const std::string id = std::to_string(::getpid() % 100000);
+    server_ns = "optune-s" + id;
+    tuner_ns = "optune-t" + id;
+    if (!run("ip netns add " + server_ns)) {
+      refusal = "the kernel or this container refuses network namespaces (ip netns add failed)";
+      return;
+    }
+    created_server_ = true;
+    created_tuner_ = run("ip netns add " + tuner_ns);
+    const std::string a = "ovs" + id, b = "ovt" + id;
+    bool ok = created_tuner_ && run("ip link add " + a + " type veth peer name " + b) &&
+              run("ip link set " + a + " netns " + server_ns) && run("ip link set " + b + " netns " + tuner_ns) &&
+              run("ip -n " + server_ns + " addr add 10.231.7.1/24 dev " + a) &&
+              run("ip -n " + tuner_ns + " addr add 10.231.7.2/24 dev " + b) &&
+              run("ip -n " + server_ns + " link set " + a + " up") && run("ip -n " + tuner_ns + " link set " + b + " up") &&
+              run("ip -n " + server_ns + " link set lo up") && run("ip -n " + tuner_ns + " link set lo up");
+    if (!ok) refusal = "could not wire the namespaces with a veth pair";
+  }
+  ~NetworkNamespaces() {  // deleting a namespace deletes its end of the veth pair, and so the pair
+    if (created_server_) run("ip netns del " + server_ns);
+    if (created_tuner_) run("ip netns del " + tuner_ns);
+  }
+  std::string server_ns, tuner_ns, refusal;
+  static constexpr const char* kServerAddress = "10.231.7.1";
+
+ private:
+  static bool run(const std::string& command) { return std::system((command + " >/dev/null 2>&1").c_str()) == 0; }
+  bool created_server_ = false, created_tuner_ = false;
+};
+
+TEST_F(RpcTest, ServerAndTunerInSeparateNetworkNamespaces) {
+  NetworkNamespaces namespaces;
+  if (!namespaces.refusal.empty()) GTEST_SKIP() << namespaces.refusal;
+  std::string token = write_file("token", "netns-secret");
+  const std::vector<std::string> in_server_ns = {"ip", "netns", "exec", namespaces.server_ns};
+  const std::string host = NetworkNamespaces::kServerAddress;
+  auto& tracker = start("tracker", {"rpc", "tracker", "--host", host, "--port", "0", "--token-file", token}, in_server_ns);
+  fs::create_directories(dir_ / "server-work");
+  auto& server = start("server", {"rpc", "server", "--host", host, "--port", "0", "--key", "far", "--token-file", token,
+                                  "--tracker", host + ":" + std::to_string(tracker.port), "--workdir",
+                                  (dir_ / "server-work").string()},
+                       in_server_ns);
+  const std::string rpc_address = " --rpc far@" + host + ":" + std::to_string(tracker.port);
+  // The tracker is not reachable from here (the default namespace has no route to it) ...
+  CommandRun unreachable = optune("rpc status --tracker " + host + ":" + std::to_string(tracker.port) + " --token-file " + token);
+  EXPECT_NE(unreachable.code, 0);
+  // ... but is from the tuner's namespace, across the veth pair.
+  CommandRun run = optune(std::string(kTinyTune) + " --trials 2 --batch-size 2 --remeasure 0 --db " + db() +
+                              " --token-file " + token + rpc_address,
+                          "ip netns exec " + namespaces.tuner_ns);
+  ASSERT_EQ(run.code, 0) << run.err << slurp(server.log) << slurp(tracker.log);
+  ASSERT_EQ(records().size(), 3u);
+  for (const auto& r : records()) EXPECT_EQ(r.error_kind, "ok") << r.error_message;
+  EXPECT_TRUE(contains(slurp(server.log), "client 10.231.7.2:")) << slurp(server.log);
+}
+
+#ifdef OPTUNE_AARCH64_WORKER
+// Cross-compiled candidates measured by an aarch64 worker under qemu user emulation: the host
+// builds with configs/targets/aarch64-linux-gnu.toml, the server's worker measures. Timings are
+// emulated; correctness is real (the aarch64 worker checks against its own reference).
+TEST_F(RpcTest, Aarch64CandidatesMeasuredUnderQemu) {
+  if (std::system("command -v qemu-aarch64 >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "qemu-aarch64 is not installed (Debian package qemu-user; scripts/setup.sh installs it)";
+  auto& tracker = start_tracker();
+  auto& server = start_server("server", "arm", tracker.port,
+                              {"--worker", OPTUNE_AARCH64_WORKER, "--worker-launcher", "qemu-aarch64 -L /usr/aarch64-linux-gnu"});
+  EXPECT_TRUE(contains(server.announce, "aarch64")) << server.announce;
+  CommandRun run = optune("tune --op gemm --shape 33,20,17 --tuner random --repeat 1 --min-repeat-ms 1 --quiet --seed 3 "
+                          "--trials 3 --batch-size 3 --remeasure 0 --rpc-wait 20 --target cpu:aarch64-linux-gnu --db " +
+                          db() + rpc("arm", tracker));
+  ASSERT_EQ(run.code, 0) << run.out << run.err << slurp(server.log);
+  auto all = records();
+  ASSERT_EQ(all.size(), 1u + 3u);
+  for (const auto& r : all) {
+    EXPECT_EQ(r.error_kind, "ok") << r.error_message;
+    EXPECT_EQ(r.target, "cpu:aarch64-linux-gnu");
+    EXPECT_EQ(r.device_fingerprint.value("arch", ""), "aarch64") << r.device_fingerprint;
+    auto isa = r.device_fingerprint.value("isa", std::vector<std::string>{});
+    EXPECT_NE(std::find(isa.begin(), isa.end(), "neon"), isa.end()) << r.device_fingerprint;
+    EXPECT_EQ(std::find(isa.begin(), isa.end(), "avx2"), isa.end()) << "host flags taken for the emulated CPU";
+  }
+  // Without --rpc a cross target is refused with a clear message.
+  CommandRun refused = optune("tune --op gemm --shape 8,8,8 --target cpu:aarch64-linux-gnu --trials 1 --db " + db());
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_TRUE(contains(refused.err, "--rpc")) << refused.err;
+}
+#endif
+
+}  // namespace
