@@ -14,7 +14,11 @@
 #include <sstream>
 #include <thread>
 
+#include "behaviour_template.hpp"
 #include "optune/db/database.hpp"
+#include "optune/measure/cpu_device.hpp"
+#include "optune/measure/local_builder.hpp"
+#include "optune/measure/rpc/rpc_runner.hpp"
 #include "optune/measure/rpc/rpc_session.hpp"
 #include "optune/measure/subprocess.hpp"
 
@@ -340,6 +344,42 @@ TEST_F(RpcTest, ServerKilledMidBatchLeavesMarkedRecordsAndAnIntactDatabase) {
   EXPECT_GE(ok, 8u) << "the candidate in flight on the killed server is retried on the survivor";
   EXPECT_TRUE(contains(slurp(survivor.log), "measured"));
   EXPECT_EQ(integrity(), "ok\n");
+}
+
+// RpcRunner in-process against a real tracker and server: candidates that crash, abort, hang or
+// compute a wrong answer become those records, and the server goes on measuring the rest.
+TEST_F(RpcTest, FaultyCandidatesBecomeRecordsAndTheServerKeepsServing) {
+  auto& tracker = start_tracker();
+  auto& server = start_server("server", "faults", tracker.port);
+  optune::testing::BehaviourTemplate behaviour;
+  auto task = std::make_shared<measure::MeasureTask>();
+  task->workload = kernels::parse_workload(kernels::Op::kGemm, "33,17,9");
+  task->kernel_template = &behaviour;
+  task->target = kernels::parse_target("cpu");
+  task->device = measure::detect_local_cpu();
+  task->space = behaviour.space(task->workload, task->device);
+  const std::vector<std::string> behaviours = {"segfault", "correct", "abort", "wrong", "hang", "syntax", "correct"};
+  std::vector<measure::MeasureInput> inputs;
+  for (const auto& b : behaviours) inputs.push_back({task, task->space.from_json({{"behaviour", b}})});
+  measure::LocalBuilderOptions build_options;
+  build_options.flags = {"-std=c++20", "-O1", "-fPIC", "-shared"};
+  build_options.work_dir = (dir_ / "builds").string();
+  measure::LocalBuilder builder(build_options);
+  auto builds = builder.build(inputs);
+
+  measure::rpc::RpcRunnerOptions options;
+  options.tracker = {"127.0.0.1", tracker.port};
+  options.key = "faults";
+  options.timing.timeout_seconds = 2;
+  options.timing.repeat = 2;
+  options.timing.min_repeat_ms = 1;
+  measure::rpc::RpcRunner runner(options);
+  auto results = runner.run(inputs, builds);
+  std::vector<std::string> kinds;
+  for (const auto& r : results) kinds.emplace_back(measure::error_kind_name(r.error));
+  EXPECT_EQ(kinds, (std::vector<std::string>{"crash", "ok", "crash", "wrong_answer", "timeout", "build_error", "ok"}));
+  EXPECT_FALSE(server.process.poll()) << slurp(server.log);
+  for (const auto& b : builds) EXPECT_FALSE(!b.artifact.empty() && fs::exists(b.artifact)) << "artifacts are removed";
 }
 
 // The tracker alone, spoken to in-process: a second client waits in the queue while the only
