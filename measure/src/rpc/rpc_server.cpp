@@ -84,8 +84,7 @@ void RpcServer::serve() {
 void RpcServer::session(Channel channel) {
   const std::string peer = channel.peer();
   try {
-    accept_handshake(channel, options_.token, "server");
-    send_welcome(channel, {{"key", options_.key}, {"device", device_.fingerprint()}});
+    accept_handshake(channel, options_.token, "server", {{"key", options_.key}, {"device", device_.fingerprint()}});
     log_("client " + peer + " connected");
     channel.set_max_payload_bytes(options_.max_artifact_bytes);
     for (;;) {
