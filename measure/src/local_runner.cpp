@@ -1,6 +1,7 @@
 #include "optune/measure/local_runner.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -26,6 +27,19 @@ MeasureResult failure(ErrorKind kind, std::string message) {
   result.message = std::move(message);
   result.timestamp = unix_now();
   return result;
+}
+
+// Transfers are reported beside the kernel time, never inside it (phones read back slowly).
+std::string describe_transfers(const nlohmann::json& reply) {
+  const auto& t = reply.at("transfer");
+  auto rate = [](double bytes, double seconds) { return seconds > 0 ? bytes / seconds / 1e9 : 0.0; };
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "transfers: host->device %.3f ms (%.2f GB/s), device->host %.3f ms (%.2f GB/s); program %s",
+                t.value("write_seconds", 0.0) * 1e3, rate(t.value("write_bytes", 0.0), t.value("write_seconds", 0.0)),
+                t.value("read_seconds", 0.0) * 1e3, rate(t.value("read_bytes", 0.0), t.value("read_seconds", 0.0)),
+                reply.value("program_cached", false) ? "from cache" : "compiled");
+  return text;
 }
 
 }  // namespace
@@ -116,14 +130,21 @@ MeasureResult LocalRunner::measure_one(const MeasureInput& input, const BuildRes
     result.build_seconds = build.build_seconds;
     return result;
   }
-  MeasureResult result =
-      result_from_worker_reply(input, measure_request(worker_request(input, options_.timing), build.artifact));
-  result.build_seconds = build.build_seconds;
+  MeasureResult result = result_from_worker_reply(
+      input, measure_request(worker_request(input, options_.timing, options_.opencl_cache_dir), build.artifact));
+  result.build_seconds += build.build_seconds;
   return result;
 }
 
-nlohmann::json worker_request(const MeasureInput& input, const TimingPolicy& timing) {
-  return {{"workload", input.task->workload.key()}, {"timing", to_json(timing)}};
+nlohmann::json worker_request(const MeasureInput& input, const TimingPolicy& timing,
+                              const std::string& opencl_cache_dir) {
+  nlohmann::json request = {{"workload", input.task->workload.key()}, {"timing", to_json(timing)}};
+  if (input.task->target.backend == kernels::Backend::kOpenCL) {
+    request["backend"] = "opencl";
+    request["target"] = input.task->target.str();
+    request["cache_dir"] = opencl_cache_dir;
+  }
+  return request;
 }
 
 MeasureResult result_from_worker_reply(const MeasureInput& input, const nlohmann::json& reply) {
@@ -137,6 +158,9 @@ MeasureResult result_from_worker_reply(const MeasureInput& input, const nlohmann
       result.median_seconds = median(result.costs);
       result.gflops = input.task->workload.flops() / result.median_seconds / 1e9;
     }
+    // OpenCL compiles in the worker: its compile (or cache load) is the candidate's build time.
+    result.build_seconds = reply.value("build_seconds", 0.0);
+    if (reply.contains("transfer") && result.message.empty()) result.message = describe_transfers(reply);
   } catch (const std::exception& error) {
     result = failure(ErrorKind::kRuntimeError, std::string("malformed worker reply: ") + error.what());
   }

@@ -10,6 +10,7 @@
 #include "cli_support.hpp"
 #include "optune/measure/local_builder.hpp"
 #include "optune/measure/local_runner.hpp"
+#include "optune/measure/opencl_builder.hpp"
 #include "optune/measure/rpc/rpc_runner.hpp"
 #include "optune/tuner/target_description.hpp"
 #include "rpc_support.hpp"
@@ -50,20 +51,26 @@ struct Remote {
 
 std::optional<Remote> find_remote(const TuneOptions& options) {
   if (options.rpc.empty()) return std::nullopt;
+  if (kernels::parse_target(options.target).backend == kernels::Backend::kOpenCL)
+    throw UsageError("--rpc with an OpenCL target is not supported yet (servers report only their CPU)");
   Remote remote{parse_rpc_address(options.rpc), load_token(options.token_file), {}};
   remote.device = remote_device(remote.address, remote.token, options.rpc_wait);
   return remote;
 }
 
-measure::LocalBuilderOptions builder_options(const TuneOptions& options) {
+// OpenCL candidates become artifact files; CPU ones shared objects, cross-compiled for a
+// `cpu:<triple>` target with its description's compiler and flags.
+std::unique_ptr<measure::Builder> make_builder(const TuneOptions& options) {
+  auto target = kernels::parse_target(options.target);
+  if (target.backend == kernels::Backend::kOpenCL)
+    return std::make_unique<measure::OpenCLBuilder>(measure::OpenCLBuilderOptions{opencl_kernel_dir(), ""});
   measure::LocalBuilderOptions build;
   build.compiler = options.compiler;
   build.include_dirs = kernel_include_dirs();
   build.jobs = options.jobs;
   build.timeout_seconds = options.compile_timeout;
-  auto target = kernels::parse_target(options.target);
-  if (target.backend == kernels::Backend::kCpu && !target.is_native_cpu()) {
-    try {  // cross-compiling: the description's compiler and flags
+  if (!target.is_native_cpu()) {
+    try {
       auto description = tuner::find_target_description(target.triple, target_description_dirs());
       build.compiler = description.compiler;
       build.flags = description.flags;
@@ -71,11 +78,14 @@ measure::LocalBuilderOptions builder_options(const TuneOptions& options) {
       throw UsageError(error.what());
     }
   }
-  return build;
+  return std::make_unique<measure::LocalBuilder>(build);
 }
 
+// Both kinds are measured in an isolated worker: this machine's, or a remote server's.
 std::unique_ptr<measure::Runner> make_runner(const TuneOptions& options, const std::optional<Remote>& remote) {
-  if (!remote) return std::make_unique<measure::LocalRunner>(measure::LocalRunnerOptions{worker_path(), options.timing, true});
+  if (!remote)
+    return std::make_unique<measure::LocalRunner>(
+        measure::LocalRunnerOptions{worker_path(), options.timing, true, opencl_cache_dir()});
   measure::rpc::RpcRunnerOptions rpc;
   rpc.tracker = remote->address.tracker;
   rpc.key = remote->address.key;
@@ -88,11 +98,11 @@ std::unique_ptr<measure::Runner> make_runner(const TuneOptions& options, const s
 
 // The measuring parts of one tuning command: built once, shared by all its tasks.
 struct Measuring {
-  measure::LocalBuilder builder;
+  std::unique_ptr<measure::Builder> builder;
   std::unique_ptr<measure::Runner> runner_owner;
   measure::Runner& runner;
   Measuring(const TuneOptions& options, const std::optional<Remote>& remote)
-      : builder(builder_options(options)), runner_owner(make_runner(options, remote)), runner(*runner_owner) {}
+      : builder(make_builder(options)), runner_owner(make_runner(options, remote)), runner(*runner_owner) {}
 };
 
 tuner::Progress make_progress(const TuneOptions& options) {
@@ -179,7 +189,7 @@ int run_suite(const TuneOptions& options) {
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
   Measuring measuring(options, remote);
   auto progress = make_progress(options);
-  tuner::RecordingMeasurer measurer(measuring.builder, measuring.runner, database);
+  tuner::RecordingMeasurer measurer(*measuring.builder, measuring.runner, database);
   auto summary = tuner::tune_suite(tasks, measurer, options.tuning, budget, options.scheduler, progress);
   print_suite_summary(options, suite, summary);
   return std::isnan(summary.tuned_seconds) ? 1 : 0;
@@ -198,7 +208,7 @@ int run_tune(const TuneOptions& options) {
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
   Measuring measuring(options, remote);
   auto progress = make_progress(options);
-  tuner::TuningLoop loop(measuring.builder, measuring.runner, database, progress);
+  tuner::TuningLoop loop(*measuring.builder, measuring.runner, database, progress);
   auto summary = loop.run(task, options.tuning);
   print_summary(options, *task, summary);
   return summary.best ? 0 : 1;

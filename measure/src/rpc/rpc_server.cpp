@@ -34,7 +34,7 @@ RpcServer::RpcServer(RpcServerOptions options, LogFunction log)
     : options_(std::move(options)),
       log_(std::move(log)),
       acceptor_(accept_io_),
-      runner_(LocalRunnerOptions{options_.worker_path, {}, false, options_.worker_launcher}) {}
+      runner_(LocalRunnerOptions{options_.worker_path, {}, false, "", options_.worker_launcher}) {}
 
 RpcServer::~RpcServer() {
   std::error_code ignored;
@@ -113,10 +113,14 @@ Frame RpcServer::measure(const Frame& frame) {
     out.write(frame.payload.data(), static_cast<std::streamsize>(frame.payload.size()));
     if (!out) throw std::runtime_error("cannot write " + artifact.string());
   }
+  // Paths in a request are the server's to choose: the artifact's (set by measure_request) and the
+  // OpenCL program cache's, which lives in the work directory.
+  nlohmann::json request = frame.metadata["request"];
+  if (request.contains("cache_dir")) request["cache_dir"] = (fs::path(work_dir_) / "opencl-cache").string();
   nlohmann::json reply;
   {
     std::lock_guard lock(measure_mutex_);
-    reply = runner_.measure_request(frame.metadata["request"], artifact.string());
+    reply = runner_.measure_request(request, artifact.string());
   }
   std::error_code ignored;
   fs::remove(artifact, ignored);

@@ -1,4 +1,4 @@
-// LocalRunner: measures CPU candidates in a separate worker process (optune-worker), one at a
+// LocalRunner: measures CPU and OpenCL candidates in a separate worker process (optune-worker), one at a
 // time, so that a segfault, an abort or an endless loop inside a candidate becomes a crash or
 // timeout result and tuning goes on with a fresh worker. The worker keeps inputs and the
 // reference result of a workload between candidates.
@@ -20,6 +20,7 @@ struct LocalRunnerOptions {
   std::string worker_path;  // the optune-worker executable
   TimingPolicy timing;
   bool remove_artifacts = true;  // delete each shared object once measured
+  std::string opencl_cache_dir;  // OpenCL program binaries; "" = compile every candidate
   // Runs the worker under this command, e.g. {"qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"} for
   // an aarch64 worker on another machine's CPU; empty: the worker runs directly.
   std::vector<std::string> launcher;
@@ -47,7 +48,8 @@ class LocalRunner final : public Runner {
 
 // The worker request of one input (without the artifact), and the result of a worker's reply to
 // it: shared by LocalRunner and the RPC runner, whose server returns the worker's reply as is.
-nlohmann::json worker_request(const MeasureInput& input, const TimingPolicy& timing);
+nlohmann::json worker_request(const MeasureInput& input, const TimingPolicy& timing,
+                              const std::string& opencl_cache_dir = "");
 MeasureResult result_from_worker_reply(const MeasureInput& input, const nlohmann::json& reply);
 
 }  // namespace optune::measure
