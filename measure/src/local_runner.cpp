@@ -132,17 +132,31 @@ MeasureResult LocalRunner::measure_one(const MeasureInput& input, const BuildRes
     result.build_seconds = build.build_seconds;
     return result;
   }
+<<<<<<< HEAD
   MeasureResult result =
       result_from_worker_reply(input, measure_request(worker_request(input, options_.timing), build.artifact));
+=======
+  MeasureResult result = result_from_worker_reply(
+      input, measure_request(worker_request(input, options_.timing, options_.opencl_cache_dir), build.artifact));
+>>>>>>> wt/rpc
   result.build_seconds += build.build_seconds;
   return result;
 }
 
+<<<<<<< HEAD
 nlohmann::json worker_request(const MeasureInput& input, const TimingPolicy& timing) {
+=======
+nlohmann::json worker_request(const MeasureInput& input, const TimingPolicy& timing,
+                              const std::string& opencl_cache_dir) {
+>>>>>>> wt/rpc
   nlohmann::json request = {{"workload", input.task->workload.key()}, {"timing", to_json(timing)}};
   if (input.task->target.backend == kernels::Backend::kOpenCL) {
     request["backend"] = "opencl";
     request["target"] = input.task->target.str();
+<<<<<<< HEAD
+=======
+    request["cache_dir"] = opencl_cache_dir;
+>>>>>>> wt/rpc
   }
   return request;
 }

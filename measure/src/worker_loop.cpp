@@ -22,18 +22,17 @@
 #include "optune/measure/timing_policy.hpp"
 #include "optune/measure/worker_protocol.hpp"
 #include "worker_operands.hpp"
-#ifndef OPTUNE_WORKER_WITHOUT_OPENCL
-#include "opencl_worker.hpp"
-#else
+#ifdef OPTUNE_WORKER_CPU_ONLY
 namespace optune::measure {
-// A worker cross-compiled without an OpenCL library for its target (the aarch64 worker of the RPC
-// tests) measures CPU candidates only, and says so for OpenCL ones.
+// A worker cross-built for a device without an OpenCL loader (tests/rpc's aarch64 worker).
 struct OpenCLWorker {
   nlohmann::json measure(const nlohmann::json&, const Operands&, const TimingPolicy&) {
     return {{"status", "runtime_error"}, {"message", "this optune-worker was built without OpenCL"}};
   }
 };
 }  // namespace optune::measure
+#else
+#include "opencl_worker.hpp"
 #endif
 
 namespace optune::measure {

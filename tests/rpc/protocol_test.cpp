@@ -99,8 +99,7 @@ TEST(Handshake, RightTokenIsWelcomedWrongTokenRefused) {
     {
       OneConnectionListener listener([&](Channel& channel) {
         try {
-          accept_handshake(channel, Token{"s3cret"}, "server");
-          send_welcome(channel, {{"hello", 1}});
+          accept_handshake(channel, Token{"s3cret"}, "server", {{"hello", 1}});
           outcome = "welcomed";
         } catch (const TransportError& error) {  // AuthenticationError, or the client gave up
           outcome = error.what();
@@ -116,6 +115,23 @@ TEST(Handshake, RightTokenIsWelcomedWrongTokenRefused) {
     if (answer == "s3cret") EXPECT_EQ(outcome, "welcomed");
     else if (answer == "wrong") EXPECT_NE(outcome.find("wrong token"), std::string::npos) << outcome;
     EXPECT_EQ(outcome.find("s3cret"), std::string::npos) << "the token leaked into a message: " << outcome;
+  }
+}
+
+TEST(Handshake, ClientWithATokenRefusesAListenerThatCannotProveItHoldsIt) {
+  OneConnectionListener impostor([](Channel& channel) {
+    try {
+      accept_handshake(channel, Token{}, "server", {{"device", "fake"}});  // accepts anyone, proves nothing
+      channel.receive(Seconds(5));
+    } catch (const TransportError&) {
+    }
+  });
+  Channel client = Channel::connect(impostor.endpoint(), Seconds(5));
+  try {
+    connect_handshake(client, Token{"s3cret"}, {{"role", "client"}});
+    FAIL() << "trusted a server without the token";
+  } catch (const AuthenticationError& error) {
+    EXPECT_NE(std::string(error.what()).find("does not hold our token"), std::string::npos) << error.what();
   }
 }
 

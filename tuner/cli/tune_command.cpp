@@ -51,12 +51,15 @@ struct Remote {
 
 std::optional<Remote> find_remote(const TuneOptions& options) {
   if (options.rpc.empty()) return std::nullopt;
+  if (kernels::parse_target(options.target).backend == kernels::Backend::kOpenCL)
+    throw UsageError("--rpc with an OpenCL target is not supported yet (servers report only their CPU)");
   Remote remote{parse_rpc_address(options.rpc), load_token(options.token_file), {}};
   remote.device = remote_device(remote.address, remote.token, options.rpc_wait);
   return remote;
 }
 
-// OpenCL candidates become artifact files (source and options); C++ candidates shared objects.
+// OpenCL candidates become artifact files; CPU ones shared objects, cross-compiled for a
+// `cpu:<triple>` target with its description's compiler and flags.
 std::unique_ptr<measure::Builder> make_builder(const TuneOptions& options) {
   auto target = kernels::parse_target(options.target);
   if (target.backend == kernels::Backend::kOpenCL)
@@ -66,8 +69,8 @@ std::unique_ptr<measure::Builder> make_builder(const TuneOptions& options) {
   build.include_dirs = kernel_include_dirs();
   build.jobs = options.jobs;
   build.timeout_seconds = options.compile_timeout;
-  if (target.backend == kernels::Backend::kCpu && !target.is_native_cpu()) {
-    try {  // cross-compiling: the description's compiler and flags
+  if (!target.is_native_cpu()) {
+    try {
       auto description = tuner::find_target_description(target.triple, target_description_dirs());
       build.compiler = description.compiler;
       build.flags = description.flags;
@@ -78,9 +81,11 @@ std::unique_ptr<measure::Builder> make_builder(const TuneOptions& options) {
   return std::make_unique<measure::LocalBuilder>(build);
 }
 
+// Both kinds are measured in an isolated worker: this machine's, or a remote server's.
 std::unique_ptr<measure::Runner> make_runner(const TuneOptions& options, const std::optional<Remote>& remote) {
-  if (!remote) return std::make_unique<measure::LocalRunner>(measure::LocalRunnerOptions{
-      .worker_path = worker_path(), .timing = options.timing, .opencl_cache_dir = opencl_cache_dir()});
+  if (!remote)
+    return std::make_unique<measure::LocalRunner>(
+        measure::LocalRunnerOptions{worker_path(), options.timing, true, opencl_cache_dir()});
   measure::rpc::RpcRunnerOptions rpc;
   rpc.tracker = remote->address.tracker;
   rpc.key = remote->address.key;
@@ -91,8 +96,7 @@ std::unique_ptr<measure::Runner> make_runner(const TuneOptions& options, const s
   return std::make_unique<measure::rpc::RpcRunner>(rpc);
 }
 
-// The measuring parts of one tuning command: built once, shared by all its tasks. Candidates of
-// both backends are measured in an isolated worker, here or on a remote device.
+// The measuring parts of one tuning command: built once, shared by all its tasks.
 struct Measuring {
   std::unique_ptr<measure::Builder> builder;
   std::unique_ptr<measure::Runner> runner_owner;

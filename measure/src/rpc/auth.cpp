@@ -62,7 +62,8 @@ std::string hmac_sha256_hex(const Token& token, const std::string& message) {
   return to_hex(digest, size);
 }
 
-nlohmann::json accept_handshake(Channel& channel, const Token& token, const std::string& listener_role) {
+nlohmann::json accept_handshake(Channel& channel, const Token& token, const std::string& listener_role,
+                                nlohmann::json welcome) {
   const std::string nonce = random_nonce();
   const Channel::Seconds timeout(kHandshakeTimeoutSeconds);
   channel.send({MessageType::kChallenge,
@@ -75,30 +76,40 @@ nlohmann::json accept_handshake(Channel& channel, const Token& token, const std:
   channel.set_max_payload_bytes(kDefaultMaxPayloadBytes);
   if (!token.empty()) {
     const auto* mac = answer.metadata.contains("mac") ? answer.metadata["mac"].get_ptr<const std::string*>() : nullptr;
-    const std::string expected = hmac_sha256_hex(token, nonce);
+    const std::string expected = hmac_sha256_hex(token, "connector:" + nonce);
     if (!mac || mac->size() != expected.size() || CRYPTO_memcmp(mac->data(), expected.data(), expected.size()) != 0)
       refuse(channel, mac && !mac->empty() ? "authentication failed: wrong token"
                                            : "authentication failed: this " + listener_role + " requires a token");
+    welcome["proof"] = hmac_sha256_hex(token, "listener:" + answer.metadata.value("nonce", std::string()));
   }
+  channel.send({MessageType::kWelcome, std::move(welcome), {}}, timeout);
   return answer.metadata;
-}
-
-void send_welcome(Channel& channel, nlohmann::json metadata) {
-  channel.send({MessageType::kWelcome, std::move(metadata), {}}, Channel::Seconds(kHandshakeTimeoutSeconds));
 }
 
 nlohmann::json connect_handshake(Channel& channel, const Token& token, nlohmann::json metadata) {
   const Channel::Seconds timeout(kHandshakeTimeoutSeconds);
+  const std::string peer = channel.peer();
   Frame challenge = expect(channel, MessageType::kChallenge, timeout);
   const std::string role = challenge.metadata.value("role", std::string("peer"));
   if (challenge.metadata.value("token_required", false) && token.empty()) {
     channel.close();
-    throw AuthenticationError("the " + role + " at " + channel.peer() + " requires a token (--token-file)");
+    throw AuthenticationError("the " + role + " at " + peer + " requires a token (--token-file)");
   }
-  metadata["mac"] = token.empty() ? "" : hmac_sha256_hex(token, challenge.metadata.value("nonce", std::string()));
+  const std::string nonce = random_nonce();
+  metadata["nonce"] = nonce;
+  metadata["mac"] = token.empty() ? "" : hmac_sha256_hex(token, "connector:" + challenge.metadata.value("nonce", std::string()));
   channel.send({MessageType::kAuthenticate, std::move(metadata), {}}, timeout);
   Frame reply = channel.receive(timeout);
-  if (reply.type == MessageType::kWelcome) return reply.metadata;
+  if (reply.type == MessageType::kWelcome) {
+    if (token.empty()) return reply.metadata;
+    const std::string expected = hmac_sha256_hex(token, "listener:" + nonce);
+    const std::string proof = reply.metadata.value("proof", std::string());
+    if (proof.size() != expected.size() || CRYPTO_memcmp(proof.data(), expected.data(), expected.size()) != 0) {
+      channel.close();
+      throw AuthenticationError("the " + role + " at " + peer + " does not hold our token (no valid proof)");
+    }
+    return reply.metadata;
+  }
   std::string message = reply.metadata.value("message", std::string("no welcome"));
   if (reply.type == MessageType::kError && reply.metadata.value("code", "") == kAuthErrorCode)
     throw AuthenticationError("the " + role + " refused us: " + message);

@@ -56,7 +56,6 @@ void Proxy::connection(Channel channel) {
   const std::string peer = channel.peer();
   try {
     accept_handshake(channel, options_.token, "proxy");
-    send_welcome(channel);
     channel.set_max_payload_bytes(0);
     Frame frame = channel.receive(kReplyTimeout);
     const std::string key = frame.metadata.value("key", std::string());

@@ -138,7 +138,7 @@ std::vector<MeasureResult> RpcRunner::run(const std::vector<MeasureInput>& input
   std::vector<MeasureResult> results;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     MeasureResult result = work.results[i] ? *work.results[i] : failure(ErrorKind::kTransportError, last_problem);
-    result.build_seconds = builds[i].build_seconds;
+    result.build_seconds += builds[i].build_seconds;  // OpenCL adds the remote compile
     results.push_back(std::move(result));
     if (options_.remove_artifacts && !builds[i].artifact.empty()) {
       std::error_code ignored;

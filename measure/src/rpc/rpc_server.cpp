@@ -34,7 +34,11 @@ RpcServer::RpcServer(RpcServerOptions options, LogFunction log)
     : options_(std::move(options)),
       log_(std::move(log)),
       acceptor_(accept_io_),
+<<<<<<< HEAD
       runner_(LocalRunnerOptions{.worker_path = options_.worker_path, .remove_artifacts = false, .launcher = options_.worker_launcher}) {}
+=======
+      runner_(LocalRunnerOptions{options_.worker_path, {}, false, "", options_.worker_launcher}) {}
+>>>>>>> wt/rpc
 
 RpcServer::~RpcServer() {
   std::error_code ignored;
@@ -84,8 +88,7 @@ void RpcServer::serve() {
 void RpcServer::session(Channel channel) {
   const std::string peer = channel.peer();
   try {
-    accept_handshake(channel, options_.token, "server");
-    send_welcome(channel, {{"key", options_.key}, {"device", device_.fingerprint()}});
+    accept_handshake(channel, options_.token, "server", {{"key", options_.key}, {"device", device_.fingerprint()}});
     log_("client " + peer + " connected");
     channel.set_max_payload_bytes(options_.max_artifact_bytes);
     for (;;) {
@@ -114,10 +117,14 @@ Frame RpcServer::measure(const Frame& frame) {
     out.write(frame.payload.data(), static_cast<std::streamsize>(frame.payload.size()));
     if (!out) throw std::runtime_error("cannot write " + artifact.string());
   }
+  // Paths in a request are the server's to choose: the artifact's (set by measure_request) and the
+  // OpenCL program cache's, which lives in the work directory.
+  nlohmann::json request = frame.metadata["request"];
+  if (request.contains("cache_dir")) request["cache_dir"] = (fs::path(work_dir_) / "opencl-cache").string();
   nlohmann::json reply;
   {
     std::lock_guard lock(measure_mutex_);
-    reply = runner_.measure_request(frame.metadata["request"], artifact.string());
+    reply = runner_.measure_request(request, artifact.string());
   }
   std::error_code ignored;
   fs::remove(artifact, ignored);

@@ -45,7 +45,6 @@ void Tracker::connection(Channel channel) {
   const std::string peer = channel.peer();
   try {
     accept_handshake(channel, options_.token, "tracker");
-    send_welcome(channel);
     channel.set_max_payload_bytes(0);  // nothing a tracker is sent carries a payload
     Frame first = channel.receive(kIdleClientTimeout);
     if (first.type == MessageType::kRegister) serve_server(channel, first);

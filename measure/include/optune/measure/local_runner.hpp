@@ -48,7 +48,8 @@ class LocalRunner final : public Runner {
 
 // The worker request of one input (without the artifact), and the result of a worker's reply to
 // it: shared by LocalRunner and the RPC runner, whose server returns the worker's reply as is.
-nlohmann::json worker_request(const MeasureInput& input, const TimingPolicy& timing);
+nlohmann::json worker_request(const MeasureInput& input, const TimingPolicy& timing,
+                              const std::string& opencl_cache_dir = "");
 MeasureResult result_from_worker_reply(const MeasureInput& input, const nlohmann::json& reply);
 
 }  // namespace optune::measure

@@ -1,8 +1,12 @@
 // The token handshake every RPC connection begins with. The listening side (server, tracker,
 // proxy) sends a challenge with a fresh random nonce; the connecting side answers with
-// HMAC-SHA256(token, nonce), so the token itself never crosses the wire, and the listener accepts
-// or refuses before any other message (and so any upload) is read. A listener without a token
-// accepts everyone: the command line allows that on loopback only.
+// HMAC-SHA256(token, "connector:" + nonce) and a nonce of its own, so the token itself never
+// crosses the wire, and the listener accepts or refuses before any other message (and so any
+// upload) is read. The listener's welcome proves in turn that it holds the token
+// (HMAC(token, "listener:" + the connector's nonce)): a client with a token never sends
+// candidates to, or takes results from, an impostor. A listener without a token accepts everyone
+// (the command line allows that on loopback only). Traffic is not encrypted: across untrusted
+// networks, run it inside a VPN or SSH tunnel.
 #pragma once
 
 #include <string>
@@ -33,14 +37,15 @@ std::string hmac_sha256_hex(const Token& token, const std::string& message);
 
 inline constexpr double kHandshakeTimeoutSeconds = 10;
 
-// Listener side: challenge, check the answer, and return the connector's metadata (its role,
-// ...). Throws AuthenticationError (after telling the peer) on a wrong or missing token. The
-// caller sends the welcome.
-nlohmann::json accept_handshake(Channel& channel, const Token& token, const std::string& listener_role);
-void send_welcome(Channel& channel, nlohmann::json metadata = nlohmann::json::object());
+// Listener side: challenge, check the answer, send the welcome (with `welcome` metadata, e.g. a
+// server's device) and return the connector's metadata (its role, ...). Throws
+// AuthenticationError (after telling the peer) on a wrong or missing token.
+nlohmann::json accept_handshake(Channel& channel, const Token& token, const std::string& listener_role,
+                                nlohmann::json welcome = nlohmann::json::object());
 
 // Connector side: answer the challenge with `metadata` (e.g. {"role": "client"}) and wait for the
-// welcome, whose metadata is returned. Throws AuthenticationError when refused.
+// welcome, whose metadata is returned. Throws AuthenticationError when refused, or when we hold
+// a token and the listener cannot prove it holds it too.
 nlohmann::json connect_handshake(Channel& channel, const Token& token, nlohmann::json metadata);
 
 }  // namespace optune::measure::rpc
