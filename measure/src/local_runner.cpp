@@ -94,10 +94,7 @@ nlohmann::json exchange(std::unique_ptr<Subprocess>& worker, const nlohmann::jso
 }  // namespace
 
 nlohmann::json LocalRunner::measure_request(const nlohmann::json& request, const std::string& artifact) {
-  nlohmann::json measure = request;
-  // The program binary cache belongs to the machine that measures, not to whoever sent the request.
-  if (measure.value("backend", "cpu") == "opencl") measure["cache_dir"] = options_.opencl_cache_dir;
-  nlohmann::json prepare = measure;
+  nlohmann::json prepare = request;
   prepare.erase("artifact");
   try {
     worker();
@@ -111,6 +108,7 @@ nlohmann::json LocalRunner::measure_request(const nlohmann::json& request, const
                          ready.value("message", "");
     return ready;
   }
+  nlohmann::json measure = request;
   measure["artifact"] = artifact;
   double timeout = TimingPolicy{}.timeout_seconds;
   if (request.contains("timing")) timeout = timing_policy_from_json(request.at("timing")).timeout_seconds;
@@ -132,31 +130,19 @@ MeasureResult LocalRunner::measure_one(const MeasureInput& input, const BuildRes
     result.build_seconds = build.build_seconds;
     return result;
   }
-<<<<<<< HEAD
-  MeasureResult result =
-      result_from_worker_reply(input, measure_request(worker_request(input, options_.timing), build.artifact));
-=======
   MeasureResult result = result_from_worker_reply(
       input, measure_request(worker_request(input, options_.timing, options_.opencl_cache_dir), build.artifact));
->>>>>>> wt/rpc
   result.build_seconds += build.build_seconds;
   return result;
 }
 
-<<<<<<< HEAD
-nlohmann::json worker_request(const MeasureInput& input, const TimingPolicy& timing) {
-=======
 nlohmann::json worker_request(const MeasureInput& input, const TimingPolicy& timing,
                               const std::string& opencl_cache_dir) {
->>>>>>> wt/rpc
   nlohmann::json request = {{"workload", input.task->workload.key()}, {"timing", to_json(timing)}};
   if (input.task->target.backend == kernels::Backend::kOpenCL) {
     request["backend"] = "opencl";
     request["target"] = input.task->target.str();
-<<<<<<< HEAD
-=======
     request["cache_dir"] = opencl_cache_dir;
->>>>>>> wt/rpc
   }
   return request;
 }

@@ -33,17 +33,9 @@ std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std
   }
   if (task->target.backend == kernels::Backend::kCpu && !task->target.is_native_cpu() && !device)
     throw UsageError("target " + task->target.str() + " is measured on a remote device: give --rpc KEY@HOST:PORT");
-<<<<<<< HEAD
-  if (device) {
-    task->device = *device;
-  } else if (task->target.backend == kernels::Backend::kCpu) {
-    task->device = measure::detect_local_cpu();
-  } else {
-=======
   if (device) task->device = *device;
   else if (task->target.backend == kernels::Backend::kCpu) task->device = measure::detect_local_cpu();
   if (task->target.backend == kernels::Backend::kOpenCL && !device) {
->>>>>>> wt/rpc
     try {
       task->device = measure::find_opencl_device(task->target);
     } catch (const std::invalid_argument& error) {

@@ -34,7 +34,7 @@ RpcServer::RpcServer(RpcServerOptions options, LogFunction log)
     : options_(std::move(options)),
       log_(std::move(log)),
       acceptor_(accept_io_),
-      runner_(LocalRunnerOptions{.worker_path = options_.worker_path, .remove_artifacts = false, .launcher = options_.worker_launcher}) {}
+      runner_(LocalRunnerOptions{options_.worker_path, {}, false, "", options_.worker_launcher}) {}
 
 RpcServer::~RpcServer() {
   std::error_code ignored;
