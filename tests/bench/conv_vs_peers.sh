@@ -3,19 +3,21 @@
 # task scheduler, one budget per network), then times the best candidates against oneDNN,
 # OpenBLAS im2col + sgemm and optune's default configs in one run (bench_conv). Usage, from the
 # repository root after a build with benchmarks (-DOPTUNE_BUILD_BENCH=ON):
-#   bash tests/bench/conv_vs_peers.sh [BUDGET] [WORKDIR]
+#   bash tests/bench/conv_vs_peers.sh [BUDGET] [WORKDIR] [more tune options, e.g. --batch-size 6]
 # BUDGET is tune's --budget per network: trials (600) or time (45m). Resumable: a second run
-# continues tuning in the same database.
+# continues tuning in the same database; BUDGET 0 skips tuning and benchmarks what it holds.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 budget=${1:-600}
 work=${2:-$root/build/conv-vs-peers}
+shift $(($# < 2 ? $# : 2))
 bin=${OPTUNE_BIN:-$root/build/bin}
 bench=${OPTUNE_BENCH_BIN:-$root/build/tests/bench}
 suites=("$root/configs/workloads/resnet18.toml" "$root/configs/workloads/mobilenet_v1.toml")
 mkdir -p "$work"
 for suite in "${suites[@]}"; do
-  "$bin/optune" tune --suite "$suite" --budget "$budget" --quiet --db "$work/tuned.db"
+  [ "$budget" = 0 ] && break
+  "$bin/optune" tune --suite "$suite" --budget "$budget" --quiet --db "$work/tuned.db" "$@"
 done
 args=()
 sources=()

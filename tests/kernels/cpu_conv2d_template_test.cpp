@@ -264,5 +264,40 @@ TEST(CpuConv2dTemplate, EmittedCandidatesCompileLoadAndMatchTheReference) {
   fs::remove_all(dir);
 }
 
+// NEON goes through the kernels' generic 4-lane path: candidates for an aarch64 device must
+// compile with the cross compiler that `--target cpu:aarch64-linux-gnu` uses.
+TEST(CpuConv2dTemplate, AArch64CandidatesCrossCompile) {
+  if (std::system("command -v aarch64-linux-gnu-g++ > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "aarch64-linux-gnu-g++ is not installed";
+  }
+  const DeviceInfo device = neon_device();
+  const fs::path dir = fs::temp_directory_path() / ("optune_conv2d_aarch64_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream tu(dir / "candidates.cpp");
+  tu << "#include <optune/kernels/cpu/conv2d.hpp>\n#include <optune/kernels/cpu/depthwise_conv2d.hpp>\n";
+  std::mt19937_64 rng(5);
+  int index = 0;
+  for (const auto& [kernel, workload] :
+       {std::pair{&cpu_conv2d(), conv({1, 5, 11, 23, 11, 5, 3, 1, 0, 1, 1})},
+        std::pair{&cpu_depthwise(), depthwise({1, 7, 9, 11, 0, 3, 3, 2, 1, 1, 1})}}) {
+    const ss::ConfigSpace space = kernel->space(workload, device);
+    std::vector<ss::Config> configs = space.sample_valid_distinct(rng, 1);
+    configs.push_back(kernel->default_config(workload, device, space));
+    for (const ss::Config& config : configs) {
+      tu << "namespace candidate_" << index << " {\n#define " << kCandidateSymbol << " " << kCandidateSymbol << "_"
+         << index << "\n"
+         << kernel->emit_source(workload, device, ss::ConfigView(space, config)) << "#undef " << kCandidateSymbol
+         << "\n}\n";
+      ++index;
+    }
+  }
+  tu.close();
+  const std::string command = "aarch64-linux-gnu-g++ -std=c++20 -O2 -march=armv8-a -fopenmp -fPIC -c -I" +
+                              std::string(OPTUNE_SOURCE_DIR) + "/kernels/include " + (dir / "candidates.cpp").string() +
+                              " -o " + (dir / "candidates.o").string() + " 2> " + (dir / "build.log").string();
+  EXPECT_EQ(std::system(command.c_str()), 0) << std::ifstream(dir / "build.log").rdbuf();
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace optune::kernels
