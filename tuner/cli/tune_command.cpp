@@ -8,8 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli_support.hpp"
-#include "optune/measure/local_builder.hpp"
-#include "optune/measure/local_runner.hpp"
+#include "measuring.hpp"
 #include "optune/tuner/suite_tuning.hpp"
 #include "optune/tuner/tuning_loop.hpp"
 
@@ -34,21 +33,9 @@ struct TuneOptions {
   tuner::SchedulerOptions scheduler;
 };
 
-// The measuring parts of one tuning command: built once, shared by all its tasks.
-struct Measuring {
-  measure::LocalBuilder builder;
-  measure::LocalRunner runner;
-  Measuring(const TuneOptions& options)
-      : builder([&] {
-          measure::LocalBuilderOptions build;
-          build.compiler = options.compiler;
-          build.include_dirs = kernel_include_dirs();
-          build.jobs = options.jobs;
-          build.timeout_seconds = options.compile_timeout;
-          return build;
-        }()),
-        runner({worker_path(), options.timing, true}) {}
-};
+MeasureSettings measure_settings(const TuneOptions& options) {
+  return {options.timing, options.jobs, options.compile_timeout, options.compiler};
+}
 
 tuner::Progress make_progress(const TuneOptions& options) {
   return options.quiet ? tuner::Progress(nullptr, false) : tuner::Progress::for_stderr();
@@ -130,7 +117,7 @@ int run_suite(const TuneOptions& options) {
     tasks.push_back({entry, task});
   }
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
-  Measuring measuring(options);
+  Measuring measuring(measure_settings(options));
   auto progress = make_progress(options);
   tuner::RecordingMeasurer measurer(measuring.builder, measuring.runner, database);
   auto summary = tuner::tune_suite(tasks, measurer, options.tuning, budget, options.scheduler, progress);
@@ -148,7 +135,7 @@ int run_tune(const TuneOptions& options) {
   if (options.shape.empty()) throw UsageError("tune: --shape or --suite is required (e.g. --shape 512,512,512)");
   auto task = make_task(options.op, options.shape, options.target);
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
-  Measuring measuring(options);
+  Measuring measuring(measure_settings(options));
   auto progress = make_progress(options);
   tuner::TuningLoop loop(measuring.builder, measuring.runner, database, progress);
   auto summary = loop.run(task, options.tuning);
