@@ -14,6 +14,7 @@
 #include "optune/kernels/cpu/gemm_config.hpp"
 #include "optune/kernels/cpu/gemm_config_view.hpp"
 #include "optune/kernels/kernel_template.hpp"
+#include "cpu_template_support.hpp"
 #include "templates.hpp"
 
 namespace optune::kernels {
@@ -50,23 +51,6 @@ const std::vector<std::int64_t> kKcCandidates = {16,  32,  64,  96,  128,  160, 
 const std::vector<std::string> kLoopOrderNames = {"jc_pc_ic", "pc_jc_ic", "ic_pc_jc"};
 const std::vector<std::string> kParallelLoopNames = {"jc", "ic", "jr"};
 const std::vector<std::string> kUnrollNames = {"1", "2", "4", "8"};
-
-// What the device's ISA gives the micro-kernel.
-struct VectorUnit {
-  std::vector<int> lanes;  // supported float32 widths, ascending
-  int registers = 16;      // architectural vector registers
-};
-
-VectorUnit vector_unit(const DeviceInfo& device) {
-  VectorUnit unit;
-  const int widest = std::max(4, device.simd_f32_lanes());
-  for (int lanes : {4, 8, 16}) {
-    if (lanes <= widest) unit.lanes.push_back(lanes);
-  }
-  const bool is_arm = device.arch == "aarch64" || device.has_isa("neon");
-  unit.registers = (device.has_isa("avx512f") || is_arm) ? 32 : 16;
-  return unit;
-}
 
 std::int64_t round_up(std::int64_t value, std::int64_t unit) {
   return (value + unit - 1) / unit * unit;
@@ -134,18 +118,6 @@ void add_constraints(ss::ConfigSpace& space, const GemmShape& shape, const Vecto
       "one thread splits no loop (parallel_loop = jc)", [](const ss::ConfigView& v) {
         return v.integer(kThreads) > 1 || v.choice(kParallelLoop) == kParallelLoopNames[0];
       });
-}
-
-// The option of knob `name` whose value satisfies `wanted`, or -1.
-std::int64_t find_option(const ss::ConfigSpace& space, const std::string& name,
-                         const std::function<bool(const ss::ConfigView&)>& wanted,
-                         ss::Config& config) {
-  const std::size_t k = space.knob_index(name);
-  for (std::uint64_t o = 0; o < space.option_count(k); ++o) {
-    config.options[k] = static_cast<std::uint32_t>(o);
-    if (wanted(ss::ConfigView(space, config))) return static_cast<std::int64_t>(o);
-  }
-  return -1;
 }
 
 // Sets a block knob to the largest candidate <= preferred that keeps the config valid so far,

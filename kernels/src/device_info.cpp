@@ -49,7 +49,7 @@ int DeviceInfo::simd_f32_lanes() const {
 
 nlohmann::json DeviceInfo::fingerprint() const {
   // nlohmann::json objects keep keys sorted, so dump() is canonical.
-  return nlohmann::json{
+  nlohmann::json json{
       {"kind", kind},
       {"name", name},
       {"arch", arch},
@@ -64,6 +64,9 @@ nlohmann::json DeviceInfo::fingerprint() const {
       {"max_work_group_size", max_work_group_size},
       {"max_work_item_sizes", max_work_item_sizes},
   };
+  // Only OpenCL devices carry it: adding it to CPU fingerprints would change their ids.
+  if (kind == "opencl") json["preferred_vector_width"] = preferred_vector_width;
+  return json;
 }
 
 std::string DeviceInfo::fingerprint_id() const {
@@ -94,6 +97,7 @@ DeviceInfo DeviceInfo::from_fingerprint(const nlohmann::json& json) {
     info.local_mem_bytes = json.value("local_mem_bytes", info.local_mem_bytes);
     info.max_work_group_size = json.value("max_work_group_size", info.max_work_group_size);
     info.max_work_item_sizes = json.value("max_work_item_sizes", info.max_work_item_sizes);
+    info.preferred_vector_width = json.value("preferred_vector_width", info.preferred_vector_width);
   } catch (const nlohmann::json::exception& error) {
     throw std::invalid_argument("device fingerprint: " + std::string(error.what()));
   }

@@ -9,7 +9,16 @@
 
 namespace optune::kernels {
 
-std::vector<const KernelTemplate*> all_templates() { return {&cpu_gemm_template()}; }
+std::vector<const KernelTemplate*> all_templates() {
+  return {
+      &cpu_gemm_template(),
+      &cpu_conv2d_template(),
+      &cpu_depthwise_conv2d_template(),
+      &opencl_gemm_template(),
+      &opencl_conv2d_template(),
+      &opencl_depthwise_conv2d_template(),
+  };
+}
 
 const KernelTemplate& find_template(Op op, Backend backend) {
   for (const KernelTemplate* candidate : all_templates()) {

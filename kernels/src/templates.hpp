@@ -8,5 +8,10 @@
 namespace optune::kernels {
 
 const KernelTemplate& cpu_gemm_template();
+const KernelTemplate& cpu_conv2d_template();
+const KernelTemplate& cpu_depthwise_conv2d_template();
+const KernelTemplate& opencl_gemm_template();
+const KernelTemplate& opencl_conv2d_template();
+const KernelTemplate& opencl_depthwise_conv2d_template();
 
 }  // namespace optune::kernels

@@ -1,6 +1,7 @@
 #include "optune/measure/local_runner.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <variant>
 
@@ -27,6 +28,19 @@ MeasureResult failure(ErrorKind kind, std::string message) {
   result.message = std::move(message);
   result.timestamp = unix_now();
   return result;
+}
+
+// Transfers are reported beside the kernel time, never inside it (phones read back slowly).
+std::string describe_transfers(const nlohmann::json& reply) {
+  const auto& t = reply.at("transfer");
+  auto rate = [](double bytes, double seconds) { return seconds > 0 ? bytes / seconds / 1e9 : 0.0; };
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "transfers: host->device %.3f ms (%.2f GB/s), device->host %.3f ms (%.2f GB/s); program %s",
+                t.value("write_seconds", 0.0) * 1e3, rate(t.value("write_bytes", 0.0), t.value("write_seconds", 0.0)),
+                t.value("read_seconds", 0.0) * 1e3, rate(t.value("read_bytes", 0.0), t.value("read_seconds", 0.0)),
+                reply.value("program_cached", false) ? "from cache" : "compiled");
+  return text;
 }
 
 }  // namespace
@@ -82,6 +96,12 @@ MeasureResult LocalRunner::measure_one(const MeasureInput& input, const BuildRes
   }
   const std::string key = input.task->workload.key();
   nlohmann::json prepare = {{"workload", key}, {"timing", to_json(options_.timing)}};
+  const bool is_opencl = input.task->target.backend == kernels::Backend::kOpenCL;
+  if (is_opencl) {
+    prepare["backend"] = "opencl";
+    prepare["target"] = input.task->target.str();
+    prepare["cache_dir"] = options_.opencl_cache_dir;
+  }
   worker();
   auto prepared = exchange(worker_, prepare, kPrepareTimeoutSeconds);
   if (auto* failed = std::get_if<MeasureResult>(&prepared)) return *failed;
@@ -106,8 +126,11 @@ MeasureResult LocalRunner::measure_one(const MeasureInput& input, const BuildRes
       result.gflops = input.task->workload.flops() / result.median_seconds / 1e9;
     }
     result.timestamp = unix_now();
+    // OpenCL compiles in the worker: its compile (or cache load) is the candidate's build time.
+    result.build_seconds = json.value("build_seconds", 0.0);
+    if (json.contains("transfer") && result.message.empty()) result.message = describe_transfers(json);
   }
-  result.build_seconds = build.build_seconds;
+  result.build_seconds += build.build_seconds;
   return result;
 }
 

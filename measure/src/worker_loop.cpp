@@ -1,4 +1,5 @@
-// The worker side of LocalRunner: loads one candidate at a time and times it. Everything that can
+// The worker side of LocalRunner: loads one candidate at a time and times it (CPU candidates
+// here, OpenCL ones in opencl_worker.cpp). Everything that can
 // go wrong inside a candidate happens in this process, which the runner may lose and replace.
 #include <chrono>
 #include <cmath>
@@ -19,17 +20,10 @@
 #include "optune/measure/measure_result.hpp"
 #include "optune/measure/timing_policy.hpp"
 #include "optune/measure/worker_protocol.hpp"
+#include "opencl_worker.hpp"
+#include "worker_operands.hpp"
 
 namespace optune::measure {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-constexpr std::size_t kAlignment = 64;  // a cache line: no candidate sees a split vector load
-
-struct AlignedFree {
-  void operator()(float* p) const { std::free(p); }
-};
-using Buffer = std::unique_ptr<float[], AlignedFree>;
 
 Buffer allocate(std::size_t count) {
   std::size_t bytes = (count * sizeof(float) + kAlignment - 1) / kAlignment * kAlignment;
@@ -37,16 +31,6 @@ Buffer allocate(std::size_t count) {
   if (!p) throw std::bad_alloc();
   return Buffer(p);
 }
-
-// Inputs and expected output of one workload, kept while consecutive candidates share it.
-struct Operands {
-  std::string workload_key;
-  std::vector<Buffer> inputs;
-  std::vector<const float*> input_pointers;
-  Buffer output;
-  Buffer expected;
-  std::size_t output_size = 0;
-};
 
 void prepare(Operands& operands, const std::string& key, std::uint64_t seed) {
   if (operands.workload_key == key) return;
@@ -68,6 +52,10 @@ void prepare(Operands& operands, const std::string& key, std::uint64_t seed) {
   operands.workload_key = key;
 }
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
 struct SharedObject {
   void* handle = nullptr;
   explicit SharedObject(const std::string& path) : handle(dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {}
@@ -82,9 +70,10 @@ double time_runs(kernels::CandidateFunction kernel, const Operands& operands, in
   return std::chrono::duration<double>(Clock::now() - start).count() / runs;
 }
 
-nlohmann::json measure(const nlohmann::json& request, Operands& operands) {
+nlohmann::json measure(const nlohmann::json& request, Operands& operands, OpenCLWorker& opencl) {
   TimingPolicy policy = timing_policy_from_json(request.at("timing"));
   prepare(operands, request.at("workload").get<std::string>(), request.value("seed", 1u));
+  if (request.value("backend", "cpu") == "opencl") return opencl.measure(request, operands, policy);
   if (!request.contains("artifact")) return {{"status", "ready"}};
 
   SharedObject object(request.at("artifact").get<std::string>());
@@ -119,10 +108,11 @@ nlohmann::json measure(const nlohmann::json& request, Operands& operands) {
 
 int run_worker_loop(std::istream& in, std::ostream& out) {
   Operands operands;
+  OpenCLWorker opencl;
   for (std::string line; std::getline(in, line);) {
     nlohmann::json response;
     try {
-      response = measure(nlohmann::json::parse(line), operands);
+      response = measure(nlohmann::json::parse(line), operands, opencl);
     } catch (const std::exception& error) {
       response = {{"status", "runtime_error"}, {"message", error.what()}};
     }

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -252,6 +253,54 @@ TEST_F(CliTest, MalformedSuiteIsRejectedWithFileAndLine) {
   expect_bad_input("tune --suite " + (dir_ / "none.toml").string() + " --db " + db(), "none.toml");
   expect_bad_input("tune --suite " + suite.string() + " --budget 5 hours --db " + db(), "hours");
   EXPECT_FALSE(fs::exists(db()));
+}
+
+}  // namespace
+
+namespace {
+
+// The conv templates end to end: candidates of conv2d.cpu are built, checked against the
+// reference, timed and recorded like GEMM's.
+TEST_F(CliTest, TunesAConv2dLayerEndToEnd) {
+  CommandRun run = optune(
+      "tune --op conv2d --shape N=1,C=16,H=14,W=14,K=32,R=3,S=3,stride=1,pad=1 --trials 4 --batch-size 2 "
+      "--repeat 2 --min-repeat-ms 1 --remeasure 1 --quiet --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("conv2d.nchw.f32.N1.C16.H14.W14.K32.R3.S3.st1.pad1.dil1.g1"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("speed-up"), std::string::npos) << run.out;
+  CommandRun history = optune("query --history --format json --db " + db());
+  ASSERT_EQ(history.code, 0) << history.err;
+  auto records = nlohmann::json::parse(history.out);
+  EXPECT_EQ(records.size(), 1u + 4u + 1u);  // default, trials, re-measurement
+  for (const auto& r : records) {
+    EXPECT_EQ(r["template"], "conv2d.cpu") << r.dump();
+    EXPECT_EQ(r["error_kind"], "ok") << r.dump();
+    EXPECT_GT(r["gflops"].get<double>(), 0);
+  }
+}
+
+TEST_F(CliTest, SuiteWithConvAndDepthwiseLayersTunesBoth) {
+  fs::path suite = dir_ / "tiny_net.toml";
+  std::ofstream(suite) << "name = \"tiny_net\"\n"
+                          "[[workload]]\nname = \"dw\"\nop = \"depthwise_conv2d\"\n"
+                          "shape = \"N=1,C=24,H=15,W=15,R=3,S=3,stride=2,pad=1\"\n"
+                          "[[workload]]\nname = \"pw\"\nop = \"conv2d\"\n"
+                          "shape = \"N=1,C=24,H=8,W=8,K=40,R=1,S=1,stride=1,pad=0\"\ncount = 2\n";
+  CommandRun run = optune("tune --suite " + suite.string() + " --trials-per-task 2 --batch-size 2 --repeat 2 "
+                          "--min-repeat-ms 1 --remeasure 1 --quiet --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("dw"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("pw"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("network latency"), std::string::npos) << run.out;
+  auto database = optune::db::Database::open(db(), optune::db::Database::Mode::kReadOnly);
+  std::map<std::string, int> ok_per_template;
+  for (const auto& r : database.records({})) {
+    EXPECT_TRUE(r.ok()) << r.workload_key << ": " << r.error_kind;
+    ok_per_template[r.template_name] += 1;
+  }
+  EXPECT_GE(ok_per_template["depthwise_conv2d.cpu"], 3);  // default and 2 trials at least
+  EXPECT_GE(ok_per_template["conv2d.cpu"], 3);
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
 #include "cli_support.hpp"
 
+#include <cstdlib>
 #include <filesystem>
 
 #include <unistd.h>
 
 #include "optune/kernels/kernel_template.hpp"
 #include "optune/measure/cpu_device.hpp"
+#include "optune/measure/opencl_devices.hpp"
 
 namespace optune::cli {
 namespace fs = std::filesystem;
@@ -31,6 +33,13 @@ std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std
   if (task->target.backend == kernels::Backend::kCpu && !task->target.is_native_cpu())
     throw UsageError("target " + task->target.str() + " is measured over RPC, which this optune cannot do yet");
   if (task->target.backend == kernels::Backend::kCpu) task->device = measure::detect_local_cpu();
+  if (task->target.backend == kernels::Backend::kOpenCL) {
+    try {
+      task->device = measure::find_opencl_device(task->target);
+    } catch (const std::invalid_argument& error) {
+      throw UsageError(error.what());
+    }
+  }
   try {
     task->kernel_template = &kernels::find_template(task->workload.op, task->target.backend);
   } catch (const std::invalid_argument& error) {
@@ -59,6 +68,19 @@ std::vector<std::string> kernel_include_dirs() {
   fs::path installed = executable_dir().parent_path() / "include";
   if (fs::exists(installed / "optune" / "kernels" / "cpu" / "gemm.hpp")) return {installed.string()};
   return {OPTUNE_SOURCE_KERNEL_INCLUDE_DIR};
+}
+
+std::string opencl_kernel_dir() {
+  fs::path installed = executable_dir().parent_path() / "share" / "optune" / "opencl";
+  if (fs::exists(installed / "gemm.cl")) return installed.string();
+  return (fs::path(OPTUNE_SOURCE_KERNEL_INCLUDE_DIR).parent_path() / "opencl").string();
+}
+
+std::string opencl_cache_dir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return (fs::path(xdg) / "optune" / "opencl").string();
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return (fs::path(home) / ".cache" / "optune" / "opencl").string();
+  return (fs::temp_directory_path() / "optune-opencl-cache").string();
 }
 
 }  // namespace optune::cli

@@ -48,5 +48,9 @@ db::Database open_database(const std::string& path, db::Database::Mode mode);
 // Where the installed or built optune finds its worker and the kernel headers candidates include.
 std::string worker_path();
 std::vector<std::string> kernel_include_dirs();
+// The OpenCL kernels' .cl files (share/optune/opencl when installed), and where compiled OpenCL
+// programs are cached ($XDG_CACHE_HOME or ~/.cache, then optune/opencl).
+std::string opencl_kernel_dir();
+std::string opencl_cache_dir();
 
 }  // namespace optune::cli

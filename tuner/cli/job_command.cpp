@@ -159,8 +159,8 @@ int run_job(const JobRunOptions& options) {
   tuner::SuiteBudget budget = job.budget;
   budget.stop = &stop_requested;
 
-  Measuring measuring({job.timing, job.jobs, job.compile_timeout, job.compiler});
-  tuner::RecordingMeasurer measurer(measuring.builder, measuring.runner, database);
+  Measuring measuring({job.target, job.timing, job.jobs, job.compile_timeout, job.compiler});
+  tuner::RecordingMeasurer measurer(*measuring.builder, measuring.runner, database);
   tuner::Progress progress(log.get(), false);  // a plain line per batch in the log
   StopOnSignals signals;
   auto summary = tuner::tune_suite(tasks, measurer, tuning, budget, scheduler, progress);

@@ -45,7 +45,7 @@ tuner::RegressionCase check_workload(const tuner::SuiteEntry& entry, const Regre
     }
   }
   inputs.push_back({task, task->kernel_template->default_config(task->workload, task->device, task->space)});
-  auto builds = measuring.builder.build(inputs);
+  auto builds = measuring.builder->build(inputs);
   auto measured = measuring.runner.run(inputs, builds);
   if (result.recorded_seconds) result.tuned_now = measured.front();
   result.default_now = measured.back();
@@ -86,7 +86,9 @@ int run_regress(const RegressOptions& options) {
     throw UsageError(error.what());
   }
   auto database = open_database(options.database, db::Database::Mode::kReadOnly);
-  Measuring measuring(options.measuring);
+  MeasureSettings settings = options.measuring;
+  settings.target = options.target;
+  Measuring measuring(settings);
   std::printf("%-40s %12s %12s %12s %11s %11s  %s\n", "workload", "recorded ms", "tuned now", "default now",
               "vs recorded", "vs default", "verdict");
   std::vector<tuner::RegressionCase> cases;

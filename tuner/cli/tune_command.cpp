@@ -34,7 +34,7 @@ struct TuneOptions {
 };
 
 MeasureSettings measure_settings(const TuneOptions& options) {
-  return {options.timing, options.jobs, options.compile_timeout, options.compiler};
+  return {options.target, options.timing, options.jobs, options.compile_timeout, options.compiler};
 }
 
 tuner::Progress make_progress(const TuneOptions& options) {
@@ -119,7 +119,7 @@ int run_suite(const TuneOptions& options) {
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
   Measuring measuring(measure_settings(options));
   auto progress = make_progress(options);
-  tuner::RecordingMeasurer measurer(measuring.builder, measuring.runner, database);
+  tuner::RecordingMeasurer measurer(*measuring.builder, measuring.runner, database);
   auto summary = tuner::tune_suite(tasks, measurer, options.tuning, budget, options.scheduler, progress);
   print_suite_summary(options, suite, summary);
   return std::isnan(summary.tuned_seconds) ? 1 : 0;
@@ -137,7 +137,7 @@ int run_tune(const TuneOptions& options) {
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
   Measuring measuring(measure_settings(options));
   auto progress = make_progress(options);
-  tuner::TuningLoop loop(measuring.builder, measuring.runner, database, progress);
+  tuner::TuningLoop loop(*measuring.builder, measuring.runner, database, progress);
   auto summary = loop.run(task, options.tuning);
   print_summary(options, *task, summary);
   return summary.best ? 0 : 1;

@@ -27,6 +27,7 @@ struct DeviceInfo {
   std::int64_t local_mem_bytes = 0;
   std::int64_t max_work_group_size = 0;
   std::vector<std::int64_t> max_work_item_sizes;
+  int preferred_vector_width = 0;  // CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT; 0 = unknown
 
   bool has_isa(const std::string& flag) const;
   // Widest float32 SIMD vector the kernels should use: 16 (AVX-512), 8 (AVX2), 4 (NEON/SSE).

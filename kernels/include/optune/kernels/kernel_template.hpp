@@ -4,6 +4,8 @@
 // implementations in kernels/src) lets a reader see the whole template at once.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +24,18 @@ namespace optune::kernels {
 inline constexpr const char* kCandidateSymbol = "optune_kernel";
 using CandidateFunction = void (*)(const float* const* inputs, float* output);
 
+// How an OpenCL candidate is built and launched: one .cl file of kernels/opencl (installed under
+// share/optune/opencl), compiled with the config's knobs as -D build options. Arguments are the
+// op's inputs in reference.hpp's order, then the output, all global float buffers.
+struct OpenCLKernel {
+  std::string source_file;    // e.g. "gemm.cl"
+  std::string kernel_name;    // e.g. "optune_gemm"
+  std::string build_options;  // "-DMWG=64 -DNWG=64 ... -cl-mad-enable"
+  std::array<std::size_t, 3> global_size{1, 1, 1};
+  std::array<std::size_t, 3> local_size{1, 1, 1};
+  int dimensions = 1;
+};
+
 class KernelTemplate {
  public:
   virtual ~KernelTemplate() = default;
@@ -38,6 +52,14 @@ class KernelTemplate {
   // signature, which instantiates the same header a build-time consumer includes.
   virtual std::string emit_source(const Workload& workload, const DeviceInfo& device,
                                   const search_space::ConfigView& config) const = 0;
+
+  // OpenCL templates: the program and launch of one candidate; emit_source gives the same
+  // program as text (the defines, then the .cl file's name) for people to read.
+  virtual std::optional<OpenCLKernel> opencl_kernel(const Workload& /*workload*/,
+                                                    const DeviceInfo& /*device*/,
+                                                    const search_space::ConfigView& /*config*/) const {
+    return std::nullopt;
+  }
 
   // Features of a config that the knob values alone do not show, for the cost model: bytes moved
   // per tile, tile footprint against the caches, arithmetic intensity, register tile size, work

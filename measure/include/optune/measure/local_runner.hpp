@@ -1,4 +1,4 @@
-// LocalRunner: measures CPU candidates in a separate worker process (optune-worker), one at a
+// LocalRunner: measures CPU and OpenCL candidates in a separate worker process (optune-worker), one at a
 // time, so that a segfault, an abort or an endless loop inside a candidate becomes a crash or
 // timeout result and tuning goes on with a fresh worker. The worker keeps inputs and the
 // reference result of a workload between candidates.
@@ -17,6 +17,7 @@ struct LocalRunnerOptions {
   std::string worker_path;  // the optune-worker executable
   TimingPolicy timing;
   bool remove_artifacts = true;  // delete each shared object once measured
+  std::string opencl_cache_dir;  // OpenCL program binaries; "" = compile every candidate
 };
 
 class LocalRunner final : public Runner {

@@ -23,6 +23,7 @@
 #include <omp.h>
 #endif
 
+#include "optune/kernels/cpu/aligned_buffer.hpp"
 #include "optune/kernels/cpu/gemm_config.hpp"
 #include "optune/kernels/cpu/simd.hpp"
 
@@ -33,32 +34,7 @@ using Index = std::int64_t;
 
 inline Index ceil_div(Index a, Index b) { return (a + b - 1) / b; }
 
-// A 64-byte aligned float buffer that only grows. One per thread and role (thread_local), so
-// repeated calls reuse their packing buffers instead of allocating and faulting pages each call.
-class AlignedBuffer {
- public:
-  AlignedBuffer() = default;
-  AlignedBuffer(const AlignedBuffer&) = delete;
-  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
-  ~AlignedBuffer() { std::free(data_); }
-
-  float* reserve(std::size_t floats) {
-    if (floats <= capacity_) return data_;
-    std::free(data_);
-    const std::size_t bytes = (floats * sizeof(float) + 63) / 64 * 64;
-    data_ = static_cast<float*>(std::aligned_alloc(64, bytes));
-    if (data_ == nullptr) {
-      capacity_ = 0;
-      throw std::bad_alloc();
-    }
-    capacity_ = bytes / sizeof(float);
-    return data_;
-  }
-
- private:
-  float* data_ = nullptr;
-  std::size_t capacity_ = 0;
-};
+using cpu::AlignedBuffer;
 
 enum BufferRole { kPackedA, kPackedB, kSharedA, kSharedB, kEdge, kRoleCount };
 

@@ -1,0 +1,278 @@
+// The CPU conv2d kernel template: float32, NCHW input, OIHW filter, NCHW output, any stride,
+// padding and dilation, groups = 1. The structure of TVM's x86 conv2d_NCHWc schedule:
+//   1. the input is copied into a zero-padded, channel-blocked layout NCHW[ic_block]c, so that
+//      the inner loops read `ic_block` consecutive channels of one pixel and never test bounds;
+//   2. the filter is packed into [K/ob][C/ib][R][S][ib][ob] (ob = oc_vectors * lanes), so that
+//      the micro-kernel reads it as one linear stream;
+//   3. a register-tiled micro-kernel keeps an (oh_block x ow_block) tile of output pixels times
+//      `ob` output channels in vector registers (vectors along output channels, one broadcast
+//      input value per pixel) and reduces over all of C, R and S before writing the tile once,
+//      transposed, into the NCHW output (so there is no output layout pass and no zeroing).
+//
+// Costs a caller sees: the input layout transform (step 1) runs inside every call and is part of
+// the measured time; the filter packing (step 2) is separate (conv2d_pack_filter), because the
+// weights of an inference are constants: the tuner's candidates pack once, on the first call, as
+// TVM's pre-packed weights and oneDNN's reordered weights are prepared outside the timed call.
+// conv2d() below packs in every call, for callers that want one function.
+//
+// The tuner's candidates and build-time consumers instantiate this same header:
+//   conv2d_pack_filter<Conv2dConfig{...}>(dims, filter, packed);
+//   conv2d_packed<Conv2dConfig{...}>(dims, input, packed, output);
+// Compile with -O3 -march=<target> -fopenmp (without -fopenmp it runs on one thread).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "optune/kernels/cpu/aligned_buffer.hpp"
+#include "optune/kernels/cpu/conv2d_config.hpp"
+#include "optune/kernels/cpu/simd.hpp"
+
+namespace optune::kernels::cpu {
+namespace conv_detail {
+
+using Index = std::int64_t;
+
+inline Index ceil_div(Index a, Index b) { return (a + b - 1) / b; }
+inline Index round_up(Index a, Index b) { return ceil_div(a, b) * b; }
+
+// The zero-padded, channel-blocked copy of one image: [channel_blocks][height][width][block].
+// Its height and width cover every input pixel a full register tile reads, so tiles at the
+// bottom and right edges run the same code and only their stores are clipped.
+struct BlockedImage {
+  Index channel_blocks = 0, block = 1, height = 0, width = 0;
+  Index row_floats() const { return width * block; }
+  Index plane_floats() const { return height * width * block; }
+  Index floats() const { return channel_blocks * plane_floats(); }
+};
+
+inline BlockedImage blocked_image(const Conv2dDims& d, Index block, Index oh_block, Index ow_block) {
+  const Index rows = (round_up(d.out_h(), oh_block) - 1) * d.stride + (d.R - 1) * d.dilation + 1;
+  const Index cols = (round_up(d.out_w(), ow_block) - 1) * d.stride + (d.S - 1) * d.dilation + 1;
+  return {ceil_div(d.C, block), block, std::max(rows, d.pad + d.H), std::max(cols, d.pad + d.W)};
+}
+
+// Row `hp` of channel block `cb` of the blocked image: image row hp - pad of channels
+// [cb * Block, (cb + 1) * Block), zero in the padding and in channels past C.
+template <int Block>
+void fill_blocked_row(const Conv2dDims& d, const BlockedImage& b, const float* __restrict image,
+                      Index cb, Index hp, float* __restrict dst) {
+  const Index h = hp - d.pad;
+  if (h < 0 || h >= d.H) {
+    std::fill_n(dst, b.row_floats(), 0.0f);
+    return;
+  }
+  std::fill_n(dst, d.pad * Block, 0.0f);
+  const Index tail = (d.pad + d.W) * Block;
+  std::fill_n(dst + tail, b.row_floats() - tail, 0.0f);
+  float* __restrict body = dst + d.pad * Block;
+  for (int c = 0; c < Block; ++c) {
+    const Index channel = cb * Block + c;
+    if (channel >= d.C) {
+      for (Index w = 0; w < d.W; ++w) body[w * Block + c] = 0.0f;
+      continue;
+    }
+    const float* __restrict src = image + (channel * d.H + h) * d.W;
+    for (Index w = 0; w < d.W; ++w) body[w * Block + c] = src[w];
+  }
+}
+
+// Strides of the blocked image and the filter that the micro-kernel walks, in floats.
+struct TileGeometry {
+  Index channel_blocks, R, S, stride, dilation, row_floats, plane_floats;
+};
+
+// One register tile: OHB x OWB output pixels times OCV * Lanes output channels, reduced over all
+// input channels and filter taps. `in` points at the tile's first input pixel (padded
+// coordinates), `w` at the packed filter of its output-channel block. The tile is written
+// pixel-major into `tile` ([OHB][OWB][OCV * Lanes]). FixedS > 0 makes the filter width a constant.
+template <int Lanes, int OCV, int IB, int OWB, int OHB, int FixedS>
+void conv_tile(const float* __restrict in, const float* __restrict w, const TileGeometry& g,
+               float* __restrict tile) {
+  using V = Simd<Lanes>;
+  using Vector = typename V::Vector;
+  Vector acc[OHB][OWB][OCV];
+#pragma GCC unroll 32
+  for (int h = 0; h < OHB; ++h) {
+#pragma GCC unroll 32
+    for (int j = 0; j < OWB; ++j) {
+#pragma GCC unroll 4
+      for (int v = 0; v < OCV; ++v) acc[h][j][v] = Vector{};
+    }
+  }
+  const Index S = FixedS > 0 ? FixedS : g.S;
+  const Index col_step = g.stride * IB, row_step = g.stride * g.row_floats;
+  for (Index cb = 0; cb < g.channel_blocks; ++cb) {
+    const float* block = in + cb * g.plane_floats;
+    for (Index r = 0; r < g.R; ++r) {
+      const float* row = block + r * g.dilation * g.row_floats;
+      // Not unrolled even with a constant S: unrolling the taps made GCC spill the accumulators
+      // (measured 5x slower on a 3x3 layer); the constant trip count is what unroll_kw buys.
+#pragma GCC unroll 1
+      for (Index s = 0; s < S; ++s) {
+        const float* x = row + s * g.dilation * IB;
+#pragma GCC unroll 2
+        for (int ic = 0; ic < IB; ++ic) {
+          Vector weights[OCV];
+#pragma GCC unroll 4
+          for (int v = 0; v < OCV; ++v) {
+            weights[v] = V::load(w + v * Lanes);
+            V::keep_in_register(weights[v]);
+          }
+          w += OCV * Lanes;
+#pragma GCC unroll 32
+          for (int h = 0; h < OHB; ++h) {
+#pragma GCC unroll 32
+            for (int j = 0; j < OWB; ++j) {
+              const Vector pixel = V::broadcast(x + h * row_step + j * col_step + ic);
+#pragma GCC unroll 4
+              for (int v = 0; v < OCV; ++v) acc[h][j][v] = V::fma(pixel, weights[v], acc[h][j][v]);
+            }
+          }
+        }
+      }
+    }
+  }
+#pragma GCC unroll 32
+  for (int h = 0; h < OHB; ++h) {
+#pragma GCC unroll 32
+    for (int j = 0; j < OWB; ++j) {
+#pragma GCC unroll 4
+      for (int v = 0; v < OCV; ++v) V::store(tile + ((h * OWB + j) * OCV + v) * Lanes, acc[h][j][v]);
+    }
+  }
+}
+
+// Writes the valid part of a pixel-major tile ([OHB][OWB][OB]) into the NCHW output image.
+template <int OB, int OWB, int OHB>
+void store_tile(const float* __restrict tile, const Conv2dDims& d, Index k0, Index oh0, Index ow0,
+                float* __restrict out_image) {
+  const Index P = d.out_h(), Q = d.out_w();
+  const Index channels = std::min<Index>(OB, d.K - k0), rows = std::min<Index>(OHB, P - oh0),
+              cols = std::min<Index>(OWB, Q - ow0);
+  for (Index k = 0; k < channels; ++k) {
+    for (Index h = 0; h < rows; ++h) {
+      float* __restrict dst = out_image + ((k0 + k) * P + oh0 + h) * Q + ow0;
+      for (Index j = 0; j < cols; ++j) dst[j] = tile[(h * OWB + j) * OB + k];
+    }
+  }
+}
+
+template <Conv2dConfig Config, int FixedS>
+void conv2d_run(const Conv2dDims& d, const float* input, const float* packed_filter, float* output) {
+  constexpr int L = Config.lanes, OCV = Config.oc_vectors, OB = OCV * L, IB = Config.ic_block;
+  constexpr int OWB = Config.ow_block, OHB = Config.oh_block;
+  const Index P = d.out_h(), Q = d.out_w();
+  const BlockedImage b = blocked_image(d, IB, OHB, OWB);
+  thread_local AlignedBuffer blocked_buffer;  // the calling thread's; its team shares it
+  float* blocked = blocked_buffer.reserve(static_cast<std::size_t>(d.N * b.floats()));
+  const TileGeometry g{b.channel_blocks, d.R, d.S, d.stride, d.dilation, b.row_floats(),
+                       b.plane_floats()};
+  const Index filter_block_floats = b.channel_blocks * d.R * d.S * IB * OB;
+  const Index oc_blocks = ceil_div(d.K, OB), row_tiles = ceil_div(P, OHB), col_tiles = ceil_div(Q, OWB);
+  constexpr bool oc_outer = Config.loop_order == ConvLoopOrder::kOcOuter;
+  const Index outer = d.N * (oc_outer ? oc_blocks : row_tiles);
+  const Index inner = oc_outer ? row_tiles : oc_blocks;
+  const Index rows_to_fill = d.N * b.channel_blocks * b.height;
+
+  // Every output tile of one (outer, inner) item along the width.
+  auto run_item = [&](Index o, Index i) {
+    const Index n = o / (outer / d.N), outer_index = o % (outer / d.N);
+    const Index kb = oc_outer ? outer_index : i, rt = oc_outer ? i : outer_index;
+    const float* image = blocked + n * b.floats() + rt * OHB * d.stride * b.row_floats();
+    const float* filter = packed_filter + kb * filter_block_floats;
+    float* out_image = output + n * d.K * P * Q;
+    alignas(64) float tile[OHB * OWB * OB];
+    for (Index ct = 0; ct < col_tiles; ++ct) {
+      conv_tile<L, OCV, IB, OWB, OHB, FixedS>(image + ct * OWB * d.stride * IB, filter, g, tile);
+      store_tile<OB, OWB, OHB>(tile, d, kb * OB, rt * OHB, ct * OWB, out_image);
+    }
+  };
+
+#pragma omp parallel num_threads(Config.threads)
+  {
+#pragma omp for schedule(static)
+    for (Index row = 0; row < rows_to_fill; ++row) {
+      const Index n = row / (b.channel_blocks * b.height), rest = row % (b.channel_blocks * b.height);
+      fill_blocked_row<IB>(d, b, input + n * d.C * d.H * d.W, rest / b.height, rest % b.height,
+                           blocked + row * b.row_floats());
+    }
+    // (the implicit barrier of the loop above: every row is in place before any tile runs)
+    if constexpr (Config.parallel == ConvParallel::kOuter) {
+#pragma omp for schedule(static)
+      for (Index o = 0; o < outer; ++o) {
+        for (Index i = 0; i < inner; ++i) run_item(o, i);
+      }
+    } else {
+      // Dynamic: on a shared machine a descheduled thread would otherwise hold up the team.
+#pragma omp for schedule(dynamic, 1)
+      for (Index f = 0; f < outer * inner; ++f) run_item(f / inner, f % inner);
+    }
+  }
+}
+
+}  // namespace conv_detail
+
+// Floats of the packed filter: [ceil(K/ob)][ceil(C/ib)][R][S][ib][ob], zero-padded.
+template <Conv2dConfig Config>
+std::size_t conv2d_packed_filter_size(const Conv2dDims& d) {
+  using conv_detail::round_up;
+  return static_cast<std::size_t>(round_up(d.K, Config.oc_vectors * Config.lanes) *
+                                  round_up(d.C, Config.ic_block) * d.R * d.S);
+}
+
+// OIHW filter into the kernel's packed layout (conv2d_packed_filter_size floats at `packed`).
+template <Conv2dConfig Config>
+void conv2d_pack_filter(const Conv2dDims& d, const float* __restrict filter, float* __restrict packed) {
+  using conv_detail::Index;
+  constexpr Index OB = Config.oc_vectors * Config.lanes, IB = Config.ic_block;
+  const Index oc_blocks = conv_detail::ceil_div(d.K, OB), ic_blocks = conv_detail::ceil_div(d.C, IB);
+  for (Index kb = 0; kb < oc_blocks; ++kb) {
+    for (Index cb = 0; cb < ic_blocks; ++cb) {
+      for (Index r = 0; r < d.R; ++r) {
+        for (Index s = 0; s < d.S; ++s) {
+          for (Index ic = 0; ic < IB; ++ic) {
+            for (Index oc = 0; oc < OB; ++oc) {
+              const Index k = kb * OB + oc, c = cb * IB + ic;
+              *packed++ = k < d.K && c < d.C ? filter[((k * d.C + c) * d.R + r) * d.S + s] : 0.0f;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// output = conv2d(input, filter) with the filter already packed by conv2d_pack_filter<Config>.
+// FixedS: the filter width as a constant when the caller knows it at compile time (candidates);
+// -1 picks it at run time (1, 3, 5, 7 get unrolled code when Config.unroll_kw).
+template <Conv2dConfig Config, int FixedS = -1>
+void conv2d_packed(const Conv2dDims& d, const float* input, const float* packed_filter, float* output) {
+  static_assert(conv2d_config_error(Config) == nullptr, "invalid Conv2dConfig");
+  static_assert(Config.lanes <= kMaxLanes,
+                "Conv2dConfig::lanes needs a wider SIMD ISA than the compile flags enable");
+  using conv_detail::conv2d_run;
+  if constexpr (FixedS >= 0) {
+    return conv2d_run<Config, FixedS>(d, input, packed_filter, output);
+  } else {
+    switch (Config.unroll_kw ? d.S : 0) {
+      case 1: return conv2d_run<Config, 1>(d, input, packed_filter, output);
+      case 3: return conv2d_run<Config, 3>(d, input, packed_filter, output);
+      case 5: return conv2d_run<Config, 5>(d, input, packed_filter, output);
+      case 7: return conv2d_run<Config, 7>(d, input, packed_filter, output);
+      default: return conv2d_run<Config, 0>(d, input, packed_filter, output);
+    }
+  }
+}
+
+// One call that packs the filter (into a per-thread buffer) and convolves.
+template <Conv2dConfig Config>
+void conv2d(const Conv2dDims& d, const float* input, const float* filter, float* output) {
+  thread_local AlignedBuffer packed;
+  float* buffer = packed.reserve(conv2d_packed_filter_size<Config>(d));
+  conv2d_pack_filter<Config>(d, filter, buffer);
+  conv2d_packed<Config>(d, input, buffer, output);
+}
+
+}  // namespace optune::kernels::cpu

@@ -1,0 +1,84 @@
+// Conv2dConfig and DepthwiseConv2dConfig: the schedules of the CPU convolution kernels
+// (conv2d.hpp, depthwise_conv2d.hpp) as plain structural structs, so a kernel takes one as a
+// template argument and a tuned table holds it as a constexpr value, like GemmConfig. The knobs of
+// the tuning spaces (kernels/src/cpu_conv2d_template.cpp, cpu_depthwise_conv2d_template.cpp) map
+// one to one onto these fields. Conv2dDims is the runtime shape both kernels take.
+#pragma once
+
+#include <cstdint>
+
+namespace optune::kernels::cpu {
+
+// NCHW input [N,C,H,W], OIHW filter [K, C, R, S] (depthwise: [C, 1, R, S]), NCHW output
+// [N,K,P,Q]. The same extents as kernels::Conv2dShape, header-only for build-time consumers.
+struct Conv2dDims {
+  std::int64_t N = 1, C = 0, H = 0, W = 0, K = 0, R = 0, S = 0;
+  std::int64_t stride = 1, pad = 0, dilation = 1;
+  constexpr std::int64_t out_h() const { return (H + 2 * pad - dilation * (R - 1) - 1) / stride + 1; }
+  constexpr std::int64_t out_w() const { return (W + 2 * pad - dilation * (S - 1) - 1) / stride + 1; }
+  friend constexpr bool operator==(const Conv2dDims&, const Conv2dDims&) = default;
+};
+
+// Which loop over output tiles is outermost (each thread walks its share in this order).
+enum class ConvLoopOrder : int {
+  kOcOuter = 0,   // output-channel blocks outside rows: one block's packed filter stays in cache
+  kRowOuter = 1,  // output rows outside channel blocks: one band of input rows stays in cache
+};
+
+// What the threads split.
+enum class ConvParallel : int {
+  kOuter = 0,  // the outer loop of loop_order: whole channel blocks or whole rows per thread
+  kFused = 1,  // the fused (outer x inner) loop, scheduled dynamically: finer shares where the
+               // outer loop is short, and no waiting on a thread the OS has descheduled
+};
+
+struct Conv2dConfig {
+  int lanes = 8;       // float32 SIMD lanes: 4 (SSE/NEON), 8 (AVX2), 16 (AVX-512)
+  int oc_vectors = 2;  // output-channel block = oc_vectors * lanes (vectors of the register tile)
+  int ic_block = 8;    // c of the kernel's NCHW[c]c input layout (channels padded to a multiple)
+  int ow_block = 6;    // register tile along the output width
+  int oh_block = 1;    // register tile along the output height
+  bool unroll_kw = true;  // filter width as a compile-time constant (trip count known)
+  ConvLoopOrder loop_order = ConvLoopOrder::kOcOuter;
+  int threads = 1;
+  ConvParallel parallel = ConvParallel::kOuter;
+
+  friend constexpr bool operator==(const Conv2dConfig&, const Conv2dConfig&) = default;
+};
+
+// Why a config cannot be instantiated at all, or nullptr. (The register budget is a rule of the
+// tuning space; here only what the kernel's code needs.)
+constexpr const char* conv2d_config_error(const Conv2dConfig& c) {
+  if (c.lanes != 4 && c.lanes != 8 && c.lanes != 16) return "lanes must be 4, 8 or 16";
+  if (c.oc_vectors < 1 || c.oc_vectors > 4) return "oc_vectors must be in 1..4";
+  if (c.ic_block < 1 || c.ic_block > 256) return "ic_block must be in 1..256";
+  if (c.ow_block < 1 || c.ow_block > 32) return "ow_block must be in 1..32";
+  if (c.oh_block < 1 || c.oh_block > 4) return "oh_block must be in 1..4";
+  if (c.oh_block * c.ow_block * c.oc_vectors > 32) return "register tile over 32 vectors";
+  if (c.threads < 1 || c.threads > 1024) return "threads must be in 1..1024";
+  return nullptr;
+}
+
+struct DepthwiseConv2dConfig {
+  int lanes = 8;          // float32 SIMD lanes
+  int c_vectors = 1;      // channel block = c_vectors * lanes, the c of NCHW[c]c
+  int ow_block = 8;       // register tile along the output width
+  int oh_block = 1;       // register tile along the output height
+  bool unroll_kw = true;  // filter width as a compile-time constant (1, 3, 5, 7)
+  int threads = 1;  // the threads split (image, channel block) pairs, dynamically
+
+  friend constexpr bool operator==(const DepthwiseConv2dConfig&,
+                                   const DepthwiseConv2dConfig&) = default;
+};
+
+constexpr const char* depthwise_conv2d_config_error(const DepthwiseConv2dConfig& c) {
+  if (c.lanes != 4 && c.lanes != 8 && c.lanes != 16) return "lanes must be 4, 8 or 16";
+  if (c.c_vectors < 1 || c.c_vectors > 4) return "c_vectors must be in 1..4";
+  if (c.ow_block < 1 || c.ow_block > 32) return "ow_block must be in 1..32";
+  if (c.oh_block < 1 || c.oh_block > 4) return "oh_block must be in 1..4";
+  if (c.oh_block * c.ow_block * c.c_vectors > 32) return "register tile over 32 vectors";
+  if (c.threads < 1 || c.threads > 1024) return "threads must be in 1..1024";
+  return nullptr;
+}
+
+}  // namespace optune::kernels::cpu

@@ -1,0 +1,63 @@
+// Build-time consumption of tuned conv2d and depthwise conv2d configs: `optune apply-best` writes
+// a header with constexpr tables of TunedConv2d / TunedDepthwiseConv2d rows (one per tuned shape)
+// and each template's default config; an application includes it and calls
+// conv2d_tuned<table, default>(...), which runs the tuned config of the matching shape,
+// instantiated from the same kernel header the tuner measured, and the default config for any
+// other shape. These calls pack the filter in every call (conv2d() / depthwise_conv2d()); an
+// application that keeps packed weights calls conv2d_pack_filter / conv2d_packed with the
+// table's config itself.
+#pragma once
+
+#include <cstddef>
+#include <utility>
+
+#include "optune/kernels/cpu/conv2d.hpp"
+#include "optune/kernels/cpu/depthwise_conv2d.hpp"
+
+namespace optune::kernels::cpu {
+
+struct TunedConv2d {
+  Conv2dDims dims;
+  Conv2dConfig config;
+};
+
+struct TunedDepthwiseConv2d {
+  Conv2dDims dims;  // K = C
+  DepthwiseConv2dConfig config;
+};
+
+// NCHW output = conv2d(NCHW input, OIHW filter). Returns true when a tuned entry ran, false when
+// the shape has none and `Fallback` ran.
+template <const auto& Table, Conv2dConfig Fallback>
+bool conv2d_tuned(const Conv2dDims& dims, const float* input, const float* filter, float* output) {
+  const bool tuned = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    auto run = [&]<std::size_t J>() {
+      constexpr TunedConv2d entry = Table[J];
+      if (!(entry.dims == dims)) return false;
+      conv2d<entry.config>(dims, input, filter, output);
+      return true;
+    };
+    return (run.template operator()<I>() || ...);
+  }(std::make_index_sequence<Table.size()>{});
+  if (!tuned) conv2d<Fallback>(dims, input, filter, output);
+  return tuned;
+}
+
+// dims.K must equal dims.C (as in the table's rows).
+template <const auto& Table, DepthwiseConv2dConfig Fallback>
+bool depthwise_conv2d_tuned(const Conv2dDims& dims, const float* input, const float* filter,
+                            float* output) {
+  const bool tuned = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    auto run = [&]<std::size_t J>() {
+      constexpr TunedDepthwiseConv2d entry = Table[J];
+      if (!(entry.dims == dims)) return false;
+      depthwise_conv2d<entry.config>(dims, input, filter, output);
+      return true;
+    };
+    return (run.template operator()<I>() || ...);
+  }(std::make_index_sequence<Table.size()>{});
+  if (!tuned) depthwise_conv2d<Fallback>(dims, input, filter, output);
+  return tuned;
+}
+
+}  // namespace optune::kernels::cpu

@@ -1,0 +1,159 @@
+// optune's OpenCL direct convolution: Y[N,K,P,Q] = conv(X[N,C,H,W], F[K,C/groups,R,S]), float32,
+// NCHW, any stride, padding, dilation and groups. A work-group computes a tile of TILE_K output
+// channels x TILE_P rows x TILE_Q columns of one image with TQ x TP x TK work-items; each
+// work-item computes KPT channels x PPT rows (strided by TP, so neighbours read neighbouring rows)
+// x QPT consecutive columns in registers. Defines from the conv2d.opencl template:
+//   N C H W K R S P Q STRIDE PAD DIL   the shape; CPG, KPG: input and output channels per group
+//   TQ TP TK, QPT PPT KPT              work-items per work-group and outputs per work-item
+//   CB                                 input channels per step (one local-memory fill)
+//   LOCAL_IN                           1: the input tile of CB channels is staged in local memory
+//   UNROLL_RS                          1: the R x S filter window is fully unrolled
+//   VW                                 vector width of output stores (and of local-memory input
+//                                      reads when STRIDE is 1)
+//   EDGE_Q EDGE_P EDGE_K EDGE_C        1 when the extent is not a multiple of its tile
+// A tile of output channels never spans two groups (the template guarantees it).
+
+#define TILE_Q (TQ * QPT)
+#define TILE_P (TP * PPT)
+#define TILE_K (TK * KPT)
+#define K_TILES ((K + TILE_K - 1) / TILE_K)
+#define THREADS (TQ * TP * TK)
+#define IN_TH ((TILE_P - 1) * STRIDE + (R - 1) * DIL + 1)
+#define IN_TW ((TILE_Q - 1) * STRIDE + (S - 1) * DIL + 1)
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#if UNROLL_RS
+#define UNROLL_WINDOW _Pragma("unroll")
+#else
+#define UNROLL_WINDOW _Pragma("unroll 1")
+#endif
+
+#define UNPACK1(arr, i, v) arr[(i)] = (v);
+#define UNPACK2(arr, i, v) arr[(i)] = (v).s0; arr[(i) + 1] = (v).s1;
+#define UNPACK4(arr, i, v) UNPACK2(arr, i, (v).s01) UNPACK2(arr, (i) + 2, (v).s23)
+#define PACK1(arr, i) (arr[(i)])
+#define PACK2(arr, i) ((float2)(arr[(i)], arr[(i) + 1]))
+#define PACK4(arr, i) ((float4)(PACK2(arr, i), PACK2(arr, (i) + 2)))
+#if VW == 1
+#define LOAD_V(p) (*(p))
+#define STORE_V(v, p) (*(p) = (v))
+typedef float floatV;
+#else
+#define LOAD_V(p) CAT(vload, VW)(0, p)
+#define STORE_V(v, p) CAT(vstore, VW)(v, 0, p)
+typedef CAT(float, VW) floatV;
+#endif
+
+__kernel __attribute__((reqd_work_group_size(TQ, TP, TK)))
+void optune_conv2d(__global const float* restrict X, __global const float* restrict F,
+                   __global float* restrict Y) {
+  const int tq = get_local_id(0), tp = get_local_id(1), tk = get_local_id(2);
+  const int q0 = get_group_id(0) * TILE_Q, p0 = get_group_id(1) * TILE_P;
+  const int n = get_group_id(2) / K_TILES, k0 = (get_group_id(2) % K_TILES) * TILE_K;
+  // This tile's group: its first input channel.
+  const __global float* x = X + (n * C + (k0 / KPG) * CPG) * H * W;
+  int f_row[KPT];
+#pragma unroll
+  for (int i = 0; i < KPT; ++i) f_row[i] = min(k0 + tk * KPT + i, K - 1) * CPG * R * S;
+
+  float acc[KPT][PPT][QPT];
+#pragma unroll
+  for (int i = 0; i < KPT; ++i)
+#pragma unroll
+    for (int pi = 0; pi < PPT; ++pi)
+#pragma unroll
+      for (int qj = 0; qj < QPT; ++qj) acc[i][pi][qj] = 0.0f;
+
+#if LOCAL_IN
+  __local float tile[CB * IN_TH * IN_TW];
+  const int tid = (tk * TP + tp) * TQ + tq;
+  const int ih0 = p0 * STRIDE - PAD, iw0 = q0 * STRIDE - PAD;
+#endif
+
+  for (int c0 = 0; c0 < CPG; c0 += CB) {
+#if LOCAL_IN
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int idx = tid; idx < CB * IN_TH * IN_TW; idx += THREADS) {
+      const int cc = idx / (IN_TH * IN_TW), rest = idx % (IN_TH * IN_TW);
+      const int ih = ih0 + rest / IN_TW, iw = iw0 + rest % IN_TW;
+      const bool inside = c0 + cc < CPG && ih >= 0 && ih < H && iw >= 0 && iw < W;
+      tile[idx] = inside ? x[((c0 + cc) * H + ih) * W + iw] : 0.0f;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+#if EDGE_C
+    const int c_end = min(CB, CPG - c0);
+#else
+#define c_end CB
+#endif
+    for (int cc = 0; cc < c_end; ++cc) {
+      UNROLL_WINDOW
+      for (int r = 0; r < R; ++r) {
+        UNROLL_WINDOW
+        for (int s = 0; s < S; ++s) {
+          float w[KPT];
+#pragma unroll
+          for (int i = 0; i < KPT; ++i) w[i] = F[f_row[i] + ((c0 + cc) * R + r) * S + s];
+          float in[PPT][QPT];
+#pragma unroll
+          for (int pi = 0; pi < PPT; ++pi) {
+#if LOCAL_IN
+            const __local float* row =
+                tile + (cc * IN_TH + (tp + pi * TP) * STRIDE + r * DIL) * IN_TW + s * DIL;
+#if STRIDE == 1 && VW > 1
+#pragma unroll
+            for (int qj = 0; qj < QPT; qj += VW) {
+              const floatV v = LOAD_V(row + tq * QPT + qj);
+              CAT(UNPACK, VW)(in[pi], qj, v)
+            }
+#else
+#pragma unroll
+            for (int qj = 0; qj < QPT; ++qj) in[pi][qj] = row[(tq * QPT + qj) * STRIDE];
+#endif
+#else
+            const int ih = (p0 + tp + pi * TP) * STRIDE - PAD + r * DIL;
+#pragma unroll
+            for (int qj = 0; qj < QPT; ++qj) {
+              const int iw = (q0 + tq * QPT + qj) * STRIDE - PAD + s * DIL;
+              const bool inside = ih >= 0 && ih < H && iw >= 0 && iw < W;
+              in[pi][qj] = inside ? x[((c0 + cc) * H + ih) * W + iw] : 0.0f;
+            }
+#endif
+          }
+#pragma unroll
+          for (int i = 0; i < KPT; ++i)
+#pragma unroll
+            for (int pi = 0; pi < PPT; ++pi)
+#pragma unroll
+              for (int qj = 0; qj < QPT; ++qj) acc[i][pi][qj] = mad(w[i], in[pi][qj], acc[i][pi][qj]);
+        }
+      }
+    }
+#undef c_end
+  }
+
+#pragma unroll
+  for (int i = 0; i < KPT; ++i) {
+    const int k = k0 + tk * KPT + i;
+#if EDGE_K
+    if (k >= K) continue;
+#endif
+#pragma unroll
+    for (int pi = 0; pi < PPT; ++pi) {
+      const int p = p0 + tp + pi * TP;
+#if EDGE_P
+      if (p >= P) continue;
+#endif
+      __global float* y = Y + ((n * K + k) * P + p) * Q + q0 + tq * QPT;
+#if EDGE_Q
+#pragma unroll
+      for (int qj = 0; qj < QPT; ++qj)
+        if (q0 + tq * QPT + qj < Q) y[qj] = acc[i][pi][qj];
+#else
+#pragma unroll
+      for (int qj = 0; qj < QPT; qj += VW) STORE_V(CAT(PACK, VW)(acc[i][pi], qj), y + qj);
+#endif
+    }
+  }
+}

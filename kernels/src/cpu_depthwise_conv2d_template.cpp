@@ -1,0 +1,211 @@
+// The "depthwise_conv2d.cpu" template: the tuning space of the header-only CPU depthwise conv2d
+// kernel (optune/kernels/cpu/depthwise_conv2d.hpp), its default config, candidate source,
+// cost-model features and apply-best rows. The knobs map one to one onto DepthwiseConv2dConfig;
+// depthwise_conv2d_config_from_view() is the only place that reads them back.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "optune/kernels/cpu/conv2d_config.hpp"
+#include "optune/kernels/cpu/conv2d_config_view.hpp"
+#include "optune/kernels/kernel_template.hpp"
+#include "cpu_template_support.hpp"
+#include "templates.hpp"
+
+namespace optune::kernels {
+namespace {
+
+namespace ss = search_space;
+using cpu::DepthwiseConv2dConfig;
+
+// Knob names: stored in records (JSON by name), so they are a contract once released.
+constexpr const char* kLanes = "lanes";
+constexpr const char* kCVectors = "c_vectors";  // channel block, in vectors
+constexpr const char* kOwBlock = "ow_block";
+constexpr const char* kOhBlock = "oh_block";
+constexpr const char* kUnrollKw = "unroll_kw";
+constexpr const char* kThreads = "threads";
+
+int parse_int(const std::string& text) { return std::stoi(text); }
+
+// Accumulators, one filter vector per channel vector, one input vector in flight.
+std::int64_t tile_registers(std::int64_t oh, std::int64_t ow, std::int64_t c_vectors) {
+  return oh * ow * c_vectors + c_vectors + 1;
+}
+
+class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
+ public:
+  std::string name() const override { return "depthwise_conv2d.cpu"; }
+  Op op() const override { return Op::kDepthwiseConv2d; }
+  Backend backend() const override { return Backend::kCpu; }
+
+  ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
+    const Conv2dShape& shape = workload.conv();
+    const VectorUnit unit = vector_unit(device);
+    const int registers = unit.registers;
+    const std::int64_t P = shape.out_h(), Q = shape.out_w(), C = shape.C;
+    ss::ConfigSpace space;
+    std::vector<std::string> lanes;
+    for (int l : unit.lanes) lanes.push_back(std::to_string(l));
+    space.add(ss::ChoiceKnob{kLanes, lanes});
+    space.add(ss::IntRangeKnob{kCVectors, 1, 4, 1});
+    space.add(ss::IntRangeKnob{kOwBlock, 1, registers == 32 ? 28 : 14, 1});
+    space.add(ss::IntRangeKnob{kOhBlock, 1, 4, 1});
+    space.add(ss::BoolKnob{kUnrollKw});
+    space.add(ss::IntRangeKnob{kThreads, 1, std::max(1, device.cores), 1});
+    space.add_constraint("the register tile, filter vectors and an input vector fit the registers",
+                         [registers](const ss::ConfigView& v) {
+                           return tile_registers(v.integer(kOhBlock), v.integer(kOwBlock),
+                                                 v.integer(kCVectors)) <= registers;
+                         });
+    space.add_constraint("the channel block is not a whole vector past C",
+                         [C](const ss::ConfigView& v) {
+                           return (v.integer(kCVectors) - 1) * parse_int(v.choice(kLanes)) < C;
+                         });
+    space.add_constraint("the register tile is not past the output", [P, Q](const ss::ConfigView& v) {
+      return v.integer(kOwBlock) <= Q && v.integer(kOhBlock) <= P;
+    });
+    return space;
+  }
+
+  // Untuned: widest vectors, one vector of channels, 8 pixels of a row (fewer on narrow
+  // outputs), filter width unrolled, all cores over the channel blocks.
+  ss::Config default_config(const Workload& workload, const DeviceInfo& device,
+                            const ss::ConfigSpace& space) const override {
+    const Conv2dShape& shape = workload.conv();
+    const int lanes = vector_unit(device).lanes.back();
+    const std::int64_t ow_block = std::min<std::int64_t>(8, shape.out_w());
+    const std::int64_t threads = std::max(1, device.cores);
+    ss::Config config{std::vector<std::uint32_t>(space.knobs().size(), 0)};
+    auto set = [&](const char* knob, const std::function<bool(const ss::ConfigView&)>& wanted) {
+      if (find_option(space, knob, wanted, config) < 0) {
+        throw std::logic_error(std::string("depthwise_conv2d.cpu: default has no option for ") + knob);
+      }
+    };
+    set(kLanes, [&](const ss::ConfigView& v) { return parse_int(v.choice(kLanes)) == lanes; });
+    set(kCVectors, [](const ss::ConfigView& v) { return v.integer(kCVectors) == 1; });
+    set(kOwBlock, [&](const ss::ConfigView& v) { return v.integer(kOwBlock) == ow_block; });
+    set(kOhBlock, [](const ss::ConfigView& v) { return v.integer(kOhBlock) == 1; });
+    set(kUnrollKw, [](const ss::ConfigView& v) { return v.flag(kUnrollKw); });
+    set(kThreads, [&](const ss::ConfigView& v) { return v.integer(kThreads) == threads; });
+    if (const std::string why = space.first_violation(config); !why.empty()) {
+      throw std::logic_error("depthwise_conv2d.cpu: default config breaks '" + why + "'");
+    }
+    return config;
+  }
+
+  std::vector<std::pair<std::string, double>> derived_features(
+      const Workload& workload, const DeviceInfo& device,
+      const ss::ConfigView& config) const override {
+    const Conv2dShape& s = workload.conv();
+    const DepthwiseConv2dConfig c = cpu::depthwise_conv2d_config_from_view(config);
+    const VectorUnit unit = vector_unit(device);
+    const double P = static_cast<double>(s.out_h()), Q = static_cast<double>(s.out_w());
+    const double cb = c.c_vectors * c.lanes;
+    const double blocks = std::ceil(s.C / cb);
+    const double row_tiles = std::ceil(P / c.oh_block), col_tiles = std::ceil(Q / c.ow_block);
+    const double units = s.N * blocks;
+    const double per_thread = std::ceil(units / c.threads);
+    const double l2 = std::max<double>(1, static_cast<double>(device.l2_bytes));
+    const double plane = 4.0 * cb * (s.H + 2 * s.pad) * (s.W + 2 * s.pad);
+    return {
+        {"register_use", static_cast<double>(tile_registers(c.oh_block, c.ow_block, c.c_vectors)) /
+                             unit.registers},
+        {"block_plane_over_l2", plane / l2},
+        {"channel_padding_waste", 1.0 - s.C / (blocks * cb)},
+        {"edge_waste", 1.0 - P * Q / (row_tiles * c.oh_block * col_tiles * c.ow_block)},
+        {"load_imbalance", per_thread * c.threads / units - 1.0},
+        {"threads_per_core", static_cast<double>(c.threads) / std::max(1, device.cores)},
+        {"log2_flops_per_thread", std::log2(workload.flops() / c.threads)},
+    };
+  }
+
+  // As conv2d.cpu: the filter is packed on the first call (weights are constants of an
+  // inference); the timed steady state is the input transform plus the convolution.
+  std::string emit_source(const Workload& workload, const DeviceInfo&,
+                          const ss::ConfigView& config) const override {
+    const DepthwiseConv2dConfig c = cpu::depthwise_conv2d_config_from_view(config);
+    const cpu::Conv2dDims dims = cpu::conv2d_dims(workload);
+    const std::string fixed_s = c.unroll_kw ? std::to_string(dims.S) : "0";
+    return "// optune candidate of depthwise_conv2d.cpu for " + workload.key() +
+           "\n"
+           "// Build: c++ -std=c++20 -O3 -march=<target> -fopenmp -fPIC -shared -I<kernels/include>\n"
+           "#include <optune/kernels/cpu/depthwise_conv2d.hpp>\n\n"
+           "namespace {\n"
+           "constexpr auto kDims = " + cpu::conv2d_dims_literal(dims) + ";\n"
+           "constexpr auto kConfig = " + cpu::depthwise_conv2d_config_literal(c) + ";\n"
+           "}  // namespace\n\n"
+           "extern \"C\" void " + std::string(kCandidateSymbol) +
+           "(const float* const* inputs, float* output) {\n"
+           "  using namespace optune::kernels::cpu;\n"
+           "  static AlignedBuffer packed;\n"
+           "  static const float* packed_from = nullptr;\n"
+           "  if (packed_from != inputs[1]) {\n"
+           "    depthwise_conv2d_pack_filter<kConfig>(kDims, inputs[1], "
+           "packed.reserve(depthwise_conv2d_packed_filter_size<kConfig>(kDims)));\n"
+           "    packed_from = inputs[1];\n"
+           "  }\n"
+           "  depthwise_conv2d_packed<kConfig, " + fixed_s + ">(kDims, inputs[0], packed.data(), output);\n"
+           "}\n";
+  }
+
+  std::optional<TableForm> table_form() const override {
+    return TableForm{"optune/kernels/cpu/tuned_conv2d.hpp",
+                     "optune::kernels::cpu::TunedDepthwiseConv2d",
+                     "optune::kernels::cpu::DepthwiseConv2dConfig", "kDepthwiseConv2d",
+                     "N=1,C=128,H=56,W=56,R=3,S=3,stride=1,pad=1",
+                     "// Depthwise conv2d (dims.K = dims.C), NCHW, f32, with the tuned config of the shape (else\n"
+                     "// the default config). Returns whether a tuned config ran.\n"
+                     "inline bool depthwise_conv2d(const kernels::cpu::Conv2dDims& dims, const float* input,\n"
+                     "                             const float* filter, float* output) {\n"
+                     "  return kernels::cpu::depthwise_conv2d_tuned<tuned::kDepthwiseConv2d,\n"
+                     "                                              tuned::kDepthwiseConv2dDefault>(\n"
+                     "      dims, input, filter, output);\n"
+                     "}\n"};
+  }
+
+  std::string table_row(const Workload& workload, const ss::ConfigView& config) const override {
+    return "{" + cpu::conv2d_dims_literal(cpu::conv2d_dims(workload)) + ", " +
+           config_literal(config) + "}";
+  }
+
+  std::string config_literal(const ss::ConfigView& config) const override {
+    return cpu::depthwise_conv2d_config_literal(cpu::depthwise_conv2d_config_from_view(config));
+  }
+};
+
+}  // namespace
+
+const KernelTemplate& cpu_depthwise_conv2d_template() {
+  static const CpuDepthwiseConv2dTemplate instance;
+  return instance;
+}
+
+namespace cpu {
+
+DepthwiseConv2dConfig depthwise_conv2d_config_from_view(const search_space::ConfigView& v) {
+  DepthwiseConv2dConfig c;
+  c.lanes = parse_int(v.choice(kLanes));
+  c.c_vectors = static_cast<int>(v.integer(kCVectors));
+  c.ow_block = static_cast<int>(v.integer(kOwBlock));
+  c.oh_block = static_cast<int>(v.integer(kOhBlock));
+  c.unroll_kw = v.flag(kUnrollKw);
+  c.threads = static_cast<int>(v.integer(kThreads));
+  return c;
+}
+
+std::string depthwise_conv2d_config_literal(const DepthwiseConv2dConfig& c) {
+  auto i = [](int x) { return std::to_string(x); };
+  return "optune::kernels::cpu::DepthwiseConv2dConfig{.lanes = " + i(c.lanes) +
+         ", .c_vectors = " + i(c.c_vectors) + ", .ow_block = " + i(c.ow_block) +
+         ", .oh_block = " + i(c.oh_block) + ", .unroll_kw = " + (c.unroll_kw ? "true" : "false") +
+         ", .threads = " + i(c.threads) + "}";
+}
+
+}  // namespace cpu
+}  // namespace optune::kernels

@@ -1,0 +1,47 @@
+// What the CPU templates (gemm.cpu, conv2d.cpu, depthwise_conv2d.cpu) share when they build a
+// space and a default config: the device's vector unit, and setting a knob to the first option
+// that satisfies a predicate.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "optune/kernels/device_info.hpp"
+#include "optune/search_space/config_space.hpp"
+
+namespace optune::kernels {
+
+// What the device's ISA gives a micro-kernel.
+struct VectorUnit {
+  std::vector<int> lanes;  // supported float32 widths, ascending
+  int registers = 16;      // architectural vector registers
+};
+
+inline VectorUnit vector_unit(const DeviceInfo& device) {
+  VectorUnit unit;
+  const int widest = std::max(4, device.simd_f32_lanes());
+  for (int lanes : {4, 8, 16}) {
+    if (lanes <= widest) unit.lanes.push_back(lanes);
+  }
+  const bool is_arm = device.arch == "aarch64" || device.has_isa("neon");
+  unit.registers = (device.has_isa("avx512f") || is_arm) ? 32 : 16;
+  return unit;
+}
+
+// Sets knob `name` of `config` to its first option whose value satisfies `wanted` (given the
+// other knobs as set so far) and returns that option, or -1 when none does.
+inline std::int64_t find_option(const search_space::ConfigSpace& space, const std::string& name,
+                                const std::function<bool(const search_space::ConfigView&)>& wanted,
+                                search_space::Config& config) {
+  const std::size_t k = space.knob_index(name);
+  for (std::uint64_t o = 0; o < space.option_count(k); ++o) {
+    config.options[k] = static_cast<std::uint32_t>(o);
+    if (wanted(search_space::ConfigView(space, config))) return static_cast<std::int64_t>(o);
+  }
+  return -1;
+}
+
+}  // namespace optune::kernels

@@ -1,0 +1,184 @@
+// The "conv2d.opencl" template: the tuning space of kernels/opencl/conv2d.cl (direct NCHW
+// convolution, any stride, padding, dilation and groups) for one workload and device, its
+// default config and the launch of a candidate. Tiles over output channels, rows and columns,
+// the input tile in local memory or not, the filter window unrolled or not, a vector width.
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "opencl_template_support.hpp"
+#include "templates.hpp"
+
+namespace optune::kernels {
+namespace {
+
+namespace ss = search_space;
+using opencl::ceil_div;
+using opencl::number;
+
+// Knob names: stored in records, a contract once released.
+constexpr const char* kTq = "tq";                // work-items along output columns
+constexpr const char* kTp = "tp";                // work-items along output rows
+constexpr const char* kTk = "tk";                // work-items along output channels
+constexpr const char* kQpt = "qpt";              // consecutive columns per work-item
+constexpr const char* kPpt = "ppt";              // rows per work-item (strided by tp)
+constexpr const char* kKpt = "kpt";              // output channels per work-item
+constexpr const char* kCb = "cb";                // input channels per local-memory step
+constexpr const char* kLocalInput = "local_in";  // input tile staged in local memory
+constexpr const char* kUnrollWindow = "unroll_rs";
+constexpr const char* kVw = "vw";                // vector width of stores and local reads
+
+constexpr std::int64_t kMaxOutputsPerItem = 64;
+
+std::int64_t next_pow2(std::int64_t x) {
+  std::int64_t p = 1;
+  while (p < x) p *= 2;
+  return p;
+}
+
+struct ConvTile {
+  std::int64_t tq, tp, tk, qpt, ppt, kpt, cb, local_in, unroll, vw;
+  explicit ConvTile(const ss::ConfigView& v)
+      : tq(number(v, kTq)), tp(number(v, kTp)), tk(number(v, kTk)), qpt(number(v, kQpt)),
+        ppt(number(v, kPpt)), kpt(number(v, kKpt)), cb(number(v, kCb)), local_in(number(v, kLocalInput)),
+        unroll(number(v, kUnrollWindow)), vw(number(v, kVw)) {}
+  std::int64_t tile_q() const { return tq * qpt; }
+  std::int64_t tile_p() const { return tp * ppt; }
+  std::int64_t tile_k() const { return tk * kpt; }
+  // Floats of the staged input tile of cb channels.
+  std::int64_t input_tile(const Conv2dShape& s) const {
+    const std::int64_t rows = (tile_p() - 1) * s.stride + (s.R - 1) * s.dilation + 1;
+    const std::int64_t cols = (tile_q() - 1) * s.stride + (s.S - 1) * s.dilation + 1;
+    return cb * rows * cols;
+  }
+};
+
+class OpenCLConv2dTemplate final : public KernelTemplate {
+ public:
+  std::string name() const override { return "conv2d.opencl"; }
+  Op op() const override { return Op::kConv2d; }
+  Backend backend() const override { return Backend::kOpenCL; }
+
+  ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
+    const Conv2dShape s = workload.conv();
+    const opencl::DeviceLimits limits = opencl::device_limits(device);
+    std::vector<std::int64_t> widths;
+    for (std::int64_t w : {1, 2, 4}) {
+      if (w <= limits.max_vector_width) widths.push_back(w);
+    }
+    ss::ConfigSpace space;
+    space.add(opencl::number_knob(kTq, {1, 2, 4, 8, 16, 32}));
+    space.add(opencl::number_knob(kTp, {1, 2, 4, 8, 16}));
+    space.add(opencl::number_knob(kTk, {1, 2, 4, 8, 16}));
+    space.add(opencl::number_knob(kQpt, {1, 2, 4}));
+    space.add(opencl::number_knob(kPpt, {1, 2, 4}));
+    space.add(opencl::number_knob(kKpt, {1, 2, 4, 8}));
+    space.add(opencl::number_knob(kCb, {1, 2, 4, 8}));
+    space.add(opencl::number_knob(kLocalInput, {0, 1}));
+    space.add(opencl::number_knob(kUnrollWindow, {0, 1}));
+    space.add(opencl::number_knob(kVw, widths));
+
+    space.add_constraint("the work-group fits the device", [limits](const ss::ConfigView& v) {
+      return limits.fits_work_group(number(v, kTq), number(v, kTp), number(v, kTk));
+    });
+    space.add_constraint("the input tile fits local memory", [limits, s](const ss::ConfigView& v) {
+      const ConvTile t(v);
+      return t.local_in == 0 || 4 * t.input_tile(s) <= limits.local_mem_bytes;
+    });
+    space.add_constraint("at most 64 accumulators per work-item", [](const ss::ConfigView& v) {
+      const ConvTile t(v);
+      return t.kpt * t.ppt * t.qpt <= kMaxOutputsPerItem;
+    });
+    space.add_constraint("vw divides qpt", [](const ss::ConfigView& v) {
+      return number(v, kQpt) % number(v, kVw) == 0;
+    });
+    // cb only sizes local-memory steps: without local_in its values are the same kernel.
+    space.add_constraint("cb is 1 unless local_in", [](const ss::ConfigView& v) {
+      return number(v, kLocalInput) == 1 || number(v, kCb) == 1;
+    });
+    space.add_constraint("a tile of output channels stays in one group", [s](const ss::ConfigView& v) {
+      return s.groups == 1 || (s.K / s.groups) % ConvTile(v).tile_k() == 0;
+    });
+    space.add_constraint("tiles not far beyond the output", [s](const ss::ConfigView& v) {
+      const ConvTile t(v);
+      return t.tile_q() <= std::max<std::int64_t>(4, next_pow2(s.out_w())) &&
+             t.tile_p() <= std::max<std::int64_t>(4, next_pow2(s.out_h())) &&
+             t.tile_k() <= std::max<std::int64_t>(4, next_pow2(s.K)) &&
+             t.cb <= std::max<std::int64_t>(1, next_pow2(s.C / s.groups));
+    });
+    return space;
+  }
+
+  // 8 x 8 x 4 work-items computing 2 columns x 2 rows x 4 channels each, 4 input channels per
+  // local-memory step; smaller where the device or the shape wants it.
+  ss::Config default_config(const Workload&, const DeviceInfo&, const ss::ConfigSpace& space) const override {
+    auto preference = [](const char* tq, const char* tp, const char* tk, const char* qpt, const char* kpt,
+                         const char* cb, const char* local, const char* vw) {
+      return opencl::Preference{{kTq, tq},   {kTp, tp},          {kTk, tk},          {kQpt, qpt},
+                                {kPpt, qpt}, {kKpt, kpt},        {kCb, cb},          {kLocalInput, local},
+                                {kUnrollWindow, "1"}, {kVw, vw}};
+    };
+    return opencl::preferred_config(
+        space,
+        {preference("8", "8", "4", "2", "4", "4", "1", "2"), preference("4", "4", "4", "2", "2", "2", "1", "2"),
+         preference("4", "4", "1", "1", "1", "1", "0", "1"), preference("1", "1", "1", "1", "1", "1", "0", "1")},
+        name());
+  }
+
+  std::optional<OpenCLKernel> opencl_kernel(const Workload& workload, const DeviceInfo&,
+                                            const ss::ConfigView& config) const override {
+    const Conv2dShape s = workload.conv();
+    const ConvTile t(config);
+    const std::int64_t P = s.out_h(), Q = s.out_w();
+    const std::int64_t cpg = s.C / s.groups, kpg = s.K / s.groups;
+    OpenCLKernel kernel;
+    kernel.source_file = "conv2d.cl";
+    kernel.kernel_name = "optune_conv2d";
+    kernel.build_options = opencl::build_options({
+        {"N", s.N}, {"C", s.C}, {"H", s.H}, {"W", s.W}, {"K", s.K}, {"R", s.R}, {"S", s.S},
+        {"P", P}, {"Q", Q}, {"STRIDE", s.stride}, {"PAD", s.pad}, {"DIL", s.dilation},
+        {"CPG", cpg}, {"KPG", kpg}, {"TQ", t.tq}, {"TP", t.tp}, {"TK", t.tk}, {"QPT", t.qpt},
+        {"PPT", t.ppt}, {"KPT", t.kpt}, {"CB", t.cb}, {"LOCAL_IN", t.local_in},
+        {"UNROLL_RS", t.unroll}, {"VW", t.vw}, {"EDGE_Q", Q % t.tile_q() != 0},
+        {"EDGE_P", P % t.tile_p() != 0}, {"EDGE_K", s.K % t.tile_k() != 0}, {"EDGE_C", cpg % t.cb != 0}});
+    kernel.dimensions = 3;
+    kernel.global_size = {static_cast<std::size_t>(ceil_div(Q, t.tile_q()) * t.tq),
+                          static_cast<std::size_t>(ceil_div(P, t.tile_p()) * t.tp),
+                          static_cast<std::size_t>(s.N * ceil_div(s.K, t.tile_k()) * t.tk)};
+    kernel.local_size = {static_cast<std::size_t>(t.tq), static_cast<std::size_t>(t.tp),
+                         static_cast<std::size_t>(t.tk)};
+    return kernel;
+  }
+
+  std::string emit_source(const Workload& workload, const DeviceInfo& device,
+                          const ss::ConfigView& config) const override {
+    return opencl::describe_program(*opencl_kernel(workload, device, config));
+  }
+
+  std::vector<std::pair<std::string, double>> derived_features(const Workload& workload, const DeviceInfo& device,
+                                                               const ss::ConfigView& config) const override {
+    const Conv2dShape s = workload.conv();
+    const ConvTile t(config);
+    const opencl::DeviceLimits limits = opencl::device_limits(device);
+    const double tiles = double(ceil_div(s.out_w(), t.tile_q())) * double(ceil_div(s.out_h(), t.tile_p())) *
+                         double(s.N * ceil_div(s.K, t.tile_k()));
+    const double useful = double(s.N) * double(s.K) * double(s.out_h()) * double(s.out_w());
+    return {
+        {"work_items_per_group", double(t.tq * t.tp * t.tk)},
+        {"outputs_per_item", double(t.kpt * t.ppt * t.qpt)},
+        {"local_mem_share", t.local_in ? 4.0 * double(t.input_tile(s)) / double(limits.local_mem_bytes) : 0.0},
+        {"groups_per_compute_unit", tiles / std::max(1, device.cores)},
+        {"edge_waste", 1.0 - useful / (tiles * double(t.tile_q() * t.tile_p() * t.tile_k()))},
+    };
+  }
+};
+
+}  // namespace
+
+const KernelTemplate& opencl_conv2d_template() {
+  static const OpenCLConv2dTemplate instance;
+  return instance;
+}
+
+}  // namespace optune::kernels

@@ -1,0 +1,175 @@
+// The "gemm.opencl" template: the tuning space of kernels/opencl/gemm.cl for one workload and
+// device, its default config and the launch of a candidate. Knobs follow CLBlast's Xgemm
+// parameters (lower case here); the space keeps to the device's work-group, work-item, local
+// memory and vector limits, so a config over them is never proposed.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "opencl_template_support.hpp"
+#include "templates.hpp"
+
+namespace optune::kernels {
+namespace {
+
+namespace ss = search_space;
+using opencl::ceil_div;
+using opencl::number;
+
+// Knob names: stored in records, a contract once released.
+constexpr const char* kMwg = "mwg";      // work-group tile in M
+constexpr const char* kNwg = "nwg";      // work-group tile in N
+constexpr const char* kKwg = "kwg";      // K block: one local-memory step
+constexpr const char* kMdimc = "mdimc";  // work-items in M
+constexpr const char* kNdimc = "ndimc";  // work-items in N
+constexpr const char* kVwm = "vwm";      // vector width of local reads of A
+constexpr const char* kVwn = "vwn";      // vector width of loads and stores along N
+constexpr const char* kSa = "sa";        // A's K block in local memory
+constexpr const char* kSb = "sb";        // B's K block in local memory
+constexpr const char* kStrm = "strm";    // a work-item's rows strided over the tile
+constexpr const char* kStrn = "strn";    // a work-item's columns strided over the tile
+constexpr const char* kKwi = "kwi";      // K-loop unroll
+
+constexpr std::int64_t kMaxOutputsPerItem = 64;  // accumulators per work-item: registers
+
+std::int64_t next_pow2(std::int64_t x) {
+  std::int64_t p = 1;
+  while (p < x) p *= 2;
+  return p;
+}
+
+std::vector<std::int64_t> vector_widths(const opencl::DeviceLimits& limits) {
+  std::vector<std::int64_t> widths;
+  for (std::int64_t w : {1, 2, 4, 8}) {
+    if (w <= limits.max_vector_width) widths.push_back(w);
+  }
+  return widths;
+}
+
+struct GemmTile {
+  std::int64_t mwg, nwg, kwg, mdimc, ndimc, vwm, vwn, sa, sb, strm, strn, kwi;
+  explicit GemmTile(const ss::ConfigView& v)
+      : mwg(number(v, kMwg)), nwg(number(v, kNwg)), kwg(number(v, kKwg)), mdimc(number(v, kMdimc)),
+        ndimc(number(v, kNdimc)), vwm(number(v, kVwm)), vwn(number(v, kVwn)), sa(number(v, kSa)),
+        sb(number(v, kSb)), strm(number(v, kStrm)), strn(number(v, kStrn)), kwi(number(v, kKwi)) {}
+  std::int64_t local_bytes() const { return 4 * kwg * (sa * mwg + sb * nwg); }
+  std::int64_t outputs_per_item() const { return (mwg / mdimc) * (nwg / ndimc); }
+};
+
+class OpenCLGemmTemplate final : public KernelTemplate {
+ public:
+  std::string name() const override { return "gemm.opencl"; }
+  Op op() const override { return Op::kGemm; }
+  Backend backend() const override { return Backend::kOpenCL; }
+
+  ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
+    const GemmShape& s = workload.gemm();
+    const opencl::DeviceLimits limits = opencl::device_limits(device);
+    ss::ConfigSpace space;
+    space.add(opencl::number_knob(kMwg, {16, 32, 64, 128}));
+    space.add(opencl::number_knob(kNwg, {16, 32, 64, 128}));
+    space.add(opencl::number_knob(kKwg, {8, 16, 32}));
+    space.add(opencl::number_knob(kMdimc, {4, 8, 16, 32}));
+    space.add(opencl::number_knob(kNdimc, {4, 8, 16, 32}));
+    space.add(opencl::number_knob(kVwm, vector_widths(limits)));
+    space.add(opencl::number_knob(kVwn, vector_widths(limits)));
+    space.add(opencl::number_knob(kSa, {0, 1}));
+    space.add(opencl::number_knob(kSb, {0, 1}));
+    space.add(opencl::number_knob(kStrm, {0, 1}));
+    space.add(opencl::number_knob(kStrn, {0, 1}));
+    space.add(opencl::number_knob(kKwi, {1, 2, 4, 8}));
+
+    space.add_constraint("the work-group fits the device", [limits](const ss::ConfigView& v) {
+      return limits.fits_work_group(number(v, kNdimc), number(v, kMdimc), 1);
+    });
+    space.add_constraint("local memory use fits the device", [limits](const ss::ConfigView& v) {
+      return GemmTile(v).local_bytes() <= limits.local_mem_bytes;
+    });
+    space.add_constraint("mwg is a multiple of mdimc * vwm, nwg of ndimc * vwn", [](const ss::ConfigView& v) {
+      const GemmTile t(v);
+      return t.mwg % (t.mdimc * t.vwm) == 0 && t.nwg % (t.ndimc * t.vwn) == 0;
+    });
+    space.add_constraint("at most 64 accumulators per work-item", [](const ss::ConfigView& v) {
+      return GemmTile(v).outputs_per_item() <= kMaxOutputsPerItem;
+    });
+    space.add_constraint("kwi divides kwg", [](const ss::ConfigView& v) {
+      return number(v, kKwg) % number(v, kKwi) == 0;
+    });
+    // vwm only shapes local reads of A: without sa, its values are the same kernel.
+    space.add_constraint("vwm is 1 unless sa", [](const ss::ConfigView& v) {
+      return number(v, kSa) == 1 || number(v, kVwm) == 1;
+    });
+    space.add_constraint("tiles not far beyond the matrix", [s](const ss::ConfigView& v) {
+      return number(v, kMwg) <= std::max<std::int64_t>(16, next_pow2(s.M)) &&
+             number(v, kNwg) <= std::max<std::int64_t>(16, next_pow2(s.N)) &&
+             number(v, kKwg) <= std::max<std::int64_t>(8, next_pow2(s.K));
+    });
+    return space;
+  }
+
+  // A generic GPU kernel: 64 x 64 tiles of 16 x 16 work-items (4 x 4 outputs each), both
+  // operands in local memory, float4 vectors; smaller where the device or the shape wants it.
+  ss::Config default_config(const Workload&, const DeviceInfo&, const ss::ConfigSpace& space) const override {
+    auto preference = [](const char* mwg, const char* dim, const char* vw) {
+      return opencl::Preference{{kMwg, mwg}, {kNwg, mwg}, {kKwg, "16"}, {kMdimc, dim}, {kNdimc, dim},
+                                {kVwm, vw},  {kVwn, vw},  {kSa, "1"},   {kSb, "1"},   {kStrm, "0"},
+                                {kStrn, "0"}, {kKwi, "4"}};
+    };
+    return opencl::preferred_config(space,
+                                    {preference("64", "16", "4"), preference("32", "8", "4"),
+                                     preference("32", "8", "2"), preference("16", "4", "1")},
+                                    name());
+  }
+
+  std::optional<OpenCLKernel> opencl_kernel(const Workload& workload, const DeviceInfo&,
+                                            const ss::ConfigView& config) const override {
+    const GemmShape& s = workload.gemm();
+    const GemmTile t(config);
+    OpenCLKernel kernel;
+    kernel.source_file = "gemm.cl";
+    kernel.kernel_name = "optune_gemm";
+    kernel.build_options = opencl::build_options({
+        {"M", s.M}, {"N", s.N}, {"K", s.K}, {"MWG", t.mwg}, {"NWG", t.nwg}, {"KWG", t.kwg},
+        {"MDIMC", t.mdimc}, {"NDIMC", t.ndimc}, {"VWM", t.vwm}, {"VWN", t.vwn}, {"SA", t.sa},
+        {"SB", t.sb}, {"STRM", t.strm}, {"STRN", t.strn}, {"KWI", t.kwi},
+        {"EDGE_M", s.M % t.mwg != 0}, {"EDGE_N", s.N % t.nwg != 0}, {"EDGE_K", s.K % t.kwg != 0}});
+    kernel.dimensions = 2;
+    kernel.global_size = {static_cast<std::size_t>(ceil_div(s.N, t.nwg) * t.ndimc),
+                          static_cast<std::size_t>(ceil_div(s.M, t.mwg) * t.mdimc), 1};
+    kernel.local_size = {static_cast<std::size_t>(t.ndimc), static_cast<std::size_t>(t.mdimc), 1};
+    return kernel;
+  }
+
+  std::string emit_source(const Workload& workload, const DeviceInfo& device,
+                          const ss::ConfigView& config) const override {
+    return opencl::describe_program(*opencl_kernel(workload, device, config));
+  }
+
+  // Occupancy, register and local-memory pressure, reuse per loaded value and edge waste.
+  std::vector<std::pair<std::string, double>> derived_features(const Workload& workload, const DeviceInfo& device,
+                                                               const ss::ConfigView& config) const override {
+    const GemmShape& s = workload.gemm();
+    const GemmTile t(config);
+    const opencl::DeviceLimits limits = opencl::device_limits(device);
+    const double groups = double(ceil_div(s.M, t.mwg)) * double(ceil_div(s.N, t.nwg));
+    return {
+        {"work_items_per_group", double(t.mdimc * t.ndimc)},
+        {"outputs_per_item", double(t.outputs_per_item())},
+        {"flops_per_loaded_value", 2.0 * t.mwg * t.nwg / double(t.mwg + t.nwg)},
+        {"local_mem_share", double(t.local_bytes()) / double(limits.local_mem_bytes)},
+        {"groups_per_compute_unit", groups / std::max(1, device.cores)},
+        {"edge_waste", 1.0 - double(s.M) * double(s.N) / (groups * t.mwg * t.nwg)},
+    };
+  }
+};
+
+}  // namespace
+
+const KernelTemplate& opencl_gemm_template() {
+  static const OpenCLGemmTemplate instance;
+  return instance;
+}
+
+}  // namespace optune::kernels

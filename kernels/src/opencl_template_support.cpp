@@ -1,0 +1,83 @@
+#include "opencl_template_support.hpp"
+
+#include <algorithm>
+#include <random>
+#include <stdexcept>
+
+namespace optune::kernels::opencl {
+
+namespace ss = search_space;
+
+bool DeviceLimits::fits_work_group(std::int64_t x, std::int64_t y, std::int64_t z) const {
+  return x * y * z <= max_work_group_size && x <= max_work_item_sizes[0] &&
+         y <= max_work_item_sizes[1] && z <= max_work_item_sizes[2];
+}
+
+DeviceLimits device_limits(const DeviceInfo& device) {
+  DeviceLimits limits;
+  if (device.max_work_group_size > 0) limits.max_work_group_size = device.max_work_group_size;
+  for (std::size_t i = 0; i < 3 && i < device.max_work_item_sizes.size(); ++i) {
+    if (device.max_work_item_sizes[i] > 0) limits.max_work_item_sizes[i] = device.max_work_item_sizes[i];
+  }
+  if (device.local_mem_bytes > 0) limits.local_mem_bytes = device.local_mem_bytes;
+  // 128-bit loads are native on every GPU and CPU that matters even where the driver prefers
+  // scalars (NVIDIA reports 1); wider only where the device prefers wider.
+  limits.max_vector_width = std::max(4, device.preferred_vector_width);
+  return limits;
+}
+
+ss::ChoiceKnob number_knob(std::string name, const std::vector<std::int64_t>& values) {
+  ss::ChoiceKnob knob{std::move(name), {}};
+  for (std::int64_t value : values) knob.options.push_back(std::to_string(value));
+  return knob;
+}
+
+std::int64_t number(const ss::ConfigView& config, const std::string& knob) {
+  return std::stoll(config.choice(knob));
+}
+
+std::string build_options(const std::vector<std::pair<std::string, std::int64_t>>& defines) {
+  std::string options;
+  for (const auto& [name, value] : defines) options += "-D" + name + "=" + std::to_string(value) + " ";
+  return options + "-cl-mad-enable";
+}
+
+std::string describe_program(const OpenCLKernel& kernel) {
+  auto sizes = [&](const std::array<std::size_t, 3>& s) {
+    std::string text;
+    for (int i = 0; i < kernel.dimensions; ++i) text += (i ? " x " : "") + std::to_string(s[i]);
+    return text;
+  };
+  return "// OpenCL program of kernel " + kernel.kernel_name + "\n// build options: " +
+         kernel.build_options + "\n// global size: " + sizes(kernel.global_size) +
+         ", local size: " + sizes(kernel.local_size) + "\n#include \"" + kernel.source_file + "\"\n";
+}
+
+ss::Config preferred_config(const ss::ConfigSpace& space, const std::vector<Preference>& preferences,
+                            const std::string& name) {
+  for (const Preference& preference : preferences) {
+    ss::Config config{std::vector<std::uint32_t>(space.knobs().size(), 0)};
+    bool complete = true;
+    for (const auto& [knob, value] : preference) {
+      const std::size_t k = space.knob_index(knob);
+      const auto& options = std::get<ss::ChoiceKnob>(space.knobs()[k]).options;
+      const auto found = std::find(options.begin(), options.end(), value);
+      if (found == options.end()) {
+        complete = false;
+        break;
+      }
+      config.options[k] = static_cast<std::uint32_t>(found - options.begin());
+    }
+    if (complete && space.is_valid(config)) return config;
+  }
+  std::mt19937_64 rng(0);
+  try {
+    return space.sample_valid(rng);
+  } catch (const std::runtime_error&) {
+    throw std::logic_error(name + ": the space has no valid config for this device");
+  }
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace optune::kernels::opencl

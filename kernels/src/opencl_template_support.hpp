@@ -1,0 +1,50 @@
+// What the OpenCL templates (gemm.opencl, conv2d.opencl, depthwise_conv2d.opencl) share: the
+// device limits a space must obey, numeric choice knobs, the -D build options that carry a
+// config into a .cl file, and the choice of a default config from a list of preferences.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "optune/kernels/device_info.hpp"
+#include "optune/kernels/kernel_template.hpp"
+#include "optune/search_space/config_space.hpp"
+
+namespace optune::kernels::opencl {
+
+// The limits of one device, with conservative stand-ins where the device info lacks them.
+struct DeviceLimits {
+  std::int64_t max_work_group_size = 256;
+  std::array<std::int64_t, 3> max_work_item_sizes{256, 256, 64};
+  std::int64_t local_mem_bytes = 32 * 1024;
+  int max_vector_width = 4;  // widest float vector the space offers
+
+  bool fits_work_group(std::int64_t x, std::int64_t y, std::int64_t z) const;
+};
+DeviceLimits device_limits(const DeviceInfo& device);
+
+// A choice knob of numbers ("16", "32", ...), read back with number().
+search_space::ChoiceKnob number_knob(std::string name, const std::vector<std::int64_t>& values);
+std::int64_t number(const search_space::ConfigView& config, const std::string& knob);
+
+// -D options, in the order given, then the options every candidate gets.
+std::string build_options(const std::vector<std::pair<std::string, std::int64_t>>& defines);
+
+// The human-readable form of a candidate (emit_source): its build options and launch, then the
+// .cl file it compiles.
+std::string describe_program(const OpenCLKernel& kernel);
+
+// The first preference whose knob values (by name, as option text) form a valid config; else a
+// valid config drawn with a fixed seed. `name` prefixes the error when the space has none.
+using Preference = std::vector<std::pair<std::string, std::string>>;
+search_space::Config preferred_config(const search_space::ConfigSpace& space,
+                                      const std::vector<Preference>& preferences,
+                                      const std::string& name);
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b);
+
+}  // namespace optune::kernels::opencl

@@ -1,0 +1,341 @@
+// bench_conv: optune's tuned CPU conv2d and depthwise conv2d candidates against oneDNN's
+// convolution primitive and OpenBLAS im2col + sgemm, on the conv layers of network suites, in one
+// run, with the network-level latency sum (count x latency) of each implementation.
+//
+//   build/tests/bench/bench_conv --suite configs/workloads/resnet18.toml
+//       [--suite configs/workloads/mobilenet_v1.toml] [--rounds 2]
+//       [--candidate KEY=tuned.so]... [--default KEY=default.so]...
+// KEY is a workload key (conv2d.nchw.f32.N1.C64...); the .so files are emitted candidates
+// (tests/bench/emit_best.cpp, --which best|default) compiled like the tuner compiles them.
+// tests/bench/conv_vs_peers.sh tunes, emits, compiles and runs this.
+//
+// Rows per layer:
+//   "oneDNN conv": the primitive created once with format_tag::any for source, weights and
+//     destination (it picks its blocked layouts), inputs reordered into them beforehand; only
+//     the primitive's execution is timed. This is the baseline of every ratio.
+//   "oneDNN conv + reorders": the same primitive plus the reorders from NCHW and back to NCHW,
+//     i.e. the cost at optune's NCHW interface.
+//   "OpenBLAS im2col+sgemm": im2col (OpenMP over rows of the column matrix) then cblas_sgemm
+//     (1x1 stride-1 layers skip im2col); depthwise: im2col per channel and one sgemv per channel.
+//   "optune default" / "optune tuned": candidates with optune_kernel (NCHW in and out; the input
+//     layout transform is inside the timed call, the filter is packed on the first call only).
+// Every implementation runs in blocks of repeats, round-robin over implementations for several
+// rounds (the machine is shared); median seconds over all repeats are reported.
+#include <cblas.h>
+#include <dlfcn.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <memory>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "optune/kernels/kernel_template.hpp"
+#include "optune/kernels/reference.hpp"
+#include "optune/kernels/workload.hpp"
+#include "optune/tuner/suite.hpp"
+
+namespace {
+
+using optune::kernels::Conv2dShape;
+using optune::kernels::Op;
+using optune::kernels::Workload;
+using Clock = std::chrono::steady_clock;
+
+struct Operands {
+  Workload workload;
+  std::vector<float> input, filter, output;
+};
+
+// One implementation bound to one layer: prepare once (untimed), then run (timed).
+struct Implementation {
+  std::string name;
+  std::function<void(Operands&)> run;
+};
+
+// ---- oneDNN ----------------------------------------------------------------------------------
+
+class OneDnnConv {
+ public:
+  OneDnnConv(const Workload& w, const dnnl::engine& engine, Operands& o) : engine_(engine), stream_(engine) {
+    using dt = dnnl::memory::data_type;
+    using tag = dnnl::memory::format_tag;
+    const Conv2dShape& s = w.conv();
+    const bool depthwise = w.op == Op::kDepthwiseConv2d;
+    const dnnl::memory::dim K = depthwise ? s.C : s.K, P = s.out_h(), Q = s.out_w();
+    const dnnl::memory::dims src_dims = {s.N, s.C, s.H, s.W}, dst_dims = {s.N, K, P, Q};
+    const dnnl::memory::dims weight_dims =
+        depthwise ? dnnl::memory::dims{s.C, 1, 1, s.R, s.S} : dnnl::memory::dims{K, s.C, s.R, s.S};
+    const tag weight_tag = depthwise ? tag::goihw : tag::oihw;
+    dnnl::memory::desc src_any(src_dims, dt::f32, tag::any), weights_any(weight_dims, dt::f32, tag::any),
+        dst_any(dst_dims, dt::f32, tag::any);
+    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                         src_any, weights_any, dst_any, {s.stride, s.stride},
+                                         {s.dilation - 1, s.dilation - 1}, {s.pad, s.pad}, {s.pad, s.pad});
+    dnnl::convolution_forward::primitive_desc pd(desc, engine_);
+    implementation_ = pd.impl_info_str();
+    primitive_ = dnnl::convolution_forward(pd);
+    user_src_ = dnnl::memory({src_dims, dt::f32, tag::nchw}, engine_, o.input.data());
+    user_dst_ = dnnl::memory({dst_dims, dt::f32, tag::nchw}, engine_, o.output.data());
+    dnnl::memory user_weights({weight_dims, dt::f32, weight_tag}, engine_, o.filter.data());
+    src_ = dnnl::memory(pd.src_desc(), engine_);
+    weights_ = dnnl::memory(pd.weights_desc(), engine_);
+    dst_ = dnnl::memory(pd.dst_desc(), engine_);
+    dnnl::reorder(user_weights, weights_).execute(stream_, user_weights, weights_);
+    src_reorder_ = dnnl::reorder(user_src_, src_);
+    dst_reorder_ = dnnl::reorder(dst_, user_dst_);
+    src_reorder_.execute(stream_, user_src_, src_);
+    stream_.wait();
+  }
+  const std::string& implementation() const { return implementation_; }
+  void run_primitive() {
+    primitive_.execute(stream_, {{DNNL_ARG_SRC, src_}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, dst_}});
+    stream_.wait();
+  }
+  void run_with_reorders() {
+    src_reorder_.execute(stream_, user_src_, src_);
+    primitive_.execute(stream_, {{DNNL_ARG_SRC, src_}, {DNNL_ARG_WEIGHTS, weights_}, {DNNL_ARG_DST, dst_}});
+    dst_reorder_.execute(stream_, dst_, user_dst_);
+    stream_.wait();
+  }
+
+ private:
+  dnnl::engine engine_;
+  dnnl::stream stream_;
+  dnnl::convolution_forward primitive_;
+  dnnl::reorder src_reorder_, dst_reorder_;
+  dnnl::memory user_src_, user_dst_, src_, weights_, dst_;
+  std::string implementation_;
+};
+
+// ---- OpenBLAS im2col + sgemm -----------------------------------------------------------------
+
+// Column matrix [C * R * S][P * Q] of one image, zero where a tap falls in the padding.
+void im2col(const Conv2dShape& s, const float* image, std::int64_t channels, float* columns) {
+  const std::int64_t P = s.out_h(), Q = s.out_w();
+#pragma omp parallel for
+  for (std::int64_t row = 0; row < channels * s.R * s.S; ++row) {
+    const std::int64_t c = row / (s.R * s.S), r = row / s.S % s.R, t = row % s.S;
+    float* out = columns + row * P * Q;
+    for (std::int64_t p = 0; p < P; ++p) {
+      const std::int64_t h = p * s.stride - s.pad + r * s.dilation;
+      for (std::int64_t q = 0; q < Q; ++q) {
+        const std::int64_t w = q * s.stride - s.pad + t * s.dilation;
+        out[p * Q + q] = h >= 0 && h < s.H && w >= 0 && w < s.W ? image[(c * s.H + h) * s.W + w] : 0.0f;
+      }
+    }
+  }
+}
+
+void run_openblas(Operands& o, std::vector<float>& columns) {
+  const Conv2dShape& s = o.workload.conv();
+  const std::int64_t P = s.out_h(), Q = s.out_w(), taps = s.R * s.S;
+  const bool depthwise = o.workload.op == Op::kDepthwiseConv2d;
+  const bool direct = !depthwise && s.R == 1 && s.S == 1 && s.stride == 1 && s.pad == 0;
+  for (std::int64_t n = 0; n < s.N; ++n) {
+    const float* image = o.input.data() + n * s.C * s.H * s.W;
+    float* out = o.output.data() + n * (depthwise ? s.C : s.K) * P * Q;
+    if (direct) {  // a 1x1 stride-1 conv is a GEMM on the image itself
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s.K, P * Q, s.C, 1.0f, o.filter.data(), s.C, image,
+                  P * Q, 0.0f, out, P * Q);
+      continue;
+    }
+    im2col(s, image, s.C, columns.data());
+    if (!depthwise) {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s.K, P * Q, s.C * taps, 1.0f, o.filter.data(),
+                  s.C * taps, columns.data(), P * Q, 0.0f, out, P * Q);
+      continue;
+    }
+    for (std::int64_t c = 0; c < s.C; ++c) {
+      cblas_sgemv(CblasRowMajor, CblasTrans, taps, P * Q, 1.0f, columns.data() + c * taps * P * Q, P * Q,
+                  o.filter.data() + c * taps, 1, 0.0f, out + c * P * Q, 1);
+    }
+  }
+}
+
+// ---- optune candidates -----------------------------------------------------------------------
+
+using CandidateFunction = optune::kernels::CandidateFunction;
+
+CandidateFunction load_candidate(const std::string& path) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);  // open for the program's life
+  if (!handle) throw std::runtime_error(std::string("dlopen: ") + dlerror());
+  auto function = reinterpret_cast<CandidateFunction>(dlsym(handle, optune::kernels::kCandidateSymbol));
+  if (!function) throw std::runtime_error("no optune_kernel in " + path);
+  return function;
+}
+
+// ---- timing ----------------------------------------------------------------------------------
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values.empty() ? NAN : values[values.size() / 2];
+}
+
+struct Options {
+  std::vector<std::string> suites;
+  std::map<std::string, std::string> tuned, defaults;  // workload key -> .so
+  int rounds = 2;
+};
+
+Options parse_options(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
+    const std::string value = argv[++i];
+    auto key_and_path = [&](std::map<std::string, std::string>& into) {
+      const auto eq = value.find('=');
+      if (eq == std::string::npos) throw std::invalid_argument(arg + " wants KEY=path");
+      into[value.substr(0, eq)] = value.substr(eq + 1);
+    };
+    if (arg == "--suite") {
+      options.suites.push_back(value);
+    } else if (arg == "--candidate") {
+      key_and_path(options.tuned);
+    } else if (arg == "--default") {
+      key_and_path(options.defaults);
+    } else if (arg == "--rounds") {
+      options.rounds = std::max(1, std::atoi(value.c_str()));
+    } else {
+      throw std::invalid_argument("unknown argument " + arg + " (see the comment atop bench_conv.cpp)");
+    }
+  }
+  if (options.suites.empty()) throw std::invalid_argument("give at least one --suite");
+  return options;
+}
+
+// Median seconds per call of every implementation on one layer.
+std::vector<double> bench_layer(Operands& o, const std::vector<Implementation>& impls, int rounds) {
+  const double flops = o.workload.flops();
+  const int number = std::max(1, static_cast<int>(1e9 / flops));  // ~10-50 ms per repeat
+  constexpr int kRepeats = 5;
+  std::vector<std::vector<double>> seconds(impls.size());
+  std::vector<float> want(o.output.size());
+  const std::vector<const float*> inputs = {o.input.data(), o.filter.data()};
+  optune::kernels::reference(o.workload, inputs, want.data());
+  for (int round = 0; round < rounds; ++round) {
+    for (std::size_t i = 0; i < impls.size(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));  // let spinning threads sleep
+      std::fill(o.output.begin(), o.output.end(), NAN);
+      impls[i].run(o);  // warm-up (and a tuned candidate's one-time filter packing)
+      const double error = optune::kernels::relative_l2_error(o.output.data(), want.data(), o.output.size());
+      if (round == 0 && !(error <= 1e-4)) {
+        std::printf("  WARNING: %s: relative L2 error %.3g against the reference\n", impls[i].name.c_str(), error);
+      }
+      for (int r = 0; r < kRepeats; ++r) {
+        const auto start = Clock::now();
+        for (int k = 0; k < number; ++k) impls[i].run(o);
+        seconds[i].push_back(std::chrono::duration<double>(Clock::now() - start).count() / number);
+      }
+    }
+  }
+  std::vector<double> medians;
+  for (const auto& s : seconds) medians.push_back(median(s));
+  return medians;
+}
+
+struct Layer {
+  std::string suite, name;
+  Workload workload;
+  int count = 1;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  const Options options = parse_options(argc, argv);
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  openblas_set_num_threads(cores);
+  omp_set_num_threads(cores);
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+
+  std::vector<Layer> layers;
+  for (const auto& path : options.suites) {
+    const auto suite = optune::tuner::load_suite(path);
+    for (const auto& entry : suite.entries) {
+      if (entry.workload.op == Op::kGemm) continue;
+      layers.push_back({suite.name, entry.name, entry.workload, entry.count});
+    }
+  }
+  // Row names in a fixed order; a missing candidate leaves its cell empty.
+  const std::vector<std::string> rows = {"oneDNN conv", "oneDNN conv + reorders", "OpenBLAS im2col+sgemm",
+                                         "optune default", "optune tuned"};
+  std::map<std::string, std::map<std::string, double>> network_seconds;  // suite -> row -> sum
+  std::map<std::string, std::vector<double>> log_ratios;                   // row -> log(oneDNN time / time)
+  std::printf("%d cores; median GFLOP/s (padded taps count as work), ratio = oneDNN primitive time / time\n",
+              cores);
+  for (const Layer& layer : layers) {
+    const Workload& w = layer.workload;
+    Operands o{w, {}, {}, {}};
+    const auto sizes = optune::kernels::input_sizes(w);
+    std::mt19937 rng(42);
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    o.input.resize(sizes[0]);
+    o.filter.resize(sizes[1]);
+    for (float& x : o.input) x = value(rng);
+    for (float& x : o.filter) x = value(rng);
+    o.output.assign(optune::kernels::output_size(w), 0.0f);
+
+    OneDnnConv onednn(w, engine, o);
+    const Conv2dShape& s = w.conv();
+    auto columns = std::make_shared<std::vector<float>>(
+        static_cast<std::size_t>(s.C * s.R * s.S * s.out_h() * s.out_w()));
+    std::vector<Implementation> impls = {
+        {rows[0], [&](Operands&) { onednn.run_primitive(); }},
+        {rows[1], [&](Operands&) { onednn.run_with_reorders(); }},
+        {rows[2], [columns](Operands& x) { run_openblas(x, *columns); }},
+    };
+    for (const auto& [row, candidates] : {std::pair{rows[3], &options.defaults}, std::pair{rows[4], &options.tuned}}) {
+      const auto found = candidates->find(w.key());
+      if (found == candidates->end()) continue;
+      const CandidateFunction f = load_candidate(found->second);
+      impls.push_back({row, [f](Operands& x) {
+                         const float* inputs[] = {x.input.data(), x.filter.data()};
+                         f(inputs, x.output.data());
+                       }});
+    }
+    // The oneDNN primitive's output is in its own layout: compare the reorder row instead.
+    std::vector<Implementation> checked(impls.begin() + 1, impls.end());
+    std::vector<double> medians = bench_layer(o, checked, options.rounds);
+    std::vector<double> primitive = bench_layer(o, {impls[0]}, options.rounds);  // (its check is meaningless)
+    medians.insert(medians.begin(), primitive[0]);
+
+    std::printf("\n%s %s  %s x%d  (%.3f GFLOP; oneDNN: %s)\n", layer.suite.c_str(), layer.name.c_str(),
+                w.key().c_str(), layer.count, w.flops() / 1e9, onednn.implementation().c_str());
+    for (std::size_t i = 0; i < impls.size(); ++i) {
+      const double ratio = medians[0] / medians[i];
+      std::printf("  %-26s %9.1f GFLOP/s %8.3f ms  %5.2fx\n", impls[i].name.c_str(), w.flops() / medians[i] / 1e9,
+                  medians[i] * 1e3, ratio);
+      network_seconds[layer.suite][impls[i].name] += layer.count * medians[i];
+      log_ratios[impls[i].name].push_back(std::log(ratio));
+    }
+  }
+  std::printf("\nGeometric mean over layers of (oneDNN primitive time / time):\n");
+  for (const auto& row : rows) {
+    const auto& logs = log_ratios[row];
+    if (logs.empty()) continue;
+    double sum = 0;
+    for (double l : logs) sum += l;
+    std::printf("  %-26s %5.2fx  (%zu layers)\n", row.c_str(), std::exp(sum / logs.size()), logs.size());
+  }
+  std::printf("\nNetwork latency of the conv layers (sum of count x median latency):\n");
+  for (const auto& [suite, sums] : network_seconds) {
+    for (const auto& row : rows) {
+      const auto found = sums.find(row);
+      if (found != sums.end()) std::printf("  %-14s %-26s %9.3f ms\n", suite.c_str(), row.c_str(), found->second * 1e3);
+    }
+  }
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "bench_conv: %s\n", e.what());
+  return 2;
+}

@@ -1,0 +1,66 @@
+// CLBlast's SGEMM (row-major, no transposes) at square sizes on the first OpenCL GPU, timed
+// with profiling events around each call: the OpenCL peer of optune's tuned gemm.opencl in
+// tests/bench/opencl_gpu_bench.sh. CLBlast uses its own per-device tuned parameters (or its
+// defaults for a device its database lacks). Prints the median over repeats, and TFLOP/s.
+// Build: c++ -O2 clblast_sgemm.cpp -I<clblast include> -lclblast -lOpenCL
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <clblast_c.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+int main(int argc, char** argv) {
+  cl_platform_id platforms[8];
+  cl_uint platform_count = 0;
+  clGetPlatformIDs(8, platforms, &platform_count);
+  cl_device_id device = nullptr;
+  for (cl_uint p = 0; p < platform_count && !device; ++p) {
+    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_GPU, 1, &device, nullptr) != CL_SUCCESS) device = nullptr;
+  }
+  if (!device) {
+    std::fprintf(stderr, "clblast_sgemm: no OpenCL GPU\n");
+    return 1;
+  }
+  char name[256] = {};
+  clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof name, name, nullptr);
+  cl_int error = CL_SUCCESS;
+  cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &error);
+  cl_command_queue queue = clCreateCommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE, &error);
+  for (int i = 1; i < argc; ++i) {
+    const size_t n = std::strtoul(argv[i], nullptr, 10);
+    std::vector<float> host(n * n);
+    for (auto& x : host) x = static_cast<float>(std::rand()) / RAND_MAX * 2 - 1;
+    cl_mem a = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * n * 4, host.data(), &error);
+    cl_mem b = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * n * 4, host.data(), &error);
+    cl_mem c = clCreateBuffer(context, CL_MEM_READ_WRITE, n * n * 4, nullptr, &error);
+    std::vector<double> costs;
+    for (int run = 0; run < 23; ++run) {
+      cl_event event = nullptr;
+      CLBlastStatusCode status = CLBlastSgemm(CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, n, n, n,
+                                              1.0f, a, 0, n, b, 0, n, 0.0f, c, 0, n, &queue, &event);
+      if (status != CLBlastSuccess) {
+        std::fprintf(stderr, "clblast_sgemm: CLBlastSgemm failed with status %d\n", status);
+        return 1;
+      }
+      clWaitForEvents(1, &event);
+      cl_ulong start = 0, end = 0;
+      clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
+      clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
+      clReleaseEvent(event);
+      if (run >= 3) costs.push_back((end - start) * 1e-6);  // the first runs compile and warm up
+    }
+    std::sort(costs.begin(), costs.end());
+    const double ms = costs[costs.size() / 2];
+    std::printf("clblast gemm.f32.M%zu.N%zu.K%zu  %.4f ms  %.2f TFLOP/s  (%s)\n", n, n, n, ms,
+                2.0 * n * n * n / ms / 1e9, name);
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    clReleaseMemObject(c);
+  }
+  clReleaseCommandQueue(queue);
+  clReleaseContext(context);
+  return 0;
+}

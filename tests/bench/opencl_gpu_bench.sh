@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# optune's OpenCL templates tuned on a GPU against the vendor's libraries, all in one run:
+# SGEMM at 2048 and 4096 (gemm mode) or ResNet-18's 3x3 conv layers at batch 1 (conv mode),
+# tuned with `optune tune --target opencl`, then cuBLAS / cuDNN FP32 through PyTorch (TF32 off)
+# and CLBlast's SGEMM measured on the same GPU in the same run.
+#
+# Usage: opencl_gpu_bench.sh PREFIX OUT MODE [TRIALS]
+#   PREFIX  an optune install (bin/optune, bin/optune-worker, share/optune/opencl) with lib/ holding
+#           the shared libraries the target machine lacks, bin/clblast_sgemm and bench/torch_peers.py
+#           (tests/bench/pack_gpu_bench.sh makes it)
+#   OUT     where the database and logs go
+#   MODE    probe | gemm | conv
+set -uo pipefail
+prefix=$(cd "$1" && pwd); out=$2; mode=$3; trials=${4:-100}
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export XDG_CACHE_HOME="$out/cache"
+
+# NVIDIA's OpenCL driver: the system's ICD registration if there is one, else ours.
+if ! ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1; then
+  lib=$(ldconfig -p | awk '/libnvidia-opencl\.so\.1/ {print $NF; exit}')
+  [ -n "$lib" ] || lib=$(find /usr /lib /lib64 /opt -name 'libnvidia-opencl.so.1' 2>/dev/null | head -1)
+  mkdir -p /tmp/optune-icd && echo "${lib:-libnvidia-opencl.so.1}" > /tmp/optune-icd/nvidia.icd
+  export OCL_ICD_VENDORS=/tmp/optune-icd
+  echo "OpenCL ICD: $lib (registered in $OCL_ICD_VENDORS)"
+fi
+
+optune=("$prefix/bin/optune")
+tune() {  # op shape trials
+  echo "== optune tune --op $1 --shape $2 --trials $3"
+  /usr/bin/time -f "   wall %e s" "${optune[@]}" tune --op "$1" --shape "$2" --target opencl --trials "$3" \
+    --batch-size 16 --repeat 5 --min-repeat-ms 20 --db "$out/gpu.db" --quiet
+}
+
+nvidia-smi -L
+"${optune[@]}" devices
+case "$mode" in
+  probe)
+    tune gemm 2048,2048,2048 "$trials"
+    "$prefix/bin/clblast_sgemm" 2048
+    env -u LD_LIBRARY_PATH python3 "$prefix/bench/torch_peers.py" gemm
+    ;;
+  gemm)
+    tune gemm 2048,2048,2048 "$trials"
+    tune gemm 4096,4096,4096 $((trials / 2))
+    "$prefix/bin/clblast_sgemm" 2048 4096
+    env -u LD_LIBRARY_PATH python3 "$prefix/bench/torch_peers.py" gemm
+    ;;
+  conv)
+    for layer in C=64,H=56,W=56,K=64,stride=1 C=128,H=28,W=28,K=128,stride=1 C=256,H=14,W=14,K=256,stride=1 \
+                 C=512,H=7,W=7,K=512,stride=1 C=64,H=56,W=56,K=128,stride=2; do
+      tune conv2d "N=1,$layer,R=3,S=3,pad=1" "$trials"
+    done
+    env -u LD_LIBRARY_PATH python3 "$prefix/bench/torch_peers.py" conv
+    ;;
+esac
+echo "== best per workload"
+"${optune[@]}" query --db "$out/gpu.db" --target opencl --top 1

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""cuBLAS FP32 SGEMM and cuDNN FP32 conv2d through PyTorch, TF32 off: the peers of optune's tuned
+OpenCL kernels in tests/bench/opencl_gpu_bench.sh. Prints one line per workload: median time over
+repeats of CUDA-event-timed batches, and TFLOP/s (multiply-adds count as 2)."""
+import statistics
+import sys
+
+import torch
+
+torch.backends.cuda.matmul.allow_tf32 = False
+torch.backends.cudnn.allow_tf32 = False
+torch.backends.cudnn.benchmark = True  # cuDNN picks its fastest algorithm, as a tuned peer should
+
+
+def time_ms(fn, repeat=20, number=20):
+    for _ in range(5):
+        fn()
+    torch.cuda.synchronize()
+    costs = []
+    for _ in range(repeat):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(number):
+            fn()
+        end.record()
+        torch.cuda.synchronize()
+        costs.append(start.elapsed_time(end) / number)
+    return statistics.median(costs)
+
+
+def gemm(n):
+    a = torch.rand(n, n, device="cuda") * 2 - 1
+    b = torch.rand(n, n, device="cuda") * 2 - 1
+    ms = time_ms(lambda: torch.mm(a, b))
+    print(f"cublas  gemm.f32.M{n}.N{n}.K{n}  {ms:.4f} ms  {2 * n**3 / ms / 1e9:.2f} TFLOP/s")
+
+
+def conv(c, h, k, stride):
+    x = torch.rand(1, c, h, h, device="cuda") * 2 - 1
+    w = torch.rand(k, c, 3, 3, device="cuda") * 2 - 1
+    ms = time_ms(lambda: torch.nn.functional.conv2d(x, w, stride=stride, padding=1))
+    p = (h + 2 - 3) // stride + 1
+    flops = 2 * k * p * p * c * 9
+    print(f"cudnn   conv2d.nchw.f32.N1.C{c}.H{h}.W{h}.K{k}.R3.S3.st{stride}.pad1  {ms:.4f} ms  "
+          f"{flops / ms / 1e9:.2f} TFLOP/s")
+
+
+if __name__ == "__main__":
+    print("torch", torch.__version__, torch.cuda.get_device_name(), "cudnn", torch.backends.cudnn.version())
+    what = sys.argv[1] if len(sys.argv) > 1 else "all"
+    if what in ("all", "gemm"):
+        for n in (2048, 4096):
+            gemm(n)
+    if what in ("all", "conv"):
+        for c, h, k, stride in ((64, 56, 64, 1), (128, 28, 128, 1), (256, 14, 256, 1), (512, 7, 512, 1),
+                                (64, 56, 128, 2)):
+            conv(c, h, k, stride)

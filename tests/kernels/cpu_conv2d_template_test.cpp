@@ -1,0 +1,268 @@
+// The "conv2d.cpu" and "depthwise_conv2d.cpu" templates: they are registered, their spaces hold
+// valid configs the sampler finds, every valid config is a kernel that can be instantiated, the
+// default config is valid for any shape and device, and emitted candidates (the default and a
+// random sample per layer) compile with the builder's flags, load and compute the reference's
+// answer on layers with stride 2, padding, 1x1, 7x7, dilation 2 and odd extents.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "optune/kernels/cpu/conv2d_config_view.hpp"
+#include "optune/kernels/kernel_template.hpp"
+#include "optune/kernels/reference.hpp"
+
+namespace optune::kernels {
+namespace {
+
+namespace ss = search_space;
+namespace fs = std::filesystem;
+
+DeviceInfo avx2_device(int cores) {
+  DeviceInfo device;
+  device.name = "test zen3";
+  device.arch = "x86_64";
+  device.cores = cores;
+  device.isa = {"avx", "avx2", "fma", "sse4_2"};
+  return device;
+}
+
+DeviceInfo avx512_device() {
+  DeviceInfo device = avx2_device(16);
+  device.isa.push_back("avx512f");
+  return device;
+}
+
+DeviceInfo neon_device() {
+  DeviceInfo device;
+  device.arch = "aarch64";
+  device.cores = 4;
+  device.isa = {"neon"};
+  return device;
+}
+
+// The ISA this test is compiled for (-march=native), which the emitted candidates also get.
+DeviceInfo this_device() {
+  DeviceInfo device = avx2_device(2);
+#if defined(__AVX512F__)
+  device.isa.push_back("avx512f");
+#elif !defined(__AVX2__)
+  device.isa = {"sse4_2"};
+#endif
+  return device;
+}
+
+Workload conv(Conv2dShape shape) { return Workload{Op::kConv2d, "f32", shape}; }
+Workload depthwise(Conv2dShape shape) {
+  shape.K = shape.C;
+  shape.groups = shape.C;
+  return Workload{Op::kDepthwiseConv2d, "f32", shape};
+}
+
+const KernelTemplate& cpu_conv2d() { return find_template(Op::kConv2d, Backend::kCpu); }
+const KernelTemplate& cpu_depthwise() { return find_template(Op::kDepthwiseConv2d, Backend::kCpu); }
+
+// ResNet-18 and MobileNet layers, and small layers that exercise every edge.
+std::vector<Workload> conv_layers() {
+  return {conv({1, 3, 224, 224, 64, 7, 7, 2, 3, 1, 1}),   conv({1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1}),
+          conv({1, 64, 56, 56, 128, 1, 1, 2, 0, 1, 1}),   conv({1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 1}),
+          conv({1, 1024, 7, 7, 1024, 1, 1, 1, 0, 1, 1}),  conv({1, 3, 224, 224, 32, 3, 3, 2, 1, 1, 1}),
+          conv({1, 5, 11, 23, 11, 5, 3, 1, 0, 1, 1}),     conv({2, 7, 10, 9, 9, 2, 2, 3, 2, 1, 1}),
+          conv({1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1})};
+}
+std::vector<Workload> depthwise_layers() {
+  return {depthwise({1, 32, 112, 112, 0, 3, 3, 1, 1, 1, 1}), depthwise({1, 512, 14, 14, 0, 3, 3, 2, 1, 1, 1}),
+          depthwise({1, 1024, 7, 7, 0, 3, 3, 1, 1, 1, 1}), depthwise({1, 7, 9, 11, 0, 3, 1, 1, 0, 1, 1}),
+          depthwise({1, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1})};
+}
+
+TEST(CpuConv2dTemplate, BothAreFoundByOpAndBackend) {
+  EXPECT_EQ(cpu_conv2d().name(), "conv2d.cpu");
+  EXPECT_EQ(cpu_depthwise().name(), "depthwise_conv2d.cpu");
+  EXPECT_EQ(cpu_depthwise().op(), Op::kDepthwiseConv2d);
+  EXPECT_EQ(cpu_conv2d().backend(), Backend::kCpu);
+}
+
+TEST(CpuConv2dTemplate, GroupedConvolutionIsRejectedWithAReason) {
+  const Workload grouped = conv({1, 8, 14, 14, 8, 3, 3, 1, 1, 1, 2});
+  try {
+    cpu_conv2d().space(grouped, avx2_device(2));
+    FAIL() << "groups = 2 accepted";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("groups"), std::string::npos) << error.what();
+  }
+}
+
+TEST(CpuConv2dTemplate, DefaultConfigIsValidForAnyShapeAndDevice) {
+  for (const DeviceInfo& device : {avx2_device(1), avx2_device(2), avx512_device(), neon_device()}) {
+    for (const Workload& workload : conv_layers()) {
+      const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
+      const ss::Config config = cpu_conv2d().default_config(workload, device, space);
+      EXPECT_EQ(space.first_violation(config), "") << workload.key() << " " << device.arch;
+      const cpu::Conv2dConfig c = cpu::conv2d_config_from_view(ss::ConfigView(space, config));
+      EXPECT_EQ(cpu::conv2d_config_error(c), nullptr) << workload.key();
+      EXPECT_EQ(c.threads, device.cores);
+      EXPECT_EQ(c.lanes, device.simd_f32_lanes());
+    }
+    for (const Workload& workload : depthwise_layers()) {
+      const ss::ConfigSpace space = cpu_depthwise().space(workload, device);
+      const ss::Config config = cpu_depthwise().default_config(workload, device, space);
+      EXPECT_EQ(space.first_violation(config), "") << workload.key() << " " << device.arch;
+      const auto c = cpu::depthwise_conv2d_config_from_view(ss::ConfigView(space, config));
+      EXPECT_EQ(cpu::depthwise_conv2d_config_error(c), nullptr) << workload.key();
+    }
+  }
+}
+
+TEST(CpuConv2dTemplate, SamplerFindsManyValidConfigsAndEachIsAnInstantiableKernel) {
+  for (const DeviceInfo& device : {avx2_device(2), avx512_device(), neon_device()}) {
+    const Workload workload = conv({1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1});
+    const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
+    std::mt19937_64 rng(11);
+    const auto configs = space.sample_valid_distinct(rng, 1000);
+    EXPECT_EQ(configs.size(), 1000u) << device.arch;
+    for (const ss::Config& config : configs) {
+      const cpu::Conv2dConfig c = cpu::conv2d_config_from_view(ss::ConfigView(space, config));
+      EXPECT_EQ(cpu::conv2d_config_error(c), nullptr) << space.to_json(config).dump();
+      EXPECT_LE(c.lanes, std::max(4, device.simd_f32_lanes()));
+    }
+    const Workload dw = depthwise({1, 128, 56, 56, 0, 3, 3, 1, 1, 1, 1});
+    const ss::ConfigSpace dw_space = cpu_depthwise().space(dw, device);
+    const auto dw_configs = dw_space.sample_valid_distinct(rng, 200);
+    EXPECT_EQ(dw_configs.size(), 200u) << device.arch;
+    for (const ss::Config& config : dw_configs) {
+      const auto c = cpu::depthwise_conv2d_config_from_view(ss::ConfigView(dw_space, config));
+      EXPECT_EQ(cpu::depthwise_conv2d_config_error(c), nullptr) << dw_space.to_json(config).dump();
+    }
+  }
+}
+
+TEST(CpuConv2dTemplate, DerivedFeaturesHaveStableNamesAndFiniteValues) {
+  for (const KernelTemplate* kernel : {&cpu_conv2d(), &cpu_depthwise()}) {
+    std::vector<std::string> names;
+    const auto layers = kernel == &cpu_conv2d() ? conv_layers() : depthwise_layers();
+    for (const Workload& workload : layers) {
+      const ss::ConfigSpace space = kernel->space(workload, avx2_device(2));
+      std::mt19937_64 rng(9);
+      for (const ss::Config& config : space.sample_valid_distinct(rng, 20)) {
+        std::vector<std::string> these;
+        for (const auto& [name, value] :
+             kernel->derived_features(workload, avx2_device(2), ss::ConfigView(space, config))) {
+          these.push_back(name);
+          EXPECT_TRUE(std::isfinite(value)) << kernel->name() << " " << name;
+        }
+        if (names.empty()) names = these;
+        EXPECT_EQ(these, names);
+      }
+    }
+    EXPECT_FALSE(names.empty());
+  }
+}
+
+TEST(CpuConv2dTemplate, TableRowsAndLiteralsNameEveryField) {
+  const Workload workload = conv({1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1});
+  const ss::ConfigSpace space = cpu_conv2d().space(workload, avx2_device(2));
+  const ss::Config config = cpu_conv2d().default_config(workload, avx2_device(2), space);
+  const std::string row = cpu_conv2d().table_row(workload, ss::ConfigView(space, config));
+  for (const char* field : {".N = 1", ".C = 64", ".K = 64", ".R = 3", ".stride = 1", ".pad = 1",
+                            ".dilation = 1", ".lanes", ".oc_vectors", ".ic_block", ".ow_block",
+                            ".oh_block", ".unroll_kw", ".loop_order", ".threads", ".parallel"}) {
+    EXPECT_NE(row.find(field), std::string::npos) << field << " in " << row;
+  }
+  ASSERT_TRUE(cpu_depthwise().table_form().has_value());
+  EXPECT_EQ(cpu_depthwise().table_form()->include, "optune/kernels/cpu/tuned_conv2d.hpp");
+}
+
+// One candidate to check: its workload and its emitted source.
+struct Candidate {
+  Workload workload;
+  std::string source;
+};
+
+// The default and `samples` random valid configs of every layer, as emitted sources.
+std::vector<Candidate> candidates(const KernelTemplate& kernel, const std::vector<Workload>& layers,
+                                  int samples) {
+  const DeviceInfo device = this_device();
+  std::vector<Candidate> out;
+  std::mt19937_64 rng(23);
+  for (const Workload& workload : layers) {
+    const ss::ConfigSpace space = kernel.space(workload, device);
+    std::vector<ss::Config> configs = space.sample_valid_distinct(rng, samples);
+    configs.push_back(kernel.default_config(workload, device, space));
+    for (const ss::Config& config : configs) {
+      out.push_back({workload, kernel.emit_source(workload, device, ss::ConfigView(space, config))});
+    }
+  }
+  return out;
+}
+
+// Each emitted source goes into a namespace of its own, its symbol renamed by the preprocessor,
+// so that a few translation units hold all candidates (one compile per candidate would take
+// minutes on a busy 2-core machine). The source itself is untouched: its #include of the kernel
+// header is a no-op after the first (#pragma once).
+TEST(CpuConv2dTemplate, EmittedCandidatesCompileLoadAndMatchTheReference) {
+  std::vector<Candidate> all = candidates(cpu_conv2d(), conv_layers(), 3);
+  for (Candidate& c : candidates(cpu_depthwise(), depthwise_layers(), 3)) all.push_back(std::move(c));
+  for (const Candidate& c : all) {
+    ASSERT_NE(c.source.find(std::string("extern \"C\" void ") + kCandidateSymbol), std::string::npos);
+  }
+
+  const fs::path dir = fs::temp_directory_path() / ("optune_cpu_conv2d_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  constexpr int kUnits = 2;  // compiled concurrently, one per core
+  std::string command;
+  for (int unit = 0; unit < kUnits; ++unit) {
+    std::ofstream tu(dir / ("unit" + std::to_string(unit) + ".cpp"));
+    tu << "#include <optune/kernels/cpu/conv2d.hpp>\n#include <optune/kernels/cpu/depthwise_conv2d.hpp>\n";
+    for (std::size_t i = unit; i < all.size(); i += kUnits) {
+      tu << "namespace candidate_" << i << " {\n#define " << kCandidateSymbol << " " << kCandidateSymbol
+         << "_" << i << "\n"
+         << all[i].source << "#undef " << kCandidateSymbol << "\n}\n";
+    }
+    // The flags the local builder uses for the native CPU target.
+    const std::string name = (dir / ("unit" + std::to_string(unit))).string();
+    command += "c++ -std=c++20 -O3 -march=native -fopenmp -fPIC -shared -I" + std::string(OPTUNE_SOURCE_DIR) +
+               "/kernels/include " + name + ".cpp -o " + name + ".so 2> " + name + ".log & ";
+  }
+  command += "wait";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+
+  std::vector<void*> handles;
+  for (int unit = 0; unit < kUnits; ++unit) {
+    const fs::path object = dir / ("unit" + std::to_string(unit) + ".so");
+    void* handle = dlopen(object.c_str(), RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(handle, nullptr) << dlerror() << "\n" << std::ifstream(dir / ("unit" + std::to_string(unit) + ".log")).rdbuf();
+    handles.push_back(handle);
+  }
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const std::string symbol = std::string(kCandidateSymbol) + "_" + std::to_string(i);
+    auto function = reinterpret_cast<CandidateFunction>(dlsym(handles[i % kUnits], symbol.c_str()));
+    ASSERT_NE(function, nullptr) << symbol;
+    const Workload& workload = all[i].workload;
+    std::mt19937 rng(static_cast<unsigned>(i));
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    std::vector<std::vector<float>> inputs;
+    std::vector<const float*> pointers;
+    for (std::size_t size : input_sizes(workload)) {
+      inputs.emplace_back(size);
+      for (float& x : inputs.back()) x = value(rng);
+      pointers.push_back(inputs.back().data());
+    }
+    std::vector<float> got(output_size(workload), std::nanf("")), want(output_size(workload));
+    reference(workload, pointers, want.data());
+    function(pointers.data(), got.data());
+    EXPECT_LE(relative_l2_error(got.data(), want.data(), got.size()), 1e-5) << all[i].source;
+  }
+  for (void* handle : handles) dlclose(handle);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace optune::kernels
