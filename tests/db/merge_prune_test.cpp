@@ -11,9 +11,9 @@
 namespace optune::db {
 namespace {
 
-using testing::TempDir;
 using testing::failed_record;
 using testing::ok_record;
+using testing::TempDir;
 
 std::multiset<std::string> contents(const Database& database) {
   std::multiset<std::string> all;

@@ -2,9 +2,8 @@
 // and SIGKILL, resumed, kept apart by the device lock), query --since, merge, prune, regress
 // (with JUnit XML) and report. Real processes, real compiles, real SQLite files; tiny GEMMs and
 // short timing keep it fast.
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -14,12 +13,11 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "optune/db/database.hpp"
 
@@ -64,8 +62,8 @@ class ResultsCliTest : public ::testing::Test {
   }
 
   CommandRun optune(const std::string& arguments) {
-    std::string command = std::string(OPTUNE_EXECUTABLE) + " " + arguments + " > " + (dir_ / "out").string() +
-                          " 2> " + (dir_ / "err").string();
+    std::string command = std::string(OPTUNE_EXECUTABLE) + " " + arguments + " > " + (dir_ / "out").string() + " 2> " +
+                          (dir_ / "err").string();
     int status = std::system(command.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "out"), slurp(dir_ / "err")};
   }
@@ -108,7 +106,8 @@ class ResultsCliTest : public ::testing::Test {
     fs::path file = dir_ / (name + ".toml");
     std::ofstream(file) << "name = \"" << name << "\"\nbudget = " << budget
                         << "\ntuner = \"random\"\nbatch_size = 2\nremeasure = 1\nseed = 3\ndatabase = \"" << db()
-                        << "\"\n" << extra
+                        << "\"\n"
+                        << extra
                         << "[[workload]]\nop = \"gemm\"\nshape = \"48,40,36\"\n"
                            "[measure]\nrepeat = 2\nmin_repeat_ms = 1\ntimeout = 10\n";
     return file;
@@ -130,7 +129,8 @@ class ResultsCliTest : public ::testing::Test {
         ++result.defaults;
       } else if (record.tuner != "remeasure") {
         ++result.trials;
-        EXPECT_TRUE(result.trial_configs.insert(record.config_text()).second) << "measured twice: " << record.config_text();
+        EXPECT_TRUE(result.trial_configs.insert(record.config_text()).second)
+            << "measured twice: " << record.config_text();
       }
     }
     return result;
@@ -150,9 +150,9 @@ class ResultsCliTest : public ::testing::Test {
   }
 
   void tune_tiny(const std::string& database, int seed, int trials = 2) {
-    CommandRun run = optune("tune --op gemm --shape 48,40,36 --tuner random --batch-size 2 --remeasure 1 --trials " +
-                            std::to_string(trials) + " --seed " + std::to_string(seed) + " " + kTiming + " --db " +
-                            database);
+    CommandRun run =
+        optune("tune --op gemm --shape 48,40,36 --tuner random --batch-size 2 --remeasure 1 --trials " +
+               std::to_string(trials) + " --seed " + std::to_string(seed) + " " + kTiming + " --db " + database);
     ASSERT_EQ(run.code, 0) << run.out << run.err;
   }
 
@@ -182,10 +182,11 @@ TEST_F(ResultsCliTest, JobStoppedBySigtermResumesAndCompletesTheBudget) {
 
   CommandRun again = optune("job run " + job.string());
   ASSERT_EQ(again.code, 0) << again.out << again.err;
-  EXPECT_NE(again.out.find(std::to_string(stopped.trials) + " trials already recorded"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find(std::to_string(stopped.trials) + " trials already recorded"), std::string::npos)
+      << again.out;
   auto done = job_records("tiny");
-  EXPECT_EQ(done.trials, kBudget);    // the budget counts the first run's trials
-  EXPECT_EQ(done.defaults, 1u);       // the default is not measured again
+  EXPECT_EQ(done.trials, kBudget);  // the budget counts the first run's trials
+  EXPECT_EQ(done.defaults, 1u);     // the default is not measured again
   expect_intact_database();
 
   // The log holds both runs and the summary; a third run has nothing left to do.
@@ -227,7 +228,8 @@ TEST_F(ResultsCliTest, TwoJobsOnOneDeviceAreKeptApart) {
   CommandRun second = optune("job run " + write_job("second", 4).string());
   EXPECT_EQ(second.code, 1) << second.out << second.err;
   EXPECT_NE(second.err.find("another job (pid " + std::to_string(first) + ") is measuring on device"),
-            std::string::npos) << second.err;
+            std::string::npos)
+      << second.err;
   EXPECT_EQ(std::count(second.err.begin(), second.err.end(), '\n'), 1) << second.err;
   EXPECT_EQ(job_records("second").trials + job_records("second").defaults, 0u);
   ::kill(first, SIGKILL);  // its clean stop is another test's subject
@@ -322,10 +324,11 @@ void plant_record(const std::string& from, const std::string& to, double scale, 
 }
 
 bool valid_junit(const fs::path& file, const std::string& expect) {
-  std::string command = "python3 -c \"import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); "
-                        "s = r.find('testsuite'); c = s.findall('testcase'); "
-                        "print(r.tag, s.get('tests'), s.get('failures'), len(c), len(c[0].findall('failure')))\" " +
-                        file.string() + " > " + file.string() + ".parsed";
+  std::string command =
+      "python3 -c \"import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); "
+      "s = r.find('testsuite'); c = s.findall('testcase'); "
+      "print(r.tag, s.get('tests'), s.get('failures'), len(c), len(c[0].findall('failure')))\" " +
+      file.string() + " > " + file.string() + ".parsed";
   if (std::system(command.c_str()) != 0) return false;
   std::string parsed = slurp(file.string() + ".parsed");
   EXPECT_EQ(parsed, expect + "\n");
@@ -352,8 +355,8 @@ TEST_F(ResultsCliTest, RegressPassesOnReachableRecordsAndFailsOnAPlantedRegressi
   const std::string planted = (dir_ / "planted.db").string();
   plant_record(db(), planted, 1e-3);
   fs::path failed = dir_ / "fail.xml";
-  CommandRun fail = optune("regress --db " + planted + " --suite " + suite + " " + kRegressTiming + " --junit " +
-                           failed.string());
+  CommandRun fail =
+      optune("regress --db " + planted + " --suite " + suite + " " + kRegressTiming + " --junit " + failed.string());
   EXPECT_EQ(fail.code, 1) << fail.out << fail.err;
   EXPECT_NE(fail.out.find("REGRESSION"), std::string::npos) << fail.out;
   EXPECT_NE(fail.out.find("1 regressed"), std::string::npos) << fail.out;

@@ -1,9 +1,10 @@
 // Job files (optune/tuner/job.hpp) and the regression verdicts and JUnit XML of optune regress.
+#include "optune/tuner/job.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "optune/tuner/job.hpp"
 #include "optune/tuner/regression.hpp"
 
 namespace optune::tuner {
@@ -47,9 +48,10 @@ TEST(JobFileTest, ReadsInlineWorkloadsBudgetAndMeasurement) {
 }
 
 TEST(JobFileTest, TimeBudgetWithPerTaskCap) {
-  JobSpec job = parse_job("name = \"t\"\nbudget = \"1h30m\"\ntrials_per_task = 50\nrpc = \"pi@h:9190\"\n"
-                          "suite = \"" OPTUNE_SOURCE_DIR "/configs/workloads/resnet18.toml\"\n",
-                          "t.toml");
+  JobSpec job = parse_job(
+      "name = \"t\"\nbudget = \"1h30m\"\ntrials_per_task = 50\nrpc = \"pi@h:9190\"\n"
+      "suite = \"" OPTUNE_SOURCE_DIR "/configs/workloads/resnet18.toml\"\n",
+      "t.toml");
   EXPECT_EQ(job.budget.seconds, 5400);
   EXPECT_EQ(job.budget.trials_per_task, 50u);
   EXPECT_EQ(job.rpc, "pi@h:9190");

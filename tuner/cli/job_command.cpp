@@ -3,13 +3,13 @@
 // of the job recorded, logs every batch, and ends with a summary read back from the database.
 // SIGINT/SIGTERM stop it after the current batch (a second signal stops it at once); running the
 // job again continues where it stopped.
+#include <fmt/format.h>
+
 #include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "cli_support.hpp"
 #include "measuring.hpp"
@@ -88,11 +88,16 @@ void print_job_summary(std::FILE* log, const tuner::JobSpec& job, const std::vec
     std::optional<db::TuningRecord> default_record;
     for (const auto& record : database.task_records(tuner::task_key(*task.task))) {
       if (record.run_id != job.run_id()) continue;
-      if (record.is_default) default_record = record;  // the latest
-      else if (record.tuner != "remeasure") ++task_trials, failures += record.ok() ? 0 : 1;
+      if (record.is_default) {
+        default_record = record;  // the latest
+      } else if (record.tuner != "remeasure") {
+        ++task_trials;
+        if (!record.ok()) ++failures;
+      }
     }
     auto best = database.best(tuner::task_key(*task.task));
-    double speedup = best && default_record && default_record->ok() ? default_record->median_seconds / best->median_seconds : 0;
+    double speedup =
+        best && default_record && default_record->ok() ? default_record->median_seconds / best->median_seconds : 0;
     say(log, fmt::format("{:<24} {:>5} {:>7} {:>8} {:>12} {:>12} {:>9} {:>7.2f}x", task.entry.name, task.entry.count,
                          task_trials, failures, milliseconds(default_record), milliseconds(best),
                          best ? fmt::format("{:.1f}", best->gflops) : "-", speedup));
@@ -100,8 +105,10 @@ void print_job_summary(std::FILE* log, const tuner::JobSpec& job, const std::vec
     default_total += default_record && default_record->ok() ? task.entry.count * default_record->median_seconds : NAN;
     tuned_total += best ? task.entry.count * best->median_seconds : NAN;
   }
-  say(log, fmt::format("trials recorded for the job: {}; estimated latency (sum of count x latency): default {:.3f} ms, "
-                       "tuned {:.3f} ms", trials, default_total * 1e3, tuned_total * 1e3));
+  say(log,
+      fmt::format("trials recorded for the job: {}; estimated latency (sum of count x latency): default {:.3f} ms, "
+                  "tuned {:.3f} ms",
+                  trials, default_total * 1e3, tuned_total * 1e3));
 }
 
 std::vector<tuner::SuiteTask> make_tasks(const tuner::JobSpec& job) {
@@ -121,7 +128,8 @@ int run_job(const JobRunOptions& options) {
     throw UsageError(error.what());
   }
   if (!job.rpc.empty())
-    throw UsageError(job.source + ": rpc = \"" + job.rpc + "\": measuring over RPC is not available in this optune yet");
+    throw UsageError(job.source + ": rpc = \"" + job.rpc +
+                     "\": measuring over RPC is not available in this optune yet");
   auto tasks = make_tasks(job);
 
   // The lock comes before anything is measured or written.
@@ -142,10 +150,12 @@ int run_job(const JobRunOptions& options) {
   setvbuf(log.get(), nullptr, _IOLBF, 0);  // every line reaches the file at once: the job may be killed
 
   std::size_t done = 0;
-  for (auto& task : tasks) done += task.trials_done = tuner::recorded_job_trials(database, tuner::task_key(*task.task), job.run_id());
+  for (auto& task : tasks)
+    done += task.trials_done = tuner::recorded_job_trials(database, tuner::task_key(*task.task), job.run_id());
   say(log.get(), fmt::format("job {} ({}): {} workloads on {} ({}), tuner {}, {} trials already recorded; database {}, "
-                             "log {}", job.name, job.source, tasks.size(), job.target, tasks.front().task->device.name,
-                             job.tuner, done, job.database, job.log));
+                             "log {}",
+                             job.name, job.source, tasks.size(), job.target, tasks.front().task->device.name, job.tuner,
+                             done, job.database, job.log));
 
   tuner::TuningOptions tuning;
   tuning.batch_size = job.batch_size;

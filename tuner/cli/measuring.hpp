@@ -14,7 +14,7 @@
 namespace optune::cli {
 
 struct MeasureSettings {
-  std::string target = "cpu";    // chooses the builder
+  std::string target = "cpu";  // chooses the builder
   measure::TimingPolicy timing;
   int jobs = 0;                  // parallel compiles; 0: all cores
   double compile_timeout = 120;  // seconds

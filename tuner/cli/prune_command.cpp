@@ -36,7 +36,8 @@ int run_prune(const PruneOptions& options) {
 void add_prune_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<PruneOptions>();
   CLI::App* prune = app.add_subcommand(
-      "prune", "Keep the K best records per task, its latest default record and the latest record of each failed config");
+      "prune",
+      "Keep the K best records per task, its latest default record and the latest record of each failed config");
   prune->add_option("--db", options->database, "SQLite database file")->capture_default_str();
   prune->add_option("--keep", options->keep, "Best successful records kept per task")->required();
   prune->add_flag("--dry-run", options->dry_run, "Only count what would be deleted");

@@ -3,11 +3,11 @@
 // each other and with the recorded figure, prints a table, optionally writes JUnit XML, and exits
 // 1 when any tuned config regressed beyond the tolerance. The database is only read: a CI check
 // leaves the tuning records as they were.
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-
-#include <fmt/format.h>
 
 #include "cli_support.hpp"
 #include "measuring.hpp"
@@ -120,18 +120,25 @@ void add_regress_command(CLI::App& app, CommandAction& action) {
   regress->add_option("--db", options->database, "SQLite database file (only read)")->capture_default_str();
   regress->add_option("--suite", options->suite, "Suite file of the workloads to check")->required();
   regress->add_option("--target", options->target, "Target: cpu, opencl[:<platform>:<device>]")->capture_default_str();
-  regress->add_option("--tolerance", options->tolerance, "Allowed slowdown, as a share (0.05: 5%)")->capture_default_str();
+  regress->add_option("--tolerance", options->tolerance, "Allowed slowdown, as a share (0.05: 5%)")
+      ->capture_default_str();
   regress->add_option("--junit", options->junit, "Write JUnit XML here, for CI servers");
   auto& timing = options->measuring.timing;
-  regress->add_option("--repeat", timing.repeat, "Timed repeats per config")->capture_default_str()->check(CLI::Range(1, 1000));
+  regress->add_option("--repeat", timing.repeat, "Timed repeats per config")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
   regress->add_option("--number", timing.number, "Runs per repeat (0: from --min-repeat-ms)")
-      ->capture_default_str()->check(CLI::Range(0, 1000000));
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000000));
   regress->add_option("--min-repeat-ms", timing.min_repeat_ms, "Shortest repeat, in milliseconds")
-      ->capture_default_str()->check(CLI::Range(0.0, 60000.0));
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 60000.0));
   regress->add_option("--timeout", timing.timeout_seconds, "Seconds a config may run")
-      ->capture_default_str()->check(CLI::Range(0.1, 86400.0));
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 86400.0));
   regress->add_option("--compile-timeout", options->measuring.compile_timeout, "Seconds a compile may take")
-      ->capture_default_str()->check(CLI::Range(1.0, 86400.0));
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 86400.0));
   regress->add_option("--jobs", options->measuring.jobs, "Parallel compiles (0: all cores)")->capture_default_str();
   regress->add_option("--compiler", options->measuring.compiler, "C++ compiler for CPU configs")->capture_default_str();
   regress->callback([options, &action] { action = [options] { return run_regress(*options); }; });

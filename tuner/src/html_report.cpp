@@ -1,11 +1,11 @@
 #include "optune/tuner/html_report.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <map>
-
-#include <fmt/format.h>
 
 namespace optune::tuner {
 namespace {
@@ -17,11 +17,16 @@ constexpr const char* kColours[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", 
 std::string escaped(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
+    if (c == '&')
+      out += "&amp;";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '"')
+      out += "&quot;";
+    else
+      out += c;
   }
   return out;
 }
@@ -90,20 +95,25 @@ std::string svg_plot(const std::vector<RunCurve>& curves) {
       kWidth, kHeight);
   for (int tick = 0; tick <= 4; ++tick) {
     double value = top * tick / 4;
-    svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>"
-                       "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{:g}</text>\n",
-                       kLeft, y(value), kWidth - kRight, y(value), kLeft - 6, y(value) + 4, value);
+    svg += fmt::format(
+        "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>"
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{:g}</text>\n",
+        kLeft, y(value), kWidth - kRight, y(value), kLeft - 6, y(value) + 4, value);
   }
   svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">trial (1 to {})</text>\n",
                      kLeft + plot_width / 2, kHeight - 8, trials);
-  svg += fmt::format("<text x=\"12\" y=\"{:.1f}\" transform=\"rotate(-90 12 {:.1f})\" text-anchor=\"middle\">"
-                     "best GFLOP/s</text>\n", kTop + plot_height / 2, kTop + plot_height / 2);
+  svg += fmt::format(
+      "<text x=\"12\" y=\"{:.1f}\" transform=\"rotate(-90 12 {:.1f})\" text-anchor=\"middle\">"
+      "best GFLOP/s</text>\n",
+      kTop + plot_height / 2, kTop + plot_height / 2);
   for (std::size_t i = 0; i < curves.size(); ++i) {
     std::string points;
     for (std::size_t t = 0; t < curves[i].best_so_far.size(); ++t)
       points += fmt::format("{:.1f},{:.1f} ", x(t + 1.0), y(curves[i].best_so_far[t]));
-    svg += fmt::format("<polyline fill=\"none\" stroke-width=\"2\" stroke=\"{}\" points=\"{}\"><title>{}</title>"
-                       "</polyline>\n", kColours[i % std::size(kColours)], points, escaped(curves[i].run_id));
+    svg += fmt::format(
+        "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"{}\" points=\"{}\"><title>{}</title>"
+        "</polyline>\n",
+        kColours[i % std::size(kColours)], points, escaped(curves[i].run_id));
   }
   return svg + "</svg>\n";
 }
@@ -112,10 +122,12 @@ std::string legend(const std::vector<RunCurve>& curves) {
   std::string html = "<ul class=\"legend\">";
   for (std::size_t i = 0; i < curves.size(); ++i) {
     const auto& curve = curves[i];
-    html += fmt::format("<li><span style=\"background:{}\"></span>run {} ({}, started {}): {} trials, best {:.2f} "
-                        "GFLOP/s</li>", kColours[i % std::size(kColours)], escaped(curve.run_id),
-                        escaped(curve.tuner.empty() ? "default only" : curve.tuner), date_text(curve.started),
-                        curve.best_so_far.size(), curve.best_so_far.empty() ? 0 : curve.best_so_far.back());
+    html += fmt::format(
+        "<li><span style=\"background:{}\"></span>run {} ({}, started {}): {} trials, best {:.2f} "
+        "GFLOP/s</li>",
+        kColours[i % std::size(kColours)], escaped(curve.run_id),
+        escaped(curve.tuner.empty() ? "default only" : curve.tuner), date_text(curve.started), curve.best_so_far.size(),
+        curve.best_so_far.empty() ? 0 : curve.best_so_far.back());
   }
   return html + "</ul>\n";
 }
@@ -142,12 +154,14 @@ std::string summary_table(const std::vector<TaskRecords>& tasks) {
     auto [default_record, best] = default_and_best(task);
     auto ms = [](const db::TuningRecord* r) { return r ? fmt::format("{:.4f}", r->median_seconds * 1e3) : "-"; };
     auto gflops = [](const db::TuningRecord* r) { return r ? fmt::format("{:.2f}", r->gflops) : "-"; };
-    std::string speedup = default_record && best ? fmt::format("{:.2f}x", default_record->median_seconds / best->median_seconds) : "-";
-    html += fmt::format("<tr><td><a href=\"#task{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-                        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>\n",
-                        i, escaped(task.key.workload_key), escaped(task.key.template_name), escaped(task.key.target),
-                        escaped(task.device_name), task.records.size(), ms(default_record), gflops(default_record),
-                        ms(best), gflops(best), speedup, best ? escaped(best->config.dump()) : "-");
+    std::string speedup =
+        default_record && best ? fmt::format("{:.2f}x", default_record->median_seconds / best->median_seconds) : "-";
+    html += fmt::format(
+        "<tr><td><a href=\"#task{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>\n",
+        i, escaped(task.key.workload_key), escaped(task.key.template_name), escaped(task.key.target),
+        escaped(task.device_name), task.records.size(), ms(default_record), gflops(default_record), ms(best),
+        gflops(best), speedup, best ? escaped(best->config.dump()) : "-");
   }
   return html + "</table>\n";
 }
@@ -171,7 +185,8 @@ std::string html_report(const db::Database& database, const std::string& source)
   std::string html = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>optune report: {0}</title>\n"
       "<style>body{{font-family:sans-serif;margin:2em;color:#222}} table{{border-collapse:collapse}}"
-      " td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}} td:first-child,th:first-child{{text-align:left}}"
+      " td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}} "
+      "td:first-child,th:first-child{{text-align:left}}"
       " code{{font-size:85%}} .legend{{list-style:none;padding:0}} .legend span{{display:inline-block;width:12px;"
       "height:12px;margin-right:6px}}</style>\n</head>\n<body>\n<h1>optune report</h1>\n"
       "<p>Database <code>{0}</code>: {1} records, {2} tasks. Generated {3}.</p>\n<h2>Default vs tuned</h2>\n",

@@ -1,5 +1,7 @@
 #include "optune/tuner/job.hpp"
 
+#include <toml++/toml.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -8,8 +10,6 @@
 #include <regex>
 #include <set>
 #include <sstream>
-
-#include <toml++/toml.h>
 
 #include "optune/tuner/task_scheduler.hpp"
 #include "optune/tuner/tuner.hpp"
@@ -69,7 +69,8 @@ class JobReader {
     read(root_, "trials_per_task", job.budget.trials_per_task, 1, 100'000'000);
     const toml::node* node = root_.get("budget");
     if (!node) {
-      if (!job.budget.trials_per_task) fail(root_.source(), "missing 'budget' (trials, e.g. 2000, or time, e.g. \"8h\")");
+      if (!job.budget.trials_per_task)
+        fail(root_.source(), "missing 'budget' (trials, e.g. 2000, or time, e.g. \"8h\")");
       return;
     }
     if (auto trials = node->value_exact<std::int64_t>()) {
@@ -146,8 +147,10 @@ JobSpec parse_job(const std::string& text, const std::string& source) {
     throw JobError(source + ":" + std::to_string(error.source().begin.line) + ": " + std::string(error.description()));
   }
   JobReader reader(root, source);
-  reader.check_keys(root, {"name", "target", "rpc", "suite", "workload", "budget", "trials_per_task", "tuner", "seed",
-                           "scheduler", "batch_size", "remeasure", "database", "log", "measure"}, "");
+  reader.check_keys(root,
+                    {"name", "target", "rpc", "suite", "workload", "budget", "trials_per_task", "tuner", "seed",
+                     "scheduler", "batch_size", "remeasure", "database", "log", "measure"},
+                    "");
   JobSpec job;
   job.source = source;
   if (!root.contains("name")) reader.fail(root.source(), "missing 'name'");
@@ -170,8 +173,7 @@ JobSpec parse_job(const std::string& text, const std::string& source) {
   reader.read(root, "remeasure", job.remeasure, 0, 1000);
   reader.read(root, "database", job.database);
   reader.read(root, "log", job.log);
-  if (job.log.empty())
-    job.log = (std::filesystem::path(job.database).parent_path() / (job.name + ".log")).string();
+  if (job.log.empty()) job.log = (std::filesystem::path(job.database).parent_path() / (job.name + ".log")).string();
   reader.read_budget(job);
   reader.read_measure(job);
   reader.read_workloads(job);

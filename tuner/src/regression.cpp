@@ -1,8 +1,8 @@
 #include "optune/tuner/regression.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace optune::tuner {
 namespace {
@@ -11,15 +11,27 @@ std::string xml_escaped(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
         // Control characters other than tab and newline are not allowed in XML 1.0.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') out += ' ';
-        else out += c;
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n')
+          out += ' ';
+        else
+          out += c;
     }
   }
   return out;
@@ -37,14 +49,16 @@ Judgement judge(const RegressionCase& c, double tolerance) {
   const double now = c.tuned_now->median_seconds;
   const double limit = 1 + tolerance;
   if (now > *c.recorded_seconds * limit)
-    return {Verdict::kRegression, fmt::format("tuned config {:.4f} ms now, {:.2f}x its recorded {:.4f} ms (tolerance {:.0f}%)",
-                                              now * 1e3, now / *c.recorded_seconds, *c.recorded_seconds * 1e3,
-                                              tolerance * 100)};
+    return {Verdict::kRegression,
+            fmt::format("tuned config {:.4f} ms now, {:.2f}x its recorded {:.4f} ms (tolerance {:.0f}%)", now * 1e3,
+                        now / *c.recorded_seconds, *c.recorded_seconds * 1e3, tolerance * 100)};
   if (c.default_now && c.default_now->ok() && now > c.default_now->median_seconds * limit)
     return {Verdict::kRegression,
             fmt::format("tuned config {:.4f} ms is slower than the default's {:.4f} ms (tolerance {:.0f}%)", now * 1e3,
                         c.default_now->median_seconds * 1e3, tolerance * 100)};
-  if (c.default_now && !c.default_now->ok()) return {Verdict::kPass, "the default config fails now: " + std::string(measure::error_kind_name(c.default_now->error))};
+  if (c.default_now && !c.default_now->ok())
+    return {Verdict::kPass,
+            "the default config fails now: " + std::string(measure::error_kind_name(c.default_now->error))};
   return {Verdict::kPass, ""};
 }
 
@@ -67,8 +81,8 @@ std::string junit_xml(const std::vector<RegressionCase>& cases, double tolerance
   for (const auto& c : cases) {
     const Judgement judgement = judge(c, tolerance);
     seconds += c.seconds;
-    body += fmt::format("    <testcase classname=\"optune.regress.{}\" name=\"{}\" time=\"{:.3f}\"", xml_escaped(suite_name),
-                        xml_escaped(c.workload_key), c.seconds);
+    body += fmt::format("    <testcase classname=\"optune.regress.{}\" name=\"{}\" time=\"{:.3f}\"",
+                        xml_escaped(suite_name), xml_escaped(c.workload_key), c.seconds);
     if (judgement.verdict == Verdict::kPass) {
       body += "/>\n";
       continue;

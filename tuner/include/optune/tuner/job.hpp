@@ -54,7 +54,7 @@ struct JobSpec {
   std::string name;
   std::string source;  // the job file
   std::string target = "cpu";
-  std::string rpc;     // "" = measured on this machine
+  std::string rpc;         // "" = measured on this machine
   std::string suite_path;  // "" when the workloads are inline
   Suite suite;
   std::string tuner = "xgb";

@@ -15,19 +15,19 @@
 namespace optune::tuner {
 
 struct RegressionCase {
-  std::string name;          // the suite's label of the workload
+  std::string name;  // the suite's label of the workload
   std::string workload_key;
-  std::optional<double> recorded_seconds;  // the tuned config's recorded median; none: never tuned here
+  std::optional<double> recorded_seconds;             // the tuned config's recorded median; none: never tuned here
   std::optional<measure::MeasureResult> tuned_now;    // the tuned config measured now
   std::optional<measure::MeasureResult> default_now;  // the default config measured now
-  double seconds = 0;        // spent measuring this case
+  double seconds = 0;                                 // spent measuring this case
 };
 
 enum class Verdict { kPass, kRegression, kUntuned };
 
 struct Judgement {
   Verdict verdict = Verdict::kPass;
-  std::string reason;        // why it regressed, or a note ("default failed now: crash")
+  std::string reason;  // why it regressed, or a note ("default failed now: crash")
 };
 
 // tolerance: allowed relative slowdown, e.g. 0.05 for 5%.
