@@ -165,4 +165,47 @@ std::size_t Database::import_jsonl(std::istream& in) {
   return added;
 }
 
+std::size_t Database::merge_from(const Database& other) {
+  impl_->require_writable();
+  sqlite::Transaction transaction(impl_->connection);
+  RecordWriter writer(impl_->connection);
+  std::size_t added = 0;
+  other.impl_->for_each_record(select_records() + " ORDER BY r.timestamp, r.id", WhereClause{},
+                               [&](TuningRecord&& record) {
+                                 if (writer.write(record) != 0) ++added;
+                               });
+  transaction.commit();
+  return added;
+}
+
+std::size_t Database::prune(std::size_t keep, bool dry_run) {
+  impl_->require_writable();
+  // row_number() ranks within each task; ids outside all three kept sets are deleted.
+  const std::string task = "workload_key, template_name, target, device_id";
+  const std::string kept =
+      "SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY " + task +
+      " ORDER BY median_seconds, id) AS rank FROM records WHERE error_kind = 'ok') WHERE rank <= " +
+      std::to_string(keep) +
+      " UNION SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY " + task +
+      " ORDER BY timestamp DESC, id DESC) AS rank FROM records WHERE is_default = 1) WHERE rank = 1"
+      " UNION SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY " + task +
+      ", config ORDER BY timestamp DESC, id DESC) AS rank FROM records WHERE error_kind <> 'ok') WHERE rank = 1";
+  sqlite::Transaction transaction(impl_->connection);
+  const auto doomed = static_cast<std::size_t>(
+      impl_->connection.query_int("SELECT count(*) FROM records WHERE id NOT IN (" + kept + ")"));
+  if (dry_run) return doomed;
+  impl_->connection.execute("DELETE FROM records WHERE id NOT IN (" + kept + ")");
+  transaction.commit();
+  return doomed;
+}
+
+void Database::compact() {
+  impl_->require_writable();
+  impl_->connection.execute("VACUUM");
+}
+
+std::string Database::integrity_check() const {
+  return impl_->connection.query_text("PRAGMA integrity_check");
+}
+
 }  // namespace optune::db

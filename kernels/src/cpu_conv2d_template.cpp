@@ -223,7 +223,14 @@ class CpuConv2dTemplate final : public KernelTemplate {
   std::optional<TableForm> table_form() const override {
     return TableForm{"optune/kernels/cpu/tuned_conv2d.hpp", "optune::kernels::cpu::TunedConv2d",
                      "optune::kernels::cpu::Conv2dConfig", "kConv2d",
-                     "N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"};
+                     "N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1",
+                     "// NCHW output = conv2d(NCHW input, OIHW filter), f32, with the tuned config of the shape\n"
+                     "// (else the default config). Returns whether a tuned config ran.\n"
+                     "inline bool conv2d(const kernels::cpu::Conv2dDims& dims, const float* input,\n"
+                     "                   const float* filter, float* output) {\n"
+                     "  return kernels::cpu::conv2d_tuned<tuned::kConv2d, tuned::kConv2dDefault>(dims, input,\n"
+                     "                                                                          filter, output);\n"
+                     "}\n"};
   }
 
   std::string table_row(const Workload& workload, const ss::ConfigView& config) const override {

@@ -158,7 +158,15 @@ class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
     return TableForm{"optune/kernels/cpu/tuned_conv2d.hpp",
                      "optune::kernels::cpu::TunedDepthwiseConv2d",
                      "optune::kernels::cpu::DepthwiseConv2dConfig", "kDepthwiseConv2d",
-                     "N=1,C=128,H=56,W=56,R=3,S=3,stride=1,pad=1"};
+                     "N=1,C=128,H=56,W=56,R=3,S=3,stride=1,pad=1",
+                     "// Depthwise conv2d (dims.K = dims.C), NCHW, f32, with the tuned config of the shape (else\n"
+                     "// the default config). Returns whether a tuned config ran.\n"
+                     "inline bool depthwise_conv2d(const kernels::cpu::Conv2dDims& dims, const float* input,\n"
+                     "                             const float* filter, float* output) {\n"
+                     "  return kernels::cpu::depthwise_conv2d_tuned<tuned::kDepthwiseConv2d,\n"
+                     "                                              tuned::kDepthwiseConv2dDefault>(\n"
+                     "      dims, input, filter, output);\n"
+                     "}\n"};
   }
 
   std::string table_row(const Workload& workload, const ss::ConfigView& config) const override {

@@ -264,7 +264,15 @@ class CpuGemmTemplate final : public KernelTemplate {
 
   std::optional<TableForm> table_form() const override {
     return TableForm{"optune/kernels/cpu/tuned_gemm.hpp", "optune::kernels::cpu::TunedGemm",
-                     "optune::kernels::cpu::GemmConfig", "kGemm", "M=1024,N=1024,K=1024"};
+                     "optune::kernels::cpu::GemmConfig", "kGemm", "M=1024,N=1024,K=1024",
+                     "// C[M,N] = A[M,K] * B[K,N], row-major f32, with the tuned config of the shape (else the\n"
+                     "// default config). Returns whether a tuned config ran.\n"
+                     "inline bool gemm(std::int64_t M, std::int64_t N, std::int64_t K, const float* A,\n"
+                     "                 std::int64_t lda, const float* B, std::int64_t ldb, float* C,\n"
+                     "                 std::int64_t ldc) {\n"
+                     "  return kernels::cpu::gemm_tuned<tuned::kGemm, tuned::kGemmDefault>(M, N, K, A, lda, B, ldb,\n"
+                     "                                                                    C, ldc);\n"
+                     "}\n"};
   }
 
   std::string table_row(const Workload& workload, const ss::ConfigView& config) const override {

@@ -1,4 +1,4 @@
-// Calls the tuned GEMM through the header optune_apply_best() generated: the tuned shape must run
+// Calls optune::gemm, defined by the header optune_apply_best() generated: the tuned shape must run
 // its tuned config, another shape the default config, both with the right answer. Exits non-zero
 // otherwise.
 #include <cmath>
@@ -18,8 +18,7 @@ int check(long M, long N, long K, bool expect_tuned) {
   std::uniform_real_distribution<float> value(-1, 1);
   for (auto& x : a) x = value(rng);
   for (auto& x : b) x = value(rng);
-  bool tuned = optune::kernels::cpu::gemm_tuned<optune::tuned::kGemm, optune::tuned::kGemmDefault>(
-      M, N, K, a.data(), K, b.data(), N, c.data(), N);
+  bool tuned = optune::gemm(M, N, K, a.data(), K, b.data(), N, c.data(), N);
   double worst = 0;
   for (long i = 0; i < M; ++i)
     for (long j = 0; j < N; ++j) {

@@ -66,6 +66,7 @@ TEST(Duration, ParsesHoursMinutesSeconds) {
   EXPECT_EQ(parse_duration("30m"), 1800);
   EXPECT_EQ(parse_duration("1h30m"), 5400);
   EXPECT_EQ(parse_duration("90s"), 90);
+  EXPECT_EQ(parse_duration("7d"), 7 * 86400);
   EXPECT_THROW(parse_duration("2 hours"), std::invalid_argument);
   EXPECT_THROW(parse_duration("0m"), std::invalid_argument);
   EXPECT_THROW(parse_duration(""), std::invalid_argument);

@@ -31,6 +31,11 @@ void add_devices_command(CLI::App& app, CommandAction& action);
 void add_transfer_commands(CLI::App& app, CommandAction& action);  // export, import
 void add_apply_best_command(CLI::App& app, CommandAction& action);
 void add_rpc_commands(CLI::App& app, CommandAction& action);  // rpc server, tracker, proxy, status
+void add_job_command(CLI::App& app, CommandAction& action);
+void add_merge_command(CLI::App& app, CommandAction& action);
+void add_prune_command(CLI::App& app, CommandAction& action);
+void add_regress_command(CLI::App& app, CommandAction& action);
+void add_report_command(CLI::App& app, CommandAction& action);
 
 inline constexpr const char* kDefaultDatabase = "optune.db";
 

@@ -20,6 +20,11 @@ int main(int argc, char** argv) {
   optune::cli::add_transfer_commands(app, action);
   optune::cli::add_apply_best_command(app, action);
   optune::cli::add_rpc_commands(app, action);
+  optune::cli::add_job_command(app, action);
+  optune::cli::add_merge_command(app, action);
+  optune::cli::add_prune_command(app, action);
+  optune::cli::add_regress_command(app, action);
+  optune::cli::add_report_command(app, action);
   auto is_subcommand = [&](const std::string& name) {
     for (const CLI::App* sub : app.get_subcommands({})) if (sub->get_name() == name) return true;
     return false;

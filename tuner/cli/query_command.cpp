@@ -7,6 +7,7 @@
 
 #include "cli_support.hpp"
 #include "optune/kernels/workload.hpp"
+#include "optune/tuner/suite_tuning.hpp"
 
 namespace optune::cli {
 namespace {
@@ -17,10 +18,29 @@ struct QueryOptions {
   std::string shape;
   std::string target;
   std::string device;
+  std::string since;
   std::size_t top = 1;
   bool history = false;
   std::string format = "table";
 };
+
+// --since: a local date or time (2026-11-22, 2026-11-22T18:30[:00]) or a duration back from now
+// (90m, 12h, 7d); unix seconds.
+double since_seconds(const std::string& text) {
+  for (const char* format : {"%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d"}) {
+    std::tm time{};
+    const char* end = ::strptime(text.c_str(), format, &time);
+    if (!end || *end != '\0') continue;
+    time.tm_isdst = -1;  // local time, daylight saving as it was on that date
+    return static_cast<double>(std::mktime(&time));
+  }
+  try {
+    return static_cast<double>(std::time(nullptr)) - tuner::parse_duration(text);
+  } catch (const std::invalid_argument&) {
+    throw UsageError("query: --since '" + text + "' is neither a date (2026-11-22, 2026-11-22T18:30) nor a "
+                     "duration (90m, 12h, 7d)");
+  }
+}
 
 nlohmann::json record_json(const db::TuningRecord& record) {
   return {{"workload", record.workload_key},   {"template", record.template_name},
@@ -55,6 +75,7 @@ int run_query(const QueryOptions& options) {
   filter.op = options.op;
   filter.target = options.target;
   filter.device = options.device;
+  if (!options.since.empty()) filter.since = since_seconds(options.since);
   if (!options.shape.empty()) {
     if (options.op.empty()) throw UsageError("query: --shape needs --op");
     try {
@@ -99,6 +120,7 @@ void add_query_command(CLI::App& app, CommandAction& action) {
   query->add_option("--shape", options->shape, "Only this shape (needs --op)");
   query->add_option("--target", options->target, "Only this target (e.g. cpu)");
   query->add_option("--device", options->device, "Only this device: id or part of its name");
+  query->add_option("--since", options->since, "Only records since a date (2026-11-22[T18:30]) or for a duration (12h, 7d)");
   query->add_option("--top", options->top, "Best K configs per workload, target and device")
       ->capture_default_str()->check(CLI::Range(1, 1000000));
   query->add_flag("--history", options->history, "Every record, failures included, oldest first");

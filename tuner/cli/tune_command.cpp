@@ -8,12 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli_support.hpp"
-#include "optune/measure/local_builder.hpp"
-#include "optune/measure/local_runner.hpp"
-#include "optune/measure/opencl_builder.hpp"
-#include "optune/measure/rpc/rpc_runner.hpp"
-#include "optune/tuner/target_description.hpp"
-#include "rpc_support.hpp"
+#include "measuring.hpp"
 #include "optune/tuner/suite_tuning.hpp"
 #include "optune/tuner/tuning_loop.hpp"
 
@@ -42,68 +37,10 @@ struct TuneOptions {
   double rpc_wait = 60;
 };
 
-// Remote measurement, when --rpc is given: where, with which token, and the remote device.
-struct Remote {
-  RpcAddress address;
-  measure::rpc::Token token;
-  kernels::DeviceInfo device;
-};
-
-std::optional<Remote> find_remote(const TuneOptions& options) {
-  if (options.rpc.empty()) return std::nullopt;
-  if (kernels::parse_target(options.target).backend == kernels::Backend::kOpenCL)
-    throw UsageError("--rpc with an OpenCL target is not supported yet (servers report only their CPU)");
-  Remote remote{parse_rpc_address(options.rpc), load_token(options.token_file), {}};
-  remote.device = remote_device(remote.address, remote.token, options.rpc_wait);
-  return remote;
+MeasureSettings measure_settings(const TuneOptions& options) {
+  return {options.target,     options.timing, options.jobs,       options.compile_timeout,
+          options.compiler,   options.rpc,    options.token_file, options.rpc_wait};
 }
-
-// OpenCL candidates become artifact files; CPU ones shared objects, cross-compiled for a
-// `cpu:<triple>` target with its description's compiler and flags.
-std::unique_ptr<measure::Builder> make_builder(const TuneOptions& options) {
-  auto target = kernels::parse_target(options.target);
-  if (target.backend == kernels::Backend::kOpenCL)
-    return std::make_unique<measure::OpenCLBuilder>(measure::OpenCLBuilderOptions{opencl_kernel_dir(), ""});
-  measure::LocalBuilderOptions build;
-  build.compiler = options.compiler;
-  build.include_dirs = kernel_include_dirs();
-  build.jobs = options.jobs;
-  build.timeout_seconds = options.compile_timeout;
-  if (!target.is_native_cpu()) {
-    try {
-      auto description = tuner::find_target_description(target.triple, target_description_dirs());
-      build.compiler = description.compiler;
-      build.flags = description.flags;
-    } catch (const tuner::TargetDescriptionError& error) {
-      throw UsageError(error.what());
-    }
-  }
-  return std::make_unique<measure::LocalBuilder>(build);
-}
-
-// Both kinds are measured in an isolated worker: this machine's, or a remote server's.
-std::unique_ptr<measure::Runner> make_runner(const TuneOptions& options, const std::optional<Remote>& remote) {
-  if (!remote)
-    return std::make_unique<measure::LocalRunner>(
-        measure::LocalRunnerOptions{worker_path(), options.timing, true, opencl_cache_dir()});
-  measure::rpc::RpcRunnerOptions rpc;
-  rpc.tracker = remote->address.tracker;
-  rpc.key = remote->address.key;
-  rpc.token = remote->token;
-  rpc.timing = options.timing;
-  rpc.lease_wait_seconds = options.rpc_wait;
-  rpc.log = [](const std::string& line) { std::fprintf(stderr, "optune: rpc: %s\n", line.c_str()); };
-  return std::make_unique<measure::rpc::RpcRunner>(rpc);
-}
-
-// The measuring parts of one tuning command: built once, shared by all its tasks.
-struct Measuring {
-  std::unique_ptr<measure::Builder> builder;
-  std::unique_ptr<measure::Runner> runner_owner;
-  measure::Runner& runner;
-  Measuring(const TuneOptions& options, const std::optional<Remote>& remote)
-      : builder(make_builder(options)), runner_owner(make_runner(options, remote)), runner(*runner_owner) {}
-};
 
 tuner::Progress make_progress(const TuneOptions& options) {
   return options.quiet ? tuner::Progress(nullptr, false) : tuner::Progress::for_stderr();
@@ -179,7 +116,7 @@ int run_suite(const TuneOptions& options) {
     throw UsageError(error.what());
   }
   auto budget = suite_budget(options);
-  auto remote = find_remote(options);
+  auto remote = find_remote(measure_settings(options));
   std::vector<tuner::SuiteTask> tasks;
   for (const auto& entry : suite.entries) {
     auto task = make_task(std::string(kernels::op_name(entry.workload.op)), "", options.target, &entry.workload,
@@ -187,7 +124,7 @@ int run_suite(const TuneOptions& options) {
     tasks.push_back({entry, task});
   }
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
-  Measuring measuring(options, remote);
+  Measuring measuring(measure_settings(options), remote);
   auto progress = make_progress(options);
   tuner::RecordingMeasurer measurer(*measuring.builder, measuring.runner, database);
   auto summary = tuner::tune_suite(tasks, measurer, options.tuning, budget, options.scheduler, progress);
@@ -203,10 +140,10 @@ int run_tune(const TuneOptions& options) {
     return run_suite(options);
   }
   if (options.shape.empty()) throw UsageError("tune: --shape or --suite is required (e.g. --shape 512,512,512)");
-  auto remote = find_remote(options);
+  auto remote = find_remote(measure_settings(options));
   auto task = make_task(options.op, options.shape, options.target, nullptr, remote ? &remote->device : nullptr);
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
-  Measuring measuring(options, remote);
+  Measuring measuring(measure_settings(options), remote);
   auto progress = make_progress(options);
   tuner::TuningLoop loop(*measuring.builder, measuring.runner, database, progress);
   auto summary = loop.run(task, options.tuning);

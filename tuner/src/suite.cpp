@@ -6,6 +6,8 @@
 
 #include <toml++/toml.h>
 
+#include "suite_toml.hpp"
+
 namespace optune::tuner {
 namespace {
 
@@ -46,6 +48,23 @@ SuiteEntry parse_entry(const toml::table& table, std::size_t index, const std::s
 
 }  // namespace
 
+std::vector<SuiteEntry> parse_workload_tables(const toml::table& root, const std::string& source) {
+  const toml::array* workloads = root["workload"].as_array();
+  if (!workloads || workloads->empty()) fail(source, root.source(), "no [[workload]] tables");
+  std::vector<SuiteEntry> entries;
+  std::set<std::string> names, keys;
+  for (std::size_t i = 0; i < workloads->size(); ++i) {
+    const toml::table* table = (*workloads)[i].as_table();
+    if (!table) fail(source, (*workloads)[i].source(), "each workload must be a [[workload]] table");
+    SuiteEntry entry = parse_entry(*table, i, source);
+    if (!names.insert(entry.name).second) fail(source, table->source(), "duplicate workload name '" + entry.name + "'");
+    if (!keys.insert(entry.workload.key()).second)
+      fail(source, table->source(), "workload " + entry.workload.key() + " is listed twice; give it one entry with its count");
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
 Suite parse_suite(const std::string& text, const std::string& source) {
   toml::table root;
   try {
@@ -56,18 +75,7 @@ Suite parse_suite(const std::string& text, const std::string& source) {
   Suite suite;
   suite.name = required_string(root, "name", source);
   if (root.contains("description")) suite.description = required_string(root, "description", source);
-  const toml::array* workloads = root["workload"].as_array();
-  if (!workloads || workloads->empty()) fail(source, root.source(), "no [[workload]] tables");
-  std::set<std::string> names, keys;
-  for (std::size_t i = 0; i < workloads->size(); ++i) {
-    const toml::table* table = (*workloads)[i].as_table();
-    if (!table) fail(source, (*workloads)[i].source(), "each workload must be a [[workload]] table");
-    SuiteEntry entry = parse_entry(*table, i, source);
-    if (!names.insert(entry.name).second) fail(source, table->source(), "duplicate workload name '" + entry.name + "'");
-    if (!keys.insert(entry.workload.key()).second)
-      fail(source, table->source(), "workload " + entry.workload.key() + " is listed twice; give it one entry with its count");
-    suite.entries.push_back(std::move(entry));
-  }
+  suite.entries = parse_workload_tables(root, source);
   for (const auto& [key, node] : root) {
     std::string name(key.str());
     if (name != "name" && name != "description" && name != "workload")

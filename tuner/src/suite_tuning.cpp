@@ -22,14 +22,15 @@ double weighted_latency(const std::vector<SuiteTaskResult>& results, bool tuned)
 }  // namespace
 
 double parse_duration(const std::string& text) {
-  static const std::regex kDuration(R"(^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$)");
+  static const std::regex kDuration(R"(^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$)");
   std::smatch match;
   if (text.empty() || !std::regex_match(text, match, kDuration))
-    throw std::invalid_argument("duration '" + text + "' is not like 2h, 30m, 90s or 1h30m");
+    throw std::invalid_argument("duration '" + text + "' is not like 2h, 30m, 90s, 1h30m or 7d");
   double seconds = 0;
-  if (match[1].matched) seconds += 3600.0 * std::stod(match[1]);
-  if (match[2].matched) seconds += 60.0 * std::stod(match[2]);
-  if (match[3].matched) seconds += std::stod(match[3]);
+  if (match[1].matched) seconds += 86400.0 * std::stod(match[1]);
+  if (match[2].matched) seconds += 3600.0 * std::stod(match[2]);
+  if (match[3].matched) seconds += 60.0 * std::stod(match[3]);
+  if (match[4].matched) seconds += std::stod(match[4]);
   if (seconds <= 0) throw std::invalid_argument("duration '" + text + "' must be positive");
   return seconds;
 }
@@ -49,15 +50,26 @@ SuiteSummary tune_suite(const std::vector<SuiteTask>& tasks, RecordingMeasurer& 
   std::vector<TaskStatus> status(tasks.size());
   for (std::size_t i = 0; i < tasks.size(); ++i) status[i].weight = tasks[i].entry.count;
 
+  std::size_t spent = 0;  // by earlier runs (a resumed job)
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    status[i].trials = std::min(tasks[i].trials_done, per_task_cap);
+    status[i].exhausted = status[i].trials >= per_task_cap;
+    spent += status[i].trials;
+  }
+  auto stop_requested = [&] { return budget.stop && budget.stop->load(); };
+
   SuiteSummary summary;
   progress.start("suite of " + std::to_string(tasks.size()) + " tasks", total);
-  ProgressState state{"", 0, total, 0, 0};
-  while (summary.trials < total && !(budget.seconds > 0 && elapsed() >= budget.seconds)) {
+  ProgressState state{"", spent, total, 0, 0};
+  while (spent + summary.trials < total && !(budget.seconds > 0 && elapsed() >= budget.seconds)) {
+    if (stop_requested()) break;
     std::size_t i = scheduler.next(status);
     if (i == tasks.size()) break;  // every space used up
     if (!sessions[i]) sessions[i] = std::make_unique<TaskSession>(tasks[i].task, options.tuner, measurer, run_id);
+    if (stop_requested()) break;  // a stop during the default's measurement
     TaskSession& session = *sessions[i];
-    std::size_t wanted = std::min({options.batch_size, per_task_cap - status[i].trials, total - summary.trials});
+    std::size_t wanted =
+        std::min({options.batch_size, per_task_cap - status[i].trials, total - spent - summary.trials});
     std::size_t measured = session.step(wanted);
     summary.trials += measured;
     status[i].trials += measured;
@@ -65,7 +77,7 @@ SuiteSummary tune_suite(const std::vector<SuiteTask>& tasks, RecordingMeasurer& 
     status[i].best_history.push_back(session.best_seconds());
     status[i].exhausted = measured == 0 || status[i].trials >= per_task_cap;
     state.task = tasks[i].entry.name;
-    state.trial = summary.trials;
+    state.trial = spent + summary.trials;
     state.failures = 0;
     for (const auto& s : sessions)
       if (s) state.failures += s->summary().failures;
@@ -74,11 +86,12 @@ SuiteSummary tune_suite(const std::vector<SuiteTask>& tasks, RecordingMeasurer& 
     progress.update(state);
   }
   progress.finish();
+  summary.stopped = stop_requested();
 
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     SuiteTaskResult result{tasks[i].entry, sessions[i] != nullptr, {}};
     if (sessions[i]) {
-      sessions[i]->finish(options.remeasure_top);
+      if (!summary.stopped) sessions[i]->finish(options.remeasure_top);
       result.summary = sessions[i]->summary();
     }
     summary.tasks.push_back(std::move(result));

@@ -78,12 +78,18 @@ TaskSession::TaskSession(std::shared_ptr<const measure::MeasureTask> task, const
                          RecordingMeasurer& measurer, std::string run_id)
     : task_(std::move(task)), measurer_(measurer), start_(std::chrono::steady_clock::now()) {
   summary_.run_id = std::move(run_id);
-  auto default_config = task_->kernel_template->default_config(task_->workload, task_->device, task_->space);
-  summary_.default_config = measurer_.measure(task_, {default_config}, "default", summary_.run_id, true).front();
-  if (summary_.default_config->ok()) best_ = summary_.default_config;
-
   bool transfer = tuner_options.transfer && tuner_options.name == "xgb";
   auto history = load_history(measurer_.database(), *task_, transfer);
+  // A resumed job (same run id) reuses the default config its earlier run measured.
+  for (const auto& record : history.own)
+    if (record.is_default && record.run_id == summary_.run_id) summary_.default_config = record;
+  if (!summary_.default_config) {
+    auto default_config = task_->kernel_template->default_config(task_->workload, task_->device, task_->space);
+    summary_.default_config = measurer_.measure(task_, {default_config}, "default", summary_.run_id, true).front();
+    history.own.push_back(*summary_.default_config);
+  }
+  if (summary_.default_config->ok()) best_ = summary_.default_config;
+
   tuner_ = make_tuner(tuner_options, *task_, history);
   summary_.tuner = tuner_->name();
   summary_.transfer_records = history.related.size();

@@ -74,8 +74,9 @@ TunedHeader make_tuned_header(const db::Database& database, const TunedHeaderReq
     filter.device = device_record->device_id;
     best = database.top_k(filter, 1);
   }
-  std::string includes = "#include <array>\n";
+  std::string includes = "#include <array>\n#include <cstdint>\n";
   std::string body;
+  std::string entry_points;
   std::set<std::string> tuned_keys;
   for (const auto* kernel : kernels::all_templates()) {
     if (kernel->backend() != request.target.backend) continue;
@@ -83,6 +84,7 @@ TunedHeader make_tuned_header(const db::Database& database, const TunedHeaderReq
     if (!form) continue;
     includes += "#include <" + form->include + ">\n";
     body += section(*kernel, *form, device, best, tuned_keys) + "\n";
+    if (!form->entry_point.empty()) entry_points += "\n" + form->entry_point;
   }
   header.tuned = tuned_keys.size();
   for (const auto& key : request.wanted)
@@ -96,10 +98,11 @@ TunedHeader make_tuned_header(const db::Database& database, const TunedHeaderReq
       "// {} tuned workloads.{}\n"
       "#pragma once\n\n{}\nnamespace optune::tuned {{\n\n"
       "inline constexpr char kTarget[] = \"{}\";\ninline constexpr char kDevice[] = \"{}\";\n\n{}"
-      "}}  // namespace optune::tuned\n",
+      "}}  // namespace optune::tuned\n{}",
       request.source, request.target.str(), device.name, device.fingerprint_id(), header.tuned,
       untuned.empty() ? "" : " Without a tuned config (they run the default):\n" + untuned, includes,
-      request.target.str(), device.name, body);
+      request.target.str(), device.name, body,
+      entry_points.empty() ? "" : "\n// What the application calls.\nnamespace optune {\n" + entry_points + "\n}  // namespace optune\n");
   return header;
 }
 

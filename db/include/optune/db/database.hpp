@@ -78,6 +78,21 @@ class Database {
   std::size_t export_jsonl(std::ostream& out, const RecordFilter& filter) const;
   std::size_t import_jsonl(std::istream& in);
 
+  // Adds every record of `other` not already stored (same content hash), in one transaction;
+  // returns how many were new. Nothing of either database is lost.
+  std::size_t merge_from(const Database& other);
+
+  // Deletes all but the records worth keeping, in one transaction, and returns how many went
+  // (with dry_run: how many would go, nothing deleted). Kept per task (workload, template,
+  // target, device): the `keep` best successful records, the most recent default-config record
+  // (the "default" of regress and report), and the most recent record of every config that
+  // failed, so a resumed tuning run still skips configs known to crash, hang or be wrong.
+  std::size_t prune(std::size_t keep, bool dry_run = false);
+  // Gives the space of deleted rows back to the file system (VACUUM); not inside a transaction.
+  void compact();
+  // "ok" or SQLite's list of problems (PRAGMA integrity_check).
+  std::string integrity_check() const;
+
  private:
   struct Impl;
   explicit Database(std::unique_ptr<Impl> impl);

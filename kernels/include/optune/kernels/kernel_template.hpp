@@ -73,6 +73,9 @@ class KernelTemplate {
     std::string config_type;    // e.g. "optune::kernels::cpu::GemmConfig"
     std::string table_name;     // e.g. "kGemm"; the default config is table_name + "Default"
     std::string default_shape;  // the shape whose default config serves untuned shapes
+    // The application's call, defined after the tables in namespace optune (e.g. optune::gemm),
+    // dispatching through them: the tuned config of the shape, else the default.
+    std::string entry_point;
   };
   virtual std::optional<TableForm> table_form() const { return std::nullopt; }
   // One row of the table: a C++ initializer of row_type for the workload and config.

@@ -1,8 +1,8 @@
 // Build-time consumption of tuned GEMM configs: `optune apply-best` writes a header with a
-// constexpr table of TunedGemm rows (one per tuned shape) and the template's default config; an
-// application includes it and calls gemm_tuned<table, default>(...), which runs the tuned config
-// of the matching shape, instantiated from the same kernel header the tuner measured, and the
-// default config for any other shape.
+// constexpr table of TunedGemm rows (one per tuned shape), the template's default config, and
+// optune::gemm(...), which an application calls. It dispatches through gemm_tuned<table,
+// default>(...): the tuned config of the matching shape, instantiated from the same kernel header
+// the tuner measured, and the default config for any other shape.
 #pragma once
 
 #include <cstddef>

@@ -1,0 +1,369 @@
+// Using the results, end to end through the optune command: overnight jobs (stopped by SIGTERM
+// and SIGKILL, resumed, kept apart by the device lock), query --since, merge, prune, regress
+// (with JUnit XML) and report. Real processes, real compiles, real SQLite files; tiny GEMMs and
+// short timing keep it fast.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "optune/db/database.hpp"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using optune::db::Database;
+
+struct CommandRun {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+constexpr const char* kWorkload = "gemm.f32.M48.N40.K36";
+constexpr const char* kTiming = "--repeat 2 --min-repeat-ms 1 --quiet";
+constexpr const char* kRegressTiming = "--repeat 2 --min-repeat-ms 1";
+
+class ResultsCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("optune-results-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    for (pid_t pid : background_) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+    fs::remove_all(dir_);
+  }
+
+  CommandRun optune(const std::string& arguments) {
+    std::string command = std::string(OPTUNE_EXECUTABLE) + " " + arguments + " > " + (dir_ / "out").string() + " 2> " +
+                          (dir_ / "err").string();
+    int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "out"), slurp(dir_ / "err")};
+  }
+
+  // Starts `optune job run <file>` without waiting; its output goes to <name>.out.
+  pid_t start_job(const fs::path& file, const std::string& name) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    std::string out = (dir_ / (name + ".out")).string();
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    std::vector<std::string> args = {OPTUNE_EXECUTABLE, "job", "run", file.string()};
+    std::vector<char*> argv;
+    for (auto& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    pid_t pid = -1;
+    EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    background_.push_back(pid);
+    return pid;
+  }
+
+  // The exit status of a background job, as the shell shows it (128 + signal when killed).
+  int wait_job(pid_t pid) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    background_.erase(std::remove(background_.begin(), background_.end(), pid), background_.end());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+
+  // Exit code 2 and exactly one line on stderr that names the problem.
+  void expect_bad_input(const std::string& arguments, const std::string& words) {
+    CommandRun run = optune(arguments);
+    EXPECT_EQ(run.code, 2) << arguments << "\n" << run.out << run.err;
+    EXPECT_NE(run.err.find(words), std::string::npos) << arguments << "\nstderr: " << run.err;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  }
+
+  fs::path write_job(const std::string& name, std::size_t budget, const std::string& extra = "") {
+    fs::path file = dir_ / (name + ".toml");
+    std::ofstream(file) << "name = \"" << name << "\"\nbudget = " << budget
+                        << "\ntuner = \"random\"\nbatch_size = 2\nremeasure = 1\nseed = 3\ndatabase = \"" << db()
+                        << "\"\n"
+                        << extra
+                        << "[[workload]]\nop = \"gemm\"\nshape = \"48,40,36\"\n"
+                           "[measure]\nrepeat = 2\nmin_repeat_ms = 1\ntimeout = 10\n";
+    return file;
+  }
+
+  // The job's records, read back: trials (neither default nor re-measurement) and defaults.
+  struct JobRecords {
+    std::size_t trials = 0;
+    std::size_t defaults = 0;
+    std::set<std::string> trial_configs;
+  };
+  JobRecords job_records(const std::string& name) {
+    JobRecords result;
+    if (!fs::exists(db())) return result;
+    auto database = Database::open(db(), Database::Mode::kReadOnly);
+    for (const auto& record : database.records({})) {
+      if (record.run_id != "job:" + name) continue;
+      if (record.is_default) {
+        ++result.defaults;
+      } else if (record.tuner != "remeasure") {
+        ++result.trials;
+        EXPECT_TRUE(result.trial_configs.insert(record.config_text()).second)
+            << "measured twice: " << record.config_text();
+      }
+    }
+    return result;
+  }
+
+  void wait_for_trials(const std::string& name, std::size_t trials) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (job_records(name).trials < trials) {
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the job recorded no batch in time";
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+
+  void expect_intact_database() {
+    auto database = Database::open(db(), Database::Mode::kReadOnly);
+    EXPECT_EQ(database.integrity_check(), "ok");
+  }
+
+  void tune_tiny(const std::string& database, int seed, int trials = 2) {
+    CommandRun run =
+        optune("tune --op gemm --shape 48,40,36 --tuner random --batch-size 2 --remeasure 1 --trials " +
+               std::to_string(trials) + " --seed " + std::to_string(seed) + " " + kTiming + " --db " + database);
+    ASSERT_EQ(run.code, 0) << run.out << run.err;
+  }
+
+  fs::path write_suite() {
+    fs::path suite = dir_ / "suite.toml";
+    std::ofstream(suite) << "name = \"tiny\"\n[[workload]]\nname = \"gemm48\"\nop = \"gemm\"\nshape = \"48,40,36\"\n";
+    return suite;
+  }
+
+  std::string db() const { return (dir_ / "optune.db").string(); }
+  fs::path dir_;
+  std::vector<pid_t> background_;
+};
+
+constexpr std::size_t kBudget = 8;
+
+TEST_F(ResultsCliTest, JobStoppedBySigtermResumesAndCompletesTheBudget) {
+  fs::path job = write_job("tiny", kBudget);
+  pid_t pid = start_job(job, "first");
+  wait_for_trials("tiny", 2);
+  ::kill(pid, SIGTERM);
+  EXPECT_EQ(wait_job(pid), 128 + SIGTERM) << slurp(dir_ / "first.out");
+  EXPECT_NE(slurp(dir_ / "first.out").find("stopped by signal 15"), std::string::npos) << slurp(dir_ / "first.out");
+  auto stopped = job_records("tiny");
+  EXPECT_LT(stopped.trials, kBudget);
+  EXPECT_EQ(stopped.trials % 2, 0u) << "a clean stop ends after a whole batch";
+
+  CommandRun again = optune("job run " + job.string());
+  ASSERT_EQ(again.code, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find(std::to_string(stopped.trials) + " trials already recorded"), std::string::npos)
+      << again.out;
+  auto done = job_records("tiny");
+  EXPECT_EQ(done.trials, kBudget);  // the budget counts the first run's trials
+  EXPECT_EQ(done.defaults, 1u);     // the default is not measured again
+  expect_intact_database();
+
+  // The log holds both runs and the summary; a third run has nothing left to do.
+  std::string log = slurp(dir_ / "tiny.log");
+  EXPECT_NE(log.find("stopped by signal 15"), std::string::npos) << log;
+  EXPECT_NE(log.find("finished"), std::string::npos) << log;
+  EXPECT_NE(log.find("workload1"), std::string::npos) << log;  // the summary's row
+  CommandRun third = optune("job run " + job.string());
+  EXPECT_EQ(third.code, 0) << third.err;
+  EXPECT_EQ(job_records("tiny").trials, kBudget);
+}
+
+TEST_F(ResultsCliTest, JobKilledBySigkillResumesWithoutLosingOrRemeasuring) {
+  fs::path job = write_job("killed", kBudget);
+  pid_t pid = start_job(job, "first");
+  wait_for_trials("killed", 2);
+  ::kill(pid, SIGKILL);
+  EXPECT_EQ(wait_job(pid), 128 + SIGKILL);
+  auto killed = job_records("killed");  // every committed batch is there
+  EXPECT_GE(killed.trials, 2u);
+  expect_intact_database();
+
+  CommandRun again = optune("job run " + job.string());  // the kernel freed the lock of the killed job
+  ASSERT_EQ(again.code, 0) << again.out << again.err;
+  auto done = job_records("killed");
+  EXPECT_EQ(done.trials, kBudget);
+  for (const auto& config : killed.trial_configs) EXPECT_TRUE(done.trial_configs.count(config)) << config;
+  expect_intact_database();
+}
+
+TEST_F(ResultsCliTest, TwoJobsOnOneDeviceAreKeptApart) {
+  pid_t first = start_job(write_job("first", 40), "first");
+  // Its default config recorded: it holds the lock and is measuring.
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (job_records("first").defaults == 0) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << slurp(dir_ / "first.out");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CommandRun second = optune("job run " + write_job("second", 4).string());
+  EXPECT_EQ(second.code, 1) << second.out << second.err;
+  EXPECT_NE(second.err.find("another job (pid " + std::to_string(first) + ") is measuring on device"),
+            std::string::npos)
+      << second.err;
+  EXPECT_EQ(std::count(second.err.begin(), second.err.end(), '\n'), 1) << second.err;
+  EXPECT_EQ(job_records("second").trials + job_records("second").defaults, 0u);
+  ::kill(first, SIGKILL);  // its clean stop is another test's subject
+  EXPECT_EQ(wait_job(first), 128 + SIGKILL);
+}
+
+TEST_F(ResultsCliTest, BadJobFilesAndArgumentsExitTwoWithOneLine) {
+  expect_bad_input("job run " + (dir_ / "missing.toml").string(), "cannot read the job file");
+  fs::path broken = dir_ / "broken.toml";
+  std::ofstream(broken) << "name = \"broken\"\nbudget = \"forever\"\n";
+  expect_bad_input("job run " + broken.string(), "broken.toml:2: 'budget'");
+  // Nothing listens on port 1: the job names the tracker it cannot use and measures nothing.
+  expect_bad_input("job run " + write_job("remote", 4, "rpc = \"pi@127.0.0.1:1\"\n").string(), "tracker 127.0.0.1:1");
+  expect_bad_input("job run " + write_job("cross", 4, "target = \"gpu\"\n").string(), "gpu");
+  expect_bad_input("job frobnicate", "subcommand");
+  expect_bad_input("job run", "file");
+  expect_bad_input("query --since yesterday-ish --db " + db(), "--since");
+  expect_bad_input("merge " + db() + " " + (dir_ / "nope.db").string(), "nope.db");
+  expect_bad_input("merge " + db() + " " + db(), "same file");
+  expect_bad_input("prune --keep 0 --db " + db(), "--keep");
+  expect_bad_input("regress --db " + db(), "--suite");
+  expect_bad_input("regress --suite " + write_suite().string() + " --tolerance -1 --db " + db(), "--tolerance");
+  expect_bad_input("report --db " + (dir_ / "none.db").string(), "none.db");
+  EXPECT_FALSE(fs::exists(db())) << "a rejected command must not create a database";
+}
+
+TEST_F(ResultsCliTest, QuerySinceMergePruneAndReport) {
+  const std::string a = (dir_ / "a.db").string(), b = (dir_ / "b.db").string(), merged = (dir_ / "m.db").string();
+  tune_tiny(a, 1);
+  fs::copy_file(a, b);
+  tune_tiny(b, 2);  // b = a's records and a second run's
+  const std::size_t in_a = Database::open(a, Database::Mode::kReadOnly).count();
+  const std::size_t in_b = Database::open(b, Database::Mode::kReadOnly).count();
+  ASSERT_GT(in_b, in_a);
+
+  // query --since: a duration back from now, a date long past, a date to come.
+  auto count_since = [&](const std::string& since) {
+    CommandRun run = optune("query --history --format json --since " + since + " --db " + a);
+    EXPECT_EQ(run.code, 0) << run.err;
+    return nlohmann::json::parse(run.out).size();
+  };
+  EXPECT_EQ(count_since("1h"), in_a);
+  EXPECT_EQ(count_since("2020-01-01"), in_a);
+  EXPECT_EQ(count_since("2999-01-01T00:00"), 0u);
+
+  // Overlapping databases: the shared records once, nothing lost; merging again adds nothing.
+  CommandRun merge = optune("merge " + a + " " + b + " --into " + merged);
+  ASSERT_EQ(merge.code, 0) << merge.err;
+  EXPECT_EQ(Database::open(merged, Database::Mode::kReadOnly).count(), in_b);
+  ASSERT_EQ(optune("merge " + a + " " + b).code, 0);
+  EXPECT_EQ(Database::open(a, Database::Mode::kReadOnly).count(), in_b);
+  ASSERT_EQ(optune("merge " + a + " " + b).code, 0);
+  EXPECT_NE(optune("merge " + a + " " + b).out.find("merged 0 new records"), std::string::npos);
+
+  // Report: a page with the table and one svg per task.
+  const std::string page = (dir_ / "report.html").string();
+  CommandRun report = optune("report --db " + merged + " --out " + page);
+  ASSERT_EQ(report.code, 0) << report.err;
+  std::string html = slurp(page);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(html.find(kWorkload), std::string::npos);
+  EXPECT_NE(html.find("<table>"), std::string::npos);
+  std::size_t svgs = 0;
+  for (auto at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) ++svgs;
+  EXPECT_EQ(svgs, 1u);  // one task
+  EXPECT_EQ(std::count(html.begin(), html.end(), '\n') > 10, true);
+  std::size_t polylines = 0;
+  for (auto at = html.find("<polyline"); at != std::string::npos; at = html.find("<polyline", at + 1)) ++polylines;
+  EXPECT_EQ(polylines, 2u);  // one line per tuning run
+
+  // Prune: the best survives, and the best record is the same before and after.
+  auto best_before = Database::open(merged, Database::Mode::kReadOnly).top_k({}, 1).at(0);
+  CommandRun prune = optune("prune --keep 1 --db " + merged);
+  ASSERT_EQ(prune.code, 0) << prune.err;
+  auto pruned = Database::open(merged, Database::Mode::kReadOnly);
+  EXPECT_LT(pruned.count(), in_b);
+  EXPECT_EQ(pruned.top_k({}, 1).at(0).config_text(), best_before.config_text());
+  EXPECT_EQ(pruned.integrity_check(), "ok");
+}
+
+// A database of one record, a copy of the best (lowest median) record of `from` with its figures
+// scaled: by 1/1000, a recorded figure far better than reachable (a planted regression).
+void plant_record(const std::string& from, const std::string& to, double scale, bool default_only = false) {
+  auto source = Database::open(from, Database::Mode::kReadOnly);
+  std::optional<optune::db::TuningRecord> chosen;
+  for (auto& record : source.top_k({}, 0))
+    if (!chosen && (!default_only || record.is_default)) chosen = record;
+  ASSERT_TRUE(chosen);
+  chosen->median_seconds *= scale;
+  chosen->gflops /= scale;
+  for (double& cost : chosen->costs) cost *= scale;
+  Database::open(to).insert({*chosen});
+}
+
+bool valid_junit(const fs::path& file, const std::string& expect) {
+  std::string command =
+      "python3 -c \"import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); "
+      "s = r.find('testsuite'); c = s.findall('testcase'); "
+      "print(r.tag, s.get('tests'), s.get('failures'), len(c), len(c[0].findall('failure')))\" " +
+      file.string() + " > " + file.string() + ".parsed";
+  if (std::system(command.c_str()) != 0) return false;
+  std::string parsed = slurp(file.string() + ".parsed");
+  EXPECT_EQ(parsed, expect + "\n");
+  return parsed == expect + "\n";
+}
+
+TEST_F(ResultsCliTest, RegressPassesOnReachableRecordsAndFailsOnAPlantedRegression) {
+  tune_tiny(db(), 7);
+  const std::string suite = write_suite().string();
+  // Reachable: the default config as the tuned one, recorded far slower than it runs. Tuned and
+  // default are then one config measured twice, and the tolerance is wide: on the shared cores
+  // of a CI machine, a multi-threaded kernel's time swings by orders of magnitude with the load.
+  // The verdicts' arithmetic is tested exactly in job_test.cpp; this checks the command around it.
+  const std::string reachable = (dir_ / "reachable.db").string();
+  plant_record(db(), reachable, 1e4, /*default_only=*/true);
+  fs::path junit = dir_ / "pass.xml";
+  CommandRun pass = optune("regress --db " + reachable + " --suite " + suite + " --tolerance 10 " + kRegressTiming +
+                           " --junit " + junit.string());
+  EXPECT_EQ(pass.code, 0) << pass.out << pass.err;
+  EXPECT_NE(pass.out.find(kWorkload), std::string::npos) << pass.out;
+  EXPECT_NE(pass.out.find("0 regressed"), std::string::npos) << pass.out;
+  EXPECT_TRUE(valid_junit(junit, "testsuites 1 0 1 0"));
+
+  const std::string planted = (dir_ / "planted.db").string();
+  plant_record(db(), planted, 1e-3);
+  fs::path failed = dir_ / "fail.xml";
+  CommandRun fail =
+      optune("regress --db " + planted + " --suite " + suite + " " + kRegressTiming + " --junit " + failed.string());
+  EXPECT_EQ(fail.code, 1) << fail.out << fail.err;
+  EXPECT_NE(fail.out.find("REGRESSION"), std::string::npos) << fail.out;
+  EXPECT_NE(fail.out.find("1 regressed"), std::string::npos) << fail.out;
+  EXPECT_TRUE(valid_junit(failed, "testsuites 1 1 1 1"));
+  // regress only reads: the planted database still holds its one record.
+  EXPECT_EQ(Database::open(planted, Database::Mode::kReadOnly).count(), 1u);
+}
+
+}  // namespace

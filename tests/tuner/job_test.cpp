@@ -1,0 +1,141 @@
+// Job files (optune/tuner/job.hpp) and the regression verdicts and JUnit XML of optune regress.
+#include "optune/tuner/job.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "optune/tuner/regression.hpp"
+
+namespace optune::tuner {
+namespace {
+
+constexpr const char* kInlineJob = R"(
+name = "tiny"
+budget = 12
+batch_size = 2
+database = "/tmp/x/tuning.db"
+[[workload]]
+op = "gemm"
+shape = "48,40,36"
+[[workload]]
+name = "second"
+op = "gemm"
+shape = "M=32,N=32,K=32"
+count = 3
+[measure]
+repeat = 2
+min_repeat_ms = 1
+timeout = 5
+)";
+
+TEST(JobFileTest, ReadsInlineWorkloadsBudgetAndMeasurement) {
+  JobSpec job = parse_job(kInlineJob, "tiny.toml");
+  EXPECT_EQ(job.name, "tiny");
+  EXPECT_EQ(job.run_id(), "job:tiny");
+  EXPECT_EQ(job.target, "cpu");
+  EXPECT_EQ(job.tuner, "xgb");
+  ASSERT_EQ(job.suite.entries.size(), 2u);
+  EXPECT_EQ(job.suite.entries[1].workload.key(), "gemm.f32.M32.N32.K32");
+  EXPECT_EQ(job.suite.entries[1].count, 3);
+  EXPECT_EQ(job.budget.total_trials, 12u);
+  EXPECT_EQ(job.budget.seconds, 0);
+  EXPECT_EQ(job.batch_size, 2u);
+  EXPECT_EQ(job.timing.repeat, 2);
+  EXPECT_EQ(job.timing.min_repeat_ms, 1);
+  EXPECT_EQ(job.timing.timeout_seconds, 5);
+  EXPECT_EQ(job.log, "/tmp/x/tiny.log");  // next to the database
+}
+
+TEST(JobFileTest, TimeBudgetWithPerTaskCap) {
+  JobSpec job = parse_job(
+      "name = \"t\"\nbudget = \"1h30m\"\ntrials_per_task = 50\nrpc = \"pi@h:9190\"\n"
+      "suite = \"" OPTUNE_SOURCE_DIR "/configs/workloads/resnet18.toml\"\n",
+      "t.toml");
+  EXPECT_EQ(job.budget.seconds, 5400);
+  EXPECT_EQ(job.budget.trials_per_task, 50u);
+  EXPECT_EQ(job.rpc, "pi@h:9190");
+  EXPECT_GT(job.suite.entries.size(), 3u);
+}
+
+void expect_job_error(const std::string& text, const std::string& words) {
+  try {
+    parse_job(text, "bad.toml");
+    ADD_FAILURE() << "accepted: " << text;
+  } catch (const JobError& error) {
+    EXPECT_NE(std::string(error.what()).find(words), std::string::npos) << error.what();
+    EXPECT_EQ(std::string(error.what()).rfind("bad.toml", 0), 0u) << error.what();
+  }
+}
+
+TEST(JobFileTest, MalformedJobsNameFileLineAndProblem) {
+  const std::string workload = "[[workload]]\nop = \"gemm\"\nshape = \"8,8,8\"\n";
+  expect_job_error("budget = 5\n" + workload, "missing 'name'");
+  expect_job_error("name = \"a b\"\nbudget = 5\n" + workload, "'name' may hold only");
+  expect_job_error("name = \"a\"\n" + workload, "missing 'budget'");
+  expect_job_error("name = \"a\"\nbudget = \"8 hours\"\n" + workload, "bad.toml:2: 'budget'");
+  expect_job_error("name = \"a\"\nbudget = 0\n" + workload, "at least 1");
+  expect_job_error("name = \"a\"\nbudget = 5\n", "no workloads");
+  expect_job_error("name = \"a\"\nbudget = 5\ntuner = \"magic\"\n" + workload, "unknown tuner 'magic'");
+  expect_job_error("name = \"a\"\nbudget = 5\nbatchsize = 2\n" + workload, "bad.toml:3: unknown key 'batchsize'");
+  expect_job_error("name = \"a\"\nbudget = 5\n[measure]\nrepeat = -1\n" + workload, "'repeat' must be");
+  expect_job_error("name = \"a\"\nbudget = 5\n[[workload]]\nop = \"gemm\"\nshape = \"0,8,8\"\n", "bad.toml");
+  expect_job_error("name = \"a\"\nbudget = 5\nsuite = \"/nonexistent.toml\"\n", "cannot read the suite");
+  expect_job_error("name = \"a\"\nbudget = [\n", "bad.toml:");
+}
+
+TEST(JobFileTest, ShippedJobsParse) {
+  // Their paths are relative to the repository root, where they are run from.
+  const auto here = std::filesystem::current_path();
+  std::filesystem::current_path(OPTUNE_SOURCE_DIR);
+  std::size_t jobs = 0;
+  for (const auto& file : std::filesystem::directory_iterator("configs/jobs")) {
+    JobSpec job;
+    EXPECT_NO_THROW(job = load_job(file.path().string())) << file.path();
+    EXPECT_FALSE(job.suite.entries.empty()) << file.path();
+    ++jobs;
+  }
+  std::filesystem::current_path(here);
+  EXPECT_GE(jobs, 3u);
+}
+
+measure::MeasureResult timed(double seconds) {
+  measure::MeasureResult result;
+  result.median_seconds = seconds;
+  return result;
+}
+
+TEST(RegressionTest, VerdictsFollowTheTolerance) {
+  RegressionCase c{"w", "gemm.f32.M8.N8.K8", 1.0, timed(1.04), timed(2.0), 0.1};
+  EXPECT_EQ(judge(c, 0.05).verdict, Verdict::kPass);
+  c.tuned_now = timed(1.06);  // 6% slower than recorded
+  EXPECT_EQ(judge(c, 0.05).verdict, Verdict::kRegression);
+  EXPECT_NE(judge(c, 0.05).reason.find("recorded"), std::string::npos);
+  EXPECT_EQ(judge(c, 0.10).verdict, Verdict::kPass);
+  c.tuned_now = timed(1.0);
+  c.default_now = timed(0.9);  // the default beats the tuned config now
+  EXPECT_EQ(judge(c, 0.05).verdict, Verdict::kRegression);
+  EXPECT_NE(judge(c, 0.05).reason.find("default"), std::string::npos);
+  c.tuned_now->error = measure::ErrorKind::kCrash;
+  EXPECT_EQ(judge(c, 0.05).verdict, Verdict::kRegression);
+  c.recorded_seconds.reset();
+  c.tuned_now.reset();
+  EXPECT_EQ(judge(c, 0.05).verdict, Verdict::kUntuned);
+}
+
+TEST(RegressionTest, JunitCountsFailuresAndSkipsAndEscapes) {
+  std::vector<RegressionCase> cases = {
+      {"a", "gemm.f32.M8.N8.K8", 1.0, timed(1.0), timed(2.0), 0.5},
+      {"b", "gemm.f32.M16.N8.K8", 1e-9, timed(1.0), timed(2.0), 0.25},
+      {"c", "gemm<&>", std::nullopt, std::nullopt, timed(2.0), 0.25},
+  };
+  std::string xml = junit_xml(cases, 0.05, "suite\"1");
+  EXPECT_NE(xml.find("tests=\"3\" failures=\"1\" skipped=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<failure type=\"regression\""), std::string::npos);
+  EXPECT_NE(xml.find("name=\"gemm&lt;&amp;&gt;\""), std::string::npos);
+  EXPECT_NE(xml.find("suite&quot;1"), std::string::npos);
+  EXPECT_EQ(xml.find("suite\"1"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace optune::tuner

@@ -1,0 +1,206 @@
+// optune job run <file>: an overnight tuning job (file format in optune/tuner/job.hpp). Takes the
+// device's lock, tunes the job's workloads as a suite under its budget, counting what earlier runs
+// of the job recorded, logs every batch, and ends with a summary read back from the database.
+// SIGINT/SIGTERM stop it after the current batch (a second signal stops it at once); running the
+// job again continues where it stopped.
+#include <fmt/format.h>
+
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+
+#include "cli_support.hpp"
+#include "measuring.hpp"
+#include "optune/tuner/device_lock.hpp"
+#include "optune/tuner/job.hpp"
+
+namespace optune::cli {
+namespace {
+
+// Set by the signal handler, read between batches: the only state a handler may touch.
+std::atomic<bool> stop_requested{false};
+volatile std::sig_atomic_t stop_signal = 0;
+
+void request_stop(int signal) {
+  stop_signal = signal;
+  stop_requested.store(true);
+}
+
+// While alive, SIGINT and SIGTERM ask the job to stop; SA_RESETHAND makes a second one fatal.
+class StopOnSignals {
+ public:
+  StopOnSignals() {
+    struct sigaction action {};
+    action.sa_handler = request_stop;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESETHAND | SA_RESTART;
+    sigaction(SIGINT, &action, &old_int_);
+    sigaction(SIGTERM, &action, &old_term_);
+  }
+  ~StopOnSignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+struct FileCloser {
+  void operator()(std::FILE* file) const { std::fclose(file); }
+};
+using LogFile = std::unique_ptr<std::FILE, FileCloser>;
+
+struct JobRunOptions {
+  std::string file;
+};
+
+std::string now_text() {
+  std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", std::localtime(&now));
+  return text;
+}
+
+// Writes the same line to standard output and the log.
+void say(std::FILE* log, const std::string& line) {
+  std::printf("%s\n", line.c_str());
+  std::fprintf(log, "%s %s\n", now_text().c_str(), line.c_str());
+}
+
+std::string milliseconds(const std::optional<db::TuningRecord>& record) {
+  if (!record) return "-";
+  return record->ok() ? fmt::format("{:.4f}", record->median_seconds * 1e3) : record->error_kind;
+}
+
+// The end-of-job summary, read from the database so that it covers every run of the job.
+void print_job_summary(std::FILE* log, const tuner::JobSpec& job, const std::vector<tuner::SuiteTask>& tasks,
+                       const db::Database& database) {
+  say(log, fmt::format("{:<24} {:>5} {:>7} {:>8} {:>12} {:>12} {:>9} {:>8}", "task", "count", "trials", "failed",
+                       "default ms", "tuned ms", "GFLOP/s", "speed-up"));
+  double default_total = 0, tuned_total = 0;
+  std::size_t trials = 0;
+  for (const auto& task : tasks) {
+    std::size_t task_trials = 0, failures = 0;
+    std::optional<db::TuningRecord> default_record;
+    for (const auto& record : database.task_records(tuner::task_key(*task.task))) {
+      if (record.run_id != job.run_id()) continue;
+      if (record.is_default) {
+        default_record = record;  // the latest
+      } else if (record.tuner != "remeasure") {
+        ++task_trials;
+        if (!record.ok()) ++failures;
+      }
+    }
+    auto best = database.best(tuner::task_key(*task.task));
+    double speedup =
+        best && default_record && default_record->ok() ? default_record->median_seconds / best->median_seconds : 0;
+    say(log, fmt::format("{:<24} {:>5} {:>7} {:>8} {:>12} {:>12} {:>9} {:>7.2f}x", task.entry.name, task.entry.count,
+                         task_trials, failures, milliseconds(default_record), milliseconds(best),
+                         best ? fmt::format("{:.1f}", best->gflops) : "-", speedup));
+    trials += task_trials;
+    default_total += default_record && default_record->ok() ? task.entry.count * default_record->median_seconds : NAN;
+    tuned_total += best ? task.entry.count * best->median_seconds : NAN;
+  }
+  say(log,
+      fmt::format("trials recorded for the job: {}; estimated latency (sum of count x latency): default {:.3f} ms, "
+                  "tuned {:.3f} ms",
+                  trials, default_total * 1e3, tuned_total * 1e3));
+}
+
+std::vector<tuner::SuiteTask> make_tasks(const tuner::JobSpec& job, const std::optional<Remote>& remote) {
+  std::vector<tuner::SuiteTask> tasks;
+  for (const auto& entry : job.suite.entries) {
+    auto task = make_task(std::string(kernels::op_name(entry.workload.op)), "", job.target, &entry.workload,
+                          remote ? &remote->device : nullptr);
+    tasks.push_back({entry, task, 0});
+  }
+  return tasks;
+}
+
+int run_job(const JobRunOptions& options) {
+  tuner::JobSpec job;
+  try {
+    job = tuner::load_job(options.file);
+  } catch (const tuner::JobError& error) {
+    throw UsageError(error.what());
+  }
+  const MeasureSettings settings{job.target, job.timing, job.jobs,    job.compile_timeout,
+                                 job.compiler, job.rpc,   job.token_file};
+  auto remote = find_remote(settings);
+  auto tasks = make_tasks(job, remote);
+
+  // The lock comes before anything is measured or written.
+  const std::string device_id = tasks.front().task->device.fingerprint_id();
+  const std::string lock_path = tuner::DeviceLock::path_for(job.database, device_id);
+  std::string holder;
+  auto lock = tuner::DeviceLock::try_acquire(lock_path, &holder);
+  if (!lock) {
+    std::fprintf(stderr, "optune: job %s: another job (%s) is measuring on device %s (%s); not started\n",
+                 job.name.c_str(), holder.c_str(), device_id.c_str(), lock_path.c_str());
+    return 1;
+  }
+  auto database = open_database(job.database, db::Database::Mode::kReadWrite);
+  std::error_code ignored;  // a folder that cannot be made shows as the log's open failing
+  std::filesystem::create_directories(std::filesystem::path(job.log).parent_path(), ignored);
+  LogFile log(std::fopen(job.log.c_str(), "a"));
+  if (!log) throw UsageError("job " + job.name + ": cannot write the log file " + job.log);
+  setvbuf(log.get(), nullptr, _IOLBF, 0);  // every line reaches the file at once: the job may be killed
+
+  std::size_t done = 0;
+  for (auto& task : tasks)
+    done += task.trials_done = tuner::recorded_job_trials(database, tuner::task_key(*task.task), job.run_id());
+  say(log.get(), fmt::format("job {} ({}): {} workloads on {} ({}), tuner {}, {} trials already recorded; database {}, "
+                             "log {}",
+                             job.name, job.source, tasks.size(), job.target, tasks.front().task->device.name, job.tuner,
+                             done, job.database, job.log));
+
+  tuner::TuningOptions tuning;
+  tuning.batch_size = job.batch_size;
+  tuning.remeasure_top = job.remeasure;
+  tuning.tuner.name = job.tuner;
+  tuning.tuner.seed = job.seed;
+  tuning.run_id = job.run_id();
+  tuner::SchedulerOptions scheduler;
+  scheduler.policy = job.scheduler;
+  scheduler.seed = job.seed;
+  tuner::SuiteBudget budget = job.budget;
+  budget.stop = &stop_requested;
+
+  Measuring measuring(settings, remote);
+  tuner::RecordingMeasurer measurer(*measuring.builder, measuring.runner, database);
+  tuner::Progress progress(log.get(), false);  // a plain line per batch in the log
+  StopOnSignals signals;
+  auto summary = tuner::tune_suite(tasks, measurer, tuning, budget, scheduler, progress);
+
+  if (summary.stopped) {
+    say(log.get(), fmt::format("job {}: stopped by signal {} after {} trials in this run; run it again to continue",
+                               job.name, static_cast<int>(stop_signal), summary.trials));
+  } else {
+    say(log.get(), fmt::format("job {}: finished, {} trials in this run in {}", job.name, summary.trials,
+                               tuner::format_duration(summary.seconds)));
+  }
+  print_job_summary(log.get(), job, tasks, database);
+  // 128 + signal, as a shell reports a process its signal ended: scripts see the job is unfinished.
+  if (summary.stopped) return 128 + static_cast<int>(stop_signal);
+  for (const auto& task : tasks)
+    if (!database.best(tuner::task_key(*task.task))) return 1;  // a workload without any working config
+  return 0;
+}
+
+}  // namespace
+
+void add_job_command(CLI::App& app, CommandAction& action) {
+  CLI::App* job = app.add_subcommand("job", "Overnight tuning jobs described by a file (configs/jobs/*.toml)");
+  job->require_subcommand(1);
+  auto options = std::make_shared<JobRunOptions>();
+  CLI::App* run = job->add_subcommand(
+      "run", "Run or resume a job: trials already recorded count toward its budget; SIGINT/SIGTERM stop it cleanly");
+  run->add_option("file", options->file, "Job file (format: tuner/include/optune/tuner/job.hpp)")->required();
+  run->callback([options, &action] { action = [options] { return run_job(*options); }; });
+}
+
+}  // namespace optune::cli

@@ -1,0 +1,47 @@
+// optune prune: shrinks a database to what later work needs. Kept per task: the K best
+// successful records, the most recent default-config record, and the most recent record of every
+// failed config (so a resumed run still skips configs known to fail). Everything else goes: the
+// cost model of a later run then trains on fewer records, which is the price of a small file.
+#include <cstdio>
+
+#include "cli_support.hpp"
+
+namespace optune::cli {
+namespace {
+
+struct PruneOptions {
+  std::string database = kDefaultDatabase;
+  std::size_t keep = 0;
+  bool dry_run = false;
+};
+
+int run_prune(const PruneOptions& options) {
+  if (options.keep == 0) throw UsageError("prune: --keep must be at least 1");
+  auto database = open_database(options.database, db::Database::Mode::kReadWrite);
+  const std::size_t before = database.count();
+  const std::size_t removed = database.prune(options.keep, options.dry_run);
+  if (options.dry_run) {
+    std::printf("would delete %zu of %zu records from %s (nothing deleted: --dry-run)\n", removed, before,
+                options.database.c_str());
+    return 0;
+  }
+  if (removed > 0) database.compact();
+  std::printf("deleted %zu of %zu records from %s; %zu kept\n", removed, before, options.database.c_str(),
+              database.count());
+  return 0;
+}
+
+}  // namespace
+
+void add_prune_command(CLI::App& app, CommandAction& action) {
+  auto options = std::make_shared<PruneOptions>();
+  CLI::App* prune = app.add_subcommand(
+      "prune",
+      "Keep the K best records per task, its latest default record and the latest record of each failed config");
+  prune->add_option("--db", options->database, "SQLite database file")->capture_default_str();
+  prune->add_option("--keep", options->keep, "Best successful records kept per task")->required();
+  prune->add_flag("--dry-run", options->dry_run, "Only count what would be deleted");
+  prune->callback([options, &action] { action = [options] { return run_prune(*options); }; });
+}
+
+}  // namespace optune::cli

@@ -1,0 +1,147 @@
+// optune regress: the CI gate. Per workload of a suite, measures now the tuned config (best
+// recorded for this target and device) and the template's default config, compares them with
+// each other and with the recorded figure, prints a table, optionally writes JUnit XML, and exits
+// 1 when any tuned config regressed beyond the tolerance. The database is only read: a CI check
+// leaves the tuning records as they were.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+
+#include "cli_support.hpp"
+#include "measuring.hpp"
+#include "optune/tuner/regression.hpp"
+#include "optune/tuner/suite.hpp"
+#include "optune/tuner/task_session.hpp"
+
+namespace optune::cli {
+namespace {
+
+struct RegressOptions {
+  std::string database = kDefaultDatabase;
+  std::string suite;
+  std::string target = "cpu";
+  double tolerance = 0.05;
+  std::string junit;
+  MeasureSettings measuring;
+};
+
+// Measures the tuned and the default config of one workload, both built before either is timed.
+tuner::RegressionCase check_workload(const tuner::SuiteEntry& entry, const RegressOptions& options,
+                                     const db::Database& database, Measuring& measuring) {
+  auto start = std::chrono::steady_clock::now();
+  auto task = make_task(std::string(kernels::op_name(entry.workload.op)), "", options.target, &entry.workload);
+  tuner::RegressionCase result{entry.name, entry.workload.key(), std::nullopt, std::nullopt, std::nullopt, 0};
+  const db::TaskKey key = tuner::task_key(*task);
+  std::vector<measure::MeasureInput> inputs;
+  if (auto best = database.best(key)) {
+    try {
+      inputs.push_back({task, task->space.from_json(best->config)});
+      result.recorded_seconds = tuner::recorded_figure(database, key, *best);
+    } catch (const std::invalid_argument& error) {
+      throw UsageError("regress: the recorded config of " + key.workload_key + " does not fit this optune's space (" +
+                       error.what() + ")");
+    }
+  }
+  inputs.push_back({task, task->kernel_template->default_config(task->workload, task->device, task->space)});
+  auto builds = measuring.builder->build(inputs);
+  auto measured = measuring.runner.run(inputs, builds);
+  if (result.recorded_seconds) result.tuned_now = measured.front();
+  result.default_now = measured.back();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+std::string milliseconds(const std::optional<measure::MeasureResult>& result) {
+  if (!result) return "-";
+  return result->ok() ? fmt::format("{:.4f}", result->median_seconds * 1e3)
+                      : std::string(measure::error_kind_name(result->error));
+}
+
+std::string ratio(const std::optional<measure::MeasureResult>& now, std::optional<double> reference) {
+  if (!now || !now->ok() || !reference || *reference <= 0) return "-";
+  return fmt::format("{:.2f}x", now->median_seconds / *reference);
+}
+
+void print_row(const tuner::RegressionCase& c, const tuner::Judgement& judgement) {
+  static const char* kVerdicts[] = {"ok", "REGRESSION", "untuned"};
+  std::optional<double> default_seconds;
+  if (c.default_now && c.default_now->ok()) default_seconds = c.default_now->median_seconds;
+  std::printf("%-40s %12s %12s %12s %11s %11s  %s%s%s\n", c.workload_key.c_str(),
+              c.recorded_seconds ? fmt::format("{:.4f}", *c.recorded_seconds * 1e3).c_str() : "-",
+              milliseconds(c.tuned_now).c_str(), milliseconds(c.default_now).c_str(),
+              ratio(c.tuned_now, c.recorded_seconds).c_str(), ratio(c.tuned_now, default_seconds).c_str(),
+              kVerdicts[static_cast<int>(judgement.verdict)], judgement.reason.empty() ? "" : ": ",
+              judgement.reason.c_str());
+}
+
+int run_regress(const RegressOptions& options) {
+  if (!(options.tolerance >= 0 && options.tolerance <= 10))
+    throw UsageError("regress: --tolerance must be from 0 to 10 (a share: 0.05 is 5%)");
+  tuner::Suite suite;
+  try {
+    suite = tuner::load_suite(options.suite);
+  } catch (const tuner::SuiteError& error) {
+    throw UsageError(error.what());
+  }
+  auto database = open_database(options.database, db::Database::Mode::kReadOnly);
+  MeasureSettings settings = options.measuring;
+  settings.target = options.target;
+  Measuring measuring(settings);
+  std::printf("%-40s %12s %12s %12s %11s %11s  %s\n", "workload", "recorded ms", "tuned now", "default now",
+              "vs recorded", "vs default", "verdict");
+  std::vector<tuner::RegressionCase> cases;
+  std::size_t regressions = 0, untuned = 0;
+  for (const auto& entry : suite.entries) {
+    cases.push_back(check_workload(entry, options, database, measuring));
+    auto judgement = tuner::judge(cases.back(), options.tolerance);
+    regressions += judgement.verdict == tuner::Verdict::kRegression;
+    untuned += judgement.verdict == tuner::Verdict::kUntuned;
+    print_row(cases.back(), judgement);
+    std::fflush(stdout);
+  }
+  if (!options.junit.empty()) {
+    std::ofstream out(options.junit);
+    out << tuner::junit_xml(cases, options.tolerance, suite.name);
+    if (!out) throw UsageError("regress: cannot write " + options.junit);
+  }
+  std::printf("\n%zu workloads: %zu regressed, %zu untuned (tolerance %.0f%%)\n", cases.size(), regressions, untuned,
+              options.tolerance * 100);
+  return regressions ? 1 : 0;
+}
+
+}  // namespace
+
+void add_regress_command(CLI::App& app, CommandAction& action) {
+  auto options = std::make_shared<RegressOptions>();
+  CLI::App* regress = app.add_subcommand(
+      "regress", "CI check: re-measure tuned and default configs of a suite; exit 1 when a tuned config regressed");
+  regress->add_option("--db", options->database, "SQLite database file (only read)")->capture_default_str();
+  regress->add_option("--suite", options->suite, "Suite file of the workloads to check")->required();
+  regress->add_option("--target", options->target, "Target: cpu, opencl[:<platform>:<device>]")->capture_default_str();
+  regress->add_option("--tolerance", options->tolerance, "Allowed slowdown, as a share (0.05: 5%)")
+      ->capture_default_str();
+  regress->add_option("--junit", options->junit, "Write JUnit XML here, for CI servers");
+  auto& timing = options->measuring.timing;
+  regress->add_option("--repeat", timing.repeat, "Timed repeats per config")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  regress->add_option("--number", timing.number, "Runs per repeat (0: from --min-repeat-ms)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000000));
+  regress->add_option("--min-repeat-ms", timing.min_repeat_ms, "Shortest repeat, in milliseconds")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 60000.0));
+  regress->add_option("--timeout", timing.timeout_seconds, "Seconds a config may run")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 86400.0));
+  regress->add_option("--compile-timeout", options->measuring.compile_timeout, "Seconds a compile may take")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 86400.0));
+  regress->add_option("--jobs", options->measuring.jobs, "Parallel compiles (0: all cores)")->capture_default_str();
+  regress->add_option("--compiler", options->measuring.compiler, "C++ compiler for CPU configs")->capture_default_str();
+  regress->callback([options, &action] { action = [options] { return run_regress(*options); }; });
+}
+
+}  // namespace optune::cli

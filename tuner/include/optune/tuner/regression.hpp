@@ -1,0 +1,44 @@
+// Regression check for CI (`optune regress`): per workload, the tuned config (best recorded) and
+// the default config are measured again now and compared with each other and with the figure the
+// database recorded for the tuned config. A tuned config that is now slower than the default, or
+// slower than its recorded figure, beyond a tolerance, is a regression. The verdicts print as a
+// table and as JUnit XML, which CI servers read.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "optune/db/database.hpp"
+#include "optune/measure/measure_result.hpp"
+
+namespace optune::tuner {
+
+struct RegressionCase {
+  std::string name;  // the suite's label of the workload
+  std::string workload_key;
+  std::optional<double> recorded_seconds;             // the tuned config's recorded median; none: never tuned here
+  std::optional<measure::MeasureResult> tuned_now;    // the tuned config measured now
+  std::optional<measure::MeasureResult> default_now;  // the default config measured now
+  double seconds = 0;                                 // spent measuring this case
+};
+
+enum class Verdict { kPass, kRegression, kUntuned };
+
+struct Judgement {
+  Verdict verdict = Verdict::kPass;
+  std::string reason;  // why it regressed, or a note ("default failed now: crash")
+};
+
+// tolerance: allowed relative slowdown, e.g. 0.05 for 5%.
+Judgement judge(const RegressionCase& c, double tolerance);
+
+// The figure a tuned config is held to: the median over every successful measurement of that
+// config in the task's records (one lucky minimum would make CI flaky).
+std::optional<double> recorded_figure(const db::Database& database, const db::TaskKey& task,
+                                      const db::TuningRecord& best);
+
+// JUnit XML: one <testcase> per workload, <failure> for regressions, <skipped> for untuned ones.
+std::string junit_xml(const std::vector<RegressionCase>& cases, double tolerance, const std::string& suite_name);
+
+}  // namespace optune::tuner

@@ -1,0 +1,18 @@
+// The [[workload]] tables of a TOML file, as suite files and job files write them (format in
+// optune/tuner/suite.hpp). Private to the tuner library, so toml++ stays out of public headers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "optune/tuner/suite.hpp"
+
+namespace optune::tuner {
+
+// The root's [[workload]] tables; throws SuiteError naming source, line and problem (none given,
+// unknown key, duplicate name or workload, bad shape).
+std::vector<SuiteEntry> parse_workload_tables(const toml::table& root, const std::string& source);
+
+}  // namespace optune::tuner
