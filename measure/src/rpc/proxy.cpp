@@ -26,30 +26,14 @@ void relay(asio::ip::tcp::socket& from, asio::ip::tcp::socket& to) {
 }  // namespace
 
 Proxy::Proxy(ProxyOptions options, LogFunction log)
-    : options_(std::move(options)), log_(std::move(log)), acceptor_(accept_io_) {}
+    : options_(std::move(options)), log_(std::move(log)) {}
 
 unsigned short Proxy::start() {
-  asio::ip::tcp::endpoint endpoint(asio::ip::make_address(options_.host), options_.port);
-  acceptor_.open(endpoint.protocol());
-  acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true));
-  acceptor_.bind(endpoint);
-  acceptor_.listen();
-  return acceptor_.local_endpoint().port();
+  return listener_.listen(options_.host, options_.port);
 }
 
 void Proxy::serve() {
-  for (;;) {
-    auto io = std::make_unique<asio::io_context>();
-    std::error_code error;
-    asio::ip::tcp::socket socket = acceptor_.accept(*io, error);
-    if (error) {
-      log_("accept: " + error.message());
-      continue;
-    }
-    std::thread([this, channel = Channel(std::move(io), std::move(socket))]() mutable {
-      connection(std::move(channel));
-    }).detach();
-  }
+  listener_.accept_forever([this](Channel channel) { connection(std::move(channel)); }, log_);
 }
 
 void Proxy::connection(Channel channel) {

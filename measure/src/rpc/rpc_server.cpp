@@ -33,7 +33,6 @@ std::string make_temp_dir() {
 RpcServer::RpcServer(RpcServerOptions options, LogFunction log)
     : options_(std::move(options)),
       log_(std::move(log)),
-      acceptor_(accept_io_),
       runner_(LocalRunnerOptions{options_.worker_path, {}, false, "", options_.worker_launcher}) {}
 
 RpcServer::~RpcServer() {
@@ -51,13 +50,7 @@ unsigned short RpcServer::start() {
   }
   device_ = runner_.describe_device();
   if (!options_.proxy) {
-    auto address = asio::ip::make_address(options_.host);
-    asio::ip::tcp::endpoint endpoint(address, options_.port);
-    acceptor_.open(endpoint.protocol());
-    acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true));
-    acceptor_.bind(endpoint);
-    acceptor_.listen();
-    bound_port_ = acceptor_.local_endpoint().port();
+    bound_port_ = listener_.listen(options_.host, options_.port);
   }
   return bound_port_;
 }
@@ -67,18 +60,7 @@ void RpcServer::serve() {
   if (options_.proxy) {
     keep_proxy_connection();  // never returns
   }
-  for (;;) {
-    auto io = std::make_unique<asio::io_context>();
-    std::error_code error;
-    asio::ip::tcp::socket socket = acceptor_.accept(*io, error);
-    if (error) {
-      log_("accept: " + error.message());
-      continue;
-    }
-    std::thread([this, channel = Channel(std::move(io), std::move(socket))]() mutable {
-      session(std::move(channel));
-    }).detach();
-  }
+  listener_.accept_forever([this](Channel channel) { session(std::move(channel)); }, log_);
 }
 
 void RpcServer::session(Channel channel) {

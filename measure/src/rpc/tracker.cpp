@@ -15,30 +15,14 @@ constexpr Seconds kIdleClientTimeout{24 * 3600};
 }  // namespace
 
 Tracker::Tracker(TrackerOptions options, LogFunction log)
-    : options_(std::move(options)), log_(std::move(log)), acceptor_(accept_io_) {}
+    : options_(std::move(options)), log_(std::move(log)) {}
 
 unsigned short Tracker::start() {
-  asio::ip::tcp::endpoint endpoint(asio::ip::make_address(options_.host), options_.port);
-  acceptor_.open(endpoint.protocol());
-  acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true));
-  acceptor_.bind(endpoint);
-  acceptor_.listen();
-  return acceptor_.local_endpoint().port();
+  return listener_.listen(options_.host, options_.port);
 }
 
 void Tracker::serve() {
-  for (;;) {
-    auto io = std::make_unique<asio::io_context>();
-    std::error_code error;
-    asio::ip::tcp::socket socket = acceptor_.accept(*io, error);
-    if (error) {
-      log_("accept: " + error.message());
-      continue;
-    }
-    std::thread([this, channel = Channel(std::move(io), std::move(socket))]() mutable {
-      connection(std::move(channel));
-    }).detach();
-  }
+  listener_.accept_forever([this](Channel channel) { connection(std::move(channel)); }, log_);
 }
 
 void Tracker::connection(Channel channel) {

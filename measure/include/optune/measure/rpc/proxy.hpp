@@ -13,6 +13,7 @@
 
 #include "optune/measure/rpc/auth.hpp"
 #include "optune/measure/rpc/channel.hpp"
+#include "optune/measure/rpc/listener.hpp"
 #include "optune/measure/rpc/rpc_server.hpp"
 
 namespace optune::measure::rpc {
@@ -34,8 +35,7 @@ class Proxy {
   void join(Channel& client, const std::string& key, double wait_seconds);
   ProxyOptions options_;
   LogFunction log_;
-  asio::io_context accept_io_;
-  asio::ip::tcp::acceptor acceptor_;
+  Listener listener_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::map<std::string, std::deque<std::unique_ptr<Channel>>> idle_;  // by key

@@ -20,6 +20,7 @@
 #include "optune/measure/local_runner.hpp"
 #include "optune/measure/rpc/auth.hpp"
 #include "optune/measure/rpc/channel.hpp"
+#include "optune/measure/rpc/listener.hpp"
 
 namespace optune::measure::rpc {
 
@@ -61,8 +62,7 @@ class RpcServer {
   std::string work_dir_;
   bool owns_work_dir_ = false;
   kernels::DeviceInfo device_;
-  asio::io_context accept_io_;
-  asio::ip::tcp::acceptor acceptor_;
+  Listener listener_;
   unsigned short bound_port_ = 0;
   std::mutex measure_mutex_;  // one candidate at a time on the device
   LocalRunner runner_;

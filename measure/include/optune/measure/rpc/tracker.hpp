@@ -16,6 +16,7 @@
 
 #include "optune/measure/rpc/auth.hpp"
 #include "optune/measure/rpc/channel.hpp"
+#include "optune/measure/rpc/listener.hpp"
 #include "optune/measure/rpc/rpc_server.hpp"
 
 namespace optune::measure::rpc {
@@ -54,8 +55,7 @@ class Tracker {
 
   TrackerOptions options_;
   LogFunction log_;
-  asio::io_context accept_io_;
-  asio::ip::tcp::acceptor acceptor_;
+  Listener listener_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::map<std::int64_t, Server> servers_;
