@@ -16,20 +16,21 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export XDG_CACHE_HOME="$out/cache"
 
-# NVIDIA's OpenCL driver: the system's ICD registration if there is one, else ours.
-if ! ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1; then
+# NVIDIA's OpenCL driver: registered for the ICD loader unless some .icd already names it.
+if ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
   lib=$(ldconfig -p | awk '/libnvidia-opencl\.so\.1/ {print $NF; exit}')
-  [ -n "$lib" ] || lib=$(find /usr /lib /lib64 /opt -name 'libnvidia-opencl.so.1' 2>/dev/null | head -1)
   mkdir -p /tmp/optune-icd && echo "${lib:-libnvidia-opencl.so.1}" > /tmp/optune-icd/nvidia.icd
   export OCL_ICD_VENDORS=/tmp/optune-icd
-  echo "OpenCL ICD: $lib (registered in $OCL_ICD_VENDORS)"
+  echo "OpenCL ICD: ${lib:-libnvidia-opencl.so.1} (registered in $OCL_ICD_VENDORS)"
 fi
 
 optune=("$prefix/bin/optune")
 tune() {  # op shape trials
   echo "== optune tune --op $1 --shape $2 --trials $3"
-  /usr/bin/time -f "   wall %e s" "${optune[@]}" tune --op "$1" --shape "$2" --target opencl --trials "$3" \
+  local start=$SECONDS
+  "${optune[@]}" tune --op "$1" --shape "$2" --target opencl --trials "$3" \
     --batch-size 16 --repeat 5 --min-repeat-ms 20 --db "$out/gpu.db" --quiet
+  echo "   wall $((SECONDS - start)) s"
 }
 
 nvidia-smi -L
