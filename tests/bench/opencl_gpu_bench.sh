@@ -9,7 +9,8 @@
 #           the shared libraries the target machine lacks, bin/clblast_sgemm and bench/torch_peers.py
 #           (tests/bench/pack_gpu_bench.sh makes it)
 #   OUT     where the database and logs go
-#   MODE    probe | gemm | conv
+#   MODE    probe | gemm | conv | sweep (hand-picked gemm.cl configs, opencl_gemm_sweep_configs.txt,
+#           at 2048 and 4096, then the gemm mode)
 set -uo pipefail
 prefix=$(cd "$1" && pwd); out=$2; mode=$3; trials=${4:-100}
 mkdir -p "$out"
@@ -41,7 +42,14 @@ case "$mode" in
     "$prefix/bin/clblast_sgemm" 2048
     env -u LD_LIBRARY_PATH python3 "$prefix/bench/torch_peers.py" gemm
     ;;
-  gemm)
+  sweep|gemm)
+    if [[ $mode == sweep ]]; then
+      for n in 4096 2048; do
+        echo "== opencl_gemm_sweep $n (MWG NWG KWG MDIMC NDIMC VWM VWN SA SB STRM STRN KWI DB)"
+        "$prefix/bin/opencl_gemm_sweep" "$prefix/share/optune/opencl/gemm.cl" $n $n $n \
+          < "$prefix/bench/opencl_gemm_sweep_configs.txt"
+      done
+    fi
     tune gemm 2048,2048,2048 "$trials"
     tune gemm 4096,4096,4096 $((trials / 2))
     "$prefix/bin/clblast_sgemm" 2048 4096
