@@ -14,6 +14,9 @@
 //   STRM, STRN       1: a work-item's rows (columns) are strided, vector by vector, over the
 //                    tile, so neighbours touch neighbouring addresses; 0: they are contiguous
 //   KWI              unroll factor of the K loop
+//   WLAY             0: a warp's 32 work-items are a row of the NDIMC x MDIMC grid (or two);
+//                    1: they form a 8 x 4 (N x M) block of it, so a warp reads fewer distinct
+//                    values of A and B from local memory per step (NVIDIA's warps of 32)
 //   EDGE_M, EDGE_N, EDGE_K  1 when the extent is not a multiple of its tile: bounds are checked
 //
 // The K loop is software-pipelined: each work-item loads its share of the next K block from
@@ -26,6 +29,9 @@
 
 #ifndef DB
 #define DB 0
+#endif
+#ifndef WLAY
+#define WLAY 0
 #endif
 
 #define MWI (MWG / MDIMC)
@@ -165,8 +171,15 @@ inline void store_b(const floatGB* rb, __local float* bs, int tid) {
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
 void optune_gemm(__global const float* restrict A, __global const float* restrict B,
                  __global float* restrict C) {
+  // tid: the linear id, which shares out the tile loads; (tm, tn): the work-item's place in the
+  // grid of outputs.
+  const int tid = get_local_id(1) * NDIMC + get_local_id(0);
+#if WLAY
+  const int lane = tid % 32, warp = tid / 32;
+  const int tn = (warp % (NDIMC / 8)) * 8 + lane % 8, tm = (warp / (NDIMC / 8)) * 4 + lane / 8;
+#else
   const int tn = get_local_id(0), tm = get_local_id(1);
-  const int tid = tm * NDIMC + tn;
+#endif
   const int n0 = get_group_id(0) * NWG, m0 = get_group_id(1) * MWG;
 #if SA
   __local float As[BUFFERS * KWG * LDA] __attribute__((aligned(32)));

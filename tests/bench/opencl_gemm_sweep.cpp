@@ -4,7 +4,8 @@
 // [-1, 1], checked on 512 sampled outputs against a double-precision dot product, and timed with
 // profiling events (median of 20 runs after a warm-up).
 // Usage: opencl_gemm_sweep GEMM_CL M N K < configs
-//   one config a line: MWG NWG KWG MDIMC NDIMC VWM VWN SA SB STRM STRN KWI DB
+//   one config a line: MWG NWG KWG MDIMC NDIMC VWM VWN SA SB STRM STRN KWI DB [WLAY]
+// With OPTUNE_SWEEP_VERBOSE set, NVIDIA's register and spill report follows each config.
 // Build: c++ -O2 -std=c++17 opencl_gemm_sweep.cpp -lOpenCL
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -66,12 +67,16 @@ int main(int argc, char** argv) {
     std::istringstream in(line);
     long mwg, nwg, kwg, mdimc, ndimc, vwm, vwn, sa, sb, strm, strn, kwi, dbuf;
     if (!(in >> mwg >> nwg >> kwg >> mdimc >> ndimc >> vwm >> vwn >> sa >> sb >> strm >> strn >> kwi >> dbuf)) continue;
+    long wlay = 0;
+    in >> wlay;
+    const bool verbose = std::getenv("OPTUNE_SWEEP_VERBOSE") != nullptr;
     std::ostringstream options;
     options << "-DM=" << M << " -DN=" << N << " -DK=" << K << " -DMWG=" << mwg << " -DNWG=" << nwg
             << " -DKWG=" << kwg << " -DMDIMC=" << mdimc << " -DNDIMC=" << ndimc << " -DVWM=" << vwm
             << " -DVWN=" << vwn << " -DSA=" << sa << " -DSB=" << sb << " -DSTRM=" << strm << " -DSTRN=" << strn
-            << " -DKWI=" << kwi << " -DDB=" << dbuf << " -DEDGE_M=" << (M % mwg != 0)
-            << " -DEDGE_N=" << (N % nwg != 0) << " -DEDGE_K=" << (K % kwg != 0) << " -cl-mad-enable -w";
+            << " -DKWI=" << kwi << " -DDB=" << dbuf << " -DWLAY=" << wlay << " -DEDGE_M=" << (M % mwg != 0)
+            << " -DEDGE_N=" << (N % nwg != 0) << " -DEDGE_K=" << (K % kwg != 0) << " -cl-mad-enable -w"
+            << (verbose ? " -cl-nv-verbose" : "");
     const char* src = source.c_str();
     cl_program program = clCreateProgramWithSource(context, 1, &src, nullptr, &error);
     if (clBuildProgram(program, 1, &device, options.str().c_str(), nullptr, nullptr) != CL_SUCCESS) {
@@ -82,6 +87,16 @@ int main(int argc, char** argv) {
       std::printf("%-40s build error: %.300s\n", line.c_str(), log.c_str());
       clReleaseProgram(program);
       continue;
+    }
+    if (verbose) {
+      size_t size = 0;
+      clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+      std::string log(size, '\0');
+      clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+      std::istringstream lines(log);
+      for (std::string l; std::getline(lines, l);)
+        if (l.find("registers") != std::string::npos || l.find("spill") != std::string::npos)
+          std::printf("   %s\n", l.c_str());
     }
     cl_kernel kernel = clCreateKernel(program, "optune_gemm", &error);
     clSetKernelArg(kernel, 0, sizeof(cl_mem), &da);
