@@ -1,18 +1,38 @@
 // optune's OpenCL GEMM: C[M,N] = A[M,K] * B[K,N], float32, row-major, no transposes.
 // One work-group computes an MWG x NWG tile of C with MDIMC x NDIMC work-items; each work-item
-// computes MWI x NWI = (MWG / MDIMC) x (NWG / NDIMC) outputs in registers. The knobs (CLBlast's
-// Xgemm parameters are the model) arrive as preprocessor defines from the gemm.opencl template:
+// computes MWI x NWI = (MWG / MDIMC) x (NWG / NDIMC) outputs in registers (up to 16 x 8). The
+// knobs (CLBlast's Xgemm parameters are the model) arrive as preprocessor defines from the
+// gemm.opencl template:
 //   M, N, K          the shape
 //   MWG, NWG, KWG    work-group tile in M and N, K block (one local-memory step)
 //   MDIMC, NDIMC     work-items per work-group in M (dimension 1) and N (dimension 0)
-//   VWM, VWN         vector widths: local reads of A along M, loads and stores along N
+//   VWM, VWN         vector widths: local reads of A along M; local reads of B, global loads of
+//                    B (without SB) and stores of C along N
 //   SA, SB           1: cache the K block of A (B) in local memory; 0: read it from global memory
+//   DB               1: two local buffers, the next K block is stored while the current one is
+//                    read (one barrier per block); 0: one buffer, two barriers per block
 //   STRM, STRN       1: a work-item's rows (columns) are strided, vector by vector, over the
 //                    tile, so neighbours touch neighbouring addresses; 0: they are contiguous
 //   KWI              unroll factor of the K loop
+//   WLAY             0: a warp's 32 work-items are a row of the NDIMC x MDIMC grid (or two);
+//                    1: they form a 8 x 4 (N x M) block of it, so a warp reads fewer distinct
+//                    values of A and B from local memory per step (NVIDIA's warps of 32)
 //   EDGE_M, EDGE_N, EDGE_K  1 when the extent is not a multiple of its tile: bounds are checked
-// Edge handling keeps the fast path clean: rows and columns past the matrix are clamped on load
-// (their results are never stored) and the K loop stops at K.
+//
+// The K loop is software-pipelined: each work-item loads its share of the next K block from
+// global memory into registers (float4 where the shape allows) before computing on the current
+// block from local memory, so global latency hides behind the multiply-adds. A sits transposed
+// in local memory (As[k][m]) so that a work-item reads its rows as vectors; its row stride is
+// padded so the transposing stores spread over the banks.
+// Edge handling keeps the fast path clean: local tiles are zero-filled past the matrix; direct
+// global reads clamp rows and columns (their results are never stored) and stop the K loop at K.
+
+#ifndef DB
+#define DB 0
+#endif
+#ifndef WLAY
+#define WLAY 0
+#endif
 
 #define MWI (MWG / MDIMC)
 #define NWI (NWG / NDIMC)
@@ -21,21 +41,14 @@
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 
-// vloadN/vstoreN need only float alignment. Width 1 is a plain access.
 #if VWN == 1
-#define LOAD_N(p) (*(p))
-#define STORE_N(v, p) (*(p) = (v))
 typedef float floatN;
 #else
-#define LOAD_N(p) CAT(vload, VWN)(0, p)
-#define STORE_N(v, p) CAT(vstore, VWN)(v, 0, p)
 typedef CAT(float, VWN) floatN;
 #endif
 #if VWM == 1
-#define LOAD_M(p) (*(p))
 typedef float floatM;
 #else
-#define LOAD_M(p) CAT(vload, VWM)(0, p)
 typedef CAT(float, VWM) floatM;
 #endif
 
@@ -61,17 +74,120 @@ typedef CAT(float, VWM) floatM;
 #define COL(tn, j) ((tn) * NWI + (j))
 #endif
 
+// Local tiles. LDA: row stride of the transposed A block; 4 floats of padding keep vector reads
+// aligned and turn the 4-way bank conflicts of the transposing stores into at most 2-way.
+#define LDA (MWG + (VWM > 4 ? VWM : 4))
+#define LDB NWG
+#if DB
+#define BUFFERS 2
+#else
+#define BUFFERS 1
+#endif
+
+// Global -> register loads of a K block: float4 along K (A) or N (B) on the fast path, scalars
+// with bounds checks at the edges. Each work-item holds A_LOADS (B_LOADS) values of width GVA (GVB).
+#if !EDGE_M && !EDGE_K && (MWG * KWG) % (4 * THREADS) == 0
+#define GVA 4
+typedef float4 floatGA;
+#else
+#define GVA 1
+typedef float floatGA;
+#endif
+#if !EDGE_N && !EDGE_K && (NWG * KWG) % (4 * THREADS) == 0
+#define GVB 4
+typedef float4 floatGB;
+#else
+#define GVB 1
+typedef float floatGB;
+#endif
+#define A_LOADS (MWG * KWG / (GVA * THREADS))
+#define B_LOADS (NWG * KWG / (GVB * THREADS))
+
+#if SA
+inline void load_a(floatGA* ra, __global const float* restrict A, int tid, int m0, int k0) {
+#pragma unroll
+  for (int r = 0; r < A_LOADS; ++r) {
+    const int idx = tid + r * THREADS;
+#if GVA == 4
+    // Four consecutive k of one row; KWG / 4 neighbouring work-items cover a row's block.
+    const int kv = idx % (KWG / 4), m = idx / (KWG / 4);
+    ra[r] = *(__global const float4*)(A + (m0 + m) * K + k0 + kv * 4);
+#else
+    const int k = idx % KWG, m = idx / KWG;
+    ra[r] = (m0 + m < M && k0 + k < K) ? A[(m0 + m) * K + k0 + k] : 0.0f;
+#endif
+  }
+}
+
+inline void store_a(const floatGA* ra, __local float* as, int tid) {
+#pragma unroll
+  for (int r = 0; r < A_LOADS; ++r) {
+    const int idx = tid + r * THREADS;
+#if GVA == 4
+    const int kv = idx % (KWG / 4), m = idx / (KWG / 4);
+    __local float* p = as + kv * 4 * LDA + m;
+    p[0] = ra[r].s0;
+    p[LDA] = ra[r].s1;
+    p[2 * LDA] = ra[r].s2;
+    p[3 * LDA] = ra[r].s3;
+#else
+    const int k = idx % KWG, m = idx / KWG;
+    as[k * LDA + m] = ra[r];
+#endif
+  }
+}
+#endif
+
+#if SB
+inline void load_b(floatGB* rb, __global const float* restrict B, int tid, int n0, int k0) {
+#pragma unroll
+  for (int r = 0; r < B_LOADS; ++r) {
+    const int idx = tid + r * THREADS;
+#if GVB == 4
+    const int nv = idx % (NWG / 4), k = idx / (NWG / 4);
+    rb[r] = *(__global const float4*)(B + (k0 + k) * N + n0 + nv * 4);
+#else
+    const int n = idx % NWG, k = idx / NWG;
+    rb[r] = (n0 + n < N && k0 + k < K) ? B[(k0 + k) * N + n0 + n] : 0.0f;
+#endif
+  }
+}
+
+inline void store_b(const floatGB* rb, __local float* bs, int tid) {
+#pragma unroll
+  for (int r = 0; r < B_LOADS; ++r) {
+    const int idx = tid + r * THREADS;
+#if GVB == 4
+    const int nv = idx % (NWG / 4), k = idx / (NWG / 4);
+    *(__local float4*)(bs + k * LDB + nv * 4) = rb[r];
+#else
+    const int n = idx % NWG, k = idx / NWG;
+    bs[k * LDB + n] = rb[r];
+#endif
+  }
+}
+#endif
+
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
 void optune_gemm(__global const float* restrict A, __global const float* restrict B,
                  __global float* restrict C) {
+  // tid: the linear id, which shares out the tile loads; (tm, tn): the work-item's place in the
+  // grid of outputs.
+  const int tid = get_local_id(1) * NDIMC + get_local_id(0);
+#if WLAY
+  const int lane = tid % 32, warp = tid / 32;
+  const int tn = (warp % (NDIMC / 8)) * 8 + lane % 8, tm = (warp / (NDIMC / 8)) * 4 + lane / 8;
+#else
   const int tn = get_local_id(0), tm = get_local_id(1);
-  const int tid = tm * NDIMC + tn;
+#endif
   const int n0 = get_group_id(0) * NWG, m0 = get_group_id(1) * MWG;
 #if SA
-  __local float As[KWG * MWG];  // transposed: As[k][m], so reads along M are contiguous
+  __local float As[BUFFERS * KWG * LDA] __attribute__((aligned(32)));
+  floatGA ra[A_LOADS];
 #endif
 #if SB
-  __local float Bs[KWG * NWG];  // Bs[k][n]
+  __local float Bs[BUFFERS * KWG * LDB] __attribute__((aligned(32)));
+  floatGB rb[B_LOADS];
 #endif
 
   float acc[MWI][NWI];
@@ -87,48 +203,40 @@ void optune_gemm(__global const float* restrict A, __global const float* restric
   for (int i = 0; i < MWI; ++i) a_row[i] = min(m0 + ROW(tm, i), M - 1) * K;
 #endif
 
-  for (int k0 = 0; k0 < K; k0 += KWG) {
-#if SA || SB
-    barrier(CLK_LOCAL_MEM_FENCE);
-#endif
+  // The first K block goes straight to local memory.
 #if SA
-#if !EDGE_M && !EDGE_K && KWG % 4 == 0
-    // Four consecutive k of one row per load, coalesced along K.
-    for (int idx = tid; idx < MWG * KWG / 4; idx += THREADS) {
-      const int kv = idx % (KWG / 4), m = idx / (KWG / 4);
-      const float4 v = vload4(0, A + (m0 + m) * K + k0 + kv * 4);
-      As[(kv * 4 + 0) * MWG + m] = v.s0;
-      As[(kv * 4 + 1) * MWG + m] = v.s1;
-      As[(kv * 4 + 2) * MWG + m] = v.s2;
-      As[(kv * 4 + 3) * MWG + m] = v.s3;
-    }
-#else
-    for (int idx = tid; idx < MWG * KWG; idx += THREADS) {
-      const int k = idx % KWG, m = idx / KWG;
-      const bool inside = m0 + m < M && k0 + k < K;
-      As[k * MWG + m] = inside ? A[(m0 + m) * K + k0 + k] : 0.0f;
-    }
-#endif
+  load_a(ra, A, tid, m0, 0);
+  store_a(ra, As, tid);
 #endif
 #if SB
-#if !EDGE_N && !EDGE_K
-    for (int idx = tid; idx < KWG * NWG / VWN; idx += THREADS) {
-      const int nv = idx % (NWG / VWN), k = idx / (NWG / VWN);
-      STORE_N(LOAD_N(B + (k0 + k) * N + n0 + nv * VWN), Bs + k * NWG + nv * VWN);
-    }
-#else
-    for (int idx = tid; idx < KWG * NWG; idx += THREADS) {
-      const int n = idx % NWG, k = idx / NWG;
-      const bool inside = n0 + n < N && k0 + k < K;
-      Bs[k * NWG + n] = inside ? B[(k0 + k) * N + n0 + n] : 0.0f;
-    }
-#endif
+  load_b(rb, B, tid, n0, 0);
+  store_b(rb, Bs, tid);
 #endif
 #if SA || SB
-    barrier(CLK_LOCAL_MEM_FENCE);
+  barrier(CLK_LOCAL_MEM_FENCE);
 #endif
 
-#if EDGE_K
+  const int blocks = (K + KWG - 1) / KWG;
+  for (int block = 0; block < blocks; ++block) {
+    const int k0 = block * KWG;
+    const bool more = block + 1 < blocks;  // the same for the whole work-group
+#if DB
+    const int cur = block & 1;
+#else
+    const int cur = 0;
+#endif
+    // The next block's loads are issued now and land in registers while this one is computed.
+#if SA
+    if (more) load_a(ra, A, tid, m0, k0 + KWG);
+    __local const float* as = As + cur * (KWG * LDA);
+#endif
+#if SB
+    if (more) load_b(rb, B, tid, n0, k0 + KWG);
+    __local const float* bs = Bs + cur * (KWG * LDB);
+#endif
+
+    // Local tiles are zero-filled past K; direct global reads must stop there.
+#if EDGE_K && !(SA && SB)
     const int k_end = min(KWG, K - k0);
 #else
 #define k_end KWG
@@ -139,7 +247,7 @@ void optune_gemm(__global const float* restrict A, __global const float* restric
 #if SA
 #pragma unroll
       for (int i = 0; i < MWI; i += VWM) {
-        const floatM v = LOAD_M(As + k * MWG + ROW(tm, i));
+        const floatM v = *(__local const floatM*)(as + k * LDA + ROW(tm, i));
         CAT(UNPACK, VWM)(a, i, v)
       }
 #else
@@ -149,13 +257,13 @@ void optune_gemm(__global const float* restrict A, __global const float* restric
 #if SB
 #pragma unroll
       for (int j = 0; j < NWI; j += VWN) {
-        const floatN v = LOAD_N(Bs + k * NWG + COL(tn, j));
+        const floatN v = *(__local const floatN*)(bs + k * LDB + COL(tn, j));
         CAT(UNPACK, VWN)(b, j, v)
       }
 #elif !EDGE_N
 #pragma unroll
       for (int j = 0; j < NWI; j += VWN) {
-        const floatN v = LOAD_N(B + (k0 + k) * N + n0 + COL(tn, j));
+        const floatN v = *(__global const floatN*)(B + (k0 + k) * N + n0 + COL(tn, j));
         CAT(UNPACK, VWN)(b, j, v)
       }
 #else
@@ -168,6 +276,21 @@ void optune_gemm(__global const float* restrict A, __global const float* restric
         for (int j = 0; j < NWI; ++j) acc[i][j] = mad(a[i], b[j], acc[i][j]);
     }
 #undef k_end
+
+#if SA || SB
+    if (more) {
+#if !DB
+      barrier(CLK_LOCAL_MEM_FENCE);  // everyone is done reading the only buffer
+#endif
+#if SA
+      store_a(ra, As + (cur ^ DB) * (KWG * LDA), tid);
+#endif
+#if SB
+      store_b(rb, Bs + (cur ^ DB) * (KWG * LDB), tid);
+#endif
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#endif
   }
 
 #pragma unroll
@@ -178,7 +301,8 @@ void optune_gemm(__global const float* restrict A, __global const float* restric
 #endif
 #if !EDGE_N
 #pragma unroll
-    for (int j = 0; j < NWI; j += VWN) STORE_N(CAT(PACK, VWN)(acc[i], j), C + m * N + n0 + COL(tn, j));
+    for (int j = 0; j < NWI; j += VWN)
+      *(__global floatN*)(C + m * N + n0 + COL(tn, j)) = CAT(PACK, VWN)(acc[i], j);
 #else
 #pragma unroll
     for (int j = 0; j < NWI; ++j) {

@@ -31,8 +31,12 @@ constexpr const char* kSb = "sb";        // B's K block in local memory
 constexpr const char* kStrm = "strm";    // a work-item's rows strided over the tile
 constexpr const char* kStrn = "strn";    // a work-item's columns strided over the tile
 constexpr const char* kKwi = "kwi";      // K-loop unroll
+constexpr const char* kDb = "db";        // double-buffered local memory: one barrier per K block
+constexpr const char* kWlay = "wlay";    // 1: a warp of 32 work-items covers 8 x 4 of the grid, not a row
 
-constexpr std::int64_t kMaxOutputsPerItem = 64;  // accumulators per work-item: registers
+// Accumulators per work-item: 128 (16 x 8) still fits NVIDIA's 255 registers with the operands
+// and the next block's loads; more spills.
+constexpr std::int64_t kMaxOutputsPerItem = 128;
 
 std::int64_t next_pow2(std::int64_t x) {
   std::int64_t p = 1;
@@ -49,12 +53,17 @@ std::vector<std::int64_t> vector_widths(const opencl::DeviceLimits& limits) {
 }
 
 struct GemmTile {
-  std::int64_t mwg, nwg, kwg, mdimc, ndimc, vwm, vwn, sa, sb, strm, strn, kwi;
+  std::int64_t mwg, nwg, kwg, mdimc, ndimc, vwm, vwn, sa, sb, strm, strn, kwi, db, wlay;
   explicit GemmTile(const ss::ConfigView& v)
       : mwg(number(v, kMwg)), nwg(number(v, kNwg)), kwg(number(v, kKwg)), mdimc(number(v, kMdimc)),
         ndimc(number(v, kNdimc)), vwm(number(v, kVwm)), vwn(number(v, kVwn)), sa(number(v, kSa)),
-        sb(number(v, kSb)), strm(number(v, kStrm)), strn(number(v, kStrn)), kwi(number(v, kKwi)) {}
-  std::int64_t local_bytes() const { return 4 * kwg * (sa * mwg + sb * nwg); }
+        sb(number(v, kSb)), strm(number(v, kStrm)), strn(number(v, kStrn)), kwi(number(v, kKwi)),
+        db(number(v, kDb)), wlay(number(v, kWlay)) {}
+  // As gemm.cl lays them out: A's rows padded by max(4, vwm) floats, two buffers with db.
+  std::int64_t local_bytes() const {
+    return 4 * (1 + db) * kwg * (sa * (mwg + std::max<std::int64_t>(4, vwm)) + sb * nwg);
+  }
+  std::int64_t threads() const { return mdimc * ndimc; }
   std::int64_t outputs_per_item() const { return (mwg / mdimc) * (nwg / ndimc); }
 };
 
@@ -68,8 +77,8 @@ class OpenCLGemmTemplate final : public KernelTemplate {
     const GemmShape& s = workload.gemm();
     const opencl::DeviceLimits limits = opencl::device_limits(device);
     ss::ConfigSpace space;
-    space.add(opencl::number_knob(kMwg, {16, 32, 64, 128}));
-    space.add(opencl::number_knob(kNwg, {16, 32, 64, 128}));
+    space.add(opencl::number_knob(kMwg, {16, 32, 64, 128, 256}));
+    space.add(opencl::number_knob(kNwg, {16, 32, 64, 128, 256}));
     space.add(opencl::number_knob(kKwg, {8, 16, 32}));
     space.add(opencl::number_knob(kMdimc, {4, 8, 16, 32}));
     space.add(opencl::number_knob(kNdimc, {4, 8, 16, 32}));
@@ -80,6 +89,8 @@ class OpenCLGemmTemplate final : public KernelTemplate {
     space.add(opencl::number_knob(kStrm, {0, 1}));
     space.add(opencl::number_knob(kStrn, {0, 1}));
     space.add(opencl::number_knob(kKwi, {1, 2, 4, 8}));
+    space.add(opencl::number_knob(kDb, {0, 1}));
+    space.add(opencl::number_knob(kWlay, {0, 1}));
 
     space.add_constraint("the work-group fits the device", [limits](const ss::ConfigView& v) {
       return limits.fits_work_group(number(v, kNdimc), number(v, kMdimc), 1);
@@ -91,8 +102,20 @@ class OpenCLGemmTemplate final : public KernelTemplate {
       const GemmTile t(v);
       return t.mwg % (t.mdimc * t.vwm) == 0 && t.nwg % (t.ndimc * t.vwn) == 0;
     });
-    space.add_constraint("at most 64 accumulators per work-item", [](const ss::ConfigView& v) {
+    space.add_constraint("at most 128 accumulators per work-item", [](const ss::ConfigView& v) {
       return GemmTile(v).outputs_per_item() <= kMaxOutputsPerItem;
+    });
+    // gemm.cl gives every work-item the same number of values of each local tile to load.
+    space.add_constraint("local tiles split evenly over the work-items", [](const ss::ConfigView& v) {
+      const GemmTile t(v);
+      return (t.sa == 0 || t.mwg * t.kwg % t.threads() == 0) && (t.sb == 0 || t.nwg * t.kwg % t.threads() == 0);
+    });
+    space.add_constraint("wlay needs ndimc a multiple of 8, mdimc of 4", [](const ss::ConfigView& v) {
+      const GemmTile t(v);
+      return t.wlay == 0 || (t.ndimc % 8 == 0 && t.mdimc % 4 == 0);
+    });
+    space.add_constraint("db only with a local tile", [](const ss::ConfigView& v) {
+      return number(v, kDb) == 0 || number(v, kSa) == 1 || number(v, kSb) == 1;
     });
     space.add_constraint("kwi divides kwg", [](const ss::ConfigView& v) {
       return number(v, kKwg) % number(v, kKwi) == 0;
@@ -109,17 +132,24 @@ class OpenCLGemmTemplate final : public KernelTemplate {
     return space;
   }
 
-  // A generic GPU kernel: 64 x 64 tiles of 16 x 16 work-items (4 x 4 outputs each), both
-  // operands in local memory, float4 vectors; smaller where the device or the shape wants it.
+  // A generic GPU kernel: 128 x 256 tiles of 16 x 16 work-items (8 x 16 outputs each, strided by
+  // float4 so neighbours read neighbouring local addresses), both operands in local memory, K
+  // blocks of 8 (the best tuned config at 2048 and 4096 on an H100); smaller where the device or
+  // the shape wants it.
   ss::Config default_config(const Workload&, const DeviceInfo&, const ss::ConfigSpace& space) const override {
-    auto preference = [](const char* mwg, const char* dim, const char* vw) {
-      return opencl::Preference{{kMwg, mwg}, {kNwg, mwg}, {kKwg, "16"}, {kMdimc, dim}, {kNdimc, dim},
-                                {kVwm, vw},  {kVwn, vw},  {kSa, "1"},   {kSb, "1"},   {kStrm, "0"},
-                                {kStrn, "0"}, {kKwi, "4"}};
+    auto preference = [](const char* mwg, const char* nwg, const char* kwg, const char* dim, const char* vw,
+                         const char* db) {
+      return opencl::Preference{{kMwg, mwg}, {kNwg, nwg}, {kKwg, kwg}, {kMdimc, dim}, {kNdimc, dim},
+                                {kVwm, vw},  {kVwn, vw},  {kSa, "1"}, {kSb, "1"},   {kStrm, "1"},
+                                {kStrn, "1"}, {kKwi, "8"}, {kDb, db}, {kWlay, "0"}};
     };
     return opencl::preferred_config(space,
-                                    {preference("64", "16", "4"), preference("32", "8", "4"),
-                                     preference("32", "8", "2"), preference("16", "4", "1")},
+                                    {preference("128", "256", "8", "16", "4", "0"),
+                                     preference("128", "128", "16", "16", "4", "1"),
+                                     preference("64", "64", "16", "8", "4", "1"),
+                                     preference("32", "32", "16", "8", "4", "0"),
+                                     preference("32", "32", "16", "8", "2", "0"),
+                                     preference("16", "16", "16", "4", "1", "0")},
                                     name());
   }
 
@@ -133,7 +163,7 @@ class OpenCLGemmTemplate final : public KernelTemplate {
     kernel.build_options = opencl::build_options({
         {"M", s.M}, {"N", s.N}, {"K", s.K}, {"MWG", t.mwg}, {"NWG", t.nwg}, {"KWG", t.kwg},
         {"MDIMC", t.mdimc}, {"NDIMC", t.ndimc}, {"VWM", t.vwm}, {"VWN", t.vwn}, {"SA", t.sa},
-        {"SB", t.sb}, {"STRM", t.strm}, {"STRN", t.strn}, {"KWI", t.kwi},
+        {"SB", t.sb}, {"STRM", t.strm}, {"STRN", t.strn}, {"KWI", t.kwi}, {"DB", t.db}, {"WLAY", t.wlay},
         {"EDGE_M", s.M % t.mwg != 0}, {"EDGE_N", s.N % t.nwg != 0}, {"EDGE_K", s.K % t.kwg != 0}});
     kernel.dimensions = 2;
     kernel.global_size = {static_cast<std::size_t>(ceil_div(s.N, t.nwg) * t.ndimc),

@@ -39,7 +39,9 @@ std::int64_t number(const ss::ConfigView& config, const std::string& knob) {
 std::string build_options(const std::vector<std::pair<std::string, std::int64_t>>& defines) {
   std::string options;
   for (const auto& [name, value] : defines) options += "-D" + name + "=" + std::to_string(value) + " ";
-  return options + "-cl-mad-enable";
+  // -w: the kernels unroll loops whose trip count is only known at run time at the edges, and
+  // some compilers (PoCL) print a warning to the worker's stderr for each.
+  return options + "-cl-mad-enable -w";
 }
 
 std::string describe_program(const OpenCLKernel& kernel) {

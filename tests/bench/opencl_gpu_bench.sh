@@ -9,27 +9,29 @@
 #           the shared libraries the target machine lacks, bin/clblast_sgemm and bench/torch_peers.py
 #           (tests/bench/pack_gpu_bench.sh makes it)
 #   OUT     where the database and logs go
-#   MODE    probe | gemm | conv
+#   MODE    probe | gemm | conv | sweep (hand-picked gemm.cl configs, opencl_gemm_sweep_configs.txt,
+#           at 2048 and 4096, then the gemm mode)
 set -uo pipefail
 prefix=$(cd "$1" && pwd); out=$2; mode=$3; trials=${4:-100}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export XDG_CACHE_HOME="$out/cache"
 
-# NVIDIA's OpenCL driver: the system's ICD registration if there is one, else ours.
-if ! ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1; then
+# NVIDIA's OpenCL driver: registered for the ICD loader unless some .icd already names it.
+if ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
   lib=$(ldconfig -p | awk '/libnvidia-opencl\.so\.1/ {print $NF; exit}')
-  [ -n "$lib" ] || lib=$(find /usr /lib /lib64 /opt -name 'libnvidia-opencl.so.1' 2>/dev/null | head -1)
   mkdir -p /tmp/optune-icd && echo "${lib:-libnvidia-opencl.so.1}" > /tmp/optune-icd/nvidia.icd
   export OCL_ICD_VENDORS=/tmp/optune-icd
-  echo "OpenCL ICD: $lib (registered in $OCL_ICD_VENDORS)"
+  echo "OpenCL ICD: ${lib:-libnvidia-opencl.so.1} (registered in $OCL_ICD_VENDORS)"
 fi
 
 optune=("$prefix/bin/optune")
 tune() {  # op shape trials
   echo "== optune tune --op $1 --shape $2 --trials $3"
-  /usr/bin/time -f "   wall %e s" "${optune[@]}" tune --op "$1" --shape "$2" --target opencl --trials "$3" \
+  local start=$SECONDS
+  "${optune[@]}" tune --op "$1" --shape "$2" --target opencl --trials "$3" \
     --batch-size 16 --repeat 5 --min-repeat-ms 20 --db "$out/gpu.db" --quiet
+  echo "   wall $((SECONDS - start)) s"
 }
 
 nvidia-smi -L
@@ -40,7 +42,14 @@ case "$mode" in
     "$prefix/bin/clblast_sgemm" 2048
     env -u LD_LIBRARY_PATH python3 "$prefix/bench/torch_peers.py" gemm
     ;;
-  gemm)
+  sweep|gemm)
+    if [[ $mode == sweep ]]; then
+      for n in 4096 2048; do
+        echo "== opencl_gemm_sweep $n (MWG NWG KWG MDIMC NDIMC VWM VWN SA SB STRM STRN KWI DB WLAY)"
+        OPTUNE_SWEEP_VERBOSE=1 "$prefix/bin/opencl_gemm_sweep" "$prefix/share/optune/opencl/gemm.cl" $n $n $n \
+          < "$prefix/bench/opencl_gemm_sweep_configs.txt"
+      done
+    fi
     tune gemm 2048,2048,2048 "$trials"
     tune gemm 4096,4096,4096 $((trials / 2))
     "$prefix/bin/clblast_sgemm" 2048 4096

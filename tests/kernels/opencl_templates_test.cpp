@@ -84,11 +84,11 @@ TEST(OpenCLGemmTemplate, DefaultIsTheGenericGpuTileOnALargeDevice) {
   const auto space = t.space(workload, device);
   const auto config = t.default_config(workload, device, space);
   const auto json = space.to_json(config);
-  EXPECT_EQ(json["mwg"], "64");
+  EXPECT_EQ(json["mwg"], "128");
   EXPECT_EQ(json["mdimc"], "16");
   EXPECT_EQ(json["sa"], "1");
   const auto kernel = t.opencl_kernel(workload, device, search_space::ConfigView(space, config));
-  EXPECT_EQ(kernel->global_size[0], 2048u / 64 * 16);
+  EXPECT_EQ(kernel->global_size[0], 2048u / 256 * 16);
   EXPECT_NE(kernel->build_options.find("-DEDGE_M=0"), std::string::npos);
   EXPECT_EQ(t.name(), "gemm.opencl");
 }

@@ -1,0 +1,142 @@
+// Hand-picked configs of kernels/opencl/gemm.cl timed on the first OpenCL GPU, without the tuner:
+// a quick way to see what a kernel change is worth before a full `optune tune` run. Each config
+// is compiled with the same -D options the gemm.opencl template gives, run on random inputs in
+// [-1, 1], checked on 512 sampled outputs against a double-precision dot product, and timed with
+// profiling events (median of 20 runs after a warm-up).
+// Usage: opencl_gemm_sweep GEMM_CL M N K < configs
+//   one config a line: MWG NWG KWG MDIMC NDIMC VWM VWN SA SB STRM STRN KWI DB [WLAY]
+// With OPTUNE_SWEEP_VERBOSE set, NVIDIA's register and spill report follows each config.
+// Build: c++ -O2 -std=c++17 opencl_gemm_sweep.cpp -lOpenCL
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+int main(int argc, char** argv) {
+  if (argc != 5) {
+    std::fprintf(stderr, "usage: opencl_gemm_sweep GEMM_CL M N K < configs\n");
+    return 2;
+  }
+  std::ifstream file(argv[1]);
+  std::stringstream text;
+  text << file.rdbuf();
+  const std::string source = text.str();
+  const long M = std::atol(argv[2]), N = std::atol(argv[3]), K = std::atol(argv[4]);
+
+  cl_platform_id platforms[8];
+  cl_uint platform_count = 0;
+  clGetPlatformIDs(8, platforms, &platform_count);
+  cl_device_id device = nullptr;
+  for (cl_uint p = 0; p < platform_count && !device; ++p) {
+    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_GPU, 1, &device, nullptr) != CL_SUCCESS) device = nullptr;
+  }
+  for (cl_uint p = 0; p < platform_count && !device; ++p) {
+    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 1, &device, nullptr) != CL_SUCCESS) device = nullptr;
+  }
+  if (!device) {
+    std::fprintf(stderr, "opencl_gemm_sweep: no OpenCL device\n");
+    return 1;
+  }
+  cl_int error = CL_SUCCESS;
+  cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &error);
+  cl_command_queue queue = clCreateCommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE, &error);
+
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> uniform(-1, 1);
+  std::vector<float> a(M * K), b(K * N), c(M * N);
+  for (auto& x : a) x = uniform(rng);
+  for (auto& x : b) x = uniform(rng);
+  cl_mem da = clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * 4, a.data(), &error);
+  cl_mem db = clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * 4, b.data(), &error);
+  cl_mem dc = clCreateBuffer(context, CL_MEM_READ_WRITE, c.size() * 4, nullptr, &error);
+  std::vector<std::pair<long, long>> samples;
+  for (int s = 0; s < 512; ++s) samples.push_back({long(rng() % M), long(rng() % N)});
+  samples.push_back({M - 1, N - 1});
+
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    std::istringstream in(line);
+    long mwg, nwg, kwg, mdimc, ndimc, vwm, vwn, sa, sb, strm, strn, kwi, dbuf;
+    if (!(in >> mwg >> nwg >> kwg >> mdimc >> ndimc >> vwm >> vwn >> sa >> sb >> strm >> strn >> kwi >> dbuf)) continue;
+    long wlay = 0;
+    in >> wlay;
+    const bool verbose = std::getenv("OPTUNE_SWEEP_VERBOSE") != nullptr;
+    std::ostringstream options;
+    options << "-DM=" << M << " -DN=" << N << " -DK=" << K << " -DMWG=" << mwg << " -DNWG=" << nwg
+            << " -DKWG=" << kwg << " -DMDIMC=" << mdimc << " -DNDIMC=" << ndimc << " -DVWM=" << vwm
+            << " -DVWN=" << vwn << " -DSA=" << sa << " -DSB=" << sb << " -DSTRM=" << strm << " -DSTRN=" << strn
+            << " -DKWI=" << kwi << " -DDB=" << dbuf << " -DWLAY=" << wlay << " -DEDGE_M=" << (M % mwg != 0)
+            << " -DEDGE_N=" << (N % nwg != 0) << " -DEDGE_K=" << (K % kwg != 0) << " -cl-mad-enable -w"
+            << (verbose ? " -cl-nv-verbose" : "");
+    const char* src = source.c_str();
+    cl_program program = clCreateProgramWithSource(context, 1, &src, nullptr, &error);
+    if (clBuildProgram(program, 1, &device, options.str().c_str(), nullptr, nullptr) != CL_SUCCESS) {
+      size_t size = 0;
+      clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+      std::string log(size, '\0');
+      clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+      std::printf("%-40s build error: %.300s\n", line.c_str(), log.c_str());
+      clReleaseProgram(program);
+      continue;
+    }
+    if (verbose) {
+      size_t size = 0;
+      clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+      std::string log(size, '\0');
+      clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+      std::istringstream lines(log);
+      for (std::string l; std::getline(lines, l);)
+        if (l.find("registers") != std::string::npos || l.find("spill") != std::string::npos)
+          std::printf("   %s\n", l.c_str());
+    }
+    cl_kernel kernel = clCreateKernel(program, "optune_gemm", &error);
+    clSetKernelArg(kernel, 0, sizeof(cl_mem), &da);
+    clSetKernelArg(kernel, 1, sizeof(cl_mem), &db);
+    clSetKernelArg(kernel, 2, sizeof(cl_mem), &dc);
+    const size_t local[2] = {size_t(ndimc), size_t(mdimc)};
+    const size_t global[2] = {size_t((N + nwg - 1) / nwg * ndimc), size_t((M + mwg - 1) / mwg * mdimc)};
+    const float poison = NAN;
+    clEnqueueFillBuffer(queue, dc, &poison, 4, 0, c.size() * 4, 0, nullptr, nullptr);
+    error = clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, global, local, 0, nullptr, nullptr);
+    clEnqueueReadBuffer(queue, dc, CL_TRUE, 0, c.size() * 4, c.data(), 0, nullptr, nullptr);
+    double worst = 0;
+    for (auto [m, n] : samples) {
+      double ref = 0, norm = 0;
+      for (long k = 0; k < K; ++k) {
+        ref += double(a[m * K + k]) * b[k * N + n];
+        norm += std::fabs(double(a[m * K + k]) * b[k * N + n]);
+      }
+      const double err = std::fabs(c[m * N + n] - ref) / std::max(norm, 1e-30);
+      worst = std::isnan(c[m * N + n]) ? 1e30 : std::max(worst, err);
+    }
+    std::vector<double> ms;
+    for (int run = 0; run < 23 && error == CL_SUCCESS; ++run) {
+      cl_event event;
+      clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, global, local, 0, nullptr, &event);
+      clWaitForEvents(1, &event);
+      cl_ulong start = 0, end = 0;
+      clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
+      clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
+      clReleaseEvent(event);
+      if (run >= 3) ms.push_back((end - start) * 1e-6);
+    }
+    std::sort(ms.begin(), ms.end());
+    const double median = ms.empty() ? 0 : ms[ms.size() / 2];
+    std::printf("%-40s %s %8.4f ms %7.2f TFLOP/s  err %.1e\n", line.c_str(),
+                error != CL_SUCCESS ? "launch-error" : worst < 1e-5 ? "ok   " : "WRONG", median,
+                median > 0 ? 2.0 * M * N * K / (median * 1e9) : 0.0, worst);
+    std::fflush(stdout);
+    clReleaseKernel(kernel);
+    clReleaseProgram(program);
+  }
+  return 0;
+}
