@@ -12,51 +12,16 @@
 #include <nlohmann/json.hpp>
 
 #include "optune/db/database.hpp"
+#include "../support/command_test.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CommandRun {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
+using optune::test_support::CommandRun;
+using optune::test_support::slurp;
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("optune-cli-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  CommandRun optune(const std::string& arguments) {
-    std::string command = std::string(OPTUNE_EXECUTABLE) + " " + arguments + " > " +
-                          (dir_ / "out").string() + " 2> " + (dir_ / "err").string();
-    int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "out"), slurp(dir_ / "err")};
-  }
-
-  // Exit code 2 and exactly one line on stderr that names the problem.
-  void expect_bad_input(const std::string& arguments, const std::string& words) {
-    CommandRun run = optune(arguments);
-    EXPECT_EQ(run.code, 2) << arguments << "\n" << run.err;
-    EXPECT_NE(run.err.find(words), std::string::npos) << arguments << "\nstderr: " << run.err;
-    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
-  }
-
-  std::string db() const { return (dir_ / "optune.db").string(); }
-  fs::path dir_;
-};
+class CliTest : public optune::test_support::CommandTest {};
 
 constexpr const char* kTinyTune =
     "tune --op gemm --shape 48,40,36 --target cpu --tuner random --trials 4 --batch-size 2 "

@@ -13,41 +13,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../support/command_test.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CommandRun {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
+using optune::test_support::CommandRun;
+using optune::test_support::slurp;
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-class OpenCLCliTest : public ::testing::Test {
+class OpenCLCliTest : public optune::test_support::CommandTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("optune-opencl-cli-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // The program cache goes under the test's directory, not the user's ~/.cache.
   CommandRun optune(const std::string& arguments) {
-    const std::string command = "XDG_CACHE_HOME=" + (dir_ / "cache").string() + " " + OPTUNE_EXECUTABLE + " " +
-                                arguments + " > " + (dir_ / "out").string() + " 2> " + (dir_ / "err").string();
-    const int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "out"), slurp(dir_ / "err")};
+    return CommandTest::optune(arguments, "XDG_CACHE_HOME=" + (dir_ / "cache").string());
   }
-  std::string db() const { return (dir_ / "optune.db").string(); }
-  fs::path dir_;
 };
 
 TEST_F(OpenCLCliTest, TunesOnOpenCLThenSpaceAndQueryWorkOnTheSameTarget) {

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "optune/db/database.hpp"
+#include "../support/command_test.hpp"
 
 extern char** environ;
 
@@ -28,44 +29,21 @@ namespace {
 namespace fs = std::filesystem;
 using optune::db::Database;
 
-struct CommandRun {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using optune::test_support::CommandRun;
+using optune::test_support::slurp;
 
 constexpr const char* kWorkload = "gemm.f32.M48.N40.K36";
 constexpr const char* kTiming = "--repeat 2 --min-repeat-ms 1 --quiet";
 constexpr const char* kRegressTiming = "--repeat 2 --min-repeat-ms 1";
 
-class ResultsCliTest : public ::testing::Test {
+class ResultsCliTest : public optune::test_support::CommandTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("optune-results-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
   void TearDown() override {
     for (pid_t pid : background_) {
       ::kill(pid, SIGKILL);
       ::waitpid(pid, nullptr, 0);
     }
-    fs::remove_all(dir_);
-  }
-
-  CommandRun optune(const std::string& arguments) {
-    std::string command = std::string(OPTUNE_EXECUTABLE) + " " + arguments + " > " + (dir_ / "out").string() + " 2> " +
-                          (dir_ / "err").string();
-    int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "out"), slurp(dir_ / "err")};
+    CommandTest::TearDown();
   }
 
   // Starts `optune job run <file>` without waiting; its output goes to <name>.out.
@@ -94,13 +72,6 @@ class ResultsCliTest : public ::testing::Test {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
 
-  // Exit code 2 and exactly one line on stderr that names the problem.
-  void expect_bad_input(const std::string& arguments, const std::string& words) {
-    CommandRun run = optune(arguments);
-    EXPECT_EQ(run.code, 2) << arguments << "\n" << run.out << run.err;
-    EXPECT_NE(run.err.find(words), std::string::npos) << arguments << "\nstderr: " << run.err;
-    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
-  }
 
   fs::path write_job(const std::string& name, std::size_t budget, const std::string& extra = "") {
     fs::path file = dir_ / (name + ".toml");
@@ -162,8 +133,6 @@ class ResultsCliTest : public ::testing::Test {
     return suite;
   }
 
-  std::string db() const { return (dir_ / "optune.db").string(); }
-  fs::path dir_;
   std::vector<pid_t> background_;
 };
 
