@@ -43,8 +43,8 @@ struct DepthwiseTile {
   std::int64_t tile_q() const { return tq * qpt; }
   std::int64_t tile_p() const { return tp * ppt; }
   std::int64_t input_tiles(const Conv2dShape& s) const {
-    const std::int64_t rows = (tile_p() - 1) * s.stride + (s.R - 1) * s.dilation + 1;
-    const std::int64_t cols = (tile_q() - 1) * s.stride + (s.S - 1) * s.dilation + 1;
+    const std::int64_t rows = opencl::input_extent(tile_p(), s.stride, s.R, s.dilation);
+    const std::int64_t cols = opencl::input_extent(tile_q(), s.stride, s.S, s.dilation);
     return tc * rows * cols;
   }
 };
@@ -58,10 +58,7 @@ class OpenCLDepthwiseConv2dTemplate final : public KernelTemplate {
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     const Conv2dShape s = workload.conv();
     const opencl::DeviceLimits limits = opencl::device_limits(device);
-    std::vector<std::int64_t> widths;
-    for (std::int64_t w : {1, 2, 4}) {
-      if (w <= limits.max_vector_width) widths.push_back(w);
-    }
+    const std::vector<std::int64_t> widths = opencl::vector_widths(limits, 4);
     ss::ConfigSpace space;
     space.add(opencl::number_knob(kTq, {1, 2, 4, 8, 16, 32}));
     space.add(opencl::number_knob(kTp, {1, 2, 4, 8, 16}));

@@ -44,14 +44,6 @@ std::int64_t next_pow2(std::int64_t x) {
   return p;
 }
 
-std::vector<std::int64_t> vector_widths(const opencl::DeviceLimits& limits) {
-  std::vector<std::int64_t> widths;
-  for (std::int64_t w : {1, 2, 4, 8}) {
-    if (w <= limits.max_vector_width) widths.push_back(w);
-  }
-  return widths;
-}
-
 struct GemmTile {
   std::int64_t mwg, nwg, kwg, mdimc, ndimc, vwm, vwn, sa, sb, strm, strn, kwi, db, wlay;
   explicit GemmTile(const ss::ConfigView& v)
@@ -82,8 +74,8 @@ class OpenCLGemmTemplate final : public KernelTemplate {
     space.add(opencl::number_knob(kKwg, {8, 16, 32}));
     space.add(opencl::number_knob(kMdimc, {4, 8, 16, 32}));
     space.add(opencl::number_knob(kNdimc, {4, 8, 16, 32}));
-    space.add(opencl::number_knob(kVwm, vector_widths(limits)));
-    space.add(opencl::number_knob(kVwn, vector_widths(limits)));
+    space.add(opencl::number_knob(kVwm, opencl::vector_widths(limits, 8)));
+    space.add(opencl::number_knob(kVwn, opencl::vector_widths(limits, 8)));
     space.add(opencl::number_knob(kSa, {0, 1}));
     space.add(opencl::number_knob(kSb, {0, 1}));
     space.add(opencl::number_knob(kStrm, {0, 1}));

@@ -82,4 +82,14 @@ ss::Config preferred_config(const ss::ConfigSpace& space, const std::vector<Pref
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+std::vector<std::int64_t> vector_widths(const DeviceLimits& limits, std::int64_t widest) {
+  std::vector<std::int64_t> widths;
+  for (std::int64_t w = 1; w <= widest && w <= limits.max_vector_width; w *= 2) widths.push_back(w);
+  return widths;
+}
+
+std::int64_t input_extent(std::int64_t outputs, std::int64_t stride, std::int64_t taps, std::int64_t dilation) {
+  return (outputs - 1) * stride + (taps - 1) * dilation + 1;
+}
+
 }  // namespace optune::kernels::opencl

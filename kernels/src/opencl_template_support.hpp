@@ -47,4 +47,9 @@ search_space::Config preferred_config(const search_space::ConfigSpace& space,
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b);
 
+// The float vector widths 1, 2, 4, ... up to `widest` that the device takes.
+std::vector<std::int64_t> vector_widths(const DeviceLimits& limits, std::int64_t widest);
+// Input rows (or columns) that `outputs` consecutive output rows (columns) of a convolution read.
+std::int64_t input_extent(std::int64_t outputs, std::int64_t stride, std::int64_t taps, std::int64_t dilation);
+
 }  // namespace optune::kernels::opencl
