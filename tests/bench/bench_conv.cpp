@@ -4,7 +4,8 @@
 //
 //   build/tests/bench/bench_conv --suite configs/workloads/resnet18.toml
 //       [--suite configs/workloads/mobilenet_v1.toml] [--rounds 2]
-//       [--candidate KEY=tuned.so]... [--default KEY=default.so]...
+//       [--candidate KEY=tuned.so]... [--default KEY=default.so]... [--layers NAME,NAME...]
+// --layers keeps only the named layers of the suites (e.g. --layers conv1,pw7,dw2), for a quick look.
 // KEY is a workload key (conv2d.nchw.f32.N1.C64...); the .so files are emitted candidates
 // (tests/bench/emit_best.cpp, --which best|default) compiled like the tuner compiles them.
 // tests/bench/conv_vs_peers.sh tunes, emits, compiles and runs this.
@@ -29,6 +30,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
@@ -183,13 +185,33 @@ double median(std::vector<double> values) {
 struct Options {
   std::vector<std::string> suites;
   std::map<std::string, std::string> tuned, defaults;  // workload key -> .so
+  std::vector<std::string> layers;                       // empty: every layer
   int rounds = 2;
 };
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const std::size_t end = std::min(text.find(',', begin), text.size());
+    if (end > begin) parts.push_back(text.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return parts;
+}
+
+constexpr const char* kUsage =
+    "usage: bench_conv --suite FILE [--suite FILE]... [--rounds N] [--candidate KEY=tuned.so]...\n"
+    "                  [--default KEY=default.so]... [--layers NAME,NAME...]\n";
 
 Options parse_options(int argc, char** argv) {
   Options options;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::printf("%s", kUsage);
+      std::exit(0);
+    }
     if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
     const std::string value = argv[++i];
     auto key_and_path = [&](std::map<std::string, std::string>& into) {
@@ -203,6 +225,8 @@ Options parse_options(int argc, char** argv) {
       key_and_path(options.tuned);
     } else if (arg == "--default") {
       key_and_path(options.defaults);
+    } else if (arg == "--layers") {
+      options.layers = split_commas(value);
     } else if (arg == "--rounds") {
       options.rounds = std::max(1, std::atoi(value.c_str()));
     } else {
@@ -265,6 +289,8 @@ int main(int argc, char** argv) try {
     const auto suite = optune::tuner::load_suite(path);
     for (const auto& entry : suite.entries) {
       if (entry.workload.op == Op::kGemm) continue;
+      const auto& only = options.layers;
+      if (!only.empty() && std::find(only.begin(), only.end(), entry.name) == only.end()) continue;
       layers.push_back({suite.name, entry.name, entry.workload, entry.count});
     }
   }

@@ -3,6 +3,9 @@
 //
 //   build/tests/bench/bench_emit_best --db tuned.db --out DIR     (prints "<M>,<N>,<K> <file>" lines)
 //   ... --which default: the template's default config of each workload instead (same device)
+//   build/tests/bench/bench_emit_best --suite FILE --out DIR: the default config of every conv and
+//       depthwise workload of a suite for this machine's CPU, no database needed
+//       (prints "<workload key> <file>" lines)
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -10,33 +13,66 @@
 
 #include "optune/db/database.hpp"
 #include "optune/kernels/kernel_template.hpp"
+#include "optune/measure/cpu_device.hpp"
+#include "optune/tuner/suite.hpp"
 
-int main(int argc, char** argv) {
-  std::string database_path, out_dir, target = "cpu", which = "best";
+namespace {
+
+using namespace optune;
+
+// Writes the candidate of `config` (in `space`) to DIR/<workload key>.cpp and returns the path.
+std::string write_candidate(const std::string& out_dir, const kernels::KernelTemplate& kernel,
+                            const kernels::Workload& workload, const kernels::DeviceInfo& device,
+                            const search_space::ConfigSpace& space, const search_space::Config& config) {
+  std::string file = out_dir + "/" + workload.key() + ".cpp";
+  std::ofstream(file) << kernel.emit_source(workload, device, search_space::ConfigView(space, config));
+  return file;
+}
+
+void emit_suite_defaults(const std::string& suite_path, const std::string& out_dir) {
+  const kernels::DeviceInfo device = measure::detect_local_cpu();
+  for (const auto& entry : tuner::load_suite(suite_path).entries) {
+    if (entry.workload.op == kernels::Op::kGemm) continue;
+    const auto& kernel = kernels::find_template(entry.workload.op, kernels::Backend::kCpu);
+    auto space = kernel.space(entry.workload, device);
+    auto config = kernel.default_config(entry.workload, device, space);
+    std::printf("%s %s\n", entry.workload.key().c_str(),
+                write_candidate(out_dir, kernel, entry.workload, device, space, config).c_str());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  std::string database_path, out_dir, target = "cpu", which = "best", suite;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     if (flag == "--db") database_path = argv[i + 1];
     if (flag == "--out") out_dir = argv[i + 1];
     if (flag == "--target") target = argv[i + 1];
     if (flag == "--which") which = argv[i + 1];
+    if (flag == "--suite") suite = argv[i + 1];
   }
-  if (database_path.empty() || out_dir.empty()) {
-    std::fprintf(stderr, "usage: bench_emit_best --db FILE --out DIR [--target cpu]\n");
+  if ((database_path.empty() && suite.empty()) || out_dir.empty()) {
+    std::fprintf(stderr, "usage: bench_emit_best (--db FILE [--which best|default] | --suite FILE) --out DIR "
+                         "[--target cpu]\n");
     return 2;
   }
-  using namespace optune;
+  std::filesystem::create_directories(out_dir);
+  if (!suite.empty()) {
+    emit_suite_defaults(suite, out_dir);
+    return 0;
+  }
   auto database = db::Database::open(database_path, db::Database::Mode::kReadOnly);
   db::RecordFilter filter;
   filter.target = target;
-  std::filesystem::create_directories(out_dir);
   for (const auto& best : database.top_k(filter, 1)) {
     auto workload = kernels::parse_workload_key(best.workload_key);
     const auto& kernel = kernels::find_template(workload.op, kernels::parse_target(target).backend);
     auto device = kernels::DeviceInfo::from_fingerprint(best.device_fingerprint);
     auto space = kernel.space(workload, device);
     auto config = which == "default" ? kernel.default_config(workload, device, space) : space.from_json(best.config);
-    std::string file = out_dir + "/" + best.workload_key + ".cpp";
-    std::ofstream(file) << kernel.emit_source(workload, device, search_space::ConfigView(space, config));
+    std::string file = write_candidate(out_dir, kernel, workload, device, space, config);
     if (workload.op == kernels::Op::kGemm)
       std::printf("%lld,%lld,%lld %s\n", static_cast<long long>(workload.gemm().M),
                   static_cast<long long>(workload.gemm().N), static_cast<long long>(workload.gemm().K), file.c_str());
@@ -44,4 +80,7 @@ int main(int argc, char** argv) {
       std::printf("%s %s\n", best.workload_key.c_str(), file.c_str());
   }
   return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "bench_emit_best: %s\n", e.what());
+  return 2;
 }

@@ -11,6 +11,11 @@
 // Edges: partial micro-tiles are computed into a small tile buffer and copied out; packed
 // panels are zero-padded to MR/NR, and unpacked operands are packed locally for edge tiles
 // only, so no read goes past A or B.
+//
+// The blocking loops take their operands from "sources" (DenseA/DenseB: row-major matrices, as
+// gemm() passes them; PrepackedA: A packed once by gemm_prepack_a, for constant weights). Other
+// kernels reuse the loops and the micro-kernel with sources of their own: conv2d's GEMM path
+// (conv2d_gemm.hpp) packs B panels straight from the image, without an im2col matrix.
 #pragma once
 
 #include <algorithm>
@@ -114,6 +119,45 @@ void pack_b_block(Index k, Index n, const float* b, Index ldb, float* dst, Index
   }
 }
 
+// ---- operand sources ----------------------------------------------------------------------
+
+// A row-major A, packed block by block inside the loops (or read in place when !pack_a).
+struct DenseA {
+  static constexpr bool kPrepacked = false;
+  const float* a;
+  Index lda;
+  DenseA rows_from(Index i) const { return {a + i * lda, lda}; }
+  const float* at(Index i, Index p) const { return a + i * lda + p; }
+};
+
+// A packed once (gemm_prepack_a): for each KC block pc, the MR-row micro-panels of every row
+// ([padded_rows / MR][kc][MR]), so block (ic, pc) starts at pc * padded_rows + ic * kc. Weights
+// of an inference are constants: packing them once takes A's packing out of every call.
+struct PrepackedA {
+  static constexpr bool kPrepacked = true;
+  const float* packed;
+  Index padded_rows;  // M rounded up to MR
+  Index row0 = 0;     // first row of this (thread's) slice, a multiple of MR
+  PrepackedA rows_from(Index i) const { return {packed, padded_rows, row0 + i}; }
+  const float* block(Index ic, Index pc, Index kc) const {
+    return packed + pc * padded_rows + (row0 + ic) * kc;
+  }
+};
+
+// A row-major B, packed block by block (or read in place when !pack_b).
+struct DenseB {
+  static constexpr bool kInPlace = true;  // at() is valid: pack_b = false is possible
+  const float* b;
+  Index ldb;
+  DenseB columns_from(Index j) const { return {b + j, ldb}; }
+  const float* at(Index p, Index j) const { return b + p * ldb + j; }
+  // The NR-column panels [panel_begin, panel_end) of block B[pc:pc+kc, jc:jc+nc].
+  template <int NR>
+  void pack(Index pc, Index kc, Index jc, Index nc, Index panel_begin, Index panel_end, float* dst) const {
+    pack_b_block<NR>(kc, nc, at(pc, jc), ldb, dst, panel_begin, panel_end);
+  }
+};
+
 // ---- micro-kernel --------------------------------------------------------------------------
 
 // C[0:MR, 0:NR] (=|+=) A-panel * B-panel over depth kc. A packed: a[p*MR + r]; unpacked:
@@ -185,7 +229,7 @@ template <int MR, int NR, int Lanes, int Unroll, bool PackedA, bool PackedB>
 // One block: C[0:mc, 0:nc] (=|+=) A[0:mc, 0:kc] * B[0:kc, 0:nc], for the NR-column micro-panels
 // [jr_begin, jr_end). `a` and `b` point at packed blocks or, when unpacked, at the operands in
 // place (A + ic*lda + pc, B + pc*ldb + jc).
-template <GemmConfig Cfg>
+template <GemmConfig Cfg, bool PackA, bool PackB>
 void macro_kernel(Index mc, Index nc, Index kc, const float* a, Index lda, const float* b,
                   Index ldb, float* c, Index ldc, bool accumulate, Index jr_begin, Index jr_end,
                   const Buffers& buffers) {
@@ -193,18 +237,18 @@ void macro_kernel(Index mc, Index nc, Index kc, const float* a, Index lda, const
   for (Index jp = jr_begin; jp < jr_end; ++jp) {
     const Index j = jp * NR;
     const Index n = std::min<Index>(NR, nc - j);
-    bool packed_b = Cfg.pack_b;
-    const float* b_panel = Cfg.pack_b ? b + jp * NR * kc : b + j;
-    if (!Cfg.pack_b && n < NR) {  // never read past the right edge of B
+    bool packed_b = PackB;
+    const float* b_panel = PackB ? b + jp * NR * kc : b + j;
+    if (!PackB && n < NR) {  // never read past the right edge of B
       pack_b_panel<NR>(kc, n, b_panel, ldb, buffers.edge_b);
       b_panel = buffers.edge_b;
       packed_b = true;
     }
     for (Index i = 0; i < mc; i += MR) {
       const Index m = std::min<Index>(MR, mc - i);
-      bool packed_a = Cfg.pack_a;
-      const float* a_panel = Cfg.pack_a ? a + i * kc : a + i * lda;
-      if (!Cfg.pack_a && m < MR) {  // never read past the bottom edge of A
+      bool packed_a = PackA;
+      const float* a_panel = PackA ? a + i * kc : a + i * lda;
+      if (!PackA && m < MR) {  // never read past the bottom edge of A
         pack_a_panel<MR>(m, kc, a_panel, lda, buffers.edge_a);
         a_panel = buffers.edge_a;
         packed_a = true;
@@ -236,10 +280,12 @@ void macro_kernel(Index mc, Index nc, Index kc, const float* a, Index lda, const
 
 // The whole (sub)problem with the config's loop order, by one thread or by a team sharing the
 // packed blocks (then packing and the jr loop are split among the team).
-template <GemmConfig Cfg>
-void blocked_gemm(Index M, Index N, Index K, const float* A, Index lda, const float* B, Index ldb,
-                  float* C, Index ldc, const Buffers& buffers, const Team& team) {
+template <GemmConfig Cfg, class ASource, class BSource>
+void blocked_gemm(Index M, Index N, Index K, const ASource& A, const BSource& B, float* C, Index ldc,
+                  const Buffers& buffers, const Team& team) {
   constexpr int MR = Cfg.mr, NR = Cfg.nr;
+  constexpr bool kPackA = Cfg.pack_a || ASource::kPrepacked;
+  static_assert(Cfg.pack_b || BSource::kInPlace, "this B source must be packed (pack_b = true)");
   const Index MC = Cfg.mc, NC = Cfg.nc, KC = Cfg.kc;
 
   auto pack_b = [&](Index jc, Index pc, Index nc, Index kc) {
@@ -247,26 +293,37 @@ void blocked_gemm(Index M, Index N, Index K, const float* A, Index lda, const fl
       Index begin = 0, end = 0;
       team.share(ceil_div(nc, NR), begin, end);
       team.barrier();  // nobody still reads the previous block
-      pack_b_block<NR>(kc, nc, B + pc * ldb + jc, ldb, buffers.b, begin, end);
+      B.template pack<NR>(pc, kc, jc, nc, begin, end, buffers.b);
       team.barrier();
     }
   };
   auto pack_a = [&](Index ic, Index pc, Index mc, Index kc) {
-    if constexpr (Cfg.pack_a) {
+    if constexpr (Cfg.pack_a && !ASource::kPrepacked) {
       Index begin = 0, end = 0;
       team.share(ceil_div(mc, MR), begin, end);
       team.barrier();
-      pack_a_block<MR>(mc, kc, A + ic * lda + pc, lda, buffers.a, begin, end);
+      pack_a_block<MR>(mc, kc, A.at(ic, pc), A.lda, buffers.a, begin, end);
       team.barrier();
     }
   };
   auto compute = [&](Index ic, Index jc, Index pc, Index mc, Index nc, Index kc) {
     Index begin = 0, end = 0;
     team.share(ceil_div(nc, NR), begin, end);
-    const float* a = Cfg.pack_a ? buffers.a : A + ic * lda + pc;
-    const float* b = Cfg.pack_b ? buffers.b : B + pc * ldb + jc;
-    macro_kernel<Cfg>(mc, nc, kc, a, lda, b, ldb, C + ic * ldc + jc, ldc, pc > 0, begin, end,
-                      buffers);
+    const float* a = nullptr;
+    Index lda = 0, ldb = 0;
+    if constexpr (ASource::kPrepacked) {
+      a = A.block(ic, pc, kc);
+    } else {
+      a = Cfg.pack_a ? buffers.a : A.at(ic, pc);
+      lda = A.lda;
+    }
+    const float* b = buffers.b;
+    if constexpr (!Cfg.pack_b) {
+      b = B.at(pc, jc);
+      ldb = B.ldb;
+    }
+    macro_kernel<Cfg, kPackA, Cfg.pack_b>(mc, nc, kc, a, lda, b, ldb, C + ic * ldc + jc, ldc, pc > 0,
+                                          begin, end, buffers);
   };
 
   if constexpr (Cfg.loop_order == LoopOrder::kJcPcIc) {
@@ -340,50 +397,45 @@ inline void slice(Index extent, Index unit, int id, int size, Index& begin, Inde
   end = std::min(extent, panels * (id + 1) / size * unit);
 }
 
-template <GemmConfig Cfg>
-void run_thread(int id, int size, Index M, Index N, Index K, const float* A, Index lda,
-                const float* B, Index ldb, float* C, Index ldc, float* shared_a, float* shared_b) {
+// One thread's own slice, with its own buffers.
+template <GemmConfig Cfg, class ASource, class BSource>
+void run_private(Index m, Index n, Index K, const ASource& A, const BSource& B, float* C, Index ldc) {
+  Buffers buffers;
+  const BufferSizes<Cfg> sizes(m, n, K);
+  private_buffers<Cfg>(sizes, buffers, K);
+  if (sizes.a && !ASource::kPrepacked) buffers.a = thread_buffer(kPackedA, sizes.a);
+  if (sizes.b) buffers.b = thread_buffer(kPackedB, sizes.b);
+  blocked_gemm<Cfg>(m, n, K, A, B, C, ldc, buffers, Team{});
+}
+
+template <GemmConfig Cfg, class ASource, class BSource>
+void run_thread(int id, int size, Index M, Index N, Index K, const ASource& A, const BSource& B, float* C,
+                Index ldc, float* shared_a, float* shared_b) {
   Buffers buffers;
   if constexpr (Cfg.parallel == ParallelLoop::kJr) {
     const BufferSizes<Cfg> sizes(M, N, K);
     private_buffers<Cfg>(sizes, buffers, K);
     buffers.a = shared_a;
     buffers.b = shared_b;
-    blocked_gemm<Cfg>(M, N, K, A, lda, B, ldb, C, ldc, buffers, Team{id, size});
+    blocked_gemm<Cfg>(M, N, K, A, B, C, ldc, buffers, Team{id, size});
     return;
   }
   Index begin = 0, end = 0;
-  Index m = M, n = N;
   if constexpr (Cfg.parallel == ParallelLoop::kJc) {
     slice(N, Cfg.nr, id, size, begin, end);
-    n = end - begin;
-    B += begin;
-    C += begin;
+    if (M <= 0 || end <= begin) return;
+    run_private<Cfg>(M, end - begin, K, A, B.columns_from(begin), C + begin, ldc);
   } else {
     slice(M, Cfg.mr, id, size, begin, end);
-    m = end - begin;
-    A += begin * lda;
-    C += begin * ldc;
+    if (end <= begin || N <= 0) return;
+    run_private<Cfg>(end - begin, N, K, A.rows_from(begin), B, C + begin * ldc, ldc);
   }
-  if (m <= 0 || n <= 0) return;
-  const BufferSizes<Cfg> sizes(m, n, K);
-  private_buffers<Cfg>(sizes, buffers, K);
-  if (sizes.a) buffers.a = thread_buffer(kPackedA, sizes.a);
-  if (sizes.b) buffers.b = thread_buffer(kPackedB, sizes.b);
-  blocked_gemm<Cfg>(m, n, K, A, lda, B, ldb, C, ldc, buffers, Team{});
 }
 
-}  // namespace gemm_detail
-
-// C[M,N] = A[M,K] * B[K,N], row-major with leading dimensions lda, ldb, ldc (in elements).
-// Any M, N, K >= 0; K == 0 gives C = 0.
-template <GemmConfig Cfg>
-void gemm(std::int64_t M, std::int64_t N, std::int64_t K, const float* A, std::int64_t lda,
-          const float* B, std::int64_t ldb, float* C, std::int64_t ldc) {
-  static_assert(gemm_config_error(Cfg) == nullptr, "invalid GemmConfig (see gemm_config_error)");
-  static_assert(is_supported_lanes(Cfg.lanes),
-                "GemmConfig::lanes needs a wider SIMD ISA than the compile flags enable");
-  using namespace gemm_detail;
+// The whole M x N x K problem on one thread, with operands of any source.
+template <GemmConfig Cfg, class ASource, class BSource>
+void run_operands(std::int64_t M, std::int64_t N, std::int64_t K, const ASource& A, const BSource& B, float* C,
+                  std::int64_t ldc) {
   if (M <= 0 || N <= 0) return;
   if (K <= 0) {
     for (Index i = 0; i < M; ++i) std::fill_n(C + i * ldc, N, 0.0f);
@@ -397,15 +449,45 @@ void gemm(std::int64_t M, std::int64_t N, std::int64_t K, const float* A, std::i
     if (sizes.b) shared_b = thread_buffer(kSharedB, sizes.b);
   }
   if constexpr (Cfg.threads == 1) {
-    run_thread<Cfg>(0, 1, M, N, K, A, lda, B, ldb, C, ldc, shared_a, shared_b);
+    run_thread<Cfg>(0, 1, M, N, K, A, B, C, ldc, shared_a, shared_b);
   } else {
 #if defined(_OPENMP)
 #pragma omp parallel num_threads(Cfg.threads)
-    run_thread<Cfg>(omp_get_thread_num(), omp_get_num_threads(), M, N, K, A, lda, B, ldb, C, ldc,
-                    shared_a, shared_b);
+    run_thread<Cfg>(omp_get_thread_num(), omp_get_num_threads(), M, N, K, A, B, C, ldc, shared_a, shared_b);
 #else
-    run_thread<Cfg>(0, 1, M, N, K, A, lda, B, ldb, C, ldc, shared_a, shared_b);
+    run_thread<Cfg>(0, 1, M, N, K, A, B, C, ldc, shared_a, shared_b);
 #endif
+  }
+}
+
+}  // namespace gemm_detail
+
+// C[M,N] = A[M,K] * B[K,N], row-major with leading dimensions lda, ldb, ldc (in elements).
+// Any M, N, K >= 0; K == 0 gives C = 0.
+template <GemmConfig Cfg>
+void gemm(std::int64_t M, std::int64_t N, std::int64_t K, const float* A, std::int64_t lda,
+          const float* B, std::int64_t ldb, float* C, std::int64_t ldc) {
+  static_assert(gemm_config_error(Cfg) == nullptr, "invalid GemmConfig (see gemm_config_error)");
+  static_assert(is_supported_lanes(Cfg.lanes),
+                "GemmConfig::lanes needs a wider SIMD ISA than the compile flags enable");
+  gemm_detail::run_operands<Cfg>(M, N, K, gemm_detail::DenseA{A, lda}, gemm_detail::DenseB{B, ldb}, C, ldc);
+}
+
+// Floats of A (M x K) packed by gemm_prepack_a<Cfg>.
+template <GemmConfig Cfg>
+std::size_t gemm_prepacked_a_size(std::int64_t M, std::int64_t K) {
+  return static_cast<std::size_t>(gemm_detail::ceil_div(M, Cfg.mr) * Cfg.mr * K);
+}
+
+// Packs row-major A (M x K, leading dimension lda) once, for gemm_detail::PrepackedA: per KC
+// block of depth, the MR-row micro-panels of all rows, zero-padded to MR.
+template <GemmConfig Cfg>
+void gemm_prepack_a(std::int64_t M, std::int64_t K, const float* A, std::int64_t lda, float* packed) {
+  using gemm_detail::Index;
+  const Index padded_rows = gemm_detail::ceil_div(M, Cfg.mr) * Cfg.mr;
+  for (Index pc = 0; pc < K; pc += Cfg.kc) {
+    const Index kc = std::min<Index>(Cfg.kc, K - pc);
+    gemm_detail::pack_a_block<Cfg.mr>(M, kc, A + pc, lda, packed + pc * padded_rows, 0, padded_rows / Cfg.mr);
   }
 }
 
