@@ -1,7 +1,8 @@
 // The CPU conv2d and depthwise conv2d kernels (optune/kernels/cpu/conv2d.hpp,
 // depthwise_conv2d.hpp) compute kernels::reference's answer for every config of a compile-time
-// list that covers every value of every config field, on layers with stride 2, padding, 1x1,
-// 7x7 (ResNet's conv1), dilation 2, batch 2 and odd extents that no block divides.
+// list that covers every value of every config field (conv2d: direct and GEMM algorithms), on
+// layers with stride 2, padding, 1x1, 7x7 (ResNet's conv1), dilation 2, batch 2 and odd extents
+// that no block divides.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -29,6 +30,15 @@ constexpr Conv2dConfig conv(int lanes, int ocv, int ib, int owb, int ohb, bool u
   return Conv2dConfig{lanes, ocv, ib, owb, ohb, unroll, order, threads, parallel};
 }
 
+constexpr Conv2dConfig gemm(int lanes, int threads, GemmConfig schedule) {
+  Conv2dConfig c;
+  c.lanes = lanes;
+  c.threads = threads;
+  c.algorithm = ConvAlgorithm::kGemm;
+  c.gemm = schedule;
+  return c;
+}
+
 // lanes 4 and 8 (16 with AVX-512); oc_vectors 1..4; ic_block 1..32, dividing the channels or
 // not; ow_block 1..14; oh_block 1..4; each loop order and parallel split; 1 and 2 threads.
 constexpr std::array kConvConfigs = {
@@ -42,6 +52,15 @@ constexpr std::array kConvConfigs = {
 #if defined(__AVX512F__)
     conv(16, 2, 16, 6, 2, true, Order::kOcOuter, 2, Split::kFused),
 #endif
+    // The GEMM path: blocks smaller than the test layers (several mc/nc/kc blocks, partial
+    // micro-tiles), each parallel loop and loop order, 1 and 2 threads.
+    gemm(8, 2, GemmConfig{.mc = 96, .nc = 1024, .kc = 256, .mr = 6, .nr = 16}),
+    gemm(8, 2, GemmConfig{.mc = 10, .nc = 48, .kc = 7, .mr = 5, .nr = 24, .loop_order = LoopOrder::kPcJcIc,
+                          .unroll = 2, .parallel = ParallelLoop::kJr}),
+    gemm(4, 1, GemmConfig{.mc = 8, .nc = 8, .kc = 30, .mr = 4, .nr = 8, .loop_order = LoopOrder::kIcPcJc,
+                          .unroll = 8, .parallel = ParallelLoop::kIc}),
+    gemm(8, 2, GemmConfig{.mc = 12, .nc = 32, .kc = 64, .mr = 3, .nr = 8, .unroll = 1,
+                          .parallel = ParallelLoop::kIc}),
 };
 
 constexpr DepthwiseConv2dConfig depthwise(int lanes, int cv, int owb, int ohb, bool unroll,

@@ -15,6 +15,9 @@
 // TVM's pre-packed weights and oneDNN's reordered weights are prepared outside the timed call.
 // conv2d() below packs in every call, for callers that want one function.
 //
+// That is the direct algorithm; Config.algorithm = kGemm runs the layer as a GEMM instead
+// (conv2d_gemm.hpp), behind the same three functions.
+//
 // The tuner's candidates and build-time consumers instantiate this same header:
 //   conv2d_pack_filter<Conv2dConfig{...}>(dims, filter, packed);
 //   conv2d_packed<Conv2dConfig{...}>(dims, input, packed, output);
@@ -27,6 +30,7 @@
 
 #include "optune/kernels/cpu/aligned_buffer.hpp"
 #include "optune/kernels/cpu/conv2d_config.hpp"
+#include "optune/kernels/cpu/conv2d_gemm.hpp"
 #include "optune/kernels/cpu/simd.hpp"
 
 namespace optune::kernels::cpu {
@@ -217,6 +221,7 @@ void conv2d_run(const Conv2dDims& d, const float* input, const float* packed_fil
 // Floats of the packed filter: [ceil(K/ob)][ceil(C/ib)][R][S][ib][ob], zero-padded.
 template <Conv2dConfig Config>
 std::size_t conv2d_packed_filter_size(const Conv2dDims& d) {
+  if constexpr (Config.algorithm == ConvAlgorithm::kGemm) return conv2d_gemm_packed_filter_size<Config>(d);
   using conv_detail::round_up;
   return static_cast<std::size_t>(round_up(d.K, Config.oc_vectors * Config.lanes) *
                                   round_up(d.C, Config.ic_block) * d.R * d.S);
@@ -225,6 +230,9 @@ std::size_t conv2d_packed_filter_size(const Conv2dDims& d) {
 // OIHW filter into the kernel's packed layout (conv2d_packed_filter_size floats at `packed`).
 template <Conv2dConfig Config>
 void conv2d_pack_filter(const Conv2dDims& d, const float* __restrict filter, float* __restrict packed) {
+  if constexpr (Config.algorithm == ConvAlgorithm::kGemm) {
+    return conv2d_gemm_pack_filter<Config>(d, filter, packed);
+  }
   using conv_detail::Index;
   constexpr Index OB = Config.oc_vectors * Config.lanes, IB = Config.ic_block;
   const Index oc_blocks = conv_detail::ceil_div(d.K, OB), ic_blocks = conv_detail::ceil_div(d.C, IB);
@@ -253,7 +261,9 @@ void conv2d_packed(const Conv2dDims& d, const float* input, const float* packed_
   static_assert(Config.lanes <= kMaxLanes,
                 "Conv2dConfig::lanes needs a wider SIMD ISA than the compile flags enable");
   using conv_detail::conv2d_run;
-  if constexpr (FixedS >= 0) {
+  if constexpr (Config.algorithm == ConvAlgorithm::kGemm) {
+    return conv2d_gemm_packed<Config>(d, input, packed_filter, output);
+  } else if constexpr (FixedS >= 0) {
     return conv2d_run<Config, FixedS>(d, input, packed_filter, output);
   } else {
     switch (Config.unroll_kw ? d.S : 0) {

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "optune/kernels/cpu/gemm_config.hpp"
+
 namespace optune::kernels::cpu {
 
 // NCHW input [N,C,H,W], OIHW filter [K, C, R, S] (depthwise: [C, 1, R, S]), NCHW output
@@ -32,6 +34,13 @@ enum class ConvParallel : int {
                // outer loop is short, and no waiting on a thread the OS has descheduled
 };
 
+// How conv2d computes (conv2d.cpu picks one per layer shape: see cpu_conv2d_template.cpp).
+enum class ConvAlgorithm : int {
+  kDirect = 0,  // the register-tiled direct kernel on a channel-blocked copy (conv2d.hpp)
+  kGemm = 1,    // out[K][P*Q] = filter[K][C*R*S] x columns[C*R*S][P*Q] on the GEMM kernel
+                // (conv2d_gemm.hpp); the columns are packed from the image, never formed
+};
+
 struct Conv2dConfig {
   int lanes = 8;       // float32 SIMD lanes: 4 (SSE/NEON), 8 (AVX2), 16 (AVX-512)
   int oc_vectors = 2;  // output-channel block = oc_vectors * lanes (vectors of the register tile)
@@ -42,9 +51,24 @@ struct Conv2dConfig {
   ConvLoopOrder loop_order = ConvLoopOrder::kOcOuter;
   int threads = 1;
   ConvParallel parallel = ConvParallel::kOuter;
+  ConvAlgorithm algorithm = ConvAlgorithm::kDirect;
+  // The GEMM path's schedule: its blocks (mc, nc, kc), micro-tile (mr, nr), loop order, unroll
+  // and parallel loop. Lanes and threads come from the fields above; both operands are packed
+  // (the filter once, with the weights). Only read when algorithm = kGemm.
+  GemmConfig gemm = {};
 
   friend constexpr bool operator==(const Conv2dConfig&, const Conv2dConfig&) = default;
 };
+
+// The GemmConfig that conv2d's GEMM path runs for a Conv2dConfig.
+constexpr GemmConfig conv2d_gemm_config(const Conv2dConfig& c) {
+  GemmConfig g = c.gemm;
+  g.lanes = c.lanes;
+  g.threads = c.threads;
+  g.pack_a = true;
+  g.pack_b = true;
+  return g;
+}
 
 // Why a config cannot be instantiated at all, or nullptr. (The register budget is a rule of the
 // tuning space; here only what the kernel's code needs.)
@@ -56,6 +80,7 @@ constexpr const char* conv2d_config_error(const Conv2dConfig& c) {
   if (c.oh_block < 1 || c.oh_block > 4) return "oh_block must be in 1..4";
   if (c.oh_block * c.ow_block * c.oc_vectors > 32) return "register tile over 32 vectors";
   if (c.threads < 1 || c.threads > 1024) return "threads must be in 1..1024";
+  if (c.algorithm == ConvAlgorithm::kGemm) return gemm_config_error(conv2d_gemm_config(c));
   return nullptr;
 }
 
