@@ -144,6 +144,54 @@ TEST(CpuConv2dTemplate, SamplerFindsManyValidConfigsAndEachIsAnInstantiableKerne
   }
 }
 
+TEST(CpuConv2dTemplate, OneByOneAndFewChannelLayersRunAsGemmsOthersDirect) {
+  const DeviceInfo device = avx2_device(2);
+  const std::vector<std::pair<Workload, cpu::ConvAlgorithm>> cases = {
+      {conv({1, 64, 56, 56, 128, 1, 1, 2, 0, 1, 1}), cpu::ConvAlgorithm::kGemm},     // downsample
+      {conv({1, 512, 14, 14, 512, 1, 1, 1, 0, 1, 1}), cpu::ConvAlgorithm::kGemm},    // pointwise
+      {conv({1, 3, 224, 224, 64, 7, 7, 2, 3, 1, 1}), cpu::ConvAlgorithm::kGemm},     // RGB stem
+      {conv({1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1}), cpu::ConvAlgorithm::kDirect},
+      {conv({1, 8, 17, 19, 16, 3, 3, 1, 2, 2, 1}), cpu::ConvAlgorithm::kDirect}};
+  for (const auto& [workload, algorithm] : cases) {
+    const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
+    const ss::Config config = cpu_conv2d().default_config(workload, device, space);
+    const cpu::Conv2dConfig c = cpu::conv2d_config_from_view(ss::ConfigView(space, config));
+    EXPECT_EQ(c.algorithm, algorithm) << workload.key();
+    const bool gemm = algorithm == cpu::ConvAlgorithm::kGemm;
+    EXPECT_EQ(space.to_json(config).at("algorithm"), gemm ? "gemm" : "direct") << workload.key();
+    // Each space holds only its algorithm's knobs (lanes and threads are shared).
+    EXPECT_EQ(space.to_json(config).contains("gemm_mr"), gemm) << workload.key();
+    EXPECT_EQ(space.to_json(config).contains("oc_vectors"), !gemm) << workload.key();
+    if (gemm) {
+      EXPECT_EQ(c.gemm.threads, 2);
+      EXPECT_EQ(c.gemm.lanes, 8);
+      EXPECT_TRUE(c.gemm.pack_a && c.gemm.pack_b);
+    }
+  }
+  // Few output pixels to share: the default splits the output channels instead.
+  const Workload small = conv({1, 1024, 7, 7, 1024, 1, 1, 1, 0, 1, 1});
+  const ss::ConfigSpace space = cpu_conv2d().space(small, device);
+  const auto c = cpu::conv2d_config_from_view(ss::ConfigView(space, cpu_conv2d().default_config(small, device, space)));
+  EXPECT_EQ(c.gemm.parallel, cpu::ParallelLoop::kIc);
+}
+
+TEST(CpuConv2dTemplate, GemmSpacesSampleValidConfigsWithinTheRegisters) {
+  for (const DeviceInfo& device : {avx2_device(2), avx512_device(), neon_device()}) {
+    const Workload workload = conv({1, 256, 14, 14, 512, 1, 1, 2, 0, 1, 1});
+    const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
+    std::mt19937_64 rng(5);
+    const auto configs = space.sample_valid_distinct(rng, 300);
+    EXPECT_EQ(configs.size(), 300u) << device.arch;
+    const int registers = device.has_isa("avx512f") || device.arch == "aarch64" ? 32 : 16;
+    for (const ss::Config& config : configs) {
+      const cpu::Conv2dConfig c = cpu::conv2d_config_from_view(ss::ConfigView(space, config));
+      EXPECT_EQ(cpu::conv2d_config_error(c), nullptr) << space.to_json(config).dump();
+      const int vectors = c.gemm.nr / c.gemm.lanes;
+      EXPECT_LE(c.gemm.mr * vectors + vectors + 1, registers) << space.to_json(config).dump();
+    }
+  }
+}
+
 TEST(CpuConv2dTemplate, DerivedFeaturesHaveStableNamesAndFiniteValues) {
   for (const KernelTemplate* kernel : {&cpu_conv2d(), &cpu_depthwise()}) {
     std::vector<std::string> names;
@@ -175,6 +223,14 @@ TEST(CpuConv2dTemplate, TableRowsAndLiteralsNameEveryField) {
                             ".dilation = 1", ".lanes", ".oc_vectors", ".ic_block", ".ow_block",
                             ".oh_block", ".unroll_kw", ".loop_order", ".threads", ".parallel"}) {
     EXPECT_NE(row.find(field), std::string::npos) << field << " in " << row;
+  }
+  const Workload pointwise = conv({1, 64, 56, 56, 128, 1, 1, 1, 0, 1, 1});
+  const ss::ConfigSpace gemm_space = cpu_conv2d().space(pointwise, avx2_device(2));
+  const std::string gemm_row = cpu_conv2d().table_row(
+      pointwise, ss::ConfigView(gemm_space, cpu_conv2d().default_config(pointwise, avx2_device(2), gemm_space)));
+  for (const char* field : {".K = 128", ".lanes = 8", ".threads = 2", "ConvAlgorithm::kGemm", ".gemm = ",
+                            "GemmConfig{.mc = 96, .nc = 1024, .kc = 128, .mr = 6, .nr = 16"}) {
+    EXPECT_NE(gemm_row.find(field), std::string::npos) << field << " in " << gemm_row;
   }
   ASSERT_TRUE(cpu_depthwise().table_form().has_value());
   EXPECT_EQ(cpu_depthwise().table_form()->include, "optune/kernels/cpu/tuned_conv2d.hpp");
