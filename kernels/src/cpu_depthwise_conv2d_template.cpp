@@ -25,18 +25,15 @@ using cpu::DepthwiseConv2dConfig;
 
 // Knob names: stored in records (JSON by name), so they are a contract once released.
 constexpr const char* kLanes = "lanes";
-constexpr const char* kCVectors = "c_vectors";  // channel block, in vectors
-constexpr const char* kOwBlock = "ow_block";
-constexpr const char* kOhBlock = "oh_block";
+constexpr const char* kOwVectors = "ow_vectors";  // register tile along the output width, in vectors
+constexpr const char* kOhBlock = "oh_block";      // register tile along the output height, in rows
 constexpr const char* kUnrollKw = "unroll_kw";
 constexpr const char* kThreads = "threads";
 
 int parse_int(const std::string& text) { return std::stoi(text); }
 
-// Accumulators, one filter vector per channel vector, one input vector in flight.
-std::int64_t tile_registers(std::int64_t oh, std::int64_t ow, std::int64_t c_vectors) {
-  return oh * ow * c_vectors + c_vectors + 1;
-}
+// Accumulators, the broadcast weight and one input vector in flight.
+std::int64_t tile_registers(std::int64_t oh, std::int64_t ow_vectors) { return oh * ow_vectors + 2; }
 
 class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
  public:
@@ -48,38 +45,35 @@ class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
     const Conv2dShape& shape = workload.conv();
     const VectorUnit unit = vector_unit(device);
     const int registers = unit.registers;
-    const std::int64_t P = shape.out_h(), Q = shape.out_w(), C = shape.C;
+    const std::int64_t P = shape.out_h(), Q = shape.out_w();
     ss::ConfigSpace space;
     std::vector<std::string> lanes;
     for (int l : unit.lanes) lanes.push_back(std::to_string(l));
     space.add(ss::ChoiceKnob{kLanes, lanes});
-    space.add(ss::IntRangeKnob{kCVectors, 1, 4, 1});
-    space.add(ss::IntRangeKnob{kOwBlock, 1, registers == 32 ? 28 : 14, 1});
-    space.add(ss::IntRangeKnob{kOhBlock, 1, 4, 1});
+    space.add(ss::IntRangeKnob{kOwVectors, 1, 8, 1});
+    space.add(ss::IntRangeKnob{kOhBlock, 1, 8, 1});
     space.add(ss::BoolKnob{kUnrollKw});
     space.add(ss::IntRangeKnob{kThreads, 1, std::max(1, device.cores), 1});
-    space.add_constraint("the register tile, filter vectors and an input vector fit the registers",
+    space.add_constraint("the register tile, a weight and an input vector fit the registers",
                          [registers](const ss::ConfigView& v) {
-                           return tile_registers(v.integer(kOhBlock), v.integer(kOwBlock),
-                                                 v.integer(kCVectors)) <= registers;
+                           return tile_registers(v.integer(kOhBlock), v.integer(kOwVectors)) <= registers;
                          });
-    space.add_constraint("the channel block is not a whole vector past C",
-                         [C](const ss::ConfigView& v) {
-                           return (v.integer(kCVectors) - 1) * parse_int(v.choice(kLanes)) < C;
+    space.add_constraint("the register tile is not a whole vector past the output width or past its height",
+                         [P, Q](const ss::ConfigView& v) {
+                           return (v.integer(kOwVectors) - 1) * parse_int(v.choice(kLanes)) < Q &&
+                                  v.integer(kOhBlock) <= P;
                          });
-    space.add_constraint("the register tile is not past the output", [P, Q](const ss::ConfigView& v) {
-      return v.integer(kOwBlock) <= Q && v.integer(kOhBlock) <= P;
-    });
     return space;
   }
 
-  // Untuned: widest vectors, one vector of channels, 8 pixels of a row (fewer on narrow
-  // outputs), filter width unrolled, all cores over the channel blocks.
+  // Untuned: widest vectors, a tile of 4 rows x 2 vectors (fewer on narrow or short outputs),
+  // filter width unrolled, all cores over the planes.
   ss::Config default_config(const Workload& workload, const DeviceInfo& device,
                             const ss::ConfigSpace& space) const override {
     const Conv2dShape& shape = workload.conv();
-    const int lanes = vector_unit(device).lanes.back();
-    const std::int64_t ow_block = std::min<std::int64_t>(8, shape.out_w());
+    const std::int64_t lanes = vector_unit(device).lanes.back();
+    const std::int64_t ow_vectors = std::min<std::int64_t>(2, (shape.out_w() + lanes - 1) / lanes);
+    const std::int64_t oh_block = std::min<std::int64_t>(4, shape.out_h());
     const std::int64_t threads = std::max(1, device.cores);
     ss::Config config{std::vector<std::uint32_t>(space.knobs().size(), 0)};
     auto set = [&](const char* knob, const std::function<bool(const ss::ConfigView&)>& wanted) {
@@ -88,9 +82,8 @@ class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
       }
     };
     set(kLanes, [&](const ss::ConfigView& v) { return parse_int(v.choice(kLanes)) == lanes; });
-    set(kCVectors, [](const ss::ConfigView& v) { return v.integer(kCVectors) == 1; });
-    set(kOwBlock, [&](const ss::ConfigView& v) { return v.integer(kOwBlock) == ow_block; });
-    set(kOhBlock, [](const ss::ConfigView& v) { return v.integer(kOhBlock) == 1; });
+    set(kOwVectors, [&](const ss::ConfigView& v) { return v.integer(kOwVectors) == ow_vectors; });
+    set(kOhBlock, [&](const ss::ConfigView& v) { return v.integer(kOhBlock) == oh_block; });
     set(kUnrollKw, [](const ss::ConfigView& v) { return v.flag(kUnrollKw); });
     set(kThreads, [&](const ss::ConfigView& v) { return v.integer(kThreads) == threads; });
     if (const std::string why = space.first_violation(config); !why.empty()) {
@@ -106,27 +99,28 @@ class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
     const DepthwiseConv2dConfig c = cpu::depthwise_conv2d_config_from_view(config);
     const VectorUnit unit = vector_unit(device);
     const double P = static_cast<double>(s.out_h()), Q = static_cast<double>(s.out_w());
-    const double cb = c.c_vectors * c.lanes;
-    const double blocks = std::ceil(s.C / cb);
-    const double row_tiles = std::ceil(P / c.oh_block), col_tiles = std::ceil(Q / c.ow_block);
-    const double units = s.N * blocks;
+    const double tile_cols = c.ow_vectors * c.lanes;
+    const double row_tiles = std::ceil(P / c.oh_block), col_tiles = std::ceil(Q / tile_cols);
+    const double units = static_cast<double>(s.N * s.C);
     const double per_thread = std::ceil(units / c.threads);
+    const double l1 = std::max<double>(1, static_cast<double>(device.l1d_bytes));
     const double l2 = std::max<double>(1, static_cast<double>(device.l2_bytes));
-    const double plane = 4.0 * cb * (s.H + 2 * s.pad) * (s.W + 2 * s.pad);
+    const double padded_rows = (row_tiles * c.oh_block - 1) * s.stride + (s.R - 1) * s.dilation + 1;
+    const double plane = 4.0 * padded_rows * (col_tiles * tile_cols * s.stride + (s.S - 1) * s.dilation);
+    const double input_rows = (c.oh_block - 1) * s.stride + (s.R - 1) * s.dilation + 1;
     return {
-        {"register_use", static_cast<double>(tile_registers(c.oh_block, c.ow_block, c.c_vectors)) /
-                             unit.registers},
+        {"register_use", static_cast<double>(tile_registers(c.oh_block, c.ow_vectors)) / unit.registers},
+        {"tile_input_over_l1", 4.0 * input_rows * s.stride * tile_cols * s.R / l1},
         {"block_plane_over_l2", plane / l2},
-        {"channel_padding_waste", 1.0 - s.C / (blocks * cb)},
-        {"edge_waste", 1.0 - P * Q / (row_tiles * c.oh_block * col_tiles * c.ow_block)},
+        {"edge_waste", 1.0 - P * Q / (row_tiles * c.oh_block * col_tiles * tile_cols)},
         {"load_imbalance", per_thread * c.threads / units - 1.0},
         {"threads_per_core", static_cast<double>(c.threads) / std::max(1, device.cores)},
         {"log2_flops_per_thread", std::log2(workload.flops() / c.threads)},
     };
   }
 
-  // As conv2d.cpu: the filter is packed on the first call (weights are constants of an
-  // inference); the timed steady state is the input transform plus the convolution.
+  // As conv2d.cpu: the filter is packed on the first call (a copy: the kernel reads the taps as
+  // they are); the timed steady state is the padded plane copies plus the convolution.
   std::string emit_source(const Workload& workload, const DeviceInfo&,
                           const ss::ConfigView& config) const override {
     const DepthwiseConv2dConfig c = cpu::depthwise_conv2d_config_from_view(config);
@@ -191,8 +185,7 @@ namespace cpu {
 DepthwiseConv2dConfig depthwise_conv2d_config_from_view(const search_space::ConfigView& v) {
   DepthwiseConv2dConfig c;
   c.lanes = parse_int(v.choice(kLanes));
-  c.c_vectors = static_cast<int>(v.integer(kCVectors));
-  c.ow_block = static_cast<int>(v.integer(kOwBlock));
+  c.ow_vectors = static_cast<int>(v.integer(kOwVectors));
   c.oh_block = static_cast<int>(v.integer(kOhBlock));
   c.unroll_kw = v.flag(kUnrollKw);
   c.threads = static_cast<int>(v.integer(kThreads));
@@ -202,7 +195,7 @@ DepthwiseConv2dConfig depthwise_conv2d_config_from_view(const search_space::Conf
 std::string depthwise_conv2d_config_literal(const DepthwiseConv2dConfig& c) {
   auto i = [](int x) { return std::to_string(x); };
   return "optune::kernels::cpu::DepthwiseConv2dConfig{.lanes = " + i(c.lanes) +
-         ", .c_vectors = " + i(c.c_vectors) + ", .ow_block = " + i(c.ow_block) +
+         ", .ow_vectors = " + i(c.ow_vectors) +
          ", .oh_block = " + i(c.oh_block) + ", .unroll_kw = " + (c.unroll_kw ? "true" : "false") +
          ", .threads = " + i(c.threads) + "}";
 }

@@ -63,19 +63,21 @@ constexpr std::array kConvConfigs = {
                           .parallel = ParallelLoop::kIc}),
 };
 
-constexpr DepthwiseConv2dConfig depthwise(int lanes, int cv, int owb, int ohb, bool unroll,
-                                          int threads) {
-  return DepthwiseConv2dConfig{lanes, cv, owb, ohb, unroll, threads};
+constexpr DepthwiseConv2dConfig depthwise(int lanes, int owv, int ohb, bool unroll, int threads) {
+  return DepthwiseConv2dConfig{lanes, owv, ohb, unroll, threads};
 }
 
+// lanes 4 and 8 (16 with AVX-512); ow_vectors 1..8 (wider and narrower than the outputs);
+// oh_block 1..8; filter width constant or not; 1 and 2 threads.
 constexpr std::array kDepthwiseConfigs = {
     DepthwiseConv2dConfig{},
-    depthwise(8, 2, 4, 2, false, 2),
-    depthwise(4, 1, 13, 1, true, 2),
-    depthwise(8, 4, 1, 3, true, 1),
-    depthwise(4, 3, 5, 2, false, 2),
+    depthwise(8, 1, 4, false, 2),
+    depthwise(4, 3, 1, true, 2),
+    depthwise(8, 4, 3, true, 1),
+    depthwise(4, 8, 2, false, 2),
+    depthwise(8, 2, 8, true, 2),
 #if defined(__AVX512F__)
-    depthwise(16, 1, 8, 2, true, 2),
+    depthwise(16, 1, 2, true, 2),
 #endif
 };
 
@@ -142,6 +144,9 @@ const std::vector<std::pair<std::string, Conv2dShape>>& depthwise_layers() {
       {"5x5 dilation 2", {1, 12, 17, 19, 12, 5, 5, 1, 4, 2, 12}},
       {"odd: 7 channels, 3x1 filter, no pad", {1, 7, 9, 11, 7, 3, 1, 1, 0, 1, 7}},
       {"batch 2, 7x7 stride 2 pad 3", {2, 19, 20, 21, 19, 7, 7, 2, 3, 1, 19}},
+      {"stride 3, 4x4 dilation 2, pad 2", {1, 5, 23, 29, 5, 4, 4, 3, 2, 2, 5}},
+      {"wide odd rows, 3x3 stride 2", {1, 3, 9, 45, 3, 3, 3, 2, 1, 1, 3}},
+      {"1x1 stride 2", {1, 6, 8, 10, 6, 1, 1, 2, 0, 1, 6}},
   };
   return layers;
 }
@@ -194,7 +199,7 @@ constexpr std::array<TunedConv2d, 1> kTunedConv2d = {{
 }};
 constexpr std::array<TunedDepthwiseConv2d, 1> kTunedDepthwise = {{
     {Conv2dDims{.N = 1, .C = 8, .H = 9, .W = 9, .K = 8, .R = 3, .S = 3, .stride = 2, .pad = 1},
-     DepthwiseConv2dConfig{.lanes = 4, .c_vectors = 2, .ow_block = 2}},
+     DepthwiseConv2dConfig{.lanes = 4, .ow_vectors = 2, .oh_block = 3}},
 }};
 
 TEST(TunedConv2d, RunsTheTunedRowForItsShapeAndTheFallbackElsewhere) {

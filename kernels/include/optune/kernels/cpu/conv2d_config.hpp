@@ -84,13 +84,14 @@ constexpr const char* conv2d_config_error(const Conv2dConfig& c) {
   return nullptr;
 }
 
+// The depthwise kernel works on NCHW directly: each channel is a 2D stencil, vectorised along
+// the output width.
 struct DepthwiseConv2dConfig {
-  int lanes = 8;          // float32 SIMD lanes
-  int c_vectors = 1;      // channel block = c_vectors * lanes, the c of NCHW[c]c
-  int ow_block = 8;       // register tile along the output width
-  int oh_block = 1;       // register tile along the output height
+  int lanes = 8;          // float32 SIMD lanes: 4 (SSE/NEON), 8 (AVX2), 16 (AVX-512)
+  int ow_vectors = 2;     // register tile along the output width, in vectors of output pixels
+  int oh_block = 2;       // register tile along the output height, in rows
   bool unroll_kw = true;  // filter width as a compile-time constant (1, 3, 5, 7)
-  int threads = 1;  // the threads split (image, channel block) pairs, dynamically
+  int threads = 1;        // the threads split the (image, channel) planes, dynamically
 
   friend constexpr bool operator==(const DepthwiseConv2dConfig&,
                                    const DepthwiseConv2dConfig&) = default;
@@ -98,10 +99,9 @@ struct DepthwiseConv2dConfig {
 
 constexpr const char* depthwise_conv2d_config_error(const DepthwiseConv2dConfig& c) {
   if (c.lanes != 4 && c.lanes != 8 && c.lanes != 16) return "lanes must be 4, 8 or 16";
-  if (c.c_vectors < 1 || c.c_vectors > 4) return "c_vectors must be in 1..4";
-  if (c.ow_block < 1 || c.ow_block > 32) return "ow_block must be in 1..32";
-  if (c.oh_block < 1 || c.oh_block > 4) return "oh_block must be in 1..4";
-  if (c.oh_block * c.ow_block * c.c_vectors > 32) return "register tile over 32 vectors";
+  if (c.ow_vectors < 1 || c.ow_vectors > 8) return "ow_vectors must be in 1..8";
+  if (c.oh_block < 1 || c.oh_block > 8) return "oh_block must be in 1..8";
+  if (c.oh_block * c.ow_vectors > 32) return "register tile over 32 vectors";
   if (c.threads < 1 || c.threads > 1024) return "threads must be in 1..1024";
   return nullptr;
 }
