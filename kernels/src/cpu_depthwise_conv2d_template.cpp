@@ -1,6 +1,7 @@
 // The "depthwise_conv2d.cpu" template: the tuning space of the header-only CPU depthwise conv2d
 // kernel (optune/kernels/cpu/depthwise_conv2d.hpp), its default config, candidate source,
 // cost-model features and apply-best rows. The knobs map one to one onto DepthwiseConv2dConfig;
+// two algorithms ("rows" on NCHW, "blocked" on NCHW[c]c), one per layer shape (uses_blocked);
 // depthwise_conv2d_config_from_view() is the only place that reads them back.
 #include <algorithm>
 #include <cmath>
@@ -21,19 +22,135 @@ namespace optune::kernels {
 namespace {
 
 namespace ss = search_space;
+using cpu::DepthwiseAlgorithm;
 using cpu::DepthwiseConv2dConfig;
 
 // Knob names: stored in records (JSON by name), so they are a contract once released.
+constexpr const char* kAlgorithm = "algorithm";   // rows or blocked, by the layer's shape
 constexpr const char* kLanes = "lanes";
-constexpr const char* kOwVectors = "ow_vectors";  // register tile along the output width, in vectors
+constexpr const char* kOwVectors = "ow_vectors";  // rows: register tile along the output width, in vectors
+constexpr const char* kCVectors = "c_vectors";    // blocked: channel block, in vectors
+constexpr const char* kOwBlock = "ow_block";      // blocked: register tile along the output width, in pixels
 constexpr const char* kOhBlock = "oh_block";      // register tile along the output height, in rows
 constexpr const char* kUnrollKw = "unroll_kw";
 constexpr const char* kThreads = "threads";
 
+const std::vector<std::string> kAlgorithmNames = {"rows", "blocked"};
+
 int parse_int(const std::string& text) { return std::stoi(text); }
 
-// Accumulators, the broadcast weight and one input vector in flight.
-std::int64_t tile_registers(std::int64_t oh, std::int64_t ow_vectors) { return oh * ow_vectors + 2; }
+// Layers whose output rows are narrower than two vectors (7x7 and 14x14 outputs) take the
+// channel-blocked algorithm: vectors along such rows would be mostly edge, and each plane too
+// small to amortise its copy. Wider layers take the rows algorithm, with no layout transform.
+bool uses_blocked(const Conv2dShape& shape, const VectorUnit& unit) {
+  return shape.out_w() < 2 * unit.lanes.back();
+}
+
+// Accumulators, the weights and one input vector in flight.
+std::int64_t rows_tile_registers(std::int64_t oh, std::int64_t ow_vectors) { return oh * ow_vectors + 2; }
+std::int64_t blocked_tile_registers(std::int64_t oh, std::int64_t ow, std::int64_t c_vectors) {
+  return oh * ow * c_vectors + c_vectors + 1;
+}
+
+void add_common_knobs(ss::ConfigSpace& space, const DeviceInfo& device, const VectorUnit& unit, bool blocked) {
+  space.add(ss::ChoiceKnob{kAlgorithm, {kAlgorithmNames[blocked ? 1 : 0]}});
+  std::vector<std::string> lanes;
+  for (int l : unit.lanes) lanes.push_back(std::to_string(l));
+  space.add(ss::ChoiceKnob{kLanes, lanes});
+  space.add(ss::BoolKnob{kUnrollKw});
+  space.add(ss::IntRangeKnob{kThreads, 1, std::max(1, device.cores), 1});
+}
+
+void add_rows_space(ss::ConfigSpace& space, const Conv2dShape& shape, const VectorUnit& unit) {
+  const int registers = unit.registers;
+  const std::int64_t P = shape.out_h(), Q = shape.out_w();
+  space.add(ss::IntRangeKnob{kOwVectors, 1, 8, 1});
+  space.add(ss::IntRangeKnob{kOhBlock, 1, 8, 1});
+  space.add_constraint("the register tile, a weight and an input vector fit the registers",
+                       [registers](const ss::ConfigView& v) {
+                         return rows_tile_registers(v.integer(kOhBlock), v.integer(kOwVectors)) <= registers;
+                       });
+  space.add_constraint("the register tile is not a whole vector past the output width or past its height",
+                       [P, Q](const ss::ConfigView& v) {
+                         return (v.integer(kOwVectors) - 1) * parse_int(v.choice(kLanes)) < Q &&
+                                v.integer(kOhBlock) <= P;
+                       });
+}
+
+void add_blocked_space(ss::ConfigSpace& space, const Conv2dShape& shape, const VectorUnit& unit) {
+  const int registers = unit.registers;
+  const std::int64_t P = shape.out_h(), Q = shape.out_w(), C = shape.C;
+  space.add(ss::IntRangeKnob{kCVectors, 1, 4, 1});
+  space.add(ss::IntRangeKnob{kOwBlock, 1, registers == 32 ? 28 : 14, 1});
+  space.add(ss::IntRangeKnob{kOhBlock, 1, 4, 1});
+  space.add_constraint("the register tile, filter vectors and an input vector fit the registers",
+                       [registers](const ss::ConfigView& v) {
+                         return blocked_tile_registers(v.integer(kOhBlock), v.integer(kOwBlock),
+                                                       v.integer(kCVectors)) <= registers;
+                       });
+  space.add_constraint("the channel block is not a whole vector past C", [C](const ss::ConfigView& v) {
+    return (v.integer(kCVectors) - 1) * parse_int(v.choice(kLanes)) < C;
+  });
+  space.add_constraint("the register tile is not past the output", [P, Q](const ss::ConfigView& v) {
+    return v.integer(kOwBlock) <= Q && v.integer(kOhBlock) <= P;
+  });
+}
+
+std::vector<std::pair<std::string, double>> rows_features(const Workload& workload, const DeviceInfo& device,
+                                                          const DepthwiseConv2dConfig& c) {
+  const Conv2dShape& s = workload.conv();
+  const VectorUnit unit = vector_unit(device);
+  const double P = static_cast<double>(s.out_h()), Q = static_cast<double>(s.out_w());
+  const double tile_cols = c.ow_vectors * c.lanes;
+  const double row_tiles = std::ceil(P / c.oh_block), col_tiles = std::ceil(Q / tile_cols);
+  const double units = static_cast<double>(s.N * s.C);
+  const double per_thread = std::ceil(units / c.threads);
+  const double l1 = std::max<double>(1, static_cast<double>(device.l1d_bytes));
+  const double l2 = std::max<double>(1, static_cast<double>(device.l2_bytes));
+  const double padded_rows = (row_tiles * c.oh_block - 1) * s.stride + (s.R - 1) * s.dilation + 1;
+  const double plane = 4.0 * padded_rows * (col_tiles * tile_cols * s.stride + (s.S - 1) * s.dilation);
+  const double input_rows = (c.oh_block - 1) * s.stride + (s.R - 1) * s.dilation + 1;
+  return {
+      {"register_use", static_cast<double>(rows_tile_registers(c.oh_block, c.ow_vectors)) / unit.registers},
+      {"tile_input_over_l1", 4.0 * input_rows * s.stride * tile_cols / l1},
+      {"block_plane_over_l2", plane / l2},
+      {"channel_padding_waste", 0.0},
+      {"edge_waste", 1.0 - P * Q / (row_tiles * c.oh_block * col_tiles * tile_cols)},
+      {"load_imbalance", per_thread * c.threads / units - 1.0},
+      {"threads_per_core", static_cast<double>(c.threads) / std::max(1, device.cores)},
+      {"log2_flops_per_thread", std::log2(workload.flops() / c.threads)},
+      {"is_blocked", 0.0},
+  };
+}
+
+std::vector<std::pair<std::string, double>> blocked_features(const Workload& workload, const DeviceInfo& device,
+                                                             const DepthwiseConv2dConfig& c) {
+  const Conv2dShape& s = workload.conv();
+  const VectorUnit unit = vector_unit(device);
+  const double P = static_cast<double>(s.out_h()), Q = static_cast<double>(s.out_w());
+  const double cb = c.c_vectors * c.lanes;
+  const double blocks = std::ceil(s.C / cb);
+  const double row_tiles = std::ceil(P / c.oh_block), col_tiles = std::ceil(Q / c.ow_block);
+  const double units = s.N * blocks;
+  const double per_thread = std::ceil(units / c.threads);
+  const double l1 = std::max<double>(1, static_cast<double>(device.l1d_bytes));
+  const double l2 = std::max<double>(1, static_cast<double>(device.l2_bytes));
+  const double plane = 4.0 * cb * (s.H + 2 * s.pad) * (s.W + 2 * s.pad);
+  const double input_rows = (c.oh_block - 1) * s.stride + (s.R - 1) * s.dilation + 1;
+  const double input_cols = (c.ow_block - 1) * s.stride + (s.S - 1) * s.dilation + 1;
+  return {
+      {"register_use", static_cast<double>(blocked_tile_registers(c.oh_block, c.ow_block, c.c_vectors)) /
+                           unit.registers},
+      {"tile_input_over_l1", 4.0 * cb * input_rows * input_cols / l1},
+      {"block_plane_over_l2", plane / l2},
+      {"channel_padding_waste", 1.0 - s.C / (blocks * cb)},
+      {"edge_waste", 1.0 - P * Q / (row_tiles * c.oh_block * col_tiles * c.ow_block)},
+      {"load_imbalance", per_thread * c.threads / units - 1.0},
+      {"threads_per_core", static_cast<double>(c.threads) / std::max(1, device.cores)},
+      {"log2_flops_per_thread", std::log2(workload.flops() / c.threads)},
+      {"is_blocked", 1.0},
+  };
+}
 
 class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
  public:
@@ -41,39 +158,29 @@ class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
   Op op() const override { return Op::kDepthwiseConv2d; }
   Backend backend() const override { return Backend::kCpu; }
 
+  // One space per algorithm, picked by the layer's shape (uses_blocked): the knobs of one
+  // algorithm mean nothing to the other.
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     const Conv2dShape& shape = workload.conv();
     const VectorUnit unit = vector_unit(device);
-    const int registers = unit.registers;
-    const std::int64_t P = shape.out_h(), Q = shape.out_w();
+    const bool blocked = uses_blocked(shape, unit);
     ss::ConfigSpace space;
-    std::vector<std::string> lanes;
-    for (int l : unit.lanes) lanes.push_back(std::to_string(l));
-    space.add(ss::ChoiceKnob{kLanes, lanes});
-    space.add(ss::IntRangeKnob{kOwVectors, 1, 8, 1});
-    space.add(ss::IntRangeKnob{kOhBlock, 1, 8, 1});
-    space.add(ss::BoolKnob{kUnrollKw});
-    space.add(ss::IntRangeKnob{kThreads, 1, std::max(1, device.cores), 1});
-    space.add_constraint("the register tile, a weight and an input vector fit the registers",
-                         [registers](const ss::ConfigView& v) {
-                           return tile_registers(v.integer(kOhBlock), v.integer(kOwVectors)) <= registers;
-                         });
-    space.add_constraint("the register tile is not a whole vector past the output width or past its height",
-                         [P, Q](const ss::ConfigView& v) {
-                           return (v.integer(kOwVectors) - 1) * parse_int(v.choice(kLanes)) < Q &&
-                                  v.integer(kOhBlock) <= P;
-                         });
+    add_common_knobs(space, device, unit, blocked);
+    if (blocked) {
+      add_blocked_space(space, shape, unit);
+    } else {
+      add_rows_space(space, shape, unit);
+    }
     return space;
   }
 
-  // Untuned: widest vectors, a tile of 4 rows x 2 vectors (fewer on narrow or short outputs),
-  // filter width unrolled, all cores over the planes.
+  // Untuned: widest vectors, filter width unrolled, all cores. Rows: a tile of 4 rows x 2
+  // vectors (fewer on short outputs). Blocked: one vector of channels, 8 pixels of a row.
   ss::Config default_config(const Workload& workload, const DeviceInfo& device,
                             const ss::ConfigSpace& space) const override {
     const Conv2dShape& shape = workload.conv();
-    const std::int64_t lanes = vector_unit(device).lanes.back();
-    const std::int64_t ow_vectors = std::min<std::int64_t>(2, (shape.out_w() + lanes - 1) / lanes);
-    const std::int64_t oh_block = std::min<std::int64_t>(4, shape.out_h());
+    const VectorUnit unit = vector_unit(device);
+    const std::int64_t lanes = unit.lanes.back();
     const std::int64_t threads = std::max(1, device.cores);
     ss::Config config{std::vector<std::uint32_t>(space.knobs().size(), 0)};
     auto set = [&](const char* knob, const std::function<bool(const ss::ConfigView&)>& wanted) {
@@ -82,41 +189,32 @@ class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
       }
     };
     set(kLanes, [&](const ss::ConfigView& v) { return parse_int(v.choice(kLanes)) == lanes; });
-    set(kOwVectors, [&](const ss::ConfigView& v) { return v.integer(kOwVectors) == ow_vectors; });
-    set(kOhBlock, [&](const ss::ConfigView& v) { return v.integer(kOhBlock) == oh_block; });
     set(kUnrollKw, [](const ss::ConfigView& v) { return v.flag(kUnrollKw); });
     set(kThreads, [&](const ss::ConfigView& v) { return v.integer(kThreads) == threads; });
+    if (uses_blocked(shape, unit)) {
+      const std::int64_t ow_block = std::min<std::int64_t>(8, shape.out_w());
+      set(kCVectors, [](const ss::ConfigView& v) { return v.integer(kCVectors) == 1; });
+      set(kOwBlock, [&](const ss::ConfigView& v) { return v.integer(kOwBlock) == ow_block; });
+      set(kOhBlock, [](const ss::ConfigView& v) { return v.integer(kOhBlock) == 1; });
+    } else {
+      const std::int64_t ow_vectors = std::min<std::int64_t>(2, (shape.out_w() + lanes - 1) / lanes);
+      const std::int64_t oh_block = std::min<std::int64_t>(4, shape.out_h());
+      set(kOwVectors, [&](const ss::ConfigView& v) { return v.integer(kOwVectors) == ow_vectors; });
+      set(kOhBlock, [&](const ss::ConfigView& v) { return v.integer(kOhBlock) == oh_block; });
+    }
     if (const std::string why = space.first_violation(config); !why.empty()) {
       throw std::logic_error("depthwise_conv2d.cpu: default config breaks '" + why + "'");
     }
     return config;
   }
 
+  // The same names for both algorithms (the cost model learns across a template's layers).
   std::vector<std::pair<std::string, double>> derived_features(
       const Workload& workload, const DeviceInfo& device,
       const ss::ConfigView& config) const override {
-    const Conv2dShape& s = workload.conv();
     const DepthwiseConv2dConfig c = cpu::depthwise_conv2d_config_from_view(config);
-    const VectorUnit unit = vector_unit(device);
-    const double P = static_cast<double>(s.out_h()), Q = static_cast<double>(s.out_w());
-    const double tile_cols = c.ow_vectors * c.lanes;
-    const double row_tiles = std::ceil(P / c.oh_block), col_tiles = std::ceil(Q / tile_cols);
-    const double units = static_cast<double>(s.N * s.C);
-    const double per_thread = std::ceil(units / c.threads);
-    const double l1 = std::max<double>(1, static_cast<double>(device.l1d_bytes));
-    const double l2 = std::max<double>(1, static_cast<double>(device.l2_bytes));
-    const double padded_rows = (row_tiles * c.oh_block - 1) * s.stride + (s.R - 1) * s.dilation + 1;
-    const double plane = 4.0 * padded_rows * (col_tiles * tile_cols * s.stride + (s.S - 1) * s.dilation);
-    const double input_rows = (c.oh_block - 1) * s.stride + (s.R - 1) * s.dilation + 1;
-    return {
-        {"register_use", static_cast<double>(tile_registers(c.oh_block, c.ow_vectors)) / unit.registers},
-        {"tile_input_over_l1", 4.0 * input_rows * s.stride * tile_cols * s.R / l1},
-        {"block_plane_over_l2", plane / l2},
-        {"edge_waste", 1.0 - P * Q / (row_tiles * c.oh_block * col_tiles * tile_cols)},
-        {"load_imbalance", per_thread * c.threads / units - 1.0},
-        {"threads_per_core", static_cast<double>(c.threads) / std::max(1, device.cores)},
-        {"log2_flops_per_thread", std::log2(workload.flops() / c.threads)},
-    };
+    return c.algorithm == DepthwiseAlgorithm::kBlocked ? blocked_features(workload, device, c)
+                                                       : rows_features(workload, device, c);
   }
 
   // As conv2d.cpu: the filter is packed on the first call (a copy: the kernel reads the taps as
@@ -185,7 +283,13 @@ namespace cpu {
 DepthwiseConv2dConfig depthwise_conv2d_config_from_view(const search_space::ConfigView& v) {
   DepthwiseConv2dConfig c;
   c.lanes = parse_int(v.choice(kLanes));
-  c.ow_vectors = static_cast<int>(v.integer(kOwVectors));
+  if (v.choice(kAlgorithm) == kAlgorithmNames[1]) {
+    c.algorithm = DepthwiseAlgorithm::kBlocked;
+    c.c_vectors = static_cast<int>(v.integer(kCVectors));
+    c.ow_block = static_cast<int>(v.integer(kOwBlock));
+  } else {
+    c.ow_vectors = static_cast<int>(v.integer(kOwVectors));
+  }
   c.oh_block = static_cast<int>(v.integer(kOhBlock));
   c.unroll_kw = v.flag(kUnrollKw);
   c.threads = static_cast<int>(v.integer(kThreads));
@@ -194,6 +298,12 @@ DepthwiseConv2dConfig depthwise_conv2d_config_from_view(const search_space::Conf
 
 std::string depthwise_conv2d_config_literal(const DepthwiseConv2dConfig& c) {
   auto i = [](int x) { return std::to_string(x); };
+  if (c.algorithm == DepthwiseAlgorithm::kBlocked) {
+    return "optune::kernels::cpu::DepthwiseConv2dConfig{.lanes = " + i(c.lanes) + ", .oh_block = " + i(c.oh_block) +
+           ", .unroll_kw = " + (c.unroll_kw ? "true" : "false") + ", .threads = " + i(c.threads) +
+           ", .algorithm = optune::kernels::cpu::DepthwiseAlgorithm::kBlocked, .c_vectors = " + i(c.c_vectors) +
+           ", .ow_block = " + i(c.ow_block) + "}";
+  }
   return "optune::kernels::cpu::DepthwiseConv2dConfig{.lanes = " + i(c.lanes) +
          ", .ow_vectors = " + i(c.ow_vectors) +
          ", .oh_block = " + i(c.oh_block) + ", .unroll_kw = " + (c.unroll_kw ? "true" : "false") +

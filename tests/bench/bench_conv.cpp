@@ -6,6 +6,9 @@
 //       [--suite configs/workloads/mobilenet_v1.toml] [--rounds 2]
 //       [--candidate KEY=tuned.so]... [--default KEY=default.so]... [--layers NAME,NAME...]
 // --layers keeps only the named layers of the suites (e.g. --layers conv1,pw7,dw2), for a quick look.
+// --threads N: oneDNN's and OpenBLAS's threads (default: all cores); give optune candidates of
+// the same count (bench_emit_best --cores N). One thread compares kernels on a busy machine,
+// where a descheduled thread stalls a whole team.
 // KEY is a workload key (conv2d.nchw.f32.N1.C64...); the .so files are emitted candidates
 // (tests/bench/emit_best.cpp, --which best|default) compiled like the tuner compiles them.
 // tests/bench/conv_vs_peers.sh tunes, emits, compiles and runs this.
@@ -187,6 +190,7 @@ struct Options {
   std::map<std::string, std::string> tuned, defaults;  // workload key -> .so
   std::vector<std::string> layers;                       // empty: every layer
   int rounds = 2;
+  int threads = 0;  // 0: all cores
 };
 
 std::vector<std::string> split_commas(const std::string& text) {
@@ -202,7 +206,8 @@ std::vector<std::string> split_commas(const std::string& text) {
 
 constexpr const char* kUsage =
     "usage: bench_conv --suite FILE [--suite FILE]... [--rounds N] [--candidate KEY=tuned.so]...\n"
-    "                  [--default KEY=default.so]... [--layers NAME,NAME...]\n";
+    "                  [--default KEY=default.so]... [--layers NAME,NAME...]\n"
+    "                  [--threads N]\n";
 
 Options parse_options(int argc, char** argv) {
   Options options;
@@ -225,6 +230,8 @@ Options parse_options(int argc, char** argv) {
       key_and_path(options.tuned);
     } else if (arg == "--default") {
       key_and_path(options.defaults);
+    } else if (arg == "--threads") {
+      options.threads = std::max(1, std::atoi(value.c_str()));
     } else if (arg == "--layers") {
       options.layers = split_commas(value);
     } else if (arg == "--rounds") {
@@ -279,7 +286,8 @@ struct Layer {
 
 int main(int argc, char** argv) try {
   const Options options = parse_options(argc, argv);
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int cores = options.threads > 0 ? options.threads
+                                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   openblas_set_num_threads(cores);
   omp_set_num_threads(cores);
   const dnnl::engine engine(dnnl::engine::kind::cpu, 0);

@@ -5,7 +5,7 @@
 //   ... --which default: the template's default config of each workload instead (same device)
 //   build/tests/bench/bench_emit_best --suite FILE --out DIR: the default config of every conv and
 //       depthwise workload of a suite for this machine's CPU, no database needed
-//       (prints "<workload key> <file>" lines)
+//       (prints "<workload key> <file>" lines); --cores N: as if the CPU had N cores (threads = N)
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -29,8 +29,9 @@ std::string write_candidate(const std::string& out_dir, const kernels::KernelTem
   return file;
 }
 
-void emit_suite_defaults(const std::string& suite_path, const std::string& out_dir) {
-  const kernels::DeviceInfo device = measure::detect_local_cpu();
+void emit_suite_defaults(const std::string& suite_path, const std::string& out_dir, int cores) {
+  kernels::DeviceInfo device = measure::detect_local_cpu();
+  if (cores > 0) device.cores = cores;
   for (const auto& entry : tuner::load_suite(suite_path).entries) {
     if (entry.workload.op == kernels::Op::kGemm) continue;
     const auto& kernel = kernels::find_template(entry.workload.op, kernels::Backend::kCpu);
@@ -45,6 +46,7 @@ void emit_suite_defaults(const std::string& suite_path, const std::string& out_d
 
 int main(int argc, char** argv) try {
   std::string database_path, out_dir, target = "cpu", which = "best", suite;
+  int cores = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     if (flag == "--db") database_path = argv[i + 1];
@@ -52,15 +54,16 @@ int main(int argc, char** argv) try {
     if (flag == "--target") target = argv[i + 1];
     if (flag == "--which") which = argv[i + 1];
     if (flag == "--suite") suite = argv[i + 1];
+    if (flag == "--cores") cores = std::stoi(argv[i + 1]);
   }
   if ((database_path.empty() && suite.empty()) || out_dir.empty()) {
-    std::fprintf(stderr, "usage: bench_emit_best (--db FILE [--which best|default] | --suite FILE) --out DIR "
-                         "[--target cpu]\n");
+    std::fprintf(stderr, "usage: bench_emit_best (--db FILE [--which best|default] | --suite FILE [--cores N]) "
+                         "--out DIR [--target cpu]\n");
     return 2;
   }
   std::filesystem::create_directories(out_dir);
   if (!suite.empty()) {
-    emit_suite_defaults(suite, out_dir);
+    emit_suite_defaults(suite, out_dir, cores);
     return 0;
   }
   auto database = db::Database::open(database_path, db::Database::Mode::kReadOnly);

@@ -175,6 +175,27 @@ TEST(CpuConv2dTemplate, OneByOneAndFewChannelLayersRunAsGemmsOthersDirect) {
   EXPECT_EQ(c.gemm.parallel, cpu::ParallelLoop::kIc);
 }
 
+TEST(CpuConv2dTemplate, DepthwiseLayersWithNarrowOutputsRunBlockedOthersOnRows) {
+  const DeviceInfo device = avx2_device(2);
+  const std::vector<std::pair<Workload, cpu::DepthwiseAlgorithm>> cases = {
+      {depthwise({1, 32, 112, 112, 0, 3, 3, 1, 1, 1, 1}), cpu::DepthwiseAlgorithm::kRows},
+      {depthwise({1, 256, 28, 28, 0, 3, 3, 1, 1, 1, 1}), cpu::DepthwiseAlgorithm::kRows},      // Q = 28
+      {depthwise({1, 256, 28, 28, 0, 3, 3, 2, 1, 1, 1}), cpu::DepthwiseAlgorithm::kBlocked},   // Q = 14
+      {depthwise({1, 1024, 7, 7, 0, 3, 3, 1, 1, 1, 1}), cpu::DepthwiseAlgorithm::kBlocked}};
+  for (const auto& [workload, algorithm] : cases) {
+    const ss::ConfigSpace space = cpu_depthwise().space(workload, device);
+    const ss::Config config = cpu_depthwise().default_config(workload, device, space);
+    const auto c = cpu::depthwise_conv2d_config_from_view(ss::ConfigView(space, config));
+    EXPECT_EQ(c.algorithm, algorithm) << workload.key();
+    const bool rows = algorithm == cpu::DepthwiseAlgorithm::kRows;
+    EXPECT_EQ(space.to_json(config).at("algorithm"), rows ? "rows" : "blocked") << workload.key();
+    EXPECT_EQ(space.to_json(config).contains("ow_vectors"), rows) << workload.key();
+    EXPECT_EQ(space.to_json(config).contains("c_vectors"), !rows) << workload.key();
+    const std::string literal = cpu_depthwise().config_literal(ss::ConfigView(space, config));
+    EXPECT_EQ(literal.find("DepthwiseAlgorithm::kBlocked") != std::string::npos, !rows) << literal;
+  }
+}
+
 TEST(CpuConv2dTemplate, GemmSpacesSampleValidConfigsWithinTheRegisters) {
   for (const DeviceInfo& device : {avx2_device(2), avx512_device(), neon_device()}) {
     const Workload workload = conv({1, 256, 14, 14, 512, 1, 1, 2, 0, 1, 1});

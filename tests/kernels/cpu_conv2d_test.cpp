@@ -67,8 +67,17 @@ constexpr DepthwiseConv2dConfig depthwise(int lanes, int owv, int ohb, bool unro
   return DepthwiseConv2dConfig{lanes, owv, ohb, unroll, threads};
 }
 
-// lanes 4 and 8 (16 with AVX-512); ow_vectors 1..8 (wider and narrower than the outputs);
-// oh_block 1..8; filter width constant or not; 1 and 2 threads.
+constexpr DepthwiseConv2dConfig blocked(int lanes, int cv, int owb, int ohb, bool unroll, int threads) {
+  DepthwiseConv2dConfig c{lanes, 1, ohb, unroll, threads};
+  c.algorithm = DepthwiseAlgorithm::kBlocked;
+  c.c_vectors = cv;
+  c.ow_block = owb;
+  return c;
+}
+
+// Rows: lanes 4 and 8 (16 with AVX-512); ow_vectors 1..8 (wider and narrower than the outputs);
+// oh_block 1..8; filter width constant or not; 1 and 2 threads. Blocked: c_vectors 1..4 (channel
+// blocks past C), ow_block 1..13, oh_block 1..3.
 constexpr std::array kDepthwiseConfigs = {
     DepthwiseConv2dConfig{},
     depthwise(8, 1, 4, false, 2),
@@ -76,8 +85,14 @@ constexpr std::array kDepthwiseConfigs = {
     depthwise(8, 4, 3, true, 1),
     depthwise(4, 8, 2, false, 2),
     depthwise(8, 2, 8, true, 2),
+    blocked(8, 1, 8, 1, true, 2),
+    blocked(8, 2, 4, 2, false, 2),
+    blocked(4, 1, 13, 1, true, 2),
+    blocked(8, 4, 1, 3, true, 1),
+    blocked(4, 3, 5, 2, false, 2),
 #if defined(__AVX512F__)
     depthwise(16, 1, 2, true, 2),
+    blocked(16, 1, 8, 2, true, 2),
 #endif
 };
 

@@ -84,14 +84,23 @@ constexpr const char* conv2d_config_error(const Conv2dConfig& c) {
   return nullptr;
 }
 
-// The depthwise kernel works on NCHW directly: each channel is a 2D stencil, vectorised along
-// the output width.
+// How depthwise conv2d computes (depthwise_conv2d.cpu picks one per layer shape).
+enum class DepthwiseAlgorithm : int {
+  kRows = 0,     // each NCHW plane a 2D stencil, vectors along the output width (depthwise_conv2d.hpp)
+  kBlocked = 1,  // channel blocks in NCHW[c]c, vectors along channels (depthwise_conv2d_blocked.hpp)
+};
+
 struct DepthwiseConv2dConfig {
   int lanes = 8;          // float32 SIMD lanes: 4 (SSE/NEON), 8 (AVX2), 16 (AVX-512)
   int ow_vectors = 2;     // register tile along the output width, in vectors of output pixels
   int oh_block = 2;       // register tile along the output height, in rows
   bool unroll_kw = true;  // filter width as a compile-time constant (1, 3, 5, 7)
   int threads = 1;        // the threads split the (image, channel) planes, dynamically
+  DepthwiseAlgorithm algorithm = DepthwiseAlgorithm::kRows;
+  // kBlocked only (ow_vectors is unused there): the channel block in vectors (the c of
+  // NCHW[c]c) and the register tile along the width in pixels; oh_block is shared.
+  int c_vectors = 1;
+  int ow_block = 8;
 
   friend constexpr bool operator==(const DepthwiseConv2dConfig&,
                                    const DepthwiseConv2dConfig&) = default;
@@ -103,6 +112,11 @@ constexpr const char* depthwise_conv2d_config_error(const DepthwiseConv2dConfig&
   if (c.oh_block < 1 || c.oh_block > 8) return "oh_block must be in 1..8";
   if (c.oh_block * c.ow_vectors > 32) return "register tile over 32 vectors";
   if (c.threads < 1 || c.threads > 1024) return "threads must be in 1..1024";
+  if (c.c_vectors < 1 || c.c_vectors > 4) return "c_vectors must be in 1..4";
+  if (c.ow_block < 1 || c.ow_block > 32) return "ow_block must be in 1..32";
+  if (c.algorithm == DepthwiseAlgorithm::kBlocked && c.oh_block * c.ow_block * c.c_vectors > 32) {
+    return "blocked register tile over 32 vectors";
+  }
   return nullptr;
 }
 
