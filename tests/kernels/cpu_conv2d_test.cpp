@@ -148,6 +148,8 @@ const std::vector<std::pair<std::string, Conv2dShape>>& conv_layers() {
       {"3x3 dilation 2", {1, 8, 17, 19, 16, 3, 3, 1, 2, 2, 1}},
       {"odd: 5x3 filter, C 5, K 11, no pad", {1, 5, 11, 23, 11, 5, 3, 1, 0, 1, 1}},
       {"batch 2, 2x2 stride 3 pad 2", {2, 7, 10, 9, 9, 2, 2, 3, 2, 1, 1}},
+      {"1x1 stride 2, wide rows", {1, 6, 9, 70, 10, 1, 1, 2, 0, 1, 1}},
+      {"3x3 stride 2 pad 1, 3 channels, wide rows", {1, 3, 11, 70, 8, 3, 3, 2, 1, 1, 1}},
   };
   return layers;
 }

@@ -19,6 +19,7 @@
 
 #include "optune/kernels/cpu/conv2d_config.hpp"
 #include "optune/kernels/cpu/gemm.hpp"
+#include "optune/kernels/cpu/simd.hpp"
 
 namespace optune::kernels::cpu {
 namespace conv_gemm_detail {
@@ -28,6 +29,23 @@ using gemm_detail::Index;
 // A layer whose columns matrix is the image itself: out[K][H*W] = filter[K][C] x image[C][H*W].
 constexpr bool columns_are_the_image(const Conv2dDims& d) {
   return d.R == 1 && d.S == 1 && d.stride == 1 && d.pad == 0;
+}
+
+// dst[j] = src[2 * j] for j < NR, reading src[0, 2 * NR): two vector loads and a shuffle per
+// 8 floats where the ISA has 8-lane vectors (a scalar strided gather would dominate the packing
+// of stride-2 layers).
+template <int NR>
+[[gnu::always_inline]] inline void gather_even(const float* __restrict src, float* __restrict dst) {
+  if constexpr (NR % 8 == 0 && kMaxLanes >= 8) {
+    using V = Simd<8>;
+#pragma GCC unroll 8
+    for (int j = 0; j < NR; j += 8) {
+      const V::Vector a = V::load(src + 2 * j), b = V::load(src + 2 * j + 8);
+      V::store(dst + j, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14));
+    }
+  } else {
+    for (int j = 0; j < NR; ++j) dst[j] = src[2 * j];
+  }
 }
 
 // The im2col matrix of one NCHW image as a GEMM B operand that is only ever packed: row
@@ -79,6 +97,8 @@ struct ImageColumns {
         if (iw0 >= 0 && iw0 + (NR - 1) * d.stride < d.W) {
           if (d.stride == 1) {
             __builtin_memcpy(dst, row + iw0, NR * sizeof(float));
+          } else if (d.stride == 2 && iw0 + 2 * NR <= d.W) {
+            gather_even<NR>(row + iw0, dst);
           } else {
             for (int j = 0; j < NR; ++j) dst[j] = row[iw0 + j * d.stride];
           }
