@@ -5,7 +5,9 @@
 # repository root after a build with benchmarks (-DOPTUNE_BUILD_BENCH=ON):
 #   bash tests/bench/conv_vs_peers.sh [BUDGET] [WORKDIR] [more tune options, e.g. --batch-size 6]
 # BUDGET is tune's --budget per network: trials (600) or time (45m). Resumable: a second run
-# continues tuning in the same database; BUDGET 0 skips tuning and benchmarks what it holds.
+# continues tuning in the same database; BUDGET 0 skips tuning and benchmarks what it holds;
+# BUDGET defaults needs no database: it times optune's default configs only (no tuned row).
+# BENCH_ARGS (environment) goes to bench_conv, e.g. BENCH_ARGS="--rounds 3 --layers conv1,pw7".
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 budget=${1:-600}
@@ -16,19 +18,28 @@ bench=${OPTUNE_BENCH_BIN:-$root/build/tests/bench}
 suites=("$root/configs/workloads/resnet18.toml" "$root/configs/workloads/mobilenet_v1.toml")
 mkdir -p "$work"
 for suite in "${suites[@]}"; do
-  [ "$budget" = 0 ] && break
+  [ "$budget" = 0 ] || [ "$budget" = defaults ] && break
   "$bin/optune" tune --suite "$suite" --budget "$budget" --quiet --db "$work/tuned.db" "$@"
 done
 args=()
 sources=()
+emit_defaults() {  # KEY FILE lines of the default configs, from the database or the suites
+  if [ "$budget" = defaults ]; then
+    for suite in "${suites[@]}"; do "$bench/bench_emit_best" --suite "$suite" --out "$work/default"; done
+  else
+    "$bench/bench_emit_best" --db "$work/tuned.db" --out "$work/default" --which default
+  fi
+}
 for which in best default; do
+  [ "$which" = best ] && [ "$budget" = defaults ] && continue
   while read -r key source; do
     case "$key" in conv2d.* | depthwise_conv2d.*) ;; *) continue ;; esac
     sources+=("$source")
     flag=--candidate
     [ "$which" = default ] && flag=--default
     args+=("$flag" "$key=${source%.cpp}.so")
-  done < <("$bench/bench_emit_best" --db "$work/tuned.db" --out "$work/$which" --which "$which")
+  done < <(if [ "$which" = default ]; then emit_defaults; else
+             "$bench/bench_emit_best" --db "$work/tuned.db" --out "$work/best" --which best; fi)
 done
 # The flags the local builder uses for the native CPU target; two compiles at a time.
 printf '%s\n' "${sources[@]}" | xargs -P 2 -I{} sh -c \
@@ -36,4 +47,4 @@ printf '%s\n' "${sources[@]}" | xargs -P 2 -I{} sh -c \
   _ {} "$root"
 suite_args=()
 for suite in "${suites[@]}"; do suite_args+=(--suite "$suite"); done
-"$bench/bench_conv" "${suite_args[@]}" --rounds 2 "${args[@]}"
+"$bench/bench_conv" "${suite_args[@]}" --rounds 2 ${BENCH_ARGS:-} "${args[@]}"
