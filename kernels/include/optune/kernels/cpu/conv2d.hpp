@@ -57,8 +57,31 @@ inline BlockedImage blocked_image(const Conv2dDims& d, Index block, Index oh_blo
   return {ceil_div(d.C, block), block, std::max(rows, d.pad + d.H), std::max(cols, d.pad + d.W)};
 }
 
+#if defined(__AVX__)
+// Eight rows of eight floats (rows[i][0..8)) transposed: pixel j's eight values go to out + j * step.
+[[gnu::always_inline]] inline void transpose_8x8(const float* const* rows, Index column, float* out, Index step) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(rows[i] + column);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int half = 0; half < 8; half += 4) {
+    r[half + 0] = _mm256_shuffle_ps(t[half + 0], t[half + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    r[half + 1] = _mm256_shuffle_ps(t[half + 0], t[half + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    r[half + 2] = _mm256_shuffle_ps(t[half + 1], t[half + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    r[half + 3] = _mm256_shuffle_ps(t[half + 1], t[half + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int j = 0; j < 4; ++j) {
+    _mm256_storeu_ps(out + j * step, _mm256_permute2f128_ps(r[j], r[j + 4], 0x20));
+    _mm256_storeu_ps(out + (j + 4) * step, _mm256_permute2f128_ps(r[j], r[j + 4], 0x31));
+  }
+}
+#endif
+
 // Row `hp` of channel block `cb` of the blocked image: image row hp - pad of channels
-// [cb * Block, (cb + 1) * Block), zero in the padding and in channels past C.
+// [cb * Block, (cb + 1) * Block), zero in the padding and in channels past C. A transpose of
+// Block channel rows into pixels of Block channels: 8 x 8 at a time with AVX.
 template <int Block>
 void fill_blocked_row(const Conv2dDims& d, const BlockedImage& b, const float* __restrict image,
                       Index cb, Index hp, float* __restrict dst) {
@@ -71,7 +94,21 @@ void fill_blocked_row(const Conv2dDims& d, const BlockedImage& b, const float* _
   const Index tail = (d.pad + d.W) * Block;
   std::fill_n(dst + tail, b.row_floats() - tail, 0.0f);
   float* __restrict body = dst + d.pad * Block;
-  for (int c = 0; c < Block; ++c) {
+  int c = 0;
+#if defined(__AVX__)
+  if constexpr (Block % 8 == 0) {
+    for (; c + 8 <= Block && cb * Block + c + 8 <= d.C; c += 8) {
+      const float* rows[8];
+      for (int i = 0; i < 8; ++i) rows[i] = image + ((cb * Block + c + i) * d.H + h) * d.W;
+      Index w = 0;
+      for (; w + 8 <= d.W; w += 8) transpose_8x8(rows, w, body + w * Block + c, Block);
+      for (; w < d.W; ++w) {
+        for (int i = 0; i < 8; ++i) body[w * Block + c + i] = rows[i][w];
+      }
+    }
+  }
+#endif
+  for (; c < Block; ++c) {
     const Index channel = cb * Block + c;
     if (channel >= d.C) {
       for (Index w = 0; w < d.W; ++w) body[w * Block + c] = 0.0f;
