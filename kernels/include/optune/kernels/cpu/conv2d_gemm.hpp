@@ -36,16 +36,18 @@ constexpr bool columns_are_the_image(const Conv2dDims& d) {
 // of stride-2 layers).
 template <int NR>
 [[gnu::always_inline]] inline void gather_even(const float* __restrict src, float* __restrict dst) {
-  if constexpr (NR % 8 == 0 && kMaxLanes >= 8) {
+#if defined(__AVX__)
+  if constexpr (NR % 8 == 0) {
     using V = Simd<8>;
 #pragma GCC unroll 8
     for (int j = 0; j < NR; j += 8) {
       const V::Vector a = V::load(src + 2 * j), b = V::load(src + 2 * j + 8);
       V::store(dst + j, __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14));
     }
-  } else {
-    for (int j = 0; j < NR; ++j) dst[j] = src[2 * j];
+    return;
   }
+#endif
+  for (int j = 0; j < NR; ++j) dst[j] = src[2 * j];
 }
 
 // The im2col matrix of one NCHW image as a GEMM B operand that is only ever packed: row
