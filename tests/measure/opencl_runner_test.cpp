@@ -4,6 +4,7 @@
 // the second time; device selection by index and name.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -95,6 +96,33 @@ TEST_F(OpenCLRunnerTest, PointwiseConvIsCorrect) {
 TEST_F(OpenCLRunnerTest, SevenBySevenConvWithDilationAndGroupsIsCorrect) {
   expect_all_correct(kernels::Op::kConv2d, "N=1,C=3,H=29,W=31,K=8,R=7,S=7,stride=2,pad=3", 1, 4);
   expect_all_correct(kernels::Op::kConv2d, "N=1,C=8,H=17,W=18,K=12,R=3,S=3,stride=1,pad=2,dilation=2,groups=2", 1, 5);
+}
+
+// Slices of a work-group that split the input channels add their partial sums in local memory:
+// configs with tc > 1, with and without the staged input, on channel counts that leave a ragged
+// last step.
+TEST_F(OpenCLRunnerTest, ConvWithChannelSplitIsCorrect) {
+  for (const char* shape : {"N=1,C=20,H=9,W=11,K=10,R=3,S=3,stride=1,pad=1",
+                            "N=2,C=12,H=13,W=10,K=8,R=3,S=3,stride=2,pad=1,groups=2"}) {
+    auto t = task(kernels::Op::kConv2d, shape);
+    std::mt19937_64 rng(7);
+    std::vector<MeasureInput> list;
+    for (auto& config : t->space.sample_valid_distinct(rng, 200)) {
+      const auto json = t->space.to_json(config);
+      const bool local = json.at("local_in") == "1";
+      const std::size_t wanted_local = local ? 2 : 1;  // two with the staged input, one without
+      if (json.at("tc") == "1") continue;
+      if (std::count_if(list.begin(), list.end(), [&](const MeasureInput& in) {
+            return (t->space.to_json(in.config).at("local_in") == "1") == local;
+          }) < static_cast<long>(wanted_local))
+        list.push_back({t, config});
+    }
+    ASSERT_EQ(list.size(), 3u) << shape;
+    const auto results = measure(list, kSourceDir);
+    for (std::size_t i = 0; i < results.size(); ++i)
+      EXPECT_EQ(results[i].error, ErrorKind::kOk)
+          << shape << " config " << t->space.to_json(list[i].config).dump() << ": " << results[i].message;
+  }
 }
 
 TEST_F(OpenCLRunnerTest, DepthwiseConvIsCorrect) {
