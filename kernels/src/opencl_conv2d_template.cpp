@@ -115,20 +115,24 @@ class OpenCLConv2dTemplate final : public KernelTemplate {
     return space;
   }
 
-  // 8 x 8 x 4 work-items computing 2 columns x 2 rows x 4 channels each, 4 input channels per
-  // local-memory step; smaller where the device or the shape wants it.
+  // On a large GPU, 8 x 2 work-items of 4 rows x 8 channels each, with 16 slices splitting the
+  // input channels: measured on an H100 within 1.0-1.7x of the tuned best on ResNet-18's 3x3
+  // layers (batch 1), and ahead of cuDNN on each. Where the device or shape refuses that (few
+  // channels, small work-groups), tiles without the split.
   ss::Config default_config(const Workload&, const DeviceInfo&, const ss::ConfigSpace& space) const override {
-    auto preference = [](const char* tq, const char* tp, const char* tk, const char* qpt, const char* kpt,
-                         const char* cb, const char* local, const char* vw) {
-      return opencl::Preference{{kTq, tq},   {kTp, tp},          {kTk, tk},          {kTc, "1"}, {kQpt, qpt},
-                                {kPpt, qpt}, {kKpt, kpt},        {kCb, cb},          {kLocalInput, local},
-                                {kUnrollWindow, "1"}, {kVw, vw}};
+    auto preference = [](const char* tq, const char* tp, const char* tk, const char* tc, const char* qpt,
+                         const char* ppt, const char* kpt, const char* cb, const char* local, const char* vw) {
+      return opencl::Preference{{kTq, tq},   {kTp, tp},   {kTk, tk},          {kTc, tc},
+                                {kQpt, qpt}, {kPpt, ppt}, {kKpt, kpt},        {kCb, cb},
+                                {kLocalInput, local},     {kUnrollWindow, "1"}, {kVw, vw}};
     };
-    return opencl::preferred_config(
-        space,
-        {preference("8", "8", "4", "2", "4", "4", "1", "2"), preference("4", "4", "4", "2", "2", "2", "1", "2"),
-         preference("4", "4", "1", "1", "1", "1", "0", "1"), preference("1", "1", "1", "1", "1", "1", "0", "1")},
-        name());
+    return opencl::preferred_config(space,
+                                    {preference("8", "2", "1", "16", "1", "4", "8", "1", "0", "1"),
+                                     preference("8", "8", "4", "1", "2", "2", "4", "4", "1", "2"),
+                                     preference("4", "4", "4", "1", "2", "2", "2", "2", "1", "2"),
+                                     preference("4", "4", "1", "1", "1", "1", "1", "1", "0", "1"),
+                                     preference("1", "1", "1", "1", "1", "1", "1", "1", "0", "1")},
+                                    name());
   }
 
   std::optional<OpenCLKernel> opencl_kernel(const Workload& workload, const DeviceInfo&,
