@@ -17,6 +17,9 @@
 //   WLAY             0: a warp's 32 work-items are a row of the NDIMC x MDIMC grid (or two);
 //                    1: they form a 8 x 4 (N x M) block of it, so a warp reads fewer distinct
 //                    values of A and B from local memory per step (NVIDIA's warps of 32)
+//   GSW              >1: work-groups are numbered in bands of GSW row tiles, walked column by
+//                    column, so the groups running at one time share B's column tiles and A's
+//                    row tiles in L2 (large matrices); 1: row by row
 //   EDGE_M, EDGE_N, EDGE_K  1 when the extent is not a multiple of its tile: bounds are checked
 //
 // The K loop is software-pipelined: each work-item loads its share of the next K block from
@@ -32,6 +35,9 @@
 #endif
 #ifndef WLAY
 #define WLAY 0
+#endif
+#ifndef GSW
+#define GSW 1
 #endif
 
 #define MWI (MWG / MDIMC)
@@ -180,7 +186,17 @@ void optune_gemm(__global const float* restrict A, __global const float* restric
 #else
   const int tn = get_local_id(0), tm = get_local_id(1);
 #endif
+#if GSW > 1
+  // Groups start in the order of their linear id: give consecutive ids the tiles of a band of
+  // GSW rows, column after column.
+  const int groups_n = get_num_groups(0), groups_m = get_num_groups(1);
+  const int id = get_group_id(1) * groups_n + get_group_id(0);
+  const int band = id / (GSW * groups_n), first_row = band * GSW;
+  const int band_rows = min(GSW, groups_m - first_row), in_band = id % (GSW * groups_n);
+  const int n0 = (in_band / band_rows) * NWG, m0 = (first_row + in_band % band_rows) * MWG;
+#else
   const int n0 = get_group_id(0) * NWG, m0 = get_group_id(1) * MWG;
+#endif
 #if SA
   __local float As[BUFFERS * KWG * LDA] __attribute__((aligned(32)));
   floatGA ra[A_LOADS];

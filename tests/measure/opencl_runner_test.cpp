@@ -4,11 +4,12 @@
 // the second time; device selection by index and name.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <unistd.h>
+
+#include <nlohmann/json.hpp>
 
 #include "optune/kernels/kernel_template.hpp"
 #include "optune/measure/local_runner.hpp"
@@ -64,14 +65,28 @@ class OpenCLRunnerTest : public ::testing::Test {
     return runner.run(list, builder.build(list));
   }
 
+  // `count` distinct valid configs whose JSON form satisfies `wanted`.
+  template <typename Predicate>
+  std::vector<MeasureInput> sample_where(const std::shared_ptr<MeasureTask>& t, std::size_t count, Predicate wanted) {
+    std::mt19937_64 rng(7);
+    std::vector<MeasureInput> list;
+    for (auto& config : t->space.sample_valid_distinct(rng, 500))
+      if (list.size() < count && wanted(t->space.to_json(config))) list.push_back({t, config});
+    EXPECT_EQ(list.size(), count) << "too few such configs in " << t->workload.key();
+    return list;
+  }
+
   void expect_all_correct(kernels::Op op, const std::string& shape, std::size_t samples, unsigned seed) {
     auto t = task(op, shape);
-    const auto list = inputs(t, samples, seed);
+    expect_correct(t, inputs(t, samples, seed));
+  }
+
+  void expect_correct(const std::shared_ptr<MeasureTask>& t, const std::vector<MeasureInput>& list) {
     const auto results = measure(list, kSourceDir);
     ASSERT_EQ(results.size(), list.size());
     for (std::size_t i = 0; i < results.size(); ++i) {
       EXPECT_EQ(results[i].error, ErrorKind::kOk)
-          << shape << " config " << t->space.to_json(list[i].config).dump() << ": " << results[i].message;
+          << t->workload.key() << " config " << t->space.to_json(list[i].config).dump() << ": " << results[i].message;
       EXPECT_EQ(results[i].costs.size(), 2u);
       EXPECT_GT(results[i].gflops, 0);
     }
@@ -105,24 +120,18 @@ TEST_F(OpenCLRunnerTest, ConvWithChannelSplitIsCorrect) {
   for (const char* shape : {"N=1,C=20,H=9,W=11,K=10,R=3,S=3,stride=1,pad=1",
                             "N=2,C=12,H=13,W=10,K=8,R=3,S=3,stride=2,pad=1,groups=2"}) {
     auto t = task(kernels::Op::kConv2d, shape);
-    std::mt19937_64 rng(7);
-    std::vector<MeasureInput> list;
-    for (auto& config : t->space.sample_valid_distinct(rng, 200)) {
-      const auto json = t->space.to_json(config);
-      const bool local = json.at("local_in") == "1";
-      const std::size_t wanted_local = local ? 2 : 1;  // two with the staged input, one without
-      if (json.at("tc") == "1") continue;
-      if (std::count_if(list.begin(), list.end(), [&](const MeasureInput& in) {
-            return (t->space.to_json(in.config).at("local_in") == "1") == local;
-          }) < static_cast<long>(wanted_local))
-        list.push_back({t, config});
-    }
-    ASSERT_EQ(list.size(), 3u) << shape;
-    const auto results = measure(list, kSourceDir);
-    for (std::size_t i = 0; i < results.size(); ++i)
-      EXPECT_EQ(results[i].error, ErrorKind::kOk)
-          << shape << " config " << t->space.to_json(list[i].config).dump() << ": " << results[i].message;
+    auto list = sample_where(t, 2, [](const nlohmann::json& c) { return c["tc"] != "1" && c["local_in"] == "1"; });
+    auto direct = sample_where(t, 1, [](const nlohmann::json& c) { return c["tc"] != "1" && c["local_in"] == "0"; });
+    list.insert(list.end(), direct.begin(), direct.end());
+    expect_correct(t, list);
   }
+}
+
+// Work-groups numbered in bands of row tiles: 200 rows make 13 or 7 row tiles, so the last band
+// is short.
+TEST_F(OpenCLRunnerTest, GemmWithBandedGroupOrderIsCorrect) {
+  auto t = task(kernels::Op::kGemm, "200,509,301");
+  expect_correct(t, sample_where(t, 3, [](const nlohmann::json& c) { return c["gsw"] != "1"; }));
 }
 
 TEST_F(OpenCLRunnerTest, DepthwiseConvIsCorrect) {
