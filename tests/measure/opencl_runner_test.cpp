@@ -134,6 +134,15 @@ TEST_F(OpenCLRunnerTest, GemmWithBandedGroupOrderIsCorrect) {
   expect_correct(t, sample_where(t, 3, [](const nlohmann::json& c) { return c["gsw"] != "1"; }));
 }
 
+// Double-buffered local memory takes two K blocks per loop iteration: K = 289 makes an odd
+// number of blocks of 8 or 16 (37, 19), the last one ragged.
+TEST_F(OpenCLRunnerTest, GemmWithDoubleBufferingIsCorrect) {
+  auto t = task(kernels::Op::kGemm, "129,67,289");
+  expect_correct(t, sample_where(t, 3, [](const nlohmann::json& c) {
+    return c["db"] == "1" && c["sa"] == "1" && (c["kwg"] == "16" || c["kwg"] == "8");
+  }));
+}
+
 TEST_F(OpenCLRunnerTest, DepthwiseConvIsCorrect) {
   expect_all_correct(kernels::Op::kDepthwiseConv2d, "N=1,C=12,H=17,W=19,R=3,S=3,stride=2,pad=1", 2, 6);
   expect_all_correct(kernels::Op::kDepthwiseConv2d, "N=1,C=5,H=16,W=16,R=5,S=5,stride=1,pad=2", 1, 7);
