@@ -13,6 +13,7 @@
 #include "optune/measure/cpu_device.hpp"
 #include "optune/measure/opencl_devices.hpp"
 #include "optune/measure/rpc/rpc_runner.hpp"
+#include "optune/measure/rpc/rpc_session.hpp"
 #include "rpc_fixture.hpp"
 
 namespace {
@@ -70,6 +71,15 @@ TEST_F(RpcOpenCLTest, TuningAnOpenCLTargetOverRpcRecordsTheServersOpenCLDevice) 
   // The source travelled; the program was compiled and cached on the server's side; the artifact files are gone.
   EXPECT_FALSE(fs::is_empty(dir_ / "server-cache")) << slurp(server.log);
   EXPECT_TRUE(fs::is_empty(dir_ / "server-work"));
+
+  // A client session sees the server's devices and asks for its target's.
+  auto session = measure::rpc::RpcSession::open({0, "gpu", {"127.0.0.1", server.port}, false, {}}, {}, 5);
+  ASSERT_EQ(session.devices().size(), 1 + measure::list_opencl_devices().size());
+  EXPECT_EQ(session.devices()[0].fingerprint_id(), device_id(server));
+  EXPECT_EQ(session.devices()[1].fingerprint_id(), opencl_.fingerprint_id());
+  EXPECT_EQ(session.describe("opencl:0:0", 30).fingerprint_id(), opencl_.fingerprint_id());
+  EXPECT_EQ(session.describe("cpu", 30).fingerprint_id(), device_id(server));
+  EXPECT_THROW(session.describe("opencl:9:9", 30), measure::NoSuchDeviceError);
 
   // The tracker shows the server's OpenCL device beside its CPU.
   CommandRun status = optune("rpc status --tracker 127.0.0.1:" + std::to_string(tracker.port));
