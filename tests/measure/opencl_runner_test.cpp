@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "optune/kernels/kernel_template.hpp"
+#include "optune/measure/cpu_device.hpp"
 #include "optune/measure/local_runner.hpp"
 #include "optune/measure/opencl_artifact.hpp"
 #include "optune/measure/opencl_builder.hpp"
@@ -211,6 +212,41 @@ TEST_F(OpenCLRunnerTest, TargetsSelectDevicesByIndexOrName) {
     EXPECT_NE(std::string(error.what()).find("no device matches"), std::string::npos) << error.what();
     EXPECT_NE(std::string(error.what()).find(devices[0].name), std::string::npos) << error.what();
   }
+}
+
+// What an RPC server reports: the worker describes the device of a target (an OpenCL one by
+// index or name), lists every device it can measure on, and names those there are when a target
+// matches none.
+TEST_F(OpenCLRunnerTest, WorkerDescribesTheDeviceOfAnOpenCLTarget) {
+  const auto devices = list_opencl_devices();
+  LocalRunner runner({OPTUNE_WORKER_PATH, {}, true, ""});
+  EXPECT_EQ(runner.describe_device("opencl:0:0").fingerprint_id(), devices[0].fingerprint_id());
+  const auto by_name = runner.describe_device("opencl:" + devices[0].platform.substr(0, 4) + ":0");
+  EXPECT_EQ(by_name.kind, "opencl");
+  EXPECT_EQ(by_name.name, devices[0].name);
+  EXPECT_EQ(by_name.driver_version, devices[0].driver_version);
+  EXPECT_EQ(runner.describe_device("cpu").fingerprint_id(), detect_local_cpu().fingerprint_id());
+
+  const auto all = runner.describe_devices();
+  ASSERT_EQ(all.size(), 1 + devices.size());
+  EXPECT_EQ(all[0].fingerprint_id(), detect_local_cpu().fingerprint_id());
+  for (std::size_t i = 0; i < devices.size(); ++i) EXPECT_EQ(all[1 + i].fingerprint_id(), devices[i].fingerprint_id());
+
+  for (const std::string target : {"opencl:0:no-such-device", "opencl:7:0", "vulkan"}) {
+    try {
+      runner.describe_device(target);
+      ADD_FAILURE() << target << ": expected NoSuchDeviceError";
+    } catch (const NoSuchDeviceError& error) {
+      EXPECT_NE(std::string(error.what()).find(target), std::string::npos) << error.what();
+    }
+  }
+  try {
+    runner.describe_device("opencl:0:no-such-device");
+  } catch (const NoSuchDeviceError& error) {
+    EXPECT_NE(std::string(error.what()).find(devices[0].name), std::string::npos) << "names the devices: " << error.what();
+  }
+  // The worker survives bad targets: it still describes and measures.
+  EXPECT_EQ(runner.describe_device("opencl").name, devices[0].name);
 }
 
 }  // namespace
