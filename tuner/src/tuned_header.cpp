@@ -92,7 +92,8 @@ TunedHeader make_tuned_header(const db::Database& database, const TunedHeaderReq
     if (kernel->backend() != request.target.backend) continue;
     auto form = kernel->table_form();
     if (!form) continue;
-    includes += "#include <" + form->include + ">\n";
+    const std::string include = "#include <" + form->include + ">\n";
+    if (includes.find(include) == std::string::npos) includes += include;
     body += section(*kernel, *form, device, best, tuned_keys) + "\n";
     if (!form->entry_point.empty()) entry_points += "\n" + form->entry_point;
   }
