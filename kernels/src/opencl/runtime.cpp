@@ -41,6 +41,12 @@ Runtime::Runtime(cl_command_queue queue, RuntimeOptions options) : options_(std:
 }
 
 kernels::OpenCLKernel Runtime::plan(const kernels::Workload& workload, const TunedTable& table, bool* tuned) const {
+  std::lock_guard lock(mutex_);
+  return plan_locked(workload, table, tuned);
+}
+
+kernels::OpenCLKernel Runtime::plan_locked(const kernels::Workload& workload, const TunedTable& table,
+                                           bool* tuned) const {
   kernels::validate_workload(workload);
   const std::string key = workload.key();
   // A table tuned on another device may not even fit this one (work-group size, local memory).
@@ -52,10 +58,11 @@ kernels::OpenCLKernel Runtime::plan(const kernels::Workload& workload, const Tun
     }
   }
   if (tuned) *tuned = false;
+  if (auto found = defaults_.find(key); found != defaults_.end()) return found->second;
   const kernels::KernelTemplate& kernel_template = kernels::find_template(workload.op, kernels::Backend::kOpenCL);
   const auto space = kernel_template.space(workload, device_);
   const auto config = kernel_template.default_config(workload, device_, space);
-  return *kernel_template.opencl_kernel(workload, device_, search_space::ConfigView(space, config));
+  return defaults_[key] = *kernel_template.opencl_kernel(workload, device_, search_space::ConfigView(space, config));
 }
 
 Runtime::Built& Runtime::program_for(const kernels::OpenCLKernel& kernel, ProgramSource& source) {
@@ -88,8 +95,9 @@ void Runtime::check_buffer(cl_mem buffer, std::size_t floats, const kernels::Wor
 
 Launch Runtime::run(const kernels::Workload& workload, const TunedTable& table, std::span<const cl_mem> inputs,
                     cl_mem output) {
+  std::lock_guard lock(mutex_);
   Launch launch;
-  launch.kernel = plan(workload, table, &launch.tuned);
+  launch.kernel = plan_locked(workload, table, &launch.tuned);
   const auto sizes = kernels::input_sizes(workload);
   if (inputs.size() != sizes.size())
     throw std::invalid_argument("opencl: " + workload.key() + " takes " + std::to_string(sizes.size()) +
@@ -98,7 +106,6 @@ Launch Runtime::run(const kernels::Workload& workload, const TunedTable& table, 
     check_buffer(inputs[i], sizes[i], workload, ("input " + std::to_string(i)).c_str());
   check_buffer(output, kernels::output_size(workload), workload, "output");
 
-  std::lock_guard lock(mutex_);
   Built& built = program_for(launch.kernel, launch.program);
   cl_uint argument = 0;
   for (cl_mem input : inputs) check(clSetKernelArg(built.kernel.get(), argument++, sizeof input, &input), "clSetKernelArg");

@@ -86,6 +86,7 @@ class Runtime {
     Program program;
     Kernel kernel;
   };
+  kernels::OpenCLKernel plan_locked(const kernels::Workload& workload, const TunedTable& table, bool* tuned) const;
   Built& program_for(const kernels::OpenCLKernel& kernel, ProgramSource& source);
   void check_buffer(cl_mem buffer, std::size_t floats, const kernels::Workload& workload, const char* role) const;
 
@@ -94,8 +95,10 @@ class Runtime {
   cl_device_id device_id_ = nullptr;
   kernels::DeviceInfo device_;
   RuntimeOptions options_;
-  std::mutex mutex_;  // kernels' arguments are per kernel object: one launch at a time
+  mutable std::mutex mutex_;  // kernels' arguments are per kernel object: one launch at a time
   std::map<std::string, Built> programs_;  // by source file and build options
+  // The default config's kernel by workload key: choosing it walks the template's space.
+  mutable std::map<std::string, kernels::OpenCLKernel> defaults_;
 };
 
 // The ops with their natural arguments. Empty tables run the default config.
