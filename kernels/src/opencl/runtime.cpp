@@ -11,12 +11,6 @@
 namespace optune::opencl {
 namespace {
 
-std::string_view source_text(std::string_view file) {
-  for (const EmbeddedSource& source : embedded_sources())
-    if (source.file == file) return source.text;
-  throw std::invalid_argument("opencl: no kernel source " + std::string(file) + " in optune::opencl");
-}
-
 kernels::OpenCLKernel from_row(const TunedKernel& row) {
   kernels::OpenCLKernel kernel;
   kernel.source_file = row.source_file;
@@ -29,6 +23,12 @@ kernels::OpenCLKernel from_row(const TunedKernel& row) {
 }
 
 }  // namespace
+
+std::string_view kernel_source(std::string_view file) {
+  for (const EmbeddedSource& source : embedded_sources())
+    if (source.file == file) return source.text;
+  throw std::invalid_argument("opencl: no kernel source " + std::string(file) + " in optune::opencl");
+}
 
 Runtime::Runtime(cl_command_queue queue, RuntimeOptions options) : options_(std::move(options)) {
   if (!queue) throw std::invalid_argument("opencl: Runtime needs a command queue");
@@ -71,7 +71,7 @@ Runtime::Built& Runtime::program_for(const kernels::OpenCLKernel& kernel, Progra
     source = ProgramSource::kMemory;
     return found->second;
   }
-  ProgramBuild build = build_program(context_, device_id_, device_, std::string(source_text(kernel.source_file)),
+  ProgramBuild build = build_program(context_, device_id_, device_, std::string(kernel_source(kernel.source_file)),
                                      kernel.build_options, options_.cache_dir);
   if (!build.program)
     throw std::runtime_error("opencl: " + kernel.source_file + " does not build with " + kernel.build_options +

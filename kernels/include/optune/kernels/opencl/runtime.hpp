@@ -101,6 +101,10 @@ class Runtime {
   mutable std::map<std::string, kernels::OpenCLKernel> defaults_;
 };
 
+// The text of one of kernels/opencl's .cl files ("gemm.cl"), as compiled into this library;
+// throws std::invalid_argument for another name.
+std::string_view kernel_source(std::string_view file);
+
 // The ops with their natural arguments. Empty tables run the default config.
 Launch gemm(Runtime& runtime, const TunedTable& table, std::int64_t M, std::int64_t N, std::int64_t K, cl_mem A,
             cl_mem B, cl_mem C);
