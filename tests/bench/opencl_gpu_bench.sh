@@ -45,7 +45,7 @@ case "$mode" in
   sweep|gemm)
     if [[ $mode == sweep ]]; then
       for n in 4096 2048; do
-        echo "== opencl_gemm_sweep $n (MWG NWG KWG MDIMC NDIMC VWM VWN SA SB STRM STRN KWI DB WLAY)"
+        echo "== opencl_gemm_sweep $n (MWG NWG KWG MDIMC NDIMC VWM VWN SA SB STRM STRN KWI DB WLAY GSW)"
         OPTUNE_SWEEP_VERBOSE=1 "$prefix/bin/opencl_gemm_sweep" "$prefix/share/optune/opencl/gemm.cl" $n $n $n \
           < "$prefix/bench/opencl_gemm_sweep_configs.txt"
       done
