@@ -60,6 +60,8 @@ struct Launch {
 
 struct RuntimeOptions {
   // The on-disk program cache; "" compiles every program once per Runtime.
+  // default_program_cache_dir() (program_cache.hpp) is the folder `optune tune` uses: the
+  // application then loads the very binaries the tuner built, when device and driver match.
   std::string cache_dir;
 };
 
