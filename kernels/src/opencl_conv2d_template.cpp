@@ -62,11 +62,10 @@ struct ConvTile {
   }
 };
 
-class OpenCLConv2dTemplate final : public KernelTemplate {
+class OpenCLConv2dTemplate final : public opencl::OpenCLTemplate {
  public:
   std::string name() const override { return "conv2d.opencl"; }
   Op op() const override { return Op::kConv2d; }
-  Backend backend() const override { return Backend::kOpenCL; }
 
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     const Conv2dShape s = workload.conv();
@@ -160,11 +159,6 @@ class OpenCLConv2dTemplate final : public KernelTemplate {
     return kernel;
   }
 
-  std::string emit_source(const Workload& workload, const DeviceInfo& device,
-                          const ss::ConfigView& config) const override {
-    return opencl::describe_program(*opencl_kernel(workload, device, config));
-  }
-
   std::optional<TableForm> table_form() const override {
     return opencl::table_form(
         "kConv2d", "N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1",
@@ -174,11 +168,6 @@ class OpenCLConv2dTemplate final : public KernelTemplate {
         "                             cl_mem filter, cl_mem output) {\n"
         "  return opencl::conv2d(runtime, {tuned::kDevice, tuned::kConv2d}, shape, input, filter, output);\n"
         "}\n");
-  }
-
-  std::string table_row(const Workload& workload, const DeviceInfo& device,
-                        const ss::ConfigView& config) const override {
-    return opencl::table_row(workload, *opencl_kernel(workload, device, config));
   }
 
   std::vector<std::pair<std::string, double>> derived_features(const Workload& workload, const DeviceInfo& device,

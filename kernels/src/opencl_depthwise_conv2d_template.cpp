@@ -49,11 +49,10 @@ struct DepthwiseTile {
   }
 };
 
-class OpenCLDepthwiseConv2dTemplate final : public KernelTemplate {
+class OpenCLDepthwiseConv2dTemplate final : public opencl::OpenCLTemplate {
  public:
   std::string name() const override { return "depthwise_conv2d.opencl"; }
   Op op() const override { return Op::kDepthwiseConv2d; }
-  Backend backend() const override { return Backend::kOpenCL; }
 
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     const Conv2dShape s = workload.conv();
@@ -127,11 +126,6 @@ class OpenCLDepthwiseConv2dTemplate final : public KernelTemplate {
     return kernel;
   }
 
-  std::string emit_source(const Workload& workload, const DeviceInfo& device,
-                          const ss::ConfigView& config) const override {
-    return opencl::describe_program(*opencl_kernel(workload, device, config));
-  }
-
   std::optional<TableForm> table_form() const override {
     return opencl::table_form(
         "kDepthwiseConv2d", "N=1,C=128,H=56,W=56,R=3,S=3,stride=1,pad=1",
@@ -145,10 +139,6 @@ class OpenCLDepthwiseConv2dTemplate final : public KernelTemplate {
         "}\n");
   }
 
-  std::string table_row(const Workload& workload, const DeviceInfo& device,
-                        const ss::ConfigView& config) const override {
-    return opencl::table_row(workload, *opencl_kernel(workload, device, config));
-  }
 };
 
 }  // namespace

@@ -60,11 +60,10 @@ struct GemmTile {
   std::int64_t outputs_per_item() const { return (mwg / mdimc) * (nwg / ndimc); }
 };
 
-class OpenCLGemmTemplate final : public KernelTemplate {
+class OpenCLGemmTemplate final : public opencl::OpenCLTemplate {
  public:
   std::string name() const override { return "gemm.opencl"; }
   Op op() const override { return Op::kGemm; }
-  Backend backend() const override { return Backend::kOpenCL; }
 
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     const GemmShape& s = workload.gemm();
@@ -170,11 +169,6 @@ class OpenCLGemmTemplate final : public KernelTemplate {
     return kernel;
   }
 
-  std::string emit_source(const Workload& workload, const DeviceInfo& device,
-                          const ss::ConfigView& config) const override {
-    return opencl::describe_program(*opencl_kernel(workload, device, config));
-  }
-
   std::optional<TableForm> table_form() const override {
     return opencl::table_form(
         "kGemm", "M=1024,N=1024,K=1024",
@@ -184,11 +178,6 @@ class OpenCLGemmTemplate final : public KernelTemplate {
         "                           cl_mem A, cl_mem B, cl_mem C) {\n"
         "  return opencl::gemm(runtime, {tuned::kDevice, tuned::kGemm}, M, N, K, A, B, C);\n"
         "}\n");
-  }
-
-  std::string table_row(const Workload& workload, const DeviceInfo& device,
-                        const ss::ConfigView& config) const override {
-    return opencl::table_row(workload, *opencl_kernel(workload, device, config));
   }
 
   // Occupancy, register and local-memory pressure, reuse per loaded value and edge waste.

@@ -51,6 +51,21 @@ search_space::Config preferred_config(const search_space::ConfigSpace& space,
 KernelTemplate::TableForm table_form(std::string table_name, std::string default_shape, std::string entry_point);
 std::string table_row(const Workload& workload, const OpenCLKernel& kernel);
 
+// An OpenCL template: what it emits and what it writes to the build-time table both follow from
+// its kernel and launch (opencl_kernel), which each template defines.
+class OpenCLTemplate : public KernelTemplate {
+ public:
+  Backend backend() const final { return Backend::kOpenCL; }
+  std::string emit_source(const Workload& workload, const DeviceInfo& device,
+                          const search_space::ConfigView& config) const final {
+    return describe_program(*opencl_kernel(workload, device, config));
+  }
+  std::string table_row(const Workload& workload, const DeviceInfo& device,
+                        const search_space::ConfigView& config) const final {
+    return opencl::table_row(workload, *opencl_kernel(workload, device, config));
+  }
+};
+
 std::int64_t ceil_div(std::int64_t a, std::int64_t b);
 
 // The float vector widths 1, 2, 4, ... up to `widest` that the device takes.

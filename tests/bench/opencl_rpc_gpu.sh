@@ -14,12 +14,7 @@ mkdir -p "$out"; out=$(cd "$out" && pwd)
 export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export XDG_CACHE_HOME="$out/cache"
 
-# NVIDIA's OpenCL driver: registered for the ICD loader unless some .icd already names it.
-if ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
-  lib=$(ldconfig -p | awk '/libnvidia-opencl\.so\.1/ {print $NF; exit}')
-  mkdir -p /tmp/optune-icd && echo "${lib:-libnvidia-opencl.so.1}" > /tmp/optune-icd/nvidia.icd
-  export OCL_ICD_VENDORS=/tmp/optune-icd
-fi
+source "$(dirname "$0")/nvidia_opencl_icd.sh"
 
 optune="$prefix/bin/optune"
 "$optune" devices
