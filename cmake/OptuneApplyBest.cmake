@@ -8,6 +8,8 @@
 # same; it rewrites the header only when its content changes, so nothing rebuilds needlessly.
 # WORKLOADS or SUITE name the workloads the application uses: the build prints a note for each
 # one without a tuned config (it runs the default config).
+# TARGET opencl[:...]: the header's tables are TunedKernel rows (build options and launch), run by
+# optune::opencl::Runtime, which is linked to <cmake-target> (find_package(optune COMPONENTS opencl)).
 function(optune_apply_best target)
   cmake_parse_arguments(ARG "" "DB;TARGET;DEVICE;SUITE" "WORKLOADS" ${ARGN})
   if(NOT ARG_DB OR NOT ARG_TARGET)
@@ -34,5 +36,12 @@ function(optune_apply_best target)
     COMMENT "optune apply-best: ${ARG_DB} -> ${header}"
     VERBATIM)
   add_dependencies(${target} ${target}_optune_tuned)
+  if(ARG_TARGET MATCHES "^opencl")
+    if(NOT TARGET optune::opencl OR NOT optune_opencl_FOUND)
+      message(FATAL_ERROR "optune_apply_best(${target} ... TARGET ${ARG_TARGET}) needs optune::opencl, "
+                          "which needs OpenCL: find_package(optune COMPONENTS opencl)")
+    endif()
+    target_link_libraries(${target} PRIVATE optune::opencl)
+  endif()
   target_include_directories(${target} PRIVATE ${dir})
 endfunction()

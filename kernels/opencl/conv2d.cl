@@ -1,23 +1,30 @@
 // optune's OpenCL direct convolution: Y[N,K,P,Q] = conv(X[N,C,H,W], F[K,C/groups,R,S]), float32,
 // NCHW, any stride, padding, dilation and groups. A work-group computes a tile of TILE_K output
-// channels x TILE_P rows x TILE_Q columns of one image with TQ x TP x TK work-items; each
+// channels x TILE_P rows x TILE_Q columns of one image with TQ x TP x (TK x TC) work-items; each
 // work-item computes KPT channels x PPT rows (strided by TP, so neighbours read neighbouring rows)
-// x QPT consecutive columns in registers. Defines from the conv2d.opencl template:
+// x QPT consecutive columns in registers, summed over its share of the input channels. With TC > 1
+// the TC slices of a work-group split the input channels and add their partial sums in local
+// memory at the end: at batch 1 the deep layers (7x7 x 512) have too few outputs to fill a GPU
+// with one work-item per output, and splitting the reduction gives the parallelism back.
+// Defines from the conv2d.opencl template:
 //   N C H W K R S P Q STRIDE PAD DIL   the shape; CPG, KPG: input and output channels per group
 //   TQ TP TK, QPT PPT KPT              work-items per work-group and outputs per work-item
-//   CB                                 input channels per step (one local-memory fill)
+//   TC                                 slices of a work-group that split the input channels
+//   CB                                 input channels per slice and step (one local-memory fill
+//                                      holds CB x TC channels)
 //   LOCAL_IN                           1: the input tile of CB channels is staged in local memory
 //   UNROLL_RS                          1: the R x S filter window is fully unrolled
 //   VW                                 vector width of output stores (and of local-memory input
 //                                      reads when STRIDE is 1)
-//   EDGE_Q EDGE_P EDGE_K EDGE_C        1 when the extent is not a multiple of its tile
+//   EDGE_Q EDGE_P EDGE_K EDGE_C        1 when the extent is not a multiple of its tile (C: of CB x TC)
 // A tile of output channels never spans two groups (the template guarantees it).
 
 #define TILE_Q (TQ * QPT)
 #define TILE_P (TP * PPT)
 #define TILE_K (TK * KPT)
 #define K_TILES ((K + TILE_K - 1) / TILE_K)
-#define THREADS (TQ * TP * TK)
+#define THREADS (TQ * TP * TK * TC)
+#define C_STEP (CB * TC)
 #define IN_TH ((TILE_P - 1) * STRIDE + (R - 1) * DIL + 1)
 #define IN_TW ((TILE_Q - 1) * STRIDE + (S - 1) * DIL + 1)
 
@@ -45,10 +52,12 @@ typedef float floatV;
 typedef CAT(float, VW) floatV;
 #endif
 
-__kernel __attribute__((reqd_work_group_size(TQ, TP, TK)))
+__kernel __attribute__((reqd_work_group_size(TQ, TP, TK * TC)))
 void optune_conv2d(__global const float* restrict X, __global const float* restrict F,
                    __global float* restrict Y) {
-  const int tq = get_local_id(0), tp = get_local_id(1), tk = get_local_id(2);
+  const int tq = get_local_id(0), tp = get_local_id(1);
+  const int tk = get_local_id(2) % TK, tc = get_local_id(2) / TK;
+  const int tid = (get_local_id(2) * TP + tp) * TQ + tq;
   const int q0 = get_group_id(0) * TILE_Q, p0 = get_group_id(1) * TILE_P;
   const int n = get_group_id(2) / K_TILES, k0 = (get_group_id(2) % K_TILES) * TILE_K;
   // This tile's group: its first input channel.
@@ -66,15 +75,14 @@ void optune_conv2d(__global const float* restrict X, __global const float* restr
       for (int qj = 0; qj < QPT; ++qj) acc[i][pi][qj] = 0.0f;
 
 #if LOCAL_IN
-  __local float tile[CB * IN_TH * IN_TW];
-  const int tid = (tk * TP + tp) * TQ + tq;
+  __local float tile[C_STEP * IN_TH * IN_TW];
   const int ih0 = p0 * STRIDE - PAD, iw0 = q0 * STRIDE - PAD;
 #endif
 
-  for (int c0 = 0; c0 < CPG; c0 += CB) {
+  for (int c0 = 0; c0 < CPG; c0 += C_STEP) {
 #if LOCAL_IN
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int idx = tid; idx < CB * IN_TH * IN_TW; idx += THREADS) {
+    for (int idx = tid; idx < C_STEP * IN_TH * IN_TW; idx += THREADS) {
       const int cc = idx / (IN_TH * IN_TW), rest = idx % (IN_TH * IN_TW);
       const int ih = ih0 + rest / IN_TW, iw = iw0 + rest % IN_TW;
       const bool inside = c0 + cc < CPG && ih >= 0 && ih < H && iw >= 0 && iw < W;
@@ -82,8 +90,9 @@ void optune_conv2d(__global const float* restrict X, __global const float* restr
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
+    const int cs = c0 + tc * CB;  // this slice's first channel of the step
 #if EDGE_C
-    const int c_end = min(CB, CPG - c0);
+    const int c_end = clamp(CPG - cs, 0, CB);
 #else
 #define c_end CB
 #endif
@@ -94,13 +103,13 @@ void optune_conv2d(__global const float* restrict X, __global const float* restr
         for (int s = 0; s < S; ++s) {
           float w[KPT];
 #pragma unroll
-          for (int i = 0; i < KPT; ++i) w[i] = F[f_row[i] + ((c0 + cc) * R + r) * S + s];
+          for (int i = 0; i < KPT; ++i) w[i] = F[f_row[i] + ((cs + cc) * R + r) * S + s];
           float in[PPT][QPT];
 #pragma unroll
           for (int pi = 0; pi < PPT; ++pi) {
 #if LOCAL_IN
             const __local float* row =
-                tile + (cc * IN_TH + (tp + pi * TP) * STRIDE + r * DIL) * IN_TW + s * DIL;
+                tile + ((tc * CB + cc) * IN_TH + (tp + pi * TP) * STRIDE + r * DIL) * IN_TW + s * DIL;
 #if STRIDE == 1 && VW > 1
 #pragma unroll
             for (int qj = 0; qj < QPT; qj += VW) {
@@ -117,7 +126,7 @@ void optune_conv2d(__global const float* restrict X, __global const float* restr
             for (int qj = 0; qj < QPT; ++qj) {
               const int iw = (q0 + tq * QPT + qj) * STRIDE - PAD + s * DIL;
               const bool inside = ih >= 0 && ih < H && iw >= 0 && iw < W;
-              in[pi][qj] = inside ? x[((c0 + cc) * H + ih) * W + iw] : 0.0f;
+              in[pi][qj] = inside ? x[((cs + cc) * H + ih) * W + iw] : 0.0f;
             }
 #endif
           }
@@ -133,6 +142,28 @@ void optune_conv2d(__global const float* restrict X, __global const float* restr
 #undef c_end
   }
 
+#if TC > 1
+  // The slices' partial sums meet in local memory; then every work-item sums and stores outputs
+  // in row order, so neighbouring work-items store neighbouring columns.
+  __local float partial[TC * TILE_K * TILE_P * TILE_Q];
+#pragma unroll
+  for (int i = 0; i < KPT; ++i)
+#pragma unroll
+    for (int pi = 0; pi < PPT; ++pi)
+#pragma unroll
+      for (int qj = 0; qj < QPT; ++qj)
+        partial[((tc * TILE_K + tk * KPT + i) * TILE_P + tp + pi * TP) * TILE_Q + tq * QPT + qj] = acc[i][pi][qj];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int idx = tid; idx < TILE_K * TILE_P * TILE_Q; idx += THREADS) {
+    const int kk = idx / (TILE_P * TILE_Q), pp = idx / TILE_Q % TILE_P, qq = idx % TILE_Q;
+    const int k = k0 + kk, p = p0 + pp, q = q0 + qq;
+    if (k >= K || p >= P || q >= Q) continue;
+    float sum = 0.0f;
+#pragma unroll
+    for (int t = 0; t < TC; ++t) sum += partial[t * TILE_K * TILE_P * TILE_Q + idx];
+    Y[((n * K + k) * P + p) * Q + q] = sum;
+  }
+#else
 #pragma unroll
   for (int i = 0; i < KPT; ++i) {
     const int k = k0 + tk * KPT + i;
@@ -156,4 +187,5 @@ void optune_conv2d(__global const float* restrict X, __global const float* restr
 #endif
     }
   }
+#endif
 }

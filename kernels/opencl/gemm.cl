@@ -10,13 +10,17 @@
 //                    B (without SB) and stores of C along N
 //   SA, SB           1: cache the K block of A (B) in local memory; 0: read it from global memory
 //   DB               1: two local buffers, the next K block is stored while the current one is
-//                    read (one barrier per block); 0: one buffer, two barriers per block
+//                    read (one barrier per block; the loop takes two blocks per iteration, so
+//                    each buffer sits at a constant offset); 0: one buffer, two barriers per block
 //   STRM, STRN       1: a work-item's rows (columns) are strided, vector by vector, over the
 //                    tile, so neighbours touch neighbouring addresses; 0: they are contiguous
 //   KWI              unroll factor of the K loop
 //   WLAY             0: a warp's 32 work-items are a row of the NDIMC x MDIMC grid (or two);
 //                    1: they form a 8 x 4 (N x M) block of it, so a warp reads fewer distinct
 //                    values of A and B from local memory per step (NVIDIA's warps of 32)
+//   GSW              >1: work-groups are numbered in bands of GSW row tiles, walked column by
+//                    column, so the groups running at one time share B's column tiles and A's
+//                    row tiles in L2 (large matrices); 1: row by row
 //   EDGE_M, EDGE_N, EDGE_K  1 when the extent is not a multiple of its tile: bounds are checked
 //
 // The K loop is software-pipelined: each work-item loads its share of the next K block from
@@ -32,6 +36,9 @@
 #endif
 #ifndef WLAY
 #define WLAY 0
+#endif
+#ifndef GSW
+#define GSW 1
 #endif
 
 #define MWI (MWG / MDIMC)
@@ -168,6 +175,88 @@ inline void store_b(const floatGB* rb, __local float* bs, int tid) {
 }
 #endif
 
+// One K block: the next block's global loads are issued, this block is multiplied from local
+// memory (or global), then the next block is stored to local memory. `cur` is the buffer this
+// block reads; the caller passes it as a constant, so every local address is a fixed offset.
+inline void multiply_block(float acc[MWI][NWI], __global const float* restrict A, __global const float* restrict B,
+#if SA
+                           __local float* As, floatGA* ra,
+#endif
+#if SB
+                           __local float* Bs, floatGB* rb,
+#endif
+                           const int* a_row, int tid, int tm, int tn, int m0, int n0, int block, int blocks,
+                           const int cur) {
+  const int k0 = block * KWG;
+  const bool more = block + 1 < blocks;  // the same for the whole work-group
+  // The next block's loads are issued now and land in registers while this one is computed.
+#if SA
+  if (more) load_a(ra, A, tid, m0, k0 + KWG);
+  __local const float* as = As + cur * (KWG * LDA);
+#endif
+#if SB
+  if (more) load_b(rb, B, tid, n0, k0 + KWG);
+  __local const float* bs = Bs + cur * (KWG * LDB);
+#endif
+
+  // Local tiles are zero-filled past K; direct global reads must stop there.
+#if EDGE_K && !(SA && SB)
+  const int k_end = min(KWG, K - k0);
+#else
+#define k_end KWG
+#endif
+#pragma unroll KWI
+  for (int k = 0; k < k_end; ++k) {
+    float a[MWI], b[NWI];
+#if SA
+#pragma unroll
+    for (int i = 0; i < MWI; i += VWM) {
+      const floatM v = *(__local const floatM*)(as + k * LDA + ROW(tm, i));
+      CAT(UNPACK, VWM)(a, i, v)
+    }
+#else
+#pragma unroll
+    for (int i = 0; i < MWI; ++i) a[i] = A[a_row[i] + k0 + k];
+#endif
+#if SB
+#pragma unroll
+    for (int j = 0; j < NWI; j += VWN) {
+      const floatN v = *(__local const floatN*)(bs + k * LDB + COL(tn, j));
+      CAT(UNPACK, VWN)(b, j, v)
+    }
+#elif !EDGE_N
+#pragma unroll
+    for (int j = 0; j < NWI; j += VWN) {
+      const floatN v = *(__global const floatN*)(B + (k0 + k) * N + n0 + COL(tn, j));
+      CAT(UNPACK, VWN)(b, j, v)
+    }
+#else
+#pragma unroll
+    for (int j = 0; j < NWI; ++j) b[j] = B[(k0 + k) * N + min(n0 + COL(tn, j), N - 1)];
+#endif
+#pragma unroll
+    for (int i = 0; i < MWI; ++i)
+#pragma unroll
+      for (int j = 0; j < NWI; ++j) acc[i][j] = mad(a[i], b[j], acc[i][j]);
+  }
+#undef k_end
+
+#if SA || SB
+  if (more) {
+#if !DB
+    barrier(CLK_LOCAL_MEM_FENCE);  // everyone is done reading the only buffer
+#endif
+#if SA
+    store_a(ra, As + (cur ^ DB) * (KWG * LDA), tid);
+#endif
+#if SB
+    store_b(rb, Bs + (cur ^ DB) * (KWG * LDB), tid);
+#endif
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+#endif
+}
+
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
 void optune_gemm(__global const float* restrict A, __global const float* restrict B,
                  __global float* restrict C) {
@@ -180,7 +269,17 @@ void optune_gemm(__global const float* restrict A, __global const float* restric
 #else
   const int tn = get_local_id(0), tm = get_local_id(1);
 #endif
+#if GSW > 1
+  // Groups start in the order of their linear id: give consecutive ids the tiles of a band of
+  // GSW rows, column after column.
+  const int groups_n = get_num_groups(0), groups_m = get_num_groups(1);
+  const int id = get_group_id(1) * groups_n + get_group_id(0);
+  const int band = id / (GSW * groups_n), first_row = band * GSW;
+  const int band_rows = min(GSW, groups_m - first_row), in_band = id % (GSW * groups_n);
+  const int n0 = (in_band / band_rows) * NWG, m0 = (first_row + in_band % band_rows) * MWG;
+#else
   const int n0 = get_group_id(0) * NWG, m0 = get_group_id(1) * MWG;
+#endif
 #if SA
   __local float As[BUFFERS * KWG * LDA] __attribute__((aligned(32)));
   floatGA ra[A_LOADS];
@@ -196,9 +295,9 @@ void optune_gemm(__global const float* restrict A, __global const float* restric
 #pragma unroll
     for (int j = 0; j < NWI; ++j) acc[i][j] = 0.0f;
 
-#if !SA
-  // Rows of A this work-item reads straight from global memory, clamped at the edge.
+  // Rows of A this work-item reads straight from global memory, clamped at the edge (unused with SA).
   int a_row[MWI];
+#if !SA
 #pragma unroll
   for (int i = 0; i < MWI; ++i) a_row[i] = min(m0 + ROW(tm, i), M - 1) * K;
 #endif
@@ -216,82 +315,25 @@ void optune_gemm(__global const float* restrict A, __global const float* restric
   barrier(CLK_LOCAL_MEM_FENCE);
 #endif
 
+#if SA && SB
+#define BLOCK_ARGS As, ra, Bs, rb, a_row, tid, tm, tn, m0, n0
+#elif SA
+#define BLOCK_ARGS As, ra, a_row, tid, tm, tn, m0, n0
+#elif SB
+#define BLOCK_ARGS Bs, rb, a_row, tid, tm, tn, m0, n0
+#else
+#define BLOCK_ARGS a_row, tid, tm, tn, m0, n0
+#endif
   const int blocks = (K + KWG - 1) / KWG;
-  for (int block = 0; block < blocks; ++block) {
-    const int k0 = block * KWG;
-    const bool more = block + 1 < blocks;  // the same for the whole work-group
 #if DB
-    const int cur = block & 1;
-#else
-    const int cur = 0;
-#endif
-    // The next block's loads are issued now and land in registers while this one is computed.
-#if SA
-    if (more) load_a(ra, A, tid, m0, k0 + KWG);
-    __local const float* as = As + cur * (KWG * LDA);
-#endif
-#if SB
-    if (more) load_b(rb, B, tid, n0, k0 + KWG);
-    __local const float* bs = Bs + cur * (KWG * LDB);
-#endif
-
-    // Local tiles are zero-filled past K; direct global reads must stop there.
-#if EDGE_K && !(SA && SB)
-    const int k_end = min(KWG, K - k0);
-#else
-#define k_end KWG
-#endif
-#pragma unroll KWI
-    for (int k = 0; k < k_end; ++k) {
-      float a[MWI], b[NWI];
-#if SA
-#pragma unroll
-      for (int i = 0; i < MWI; i += VWM) {
-        const floatM v = *(__local const floatM*)(as + k * LDA + ROW(tm, i));
-        CAT(UNPACK, VWM)(a, i, v)
-      }
-#else
-#pragma unroll
-      for (int i = 0; i < MWI; ++i) a[i] = A[a_row[i] + k0 + k];
-#endif
-#if SB
-#pragma unroll
-      for (int j = 0; j < NWI; j += VWN) {
-        const floatN v = *(__local const floatN*)(bs + k * LDB + COL(tn, j));
-        CAT(UNPACK, VWN)(b, j, v)
-      }
-#elif !EDGE_N
-#pragma unroll
-      for (int j = 0; j < NWI; j += VWN) {
-        const floatN v = *(__global const floatN*)(B + (k0 + k) * N + n0 + COL(tn, j));
-        CAT(UNPACK, VWN)(b, j, v)
-      }
-#else
-#pragma unroll
-      for (int j = 0; j < NWI; ++j) b[j] = B[(k0 + k) * N + min(n0 + COL(tn, j), N - 1)];
-#endif
-#pragma unroll
-      for (int i = 0; i < MWI; ++i)
-#pragma unroll
-        for (int j = 0; j < NWI; ++j) acc[i][j] = mad(a[i], b[j], acc[i][j]);
-    }
-#undef k_end
-
-#if SA || SB
-    if (more) {
-#if !DB
-      barrier(CLK_LOCAL_MEM_FENCE);  // everyone is done reading the only buffer
-#endif
-#if SA
-      store_a(ra, As + (cur ^ DB) * (KWG * LDA), tid);
-#endif
-#if SB
-      store_b(rb, Bs + (cur ^ DB) * (KWG * LDB), tid);
-#endif
-      barrier(CLK_LOCAL_MEM_FENCE);
-    }
-#endif
+  // Two blocks per iteration, each with its own buffer at a fixed offset.
+  for (int block = 0; block < blocks; block += 2) {
+    multiply_block(acc, A, B, BLOCK_ARGS, block, blocks, 0);
+    if (block + 1 < blocks) multiply_block(acc, A, B, BLOCK_ARGS, block + 1, blocks, 1);
   }
+#else
+  for (int block = 0; block < blocks; ++block) multiply_block(acc, A, B, BLOCK_ARGS, block, blocks, 0);
+#endif
 
 #pragma unroll
   for (int i = 0; i < MWI; ++i) {

@@ -431,7 +431,7 @@ class CpuConv2dTemplate final : public KernelTemplate {
                      "}\n"};
   }
 
-  std::string table_row(const Workload& workload, const ss::ConfigView& config) const override {
+  std::string table_row(const Workload& workload, const DeviceInfo&, const ss::ConfigView& config) const override {
     return "{" + cpu::conv2d_dims_literal(cpu::conv2d_dims(workload)) + ", " +
            config_literal(config) + "}";
   }

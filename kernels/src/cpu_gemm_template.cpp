@@ -275,7 +275,7 @@ class CpuGemmTemplate final : public KernelTemplate {
                      "}\n"};
   }
 
-  std::string table_row(const Workload& workload, const ss::ConfigView& config) const override {
+  std::string table_row(const Workload& workload, const DeviceInfo&, const ss::ConfigView& config) const override {
     const GemmShape& s = workload.gemm();
     return "{" + std::to_string(s.M) + ", " + std::to_string(s.N) + ", " + std::to_string(s.K) + ", " +
            config_literal(config) + "}";

@@ -49,11 +49,10 @@ struct DepthwiseTile {
   }
 };
 
-class OpenCLDepthwiseConv2dTemplate final : public KernelTemplate {
+class OpenCLDepthwiseConv2dTemplate final : public opencl::OpenCLTemplate {
  public:
   std::string name() const override { return "depthwise_conv2d.opencl"; }
   Op op() const override { return Op::kDepthwiseConv2d; }
-  Backend backend() const override { return Backend::kOpenCL; }
 
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     const Conv2dShape s = workload.conv();
@@ -127,10 +126,19 @@ class OpenCLDepthwiseConv2dTemplate final : public KernelTemplate {
     return kernel;
   }
 
-  std::string emit_source(const Workload& workload, const DeviceInfo& device,
-                          const ss::ConfigView& config) const override {
-    return opencl::describe_program(*opencl_kernel(workload, device, config));
+  std::optional<TableForm> table_form() const override {
+    return opencl::table_form(
+        "kDepthwiseConv2d", "N=1,C=128,H=56,W=56,R=3,S=3,stride=1,pad=1",
+        "// NCHW output = depthwise_conv2d(NCHW input, [C,1,R,S] filter), f32 buffers of runtime's context\n"
+        "// (shape.K and shape.groups are taken as shape.C), with the tuned config of the shape (else the\n"
+        "// default config); enqueued on runtime's queue, not waited for.\n"
+        "inline opencl::Launch depthwise_conv2d(opencl::Runtime& runtime, const kernels::Conv2dShape& shape,\n"
+        "                                       cl_mem input, cl_mem filter, cl_mem output) {\n"
+        "  return opencl::depthwise_conv2d(runtime, {tuned::kDevice, tuned::kDepthwiseConv2d}, shape, input,\n"
+        "                                  filter, output);\n"
+        "}\n");
   }
+
 };
 
 }  // namespace

@@ -33,6 +33,7 @@ constexpr const char* kStrn = "strn";    // a work-item's columns strided over t
 constexpr const char* kKwi = "kwi";      // K-loop unroll
 constexpr const char* kDb = "db";        // double-buffered local memory: one barrier per K block
 constexpr const char* kWlay = "wlay";    // 1: a warp of 32 work-items covers 8 x 4 of the grid, not a row
+constexpr const char* kGsw = "gsw";      // bands of row tiles walked column by column (L2 reuse); 1: off
 
 // Accumulators per work-item: 128 (16 x 8) still fits NVIDIA's 255 registers with the operands
 // and the next block's loads; more spills.
@@ -45,12 +46,12 @@ std::int64_t next_pow2(std::int64_t x) {
 }
 
 struct GemmTile {
-  std::int64_t mwg, nwg, kwg, mdimc, ndimc, vwm, vwn, sa, sb, strm, strn, kwi, db, wlay;
+  std::int64_t mwg, nwg, kwg, mdimc, ndimc, vwm, vwn, sa, sb, strm, strn, kwi, db, wlay, gsw;
   explicit GemmTile(const ss::ConfigView& v)
       : mwg(number(v, kMwg)), nwg(number(v, kNwg)), kwg(number(v, kKwg)), mdimc(number(v, kMdimc)),
         ndimc(number(v, kNdimc)), vwm(number(v, kVwm)), vwn(number(v, kVwn)), sa(number(v, kSa)),
         sb(number(v, kSb)), strm(number(v, kStrm)), strn(number(v, kStrn)), kwi(number(v, kKwi)),
-        db(number(v, kDb)), wlay(number(v, kWlay)) {}
+        db(number(v, kDb)), wlay(number(v, kWlay)), gsw(number(v, kGsw)) {}
   // As gemm.cl lays them out: A's rows padded by max(4, vwm) floats, two buffers with db.
   std::int64_t local_bytes() const {
     return 4 * (1 + db) * kwg * (sa * (mwg + std::max<std::int64_t>(4, vwm)) + sb * nwg);
@@ -59,11 +60,10 @@ struct GemmTile {
   std::int64_t outputs_per_item() const { return (mwg / mdimc) * (nwg / ndimc); }
 };
 
-class OpenCLGemmTemplate final : public KernelTemplate {
+class OpenCLGemmTemplate final : public opencl::OpenCLTemplate {
  public:
   std::string name() const override { return "gemm.opencl"; }
   Op op() const override { return Op::kGemm; }
-  Backend backend() const override { return Backend::kOpenCL; }
 
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     const GemmShape& s = workload.gemm();
@@ -83,6 +83,7 @@ class OpenCLGemmTemplate final : public KernelTemplate {
     space.add(opencl::number_knob(kKwi, {1, 2, 4, 8}));
     space.add(opencl::number_knob(kDb, {0, 1}));
     space.add(opencl::number_knob(kWlay, {0, 1}));
+    space.add(opencl::number_knob(kGsw, {1, 4, 8, 16}));
 
     space.add_constraint("the work-group fits the device", [limits](const ss::ConfigView& v) {
       return limits.fits_work_group(number(v, kNdimc), number(v, kMdimc), 1);
@@ -116,6 +117,10 @@ class OpenCLGemmTemplate final : public KernelTemplate {
     space.add_constraint("vwm is 1 unless sa", [](const ss::ConfigView& v) {
       return number(v, kSa) == 1 || number(v, kVwm) == 1;
     });
+    // A band as tall as the grid is the plain order again.
+    space.add_constraint("gsw is 1 unless it bands the row tiles", [s](const ss::ConfigView& v) {
+      return number(v, kGsw) == 1 || number(v, kGsw) < ceil_div(s.M, number(v, kMwg));
+    });
     space.add_constraint("tiles not far beyond the matrix", [s](const ss::ConfigView& v) {
       return number(v, kMwg) <= std::max<std::int64_t>(16, next_pow2(s.M)) &&
              number(v, kNwg) <= std::max<std::int64_t>(16, next_pow2(s.N)) &&
@@ -133,7 +138,7 @@ class OpenCLGemmTemplate final : public KernelTemplate {
                          const char* db) {
       return opencl::Preference{{kMwg, mwg}, {kNwg, nwg}, {kKwg, kwg}, {kMdimc, dim}, {kNdimc, dim},
                                 {kVwm, vw},  {kVwn, vw},  {kSa, "1"}, {kSb, "1"},   {kStrm, "1"},
-                                {kStrn, "1"}, {kKwi, "8"}, {kDb, db}, {kWlay, "0"}};
+                                {kStrn, "1"}, {kKwi, "8"}, {kDb, db}, {kWlay, "0"}, {kGsw, "1"}};
     };
     return opencl::preferred_config(space,
                                     {preference("128", "256", "8", "16", "4", "0"),
@@ -155,7 +160,7 @@ class OpenCLGemmTemplate final : public KernelTemplate {
     kernel.build_options = opencl::build_options({
         {"M", s.M}, {"N", s.N}, {"K", s.K}, {"MWG", t.mwg}, {"NWG", t.nwg}, {"KWG", t.kwg},
         {"MDIMC", t.mdimc}, {"NDIMC", t.ndimc}, {"VWM", t.vwm}, {"VWN", t.vwn}, {"SA", t.sa},
-        {"SB", t.sb}, {"STRM", t.strm}, {"STRN", t.strn}, {"KWI", t.kwi}, {"DB", t.db}, {"WLAY", t.wlay},
+        {"SB", t.sb}, {"STRM", t.strm}, {"STRN", t.strn}, {"KWI", t.kwi}, {"DB", t.db}, {"WLAY", t.wlay}, {"GSW", t.gsw},
         {"EDGE_M", s.M % t.mwg != 0}, {"EDGE_N", s.N % t.nwg != 0}, {"EDGE_K", s.K % t.kwg != 0}});
     kernel.dimensions = 2;
     kernel.global_size = {static_cast<std::size_t>(ceil_div(s.N, t.nwg) * t.ndimc),
@@ -164,9 +169,15 @@ class OpenCLGemmTemplate final : public KernelTemplate {
     return kernel;
   }
 
-  std::string emit_source(const Workload& workload, const DeviceInfo& device,
-                          const ss::ConfigView& config) const override {
-    return opencl::describe_program(*opencl_kernel(workload, device, config));
+  std::optional<TableForm> table_form() const override {
+    return opencl::table_form(
+        "kGemm", "M=1024,N=1024,K=1024",
+        "// C[M,N] = A[M,K] * B[K,N], row-major f32 buffers of runtime's context, with the tuned config of\n"
+        "// the shape (else the default config); enqueued on runtime's queue, not waited for.\n"
+        "inline opencl::Launch gemm(opencl::Runtime& runtime, std::int64_t M, std::int64_t N, std::int64_t K,\n"
+        "                           cl_mem A, cl_mem B, cl_mem C) {\n"
+        "  return opencl::gemm(runtime, {tuned::kDevice, tuned::kGemm}, M, N, K, A, B, C);\n"
+        "}\n");
   }
 
   // Occupancy, register and local-memory pressure, reuse per loaded value and edge waste.
@@ -182,6 +193,7 @@ class OpenCLGemmTemplate final : public KernelTemplate {
         {"flops_per_loaded_value", 2.0 * t.mwg * t.nwg / double(t.mwg + t.nwg)},
         {"local_mem_share", double(t.local_bytes()) / double(limits.local_mem_bytes)},
         {"groups_per_compute_unit", groups / std::max(1, device.cores)},
+        {"band_rows", double(t.gsw)},
         {"edge_waste", 1.0 - double(s.M) * double(s.N) / (groups * t.mwg * t.nwg)},
     };
   }

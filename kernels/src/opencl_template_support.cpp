@@ -80,6 +80,26 @@ ss::Config preferred_config(const ss::ConfigSpace& space, const std::vector<Pref
   }
 }
 
+KernelTemplate::TableForm table_form(std::string table_name, std::string default_shape, std::string entry_point) {
+  KernelTemplate::TableForm form;
+  form.include = "optune/kernels/opencl/runtime.hpp";
+  form.row_type = "optune::opencl::TunedKernel";
+  form.table_name = std::move(table_name);
+  form.default_shape = std::move(default_shape);
+  form.entry_point = std::move(entry_point);
+  form.default_at_run_time = true;
+  return form;
+}
+
+std::string table_row(const Workload& workload, const OpenCLKernel& kernel) {
+  auto sizes = [](const std::array<std::size_t, 3>& s) {
+    return "{{" + std::to_string(s[0]) + ", " + std::to_string(s[1]) + ", " + std::to_string(s[2]) + "}}";
+  };
+  return "{\"" + workload.key() + "\", \"" + kernel.source_file + "\", \"" + kernel.kernel_name + "\",\n     \"" +
+         kernel.build_options + "\",\n     " + std::to_string(kernel.dimensions) + ", " + sizes(kernel.global_size) +
+         ", " + sizes(kernel.local_size) + "}";
+}
+
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 std::vector<std::int64_t> vector_widths(const DeviceLimits& limits, std::int64_t widest) {

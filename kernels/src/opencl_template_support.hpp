@@ -1,6 +1,6 @@
 // What the OpenCL templates (gemm.opencl, conv2d.opencl, depthwise_conv2d.opencl) share: the
 // device limits a space must obey, numeric choice knobs, the -D build options that carry a
-// config into a .cl file, and the choice of a default config from a list of preferences.
+// config into a .cl file, the rows of the build-time table, and the choice of a default config from a list of preferences.
 #pragma once
 
 #include <array>
@@ -44,6 +44,27 @@ using Preference = std::vector<std::pair<std::string, std::string>>;
 search_space::Config preferred_config(const search_space::ConfigSpace& space,
                                       const std::vector<Preference>& preferences,
                                       const std::string& name);
+
+// Build-time consumption: the table form of an OpenCL template (rows of
+// optune::opencl::TunedKernel, the default chosen at run time) with the application's call, and
+// one row: the workload's kernel as built and launched (opencl/runtime.hpp).
+KernelTemplate::TableForm table_form(std::string table_name, std::string default_shape, std::string entry_point);
+std::string table_row(const Workload& workload, const OpenCLKernel& kernel);
+
+// An OpenCL template: what it emits and what it writes to the build-time table both follow from
+// its kernel and launch (opencl_kernel), which each template defines.
+class OpenCLTemplate : public KernelTemplate {
+ public:
+  Backend backend() const final { return Backend::kOpenCL; }
+  std::string emit_source(const Workload& workload, const DeviceInfo& device,
+                          const search_space::ConfigView& config) const final {
+    return describe_program(*opencl_kernel(workload, device, config));
+  }
+  std::string table_row(const Workload& workload, const DeviceInfo& device,
+                        const search_space::ConfigView& config) const final {
+    return opencl::table_row(workload, *opencl_kernel(workload, device, config));
+  }
+};
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b);
 

@@ -116,12 +116,26 @@ nlohmann::json LocalRunner::measure_request(const nlohmann::json& request, const
   return exchange(worker_, measure, timeout);
 }
 
-kernels::DeviceInfo LocalRunner::describe_device() {
+kernels::DeviceInfo LocalRunner::describe_device(const std::string& target) {
   worker();
-  auto reply = exchange(worker_, {{"describe", true}}, kPrepareTimeoutSeconds);
+  auto reply = exchange(worker_, {{"describe", true}, {"target", target}}, kPrepareTimeoutSeconds);
+  if (reply.value("status", "") == "no_device") throw NoSuchDeviceError(reply.value("message", "no device"));
   if (reply.value("status", "") != "ok" || !reply.contains("device"))
     throw std::runtime_error("the worker did not describe its device: " + reply.value("message", reply.dump()));
   return kernels::DeviceInfo::from_fingerprint(reply["device"]);
+}
+
+std::vector<kernels::DeviceInfo> LocalRunner::describe_devices() {
+  worker();
+  auto reply = exchange(worker_, {{"describe", true}}, kPrepareTimeoutSeconds);
+  if (reply.value("status", "") != "ok" || !reply.contains("devices") || !reply["devices"].is_array() ||
+      reply["devices"].empty())
+    throw std::runtime_error("the worker did not describe its devices: " + reply.value("message", reply.dump()));
+  std::vector<kernels::DeviceInfo> devices;
+  for (const auto& fingerprint : reply["devices"]) devices.push_back(kernels::DeviceInfo::from_fingerprint(fingerprint));
+  // Listing loaded every OpenCL runtime into that worker; CPU candidates get a fresh one without them.
+  worker_.reset();
+  return devices;
 }
 
 MeasureResult LocalRunner::measure_one(const MeasureInput& input, const BuildResult& build) {

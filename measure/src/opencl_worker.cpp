@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-#include "opencl_program_cache.hpp"
+#include "optune/kernels/opencl/program_cache.hpp"
 #include "optune/kernels/reference.hpp"
 #include "optune/measure/opencl_artifact.hpp"
 
@@ -77,8 +77,8 @@ nlohmann::json OpenCLWorker::measure_candidate(const nlohmann::json& request, co
   if (artifact.workload_key != operands.workload_key)
     return failure("runtime_error", "artifact is for " + artifact.workload_key + ", not " + operands.workload_key);
 
-  cl::ProgramBuild build = cl::build_program(context_.get(), device_, artifact.source, artifact.kernel.build_options,
-                                             request.value("cache_dir", ""));
+  opencl::ProgramBuild build = opencl::build_program(context_.get(), device_.device, device_.info, artifact.source,
+                                                     artifact.kernel.build_options, request.value("cache_dir", ""));
   if (!build.program) {
     std::string log = build.log;
     if (log.size() > kMaxLogBytes) log = log.substr(0, kMaxLogBytes) + "\n[...]";

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -16,20 +17,28 @@
 
 #include "optune/kernels/kernel_template.hpp"
 #include "optune/kernels/reference.hpp"
+#include "optune/kernels/target.hpp"
 #include "optune/kernels/workload.hpp"
 #include "optune/measure/cpu_device.hpp"
 #include "optune/measure/measure_result.hpp"
+#include "optune/measure/opencl_devices.hpp"
 #include "optune/measure/timing_policy.hpp"
 #include "optune/measure/worker_protocol.hpp"
 #include "worker_operands.hpp"
 #ifdef OPTUNE_WORKER_CPU_ONLY
 namespace optune::measure {
-// A worker cross-built for a device without an OpenCL loader (tests/rpc's aarch64 worker).
+// A worker cross-built for a device without an OpenCL loader (tests/rpc's aarch64 worker): no
+// OpenCL devices, and none measured.
 struct OpenCLWorker {
   nlohmann::json measure(const nlohmann::json&, const Operands&, const TimingPolicy&) {
     return {{"status", "runtime_error"}, {"message", "this optune-worker was built without OpenCL"}};
   }
 };
+std::vector<kernels::DeviceInfo> list_opencl_devices() { return {}; }
+kernels::DeviceInfo find_opencl_device(const kernels::Target& target) {
+  throw std::invalid_argument("opencl: no device for target '" + target.str() +
+                              "' (this optune-worker was built without OpenCL)");
+}
 }  // namespace optune::measure
 #else
 #include "opencl_worker.hpp"
@@ -82,10 +91,27 @@ double time_runs(kernels::CandidateFunction kernel, const Operands& operands, in
   return std::chrono::duration<double>(Clock::now() - start).count() / runs;
 }
 
+// The devices this worker measures on, which an RPC server reports: the CPU it runs on (under an
+// emulator the emulated CPU, not the server's) and its machine's OpenCL devices. With a target,
+// that target's device; a target naming no device here is a "no_device" reply naming those there are.
+nlohmann::json describe(const nlohmann::json& request) {
+  if (!request.contains("target")) {
+    nlohmann::json devices = nlohmann::json::array({detect_local_cpu().fingerprint()});
+    for (const auto& device : list_opencl_devices()) devices.push_back(device.fingerprint());
+    return {{"status", "ok"}, {"device", devices[0]}, {"devices", devices}};
+  }
+  try {
+    const kernels::Target target = kernels::parse_target(request.at("target").get<std::string>());
+    const kernels::DeviceInfo device =
+        target.backend == kernels::Backend::kOpenCL ? find_opencl_device(target) : detect_local_cpu();
+    return {{"status", "ok"}, {"device", device.fingerprint()}};
+  } catch (const std::invalid_argument& error) {
+    return {{"status", "no_device"}, {"message", error.what()}};
+  }
+}
+
 nlohmann::json measure(const nlohmann::json& request, Operands& operands, OpenCLWorker& opencl) {
-  // The device this worker measures on: an RPC server reports it, and under an emulator it is
-  // the emulated CPU, not the server's.
-  if (request.value("describe", false)) return {{"status", "ok"}, {"device", detect_local_cpu().fingerprint()}};
+  if (request.value("describe", false)) return describe(request);
   TimingPolicy policy = timing_policy_from_json(request.at("timing"));
   prepare(operands, request.at("workload").get<std::string>(), request.value("seed", 1u));
   if (request.value("backend", "cpu") == "opencl") return opencl.measure(request, operands, policy);

@@ -67,14 +67,14 @@ int main(int argc, char** argv) {
     std::istringstream in(line);
     long mwg, nwg, kwg, mdimc, ndimc, vwm, vwn, sa, sb, strm, strn, kwi, dbuf;
     if (!(in >> mwg >> nwg >> kwg >> mdimc >> ndimc >> vwm >> vwn >> sa >> sb >> strm >> strn >> kwi >> dbuf)) continue;
-    long wlay = 0;
-    in >> wlay;
+    long wlay = 0, gsw = 1;
+    in >> wlay >> gsw;
     const bool verbose = std::getenv("OPTUNE_SWEEP_VERBOSE") != nullptr;
     std::ostringstream options;
     options << "-DM=" << M << " -DN=" << N << " -DK=" << K << " -DMWG=" << mwg << " -DNWG=" << nwg
             << " -DKWG=" << kwg << " -DMDIMC=" << mdimc << " -DNDIMC=" << ndimc << " -DVWM=" << vwm
             << " -DVWN=" << vwn << " -DSA=" << sa << " -DSB=" << sb << " -DSTRM=" << strm << " -DSTRN=" << strn
-            << " -DKWI=" << kwi << " -DDB=" << dbuf << " -DWLAY=" << wlay << " -DEDGE_M=" << (M % mwg != 0)
+            << " -DKWI=" << kwi << " -DDB=" << dbuf << " -DWLAY=" << wlay << " -DGSW=" << gsw << " -DEDGE_M=" << (M % mwg != 0)
             << " -DEDGE_N=" << (N % nwg != 0) << " -DEDGE_K=" << (K % kwg != 0) << " -cl-mad-enable -w"
             << (verbose ? " -cl-nv-verbose" : "");
     const char* src = source.c_str();

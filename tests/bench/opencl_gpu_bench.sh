@@ -17,13 +17,7 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export XDG_CACHE_HOME="$out/cache"
 
-# NVIDIA's OpenCL driver: registered for the ICD loader unless some .icd already names it.
-if ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
-  lib=$(ldconfig -p | awk '/libnvidia-opencl\.so\.1/ {print $NF; exit}')
-  mkdir -p /tmp/optune-icd && echo "${lib:-libnvidia-opencl.so.1}" > /tmp/optune-icd/nvidia.icd
-  export OCL_ICD_VENDORS=/tmp/optune-icd
-  echo "OpenCL ICD: ${lib:-libnvidia-opencl.so.1} (registered in $OCL_ICD_VENDORS)"
-fi
+source "$(dirname "$0")/nvidia_opencl_icd.sh"
 
 optune=("$prefix/bin/optune")
 tune() {  # op shape trials
@@ -45,7 +39,7 @@ case "$mode" in
   sweep|gemm)
     if [[ $mode == sweep ]]; then
       for n in 4096 2048; do
-        echo "== opencl_gemm_sweep $n (MWG NWG KWG MDIMC NDIMC VWM VWN SA SB STRM STRN KWI DB WLAY)"
+        echo "== opencl_gemm_sweep $n (MWG NWG KWG MDIMC NDIMC VWM VWN SA SB STRM STRN KWI DB WLAY GSW)"
         OPTUNE_SWEEP_VERBOSE=1 "$prefix/bin/opencl_gemm_sweep" "$prefix/share/optune/opencl/gemm.cl" $n $n $n \
           < "$prefix/bench/opencl_gemm_sweep_configs.txt"
       done

@@ -1,9 +1,11 @@
 // bench_rpc_overhead: what measuring over RPC costs against measuring locally, on the same built
 // candidates, on this machine (loopback: a tracker and a server started as `optune rpc`
 // processes). Reports per-candidate wall time (median over rounds) of LocalRunner and RpcRunner,
-// their ratio, and how far the remote timings of the kernels are from the local ones.
+// their ratio, and how far the remote timings of the kernels are from the local ones. With an
+// OpenCL target the candidates are OpenCL artifacts, compiled by each side into its own program
+// cache (the first round compiles, later ones load: the median is of cached rounds from 3 on).
 //
-//   build/tests/bench/bench_rpc_overhead build/bin/optune build/bin/optune-worker [candidates] [M,N,K] [rounds]
+//   build/tests/bench/bench_rpc_overhead build/bin/optune build/bin/optune-worker [candidates] [M,N,K] [rounds] [target]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -18,6 +20,8 @@
 #include "optune/measure/cpu_device.hpp"
 #include "optune/measure/local_builder.hpp"
 #include "optune/measure/local_runner.hpp"
+#include "optune/measure/opencl_builder.hpp"
+#include "optune/measure/opencl_devices.hpp"
 #include "optune/measure/rpc/rpc_runner.hpp"
 #include "optune/measure/subprocess.hpp"
 
@@ -42,25 +46,35 @@ unsigned short start_listening(measure::Subprocess& process, const fs::path& log
   throw std::runtime_error("did not start: see " + log.string());
 }
 
+// The .cl sources: an installed optune's share/optune/opencl, else the source tree's.
+std::string opencl_kernel_dir(const std::string& optune) {
+  fs::path installed = fs::path(optune).parent_path().parent_path() / "share" / "optune" / "opencl";
+  if (fs::exists(installed / "gemm.cl")) return installed.string();
+  return (fs::path(OPTUNE_SOURCE_KERNEL_INCLUDE_DIR).parent_path() / "opencl").string();
+}
+
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s OPTUNE OPTUNE_WORKER [candidates=12] [shape=256,256,256] [rounds=3]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s OPTUNE OPTUNE_WORKER [candidates=12] [shape=256,256,256] [rounds=3] [target=cpu]\n",
+                 argv[0]);
     return 2;
   }
   const std::string optune = argv[1], worker = argv[2];
   const int count = argc > 3 ? std::atoi(argv[3]) : 12;
   const std::string shape = argc > 4 ? argv[4] : "256,256,256";
   const int rounds = argc > 5 ? std::atoi(argv[5]) : 3;
+  const std::string target = argc > 6 ? argv[6] : "cpu";
 
   auto task = std::make_shared<measure::MeasureTask>();
   task->workload = kernels::parse_workload(kernels::Op::kGemm, shape);
-  task->kernel_template = &kernels::find_template(kernels::Op::kGemm, kernels::Backend::kCpu);
-  task->target = kernels::parse_target("cpu");
-  task->device = measure::detect_local_cpu();
+  task->target = kernels::parse_target(target);
+  const bool opencl = task->target.backend == kernels::Backend::kOpenCL;
+  task->kernel_template = &kernels::find_template(kernels::Op::kGemm, task->target.backend);
+  task->device = opencl ? measure::find_opencl_device(task->target) : measure::detect_local_cpu();
   task->space = task->kernel_template->space(task->workload, task->device);
   std::mt19937_64 rng(7);
   std::vector<measure::MeasureInput> inputs;
@@ -69,23 +83,28 @@ int main(int argc, char** argv) {
 
   fs::path dir = fs::temp_directory_path() / ("optune-bench-rpc-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  measure::LocalBuilderOptions build_options;
-  build_options.include_dirs = {OPTUNE_SOURCE_KERNEL_INCLUDE_DIR};
-  build_options.work_dir = (dir / "builds").string();
-  measure::LocalBuilder builder(build_options);
-  auto builds = builder.build(inputs);
+  std::vector<measure::BuildResult> builds;
+  if (opencl) {
+    builds = measure::OpenCLBuilder({opencl_kernel_dir(optune), (dir / "builds").string()}).build(inputs);
+  } else {
+    measure::LocalBuilderOptions build_options;
+    build_options.include_dirs = {OPTUNE_SOURCE_KERNEL_INCLUDE_DIR};
+    build_options.work_dir = (dir / "builds").string();
+    builds = measure::LocalBuilder(build_options).build(inputs);
+  }
 
   auto tracker = measure::Subprocess::spawn({optune, "rpc", "tracker", "--port", "0"}, {false, (dir / "tracker.log").string()});
   unsigned short tracker_port = start_listening(tracker, dir / "tracker.log");
   auto server = measure::Subprocess::spawn({optune, "rpc", "server", "--port", "0", "--key", "bench", "--tracker",
-                                            "127.0.0.1:" + std::to_string(tracker_port), "--worker", worker},
+                                            "127.0.0.1:" + std::to_string(tracker_port), "--worker", worker,
+                                            "--opencl-cache", (dir / "server-cache").string()},
                                            {false, (dir / "server.log").string()});
   start_listening(server, dir / "server.log");
 
   measure::TimingPolicy timing;
   timing.repeat = 5;
   timing.min_repeat_ms = 20;
-  measure::LocalRunner local({worker, timing, false});
+  measure::LocalRunner local({worker, timing, false, (dir / "local-cache").string()});
   measure::rpc::RpcRunnerOptions rpc_options;
   rpc_options.tracker = {"127.0.0.1", tracker_port};
   rpc_options.key = "bench";
@@ -112,6 +131,7 @@ int main(int argc, char** argv) {
     if (!local_cost[i].empty() && !remote_cost[i].empty())
       cost_ratios.push_back(measure::median(remote_cost[i]) / measure::median(local_cost[i]));
   double lw = measure::median(local_wall), rw = measure::median(remote_wall);
+  std::printf("%s: %s\n", task->target.str().c_str(), task->device.name.c_str());
   std::printf("gemm %s, %zu candidates (%zu built ok), %d rounds, timing: repeat %d, min_repeat_ms %.0f\n", shape.c_str(),
               inputs.size(), static_cast<std::size_t>(std::count_if(builds.begin(), builds.end(), [](auto& b) { return b.ok(); })),
               rounds, timing.repeat, timing.min_repeat_ms);

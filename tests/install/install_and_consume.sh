@@ -3,7 +3,9 @@
 # command (which must find its worker and the installed kernel headers); then builds
 # tests/consumer against the install with find_package(optune) and optune_apply_best(), and runs
 # it: the tuned shape must run its tuned config, another shape the default, both correctly, and
-# the build must note the workload without a tuned config. Usage: install_and_consume.sh BUILD SOURCE
+# the build must note the workload without a tuned config. The same on OpenCL (consumer_opencl,
+# tuned on PoCL), whose programs come from the on-disk cache on a second run.
+# Usage: install_and_consume.sh BUILD SOURCE
 set -euo pipefail
 build=$1
 source=$2
@@ -15,11 +17,29 @@ test -f "$prefix/include/optune/kernels/cpu/gemm.hpp"
 cd "$prefix"
 "$prefix/bin/optune" tune --op gemm --shape 16,24,8 --trials 3 --remeasure 0 --quiet --db "$prefix/tuned.db" \
   --min-repeat-ms 1 --repeat 2 >/dev/null
+# The CPU consumer is configured as on a machine without OpenCL: it must not need it.
 cmake -S "$source/tests/consumer" -B "$prefix/consumer-build" -DCMAKE_PREFIX_PATH="$prefix" \
-  -DCMAKE_BUILD_TYPE=Release -DOPTUNE_CONSUMER_DB="$prefix/tuned.db" >/dev/null
+  -DCMAKE_BUILD_TYPE=Release -DOPTUNE_CONSUMER_DB="$prefix/tuned.db" -DCMAKE_DISABLE_FIND_PACKAGE_OpenCL=ON >/dev/null
 cmake --build "$prefix/consumer-build" > "$prefix/build.log" 2>&1 || { cat "$prefix/build.log"; exit 1; }
 grep -q "no tuned config for gemm.f32.M67.N45.K129" "$prefix/build.log" || {
   echo "the build did not note the untuned workload"; cat "$prefix/build.log"; exit 1; }
 grep -q "{16, 24, 8, " "$prefix/consumer-build/optune_tuned/consumer/optune_tuned.hpp"
 "$prefix/consumer-build/consumer"
+
+# OpenCL (PoCL here): tune on the first OpenCL device, build consumer_opencl against its table,
+# run it twice: the second run's programs must come from the on-disk cache, not the compiler.
+"$prefix/bin/optune" tune --op gemm --shape 16,24,8 --target opencl --trials 3 --remeasure 0 --quiet \
+  --db "$prefix/opencl.db" --min-repeat-ms 1 --repeat 2 >/dev/null
+cmake -S "$source/tests/consumer" -B "$prefix/opencl-build" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_BUILD_TYPE=Release -DOPTUNE_CONSUMER_OPENCL_DB="$prefix/opencl.db" >/dev/null
+cmake --build "$prefix/opencl-build" > "$prefix/opencl-build.log" 2>&1 || { cat "$prefix/opencl-build.log"; exit 1; }
+grep -q "no tuned config for gemm.f32.M33.N20.K17" "$prefix/opencl-build.log" || {
+  echo "the OpenCL build did not note the untuned workload"; cat "$prefix/opencl-build.log"; exit 1; }
+grep -q '{"gemm.f32.M16.N24.K8", "gemm.cl", "optune_gemm",' \
+  "$prefix/opencl-build/optune_tuned/consumer_opencl/optune_tuned.hpp"
+"$prefix/opencl-build/consumer_opencl" "$prefix/program-cache" | tee "$prefix/first.out"
+ls "$prefix/program-cache"/*.bin >/dev/null
+"$prefix/opencl-build/consumer_opencl" "$prefix/program-cache" | tee "$prefix/second.out"
+test "$(grep -c 'program from disk cache' "$prefix/second.out")" -eq 2 || {
+  echo "the second run compiled its programs again"; exit 1; }
 echo "install and consume: ok"

@@ -1,12 +1,13 @@
 // `optune --target opencl` end to end on this machine's OpenCL device (PoCL in CI): tune on a tiny
-// budget into a real database, then space and query on the same target; bad OpenCL targets are
-// bad input.
+// budget into a real database, then space, query and apply-best on the same target; bad OpenCL
+// targets are bad input.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -30,7 +31,7 @@ class OpenCLCliTest : public optune::test_support::CommandTest {
   }
 };
 
-TEST_F(OpenCLCliTest, TunesOnOpenCLThenSpaceAndQueryWorkOnTheSameTarget) {
+TEST_F(OpenCLCliTest, TunesOnOpenCLThenSpaceQueryAndApplyBestWorkOnTheSameTarget) {
   const CommandRun tune = optune("tune --op gemm --shape 33,17,9 --target opencl --tuner random --trials 3 "
                                  "--batch-size 3 --remeasure 1 --repeat 2 --min-repeat-ms 1 --quiet --db " + db());
   ASSERT_EQ(tune.code, 0) << tune.out << tune.err;
@@ -47,6 +48,25 @@ TEST_F(OpenCLCliTest, TunesOnOpenCLThenSpaceAndQueryWorkOnTheSameTarget) {
     EXPECT_NE(record["error_message"].get<std::string>().find("host->device"), std::string::npos) << record.dump();
   }
   EXPECT_TRUE(fs::exists(dir_ / "cache" / "optune" / "opencl"));
+
+  // apply-best: the best record's knobs as the row's -D build options; the untuned workload noted.
+  const fs::path header = dir_ / "tuned.hpp";
+  const CommandRun apply = optune("apply-best --target opencl --workload gemm.f32.M8.N8.K8 --out " + header.string() +
+                                  " --db " + db());
+  ASSERT_EQ(apply.code, 0) << apply.err;
+  EXPECT_NE(apply.err.find("no tuned config for gemm.f32.M8.N8.K8"), std::string::npos) << apply.err;
+  const std::string text = slurp(header);
+  EXPECT_NE(text.find("{\"gemm.f32.M33.N17.K9\", \"gemm.cl\", \"optune_gemm\",\n     \"-DM=33 -DN=17 -DK=9 -DMWG="),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("inline opencl::Launch gemm(opencl::Runtime& runtime"), std::string::npos) << text;
+  const auto best = nlohmann::json::parse(optune("query --target opencl --top 1 --format json --db " + db()).out);
+  ASSERT_EQ(best.size(), 1u);
+  for (const auto& [knob, value] : best[0]["config"].items()) {
+    std::string define = "-D" + knob + "=" + value.get<std::string>() + " ";
+    std::transform(define.begin(), define.begin() + 2 + knob.size(), define.begin(), ::toupper);
+    EXPECT_NE(text.find(define), std::string::npos) << define << " in " << text;
+  }
 
   const CommandRun space = optune("space --op depthwise_conv2d --shape N=1,C=8,H=9,W=9,R=3,S=3,stride=2,pad=1 "
                                   "--target opencl");

@@ -239,7 +239,7 @@ TEST(CpuConv2dTemplate, TableRowsAndLiteralsNameEveryField) {
   const Workload workload = conv({1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1});
   const ss::ConfigSpace space = cpu_conv2d().space(workload, avx2_device(2));
   const ss::Config config = cpu_conv2d().default_config(workload, avx2_device(2), space);
-  const std::string row = cpu_conv2d().table_row(workload, ss::ConfigView(space, config));
+  const std::string row = cpu_conv2d().table_row(workload, avx2_device(2), ss::ConfigView(space, config));
   for (const char* field : {".N = 1", ".C = 64", ".K = 64", ".R = 3", ".stride = 1", ".pad = 1",
                             ".dilation = 1", ".lanes", ".oc_vectors", ".ic_block", ".ow_block",
                             ".oh_block", ".unroll_kw", ".loop_order", ".threads", ".parallel"}) {

@@ -3,6 +3,7 @@
 // and launches cover the output exactly once per tile.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <random>
 #include <string>
 
@@ -62,6 +63,15 @@ TEST_P(OpenCLTemplateLimits, NoValidConfigExceedsTheDeviceLimits) {
       const auto bytes = 4 * kwg * (number(view, "sa") * number(view, "mwg") + number(view, "sb") * number(view, "nwg"));
       EXPECT_LE(bytes, 8 * 1024) << space.to_json(config).dump();
     }
+    if (workload.op == Op::kConv2d) {  // the staged input of cb x tc channels and the slices' partial sums
+      const auto s = workload.conv();
+      const auto tile_p = number(view, "tp") * number(view, "ppt"), tile_q = number(view, "tq") * number(view, "qpt");
+      const auto tc = number(view, "tc");
+      const auto input = number(view, "local_in") * number(view, "cb") * tc * ((tile_p - 1) * s.stride + s.R) *
+                         ((tile_q - 1) * s.stride + s.S);
+      const auto partials = tc > 1 ? tc * number(view, "tk") * number(view, "kpt") * tile_p * tile_q : 0;
+      EXPECT_LE(4 * (input + partials), 8 * 1024) << space.to_json(config).dump();
+    }
   }
   const auto fallback = t.default_config(workload, device, space);
   EXPECT_TRUE(space.is_valid(fallback)) << space.first_violation(fallback);
@@ -91,6 +101,28 @@ TEST(OpenCLGemmTemplate, DefaultIsTheGenericGpuTileOnALargeDevice) {
   EXPECT_EQ(kernel->global_size[0], 2048u / 256 * 16);
   EXPECT_NE(kernel->build_options.find("-DEDGE_M=0"), std::string::npos);
   EXPECT_EQ(t.name(), "gemm.opencl");
+}
+
+// On a large GPU the conv default splits the input channels over 16 slices of a work-group (the
+// deep batch-1 layers need it), and its launch has 16 x 2 x 16 work-items; with 3 input channels
+// (ResNet's stem) the split is refused and the default falls back to a tile without it.
+TEST(OpenCLConv2dTemplate, DefaultSplitsTheChannelsOnALargeDeviceWhereThereAreChannelsToSplit) {
+  DeviceInfo device = small_gpu();
+  device.max_work_group_size = 1024;
+  device.max_work_item_sizes = {1024, 1024, 64};
+  device.local_mem_bytes = 48 * 1024;
+  const KernelTemplate& t = find_template(Op::kConv2d, Backend::kOpenCL);
+  const Workload deep = parse_workload(Op::kConv2d, "N=1,C=512,H=7,W=7,K=512,R=3,S=3,stride=1,pad=1");
+  const auto space = t.space(deep, device);
+  const auto config = t.default_config(deep, device, space);
+  EXPECT_EQ(space.to_json(config)["tc"], "16");
+  const auto kernel = t.opencl_kernel(deep, device, search_space::ConfigView(space, config));
+  EXPECT_EQ(kernel->local_size, (std::array<std::size_t, 3>{8, 2, 16}));
+  EXPECT_EQ(kernel->global_size, (std::array<std::size_t, 3>{8, 2, 512 / 8 * 16}));
+
+  const Workload stem = parse_workload(Op::kConv2d, "N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2,pad=3");
+  const auto stem_space = t.space(stem, device);
+  EXPECT_EQ(stem_space.to_json(t.default_config(stem, device, stem_space))["tc"], "1");
 }
 
 TEST(OpenCLGemmTemplate, OddShapesSwitchEdgeHandlingOn) {

@@ -9,7 +9,10 @@
 #include <random>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "optune/kernels/kernel_template.hpp"
+#include "optune/measure/cpu_device.hpp"
 #include "optune/measure/local_runner.hpp"
 #include "optune/measure/opencl_artifact.hpp"
 #include "optune/measure/opencl_builder.hpp"
@@ -63,14 +66,28 @@ class OpenCLRunnerTest : public ::testing::Test {
     return runner.run(list, builder.build(list));
   }
 
+  // `count` distinct valid configs whose JSON form satisfies `wanted`.
+  template <typename Predicate>
+  std::vector<MeasureInput> sample_where(const std::shared_ptr<MeasureTask>& t, std::size_t count, Predicate wanted) {
+    std::mt19937_64 rng(7);
+    std::vector<MeasureInput> list;
+    for (auto& config : t->space.sample_valid_distinct(rng, 500))
+      if (list.size() < count && wanted(t->space.to_json(config))) list.push_back({t, config});
+    EXPECT_EQ(list.size(), count) << "too few such configs in " << t->workload.key();
+    return list;
+  }
+
   void expect_all_correct(kernels::Op op, const std::string& shape, std::size_t samples, unsigned seed) {
     auto t = task(op, shape);
-    const auto list = inputs(t, samples, seed);
+    expect_correct(t, inputs(t, samples, seed));
+  }
+
+  void expect_correct(const std::shared_ptr<MeasureTask>& t, const std::vector<MeasureInput>& list) {
     const auto results = measure(list, kSourceDir);
     ASSERT_EQ(results.size(), list.size());
     for (std::size_t i = 0; i < results.size(); ++i) {
       EXPECT_EQ(results[i].error, ErrorKind::kOk)
-          << shape << " config " << t->space.to_json(list[i].config).dump() << ": " << results[i].message;
+          << t->workload.key() << " config " << t->space.to_json(list[i].config).dump() << ": " << results[i].message;
       EXPECT_EQ(results[i].costs.size(), 2u);
       EXPECT_GT(results[i].gflops, 0);
     }
@@ -95,6 +112,36 @@ TEST_F(OpenCLRunnerTest, PointwiseConvIsCorrect) {
 TEST_F(OpenCLRunnerTest, SevenBySevenConvWithDilationAndGroupsIsCorrect) {
   expect_all_correct(kernels::Op::kConv2d, "N=1,C=3,H=29,W=31,K=8,R=7,S=7,stride=2,pad=3", 1, 4);
   expect_all_correct(kernels::Op::kConv2d, "N=1,C=8,H=17,W=18,K=12,R=3,S=3,stride=1,pad=2,dilation=2,groups=2", 1, 5);
+}
+
+// Slices of a work-group that split the input channels add their partial sums in local memory:
+// configs with tc > 1, with and without the staged input, on channel counts that leave a ragged
+// last step.
+TEST_F(OpenCLRunnerTest, ConvWithChannelSplitIsCorrect) {
+  for (const char* shape : {"N=1,C=20,H=9,W=11,K=10,R=3,S=3,stride=1,pad=1",
+                            "N=2,C=12,H=13,W=10,K=8,R=3,S=3,stride=2,pad=1,groups=2"}) {
+    auto t = task(kernels::Op::kConv2d, shape);
+    auto list = sample_where(t, 2, [](const nlohmann::json& c) { return c["tc"] != "1" && c["local_in"] == "1"; });
+    auto direct = sample_where(t, 1, [](const nlohmann::json& c) { return c["tc"] != "1" && c["local_in"] == "0"; });
+    list.insert(list.end(), direct.begin(), direct.end());
+    expect_correct(t, list);
+  }
+}
+
+// Work-groups numbered in bands of row tiles: 200 rows make 13 or 7 row tiles, so the last band
+// is short.
+TEST_F(OpenCLRunnerTest, GemmWithBandedGroupOrderIsCorrect) {
+  auto t = task(kernels::Op::kGemm, "200,509,301");
+  expect_correct(t, sample_where(t, 3, [](const nlohmann::json& c) { return c["gsw"] != "1"; }));
+}
+
+// Double-buffered local memory takes two K blocks per loop iteration: K = 289 makes an odd
+// number of blocks of 8 or 16 (37, 19), the last one ragged.
+TEST_F(OpenCLRunnerTest, GemmWithDoubleBufferingIsCorrect) {
+  auto t = task(kernels::Op::kGemm, "129,67,289");
+  expect_correct(t, sample_where(t, 3, [](const nlohmann::json& c) {
+    return c["db"] == "1" && c["sa"] == "1" && (c["kwg"] == "16" || c["kwg"] == "8");
+  }));
 }
 
 TEST_F(OpenCLRunnerTest, DepthwiseConvIsCorrect) {
@@ -165,6 +212,41 @@ TEST_F(OpenCLRunnerTest, TargetsSelectDevicesByIndexOrName) {
     EXPECT_NE(std::string(error.what()).find("no device matches"), std::string::npos) << error.what();
     EXPECT_NE(std::string(error.what()).find(devices[0].name), std::string::npos) << error.what();
   }
+}
+
+// What an RPC server reports: the worker describes the device of a target (an OpenCL one by
+// index or name), lists every device it can measure on, and names those there are when a target
+// matches none.
+TEST_F(OpenCLRunnerTest, WorkerDescribesTheDeviceOfAnOpenCLTarget) {
+  const auto devices = list_opencl_devices();
+  LocalRunner runner({OPTUNE_WORKER_PATH, {}, true, ""});
+  EXPECT_EQ(runner.describe_device("opencl:0:0").fingerprint_id(), devices[0].fingerprint_id());
+  const auto by_name = runner.describe_device("opencl:" + devices[0].platform.substr(0, 4) + ":0");
+  EXPECT_EQ(by_name.kind, "opencl");
+  EXPECT_EQ(by_name.name, devices[0].name);
+  EXPECT_EQ(by_name.driver_version, devices[0].driver_version);
+  EXPECT_EQ(runner.describe_device("cpu").fingerprint_id(), detect_local_cpu().fingerprint_id());
+
+  const auto all = runner.describe_devices();
+  ASSERT_EQ(all.size(), 1 + devices.size());
+  EXPECT_EQ(all[0].fingerprint_id(), detect_local_cpu().fingerprint_id());
+  for (std::size_t i = 0; i < devices.size(); ++i) EXPECT_EQ(all[1 + i].fingerprint_id(), devices[i].fingerprint_id());
+
+  for (const std::string target : {"opencl:0:no-such-device", "opencl:7:0", "vulkan"}) {
+    try {
+      runner.describe_device(target);
+      ADD_FAILURE() << target << ": expected NoSuchDeviceError";
+    } catch (const NoSuchDeviceError& error) {
+      EXPECT_NE(std::string(error.what()).find(target), std::string::npos) << error.what();
+    }
+  }
+  try {
+    runner.describe_device("opencl:0:no-such-device");
+  } catch (const NoSuchDeviceError& error) {
+    EXPECT_NE(std::string(error.what()).find(devices[0].name), std::string::npos) << "names the devices: " << error.what();
+  }
+  // The worker survives bad targets: it still describes and measures.
+  EXPECT_EQ(runner.describe_device("opencl").name, devices[0].name);
 }
 
 }  // namespace

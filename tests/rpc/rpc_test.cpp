@@ -21,133 +21,14 @@
 #include "optune/measure/rpc/rpc_runner.hpp"
 #include "optune/measure/rpc/rpc_session.hpp"
 #include "optune/measure/subprocess.hpp"
+#include "rpc_fixture.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace optune;
+using namespace optune::rpc_test;
 using Clock = std::chrono::steady_clock;
-
-struct CommandRun {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-// One `optune rpc ...` process: its output goes to a log file, read for the announced port.
-struct Daemon {
-  measure::Subprocess process;
-  fs::path log;
-  unsigned short port = 0;
-  std::string announce;
-};
-
-class RpcTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("optune-rpc-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    daemons_.clear();  // kills them
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-
-  // Starts `optune <arguments>` (optionally under a prefix such as `ip netns exec NS`) and waits
-  // for its "listening on HOST:PORT" (or "serving through proxy") line.
-  Daemon& start(const std::string& name, const std::vector<std::string>& arguments,
-                const std::vector<std::string>& prefix = {}) {
-    std::vector<std::string> argv = prefix;
-    argv.push_back(OPTUNE_EXECUTABLE);
-    argv.insert(argv.end(), arguments.begin(), arguments.end());
-    fs::path log = dir_ / (name + ".log");
-    auto process = measure::Subprocess::spawn(argv, {.pipe_stdio = false, .output_file = log.string()});
-    auto& daemon = *daemons_.emplace_back(std::make_unique<Daemon>(Daemon{std::move(process), log, 0, ""}));
-    static const std::regex listening("listening on [^ ]+:([0-9]+)");
-    for (auto deadline = Clock::now() + std::chrono::seconds(60); Clock::now() < deadline;) {
-      std::string text = slurp(log);
-      std::smatch match;
-      if (std::regex_search(text, match, listening)) {
-        daemon.port = static_cast<unsigned short>(std::stoi(match[1]));
-        daemon.announce = text;
-        return daemon;
-      }
-      if (contains(text, "serving through proxy")) {
-        daemon.announce = text;
-        return daemon;
-      }
-      if (daemon.process.poll()) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    ADD_FAILURE() << name << " did not start:\n" << slurp(log);
-    throw std::runtime_error(name + " did not start");
-  }
-
-  CommandRun optune(const std::string& arguments, const std::string& prefix = "") {
-    static int count = 0;
-    fs::path out = dir_ / ("out" + std::to_string(count)), err = dir_ / ("err" + std::to_string(count++));
-    std::string command = prefix + " " + OPTUNE_EXECUTABLE + " " + arguments + " > " + out.string() + " 2> " + err.string();
-    int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-  }
-
-  std::string write_file(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ / name) << text;
-    return (dir_ / name).string();
-  }
-
-  Daemon& start_tracker(const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> arguments = {"rpc", "tracker", "--port", "0", "--heartbeat-timeout", "3"};
-    arguments.insert(arguments.end(), extra.begin(), extra.end());
-    return start("tracker", arguments);
-  }
-  // `core` >= 0: the server (and its worker) pinned to that core, so two "devices" on this one
-  // machine do not fight over the same cores while both measure.
-  Daemon& start_server(const std::string& name, const std::string& key, unsigned short tracker_port,
-                       const std::vector<std::string>& extra = {}, int core = -1) {
-    fs::create_directories(dir_ / (name + "-work"));
-    std::vector<std::string> arguments = {"rpc", "server", "--port", "0", "--key", key, "--heartbeat", "0.5",
-                                          "--workdir", (dir_ / (name + "-work")).string()};
-    if (tracker_port) arguments.insert(arguments.end(), {"--tracker", "127.0.0.1:" + std::to_string(tracker_port)});
-    arguments.insert(arguments.end(), extra.begin(), extra.end());
-    if (core >= 0) return start(name, arguments, {"taskset", "-c", std::to_string(core)});
-    return start(name, arguments);
-  }
-
-  std::vector<db::TuningRecord> records() {
-    return db::Database::open(db(), db::Database::Mode::kReadOnly).records({});
-  }
-  std::string integrity() {
-    std::string command = "sqlite3 " + db() + " 'PRAGMA integrity_check' > " + (dir_ / "integrity").string();
-    return std::system(command.c_str()) == 0 ? slurp(dir_ / "integrity") : "sqlite3 failed";
-  }
-  std::string db() const { return (dir_ / "optune.db").string(); }
-  static std::string device_id(const Daemon& server) {
-    std::smatch match;
-    static const std::regex id(", ([0-9a-f]{8,})\\), ");
-    return std::regex_search(server.announce, match, id) ? match[1].str() : "?";
-  }
-
-  fs::path dir_;
-  std::vector<std::unique_ptr<Daemon>> daemons_;
-};
-
-constexpr const char* kTinyTune =
-    "tune --op gemm --shape 48,40,36 --tuner random --repeat 2 --min-repeat-ms 1 --quiet --seed 5 --rpc-wait 20";
-
-std::string rpc(const std::string& key, const Daemon& tracker) {
-  return " --rpc " + key + "@127.0.0.1:" + std::to_string(tracker.port);
-}
 
 TEST_F(RpcTest, TuningOverRpcWritesTheSameKindOfRecordsAsLocalTuning) {
   auto& tracker = start_tracker();
@@ -278,7 +159,8 @@ TEST_F(RpcTest, MalformedTruncatedAndOversizedFramesLeaveTheServerServing) {
   std::string other_version = measure::rpc::encode_frame_head({measure::rpc::MessageType::kAuthenticate, {}, {}});
   other_version[5] = 9;
   std::string reply = error_reply(other_version, false);
-  EXPECT_TRUE(contains(reply, "version 9") && contains(reply, "version 1")) << reply;
+  EXPECT_TRUE(contains(reply, "version 9") && contains(reply, "version " + std::to_string(measure::rpc::kProtocolVersion)))
+      << reply;
   std::string oversized = measure::rpc::encode_frame_head({measure::rpc::MessageType::kMeasure, {{"request", {}}}, {}});
   oversized[12] = 0x10;  // 256 MiB announced, 1 MiB allowed
   EXPECT_TRUE(contains(error_reply(oversized, true), "over the limit"));
@@ -504,6 +386,11 @@ TEST_F(RpcTest, Aarch64CandidatesMeasuredUnderQemu) {
     EXPECT_NE(std::find(isa.begin(), isa.end(), "neon"), isa.end()) << r.device_fingerprint;
     EXPECT_EQ(std::find(isa.begin(), isa.end(), "avx2"), isa.end()) << "host flags taken for the emulated CPU";
   }
+  // Its worker has no OpenCL: an OpenCL target over RPC is bad input saying so.
+  CommandRun no_opencl = optune("tune --op gemm --shape 8,8,8 --target opencl --trials 1 --rpc-wait 20 --db " + db() +
+                                rpc("arm", tracker));
+  EXPECT_EQ(no_opencl.code, 2) << no_opencl.err;
+  EXPECT_TRUE(contains(no_opencl.err, "built without OpenCL")) << no_opencl.err;
   // Without --rpc a cross target is refused with a clear message.
   CommandRun refused = optune("tune --op gemm --shape 8,8,8 --target cpu:aarch64-linux-gnu --trials 1 --db " + db());
   EXPECT_EQ(refused.code, 2);

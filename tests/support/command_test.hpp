@@ -37,9 +37,17 @@ class CommandTest : public ::testing::Test {
     dir_ = std::filesystem::temp_directory_path() /
            ("optune-" + std::string(test->test_suite_name()) + "-" + std::to_string(::getpid()) + "-" + test->name());
     std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    std::filesystem::create_directories(dir_ / "tmp");
+    // Commands (and jobs a test kills) make their build folders under TMPDIR: inside the test's
+    // folder, a killed command's leftovers go with it.
+    if (const char* tmpdir = std::getenv("TMPDIR")) saved_tmpdir_ = tmpdir;
+    ::setenv("TMPDIR", (dir_ / "tmp").c_str(), 1);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void TearDown() override {
+    if (saved_tmpdir_.empty()) ::unsetenv("TMPDIR");
+    else ::setenv("TMPDIR", saved_tmpdir_.c_str(), 1);
+    std::filesystem::remove_all(dir_);
+  }
 
   // `environment` ("NAME=value ...") is set for the command only.
   CommandRun optune(const std::string& arguments, const std::string& environment = "") {
@@ -58,6 +66,9 @@ class CommandTest : public ::testing::Test {
 
   std::string db() const { return (dir_ / "optune.db").string(); }
   std::filesystem::path dir_;
+
+ private:
+  std::string saved_tmpdir_;
 };
 
 }  // namespace optune::test_support

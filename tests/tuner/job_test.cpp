@@ -123,6 +123,25 @@ TEST(RegressionTest, VerdictsFollowTheTolerance) {
   EXPECT_EQ(judge(c, 0.05).verdict, Verdict::kUntuned);
 }
 
+TEST(RegressionTest, BestOfKeepsTheFastestSuccessAndTheVerdictSaysHowManyRuns) {
+  measure::MeasureResult crashed = timed(0.5);
+  crashed.error = measure::ErrorKind::kCrash;
+  EXPECT_EQ(best_of(std::nullopt, timed(3.0)).median_seconds, 3.0);
+  EXPECT_EQ(best_of(timed(3.0), timed(2.0)).median_seconds, 2.0);
+  EXPECT_EQ(best_of(timed(2.0), timed(3.0)).median_seconds, 2.0);
+  EXPECT_TRUE(best_of(crashed, timed(3.0)).ok());
+  EXPECT_TRUE(best_of(timed(3.0), crashed).ok());
+  EXPECT_FALSE(best_of(crashed, crashed).ok());
+
+  RegressionCase c{"w", "gemm.f32.M8.N8.K8", 1.0, timed(2.0), timed(2.0), 0.1};
+  EXPECT_EQ(judge(c, 0.05).reason.find("best of"), std::string::npos);
+  c.attempts = 3;
+  EXPECT_NE(judge(c, 0.05).reason.find("(best of 3 measurements)"), std::string::npos);
+  c.tuned_now = timed(1.0);
+  EXPECT_EQ(judge(c, 0.05).verdict, Verdict::kPass);
+  EXPECT_EQ(judge(c, 0.05).reason, "");
+}
+
 TEST(RegressionTest, JunitCountsFailuresAndSkipsAndEscapes) {
   std::vector<RegressionCase> cases = {
       {"a", "gemm.f32.M8.N8.K8", 1.0, timed(1.0), timed(2.0), 0.5},

@@ -4,6 +4,7 @@
 
 #include "cli_support.hpp"
 #include "optune/measure/cpu_device.hpp"
+#include "optune/measure/opencl_devices.hpp"
 #include "optune/tuner/suite.hpp"
 #include "optune/tuner/tuned_header.hpp"
 
@@ -31,7 +32,15 @@ int run_apply_best(const ApplyBestOptions& options) {
   }
   request.device = options.device;
   request.source = options.database;
-  if (request.target.backend == kernels::Backend::kCpu) request.fallback_device = measure::detect_local_cpu();
+  if (request.target.backend == kernels::Backend::kCpu) {
+    request.fallback_device = measure::detect_local_cpu();
+  } else {
+    // Nothing recorded: the note of the default config is for this machine's device, if it has one.
+    try {
+      request.fallback_device = measure::find_opencl_device(request.target);
+    } catch (const std::invalid_argument&) {
+    }
+  }
   auto database = open_database(options.database, db::Database::Mode::kReadOnly);
   tuner::TunedHeader header;
   try {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "optune/kernels/kernel_template.hpp"
+#include "optune/kernels/opencl/program_cache.hpp"
 #include "optune/measure/cpu_device.hpp"
 #include "optune/measure/opencl_devices.hpp"
 
@@ -78,11 +79,6 @@ std::string opencl_kernel_dir() {
   return (fs::path(OPTUNE_SOURCE_KERNEL_INCLUDE_DIR).parent_path() / "opencl").string();
 }
 
-std::string opencl_cache_dir() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return (fs::path(xdg) / "optune" / "opencl").string();
-  if (const char* home = std::getenv("HOME"); home && *home)
-    return (fs::path(home) / ".cache" / "optune" / "opencl").string();
-  return (fs::temp_directory_path() / "optune-opencl-cache").string();
-}
+std::string opencl_cache_dir() { return opencl::default_program_cache_dir(); }
 
 }  // namespace optune::cli

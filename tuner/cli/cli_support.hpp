@@ -52,7 +52,7 @@ db::Database open_database(const std::string& path, db::Database::Mode mode);
 std::string worker_path();
 std::vector<std::string> kernel_include_dirs();
 // The OpenCL kernels' .cl files (share/optune/opencl when installed), and where compiled OpenCL
-// programs are cached ($XDG_CACHE_HOME or ~/.cache, then optune/opencl).
+// programs are cached (opencl::default_program_cache_dir(): the folder applications use too).
 std::string opencl_kernel_dir();
 std::string opencl_cache_dir();
 

@@ -54,10 +54,15 @@ std::unique_ptr<measure::Runner> make_runner(const MeasureSettings& settings, co
 
 std::optional<Remote> find_remote(const MeasureSettings& settings) {
   if (settings.rpc.empty()) return std::nullopt;
-  if (kernels::parse_target(settings.target).backend == kernels::Backend::kOpenCL)
-    throw UsageError("--rpc with an OpenCL target is not supported yet (servers report only their CPU)");
   Remote remote{parse_rpc_address(settings.rpc), load_token(settings.token_file), {}};
-  remote.device = remote_device(remote.address, remote.token, settings.rpc_wait);
+  std::string target;
+  try {
+    target = kernels::parse_target(settings.target).str();
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(error.what());
+  }
+  // The server says which device it measures the target on: records carry that device.
+  remote.device = remote_device(remote.address, remote.token, settings.rpc_wait, target);
   return remote;
 }
 

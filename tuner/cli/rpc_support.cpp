@@ -3,10 +3,19 @@
 #include <filesystem>
 
 #include "cli_support.hpp"
+#include "optune/measure/local_runner.hpp"
+#include "optune/measure/rpc/rpc_session.hpp"
 #include "optune/measure/rpc/tracker.hpp"
 
 namespace optune::cli {
 namespace fs = std::filesystem;
+namespace {
+
+constexpr double kConnectTimeoutSeconds = 10;
+// The leased server is ours alone; its worker loads an OpenCL runtime (seconds) to describe a target.
+constexpr double kDescribeTimeoutSeconds = 60;
+
+}  // namespace
 
 RpcAddress parse_rpc_address(const std::string& text) {
   auto at = text.find('@');
@@ -32,17 +41,24 @@ void require_token_beyond_loopback(const std::string& what, const std::string& h
     throw UsageError(what + " listens on " + host + ", beyond loopback: a token is required (--token-file)");
 }
 
-kernels::DeviceInfo remote_device(const RpcAddress& address, const measure::rpc::Token& token, double wait_seconds) {
+kernels::DeviceInfo remote_device(const RpcAddress& address, const measure::rpc::Token& token, double wait_seconds,
+                                  const std::string& target) {
+  std::string where = "tracker " + address.tracker.str();
   try {
     measure::rpc::TrackerClient tracker(address.tracker, token);
     auto leases = tracker.request_lease(address.key, 1, wait_seconds);
     if (leases.empty())
-      throw UsageError("no device of key '" + address.key + "' at tracker " + address.tracker.str() + " within " +
+      throw UsageError("no device of key '" + address.key + "' at " + where + " within " +
                        std::to_string(static_cast<int>(wait_seconds)) + " s");
+    where = "server " + leases.front().endpoint.str() + " of key '" + address.key + "'";
+    auto session = measure::rpc::RpcSession::open(leases.front(), token, kConnectTimeoutSeconds);
+    auto device = session.describe(target, kDescribeTimeoutSeconds);
     tracker.release(leases);
-    return kernels::DeviceInfo::from_fingerprint(leases.front().device);
+    return device;
+  } catch (const measure::NoSuchDeviceError& error) {
+    throw UsageError(where + ": " + error.what());
   } catch (const measure::rpc::TransportError& error) {
-    throw UsageError("tracker " + address.tracker.str() + ": " + error.what());
+    throw UsageError(where + ": " + error.what());
   }
 }
 

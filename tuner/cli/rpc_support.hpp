@@ -21,9 +21,12 @@ RpcAddress parse_rpc_address(const std::string& text);
 measure::rpc::Token load_token(const std::string& path);
 // A listener beyond loopback without a token: UsageError.
 void require_token_beyond_loopback(const std::string& what, const std::string& host, const measure::rpc::Token& token);
-// The fingerprint of a device of the key, leased briefly from the tracker (waiting up to
-// `wait_seconds` for one); throws UsageError when none comes or the tracker refuses us.
-kernels::DeviceInfo remote_device(const RpcAddress& address, const measure::rpc::Token& token, double wait_seconds);
+// The device a server of the key measures `target` on (its CPU, or the OpenCL device the target
+// names), asked of a server leased briefly from the tracker (waiting up to `wait_seconds` for one);
+// throws UsageError when none comes, the tracker or server refuses us, or the server has no
+// device for the target.
+kernels::DeviceInfo remote_device(const RpcAddress& address, const measure::rpc::Token& token, double wait_seconds,
+                                  const std::string& target);
 // Where target descriptions are looked for: installed share/optune/targets, then the source tree.
 std::vector<std::string> target_description_dirs();
 

@@ -37,9 +37,8 @@ std::string xml_escaped(const std::string& text) {
   return out;
 }
 
-}  // namespace
-
-Judgement judge(const RegressionCase& c, double tolerance) {
+// The verdict of the measurements as they are.
+Judgement judge_once(const RegressionCase& c, double tolerance) {
   if (!c.recorded_seconds) return {Verdict::kUntuned, "no tuned config recorded for this device; runs the default"};
   if (!c.tuned_now || !c.tuned_now->ok())
     return {Verdict::kRegression,
@@ -60,6 +59,22 @@ Judgement judge(const RegressionCase& c, double tolerance) {
     return {Verdict::kPass,
             "the default config fails now: " + std::string(measure::error_kind_name(c.default_now->error))};
   return {Verdict::kPass, ""};
+}
+
+}  // namespace
+
+Judgement judge(const RegressionCase& c, double tolerance) {
+  Judgement judgement = judge_once(c, tolerance);
+  if (judgement.verdict == Verdict::kRegression && c.attempts > 1)
+    judgement.reason += fmt::format(" (best of {} measurements)", c.attempts);
+  return judgement;
+}
+
+measure::MeasureResult best_of(const std::optional<measure::MeasureResult>& kept, const measure::MeasureResult& now) {
+  if (!kept) return now;
+  if (kept->ok() != now.ok()) return kept->ok() ? *kept : now;
+  if (!now.ok()) return *kept;  // both failed: the first failure's message
+  return now.median_seconds < kept->median_seconds ? now : *kept;
 }
 
 std::optional<double> recorded_figure(const db::Database& database, const db::TaskKey& task,

@@ -38,17 +38,27 @@ std::string section(const kernels::KernelTemplate& kernel, const kernels::Kernel
   auto representative = kernels::parse_workload(kernel.op(), form.default_shape);
   auto representative_space = kernel.space(representative, device);
   auto default_config = kernel.default_config(representative, device, representative_space);
-  std::string text = fmt::format("// {}: the default config, for shapes without a tuned row.\n"
-                                 "inline constexpr {} {}Default = {};\n\n",
-                                 kernel.name(), form.config_type, form.table_name,
-                                 kernel.config_literal(search_space::ConfigView(representative_space, default_config)));
+  const search_space::ConfigView default_view(representative_space, default_config);
+  // The default's row as a comment: every line of it commented out.
+  std::string default_row = kernel.table_row(representative, device, default_view);
+  for (std::size_t at = default_row.find('\n'); at != std::string::npos; at = default_row.find('\n', at + 1))
+    default_row.insert(at + 1, "//");
+  std::string text =
+      form.default_at_run_time
+          ? fmt::format("// {}: shapes without a tuned row (and devices other than kDevice) run the template's\n"
+                        "// default config for their shape and device, chosen at run time. For {} here:\n"
+                        "//   {}\n\n",
+                        kernel.name(), form.default_shape, default_row)
+          : fmt::format("// {}: the default config, for shapes without a tuned row.\n"
+                        "inline constexpr {} {}Default = {};\n\n",
+                        kernel.name(), form.config_type, form.table_name, kernel.config_literal(default_view));
   std::vector<std::string> rows;
   for (const auto& record : best) {
     if (record.template_name != kernel.name()) continue;
     auto workload = kernels::parse_workload_key(record.workload_key);
     auto space = kernel.space(workload, device);
     auto config = space.from_json(record.config);
-    rows.push_back(fmt::format("    {},  // {}: {:.1f} GFLOP/s", kernel.table_row(workload, search_space::ConfigView(space, config)),
+    rows.push_back(fmt::format("    {},  // {}: {:.1f} GFLOP/s", kernel.table_row(workload, device, search_space::ConfigView(space, config)),
                                record.workload_key, record.gflops));
     tuned_keys.insert(record.workload_key);
   }
@@ -82,7 +92,8 @@ TunedHeader make_tuned_header(const db::Database& database, const TunedHeaderReq
     if (kernel->backend() != request.target.backend) continue;
     auto form = kernel->table_form();
     if (!form) continue;
-    includes += "#include <" + form->include + ">\n";
+    const std::string include = "#include <" + form->include + ">\n";
+    if (includes.find(include) == std::string::npos) includes += include;
     body += section(*kernel, *form, device, best, tuned_keys) + "\n";
     if (!form->entry_point.empty()) entry_points += "\n" + form->entry_point;
   }

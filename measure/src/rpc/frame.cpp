@@ -42,6 +42,8 @@ std::string_view message_type_name(MessageType type) {
     case MessageType::kProxyRegister: return "proxy_register";
     case MessageType::kProxyConnect: return "proxy_connect";
     case MessageType::kProxyStart: return "proxy_start";
+    case MessageType::kDescribe: return "describe";
+    case MessageType::kDescription: return "description";
   }
   return "unknown";
 }

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "optune/measure/local_runner.hpp"
@@ -71,13 +72,23 @@ std::vector<MeasureResult> RpcRunner::run(const std::vector<MeasureInput>& input
       options_.prepare_allowance_seconds + options_.timing.timeout_seconds + options_.connect_timeout_seconds;
 
   // One device's share of the batch: candidates one at a time until none is left or the device
-  // fails; then its thread ends.
+  // fails; then its thread ends. Records carry the task's device, so a server measures a target
+  // only once it has said that it measures it on that very device.
   auto measure_on = [&](const LeasedServer& server) {
     std::optional<RpcSession> session;
+    std::set<std::string> verified;  // target + device id
     while (auto index = work.take()) {
       const MeasureInput& input = inputs[*index];
       try {
         if (!session) session = RpcSession::open(server, options_.token, options_.connect_timeout_seconds);
+        const std::string target = input.task->target.str(), wanted = input.task->device.fingerprint_id();
+        if (!verified.contains(target + " " + wanted)) {
+          kernels::DeviceInfo device = session->describe(target, reply_timeout);
+          if (device.fingerprint_id() != wanted)
+            throw NoSuchDeviceError("measures " + target + " on " + device.name + " [" + device.fingerprint_id() +
+                                    "], not on the task's " + input.task->device.name + " [" + wanted + "]");
+          verified.insert(target + " " + wanted);
+        }
         auto reply = session->measure(builds[*index].artifact, worker_request(input, options_.timing), reply_timeout);
         work.finish(*index, result_from_worker_reply(input, reply));
       } catch (const AuthenticationError&) {
@@ -90,6 +101,11 @@ std::vector<MeasureResult> RpcRunner::run(const std::vector<MeasureInput>& input
         log(message);
         work.retry_or_fail(*index, message, options_.max_attempts);
         return;  // this device is gone for this batch
+      } catch (const NoSuchDeviceError& error) {  // a server of the key without the task's device
+        std::string message = "device " + server.endpoint.str() + ": " + error.what();
+        log(message);
+        work.retry_or_fail(*index, message, options_.max_attempts);
+        return;
       } catch (const std::exception& error) {  // e.g. the artifact cannot be read here
         work.finish(*index, failure(ErrorKind::kRuntimeError, error.what()));
       }

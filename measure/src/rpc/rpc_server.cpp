@@ -11,6 +11,8 @@ namespace {
 
 using Seconds = Channel::Seconds;
 constexpr Seconds kSendTimeout{60};
+// Descriptions kept per target text; a client cannot grow the map past this.
+constexpr std::size_t kMaxCachedDescriptions = 64;
 
 // The artifact's suffix matters to the worker (".so", ".json"), its name and directories do not:
 // only a short [a-z0-9] extension is kept, so no client text ever reaches a path.
@@ -48,7 +50,10 @@ unsigned short RpcServer::start() {
     work_dir_ = fs::absolute(options_.work_dir).string();
     fs::create_directories(work_dir_);
   }
-  device_ = runner_.describe_device();
+  opencl_cache_dir_ = options_.opencl_cache_dir.empty() ? (fs::path(work_dir_) / "opencl-cache").string()
+                                                        : fs::absolute(options_.opencl_cache_dir).string();
+  devices_ = runner_.describe_devices();
+  device_ = devices_.front();
   if (!options_.proxy) {
     bound_port_ = listener_.listen(options_.host, options_.port);
   }
@@ -66,16 +71,21 @@ void RpcServer::serve() {
 void RpcServer::session(Channel channel) {
   const std::string peer = channel.peer();
   try {
-    accept_handshake(channel, options_.token, "server", {{"key", options_.key}, {"device", device_.fingerprint()}});
+    accept_handshake(channel, options_.token, "server",
+                     {{"key", options_.key}, {"device", device_.fingerprint()}, {"devices", devices_json()}});
     log_("client " + peer + " connected");
     channel.set_max_payload_bytes(options_.max_artifact_bytes);
     for (;;) {
       Frame frame = channel.receive(Seconds(options_.idle_session_seconds));
-      if (frame.type != MessageType::kMeasure) {
-        channel.send_error("a server expects measure messages, not " + std::string(message_type_name(frame.type)));
+      if (frame.type == MessageType::kMeasure) {
+        channel.send(measure(frame), kSendTimeout);
+      } else if (frame.type == MessageType::kDescribe) {
+        channel.send(describe(frame), kSendTimeout);
+      } else {
+        channel.send_error("a server expects measure or describe messages, not " +
+                           std::string(message_type_name(frame.type)));
         break;
       }
-      channel.send(measure(frame), kSendTimeout);
     }
   } catch (const AuthenticationError& error) {
     log_("client " + peer + " refused: " + error.what());
@@ -96,9 +106,9 @@ Frame RpcServer::measure(const Frame& frame) {
     if (!out) throw std::runtime_error("cannot write " + artifact.string());
   }
   // Paths in a request are the server's to choose: the artifact's (set by measure_request) and the
-  // OpenCL program cache's, which lives in the work directory.
+  // OpenCL program cache's (programs are compiled here, for this machine's devices and drivers).
   nlohmann::json request = frame.metadata["request"];
-  if (request.contains("cache_dir")) request["cache_dir"] = (fs::path(work_dir_) / "opencl-cache").string();
+  if (request.contains("cache_dir")) request["cache_dir"] = opencl_cache_dir_;
   nlohmann::json reply;
   {
     std::lock_guard lock(measure_mutex_);
@@ -108,6 +118,36 @@ Frame RpcServer::measure(const Frame& frame) {
   fs::remove(artifact, ignored);
   log_("measured " + std::to_string(frame.payload.size()) + " bytes: " + reply.value("status", std::string("?")));
   return {MessageType::kResult, {{"reply", reply}}, {}};
+}
+
+// The device a client's target is measured on here: {"device": fingerprint}, or {"error": message}
+// naming the devices there are. Asked of the worker (an OpenCL device is what its loader finds,
+// a CPU the one it runs on), once per target.
+Frame RpcServer::describe(const Frame& frame) {
+  const auto target = frame.metadata.find("target");
+  if (target == frame.metadata.end() || !target->is_string())
+    return {MessageType::kDescription, {{"error", "describe message without a target"}}, {}};
+  const std::string text = target->get<std::string>();
+  std::lock_guard lock(measure_mutex_);
+  if (auto cached = descriptions_.find(text); cached != descriptions_.end())
+    return {MessageType::kDescription, cached->second, {}};
+  nlohmann::json description;
+  try {
+    description = {{"device", runner_.describe_device(text).fingerprint()}};
+  } catch (const NoSuchDeviceError& error) {
+    description = {{"error", error.what()}};
+  } catch (const std::exception& error) {  // the worker failed: not kept, the next try may do better
+    log_(std::string("describing ") + text + ": " + error.what());
+    return {MessageType::kDescription, {{"error", error.what()}}, {}};
+  }
+  if (descriptions_.size() < kMaxCachedDescriptions) descriptions_[text] = description;
+  return {MessageType::kDescription, description, {}};
+}
+
+nlohmann::json RpcServer::devices_json() const {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const auto& device : devices_) devices.push_back(device.fingerprint());
+  return devices;
 }
 
 void RpcServer::keep_registered() {
@@ -122,7 +162,7 @@ void RpcServer::keep_registered() {
       unsigned short port = options_.proxy ? options_.proxy->port : bound_port_;
       channel.send({MessageType::kRegister,
                     {{"key", options_.key}, {"host", host}, {"port", port}, {"via_proxy", options_.proxy.has_value()},
-                     {"device", device_.fingerprint()}},
+                     {"device", device_.fingerprint()}, {"devices", devices_json()}},
                     {}},
                    timeout);
       expect(channel, MessageType::kHeartbeat, timeout);

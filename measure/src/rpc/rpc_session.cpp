@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "optune/measure/local_runner.hpp"
 #include "optune/measure/rpc/proxy.hpp"
 
 namespace optune::measure::rpc {
@@ -16,10 +17,24 @@ RpcSession RpcSession::open(const LeasedServer& server, const Token& token, doub
   RpcSession session(std::move(channel));
   try {
     session.device_ = kernels::DeviceInfo::from_fingerprint(welcome.at("device"));
+    for (const auto& fingerprint : welcome.value("devices", nlohmann::json::array({welcome["device"]})))
+      session.devices_.push_back(kernels::DeviceInfo::from_fingerprint(fingerprint));
   } catch (const std::exception& error) {
     throw TransportError(std::string("server welcome without a device: ") + error.what());
   }
   return session;
+}
+
+kernels::DeviceInfo RpcSession::describe(const std::string& target, double reply_timeout_seconds) {
+  channel_.send({MessageType::kDescribe, {{"target", target}}, {}}, Channel::Seconds(reply_timeout_seconds));
+  Frame reply = expect(channel_, MessageType::kDescription, Channel::Seconds(reply_timeout_seconds));
+  if (auto error = reply.metadata.find("error"); error != reply.metadata.end())
+    throw NoSuchDeviceError(error->is_string() ? error->get<std::string>() : error->dump());
+  try {
+    return kernels::DeviceInfo::from_fingerprint(reply.metadata.at("device"));
+  } catch (const std::exception& error) {
+    throw TransportError(std::string("malformed description from the server: ") + error.what());
+  }
 }
 
 nlohmann::json RpcSession::measure(const std::string& artifact_path, const nlohmann::json& request,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "optune/kernels/device_info.hpp"
 #include "optune/measure/measure_result.hpp"
 
 namespace optune::measure::rpc {
@@ -49,6 +50,13 @@ void Tracker::serve_server(Channel& channel, const Frame& registration) {
     server.port = m.at("port").get<unsigned short>();
     server.via_proxy = m.value("via_proxy", false);
     server.device = m.at("device");
+    const nlohmann::json devices = m.value("devices", nlohmann::json::array({server.device}));
+    if (!devices.is_array()) throw std::invalid_argument("devices: expected an array");
+    server.devices = nlohmann::json::array();
+    for (const auto& fingerprint : devices) {
+      auto device = kernels::DeviceInfo::from_fingerprint(fingerprint);
+      server.devices.push_back({{"kind", device.kind}, {"name", device.name}, {"platform", device.platform}});
+    }
   } catch (const std::exception& error) {
     channel.send_error(std::string("malformed registration: ") + error.what());
     return;
@@ -157,7 +165,7 @@ nlohmann::json Tracker::status() {
   for (const auto& [id, s] : servers_)
     servers.push_back({{"id", id}, {"key", s.key}, {"address", s.host + ":" + std::to_string(s.port)},
                        {"via_proxy", s.via_proxy}, {"leased", s.lease != 0},
-                       {"device", s.device.value("name", std::string())}});
+                       {"device", s.device.value("name", std::string())}, {"devices", s.devices}});
   for (const auto& [id, l] : leases_) leases.push_back({{"lease", id}, {"server", l.server}, {"client", l.client}});
   const double now = unix_now();
   for (const auto& w : queue_) queue.push_back({{"key", w.key}, {"client", w.client}, {"waiting_seconds", now - w.since}});

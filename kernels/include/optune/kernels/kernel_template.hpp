@@ -76,13 +76,17 @@ class KernelTemplate {
     // The application's call, defined after the tables in namespace optune (e.g. optune::gemm),
     // dispatching through them: the tuned config of the shape, else the default.
     std::string entry_point;
+    // OpenCL: the default config is chosen at run time for each shape and device (the program is
+    // compiled then anyway), so the header has no default constant, only a note of it.
+    bool default_at_run_time = false;
   };
   virtual std::optional<TableForm> table_form() const { return std::nullopt; }
   // One row of the table: a C++ initializer of row_type for the workload and config.
-  virtual std::string table_row(const Workload& /*workload*/, const search_space::ConfigView& /*config*/) const {
+  virtual std::string table_row(const Workload& /*workload*/, const DeviceInfo& /*device*/,
+                                const search_space::ConfigView& /*config*/) const {
     return "";
   }
-  // The config as a C++ expression of config_type.
+  // The config as a C++ expression of config_type (CPU templates).
   virtual std::string config_literal(const search_space::ConfigView& /*config*/) const { return ""; }
 
   virtual std::vector<std::pair<std::string, double>> derived_features(

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,14 +27,24 @@ struct LocalRunnerOptions {
   std::vector<std::string> launcher;
 };
 
+// A target that names no device where the worker runs (its message names the devices there are).
+class NoSuchDeviceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class LocalRunner final : public Runner {
  public:
   explicit LocalRunner(LocalRunnerOptions options);
   ~LocalRunner() override;
   std::vector<MeasureResult> run(const std::vector<MeasureInput>& inputs,
                                  const std::vector<BuildResult>& builds) override;
-  // The fingerprint of the CPU the worker runs on (under its launcher: the emulated one).
-  kernels::DeviceInfo describe_device();
+  // The device the worker measures `target` on: for a CPU target the CPU it runs on (under its
+  // launcher: the emulated one), for an OpenCL target that device. Throws NoSuchDeviceError when
+  // the target names none there, std::runtime_error when the worker cannot tell.
+  kernels::DeviceInfo describe_device(const std::string& target = "cpu");
+  // Every device the worker can measure on: its CPU first, then each OpenCL device.
+  std::vector<kernels::DeviceInfo> describe_devices();
   MeasureResult measure_one(const MeasureInput& input, const BuildResult& build);
   // The generic step the RPC server reuses: measures `artifact` for a worker request (the
   // request's own timing policy applies) and returns the worker's reply; a crash, hang or

@@ -21,6 +21,7 @@ struct RegressionCase {
   std::optional<measure::MeasureResult> tuned_now;    // the tuned config measured now
   std::optional<measure::MeasureResult> default_now;  // the default config measured now
   double seconds = 0;                                 // spent measuring this case
+  int attempts = 1;  // times both configs were measured; tuned_now and default_now are the best of them
 };
 
 enum class Verdict { kPass, kRegression, kUntuned };
@@ -32,6 +33,12 @@ struct Judgement {
 
 // tolerance: allowed relative slowdown, e.g. 0.05 for 5%.
 Judgement judge(const RegressionCase& c, double tolerance);
+
+// The better of two measurements of one config: a successful one over a failure, the faster of
+// two successful ones. Noise on a shared machine (other jobs, a CI runner's neighbours) only ever
+// slows a run down, so regress measures a suspected regression again and keeps the best of each
+// config: a regression is called only when it shows in every attempt.
+measure::MeasureResult best_of(const std::optional<measure::MeasureResult>& kept, const measure::MeasureResult& now);
 
 // The figure a tuned config is held to: the median over every successful measurement of that
 // config in the task's records (one lucky minimum would make CI flaky).

@@ -21,7 +21,8 @@
 
 namespace optune::measure::rpc {
 
-inline constexpr std::uint16_t kProtocolVersion = 1;
+// 2: describe/description (a server describes the device of a client's target, e.g. an OpenCL one).
+inline constexpr std::uint16_t kProtocolVersion = 2;
 inline constexpr std::size_t kHeaderBytes = 16;
 inline constexpr std::uint32_t kMaxMetadataBytes = 1 << 20;  // JSON metadata: 1 MiB
 inline constexpr std::uint32_t kDefaultMaxPayloadBytes = 256u << 20;  // artifacts: 256 MiB
@@ -29,11 +30,11 @@ inline constexpr std::uint32_t kDefaultMaxPayloadBytes = 256u << 20;  // artifac
 enum class MessageType : std::uint16_t {
   kChallenge = 1,    // listener -> connector: nonce, whether a token is required
   kAuthenticate,     // connector -> listener: role, HMAC of the nonce
-  kWelcome,          // listener -> connector: accepted (a server adds its device)
+  kWelcome,          // listener -> connector: accepted (a server adds its CPU device and all its devices)
   kError,            // either way: "message"; the sender closes the connection after it
   kMeasure,          // client -> server: worker request, payload = artifact file
   kResult,           // server -> client: the worker's reply
-  kRegister,         // server -> tracker: key, address, device; then heartbeats on that connection
+  kRegister,         // server -> tracker: key, address, devices; then heartbeats on that connection
   kHeartbeat,        // server -> tracker, tracker -> server (ack)
   kRequestLease,     // client -> tracker: key, how many devices at most, how long to wait
   kLease,            // tracker -> client: leased servers
@@ -43,7 +44,9 @@ enum class MessageType : std::uint16_t {
   kProxyRegister,    // server -> proxy: an idle connection of key
   kProxyConnect,     // client -> proxy: reach a server of key
   kProxyStart,       // proxy -> server or client: the two ends are joined; the server's session begins
-  kLast = kProxyStart,
+  kDescribe,         // client -> server: a target ("opencl:0:0")
+  kDescription,      // server -> client: the device it measures that target on, or an error naming its devices
+  kLast = kDescription,
 };
 
 std::string_view message_type_name(MessageType type);

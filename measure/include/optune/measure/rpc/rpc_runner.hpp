@@ -2,7 +2,9 @@
 // of its key from the tracker and measures on all of them in parallel (one candidate at a time per
 // device). A transport failure (server killed, connection lost) ends that device's part of the
 // batch and puts its candidate back for another device, re-leasing when none is left; a candidate
-// that keeps failing that way becomes a transport_error result. Results already measured are
+// that keeps failing that way becomes a transport_error result, as does one whose target no
+// leased server measures on the task's device (each server is asked, per target, which device it
+// measures it on: its CPU, or an OpenCL device). Results already measured are
 // never lost. Only when no device of the key can be had at all, and nothing of the batch was
 // measured, does run() throw, so the tuning stops cleanly instead of spinning.
 #pragma once

@@ -4,13 +4,18 @@
 // a name of its own choosing, measures it with LocalRunner (its own isolated worker process, the
 // request's timing policy and correctness check, exactly as local measurement) and returns the
 // worker's reply. It knows nothing of what an artifact contains, so any backend whose worker
-// measures a file works over RPC. One candidate is measured at a time; a client that disconnects,
-// a candidate that crashes and a malformed message end at most that client's session.
+// measures a file works over RPC (shared objects for CPU targets; for OpenCL targets a JSON file
+// of source and build options, compiled on the device through the server's program cache). It
+// reports its devices (the CPU and every OpenCL device) to the tracker and to clients, and
+// describes the device of a client's target on request. One candidate is measured at a time; a
+// client that disconnects, a candidate that crashes and a malformed message end at most that
+// client's session.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -36,6 +41,7 @@ struct RpcServerOptions {
   std::string work_dir;  // artifacts live here while measured; "" = a fresh temp dir
   std::string worker_path;
   std::vector<std::string> worker_launcher;  // e.g. qemu-aarch64 -L <sysroot>
+  std::string opencl_cache_dir;  // OpenCL program binaries; "" = <work dir>/opencl-cache
   std::uint32_t max_artifact_bytes = 64u << 20;
   double heartbeat_seconds = 2;       // to the tracker
   double reconnect_seconds = 1;       // after losing the tracker or proxy
@@ -46,15 +52,18 @@ class RpcServer {
  public:
   RpcServer(RpcServerOptions options, LogFunction log);
   ~RpcServer();
-  // Binds and asks the worker for the device; returns the bound port. Throws on failure.
+  // Binds and asks the worker for the devices; returns the bound port. Throws on failure.
   unsigned short start();
   // Serves until the process ends.
   [[noreturn]] void serve();
-  const kernels::DeviceInfo& device() const { return device_; }
+  const kernels::DeviceInfo& device() const { return device_; }  // the CPU
+  const std::vector<kernels::DeviceInfo>& devices() const { return devices_; }  // the CPU first, then OpenCL
 
  private:
   void session(Channel channel);
   Frame measure(const Frame& request);
+  Frame describe(const Frame& request);
+  nlohmann::json devices_json() const;
   void keep_registered();
   void keep_proxy_connection();
   RpcServerOptions options_;
@@ -62,9 +71,12 @@ class RpcServer {
   std::string work_dir_;
   bool owns_work_dir_ = false;
   kernels::DeviceInfo device_;
+  std::vector<kernels::DeviceInfo> devices_;
+  std::string opencl_cache_dir_;
   Listener listener_;
   unsigned short bound_port_ = 0;
-  std::mutex measure_mutex_;  // one candidate at a time on the device
+  std::mutex measure_mutex_;  // one candidate (or description) at a time from the worker
+  std::map<std::string, nlohmann::json> descriptions_;  // target -> description reply; guarded by measure_mutex_
   LocalRunner runner_;
   std::atomic<std::uint64_t> next_artifact_ = 0;
 };

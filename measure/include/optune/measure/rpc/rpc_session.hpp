@@ -1,8 +1,10 @@
 // RpcSession: a client's authenticated connection to one server (directly or through a proxy):
-// ships an artifact file with its worker request and returns the worker's reply.
+// asks which device the server measures a target on, ships an artifact file with its worker
+// request and returns the worker's reply.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,7 +19,12 @@ class RpcSession {
  public:
   // Throws TransportError / AuthenticationError.
   static RpcSession open(const LeasedServer& server, const Token& token, double connect_timeout_seconds);
-  const kernels::DeviceInfo& device() const { return device_; }
+  const kernels::DeviceInfo& device() const { return device_; }  // the server's CPU
+  const std::vector<kernels::DeviceInfo>& devices() const { return devices_; }  // the CPU, then OpenCL
+  // The device the server measures `target` on (its CPU, or the OpenCL device the target names).
+  // Throws NoSuchDeviceError (local_runner.hpp) naming the server's devices when the target names
+  // none there, TransportError when the server cannot be reached.
+  kernels::DeviceInfo describe(const std::string& target, double reply_timeout_seconds);
   // The worker's reply ({"status": ..., "costs": [...], "message": ...}); throws TransportError
   // when the server cannot be reached or gives no reply within `reply_timeout_seconds`.
   nlohmann::json measure(const std::string& artifact_path, const nlohmann::json& request, double reply_timeout_seconds);
@@ -26,6 +33,7 @@ class RpcSession {
   explicit RpcSession(Channel channel) : channel_(std::move(channel)) {}
   Channel channel_;
   kernels::DeviceInfo device_;
+  std::vector<kernels::DeviceInfo> devices_;
 };
 
 }  // namespace optune::measure::rpc

@@ -39,7 +39,8 @@ class Tracker {
     std::string key, host;
     unsigned short port = 0;
     bool via_proxy = false;
-    nlohmann::json device;
+    nlohmann::json device;   // its CPU's fingerprint
+    nlohmann::json devices;  // every device (the CPU, then OpenCL): kind, name, platform, for status
     std::int64_t lease = 0;  // 0: free
   };
   struct Lease {

@@ -1,8 +1,9 @@
-#include "opencl_program_cache.hpp"
+#include "optune/kernels/opencl/program_cache.hpp"
 
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -10,7 +11,7 @@
 
 #include <unistd.h>
 
-namespace optune::measure::cl {
+namespace optune::opencl {
 namespace fs = std::filesystem;
 namespace {
 
@@ -83,20 +84,20 @@ Program from_binary(cl_context context, cl_device_id device, const std::string& 
 
 }  // namespace
 
-ProgramBuild build_program(cl_context context, const SelectedDevice& device, const std::string& source,
-                           const std::string& options, const std::string& cache_dir) {
+ProgramBuild build_program(cl_context context, cl_device_id device, const kernels::DeviceInfo& device_info,
+                           const std::string& source, const std::string& options, const std::string& cache_dir) {
   const auto start = std::chrono::steady_clock::now();
   ProgramBuild result;
   auto finish = [&]() -> ProgramBuild {
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::move(result);
   };
-  const std::string key = "optune-opencl-program-1\nplatform " + device.info.platform + "\ndevice " +
-                          device.info.name + "\ndriver " + device.info.driver_version + "\noptions " + options +
+  const std::string key = "optune-opencl-program-1\nplatform " + device_info.platform + "\ndevice " +
+                          device_info.name + "\ndriver " + device_info.driver_version + "\noptions " + options +
                           "\nsource\n" + source;
   const fs::path stem = cache_dir.empty() ? fs::path() : fs::path(cache_dir) / cache_name(key);
   if (!cache_dir.empty() && read_file(stem.string() + ".key") == key) {
-    result.program = from_binary(context, device.device, read_file(stem.string() + ".bin"), options);
+    result.program = from_binary(context, device, read_file(stem.string() + ".bin"), options);
     if (result.program) {
       result.from_cache = true;
       return finish();
@@ -107,9 +108,9 @@ ProgramBuild build_program(cl_context context, const SelectedDevice& device, con
   cl_int error = CL_SUCCESS;
   Program program(clCreateProgramWithSource(context, 1, &text, nullptr, &error));
   check(error, "clCreateProgramWithSource");
-  error = clBuildProgram(program.get(), 1, &device.device, options.c_str(), nullptr, nullptr);
+  error = clBuildProgram(program.get(), 1, &device, options.c_str(), nullptr, nullptr);
   if (error != CL_SUCCESS) {
-    result.log = error_name(error) + "\n" + build_log(program.get(), device.device);
+    result.log = error_name(error) + "\n" + build_log(program.get(), device);
     return finish();
   }
   result.program = std::move(program);
@@ -125,4 +126,12 @@ ProgramBuild build_program(cl_context context, const SelectedDevice& device, con
   return finish();
 }
 
-}  // namespace optune::measure::cl
+std::string default_program_cache_dir() {
+  if (const char* dir = std::getenv("OPTUNE_CACHE_DIR"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return (fs::path(xdg) / "optune" / "opencl").string();
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return (fs::path(home) / ".cache" / "optune" / "opencl").string();
+  return (fs::temp_directory_path() / "optune-opencl-cache").string();
+}
+
+}  // namespace optune::opencl
