@@ -248,7 +248,7 @@ TEST(CpuConv2dTemplate, TableRowsAndLiteralsNameEveryField) {
   const Workload pointwise = conv({1, 64, 56, 56, 128, 1, 1, 1, 0, 1, 1});
   const ss::ConfigSpace gemm_space = cpu_conv2d().space(pointwise, avx2_device(2));
   const std::string gemm_row = cpu_conv2d().table_row(
-      pointwise, ss::ConfigView(gemm_space, cpu_conv2d().default_config(pointwise, avx2_device(2), gemm_space)));
+      pointwise, avx2_device(2), ss::ConfigView(gemm_space, cpu_conv2d().default_config(pointwise, avx2_device(2), gemm_space)));
   for (const char* field : {".K = 128", ".lanes = 8", ".threads = 2", "ConvAlgorithm::kGemm", ".gemm = ",
                             "GemmConfig{.mc = 96, .nc = 1024, .kc = 128, .mr = 6, .nr = 16"}) {
     EXPECT_NE(gemm_row.find(field), std::string::npos) << field << " in " << gemm_row;
