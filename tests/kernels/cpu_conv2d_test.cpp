@@ -210,18 +210,25 @@ TEST(CpuConv2dKernel, PackedFilterIsReusedAcrossCalls) {
 }
 
 // Tables as `optune apply-best` writes them: one tuned row each.
-constexpr std::array<TunedConv2d, 1> kTunedConv2d = {{
+constexpr std::array<TunedConv2d, 2> kTunedConv2d = {{
     {Conv2dDims{.N = 1, .C = 8, .H = 9, .W = 9, .K = 16, .R = 3, .S = 3, .stride = 1, .pad = 1},
      Conv2dConfig{.lanes = 4, .oc_vectors = 1, .ic_block = 4, .ow_block = 3}},
+    {Conv2dDims{.N = 1, .C = 8, .H = 9, .W = 9, .K = 16, .R = 1, .S = 1, .stride = 2, .pad = 0},
+     Conv2dConfig{.lanes = 8, .threads = 2, .algorithm = ConvAlgorithm::kGemm,
+                  .gemm = GemmConfig{.mc = 12, .nc = 16, .kc = 8, .mr = 4, .nr = 8, .parallel = ParallelLoop::kIc}}},
 }};
-constexpr std::array<TunedDepthwiseConv2d, 1> kTunedDepthwise = {{
+constexpr std::array<TunedDepthwiseConv2d, 2> kTunedDepthwise = {{
     {Conv2dDims{.N = 1, .C = 8, .H = 9, .W = 9, .K = 8, .R = 3, .S = 3, .stride = 2, .pad = 1},
      DepthwiseConv2dConfig{.lanes = 4, .ow_vectors = 2, .oh_block = 3}},
+    {Conv2dDims{.N = 1, .C = 12, .H = 9, .W = 9, .K = 12, .R = 3, .S = 3, .stride = 1, .pad = 1},
+     DepthwiseConv2dConfig{.lanes = 8, .oh_block = 2, .threads = 2, .algorithm = DepthwiseAlgorithm::kBlocked,
+                           .c_vectors = 1, .ow_block = 5}},
 }};
 
 TEST(TunedConv2d, RunsTheTunedRowForItsShapeAndTheFallbackElsewhere) {
   const std::vector<std::pair<Conv2dShape, bool>> cases = {
-      {{1, 8, 9, 9, 16, 3, 3, 1, 1, 1, 1}, true}, {{1, 8, 9, 9, 16, 3, 3, 2, 1, 1, 1}, false}};
+      {{1, 8, 9, 9, 16, 3, 3, 1, 1, 1, 1}, true}, {{1, 8, 9, 9, 16, 3, 3, 2, 1, 1, 1}, false},
+      {{1, 8, 9, 9, 16, 1, 1, 2, 0, 1, 1}, true}};  // a GEMM-path row
   for (const auto& [shape, tuned] : cases) {
     const Workload workload{Op::kConv2d, "f32", shape};
     bool ran_tuned = false;
@@ -237,15 +244,19 @@ TEST(TunedConv2d, RunsTheTunedRowForItsShapeAndTheFallbackElsewhere) {
                                                            output.data());
     EXPECT_EQ(ran_tuned, tuned) << shape.stride;
   }
-  const Conv2dShape dw_shape{1, 8, 9, 9, 8, 3, 3, 2, 1, 1, 8};
-  const Workload dw{Op::kDepthwiseConv2d, "f32", dw_shape};
-  EXPECT_LE(error_of(
-                [](const Conv2dDims& d, const float* in, const float* f, float* out) {
-                  EXPECT_TRUE((depthwise_conv2d_tuned<kTunedDepthwise, DepthwiseConv2dConfig{}>(
-                      d, in, f, out)));
-                },
-                dw),
-            1e-5);
+  // A rows row and a blocked row (whose filter the call packs).
+  for (const Conv2dShape& dw_shape : {Conv2dShape{1, 8, 9, 9, 8, 3, 3, 2, 1, 1, 8},
+                                      Conv2dShape{1, 12, 9, 9, 12, 3, 3, 1, 1, 1, 12}}) {
+    const Workload dw{Op::kDepthwiseConv2d, "f32", dw_shape};
+    EXPECT_LE(error_of(
+                  [](const Conv2dDims& d, const float* in, const float* f, float* out) {
+                    EXPECT_TRUE((depthwise_conv2d_tuned<kTunedDepthwise, DepthwiseConv2dConfig{}>(
+                        d, in, f, out)));
+                  },
+                  dw),
+              1e-5)
+        << dw_shape.C;
+  }
 }
 
 }  // namespace
