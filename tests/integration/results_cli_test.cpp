@@ -355,4 +355,24 @@ TEST_F(ResultsCliTest, RegressPassesOnReachableRecordsAndFailsOnAPlantedRegressi
   EXPECT_EQ(Database::open(planted, Database::Mode::kReadOnly).count(), 1u);
 }
 
+// A record of an older space (here a knob this optune does not know), faster than every other:
+// apply-best compiles in the fastest record it can read, and regress re-measures that one,
+// instead of failing the build or the gate.
+TEST_F(ResultsCliTest, RecordsOfAnOlderSpaceArePassedOverByApplyBestAndRegress) {
+  tune_tiny(db(), 4);
+  plant_record(db(), db(), 1e-3, {}, [](optune::db::TuningRecord& record) { record.config["retired_knob"] = "x"; });
+  const fs::path header = dir_ / "tuned.hpp";
+  CommandRun apply = optune("apply-best --db " + db() + " --target cpu --out " + header.string());
+  ASSERT_EQ(apply.code, 0) << apply.out << apply.err;
+  const std::string text = slurp(header);
+  EXPECT_NE(text.find("// 1 tuned workloads."), std::string::npos) << text;
+  EXPECT_NE(text.find(std::string("// ") + kWorkload), std::string::npos) << text;
+  EXPECT_EQ(text.find("retired_knob"), std::string::npos) << text;
+
+  CommandRun regress =
+      optune("regress --db " + db() + " --suite " + write_suite().string() + " --tolerance 10 " + kRegressTiming);
+  EXPECT_TRUE(regress.code == 0 || regress.code == 1) << regress.code << regress.out << regress.err;
+  EXPECT_NE(regress.out.find(kWorkload), std::string::npos) << regress.out;
+}
+
 }  // namespace

@@ -12,6 +12,7 @@
 #include "cli_support.hpp"
 #include "measuring.hpp"
 #include "optune/tuner/regression.hpp"
+#include "optune/tuner/task_history.hpp"
 #include "optune/tuner/suite.hpp"
 #include "optune/tuner/task_session.hpp"
 
@@ -38,14 +39,11 @@ tuner::RegressionCase check_workload(const tuner::SuiteEntry& entry, const Regre
   tuner::RegressionCase result{entry.name, entry.workload.key(), std::nullopt, std::nullopt, std::nullopt, 0};
   const db::TaskKey key = tuner::task_key(*task);
   std::vector<measure::MeasureInput> inputs;
-  if (auto best = database.best(key)) {
-    try {
-      inputs.push_back({task, task->space.from_json(best->config)});
-      result.recorded_seconds = tuner::recorded_figure(database, key, *best);
-    } catch (const std::invalid_argument& error) {
-      throw UsageError("regress: the recorded config of " + key.workload_key + " does not fit this optune's space (" +
-                       error.what() + ")");
-    }
+  // Records of an older space (a knob added since) are passed over: the fastest one this optune
+  // can build is the tuned config.
+  if (auto best = tuner::fastest_usable(task->space, database.task_records(key))) {
+    inputs.push_back({task, best->config});
+    result.recorded_seconds = tuner::recorded_figure(database, key, best->record);
   }
   inputs.push_back({task, task->kernel_template->default_config(task->workload, task->device, task->space)});
   for (int attempt = 1; attempt <= options.attempts; ++attempt) {

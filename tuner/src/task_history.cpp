@@ -37,4 +37,18 @@ ConfigSet measured_set(const search_space::ConfigSpace& space, const std::vector
   return ConfigSet(parsed.configs.begin(), parsed.configs.end());
 }
 
+std::optional<UsableRecord> fastest_usable(const search_space::ConfigSpace& space,
+                                           const std::vector<db::TuningRecord>& records) {
+  std::optional<UsableRecord> fastest;
+  for (const auto& record : records) {
+    if (!record.ok() || (fastest && fastest->record.median_seconds <= record.median_seconds)) continue;
+    try {
+      fastest = UsableRecord{record, space.from_json(record.config)};
+    } catch (const std::invalid_argument&) {
+      // A config of an older space: not a point of this one.
+    }
+  }
+  return fastest;
+}
+
 }  // namespace optune::tuner

@@ -10,9 +10,14 @@
 #include <fmt/format.h>
 
 #include "optune/kernels/kernel_template.hpp"
+#include "optune/tuner/task_history.hpp"
 
 namespace optune::tuner {
 namespace {
+
+// The fastest records read per workload: the best one an older space cannot read is passed over
+// for the next.
+constexpr std::size_t kCandidatesPerWorkload = 32;
 
 // The one device whose records the header is made from; nullopt when nothing is recorded.
 std::optional<db::TuningRecord> pick_device(const db::Database& database, const TunedHeaderRequest& request) {
@@ -52,15 +57,25 @@ std::string section(const kernels::KernelTemplate& kernel, const kernels::Kernel
           : fmt::format("// {}: the default config, for shapes without a tuned row.\n"
                         "inline constexpr {} {}Default = {};\n\n",
                         kernel.name(), form.config_type, form.table_name, kernel.config_literal(default_view));
-  std::vector<std::string> rows;
+  // The fastest records of each workload, grouped by workload in the order of their best.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<db::TuningRecord>> by_workload;
   for (const auto& record : best) {
     if (record.template_name != kernel.name()) continue;
-    auto workload = kernels::parse_workload_key(record.workload_key);
+    auto& group = by_workload[record.workload_key];
+    if (group.empty()) order.push_back(record.workload_key);
+    group.push_back(record);
+  }
+  std::vector<std::string> rows;
+  for (const auto& key : order) {
+    auto workload = kernels::parse_workload_key(key);
     auto space = kernel.space(workload, device);
-    auto config = space.from_json(record.config);
-    rows.push_back(fmt::format("    {},  // {}: {:.1f} GFLOP/s", kernel.table_row(workload, device, search_space::ConfigView(space, config)),
-                               record.workload_key, record.gflops));
-    tuned_keys.insert(record.workload_key);
+    auto usable = tuner::fastest_usable(space, by_workload[key]);
+    if (!usable) continue;  // only records of an older space: the workload runs the default
+    rows.push_back(fmt::format("    {},  // {}: {:.1f} GFLOP/s",
+                               kernel.table_row(workload, device, search_space::ConfigView(space, usable->config)),
+                               key, usable->record.gflops));
+    tuned_keys.insert(key);
   }
   text += fmt::format("// {}: the best recorded config of each tuned shape.\n"
                       "inline constexpr std::array<{}, {}> {} = {{{{\n", kernel.name(), form.row_type, rows.size(),
@@ -82,7 +97,7 @@ TunedHeader make_tuned_header(const db::Database& database, const TunedHeaderReq
     db::RecordFilter filter;
     filter.target = request.target.str();
     filter.device = device_record->device_id;
-    best = database.top_k(filter, 1);
+    best = database.top_k(filter, kCandidatesPerWorkload);
   }
   std::string includes = "#include <array>\n#include <cstdint>\n";
   std::string body;

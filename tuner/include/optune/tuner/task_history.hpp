@@ -3,6 +3,7 @@
 // the same target and device for other workloads (the model's transfer set).
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "optune/db/database.hpp"
@@ -27,5 +28,15 @@ struct ParsedRecords {
 ParsedRecords parse_records(const search_space::ConfigSpace& space,
                             const std::vector<db::TuningRecord>& records);
 ConfigSet measured_set(const search_space::ConfigSpace& space, const std::vector<db::TuningRecord>& records);
+
+// The fastest successful record whose config this space can read, with that config: what
+// apply-best compiles in and regress re-measures. Records of an older space (a knob added or
+// renamed since) are passed over rather than failing the build or the CI gate.
+struct UsableRecord {
+  db::TuningRecord record;
+  search_space::Config config;
+};
+std::optional<UsableRecord> fastest_usable(const search_space::ConfigSpace& space,
+                                           const std::vector<db::TuningRecord>& records);
 
 }  // namespace optune::tuner
