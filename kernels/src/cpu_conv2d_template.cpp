@@ -388,34 +388,14 @@ class CpuConv2dTemplate final : public KernelTemplate {
                                                : direct_features(workload, device, c);
   }
 
-  // The filter is packed on the first call and again only when the filter pointer changes:
-  // weights are constants of an inference (TVM and oneDNN also prepare them outside the timed
-  // call), so the steady state the runner times is the input transform plus the convolution.
+  // What is timed and what is packed once: conv_candidate_source.
   std::string emit_source(const Workload& workload, const DeviceInfo&,
                           const ss::ConfigView& config) const override {
     const Conv2dConfig c = cpu::conv2d_config_from_view(config);
     const cpu::Conv2dDims dims = cpu::conv2d_dims(workload);
     const std::string fixed_s = c.unroll_kw ? std::to_string(dims.S) : "0";
-    return "// optune candidate of conv2d.cpu for " + workload.key() +
-           "\n"
-           "// Build: c++ -std=c++20 -O3 -march=<target> -fopenmp -fPIC -shared -I<kernels/include>\n"
-           "#include <optune/kernels/cpu/conv2d.hpp>\n\n"
-           "namespace {\n"
-           "constexpr auto kDims = " + cpu::conv2d_dims_literal(dims) + ";\n"
-           "constexpr auto kConfig = " + cpu::conv2d_config_literal(c) + ";\n"
-           "}  // namespace\n\n"
-           "extern \"C\" void " + std::string(kCandidateSymbol) +
-           "(const float* const* inputs, float* output) {\n"
-           "  using namespace optune::kernels::cpu;\n"
-           "  static AlignedBuffer packed;\n"
-           "  static const float* packed_from = nullptr;\n"
-           "  if (packed_from != inputs[1]) {\n"
-           "    conv2d_pack_filter<kConfig>(kDims, inputs[1], "
-           "packed.reserve(conv2d_packed_filter_size<kConfig>(kDims)));\n"
-           "    packed_from = inputs[1];\n"
-           "  }\n"
-           "  conv2d_packed<kConfig, " + fixed_s + ">(kDims, inputs[0], packed.data(), output);\n"
-           "}\n";
+    return conv_candidate_source("conv2d.cpu", "conv2d", workload.key(), cpu::conv2d_dims_literal(dims),
+                                 cpu::conv2d_config_literal(c), fixed_s);
   }
 
   std::optional<TableForm> table_form() const override {

@@ -224,26 +224,8 @@ class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
     const DepthwiseConv2dConfig c = cpu::depthwise_conv2d_config_from_view(config);
     const cpu::Conv2dDims dims = cpu::conv2d_dims(workload);
     const std::string fixed_s = c.unroll_kw ? std::to_string(dims.S) : "0";
-    return "// optune candidate of depthwise_conv2d.cpu for " + workload.key() +
-           "\n"
-           "// Build: c++ -std=c++20 -O3 -march=<target> -fopenmp -fPIC -shared -I<kernels/include>\n"
-           "#include <optune/kernels/cpu/depthwise_conv2d.hpp>\n\n"
-           "namespace {\n"
-           "constexpr auto kDims = " + cpu::conv2d_dims_literal(dims) + ";\n"
-           "constexpr auto kConfig = " + cpu::depthwise_conv2d_config_literal(c) + ";\n"
-           "}  // namespace\n\n"
-           "extern \"C\" void " + std::string(kCandidateSymbol) +
-           "(const float* const* inputs, float* output) {\n"
-           "  using namespace optune::kernels::cpu;\n"
-           "  static AlignedBuffer packed;\n"
-           "  static const float* packed_from = nullptr;\n"
-           "  if (packed_from != inputs[1]) {\n"
-           "    depthwise_conv2d_pack_filter<kConfig>(kDims, inputs[1], "
-           "packed.reserve(depthwise_conv2d_packed_filter_size<kConfig>(kDims)));\n"
-           "    packed_from = inputs[1];\n"
-           "  }\n"
-           "  depthwise_conv2d_packed<kConfig, " + fixed_s + ">(kDims, inputs[0], packed.data(), output);\n"
-           "}\n";
+    return conv_candidate_source("depthwise_conv2d.cpu", "depthwise_conv2d", workload.key(),
+                                 cpu::conv2d_dims_literal(dims), cpu::depthwise_conv2d_config_literal(c), fixed_s);
   }
 
   std::optional<TableForm> table_form() const override {

@@ -1,6 +1,6 @@
 // What the CPU templates (gemm.cpu, conv2d.cpu, depthwise_conv2d.cpu) share when they build a
 // space and a default config: the device's vector unit, and setting a knob to the first option
-// that satisfies a predicate.
+// that satisfies a predicate; and the candidate source of the two conv templates.
 #pragma once
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "optune/kernels/device_info.hpp"
+#include "optune/kernels/kernel_template.hpp"
 #include "optune/search_space/config_space.hpp"
 
 namespace optune::kernels {
@@ -42,6 +43,36 @@ inline std::int64_t find_option(const search_space::ConfigSpace& space, const st
     if (wanted(search_space::ConfigView(space, config))) return static_cast<std::int64_t>(o);
   }
   return -1;
+}
+
+// The candidate translation unit of a conv template whose header
+// optune/kernels/cpu/<kernel>.hpp has <kernel>_pack_filter, <kernel>_packed_filter_size and
+// <kernel>_packed. The filter is packed on the first call and again only when the filter pointer
+// changes: weights are constants of an inference (TVM and oneDNN also prepare them outside the
+// timed call), so the steady state the runner times is the input transform plus the convolution.
+inline std::string conv_candidate_source(const std::string& template_name, const std::string& kernel,
+                                         const std::string& workload_key, const std::string& dims_literal,
+                                         const std::string& config_literal, const std::string& fixed_s) {
+  return "// optune candidate of " + template_name + " for " + workload_key +
+         "\n"
+         "// Build: c++ -std=c++20 -O3 -march=<target> -fopenmp -fPIC -shared -I<kernels/include>\n"
+         "#include <optune/kernels/cpu/" + kernel + ".hpp>\n\n"
+         "namespace {\n"
+         "constexpr auto kDims = " + dims_literal + ";\n"
+         "constexpr auto kConfig = " + config_literal + ";\n"
+         "}  // namespace\n\n"
+         "extern \"C\" void " + std::string(kCandidateSymbol) +
+         "(const float* const* inputs, float* output) {\n"
+         "  using namespace optune::kernels::cpu;\n"
+         "  static AlignedBuffer packed;\n"
+         "  static const float* packed_from = nullptr;\n"
+         "  if (packed_from != inputs[1]) {\n"
+         "    " + kernel + "_pack_filter<kConfig>(kDims, inputs[1], packed.reserve(" + kernel +
+         "_packed_filter_size<kConfig>(kDims)));\n"
+         "    packed_from = inputs[1];\n"
+         "  }\n"
+         "  " + kernel + "_packed<kConfig, " + fixed_s + ">(kDims, inputs[0], packed.data(), output);\n"
+         "}\n";
 }
 
 }  // namespace optune::kernels
