@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <mutex>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -86,24 +87,25 @@ int run_server(const ServerCommand& command) {
   server.serve();
 }
 
-int run_tracker(rpc::TrackerOptions options, const std::string& token_file) {
+// The tracker and the proxy start alike: token, then listening, then serving until killed.
+template <typename Service, typename Options>
+int serve_until_killed(Options options, const std::string& token_file, const std::string& what) {
   options.token = load_token(token_file);
-  require_token_beyond_loopback("rpc tracker", options.host, options.token);
+  require_token_beyond_loopback(what, options.host, options.token);
   std::signal(SIGPIPE, SIG_IGN);
-  rpc::Tracker tracker(options, stderr_log("optune rpc tracker"));
-  unsigned short port = start_listening(tracker, "rpc tracker", options.host);
-  announce(fmt::format("optune rpc tracker: listening on {}:{}", options.host, port));
-  tracker.serve();
+  Service service(options, stderr_log("optune " + what));
+  unsigned short port = start_listening(service, what, options.host);
+  announce(fmt::format("optune {}: listening on {}:{}", what, options.host, port));
+  service.serve();
+  return 0;
+}
+
+int run_tracker(rpc::TrackerOptions options, const std::string& token_file) {
+  return serve_until_killed<rpc::Tracker>(std::move(options), token_file, "rpc tracker");
 }
 
 int run_proxy(rpc::ProxyOptions options, const std::string& token_file) {
-  options.token = load_token(token_file);
-  require_token_beyond_loopback("rpc proxy", options.host, options.token);
-  std::signal(SIGPIPE, SIG_IGN);
-  rpc::Proxy proxy(options, stderr_log("optune rpc proxy"));
-  unsigned short port = start_listening(proxy, "rpc proxy", options.host);
-  announce(fmt::format("optune rpc proxy: listening on {}:{}", options.host, port));
-  proxy.serve();
+  return serve_until_killed<rpc::Proxy>(std::move(options), token_file, "rpc proxy");
 }
 
 int run_status(const std::string& tracker_text, const std::string& token_file, const std::string& format) {
