@@ -18,6 +18,7 @@
 #include "optune/kernels/cpu/conv2d_config_view.hpp"
 #include "optune/kernels/kernel_template.hpp"
 #include "optune/kernels/reference.hpp"
+#include "../support/test_devices.hpp"
 
 namespace optune::kernels {
 namespace {
@@ -25,28 +26,9 @@ namespace {
 namespace ss = search_space;
 namespace fs = std::filesystem;
 
-DeviceInfo avx2_device(int cores) {
-  DeviceInfo device;
-  device.name = "test zen3";
-  device.arch = "x86_64";
-  device.cores = cores;
-  device.isa = {"avx", "avx2", "fma", "sse4_2"};
-  return device;
-}
-
-DeviceInfo avx512_device() {
-  DeviceInfo device = avx2_device(16);
-  device.isa.push_back("avx512f");
-  return device;
-}
-
-DeviceInfo neon_device() {
-  DeviceInfo device;
-  device.arch = "aarch64";
-  device.cores = 4;
-  device.isa = {"neon"};
-  return device;
-}
+using test_support::avx2_device;
+using test_support::avx512_device;
+using test_support::neon_device;
 
 // The ISA this test is compiled for (-march=native), which the emitted candidates also get.
 DeviceInfo this_device() {

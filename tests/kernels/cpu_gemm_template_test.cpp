@@ -15,34 +15,16 @@
 
 #include "optune/kernels/cpu/gemm_config_view.hpp"
 #include "optune/kernels/kernel_template.hpp"
+#include "../support/test_devices.hpp"
 
 namespace optune::kernels {
 namespace {
 
 namespace ss = search_space;
 
-DeviceInfo avx2_device(int cores) {
-  DeviceInfo device;
-  device.name = "test zen3";
-  device.arch = "x86_64";
-  device.cores = cores;
-  device.isa = {"avx", "avx2", "fma", "sse4_2"};
-  return device;
-}
-
-DeviceInfo avx512_device() {
-  DeviceInfo device = avx2_device(16);
-  device.isa.push_back("avx512f");
-  return device;
-}
-
-DeviceInfo neon_device() {
-  DeviceInfo device;
-  device.arch = "aarch64";
-  device.cores = 4;
-  device.isa = {"neon"};
-  return device;
-}
+using test_support::avx2_device;
+using test_support::avx512_device;
+using test_support::neon_device;
 
 Workload gemm(std::int64_t M, std::int64_t N, std::int64_t K) {
   return Workload{Op::kGemm, "f32", GemmShape{M, N, K}};
