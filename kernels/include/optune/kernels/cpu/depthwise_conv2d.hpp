@@ -16,7 +16,9 @@
 // weights), and depthwise_conv2d() takes the OIHW filter as it is.
 //
 // That is the "rows" algorithm; Config.algorithm = kBlocked runs the channel-blocked kernel of
-// depthwise_conv2d_blocked.hpp instead (small planes), behind the same functions.
+// depthwise_conv2d_blocked.hpp instead (small planes), behind the same functions. For networks
+// that keep activations in NCHW[lanes]c between layers, depthwise_conv2d_nchwc.hpp runs that
+// kernel on the kept layout, with no transform (depthwise_conv2d_nchwc_packed).
 //
 //   depthwise_conv2d_pack_filter<DepthwiseConv2dConfig{...}>(dims, filter, packed);
 //   depthwise_conv2d_packed<DepthwiseConv2dConfig{...}>(dims, input, packed, output);
@@ -31,6 +33,7 @@
 #include "optune/kernels/cpu/aligned_buffer.hpp"
 #include "optune/kernels/cpu/conv2d_config.hpp"
 #include "optune/kernels/cpu/depthwise_conv2d_blocked.hpp"
+#include "optune/kernels/cpu/depthwise_conv2d_nchwc.hpp"
 #include "optune/kernels/cpu/simd.hpp"
 
 namespace optune::kernels::cpu {
@@ -250,13 +253,9 @@ void depthwise_conv2d_packed(const Conv2dDims& d, const float* input, const floa
   if constexpr (FixedS >= 0) {
     return run_algorithm<Config, FixedS>(d, input, packed_filter, output);
   } else {
-    switch (Config.unroll_kw ? d.S : 0) {
-      case 1: return run_algorithm<Config, 1>(d, input, packed_filter, output);
-      case 3: return run_algorithm<Config, 3>(d, input, packed_filter, output);
-      case 5: return run_algorithm<Config, 5>(d, input, packed_filter, output);
-      case 7: return run_algorithm<Config, 7>(d, input, packed_filter, output);
-      default: return run_algorithm<Config, 0>(d, input, packed_filter, output);
-    }
+    depthwise_blocked_detail::with_filter_width<Config.unroll_kw>(d.S, [&]<int S>() {
+      run_algorithm<Config, S>(d, input, packed_filter, output);
+    });
   }
 }
 

@@ -26,12 +26,22 @@ using conv_detail::BlockedImage;
 using conv_detail::ceil_div;
 using conv_detail::Index;
 
+// Where the pixels of a blocked image are, in floats: between neighbouring pixels of a row,
+// between rows and between the channel vectors of one pixel. The kernel's own padded copy
+// (NCHW[cb]c) interleaves the vectors of a pixel {cb, width * cb, lanes}; the kept layout
+// NCHW[lanes]c holds each vector in its own plane {lanes, W * lanes, H * W * lanes}.
+struct PixelSteps {
+  Index pixel = 0, row = 0, vector = 0;
+};
+
 // One register tile of OHB x OWB pixels times CV * Lanes channels over all R x S taps. `in`
-// points at the tile's first input pixel in the channel block's blocked plane, `w` at the block's
-// packed taps ([R][S][CB]); the tile is written pixel-major ([OHB][OWB][CB]).
+// points at the input pixel of the tile's first tap, `w` at the channel block's packed taps
+// ([R][S][CB]); the whole tile is stored at `out`, with out_steps between its pixels, rows and
+// vectors (callers clip edge tiles).
 template <int Lanes, int CV, int OWB, int OHB, int FixedS>
-void depthwise_blocked_tile(const float* __restrict in, const float* __restrict w, Index R, Index S_runtime,
-                    Index stride, Index dilation, Index row_floats, float* __restrict tile) {
+void depthwise_blocked_tile(const float* __restrict in, const PixelSteps& in_steps, const float* __restrict w,
+                            Index R, Index S_runtime, Index stride, Index dilation, float* __restrict out,
+                            const PixelSteps& out_steps) {
   using V = Simd<Lanes>;
   using Vector = typename V::Vector;
   constexpr int CB = CV * Lanes;
@@ -45,12 +55,12 @@ void depthwise_blocked_tile(const float* __restrict in, const float* __restrict 
     }
   }
   const Index S = FixedS > 0 ? FixedS : S_runtime;
-  const Index col_step = stride * CB, row_step = stride * row_floats;
+  const Index col_step = stride * in_steps.pixel, row_step = stride * in_steps.row, vector_step = in_steps.vector;
   for (Index r = 0; r < R; ++r) {
-    const float* row = in + r * dilation * row_floats;
+    const float* row = in + r * dilation * in_steps.row;
 #pragma GCC unroll 8
     for (Index s = 0; s < S; ++s) {
-      const float* x = row + s * dilation * CB;
+      const float* x = row + s * dilation * in_steps.pixel;
       Vector weights[CV];
 #pragma GCC unroll 4
       for (int v = 0; v < CV; ++v) {
@@ -63,7 +73,7 @@ void depthwise_blocked_tile(const float* __restrict in, const float* __restrict 
         for (int j = 0; j < OWB; ++j) {
 #pragma GCC unroll 4
           for (int v = 0; v < CV; ++v) {
-            const Vector pixel = V::load(x + h * row_step + j * col_step + v * Lanes);
+            const Vector pixel = V::load(x + h * row_step + j * col_step + v * vector_step);
             acc[h][j][v] = V::fma(pixel, weights[v], acc[h][j][v]);
           }
         }
@@ -75,8 +85,23 @@ void depthwise_blocked_tile(const float* __restrict in, const float* __restrict 
 #pragma GCC unroll 32
     for (int j = 0; j < OWB; ++j) {
 #pragma GCC unroll 4
-      for (int v = 0; v < CV; ++v) V::store(tile + ((h * OWB + j) * CV + v) * Lanes, acc[h][j][v]);
+      for (int v = 0; v < CV; ++v) {
+        V::store(out + h * out_steps.row + j * out_steps.pixel + v * out_steps.vector, acc[h][j][v]);
+      }
     }
+  }
+}
+
+// Calls body.template operator()<FixedS>() with the filter width S as a compile-time constant
+// where unroll is asked and S is 1, 3, 5 or 7 (FixedS = 0 otherwise: read at run time).
+template <bool Unroll, typename Body>
+void with_filter_width(Index S, Body&& body) {
+  switch (Unroll ? S : 0) {
+    case 1: return body.template operator()<1>();
+    case 3: return body.template operator()<3>();
+    case 5: return body.template operator()<5>();
+    case 7: return body.template operator()<7>();
+    default: return body.template operator()<0>();
   }
 }
 
@@ -101,12 +126,13 @@ void depthwise_blocked_run(const Conv2dDims& d, const float* input, const float*
     }
     const float* taps = packed_filter + cb * d.R * d.S * CB;
     float* out_image = output + n * d.C * P * Q;
-    alignas(64) float tile[OHB * OWB * CB];
+    const PixelSteps plane_steps{CB, b.row_floats(), L}, tile_steps{CB, OWB * CB, L};
+    alignas(64) float tile[OHB * OWB * CB];  // pixel-major, as store_tile reads it
     for (Index rt = 0; rt < row_tiles; ++rt) {
       const float* band = plane + rt * OHB * d.stride * b.row_floats();
       for (Index ct = 0; ct < col_tiles; ++ct) {
-        depthwise_blocked_tile<L, CV, OWB, OHB, FixedS>(band + ct * OWB * d.stride * CB, taps, d.R, d.S,
-                                                        d.stride, d.dilation, b.row_floats(), tile);
+        depthwise_blocked_tile<L, CV, OWB, OHB, FixedS>(band + ct * OWB * d.stride * CB, plane_steps, taps, d.R,
+                                                        d.S, d.stride, d.dilation, tile, tile_steps);
         conv_detail::store_tile<CB, OWB, OHB>(tile, out_dims, cb * CB, rt * OHB, ct * OWB, out_image);
       }
     }

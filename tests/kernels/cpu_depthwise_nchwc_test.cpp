@@ -1,0 +1,139 @@
+// Depthwise conv2d on the kept NCHW[lanes]c layout (optune/kernels/cpu/depthwise_conv2d_nchwc.hpp)
+// computes kernels::reference's answer for every config of a compile-time list (lanes 4 and 8,
+// c_vectors 1..4, ow_block 1..13 (wider than some outputs), oh_block 1..3, filter width constant
+// or not, 1 and 2 threads) on layers with stride 1 and 2, padding 0..2, 3x3 and 5x5 filters,
+// dilation 2, odd extents, batch 2 and channel counts that no block divides (13, and 3: less than
+// one block). The operands are converted with layout.hpp; the input's padding channels hold
+// garbage, and the output's must come out exactly zero.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "optune/kernels/cpu/depthwise_conv2d.hpp"
+#include "optune/kernels/cpu/layout.hpp"
+#include "optune/kernels/reference.hpp"
+#include "optune/kernels/workload.hpp"
+
+namespace optune::kernels::cpu {
+namespace {
+
+constexpr DepthwiseConv2dConfig blocked(int lanes, int cv, int owb, int ohb, bool unroll, int threads) {
+  DepthwiseConv2dConfig c{.lanes = lanes, .oh_block = ohb, .unroll_kw = unroll, .threads = threads};
+  c.algorithm = DepthwiseAlgorithm::kBlocked;
+  c.c_vectors = cv;
+  c.ow_block = owb;
+  return c;
+}
+
+constexpr std::array kConfigs = {
+    blocked(8, 1, 8, 1, true, 2),   blocked(8, 2, 4, 2, false, 2), blocked(4, 1, 13, 1, true, 2),
+    blocked(8, 4, 1, 3, true, 1),   blocked(4, 3, 5, 2, false, 2), blocked(4, 4, 2, 3, true, 2),
+    blocked(8, 1, 6, 2, false, 1),  blocked(8, 3, 3, 1, true, 2),
+#if defined(__AVX512F__)
+    blocked(16, 1, 8, 2, true, 2),
+#endif
+};
+
+using NchwcFunction = void (*)(const Conv2dDims&, const float*, const float*, float*);
+
+template <std::size_t... I>
+constexpr auto instantiate(std::index_sequence<I...>) {
+  return std::array<NchwcFunction, sizeof...(I)>{&depthwise_conv2d_nchwc<kConfigs[I]>...};
+}
+
+Conv2dDims dims(const Conv2dShape& s) {
+  return {s.N, s.C, s.H, s.W, s.K, s.R, s.S, s.stride, s.pad, s.dilation};
+}
+
+const std::vector<std::pair<std::string, Conv2dShape>>& layers() {
+  static const std::vector<std::pair<std::string, Conv2dShape>> list = {
+      {"3x3 pad 1", {1, 32, 14, 14, 32, 3, 3, 1, 1, 1, 32}},
+      {"3x3 stride 2 pad 1, odd", {1, 40, 15, 15, 40, 3, 3, 2, 1, 1, 40}},
+      {"3x3 stride 2 pad 1, even (no bottom padding read)", {1, 16, 16, 18, 16, 3, 3, 2, 1, 1, 16}},
+      {"5x5 pad 2, C 13", {1, 13, 11, 9, 13, 5, 5, 1, 2, 1, 13}},
+      {"3x3 dilation 2 pad 2, odd", {1, 12, 17, 19, 12, 3, 3, 1, 2, 2, 12}},
+      {"batch 2, 5x5 stride 2 pad 2, C 13", {2, 13, 20, 21, 13, 5, 5, 2, 2, 1, 13}},
+      {"3x3 no pad, C 3 (under one block)", {1, 3, 9, 11, 3, 3, 3, 1, 0, 1, 3}},
+      {"3x3 stride 2 no pad, wide odd rows", {1, 6, 9, 45, 6, 3, 3, 2, 0, 1, 6}},
+      {"3x3 pad 1, 7x7 planes", {1, 64, 7, 7, 64, 3, 3, 1, 1, 1, 64}},
+      {"1x1 stride 2", {1, 10, 8, 10, 10, 1, 1, 2, 0, 1, 10}},
+  };
+  return list;
+}
+
+struct Result {
+  double error = 0;                    // relative L2 against the reference, in NCHW
+  std::int64_t nonzero_padding = 0;    // output padding channels that are not exactly zero
+};
+
+// Runs `function` on random operands of `shape` converted to NCHW[block]c, with garbage in the
+// input's padding channels and the output poisoned with NaN.
+Result run(NchwcFunction function, const Conv2dShape& shape, int block) {
+  const Workload workload{Op::kDepthwiseConv2d, "f32", shape};
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<float> input(input_sizes(workload)[0]), filter(input_sizes(workload)[1]);
+  for (float& x : input) x = value(rng);
+  for (float& x : filter) x = value(rng);
+  std::vector<float> want(output_size(workload));
+  reference(workload, {input.data(), filter.data()}, want.data());
+
+  const std::int64_t P = shape.out_h(), Q = shape.out_w();
+  const std::int64_t padded_channels = (shape.C + block - 1) / block * block;
+  std::vector<float> blocked_input(nchwc_size(shape.N, shape.C, shape.H, shape.W, block));
+  nchw_to_nchwc(input.data(), shape.N, shape.C, shape.H, shape.W, block, blocked_input.data());
+  // Channel c of pixel i of image n, in NCHW[block]c of a plane of `pixels`.
+  const auto at = [&](std::int64_t n, std::int64_t c, std::int64_t i, std::int64_t pixels) {
+    return ((n * padded_channels / block + c / block) * pixels + i) * block + c % block;
+  };
+  for (std::int64_t n = 0; n < shape.N; ++n) {
+    for (std::int64_t c = shape.C; c < padded_channels; ++c) {
+      for (std::int64_t i = 0; i < shape.H * shape.W; ++i) blocked_input[at(n, c, i, shape.H * shape.W)] = 1e3f + c;
+    }
+  }
+  std::vector<float> blocked_output(nchwc_size(shape.N, shape.C, P, Q, block), std::nanf(""));
+  function(dims(shape), blocked_input.data(), filter.data(), blocked_output.data());
+
+  Result result;
+  std::vector<float> got(want.size());
+  nchwc_to_nchw(blocked_output.data(), shape.N, shape.C, P, Q, block, got.data());
+  result.error = relative_l2_error(got.data(), want.data(), got.size());
+  for (std::int64_t n = 0; n < shape.N; ++n) {
+    for (std::int64_t c = shape.C; c < padded_channels; ++c) {
+      for (std::int64_t i = 0; i < P * Q; ++i) result.nonzero_padding += blocked_output[at(n, c, i, P * Q)] != 0.0f;
+    }
+  }
+  return result;
+}
+
+TEST(CpuDepthwiseNchwcKernel, EveryConfigMatchesTheReferenceOnEveryLayer) {
+  constexpr auto functions = instantiate(std::make_index_sequence<kConfigs.size()>{});
+  for (std::size_t i = 0; i < functions.size(); ++i) {
+    for (const auto& [name, shape] : layers()) {
+      const Result result = run(functions[i], shape, kConfigs[i].lanes);
+      EXPECT_LE(result.error, 1e-5) << "config " << i << ", layer " << name;
+      EXPECT_EQ(result.nonzero_padding, 0) << "config " << i << ", layer " << name;
+    }
+  }
+}
+
+TEST(CpuDepthwiseNchwcKernel, PackedFilterWithConstantWidthMatchesTheReference) {
+  constexpr DepthwiseConv2dConfig config = blocked(8, 2, 5, 2, true, 2);
+  const auto packed_run = [](const Conv2dDims& d, const float* in, const float* filter, float* out) {
+    std::vector<float> packed(depthwise_blocked_packed_filter_size(d, 16));
+    depthwise_blocked_pack_filter(d, 16, filter, packed.data());
+    depthwise_conv2d_nchwc_packed<config, 3>(d, in, packed.data(), out);
+  };
+  const Result result = run(packed_run, {1, 40, 15, 15, 40, 3, 3, 2, 1, 1, 40}, 8);
+  EXPECT_LE(result.error, 1e-5);
+  EXPECT_EQ(result.nonzero_padding, 0);
+}
+
+}  // namespace
+}  // namespace optune::kernels::cpu
