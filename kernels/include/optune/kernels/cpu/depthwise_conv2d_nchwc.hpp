@@ -9,8 +9,10 @@
 // Reads and writes in place. The layers are memory-bound, so the input is not copied: a tile whose
 // input window lies inside the image reads the image itself. Only tiles at the padded borders
 // (and in a last channel group with fewer than c_vectors blocks) copy their window, zero outside
-// the image, into a small per-thread scratch that stays in L1. Full output tiles are stored as
-// vectors straight into the output; edge tiles through a local tile clipped to the output.
+// the image, into a small per-thread scratch that stays in L1; on small planes (7x7, 14x14),
+// where most tiles are edge tiles, each band of rows is copied once with its zero border instead,
+// whichever copies fewer pixels. Full output tiles are stored as vectors straight into the
+// output; edge tiles through a local tile clipped to the output.
 //
 // Output channels past C come out zero: the packed filter's weights are zero there, so any finite
 // values in the input's padding channels are multiplied by zero.
@@ -39,68 +41,110 @@ using conv_detail::ceil_div;
 using conv_detail::Index;
 using depthwise_blocked_detail::PixelSteps;
 
-// The input a tile of OHB x OWB output pixels reads: rows x cols pixels from (y0, x0), in image
-// coordinates (negative in the padding).
+// Input pixels rows x cols from (y0, x0), in image coordinates (negative in the padding): what a
+// tile of output pixels reads, or a whole band of tiles.
 struct Window {
   Index y0 = 0, x0 = 0, rows = 0, cols = 0;
   bool inside(const Conv2dDims& d) const { return y0 >= 0 && x0 >= 0 && y0 + rows <= d.H && x0 + cols <= d.W; }
+  Index pixels() const { return rows * cols; }
 };
 
+// The input window of output rows [oh, oh + rows) and columns [ow, ow + cols) (rows x cols outputs).
+inline Window window_of(const Conv2dDims& d, Index oh, Index ow, Index rows, Index cols) {
+  return {oh * d.stride - d.pad, ow * d.stride - d.pad, (rows - 1) * d.stride + (d.R - 1) * d.dilation + 1,
+          (cols - 1) * d.stride + (d.S - 1) * d.dilation + 1};
+}
+
 // Vectors [0, present) of a channel group's window into scratch [CV][rows][cols][L], zero where
-// the window leaves the image; the group's other vectors (blocks past the last) all zero.
+// the window leaves the image; the group's other vectors (blocks past the last) all zero. Inline
+// vector moves: the windows of edge tiles are a few dozen pixels, too few for memcpy's calls.
 template <int L, int CV>
 void copy_window(const Conv2dDims& d, const float* __restrict group, Index present, const Window& win,
                  float* __restrict scratch) {
-  const Index plane = d.H * d.W * L, row_floats = win.cols * L;
+  using V = Simd<L>;
+  const typename V::Vector zero{};
+  const Index plane = d.H * d.W * L;
   const Index x_begin = std::clamp<Index>(-win.x0, 0, win.cols), x_end = std::clamp<Index>(d.W - win.x0, x_begin, win.cols);
   for (Index v = 0; v < CV; ++v) {
     for (Index i = 0; i < win.rows; ++i) {
-      float* __restrict dst = scratch + (v * win.rows + i) * row_floats;
+      float* __restrict dst = scratch + (v * win.rows + i) * win.cols * L;
       const Index y = win.y0 + i;
       if (v >= present || y < 0 || y >= d.H) {
-        std::fill_n(dst, row_floats, 0.0f);
+        for (Index k = 0; k < win.cols; ++k) V::store(dst + k * L, zero);
         continue;
       }
-      std::fill_n(dst, x_begin * L, 0.0f);
-      std::copy_n(group + v * plane + (y * d.W + win.x0 + x_begin) * L, (x_end - x_begin) * L, dst + x_begin * L);
-      std::fill_n(dst + x_end * L, (win.cols - x_end) * L, 0.0f);
+      const float* __restrict src = group + v * plane + (y * d.W + win.x0) * L;
+      for (Index k = 0; k < x_begin; ++k) V::store(dst + k * L, zero);
+      for (Index k = x_begin; k < x_end; ++k) V::store(dst + k * L, V::load(src + k * L));
+      for (Index k = x_end; k < win.cols; ++k) V::store(dst + k * L, zero);
     }
   }
+}
+
+// How a band of output rows reads its input: the tiles whose window lies inside the image read
+// it in place and the others (edges) copy their window; or, where that would copy more pixels
+// than the band's whole padded window (small planes: every tile is an edge tile), the band's
+// window is copied once and every tile reads the copy.
+struct BandInput {
+  bool copy_band = false;
+  Window band;             // the band's window (copy_band)
+  Index scratch_floats = 0;  // per vector: the band's copy or one tile's window
+};
+
+template <int CV, int OWB, int OHB>
+BandInput band_input(const Conv2dDims& d, Index oh_begin, Index oh_end, Index present) {
+  const Index Q = d.out_w();
+  const Window tile = window_of(d, 0, 0, OHB, OWB);
+  Index copied = 0;  // pixels the edge tiles' windows hold
+  for (Index oh = oh_begin; oh < oh_end; oh += OHB) {
+    for (Index ow = 0; ow < Q; ow += OWB) {
+      if (present < CV || !window_of(d, oh, ow, OHB, OWB).inside(d)) copied += tile.pixels();
+    }
+  }
+  BandInput input;
+  input.band = window_of(d, oh_begin, 0, conv_detail::round_up(oh_end - oh_begin, OHB), conv_detail::round_up(Q, OWB));
+  input.copy_band = input.band.pixels() < copied;
+  input.scratch_floats = input.copy_band ? input.band.pixels() : tile.pixels();
+  return input;
 }
 
 // The output rows [oh_begin, oh_end) of channel group g of image n.
 template <int L, int CV, int OWB, int OHB, int FixedS>
 void run_band(const Conv2dDims& d, const float* input, const float* packed_filter, float* output, Index n, Index g,
-              Index oh_begin, Index oh_end, float* scratch) {
+              Index oh_begin, Index oh_end, AlignedBuffer& scratch_buffer) {
+  using V = Simd<L>;
   constexpr int CB = CV * L;
   const Index P = d.out_h(), Q = d.out_w(), blocks = ceil_div(d.C, L);
   const Index present = std::min<Index>(CV, blocks - g * CV);  // layout blocks of this group in memory
   const float* group_in = input + (n * blocks + g * CV) * d.H * d.W * L;
   float* group_out = output + (n * blocks + g * CV) * P * Q * L;
   const float* taps = packed_filter + g * d.R * d.S * CB;
+  const BandInput band = band_input<CV, OWB, OHB>(d, oh_begin, oh_end, present);
+  float* scratch = scratch_buffer.reserve(static_cast<std::size_t>(CV * band.scratch_floats * L));
+  if (band.copy_band) copy_window<L, CV>(d, group_in, present, band.band, scratch);
+  const Window tile_window = window_of(d, 0, 0, OHB, OWB);
   const PixelSteps image_steps{L, d.W * L, d.H * d.W * L}, out_steps{L, Q * L, P * Q * L};
+  const PixelSteps band_steps{L, band.band.cols * L, band.band.pixels() * L};
+  const PixelSteps window_steps{L, tile_window.cols * L, tile_window.pixels() * L};
   const PixelSteps tile_steps{L, OWB * L, OHB * OWB * L};
   alignas(64) float tile[CV * OHB * OWB * L];  // [CV][OHB][OWB][L]: edge tiles before clipping
-  Window win;
-  win.rows = (OHB - 1) * d.stride + (d.R - 1) * d.dilation + 1;
-  win.cols = (OWB - 1) * d.stride + (d.S - 1) * d.dilation + 1;
-  const PixelSteps window_steps{L, win.cols * L, win.rows * win.cols * L};
   for (Index oh = oh_begin; oh < oh_end; oh += OHB) {
-    win.y0 = oh * d.stride - d.pad;
     const Index rows = std::min<Index>(OHB, P - oh);
     for (Index ow = 0; ow < Q; ow += OWB) {
-      win.x0 = ow * d.stride - d.pad;
       const Index cols = std::min<Index>(OWB, Q - ow);
-      const bool full = rows == OHB && cols == OWB && present == CV;
-      float* out = group_out + (oh * Q + ow) * L;
+      const Window win = window_of(d, oh, ow, OHB, OWB);
       const float* in = group_in + (win.y0 * d.W + win.x0) * L;
       PixelSteps in_steps = image_steps;
-      if (present < CV || !win.inside(d)) {
+      if (band.copy_band) {
+        in = scratch + ((oh - oh_begin) * d.stride * band.band.cols + ow * d.stride) * L;
+        in_steps = band_steps;
+      } else if (present < CV || !win.inside(d)) {
         copy_window<L, CV>(d, group_in, present, win, scratch);
         in = scratch;
         in_steps = window_steps;
       }
-      if (full) {
+      float* out = group_out + (oh * Q + ow) * L;
+      if (rows == OHB && cols == OWB && present == CV) {
         depthwise_blocked_detail::depthwise_blocked_tile<L, CV, OWB, OHB, FixedS>(
             in, in_steps, taps, d.R, d.S, d.stride, d.dilation, out, out_steps);
         continue;
@@ -109,7 +153,9 @@ void run_band(const Conv2dDims& d, const float* input, const float* packed_filte
           in, in_steps, taps, d.R, d.S, d.stride, d.dilation, tile, tile_steps);
       for (Index v = 0; v < present; ++v) {
         for (Index h = 0; h < rows; ++h) {
-          std::copy_n(tile + (v * OHB + h) * OWB * L, cols * L, out + v * out_steps.vector + h * out_steps.row);
+          const float* src = tile + (v * OHB + h) * OWB * L;
+          float* dst = out + v * out_steps.vector + h * out_steps.row;
+          for (Index j = 0; j < cols; ++j) V::store(dst + j * L, V::load(src + j * L));
         }
       }
     }
@@ -124,12 +170,9 @@ void run(const Conv2dDims& d, const float* input, const float* packed_filter, fl
   const Index row_tiles = ceil_div(P, OHB);
   const Index bands = Threads == 1 ? 1 : std::clamp<Index>(ceil_div(4 * Threads, planes), 1, row_tiles);
   const Index band_rows = ceil_div(row_tiles, bands) * OHB;
-  const Index scratch_floats = CV * ((OHB - 1) * d.stride + (d.R - 1) * d.dilation + 1) *
-                               ((OWB - 1) * d.stride + (d.S - 1) * d.dilation + 1) * L;
 #pragma omp parallel for num_threads(Threads) schedule(dynamic, 1)
   for (Index item = 0; item < planes * bands; ++item) {
-    thread_local AlignedBuffer window_buffer;  // this thread's copy of one edge tile's input
-    float* scratch = window_buffer.reserve(static_cast<std::size_t>(scratch_floats));
+    thread_local AlignedBuffer scratch;  // this thread's copies of edge windows or of a band
     const Index plane = item / bands, band = item % bands;
     const Index oh_begin = band * band_rows;
     if (oh_begin >= P) continue;
