@@ -7,7 +7,7 @@
 //   build/tests/bench/bench_depthwise_nchwc [--rounds 5] [--threads 2] [--layers dw1,dw13]
 //
 // Each optune config below runs on both paths; each row reports its median (ms) over all
-// repeats. Implementations run round-robin in blocks of ~2 ms, for several rounds (the machine
+// repeats. Implementations run round-robin in blocks of ~1 ms, for several rounds (the machine
 // is shared); only the kernel call is timed (filters packed, weights reordered beforehand).
 #include <omp.h>
 
@@ -140,17 +140,17 @@ double median(std::vector<double> v) {
 // Median seconds per call of each implementation, round-robin over them for `rounds` rounds.
 std::vector<double> time_all(const std::vector<Implementation*>& impls, int rounds) {
   std::vector<int> calls(impls.size());
-  for (std::size_t i = 0; i < impls.size(); ++i) {  // warm up and size a ~2 ms block
+  for (std::size_t i = 0; i < impls.size(); ++i) {  // warm up and size a ~1 ms block
     impls[i]->run();
     const auto start = Clock::now();
     impls[i]->run();
     const double once = std::chrono::duration<double>(Clock::now() - start).count();
-    calls[i] = std::clamp(static_cast<int>(2e-3 / std::max(once, 1e-7)), 1, 10000);
+    calls[i] = std::clamp(static_cast<int>(1e-3 / std::max(once, 1e-7)), 1, 10000);
   }
   std::vector<std::vector<double>> seconds(impls.size());
   for (int round = 0; round < rounds; ++round) {
     for (std::size_t i = 0; i < impls.size(); ++i) {
-      for (int sample = 0; sample < 10; ++sample) {
+      for (int sample = 0; sample < 15; ++sample) {
         const auto start = Clock::now();
         for (int c = 0; c < calls[i]; ++c) impls[i]->run();
         seconds[i].push_back(std::chrono::duration<double>(Clock::now() - start).count() / calls[i]);

@@ -62,7 +62,16 @@ template <int L, int CV>
 void copy_window(const Conv2dDims& d, const float* __restrict group, Index present, const Window& win,
                  float* __restrict scratch) {
   using V = Simd<L>;
-  const typename V::Vector zero{};
+  using Vector = typename V::Vector;
+  // keep_in_register hides the values from GCC, which would otherwise turn each loop back into
+  // a memset or memcpy call (measured: a fifth of a 7x7 layer's time in those calls).
+  const auto zero_fill = [](float* dst, Index pixels) {
+    for (Index k = 0; k < pixels; ++k) {
+      Vector zero{};
+      V::keep_in_register(zero);
+      V::store(dst + k * L, zero);
+    }
+  };
   const Index plane = d.H * d.W * L;
   const Index x_begin = std::clamp<Index>(-win.x0, 0, win.cols), x_end = std::clamp<Index>(d.W - win.x0, x_begin, win.cols);
   for (Index v = 0; v < CV; ++v) {
@@ -70,13 +79,17 @@ void copy_window(const Conv2dDims& d, const float* __restrict group, Index prese
       float* __restrict dst = scratch + (v * win.rows + i) * win.cols * L;
       const Index y = win.y0 + i;
       if (v >= present || y < 0 || y >= d.H) {
-        for (Index k = 0; k < win.cols; ++k) V::store(dst + k * L, zero);
+        zero_fill(dst, win.cols);
         continue;
       }
       const float* __restrict src = group + v * plane + (y * d.W + win.x0) * L;
-      for (Index k = 0; k < x_begin; ++k) V::store(dst + k * L, zero);
-      for (Index k = x_begin; k < x_end; ++k) V::store(dst + k * L, V::load(src + k * L));
-      for (Index k = x_end; k < win.cols; ++k) V::store(dst + k * L, zero);
+      zero_fill(dst, x_begin);
+      for (Index k = x_begin; k < x_end; ++k) {
+        Vector pixel = V::load(src + k * L);
+        V::keep_in_register(pixel);
+        V::store(dst + k * L, pixel);
+      }
+      zero_fill(dst + x_end * L, win.cols - x_end);
     }
   }
 }
@@ -95,12 +108,18 @@ template <int CV, int OWB, int OHB>
 BandInput band_input(const Conv2dDims& d, Index oh_begin, Index oh_end, Index present) {
   const Index Q = d.out_w();
   const Window tile = window_of(d, 0, 0, OHB, OWB);
-  Index copied = 0;  // pixels the edge tiles' windows hold
-  for (Index oh = oh_begin; oh < oh_end; oh += OHB) {
-    for (Index ow = 0; ow < Q; ow += OWB) {
-      if (present < CV || !window_of(d, oh, ow, OHB, OWB).inside(d)) copied += tile.pixels();
-    }
+  // A tile is inside where both its rows and its columns are.
+  Index row_tiles = 0, rows_inside = 0, col_tiles = 0, cols_inside = 0;
+  for (Index oh = oh_begin; oh < oh_end; oh += OHB, ++row_tiles) {
+    const Window w = window_of(d, oh, 0, OHB, OWB);
+    rows_inside += w.y0 >= 0 && w.y0 + w.rows <= d.H;
   }
+  for (Index ow = 0; ow < Q; ow += OWB, ++col_tiles) {
+    const Window w = window_of(d, 0, ow, OHB, OWB);
+    cols_inside += w.x0 >= 0 && w.x0 + w.cols <= d.W;
+  }
+  const Index edge_tiles = row_tiles * col_tiles - (present == CV ? rows_inside * cols_inside : 0);
+  const Index copied = edge_tiles * tile.pixels();  // pixels the edge tiles' windows hold
   BandInput input;
   input.band = window_of(d, oh_begin, 0, conv_detail::round_up(oh_end - oh_begin, OHB), conv_detail::round_up(Q, OWB));
   input.copy_band = input.band.pixels() < copied;
@@ -170,8 +189,10 @@ void run(const Conv2dDims& d, const float* input, const float* packed_filter, fl
   const Index row_tiles = ceil_div(P, OHB);
   const Index bands = Threads == 1 ? 1 : std::clamp<Index>(ceil_div(4 * Threads, planes), 1, row_tiles);
   const Index band_rows = ceil_div(row_tiles, bands) * OHB;
-#pragma omp parallel for num_threads(Threads) schedule(dynamic, 1)
-  for (Index item = 0; item < planes * bands; ++item) {
+  // Chunks of several items where items are many and small (7x7 planes: 128 per layer).
+  const Index items = planes * bands, chunk = std::max<Index>(1, items / (8 * Threads));
+#pragma omp parallel for num_threads(Threads) schedule(dynamic, chunk)
+  for (Index item = 0; item < items; ++item) {
     thread_local AlignedBuffer scratch;  // this thread's copies of edge windows or of a band
     const Index plane = item / bands, band = item % bands;
     const Index oh_begin = band * band_rows;
