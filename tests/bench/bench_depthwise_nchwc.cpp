@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "optune/kernels/cpu/depthwise_conv2d.hpp"
+#include "optune/kernels/cpu/depthwise_conv2d_nchwc.hpp"
 #include "optune/kernels/cpu/layout.hpp"
 
 namespace {

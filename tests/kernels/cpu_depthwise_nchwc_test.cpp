@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "optune/kernels/cpu/depthwise_conv2d.hpp"
+#include "optune/kernels/cpu/depthwise_conv2d_nchwc.hpp"
 #include "optune/kernels/cpu/layout.hpp"
 #include "optune/kernels/reference.hpp"
 #include "optune/kernels/workload.hpp"
@@ -129,8 +129,8 @@ TEST(CpuDepthwiseNchwcKernel, EveryConfigMatchesTheReferenceOnEveryLayer) {
 TEST(CpuDepthwiseNchwcKernel, PackedFilterWithConstantWidthMatchesTheReference) {
   constexpr DepthwiseConv2dConfig config = blocked(8, 2, 5, 2, true, 2);
   const auto packed_run = [](const Conv2dDims& d, const float* in, const float* filter, float* out) {
-    std::vector<float> packed(depthwise_blocked_packed_filter_size(d, 16));
-    depthwise_blocked_pack_filter(d, 16, filter, packed.data());
+    std::vector<float> packed(depthwise_conv2d_packed_filter_size<config>(d));
+    depthwise_conv2d_pack_filter<config>(d, filter, packed.data());
     depthwise_conv2d_nchwc_packed<config, 3>(d, in, packed.data(), out);
   };
   const Result result = run(packed_run, {1, 40, 15, 15, 40, 3, 3, 2, 1, 1, 40}, 8);

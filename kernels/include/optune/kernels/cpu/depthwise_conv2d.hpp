@@ -17,8 +17,8 @@
 //
 // That is the "rows" algorithm; Config.algorithm = kBlocked runs the channel-blocked kernel of
 // depthwise_conv2d_blocked.hpp instead (small planes), behind the same functions. For networks
-// that keep activations in NCHW[lanes]c between layers, depthwise_conv2d_nchwc.hpp runs that
-// kernel on the kept layout, with no transform (depthwise_conv2d_nchwc_packed).
+// that keep activations in NCHW[lanes]c between layers, depthwise_conv2d_nchwc.hpp (which
+// includes this header) runs that kernel on the kept layout, with no transform.
 //
 //   depthwise_conv2d_pack_filter<DepthwiseConv2dConfig{...}>(dims, filter, packed);
 //   depthwise_conv2d_packed<DepthwiseConv2dConfig{...}>(dims, input, packed, output);
@@ -33,7 +33,6 @@
 #include "optune/kernels/cpu/aligned_buffer.hpp"
 #include "optune/kernels/cpu/conv2d_config.hpp"
 #include "optune/kernels/cpu/depthwise_conv2d_blocked.hpp"
-#include "optune/kernels/cpu/depthwise_conv2d_nchwc.hpp"
 #include "optune/kernels/cpu/simd.hpp"
 
 namespace optune::kernels::cpu {

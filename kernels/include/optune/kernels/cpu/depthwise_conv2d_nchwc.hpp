@@ -20,8 +20,9 @@
 // Threads split (image, channel group) items and, where those are fewer than four per thread
 // (few channels, large planes: MobileNet's first layers), bands of output rows as well.
 //
-//   depthwise_blocked_pack_filter(dims, c_vectors * lanes, filter, packed);  // once per weights
+//   depthwise_conv2d_pack_filter<DepthwiseConv2dConfig{...}>(dims, filter, packed);  // once per weights
 //   depthwise_conv2d_nchwc_packed<DepthwiseConv2dConfig{...}>(dims, input, packed, output);
+// (The filter packing is depthwise_conv2d.hpp's, included here.)
 // Config.algorithm must be kBlocked; dims.K is ignored. Compile with -O3 -march=<target> -fopenmp.
 #pragma once
 
@@ -31,6 +32,7 @@
 
 #include "optune/kernels/cpu/aligned_buffer.hpp"
 #include "optune/kernels/cpu/conv2d_config.hpp"
+#include "optune/kernels/cpu/depthwise_conv2d.hpp"
 #include "optune/kernels/cpu/depthwise_conv2d_blocked.hpp"
 #include "optune/kernels/cpu/simd.hpp"
 
@@ -205,7 +207,7 @@ void run(const Conv2dDims& d, const float* input, const float* packed_filter, fl
 }  // namespace depthwise_nchwc_detail
 
 // input [N][ceil(C/B)][H][W][B], output [N][ceil(C/B)][P][Q][B], B = Config.lanes (the layout
-// block); packed_filter from depthwise_blocked_pack_filter(d, c_vectors * lanes, ...). FixedS as
+// block); packed_filter from depthwise_conv2d_pack_filter<Config>. FixedS as
 // in depthwise_conv2d_packed: the filter width when known at compile time, -1 for run time.
 template <DepthwiseConv2dConfig Config, int FixedS = -1>
 void depthwise_conv2d_nchwc_packed(const Conv2dDims& d, const float* input, const float* packed_filter,
@@ -228,10 +230,9 @@ void depthwise_conv2d_nchwc_packed(const Conv2dDims& d, const float* input, cons
 // One call that packs the filter (per call, like depthwise_conv2d()) and convolves.
 template <DepthwiseConv2dConfig Config>
 void depthwise_conv2d_nchwc(const Conv2dDims& d, const float* input, const float* filter, float* output) {
-  constexpr std::int64_t channel_block = Config.c_vectors * Config.lanes;
   thread_local AlignedBuffer packed;
-  float* buffer = packed.reserve(depthwise_blocked_packed_filter_size(d, channel_block));
-  depthwise_blocked_pack_filter(d, channel_block, filter, buffer);
+  float* buffer = packed.reserve(depthwise_conv2d_packed_filter_size<Config>(d));
+  depthwise_conv2d_pack_filter<Config>(d, filter, buffer);
   depthwise_conv2d_nchwc_packed<Config>(d, input, buffer, output);
 }
 
