@@ -419,12 +419,19 @@ class CpuConv2dTemplate final : public KernelTemplate {
                      "                   const float* filter, float* output) {\n"
                      "  return kernels::cpu::conv2d_tuned<tuned::kConv2d, tuned::kConv2dDefault>(dims, input,\n"
                      "                                                                          filter, output);\n"
+                     "}\n"
+                     "// The same on a kept NCHW[Block]c layout (input and output), e.g. conv2d_nchwc<8>.\n"
+                     "template <int Block>\n"
+                     "bool conv2d_nchwc(const kernels::cpu::Conv2dDims& dims, const float* input, const float* filter,\n"
+                     "                  float* output) {\n"
+                     "  return kernels::cpu::conv2d_nchwc_tuned<tuned::kConv2d, tuned::kConv2dDefault, Block>(\n"
+                     "      dims, input, filter, output);\n"
                      "}\n"};
   }
 
   std::string table_row(const Workload& workload, const DeviceInfo&, const ss::ConfigView& config) const override {
     return "{" + cpu::conv2d_dims_literal(cpu::conv2d_dims(workload)) + ", " +
-           config_literal(config) + "}";
+           config_literal(config) + ", " + std::to_string(workload.layout_block) + "}";
   }
 
   std::string config_literal(const ss::ConfigView& config) const override {

@@ -248,12 +248,20 @@ class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
                      "  return kernels::cpu::depthwise_conv2d_tuned<tuned::kDepthwiseConv2d,\n"
                      "                                              tuned::kDepthwiseConv2dDefault>(\n"
                      "      dims, input, filter, output);\n"
+                     "}\n"
+                     "// The same on a kept NCHW[Block]c layout (input and output), e.g. depthwise_conv2d_nchwc<8>.\n"
+                     "template <int Block>\n"
+                     "bool depthwise_conv2d_nchwc(const kernels::cpu::Conv2dDims& dims, const float* input,\n"
+                     "                            const float* filter, float* output) {\n"
+                     "  return kernels::cpu::depthwise_conv2d_nchwc_tuned<tuned::kDepthwiseConv2d,\n"
+                     "                                                    tuned::kDepthwiseConv2dDefault, Block>(\n"
+                     "      dims, input, filter, output);\n"
                      "}\n"};
   }
 
   std::string table_row(const Workload& workload, const DeviceInfo&, const ss::ConfigView& config) const override {
     return "{" + cpu::conv2d_dims_literal(cpu::conv2d_dims(workload)) + ", " +
-           config_literal(config) + "}";
+           config_literal(config) + ", " + std::to_string(workload.layout_block) + "}";
   }
 
   std::string config_literal(const ss::ConfigView& config) const override {
