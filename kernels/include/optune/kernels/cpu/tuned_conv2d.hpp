@@ -6,19 +6,13 @@
 // other shape. These calls pack the filter in every call (conv2d() / depthwise_conv2d()); an
 // application that keeps packed weights calls conv2d_pack_filter / conv2d_packed with the
 // table's config itself.
-//
-// Rows tuned on a kept NCHW[b]c layout (layout_block = b) serve conv2d_nchwc_tuned<..., b> and
-// depthwise_conv2d_nchwc_tuned<..., b>, whose shapes without a row run the default config moved
-// onto that layout (the kernel that reads it, with vectors of b lanes).
 #pragma once
 
 #include <cstddef>
 #include <utility>
 
 #include "optune/kernels/cpu/conv2d.hpp"
-#include "optune/kernels/cpu/conv2d_nchwc.hpp"
 #include "optune/kernels/cpu/depthwise_conv2d.hpp"
-#include "optune/kernels/cpu/depthwise_conv2d_nchwc.hpp"
 
 namespace optune::kernels::cpu {
 
@@ -34,58 +28,20 @@ struct TunedDepthwiseConv2d {
   int layout_block = 0;
 };
 
-// The NCHW default config moved onto a kept NCHW[Block]c layout: the direct kernel (the one that
-// reads the layout), with Block lanes and input-channel blocks, the rest of its schedule kept.
-template <Conv2dConfig Default, int Block>
-constexpr Conv2dConfig nchwc_default() {
-  Conv2dConfig c = Default;
-  c.algorithm = ConvAlgorithm::kDirect;
-  c.gemm = {};
-  c.lanes = Block;
-  c.ic_block = Block;
-  return c;
-}
-
-template <DepthwiseConv2dConfig Default, int Block>
-constexpr DepthwiseConv2dConfig nchwc_default() {
-  DepthwiseConv2dConfig c = Default;
-  c.algorithm = DepthwiseAlgorithm::kBlocked;
-  c.lanes = Block;
-  return c;
-}
-
-namespace tuned_detail {
-// Runs `Kernel<config>` of the first row of Table with these dims and layout block; false if none.
-template <const auto& Table, typename Run>
-bool run_row(const Conv2dDims& dims, int layout_block, Run&& run) {
-  return [&]<std::size_t... I>(std::index_sequence<I...>) {
-    auto one = [&]<std::size_t J>() {
-      constexpr auto entry = Table[J];
-      if (!(entry.dims == dims) || entry.layout_block != layout_block) return false;
-      run.template operator()<entry.config>();
-      return true;
-    };
-    return (one.template operator()<I>() || ...);
-  }(std::make_index_sequence<Table.size()>{});
-}
-}  // namespace tuned_detail
-
 // NCHW output = conv2d(NCHW input, OIHW filter). Returns true when a tuned entry ran, false when
 // the shape has none and `Fallback` ran.
 template <const auto& Table, Conv2dConfig Fallback>
 bool conv2d_tuned(const Conv2dDims& dims, const float* input, const float* filter, float* output) {
-  const bool tuned = tuned_detail::run_row<Table>(
-      dims, 0, [&]<Conv2dConfig C>() { conv2d<C>(dims, input, filter, output); });
+  const bool tuned = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    auto run = [&]<std::size_t J>() {
+      constexpr TunedConv2d entry = Table[J];
+      if (!(entry.dims == dims) || entry.layout_block != 0) return false;
+      conv2d<entry.config>(dims, input, filter, output);
+      return true;
+    };
+    return (run.template operator()<I>() || ...);
+  }(std::make_index_sequence<Table.size()>{});
   if (!tuned) conv2d<Fallback>(dims, input, filter, output);
-  return tuned;
-}
-
-// NCHW[Block]c output = conv2d(NCHW[Block]c input, OIHW filter), as conv2d_tuned.
-template <const auto& Table, Conv2dConfig Fallback, int Block>
-bool conv2d_nchwc_tuned(const Conv2dDims& dims, const float* input, const float* filter, float* output) {
-  const bool tuned = tuned_detail::run_row<Table>(
-      dims, Block, [&]<Conv2dConfig C>() { conv2d_nchwc<C>(dims, input, filter, output); });
-  if (!tuned) conv2d_nchwc<nchwc_default<Fallback, Block>()>(dims, input, filter, output);
   return tuned;
 }
 
@@ -93,18 +49,16 @@ bool conv2d_nchwc_tuned(const Conv2dDims& dims, const float* input, const float*
 template <const auto& Table, DepthwiseConv2dConfig Fallback>
 bool depthwise_conv2d_tuned(const Conv2dDims& dims, const float* input, const float* filter,
                             float* output) {
-  const bool tuned = tuned_detail::run_row<Table>(
-      dims, 0, [&]<DepthwiseConv2dConfig C>() { depthwise_conv2d<C>(dims, input, filter, output); });
+  const bool tuned = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    auto run = [&]<std::size_t J>() {
+      constexpr TunedDepthwiseConv2d entry = Table[J];
+      if (!(entry.dims == dims) || entry.layout_block != 0) return false;
+      depthwise_conv2d<entry.config>(dims, input, filter, output);
+      return true;
+    };
+    return (run.template operator()<I>() || ...);
+  }(std::make_index_sequence<Table.size()>{});
   if (!tuned) depthwise_conv2d<Fallback>(dims, input, filter, output);
-  return tuned;
-}
-
-template <const auto& Table, DepthwiseConv2dConfig Fallback, int Block>
-bool depthwise_conv2d_nchwc_tuned(const Conv2dDims& dims, const float* input, const float* filter,
-                                  float* output) {
-  const bool tuned = tuned_detail::run_row<Table>(
-      dims, Block, [&]<DepthwiseConv2dConfig C>() { depthwise_conv2d_nchwc<C>(dims, input, filter, output); });
-  if (!tuned) depthwise_conv2d_nchwc<nchwc_default<Fallback, Block>()>(dims, input, filter, output);
   return tuned;
 }
 
