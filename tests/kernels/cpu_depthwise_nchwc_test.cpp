@@ -126,12 +126,14 @@ TEST(CpuDepthwiseNchwcKernel, EveryConfigMatchesTheReferenceOnEveryLayer) {
   }
 }
 
+constexpr DepthwiseConv2dConfig kPackedConfig = blocked(8, 2, 5, 2, true, 2);
+
+// As the tuner's candidates call it: the filter packed apart, the filter width a constant.
 TEST(CpuDepthwiseNchwcKernel, PackedFilterWithConstantWidthMatchesTheReference) {
-  constexpr DepthwiseConv2dConfig config = blocked(8, 2, 5, 2, true, 2);
   const auto packed_run = [](const Conv2dDims& d, const float* in, const float* filter, float* out) {
-    std::vector<float> packed(depthwise_conv2d_packed_filter_size<config>(d));
-    depthwise_conv2d_pack_filter<config>(d, filter, packed.data());
-    depthwise_conv2d_nchwc_packed<config, 3>(d, in, packed.data(), out);
+    std::vector<float> packed(depthwise_conv2d_packed_filter_size<kPackedConfig>(d));
+    depthwise_conv2d_pack_filter<kPackedConfig>(d, filter, packed.data());
+    depthwise_conv2d_nchwc_packed<kPackedConfig, 3>(d, in, packed.data(), out);
   };
   const Result result = run(packed_run, {1, 40, 15, 15, 40, 3, 3, 2, 1, 1, 40}, 8);
   EXPECT_LE(result.error, 1e-5);
