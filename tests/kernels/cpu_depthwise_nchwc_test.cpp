@@ -3,8 +3,9 @@
 // c_vectors 1..4, ow_block 1..13 (wider than some outputs), oh_block 1..3, filter width constant
 // or not, 1 and 2 threads) on layers with stride 1 and 2, padding 0..2, 3x3 and 5x5 filters,
 // dilation 2, odd extents, batch 2, channel counts that no block divides (13, and 3: less than
-// one block), and planes small (every tile an edge) and large (most tiles read in place). The operands are converted with layout.hpp; the input's padding channels hold
-// garbage, and the output's must come out exactly zero.
+// one block), and planes small (every tile an edge) and large (most tiles read in place). The
+// operands are converted with layout.hpp; the input's padding channels hold garbage, and the
+// output's must come out exactly zero.
 #include <gtest/gtest.h>
 
 #include <array>

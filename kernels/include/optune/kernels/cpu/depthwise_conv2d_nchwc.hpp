@@ -6,13 +6,16 @@
 // R x S taps, one vector load of input and one FMA per tap; here the c_vectors vectors of a
 // channel group are c_vectors layout blocks, each its own plane in memory.
 //
-// Reads and writes in place. The layers are memory-bound, so the input is not copied: a tile whose
-// input window lies inside the image reads the image itself. Only tiles at the padded borders
-// (and in a last channel group with fewer than c_vectors blocks) copy their window, zero outside
-// the image, into a small per-thread scratch that stays in L1; on small planes (7x7, 14x14),
-// where most tiles are edge tiles, each band of rows is copied once with its zero border instead,
-// whichever copies fewer pixels. Full output tiles are stored as vectors straight into the
-// output; edge tiles through a local tile clipped to the output.
+// Reads and writes in place. The layers are memory-bound, so the input is not copied where it need
+// not be: a tile whose input window lies inside the image reads the image itself. Only tiles at
+// the padded borders (and in a last channel group with fewer than c_vectors blocks) copy their
+// window, zero outside the image, into a small per-thread scratch that stays in L1. Where that
+// would copy more pixels than the band of rows a work item computes (planes up to 56x56, where a
+// third or more of the tiles are edges), the band is copied once with its zero border instead and
+// every tile reads the copy. (Measured on MobileNet's layers, single thread: that choice was the
+// faster one on dw1, dw2 and dw3; computing the edge columns one pixel wide and the inside in
+// full tiles was slower than either, the one-pixel tiles being latency-bound.) Full output tiles
+// are stored as vectors straight into the output; edge tiles through a local tile clipped to it.
 //
 // Output channels past C come out zero: the packed filter's weights are zero there, so any finite
 // values in the input's padding channels are multiplied by zero.
@@ -75,7 +78,8 @@ void copy_window(const Conv2dDims& d, const float* __restrict group, Index prese
     }
   };
   const Index plane = d.H * d.W * L;
-  const Index x_begin = std::clamp<Index>(-win.x0, 0, win.cols), x_end = std::clamp<Index>(d.W - win.x0, x_begin, win.cols);
+  const Index x_begin = std::clamp<Index>(-win.x0, 0, win.cols);  // the window's columns inside the image
+  const Index x_end = std::clamp<Index>(d.W - win.x0, x_begin, win.cols);
   for (Index v = 0; v < CV; ++v) {
     for (Index i = 0; i < win.rows; ++i) {
       float* __restrict dst = scratch + (v * win.rows + i) * win.cols * L;
