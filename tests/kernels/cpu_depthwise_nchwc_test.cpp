@@ -1,7 +1,7 @@
 // Depthwise conv2d on the kept NCHW[lanes]c layout (optune/kernels/cpu/depthwise_conv2d_nchwc.hpp)
 // computes kernels::reference's answer for every config of a compile-time list (lanes 4 and 8,
 // c_vectors 1..4, ow_block 1..13 (wider than some outputs), oh_block 1..3, filter width constant
-// or not, 1 and 2 threads) on layers with stride 1 and 2, padding 0..2, 3x3 and 5x5 filters,
+// or not, 1 and 2 threads) on layers with stride 1, 2 and 3, padding 0..2, 3x3, 5x5 and 4x4 filters,
 // dilation 2, odd extents, batch 2, channel counts that no block divides (13, and 3: less than
 // one block), and planes small (every tile an edge) and large (most tiles read in place). The
 // operands are converted with layout.hpp; the input's padding channels hold garbage, and the
@@ -64,6 +64,7 @@ const std::vector<std::pair<std::string, Conv2dShape>>& layers() {
       {"3x3 stride 2 no pad, wide odd rows", {1, 6, 9, 45, 6, 3, 3, 2, 0, 1, 6}},
       {"3x3 pad 1, 7x7 planes", {1, 64, 7, 7, 64, 3, 3, 1, 1, 1, 64}},
       {"1x1 stride 2", {1, 10, 8, 10, 10, 1, 1, 2, 0, 1, 10}},
+      {"stride 3 (at run time), 4x4 dilation 2, pad 2", {1, 5, 23, 29, 5, 4, 4, 3, 2, 2, 5}},
       // Planes large enough that most tiles read in place and only edge tiles copy their window.
       {"5x5 pad 2, large planes, C 13", {1, 13, 30, 45, 13, 5, 5, 1, 2, 1, 13}},
       {"3x3 stride 2 pad 1, large planes", {1, 16, 40, 41, 16, 3, 3, 2, 1, 1, 16}},

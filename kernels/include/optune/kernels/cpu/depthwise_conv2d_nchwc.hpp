@@ -133,8 +133,9 @@ BandInput band_input(const Conv2dDims& d, Index oh_begin, Index oh_end, Index pr
   return input;
 }
 
-// The output rows [oh_begin, oh_end) of channel group g of image n.
-template <int L, int CV, int OWB, int OHB, int FixedS>
+// The output rows [oh_begin, oh_end) of channel group g of image n. FixedStride: d.stride as a
+// constant (1, 2), or 0.
+template <int L, int CV, int OWB, int OHB, int FixedS, int FixedStride>
 void run_band(const Conv2dDims& d, const float* input, const float* packed_filter, float* output, Index n, Index g,
               Index oh_begin, Index oh_end, AlignedBuffer& scratch_buffer) {
   using V = Simd<L>;
@@ -148,10 +149,10 @@ void run_band(const Conv2dDims& d, const float* input, const float* packed_filte
   float* scratch = scratch_buffer.reserve(static_cast<std::size_t>(CV * band.scratch_floats * L));
   if (band.copy_band) copy_window<L, CV>(d, group_in, present, band.band, scratch);
   const Window tile_window = window_of(d, 0, 0, OHB, OWB);
-  const PixelSteps image_steps{L, d.W * L, d.H * d.W * L}, out_steps{L, Q * L, P * Q * L};
-  const PixelSteps band_steps{L, band.band.cols * L, band.band.pixels() * L};
-  const PixelSteps window_steps{L, tile_window.cols * L, tile_window.pixels() * L};
-  const PixelSteps tile_steps{L, OWB * L, OHB * OWB * L};
+  const PixelSteps image_steps{d.W * L, d.H * d.W * L}, out_steps{Q * L, P * Q * L};
+  const PixelSteps band_steps{band.band.cols * L, band.band.pixels() * L};
+  const PixelSteps window_steps{tile_window.cols * L, tile_window.pixels() * L};
+  const PixelSteps tile_steps{OWB * L, OHB * OWB * L};
   alignas(64) float tile[CV * OHB * OWB * L];  // [CV][OHB][OWB][L]: edge tiles before clipping
   for (Index oh = oh_begin; oh < oh_end; oh += OHB) {
     const Index rows = std::min<Index>(OHB, P - oh);
@@ -170,11 +171,11 @@ void run_band(const Conv2dDims& d, const float* input, const float* packed_filte
       }
       float* out = group_out + (oh * Q + ow) * L;
       if (rows == OHB && cols == OWB && present == CV) {
-        depthwise_blocked_detail::depthwise_blocked_tile<L, CV, OWB, OHB, FixedS>(
+        depthwise_blocked_detail::depthwise_blocked_tile<L, CV, OWB, OHB, FixedS, L, FixedStride>(
             in, in_steps, taps, d.R, d.S, d.stride, d.dilation, out, out_steps);
         continue;
       }
-      depthwise_blocked_detail::depthwise_blocked_tile<L, CV, OWB, OHB, FixedS>(
+      depthwise_blocked_detail::depthwise_blocked_tile<L, CV, OWB, OHB, FixedS, L, FixedStride>(
           in, in_steps, taps, d.R, d.S, d.stride, d.dilation, tile, tile_steps);
       for (Index v = 0; v < present; ++v) {
         for (Index h = 0; h < rows; ++h) {
@@ -187,7 +188,7 @@ void run_band(const Conv2dDims& d, const float* input, const float* packed_filte
   }
 }
 
-template <int L, int CV, int OWB, int OHB, int FixedS, int Threads>
+template <int L, int CV, int OWB, int OHB, int FixedS, int FixedStride, int Threads>
 void run(const Conv2dDims& d, const float* input, const float* packed_filter, float* output) {
   const Index P = d.out_h(), groups = ceil_div(ceil_div(d.C, L), CV), planes = d.N * groups;
   // At least four items per thread where the planes allow it, so a thread the OS deschedules
@@ -203,8 +204,8 @@ void run(const Conv2dDims& d, const float* input, const float* packed_filter, fl
     const Index plane = item / bands, band = item % bands;
     const Index oh_begin = band * band_rows;
     if (oh_begin >= P) continue;
-    run_band<L, CV, OWB, OHB, FixedS>(d, input, packed_filter, output, plane / groups, plane % groups, oh_begin,
-                                      std::min(P, oh_begin + band_rows), scratch);
+    run_band<L, CV, OWB, OHB, FixedS, FixedStride>(d, input, packed_filter, output, plane / groups, plane % groups,
+                                                   oh_begin, std::min(P, oh_begin + band_rows), scratch);
   }
 }
 
@@ -218,16 +219,23 @@ void depthwise_conv2d_nchwc_packed(const Conv2dDims& d, const float* input, cons
                                    float* output) {
   static_assert(depthwise_conv2d_config_error(Config) == nullptr, "invalid DepthwiseConv2dConfig");
   static_assert(Config.algorithm == DepthwiseAlgorithm::kBlocked,
-                "depthwise_conv2d_nchwc needs algorithm = kBlocked: vectors along channels, as the layout holds them");
+                "depthwise_conv2d_nchwc needs algorithm = kBlocked: vectors along channels, as the layout has them");
   static_assert(Config.lanes <= kMaxLanes,
                 "DepthwiseConv2dConfig::lanes needs a wider SIMD ISA than the compile flags enable");
   constexpr int L = Config.lanes, CV = Config.c_vectors, OWB = Config.ow_block, OHB = Config.oh_block;
+  // The stride as a constant: MobileNet's layers have 1 and 2.
+  const auto run_with_stride = [&]<int S>() {
+    using depthwise_nchwc_detail::run;
+    switch (d.stride) {
+      case 1: return run<L, CV, OWB, OHB, S, 1, Config.threads>(d, input, packed_filter, output);
+      case 2: return run<L, CV, OWB, OHB, S, 2, Config.threads>(d, input, packed_filter, output);
+      default: return run<L, CV, OWB, OHB, S, 0, Config.threads>(d, input, packed_filter, output);
+    }
+  };
   if constexpr (FixedS >= 0) {
-    depthwise_nchwc_detail::run<L, CV, OWB, OHB, FixedS, Config.threads>(d, input, packed_filter, output);
+    run_with_stride.template operator()<FixedS>();
   } else {
-    depthwise_blocked_detail::with_filter_width<Config.unroll_kw>(d.S, [&]<int S>() {
-      depthwise_nchwc_detail::run<L, CV, OWB, OHB, S, Config.threads>(d, input, packed_filter, output);
-    });
+    depthwise_blocked_detail::with_filter_width<Config.unroll_kw>(d.S, run_with_stride);
   }
 }
 
