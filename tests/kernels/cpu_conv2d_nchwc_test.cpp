@@ -1,8 +1,8 @@
 // conv2d on the kept NCHW[b]c layout (optune/kernels/cpu/conv2d_nchwc.hpp) computes
 // kernels::reference's answer for every config of a compile-time list (lanes 4 and 8, oc_vectors
 // 1..4, tiles narrower and wider than the outputs, each loop order and split, 1 and 2 threads,
-// filter width constant or not) on layers with stride 2, padding, 1x1 (stride 1 and 2, read in
-// place), 7x7, dilation 2, batch 2 and odd extents, with C and K not multiples of the block: the
+// filter width constant or not) on layers with stride 2, padding, 1x1 (stride 1 read in place,
+// stride 2 and 3 from a subsampled copy), 3x3 without padding (in place), 7x7, dilation 2, batch 2 and odd extents, with C and K not multiples of the block: the
 // input's padding channels hold junk, the output's must come back exactly zero, and both tensors
 // end at a page that faults when touched, so a read or write past either one crashes the test.
 #include <gtest/gtest.h>
@@ -138,9 +138,11 @@ const std::vector<std::pair<std::string, Conv2dShape>>& layers() {
   static const std::vector<std::pair<std::string, Conv2dShape>> list = {
       {"3x3 pad 1", {1, 16, 14, 14, 32, 3, 3, 1, 1, 1, 1}},
       {"3x3 stride 2 pad 1, C 5, K 13", {1, 5, 15, 15, 13, 3, 3, 2, 1, 1, 1}},
-      {"1x1 (in place)", {1, 64, 7, 9, 48, 1, 1, 1, 0, 1, 1}},
-      {"1x1 stride 2 (in place), C 13, K 5", {1, 13, 13, 13, 5, 1, 1, 2, 0, 1, 1}},
-      {"1x1 stride 2 (in place), even extents", {1, 32, 14, 14, 24, 1, 1, 2, 0, 1, 1}},
+      {"1x1 (in place, rows of whole tiles)", {1, 64, 7, 9, 48, 1, 1, 1, 0, 1, 1}},
+      {"1x1 stride 2 (subsampled), C 13, K 5", {1, 13, 13, 13, 5, 1, 1, 2, 0, 1, 1}},
+      {"1x1 stride 2 (subsampled), even extents", {1, 32, 14, 14, 24, 1, 1, 2, 0, 1, 1}},
+      {"batch 2, 1x1 stride 3 (subsampled), C 9", {2, 9, 11, 10, 16, 1, 1, 3, 0, 1, 1}},
+      {"batch 2, 1x1 (in place), K 21", {2, 16, 5, 5, 21, 1, 1, 1, 0, 1, 1}},
       {"7x7 stride 2 pad 3 (resnet conv1)", {1, 3, 32, 32, 64, 7, 7, 2, 3, 1, 1}},
       {"3x3 dilation 2 pad 2", {1, 8, 17, 19, 16, 3, 3, 1, 2, 2, 1}},
       {"5x3 no pad (in place), C 5, K 13", {1, 5, 11, 23, 13, 5, 3, 1, 0, 1, 1}},

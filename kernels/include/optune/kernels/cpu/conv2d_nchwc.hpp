@@ -45,20 +45,40 @@ void copy_padded_row(const Conv2dDims& d, const BlockedImage& b, const float* __
   std::fill_n(dst + tail, b.row_floats() - tail, 0.0f);
 }
 
-// The input window of one tile (rows [h0, h0 + rows) and columns [w0, w0 + cols) of every channel
-// block of `image`, zero outside the image) into `window`: a blocked image of its own, whose
-// geometry a tile can read instead of the tensor's.
+// Row `row` ([image][block][output row]) of the subsampled copy of a pointwise layer with stride
+// > 1: every stride-th pixel of every stride-th input row, so that the tiles run a stride-1 layer
+// on contiguous pixels.
 template <int Block>
-void copy_window(const Conv2dDims& d, const BlockedImage& b, const float* __restrict image, Index h0, Index w0,
+void copy_subsampled_row(const Conv2dDims& d, const float* __restrict input, Index row, float* __restrict dst) {
+  const Index P = d.out_h(), Q = d.out_w();
+  const float* src = input + ((row / P) * d.H + (row % P) * d.stride) * d.W * Block;  // (image, block) planes
+  for (Index q = 0; q < Q; ++q) std::memcpy(dst + q * Block, src + q * d.stride * Block, sizeof(float) * Block);
+}
+
+// An unpadded blocked image, as the tiles of conv2d_nchwc_run see it: planes of `pixels` pixels,
+// read as rows of `row_pixels` (the image's width, or for pointwise layers any width: there the
+// rows do not matter), the last row possibly partial. Row h holds the pixels from h * row_pixels
+// to the plane's end or the row's, whichever comes first.
+struct PlaneView {
+  Index pixels = 0, row_pixels = 0;
+  // Pixels of row h from column w0 on, at most `limit`.
+  Index valid(Index h, Index w0, Index limit) const {
+    return std::clamp<Index>(std::min(row_pixels, pixels - h * row_pixels) - w0, 0, limit);
+  }
+};
+
+// The input window of one tile (rows [h0, h0 + window.height) and columns [w0, w0 + window.width)
+// of every channel block of `image`, zero outside it) into `dst`: a blocked image of its own,
+// whose geometry the tile reads instead of the tensor's.
+template <int Block>
+void copy_window(const PlaneView& plane, const float* __restrict image, Index h0, Index w0,
                  const BlockedImage& window, float* __restrict dst) {
   for (Index cb = 0; cb < window.channel_blocks; ++cb) {
     for (Index r = 0; r < window.height; ++r) {
       float* row = dst + cb * window.plane_floats() + r * window.row_floats();
-      const Index h = h0 + r, valid = h < d.H ? std::clamp<Index>(d.W - w0, 0, window.width) : 0;
-      if (valid > 0) {
-        std::memcpy(row, image + cb * b.plane_floats() + h * b.row_floats() + w0 * Block,
-                    sizeof(float) * valid * Block);
-      }
+      const Index valid = plane.valid(h0 + r, w0, window.width);
+      const float* src = image + (cb * plane.pixels + (h0 + r) * plane.row_pixels + w0) * Block;
+      if (valid > 0) std::memcpy(row, src, sizeof(float) * valid * Block);
       std::fill_n(row + valid * Block, (window.width - valid) * Block, 0.0f);
     }
   }
@@ -68,63 +88,89 @@ template <Conv2dConfig Config, int FixedS>
 void conv2d_nchwc_run(const Conv2dDims& d, const float* input, const float* packed_filter, float* output) {
   constexpr int L = Config.lanes, OCV = Config.oc_vectors, OB = OCV * L;
   constexpr int OWB = Config.ow_block, OHB = Config.oh_block;
-  const Index P = d.out_h(), Q = d.out_w();
   const Index in_blocks = ceil_div(d.C, L), out_blocks = ceil_div(d.K, L);
-  const Index out_image_floats = out_blocks * P * Q * L;
   const Index filter_block_floats = in_blocks * d.R * d.S * L * OB;
 
-  // What the tiles read: the input itself, or its zero-padded copy.
-  const bool in_place = d.pad == 0;
-  const BlockedImage b = in_place ? BlockedImage{in_blocks, L, d.H, d.W} : blocked_image(d, L, OHB, OWB);
-  thread_local AlignedBuffer padded_buffer;  // the calling thread's; its team shares it
-  float* padded = in_place ? nullptr : padded_buffer.reserve(static_cast<std::size_t>(d.N * b.floats()));
-  const float* source = in_place ? input : padded;
-  const TileGeometry g{b.channel_blocks, d.R, d.S, d.stride, d.dilation, b.row_floats(), b.plane_floats()};
+  // What the tiles read, in one of three ways:
+  //   padded (pad > 0): a zero-padded copy, with a border that covers every full tile's reads;
+  //   subsampled (1x1, stride > 1, no pad): the used pixels, compacted, read as a stride-1 layer;
+  //   in place (else): the input itself.
+  // Pointwise layers (1x1, stride 1 after subsampling, no pad) are a matrix product over the
+  // pixels of a plane, so their tiles walk the plane as rows of whole column tiles, not image rows:
+  // only the plane's last tile is partial, wherever the image's width falls.
+  const bool padded = d.pad > 0, pointwise = d.R == 1 && d.S == 1 && !padded;
+  const bool subsampled = pointwise && d.stride > 1;
+  Conv2dDims c = d;  // the layer the tiles compute
+  if (subsampled) {
+    c.H = d.out_h();
+    c.W = d.out_w();
+    c.stride = 1;
+  }
+  const Index row_pixels = pointwise ? OWB * ceil_div(c.W, OWB) : c.W;
+  Conv2dDims v = c;  // the same layer on the rows the tiles walk
+  if (pointwise) {
+    v.W = row_pixels;
+    v.H = ceil_div(c.H * c.W, row_pixels);
+  }
+  const Index P = v.out_h(), Q = v.out_w();  // the tiles' rows and columns
+  const PlaneView out_plane{d.out_h() * d.out_w(), Q}, in_plane{c.H * c.W, row_pixels};
+  const BlockedImage b =
+      padded ? blocked_image(d, L, OHB, OWB) : BlockedImage{in_blocks, L, 1, in_plane.pixels};  // row: see g
+  thread_local AlignedBuffer copy_buffer;  // the calling thread's; its team shares it
+  const Index copy_rows = padded ? d.N * in_blocks * b.height : subsampled ? d.N * in_blocks * c.H : 0;
+  float* copy = copy_rows > 0 ? copy_buffer.reserve(static_cast<std::size_t>(d.N * b.floats())) : nullptr;
+  const float* source = copy_rows > 0 ? copy : input;
+  const TileGeometry g{in_blocks, d.R, d.S, c.stride, d.dilation, padded ? b.row_floats() : row_pixels * L,
+                       b.plane_floats()};
 
-  // In place, a tile whose reads would run past the tensor's end reads a copy of its window.
-  const BlockedImage window{in_blocks, L, (OHB - 1) * d.stride + (d.R - 1) * d.dilation + 1,
-                            (OWB - 1) * d.stride + (d.S - 1) * d.dilation + 1};
-  const TileGeometry window_g{window.channel_blocks, d.R, d.S, d.stride, d.dilation, window.row_floats(),
-                              window.plane_floats()};
-  const Index tile_reach = (in_blocks - 1) * b.plane_floats() + (window.height - 1) * b.row_floats() +
+  // A tile whose reads would run past the end of an unpadded source reads a copy of its window.
+  const BlockedImage window{in_blocks, L, (OHB - 1) * c.stride + (d.R - 1) * d.dilation + 1,
+                            (OWB - 1) * c.stride + (d.S - 1) * d.dilation + 1};
+  const TileGeometry window_g{in_blocks, d.R, d.S, c.stride, d.dilation, window.row_floats(), window.plane_floats()};
+  const Index tile_reach = (in_blocks - 1) * g.plane_floats + (window.height - 1) * g.row_floats +
                            window.width * L;  // floats from a tile's first input pixel to its last read, + 1
-  const float* input_end = input + d.N * b.floats();
+  const float* source_end = source + d.N * b.floats();
 
   auto fill_row = [&](Index row) {
-    const Index n = row / (b.channel_blocks * b.height), rest = row % (b.channel_blocks * b.height);
+    if (subsampled) return copy_subsampled_row<L>(d, input, row, copy + row * c.W * L);
+    const Index n = row / (in_blocks * b.height), rest = row % (in_blocks * b.height);
     copy_padded_row<L>(d, b, input + n * in_blocks * d.H * d.W * L, rest / b.height, rest % b.height,
-                       padded + row * b.row_floats());
+                       copy + row * b.row_floats());
   };
   auto run_tile = [&](Index n, Index kb, Index rt, Index ct) {
     const Index oh0 = rt * OHB, ow0 = ct * OWB;
-    const float* in = source + n * b.floats() + (oh0 * b.row_floats() + ow0 * L) * d.stride;
+    const Index last_row_cols = out_plane.valid(oh0 + OHB - 1, ow0, OWB);
+    if (out_plane.valid(oh0, ow0, OWB) == 0) return;  // past the plane's last pixel
+    const float* in = source + n * b.floats() + (oh0 * g.row_floats + ow0 * L) * c.stride;
     const TileGeometry* geometry = &g;
-    if (in_place && in + tile_reach > input_end) {
+    if (!padded && in + tile_reach > source_end) {
       thread_local AlignedBuffer window_buffer;  // each thread's own
-      float* copy = window_buffer.reserve(static_cast<std::size_t>(window.floats()));
-      copy_window<L>(d, b, source + n * b.floats(), oh0 * d.stride, ow0 * d.stride, window, copy);
-      in = copy;
+      float* window_copy = window_buffer.reserve(static_cast<std::size_t>(window.floats()));
+      copy_window<L>(in_plane, source + n * b.floats(), oh0 * c.stride, ow0 * c.stride, window, window_copy);
+      in = window_copy;
       geometry = &window_g;
     }
     const float* filter = packed_filter + kb * filter_block_floats;
-    float* out = output + n * out_image_floats + (kb * OCV * P * Q + oh0 * Q + ow0) * L;
-    const Index rows = std::min<Index>(OHB, P - oh0), cols = std::min<Index>(OWB, Q - ow0);
+    const Index out_plane_floats = out_plane.pixels * L;
+    float* out = output + (n * out_blocks + kb * OCV) * out_plane_floats + (oh0 * Q + ow0) * L;
     const Index vectors = std::min<Index>(OCV, out_blocks - kb * OCV);  // layout blocks of the output
-    if (rows == OHB && cols == OWB && vectors == OCV) {
-      conv_tile<L, OCV, L, OWB, OHB, FixedS>(in, filter, *geometry, out, {Q * L, L, P * Q * L});
+    if (last_row_cols == OWB && vectors == OCV) {
+      conv_tile<L, OCV, L, OWB, OHB, FixedS>(in, filter, *geometry, out, {Q * L, L, out_plane_floats});
       return;
     }
     alignas(64) float tile[OHB * OWB * OB];
     conv_tile<L, OCV, L, OWB, OHB, FixedS>(in, filter, *geometry, tile, {OWB * OB, OB, L});
     for (Index v = 0; v < vectors; ++v) {
-      for (Index h = 0; h < rows; ++h) {
+      for (Index h = 0; h < OHB; ++h) {
+        const Index cols = out_plane.valid(oh0 + h, ow0, OWB);
         for (Index j = 0; j < cols; ++j) {
-          std::memcpy(out + v * P * Q * L + h * Q * L + j * L, tile + (h * OWB + j) * OB + v * L, sizeof(float) * L);
+          std::memcpy(out + v * out_plane_floats + (h * Q + j) * L, tile + (h * OWB + j) * OB + v * L,
+                      sizeof(float) * L);
         }
       }
     }
   };
-  for_each_tile<Config>(d, in_place ? 0 : d.N * b.channel_blocks * b.height, fill_row, run_tile);
+  for_each_tile<Config>(v, copy_rows, fill_row, run_tile);
 }
 
 }  // namespace conv_detail
