@@ -2,9 +2,10 @@
 // kernels::reference's answer for every config of a compile-time list (lanes 4 and 8, oc_vectors
 // 1..4, tiles narrower and wider than the outputs, each loop order and split, 1 and 2 threads,
 // filter width constant or not) on layers with stride 2, padding, 1x1 (stride 1 read in place,
-// stride 2 and 3 from a subsampled copy), 3x3 without padding (in place), 7x7, dilation 2, batch 2 and odd extents, with C and K not multiples of the block: the
-// input's padding channels hold junk, the output's must come back exactly zero, and both tensors
-// end at a page that faults when touched, so a read or write past either one crashes the test.
+// stride 2 and 3 from a subsampled copy), 3x3 without padding (in place), 7x7, dilation 2, batch 2
+// and odd extents, with C and K not multiples of the block. The input's padding channels hold
+// junk, the output's must come back exactly zero, and both tensors end at a page that faults when
+// touched, so a read or write past either one crashes the test.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>

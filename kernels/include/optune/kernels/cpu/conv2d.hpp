@@ -16,7 +16,9 @@
 // conv2d() below packs in every call, for callers that want one function.
 //
 // That is the direct algorithm; Config.algorithm = kGemm runs the layer as a GEMM instead
-// (conv2d_gemm.hpp), behind the same three functions.
+// (conv2d_gemm.hpp), behind the same three functions. conv2d_nchwc.hpp runs the direct kernel on
+// tensors kept in NCHW[lanes]c between layers (no layout transform), with the same micro-kernel
+// (conv_tile) and tile loops (for_each_tile).
 //
 // The tuner's candidates and build-time consumers instantiate this same header:
 //   conv2d_pack_filter<Conv2dConfig{...}>(dims, filter, packed);

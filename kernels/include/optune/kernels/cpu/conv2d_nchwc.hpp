@@ -112,10 +112,11 @@ void conv2d_nchwc_run(const Conv2dDims& d, const float* input, const float* pack
     v.W = row_pixels;
     v.H = ceil_div(c.H * c.W, row_pixels);
   }
-  const Index P = v.out_h(), Q = v.out_w();  // the tiles' rows and columns
+  const Index Q = v.out_w();  // output pixels per row the tiles walk
   const PlaneView out_plane{d.out_h() * d.out_w(), Q}, in_plane{c.H * c.W, row_pixels};
+  // The source's planes (unpadded: one plane-long row here; the tiles' rows are g.row_floats).
   const BlockedImage b =
-      padded ? blocked_image(d, L, OHB, OWB) : BlockedImage{in_blocks, L, 1, in_plane.pixels};  // row: see g
+      padded ? blocked_image(d, L, OHB, OWB) : BlockedImage{in_blocks, L, 1, in_plane.pixels};
   thread_local AlignedBuffer copy_buffer;  // the calling thread's; its team shares it
   const Index copy_rows = padded ? d.N * in_blocks * b.height : subsampled ? d.N * in_blocks * c.H : 0;
   float* copy = copy_rows > 0 ? copy_buffer.reserve(static_cast<std::size_t>(d.N * b.floats())) : nullptr;
