@@ -2,13 +2,18 @@
 // of a network: input [N][ceil(C/b)][H][W][b], output [N][ceil(K/b)][P][Q][b], b = Config.lanes,
 // the filter packed by conv2d_pack_filter<Config> as for the NCHW kernel (conv2d.hpp). The blocked
 // input already is the direct kernel's channel-blocked image (ic_block = b), so there is no
-// layout transform in the call:
-//   - pad = 0 (every 1x1 layer): the tiles read the input in place. A tile at the right or bottom
-//     edge reads past its row into the next row or channel block, inside the tensor, and only
-//     computes output pixels whose stores are clipped; the few tiles at the very end of the tensor
-//     whose reads would leave it read a zero-extended copy of their input window instead.
+// layout transform in the call. What the tiles read:
 //   - pad > 0: a zero-padded copy, one row memcpy per (image, channel block, row), small next to
-//     the convolution it feeds.
+//     the convolution it feeds;
+//   - 1x1 with stride > 1 and no pad (ResNet's downsamples): a copy of the pixels it uses,
+//     compacted, run as a stride-1 1x1 layer (oneDNN's "reduce to unit stride");
+//   - else (pad = 0: MobileNet's pointwise layers, unpadded 3x3): the input in place. A tile at
+//     the right or bottom edge reads past its row into the next row or channel block, inside the
+//     tensor, for output pixels whose stores are clipped; the few tiles at the very end of the
+//     tensor whose reads would leave it read a zero-extended copy of their input window instead.
+// Pointwise layers (1x1, stride 1, no pad) are a matrix product over the pixels of a plane, so
+// their tiles walk each plane as rows of a whole number of column tiles, whatever the image's
+// width: only the plane's last tile is partial (at 14x14 with ow_block 6: 33 tiles, not 42).
 // The same micro-kernel (conv_detail::conv_tile) and tile loops (conv_detail::for_each_tile) as
 // conv2d.hpp; the tile's vectors are stored straight into the blocked output (oc_vectors whole
 // layout blocks per tile, no transpose), through a scratch tile only where the tile is clipped.
