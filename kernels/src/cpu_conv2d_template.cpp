@@ -83,8 +83,11 @@ std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * 
 // is), and layers with few input channels (a network's first layer on the RGB image, e.g.
 // ResNet's 7x7 stem: the direct kernel would pad 3 channels to a block of 4 or more, and the
 // GEMM's reduction C * R * S = 147 is long enough for its micro-kernel).
-bool uses_gemm(const Conv2dShape& shape) {
-  return (shape.R == 1 && shape.S == 1) || shape.C <= 4;
+// A layer on a kept NCHW[b]c layout always runs direct: that kernel reads the layout as it is,
+// while the GEMM path would need its columns packed from it.
+bool uses_gemm(const Workload& workload) {
+  const Conv2dShape& shape = workload.conv();
+  return workload.layout_block == kLayoutNchw && ((shape.R == 1 && shape.S == 1) || shape.C <= 4);
 }
 
 // The GEMM path's view of a layer: out[M = K][N = P * Q] = filter[M][depth = C * R * S] x columns.
@@ -116,11 +119,14 @@ std::vector<std::string> lane_names(const VectorUnit& unit) {
   return lanes;
 }
 
-void add_direct_knobs(ss::ConfigSpace& space, const DeviceInfo& device, const VectorUnit& unit) {
+// A kept NCHW[b]c layout (layout_block b > 0) is the kernel's channel-blocked image itself:
+// vectors of b lanes and input-channel blocks of b, nothing else to choose.
+void add_direct_knobs(ss::ConfigSpace& space, const DeviceInfo& device, const VectorUnit& unit, int layout_block) {
+  const std::string block = std::to_string(layout_block);
   space.add(ss::ChoiceKnob{kAlgorithm, {kAlgorithmNames[0]}});
-  space.add(ss::ChoiceKnob{kLanes, lane_names(unit)});
+  space.add(ss::ChoiceKnob{kLanes, layout_block > 0 ? std::vector<std::string>{block} : lane_names(unit)});
   space.add(ss::IntRangeKnob{kOcVectors, 1, 4, 1});
-  space.add(ss::ChoiceKnob{kIcBlock, kIcBlockNames});
+  space.add(ss::ChoiceKnob{kIcBlock, layout_block > 0 ? std::vector<std::string>{block} : kIcBlockNames});
   space.add(ss::IntRangeKnob{kOwBlock, 1, unit.registers == 32 ? 28 : 14, 1});
   space.add(ss::IntRangeKnob{kOhBlock, 1, 4, 1});
   space.add(ss::BoolKnob{kUnrollKw});
@@ -129,7 +135,8 @@ void add_direct_knobs(ss::ConfigSpace& space, const DeviceInfo& device, const Ve
   space.add(ss::ChoiceKnob{kParallel, kParallelNames});
 }
 
-void add_direct_constraints(ss::ConfigSpace& space, const Conv2dShape& shape, const VectorUnit& unit) {
+void add_direct_constraints(ss::ConfigSpace& space, const Conv2dShape& shape, const VectorUnit& unit,
+                            bool kept_layout) {
   const int registers = unit.registers;
   const std::int64_t P = shape.out_h(), Q = shape.out_w();
   space.add_constraint("the register tile, filter vectors and a broadcast fit the vector registers",
@@ -141,10 +148,11 @@ void add_direct_constraints(ss::ConfigSpace& space, const Conv2dShape& shape, co
                        [shape](const ss::ConfigView& v) {
                          return (v.integer(kOcVectors) - 1) * parse_int(v.choice(kLanes)) < shape.K;
                        });
-  space.add_constraint("ic_block is not past the next power of two of C",
-                       [shape](const ss::ConfigView& v) {
-                         return parse_int(v.choice(kIcBlock)) <= next_power_of_two(shape.C);
-                       });
+  if (!kept_layout) {  // (on a kept layout ic_block is the layout's block, whatever C is)
+    space.add_constraint("ic_block is not past the next power of two of C", [shape](const ss::ConfigView& v) {
+      return parse_int(v.choice(kIcBlock)) <= next_power_of_two(shape.C);
+    });
+  }
   space.add_constraint("the register tile is not past the output", [P, Q](const ss::ConfigView& v) {
     return v.integer(kOwBlock) <= Q && v.integer(kOhBlock) <= P;
   });
@@ -212,11 +220,13 @@ void set_default(const ss::ConfigSpace& space, ss::Config& config, const char* k
 // channels (one if K fits one), input channels in blocks of 8 (fewer for narrow inputs), the
 // widest width tile the registers allow (6 on AVX2, 12 with 32 registers), one row, filter
 // width unrolled, all cores on the fused loop.
-ss::Config direct_default(const Conv2dShape& shape, const DeviceInfo& device, const ss::ConfigSpace& space) {
+ss::Config direct_default(const Workload& workload, const DeviceInfo& device, const ss::ConfigSpace& space) {
+  const Conv2dShape& shape = workload.conv();
   const VectorUnit unit = vector_unit(device);
-  const int lanes = unit.lanes.back();
+  const bool kept_layout = workload.layout_block != kLayoutNchw;
+  const int lanes = kept_layout ? workload.layout_block : unit.lanes.back();
   const std::int64_t oc_vectors = shape.K <= lanes ? 1 : 2;
-  const std::int64_t ic_block = std::min<std::int64_t>(8, next_power_of_two(shape.C));
+  const std::int64_t ic_block = kept_layout ? lanes : std::min<std::int64_t>(8, next_power_of_two(shape.C));
   const std::int64_t widest = (unit.registers - oc_vectors - 1) / oc_vectors;
   const std::int64_t ow_block = std::min<std::int64_t>({widest, 12, shape.out_w()});
   const std::int64_t threads = std::max(1, device.cores);
@@ -356,13 +366,14 @@ class CpuConv2dTemplate final : public KernelTemplate {
                                   " is not supported (groups = 1; depthwise is its own op)");
     }
     const VectorUnit unit = vector_unit(device);
+    check_kept_layout("conv2d.cpu", workload, unit);
     ss::ConfigSpace space;
-    if (uses_gemm(shape)) {
+    if (uses_gemm(workload)) {
       add_gemm_knobs(space, device, unit);
       add_gemm_constraints(space, shape, unit);
     } else {
-      add_direct_knobs(space, device, unit);
-      add_direct_constraints(space, shape, unit);
+      add_direct_knobs(space, device, unit, workload.layout_block);
+      add_direct_constraints(space, shape, unit, workload.layout_block != kLayoutNchw);
     }
     return space;
   }
@@ -370,7 +381,7 @@ class CpuConv2dTemplate final : public KernelTemplate {
   ss::Config default_config(const Workload& workload, const DeviceInfo& device,
                             const ss::ConfigSpace& space) const override {
     const Conv2dShape& shape = workload.conv();
-    ss::Config config = uses_gemm(shape) ? gemm_default(shape, device, space) : direct_default(shape, device, space);
+    ss::Config config = uses_gemm(workload) ? gemm_default(shape, device, space) : direct_default(workload, device, space);
     if (const std::string why = space.first_violation(config); !why.empty()) {
       throw std::logic_error("conv2d.cpu: default config breaks '" + why + "'");
     }
@@ -394,7 +405,7 @@ class CpuConv2dTemplate final : public KernelTemplate {
     const Conv2dConfig c = cpu::conv2d_config_from_view(config);
     const cpu::Conv2dDims dims = cpu::conv2d_dims(workload);
     const std::string fixed_s = c.unroll_kw ? std::to_string(dims.S) : "0";
-    return conv_candidate_source("conv2d.cpu", "conv2d", workload.key(), cpu::conv2d_dims_literal(dims),
+    return conv_candidate_source("conv2d.cpu", "conv2d", workload, cpu::conv2d_dims_literal(dims),
                                  cpu::conv2d_config_literal(c), fixed_s);
   }
 
@@ -408,12 +419,19 @@ class CpuConv2dTemplate final : public KernelTemplate {
                      "                   const float* filter, float* output) {\n"
                      "  return kernels::cpu::conv2d_tuned<tuned::kConv2d, tuned::kConv2dDefault>(dims, input,\n"
                      "                                                                          filter, output);\n"
+                     "}\n"
+                     "// The same on a kept NCHW[Block]c layout (input and output), e.g. conv2d_nchwc<8>.\n"
+                     "template <int Block>\n"
+                     "bool conv2d_nchwc(const kernels::cpu::Conv2dDims& dims, const float* input, const float* filter,\n"
+                     "                  float* output) {\n"
+                     "  return kernels::cpu::conv2d_nchwc_tuned<tuned::kConv2d, tuned::kConv2dDefault, Block>(\n"
+                     "      dims, input, filter, output);\n"
                      "}\n"};
   }
 
   std::string table_row(const Workload& workload, const DeviceInfo&, const ss::ConfigView& config) const override {
     return "{" + cpu::conv2d_dims_literal(cpu::conv2d_dims(workload)) + ", " +
-           config_literal(config) + "}";
+           config_literal(config) + ", " + std::to_string(workload.layout_block) + "}";
   }
 
   std::string config_literal(const ss::ConfigView& config) const override {

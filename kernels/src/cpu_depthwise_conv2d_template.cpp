@@ -42,8 +42,17 @@ int parse_int(const std::string& text) { return std::stoi(text); }
 // Layers whose output rows are narrower than two vectors (7x7 and 14x14 outputs) take the
 // channel-blocked algorithm: vectors along such rows would be mostly edge, and each plane too
 // small to amortise its copy. Wider layers take the rows algorithm, with no layout transform.
-bool uses_blocked(const Conv2dShape& shape, const VectorUnit& unit) {
-  return shape.out_w() < 2 * unit.lanes.back();
+// A layer on a kept NCHW[b]c layout is always blocked: that is its layout.
+bool uses_blocked(const Workload& workload, const VectorUnit& unit) {
+  return workload.layout_block != kLayoutNchw || workload.conv().out_w() < 2 * unit.lanes.back();
+}
+
+// The lanes a space offers: the layout's block on a kept layout, else every width the ISA has.
+std::vector<std::string> lane_names(const Workload& workload, const VectorUnit& unit) {
+  if (workload.layout_block != kLayoutNchw) return {std::to_string(workload.layout_block)};
+  std::vector<std::string> lanes;
+  for (int l : unit.lanes) lanes.push_back(std::to_string(l));
+  return lanes;
 }
 
 // Accumulators, the weights and one input vector in flight.
@@ -52,11 +61,10 @@ std::int64_t blocked_tile_registers(std::int64_t oh, std::int64_t ow, std::int64
   return oh * ow * c_vectors + c_vectors + 1;
 }
 
-void add_common_knobs(ss::ConfigSpace& space, const DeviceInfo& device, const VectorUnit& unit, bool blocked) {
-  space.add(ss::ChoiceKnob{kAlgorithm, {kAlgorithmNames[blocked ? 1 : 0]}});
-  std::vector<std::string> lanes;
-  for (int l : unit.lanes) lanes.push_back(std::to_string(l));
-  space.add(ss::ChoiceKnob{kLanes, lanes});
+void add_common_knobs(ss::ConfigSpace& space, const Workload& workload, const DeviceInfo& device,
+                      const VectorUnit& unit) {
+  space.add(ss::ChoiceKnob{kAlgorithm, {kAlgorithmNames[uses_blocked(workload, unit) ? 1 : 0]}});
+  space.add(ss::ChoiceKnob{kLanes, lane_names(workload, unit)});
   space.add(ss::BoolKnob{kUnrollKw});
   space.add(ss::IntRangeKnob{kThreads, 1, std::max(1, device.cores), 1});
 }
@@ -163,10 +171,10 @@ class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     const Conv2dShape& shape = workload.conv();
     const VectorUnit unit = vector_unit(device);
-    const bool blocked = uses_blocked(shape, unit);
+    check_kept_layout("depthwise_conv2d.cpu", workload, unit);
     ss::ConfigSpace space;
-    add_common_knobs(space, device, unit, blocked);
-    if (blocked) {
+    add_common_knobs(space, workload, device, unit);
+    if (uses_blocked(workload, unit)) {
       add_blocked_space(space, shape, unit);
     } else {
       add_rows_space(space, shape, unit);
@@ -180,7 +188,7 @@ class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
                             const ss::ConfigSpace& space) const override {
     const Conv2dShape& shape = workload.conv();
     const VectorUnit unit = vector_unit(device);
-    const std::int64_t lanes = unit.lanes.back();
+    const std::int64_t lanes = workload.layout_block != kLayoutNchw ? workload.layout_block : unit.lanes.back();
     const std::int64_t threads = std::max(1, device.cores);
     ss::Config config{std::vector<std::uint32_t>(space.knobs().size(), 0)};
     auto set = [&](const char* knob, const std::function<bool(const ss::ConfigView&)>& wanted) {
@@ -191,7 +199,7 @@ class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
     set(kLanes, [&](const ss::ConfigView& v) { return parse_int(v.choice(kLanes)) == lanes; });
     set(kUnrollKw, [](const ss::ConfigView& v) { return v.flag(kUnrollKw); });
     set(kThreads, [&](const ss::ConfigView& v) { return v.integer(kThreads) == threads; });
-    if (uses_blocked(shape, unit)) {
+    if (uses_blocked(workload, unit)) {
       const std::int64_t ow_block = std::min<std::int64_t>(8, shape.out_w());
       set(kCVectors, [](const ss::ConfigView& v) { return v.integer(kCVectors) == 1; });
       set(kOwBlock, [&](const ss::ConfigView& v) { return v.integer(kOwBlock) == ow_block; });
@@ -224,7 +232,7 @@ class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
     const DepthwiseConv2dConfig c = cpu::depthwise_conv2d_config_from_view(config);
     const cpu::Conv2dDims dims = cpu::conv2d_dims(workload);
     const std::string fixed_s = c.unroll_kw ? std::to_string(dims.S) : "0";
-    return conv_candidate_source("depthwise_conv2d.cpu", "depthwise_conv2d", workload.key(),
+    return conv_candidate_source("depthwise_conv2d.cpu", "depthwise_conv2d", workload,
                                  cpu::conv2d_dims_literal(dims), cpu::depthwise_conv2d_config_literal(c), fixed_s);
   }
 
@@ -240,12 +248,20 @@ class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
                      "  return kernels::cpu::depthwise_conv2d_tuned<tuned::kDepthwiseConv2d,\n"
                      "                                              tuned::kDepthwiseConv2dDefault>(\n"
                      "      dims, input, filter, output);\n"
+                     "}\n"
+                     "// The same on a kept NCHW[Block]c layout (input and output), e.g. depthwise_conv2d_nchwc<8>.\n"
+                     "template <int Block>\n"
+                     "bool depthwise_conv2d_nchwc(const kernels::cpu::Conv2dDims& dims, const float* input,\n"
+                     "                            const float* filter, float* output) {\n"
+                     "  return kernels::cpu::depthwise_conv2d_nchwc_tuned<tuned::kDepthwiseConv2d,\n"
+                     "                                                    tuned::kDepthwiseConv2dDefault, Block>(\n"
+                     "      dims, input, filter, output);\n"
                      "}\n"};
   }
 
   std::string table_row(const Workload& workload, const DeviceInfo&, const ss::ConfigView& config) const override {
     return "{" + cpu::conv2d_dims_literal(cpu::conv2d_dims(workload)) + ", " +
-           config_literal(config) + "}";
+           config_literal(config) + ", " + std::to_string(workload.layout_block) + "}";
   }
 
   std::string config_literal(const ss::ConfigView& config) const override {

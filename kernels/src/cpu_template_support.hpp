@@ -45,18 +45,30 @@ inline std::int64_t find_option(const search_space::ConfigSpace& space, const st
   return -1;
 }
 
+// A conv template on a kept NCHW[b]c layout: the device must have vectors of b lanes (the
+// kernels hold one pixel's block in one vector). Throws std::invalid_argument naming both.
+inline void check_kept_layout(const std::string& template_name, const Workload& workload, const VectorUnit& unit) {
+  const int block = workload.layout_block;
+  if (block == kLayoutNchw || std::find(unit.lanes.begin(), unit.lanes.end(), block) != unit.lanes.end()) return;
+  throw std::invalid_argument(template_name + ": layout " + layout_name(block) + " needs " + std::to_string(block) +
+                              "-lane float vectors; this device's widest have " + std::to_string(unit.lanes.back()));
+}
+
 // The candidate translation unit of a conv template whose header
 // optune/kernels/cpu/<kernel>.hpp has <kernel>_pack_filter, <kernel>_packed_filter_size and
-// <kernel>_packed. The filter is packed on the first call and again only when the filter pointer
+// <kernel>_packed (and optune/kernels/cpu/<kernel>_nchwc.hpp <kernel>_nchwc_packed, for a kept
+// NCHW[b]c layout). The filter is packed on the first call and again only when the filter pointer
 // changes: weights are constants of an inference (TVM and oneDNN also prepare them outside the
-// timed call), so the steady state the runner times is the input transform plus the convolution.
+// timed call), so the steady state the runner times is the input transform (none on a kept
+// layout) plus the convolution.
 inline std::string conv_candidate_source(const std::string& template_name, const std::string& kernel,
-                                         const std::string& workload_key, const std::string& dims_literal,
+                                         const Workload& workload, const std::string& dims_literal,
                                          const std::string& config_literal, const std::string& fixed_s) {
-  return "// optune candidate of " + template_name + " for " + workload_key +
+  const std::string run = workload.layout_block == kLayoutNchw ? kernel : kernel + "_nchwc";
+  return "// optune candidate of " + template_name + " for " + workload.key() +
          "\n"
          "// Build: c++ -std=c++20 -O3 -march=<target> -fopenmp -fPIC -shared -I<kernels/include>\n"
-         "#include <optune/kernels/cpu/" + kernel + ".hpp>\n\n"
+         "#include <optune/kernels/cpu/" + run + ".hpp>\n\n"
          "namespace {\n"
          "constexpr auto kDims = " + dims_literal + ";\n"
          "constexpr auto kConfig = " + config_literal + ";\n"
@@ -71,7 +83,7 @@ inline std::string conv_candidate_source(const std::string& template_name, const
          "_packed_filter_size<kConfig>(kDims)));\n"
          "    packed_from = inputs[1];\n"
          "  }\n"
-         "  " + kernel + "_packed<kConfig, " + fixed_s + ">(kDims, inputs[0], packed.data(), output);\n"
+         "  " + run + "_packed<kConfig, " + fixed_s + ">(kDims, inputs[0], packed.data(), output);\n"
          "}\n";
 }
 

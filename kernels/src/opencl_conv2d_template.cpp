@@ -68,6 +68,7 @@ class OpenCLConv2dTemplate final : public opencl::OpenCLTemplate {
   Op op() const override { return Op::kConv2d; }
 
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
+    opencl::require_nchw(name(), workload);
     const Conv2dShape s = workload.conv();
     const opencl::DeviceLimits limits = opencl::device_limits(device);
     const std::vector<std::int64_t> widths = opencl::vector_widths(limits, 4);

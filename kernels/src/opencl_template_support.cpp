@@ -112,4 +112,10 @@ std::int64_t input_extent(std::int64_t outputs, std::int64_t stride, std::int64_
   return (outputs - 1) * stride + (taps - 1) * dilation + 1;
 }
 
+void require_nchw(const std::string& template_name, const Workload& workload) {
+  if (workload.layout_block == kLayoutNchw) return;
+  throw std::invalid_argument(template_name + ": layout " + layout_name(workload.layout_block) +
+                              " is not supported (the OpenCL kernels take NCHW)");
+}
+
 }  // namespace optune::kernels::opencl

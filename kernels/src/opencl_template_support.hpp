@@ -68,6 +68,10 @@ class OpenCLTemplate : public KernelTemplate {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b);
 
+// The OpenCL conv kernels read and write NCHW: a workload on another layout is refused with
+// std::invalid_argument naming the template and the layout.
+void require_nchw(const std::string& template_name, const Workload& workload);
+
 // The float vector widths 1, 2, 4, ... up to `widest` that the device takes.
 std::vector<std::int64_t> vector_widths(const DeviceLimits& limits, std::int64_t widest);
 // Input rows (or columns) that `outputs` consecutive output rows (columns) of a convolution read.

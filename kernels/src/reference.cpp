@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "optune/kernels/cpu/layout.hpp"
+
 namespace optune::kernels {
 namespace {
 
@@ -99,7 +101,10 @@ std::vector<std::size_t> input_sizes(const Workload& workload) {
   const std::int64_t filter = workload.op == Op::kDepthwiseConv2d
                                   ? c.C * c.R * c.S
                                   : c.K * (c.C / c.groups) * c.R * c.S;
-  return {static_cast<std::size_t>(c.N * c.C * c.H * c.W), static_cast<std::size_t>(filter)};
+  const std::size_t input = workload.layout_block == kLayoutNchw
+                                ? static_cast<std::size_t>(c.N * c.C * c.H * c.W)
+                                : cpu::nchwc_size(c.N, c.C, c.H, c.W, workload.layout_block);
+  return {input, static_cast<std::size_t>(filter)};
 }
 
 std::size_t output_size(const Workload& workload) {
@@ -109,6 +114,9 @@ std::size_t output_size(const Workload& workload) {
   }
   const auto& c = workload.conv();
   const std::int64_t channels = workload.op == Op::kDepthwiseConv2d ? c.C : c.K;
+  if (workload.layout_block != kLayoutNchw) {
+    return cpu::nchwc_size(c.N, channels, c.out_h(), c.out_w(), workload.layout_block);
+  }
   return static_cast<std::size_t>(c.N * channels * c.out_h() * c.out_w());
 }
 
@@ -116,6 +124,20 @@ void reference(const Workload& workload, const std::vector<const float*>& inputs
   if (inputs.size() != 2) {
     throw std::invalid_argument("reference: " + std::string(op_name(workload.op)) +
                                 " takes 2 inputs, got " + std::to_string(inputs.size()));
+  }
+  if (workload.layout_block != kLayoutNchw) {
+    // The NCHW reference between conversions: the input's padding channels are ignored, the
+    // output's come out zero (what a kernel must write there).
+    const auto& c = workload.conv();
+    const int block = workload.layout_block;
+    std::vector<float> input(static_cast<std::size_t>(c.N * c.C * c.H * c.W));
+    cpu::nchwc_to_nchw(inputs[0], c.N, c.C, c.H, c.W, block, input.data());
+    std::vector<float> out(static_cast<std::size_t>(c.N * c.K * c.out_h() * c.out_w()));
+    Workload nchw = workload;
+    nchw.layout_block = kLayoutNchw;
+    reference(nchw, {input.data(), inputs[1]}, out.data());
+    cpu::nchw_to_nchwc(out.data(), c.N, c.K, c.out_h(), c.out_w(), block, output);
+    return;
   }
   switch (workload.op) {
     case Op::kGemm:

@@ -193,8 +193,24 @@ void validate_conv(Op op, const Conv2dShape& s, std::string_view context) {
   }
 }
 
+void validate_layout(const Workload& workload, std::string_view context) {
+  if (workload.layout_block == kLayoutNchw) return;
+  if (workload.op == Op::kGemm) fail(context, "gemm has no layout, got " + layout_name(workload.layout_block));
+  const auto& s = workload.conv();
+  if (workload.op == Op::kConv2d && s.groups != 1) {
+    fail(context, "layout " + layout_name(workload.layout_block) + " takes conv2d with groups=1, got groups=" +
+                      std::to_string(s.groups));
+  }
+}
+
 void validate(const Workload& workload, std::string_view context) {
   if (workload.dtype.empty()) fail(context, "empty dtype");
+  try {
+    layout_name(workload.layout_block);
+  } catch (const std::invalid_argument& error) {
+    fail(context, error.what());
+  }
+  validate_layout(workload, context);
   if (workload.op == Op::kGemm) {
     if (!std::holds_alternative<GemmShape>(workload.shape)) fail(context, "gemm needs a GemmShape");
     const auto& g = workload.gemm();
@@ -224,6 +240,20 @@ std::string_view op_name(Op op) {
     case Op::kDepthwiseConv2d: return "depthwise_conv2d";
   }
   throw std::logic_error("unknown op");
+}
+
+std::string layout_name(int layout_block) {
+  if (layout_block == kLayoutNchw) return "nchw";
+  if (layout_block == 4 || layout_block == 8 || layout_block == 16) return "nchw" + std::to_string(layout_block) + "c";
+  throw std::invalid_argument("layout: no layout has channel blocks of " + std::to_string(layout_block));
+}
+
+int parse_layout(std::string_view name) {
+  for (int block : {kLayoutNchw, 4, 8, 16}) {
+    if (trim(name) == layout_name(block)) return block;
+  }
+  throw std::invalid_argument("layout: unknown layout '" + std::string(name) +
+                              "' (expected nchw, nchw4c, nchw8c or nchw16c)");
 }
 
 Op parse_op(std::string_view name) {
@@ -261,7 +291,9 @@ std::string Workload::key() const {
     return key;
   }
   const auto& c = conv();
-  key += ".nchw.";
+  key += '.';
+  key += layout_name(layout_block);
+  key += '.';
   key += dtype;
   field("N", c.N), field("C", c.C), field("H", c.H), field("W", c.W);
   if (op == Op::kConv2d) field("K", c.K);
@@ -296,6 +328,7 @@ Workload parse_workload(Op op, std::string_view shape_text) {
   const auto items = split(text, ',');
   const bool named = text.find('=') != std::string_view::npos;
   std::map<std::string, std::int64_t, std::less<>> extents;
+  std::optional<int> layout;
   if (!named) {
     if (op != Op::kGemm) {
       fail(kContext, std::string(op_name(op)) + " takes named extents (" + expected_names(op) +
@@ -323,6 +356,15 @@ Workload parse_workload(Op op, std::string_view shape_text) {
     }
     const auto name = trim(item.substr(0, equals));
     const auto value = trim(item.substr(equals + 1));
+    if (name == "layout" && op != Op::kGemm) {
+      if (layout) fail(kContext, "layout given twice");
+      try {
+        layout = parse_layout(value);
+      } catch (const std::invalid_argument&) {
+        fail(kContext, "unknown layout '" + std::string(value) + "' (expected nchw, nchw4c, nchw8c or nchw16c)");
+      }
+      continue;
+    }
     bool known = false;
     for (const auto& spec : extent_specs(op)) known = known || name == spec.name;
     if (!known) {
@@ -333,6 +375,7 @@ Workload parse_workload(Op op, std::string_view shape_text) {
     extents[std::string(name)] = parse_extent(name, value, kContext);
   }
   Workload workload = workload_from_extents(op, extents, kContext);
+  workload.layout_block = layout.value_or(kLayoutNchw);
   validate(workload, kContext);
   return workload;
 }
@@ -360,8 +403,14 @@ Workload parse_workload_key(std::string_view key) {
                        : op == Op::kConv2d ? kConvFields
                                            : kDepthwiseFields;
   std::size_t next = 1;
+  int layout_block = kLayoutNchw;
   if (op != Op::kGemm) {
-    if (parts.size() < 2 || parts[1] != "nchw") bad("expected layout 'nchw' after the op");
+    try {
+      if (parts.size() < 2) throw std::invalid_argument("no layout");
+      layout_block = parse_layout(parts[1]);
+    } catch (const std::invalid_argument&) {
+      bad("expected a layout (nchw, nchw4c, nchw8c or nchw16c) after the op");
+    }
     next = 2;
   }
   if (parts.size() != next + 1 + fields.size()) {
@@ -385,6 +434,7 @@ Workload parse_workload_key(std::string_view key) {
   if (op == Op::kDepthwiseConv2d) extents["groups"] = extents["C"];
   Workload workload = workload_from_extents(op, extents, kContext);
   workload.dtype = dtype;
+  workload.layout_block = layout_block;
   validate(workload, kContext);
   return workload;
 }

@@ -6,6 +6,9 @@
 //       [--suite configs/workloads/mobilenet_v1.toml] [--rounds 2]
 //       [--candidate KEY=tuned.so]... [--default KEY=default.so]... [--layers NAME,NAME...]
 // --layers keeps only the named layers of the suites (e.g. --layers conv1,pw7,dw2), for a quick look.
+// --layout nchw8c: the suites keep that layout between conv layers (as `optune tune --layout`):
+// optune's candidates take and give it, and it is oneDNN's user layout too (its reorders row
+// then reorders from and to nChw8c; OpenBLAS, NCHW-only, is left out of those layers).
 // --threads N: oneDNN's and OpenBLAS's threads (default: all cores); give optune candidates of
 // the same count (bench_emit_best --cores N). One thread compares kernels on a busy machine,
 // where a descheduled thread stalls a whole team.
@@ -37,12 +40,14 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "optune/kernels/cpu/layout.hpp"
 #include "optune/kernels/kernel_template.hpp"
 #include "optune/kernels/reference.hpp"
 #include "optune/kernels/workload.hpp"
@@ -80,6 +85,10 @@ class OneDnnConv {
     const dnnl::memory::dims weight_dims =
         depthwise ? dnnl::memory::dims{s.C, 1, 1, s.R, s.S} : dnnl::memory::dims{K, s.C, s.R, s.S};
     const tag weight_tag = depthwise ? tag::goihw : tag::oihw;
+    const tag user_tag = w.layout_block == 0 ? tag::nchw
+                         : w.layout_block == 4 ? tag::nChw4c
+                         : w.layout_block == 8 ? tag::nChw8c
+                                               : tag::nChw16c;
     dnnl::memory::desc src_any(src_dims, dt::f32, tag::any), weights_any(weight_dims, dt::f32, tag::any),
         dst_any(dst_dims, dt::f32, tag::any);
     dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
@@ -88,8 +97,8 @@ class OneDnnConv {
     dnnl::convolution_forward::primitive_desc pd(desc, engine_);
     implementation_ = pd.impl_info_str();
     primitive_ = dnnl::convolution_forward(pd);
-    user_src_ = dnnl::memory({src_dims, dt::f32, tag::nchw}, engine_, o.input.data());
-    user_dst_ = dnnl::memory({dst_dims, dt::f32, tag::nchw}, engine_, o.output.data());
+    user_src_ = dnnl::memory({src_dims, dt::f32, user_tag}, engine_, o.input.data());
+    user_dst_ = dnnl::memory({dst_dims, dt::f32, user_tag}, engine_, o.output.data());
     dnnl::memory user_weights({weight_dims, dt::f32, weight_tag}, engine_, o.filter.data());
     src_ = dnnl::memory(pd.src_desc(), engine_);
     weights_ = dnnl::memory(pd.weights_desc(), engine_);
@@ -191,6 +200,7 @@ struct Options {
   std::vector<std::string> layers;                       // empty: every layer
   int rounds = 2;
   int threads = 0;  // 0: all cores
+  std::string layout;  // empty: each suite's own
 };
 
 std::vector<std::string> split_commas(const std::string& text) {
@@ -207,7 +217,7 @@ std::vector<std::string> split_commas(const std::string& text) {
 constexpr const char* kUsage =
     "usage: bench_conv --suite FILE [--suite FILE]... [--rounds N] [--candidate KEY=tuned.so]...\n"
     "                  [--default KEY=default.so]... [--layers NAME,NAME...]\n"
-    "                  [--threads N]\n";
+    "                  [--threads N] [--layout nchw8c]\n";
 
 Options parse_options(int argc, char** argv) {
   Options options;
@@ -234,6 +244,8 @@ Options parse_options(int argc, char** argv) {
       options.threads = std::max(1, std::atoi(value.c_str()));
     } else if (arg == "--layers") {
       options.layers = split_commas(value);
+    } else if (arg == "--layout") {
+      options.layout = value;
     } else if (arg == "--rounds") {
       options.rounds = std::max(1, std::atoi(value.c_str()));
     } else {
@@ -294,7 +306,9 @@ int main(int argc, char** argv) try {
 
   std::vector<Layer> layers;
   for (const auto& path : options.suites) {
-    const auto suite = optune::tuner::load_suite(path);
+    std::optional<int> layout;
+    if (!options.layout.empty()) layout = optune::kernels::parse_layout(options.layout);
+    const auto suite = optune::tuner::load_suite(path, layout);
     for (const auto& entry : suite.entries) {
       if (entry.workload.op == Op::kGemm) continue;
       const auto& only = options.layers;
@@ -313,23 +327,28 @@ int main(int argc, char** argv) try {
     const Workload& w = layer.workload;
     Operands o{w, {}, {}, {}};
     const auto sizes = optune::kernels::input_sizes(w);
+    const Conv2dShape& s = w.conv();
     std::mt19937 rng(42);
     std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-    o.input.resize(sizes[0]);
+    o.input.resize(static_cast<std::size_t>(s.N * s.C * s.H * s.W));  // NCHW, then the workload's layout
     o.filter.resize(sizes[1]);
     for (float& x : o.input) x = value(rng);
     for (float& x : o.filter) x = value(rng);
+    if (w.layout_block != 0) {  // zero in the padding channels, as a previous layer leaves them
+      std::vector<float> blocked(sizes[0]);
+      optune::kernels::cpu::nchw_to_nchwc(o.input.data(), s.N, s.C, s.H, s.W, w.layout_block, blocked.data());
+      o.input = std::move(blocked);
+    }
     o.output.assign(optune::kernels::output_size(w), 0.0f);
 
     OneDnnConv onednn(w, engine, o);
-    const Conv2dShape& s = w.conv();
     auto columns = std::make_shared<std::vector<float>>(
         static_cast<std::size_t>(s.C * s.R * s.S * s.out_h() * s.out_w()));
     std::vector<Implementation> impls = {
         {rows[0], [&](Operands&) { onednn.run_primitive(); }},
         {rows[1], [&](Operands&) { onednn.run_with_reorders(); }},
-        {rows[2], [columns](Operands& x) { run_openblas(x, *columns); }},
     };
+    if (w.layout_block == 0) impls.push_back({rows[2], [columns](Operands& x) { run_openblas(x, *columns); }});
     for (const auto& [row, candidates] : {std::pair{rows[3], &options.defaults}, std::pair{rows[4], &options.tuned}}) {
       const auto found = candidates->find(w.key());
       if (found == candidates->end()) continue;

@@ -8,6 +8,9 @@
 # continues tuning in the same database; BUDGET 0 skips tuning and benchmarks what it holds;
 # BUDGET defaults needs no database: it times optune's default configs only (no tuned row).
 # BENCH_ARGS (environment) goes to bench_conv, e.g. BENCH_ARGS="--rounds 3 --layers conv1,pw7".
+# LAYOUT=nchw8c (environment): the networks keep that layout between conv layers (tune, emit and
+# bench with --layout): optune's candidates and oneDNN's user memory are in it, nothing is
+# timed with a layout transform (the stems read the NCHW image, as the suites pin them).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 budget=${1:-600}
@@ -16,16 +19,18 @@ shift $(($# < 2 ? $# : 2))
 bin=${OPTUNE_BIN:-$root/build/bin}
 bench=${OPTUNE_BENCH_BIN:-$root/build/tests/bench}
 suites=("$root/configs/workloads/resnet18.toml" "$root/configs/workloads/mobilenet_v1.toml")
+layout=()
+[ -n "${LAYOUT:-}" ] && layout=(--layout "$LAYOUT")
 mkdir -p "$work"
 for suite in "${suites[@]}"; do
   [ "$budget" = 0 ] || [ "$budget" = defaults ] && break
-  "$bin/optune" tune --suite "$suite" --budget "$budget" --quiet --db "$work/tuned.db" "$@"
+  "$bin/optune" tune --suite "$suite" "${layout[@]}" --budget "$budget" --quiet --db "$work/tuned.db" "$@"
 done
 args=()
 sources=()
 emit_defaults() {  # KEY FILE lines of the default configs, from the database or the suites
   if [ "$budget" = defaults ]; then
-    for suite in "${suites[@]}"; do "$bench/bench_emit_best" --suite "$suite" --out "$work/default"; done
+    for suite in "${suites[@]}"; do "$bench/bench_emit_best" --suite "$suite" "${layout[@]}" --out "$work/default"; done
   else
     "$bench/bench_emit_best" --db "$work/tuned.db" --out "$work/default" --which default
   fi
@@ -47,4 +52,4 @@ printf '%s\n' "${sources[@]}" | xargs -P 2 -I{} sh -c \
   _ {} "$root"
 suite_args=()
 for suite in "${suites[@]}"; do suite_args+=(--suite "$suite"); done
-"$bench/bench_conv" "${suite_args[@]}" --rounds 2 ${BENCH_ARGS:-} "${args[@]}"
+"$bench/bench_conv" "${suite_args[@]}" "${layout[@]}" --rounds 2 ${BENCH_ARGS:-} "${args[@]}"

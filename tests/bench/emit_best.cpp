@@ -5,10 +5,12 @@
 //   ... --which default: the template's default config of each workload instead (same device)
 //   build/tests/bench/bench_emit_best --suite FILE --out DIR: the default config of every conv and
 //       depthwise workload of a suite for this machine's CPU, no database needed
-//       (prints "<workload key> <file>" lines); --cores N: as if the CPU had N cores (threads = N)
+//       (prints "<workload key> <file>" lines); --cores N: as if the CPU had N cores (threads = N);
+//       --layout L: the suite keeps layout L between its conv layers (as `optune tune --layout`)
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include "optune/db/database.hpp"
@@ -29,10 +31,13 @@ std::string write_candidate(const std::string& out_dir, const kernels::KernelTem
   return file;
 }
 
-void emit_suite_defaults(const std::string& suite_path, const std::string& out_dir, int cores) {
+void emit_suite_defaults(const std::string& suite_path, const std::string& layout, const std::string& out_dir,
+                         int cores) {
   kernels::DeviceInfo device = measure::detect_local_cpu();
   if (cores > 0) device.cores = cores;
-  for (const auto& entry : tuner::load_suite(suite_path).entries) {
+  std::optional<int> layout_block;
+  if (!layout.empty()) layout_block = kernels::parse_layout(layout);
+  for (const auto& entry : tuner::load_suite(suite_path, layout_block).entries) {
     if (entry.workload.op == kernels::Op::kGemm) continue;
     const auto& kernel = kernels::find_template(entry.workload.op, kernels::Backend::kCpu);
     auto space = kernel.space(entry.workload, device);
@@ -45,7 +50,7 @@ void emit_suite_defaults(const std::string& suite_path, const std::string& out_d
 }  // namespace
 
 int main(int argc, char** argv) try {
-  std::string database_path, out_dir, target = "cpu", which = "best", suite;
+  std::string database_path, out_dir, target = "cpu", which = "best", suite, layout;
   int cores = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
@@ -54,16 +59,17 @@ int main(int argc, char** argv) try {
     if (flag == "--target") target = argv[i + 1];
     if (flag == "--which") which = argv[i + 1];
     if (flag == "--suite") suite = argv[i + 1];
+    if (flag == "--layout") layout = argv[i + 1];
     if (flag == "--cores") cores = std::stoi(argv[i + 1]);
   }
   if ((database_path.empty() && suite.empty()) || out_dir.empty()) {
-    std::fprintf(stderr, "usage: bench_emit_best (--db FILE [--which best|default] | --suite FILE [--cores N]) "
+    std::fprintf(stderr, "usage: bench_emit_best (--db FILE [--which best|default] | --suite FILE [--cores N] [--layout L]) "
                          "--out DIR [--target cpu]\n");
     return 2;
   }
   std::filesystem::create_directories(out_dir);
   if (!suite.empty()) {
-    emit_suite_defaults(suite, out_dir, cores);
+    emit_suite_defaults(suite, layout, out_dir, cores);
     return 0;
   }
   auto database = db::Database::open(database_path, db::Database::Mode::kReadOnly);

@@ -210,6 +210,31 @@ TEST_F(CliTest, SuiteTunesEveryTaskAndEstimatesTheNetworkLatency) {
   EXPECT_EQ(tuned, 6);  // 3 trials for each of the 2 tasks
 }
 
+// `--layout nchw8c`: the suite's convolutions are tuned on the kept layout (their keys say so,
+// their candidates read and write it and pass the check); the stem pinned to NCHW keeps it.
+TEST_F(CliTest, SuiteTunesOnAKeptLayout) {
+  fs::path suite = dir_ / "blocked.toml";
+  std::ofstream(suite) << "name = \"blocked\"\n"
+                          "[[workload]]\nname = \"stem\"\nop = \"conv2d\"\nshape = \"C=3,H=12,W=12,K=8,R=3,S=3,pad=1\"\n"
+                          "layout = \"nchw\"\n"
+                          "[[workload]]\nname = \"dw\"\nop = \"depthwise_conv2d\"\nshape = \"C=12,H=10,W=9,R=3,S=3,stride=2,pad=1\"\n"
+                          "[[workload]]\nname = \"pw\"\nop = \"conv2d\"\nshape = \"C=12,H=5,W=5,K=20,R=1,S=1\"\n";
+  expect_bad_input("tune --suite " + suite.string() + " --layout nchw7c --db " + db(), "unknown layout 'nchw7c'");
+  expect_bad_input("tune --op conv2d --shape C=8,H=8,W=8,K=8,R=3,S=3 --layout nchw8c --db " + db(), "--layout");
+  CommandRun run = optune("tune --suite " + suite.string() + " --layout nchw8c --trials-per-task 2 --batch-size 2 "
+                          "--repeat 1 --min-repeat-ms 1 --remeasure 0 --quiet --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  auto database = optune::db::Database::open(db(), optune::db::Database::Mode::kReadOnly);
+  std::map<std::string, int> ok;
+  for (const auto& r : database.records({})) {
+    EXPECT_TRUE(r.ok()) << r.workload_key << " " << r.error_kind << ": " << r.error_message;
+    ok[r.workload_key] += r.ok();
+  }
+  EXPECT_GE(ok["conv2d.nchw.f32.N1.C3.H12.W12.K8.R3.S3.st1.pad1.dil1.g1"], 1);
+  EXPECT_GE(ok["depthwise_conv2d.nchw8c.f32.N1.C12.H10.W9.R3.S3.st2.pad1.dil1"], 1);
+  EXPECT_GE(ok["conv2d.nchw8c.f32.N1.C12.H5.W5.K20.R1.S1.st1.pad0.dil1.g1"], 1);
+}
+
 TEST_F(CliTest, MalformedSuiteIsRejectedWithFileAndLine) {
   fs::path suite = dir_ / "broken.toml";
   std::ofstream(suite) << "name = \"broken\"\n[[workload]]\nop = \"gemm\"\nshape = \"16,0,24\"\n";

@@ -178,6 +178,53 @@ TEST(CpuConv2dTemplate, DepthwiseLayersWithNarrowOutputsRunBlockedOthersOnRows) 
   }
 }
 
+Workload kept(Workload workload, int block) {
+  workload.layout_block = block;
+  return workload;
+}
+
+// On a kept NCHW[b]c layout the layout is the kernels' blocked image: lanes and ic_block are b,
+// conv2d runs direct (1x1 layers too) and depthwise blocked; a block wider than the device's
+// vectors, and the OpenCL templates (NCHW only), refuse the workload with a reason.
+TEST(CpuConv2dTemplate, KeptLayoutSpacesTakeTheLayoutsBlock) {
+  const DeviceInfo device = avx2_device(2);
+  for (const Workload& workload : {kept(conv({1, 64, 56, 56, 128, 1, 1, 2, 0, 1, 1}), 8),
+                                   kept(conv({1, 3, 224, 224, 64, 7, 7, 2, 3, 1, 1}), 8),
+                                   kept(conv({1, 13, 9, 9, 5, 3, 3, 1, 1, 1, 1}), 4)}) {
+    const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
+    const ss::Config config = cpu_conv2d().default_config(workload, device, space);
+    EXPECT_EQ(space.first_violation(config), "") << workload.key();
+    std::mt19937_64 rng(3);
+    auto configs = space.sample_valid_distinct(rng, 50);
+    configs.push_back(config);
+    for (const ss::Config& sample : configs) {
+      const cpu::Conv2dConfig c = cpu::conv2d_config_from_view(ss::ConfigView(space, sample));
+      EXPECT_EQ(c.algorithm, cpu::ConvAlgorithm::kDirect) << workload.key();
+      EXPECT_EQ(c.lanes, workload.layout_block) << workload.key();
+      EXPECT_EQ(c.ic_block, workload.layout_block) << workload.key();
+    }
+    EXPECT_NE(cpu_conv2d().emit_source(workload, device, ss::ConfigView(space, config)).find("conv2d_nchwc_packed<"),
+              std::string::npos);
+  }
+  const Workload dw = kept(depthwise({1, 32, 112, 112, 0, 3, 3, 1, 1, 1, 1}), 8);  // rows on NCHW
+  const ss::ConfigSpace dw_space = cpu_depthwise().space(dw, device);
+  const auto c = cpu::depthwise_conv2d_config_from_view(
+      ss::ConfigView(dw_space, cpu_depthwise().default_config(dw, device, dw_space)));
+  EXPECT_EQ(c.algorithm, cpu::DepthwiseAlgorithm::kBlocked);
+  EXPECT_EQ(c.lanes, 8);
+
+  const Workload wide = kept(conv({1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1}), 16);
+  EXPECT_NO_THROW(cpu_conv2d().space(wide, avx512_device()));
+  for (const KernelTemplate* kernel : {&cpu_conv2d(), &find_template(Op::kConv2d, Backend::kOpenCL)}) {
+    try {
+      kernel->space(wide, device);
+      FAIL() << kernel->name() << " took nchw16c on AVX2";
+    } catch (const std::invalid_argument& error) {
+      EXPECT_NE(std::string(error.what()).find("nchw16c"), std::string::npos) << error.what();
+    }
+  }
+}
+
 TEST(CpuConv2dTemplate, GemmSpacesSampleValidConfigsWithinTheRegisters) {
   for (const DeviceInfo& device : {avx2_device(2), avx512_device(), neon_device()}) {
     const Workload workload = conv({1, 256, 14, 14, 512, 1, 1, 2, 0, 1, 1});

@@ -128,6 +128,44 @@ TEST(Reference, DepthwiseEqualsGroupedConv) {
   EXPECT_EQ(depthwise_out, conv_out);
 }
 
+// On a kept NCHW[b]c layout the operands are blocked: the reference is the NCHW one between
+// layout conversions, whatever the input's padding channels hold, with zero padding channels out.
+TEST(Reference, BlockedLayoutIsTheNchwResultBlocked) {
+  for (const char* op_and_shape : {"conv2d:N=2,C=5,H=7,W=6,K=11,R=3,S=3,stride=2,pad=1",
+                                   "depthwise_conv2d:C=13,H=6,W=9,R=3,S=3,pad=1"}) {
+    const std::string text = op_and_shape;
+    const Op op = parse_op(text.substr(0, text.find(':')));
+    const Workload nchw = parse_workload(op, text.substr(text.find(':') + 1));
+    const Workload blocked = parse_workload(op, text.substr(text.find(':') + 1) + ",layout=nchw4c");
+    const Conv2dShape& s = nchw.conv();
+    const std::int64_t C4 = (s.C + 3) / 4 * 4, K4 = (s.K + 3) / 4 * 4;
+    ASSERT_EQ(input_sizes(blocked)[0], static_cast<std::size_t>(s.N * C4 * s.H * s.W)) << text;
+    ASSERT_EQ(input_sizes(blocked)[1], input_sizes(nchw)[1]) << text;
+    ASSERT_EQ(output_size(blocked), static_cast<std::size_t>(s.N * K4 * s.out_h() * s.out_w())) << text;
+
+    const auto input = random_values(input_sizes(nchw)[0], 3);
+    const auto filter = random_values(input_sizes(nchw)[1], 4);
+    std::vector<float> want(output_size(nchw));
+    reference(nchw, {input.data(), filter.data()}, want.data());
+
+    // Blocked by hand: [n][c / 4][h][w][c % 4], the padding channels of the input garbage.
+    std::vector<float> blocked_input(input_sizes(blocked)[0], 1e3f);
+    const std::int64_t plane = s.H * s.W, out_plane = s.out_h() * s.out_w();
+    for (std::int64_t n = 0; n < s.N; ++n)
+      for (std::int64_t c = 0; c < s.C; ++c)
+        for (std::int64_t i = 0; i < plane; ++i)
+          blocked_input[((n * C4 / 4 + c / 4) * plane + i) * 4 + c % 4] = input[(n * s.C + c) * plane + i];
+    std::vector<float> got(output_size(blocked), NAN);
+    reference(blocked, {blocked_input.data(), filter.data()}, got.data());
+    for (std::int64_t n = 0; n < s.N; ++n)
+      for (std::int64_t k = 0; k < K4; ++k)
+        for (std::int64_t i = 0; i < out_plane; ++i) {
+          const float value = got[((n * K4 / 4 + k / 4) * out_plane + i) * 4 + k % 4];
+          ASSERT_EQ(value, k < s.K ? want[(n * s.K + k) * out_plane + i] : 0.0f) << text << " n" << n << " k" << k;
+        }
+  }
+}
+
 TEST(Reference, RelativeL2Error) {
   constexpr double kInfinity = std::numeric_limits<double>::infinity();
   const std::vector<float> want = {3, 4};

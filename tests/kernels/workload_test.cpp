@@ -63,12 +63,33 @@ TEST(Workload, KeysHaveTheDocumentedFormat) {
             "depthwise_conv2d.nchw.f32.N1.C32.H112.W112.R3.S3.st1.pad1.dil1");
 }
 
+Workload blocked(Workload w, int block) {
+  w.layout_block = block;
+  return w;
+}
+
+TEST(Workload, KeysNameTheKeptLayout) {
+  EXPECT_EQ(blocked(conv(Op::kConv2d, resnet_conv()), 8).key(),
+            "conv2d.nchw8c.f32.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g1");
+  EXPECT_EQ(blocked(conv(Op::kDepthwiseConv2d, depthwise_shape()), 16).key(),
+            "depthwise_conv2d.nchw16c.f32.N1.C32.H112.W112.R3.S3.st1.pad1.dil1");
+  EXPECT_EQ(parse_workload(Op::kConv2d, "C=64,H=56,W=56,K=64,R=3,S=3,pad=1,layout=nchw8c"),
+            blocked(conv(Op::kConv2d, resnet_conv()), 8));
+  EXPECT_EQ(parse_workload(Op::kConv2d, "layout=nchw,C=64,H=56,W=56,K=64,R=3,S=3,pad=1"),
+            conv(Op::kConv2d, resnet_conv()));
+  for (int block : {0, 4, 8, 16}) EXPECT_EQ(parse_layout(layout_name(block)), block);
+  EXPECT_THROW(parse_layout("nhwc"), std::invalid_argument);
+  EXPECT_THROW(layout_name(3), std::invalid_argument);
+}
+
 TEST(Workload, KeyParsesBackToTheSameWorkload) {
   Conv2dShape grouped = resnet_conv();
   grouped.N = 2, grouped.stride = 2, grouped.pad = 0, grouped.dilation = 2, grouped.groups = 4;
   const Workload workloads[] = {gemm(17, 33, 65), conv(Op::kConv2d, resnet_conv()),
                                 conv(Op::kConv2d, grouped),
-                                conv(Op::kDepthwiseConv2d, depthwise_shape())};
+                                conv(Op::kDepthwiseConv2d, depthwise_shape()),
+                                blocked(conv(Op::kConv2d, resnet_conv()), 4),
+                                blocked(conv(Op::kDepthwiseConv2d, depthwise_shape()), 8)};
   for (const Workload& w : workloads) {
     EXPECT_EQ(parse_workload_key(w.key()), w) << w.key();
   }
@@ -78,6 +99,9 @@ TEST(Workload, RejectsMalformedKeys) {
   for (const char* key : {"", "gemm", "gemm.f32.M512.N512", "gemm.f32.M512.N512.K0",
                           "gemm.f32.M512.K512.N512", "gemm.f32.M5x.N1.K1", "gemm.F32.M1.N1.K1",
                           "conv2d.nhwc.f32.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g1",
+                          "conv2d.nchw3c.f32.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g1",
+                          "conv2d.nchw8c.f32.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g4",
+                          "gemm.nchw8c.f32.M1.N1.K1",
                           "conv2d.nchw.f32.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1",
                           "depthwise_conv2d.nchw.f32.N1.C32.H112.W112.K32.R3.S3.st1.pad1.dil1",
                           "matmul.f32.M1.N1.K1", "gemm.f32.M1.N1.K1.extra"}) {
@@ -171,6 +195,10 @@ TEST(Workload, RejectsBadShapesWithAOneLineMessage) {
       {Op::kDepthwiseConv2d, "C=32,H=8,W=8,K=32,R=3,S=3",
        "unknown extent 'K' for depthwise_conv2d"},
       {Op::kDepthwiseConv2d, "C=32,H=8,W=8,R=3,S=3,groups=4", "groups = C"},
+      {Op::kConv2d, "C=3,H=8,W=8,K=4,R=3,S=3,layout=nhwc", "unknown layout 'nhwc' (expected nchw, nchw4c"},
+      {Op::kConv2d, "C=3,H=8,W=8,K=4,R=3,S=3,layout=nchw8c,layout=nchw", "layout given twice"},
+      {Op::kConv2d, "C=32,H=8,W=8,K=32,R=3,S=3,groups=4,layout=nchw8c", "layout nchw8c takes conv2d with groups=1"},
+      {Op::kGemm, "M=1,N=1,K=1,layout=nchw8c", "unknown extent 'layout' for gemm"},
   };
   for (const auto& c : cases) {
     const std::string message = shape_error(c.op, c.text);
@@ -187,6 +215,8 @@ TEST(Workload, ValidateChecksWorkloadsBuiltByHand) {
   Conv2dShape bad = depthwise_shape();
   bad.groups = 1;
   EXPECT_THROW(validate_workload(conv(Op::kDepthwiseConv2d, bad)), std::invalid_argument);
+  EXPECT_THROW(validate_workload(blocked(gemm(1, 1, 1), 8)), std::invalid_argument);
+  EXPECT_THROW(validate_workload(blocked(conv(Op::kConv2d, resnet_conv()), 5)), std::invalid_argument);
 }
 
 }  // namespace

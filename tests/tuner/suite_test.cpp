@@ -59,6 +59,40 @@ TEST(Suite, MalformedFilesNameFileLineAndProblem) {
                "listed twice");
   expect_error("[[workload]]\nop = \"gemm\"\nshape = \"4,4,4\"\n", "missing 'name'");
   EXPECT_THROW(load_suite("/nonexistent/suite.toml"), SuiteError);
+  const std::string conv = "[[workload]]\nop = \"conv2d\"\nshape = \"C=8,H=8,W=8,K=8,R=3,S=3\"\n";
+  expect_error(header + "layout = \"nhwc\"\n" + conv, "bad.toml:2: layout: unknown layout 'nhwc'");
+  expect_error(header + conv + "layout = \"nchw5c\"\n", "bad.toml:5: layout: unknown layout 'nchw5c'");
+  expect_error(header + "[[workload]]\nop = \"gemm\"\nshape = \"4,4,4\"\nlayout = \"nchw8c\"\n",
+               "gemm has no layout");
+  expect_error(header + "[[workload]]\nop = \"conv2d\"\nshape = \"C=8,H=8,W=8,K=8,R=3,S=3,layout=nchw8c\"\n"
+                        "layout = \"nchw\"\n",
+               "layout given both");
+}
+
+// A suite-level layout goes to every convolution that does not pin its own; `--layout` replaces
+// it; GEMMs have none.
+TEST(Suite, KeptLayoutGoesToConvolutionsThatPinNone) {
+  const std::string text =
+      "name = \"net\"\nlayout = \"nchw8c\"\n"
+      "[[workload]]\nname = \"stem\"\nop = \"conv2d\"\nshape = \"C=3,H=16,W=16,K=8,R=3,S=3\"\nlayout = \"nchw\"\n"
+      "[[workload]]\nname = \"dw\"\nop = \"depthwise_conv2d\"\nshape = \"C=8,H=14,W=14,R=3,S=3,pad=1\"\n"
+      "[[workload]]\nname = \"pw\"\nop = \"conv2d\"\nshape = \"C=8,H=14,W=14,K=16,R=1,S=1,layout=nchw4c\"\n"
+      "[[workload]]\nname = \"fc\"\nop = \"gemm\"\nshape = \"1,10,16\"\n";
+  const Suite suite = parse_suite(text, "net.toml");
+  EXPECT_EQ(suite.layout_block, 8);
+  ASSERT_EQ(suite.entries.size(), 4u);
+  EXPECT_EQ(suite.entries[0].workload.layout_block, 0);
+  EXPECT_EQ(suite.entries[1].workload.key(), "depthwise_conv2d.nchw8c.f32.N1.C8.H14.W14.R3.S3.st1.pad1.dil1");
+  EXPECT_EQ(suite.entries[2].workload.layout_block, 4);
+  EXPECT_EQ(suite.entries[3].workload.key(), "gemm.f32.M1.N10.K16");
+
+  const Suite nchw = parse_suite(text, "net.toml", kernels::kLayoutNchw);
+  EXPECT_EQ(nchw.entries[1].workload.layout_block, 0);
+  EXPECT_EQ(nchw.entries[2].workload.layout_block, 4);  // pinned in its shape
+
+  const Suite resnet = load_suite(suite_path("resnet18"), 16);
+  EXPECT_EQ(resnet.entries.front().workload.layout_block, 0);  // the stem reads the NCHW image
+  EXPECT_EQ(resnet.entries[1].workload.key(), "conv2d.nchw16c.f32.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g1");
 }
 
 TEST(Duration, ParsesHoursMinutesSeconds) {

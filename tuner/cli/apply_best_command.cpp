@@ -18,6 +18,7 @@ struct ApplyBestOptions {
   std::string out;
   std::vector<std::string> workloads;  // keys the application uses
   std::string suite;                   // or a suite file listing them
+  std::string layout;  // --layout: replaces the suite's layout
 };
 
 int run_apply_best(const ApplyBestOptions& options) {
@@ -25,10 +26,13 @@ int run_apply_best(const ApplyBestOptions& options) {
   try {
     request.target = kernels::parse_target(options.target);
     for (const auto& key : options.workloads) request.wanted.push_back(kernels::parse_workload_key(key).key());
-    if (!options.suite.empty())
-      for (const auto& entry : tuner::load_suite(options.suite).entries) request.wanted.push_back(entry.workload.key());
   } catch (const std::invalid_argument& error) {
     throw UsageError(std::string("apply-best: ") + error.what());
+  }
+  if (!options.suite.empty()) {
+    for (const auto& entry : load_suite_option(options.suite, options.layout).entries) {
+      request.wanted.push_back(entry.workload.key());
+    }
   }
   request.device = options.device;
   request.source = options.database;
@@ -68,6 +72,7 @@ void add_apply_best_command(CLI::App& app, CommandAction& action) {
   command->add_option("--out", options->out, "Header to write (rewritten only when its content changes)")->required();
   command->add_option("--workload", options->workloads, "Workload key the application uses (repeatable)");
   command->add_option("--suite", options->suite, "Suite file whose workloads the application uses");
+  add_layout_option(*command, options->layout);
   command->callback([options, &action] { action = [options] { return run_apply_best(*options); }; });
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 #include <unistd.h>
 
@@ -80,5 +81,21 @@ std::string opencl_kernel_dir() {
 }
 
 std::string opencl_cache_dir() { return opencl::default_program_cache_dir(); }
+
+tuner::Suite load_suite_option(const std::string& path, const std::string& layout) {
+  std::optional<int> layout_block;
+  try {
+    if (!layout.empty()) layout_block = kernels::parse_layout(layout);
+    return tuner::load_suite(path, layout_block);
+  } catch (const std::invalid_argument& error) {  // SuiteError too
+    throw UsageError(error.what());
+  }
+}
+
+void add_layout_option(CLI::App& command, std::string& layout) {
+  command.add_option("--layout", layout,
+                     "With --suite: the activation layout the network keeps between conv layers (nchw, nchw4c, "
+                     "nchw8c, nchw16c), replacing the suite file's; layers that pin their own keep it");
+}
 
 }  // namespace optune::cli

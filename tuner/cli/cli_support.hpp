@@ -12,6 +12,7 @@
 
 #include "optune/db/database.hpp"
 #include "optune/measure/measure_input.hpp"
+#include "optune/tuner/suite.hpp"
 
 namespace optune::cli {
 
@@ -47,6 +48,12 @@ std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std
                                                 const kernels::Workload* workload = nullptr,
                                                 const kernels::DeviceInfo* device = nullptr);
 db::Database open_database(const std::string& path, db::Database::Mode mode);
+
+// The suite of `--suite PATH`, with `--layout NAME` (empty: the file's own) replacing its
+// suite-level layout; throws UsageError naming the file, line and problem, or the bad layout.
+tuner::Suite load_suite_option(const std::string& path, const std::string& layout);
+// Registers `--layout` for commands that take `--suite`.
+void add_layout_option(CLI::App& command, std::string& layout);
 
 // Where the installed or built optune finds its worker and the kernel headers candidates include.
 std::string worker_path();

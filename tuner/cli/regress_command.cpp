@@ -22,6 +22,7 @@ namespace {
 struct RegressOptions {
   std::string database = kDefaultDatabase;
   std::string suite;
+  std::string layout;  // --layout: replaces the suite's layout
   std::string target = "cpu";
   double tolerance = 0.05;
   int attempts = 3;  // measurements of a workload before a regression is called
@@ -84,12 +85,7 @@ void print_row(const tuner::RegressionCase& c, const tuner::Judgement& judgement
 int run_regress(const RegressOptions& options) {
   if (!(options.tolerance >= 0 && options.tolerance <= 10))
     throw UsageError("regress: --tolerance must be from 0 to 10 (a share: 0.05 is 5%)");
-  tuner::Suite suite;
-  try {
-    suite = tuner::load_suite(options.suite);
-  } catch (const tuner::SuiteError& error) {
-    throw UsageError(error.what());
-  }
+  const tuner::Suite suite = load_suite_option(options.suite, options.layout);
   auto database = open_database(options.database, db::Database::Mode::kReadOnly);
   MeasureSettings settings = options.measuring;
   settings.target = options.target;
@@ -124,6 +120,7 @@ void add_regress_command(CLI::App& app, CommandAction& action) {
       "regress", "CI check: re-measure tuned and default configs of a suite; exit 1 when a tuned config regressed");
   regress->add_option("--db", options->database, "SQLite database file (only read)")->capture_default_str();
   regress->add_option("--suite", options->suite, "Suite file of the workloads to check")->required();
+  add_layout_option(*regress, options->layout);
   regress->add_option("--target", options->target, "Target: cpu, opencl[:<platform>:<device>]")->capture_default_str();
   regress->add_option("--tolerance", options->tolerance, "Allowed slowdown, as a share (0.05: 5%)")
       ->capture_default_str();

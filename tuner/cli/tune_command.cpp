@@ -28,6 +28,7 @@ struct TuneOptions {
   bool quiet = false;
   // Suites.
   std::string suite;
+  std::string layout;  // --layout: replaces the suite's layout
   std::size_t trials_per_task = 0;
   std::string budget;  // trials ("2000") or time ("8h", "30m")
   tuner::SchedulerOptions scheduler;
@@ -109,12 +110,7 @@ tuner::SuiteBudget suite_budget(const TuneOptions& options) {
 }
 
 int run_suite(const TuneOptions& options) {
-  tuner::Suite suite;
-  try {
-    suite = tuner::load_suite(options.suite);
-  } catch (const tuner::SuiteError& error) {
-    throw UsageError(error.what());
-  }
+  const tuner::Suite suite = load_suite_option(options.suite, options.layout);
   auto budget = suite_budget(options);
   auto remote = find_remote(measure_settings(options));
   std::vector<tuner::SuiteTask> tasks;
@@ -140,6 +136,7 @@ int run_tune(const TuneOptions& options) {
     return run_suite(options);
   }
   if (options.shape.empty()) throw UsageError("tune: --shape or --suite is required (e.g. --shape 512,512,512)");
+  if (!options.layout.empty()) throw UsageError("tune: --layout goes with --suite (a --shape names its own: layout=nchw8c)");
   auto remote = find_remote(measure_settings(options));
   auto task = make_task(options.op, options.shape, options.target, nullptr, remote ? &remote->device : nullptr);
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
@@ -157,7 +154,10 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<TuneOptions>();
   CLI::App* tune = app.add_subcommand("tune", "Tune one operator on a target; every measurement goes to the database");
   tune->add_option("--op", options->op, "Operator: gemm, conv2d, depthwise_conv2d")->capture_default_str();
-  tune->add_option("--shape", options->shape, "Shape: M,N,K or named extents (M=512,N=512,K=512)");
+  tune->add_option("--shape", options->shape,
+                   "Shape: M,N,K or named extents (M=512,N=512,K=512); a convolution's may name its layout "
+                   "(...,layout=nchw8c)");
+  add_layout_option(*tune, options->layout);
   tune->add_option("--target", options->target, "Target: cpu, cpu:<triple>, opencl[:<platform>:<device>]")
       ->capture_default_str();
   tune->add_option("--tuner", options->tuning.tuner.name, "Tuner: xgb (model-based), ga (genetic), random, grid")->capture_default_str();

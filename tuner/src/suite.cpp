@@ -23,15 +23,33 @@ std::string required_string(const toml::table& table, const char* key, const std
   return *value;
 }
 
-SuiteEntry parse_entry(const toml::table& table, std::size_t index, const std::string& source) {
-  static const std::set<std::string> kKnownKeys = {"name", "op", "shape", "count"};
+int parse_layout_key(const toml::table& table, const std::string& source) {
+  const std::string name = required_string(table, "layout", source);
+  try {
+    return kernels::parse_layout(name);
+  } catch (const std::invalid_argument& error) {
+    fail(source, table.get("layout")->source(), error.what());
+  }
+}
+
+// A convolution takes its own `layout` key, else a layout named in its shape, else the suite's.
+SuiteEntry parse_entry(const toml::table& table, std::size_t index, const std::string& source, int suite_layout) {
+  static const std::set<std::string> kKnownKeys = {"name", "op", "shape", "count", "layout"};
   for (const auto& [key, node] : table)
     if (!kKnownKeys.count(std::string(key.str())))
       fail(source, node.source(), "unknown key '" + std::string(key.str()) + "' in [[workload]]");
   SuiteEntry entry;
   try {
-    entry.workload = kernels::parse_workload(kernels::parse_op(required_string(table, "op", source)),
-                                             required_string(table, "shape", source));
+    const std::string shape = required_string(table, "shape", source);
+    entry.workload = kernels::parse_workload(kernels::parse_op(required_string(table, "op", source)), shape);
+    const bool layout_in_shape = shape.find("layout") != std::string::npos;
+    if (table.contains("layout")) {
+      if (layout_in_shape) fail(source, table.source(), "layout given both in 'shape' and in 'layout'");
+      entry.workload.layout_block = parse_layout_key(table, source);
+    } else if (!layout_in_shape && entry.workload.op != kernels::Op::kGemm) {
+      entry.workload.layout_block = suite_layout;
+    }
+    kernels::validate_workload(entry.workload);
   } catch (const SuiteError&) {
     throw;
   } catch (const std::invalid_argument& error) {
@@ -48,7 +66,7 @@ SuiteEntry parse_entry(const toml::table& table, std::size_t index, const std::s
 
 }  // namespace
 
-std::vector<SuiteEntry> parse_workload_tables(const toml::table& root, const std::string& source) {
+std::vector<SuiteEntry> parse_workload_tables(const toml::table& root, const std::string& source, int layout) {
   const toml::array* workloads = root["workload"].as_array();
   if (!workloads || workloads->empty()) fail(source, root.source(), "no [[workload]] tables");
   std::vector<SuiteEntry> entries;
@@ -56,7 +74,7 @@ std::vector<SuiteEntry> parse_workload_tables(const toml::table& root, const std
   for (std::size_t i = 0; i < workloads->size(); ++i) {
     const toml::table* table = (*workloads)[i].as_table();
     if (!table) fail(source, (*workloads)[i].source(), "each workload must be a [[workload]] table");
-    SuiteEntry entry = parse_entry(*table, i, source);
+    SuiteEntry entry = parse_entry(*table, i, source, layout);
     if (!names.insert(entry.name).second) fail(source, table->source(), "duplicate workload name '" + entry.name + "'");
     if (!keys.insert(entry.workload.key()).second)
       fail(source, table->source(), "workload " + entry.workload.key() + " is listed twice; give it one entry with its count");
@@ -65,7 +83,7 @@ std::vector<SuiteEntry> parse_workload_tables(const toml::table& root, const std
   return entries;
 }
 
-Suite parse_suite(const std::string& text, const std::string& source) {
+Suite parse_suite(const std::string& text, const std::string& source, std::optional<int> layout) {
   toml::table root;
   try {
     root = toml::parse(text, source);
@@ -75,21 +93,23 @@ Suite parse_suite(const std::string& text, const std::string& source) {
   Suite suite;
   suite.name = required_string(root, "name", source);
   if (root.contains("description")) suite.description = required_string(root, "description", source);
-  suite.entries = parse_workload_tables(root, source);
+  if (!layout && root.contains("layout")) layout = parse_layout_key(root, source);
+  suite.layout_block = layout.value_or(kernels::kLayoutNchw);
+  suite.entries = parse_workload_tables(root, source, suite.layout_block);
   for (const auto& [key, node] : root) {
     std::string name(key.str());
-    if (name != "name" && name != "description" && name != "workload")
+    if (name != "name" && name != "description" && name != "workload" && name != "layout")
       fail(source, node.source(), "unknown key '" + name + "'");
   }
   return suite;
 }
 
-Suite load_suite(const std::string& path) {
+Suite load_suite(const std::string& path, std::optional<int> layout) {
   std::ifstream in(path);
   if (!in) throw SuiteError(path + ": cannot read the suite file");
   std::stringstream text;
   text << in.rdbuf();
-  return parse_suite(text.str(), path);
+  return parse_suite(text.str(), path, layout);
 }
 
 }  // namespace optune::tuner

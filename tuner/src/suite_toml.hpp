@@ -12,7 +12,9 @@
 namespace optune::tuner {
 
 // The root's [[workload]] tables; throws SuiteError naming source, line and problem (none given,
-// unknown key, duplicate name or workload, bad shape).
-std::vector<SuiteEntry> parse_workload_tables(const toml::table& root, const std::string& source);
+// unknown key, duplicate name or workload, bad shape or layout). `layout`: the layout block of
+// convolutions that name none (kernels::kLayoutNchw: NCHW).
+std::vector<SuiteEntry> parse_workload_tables(const toml::table& root, const std::string& source,
+                                              int layout = kernels::kLayoutNchw);
 
 }  // namespace optune::tuner

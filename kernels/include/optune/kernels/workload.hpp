@@ -31,16 +31,24 @@ struct Conv2dShape {
   friend bool operator==(const Conv2dShape&, const Conv2dShape&) = default;
 };
 
+// The activation layout of a convolution's input and output: NCHW, or NCHW[b]c with b channels
+// of a pixel contiguous (cpu/layout.hpp), as a network keeps it between its conv layers. The
+// filter is OIHW in both. GEMMs have none (0).
+inline constexpr int kLayoutNchw = 0;
+std::string layout_name(int layout_block);        // "nchw", "nchw8c"
+int parse_layout(std::string_view name);           // 0, 4, 8, 16; throws std::invalid_argument
+
 struct Workload {
   Op op = Op::kGemm;
   std::string dtype = "f32";
   std::variant<GemmShape, Conv2dShape> shape;
+  int layout_block = kLayoutNchw;  // convolutions: 0 (NCHW) or the b of NCHW[b]c
 
   const GemmShape& gemm() const { return std::get<GemmShape>(shape); }
   const Conv2dShape& conv() const { return std::get<Conv2dShape>(shape); }
 
   // e.g. "gemm.f32.M512.N512.K512", "conv2d.nchw.f32.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g1",
-  // "depthwise_conv2d.nchw.f32.N1.C32.H112.W112.R3.S3.st1.pad1.dil1"
+  // "depthwise_conv2d.nchw8c.f32.N1.C32.H112.W112.R3.S3.st1.pad1.dil1"
   std::string key() const;
   double flops() const;  // multiply-adds count as 2; padded taps count as work
 
@@ -48,7 +56,7 @@ struct Workload {
 };
 
 // Parses `--shape` for an op: "M,N,K" or named extents "M=512,N=512,K=512" for GEMM; named
-// extents for convolutions (DESIGN.md). Throws std::invalid_argument with a one-line message
+// extents for convolutions (DESIGN.md), which may also name their layout ("...,layout=nchw8c"). Throws std::invalid_argument with a one-line message
 // naming the bad part (zero, negative, absurd, unknown or missing extent).
 Workload parse_workload(Op op, std::string_view shape_text);
 // Inverse of Workload::key(); throws std::invalid_argument.

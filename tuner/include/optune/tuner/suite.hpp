@@ -5,13 +5,21 @@
 // File format (TOML):
 //   name = "resnet18"                  # required
 //   description = "..."                # optional
+//   layout = "nchw8c"                  # optional: the activation layout the network keeps between
+//                                      # its conv layers (nchw, nchw4c, nchw8c, nchw16c; default
+//                                      # nchw): conv workloads take it, so no layer is timed with
+//                                      # a layout transform; GEMMs have none
 //   [[workload]]                       # one table per distinct workload
 //   name = "layer1.conv"               # optional label, unique within the suite
 //   op = "conv2d"                      # gemm, conv2d or depthwise_conv2d
 //   shape = "N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"   # as `optune tune --shape`
 //   count = 4                          # times the network runs it; default 1
+//   layout = "nchw"                    # optional, convolutions: this workload's own layout (e.g.
+//                                      # a first layer that reads the NCHW image); also
+//                                      # accepted as "layout=..." in the shape
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,10 +43,14 @@ struct SuiteEntry {
 struct Suite {
   std::string name;
   std::string description;
+  int layout_block = kernels::kLayoutNchw;  // the suite's layout (entries may pin their own)
   std::vector<SuiteEntry> entries;
 };
 
-Suite load_suite(const std::string& path);            // throws SuiteError
-Suite parse_suite(const std::string& text, const std::string& source_name);  // throws SuiteError
+// Throw SuiteError. `layout` replaces the file's suite-level layout (`--layout`); workloads that
+// pin their own keep it.
+Suite load_suite(const std::string& path, std::optional<int> layout = std::nullopt);
+Suite parse_suite(const std::string& text, const std::string& source_name,
+                  std::optional<int> layout = std::nullopt);
 
 }  // namespace optune::tuner

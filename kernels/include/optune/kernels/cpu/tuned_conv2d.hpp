@@ -19,11 +19,13 @@ namespace optune::kernels::cpu {
 struct TunedConv2d {
   Conv2dDims dims;
   Conv2dConfig config;
+  int layout_block = 0;  // 0: NCHW; b: NCHW[b]c kept between layers
 };
 
 struct TunedDepthwiseConv2d {
   Conv2dDims dims;  // K = C
   DepthwiseConv2dConfig config;
+  int layout_block = 0;
 };
 
 // NCHW output = conv2d(NCHW input, OIHW filter). Returns true when a tuned entry ran, false when
@@ -33,7 +35,7 @@ bool conv2d_tuned(const Conv2dDims& dims, const float* input, const float* filte
   const bool tuned = [&]<std::size_t... I>(std::index_sequence<I...>) {
     auto run = [&]<std::size_t J>() {
       constexpr TunedConv2d entry = Table[J];
-      if (!(entry.dims == dims)) return false;
+      if (!(entry.dims == dims) || entry.layout_block != 0) return false;
       conv2d<entry.config>(dims, input, filter, output);
       return true;
     };
@@ -50,7 +52,7 @@ bool depthwise_conv2d_tuned(const Conv2dDims& dims, const float* input, const fl
   const bool tuned = [&]<std::size_t... I>(std::index_sequence<I...>) {
     auto run = [&]<std::size_t J>() {
       constexpr TunedDepthwiseConv2d entry = Table[J];
-      if (!(entry.dims == dims)) return false;
+      if (!(entry.dims == dims) || entry.layout_block != 0) return false;
       depthwise_conv2d<entry.config>(dims, input, filter, output);
       return true;
     };
