@@ -13,6 +13,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <utility>
@@ -20,6 +21,7 @@
 
 #include "optune/kernels/cpu/conv2d_nchwc.hpp"
 #include "optune/kernels/cpu/layout.hpp"
+#include "optune/kernels/cpu/tuned_conv2d.hpp"
 #include "optune/kernels/reference.hpp"
 #include "optune/kernels/workload.hpp"
 
@@ -98,7 +100,8 @@ struct Outcome {
 
 // Runs `function` on random operands of `shape` in NCHW[block]c, the input's padding channels
 // filled with junk and the output poisoned with NaN, and checks the result against the reference.
-Outcome run_blocked(ConvFunction function, const Conv2dShape& shape, int block) {
+Outcome run_blocked(const std::function<void(const Conv2dDims&, const float*, const float*, float*)>& function,
+                    const Conv2dShape& shape, int block) {
   const Workload workload{Op::kConv2d, "f32", shape};
   std::mt19937 rng(23);
   std::uniform_real_distribution<float> value(-1.0f, 1.0f);
@@ -185,6 +188,28 @@ TEST(CpuConv2dNchwcKernel, PackedFilterWithAFixedWidthMatchesTheReference) {
     const Outcome outcome = run_blocked(with_packed, shape, config.lanes);
     EXPECT_LE(outcome.error, 1e-5) << shape.S;
     EXPECT_EQ(outcome.nonzero_padding, 0) << shape.S;
+  }
+}
+
+// A table as `optune apply-best` writes it: a row tuned on nchw8c, and an NCHW row (a GEMM config,
+// which the blocked kernel cannot run) of the same shape.
+constexpr Conv2dDims kTunedDims{.N = 1, .C = 12, .H = 9, .W = 7, .K = 20, .R = 1, .S = 1, .stride = 1, .pad = 0};
+constexpr std::array<TunedConv2d, 2> kTunedTable = {{
+    {kTunedDims, Conv2dConfig{.lanes = 8, .oc_vectors = 1, .ic_block = 8, .ow_block = 5, .threads = 2}, 8},
+    {kTunedDims, Conv2dConfig{.lanes = 8, .algorithm = ConvAlgorithm::kGemm}, 0},
+}};
+
+TEST(TunedConv2dNchwc, RunsTheKeptLayoutRowForItsShapeAndTheMovedDefaultElsewhere) {
+  bool ran_tuned = false;
+  const auto tuned = [&ran_tuned](const Conv2dDims& d, const float* in, const float* f, float* out) {
+    ran_tuned = conv2d_nchwc_tuned<kTunedTable, Conv2dConfig{.algorithm = ConvAlgorithm::kGemm}, 8>(d, in, f, out);
+  };
+  for (const auto& [shape, want_tuned] : {std::pair{Conv2dShape{1, 12, 9, 7, 20, 1, 1, 1, 0, 1, 1}, true},
+                                          std::pair{Conv2dShape{1, 12, 9, 7, 20, 3, 3, 1, 1, 1, 1}, false}}) {
+    const Outcome outcome = run_blocked(tuned, shape, 8);
+    EXPECT_LE(outcome.error, 1e-5) << shape.R;
+    EXPECT_EQ(outcome.nonzero_padding, 0) << shape.R;
+    EXPECT_EQ(ran_tuned, want_tuned) << shape.R;
   }
 }
 
