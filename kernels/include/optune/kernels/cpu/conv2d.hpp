@@ -16,7 +16,9 @@
 // conv2d() below packs in every call, for callers that want one function.
 //
 // That is the direct algorithm; Config.algorithm = kGemm runs the layer as a GEMM instead
-// (conv2d_gemm.hpp), behind the same three functions.
+// (conv2d_gemm.hpp), behind the same three functions. conv2d_nchwc.hpp runs the direct kernel on
+// tensors kept in NCHW[lanes]c between layers (no layout transform), with the same micro-kernel
+// (conv_tile) and tile loops (for_each_tile).
 //
 // The tuner's candidates and build-time consumers instantiate this same header:
 //   conv2d_pack_filter<Conv2dConfig{...}>(dims, filter, packed);
@@ -124,13 +126,20 @@ struct TileGeometry {
   Index channel_blocks, R, S, stride, dilation, row_floats, plane_floats;
 };
 
+// Where a register tile's vectors go, in floats: vector v of pixel (h, j) is stored at
+// out + h * row + j * pixel + v * vector. A pixel-major scratch tile ([OHB][OWB][OCV * Lanes]) is
+// {OWB * OCV * Lanes, OCV * Lanes, Lanes}; the NCHW[Lanes]c output itself is {Q * Lanes, Lanes, P * Q * Lanes}.
+struct TileStrides {
+  Index row, pixel, vector;
+};
+
 // One register tile: OHB x OWB output pixels times OCV * Lanes output channels, reduced over all
 // input channels and filter taps. `in` points at the tile's first input pixel (padded
-// coordinates), `w` at the packed filter of its output-channel block. The tile is written
-// pixel-major into `tile` ([OHB][OWB][OCV * Lanes]). FixedS > 0 makes the filter width a constant.
+// coordinates), `w` at the packed filter of its output-channel block. The tile's vectors are
+// stored once, at the end, at `out` with strides `o`. FixedS > 0 makes the filter width a constant.
 template <int Lanes, int OCV, int IB, int OWB, int OHB, int FixedS>
 void conv_tile(const float* __restrict in, const float* __restrict w, const TileGeometry& g,
-               float* __restrict tile) {
+               float* __restrict out, const TileStrides& o) {
   using V = Simd<Lanes>;
   using Vector = typename V::Vector;
   Vector acc[OHB][OWB][OCV];
@@ -180,7 +189,7 @@ void conv_tile(const float* __restrict in, const float* __restrict w, const Tile
 #pragma GCC unroll 32
     for (int j = 0; j < OWB; ++j) {
 #pragma GCC unroll 4
-      for (int v = 0; v < OCV; ++v) V::store(tile + ((h * OWB + j) * OCV + v) * Lanes, acc[h][j][v]);
+      for (int v = 0; v < OCV; ++v) V::store(out + h * o.row + j * o.pixel + v * o.vector, acc[h][j][v]);
     }
   }
 }
@@ -200,6 +209,46 @@ void store_tile(const float* __restrict tile, const Conv2dDims& d, Index k0, Ind
   }
 }
 
+// The tile loops both layouts share (conv2d_run below, conv2d_nchwc_run in conv2d_nchwc.hpp), on
+// Config.threads threads: first fill_row(row) for every row in [0, rows_to_fill) (the input's
+// blocked copy; none where the kernel reads its input in place), then, once every row is in
+// place, run_tile(n, kb, rt, ct) for every output tile (image n, output-channel block kb, row tile
+// rt, column tile ct) in Config's loop order and parallel split, column tiles innermost.
+template <Conv2dConfig Config, typename FillRow, typename RunTile>
+void for_each_tile(const Conv2dDims& d, Index rows_to_fill, const FillRow& fill_row, const RunTile& run_tile) {
+  const Index oc_blocks = ceil_div(d.K, Config.oc_vectors * Config.lanes);
+  const Index row_tiles = ceil_div(d.out_h(), Config.oh_block), col_tiles = ceil_div(d.out_w(), Config.ow_block);
+  constexpr bool oc_outer = Config.loop_order == ConvLoopOrder::kOcOuter;
+  const Index outer_per_image = oc_outer ? oc_blocks : row_tiles, outer = d.N * outer_per_image;
+  const Index inner = oc_outer ? row_tiles : oc_blocks;
+
+  // Every output tile of one (outer, inner) item along the width.
+  auto run_item = [&](Index o, Index i) {
+    const Index n = o / outer_per_image, outer_index = o % outer_per_image;
+    const Index kb = oc_outer ? outer_index : i, rt = oc_outer ? i : outer_index;
+    for (Index ct = 0; ct < col_tiles; ++ct) run_tile(n, kb, rt, ct);
+  };
+
+#pragma omp parallel num_threads(Config.threads)
+  {
+    if (rows_to_fill > 0) {  // the same for every thread, so all or none meet the loop
+#pragma omp for schedule(static)
+      for (Index row = 0; row < rows_to_fill; ++row) fill_row(row);
+      // (the implicit barrier of the loop above: every row is in place before any tile runs)
+    }
+    if constexpr (Config.parallel == ConvParallel::kOuter) {
+#pragma omp for schedule(static)
+      for (Index o = 0; o < outer; ++o) {
+        for (Index i = 0; i < inner; ++i) run_item(o, i);
+      }
+    } else {
+      // Dynamic: on a shared machine a descheduled thread would otherwise hold up the team.
+#pragma omp for schedule(dynamic, 1)
+      for (Index f = 0; f < outer * inner; ++f) run_item(f / inner, f % inner);
+    }
+  }
+}
+
 template <Conv2dConfig Config, int FixedS>
 void conv2d_run(const Conv2dDims& d, const float* input, const float* packed_filter, float* output) {
   constexpr int L = Config.lanes, OCV = Config.oc_vectors, OB = OCV * L, IB = Config.ic_block;
@@ -211,44 +260,36 @@ void conv2d_run(const Conv2dDims& d, const float* input, const float* packed_fil
   const TileGeometry g{b.channel_blocks, d.R, d.S, d.stride, d.dilation, b.row_floats(),
                        b.plane_floats()};
   const Index filter_block_floats = b.channel_blocks * d.R * d.S * IB * OB;
-  const Index oc_blocks = ceil_div(d.K, OB), row_tiles = ceil_div(P, OHB), col_tiles = ceil_div(Q, OWB);
-  constexpr bool oc_outer = Config.loop_order == ConvLoopOrder::kOcOuter;
-  const Index outer = d.N * (oc_outer ? oc_blocks : row_tiles);
-  const Index inner = oc_outer ? row_tiles : oc_blocks;
-  const Index rows_to_fill = d.N * b.channel_blocks * b.height;
 
-  // Every output tile of one (outer, inner) item along the width.
-  auto run_item = [&](Index o, Index i) {
-    const Index n = o / (outer / d.N), outer_index = o % (outer / d.N);
-    const Index kb = oc_outer ? outer_index : i, rt = oc_outer ? i : outer_index;
-    const float* image = blocked + n * b.floats() + rt * OHB * d.stride * b.row_floats();
-    const float* filter = packed_filter + kb * filter_block_floats;
-    float* out_image = output + n * d.K * P * Q;
-    alignas(64) float tile[OHB * OWB * OB];
-    for (Index ct = 0; ct < col_tiles; ++ct) {
-      conv_tile<L, OCV, IB, OWB, OHB, FixedS>(image + ct * OWB * d.stride * IB, filter, g, tile);
-      store_tile<OB, OWB, OHB>(tile, d, kb * OB, rt * OHB, ct * OWB, out_image);
-    }
+  auto fill_row = [&](Index row) {
+    const Index n = row / (b.channel_blocks * b.height), rest = row % (b.channel_blocks * b.height);
+    fill_blocked_row<IB>(d, b, input + n * d.C * d.H * d.W, rest / b.height, rest % b.height,
+                         blocked + row * b.row_floats());
   };
+  auto run_tile = [&](Index n, Index kb, Index rt, Index ct) {
+    const float* image = blocked + n * b.floats() + (rt * OHB * b.row_floats() + ct * OWB * IB) * d.stride;
+    alignas(64) float tile[OHB * OWB * OB];
+    conv_tile<L, OCV, IB, OWB, OHB, FixedS>(image, packed_filter + kb * filter_block_floats, g, tile,
+                                            {OWB * OB, OB, L});
+    store_tile<OB, OWB, OHB>(tile, d, kb * OB, rt * OHB, ct * OWB, output + n * d.K * P * Q);
+  };
+  for_each_tile<Config>(d, d.N * b.channel_blocks * b.height, fill_row, run_tile);
+}
 
-#pragma omp parallel num_threads(Config.threads)
-  {
-#pragma omp for schedule(static)
-    for (Index row = 0; row < rows_to_fill; ++row) {
-      const Index n = row / (b.channel_blocks * b.height), rest = row % (b.channel_blocks * b.height);
-      fill_blocked_row<IB>(d, b, input + n * d.C * d.H * d.W, rest / b.height, rest % b.height,
-                           blocked + row * b.row_floats());
-    }
-    // (the implicit barrier of the loop above: every row is in place before any tile runs)
-    if constexpr (Config.parallel == ConvParallel::kOuter) {
-#pragma omp for schedule(static)
-      for (Index o = 0; o < outer; ++o) {
-        for (Index i = 0; i < inner; ++i) run_item(o, i);
-      }
-    } else {
-      // Dynamic: on a shared machine a descheduled thread would otherwise hold up the team.
-#pragma omp for schedule(dynamic, 1)
-      for (Index f = 0; f < outer * inner; ++f) run_item(f / inner, f % inner);
+// Calls run.template operator()<S>() with S the filter width as a compile-time constant where
+// there is one: FixedS when the caller knows it (candidates, FixedS >= 0), else d.S when it is 1,
+// 3, 5 or 7 and Config.unroll_kw; S = 0 reads the width at run time.
+template <Conv2dConfig Config, int FixedS, typename Run>
+void with_filter_width(const Conv2dDims& d, const Run& run) {
+  if constexpr (FixedS >= 0) {
+    run.template operator()<FixedS>();
+  } else {
+    switch (Config.unroll_kw ? d.S : 0) {
+      case 1: return run.template operator()<1>();
+      case 3: return run.template operator()<3>();
+      case 5: return run.template operator()<5>();
+      case 7: return run.template operator()<7>();
+      default: return run.template operator()<0>();
     }
   }
 }
@@ -297,19 +338,11 @@ void conv2d_packed(const Conv2dDims& d, const float* input, const float* packed_
   static_assert(conv2d_config_error(Config) == nullptr, "invalid Conv2dConfig");
   static_assert(Config.lanes <= kMaxLanes,
                 "Conv2dConfig::lanes needs a wider SIMD ISA than the compile flags enable");
-  using conv_detail::conv2d_run;
   if constexpr (Config.algorithm == ConvAlgorithm::kGemm) {
-    return conv2d_gemm_packed<Config>(d, input, packed_filter, output);
-  } else if constexpr (FixedS >= 0) {
-    return conv2d_run<Config, FixedS>(d, input, packed_filter, output);
+    conv2d_gemm_packed<Config>(d, input, packed_filter, output);
   } else {
-    switch (Config.unroll_kw ? d.S : 0) {
-      case 1: return conv2d_run<Config, 1>(d, input, packed_filter, output);
-      case 3: return conv2d_run<Config, 3>(d, input, packed_filter, output);
-      case 5: return conv2d_run<Config, 5>(d, input, packed_filter, output);
-      case 7: return conv2d_run<Config, 7>(d, input, packed_filter, output);
-      default: return conv2d_run<Config, 0>(d, input, packed_filter, output);
-    }
+    conv_detail::with_filter_width<Config, FixedS>(
+        d, [&]<int S>() { conv_detail::conv2d_run<Config, S>(d, input, packed_filter, output); });
   }
 }
 

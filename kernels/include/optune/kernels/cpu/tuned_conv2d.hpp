@@ -6,12 +6,16 @@
 // other shape. These calls pack the filter in every call (conv2d() / depthwise_conv2d()); an
 // application that keeps packed weights calls conv2d_pack_filter / conv2d_packed with the
 // table's config itself.
+//
+// Rows tuned on a kept NCHW[b]c layout (layout_block = b) serve conv2d_nchwc_tuned<..., b>, whose
+// shapes without such a row run the default config moved onto that layout (nchwc_default).
 #pragma once
 
 #include <cstddef>
 #include <utility>
 
 #include "optune/kernels/cpu/conv2d.hpp"
+#include "optune/kernels/cpu/conv2d_nchwc.hpp"
 #include "optune/kernels/cpu/depthwise_conv2d.hpp"
 
 namespace optune::kernels::cpu {
@@ -42,6 +46,39 @@ bool conv2d_tuned(const Conv2dDims& dims, const float* input, const float* filte
     return (run.template operator()<I>() || ...);
   }(std::make_index_sequence<Table.size()>{});
   if (!tuned) conv2d<Fallback>(dims, input, filter, output);
+  return tuned;
+}
+
+// The NCHW default config moved onto a kept NCHW[Block]c layout: the direct kernel (the one that
+// reads the layout), with Block lanes and input-channel blocks, the rest of its schedule kept.
+template <Conv2dConfig Default, int Block>
+constexpr Conv2dConfig nchwc_default() {
+  Conv2dConfig c = Default;
+  c.algorithm = ConvAlgorithm::kDirect;
+  c.gemm = {};
+  c.lanes = Block;
+  c.ic_block = Block;
+  return c;
+}
+
+// NCHW[Block]c output = conv2d(NCHW[Block]c input, OIHW filter): the row of Table tuned on that
+// layout for these dims, else nchwc_default<Fallback, Block>. Returns whether a tuned row ran.
+template <const auto& Table, Conv2dConfig Fallback, int Block>
+bool conv2d_nchwc_tuned(const Conv2dDims& dims, const float* input, const float* filter, float* output) {
+  const bool tuned = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    auto run = [&]<std::size_t J>() {
+      constexpr TunedConv2d entry = Table[J];
+      if constexpr (entry.layout_block != Block) {
+        return false;  // not instantiated: an NCHW row's config may not suit the blocked kernel
+      } else {
+        if (!(entry.dims == dims)) return false;
+        conv2d_nchwc<entry.config>(dims, input, filter, output);
+        return true;
+      }
+    };
+    return (run.template operator()<I>() || ...);
+  }(std::make_index_sequence<Table.size()>{});
+  if (!tuned) conv2d_nchwc<nchwc_default<Fallback, Block>()>(dims, input, filter, output);
   return tuned;
 }
 

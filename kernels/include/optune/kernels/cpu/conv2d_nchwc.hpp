@@ -1,0 +1,209 @@
+// conv2d on the channel-blocked activation layout NCHW[b]c (layout.hpp), kept between the layers
+// of a network: input [N][ceil(C/b)][H][W][b], output [N][ceil(K/b)][P][Q][b], b = Config.lanes,
+// the filter packed by conv2d_pack_filter<Config> as for the NCHW kernel (conv2d.hpp). The blocked
+// input already is the direct kernel's channel-blocked image (ic_block = b), so there is no
+// layout transform in the call. What the tiles read:
+//   - pad > 0: a zero-padded copy, one row memcpy per (image, channel block, row), small next to
+//     the convolution it feeds;
+//   - 1x1 with stride > 1 and no pad (ResNet's downsamples): a copy of the pixels it uses,
+//     compacted, run as a stride-1 1x1 layer (oneDNN's "reduce to unit stride");
+//   - else (pad = 0: MobileNet's pointwise layers, unpadded 3x3): the input in place. A tile at
+//     the right or bottom edge reads past its row into the next row or channel block, inside the
+//     tensor, for output pixels whose stores are clipped; the few tiles at the very end of the
+//     tensor whose reads would leave it read a zero-extended copy of their input window instead.
+// Pointwise layers (1x1, stride 1, no pad) are a matrix product over the pixels of a plane, so
+// their tiles walk each plane as rows of a whole number of column tiles, whatever the image's
+// width: only the plane's last tile is partial (at 14x14 with ow_block 6: 33 tiles, not 42).
+// The same micro-kernel (conv_detail::conv_tile) and tile loops (conv_detail::for_each_tile) as
+// conv2d.hpp; the tile's vectors are stored straight into the blocked output (oc_vectors whole
+// layout blocks per tile, no transpose), through a scratch tile only where the tile is clipped.
+// The output's channels past K are written as zeros (the packed filter is zero there).
+//
+//   conv2d_pack_filter<Config>(dims, filter, packed);
+//   conv2d_nchwc_packed<Config>(dims, blocked_input, packed, blocked_output);
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+
+#include "optune/kernels/cpu/aligned_buffer.hpp"
+#include "optune/kernels/cpu/conv2d.hpp"
+#include "optune/kernels/cpu/simd.hpp"
+
+namespace optune::kernels::cpu {
+namespace conv_detail {
+
+// Row `hp` of channel block `cb` of the zero-padded copy: row hp - pad of the blocked image's
+// block (`image` is one image, [blocks][H][W][Block]), zero in the padding.
+template <int Block>
+void copy_padded_row(const Conv2dDims& d, const BlockedImage& b, const float* __restrict image, Index cb,
+                     Index hp, float* __restrict dst) {
+  const Index h = hp - d.pad;
+  if (h < 0 || h >= d.H) {
+    std::fill_n(dst, b.row_floats(), 0.0f);
+    return;
+  }
+  std::fill_n(dst, d.pad * Block, 0.0f);
+  std::memcpy(dst + d.pad * Block, image + (cb * d.H + h) * d.W * Block, sizeof(float) * d.W * Block);
+  const Index tail = (d.pad + d.W) * Block;
+  std::fill_n(dst + tail, b.row_floats() - tail, 0.0f);
+}
+
+// Row `row` ([image][block][output row]) of the subsampled copy of a pointwise layer with stride
+// > 1: every stride-th pixel of every stride-th input row, so that the tiles run a stride-1 layer
+// on contiguous pixels.
+template <int Block>
+void copy_subsampled_row(const Conv2dDims& d, const float* __restrict input, Index row, float* __restrict dst) {
+  const Index P = d.out_h(), Q = d.out_w();
+  const float* src = input + ((row / P) * d.H + (row % P) * d.stride) * d.W * Block;  // (image, block) planes
+  for (Index q = 0; q < Q; ++q) std::memcpy(dst + q * Block, src + q * d.stride * Block, sizeof(float) * Block);
+}
+
+// An unpadded blocked image, as the tiles of conv2d_nchwc_run see it: planes of `pixels` pixels,
+// read as rows of `row_pixels` (the image's width, or for pointwise layers any width: there the
+// rows do not matter), the last row possibly partial. Row h holds the pixels from h * row_pixels
+// to the plane's end or the row's, whichever comes first.
+struct PlaneView {
+  Index pixels = 0, row_pixels = 0;
+  // Pixels of row h from column w0 on, at most `limit`.
+  Index valid(Index h, Index w0, Index limit) const {
+    return std::clamp<Index>(std::min(row_pixels, pixels - h * row_pixels) - w0, 0, limit);
+  }
+};
+
+// The input window of one tile (rows [h0, h0 + window.height) and columns [w0, w0 + window.width)
+// of every channel block of `image`, zero outside it) into `dst`: a blocked image of its own,
+// whose geometry the tile reads instead of the tensor's.
+template <int Block>
+void copy_window(const PlaneView& plane, const float* __restrict image, Index h0, Index w0,
+                 const BlockedImage& window, float* __restrict dst) {
+  for (Index cb = 0; cb < window.channel_blocks; ++cb) {
+    for (Index r = 0; r < window.height; ++r) {
+      float* row = dst + cb * window.plane_floats() + r * window.row_floats();
+      const Index valid = plane.valid(h0 + r, w0, window.width);
+      const float* src = image + (cb * plane.pixels + (h0 + r) * plane.row_pixels + w0) * Block;
+      if (valid > 0) std::memcpy(row, src, sizeof(float) * valid * Block);
+      std::fill_n(row + valid * Block, (window.width - valid) * Block, 0.0f);
+    }
+  }
+}
+
+template <Conv2dConfig Config, int FixedS>
+void conv2d_nchwc_run(const Conv2dDims& d, const float* input, const float* packed_filter, float* output) {
+  constexpr int L = Config.lanes, OCV = Config.oc_vectors, OB = OCV * L;
+  constexpr int OWB = Config.ow_block, OHB = Config.oh_block;
+  const Index in_blocks = ceil_div(d.C, L), out_blocks = ceil_div(d.K, L);
+  const Index filter_block_floats = in_blocks * d.R * d.S * L * OB;
+
+  // What the tiles read, in one of three ways:
+  //   padded (pad > 0): a zero-padded copy, with a border that covers every full tile's reads;
+  //   subsampled (1x1, stride > 1, no pad): the used pixels, compacted, read as a stride-1 layer;
+  //   in place (else): the input itself.
+  // Pointwise layers (1x1, stride 1 after subsampling, no pad) are a matrix product over the
+  // pixels of a plane, so their tiles walk the plane as rows of whole column tiles, not image rows:
+  // only the plane's last tile is partial, wherever the image's width falls.
+  const bool padded = d.pad > 0, pointwise = d.R == 1 && d.S == 1 && !padded;
+  const bool subsampled = pointwise && d.stride > 1;
+  Conv2dDims c = d;  // the layer the tiles compute
+  if (subsampled) {
+    c.H = d.out_h();
+    c.W = d.out_w();
+    c.stride = 1;
+  }
+  const Index row_pixels = pointwise ? OWB * ceil_div(c.W, OWB) : c.W;
+  Conv2dDims v = c;  // the same layer on the rows the tiles walk
+  if (pointwise) {
+    v.W = row_pixels;
+    v.H = ceil_div(c.H * c.W, row_pixels);
+  }
+  const Index Q = v.out_w();  // output pixels per row the tiles walk
+  const PlaneView out_plane{d.out_h() * d.out_w(), Q}, in_plane{c.H * c.W, row_pixels};
+  // The source's planes (unpadded: one plane-long row here; the tiles' rows are g.row_floats).
+  const BlockedImage b =
+      padded ? blocked_image(d, L, OHB, OWB) : BlockedImage{in_blocks, L, 1, in_plane.pixels};
+  thread_local AlignedBuffer copy_buffer;  // the calling thread's; its team shares it
+  const Index copy_rows = padded ? d.N * in_blocks * b.height : subsampled ? d.N * in_blocks * c.H : 0;
+  float* copy = copy_rows > 0 ? copy_buffer.reserve(static_cast<std::size_t>(d.N * b.floats())) : nullptr;
+  const float* source = copy_rows > 0 ? copy : input;
+  const TileGeometry g{in_blocks, d.R, d.S, c.stride, d.dilation, padded ? b.row_floats() : row_pixels * L,
+                       b.plane_floats()};
+
+  // A tile whose reads would run past the end of an unpadded source reads a copy of its window.
+  const BlockedImage window{in_blocks, L, (OHB - 1) * c.stride + (d.R - 1) * d.dilation + 1,
+                            (OWB - 1) * c.stride + (d.S - 1) * d.dilation + 1};
+  const TileGeometry window_g{in_blocks, d.R, d.S, c.stride, d.dilation, window.row_floats(), window.plane_floats()};
+  const Index tile_reach = (in_blocks - 1) * g.plane_floats + (window.height - 1) * g.row_floats +
+                           window.width * L;  // floats from a tile's first input pixel to its last read, + 1
+  const float* source_end = source + d.N * b.floats();
+
+  auto fill_row = [&](Index row) {
+    if (subsampled) return copy_subsampled_row<L>(d, input, row, copy + row * c.W * L);
+    const Index n = row / (in_blocks * b.height), rest = row % (in_blocks * b.height);
+    copy_padded_row<L>(d, b, input + n * in_blocks * d.H * d.W * L, rest / b.height, rest % b.height,
+                       copy + row * b.row_floats());
+  };
+  auto run_tile = [&](Index n, Index kb, Index rt, Index ct) {
+    const Index oh0 = rt * OHB, ow0 = ct * OWB;
+    const Index last_row_cols = out_plane.valid(oh0 + OHB - 1, ow0, OWB);
+    if (out_plane.valid(oh0, ow0, OWB) == 0) return;  // past the plane's last pixel
+    const float* in = source + n * b.floats() + (oh0 * g.row_floats + ow0 * L) * c.stride;
+    const TileGeometry* geometry = &g;
+    if (!padded && in + tile_reach > source_end) {
+      thread_local AlignedBuffer window_buffer;  // each thread's own
+      float* window_copy = window_buffer.reserve(static_cast<std::size_t>(window.floats()));
+      copy_window<L>(in_plane, source + n * b.floats(), oh0 * c.stride, ow0 * c.stride, window, window_copy);
+      in = window_copy;
+      geometry = &window_g;
+    }
+    const float* filter = packed_filter + kb * filter_block_floats;
+    const Index out_plane_floats = out_plane.pixels * L;
+    float* out = output + (n * out_blocks + kb * OCV) * out_plane_floats + (oh0 * Q + ow0) * L;
+    const Index vectors = std::min<Index>(OCV, out_blocks - kb * OCV);  // layout blocks of the output
+    if (last_row_cols == OWB && vectors == OCV) {
+      conv_tile<L, OCV, L, OWB, OHB, FixedS>(in, filter, *geometry, out, {Q * L, L, out_plane_floats});
+      return;
+    }
+    alignas(64) float tile[OHB * OWB * OB];
+    conv_tile<L, OCV, L, OWB, OHB, FixedS>(in, filter, *geometry, tile, {OWB * OB, OB, L});
+    for (Index v = 0; v < vectors; ++v) {
+      for (Index h = 0; h < OHB; ++h) {
+        const Index cols = out_plane.valid(oh0 + h, ow0, OWB);
+        for (Index j = 0; j < cols; ++j) {
+          std::memcpy(out + v * out_plane_floats + (h * Q + j) * L, tile + (h * OWB + j) * OB + v * L,
+                      sizeof(float) * L);
+        }
+      }
+    }
+  };
+  for_each_tile<Config>(v, copy_rows, fill_row, run_tile);
+}
+
+}  // namespace conv_detail
+
+// output = conv2d(input, filter) on NCHW[Config.lanes]c tensors, the filter packed by
+// conv2d_pack_filter<Config>. Input channels past C (in the last block) may hold any finite value;
+// output channels past K are written as zeros. FixedS as for conv2d_packed.
+template <Conv2dConfig Config, int FixedS = -1>
+void conv2d_nchwc_packed(const Conv2dDims& d, const float* input, const float* packed_filter, float* output) {
+  static_assert(conv2d_config_error(Config) == nullptr, "invalid Conv2dConfig");
+  static_assert(Config.lanes <= kMaxLanes,
+                "Conv2dConfig::lanes needs a wider SIMD ISA than the compile flags enable");
+  static_assert(Config.algorithm == ConvAlgorithm::kDirect,
+                "conv2d_nchwc runs the direct algorithm only (Conv2dConfig::algorithm = kDirect)");
+  static_assert(Config.ic_block == Config.lanes,
+                "conv2d_nchwc needs ic_block == lanes: the NCHW[lanes]c input is the kernel's blocked image");
+  conv_detail::with_filter_width<Config, FixedS>(
+      d, [&]<int S>() { conv_detail::conv2d_nchwc_run<Config, S>(d, input, packed_filter, output); });
+}
+
+// One call that packs the filter (into a per-thread buffer) and convolves, like conv2d().
+template <Conv2dConfig Config>
+void conv2d_nchwc(const Conv2dDims& d, const float* input, const float* filter, float* output) {
+  thread_local AlignedBuffer packed;
+  float* buffer = packed.reserve(conv2d_packed_filter_size<Config>(d));
+  conv2d_pack_filter<Config>(d, filter, buffer);
+  conv2d_nchwc_packed<Config>(d, input, buffer, output);
+}
+
+}  // namespace optune::kernels::cpu

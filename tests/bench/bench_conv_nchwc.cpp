@@ -1,0 +1,176 @@
+// bench_conv_nchwc: conv2d on the kept NCHW8c layout (conv2d_nchwc.hpp) against the NCHW path
+// (conv2d.hpp, the layout transform inside the call) with the same hand-picked configs, and
+// oneDNN's convolution primitive on its own blocked layouts (format_tag::any, only the primitive
+// timed), in one run, on three layers: MobileNet pw5, ResNet-18 layer3.0.downsample and
+// layer2.conv3x3. Filters are packed (and oneDNN's weights reordered) before timing.
+//
+//   build/tests/bench/bench_conv_nchwc [--rounds 200]
+//
+// Every implementation runs once per round, round-robin (the machine is shared and noisy); the
+// report gives the median and the 10th percentile of each over all rounds, per layer the best
+// config of each optune path, and the ratio oneDNN median / median.
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "optune/kernels/cpu/conv2d.hpp"
+#include "optune/kernels/cpu/conv2d_nchwc.hpp"
+#include "optune/kernels/cpu/layout.hpp"
+
+namespace {
+
+using namespace optune::kernels::cpu;
+using Order = ConvLoopOrder;
+using Split = ConvParallel;
+
+constexpr int kBlock = 8;  // nchw8c: the AVX2 layout oneDNN picks here
+constexpr Conv2dConfig config(int ocv, int owb, int ohb, Order order, Split split) {
+  return Conv2dConfig{kBlock, ocv, kBlock, owb, ohb, true, order, 2, split};
+}
+// Register tiles of 12 accumulators (AVX2 has 16 registers), each loop order and split.
+constexpr std::array kConfigs = {
+    config(2, 6, 1, Order::kRowOuter, Split::kOuter), config(2, 6, 1, Order::kRowOuter, Split::kFused),
+    config(2, 6, 1, Order::kOcOuter, Split::kOuter),  config(3, 4, 1, Order::kRowOuter, Split::kOuter),
+    config(3, 4, 1, Order::kRowOuter, Split::kFused), config(2, 3, 2, Order::kRowOuter, Split::kFused),
+    config(2, 3, 2, Order::kOcOuter, Split::kOuter),
+};
+
+using ConvFunction = void (*)(const Conv2dDims&, const float*, const float*, float*);
+template <std::size_t I>
+void nchw(const Conv2dDims& d, const float* in, const float* f, float* out) {
+  conv2d_packed<kConfigs[I]>(d, in, f, out);
+}
+template <std::size_t I>
+void nchwc(const Conv2dDims& d, const float* in, const float* f, float* out) {
+  conv2d_nchwc_packed<kConfigs[I]>(d, in, f, out);
+}
+template <std::size_t I>
+std::vector<float> packed_filter(const Conv2dDims& d, const std::vector<float>& filter) {
+  std::vector<float> packed(conv2d_packed_filter_size<kConfigs[I]>(d));
+  conv2d_pack_filter<kConfigs[I]>(d, filter.data(), packed.data());
+  return packed;
+}
+
+struct Implementation {
+  std::string name;
+  std::function<void()> run;
+  std::vector<double> ms;  // one per round, sorted once the rounds are done
+  double quantile(double q) const { return ms[static_cast<std::size_t>(q * (ms.size() - 1))]; }
+};
+
+// oneDNN's convolution primitive on the layouts it picks, operands reordered beforehand.
+struct OneDnnPrimitive {
+  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
+  dnnl::stream stream{engine};
+  dnnl::convolution_forward primitive;
+  dnnl::memory src, weights, dst;
+  std::string implementation;
+
+  OneDnnPrimitive(const Conv2dDims& d, std::vector<float>& input, std::vector<float>& filter) {
+    using dt = dnnl::memory::data_type;
+    using tag = dnnl::memory::format_tag;
+    const dnnl::memory::dims src_dims = {d.N, d.C, d.H, d.W}, weight_dims = {d.K, d.C, d.R, d.S},
+                             dst_dims = {d.N, d.K, d.out_h(), d.out_w()};
+    dnnl::convolution_forward::desc desc(
+        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, {src_dims, dt::f32, tag::any},
+        {weight_dims, dt::f32, tag::any}, {dst_dims, dt::f32, tag::any}, {d.stride, d.stride},
+        {d.dilation - 1, d.dilation - 1}, {d.pad, d.pad}, {d.pad, d.pad});
+    dnnl::convolution_forward::primitive_desc pd(desc, engine);
+    implementation = pd.impl_info_str();
+    primitive = dnnl::convolution_forward(pd);
+    src = dnnl::memory(pd.src_desc(), engine);
+    weights = dnnl::memory(pd.weights_desc(), engine);
+    dst = dnnl::memory(pd.dst_desc(), engine);
+    dnnl::memory user_src({src_dims, dt::f32, tag::nchw}, engine, input.data());
+    dnnl::memory user_weights({weight_dims, dt::f32, tag::oihw}, engine, filter.data());
+    dnnl::reorder(user_src, src).execute(stream, user_src, src);
+    dnnl::reorder(user_weights, weights).execute(stream, user_weights, weights);
+    stream.wait();
+  }
+  void run() {
+    primitive.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
+    stream.wait();
+  }
+};
+
+template <std::size_t... I>
+void bench_layer(const char* name, const Conv2dDims& d, int rounds, std::index_sequence<I...>) {
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<float> input(d.N * d.C * d.H * d.W), filter(d.K * d.C * d.R * d.S);
+  for (float& x : input) x = value(rng);
+  for (float& x : filter) x = value(rng);
+  const std::int64_t P = d.out_h(), Q = d.out_w();
+  std::vector<float> blocked_input(nchwc_size(d.N, d.C, d.H, d.W, kBlock));
+  nchw_to_nchwc(input.data(), d.N, d.C, d.H, d.W, kBlock, blocked_input.data());
+  std::vector<float> output(d.N * d.K * P * Q), blocked_output(nchwc_size(d.N, d.K, P, Q, kBlock));
+  const std::vector<std::vector<float>> packed = {packed_filter<I>(d, filter)...};
+  constexpr ConvFunction nchw_functions[] = {&nchw<I>...}, nchwc_functions[] = {&nchwc<I>...};
+
+  OneDnnPrimitive onednn(d, input, filter);
+  std::vector<Implementation> implementations;
+  implementations.push_back({"oneDNN " + onednn.implementation, [&] { onednn.run(); }, {}});
+  for (std::size_t i = 0; i < kConfigs.size(); ++i) {
+    implementations.push_back({"NCHW config " + std::to_string(i),
+                               [&, i] { nchw_functions[i](d, input.data(), packed[i].data(), output.data()); }, {}});
+    implementations.push_back(
+        {"nchw8c config " + std::to_string(i),
+         [&, i] { nchwc_functions[i](d, blocked_input.data(), packed[i].data(), blocked_output.data()); }, {}});
+  }
+  for (Implementation& implementation : implementations) implementation.run();  // warm up
+  for (int round = 0; round < rounds; ++round) {
+    for (Implementation& implementation : implementations) {
+      const auto start = std::chrono::steady_clock::now();
+      implementation.run();
+      implementation.ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+  }
+
+  for (Implementation& implementation : implementations) std::sort(implementation.ms.begin(), implementation.ms.end());
+  const double gflop = 2e-9 * d.N * d.K * d.C * d.R * d.S * P * Q, reference = implementations[0].quantile(0.5);
+  std::printf("\n%s  N%ld C%ld H%ld W%ld K%ld R%ld S%ld stride %ld pad %ld  (%.3f GFLOP)\n", name, d.N, d.C, d.H, d.W,
+              d.K, d.R, d.S, d.stride, d.pad, gflop);
+  std::printf("  %-34s %10s %10s %9s %7s\n", "implementation", "median ms", "p10 ms", "GFLOP/s", "ratio");
+  const Implementation* best[2] = {nullptr, nullptr};
+  for (const Implementation& m : implementations) {
+    const double median = m.quantile(0.5);
+    std::printf("  %-34s %10.4f %10.4f %9.1f %6.2fx\n", m.name.c_str(), median, m.quantile(0.1), gflop / median * 1e3,
+                reference / median);
+    if (m.name.starts_with("oneDNN")) continue;
+    const Implementation*& b = best[m.name.starts_with("nchw8c") ? 1 : 0];
+    if (b == nullptr || median < b->quantile(0.5)) b = &m;
+  }
+  for (const Implementation* b : best) {
+    const double median = b->quantile(0.5);
+    std::printf("  best %-29s %10.4f %21s %6.2fx\n", b->name.c_str(), median, "", reference / median);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int rounds = 200;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) == "--rounds") rounds = std::atoi(argv[i + 1]);
+  }
+  std::printf("configs (lanes 8, ic_block 8, 2 threads):\n");
+  for (std::size_t i = 0; i < kConfigs.size(); ++i) {
+    const Conv2dConfig& c = kConfigs[i];
+    std::printf("  %zu: oc_vectors %d, ow_block %d, oh_block %d, %s, %s\n", i, c.oc_vectors, c.ow_block, c.oh_block,
+                c.loop_order == Order::kOcOuter ? "oc outer" : "row outer",
+                c.parallel == Split::kOuter ? "outer split" : "fused split");
+  }
+  const auto configs = std::make_index_sequence<kConfigs.size()>{};
+  bench_layer("mobilenet_v1 pw5", {1, 256, 28, 28, 256, 1, 1, 1, 0, 1}, rounds, configs);
+  bench_layer("resnet18 layer3.0.downsample", {1, 128, 28, 28, 256, 1, 1, 2, 0, 1}, rounds, configs);
+  bench_layer("resnet18 layer2.conv3x3", {1, 128, 28, 28, 128, 3, 3, 1, 1, 1}, rounds, configs);
+}

@@ -1,0 +1,219 @@
+// conv2d on the kept NCHW[b]c layout (optune/kernels/cpu/conv2d_nchwc.hpp) computes
+// kernels::reference's answer for every config of a compile-time list (lanes 4 and 8, oc_vectors
+// 1..4, tiles narrower and wider than the outputs, each loop order and split, 1 and 2 threads,
+// filter width constant or not) on layers with stride 2, padding, 1x1 (stride 1 read in place,
+// stride 2 and 3 from a subsampled copy), 3x3 without padding (in place), 7x7, dilation 2, batch 2
+// and odd extents, with C and K not multiples of the block. The input's padding channels hold
+// junk, the output's must come back exactly zero, and both tensors end at a page that faults when
+// touched, so a read or write past either one crashes the test.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <new>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "optune/kernels/cpu/conv2d_nchwc.hpp"
+#include "optune/kernels/cpu/layout.hpp"
+#include "optune/kernels/cpu/tuned_conv2d.hpp"
+#include "optune/kernels/reference.hpp"
+#include "optune/kernels/workload.hpp"
+
+namespace optune::kernels::cpu {
+namespace {
+
+using Order = ConvLoopOrder;
+using Split = ConvParallel;
+
+constexpr Conv2dConfig conv(int lanes, int ocv, int owb, int ohb, bool unroll, Order order, int threads,
+                            Split parallel) {
+  return Conv2dConfig{lanes, ocv, lanes, owb, ohb, unroll, order, threads, parallel};
+}
+
+// ow_block 1..14 (wider than some layers' whole output), oh_block 1..4, oc_vectors 1..4 (blocks
+// past K), each loop order and parallel split, 1 and 2 threads, unroll_kw on and off.
+constexpr std::array kConfigs = {
+    conv(8, 2, 6, 1, true, Order::kOcOuter, 1, Split::kOuter),
+    conv(8, 1, 14, 1, false, Order::kRowOuter, 2, Split::kFused),
+    conv(8, 2, 3, 2, true, Order::kOcOuter, 2, Split::kFused),
+    conv(8, 3, 4, 1, false, Order::kRowOuter, 1, Split::kOuter),
+    conv(8, 4, 2, 3, true, Order::kRowOuter, 2, Split::kOuter),
+    conv(4, 4, 2, 3, true, Order::kOcOuter, 2, Split::kOuter),
+    conv(4, 2, 5, 1, false, Order::kOcOuter, 2, Split::kFused),
+    conv(4, 1, 1, 4, true, Order::kRowOuter, 2, Split::kFused),
+    conv(4, 3, 7, 1, true, Order::kRowOuter, 1, Split::kFused),
+#if defined(__AVX512F__)
+    conv(16, 2, 6, 2, true, Order::kOcOuter, 2, Split::kFused),
+#endif
+};
+
+using ConvFunction = void (*)(const Conv2dDims&, const float*, const float*, float*);
+template <Conv2dConfig C>
+void run_nchwc(const Conv2dDims& d, const float* in, const float* f, float* out) {
+  conv2d_nchwc<C>(d, in, f, out);
+}
+template <std::size_t... I>
+constexpr auto instantiate(std::index_sequence<I...>) {
+  return std::array<ConvFunction, sizeof...(I)>{&run_nchwc<kConfigs[I]>...};
+}
+
+Conv2dDims dims(const Conv2dShape& s) { return {s.N, s.C, s.H, s.W, s.K, s.R, s.S, s.stride, s.pad, s.dilation}; }
+
+// `floats` floats that end where an inaccessible page begins: touching the float after the last
+// one faults.
+class GuardedFloats {
+ public:
+  explicit GuardedFloats(std::size_t floats) {
+    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    const std::size_t data_pages = (floats * sizeof(float) + page - 1) / page;
+    bytes_ = (data_pages + 1) * page;
+    void* map = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED) throw std::bad_alloc();
+    base_ = static_cast<char*>(map);
+    mprotect(base_ + data_pages * page, page, PROT_NONE);
+    data_ = reinterpret_cast<float*>(base_ + data_pages * page) - floats;
+    size_ = floats;
+  }
+  GuardedFloats(const GuardedFloats&) = delete;
+  GuardedFloats& operator=(const GuardedFloats&) = delete;
+  ~GuardedFloats() { munmap(base_, bytes_); }
+  float* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  char* base_ = nullptr;
+  std::size_t bytes_ = 0;
+  float* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+struct Outcome {
+  double error = 0;                  // relative L2 against the reference
+  std::int64_t nonzero_padding = 0;  // output values in channels past K that are not exactly 0
+};
+
+// Runs `function` on random operands of `shape` in NCHW[block]c, the input's padding channels
+// filled with junk and the output poisoned with NaN, and checks the result against the reference.
+Outcome run_blocked(const std::function<void(const Conv2dDims&, const float*, const float*, float*)>& function,
+                    const Conv2dShape& shape, int block) {
+  const Workload workload{Op::kConv2d, "f32", shape};
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<float> input(input_sizes(workload)[0]), filter(input_sizes(workload)[1]);
+  for (float& x : input) x = value(rng);
+  for (float& x : filter) x = value(rng);
+  std::vector<float> want(output_size(workload)), got(output_size(workload));
+  reference(workload, {input.data(), filter.data()}, want.data());
+
+  const Conv2dShape& s = shape;
+  const std::int64_t P = s.out_h(), Q = s.out_w();
+  GuardedFloats blocked_input(nchwc_size(s.N, s.C, s.H, s.W, block));
+  nchw_to_nchwc(input.data(), s.N, s.C, s.H, s.W, block, blocked_input.data());
+  const std::int64_t in_blocks = (s.C + block - 1) / block;
+  for (std::int64_t i = 0; i < s.N * in_blocks * s.H * s.W; ++i) {  // junk in channels past C
+    if ((i / (s.H * s.W)) % in_blocks != in_blocks - 1) continue;
+    for (std::int64_t c = s.C - (in_blocks - 1) * block; c < block; ++c) blocked_input.data()[i * block + c] = 1e3f;
+  }
+  GuardedFloats blocked_output(nchwc_size(s.N, s.K, P, Q, block));
+  std::fill_n(blocked_output.data(), blocked_output.size(), std::nanf(""));
+
+  function(dims(shape), blocked_input.data(), filter.data(), blocked_output.data());
+
+  nchwc_to_nchw(blocked_output.data(), s.N, s.K, P, Q, block, got.data());
+  Outcome outcome{relative_l2_error(got.data(), want.data(), got.size()), 0};
+  const std::int64_t out_blocks = (s.K + block - 1) / block;
+  for (std::int64_t i = 0; i < s.N * out_blocks * P * Q; ++i) {
+    if ((i / (P * Q)) % out_blocks != out_blocks - 1) continue;  // only the last block has padding
+    for (std::int64_t c = s.K - (out_blocks - 1) * block; c < block; ++c) {
+      outcome.nonzero_padding += blocked_output.data()[i * block + c] != 0.0f;
+    }
+  }
+  return outcome;
+}
+
+// N, C, H, W, K, R, S, stride, pad, dilation, groups; small enough that the list runs in seconds.
+const std::vector<std::pair<std::string, Conv2dShape>>& layers() {
+  static const std::vector<std::pair<std::string, Conv2dShape>> list = {
+      {"3x3 pad 1", {1, 16, 14, 14, 32, 3, 3, 1, 1, 1, 1}},
+      {"3x3 stride 2 pad 1, C 5, K 13", {1, 5, 15, 15, 13, 3, 3, 2, 1, 1, 1}},
+      {"1x1 (in place, rows of whole tiles)", {1, 64, 7, 9, 48, 1, 1, 1, 0, 1, 1}},
+      {"1x1 stride 2 (subsampled), C 13, K 5", {1, 13, 13, 13, 5, 1, 1, 2, 0, 1, 1}},
+      {"1x1 stride 2 (subsampled), even extents", {1, 32, 14, 14, 24, 1, 1, 2, 0, 1, 1}},
+      {"batch 2, 1x1 stride 3 (subsampled), C 9", {2, 9, 11, 10, 16, 1, 1, 3, 0, 1, 1}},
+      {"batch 2, 1x1 (in place), K 21", {2, 16, 5, 5, 21, 1, 1, 1, 0, 1, 1}},
+      {"7x7 stride 2 pad 3 (resnet conv1)", {1, 3, 32, 32, 64, 7, 7, 2, 3, 1, 1}},
+      {"3x3 dilation 2 pad 2", {1, 8, 17, 19, 16, 3, 3, 1, 2, 2, 1}},
+      {"5x3 no pad (in place), C 5, K 13", {1, 5, 11, 23, 13, 5, 3, 1, 0, 1, 1}},
+      {"batch 2, 3x3 stride 2 no pad (in place)", {2, 12, 10, 9, 20, 3, 3, 2, 0, 1, 1}},
+      {"batch 2, 2x2 stride 3 pad 2", {2, 7, 10, 9, 9, 2, 2, 3, 2, 1, 1}},
+      {"output smaller than a tile, 1x1 (in place)", {1, 9, 3, 2, 17, 1, 1, 1, 0, 1, 1}},
+  };
+  return list;
+}
+
+TEST(CpuConv2dNchwcKernel, EveryConfigMatchesTheReferenceOnEveryLayer) {
+  constexpr auto functions = instantiate(std::make_index_sequence<kConfigs.size()>{});
+  for (std::size_t i = 0; i < functions.size(); ++i) {
+    for (const auto& [name, shape] : layers()) {
+      const Outcome outcome = run_blocked(functions[i], shape, kConfigs[i].lanes);
+      EXPECT_LE(outcome.error, 1e-5) << "config " << i << ", layer " << name;
+      EXPECT_EQ(outcome.nonzero_padding, 0) << "config " << i << ", layer " << name;
+    }
+  }
+}
+
+constexpr Conv2dConfig kPackedConfig = conv(8, 2, 4, 2, true, Order::kOcOuter, 2, Split::kFused);
+
+TEST(CpuConv2dNchwcKernel, PackedFilterWithAFixedWidthMatchesTheReference) {
+  constexpr const Conv2dConfig& config = kPackedConfig;
+  const auto with_packed = [](const Conv2dDims& d, const float* in, const float* f, float* out) {
+    std::vector<float> packed(conv2d_packed_filter_size<config>(d));
+    conv2d_pack_filter<config>(d, f, packed.data());
+    for (int call = 0; call < 2; ++call) {  // the same packed weights twice
+      if (d.S == 3) {
+        conv2d_nchwc_packed<config, 3>(d, in, packed.data(), out);
+      } else {
+        conv2d_nchwc_packed<config, 0>(d, in, packed.data(), out);  // width read at run time
+      }
+    }
+  };
+  for (const Conv2dShape& shape : {Conv2dShape{1, 12, 9, 11, 20, 3, 3, 1, 1, 1, 1},
+                                   Conv2dShape{1, 20, 8, 8, 12, 1, 1, 2, 0, 1, 1}}) {
+    const Outcome outcome = run_blocked(with_packed, shape, config.lanes);
+    EXPECT_LE(outcome.error, 1e-5) << shape.S;
+    EXPECT_EQ(outcome.nonzero_padding, 0) << shape.S;
+  }
+}
+
+// A table as `optune apply-best` writes it: a row tuned on nchw8c, and an NCHW row (a GEMM config,
+// which the blocked kernel cannot run) of the same shape.
+constexpr Conv2dDims kTunedDims{.N = 1, .C = 12, .H = 9, .W = 7, .K = 20, .R = 1, .S = 1, .stride = 1, .pad = 0};
+constexpr std::array<TunedConv2d, 2> kTunedTable = {{
+    {kTunedDims, Conv2dConfig{.lanes = 8, .oc_vectors = 1, .ic_block = 8, .ow_block = 5, .threads = 2}, 8},
+    {kTunedDims, Conv2dConfig{.lanes = 8, .algorithm = ConvAlgorithm::kGemm}, 0},
+}};
+
+TEST(TunedConv2dNchwc, RunsTheKeptLayoutRowForItsShapeAndTheMovedDefaultElsewhere) {
+  bool ran_tuned = false;
+  const auto tuned = [&ran_tuned](const Conv2dDims& d, const float* in, const float* f, float* out) {
+    ran_tuned = conv2d_nchwc_tuned<kTunedTable, Conv2dConfig{.algorithm = ConvAlgorithm::kGemm}, 8>(d, in, f, out);
+  };
+  for (const auto& [shape, want_tuned] : {std::pair{Conv2dShape{1, 12, 9, 7, 20, 1, 1, 1, 0, 1, 1}, true},
+                                          std::pair{Conv2dShape{1, 12, 9, 7, 20, 3, 3, 1, 1, 1, 1}, false}}) {
+    const Outcome outcome = run_blocked(tuned, shape, 8);
+    EXPECT_LE(outcome.error, 1e-5) << shape.R;
+    EXPECT_EQ(outcome.nonzero_padding, 0) << shape.R;
+    EXPECT_EQ(ran_tuned, want_tuned) << shape.R;
+  }
+}
+
+}  // namespace
+}  // namespace optune::kernels::cpu
