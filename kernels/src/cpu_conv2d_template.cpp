@@ -153,8 +153,11 @@ void add_direct_constraints(ss::ConfigSpace& space, const Conv2dShape& shape, co
       return parse_int(v.choice(kIcBlock)) <= next_power_of_two(shape.C);
     });
   }
-  space.add_constraint("the register tile is not past the output", [P, Q](const ss::ConfigView& v) {
-    return v.integer(kOwBlock) <= Q && v.integer(kOhBlock) <= P;
+  // A pointwise layer on a kept layout walks each plane as rows of whole tiles, whatever its
+  // width (conv2d_nchwc.hpp): there a tile row may be wider than the image's.
+  const bool pointwise = kept_layout && shape.R == 1 && shape.S == 1 && shape.stride == 1 && shape.pad == 0;
+  space.add_constraint("the register tile is not past the output", [P, Q, pointwise](const ss::ConfigView& v) {
+    return v.integer(kOwBlock) <= (pointwise ? P * Q : Q) && v.integer(kOhBlock) <= P;
   });
   // With one thread the split means nothing: keep one of the equivalent configs.
   space.add_constraint("one thread splits no loop (parallel = outer)", [](const ss::ConfigView& v) {

@@ -316,6 +316,14 @@ std::vector<Candidate> candidates(const KernelTemplate& kernel, const std::vecto
 TEST(CpuConv2dTemplate, EmittedCandidatesCompileLoadAndMatchTheReference) {
   std::vector<Candidate> all = candidates(cpu_conv2d(), conv_layers(), 3);
   for (Candidate& c : candidates(cpu_depthwise(), depthwise_layers(), 3)) all.push_back(std::move(c));
+  // Kept layouts: padded, strided 1x1 and pointwise convolutions, strided depthwise, ragged blocks.
+  const std::vector<Workload> kept_conv = {kept(conv({1, 16, 14, 14, 24, 3, 3, 1, 1, 1, 1}), 8),
+                                           kept(conv({1, 24, 9, 9, 16, 1, 1, 2, 0, 1, 1}), 8),
+                                           kept(conv({1, 13, 7, 9, 5, 1, 1, 1, 0, 1, 1}), 4)};
+  const std::vector<Workload> kept_depthwise = {kept(depthwise({1, 24, 15, 13, 0, 3, 3, 2, 1, 1, 1}), 8),
+                                                kept(depthwise({1, 13, 9, 11, 0, 3, 3, 1, 1, 1, 1}), 4)};
+  for (Candidate& c : candidates(cpu_conv2d(), kept_conv, 2)) all.push_back(std::move(c));
+  for (Candidate& c : candidates(cpu_depthwise(), kept_depthwise, 2)) all.push_back(std::move(c));
   for (const Candidate& c : all) {
     ASSERT_NE(c.source.find(std::string("extern \"C\" void ") + kCandidateSymbol), std::string::npos);
   }
@@ -326,7 +334,7 @@ TEST(CpuConv2dTemplate, EmittedCandidatesCompileLoadAndMatchTheReference) {
   std::string command;
   for (int unit = 0; unit < kUnits; ++unit) {
     std::ofstream tu(dir / ("unit" + std::to_string(unit) + ".cpp"));
-    tu << "#include <optune/kernels/cpu/conv2d.hpp>\n#include <optune/kernels/cpu/depthwise_conv2d.hpp>\n";
+    tu << "#include <optune/kernels/cpu/conv2d_nchwc.hpp>\n#include <optune/kernels/cpu/depthwise_conv2d_nchwc.hpp>\n";
     for (std::size_t i = unit; i < all.size(); i += kUnits) {
       tu << "namespace candidate_" << i << " {\n#define " << kCandidateSymbol << " " << kCandidateSymbol
          << "_" << i << "\n"

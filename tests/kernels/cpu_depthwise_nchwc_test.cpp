@@ -18,6 +18,7 @@
 
 #include "optune/kernels/cpu/depthwise_conv2d_nchwc.hpp"
 #include "optune/kernels/cpu/layout.hpp"
+#include "optune/kernels/cpu/tuned_conv2d.hpp"
 #include "optune/kernels/reference.hpp"
 #include "optune/kernels/workload.hpp"
 
@@ -140,6 +141,28 @@ TEST(CpuDepthwiseNchwcKernel, PackedFilterWithConstantWidthMatchesTheReference) 
   const Result result = run(packed_run, {1, 40, 15, 15, 40, 3, 3, 2, 1, 1, 40}, 8);
   EXPECT_LE(result.error, 1e-5);
   EXPECT_EQ(result.nonzero_padding, 0);
+}
+
+// A table as `optune apply-best` writes it: a row tuned on nchw8c, and an NCHW row (the rows
+// algorithm, which the blocked layout cannot run) of the same shape.
+constexpr Conv2dDims kTunedDims{.N = 1, .C = 16, .H = 9, .W = 9, .K = 16, .R = 3, .S = 3, .stride = 1, .pad = 1};
+constexpr std::array<TunedDepthwiseConv2d, 2> kTunedTable = {{
+    {kTunedDims, blocked(8, 2, 3, 2, true, 2), 8},
+    {kTunedDims, DepthwiseConv2dConfig{}, 0},
+}};
+bool ran_tuned = false;
+void run_tuned(const Conv2dDims& d, const float* in, const float* filter, float* out) {
+  ran_tuned = depthwise_conv2d_nchwc_tuned<kTunedTable, DepthwiseConv2dConfig{}, 8>(d, in, filter, out);
+}
+
+TEST(TunedDepthwiseConv2dNchwc, RunsTheKeptLayoutRowForItsShapeAndTheMovedDefaultElsewhere) {
+  for (const auto& [shape, want_tuned] : {std::pair{Conv2dShape{1, 16, 9, 9, 16, 3, 3, 1, 1, 1, 16}, true},
+                                          std::pair{Conv2dShape{1, 16, 9, 9, 16, 3, 3, 2, 1, 1, 16}, false}}) {
+    const Result result = run(run_tuned, shape, 8);
+    EXPECT_LE(result.error, 1e-5) << shape.stride;
+    EXPECT_EQ(result.nonzero_padding, 0) << shape.stride;
+    EXPECT_EQ(ran_tuned, want_tuned) << shape.stride;
+  }
 }
 
 }  // namespace

@@ -7,16 +7,19 @@
 // application that keeps packed weights calls conv2d_pack_filter / conv2d_packed with the
 // table's config itself.
 //
-// Rows tuned on a kept NCHW[b]c layout (layout_block = b) serve conv2d_nchwc_tuned<..., b>, whose
-// shapes without such a row run the default config moved onto that layout (nchwc_default).
+// Rows tuned on a kept NCHW[b]c layout (layout_block = b) serve conv2d_nchwc_tuned<..., b> and
+// depthwise_conv2d_nchwc_tuned<..., b>, whose shapes without such a row run the default config
+// moved onto that layout (nchwc_default).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <utility>
 
 #include "optune/kernels/cpu/conv2d.hpp"
 #include "optune/kernels/cpu/conv2d_nchwc.hpp"
 #include "optune/kernels/cpu/depthwise_conv2d.hpp"
+#include "optune/kernels/cpu/depthwise_conv2d_nchwc.hpp"
 
 namespace optune::kernels::cpu {
 
@@ -32,19 +35,34 @@ struct TunedDepthwiseConv2d {
   int layout_block = 0;
 };
 
+namespace tuned_detail {
+// Calls run.operator()<config>() for the first row of Table with these dims on layout Block
+// (0: NCHW) and returns true, or returns false. Rows of other layouts are not instantiated: an
+// NCHW row's config (the GEMM path, say) may not suit the blocked kernels.
+template <const auto& Table, int Block, typename Run>
+bool run_tuned_row(const Conv2dDims& dims, Run&& run) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    auto one = [&]<std::size_t J>() {
+      constexpr auto entry = Table[J];
+      if constexpr (entry.layout_block != Block) {
+        return false;
+      } else {
+        if (!(entry.dims == dims)) return false;
+        run.template operator()<entry.config>();
+        return true;
+      }
+    };
+    return (one.template operator()<I>() || ...);
+  }(std::make_index_sequence<Table.size()>{});
+}
+}  // namespace tuned_detail
+
 // NCHW output = conv2d(NCHW input, OIHW filter). Returns true when a tuned entry ran, false when
 // the shape has none and `Fallback` ran.
 template <const auto& Table, Conv2dConfig Fallback>
 bool conv2d_tuned(const Conv2dDims& dims, const float* input, const float* filter, float* output) {
-  const bool tuned = [&]<std::size_t... I>(std::index_sequence<I...>) {
-    auto run = [&]<std::size_t J>() {
-      constexpr TunedConv2d entry = Table[J];
-      if (!(entry.dims == dims) || entry.layout_block != 0) return false;
-      conv2d<entry.config>(dims, input, filter, output);
-      return true;
-    };
-    return (run.template operator()<I>() || ...);
-  }(std::make_index_sequence<Table.size()>{});
+  const bool tuned = tuned_detail::run_tuned_row<Table, 0>(
+      dims, [&]<Conv2dConfig C>() { conv2d<C>(dims, input, filter, output); });
   if (!tuned) conv2d<Fallback>(dims, input, filter, output);
   return tuned;
 }
@@ -65,19 +83,8 @@ constexpr Conv2dConfig nchwc_default() {
 // layout for these dims, else nchwc_default<Fallback, Block>. Returns whether a tuned row ran.
 template <const auto& Table, Conv2dConfig Fallback, int Block>
 bool conv2d_nchwc_tuned(const Conv2dDims& dims, const float* input, const float* filter, float* output) {
-  const bool tuned = [&]<std::size_t... I>(std::index_sequence<I...>) {
-    auto run = [&]<std::size_t J>() {
-      constexpr TunedConv2d entry = Table[J];
-      if constexpr (entry.layout_block != Block) {
-        return false;  // not instantiated: an NCHW row's config may not suit the blocked kernel
-      } else {
-        if (!(entry.dims == dims)) return false;
-        conv2d_nchwc<entry.config>(dims, input, filter, output);
-        return true;
-      }
-    };
-    return (run.template operator()<I>() || ...);
-  }(std::make_index_sequence<Table.size()>{});
+  const bool tuned = tuned_detail::run_tuned_row<Table, Block>(
+      dims, [&]<Conv2dConfig C>() { conv2d_nchwc<C>(dims, input, filter, output); });
   if (!tuned) conv2d_nchwc<nchwc_default<Fallback, Block>()>(dims, input, filter, output);
   return tuned;
 }
@@ -86,16 +93,30 @@ bool conv2d_nchwc_tuned(const Conv2dDims& dims, const float* input, const float*
 template <const auto& Table, DepthwiseConv2dConfig Fallback>
 bool depthwise_conv2d_tuned(const Conv2dDims& dims, const float* input, const float* filter,
                             float* output) {
-  const bool tuned = [&]<std::size_t... I>(std::index_sequence<I...>) {
-    auto run = [&]<std::size_t J>() {
-      constexpr TunedDepthwiseConv2d entry = Table[J];
-      if (!(entry.dims == dims) || entry.layout_block != 0) return false;
-      depthwise_conv2d<entry.config>(dims, input, filter, output);
-      return true;
-    };
-    return (run.template operator()<I>() || ...);
-  }(std::make_index_sequence<Table.size()>{});
+  const bool tuned = tuned_detail::run_tuned_row<Table, 0>(
+      dims, [&]<DepthwiseConv2dConfig C>() { depthwise_conv2d<C>(dims, input, filter, output); });
   if (!tuned) depthwise_conv2d<Fallback>(dims, input, filter, output);
+  return tuned;
+}
+
+// The depthwise default moved onto a kept NCHW[Block]c layout: the channel-blocked kernel with
+// Block lanes (its tile: one vector of channels, ow_block pixels, the default's rows).
+template <DepthwiseConv2dConfig Default, int Block>
+constexpr DepthwiseConv2dConfig nchwc_default() {
+  DepthwiseConv2dConfig c = Default;
+  c.algorithm = DepthwiseAlgorithm::kBlocked;
+  c.lanes = Block;
+  c.c_vectors = 1;
+  c.oh_block = std::min(c.oh_block, 32 / c.ow_block);
+  return c;
+}
+
+template <const auto& Table, DepthwiseConv2dConfig Fallback, int Block>
+bool depthwise_conv2d_nchwc_tuned(const Conv2dDims& dims, const float* input, const float* filter,
+                                  float* output) {
+  const bool tuned = tuned_detail::run_tuned_row<Table, Block>(
+      dims, [&]<DepthwiseConv2dConfig C>() { depthwise_conv2d_nchwc<C>(dims, input, filter, output); });
+  if (!tuned) depthwise_conv2d_nchwc<nchwc_default<Fallback, Block>()>(dims, input, filter, output);
   return tuned;
 }
 
