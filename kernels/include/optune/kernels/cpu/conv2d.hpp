@@ -277,14 +277,15 @@ void conv2d_run(const Conv2dDims& d, const float* input, const float* packed_fil
 }
 
 // Calls run.template operator()<S>() with S the filter width as a compile-time constant where
-// there is one: FixedS when the caller knows it (candidates, FixedS >= 0), else d.S when it is 1,
-// 3, 5 or 7 and Config.unroll_kw; S = 0 reads the width at run time.
-template <Conv2dConfig Config, int FixedS, typename Run>
-void with_filter_width(const Conv2dDims& d, const Run& run) {
+// there is one: FixedS when the caller knows it (candidates, FixedS >= 0), else `S` when it is 1,
+// 3, 5 or 7 and Unroll (the config's unroll_kw); S = 0 reads the width at run time. For every
+// CPU conv kernel (conv2d, its NCHW[b]c form, depthwise).
+template <bool Unroll, int FixedS, typename Run>
+void with_filter_width(Index S, const Run& run) {
   if constexpr (FixedS >= 0) {
     run.template operator()<FixedS>();
   } else {
-    switch (Config.unroll_kw ? d.S : 0) {
+    switch (Unroll ? S : 0) {
       case 1: return run.template operator()<1>();
       case 3: return run.template operator()<3>();
       case 5: return run.template operator()<5>();
@@ -341,8 +342,8 @@ void conv2d_packed(const Conv2dDims& d, const float* input, const float* packed_
   if constexpr (Config.algorithm == ConvAlgorithm::kGemm) {
     conv2d_gemm_packed<Config>(d, input, packed_filter, output);
   } else {
-    conv_detail::with_filter_width<Config, FixedS>(
-        d, [&]<int S>() { conv_detail::conv2d_run<Config, S>(d, input, packed_filter, output); });
+    conv_detail::with_filter_width<Config.unroll_kw, FixedS>(
+        d.S, [&]<int S>() { conv_detail::conv2d_run<Config, S>(d, input, packed_filter, output); });
   }
 }
 

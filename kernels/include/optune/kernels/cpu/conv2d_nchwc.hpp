@@ -193,8 +193,8 @@ void conv2d_nchwc_packed(const Conv2dDims& d, const float* input, const float* p
                 "conv2d_nchwc runs the direct algorithm only (Conv2dConfig::algorithm = kDirect)");
   static_assert(Config.ic_block == Config.lanes,
                 "conv2d_nchwc needs ic_block == lanes: the NCHW[lanes]c input is the kernel's blocked image");
-  conv_detail::with_filter_width<Config, FixedS>(
-      d, [&]<int S>() { conv_detail::conv2d_nchwc_run<Config, S>(d, input, packed_filter, output); });
+  conv_detail::with_filter_width<Config.unroll_kw, FixedS>(
+      d.S, [&]<int S>() { conv_detail::conv2d_nchwc_run<Config, S>(d, input, packed_filter, output); });
 }
 
 // One call that packs the filter (into a per-thread buffer) and convolves, like conv2d().

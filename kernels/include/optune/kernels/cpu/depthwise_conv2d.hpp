@@ -249,13 +249,8 @@ void depthwise_conv2d_packed(const Conv2dDims& d, const float* input, const floa
   static_assert(Config.lanes <= kMaxLanes,
                 "DepthwiseConv2dConfig::lanes needs a wider SIMD ISA than the compile flags enable");
   using depthwise_detail::run_algorithm;
-  if constexpr (FixedS >= 0) {
-    return run_algorithm<Config, FixedS>(d, input, packed_filter, output);
-  } else {
-    depthwise_blocked_detail::with_filter_width<Config.unroll_kw>(d.S, [&]<int S>() {
-      run_algorithm<Config, S>(d, input, packed_filter, output);
-    });
-  }
+  conv_detail::with_filter_width<Config.unroll_kw, FixedS>(
+      d.S, [&]<int S>() { run_algorithm<Config, S>(d, input, packed_filter, output); });
 }
 
 // One call that packs the filter where the algorithm needs it (kBlocked) and convolves.

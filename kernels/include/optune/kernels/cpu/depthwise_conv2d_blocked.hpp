@@ -99,19 +99,6 @@ template <int Lanes, int CV, int OWB, int OHB, int FixedS, int Pixel, int FixedS
   }
 }
 
-// Calls body.template operator()<FixedS>() with the filter width S as a compile-time constant
-// where unroll is asked and S is 1, 3, 5 or 7 (FixedS = 0 otherwise: read at run time).
-template <bool Unroll, typename Body>
-void with_filter_width(Index S, Body&& body) {
-  switch (Unroll ? S : 0) {
-    case 1: return body.template operator()<1>();
-    case 3: return body.template operator()<3>();
-    case 5: return body.template operator()<5>();
-    case 7: return body.template operator()<7>();
-    default: return body.template operator()<0>();
-  }
-}
-
 template <int L, int CV, int OWB, int OHB, int FixedS, int Threads>
 void depthwise_blocked_run(const Conv2dDims& d, const float* input, const float* packed_filter, float* output) {
   constexpr int CB = CV * L;

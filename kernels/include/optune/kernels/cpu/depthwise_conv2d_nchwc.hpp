@@ -232,11 +232,7 @@ void depthwise_conv2d_nchwc_packed(const Conv2dDims& d, const float* input, cons
       default: return run<L, CV, OWB, OHB, S, 0, Config.threads>(d, input, packed_filter, output);
     }
   };
-  if constexpr (FixedS >= 0) {
-    run_with_stride.template operator()<FixedS>();
-  } else {
-    depthwise_blocked_detail::with_filter_width<Config.unroll_kw>(d.S, run_with_stride);
-  }
+  conv_detail::with_filter_width<Config.unroll_kw, FixedS>(d.S, run_with_stride);
 }
 
 // One call that packs the filter (per call, like depthwise_conv2d()) and convolves.
