@@ -21,6 +21,7 @@
 #include "optune/kernels/cpu/tuned_conv2d.hpp"
 #include "optune/kernels/reference.hpp"
 #include "optune/kernels/workload.hpp"
+#include "../support/nchwc_check.hpp"
 
 namespace optune::kernels::cpu {
 namespace {
@@ -49,10 +50,6 @@ constexpr auto instantiate(std::index_sequence<I...>) {
   return std::array<NchwcFunction, sizeof...(I)>{&depthwise_conv2d_nchwc<kConfigs[I]>...};
 }
 
-Conv2dDims dims(const Conv2dShape& s) {
-  return {s.N, s.C, s.H, s.W, s.K, s.R, s.S, s.stride, s.pad, s.dilation};
-}
-
 const std::vector<std::pair<std::string, Conv2dShape>>& layers() {
   static const std::vector<std::pair<std::string, Conv2dShape>> list = {
       {"3x3 pad 1", {1, 32, 14, 14, 32, 3, 3, 1, 1, 1, 32}},
@@ -73,49 +70,9 @@ const std::vector<std::pair<std::string, Conv2dShape>>& layers() {
   return list;
 }
 
-struct Result {
-  double error = 0;                    // relative L2 against the reference, in NCHW
-  std::int64_t nonzero_padding = 0;    // output padding channels that are not exactly zero
-};
-
-// Runs `function` on random operands of `shape` converted to NCHW[block]c, with garbage in the
-// input's padding channels and the output poisoned with NaN.
-Result run(NchwcFunction function, const Conv2dShape& shape, int block) {
-  const Workload workload{Op::kDepthwiseConv2d, "f32", shape};
-  std::mt19937 rng(29);
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  std::vector<float> input(input_sizes(workload)[0]), filter(input_sizes(workload)[1]);
-  for (float& x : input) x = value(rng);
-  for (float& x : filter) x = value(rng);
-  std::vector<float> want(output_size(workload));
-  reference(workload, {input.data(), filter.data()}, want.data());
-
-  const std::int64_t P = shape.out_h(), Q = shape.out_w();
-  const std::int64_t padded_channels = (shape.C + block - 1) / block * block;
-  std::vector<float> blocked_input(nchwc_size(shape.N, shape.C, shape.H, shape.W, block));
-  nchw_to_nchwc(input.data(), shape.N, shape.C, shape.H, shape.W, block, blocked_input.data());
-  // Channel c of pixel i of image n, in NCHW[block]c of a plane of `pixels`.
-  const auto at = [&](std::int64_t n, std::int64_t c, std::int64_t i, std::int64_t pixels) {
-    return ((n * padded_channels / block + c / block) * pixels + i) * block + c % block;
-  };
-  for (std::int64_t n = 0; n < shape.N; ++n) {
-    for (std::int64_t c = shape.C; c < padded_channels; ++c) {
-      for (std::int64_t i = 0; i < shape.H * shape.W; ++i) blocked_input[at(n, c, i, shape.H * shape.W)] = 1e3f + c;
-    }
-  }
-  std::vector<float> blocked_output(nchwc_size(shape.N, shape.C, P, Q, block), std::nanf(""));
-  function(dims(shape), blocked_input.data(), filter.data(), blocked_output.data());
-
-  Result result;
-  std::vector<float> got(want.size());
-  nchwc_to_nchw(blocked_output.data(), shape.N, shape.C, P, Q, block, got.data());
-  result.error = relative_l2_error(got.data(), want.data(), got.size());
-  for (std::int64_t n = 0; n < shape.N; ++n) {
-    for (std::int64_t c = shape.C; c < padded_channels; ++c) {
-      for (std::int64_t i = 0; i < P * Q; ++i) result.nonzero_padding += blocked_output[at(n, c, i, P * Q)] != 0.0f;
-    }
-  }
-  return result;
+using Result = test_support::Outcome;
+Result run(const test_support::NchwcKernel& function, const Conv2dShape& shape, int block) {
+  return test_support::run_blocked(Op::kDepthwiseConv2d, function, shape, block);
 }
 
 TEST(CpuDepthwiseNchwcKernel, EveryConfigMatchesTheReferenceOnEveryLayer) {
