@@ -340,6 +340,8 @@ int main(int argc, char** argv) try {
   const std::vector<std::string> rows = {"oneDNN conv", "oneDNN conv + reorders", "OpenBLAS im2col+sgemm",
                                          "optune default", "optune tuned"};
   std::map<std::string, std::map<std::string, double>> network_seconds;  // suite -> row -> sum
+  std::map<std::string, std::map<std::string, int>> network_layers;       // suite -> row -> layers summed
+  std::map<std::string, int> suite_layers;
   std::map<std::string, std::vector<double>> log_ratios;                   // row -> log(oneDNN time / time)
   std::printf("%d cores; median GFLOP/s (padded taps count as work), ratio = oneDNN primitive time / time\n",
               cores);
@@ -384,6 +386,7 @@ int main(int argc, char** argv) try {
     std::vector<double> primitive = bench_layer(o, {impls[0]}, options.rounds, false);
     medians.insert(medians.begin(), primitive[0]);
 
+    ++suite_layers[layer.suite];
     std::printf("\n%s %s  %s x%d  (%.3f GFLOP; oneDNN: %s)\n", layer.suite.c_str(), layer.name.c_str(),
                 w.key().c_str(), layer.count, w.flops() / 1e9, onednn.implementation().c_str());
     for (std::size_t i = 0; i < impls.size(); ++i) {
@@ -391,6 +394,7 @@ int main(int argc, char** argv) try {
       std::printf("  %-26s %9.1f GFLOP/s %8.3f ms  %5.2fx\n", impls[i].name.c_str(), w.flops() / medians[i] / 1e9,
                   medians[i] * 1e3, ratio);
       network_seconds[layer.suite][impls[i].name] += layer.count * medians[i];
+      ++network_layers[layer.suite][impls[i].name];
       log_ratios[impls[i].name].push_back(std::log(ratio));
     }
   }
@@ -402,11 +406,12 @@ int main(int argc, char** argv) try {
     for (double l : logs) sum += l;
     std::printf("  %-26s %5.2fx  (%zu layers)\n", row.c_str(), std::exp(sum / logs.size()), logs.size());
   }
-  std::printf("\nNetwork latency of the conv layers (sum of count x median latency):\n");
+  std::printf("\nNetwork latency of the conv layers (sum of count x median latency; rows that ran every layer):\n");
   for (const auto& [suite, sums] : network_seconds) {
     for (const auto& row : rows) {
       const auto found = sums.find(row);
-      if (found != sums.end()) std::printf("  %-14s %-26s %9.3f ms\n", suite.c_str(), row.c_str(), found->second * 1e3);
+      if (found == sums.end() || network_layers[suite][row] != suite_layers[suite]) continue;
+      std::printf("  %-14s %-26s %9.3f ms\n", suite.c_str(), row.c_str(), found->second * 1e3);
     }
   }
   return 0;
