@@ -60,13 +60,9 @@ constexpr std::array kConfigs = {
 };
 
 using ConvFunction = void (*)(const Conv2dDims&, const float*, const float*, float*);
-template <Conv2dConfig C>
-void run_nchwc(const Conv2dDims& d, const float* in, const float* f, float* out) {
-  conv2d_nchwc<C>(d, in, f, out);
-}
 template <std::size_t... I>
 constexpr auto instantiate(std::index_sequence<I...>) {
-  return std::array<ConvFunction, sizeof...(I)>{&run_nchwc<kConfigs[I]>...};
+  return std::array<ConvFunction, sizeof...(I)>{&conv2d_nchwc<kConfigs[I]>...};
 }
 
 // N, C, H, W, K, R, S, stride, pad, dilation, groups; small enough that the list runs in seconds.
