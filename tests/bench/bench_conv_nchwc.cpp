@@ -1,10 +1,11 @@
 // bench_conv_nchwc: conv2d on the kept NCHW8c layout (conv2d_nchwc.hpp) against the NCHW path
 // (conv2d.hpp, the layout transform inside the call) with the same hand-picked configs, and
 // oneDNN's convolution primitive on its own blocked layouts (format_tag::any, only the primitive
-// timed), in one run, on three layers: MobileNet pw5, ResNet-18 layer3.0.downsample and
-// layer2.conv3x3. Filters are packed (and oneDNN's weights reordered) before timing.
+// timed), in one run, on MobileNet's pointwise layers pw1, pw2, pw5, pw7, pw13, ResNet-18's 1x1
+// stride-2 downsamples and layer2.conv3x3. Filters are packed (and oneDNN's weights reordered)
+// before timing.
 //
-//   build/tests/bench/bench_conv_nchwc [--rounds 200]
+//   build/tests/bench/bench_conv_nchwc [--rounds 200] [--layers pw1,pw5,...]
 //
 // Every implementation runs once per round, round-robin (the machine is shared and noisy); the
 // report gives the median and the 10th percentile of each over all rounds, per layer the best
@@ -32,8 +33,8 @@ using Order = ConvLoopOrder;
 using Split = ConvParallel;
 
 constexpr int kBlock = 8;  // nchw8c: the AVX2 layout oneDNN picks here
-constexpr Conv2dConfig config(int ocv, int owb, int ohb, Order order, Split split) {
-  return Conv2dConfig{kBlock, ocv, kBlock, owb, ohb, true, order, 2, split};
+constexpr Conv2dConfig config(int ocv, int owb, int ohb, Order order, Split split, int ic_chunk = 0) {
+  return Conv2dConfig{kBlock, ocv, kBlock, owb, ohb, true, order, 2, split, ic_chunk};
 }
 // Register tiles of 12 accumulators (AVX2 has 16 registers), each loop order and split.
 constexpr std::array kConfigs = {
@@ -41,6 +42,10 @@ constexpr std::array kConfigs = {
     config(2, 6, 1, Order::kOcOuter, Split::kOuter),  config(3, 4, 1, Order::kRowOuter, Split::kOuter),
     config(3, 4, 1, Order::kRowOuter, Split::kFused), config(2, 3, 2, Order::kRowOuter, Split::kFused),
     config(2, 3, 2, Order::kOcOuter, Split::kOuter),
+    // ic_chunk (pointwise layers only): reduction passes of 64 or 128 input channels
+    config(2, 6, 1, Order::kRowOuter, Split::kOuter, 64), config(2, 6, 1, Order::kOcOuter, Split::kOuter, 64),
+    config(3, 4, 1, Order::kRowOuter, Split::kOuter, 128), config(3, 4, 1, Order::kOcOuter, Split::kFused, 128),
+    config(1, 12, 1, Order::kRowOuter, Split::kOuter), config(4, 3, 1, Order::kRowOuter, Split::kOuter, 64),
 };
 
 using ConvFunction = void (*)(const Conv2dDims&, const float*, const float*, float*);
@@ -159,18 +164,33 @@ void bench_layer(const char* name, const Conv2dDims& d, int rounds, std::index_s
 
 int main(int argc, char** argv) {
   int rounds = 200;
+  std::string only;  // comma-separated layer names, empty: all
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--rounds") rounds = std::atoi(argv[i + 1]);
+    if (std::string(argv[i]) == "--layers") only = "," + std::string(argv[i + 1]) + ",";
   }
   std::printf("configs (lanes 8, ic_block 8, 2 threads):\n");
   for (std::size_t i = 0; i < kConfigs.size(); ++i) {
     const Conv2dConfig& c = kConfigs[i];
-    std::printf("  %zu: oc_vectors %d, ow_block %d, oh_block %d, %s, %s\n", i, c.oc_vectors, c.ow_block, c.oh_block,
-                c.loop_order == Order::kOcOuter ? "oc outer" : "row outer",
-                c.parallel == Split::kOuter ? "outer split" : "fused split");
+    std::printf("  %zu: oc_vectors %d, ow_block %d, oh_block %d, %s, %s, ic_chunk %d\n", i, c.oc_vectors, c.ow_block,
+                c.oh_block, c.loop_order == Order::kOcOuter ? "oc outer" : "row outer",
+                c.parallel == Split::kOuter ? "outer split" : "fused split", c.ic_chunk);
   }
+  const std::pair<const char*, Conv2dDims> layers[] = {
+      {"pw1", {1, 32, 112, 112, 64, 1, 1, 1, 0, 1}},
+      {"pw2", {1, 64, 56, 56, 128, 1, 1, 1, 0, 1}},
+      {"pw5", {1, 256, 28, 28, 256, 1, 1, 1, 0, 1}},
+      {"pw7", {1, 512, 14, 14, 512, 1, 1, 1, 0, 1}},
+      {"pw13", {1, 1024, 7, 7, 1024, 1, 1, 1, 0, 1}},
+      {"layer2.0.downsample", {1, 64, 56, 56, 128, 1, 1, 2, 0, 1}},
+      {"layer3.0.downsample", {1, 128, 28, 28, 256, 1, 1, 2, 0, 1}},
+      {"layer4.0.downsample", {1, 256, 14, 14, 512, 1, 1, 2, 0, 1}},
+      {"layer2.conv3x3", {1, 128, 28, 28, 128, 3, 3, 1, 1, 1}},
+  };
   const auto configs = std::make_index_sequence<kConfigs.size()>{};
-  bench_layer("mobilenet_v1 pw5", {1, 256, 28, 28, 256, 1, 1, 1, 0, 1}, rounds, configs);
-  bench_layer("resnet18 layer3.0.downsample", {1, 128, 28, 28, 256, 1, 1, 2, 0, 1}, rounds, configs);
-  bench_layer("resnet18 layer2.conv3x3", {1, 128, 28, 28, 128, 3, 3, 1, 1, 1}, rounds, configs);
+  for (const auto& [name, dims] : layers) {
+    if (only.empty() || only.find("," + std::string(name) + ",") != std::string::npos) {
+      bench_layer(name, dims, rounds, configs);
+    }
+  }
 }

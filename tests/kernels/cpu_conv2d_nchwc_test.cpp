@@ -38,12 +38,14 @@ using Order = ConvLoopOrder;
 using Split = ConvParallel;
 
 constexpr Conv2dConfig conv(int lanes, int ocv, int owb, int ohb, bool unroll, Order order, int threads,
-                            Split parallel) {
-  return Conv2dConfig{lanes, ocv, lanes, owb, ohb, unroll, order, threads, parallel};
+                            Split parallel, int ic_chunk = 0) {
+  return Conv2dConfig{lanes, ocv, lanes, owb, ohb, unroll, order, threads, parallel, ic_chunk};
 }
 
 // ow_block 1..14 (wider than some layers' whole output), oh_block 1..4, oc_vectors 1..4 (blocks
-// past K), each loop order and parallel split, 1 and 2 threads, unroll_kw on and off.
+// past K), each loop order and parallel split, 1 and 2 threads, unroll_kw on and off; ic_chunk
+// (pointwise layers: reduction passes) of one block, two blocks (a partial last pass at C = 40)
+// and past C (one pass).
 constexpr std::array kConfigs = {
     conv(8, 2, 6, 1, true, Order::kOcOuter, 1, Split::kOuter),
     conv(8, 1, 14, 1, false, Order::kRowOuter, 2, Split::kFused),
@@ -54,6 +56,10 @@ constexpr std::array kConfigs = {
     conv(4, 2, 5, 1, false, Order::kOcOuter, 2, Split::kFused),
     conv(4, 1, 1, 4, true, Order::kRowOuter, 2, Split::kFused),
     conv(4, 3, 7, 1, true, Order::kRowOuter, 1, Split::kFused),
+    conv(8, 2, 6, 1, true, Order::kRowOuter, 2, Split::kOuter, 16),
+    conv(8, 3, 4, 1, false, Order::kOcOuter, 2, Split::kFused, 8),
+    conv(8, 1, 13, 1, true, Order::kOcOuter, 1, Split::kOuter, 64),
+    conv(4, 4, 3, 1, true, Order::kRowOuter, 2, Split::kFused, 8),
 #if defined(__AVX512F__)
     conv(16, 2, 6, 2, true, Order::kOcOuter, 2, Split::kFused),
 #endif
@@ -81,6 +87,9 @@ const std::vector<std::pair<std::string, Conv2dShape>>& layers() {
       {"batch 2, 3x3 stride 2 no pad (in place)", {2, 12, 10, 9, 20, 3, 3, 2, 0, 1, 1}},
       {"batch 2, 2x2 stride 3 pad 2", {2, 7, 10, 9, 9, 2, 2, 3, 2, 1, 1}},
       {"output smaller than a tile, 1x1 (in place)", {1, 9, 3, 2, 17, 1, 1, 1, 0, 1, 1}},
+      {"1x1, C 40 (5 blocks), K 35, plane 11x13", {1, 40, 11, 13, 35, 1, 1, 1, 0, 1, 1}},
+      {"batch 2, 1x1 stride 2 (subsampled), C 37, K 24, plane 9x10", {2, 37, 17, 19, 24, 1, 1, 2, 0, 1, 1}},
+      {"1x1, C 64, K 64, plane 10x10 (bands of 64 pixels, a partial band)", {1, 64, 10, 10, 64, 1, 1, 1, 0, 1, 1}},
   };
   return list;
 }

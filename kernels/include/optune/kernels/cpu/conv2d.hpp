@@ -209,24 +209,20 @@ void store_tile(const float* __restrict tile, const Conv2dDims& d, Index k0, Ind
   }
 }
 
-// The tile loops both layouts share (conv2d_run below, conv2d_nchwc_run in conv2d_nchwc.hpp), on
-// Config.threads threads: first fill_row(row) for every row in [0, rows_to_fill) (the input's
-// blocked copy; none where the kernel reads its input in place), then, once every row is in
-// place, run_tile(n, kb, rt, ct) for every output tile (image n, output-channel block kb, row tile
-// rt, column tile ct) in Config's loop order and parallel split, column tiles innermost.
-template <Conv2dConfig Config, typename FillRow, typename RunTile>
-void for_each_tile(const Conv2dDims& d, Index rows_to_fill, const FillRow& fill_row, const RunTile& run_tile) {
-  const Index oc_blocks = ceil_div(d.K, Config.oc_vectors * Config.lanes);
-  const Index row_tiles = ceil_div(d.out_h(), Config.oh_block), col_tiles = ceil_div(d.out_w(), Config.ow_block);
+// The work loops of the conv kernels, on Config.threads threads: first fill_row(row) for every
+// row in [0, rows_to_fill) (the input's blocked copy; none where the kernel reads its input in
+// place), then, once every row is in place, run_item(n, kb, rt) for every (image n, output-channel
+// block kb, row rt) in Config's loop order and parallel split. What a "row" is the caller's: a row
+// of register tiles (for_each_tile below), or a band of pixels (conv2d_nchwc_pointwise.hpp).
+template <Conv2dConfig Config, typename FillRow, typename RunItem>
+void for_each_item(Index images, Index oc_blocks, Index rows, Index rows_to_fill, const FillRow& fill_row,
+                   const RunItem& run_item) {
   constexpr bool oc_outer = Config.loop_order == ConvLoopOrder::kOcOuter;
-  const Index outer_per_image = oc_outer ? oc_blocks : row_tiles, outer = d.N * outer_per_image;
-  const Index inner = oc_outer ? row_tiles : oc_blocks;
-
-  // Every output tile of one (outer, inner) item along the width.
-  auto run_item = [&](Index o, Index i) {
+  const Index outer_per_image = oc_outer ? oc_blocks : rows, outer = images * outer_per_image;
+  const Index inner = oc_outer ? rows : oc_blocks;
+  auto run = [&](Index o, Index i) {
     const Index n = o / outer_per_image, outer_index = o % outer_per_image;
-    const Index kb = oc_outer ? outer_index : i, rt = oc_outer ? i : outer_index;
-    for (Index ct = 0; ct < col_tiles; ++ct) run_tile(n, kb, rt, ct);
+    run_item(n, oc_outer ? outer_index : i, oc_outer ? i : outer_index);
   };
 
 #pragma omp parallel num_threads(Config.threads)
@@ -234,19 +230,31 @@ void for_each_tile(const Conv2dDims& d, Index rows_to_fill, const FillRow& fill_
     if (rows_to_fill > 0) {  // the same for every thread, so all or none meet the loop
 #pragma omp for schedule(static)
       for (Index row = 0; row < rows_to_fill; ++row) fill_row(row);
-      // (the implicit barrier of the loop above: every row is in place before any tile runs)
+      // (the implicit barrier of the loop above: every row is in place before any item runs)
     }
     if constexpr (Config.parallel == ConvParallel::kOuter) {
 #pragma omp for schedule(static)
       for (Index o = 0; o < outer; ++o) {
-        for (Index i = 0; i < inner; ++i) run_item(o, i);
+        for (Index i = 0; i < inner; ++i) run(o, i);
       }
     } else {
       // Dynamic: on a shared machine a descheduled thread would otherwise hold up the team.
 #pragma omp for schedule(dynamic, 1)
-      for (Index f = 0; f < outer * inner; ++f) run_item(f / inner, f % inner);
+      for (Index f = 0; f < outer * inner; ++f) run(f / inner, f % inner);
     }
   }
+}
+
+// The tile loops both layouts share (conv2d_run below, conv2d_nchwc_run in conv2d_nchwc.hpp):
+// for_each_item over rows of register tiles, run_tile(n, kb, rt, ct) for every output tile (image
+// n, output-channel block kb, row tile rt, column tile ct), column tiles innermost.
+template <Conv2dConfig Config, typename FillRow, typename RunTile>
+void for_each_tile(const Conv2dDims& d, Index rows_to_fill, const FillRow& fill_row, const RunTile& run_tile) {
+  const Index oc_blocks = ceil_div(d.K, Config.oc_vectors * Config.lanes);
+  const Index row_tiles = ceil_div(d.out_h(), Config.oh_block), col_tiles = ceil_div(d.out_w(), Config.ow_block);
+  for_each_item<Config>(d.N, oc_blocks, row_tiles, rows_to_fill, fill_row, [&](Index n, Index kb, Index rt) {
+    for (Index ct = 0; ct < col_tiles; ++ct) run_tile(n, kb, rt, ct);
+  });
 }
 
 template <Conv2dConfig Config, int FixedS>

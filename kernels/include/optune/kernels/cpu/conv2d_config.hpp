@@ -51,6 +51,11 @@ struct Conv2dConfig {
   ConvLoopOrder loop_order = ConvLoopOrder::kOcOuter;
   int threads = 1;
   ConvParallel parallel = ConvParallel::kOuter;
+  // Pointwise layers on a kept NCHW[b]c layout only (conv2d_nchwc_pointwise.hpp): the input
+  // channels one reduction pass covers, 0 = all of them. A pass adds onto the output the earlier
+  // passes left, so that its chunk of the packed filter (ic_chunk * oc_vectors * lanes floats)
+  // stays in L1 across the tiles of a band, like a GEMM's kc. A multiple of lanes.
+  int ic_chunk = 0;
   ConvAlgorithm algorithm = ConvAlgorithm::kDirect;
   // The GEMM path's schedule: its blocks (mc, nc, kc), micro-tile (mr, nr), loop order, unroll
   // and parallel loop. Lanes and threads come from the fields above; both operands are packed
@@ -80,6 +85,7 @@ constexpr const char* conv2d_config_error(const Conv2dConfig& c) {
   if (c.oh_block < 1 || c.oh_block > 4) return "oh_block must be in 1..4";
   if (c.oh_block * c.ow_block * c.oc_vectors > 32) return "register tile over 32 vectors";
   if (c.threads < 1 || c.threads > 1024) return "threads must be in 1..1024";
+  if (c.ic_chunk < 0 || c.ic_chunk % c.lanes != 0) return "ic_chunk must be 0 or a positive multiple of lanes";
   if (c.algorithm == ConvAlgorithm::kGemm) return gemm_config_error(conv2d_gemm_config(c));
   return nullptr;
 }

@@ -2,18 +2,15 @@
 // of a network: input [N][ceil(C/b)][H][W][b], output [N][ceil(K/b)][P][Q][b], b = Config.lanes,
 // the filter packed by conv2d_pack_filter<Config> as for the NCHW kernel (conv2d.hpp). The blocked
 // input already is the direct kernel's channel-blocked image (ic_block = b), so there is no
-// layout transform in the call. What the tiles read:
+// layout transform in the call. 1x1 layers without padding (MobileNet's pointwise layers,
+// ResNet's strided downsamples) run a path of their own, a GEMM over the pixels of a plane
+// (conv2d_nchwc_pointwise.hpp). What the tiles of the others read:
 //   - pad > 0: a zero-padded copy, one row memcpy per (image, channel block, row), small next to
 //     the convolution it feeds;
-//   - 1x1 with stride > 1 and no pad (ResNet's downsamples): a copy of the pixels it uses,
-//     compacted, run as a stride-1 1x1 layer (oneDNN's "reduce to unit stride");
-//   - else (pad = 0: MobileNet's pointwise layers, unpadded 3x3): the input in place. A tile at
-//     the right or bottom edge reads past its row into the next row or channel block, inside the
-//     tensor, for output pixels whose stores are clipped; the few tiles at the very end of the
-//     tensor whose reads would leave it read a zero-extended copy of their input window instead.
-// Pointwise layers (1x1, stride 1, no pad) are a matrix product over the pixels of a plane, so
-// their tiles walk each plane as rows of a whole number of column tiles, whatever the image's
-// width: only the plane's last tile is partial (at 14x14 with ow_block 6: 33 tiles, not 42).
+//   - else (unpadded 3x3, ...): the input in place. A tile at the right or bottom edge reads past
+//     its row into the next row or channel block, inside the tensor, for output pixels whose
+//     stores are clipped; the few tiles at the very end of the tensor whose reads would leave it
+//     read a zero-extended copy of their input window instead.
 // The same micro-kernel (conv_detail::conv_tile) and tile loops (conv_detail::for_each_tile) as
 // conv2d.hpp; the tile's vectors are stored straight into the blocked output (oc_vectors whole
 // layout blocks per tile, no transpose), through a scratch tile only where the tile is clipped.
@@ -29,6 +26,7 @@
 
 #include "optune/kernels/cpu/aligned_buffer.hpp"
 #include "optune/kernels/cpu/conv2d.hpp"
+#include "optune/kernels/cpu/conv2d_nchwc_pointwise.hpp"
 #include "optune/kernels/cpu/simd.hpp"
 
 namespace optune::kernels::cpu {
@@ -50,20 +48,9 @@ void copy_padded_row(const Conv2dDims& d, const BlockedImage& b, const float* __
   std::fill_n(dst + tail, b.row_floats() - tail, 0.0f);
 }
 
-// Row `row` ([image][block][output row]) of the subsampled copy of a pointwise layer with stride
-// > 1: every stride-th pixel of every stride-th input row, so that the tiles run a stride-1 layer
-// on contiguous pixels.
-template <int Block>
-void copy_subsampled_row(const Conv2dDims& d, const float* __restrict input, Index row, float* __restrict dst) {
-  const Index P = d.out_h(), Q = d.out_w();
-  const float* src = input + ((row / P) * d.H + (row % P) * d.stride) * d.W * Block;  // (image, block) planes
-  for (Index q = 0; q < Q; ++q) std::memcpy(dst + q * Block, src + q * d.stride * Block, sizeof(float) * Block);
-}
-
-// An unpadded blocked image, as the tiles of conv2d_nchwc_run see it: planes of `pixels` pixels,
-// read as rows of `row_pixels` (the image's width, or for pointwise layers any width: there the
-// rows do not matter), the last row possibly partial. Row h holds the pixels from h * row_pixels
-// to the plane's end or the row's, whichever comes first.
+// An unpadded blocked image, as the tiles of conv2d_nchwc_run see it: planes of `pixels` pixels
+// in rows of `row_pixels`. Row h holds the pixels from h * row_pixels to the plane's end or the
+// row's, whichever comes first.
 struct PlaneView {
   Index pixels = 0, row_pixels = 0;
   // Pixels of row h from column w0 on, at most `limit`.
@@ -96,49 +83,28 @@ void conv2d_nchwc_run(const Conv2dDims& d, const float* input, const float* pack
   const Index in_blocks = ceil_div(d.C, L), out_blocks = ceil_div(d.K, L);
   const Index filter_block_floats = in_blocks * d.R * d.S * L * OB;
 
-  // What the tiles read, in one of three ways:
-  //   padded (pad > 0): a zero-padded copy, with a border that covers every full tile's reads;
-  //   subsampled (1x1, stride > 1, no pad): the used pixels, compacted, read as a stride-1 layer;
-  //   in place (else): the input itself.
-  // Pointwise layers (1x1, stride 1 after subsampling, no pad) are a matrix product over the
-  // pixels of a plane, so their tiles walk the plane as rows of whole column tiles, not image rows:
-  // only the plane's last tile is partial, wherever the image's width falls.
-  const bool padded = d.pad > 0, pointwise = d.R == 1 && d.S == 1 && !padded;
-  const bool subsampled = pointwise && d.stride > 1;
-  Conv2dDims c = d;  // the layer the tiles compute
-  if (subsampled) {
-    c.H = d.out_h();
-    c.W = d.out_w();
-    c.stride = 1;
-  }
-  const Index row_pixels = pointwise ? OWB * ceil_div(c.W, OWB) : c.W;
-  Conv2dDims v = c;  // the same layer on the rows the tiles walk
-  if (pointwise) {
-    v.W = row_pixels;
-    v.H = ceil_div(c.H * c.W, row_pixels);
-  }
-  const Index Q = v.out_w();  // output pixels per row the tiles walk
-  const PlaneView out_plane{d.out_h() * d.out_w(), Q}, in_plane{c.H * c.W, row_pixels};
+  // What the tiles read: a zero-padded copy where pad > 0, else the input itself.
+  const bool padded = d.pad > 0;
+  const Index Q = d.out_w();
+  const PlaneView out_plane{d.out_h() * Q, Q}, in_plane{d.H * d.W, d.W};
   // The source's planes (unpadded: one plane-long row here; the tiles' rows are g.row_floats).
-  const BlockedImage b =
-      padded ? blocked_image(d, L, OHB, OWB) : BlockedImage{in_blocks, L, 1, in_plane.pixels};
+  const BlockedImage b = padded ? blocked_image(d, L, OHB, OWB) : BlockedImage{in_blocks, L, 1, in_plane.pixels};
   thread_local AlignedBuffer copy_buffer;  // the calling thread's; its team shares it
-  const Index copy_rows = padded ? d.N * in_blocks * b.height : subsampled ? d.N * in_blocks * c.H : 0;
-  float* copy = copy_rows > 0 ? copy_buffer.reserve(static_cast<std::size_t>(d.N * b.floats())) : nullptr;
-  const float* source = copy_rows > 0 ? copy : input;
-  const TileGeometry g{in_blocks, d.R, d.S, c.stride, d.dilation, padded ? b.row_floats() : row_pixels * L,
+  const Index copy_rows = padded ? d.N * in_blocks * b.height : 0;
+  float* copy = padded ? copy_buffer.reserve(static_cast<std::size_t>(d.N * b.floats())) : nullptr;
+  const float* source = padded ? copy : input;
+  const TileGeometry g{in_blocks, d.R, d.S, d.stride, d.dilation, padded ? b.row_floats() : d.W * L,
                        b.plane_floats()};
 
   // A tile whose reads would run past the end of an unpadded source reads a copy of its window.
-  const BlockedImage window{in_blocks, L, (OHB - 1) * c.stride + (d.R - 1) * d.dilation + 1,
-                            (OWB - 1) * c.stride + (d.S - 1) * d.dilation + 1};
-  const TileGeometry window_g{in_blocks, d.R, d.S, c.stride, d.dilation, window.row_floats(), window.plane_floats()};
+  const BlockedImage window{in_blocks, L, (OHB - 1) * d.stride + (d.R - 1) * d.dilation + 1,
+                            (OWB - 1) * d.stride + (d.S - 1) * d.dilation + 1};
+  const TileGeometry window_g{in_blocks, d.R, d.S, d.stride, d.dilation, window.row_floats(), window.plane_floats()};
   const Index tile_reach = (in_blocks - 1) * g.plane_floats + (window.height - 1) * g.row_floats +
                            window.width * L;  // floats from a tile's first input pixel to its last read, + 1
   const float* source_end = source + d.N * b.floats();
 
   auto fill_row = [&](Index row) {
-    if (subsampled) return copy_subsampled_row<L>(d, input, row, copy + row * c.W * L);
     const Index n = row / (in_blocks * b.height), rest = row % (in_blocks * b.height);
     copy_padded_row<L>(d, b, input + n * in_blocks * d.H * d.W * L, rest / b.height, rest % b.height,
                        copy + row * b.row_floats());
@@ -147,12 +113,12 @@ void conv2d_nchwc_run(const Conv2dDims& d, const float* input, const float* pack
     const Index oh0 = rt * OHB, ow0 = ct * OWB;
     const Index last_row_cols = out_plane.valid(oh0 + OHB - 1, ow0, OWB);
     if (out_plane.valid(oh0, ow0, OWB) == 0) return;  // past the plane's last pixel
-    const float* in = source + n * b.floats() + (oh0 * g.row_floats + ow0 * L) * c.stride;
+    const float* in = source + n * b.floats() + (oh0 * g.row_floats + ow0 * L) * d.stride;
     const TileGeometry* geometry = &g;
     if (!padded && in + tile_reach > source_end) {
       thread_local AlignedBuffer window_buffer;  // each thread's own
       float* window_copy = window_buffer.reserve(static_cast<std::size_t>(window.floats()));
-      copy_window<L>(in_plane, source + n * b.floats(), oh0 * c.stride, ow0 * c.stride, window, window_copy);
+      copy_window<L>(in_plane, source + n * b.floats(), oh0 * d.stride, ow0 * d.stride, window, window_copy);
       in = window_copy;
       geometry = &window_g;
     }
@@ -176,7 +142,7 @@ void conv2d_nchwc_run(const Conv2dDims& d, const float* input, const float* pack
       }
     }
   };
-  for_each_tile<Config>(v, copy_rows, fill_row, run_tile);
+  for_each_tile<Config>(d, copy_rows, fill_row, run_tile);
 }
 
 }  // namespace conv_detail
@@ -193,6 +159,11 @@ void conv2d_nchwc_packed(const Conv2dDims& d, const float* input, const float* p
                 "conv2d_nchwc runs the direct algorithm only (Conv2dConfig::algorithm = kDirect)");
   static_assert(Config.ic_block == Config.lanes,
                 "conv2d_nchwc needs ic_block == lanes: the NCHW[lanes]c input is the kernel's blocked image");
+  if constexpr (FixedS <= 1) {  // (a candidate with a wider filter has no pointwise layer)
+    if (d.R == 1 && d.S == 1 && d.pad == 0) {
+      return conv_detail::conv2d_nchwc_pointwise_run<Config>(d, input, packed_filter, output);
+    }
+  }
   conv_detail::with_filter_width<Config.unroll_kw, FixedS>(
       d.S, [&]<int S>() { conv_detail::conv2d_nchwc_run<Config, S>(d, input, packed_filter, output); });
 }
