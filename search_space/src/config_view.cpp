@@ -39,6 +39,8 @@ const std::string& ConfigView::choice(const std::string& knob) const {
   return knob_as<ChoiceKnob>(space_, k, "choice").options.at(config_.options.at(k));
 }
 
+bool ConfigView::has(const std::string& knob) const { return space_.index_by_name_.contains(knob); }
+
 bool ConfigView::flag(const std::string& knob) const {
   const std::size_t k = space_.knob_index(knob);
   knob_as<BoolKnob>(space_, k, "bool");

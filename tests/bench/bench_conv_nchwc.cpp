@@ -45,7 +45,9 @@ constexpr std::array kConfigs = {
     // ic_chunk (pointwise layers only): reduction passes of 64 or 128 input channels
     config(2, 6, 1, Order::kRowOuter, Split::kOuter, 64), config(2, 6, 1, Order::kOcOuter, Split::kOuter, 64),
     config(3, 4, 1, Order::kRowOuter, Split::kOuter, 128), config(3, 4, 1, Order::kOcOuter, Split::kFused, 128),
-    config(1, 12, 1, Order::kRowOuter, Split::kOuter), config(4, 3, 1, Order::kRowOuter, Split::kOuter, 64),
+    config(1, 12, 1, Order::kRowOuter, Split::kOuter), config(2, 6, 1, Order::kRowOuter, Split::kFused, 64),
+    // conv2d.cpu's default on a kept layout
+    config(2, 6, 1, Order::kOcOuter, Split::kFused),
 };
 
 using ConvFunction = void (*)(const Conv2dDims&, const float*, const float*, float*);

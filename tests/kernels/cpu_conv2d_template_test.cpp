@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -225,6 +226,52 @@ TEST(CpuConv2dTemplate, KeptLayoutSpacesTakeTheLayoutsBlock) {
   }
 }
 
+// Pointwise layers on a kept layout (1x1, no pad, any stride) run the pointwise kernel: their
+// spaces have ic_chunk (input channels per reduction pass, shorter than C, or all) and oh_block
+// fixed to 1; the chunk reaches the config and its literal. Other spaces have no ic_chunk, so
+// their records read back as before. The default walks bands of pixels outermost, split as
+// whole bands where a plane has 4 per thread (112x112), else on the fused loop (14x14).
+TEST(CpuConv2dTemplate, KeptPointwiseSpacesHaveReductionPassesAndOneRowTiles) {
+  const DeviceInfo device = avx2_device(2);
+  for (const Workload& workload : {kept(conv({1, 256, 28, 28, 256, 1, 1, 1, 0, 1, 1}), 8),
+                                   kept(conv({1, 128, 28, 28, 256, 1, 1, 2, 0, 1, 1}), 8)}) {
+    const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
+    std::set<int> chunks;
+    std::mt19937_64 rng(11);
+    for (const ss::Config& config : space.sample_valid_distinct(rng, 400)) {
+      const ss::ConfigView view(space, config);
+      const cpu::Conv2dConfig c = cpu::conv2d_config_from_view(view);
+      chunks.insert(c.ic_chunk);
+      EXPECT_EQ(c.oh_block, 1) << workload.key();
+      EXPECT_EQ(cpu::conv2d_config_error(c), nullptr) << space.to_json(config).dump();
+      const std::string literal = cpu_conv2d().config_literal(view);
+      EXPECT_EQ(literal.find(".ic_chunk = " + std::to_string(c.ic_chunk)) != std::string::npos, c.ic_chunk > 0)
+          << literal;
+    }
+    const std::set<int> below_c = workload.conv().C == 256 ? std::set<int>{0, 32, 64, 128} : std::set<int>{0, 32, 64};
+    EXPECT_EQ(chunks, below_c) << workload.key();
+  }
+  for (const Workload& workload : {kept(conv({1, 16, 14, 14, 24, 3, 3, 1, 1, 1, 1}), 8),
+                                   kept(conv({1, 64, 14, 14, 24, 1, 1, 1, 1, 1, 1}), 8),
+                                   conv({1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1})}) {
+    const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
+    EXPECT_THROW(space.knob_index("ic_chunk"), std::out_of_range) << workload.key();
+    const ss::Config config = cpu_conv2d().default_config(workload, device, space);
+    EXPECT_EQ(cpu::conv2d_config_from_view(ss::ConfigView(space, config)).ic_chunk, 0) << workload.key();
+  }
+  const auto default_of = [&](const Workload& workload) {
+    const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
+    return cpu::conv2d_config_from_view(ss::ConfigView(space, cpu_conv2d().default_config(workload, device, space)));
+  };
+  const cpu::Conv2dConfig large = default_of(kept(conv({1, 32, 112, 112, 64, 1, 1, 1, 0, 1, 1}), 8));
+  const cpu::Conv2dConfig small = default_of(kept(conv({1, 512, 14, 14, 512, 1, 1, 1, 0, 1, 1}), 8));
+  EXPECT_EQ(large.loop_order, cpu::ConvLoopOrder::kRowOuter);
+  EXPECT_EQ(large.parallel, cpu::ConvParallel::kOuter);
+  EXPECT_EQ(small.loop_order, cpu::ConvLoopOrder::kRowOuter);
+  EXPECT_EQ(small.parallel, cpu::ConvParallel::kFused);
+  EXPECT_EQ(large.ic_chunk, 0);
+}
+
 TEST(CpuConv2dTemplate, GemmSpacesSampleValidConfigsWithinTheRegisters) {
   for (const DeviceInfo& device : {avx2_device(2), avx512_device(), neon_device()}) {
     const Workload workload = conv({1, 256, 14, 14, 512, 1, 1, 2, 0, 1, 1});
@@ -319,7 +366,8 @@ TEST(CpuConv2dTemplate, EmittedCandidatesCompileLoadAndMatchTheReference) {
   // Kept layouts: padded, strided 1x1 and pointwise convolutions, strided depthwise, ragged blocks.
   const std::vector<Workload> kept_conv = {kept(conv({1, 16, 14, 14, 24, 3, 3, 1, 1, 1, 1}), 8),
                                            kept(conv({1, 24, 9, 9, 16, 1, 1, 2, 0, 1, 1}), 8),
-                                           kept(conv({1, 13, 7, 9, 5, 1, 1, 1, 0, 1, 1}), 4)};
+                                           kept(conv({1, 13, 7, 9, 5, 1, 1, 1, 0, 1, 1}), 4),
+                                           kept(conv({1, 72, 6, 7, 20, 1, 1, 1, 0, 1, 1}), 8)};
   const std::vector<Workload> kept_depthwise = {kept(depthwise({1, 24, 15, 13, 0, 3, 3, 2, 1, 1, 1}), 8),
                                                 kept(depthwise({1, 13, 9, 11, 0, 3, 3, 1, 1, 1, 1}), 4)};
   for (Candidate& c : candidates(cpu_conv2d(), kept_conv, 2)) all.push_back(std::move(c));

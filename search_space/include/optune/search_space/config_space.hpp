@@ -40,6 +40,8 @@ class ConfigView {
   bool flag(const std::string& knob) const;
   std::int64_t integer(const std::string& knob) const;
   PermutationValue permutation(const std::string& knob) const;
+  // Whether the space has the knob (for knobs that only some workloads' spaces hold).
+  bool has(const std::string& knob) const;
 
  private:
   const ConfigSpace& space_;
