@@ -172,6 +172,8 @@ TEST(ConfigView, WrongKindOrNameThrows) {
   EXPECT_THROW(view.integer("vectorize"), std::invalid_argument);
   EXPECT_THROW(view.choice("nope"), std::out_of_range);
   EXPECT_THROW(view.split_factor("tile_m", 3), std::out_of_range);
+  EXPECT_TRUE(view.has("layout"));
+  EXPECT_FALSE(view.has("nope"));
 }
 
 TEST(ConfigHash, DistinguishesConfigsThatDifferInOneKnob) {
