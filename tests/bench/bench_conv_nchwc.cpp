@@ -46,7 +46,8 @@ constexpr std::array kConfigs = {
     config(2, 6, 1, Order::kRowOuter, Split::kOuter, 64), config(2, 6, 1, Order::kOcOuter, Split::kOuter, 64),
     config(3, 4, 1, Order::kRowOuter, Split::kOuter, 128), config(3, 4, 1, Order::kOcOuter, Split::kFused, 128),
     config(1, 12, 1, Order::kRowOuter, Split::kOuter), config(2, 6, 1, Order::kRowOuter, Split::kFused, 64),
-    // conv2d.cpu's default on a kept layout
+    // conv2d.cpu's old default on a kept layout (its new one for pointwise layers: config 0 on planes of 4
+    // bands per thread or more, else config 1)
     config(2, 6, 1, Order::kOcOuter, Split::kFused),
 };
 

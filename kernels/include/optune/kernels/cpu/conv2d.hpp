@@ -214,9 +214,10 @@ void store_tile(const float* __restrict tile, const Conv2dDims& d, Index k0, Ind
 // place), then, once every row is in place, run_item(n, kb, rt) for every (image n, output-channel
 // block kb, row rt) in Config's loop order and parallel split. What a "row" is the caller's: a row
 // of register tiles (for_each_tile below), or a band of pixels (conv2d_nchwc_pointwise.hpp).
+// The fused split hands out `fused_grab` consecutive items at a time.
 template <Conv2dConfig Config, typename FillRow, typename RunItem>
 void for_each_item(Index images, Index oc_blocks, Index rows, Index rows_to_fill, const FillRow& fill_row,
-                   const RunItem& run_item) {
+                   const RunItem& run_item, Index fused_grab = 1) {
   constexpr bool oc_outer = Config.loop_order == ConvLoopOrder::kOcOuter;
   const Index outer_per_image = oc_outer ? oc_blocks : rows, outer = images * outer_per_image;
   const Index inner = oc_outer ? rows : oc_blocks;
@@ -239,7 +240,7 @@ void for_each_item(Index images, Index oc_blocks, Index rows, Index rows_to_fill
       }
     } else {
       // Dynamic: on a shared machine a descheduled thread would otherwise hold up the team.
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, fused_grab)
       for (Index f = 0; f < outer * inner; ++f) run(f / inner, f % inner);
     }
   }
