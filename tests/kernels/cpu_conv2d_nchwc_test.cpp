@@ -90,6 +90,7 @@ const std::vector<std::pair<std::string, Conv2dShape>>& layers() {
       {"1x1, C 40 (5 blocks), K 35, plane 11x13", {1, 40, 11, 13, 35, 1, 1, 1, 0, 1, 1}},
       {"batch 2, 1x1 stride 2 (subsampled), C 37, K 24, plane 9x10", {2, 37, 17, 19, 24, 1, 1, 2, 0, 1, 1}},
       {"1x1, C 64, K 64, plane 10x10 (bands of 64 pixels, a partial band)", {1, 64, 10, 10, 64, 1, 1, 1, 0, 1, 1}},
+      {"1x1, plane 40x40 (the fused split hands out runs of items)", {1, 16, 40, 40, 64, 1, 1, 1, 0, 1, 1}},
   };
   return list;
 }
