@@ -183,6 +183,27 @@ Workload kept(Workload workload, int block) {
   return workload;
 }
 
+// The blocked default tiles the output's width without a partial column tile where a width of
+// 4..8 pixels divides it (MobileNet's widths are multiples of 7), else takes 8 pixels.
+TEST(CpuConv2dTemplate, BlockedDepthwiseDefaultTileDividesTheOutputWidth) {
+  const DeviceInfo device = avx2_device(2);
+  const std::vector<std::pair<Workload, int>> cases = {
+      {kept(depthwise({1, 128, 56, 56, 0, 3, 3, 1, 1, 1, 1}), 8), 8},    // Q = 56
+      {kept(depthwise({1, 128, 56, 56, 0, 3, 3, 2, 1, 1, 1}), 8), 7},    // Q = 28
+      {kept(depthwise({1, 512, 14, 14, 0, 3, 3, 1, 1, 1, 1}), 8), 7},    // Q = 14
+      {depthwise({1, 1024, 7, 7, 0, 3, 3, 1, 1, 1, 1}), 7},              // NCHW, Q = 7
+      {kept(depthwise({1, 64, 30, 30, 0, 3, 3, 1, 1, 1, 1}), 8), 6},     // Q = 30
+      {kept(depthwise({1, 64, 13, 13, 0, 3, 3, 1, 1, 1, 1}), 8), 8},     // Q = 13: none divides
+      {kept(depthwise({1, 64, 3, 3, 0, 3, 3, 1, 1, 1, 1}), 8), 3}};      // the whole row
+  for (const auto& [workload, ow_block] : cases) {
+    const ss::ConfigSpace space = cpu_depthwise().space(workload, device);
+    const auto c = cpu::depthwise_conv2d_config_from_view(
+        ss::ConfigView(space, cpu_depthwise().default_config(workload, device, space)));
+    EXPECT_EQ(c.algorithm, cpu::DepthwiseAlgorithm::kBlocked) << workload.key();
+    EXPECT_EQ(c.ow_block, ow_block) << workload.key();
+  }
+}
+
 // On a kept NCHW[b]c layout the layout is the kernels' blocked image: lanes and ic_block are b,
 // conv2d runs direct (1x1 layers too) and depthwise blocked; a block wider than the device's
 // vectors, and the OpenCL templates (NCHW only), refuse the workload with a reason.
