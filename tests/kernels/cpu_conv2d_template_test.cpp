@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -246,6 +247,35 @@ TEST(CpuConv2dTemplate, KeptLayoutSpacesTakeTheLayoutsBlock) {
   }
 }
 
+Workload first_layer(Workload workload, int block) {
+  workload.layout_block = block;
+  workload.nchw_input = true;
+  return workload;
+}
+
+// A first layer reading NCHW into a kept layout runs direct with the layout's lanes, copying its
+// input into blocks of any size as on NCHW (1, 2 or 4 for 3 channels: none past next_pow2(C)).
+TEST(CpuConv2dTemplate, FirstLayersReadNchwIntoTheLayoutsVectors) {
+  const DeviceInfo device = avx2_device(2);
+  const Workload stem = first_layer(conv({1, 3, 224, 224, 64, 7, 7, 2, 3, 1, 1}), 8);
+  const ss::ConfigSpace space = cpu_conv2d().space(stem, device);
+  const ss::Config config = cpu_conv2d().default_config(stem, device, space);
+  EXPECT_EQ(space.first_violation(config), "");
+  EXPECT_EQ(cpu::conv2d_config_from_view(ss::ConfigView(space, config)).ic_block, 4);
+  std::set<int> ic_blocks;
+  std::mt19937_64 rng(5);
+  for (const ss::Config& sample : space.sample_valid_distinct(rng, 200)) {
+    const cpu::Conv2dConfig c = cpu::conv2d_config_from_view(ss::ConfigView(space, sample));
+    EXPECT_EQ(c.algorithm, cpu::ConvAlgorithm::kDirect);
+    EXPECT_EQ(c.lanes, 8);
+    ic_blocks.insert(c.ic_block);
+  }
+  EXPECT_EQ(ic_blocks, (std::set<int>{1, 2, 4}));
+  const std::string source = cpu_conv2d().emit_source(stem, device, ss::ConfigView(space, config));
+  EXPECT_NE(source.find("conv2d_nchw_to_nchwc_packed<kConfig, 7>"), std::string::npos) << source;
+  EXPECT_NE(cpu_conv2d().table_row(stem, device, ss::ConfigView(space, config)).find(", 8, true}"), std::string::npos);
+}
+
 TEST(CpuConv2dTemplate, GemmSpacesSampleValidConfigsWithinTheRegisters) {
   for (const DeviceInfo& device : {avx2_device(2), avx512_device(), neon_device()}) {
     const Workload workload = conv({1, 256, 14, 14, 512, 1, 1, 2, 0, 1, 1});
@@ -345,6 +375,8 @@ TEST(CpuConv2dTemplate, EmittedCandidatesCompileLoadAndMatchTheReference) {
                                                 kept(depthwise({1, 13, 9, 11, 0, 3, 3, 1, 1, 1, 1}), 4)};
   for (Candidate& c : candidates(cpu_conv2d(), kept_conv, 2)) all.push_back(std::move(c));
   for (Candidate& c : candidates(cpu_depthwise(), kept_depthwise, 2)) all.push_back(std::move(c));
+  const Workload stem = first_layer(conv({1, 3, 19, 17, 13, 3, 3, 2, 1, 1, 1}), 8);  // NCHW into nchw8c
+  for (Candidate& c : candidates(cpu_conv2d(), {stem}, 2)) all.push_back(std::move(c));
   for (const Candidate& c : all) {
     ASSERT_NE(c.source.find(std::string("extern \"C\" void ") + kCandidateSymbol), std::string::npos);
   }
