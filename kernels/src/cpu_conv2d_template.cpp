@@ -118,12 +118,12 @@ std::int64_t tile_registers(std::int64_t oh, std::int64_t ow, std::int64_t oc_ve
   return oh * ow * oc_vectors + oc_vectors + 1;
 }
 
-// A 1x1 layer without padding on a kept layout: conv2d_nchwc runs it as a GEMM over the pixels of
-// a plane (conv2d_nchwc_pointwise.hpp), strided ones on a compacted copy. Its tiles are runs of
-// pixels, so oh_block means nothing there (fixed to 1), and it has the ic_chunk knob.
+// A 1x1 layer without padding that reads a kept layout: conv2d_nchwc runs it as a GEMM over the
+// pixels of a plane (conv2d_nchwc_pointwise.hpp), strided ones on a compacted copy. Its tiles are
+// runs of pixels, so oh_block means nothing there (fixed to 1), and it has the ic_chunk knob.
 bool kept_pointwise(const Workload& workload) {
   const Conv2dShape& s = workload.conv();
-  return workload.layout_block != kLayoutNchw && s.R == 1 && s.S == 1 && s.pad == 0;
+  return workload.input_layout_block() != kLayoutNchw && s.R == 1 && s.S == 1 && s.pad == 0;
 }
 
 int ic_chunk_value(const std::string& name) { return name == kIcChunkNames[0] ? 0 : parse_int(name); }
@@ -135,14 +135,17 @@ std::vector<std::string> lane_names(const VectorUnit& unit) {
 }
 
 // A kept NCHW[b]c layout (layout_block b > 0) is the kernel's channel-blocked image itself:
-// vectors of b lanes and input-channel blocks of b, nothing else to choose.
-void add_direct_knobs(ss::ConfigSpace& space, const DeviceInfo& device, const VectorUnit& unit, int layout_block,
-                      bool pointwise) {
-  const std::string block = std::to_string(layout_block);
+// vectors of b lanes and input-channel blocks of b, nothing else to choose. A layer that reads
+// NCHW into that layout (nchw_input) writes vectors of b lanes and copies its input into blocks
+// of any size, as on NCHW.
+void add_direct_knobs(ss::ConfigSpace& space, const DeviceInfo& device, const VectorUnit& unit,
+                      const Workload& workload, bool pointwise) {
+  const std::vector<std::string> block = {std::to_string(workload.layout_block)};
+  const bool blocked_input = workload.input_layout_block() != kLayoutNchw;
   space.add(ss::ChoiceKnob{kAlgorithm, {kAlgorithmNames[0]}});
-  space.add(ss::ChoiceKnob{kLanes, layout_block > 0 ? std::vector<std::string>{block} : lane_names(unit)});
+  space.add(ss::ChoiceKnob{kLanes, workload.layout_block != kLayoutNchw ? block : lane_names(unit)});
   space.add(ss::IntRangeKnob{kOcVectors, 1, 4, 1});
-  space.add(ss::ChoiceKnob{kIcBlock, layout_block > 0 ? std::vector<std::string>{block} : kIcBlockNames});
+  space.add(ss::ChoiceKnob{kIcBlock, blocked_input ? block : kIcBlockNames});
   space.add(ss::IntRangeKnob{kOwBlock, 1, unit.registers == 32 ? 28 : 14, 1});
   space.add(ss::IntRangeKnob{kOhBlock, 1, pointwise ? 1 : 4, 1});
   space.add(ss::BoolKnob{kUnrollKw});
@@ -253,10 +256,11 @@ void set_default(const ss::ConfigSpace& space, ss::Config& config, const char* k
 ss::Config direct_default(const Workload& workload, const DeviceInfo& device, const ss::ConfigSpace& space) {
   const Conv2dShape& shape = workload.conv();
   const VectorUnit unit = vector_unit(device);
-  const bool kept_layout = workload.layout_block != kLayoutNchw;
-  const int lanes = kept_layout ? workload.layout_block : unit.lanes.back();
+  const int lanes = workload.layout_block != kLayoutNchw ? workload.layout_block : unit.lanes.back();
   const std::int64_t oc_vectors = shape.K <= lanes ? 1 : 2;
-  const std::int64_t ic_block = kept_layout ? lanes : std::min<std::int64_t>(8, next_power_of_two(shape.C));
+  const std::int64_t ic_block = workload.input_layout_block() != kLayoutNchw
+                                    ? lanes
+                                    : std::min<std::int64_t>(8, next_power_of_two(shape.C));
   const std::int64_t widest = (unit.registers - oc_vectors - 1) / oc_vectors;
   const std::int64_t ow_block = std::min<std::int64_t>({widest, 12, shape.out_w()});
   const std::int64_t threads = std::max(1, device.cores);
@@ -409,8 +413,8 @@ class CpuConv2dTemplate final : public KernelTemplate {
       add_gemm_knobs(space, device, unit);
       add_gemm_constraints(space, shape, unit);
     } else {
-      add_direct_knobs(space, device, unit, workload.layout_block, kept_pointwise(workload));
-      add_direct_constraints(space, shape, unit, workload.layout_block != kLayoutNchw);
+      add_direct_knobs(space, device, unit, workload, kept_pointwise(workload));
+      add_direct_constraints(space, shape, unit, workload.input_layout_block() != kLayoutNchw);
     }
     return space;
   }
@@ -463,12 +467,19 @@ class CpuConv2dTemplate final : public KernelTemplate {
                      "                  float* output) {\n"
                      "  return kernels::cpu::conv2d_nchwc_tuned<tuned::kConv2d, tuned::kConv2dDefault, Block>(\n"
                      "      dims, input, filter, output);\n"
+                     "}\n"
+                     "// A network's first layer: NCHW input (the image), NCHW[Block]c output.\n"
+                     "template <int Block>\n"
+                     "bool conv2d_nchw_to_nchwc(const kernels::cpu::Conv2dDims& dims, const float* input,\n"
+                     "                          const float* filter, float* output) {\n"
+                     "  return kernels::cpu::conv2d_nchw_to_nchwc_tuned<tuned::kConv2d, tuned::kConv2dDefault, Block>(\n"
+                     "      dims, input, filter, output);\n"
                      "}\n"};
   }
 
   std::string table_row(const Workload& workload, const DeviceInfo&, const ss::ConfigView& config) const override {
-    return "{" + cpu::conv2d_dims_literal(cpu::conv2d_dims(workload)) + ", " +
-           config_literal(config) + ", " + std::to_string(workload.layout_block) + "}";
+    return "{" + cpu::conv2d_dims_literal(cpu::conv2d_dims(workload)) + ", " + config_literal(config) + ", " +
+           std::to_string(workload.layout_block) + (workload.nchw_input ? ", true" : "") + "}";
   }
 
   std::string config_literal(const ss::ConfigView& config) const override {

@@ -57,18 +57,20 @@ inline void check_kept_layout(const std::string& template_name, const Workload& 
 // The candidate translation unit of a conv template whose header
 // optune/kernels/cpu/<kernel>.hpp has <kernel>_pack_filter, <kernel>_packed_filter_size and
 // <kernel>_packed (and optune/kernels/cpu/<kernel>_nchwc.hpp <kernel>_nchwc_packed, for a kept
-// NCHW[b]c layout). The filter is packed on the first call and again only when the filter pointer
+// NCHW[b]c layout, and <kernel>_nchw_to_nchwc_packed for a layer reading NCHW into one). The
+// filter is packed on the first call and again only when the filter pointer
 // changes: weights are constants of an inference (TVM and oneDNN also prepare them outside the
 // timed call), so the steady state the runner times is the input transform (none on a kept
 // layout) plus the convolution.
 inline std::string conv_candidate_source(const std::string& template_name, const std::string& kernel,
                                          const Workload& workload, const std::string& dims_literal,
                                          const std::string& config_literal, const std::string& fixed_s) {
-  const std::string run = workload.layout_block == kLayoutNchw ? kernel : kernel + "_nchwc";
+  const std::string header = workload.layout_block == kLayoutNchw ? kernel : kernel + "_nchwc";
+  const std::string run = workload.nchw_input ? kernel + "_nchw_to_nchwc" : header;
   return "// optune candidate of " + template_name + " for " + workload.key() +
          "\n"
          "// Build: c++ -std=c++20 -O3 -march=<target> -fopenmp -fPIC -shared -I<kernels/include>\n"
-         "#include <optune/kernels/cpu/" + run + ".hpp>\n\n"
+         "#include <optune/kernels/cpu/" + header + ".hpp>\n\n"
          "namespace {\n"
          "constexpr auto kDims = " + dims_literal + ";\n"
          "constexpr auto kConfig = " + config_literal + ";\n"

@@ -101,9 +101,9 @@ std::vector<std::size_t> input_sizes(const Workload& workload) {
   const std::int64_t filter = workload.op == Op::kDepthwiseConv2d
                                   ? c.C * c.R * c.S
                                   : c.K * (c.C / c.groups) * c.R * c.S;
-  const std::size_t input = workload.layout_block == kLayoutNchw
-                                ? static_cast<std::size_t>(c.N * c.C * c.H * c.W)
-                                : cpu::nchwc_size(c.N, c.C, c.H, c.W, workload.layout_block);
+  const int input_block = workload.input_layout_block();
+  const std::size_t input = input_block == kLayoutNchw ? static_cast<std::size_t>(c.N * c.C * c.H * c.W)
+                                                       : cpu::nchwc_size(c.N, c.C, c.H, c.W, input_block);
   return {input, static_cast<std::size_t>(filter)};
 }
 
@@ -130,12 +130,16 @@ void reference(const Workload& workload, const std::vector<const float*>& inputs
     // output's come out zero (what a kernel must write there).
     const auto& c = workload.conv();
     const int block = workload.layout_block;
-    std::vector<float> input(static_cast<std::size_t>(c.N * c.C * c.H * c.W));
-    cpu::nchwc_to_nchw(inputs[0], c.N, c.C, c.H, c.W, block, input.data());
+    std::vector<float> input;
+    if (!workload.nchw_input) {
+      input.resize(static_cast<std::size_t>(c.N * c.C * c.H * c.W));
+      cpu::nchwc_to_nchw(inputs[0], c.N, c.C, c.H, c.W, block, input.data());
+    }
     std::vector<float> out(static_cast<std::size_t>(c.N * c.K * c.out_h() * c.out_w()));
     Workload nchw = workload;
     nchw.layout_block = kLayoutNchw;
-    reference(nchw, {input.data(), inputs[1]}, out.data());
+    nchw.nchw_input = false;
+    reference(nchw, {workload.nchw_input ? inputs[0] : input.data(), inputs[1]}, out.data());
     cpu::nchw_to_nchwc(out.data(), c.N, c.K, c.out_h(), c.out_w(), block, output);
     return;
   }

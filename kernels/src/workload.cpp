@@ -194,6 +194,12 @@ void validate_conv(Op op, const Conv2dShape& s, std::string_view context) {
 }
 
 void validate_layout(const Workload& workload, std::string_view context) {
+  if (workload.nchw_input) {
+    if (workload.op != Op::kConv2d || workload.layout_block == kLayoutNchw) {
+      fail(context, "only conv2d may read an NCHW input into a blocked layout (nchw-nchw8c), not " +
+                        std::string(op_name(workload.op)) + " on " + layout_name(workload.layout_block));
+    }
+  }
   if (workload.layout_block == kLayoutNchw) return;
   if (workload.op == Op::kGemm) fail(context, "gemm has no layout, got " + layout_name(workload.layout_block));
   const auto& s = workload.conv();
@@ -256,6 +262,32 @@ int parse_layout(std::string_view name) {
                               "' (expected nchw, nchw4c, nchw8c or nchw16c)");
 }
 
+std::string layouts_name(Layouts layouts) {
+  const std::string output = layout_name(layouts.block);
+  return layouts.nchw_input && layouts.block != kLayoutNchw ? "nchw-" + output : output;
+}
+
+Layouts parse_layouts(std::string_view name) {
+  const std::string_view text = trim(name);
+  const auto dash = text.find('-');
+  if (dash == std::string_view::npos) {
+    try {
+      return {parse_layout(text), false};
+    } catch (const std::invalid_argument&) {
+      throw std::invalid_argument("layout: unknown layout '" + std::string(text) +
+                                  "' (expected nchw, nchw4c, nchw8c or nchw16c, or nchw-nchw8c for a layer "
+                                  "that reads NCHW and writes nchw8c)");
+    }
+  }
+  if (trim(text.substr(0, dash)) != "nchw") {
+    throw std::invalid_argument("layout: '" + std::string(text) +
+                                "' reads a blocked input; only an NCHW input may change layout (nchw-nchw8c)");
+  }
+  const int block = parse_layout(text.substr(dash + 1));
+  if (block == kLayoutNchw) throw std::invalid_argument("layout: write 'nchw', not 'nchw-nchw'");
+  return {block, true};
+}
+
 Op parse_op(std::string_view name) {
   for (Op op : {Op::kGemm, Op::kConv2d, Op::kDepthwiseConv2d}) {
     if (trim(name) == op_name(op)) return op;
@@ -292,7 +324,7 @@ std::string Workload::key() const {
   }
   const auto& c = conv();
   key += '.';
-  key += layout_name(layout_block);
+  key += layouts_name(layouts());
   key += '.';
   key += dtype;
   field("N", c.N), field("C", c.C), field("H", c.H), field("W", c.W);
@@ -328,7 +360,7 @@ Workload parse_workload(Op op, std::string_view shape_text) {
   const auto items = split(text, ',');
   const bool named = text.find('=') != std::string_view::npos;
   std::map<std::string, std::int64_t, std::less<>> extents;
-  std::optional<int> layout;
+  std::optional<Layouts> layouts;
   if (!named) {
     if (op != Op::kGemm) {
       fail(kContext, std::string(op_name(op)) + " takes named extents (" + expected_names(op) +
@@ -357,11 +389,11 @@ Workload parse_workload(Op op, std::string_view shape_text) {
     const auto name = trim(item.substr(0, equals));
     const auto value = trim(item.substr(equals + 1));
     if (name == "layout" && op != Op::kGemm) {
-      if (layout) fail(kContext, "layout given twice");
+      if (layouts) fail(kContext, "layout given twice");
       try {
-        layout = parse_layout(value);
-      } catch (const std::invalid_argument&) {
-        fail(kContext, "unknown layout '" + std::string(value) + "' (expected nchw, nchw4c, nchw8c or nchw16c)");
+        layouts = parse_layouts(value);
+      } catch (const std::invalid_argument& error) {
+        fail(kContext, std::string(error.what()).substr(std::string_view("layout: ").size()));
       }
       continue;
     }
@@ -375,7 +407,8 @@ Workload parse_workload(Op op, std::string_view shape_text) {
     extents[std::string(name)] = parse_extent(name, value, kContext);
   }
   Workload workload = workload_from_extents(op, extents, kContext);
-  workload.layout_block = layout.value_or(kLayoutNchw);
+  workload.layout_block = layouts.value_or(Layouts{}).block;
+  workload.nchw_input = layouts.value_or(Layouts{}).nchw_input;
   validate(workload, kContext);
   return workload;
 }
@@ -403,13 +436,13 @@ Workload parse_workload_key(std::string_view key) {
                        : op == Op::kConv2d ? kConvFields
                                            : kDepthwiseFields;
   std::size_t next = 1;
-  int layout_block = kLayoutNchw;
+  Layouts layouts;
   if (op != Op::kGemm) {
     try {
       if (parts.size() < 2) throw std::invalid_argument("no layout");
-      layout_block = parse_layout(parts[1]);
+      layouts = parse_layouts(parts[1]);
     } catch (const std::invalid_argument&) {
-      bad("expected a layout (nchw, nchw4c, nchw8c or nchw16c) after the op");
+      bad("expected a layout (nchw, nchw4c, nchw8c, nchw16c or nchw-nchw8c) after the op");
     }
     next = 2;
   }
@@ -434,7 +467,8 @@ Workload parse_workload_key(std::string_view key) {
   if (op == Op::kDepthwiseConv2d) extents["groups"] = extents["C"];
   Workload workload = workload_from_extents(op, extents, kContext);
   workload.dtype = dtype;
-  workload.layout_block = layout_block;
+  workload.layout_block = layouts.block;
+  workload.nchw_input = layouts.nchw_input;
   validate(workload, kContext);
   return workload;
 }

@@ -8,7 +8,9 @@
 // --layers keeps only the named layers of the suites (e.g. --layers conv1,pw7,dw2), for a quick look.
 // --layout nchw8c: the suites keep that layout between conv layers (as `optune tune --layout`):
 // optune's candidates take and give it, and it is oneDNN's user layout too (its reorders row
-// then reorders from and to nChw8c; OpenBLAS, NCHW-only, is left out of those layers).
+// then reorders from and to nChw8c; OpenBLAS, NCHW-only, is left out of those layers). A first
+// layer that reads the NCHW image (key conv2d.nchw-nchw8c...) takes NCHW and gives nChw8c, on
+// both sides.
 // --threads N: oneDNN's and OpenBLAS's threads (default: all cores); give optune candidates of
 // the same count (bench_emit_best --cores N). One thread compares kernels on a busy machine,
 // where a descheduled thread stalls a whole team.
@@ -105,10 +107,9 @@ class OneDnnConv {
     const dnnl::memory::dims weight_dims =
         depthwise ? dnnl::memory::dims{s.C, 1, 1, s.R, s.S} : dnnl::memory::dims{K, s.C, s.R, s.S};
     const tag weight_tag = depthwise ? tag::goihw : tag::oihw;
-    const tag user_tag = w.layout_block == 0 ? tag::nchw
-                         : w.layout_block == 4 ? tag::nChw4c
-                         : w.layout_block == 8 ? tag::nChw8c
-                                               : tag::nChw16c;
+    const auto user_tag = [](int block) {
+      return block == 0 ? tag::nchw : block == 4 ? tag::nChw4c : block == 8 ? tag::nChw8c : tag::nChw16c;
+    };
     dnnl::memory::desc src_any(src_dims, dt::f32, tag::any), weights_any(weight_dims, dt::f32, tag::any),
         dst_any(dst_dims, dt::f32, tag::any);
     dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
@@ -117,8 +118,8 @@ class OneDnnConv {
     dnnl::convolution_forward::primitive_desc pd(desc, engine_);
     implementation_ = pd.impl_info_str();
     primitive_ = dnnl::convolution_forward(pd);
-    user_src_ = dnnl::memory({src_dims, dt::f32, user_tag}, engine_, o.input.data());
-    user_dst_ = dnnl::memory({dst_dims, dt::f32, user_tag}, engine_, o.output.data());
+    user_src_ = dnnl::memory({src_dims, dt::f32, user_tag(w.input_layout_block())}, engine_, o.input.data());
+    user_dst_ = dnnl::memory({dst_dims, dt::f32, user_tag(w.layout_block)}, engine_, o.output.data());
     dnnl::memory user_weights({weight_dims, dt::f32, weight_tag}, engine_, o.filter.data());
     src_ = dnnl::memory(pd.src_desc(), engine_);
     weights_ = dnnl::memory(pd.weights_desc(), engine_);
@@ -356,7 +357,7 @@ int main(int argc, char** argv) try {
     o.filter.resize(sizes[1]);
     for (float& x : o.input) x = value(rng);
     for (float& x : o.filter) x = value(rng);
-    if (w.layout_block != 0) {  // zero in the padding channels, as a previous layer leaves them
+    if (w.input_layout_block() != 0) {  // zero in the padding channels, as a previous layer leaves them
       Floats blocked(sizes[0]);
       optune::kernels::cpu::nchw_to_nchwc(o.input.data(), s.N, s.C, s.H, s.W, w.layout_block, blocked.data());
       o.input = std::move(blocked);

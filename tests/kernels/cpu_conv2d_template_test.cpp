@@ -184,6 +184,27 @@ Workload kept(Workload workload, int block) {
   return workload;
 }
 
+// The blocked default tiles the output's width without a partial column tile where a width of
+// 4..8 pixels divides it (MobileNet's widths are multiples of 7), else takes 8 pixels.
+TEST(CpuConv2dTemplate, BlockedDepthwiseDefaultTileDividesTheOutputWidth) {
+  const DeviceInfo device = avx2_device(2);
+  const std::vector<std::pair<Workload, int>> cases = {
+      {kept(depthwise({1, 128, 56, 56, 0, 3, 3, 1, 1, 1, 1}), 8), 8},    // Q = 56
+      {kept(depthwise({1, 128, 56, 56, 0, 3, 3, 2, 1, 1, 1}), 8), 7},    // Q = 28
+      {kept(depthwise({1, 512, 14, 14, 0, 3, 3, 1, 1, 1, 1}), 8), 7},    // Q = 14
+      {depthwise({1, 1024, 7, 7, 0, 3, 3, 1, 1, 1, 1}), 7},              // NCHW, Q = 7
+      {kept(depthwise({1, 64, 30, 30, 0, 3, 3, 1, 1, 1, 1}), 8), 6},     // Q = 30
+      {kept(depthwise({1, 64, 13, 13, 0, 3, 3, 1, 1, 1, 1}), 8), 8},     // Q = 13: none divides
+      {kept(depthwise({1, 64, 3, 3, 0, 3, 3, 1, 1, 1, 1}), 8), 3}};      // the whole row
+  for (const auto& [workload, ow_block] : cases) {
+    const ss::ConfigSpace space = cpu_depthwise().space(workload, device);
+    const auto c = cpu::depthwise_conv2d_config_from_view(
+        ss::ConfigView(space, cpu_depthwise().default_config(workload, device, space)));
+    EXPECT_EQ(c.algorithm, cpu::DepthwiseAlgorithm::kBlocked) << workload.key();
+    EXPECT_EQ(c.ow_block, ow_block) << workload.key();
+  }
+}
+
 // On a kept NCHW[b]c layout the layout is the kernels' blocked image: lanes and ic_block are b,
 // conv2d runs direct (1x1 layers too) and depthwise blocked; a block wider than the device's
 // vectors, and the OpenCL templates (NCHW only), refuse the workload with a reason.
@@ -226,9 +247,39 @@ TEST(CpuConv2dTemplate, KeptLayoutSpacesTakeTheLayoutsBlock) {
   }
 }
 
+Workload first_layer(Workload workload, int block) {
+  workload.layout_block = block;
+  workload.nchw_input = true;
+  return workload;
+}
+
+// A first layer reading NCHW into a kept layout runs direct with the layout's lanes, copying its
+// input into blocks of any size as on NCHW (1, 2 or 4 for 3 channels: none past next_pow2(C)).
+TEST(CpuConv2dTemplate, FirstLayersReadNchwIntoTheLayoutsVectors) {
+  const DeviceInfo device = avx2_device(2);
+  const Workload stem = first_layer(conv({1, 3, 224, 224, 64, 7, 7, 2, 3, 1, 1}), 8);
+  const ss::ConfigSpace space = cpu_conv2d().space(stem, device);
+  const ss::Config config = cpu_conv2d().default_config(stem, device, space);
+  EXPECT_EQ(space.first_violation(config), "");
+  EXPECT_EQ(cpu::conv2d_config_from_view(ss::ConfigView(space, config)).ic_block, 4);
+  std::set<int> ic_blocks;
+  std::mt19937_64 rng(5);
+  for (const ss::Config& sample : space.sample_valid_distinct(rng, 200)) {
+    const cpu::Conv2dConfig c = cpu::conv2d_config_from_view(ss::ConfigView(space, sample));
+    EXPECT_EQ(c.algorithm, cpu::ConvAlgorithm::kDirect);
+    EXPECT_EQ(c.lanes, 8);
+    ic_blocks.insert(c.ic_block);
+  }
+  EXPECT_EQ(ic_blocks, (std::set<int>{1, 2, 4}));
+  const std::string source = cpu_conv2d().emit_source(stem, device, ss::ConfigView(space, config));
+  EXPECT_NE(source.find("conv2d_nchw_to_nchwc_packed<kConfig, 7>"), std::string::npos) << source;
+  EXPECT_NE(cpu_conv2d().table_row(stem, device, ss::ConfigView(space, config)).find(", 8, true}"), std::string::npos);
+}
+
 // Pointwise layers on a kept layout (1x1, no pad, any stride) run the pointwise kernel: their
 // spaces have ic_chunk (input channels per reduction pass, shorter than C, or all) and oh_block
-// fixed to 1; the chunk reaches the config and its literal. Other spaces have no ic_chunk, so
+// fixed to 1; the chunk reaches the config and its literal. Other spaces (a first layer reading
+// NCHW into the layout too: another kernel) have no ic_chunk, so
 // their records read back as before. The default walks bands of pixels outermost, split as
 // whole bands where a plane has 4 per thread (112x112), else on the fused loop (14x14).
 TEST(CpuConv2dTemplate, KeptPointwiseSpacesHaveReductionPassesAndOneRowTiles) {
@@ -253,6 +304,7 @@ TEST(CpuConv2dTemplate, KeptPointwiseSpacesHaveReductionPassesAndOneRowTiles) {
   }
   for (const Workload& workload : {kept(conv({1, 16, 14, 14, 24, 3, 3, 1, 1, 1, 1}), 8),
                                    kept(conv({1, 64, 14, 14, 24, 1, 1, 1, 1, 1, 1}), 8),
+                                   first_layer(conv({1, 64, 14, 14, 24, 1, 1, 1, 0, 1, 1}), 8),
                                    conv({1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1})}) {
     const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
     EXPECT_THROW(space.knob_index("ic_chunk"), std::out_of_range) << workload.key();
@@ -372,6 +424,8 @@ TEST(CpuConv2dTemplate, EmittedCandidatesCompileLoadAndMatchTheReference) {
                                                 kept(depthwise({1, 13, 9, 11, 0, 3, 3, 1, 1, 1, 1}), 4)};
   for (Candidate& c : candidates(cpu_conv2d(), kept_conv, 2)) all.push_back(std::move(c));
   for (Candidate& c : candidates(cpu_depthwise(), kept_depthwise, 2)) all.push_back(std::move(c));
+  const Workload stem = first_layer(conv({1, 3, 19, 17, 13, 3, 3, 2, 1, 1, 1}), 8);  // NCHW into nchw8c
+  for (Candidate& c : candidates(cpu_conv2d(), {stem}, 2)) all.push_back(std::move(c));
   for (const Candidate& c : all) {
     ASSERT_NE(c.source.find(std::string("extern \"C\" void ") + kCandidateSymbol), std::string::npos);
   }

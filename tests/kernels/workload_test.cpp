@@ -82,6 +82,27 @@ TEST(Workload, KeysNameTheKeptLayout) {
   EXPECT_THROW(layout_name(3), std::invalid_argument);
 }
 
+// A first layer reads NCHW and writes the kept layout: "nchw-nchw8c", in keys and shapes.
+TEST(Workload, KeysNameAFirstLayerReadingNchwIntoTheKeptLayout) {
+  Workload stem = blocked(conv(Op::kConv2d, {1, 3, 224, 224, 64, 7, 7, 2, 3, 1, 1}), 8);
+  stem.nchw_input = true;
+  EXPECT_EQ(stem.key(), "conv2d.nchw-nchw8c.f32.N1.C3.H224.W224.K64.R7.S7.st2.pad3.dil1.g1");
+  EXPECT_EQ(stem.input_layout_block(), kLayoutNchw);
+  EXPECT_EQ(parse_workload_key(stem.key()), stem);
+  EXPECT_EQ(parse_workload(Op::kConv2d, "C=3,H=224,W=224,K=64,R=7,S=7,stride=2,pad=3,layout=nchw-nchw8c"), stem);
+  for (const Layouts layouts : {Layouts{8, true}, Layouts{4, false}, Layouts{0, false}}) {
+    const Layouts back = parse_layouts(layouts_name(layouts));
+    EXPECT_EQ(back.block, layouts.block);
+    EXPECT_EQ(back.nchw_input, layouts.nchw_input);
+  }
+  EXPECT_THROW(parse_layouts("nchw8c-nchw"), std::invalid_argument);
+  EXPECT_THROW(parse_layouts("nchw-nchw"), std::invalid_argument);
+  EXPECT_THROW(parse_workload_key("conv2d.nchw8c-nchw4c.f32.N1.C3.H8.W8.K8.R3.S3.st1.pad1.dil1.g1"),
+               std::invalid_argument);
+  EXPECT_THROW(parse_workload_key("depthwise_conv2d.nchw-nchw8c.f32.N1.C8.H8.W8.R3.S3.st1.pad1.dil1"),
+               std::invalid_argument);
+}
+
 TEST(Workload, KeyParsesBackToTheSameWorkload) {
   Conv2dShape grouped = resnet_conv();
   grouped.N = 2, grouped.stride = 2, grouped.pad = 0, grouped.dilation = 2, grouped.groups = 4;
@@ -199,6 +220,8 @@ TEST(Workload, RejectsBadShapesWithAOneLineMessage) {
       {Op::kConv2d, "C=3,H=8,W=8,K=4,R=3,S=3,layout=nchw8c,layout=nchw", "layout given twice"},
       {Op::kConv2d, "C=32,H=8,W=8,K=32,R=3,S=3,groups=4,layout=nchw8c", "layout nchw8c takes conv2d with groups=1"},
       {Op::kGemm, "M=1,N=1,K=1,layout=nchw8c", "unknown extent 'layout' for gemm"},
+      {Op::kDepthwiseConv2d, "C=8,H=8,W=8,R=3,S=3,layout=nchw-nchw8c", "only conv2d may read an NCHW input"},
+      {Op::kConv2d, "C=8,H=8,W=8,K=8,R=3,S=3,layout=nchw8c-nchw", "only an NCHW input may change layout"},
   };
   for (const auto& c : cases) {
     const std::string message = shape_error(c.op, c.text);

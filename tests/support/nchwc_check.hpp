@@ -60,8 +60,10 @@ struct Outcome {
 // filled with junk and the output poisoned with NaN, and checks the result against the reference.
 using NchwcKernel = std::function<void(const kernels::cpu::Conv2dDims&, const float*, const float*, float*)>;
 
-// `op`: conv2d or depthwise_conv2d (shape.K = C).
-inline Outcome run_blocked(kernels::Op op, const NchwcKernel& function, const kernels::Conv2dShape& shape, int block) {
+// `op`: conv2d or depthwise_conv2d (shape.K = C). `nchw_input`: the kernel reads the input in NCHW
+// (a first layer reading the image), still guarded; only its output is blocked.
+inline Outcome run_blocked(kernels::Op op, const NchwcKernel& function, const kernels::Conv2dShape& shape, int block,
+                           bool nchw_input = false) {
   using namespace kernels;
   using namespace kernels::cpu;
   const Workload workload{op, "f32", shape};
@@ -85,8 +87,10 @@ inline Outcome run_blocked(kernels::Op op, const NchwcKernel& function, const ke
   GuardedFloats blocked_output(nchwc_size(s.N, s.K, P, Q, block));
   std::fill_n(blocked_output.data(), blocked_output.size(), std::nanf(""));
 
+  GuardedFloats nchw(nchw_input ? input.size() : 0);
+  std::copy(input.begin(), nchw_input ? input.end() : input.begin(), nchw.data());
   const Conv2dDims dims{s.N, s.C, s.H, s.W, s.K, s.R, s.S, s.stride, s.pad, s.dilation};
-  function(dims, blocked_input.data(), filter.data(), blocked_output.data());
+  function(dims, nchw_input ? nchw.data() : blocked_input.data(), filter.data(), blocked_output.data());
 
   nchwc_to_nchw(blocked_output.data(), s.N, s.K, P, Q, block, got.data());
   Outcome outcome{relative_l2_error(got.data(), want.data(), got.size()), 0};

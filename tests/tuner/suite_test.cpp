@@ -90,9 +90,32 @@ TEST(Suite, KeptLayoutGoesToConvolutionsThatPinNone) {
   EXPECT_EQ(nchw.entries[1].workload.layout_block, 0);
   EXPECT_EQ(nchw.entries[2].workload.layout_block, 4);  // pinned in its shape
 
+  // The shipped stems read the NCHW image and write the layout the network keeps.
   const Suite resnet = load_suite(suite_path("resnet18"), 16);
-  EXPECT_EQ(resnet.entries.front().workload.layout_block, 0);  // the stem reads the NCHW image
+  EXPECT_EQ(resnet.entries.front().workload.key(), "conv2d.nchw-nchw16c.f32.N1.C3.H224.W224.K64.R7.S7.st2.pad3.dil1.g1");
   EXPECT_EQ(resnet.entries[1].workload.key(), "conv2d.nchw16c.f32.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g1");
+  const Suite resnet_nchw = load_suite(suite_path("resnet18"));
+  EXPECT_EQ(resnet_nchw.entries.front().workload.key(), "conv2d.nchw.f32.N1.C3.H224.W224.K64.R7.S7.st2.pad3.dil1.g1");
+}
+
+// input_layout = "nchw": a first layer reads NCHW into the suite's layout (or its own); only
+// conv2d may, and only from NCHW.
+TEST(Suite, InputLayoutReadsNchwIntoTheKeptLayout) {
+  const std::string header = "name = \"net\"\nlayout = \"nchw8c\"\n";
+  const std::string stem = "[[workload]]\nop = \"conv2d\"\nshape = \"C=3,H=16,W=16,K=8,R=3,S=3\"\ninput_layout = \"nchw\"\n";
+  const Suite suite = parse_suite(header + stem, "net.toml");
+  EXPECT_TRUE(suite.entries[0].workload.nchw_input);
+  EXPECT_EQ(suite.entries[0].workload.key(), "conv2d.nchw-nchw8c.f32.N1.C3.H16.W16.K8.R3.S3.st1.pad0.dil1.g1");
+  const Suite pinned = parse_suite(header + stem + "layout = \"nchw4c\"\n", "net.toml");
+  EXPECT_EQ(pinned.entries[0].workload.key(), "conv2d.nchw-nchw4c.f32.N1.C3.H16.W16.K8.R3.S3.st1.pad0.dil1.g1");
+  const Suite nchw = parse_suite(header + stem, "net.toml", kernels::kLayoutNchw);
+  EXPECT_FALSE(nchw.entries[0].workload.nchw_input);  // NCHW in and out: nothing to say
+  EXPECT_EQ(nchw.entries[0].workload.key(), "conv2d.nchw.f32.N1.C3.H16.W16.K8.R3.S3.st1.pad0.dil1.g1");
+
+  expect_error(header + "[[workload]]\nop = \"conv2d\"\nshape = \"C=3,H=16,W=16,K=8,R=3,S=3\"\ninput_layout = \"nchw8c\"\n",
+               "bad.toml:6: input_layout: only \"nchw\"");
+  expect_error(header + "[[workload]]\nop = \"depthwise_conv2d\"\nshape = \"C=8,H=8,W=8,R=3,S=3\"\ninput_layout = \"nchw\"\n",
+               "only conv2d may read an NCHW input");
 }
 
 TEST(Duration, ParsesHoursMinutesSeconds) {

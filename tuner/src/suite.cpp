@@ -32,9 +32,10 @@ int parse_layout_key(const toml::table& table, const std::string& source) {
   }
 }
 
-// A convolution takes its own `layout` key, else a layout named in its shape, else the suite's.
+// A convolution takes its own `layout` key, else a layout named in its shape, else the suite's;
+// with `input_layout = "nchw"` it reads NCHW whatever that layout is (a network's first layer).
 SuiteEntry parse_entry(const toml::table& table, std::size_t index, const std::string& source, int suite_layout) {
-  static const std::set<std::string> kKnownKeys = {"name", "op", "shape", "count", "layout"};
+  static const std::set<std::string> kKnownKeys = {"name", "op", "shape", "count", "layout", "input_layout"};
   for (const auto& [key, node] : table)
     if (!kKnownKeys.count(std::string(key.str())))
       fail(source, node.source(), "unknown key '" + std::string(key.str()) + "' in [[workload]]");
@@ -48,6 +49,13 @@ SuiteEntry parse_entry(const toml::table& table, std::size_t index, const std::s
       entry.workload.layout_block = parse_layout_key(table, source);
     } else if (!layout_in_shape && entry.workload.op != kernels::Op::kGemm) {
       entry.workload.layout_block = suite_layout;
+    }
+    if (table.contains("input_layout")) {
+      if (required_string(table, "input_layout", source) != "nchw") {
+        fail(source, table.get("input_layout")->source(),
+             "input_layout: only \"nchw\" (a first layer reading the image) is known");
+      }
+      entry.workload.nchw_input = entry.workload.layout_block != kernels::kLayoutNchw;
     }
     kernels::validate_workload(entry.workload);
   } catch (const SuiteError&) {

@@ -38,17 +38,35 @@ inline constexpr int kLayoutNchw = 0;
 std::string layout_name(int layout_block);        // "nchw", "nchw8c"
 int parse_layout(std::string_view name);           // 0, 4, 8, 16; throws std::invalid_argument
 
+// A conv2d layer's layouts as a workload names them: its layout_block, and whether it reads an
+// NCHW input while writing that layout (a network's first layer: it reads the image, and writes
+// the layout the network keeps). Named "nchw8c", or "nchw-nchw8c" (input-output) for the latter.
+struct Layouts {
+  int block = kLayoutNchw;
+  bool nchw_input = false;
+};
+std::string layouts_name(Layouts layouts);        // "nchw", "nchw8c", "nchw-nchw8c"
+Layouts parse_layouts(std::string_view name);     // throws std::invalid_argument
+
 struct Workload {
   Op op = Op::kGemm;
   std::string dtype = "f32";
   std::variant<GemmShape, Conv2dShape> shape;
   int layout_block = kLayoutNchw;  // convolutions: 0 (NCHW) or the b of NCHW[b]c
+  // conv2d on a layout_block > 0: the input is NCHW nonetheless (a network's first layer, which
+  // reads the image), the output NCHW[b]c. Always false on NCHW.
+  bool nchw_input = false;
+
+  // The layout of the input (the output's is layout_block).
+  int input_layout_block() const { return nchw_input ? kLayoutNchw : layout_block; }
+  Layouts layouts() const { return {layout_block, nchw_input}; }
 
   const GemmShape& gemm() const { return std::get<GemmShape>(shape); }
   const Conv2dShape& conv() const { return std::get<Conv2dShape>(shape); }
 
   // e.g. "gemm.f32.M512.N512.K512", "conv2d.nchw.f32.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g1",
-  // "depthwise_conv2d.nchw8c.f32.N1.C32.H112.W112.R3.S3.st1.pad1.dil1"
+  // "depthwise_conv2d.nchw8c.f32.N1.C32.H112.W112.R3.S3.st1.pad1.dil1",
+  // "conv2d.nchw-nchw8c.f32.N1.C3.H224.W224.K64.R7.S7.st2.pad3.dil1.g1"
   std::string key() const;
   double flops() const;  // multiply-adds count as 2; padded taps count as work
 
@@ -56,8 +74,9 @@ struct Workload {
 };
 
 // Parses `--shape` for an op: "M,N,K" or named extents "M=512,N=512,K=512" for GEMM; named
-// extents for convolutions (DESIGN.md), which may also name their layout ("...,layout=nchw8c"). Throws std::invalid_argument with a one-line message
-// naming the bad part (zero, negative, absurd, unknown or missing extent).
+// extents for convolutions (DESIGN.md), which may also name their layouts ("...,layout=nchw8c",
+// "...,layout=nchw-nchw8c"). Throws std::invalid_argument with a one-line message naming the bad
+// part (zero, negative, absurd, unknown or missing extent).
 Workload parse_workload(Op op, std::string_view shape_text);
 // Inverse of Workload::key(); throws std::invalid_argument.
 Workload parse_workload_key(std::string_view key);

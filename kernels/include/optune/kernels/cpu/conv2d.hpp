@@ -258,11 +258,16 @@ void for_each_tile(const Conv2dDims& d, Index rows_to_fill, const FillRow& fill_
   });
 }
 
-template <Conv2dConfig Config, int FixedS>
-void conv2d_run(const Conv2dDims& d, const float* input, const float* packed_filter, float* output) {
-  constexpr int L = Config.lanes, OCV = Config.oc_vectors, OB = OCV * L, IB = Config.ic_block;
+// The NCHW input's side of the direct kernel: the zero-padded, channel-blocked copy of the input
+// (filled by the tile loops' threads), then compute_tile(image, filter, g, n, kb, oh0, ow0) for
+// every output tile, with `image` at the tile's first input pixel in the copy and `filter` at
+// its output-channel block's packed filter: it runs conv_tile and stores the tile where its
+// output layout wants it (conv2d_run below: NCHW; conv2d_nchwc.hpp: NCHW[lanes]c).
+template <Conv2dConfig Config, typename ComputeTile>
+void blocked_copy_run(const Conv2dDims& d, const float* input, const float* packed_filter,
+                      const ComputeTile& compute_tile) {
+  constexpr int OB = Config.oc_vectors * Config.lanes, IB = Config.ic_block;
   constexpr int OWB = Config.ow_block, OHB = Config.oh_block;
-  const Index P = d.out_h(), Q = d.out_w();
   const BlockedImage b = blocked_image(d, IB, OHB, OWB);
   thread_local AlignedBuffer blocked_buffer;  // the calling thread's; its team shares it
   float* blocked = blocked_buffer.reserve(static_cast<std::size_t>(d.N * b.floats()));
@@ -276,13 +281,25 @@ void conv2d_run(const Conv2dDims& d, const float* input, const float* packed_fil
                          blocked + row * b.row_floats());
   };
   auto run_tile = [&](Index n, Index kb, Index rt, Index ct) {
-    const float* image = blocked + n * b.floats() + (rt * OHB * b.row_floats() + ct * OWB * IB) * d.stride;
-    alignas(64) float tile[OHB * OWB * OB];
-    conv_tile<L, OCV, IB, OWB, OHB, FixedS>(image, packed_filter + kb * filter_block_floats, g, tile,
-                                            {OWB * OB, OB, L});
-    store_tile<OB, OWB, OHB>(tile, d, kb * OB, rt * OHB, ct * OWB, output + n * d.K * P * Q);
+    const Index oh0 = rt * OHB, ow0 = ct * OWB;
+    const float* image = blocked + n * b.floats() + (oh0 * b.row_floats() + ow0 * IB) * d.stride;
+    compute_tile(image, packed_filter + kb * filter_block_floats, g, n, kb, oh0, ow0);
   };
   for_each_tile<Config>(d, d.N * b.channel_blocks * b.height, fill_row, run_tile);
+}
+
+template <Conv2dConfig Config, int FixedS>
+void conv2d_run(const Conv2dDims& d, const float* input, const float* packed_filter, float* output) {
+  constexpr int L = Config.lanes, OCV = Config.oc_vectors, OB = OCV * L, IB = Config.ic_block;
+  constexpr int OWB = Config.ow_block, OHB = Config.oh_block;
+  const Index P = d.out_h(), Q = d.out_w();
+  blocked_copy_run<Config>(d, input, packed_filter,
+                           [&](const float* image, const float* filter, const TileGeometry& g, Index n, Index kb,
+                               Index oh0, Index ow0) {
+                             alignas(64) float tile[OHB * OWB * OB];
+                             conv_tile<L, OCV, IB, OWB, OHB, FixedS>(image, filter, g, tile, {OWB * OB, OB, L});
+                             store_tile<OB, OWB, OHB>(tile, d, kb * OB, oh0, ow0, output + n * d.K * P * Q);
+                           });
 }
 
 // Calls run.template operator()<S>() with S the filter width as a compile-time constant where

@@ -76,6 +76,32 @@ void copy_window(const PlaneView& plane, const float* __restrict image, Index h0
   }
 }
 
+// One register tile computed (conv_tile) and stored into an NCHW[L]c output: `out` is the tile's
+// first pixel in its first output-channel block, `plane` the output plane's pixels as the tiles
+// walk them (rows of plane.row_pixels), (oh0, ow0) the tile's place there, `vectors` the layout
+// blocks of the output this tile holds (fewer than OCV at the last block). A whole tile's vectors
+// go straight into the output; a clipped one goes through a scratch tile.
+template <int L, int OCV, int IB, int OWB, int OHB, int FixedS>
+void blocked_output_tile(const float* in, const float* filter, const TileGeometry& g, float* out,
+                         const PlaneView& plane, Index oh0, Index ow0, Index vectors) {
+  constexpr int OB = OCV * L;
+  const Index plane_floats = plane.pixels * L, Q = plane.row_pixels;
+  if (plane.valid(oh0 + OHB - 1, ow0, OWB) == OWB && vectors == OCV) {
+    conv_tile<L, OCV, IB, OWB, OHB, FixedS>(in, filter, g, out, {Q * L, L, plane_floats});
+    return;
+  }
+  alignas(64) float tile[OHB * OWB * OB];
+  conv_tile<L, OCV, IB, OWB, OHB, FixedS>(in, filter, g, tile, {OWB * OB, OB, L});
+  for (Index v = 0; v < vectors; ++v) {
+    for (Index h = 0; h < OHB; ++h) {
+      const Index cols = plane.valid(oh0 + h, ow0, OWB);
+      for (Index j = 0; j < cols; ++j) {
+        std::memcpy(out + v * plane_floats + (h * Q + j) * L, tile + (h * OWB + j) * OB + v * L, sizeof(float) * L);
+      }
+    }
+  }
+}
+
 template <Conv2dConfig Config, int FixedS>
 void conv2d_nchwc_run(const Conv2dDims& d, const float* input, const float* packed_filter, float* output) {
   constexpr int L = Config.lanes, OCV = Config.oc_vectors, OB = OCV * L;
@@ -111,7 +137,6 @@ void conv2d_nchwc_run(const Conv2dDims& d, const float* input, const float* pack
   };
   auto run_tile = [&](Index n, Index kb, Index rt, Index ct) {
     const Index oh0 = rt * OHB, ow0 = ct * OWB;
-    const Index last_row_cols = out_plane.valid(oh0 + OHB - 1, ow0, OWB);
     if (out_plane.valid(oh0, ow0, OWB) == 0) return;  // past the plane's last pixel
     const float* in = source + n * b.floats() + (oh0 * g.row_floats + ow0 * L) * d.stride;
     const TileGeometry* geometry = &g;
@@ -122,27 +147,28 @@ void conv2d_nchwc_run(const Conv2dDims& d, const float* input, const float* pack
       in = window_copy;
       geometry = &window_g;
     }
-    const float* filter = packed_filter + kb * filter_block_floats;
-    const Index out_plane_floats = out_plane.pixels * L;
-    float* out = output + (n * out_blocks + kb * OCV) * out_plane_floats + (oh0 * Q + ow0) * L;
-    const Index vectors = std::min<Index>(OCV, out_blocks - kb * OCV);  // layout blocks of the output
-    if (last_row_cols == OWB && vectors == OCV) {
-      conv_tile<L, OCV, L, OWB, OHB, FixedS>(in, filter, *geometry, out, {Q * L, L, out_plane_floats});
-      return;
-    }
-    alignas(64) float tile[OHB * OWB * OB];
-    conv_tile<L, OCV, L, OWB, OHB, FixedS>(in, filter, *geometry, tile, {OWB * OB, OB, L});
-    for (Index v = 0; v < vectors; ++v) {
-      for (Index h = 0; h < OHB; ++h) {
-        const Index cols = out_plane.valid(oh0 + h, ow0, OWB);
-        for (Index j = 0; j < cols; ++j) {
-          std::memcpy(out + v * out_plane_floats + (h * Q + j) * L, tile + (h * OWB + j) * OB + v * L,
-                      sizeof(float) * L);
-        }
-      }
-    }
+    float* out = output + (n * out_blocks + kb * OCV) * out_plane.pixels * L + (oh0 * Q + ow0) * L;
+    blocked_output_tile<L, OCV, L, OWB, OHB, FixedS>(in, packed_filter + kb * filter_block_floats, *geometry, out,
+                                                     out_plane, oh0, ow0, std::min<Index>(OCV, out_blocks - kb * OCV));
   };
   for_each_tile<Config>(d, copy_rows, fill_row, run_tile);
+}
+
+// A network's first layer: an NCHW input (the image) copied into the channel-blocked image as
+// conv2d_run does (ic_block channels a block, e.g. 1 or 4 for RGB: no need to pad 3 channels to
+// the layout's block), tiles stored into the NCHW[lanes]c output the next layers read.
+template <Conv2dConfig Config, int FixedS>
+void conv2d_nchw_to_nchwc_run(const Conv2dDims& d, const float* input, const float* packed_filter, float* output) {
+  constexpr int L = Config.lanes, OCV = Config.oc_vectors, IB = Config.ic_block;
+  const Index Q = d.out_w(), out_blocks = ceil_div(d.K, L);
+  const PlaneView plane{d.out_h() * Q, Q};
+  blocked_copy_run<Config>(d, input, packed_filter,
+                           [&](const float* image, const float* filter, const TileGeometry& g, Index n, Index kb,
+                               Index oh0, Index ow0) {
+                             float* out = output + (n * out_blocks + kb * OCV) * plane.pixels * L + (oh0 * Q + ow0) * L;
+                             blocked_output_tile<L, OCV, IB, Config.ow_block, Config.oh_block, FixedS>(
+                                 image, filter, g, out, plane, oh0, ow0, std::min<Index>(OCV, out_blocks - kb * OCV));
+                           });
 }
 
 }  // namespace conv_detail
@@ -175,6 +201,30 @@ void conv2d_nchwc(const Conv2dDims& d, const float* input, const float* filter, 
   float* buffer = packed.reserve(conv2d_packed_filter_size<Config>(d));
   conv2d_pack_filter<Config>(d, filter, buffer);
   conv2d_nchwc_packed<Config>(d, input, buffer, output);
+}
+
+// NCHW[Config.lanes]c output = conv2d(NCHW input, filter packed by conv2d_pack_filter<Config>): a
+// network's first layer, reading the image and writing the layout the network keeps (as
+// oneDNN's first layer does). Output channels past K are written as zeros. FixedS as for
+// conv2d_packed.
+template <Conv2dConfig Config, int FixedS = -1>
+void conv2d_nchw_to_nchwc_packed(const Conv2dDims& d, const float* input, const float* packed_filter, float* output) {
+  static_assert(conv2d_config_error(Config) == nullptr, "invalid Conv2dConfig");
+  static_assert(Config.lanes <= kMaxLanes,
+                "Conv2dConfig::lanes needs a wider SIMD ISA than the compile flags enable");
+  static_assert(Config.algorithm == ConvAlgorithm::kDirect,
+                "conv2d_nchw_to_nchwc runs the direct algorithm only (Conv2dConfig::algorithm = kDirect)");
+  conv_detail::with_filter_width<Config.unroll_kw, FixedS>(
+      d.S, [&]<int S>() { conv_detail::conv2d_nchw_to_nchwc_run<Config, S>(d, input, packed_filter, output); });
+}
+
+// One call that packs the filter (into a per-thread buffer) and convolves, like conv2d().
+template <Conv2dConfig Config>
+void conv2d_nchw_to_nchwc(const Conv2dDims& d, const float* input, const float* filter, float* output) {
+  thread_local AlignedBuffer packed;
+  float* buffer = packed.reserve(conv2d_packed_filter_size<Config>(d));
+  conv2d_pack_filter<Config>(d, filter, buffer);
+  conv2d_nchw_to_nchwc_packed<Config>(d, input, buffer, output);
 }
 
 }  // namespace optune::kernels::cpu

@@ -9,7 +9,8 @@
 //
 // Rows tuned on a kept NCHW[b]c layout (layout_block = b) serve conv2d_nchwc_tuned<..., b> and
 // depthwise_conv2d_nchwc_tuned<..., b>, whose shapes without such a row run the default config
-// moved onto that layout (nchwc_default).
+// moved onto that layout (nchwc_default); rows of a first layer reading NCHW into it
+// (nchw_input) serve conv2d_nchw_to_nchwc_tuned<..., b>.
 #pragma once
 
 #include <algorithm>
@@ -26,7 +27,8 @@ namespace optune::kernels::cpu {
 struct TunedConv2d {
   Conv2dDims dims;
   Conv2dConfig config;
-  int layout_block = 0;  // 0: NCHW; b: NCHW[b]c kept between layers
+  int layout_block = 0;     // 0: NCHW; b: NCHW[b]c kept between layers (the output's, at least)
+  bool nchw_input = false;  // NCHW input, NCHW[b]c output: a network's first layer
 };
 
 struct TunedDepthwiseConv2d {
@@ -36,15 +38,19 @@ struct TunedDepthwiseConv2d {
 };
 
 namespace tuned_detail {
+constexpr bool nchw_input(const TunedConv2d& row) { return row.nchw_input; }
+constexpr bool nchw_input(const TunedDepthwiseConv2d&) { return false; }
+
 // Calls run.operator()<config>() for the first row of Table with these dims on layout Block
-// (0: NCHW) and returns true, or returns false. Rows of other layouts are not instantiated: an
-// NCHW row's config (the GEMM path, say) may not suit the blocked kernels.
-template <const auto& Table, int Block, typename Run>
+// (0: NCHW; NchwInput: reading NCHW into it) and returns true, or returns false. Rows of other
+// layouts are not instantiated: an NCHW row's config (the GEMM path, say) may not suit the
+// blocked kernels.
+template <const auto& Table, int Block, bool NchwInput = false, typename Run>
 bool run_tuned_row(const Conv2dDims& dims, Run&& run) {
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     auto one = [&]<std::size_t J>() {
       constexpr auto entry = Table[J];
-      if constexpr (entry.layout_block != Block) {
+      if constexpr (entry.layout_block != Block || nchw_input(entry) != NchwInput) {
         return false;
       } else {
         if (!(entry.dims == dims)) return false;
@@ -86,6 +92,23 @@ bool conv2d_nchwc_tuned(const Conv2dDims& dims, const float* input, const float*
   const bool tuned = tuned_detail::run_tuned_row<Table, Block>(
       dims, [&]<Conv2dConfig C>() { conv2d_nchwc<C>(dims, input, filter, output); });
   if (!tuned) conv2d_nchwc<nchwc_default<Fallback, Block>()>(dims, input, filter, output);
+  return tuned;
+}
+
+// NCHW[Block]c output = conv2d(NCHW input, OIHW filter), a network's first layer: the row of Table
+// tuned for that, else nchwc_default<Fallback, Block> with Fallback's input-channel block.
+template <const auto& Table, Conv2dConfig Fallback, int Block>
+bool conv2d_nchw_to_nchwc_tuned(const Conv2dDims& dims, const float* input, const float* filter, float* output) {
+  const bool tuned = tuned_detail::run_tuned_row<Table, Block, true>(
+      dims, [&]<Conv2dConfig C>() { conv2d_nchw_to_nchwc<C>(dims, input, filter, output); });
+  if (!tuned) {
+    constexpr Conv2dConfig moved = [] {
+      Conv2dConfig c = nchwc_default<Fallback, Block>();
+      c.ic_block = Fallback.algorithm == ConvAlgorithm::kDirect ? Fallback.ic_block : Block;
+      return c;
+    }();
+    conv2d_nchw_to_nchwc<moved>(dims, input, filter, output);
+  }
   return tuned;
 }
 
