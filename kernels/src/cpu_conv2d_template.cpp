@@ -6,9 +6,10 @@
 //
 // Two algorithms, picked by the layer's shape (uses_gemm below), each with a space of its own:
 // "direct" (the register-tiled direct kernel: lanes, oc_vectors, ic_block, ow_block, oh_block,
-// unroll_kw, loop_order, threads, parallel; on a kept layout's pointwise layers also ic_chunk) and "gemm" (the layer as a GEMM on the GEMM kernel:
-// lanes, threads and the gemm_* knobs of its blocks, micro-tile, unroll, loop order and parallel
-// loop). The knob `algorithm` names the one in use, so records say which kernel they measured.
+// unroll_kw, loop_order, threads, parallel; on a kept layout's pointwise layers also ic_chunk)
+// and "gemm" (the layer as a GEMM on the GEMM kernel: lanes, threads and the gemm_* knobs of its
+// blocks, micro-tile, unroll, loop order and parallel loop). The knob `algorithm` names the one
+// in use, so records say which kernel they measured.
 // One space per layer rather than both algorithms in one: a knob of one algorithm means nothing
 // to the other, and a joint space would hold each config of one algorithm thousands of times.
 #include <algorithm>
