@@ -88,7 +88,7 @@ inline Outcome run_blocked(kernels::Op op, const NchwcKernel& function, const ke
   std::fill_n(blocked_output.data(), blocked_output.size(), std::nanf(""));
 
   GuardedFloats nchw(nchw_input ? input.size() : 0);
-  std::copy(input.begin(), nchw_input ? input.end() : input.begin(), nchw.data());
+  if (nchw_input) std::copy(input.begin(), input.end(), nchw.data());
   const Conv2dDims dims{s.N, s.C, s.H, s.W, s.K, s.R, s.S, s.stride, s.pad, s.dilation};
   function(dims, nchw_input ? nchw.data() : blocked_input.data(), filter.data(), blocked_output.data());
 
