@@ -446,9 +446,10 @@ class CpuConv2dTemplate final : public KernelTemplate {
                           const ss::ConfigView& config) const override {
     const Conv2dConfig c = cpu::conv2d_config_from_view(config);
     const cpu::Conv2dDims dims = cpu::conv2d_dims(workload);
+    // The filter width (when unrolled) and the stride as constants of the kernel.
     const std::string fixed_s = c.unroll_kw ? std::to_string(dims.S) : "0";
     return conv_candidate_source("conv2d.cpu", "conv2d", workload, cpu::conv2d_dims_literal(dims),
-                                 cpu::conv2d_config_literal(c), fixed_s);
+                                 cpu::conv2d_config_literal(c), fixed_s + ", " + std::to_string(dims.stride));
   }
 
   std::optional<TableForm> table_form() const override {

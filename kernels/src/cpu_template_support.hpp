@@ -61,10 +61,11 @@ inline void check_kept_layout(const std::string& template_name, const Workload& 
 // filter is packed on the first call and again only when the filter pointer
 // changes: weights are constants of an inference (TVM and oneDNN also prepare them outside the
 // timed call), so the steady state the runner times is the input transform (none on a kept
-// layout) plus the convolution.
+// layout) plus the convolution. `constants`: the kernel's template arguments after the config
+// (the filter width, and for conv2d the stride, as compile-time constants).
 inline std::string conv_candidate_source(const std::string& template_name, const std::string& kernel,
                                          const Workload& workload, const std::string& dims_literal,
-                                         const std::string& config_literal, const std::string& fixed_s) {
+                                         const std::string& config_literal, const std::string& constants) {
   const std::string header = workload.layout_block == kLayoutNchw ? kernel : kernel + "_nchwc";
   const std::string run = workload.nchw_input ? kernel + "_nchw_to_nchwc" : header;
   return "// optune candidate of " + template_name + " for " + workload.key() +
@@ -85,7 +86,7 @@ inline std::string conv_candidate_source(const std::string& template_name, const
          "_packed_filter_size<kConfig>(kDims)));\n"
          "    packed_from = inputs[1];\n"
          "  }\n"
-         "  " + run + "_packed<kConfig, " + fixed_s + ">(kDims, inputs[0], packed.data(), output);\n"
+         "  " + run + "_packed<kConfig, " + constants + ">(kDims, inputs[0], packed.data(), output);\n"
          "}\n";
 }
 

@@ -272,7 +272,7 @@ TEST(CpuConv2dTemplate, FirstLayersReadNchwIntoTheLayoutsVectors) {
   }
   EXPECT_EQ(ic_blocks, (std::set<int>{1, 2, 4}));
   const std::string source = cpu_conv2d().emit_source(stem, device, ss::ConfigView(space, config));
-  EXPECT_NE(source.find("conv2d_nchw_to_nchwc_packed<kConfig, 7>"), std::string::npos) << source;
+  EXPECT_NE(source.find("conv2d_nchw_to_nchwc_packed<kConfig, 7, 2>"), std::string::npos) << source;
   EXPECT_NE(cpu_conv2d().table_row(stem, device, ss::ConfigView(space, config)).find(", 8, true}"), std::string::npos);
 }
 

@@ -133,11 +133,41 @@ struct TileStrides {
   Index row, pixel, vector;
 };
 
+// The multiply-adds of one filter tap into a register tile (conv_tile): IB input channels from
+// `x`, the tap's packed weights at `w`.
+template <int Lanes, int OCV, int IB, int OWB, int OHB>
+[[gnu::always_inline]] inline void conv_tap(const float* __restrict x, const float* __restrict w, Index row_step,
+                                            Index col_step, typename Simd<Lanes>::Vector (&acc)[OHB][OWB][OCV]) {
+  using V = Simd<Lanes>;
+  using Vector = typename V::Vector;
+#pragma GCC unroll 2
+  for (int ic = 0; ic < IB; ++ic) {
+    Vector weights[OCV];
+#pragma GCC unroll 4
+    for (int v = 0; v < OCV; ++v) {
+      weights[v] = V::load(w + (ic * OCV + v) * Lanes);
+      V::keep_in_register(weights[v]);
+    }
+#pragma GCC unroll 32
+    for (int h = 0; h < OHB; ++h) {
+#pragma GCC unroll 32
+      for (int j = 0; j < OWB; ++j) {
+        const Vector pixel = V::broadcast(x + h * row_step + j * col_step + ic);
+#pragma GCC unroll 4
+        for (int v = 0; v < OCV; ++v) acc[h][j][v] = V::fma(pixel, weights[v], acc[h][j][v]);
+      }
+    }
+  }
+}
+
 // One register tile: OHB x OWB output pixels times OCV * Lanes output channels, reduced over all
 // input channels and filter taps. `in` points at the tile's first input pixel (padded
 // coordinates), `w` at the packed filter of its output-channel block. The tile's vectors are
-// stored once, at the end, at `out` with strides `o`. FixedS > 0 makes the filter width a constant.
-template <int Lanes, int OCV, int IB, int OWB, int OHB, int FixedS>
+// stored once, at the end, at `out` with strides `o`. FixedS > 0 makes the filter width a constant,
+// FixedStride > 0 the stride: the pixels' offsets become immediates of the broadcasts (with run-time
+// strides GCC computes each address, and a 7x7 first layer with one input channel per step ran
+// at three quarters of the speed).
+template <int Lanes, int OCV, int IB, int OWB, int OHB, int FixedS, int FixedStride>
 void conv_tile(const float* __restrict in, const float* __restrict w, const TileGeometry& g,
                float* __restrict out, const TileStrides& o) {
   using V = Simd<Lanes>;
@@ -152,34 +182,27 @@ void conv_tile(const float* __restrict in, const float* __restrict w, const Tile
     }
   }
   const Index S = FixedS > 0 ? FixedS : g.S;
-  const Index col_step = g.stride * IB, row_step = g.stride * g.row_floats;
+  const Index stride = FixedStride > 0 ? FixedStride : g.stride;
+  const Index col_step = stride * IB, row_step = stride * g.row_floats;
   for (Index cb = 0; cb < g.channel_blocks; ++cb) {
     const float* block = in + cb * g.plane_floats;
     for (Index r = 0; r < g.R; ++r) {
       const float* row = block + r * g.dilation * g.row_floats;
-      // Not unrolled even with a constant S: unrolling the taps made GCC spill the accumulators
-      // (measured 5x slower on a 3x3 layer); the constant trip count is what unroll_kw buys.
+      // With many input channels a tap the loop is not unrolled even with a constant S:
+      // unrolling made GCC spill the accumulators (measured 5x slower on a 3x3 layer), and the
+      // constant trip count is what unroll_kw buys. With one or two channels a tap (first
+      // layers) the loop overhead is a large part of a tap's work, and unrolling pays.
+      if constexpr (IB <= 2) {
+#pragma GCC unroll 8
+        for (Index s = 0; s < S; ++s) {
+          conv_tap<Lanes, OCV, IB, OWB, OHB>(row + s * g.dilation * IB, w, row_step, col_step, acc);
+          w += IB * OCV * Lanes;
+        }
+      } else {
 #pragma GCC unroll 1
-      for (Index s = 0; s < S; ++s) {
-        const float* x = row + s * g.dilation * IB;
-#pragma GCC unroll 2
-        for (int ic = 0; ic < IB; ++ic) {
-          Vector weights[OCV];
-#pragma GCC unroll 4
-          for (int v = 0; v < OCV; ++v) {
-            weights[v] = V::load(w + v * Lanes);
-            V::keep_in_register(weights[v]);
-          }
-          w += OCV * Lanes;
-#pragma GCC unroll 32
-          for (int h = 0; h < OHB; ++h) {
-#pragma GCC unroll 32
-            for (int j = 0; j < OWB; ++j) {
-              const Vector pixel = V::broadcast(x + h * row_step + j * col_step + ic);
-#pragma GCC unroll 4
-              for (int v = 0; v < OCV; ++v) acc[h][j][v] = V::fma(pixel, weights[v], acc[h][j][v]);
-            }
-          }
+        for (Index s = 0; s < S; ++s) {
+          conv_tap<Lanes, OCV, IB, OWB, OHB>(row + s * g.dilation * IB, w, row_step, col_step, acc);
+          w += IB * OCV * Lanes;
         }
       }
     }
@@ -288,7 +311,7 @@ void blocked_copy_run(const Conv2dDims& d, const float* input, const float* pack
   for_each_tile<Config>(d, d.N * b.channel_blocks * b.height, fill_row, run_tile);
 }
 
-template <Conv2dConfig Config, int FixedS>
+template <Conv2dConfig Config, int FixedS, int FixedStride>
 void conv2d_run(const Conv2dDims& d, const float* input, const float* packed_filter, float* output) {
   constexpr int L = Config.lanes, OCV = Config.oc_vectors, OB = OCV * L, IB = Config.ic_block;
   constexpr int OWB = Config.ow_block, OHB = Config.oh_block;
@@ -297,7 +320,8 @@ void conv2d_run(const Conv2dDims& d, const float* input, const float* packed_fil
                            [&](const float* image, const float* filter, const TileGeometry& g, Index n, Index kb,
                                Index oh0, Index ow0) {
                              alignas(64) float tile[OHB * OWB * OB];
-                             conv_tile<L, OCV, IB, OWB, OHB, FixedS>(image, filter, g, tile, {OWB * OB, OB, L});
+                             conv_tile<L, OCV, IB, OWB, OHB, FixedS, FixedStride>(image, filter, g, tile,
+                                                                                 {OWB * OB, OB, L});
                              store_tile<OB, OWB, OHB>(tile, d, kb * OB, oh0, ow0, output + n * d.K * P * Q);
                            });
 }
@@ -319,6 +343,24 @@ void with_filter_width(Index S, const Run& run) {
       default: return run.template operator()<0>();
     }
   }
+}
+
+// As with_filter_width, and the stride too: run.template operator()<S, Stride>() with Stride
+// FixedStride when the caller knows it (candidates, FixedStride >= 0), else 1 or 2 where `stride`
+// is, 0 (read at run time) otherwise.
+template <bool Unroll, int FixedS, int FixedStride, typename Run>
+void with_filter_width_and_stride(Index S, Index stride, const Run& run) {
+  with_filter_width<Unroll, FixedS>(S, [&]<int ConstS>() {
+    if constexpr (FixedStride >= 0) {
+      run.template operator()<ConstS, FixedStride>();
+    } else {
+      switch (stride) {
+        case 1: return run.template operator()<ConstS, 1>();
+        case 2: return run.template operator()<ConstS, 2>();
+        default: return run.template operator()<ConstS, 0>();
+      }
+    }
+  });
 }
 
 }  // namespace conv_detail
@@ -359,8 +401,9 @@ void conv2d_pack_filter(const Conv2dDims& d, const float* __restrict filter, flo
 
 // output = conv2d(input, filter) with the filter already packed by conv2d_pack_filter<Config>.
 // FixedS: the filter width as a constant when the caller knows it at compile time (candidates);
-// -1 picks it at run time (1, 3, 5, 7 get unrolled code when Config.unroll_kw).
-template <Conv2dConfig Config, int FixedS = -1>
+// -1 picks it at run time (1, 3, 5, 7 get unrolled code when Config.unroll_kw). FixedStride
+// likewise (0: read at run time; -1: constant code for strides 1 and 2).
+template <Conv2dConfig Config, int FixedS = -1, int FixedStride = -1>
 void conv2d_packed(const Conv2dDims& d, const float* input, const float* packed_filter, float* output) {
   static_assert(conv2d_config_error(Config) == nullptr, "invalid Conv2dConfig");
   static_assert(Config.lanes <= kMaxLanes,
@@ -368,8 +411,10 @@ void conv2d_packed(const Conv2dDims& d, const float* input, const float* packed_
   if constexpr (Config.algorithm == ConvAlgorithm::kGemm) {
     conv2d_gemm_packed<Config>(d, input, packed_filter, output);
   } else {
-    conv_detail::with_filter_width<Config.unroll_kw, FixedS>(
-        d.S, [&]<int S>() { conv_detail::conv2d_run<Config, S>(d, input, packed_filter, output); });
+    conv_detail::with_filter_width_and_stride<Config.unroll_kw, FixedS, FixedStride>(
+        d.S, d.stride, [&]<int S, int Stride>() {
+          conv_detail::conv2d_run<Config, S, Stride>(d, input, packed_filter, output);
+        });
   }
 }
 

@@ -81,17 +81,17 @@ void copy_window(const PlaneView& plane, const float* __restrict image, Index h0
 // walk them (rows of plane.row_pixels), (oh0, ow0) the tile's place there, `vectors` the layout
 // blocks of the output this tile holds (fewer than OCV at the last block). A whole tile's vectors
 // go straight into the output; a clipped one goes through a scratch tile.
-template <int L, int OCV, int IB, int OWB, int OHB, int FixedS>
+template <int L, int OCV, int IB, int OWB, int OHB, int FixedS, int FixedStride>
 void blocked_output_tile(const float* in, const float* filter, const TileGeometry& g, float* out,
                          const PlaneView& plane, Index oh0, Index ow0, Index vectors) {
   constexpr int OB = OCV * L;
   const Index plane_floats = plane.pixels * L, Q = plane.row_pixels;
   if (plane.valid(oh0 + OHB - 1, ow0, OWB) == OWB && vectors == OCV) {
-    conv_tile<L, OCV, IB, OWB, OHB, FixedS>(in, filter, g, out, {Q * L, L, plane_floats});
+    conv_tile<L, OCV, IB, OWB, OHB, FixedS, FixedStride>(in, filter, g, out, {Q * L, L, plane_floats});
     return;
   }
   alignas(64) float tile[OHB * OWB * OB];
-  conv_tile<L, OCV, IB, OWB, OHB, FixedS>(in, filter, g, tile, {OWB * OB, OB, L});
+  conv_tile<L, OCV, IB, OWB, OHB, FixedS, FixedStride>(in, filter, g, tile, {OWB * OB, OB, L});
   for (Index v = 0; v < vectors; ++v) {
     for (Index h = 0; h < OHB; ++h) {
       const Index cols = plane.valid(oh0 + h, ow0, OWB);
@@ -102,7 +102,7 @@ void blocked_output_tile(const float* in, const float* filter, const TileGeometr
   }
 }
 
-template <Conv2dConfig Config, int FixedS>
+template <Conv2dConfig Config, int FixedS, int FixedStride>
 void conv2d_nchwc_run(const Conv2dDims& d, const float* input, const float* packed_filter, float* output) {
   constexpr int L = Config.lanes, OCV = Config.oc_vectors, OB = OCV * L;
   constexpr int OWB = Config.ow_block, OHB = Config.oh_block;
@@ -148,8 +148,9 @@ void conv2d_nchwc_run(const Conv2dDims& d, const float* input, const float* pack
       geometry = &window_g;
     }
     float* out = output + (n * out_blocks + kb * OCV) * out_plane.pixels * L + (oh0 * Q + ow0) * L;
-    blocked_output_tile<L, OCV, L, OWB, OHB, FixedS>(in, packed_filter + kb * filter_block_floats, *geometry, out,
-                                                     out_plane, oh0, ow0, std::min<Index>(OCV, out_blocks - kb * OCV));
+    blocked_output_tile<L, OCV, L, OWB, OHB, FixedS, FixedStride>(in, packed_filter + kb * filter_block_floats,
+                                                                  *geometry, out, out_plane, oh0, ow0,
+                                                                  std::min<Index>(OCV, out_blocks - kb * OCV));
   };
   for_each_tile<Config>(d, copy_rows, fill_row, run_tile);
 }
@@ -157,7 +158,7 @@ void conv2d_nchwc_run(const Conv2dDims& d, const float* input, const float* pack
 // A network's first layer: an NCHW input (the image) copied into the channel-blocked image as
 // conv2d_run does (ic_block channels a block, e.g. 1 or 4 for RGB: no need to pad 3 channels to
 // the layout's block), tiles stored into the NCHW[lanes]c output the next layers read.
-template <Conv2dConfig Config, int FixedS>
+template <Conv2dConfig Config, int FixedS, int FixedStride>
 void conv2d_nchw_to_nchwc_run(const Conv2dDims& d, const float* input, const float* packed_filter, float* output) {
   constexpr int L = Config.lanes, OCV = Config.oc_vectors, IB = Config.ic_block;
   const Index Q = d.out_w(), out_blocks = ceil_div(d.K, L);
@@ -166,7 +167,7 @@ void conv2d_nchw_to_nchwc_run(const Conv2dDims& d, const float* input, const flo
                            [&](const float* image, const float* filter, const TileGeometry& g, Index n, Index kb,
                                Index oh0, Index ow0) {
                              float* out = output + (n * out_blocks + kb * OCV) * plane.pixels * L + (oh0 * Q + ow0) * L;
-                             blocked_output_tile<L, OCV, IB, Config.ow_block, Config.oh_block, FixedS>(
+                             blocked_output_tile<L, OCV, IB, Config.ow_block, Config.oh_block, FixedS, FixedStride>(
                                  image, filter, g, out, plane, oh0, ow0, std::min<Index>(OCV, out_blocks - kb * OCV));
                            });
 }
@@ -175,8 +176,8 @@ void conv2d_nchw_to_nchwc_run(const Conv2dDims& d, const float* input, const flo
 
 // output = conv2d(input, filter) on NCHW[Config.lanes]c tensors, the filter packed by
 // conv2d_pack_filter<Config>. Input channels past C (in the last block) may hold any finite value;
-// output channels past K are written as zeros. FixedS as for conv2d_packed.
-template <Conv2dConfig Config, int FixedS = -1>
+// output channels past K are written as zeros. FixedS and FixedStride as for conv2d_packed.
+template <Conv2dConfig Config, int FixedS = -1, int FixedStride = -1>
 void conv2d_nchwc_packed(const Conv2dDims& d, const float* input, const float* packed_filter, float* output) {
   static_assert(conv2d_config_error(Config) == nullptr, "invalid Conv2dConfig");
   static_assert(Config.lanes <= kMaxLanes,
@@ -190,8 +191,10 @@ void conv2d_nchwc_packed(const Conv2dDims& d, const float* input, const float* p
       return conv_detail::conv2d_nchwc_pointwise_run<Config>(d, input, packed_filter, output);
     }
   }
-  conv_detail::with_filter_width<Config.unroll_kw, FixedS>(
-      d.S, [&]<int S>() { conv_detail::conv2d_nchwc_run<Config, S>(d, input, packed_filter, output); });
+  conv_detail::with_filter_width_and_stride<Config.unroll_kw, FixedS, FixedStride>(
+      d.S, d.stride, [&]<int S, int Stride>() {
+        conv_detail::conv2d_nchwc_run<Config, S, Stride>(d, input, packed_filter, output);
+      });
 }
 
 // One call that packs the filter (into a per-thread buffer) and convolves, like conv2d().
@@ -205,17 +208,19 @@ void conv2d_nchwc(const Conv2dDims& d, const float* input, const float* filter, 
 
 // NCHW[Config.lanes]c output = conv2d(NCHW input, filter packed by conv2d_pack_filter<Config>): a
 // network's first layer, reading the image and writing the layout the network keeps (as
-// oneDNN's first layer does). Output channels past K are written as zeros. FixedS as for
-// conv2d_packed.
-template <Conv2dConfig Config, int FixedS = -1>
+// oneDNN's first layer does). Output channels past K are written as zeros. FixedS and FixedStride
+// as for conv2d_packed.
+template <Conv2dConfig Config, int FixedS = -1, int FixedStride = -1>
 void conv2d_nchw_to_nchwc_packed(const Conv2dDims& d, const float* input, const float* packed_filter, float* output) {
   static_assert(conv2d_config_error(Config) == nullptr, "invalid Conv2dConfig");
   static_assert(Config.lanes <= kMaxLanes,
                 "Conv2dConfig::lanes needs a wider SIMD ISA than the compile flags enable");
   static_assert(Config.algorithm == ConvAlgorithm::kDirect,
                 "conv2d_nchw_to_nchwc runs the direct algorithm only (Conv2dConfig::algorithm = kDirect)");
-  conv_detail::with_filter_width<Config.unroll_kw, FixedS>(
-      d.S, [&]<int S>() { conv_detail::conv2d_nchw_to_nchwc_run<Config, S>(d, input, packed_filter, output); });
+  conv_detail::with_filter_width_and_stride<Config.unroll_kw, FixedS, FixedStride>(
+      d.S, d.stride, [&]<int S, int Stride>() {
+        conv_detail::conv2d_nchw_to_nchwc_run<Config, S, Stride>(d, input, packed_filter, output);
+      });
 }
 
 // One call that packs the filter (into a per-thread buffer) and convolves, like conv2d().
