@@ -110,8 +110,9 @@ struct BandInput {
   Index scratch_floats = 0;  // per vector: the band's copy or one tile's window
 };
 
+// left_in_place: tiles at the left edge read the image in place (run_band's left-edge tiles).
 template <int CV, int OWB, int OHB>
-BandInput band_input(const Conv2dDims& d, Index oh_begin, Index oh_end, Index present) {
+BandInput band_input(const Conv2dDims& d, Index oh_begin, Index oh_end, Index present, bool left_in_place) {
   const Index Q = d.out_w();
   const Window tile = window_of(d, 0, 0, OHB, OWB);
   // A tile is inside where both its rows and its columns are.
@@ -122,10 +123,13 @@ BandInput band_input(const Conv2dDims& d, Index oh_begin, Index oh_end, Index pr
   }
   for (Index ow = 0; ow < Q; ow += OWB, ++col_tiles) {
     const Window w = window_of(d, 0, ow, OHB, OWB);
-    cols_inside += w.x0 >= 0 && w.x0 + w.cols <= d.W;
+    cols_inside += (w.x0 >= 0 || (left_in_place && w.x0 == -1)) && w.x0 + w.cols <= d.W;
   }
   const Index edge_tiles = row_tiles * col_tiles - (present == CV ? rows_inside * cols_inside : 0);
-  const Index copied = edge_tiles * tile.pixels();  // pixels the edge tiles' windows hold
+  // Pixels the edge tiles' windows hold, and for each copy the cost of about 16 more (its loops
+  // and call: with a few pixels a window, copying them one tile at a time measured slower than
+  // the band's count of pixels says).
+  const Index copied = edge_tiles * (tile.pixels() + 16);
   BandInput input;
   input.band = window_of(d, oh_begin, 0, conv_detail::round_up(oh_end - oh_begin, OHB), conv_detail::round_up(Q, OWB));
   input.copy_band = input.band.pixels() < copied;
@@ -145,7 +149,16 @@ void run_band(const Conv2dDims& d, const float* input, const float* packed_filte
   const float* group_in = input + (n * blocks + g * CV) * d.H * d.W * L;
   float* group_out = output + (n * blocks + g * CV) * P * Q * L;
   const float* taps = packed_filter + g * d.R * d.S * CB;
-  const BandInput band = band_input<CV, OWB, OHB>(d, oh_begin, oh_end, present);
+  // A tile whose window leaves the image only by one column on the left (pad 1: MobileNet's
+  // layers, where with stride 2 that is the only edge but the top row) reads the image in place
+  // and leaves out the taps on that column: the copy of its window cost a quarter of a stride-2
+  // layer's time.
+  const bool left_in_place = FixedS > 0 && FixedStride > 0 && d.pad == 1 && d.dilation == 1;
+  const auto reads_left_in_place = [&](const Window& w) {
+    return left_in_place && present == CV && w.x0 == -1 && w.y0 >= 0 && w.y0 + w.rows <= d.H &&
+           w.x0 + w.cols <= d.W;
+  };
+  const BandInput band = band_input<CV, OWB, OHB>(d, oh_begin, oh_end, present, left_in_place);
   float* scratch = scratch_buffer.reserve(static_cast<std::size_t>(CV * band.scratch_floats * L));
   if (band.copy_band) copy_window<L, CV>(d, group_in, present, band.band, scratch);
   const Window tile_window = window_of(d, 0, 0, OHB, OWB);
@@ -161,22 +174,34 @@ void run_band(const Conv2dDims& d, const float* input, const float* packed_filte
       const Window win = window_of(d, oh, ow, OHB, OWB);
       const float* in = group_in + (win.y0 * d.W + win.x0) * L;
       PixelSteps in_steps = image_steps;
+      bool skip_left = false;
       if (band.copy_band) {
         in = scratch + ((oh - oh_begin) * d.stride * band.band.cols + ow * d.stride) * L;
         in_steps = band_steps;
+      } else if (reads_left_in_place(win)) {
+        skip_left = true;
       } else if (present < CV || !win.inside(d)) {
         copy_window<L, CV>(d, group_in, present, win, scratch);
         in = scratch;
         in_steps = window_steps;
       }
+      const auto compute = [&](float* dst, const PixelSteps& dst_steps) {
+        using depthwise_blocked_detail::depthwise_blocked_tile;
+        if constexpr (FixedS > 0 && FixedStride > 0) {
+          if (skip_left) {
+            return depthwise_blocked_tile<L, CV, OWB, OHB, FixedS, L, FixedStride, 1>(
+                in, in_steps, taps, d.R, d.S, d.stride, d.dilation, dst, dst_steps);
+          }
+        }
+        depthwise_blocked_tile<L, CV, OWB, OHB, FixedS, L, FixedStride>(in, in_steps, taps, d.R, d.S, d.stride,
+                                                                         d.dilation, dst, dst_steps);
+      };
       float* out = group_out + (oh * Q + ow) * L;
       if (rows == OHB && cols == OWB && present == CV) {
-        depthwise_blocked_detail::depthwise_blocked_tile<L, CV, OWB, OHB, FixedS, L, FixedStride>(
-            in, in_steps, taps, d.R, d.S, d.stride, d.dilation, out, out_steps);
+        compute(out, out_steps);
         continue;
       }
-      depthwise_blocked_detail::depthwise_blocked_tile<L, CV, OWB, OHB, FixedS, L, FixedStride>(
-          in, in_steps, taps, d.R, d.S, d.stride, d.dilation, tile, tile_steps);
+      compute(tile, tile_steps);
       for (Index v = 0; v < present; ++v) {
         for (Index h = 0; h < rows; ++h) {
           const float* src = tile + (v * OHB + h) * OWB * L;
