@@ -247,7 +247,9 @@ void set_default(const ss::ConfigSpace& space, ss::Config& config, const char* k
 }
 
 // Untuned direct kernel, TVM's x86 default in spirit: widest vectors, two vectors of output
-// channels (one if K fits one), input channels in blocks of 8 (fewer for narrow inputs), the
+// channels (one if K fits one), input channels in blocks of 8 (on an NCHW input, the largest
+// power of two up to 8 that divides C, so no block carries zero channels: a 3-channel image in
+// blocks of 1 ran ResNet's 7x7 first layer in 1.97 ms, in blocks of 4 in 2.70), the
 // widest width tile the registers allow (6 on AVX2, 12 with 32 registers), one row, filter
 // width unrolled, all cores on the fused loop. Pointwise layers on a kept layout (a GEMM over
 // pixels) walk bands of pixels outermost, each band's input staying in cache across the output
@@ -259,9 +261,8 @@ ss::Config direct_default(const Workload& workload, const DeviceInfo& device, co
   const VectorUnit unit = vector_unit(device);
   const int lanes = workload.layout_block != kLayoutNchw ? workload.layout_block : unit.lanes.back();
   const std::int64_t oc_vectors = shape.K <= lanes ? 1 : 2;
-  const std::int64_t ic_block = workload.input_layout_block() != kLayoutNchw
-                                    ? lanes
-                                    : std::min<std::int64_t>(8, next_power_of_two(shape.C));
+  const std::int64_t ic_block =
+      workload.input_layout_block() != kLayoutNchw ? lanes : std::min<std::int64_t>(8, shape.C & -shape.C);
   const std::int64_t widest = (unit.registers - oc_vectors - 1) / oc_vectors;
   const std::int64_t ow_block = std::min<std::int64_t>({widest, 12, shape.out_w()});
   const std::int64_t threads = std::max(1, device.cores);
