@@ -4,8 +4,12 @@
 // [-1, 1], checked on 512 sampled outputs against a double-precision dot product, and timed with
 // profiling events (median of 20 runs after a warm-up).
 // Usage: opencl_gemm_sweep GEMM_CL M N K < configs
-//   one config a line: MWG NWG KWG MDIMC NDIMC VWM VWN SA SB STRM STRN KWI DB [WLAY]
-// With OPTUNE_SWEEP_VERBOSE set, NVIDIA's register and spill report follows each config.
+//   one config a line: MWG NWG KWG MDIMC NDIMC VWM VWN SA SB STRM STRN KWI DB [WLAY [GSW]]
+//   (absent trailing knobs: WLAY 0, GSW 1)
+// With OPTUNE_SWEEP_VERBOSE set, the device's local memory size and (NVIDIA) compute capability
+// are printed first and NVIDIA's register and spill report follows each config.
+// OPTUNE_SWEEP_DEFINES adds build options to every config (an experimental kernel's own defines);
+// OPTUNE_SWEEP_PTX=DIR writes each config's program binary (PTX on NVIDIA) to DIR/config_<line>.ptx.
 // Build: c++ -O2 -std=c++17 opencl_gemm_sweep.cpp -lOpenCL
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -46,6 +50,20 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "opencl_gemm_sweep: no OpenCL device\n");
     return 1;
   }
+  const bool verbose = std::getenv("OPTUNE_SWEEP_VERBOSE") != nullptr;
+  if (verbose) {
+    char name[256] = {};
+    cl_ulong local_bytes = 0;
+    cl_uint cc_major = 0, cc_minor = 0;  // cl_nv_device_attribute_query; stay 0 elsewhere
+    clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof name - 1, name, nullptr);
+    clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local_bytes, &local_bytes, nullptr);
+    clGetDeviceInfo(device, 0x4000, sizeof cc_major, &cc_major, nullptr);
+    clGetDeviceInfo(device, 0x4001, sizeof cc_minor, &cc_minor, nullptr);
+    std::printf("device %s, local memory %llu bytes, compute capability %u.%u\n", name,
+                static_cast<unsigned long long>(local_bytes), cc_major, cc_minor);
+  }
+  const char* extra_defines = std::getenv("OPTUNE_SWEEP_DEFINES");
+  const char* ptx_dir = std::getenv("OPTUNE_SWEEP_PTX");
   cl_int error = CL_SUCCESS;
   cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &error);
   cl_command_queue queue = clCreateCommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE, &error);
@@ -63,20 +81,19 @@ int main(int argc, char** argv) {
   samples.push_back({M - 1, N - 1});
 
   std::string line;
-  while (std::getline(std::cin, line)) {
+  for (int line_number = 1; std::getline(std::cin, line); ++line_number) {
     std::istringstream in(line);
     long mwg, nwg, kwg, mdimc, ndimc, vwm, vwn, sa, sb, strm, strn, kwi, dbuf;
     if (!(in >> mwg >> nwg >> kwg >> mdimc >> ndimc >> vwm >> vwn >> sa >> sb >> strm >> strn >> kwi >> dbuf)) continue;
     long wlay = 0, gsw = 1;
     in >> wlay >> gsw;
-    const bool verbose = std::getenv("OPTUNE_SWEEP_VERBOSE") != nullptr;
     std::ostringstream options;
     options << "-DM=" << M << " -DN=" << N << " -DK=" << K << " -DMWG=" << mwg << " -DNWG=" << nwg
             << " -DKWG=" << kwg << " -DMDIMC=" << mdimc << " -DNDIMC=" << ndimc << " -DVWM=" << vwm
             << " -DVWN=" << vwn << " -DSA=" << sa << " -DSB=" << sb << " -DSTRM=" << strm << " -DSTRN=" << strn
             << " -DKWI=" << kwi << " -DDB=" << dbuf << " -DWLAY=" << wlay << " -DGSW=" << gsw << " -DEDGE_M=" << (M % mwg != 0)
             << " -DEDGE_N=" << (N % nwg != 0) << " -DEDGE_K=" << (K % kwg != 0) << " -cl-mad-enable -w"
-            << (verbose ? " -cl-nv-verbose" : "");
+            << (verbose ? " -cl-nv-verbose" : "") << (extra_defines ? " " : "") << (extra_defines ? extra_defines : "");
     const char* src = source.c_str();
     cl_program program = clCreateProgramWithSource(context, 1, &src, nullptr, &error);
     if (clBuildProgram(program, 1, &device, options.str().c_str(), nullptr, nullptr) != CL_SUCCESS) {
@@ -97,6 +114,15 @@ int main(int argc, char** argv) {
       for (std::string l; std::getline(lines, l);)
         if (l.find("registers") != std::string::npos || l.find("spill") != std::string::npos)
           std::printf("   %s\n", l.c_str());
+    }
+    if (ptx_dir) {
+      size_t size = 0;
+      clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr);
+      std::string binary(size, '\0');
+      unsigned char* data = reinterpret_cast<unsigned char*>(binary.data());
+      clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof data, &data, nullptr);
+      while (!binary.empty() && binary.back() == '\0') binary.pop_back();  // NVIDIA's PTX ends in a NUL
+      std::ofstream(std::string(ptx_dir) + "/config_" + std::to_string(line_number) + ".ptx") << binary;
     }
     cl_kernel kernel = clCreateKernel(program, "optune_gemm", &error);
     clSetKernelArg(kernel, 0, sizeof(cl_mem), &da);
