@@ -66,6 +66,9 @@ const std::vector<std::pair<std::string, Conv2dShape>>& layers() {
       // Planes large enough that most tiles read in place and only edge tiles copy their window.
       {"5x5 pad 2, large planes, C 13", {1, 13, 30, 45, 13, 5, 5, 1, 2, 1, 13}},
       {"3x3 stride 2 pad 1, large planes", {1, 16, 40, 41, 16, 3, 3, 2, 1, 1, 16}},
+      // Pad 1 on large planes: tiles at the left and right edges read the image in place.
+      {"3x3 pad 1, large planes, C 20", {1, 20, 30, 48, 20, 3, 3, 1, 1, 1, 20}},
+      {"3x3 stride 2 pad 1, large even planes", {1, 16, 40, 48, 16, 3, 3, 2, 1, 1, 16}},
   };
   return list;
 }

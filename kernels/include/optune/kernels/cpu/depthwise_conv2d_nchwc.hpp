@@ -110,9 +110,10 @@ struct BandInput {
   Index scratch_floats = 0;  // per vector: the band's copy or one tile's window
 };
 
-// left_in_place: tiles at the left edge read the image in place (run_band's left-edge tiles).
+// edges_in_place: tiles whose window leaves the image by one column, left or right, read the
+// image in place (run_band).
 template <int CV, int OWB, int OHB>
-BandInput band_input(const Conv2dDims& d, Index oh_begin, Index oh_end, Index present, bool left_in_place) {
+BandInput band_input(const Conv2dDims& d, Index oh_begin, Index oh_end, Index present, bool edges_in_place) {
   const Index Q = d.out_w();
   const Window tile = window_of(d, 0, 0, OHB, OWB);
   // A tile is inside where both its rows and its columns are.
@@ -123,7 +124,8 @@ BandInput band_input(const Conv2dDims& d, Index oh_begin, Index oh_end, Index pr
   }
   for (Index ow = 0; ow < Q; ow += OWB, ++col_tiles) {
     const Window w = window_of(d, 0, ow, OHB, OWB);
-    cols_inside += (w.x0 >= 0 || (left_in_place && w.x0 == -1)) && w.x0 + w.cols <= d.W;
+    const Index reach = edges_in_place ? 1 : 0;  // columns of padding a tile may leave unread
+    cols_inside += w.x0 >= -reach && w.x0 + w.cols <= d.W + reach;
   }
   const Index edge_tiles = row_tiles * col_tiles - (present == CV ? rows_inside * cols_inside : 0);
   // Pixels the edge tiles' windows hold, and for each copy the cost of about 16 more (its loops
@@ -149,16 +151,18 @@ void run_band(const Conv2dDims& d, const float* input, const float* packed_filte
   const float* group_in = input + (n * blocks + g * CV) * d.H * d.W * L;
   float* group_out = output + (n * blocks + g * CV) * P * Q * L;
   const float* taps = packed_filter + g * d.R * d.S * CB;
-  // A tile whose window leaves the image only by one column on the left (pad 1: MobileNet's
-  // layers, where with stride 2 that is the only edge but the top row) reads the image in place
-  // and leaves out the taps on that column: the copy of its window cost a quarter of a stride-2
-  // layer's time.
-  const bool left_in_place = FixedS > 0 && FixedStride > 0 && d.pad == 1 && d.dilation == 1;
-  const auto reads_left_in_place = [&](const Window& w) {
-    return left_in_place && present == CV && w.x0 == -1 && w.y0 >= 0 && w.y0 + w.rows <= d.H &&
-           w.x0 + w.cols <= d.W;
+  // A tile whose window leaves the image only by one column on the left or the right, or both
+  // (pad 1: MobileNet's layers, where with stride 2 the left column is the only edge but the top
+  // row) reads the image in place and leaves out the taps on those columns: the copy of its window
+  // cost a quarter of a stride-2 layer's time.
+  const bool edges_in_place = FixedS > 0 && FixedStride > 0 && d.pad == 1 && d.dilation == 1;
+  const auto columns_in_place = [&](const Window& w) {  // 1 left, 2 right, 3 both, 0 neither
+    if (!edges_in_place || present < CV || w.y0 < 0 || w.y0 + w.rows > d.H) return 0;
+    const bool left = w.x0 == -1, right = w.x0 + w.cols == d.W + 1;
+    if ((w.x0 < 0 && !left) || (w.x0 + w.cols > d.W && !right)) return 0;
+    return (left ? 1 : 0) | (right ? 2 : 0);
   };
-  const BandInput band = band_input<CV, OWB, OHB>(d, oh_begin, oh_end, present, left_in_place);
+  const BandInput band = band_input<CV, OWB, OHB>(d, oh_begin, oh_end, present, edges_in_place);
   float* scratch = scratch_buffer.reserve(static_cast<std::size_t>(CV * band.scratch_floats * L));
   if (band.copy_band) copy_window<L, CV>(d, group_in, present, band.band, scratch);
   const Window tile_window = window_of(d, 0, 0, OHB, OWB);
@@ -174,22 +178,27 @@ void run_band(const Conv2dDims& d, const float* input, const float* packed_filte
       const Window win = window_of(d, oh, ow, OHB, OWB);
       const float* in = group_in + (win.y0 * d.W + win.x0) * L;
       PixelSteps in_steps = image_steps;
-      bool skip_left = false;
+      int skip = 0;  // columns_in_place
       if (band.copy_band) {
         in = scratch + ((oh - oh_begin) * d.stride * band.band.cols + ow * d.stride) * L;
         in_steps = band_steps;
-      } else if (reads_left_in_place(win)) {
-        skip_left = true;
       } else if (present < CV || !win.inside(d)) {
-        copy_window<L, CV>(d, group_in, present, win, scratch);
-        in = scratch;
-        in_steps = window_steps;
+        skip = columns_in_place(win);
+        if (skip == 0) {
+          copy_window<L, CV>(d, group_in, present, win, scratch);
+          in = scratch;
+          in_steps = window_steps;
+        }
       }
       const auto compute = [&](float* dst, const PixelSteps& dst_steps) {
         using depthwise_blocked_detail::depthwise_blocked_tile;
         if constexpr (FixedS > 0 && FixedStride > 0) {
-          if (skip_left) {
-            return depthwise_blocked_tile<L, CV, OWB, OHB, FixedS, L, FixedStride, 1>(
+          switch (skip) {
+            case 1: return depthwise_blocked_tile<L, CV, OWB, OHB, FixedS, L, FixedStride, 1, 0>(
+                in, in_steps, taps, d.R, d.S, d.stride, d.dilation, dst, dst_steps);
+            case 2: return depthwise_blocked_tile<L, CV, OWB, OHB, FixedS, L, FixedStride, 0, 1>(
+                in, in_steps, taps, d.R, d.S, d.stride, d.dilation, dst, dst_steps);
+            case 3: return depthwise_blocked_tile<L, CV, OWB, OHB, FixedS, L, FixedStride, 1, 1>(
                 in, in_steps, taps, d.R, d.S, d.stride, d.dilation, dst, dst_steps);
           }
         }
