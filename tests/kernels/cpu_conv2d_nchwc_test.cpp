@@ -56,6 +56,8 @@ constexpr std::array kConfigs = {
     conv(4, 2, 5, 1, false, Order::kOcOuter, 2, Split::kFused),
     conv(4, 1, 1, 4, true, Order::kRowOuter, 2, Split::kFused),
     conv(4, 3, 7, 1, true, Order::kRowOuter, 1, Split::kFused),
+    conv(8, 4, 3, 1, true, Order::kOcOuter, 2, Split::kFused),  // the hand-scheduled AVX2 tile
+    conv(8, 4, 1, 3, false, Order::kRowOuter, 2, Split::kOuter),
     conv(8, 2, 6, 1, true, Order::kRowOuter, 2, Split::kOuter, 16),
     conv(8, 3, 4, 1, false, Order::kOcOuter, 2, Split::kFused, 8),
     conv(8, 1, 13, 1, true, Order::kOcOuter, 1, Split::kOuter, 64),

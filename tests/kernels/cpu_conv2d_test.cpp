@@ -49,6 +49,9 @@ constexpr std::array kConvConfigs = {
     conv(4, 4, 32, 2, 3, true, Order::kOcOuter, 2, Split::kOuter),
     conv(4, 2, 3, 5, 1, false, Order::kOcOuter, 2, Split::kFused),
     conv(8, 1, 8, 1, 4, true, Order::kRowOuter, 2, Split::kOuter),
+    // 3 pixels x 4 vectors of 8: the hand-scheduled AVX2 tile, along the width and along the height
+    conv(8, 4, 3, 3, 1, true, Order::kRowOuter, 2, Split::kFused),
+    conv(8, 4, 8, 1, 3, false, Order::kOcOuter, 1, Split::kOuter),
 #if defined(__AVX512F__)
     conv(16, 2, 16, 6, 2, true, Order::kOcOuter, 2, Split::kFused),
 #endif
