@@ -76,11 +76,25 @@ std::vector<std::int64_t> Database::insert(const std::vector<TuningRecord>& reco
   return ids;
 }
 
+namespace {
+
+// The latest successful record of each config among those `where` selects (a config measured
+// again counts with its latest measurement), as a subquery; its `latest` column follows the
+// record's columns, where read_record() does not look.
+std::string latest_per_config(const WhereClause& where) {
+  return "SELECT * FROM (" +
+         select_records(", row_number() OVER (PARTITION BY r.workload_key, r.template_name, r.target,"
+                        " r.device_id, r.config ORDER BY r.timestamp DESC, r.id DESC) AS latest") +
+         where.sql + ") WHERE latest = 1";
+}
+
+}  // namespace
+
 std::optional<TuningRecord> Database::best(const TaskKey& task) const {
   WhereClause where = where_clause(task);
   // The literal error_kind = 'ok' lets SQLite use the partial index records_best.
   where.add("r.error_kind = 'ok'");
-  auto records = impl_->collect(select_records() + where.sql + " ORDER BY r.median_seconds, r.id LIMIT 1", where);
+  auto records = impl_->collect(latest_per_config(where) + " ORDER BY median_seconds, id LIMIT 1", where);
   if (records.empty()) return std::nullopt;
   return std::move(records.front());
 }
@@ -89,12 +103,12 @@ std::vector<TuningRecord> Database::top_k(const RecordFilter& filter, std::size_
   WhereClause where = where_clause(filter);
   where.add("r.error_kind = 'ok'");
   if (k == 0) return impl_->collect(select_records() + where.sql + " ORDER BY r.median_seconds, r.id", where);
-  // Rank within each (workload, target, device); the rank column follows the record's columns,
-  // where read_record() does not look.
-  const std::string ranked = "SELECT * FROM (" +
-                             select_records(", row_number() OVER (PARTITION BY r.workload_key, r.target,"
-                                            " r.device_id ORDER BY r.median_seconds, r.id) AS rank") +
-                             where.sql + ") WHERE rank <= " + std::to_string(k) + " ORDER BY median_seconds, id";
+  // Rank the configs' latest records within each (workload, target, device); the rank column
+  // follows the record's columns too.
+  const std::string ranked = "SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY workload_key, target,"
+                             " device_id ORDER BY median_seconds, id) AS rank FROM (" +
+                             latest_per_config(where) + ")) WHERE rank <= " + std::to_string(k) +
+                             " ORDER BY median_seconds, id";
   return impl_->collect(ranked, where);
 }
 

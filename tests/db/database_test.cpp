@@ -94,6 +94,29 @@ TEST(Database, TopKOrdersByMedianAndLimitsPerWorkload) {
   EXPECT_EQ(top1[0].config["tile_m"], 16);
 }
 
+// A config measured again (the tuner's closing re-measure) counts with its latest record: a lucky
+// first measurement does not make it the best, in best() and top_k() alike.
+TEST(Database, ConfigsCountWithTheirLatestMeasurement) {
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  db.insert({ok_record(8, 0.001, 1000), ok_record(16, 0.002, 1000), ok_record(32, 0.004, 1000)});
+  db.insert({ok_record(8, 0.003, 2000), failed_record(16, "crash", 2000)});  // re-measured
+  const auto best = db.best(kGemmTask);
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->config["tile_m"], 16);  // its failed re-measure does not hide its working record
+  EXPECT_DOUBLE_EQ(best->median_seconds, 0.002);
+
+  std::vector<double> medians;
+  for (const auto& record : db.top_k({}, 5)) medians.push_back(record.median_seconds);
+  EXPECT_EQ(medians, (std::vector<double>{0.002, 0.003, 0.004}));  // one per config
+  EXPECT_EQ(db.top_k({}, 0).size(), 4u);                           // k = 0: every successful record
+
+  // Same timestamp: the later insert is the latest.
+  db.insert({ok_record(32, 0.0005, 2000)});
+  db.insert({ok_record(32, 0.006, 2000)});
+  EXPECT_EQ(db.best(kGemmTask)->config["tile_m"], 16);
+}
+
 TEST(Database, MeasuredConfigsIncludeFailedRecords) {
   TempDir dir;
   auto db = Database::open(dir.file("optune.db"));

@@ -60,10 +60,12 @@ class Database {
   // one already stored are skipped (id 0 returned for them), which makes import and merge safe.
   std::vector<std::int64_t> insert(const std::vector<TuningRecord>& records);
 
-  // Best successful record of a task (lowest median); nullopt when it has none.
+  // Best successful record of a task (lowest median); nullopt when it has none. A config measured
+  // more than once counts with its latest successful record: the tuner's closing re-measure of
+  // its finalists (and the default) supersedes a lucky first measurement on a noisy machine.
   std::optional<TuningRecord> best(const TaskKey& task) const;
   // Successful records matching the filter, best (lowest median) first, at most k per workload
-  // key and target and device (k = 0: all).
+  // key and target and device, one per config, its latest, as best() (k = 0: every record).
   std::vector<TuningRecord> top_k(const RecordFilter& filter, std::size_t k) const;
   // All matching records, oldest first (history).
   std::vector<TuningRecord> records(const RecordFilter& filter) const;
