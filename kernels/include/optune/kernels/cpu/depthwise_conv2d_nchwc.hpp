@@ -118,13 +118,13 @@ BandInput band_input(const Conv2dDims& d, Index oh_begin, Index oh_end, Index pr
   const Window tile = window_of(d, 0, 0, OHB, OWB);
   // A tile is inside where both its rows and its columns are.
   Index row_tiles = 0, rows_inside = 0, col_tiles = 0, cols_inside = 0;
+  const Index reach = edges_in_place ? 1 : 0;  // columns of padding a tile may leave unread
   for (Index oh = oh_begin; oh < oh_end; oh += OHB, ++row_tiles) {
     const Window w = window_of(d, oh, 0, OHB, OWB);
     rows_inside += w.y0 >= 0 && w.y0 + w.rows <= d.H;
   }
   for (Index ow = 0; ow < Q; ow += OWB, ++col_tiles) {
     const Window w = window_of(d, 0, ow, OHB, OWB);
-    const Index reach = edges_in_place ? 1 : 0;  // columns of padding a tile may leave unread
     cols_inside += w.x0 >= -reach && w.x0 + w.cols <= d.W + reach;
   }
   const Index edge_tiles = row_tiles * col_tiles - (present == CV ? rows_inside * cols_inside : 0);
@@ -143,11 +143,10 @@ BandInput band_input(const Conv2dDims& d, Index oh_begin, Index oh_end, Index pr
 // taps on the SkipLeft / SkipRight columns of padding. A call of its own: inlined, the three
 // variants made the band loop slower on 7x7 planes (10%), where no tile takes them.
 template <int L, int CV, int OWB, int OHB, int FixedS, int FixedStride, int SkipLeft, int SkipRight>
-[[gnu::noinline]] void edge_tile_in_place(const float* in, const float* taps, const Conv2dDims& d, float* out,
-                                          PixelSteps out_steps) {
-  const PixelSteps image_steps{d.W * L, d.H * d.W * L};
+[[gnu::noinline]] void edge_tile_in_place(const float* in, PixelSteps in_steps, const float* taps, const Conv2dDims& d,
+                                          float* out, PixelSteps out_steps) {
   depthwise_blocked_detail::depthwise_blocked_tile<L, CV, OWB, OHB, FixedS, L, FixedStride, SkipLeft, SkipRight>(
-      in, image_steps, taps, d.R, d.S, d.stride, d.dilation, out, out_steps);
+      in, in_steps, taps, d.R, d.S, d.stride, d.dilation, out, out_steps);
 }
 
 // The output rows [oh_begin, oh_end) of channel group g of image n. FixedStride: d.stride as a
@@ -204,9 +203,12 @@ void run_band(const Conv2dDims& d, const float* input, const float* packed_filte
       const auto compute = [&](float* dst, const PixelSteps& dst_steps) [[gnu::always_inline]] {
         if constexpr (FixedS > 0 && FixedStride > 0) {
           switch (skip) {
-            case 1: return edge_tile_in_place<L, CV, OWB, OHB, FixedS, FixedStride, 1, 0>(in, taps, d, dst, dst_steps);
-            case 2: return edge_tile_in_place<L, CV, OWB, OHB, FixedS, FixedStride, 0, 1>(in, taps, d, dst, dst_steps);
-            case 3: return edge_tile_in_place<L, CV, OWB, OHB, FixedS, FixedStride, 1, 1>(in, taps, d, dst, dst_steps);
+            case 1: return edge_tile_in_place<L, CV, OWB, OHB, FixedS, FixedStride, 1, 0>(
+                in, in_steps, taps, d, dst, dst_steps);
+            case 2: return edge_tile_in_place<L, CV, OWB, OHB, FixedS, FixedStride, 0, 1>(
+                in, in_steps, taps, d, dst, dst_steps);
+            case 3: return edge_tile_in_place<L, CV, OWB, OHB, FixedS, FixedStride, 1, 1>(
+                in, in_steps, taps, d, dst, dst_steps);
           }
         }
         depthwise_blocked_detail::depthwise_blocked_tile<L, CV, OWB, OHB, FixedS, L, FixedStride>(
