@@ -197,8 +197,11 @@ std::size_t Database::prune(std::size_t keep, bool dry_run) {
   // row_number() ranks within each task; ids outside all three kept sets are deleted.
   const std::string task = "workload_key, template_name, target, device_id";
   const std::string kept =
+      // (the best configs by their latest successful records, as best() ranks them)
       "SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY " + task +
-      " ORDER BY median_seconds, id) AS rank FROM records WHERE error_kind = 'ok') WHERE rank <= " +
+      " ORDER BY median_seconds, id) AS rank FROM (SELECT *, row_number() OVER (PARTITION BY " + task +
+      ", config ORDER BY timestamp DESC, id DESC) AS latest FROM records WHERE error_kind = 'ok')"
+      " WHERE latest = 1) WHERE rank <= " +
       std::to_string(keep) +
       " UNION SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY " + task +
       " ORDER BY timestamp DESC, id DESC) AS rank FROM records WHERE is_default = 1) WHERE rank = 1"
