@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
@@ -44,7 +43,8 @@ std::string describe_transfers(const nlohmann::json& reply) {
 
 }  // namespace
 
-LocalRunner::LocalRunner(LocalRunnerOptions options) : options_(std::move(options)) {}
+LocalRunner::LocalRunner(LocalRunnerOptions options)
+    : Runner(options.remove_artifacts), options_(std::move(options)) {}
 LocalRunner::~LocalRunner() = default;
 
 Subprocess& LocalRunner::worker() {
@@ -182,17 +182,11 @@ MeasureResult result_from_worker_reply(const MeasureInput& input, const nlohmann
   return result;
 }
 
-std::vector<MeasureResult> LocalRunner::run(const std::vector<MeasureInput>& inputs,
-                                            const std::vector<BuildResult>& builds) {
+std::vector<MeasureResult> LocalRunner::measure_round(const std::vector<MeasureInput>& inputs,
+                                                      const std::vector<BuildResult>& builds) {
   std::vector<MeasureResult> results;
   results.reserve(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    results.push_back(measure_one(inputs[i], builds[i]));
-    if (options_.remove_artifacts && !builds[i].artifact.empty()) {
-      std::error_code ignored;
-      std::filesystem::remove(builds[i].artifact, ignored);
-    }
-  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) results.push_back(measure_one(inputs[i], builds[i]));
   return results;
 }
 

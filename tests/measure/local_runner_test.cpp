@@ -29,7 +29,7 @@ class LocalRunnerTest : public ::testing::Test {
     return {task_, task_->space.from_json({{"behaviour", behaviour}})};
   }
 
-  std::vector<MeasureResult> build_and_run(const std::vector<std::string>& behaviours) {
+  std::vector<MeasureResult> build_and_run(const std::vector<std::string>& behaviours, int rounds = 1) {
     std::vector<MeasureInput> inputs;
     for (const auto& b : behaviours) inputs.push_back(input(b));
     LocalBuilderOptions build_options;
@@ -41,7 +41,10 @@ class LocalRunnerTest : public ::testing::Test {
     timing.min_repeat_ms = 1;
     LocalRunner runner({OPTUNE_WORKER_PATH, timing, true});
     auto builds = builder.build(inputs);
-    return runner.run(inputs, builds);
+    auto results = runner.run(inputs, builds, rounds);
+    for (const auto& build : builds)
+      EXPECT_FALSE(std::filesystem::exists(build.artifact)) << "removed after the last round";
+    return results;
   }
 
   testing::BehaviourTemplate behaviour_;
@@ -57,6 +60,21 @@ TEST_F(LocalRunnerTest, CorrectCandidateIsTimedAndChecked) {
   EXPECT_NEAR(results[0].gflops, 2.0 * 33 * 17 * 9 / results[0].median_seconds / 1e9, 1e-6);
   EXPECT_GT(results[0].build_seconds, 0);
   EXPECT_GT(results[0].timestamp, 1.7e9);
+}
+
+// Rounds measure the list in turn and merge each candidate's costs; a failure stays a failure and is
+// not measured again.
+TEST_F(LocalRunnerTest, RoundsMergeEachCandidatesCostsOverTheRounds) {
+  auto results = build_and_run({"correct", "wrong", "correct"}, 3);
+  ASSERT_EQ(results.size(), 3u);
+  for (std::size_t i : {0u, 2u}) {
+    EXPECT_EQ(results[i].error, ErrorKind::kOk) << results[i].message;
+    ASSERT_EQ(results[i].costs.size(), 9u);  // three repeats in each of three rounds
+    EXPECT_DOUBLE_EQ(results[i].median_seconds, median(results[i].costs));
+    EXPECT_NEAR(results[i].gflops, 2.0 * 33 * 17 * 9 / results[i].median_seconds / 1e9, 1e-6);
+  }
+  EXPECT_EQ(results[1].error, ErrorKind::kWrongAnswer);
+  EXPECT_TRUE(results[1].costs.empty());
 }
 
 TEST_F(LocalRunnerTest, WrongAndPartialOutputsAreWrongAnswers) {

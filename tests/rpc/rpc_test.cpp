@@ -38,13 +38,16 @@ TEST_F(RpcTest, TuningOverRpcWritesTheSameKindOfRecordsAsLocalTuning) {
   ASSERT_EQ(run.code, 0) << run.out << run.err << slurp(server.log);
   EXPECT_TRUE(contains(run.out, "speed-up")) << run.out;
   auto remote = records();
-  ASSERT_EQ(remote.size(), 1u + 2u + 2u);  // default, trials, re-measurement of the best and the default
+  // The default, the trials, then the re-measurement of the best and the default (and of the third
+  // config when its one record beat them), three rounds each.
+  ASSERT_GE(remote.size(), 1u + 2u + 2u);
+  ASSERT_LE(remote.size(), 1u + 2u + 4u);
   for (const auto& r : remote) {
     EXPECT_EQ(r.error_kind, "ok") << r.error_message;
     EXPECT_EQ(r.workload_key, "gemm.f32.M48.N40.K36");
     EXPECT_EQ(r.target, "cpu");
     EXPECT_EQ(r.device_id, device_id(server)) << "records carry the remote device's fingerprint";
-    EXPECT_EQ(r.costs.size(), 2u);
+    EXPECT_EQ(r.costs.size(), r.tuner == "remeasure" ? 6u : 2u) << r.tuner;
     EXPECT_GT(r.gflops, 0);
   }
   EXPECT_TRUE(contains(slurp(server.log), "measured")) << slurp(server.log);
@@ -56,7 +59,7 @@ TEST_F(RpcTest, TuningOverRpcWritesTheSameKindOfRecordsAsLocalTuning) {
                             local_db.string());
   ASSERT_EQ(local.code, 0) << local.err;
   auto local_records = db::Database::open(local_db.string(), db::Database::Mode::kReadOnly).records({});
-  ASSERT_EQ(local_records.size(), remote.size());
+  ASSERT_GE(local_records.size(), 1u + 2u + 2u);
   EXPECT_EQ(local_records[0].device_id, remote[0].device_id);
   EXPECT_EQ(local_records[0].template_name, remote[0].template_name);
 

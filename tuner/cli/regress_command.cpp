@@ -42,7 +42,7 @@ tuner::RegressionCase check_workload(const tuner::SuiteEntry& entry, const Regre
   std::vector<measure::MeasureInput> inputs;
   // Records of an older space (a knob added since) are passed over: the fastest one this optune
   // can build is the tuned config.
-  if (auto best = tuner::fastest_usable(task->space, database.task_records(key))) {
+  if (auto best = tuner::best_usable(database, key, task->space)) {
     inputs.push_back({task, best->config});
     result.recorded_seconds = tuner::recorded_figure(database, key, best->record);
   }

@@ -18,15 +18,22 @@ TaskHistory load_history(const db::Database& database, const measure::MeasureTas
   return history;
 }
 
+std::optional<search_space::Config> readable_config(const search_space::ConfigSpace& space,
+                                                    const db::TuningRecord& record) {
+  try {
+    return space.from_json(record.config);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;  // a config of an older space: not a point of this one
+  }
+}
+
 ParsedRecords parse_records(const search_space::ConfigSpace& space,
                             const std::vector<db::TuningRecord>& records) {
   ParsedRecords parsed;
   for (const auto& record : records) {
-    try {
-      parsed.configs.push_back(space.from_json(record.config));
+    if (auto config = readable_config(space, record)) {
+      parsed.configs.push_back(std::move(*config));
       parsed.gflops.push_back(record.ok() ? record.gflops : 0.0);
-    } catch (const std::invalid_argument&) {
-      // A config of an older space: not a point of this one.
     }
   }
   return parsed;
@@ -42,13 +49,21 @@ std::optional<UsableRecord> fastest_usable(const search_space::ConfigSpace& spac
   std::optional<UsableRecord> fastest;
   for (const auto& record : records) {
     if (!record.ok() || (fastest && fastest->record.median_seconds <= record.median_seconds)) continue;
-    try {
-      fastest = UsableRecord{record, space.from_json(record.config)};
-    } catch (const std::invalid_argument&) {
-      // A config of an older space: not a point of this one.
-    }
+    if (auto config = readable_config(space, record)) fastest = UsableRecord{record, std::move(*config)};
   }
   return fastest;
+}
+
+std::optional<UsableRecord> best_usable(const db::Database& database, const db::TaskKey& task,
+                                        const search_space::ConfigSpace& space) {
+  // Enough of the ranking that records of older spaces at its top do not hide a usable one.
+  constexpr std::size_t kCandidates = 16;
+  return fastest_usable(space, database.top_k(task_filter(task), kCandidates));
+}
+
+db::RecordFilter task_filter(const db::TaskKey& task) {
+  return {.workload_key = task.workload_key, .target = task.target, .device = task.device_id,
+          .template_name = task.template_name};
 }
 
 }  // namespace optune::tuner

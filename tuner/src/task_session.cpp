@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -31,6 +32,10 @@ db::TuningRecord to_record(const measure::MeasureTask& task, const search_space:
   return record;
 }
 
+// Rounds of the closing re-measurement (measure::Runner::run), and how many waves of it at most.
+constexpr int kRemeasureRounds = 3;
+constexpr int kMaxRemeasureWaves = 4;
+
 bool better(const db::TuningRecord& a, const std::optional<db::TuningRecord>& b) {
   return a.ok() && (!b || a.median_seconds < b->median_seconds);
 }
@@ -56,12 +61,13 @@ std::string make_run_id() {
 std::vector<db::TuningRecord> RecordingMeasurer::measure(const std::shared_ptr<const measure::MeasureTask>& task,
                                                          const std::vector<search_space::Config>& configs,
                                                          const std::string& tuner, const std::string& run_id,
-                                                         bool is_default, std::vector<measure::MeasureResult>* results) {
+                                                         bool is_default, std::vector<measure::MeasureResult>* results,
+                                                         int rounds) {
   std::vector<measure::MeasureInput> inputs;
   for (const auto& config : configs) inputs.push_back({task, config});
   // Build the whole batch first: no compile may run while a candidate is timed.
   auto builds = builder_.build(inputs);
-  auto measured = runner_.run(inputs, builds);
+  auto measured = runner_.run(inputs, builds, rounds);
   std::vector<db::TuningRecord> records;
   for (std::size_t i = 0; i < configs.size(); ++i) {
     records.push_back(to_record(*task, configs[i], measured[i]));
@@ -123,27 +129,44 @@ std::size_t TaskSession::step(std::size_t max_trials) {
 }
 
 void TaskSession::finish(std::size_t top) {
-  // Re-measure the best few and the default in one batch, so they are compared at one time on a
-  // machine whose speed drifts; their new records are what the database ranks them by
-  // (Database::best), so a lucky first measurement does not stay the best.
-  std::sort(successes_.begin(), successes_.end(),
-            [](const auto& a, const auto& b) { return a.median_seconds < b.median_seconds; });
-  std::vector<search_space::Config> finalists;
-  for (std::size_t i = 0; i < std::min(top, successes_.size()); ++i)
-    finalists.push_back(task_->space.from_json(successes_[i].config));
-  summary_.best.reset();
-  if (summary_.default_config->ok()) {
-    summary_.best = summary_.default_config;
-    const auto default_config = task_->space.from_json(summary_.default_config->config);
-    const bool among = std::find(finalists.begin(), finalists.end(), default_config) != finalists.end();
-    if (!finalists.empty() && !among) finalists.push_back(default_config);
-  }
-  if (!finalists.empty()) {
-    for (auto& record : measurer_.measure(task_, finalists, "remeasure", summary_.run_id, false))
-      if (better(record, summary_.best)) summary_.best = record;
-  } else if (best_ && better(*best_, summary_.best)) {
+  if (top == 0) {
     summary_.best = best_;
+    summary_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    return;
   }
+  // The database ranks each config by its latest record (Database::best). The first wave re-measures
+  // the default and the best `top` other configs in interleaved rounds, so they are compared at one
+  // time on a machine whose speed drifts. Re-measured finalists tend to come out slower than the
+  // single lucky run that made them finalists, which can leave a config timed once ahead of all of
+  // them: each later wave re-measures up to `top` such configs together with the fastest of the last
+  // wave, until none is left. Each config is re-measured in one wave only (that fastest aside), so
+  // the waves end.
+  db::Database& database = measurer_.database();
+  const db::TaskKey key = task_key(*task_);
+  std::set<std::string> remeasured;  // config_text()
+  std::optional<db::TuningRecord> fastest;  // of the last wave
+  for (int wave = 0; wave < kMaxRemeasureWaves; ++wave) {
+    std::vector<search_space::Config> configs;
+    auto take = [&](const db::TuningRecord& record) {
+      if (!remeasured.insert(record.config_text()).second) return false;
+      auto config = readable_config(task_->space, record);
+      if (config) configs.push_back(std::move(*config));
+      return config.has_value();
+    };
+    if (wave == 0 && summary_.default_config->ok()) take(*summary_.default_config);
+    if (fastest) configs.push_back(task_->space.from_json(fastest->config));
+    std::size_t fresh = 0;
+    for (const auto& record : database.top_k(task_filter(key), remeasured.size() + top))
+      if (fresh < top && (!fastest || record.median_seconds < fastest->median_seconds) && take(record)) ++fresh;
+    if (fresh == 0) break;
+    if (configs.size() < 2) break;  // a lone config has nothing to be compared with
+    fastest.reset();
+    for (auto& record : measurer_.measure(task_, configs, "remeasure", summary_.run_id, false, nullptr,
+                                          kRemeasureRounds))
+      if (better(record, fastest)) fastest = std::move(record);
+    if (!fastest) break;  // every one failed this time: nothing to compare the next wave with
+  }
+  summary_.best = database.best(key);
   summary_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 

@@ -2,7 +2,6 @@
 
 #include <deque>
 #include <exception>
-#include <filesystem>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -54,10 +53,11 @@ struct BatchWork {
 
 }  // namespace
 
-RpcRunner::RpcRunner(RpcRunnerOptions options) : options_(std::move(options)) {}
+RpcRunner::RpcRunner(RpcRunnerOptions options)
+    : Runner(options.remove_artifacts), options_(std::move(options)) {}
 
-std::vector<MeasureResult> RpcRunner::run(const std::vector<MeasureInput>& inputs,
-                                          const std::vector<BuildResult>& builds) {
+std::vector<MeasureResult> RpcRunner::measure_round(const std::vector<MeasureInput>& inputs,
+                                                    const std::vector<BuildResult>& builds) {
   auto log = [&](const std::string& line) {
     if (options_.log) options_.log(line);
   };
@@ -156,10 +156,6 @@ std::vector<MeasureResult> RpcRunner::run(const std::vector<MeasureInput>& input
     MeasureResult result = work.results[i] ? *work.results[i] : failure(ErrorKind::kTransportError, last_problem);
     result.build_seconds += builds[i].build_seconds;  // OpenCL adds the remote compile
     results.push_back(std::move(result));
-    if (options_.remove_artifacts && !builds[i].artifact.empty()) {
-      std::error_code ignored;
-      std::filesystem::remove(builds[i].artifact, ignored);
-    }
   }
   return results;
 }

@@ -37,8 +37,6 @@ class LocalRunner final : public Runner {
  public:
   explicit LocalRunner(LocalRunnerOptions options);
   ~LocalRunner() override;
-  std::vector<MeasureResult> run(const std::vector<MeasureInput>& inputs,
-                                 const std::vector<BuildResult>& builds) override;
   // The device the worker measures `target` on: for a CPU target the CPU it runs on (under its
   // launcher: the emulated one), for an OpenCL target that device. Throws NoSuchDeviceError when
   // the target names none there, std::runtime_error when the worker cannot tell.
@@ -52,6 +50,8 @@ class LocalRunner final : public Runner {
   nlohmann::json measure_request(const nlohmann::json& request, const std::string& artifact);
 
  private:
+  std::vector<MeasureResult> measure_round(const std::vector<MeasureInput>& inputs,
+                                           const std::vector<BuildResult>& builds) override;
   Subprocess& worker();
   LocalRunnerOptions options_;
   std::unique_ptr<Subprocess> worker_;

@@ -20,6 +20,11 @@ struct TaskHistory {
 TaskHistory load_history(const db::Database& database, const measure::MeasureTask& task,
                          bool include_related);
 
+// The record's config when this space can read it; nothing for a config of an older space (a knob
+// added or renamed since).
+std::optional<search_space::Config> readable_config(const search_space::ConfigSpace& space,
+                                                    const db::TuningRecord& record);
+
 // The configs of records that this space can read (records of an older space may not be).
 struct ParsedRecords {
   std::vector<search_space::Config> configs;
@@ -38,5 +43,11 @@ struct UsableRecord {
 };
 std::optional<UsableRecord> fastest_usable(const search_space::ConfigSpace& space,
                                            const std::vector<db::TuningRecord>& records);
+// The same among the task's configs as the database ranks them (each by its latest record).
+std::optional<UsableRecord> best_usable(const db::Database& database, const db::TaskKey& task,
+                                        const search_space::ConfigSpace& space);
+
+// The database filter that selects one task's records.
+db::RecordFilter task_filter(const db::TaskKey& task);
 
 }  // namespace optune::tuner

@@ -16,7 +16,8 @@
 
 namespace optune::tuner {
 
-// Builds a batch on all cores, then measures it (never both at once), and records the results.
+// Builds a batch on all cores, then measures it (never both at once), `rounds` times over in turn
+// (measure::Runner::run), and records the results.
 class RecordingMeasurer {
  public:
   RecordingMeasurer(measure::Builder& builder, measure::Runner& runner, db::Database& database)
@@ -24,7 +25,7 @@ class RecordingMeasurer {
   std::vector<db::TuningRecord> measure(const std::shared_ptr<const measure::MeasureTask>& task,
                                         const std::vector<search_space::Config>& configs,
                                         const std::string& tuner, const std::string& run_id, bool is_default,
-                                        std::vector<measure::MeasureResult>* results = nullptr);
+                                        std::vector<measure::MeasureResult>* results = nullptr, int rounds = 1);
   db::Database& database() { return database_; }
 
  private:
@@ -53,7 +54,8 @@ class TaskSession {
               RecordingMeasurer& measurer, std::string run_id);
   // Measures up to max_trials new configs (one batch); returns how many, 0 when the space is used up.
   std::size_t step(std::size_t max_trials);
-  // Measures the best `top` configs again; the summary's best is then the best re-measured one.
+  // Measures the best `top` configs and the default again, in interleaved rounds, and then any
+  // config whose one record would still beat them; the summary's best is then the database's.
   void finish(std::size_t top);
 
   const measure::MeasureTask& task() const { return *task_; }

@@ -41,10 +41,9 @@ class NoDeviceError : public TransportError {
 class RpcRunner final : public Runner {
  public:
   explicit RpcRunner(RpcRunnerOptions options);
-  std::vector<MeasureResult> run(const std::vector<MeasureInput>& inputs,
-                                 const std::vector<BuildResult>& builds) override;
-
  private:
+  std::vector<MeasureResult> measure_round(const std::vector<MeasureInput>& inputs,
+                                           const std::vector<BuildResult>& builds) override;
   RpcRunnerOptions options_;
 };
 

@@ -1,0 +1,50 @@
+#include "optune/measure/runner.hpp"
+
+#include <filesystem>
+
+namespace optune::measure {
+namespace {
+
+// Adds a later round's measurement of a candidate to what its earlier rounds gave.
+void merge_round(MeasureResult& merged, MeasureResult round, const MeasureInput& input) {
+  if (!round.ok()) {
+    round.build_seconds = merged.build_seconds;
+    merged = std::move(round);
+    return;
+  }
+  merged.costs.insert(merged.costs.end(), round.costs.begin(), round.costs.end());
+  merged.median_seconds = median(merged.costs);
+  merged.gflops = input.task->workload.flops() / merged.median_seconds / 1e9;
+  merged.timestamp = round.timestamp;
+}
+
+}  // namespace
+
+std::vector<MeasureResult> Runner::run(const std::vector<MeasureInput>& inputs,
+                                       const std::vector<BuildResult>& builds, int rounds) {
+  std::vector<MeasureResult> results = measure_round(inputs, builds);
+  for (int round = 1; round < rounds; ++round) {
+    std::vector<std::size_t> still_ok;
+    std::vector<MeasureInput> again;
+    std::vector<BuildResult> again_builds;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      if (!results[i].ok()) continue;
+      still_ok.push_back(i);
+      again.push_back(inputs[i]);
+      again_builds.push_back(builds[i]);
+    }
+    if (again.empty()) break;
+    auto measured = measure_round(again, again_builds);
+    for (std::size_t j = 0; j < still_ok.size(); ++j)
+      merge_round(results[still_ok[j]], std::move(measured[j]), inputs[still_ok[j]]);
+  }
+  if (remove_artifacts_) {
+    for (const auto& build : builds) {
+      std::error_code ignored;
+      if (!build.artifact.empty()) std::filesystem::remove(build.artifact, ignored);
+    }
+  }
+  return results;
+}
+
+}  // namespace optune::measure
