@@ -330,16 +330,67 @@ void for_each_tile(const Conv2dDims& d, Index rows_to_fill, const FillRow& fill_
   });
 }
 
+// The input window of one tile of an NCHW image read in place (blocked_copy_run, ic_block 1):
+// rows [h0, h0 + window.height) and columns [w0, w0 + window.width) of every channel, in image
+// coordinates (negative in the padding), zero outside the image, into `dst`
+// ([C][window.height][window.width]).
+inline void copy_nchw_window(const Conv2dDims& d, const float* __restrict image, Index h0, Index w0,
+                             const BlockedImage& window, float* __restrict dst) {
+  const Index first = std::clamp<Index>(-w0, 0, window.width);
+  const Index last = std::clamp<Index>(d.W - w0, first, window.width);  // columns [first, last) are inside
+  for (Index c = 0; c < window.channel_blocks; ++c) {
+    for (Index r = 0; r < window.height; ++r) {
+      float* __restrict row = dst + c * window.plane_floats() + r * window.width;
+      const Index h = h0 + r;
+      if (h < 0 || h >= d.H) {
+        std::fill_n(row, window.width, 0.0f);
+        continue;
+      }
+      const float* __restrict src = image + (c * d.H + h) * d.W + w0;
+      std::fill_n(row, first, 0.0f);
+      std::copy(src + first, src + last, row + first);
+      std::fill(row + last, row + window.width, 0.0f);
+    }
+  }
+}
+
 // The NCHW input's side of the direct kernel: the zero-padded, channel-blocked copy of the input
 // (filled by the tile loops' threads), then compute_tile(image, filter, g, n, kb, oh0, ow0) for
 // every output tile, with `image` at the tile's first input pixel in the copy and `filter` at
 // its output-channel block's packed filter: it runs conv_tile and stores the tile where its
 // output layout wants it (conv2d_run below: NCHW; conv2d_nchwc.hpp: NCHW[lanes]c).
+// With one channel a block (first layers: RGB) the NCHW image already is the blocked image less
+// its padding: tiles read it in place, and the few whose window reaches into the padding or past
+// the image read a zero-padded copy of their window. The whole copy, filled before any tile ran,
+// was an eighth of MobileNet's first layer.
 template <Conv2dConfig Config, typename ComputeTile>
 void blocked_copy_run(const Conv2dDims& d, const float* input, const float* packed_filter,
                       const ComputeTile& compute_tile) {
   constexpr int OB = Config.oc_vectors * Config.lanes, IB = Config.ic_block;
   constexpr int OWB = Config.ow_block, OHB = Config.oh_block;
+  if constexpr (IB == 1) {
+    const TileGeometry in_place{d.C, d.R, d.S, d.stride, d.dilation, d.W, d.H * d.W};
+    const BlockedImage window{d.C, 1, (OHB - 1) * d.stride + (d.R - 1) * d.dilation + 1,
+                              (OWB - 1) * d.stride + (d.S - 1) * d.dilation + 1};
+    const TileGeometry window_g{d.C, d.R, d.S, d.stride, d.dilation, window.row_floats(), window.plane_floats()};
+    const Index filter_block_floats = d.C * d.R * d.S * OB;
+    auto run_tile = [&](Index n, Index kb, Index rt, Index ct) {
+      const Index oh0 = rt * OHB, ow0 = ct * OWB;
+      const Index h0 = oh0 * d.stride - d.pad, w0 = ow0 * d.stride - d.pad;
+      const float* image = input + n * d.C * d.H * d.W;
+      const float* filter = packed_filter + kb * filter_block_floats;
+      if (h0 >= 0 && w0 >= 0 && h0 + window.height <= d.H && w0 + window.width <= d.W) {
+        compute_tile(image + h0 * d.W + w0, filter, in_place, n, kb, oh0, ow0);
+        return;
+      }
+      thread_local AlignedBuffer window_buffer;  // each thread's own
+      float* copy = window_buffer.reserve(static_cast<std::size_t>(window.floats()));
+      copy_nchw_window(d, image, h0, w0, window, copy);
+      compute_tile(copy, filter, window_g, n, kb, oh0, ow0);
+    };
+    for_each_tile<Config>(d, 0, [](Index) {}, run_tile);
+    return;
+  }
   const BlockedImage b = blocked_image(d, IB, OHB, OWB);
   thread_local AlignedBuffer blocked_buffer;  // the calling thread's; its team shares it
   float* blocked = blocked_buffer.reserve(static_cast<std::size_t>(d.N * b.floats()));

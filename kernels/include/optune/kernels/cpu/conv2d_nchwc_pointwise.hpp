@@ -17,9 +17,10 @@
 //     the band's tiles; the first pass starts from zero, later ones add onto what the earlier
 //     ones stored;
 //   the band's tiles.
-// Off the fast path: the plane's last tile, when partial, runs on a zero-extended copy of its
-// input and a scratch tile; the last output-channel block, when fewer than oc_vectors layout
-// blocks remain (K = 64 with oc_vectors 3), runs the micro-kernel instantiated for that many.
+// Off the fast path: the plane's last tile, when partial, runs the micro-kernel instantiated for
+// its pixels (a 7x7 plane in tiles of 4 ends with one pixel), and the last output-channel block,
+// when fewer than oc_vectors layout blocks remain (K = 64 with oc_vectors 3), the one
+// instantiated for that many blocks; both in place.
 #pragma once
 
 #include <algorithm>
@@ -88,11 +89,11 @@ void pointwise_tile(const float* __restrict in, Index in_plane, Index blocks, co
   }
 }
 
-// run.template operator()<V>() with V = `vectors` (1..Max) as a compile-time constant.
+// run.template operator()<N>() with N = `value` (1..Max) as a compile-time constant.
 template <int Max, typename Run>
-void with_vectors(Index vectors, const Run& run) {
+void with_constant(Index value, const Run& run) {
   if constexpr (Max > 1) {
-    if (vectors < Max) return with_vectors<Max - 1>(vectors, run);
+    if (value < Max) return with_constant<Max - 1>(value, run);
   }
   run.template operator()<Max>();
 }
@@ -117,35 +118,6 @@ void conv2d_nchwc_pointwise_run(const Conv2dDims& d, const float* input, const f
   const Index copy_rows = subsampled ? d.N * in_blocks * d.out_h() : 0;
   auto fill_row = [&](Index row) { copy_subsampled_row<L>(d, input, row, copy + row * d.out_w() * L); };
 
-  // The plane's last tile when it is partial: `valid` pixels, on copies that a whole tile can read
-  // and write.
-  auto run_partial_tile = [&](const float* in, Index blocks, const float* w, float* out, Index vectors,
-                              bool accumulate) {
-    const Index first = whole_tiles * T, valid = pixels - first;
-    thread_local AlignedBuffer window_buffer;  // each thread's own
-    float* window = window_buffer.reserve(static_cast<std::size_t>(blocks * T * L));
-    for (Index cb = 0; cb < blocks; ++cb) {
-      std::memcpy(window + cb * T * L, in + cb * plane_floats + first * L, sizeof(float) * valid * L);
-      std::fill_n(window + (cb * T + valid) * L, (T - valid) * L, 0.0f);
-    }
-    alignas(64) float tile[T * OB] = {};
-    for (Index v = 0; accumulate && v < vectors; ++v) {
-      for (Index j = 0; j < valid; ++j) {
-        std::memcpy(tile + j * OB + v * L, out + v * plane_floats + (first + j) * L, sizeof(float) * L);
-      }
-    }
-    if (accumulate) {
-      pointwise_tile<L, OCV, OB, T, true>(window, T * L, blocks, w, tile, OB, L);
-    } else {
-      pointwise_tile<L, OCV, OB, T, false>(window, T * L, blocks, w, tile, OB, L);
-    }
-    for (Index v = 0; v < vectors; ++v) {
-      for (Index j = 0; j < valid; ++j) {
-        std::memcpy(out + v * plane_floats + (first + j) * L, tile + j * OB + v * L, sizeof(float) * L);
-      }
-    }
-  };
-
   auto run_item = [&](Index n, Index kb, Index band) {
     const Index first = band * band_tiles, last = std::min(tiles, first + band_tiles);
     const Index whole_end = std::min(last, whole_tiles);
@@ -157,7 +129,7 @@ void conv2d_nchwc_pointwise_run(const Conv2dDims& d, const float* input, const f
       const Index cb0 = pass * chunk_blocks, blocks = std::min(chunk_blocks, in_blocks - cb0);
       const float* in = image + cb0 * plane_floats;
       const float* w = filter + cb0 * L * OB;
-      with_vectors<OCV>(vectors, [&]<int Vectors>() {
+      with_constant<OCV>(vectors, [&]<int Vectors>() {
         if (pass == 0) {
           for (Index t = first; t < whole_end; ++t) {
             pointwise_tile<L, Vectors, OB, T, false>(in + t * T * L, plane_floats, blocks, w, out + t * T * L, L,
@@ -169,8 +141,22 @@ void conv2d_nchwc_pointwise_run(const Conv2dDims& d, const float* input, const f
                                                     plane_floats);
           }
         }
+        // The plane's last tile, when partial: the micro-kernel made for its pixels, in place.
+        if constexpr (T > 1) {
+          if (last > whole_end) {
+            const Index at = whole_tiles * T * L;
+            with_constant<T - 1>(pixels - whole_tiles * T, [&]<int Pixels>() {
+              if (pass == 0) {
+                pointwise_tile<L, Vectors, OB, Pixels, false>(in + at, plane_floats, blocks, w, out + at, L,
+                                                              plane_floats);
+              } else {
+                pointwise_tile<L, Vectors, OB, Pixels, true>(in + at, plane_floats, blocks, w, out + at, L,
+                                                             plane_floats);
+              }
+            });
+          }
+        }
       });
-      if (last > whole_end) run_partial_tile(in, blocks, w, out, vectors, pass > 0);
     }
   };
   // The fused split hands out runs of items, about 16 per thread: an item can be as small as 64
