@@ -6,7 +6,7 @@
 //
 // Two algorithms, picked by the layer's shape (uses_gemm below), each with a space of its own:
 // "direct" (the register-tiled direct kernel: lanes, oc_vectors, ic_block, ow_block, oh_block,
-// unroll_kw, loop_order, threads, parallel; on a kept layout's pointwise layers also ic_chunk)
+// unroll_kw, loop_order, threads, parallel; on layers that read a kept layout also ic_chunk)
 // and "gemm" (the layer as a GEMM on the GEMM kernel: lanes, threads and the gemm_* knobs of its
 // blocks, micro-tile, unroll, loop order and parallel loop). The knob `algorithm` names the one
 // in use, so records say which kernel they measured.
@@ -49,9 +49,10 @@ constexpr const char* kLoopOrder = "loop_order";
 constexpr const char* kThreads = "threads";
 constexpr const char* kParallel = "parallel";
 constexpr const char* kAlgorithm = "algorithm";
-// Input channels per reduction pass ("all": one pass). Only in the spaces of pointwise layers on
-// a kept layout, the one kernel that reads it (conv2d_nchwc_pointwise.hpp), so that the other
-// spaces, and the records tuned in them, stay as they were.
+// Input channels per reduction pass ("all": one pass, rows as items). Only in the spaces of
+// layers that read a kept layout, the kernels that read it (conv2d_nchwc.hpp: passes over bands of
+// rows; conv2d_nchwc_pointwise.hpp: passes over bands of pixels), so that the other spaces, and
+// the records tuned in them, stay as they were.
 constexpr const char* kIcChunk = "ic_chunk";
 // The GEMM path's knobs (GemmConfig's fields; lanes and threads are shared).
 constexpr const char* kGemmMr = "gemm_mr";  // micro-tile rows: output channels
@@ -156,7 +157,7 @@ void add_direct_knobs(ss::ConfigSpace& space, const DeviceInfo& device, const Ve
   space.add(ss::ChoiceKnob{kLoopOrder, kLoopOrderNames});
   space.add(ss::IntRangeKnob{kThreads, 1, std::max(1, device.cores), 1});
   space.add(ss::ChoiceKnob{kParallel, kParallelNames});
-  if (pointwise) space.add(ss::ChoiceKnob{kIcChunk, kIcChunkNames});
+  if (blocked_input) space.add(ss::ChoiceKnob{kIcChunk, kIcChunkNames});
 }
 
 void add_direct_constraints(ss::ConfigSpace& space, const Conv2dShape& shape, const VectorUnit& unit,
@@ -187,6 +188,12 @@ void add_direct_constraints(ss::ConfigSpace& space, const Conv2dShape& shape, co
     const std::int64_t C = shape.C;
     space.add_constraint("ic_chunk is shorter than C (else it is one pass: all)", [C](const ss::ConfigView& v) {
       return ic_chunk_value(v.choice(kIcChunk)) < C;
+    });
+  } else if (kept_layout) {
+    // (A chunk of all C channels is one pass over bands of rows, unlike "all": one pass, row items.)
+    const std::int64_t C = shape.C;
+    space.add_constraint("ic_chunk is not past C's padded channels", [C](const ss::ConfigView& v) {
+      return ic_chunk_value(v.choice(kIcChunk)) <= round_up(C, parse_int(v.choice(kLanes)));
     });
   }
   // With one thread the split means nothing: keep one of the equivalent configs.
@@ -266,14 +273,21 @@ ss::Config direct_default(const Workload& workload, const DeviceInfo& device, co
   // A first layer (an NCHW image into a kept layout) with 4 vectors of output channels or more
   // takes the hand-scheduled AVX2 tile of 3 pixels x 4 vectors (ResNet's 7x7: 1.74-1.84 ms
   // against 1.97 with 6 x 2; MobileNet's 3x3: 0.28 against 0.29).
-  const bool first_layer_3x4 = workload.nchw_input && lanes == 8 && unit.registers == 16 && shape.K >= 4 * lanes;
-  const std::int64_t oc_vectors = first_layer_3x4 ? 4 : shape.K <= lanes ? 1 : 2;
+  const bool fits_3x4 = lanes == 8 && unit.registers == 16 && shape.K >= 4 * lanes;
+  const bool first_layer_3x4 = workload.nchw_input && fits_3x4;
+  const bool pointwise = kept_pointwise(workload);
+  // The other layers that read a kept layout (3x3 and wider filters) take that tile too, with
+  // passes of 64 input channels over bands of rows: on ResNet-18's 3x3 layers 0.95-1.03x oneDNN's
+  // primitive, against 0.78-0.97x with 6 x 2 and one pass (oneDNN's filter chunk likewise stays
+  // in cache across a thread's rows).
+  const bool kept_3x4 = workload.input_layout_block() != kLayoutNchw && !pointwise && fits_3x4;
+  const bool tile_3x4 = first_layer_3x4 || kept_3x4;
+  const std::int64_t oc_vectors = tile_3x4 ? 4 : shape.K <= lanes ? 1 : 2;
   const std::int64_t ic_block =
       workload.input_layout_block() != kLayoutNchw ? lanes : std::min<std::int64_t>(8, shape.C & -shape.C);
   const std::int64_t widest = (unit.registers - oc_vectors - 1) / oc_vectors;
-  const std::int64_t ow_block = first_layer_3x4 ? 3 : std::min<std::int64_t>({widest, 12, shape.out_w()});
+  const std::int64_t ow_block = tile_3x4 ? 3 : std::min<std::int64_t>({widest, 12, shape.out_w()});
   const std::int64_t threads = std::max(1, device.cores);
-  const bool pointwise = kept_pointwise(workload);
   // Bands of whole tiles of at least 64 pixels, as the kernel walks them (kBandPixels).
   const std::int64_t bands = ceil_div(shape.out_h() * shape.out_w(), round_up(64, ow_block));
   // (A first layer's rows outermost: MobileNet's 3x3 one ran in 0.28 ms so, 0.40 with oc_outer.)
@@ -294,7 +308,11 @@ ss::Config direct_default(const Workload& workload, const DeviceInfo& device, co
   set(kLoopOrder, [&](const ss::ConfigView& v) { return v.choice(kLoopOrder) == loop_order; });
   set(kThreads, [&](const ss::ConfigView& v) { return v.integer(kThreads) == threads; });
   set(kParallel, [&](const ss::ConfigView& v) { return v.choice(kParallel) == (fused ? "fused" : "outer"); });
-  if (pointwise) set(kIcChunk, [](const ss::ConfigView& v) { return ic_chunk_value(v.choice(kIcChunk)) == 0; });
+  if (workload.input_layout_block() != kLayoutNchw) {
+    const std::int64_t padded_c = round_up(shape.C, lanes);
+    const int chunk = !kept_3x4 ? 0 : padded_c >= 64 ? 64 : padded_c >= 32 ? 32 : 0;
+    set(kIcChunk, [chunk](const ss::ConfigView& v) { return ic_chunk_value(v.choice(kIcChunk)) == chunk; });
+  }
   return config;
 }
 
@@ -348,6 +366,9 @@ std::vector<std::pair<std::string, double>> direct_features(const Workload& work
   const double pass_c = c.ic_chunk > 0 ? std::min<double>(c.ic_chunk, padded_c) : padded_c;  // one reduction pass
   const double padded_k = static_cast<double>(ceil_div(s.K, static_cast<std::int64_t>(ob))) * ob;
   const double row_tiles = std::ceil(P / c.oh_block), col_tiles = std::ceil(Q / c.ow_block);
+  // On a kept layout a row's last tile computes only the columns left (conv2d_nchwc.hpp).
+  const bool kept_direct = workload.input_layout_block() != kLayoutNchw && !kept_pointwise(workload);
+  const double computed_cols = kept_direct ? Q : col_tiles * c.ow_block;
   const double flops = workload.flops();
   const double oc_blocks = padded_k / ob;
   const double outer = s.N * (c.loop_order == ConvLoopOrder::kOcOuter ? oc_blocks : row_tiles);
@@ -365,8 +386,7 @@ std::vector<std::pair<std::string, double>> direct_features(const Workload& work
       {"filter_block_over_l2", 4.0 * pass_c * s.R * s.S * ob / l2},
       {"tile_input_over_l1", 4.0 * c.ic_block * input_rows * input_cols / l1},
       {"channel_padding_waste", 1.0 - static_cast<double>(s.C) / padded_c},
-      {"edge_waste", 1.0 - P * Q * static_cast<double>(s.K) /
-                               (row_tiles * c.oh_block * col_tiles * c.ow_block * padded_k)},
+      {"edge_waste", 1.0 - P * Q * static_cast<double>(s.K) / (row_tiles * c.oh_block * computed_cols * padded_k)},
       {"transform_floats_per_flop", s.N * padded_c * (s.H + 2 * s.pad) * (s.W + 2 * s.pad) / flops},
       {"load_imbalance", per_thread * c.threads / units - 1.0},
       {"threads_per_core", static_cast<double>(c.threads) / std::max(1, device.cores)},

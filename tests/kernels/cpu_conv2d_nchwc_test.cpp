@@ -44,8 +44,9 @@ constexpr Conv2dConfig conv(int lanes, int ocv, int owb, int ohb, bool unroll, O
 
 // ow_block 1..14 (wider than some layers' whole output), oh_block 1..4, oc_vectors 1..4 (blocks
 // past K), each loop order and parallel split, 1 and 2 threads, unroll_kw on and off; ic_chunk
-// (pointwise layers: reduction passes) of one block, two blocks (a partial last pass at C = 40)
-// and past C (one pass).
+// (reduction passes, over bands of pixels on pointwise layers and of rows on the others) of one
+// block, two blocks (a partial last pass at C = 40) and past C (one pass), on whole tiles, on the
+// row's last tile of fewer columns and on tiles clipped through a scratch tile.
 constexpr std::array kConfigs = {
     conv(8, 2, 6, 1, true, Order::kOcOuter, 1, Split::kOuter),
     conv(8, 1, 14, 1, false, Order::kRowOuter, 2, Split::kFused),
@@ -62,6 +63,8 @@ constexpr std::array kConfigs = {
     conv(8, 3, 4, 1, false, Order::kOcOuter, 2, Split::kFused, 8),
     conv(8, 1, 13, 1, true, Order::kOcOuter, 1, Split::kOuter, 64),
     conv(4, 4, 3, 1, true, Order::kRowOuter, 2, Split::kFused, 8),
+    conv(8, 4, 3, 1, true, Order::kOcOuter, 2, Split::kFused, 16),  // kept 3x3 layers' default
+    conv(8, 2, 4, 2, true, Order::kRowOuter, 1, Split::kOuter, 8),
 #if defined(__AVX512F__)
     conv(16, 2, 6, 2, true, Order::kOcOuter, 2, Split::kFused),
 #endif
@@ -78,6 +81,8 @@ const std::vector<std::pair<std::string, Conv2dShape>>& layers() {
   static const std::vector<std::pair<std::string, Conv2dShape>> list = {
       {"3x3 pad 1", {1, 16, 14, 14, 32, 3, 3, 1, 1, 1, 1}},
       {"3x3 stride 2 pad 1, C 5, K 13", {1, 5, 15, 15, 13, 3, 3, 2, 1, 1, 1}},
+      {"3x3 pad 1, C 40 (a partial last pass), K 35, 12x13", {1, 40, 12, 13, 35, 3, 3, 1, 1, 1, 1}},
+      {"batch 2, 3x3 pad 1, C 64, K 64, 7x7 (resnet layer4-like)", {2, 64, 7, 7, 64, 3, 3, 1, 1, 1, 1}},
       {"1x1 (in place, rows of whole tiles)", {1, 64, 7, 9, 48, 1, 1, 1, 0, 1, 1}},
       {"1x1 stride 2 (subsampled), C 13, K 5", {1, 13, 13, 13, 5, 1, 1, 2, 0, 1, 1}},
       {"1x1 stride 2 (subsampled), even extents", {1, 32, 14, 14, 24, 1, 1, 2, 0, 1, 1}},

@@ -303,9 +303,7 @@ TEST(CpuConv2dTemplate, KeptPointwiseSpacesHaveReductionPassesAndOneRowTiles) {
     const std::set<int> below_c = workload.conv().C == 256 ? std::set<int>{0, 32, 64, 128} : std::set<int>{0, 32, 64};
     EXPECT_EQ(chunks, below_c) << workload.key();
   }
-  for (const Workload& workload : {kept(conv({1, 16, 14, 14, 24, 3, 3, 1, 1, 1, 1}), 8),
-                                   kept(conv({1, 64, 14, 14, 24, 1, 1, 1, 1, 1, 1}), 8),
-                                   first_layer(conv({1, 64, 14, 14, 24, 1, 1, 1, 0, 1, 1}), 8),
+  for (const Workload& workload : {first_layer(conv({1, 64, 14, 14, 24, 1, 1, 1, 0, 1, 1}), 8),
                                    conv({1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1})}) {
     const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
     EXPECT_THROW(space.knob_index("ic_chunk"), std::out_of_range) << workload.key();
@@ -323,6 +321,37 @@ TEST(CpuConv2dTemplate, KeptPointwiseSpacesHaveReductionPassesAndOneRowTiles) {
   EXPECT_EQ(small.loop_order, cpu::ConvLoopOrder::kRowOuter);
   EXPECT_EQ(small.parallel, cpu::ConvParallel::kFused);
   EXPECT_EQ(large.ic_chunk, 0);
+}
+
+// The other layers that read a kept layout (3x3, padded 1x1) have reduction passes over bands of
+// rows, up to C's padded channels (a chunk of all of them: one pass, items bands of rows), and
+// their default is the hand-scheduled 3 x 4 tile with passes of 64 channels (32 where C is 32).
+TEST(CpuConv2dTemplate, KeptLayersWithTapsHaveReductionPassesOverBandsOfRows) {
+  const DeviceInfo device = avx2_device(2);
+  for (const auto& [workload, chunks] :
+       std::vector<std::pair<Workload, std::set<int>>>{{kept(conv({1, 64, 14, 14, 64, 3, 3, 1, 1, 1, 1}), 8), {0, 32, 64}},
+                                                       {kept(conv({1, 16, 14, 14, 24, 3, 3, 1, 1, 1, 1}), 8), {0}},
+                                                       {kept(conv({1, 64, 14, 14, 24, 1, 1, 1, 1, 1, 1}), 8), {0, 32, 64}},
+                                                       {kept(conv({1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 1}), 8),
+                                                        {0, 32, 64, 128, 256}}}) {
+    const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
+    std::set<int> seen;
+    std::mt19937_64 rng(3);
+    for (const ss::Config& config : space.sample_valid_distinct(rng, 600)) {
+      seen.insert(cpu::conv2d_config_from_view(ss::ConfigView(space, config)).ic_chunk);
+    }
+    EXPECT_EQ(seen, chunks) << workload.key();
+  }
+  for (const auto& [C, chunk] : std::vector<std::pair<std::int64_t, int>>{{64, 64}, {512, 64}, {32, 32}}) {
+    const Workload workload = kept(conv({1, C, 14, 14, 64, 3, 3, 1, 1, 1, 1}), 8);
+    const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
+    const cpu::Conv2dConfig c =
+        cpu::conv2d_config_from_view(ss::ConfigView(space, cpu_conv2d().default_config(workload, device, space)));
+    EXPECT_EQ(c.ic_chunk, chunk) << workload.key();
+    EXPECT_EQ(c.oc_vectors, 4) << workload.key();
+    EXPECT_EQ(c.ow_block * c.oh_block, 3) << workload.key();
+    EXPECT_EQ(c.loop_order, cpu::ConvLoopOrder::kOcOuter) << workload.key();
+  }
 }
 
 TEST(CpuConv2dTemplate, GemmSpacesSampleValidConfigsWithinTheRegisters) {

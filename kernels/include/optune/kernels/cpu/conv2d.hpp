@@ -212,11 +212,12 @@ template <int Lanes, int OCV, int IB, int OWB, int OHB>
 // One register tile: OHB x OWB output pixels times OCV * Lanes output channels, reduced over all
 // input channels and filter taps. `in` points at the tile's first input pixel (padded
 // coordinates), `w` at the packed filter of its output-channel block. The tile's vectors are
-// stored once, at the end, at `out` with strides `o`. FixedS > 0 makes the filter width a constant,
-// FixedStride > 0 the stride: the pixels' offsets become immediates of the broadcasts (with run-time
-// strides GCC computes each address, and a 7x7 first layer with one input channel per step ran
-// at three quarters of the speed).
-template <int Lanes, int OCV, int IB, int OWB, int OHB, int FixedS, int FixedStride>
+// stored once, at the end, at `out` with strides `o`; Accumulate starts them from what is there
+// (a later reduction pass over more input channels). FixedS > 0 makes the filter width a
+// constant, FixedStride > 0 the stride: the pixels' offsets become immediates of the broadcasts
+// (with run-time strides GCC computes each address, and a 7x7 first layer with one input channel
+// per step ran at three quarters of the speed).
+template <int Lanes, int OCV, int IB, int OWB, int OHB, int FixedS, int FixedStride, bool Accumulate = false>
 void conv_tile(const float* __restrict in, const float* __restrict w, const TileGeometry& g,
                float* __restrict out, const TileStrides& o) {
   using V = Simd<Lanes>;
@@ -227,7 +228,9 @@ void conv_tile(const float* __restrict in, const float* __restrict w, const Tile
 #pragma GCC unroll 32
     for (int j = 0; j < OWB; ++j) {
 #pragma GCC unroll 4
-      for (int v = 0; v < OCV; ++v) acc[h][j][v] = Vector{};
+      for (int v = 0; v < OCV; ++v) {
+        acc[h][j][v] = Accumulate ? V::load(out + h * o.row + j * o.pixel + v * o.vector) : Vector{};
+      }
     }
   }
   const Index S = FixedS > 0 ? FixedS : g.S;
@@ -316,6 +319,15 @@ void for_each_item(Index images, Index oc_blocks, Index rows, Index rows_to_fill
       for (Index f = 0; f < outer * inner; ++f) run(f / inner, f % inner);
     }
   }
+}
+
+// run.template operator()<N>() with N = `value` (1..Max) as a compile-time constant.
+template <int Max, typename Run>
+void with_constant(Index value, const Run& run) {
+  if constexpr (Max > 1) {
+    if (value < Max) return with_constant<Max - 1>(value, run);
+  }
+  run.template operator()<Max>();
 }
 
 // The tile loops both layouts share (conv2d_run below, conv2d_nchwc_run in conv2d_nchwc.hpp):

@@ -51,10 +51,11 @@ struct Conv2dConfig {
   ConvLoopOrder loop_order = ConvLoopOrder::kOcOuter;
   int threads = 1;
   ConvParallel parallel = ConvParallel::kOuter;
-  // Pointwise layers on a kept NCHW[b]c layout only (conv2d_nchwc_pointwise.hpp): the input
-  // channels one reduction pass covers, 0 = all of them. A pass adds onto the output the earlier
-  // passes left, so that its chunk of the packed filter (ic_chunk * oc_vectors * lanes floats)
-  // stays in L1 across the tiles of a band, like a GEMM's kc. A multiple of lanes.
+  // Layers on a kept NCHW[b]c layout only (conv2d_nchwc.hpp, conv2d_nchwc_pointwise.hpp): the
+  // input channels one reduction pass covers, 0 = all of them. A pass adds onto the output the
+  // earlier passes left, so that its chunk of the packed filter (ic_chunk * R * S * oc_vectors *
+  // lanes floats) stays in L1 across the tiles of a band or row, like a GEMM's kc. A multiple of
+  // lanes.
   int ic_chunk = 0;
   ConvAlgorithm algorithm = ConvAlgorithm::kDirect;
   // The GEMM path's schedule: its blocks (mc, nc, kc), micro-tile (mr, nr), loop order, unroll

@@ -80,34 +80,48 @@ void copy_window(const PlaneView& plane, const float* __restrict image, Index h0
 // first pixel in its first output-channel block, `plane` the output plane's pixels as the tiles
 // walk them (rows of plane.row_pixels), (oh0, ow0) the tile's place there, `vectors` the layout
 // blocks of the output this tile holds (fewer than OCV at the last block). A whole tile's vectors
-// go straight into the output; a clipped one goes through a scratch tile.
-template <int L, int OCV, int IB, int OWB, int OHB, int FixedS, int FixedStride>
+// go straight into the output; a clipped one goes through a scratch tile. Accumulate adds onto
+// the output (a later reduction pass).
+template <int L, int OCV, int IB, int OWB, int OHB, int FixedS, int FixedStride, bool Accumulate = false>
 void blocked_output_tile(const float* in, const float* filter, const TileGeometry& g, float* out,
                          const PlaneView& plane, Index oh0, Index ow0, Index vectors) {
   constexpr int OB = OCV * L;
   const Index plane_floats = plane.pixels * L, Q = plane.row_pixels;
   if (plane.valid(oh0 + OHB - 1, ow0, OWB) == OWB && vectors == OCV) {
-    conv_tile<L, OCV, IB, OWB, OHB, FixedS, FixedStride>(in, filter, g, out, {Q * L, L, plane_floats});
+    conv_tile<L, OCV, IB, OWB, OHB, FixedS, FixedStride, Accumulate>(in, filter, g, out, {Q * L, L, plane_floats});
     return;
   }
   alignas(64) float tile[OHB * OWB * OB];
-  conv_tile<L, OCV, IB, OWB, OHB, FixedS, FixedStride>(in, filter, g, tile, {OWB * OB, OB, L});
-  for (Index v = 0; v < vectors; ++v) {
-    for (Index h = 0; h < OHB; ++h) {
-      const Index cols = plane.valid(oh0 + h, ow0, OWB);
-      for (Index j = 0; j < cols; ++j) {
-        std::memcpy(out + v * plane_floats + (h * Q + j) * L, tile + (h * OWB + j) * OB + v * L, sizeof(float) * L);
+  // Copies the tile's valid vectors between the scratch tile and the output.
+  auto for_each_valid = [&](const auto& copy) {
+    for (Index v = 0; v < vectors; ++v) {
+      for (Index h = 0; h < OHB; ++h) {
+        const Index cols = plane.valid(oh0 + h, ow0, OWB);
+        for (Index j = 0; j < cols; ++j) copy(out + v * plane_floats + (h * Q + j) * L, tile + (h * OWB + j) * OB + v * L);
       }
     }
+  };
+  if constexpr (Accumulate) {
+    std::fill_n(tile, OHB * OWB * OB, 0.0f);
+    for_each_valid([](const float* o, float* t) { std::memcpy(t, o, sizeof(float) * L); });
   }
+  conv_tile<L, OCV, IB, OWB, OHB, FixedS, FixedStride, Accumulate>(in, filter, g, tile, {OWB * OB, OB, L});
+  for_each_valid([](float* o, const float* t) { std::memcpy(o, t, sizeof(float) * L); });
 }
 
+// With Config.ic_chunk > 0 the tiles of an item (image, output-channel block, band of rows)
+// reduce over the input channels in passes of ic_chunk channels: a pass's chunk of the packed
+// filter (ic_chunk * R * S * oc_vectors * lanes floats) stays in cache across the band's tiles,
+// where the whole filter block is read from L3 by every tile on deep layers (C = 512 with 3x3
+// filters and 4 vectors: 576 KiB), as oneDNN's AVX2 kernels block their input channels.
 template <Conv2dConfig Config, int FixedS, int FixedStride>
 void conv2d_nchwc_run(const Conv2dDims& d, const float* input, const float* packed_filter, float* output) {
   constexpr int L = Config.lanes, OCV = Config.oc_vectors, OB = OCV * L;
   constexpr int OWB = Config.ow_block, OHB = Config.oh_block;
   const Index in_blocks = ceil_div(d.C, L), out_blocks = ceil_div(d.K, L);
   const Index filter_block_floats = in_blocks * d.R * d.S * L * OB;
+  const Index chunk_blocks = Config.ic_chunk > 0 ? std::min<Index>(in_blocks, Config.ic_chunk / L) : in_blocks;
+  const Index passes = ceil_div(in_blocks, chunk_blocks);
 
   // What the tiles read: a zero-padded copy where pad > 0, else the input itself.
   const bool padded = d.pad > 0;
@@ -135,24 +149,61 @@ void conv2d_nchwc_run(const Conv2dDims& d, const float* input, const float* pack
     copy_padded_row<L>(d, b, input + n * in_blocks * d.H * d.W * L, rest / b.height, rest % b.height,
                        copy + row * b.row_floats());
   };
-  auto run_tile = [&](Index n, Index kb, Index rt, Index ct) {
-    const Index oh0 = rt * OHB, ow0 = ct * OWB;
-    if (out_plane.valid(oh0, ow0, OWB) == 0) return;  // past the plane's last pixel
+  // The tile of Width columns at (n, kb, rt, column ow0): its share of reduction pass `pass`.
+  auto run_tile = [&]<int Width, bool Accumulate>(Index n, Index kb, Index rt, Index ow0, Index pass) {
+    const Index oh0 = rt * OHB;
     const float* in = source + n * b.floats() + (oh0 * g.row_floats + ow0 * L) * d.stride;
-    const TileGeometry* geometry = &g;
+    TileGeometry geometry = g;
     if (!padded && in + tile_reach > source_end) {
       thread_local AlignedBuffer window_buffer;  // each thread's own
       float* window_copy = window_buffer.reserve(static_cast<std::size_t>(window.floats()));
       copy_window<L>(in_plane, source + n * b.floats(), oh0 * d.stride, ow0 * d.stride, window, window_copy);
       in = window_copy;
-      geometry = &window_g;
+      geometry = window_g;
     }
+    const Index cb0 = pass * chunk_blocks;
+    in += cb0 * geometry.plane_floats;
+    geometry.channel_blocks = std::min(chunk_blocks, in_blocks - cb0);
+    const float* filter = packed_filter + kb * filter_block_floats + cb0 * d.R * d.S * L * OB;
     float* out = output + (n * out_blocks + kb * OCV) * out_plane.pixels * L + (oh0 * Q + ow0) * L;
-    blocked_output_tile<L, OCV, L, OWB, OHB, FixedS, FixedStride>(in, packed_filter + kb * filter_block_floats,
-                                                                  *geometry, out, out_plane, oh0, ow0,
-                                                                  std::min<Index>(OCV, out_blocks - kb * OCV));
+    blocked_output_tile<L, OCV, L, Width, OHB, FixedS, FixedStride, Accumulate>(
+        in, filter, geometry, out, out_plane, oh0, ow0, std::min<Index>(OCV, out_blocks - kb * OCV));
   };
-  for_each_tile<Config>(d, copy_rows, fill_row, run_tile);
+  // A row's tiles, the last one (when Q is not a multiple of OWB) on the micro-kernel made for the
+  // columns left: through a whole-width tile it computed up to OWB - 1 columns for nothing (2 of 9
+  // on a 7-wide plane in tiles of 3).
+  const Index whole_columns = Q / OWB * OWB;
+  auto run_row = [&]<bool Accumulate>(Index n, Index kb, Index rt, Index pass) {
+    for (Index ow0 = 0; ow0 < whole_columns; ow0 += OWB) {
+      run_tile.template operator()<OWB, Accumulate>(n, kb, rt, ow0, pass);
+    }
+    if constexpr (OWB > 1) {
+      if (whole_columns < Q) {
+        with_constant<OWB - 1>(Q - whole_columns, [&]<int Width>() {
+          run_tile.template operator()<Width, Accumulate>(n, kb, rt, whole_columns, pass);
+        });
+      }
+    }
+  };
+  const Index oc_blocks = ceil_div(d.K, OB), row_tiles = ceil_div(d.out_h(), OHB);
+  if constexpr (Config.ic_chunk == 0) {
+    for_each_item<Config>(d.N, oc_blocks, row_tiles, copy_rows, fill_row,
+                          [&](Index n, Index kb, Index rt) { run_row.template operator()<false>(n, kb, rt, 0); });
+  } else {
+    // Items are bands of rows, each pass over a whole band, so that a pass's filter chunk serves
+    // all of the band's tiles (a 7-wide plane has 3 a row); as many rows a band as leave 4 items
+    // a thread.
+    const Index bands = std::min(row_tiles, ceil_div(4 * Config.threads, d.N * oc_blocks));
+    const Index band_rows = ceil_div(row_tiles, bands);
+    for_each_item<Config>(d.N, oc_blocks, ceil_div(row_tiles, band_rows), copy_rows, fill_row,
+                          [&](Index n, Index kb, Index band) {
+                            const Index first = band * band_rows, last = std::min(row_tiles, first + band_rows);
+                            for (Index rt = first; rt < last; ++rt) run_row.template operator()<false>(n, kb, rt, 0);
+                            for (Index pass = 1; pass < passes; ++pass) {
+                              for (Index rt = first; rt < last; ++rt) run_row.template operator()<true>(n, kb, rt, pass);
+                            }
+                          });
+  }
 }
 
 // A network's first layer: an NCHW input (the image) copied into the channel-blocked image as

@@ -89,15 +89,6 @@ void pointwise_tile(const float* __restrict in, Index in_plane, Index blocks, co
   }
 }
 
-// run.template operator()<N>() with N = `value` (1..Max) as a compile-time constant.
-template <int Max, typename Run>
-void with_constant(Index value, const Run& run) {
-  if constexpr (Max > 1) {
-    if (value < Max) return with_constant<Max - 1>(value, run);
-  }
-  run.template operator()<Max>();
-}
-
 template <Conv2dConfig Config>
 void conv2d_nchwc_pointwise_run(const Conv2dDims& d, const float* input, const float* packed_filter, float* output) {
   constexpr int L = Config.lanes, OCV = Config.oc_vectors, OB = OCV * L;
