@@ -2,7 +2,8 @@
 // (conv2d.hpp, the layout transform inside the call) with the same hand-picked configs, and
 // oneDNN's convolution primitive on its own blocked layouts (format_tag::any, only the primitive
 // timed), in one run, on MobileNet's pointwise layers pw1, pw2, pw5, pw7, pw13, ResNet-18's 1x1
-// stride-2 downsamples and layer2.conv3x3. Filters are packed (and oneDNN's weights reordered)
+// stride-2 downsamples and its 3x3 layers (ic_chunk: reduction passes over bands of rows on the
+// kept layout; the NCHW path ignores it). Filters are packed (and oneDNN's weights reordered)
 // before timing.
 //
 //   build/tests/bench/bench_conv_nchwc [--rounds 200] [--layers pw1,pw5,...]
@@ -49,6 +50,10 @@ constexpr std::array kConfigs = {
     // conv2d.cpu's old default on a kept layout (its new one for pointwise layers: config 0 on planes of 4
     // bands per thread or more, else config 1)
     config(2, 6, 1, Order::kOcOuter, Split::kFused),
+    // 3x3 layers on a kept layout: the hand-scheduled 3 x 4 tile with passes of 64 channels (their
+    // default), the 4 x 3 tile (no waste on 7-wide planes) likewise, and the 3 x 4 tile in one pass
+    config(4, 3, 1, Order::kOcOuter, Split::kFused, 64), config(3, 4, 1, Order::kOcOuter, Split::kFused, 64),
+    config(4, 3, 1, Order::kOcOuter, Split::kFused),
 };
 
 using ConvFunction = void (*)(const Conv2dDims&, const float*, const float*, float*);
@@ -188,7 +193,11 @@ int main(int argc, char** argv) {
       {"layer2.0.downsample", {1, 64, 56, 56, 128, 1, 1, 2, 0, 1}},
       {"layer3.0.downsample", {1, 128, 28, 28, 256, 1, 1, 2, 0, 1}},
       {"layer4.0.downsample", {1, 256, 14, 14, 512, 1, 1, 2, 0, 1}},
+      {"layer1.conv3x3", {1, 64, 56, 56, 64, 3, 3, 1, 1, 1}},
       {"layer2.conv3x3", {1, 128, 28, 28, 128, 3, 3, 1, 1, 1}},
+      {"layer3.conv3x3", {1, 256, 14, 14, 256, 3, 3, 1, 1, 1}},
+      {"layer4.0.conv1", {1, 256, 14, 14, 512, 3, 3, 2, 1, 1}},
+      {"layer4.conv3x3", {1, 512, 7, 7, 512, 3, 3, 1, 1, 1}},
   };
   const auto configs = std::make_index_sequence<kConfigs.size()>{};
   for (const auto& [name, dims] : layers) {
