@@ -194,7 +194,7 @@ std::size_t Database::merge_from(const Database& other) {
 
 std::size_t Database::prune(std::size_t keep, bool dry_run) {
   impl_->require_writable();
-  // row_number() ranks within each task; ids outside all three kept sets are deleted.
+  // row_number() ranks within each task; ids outside all four kept sets are deleted.
   const std::string task = "workload_key, template_name, target, device_id";
   const std::string kept =
       // (the best configs by their latest successful records, as best() ranks them)
@@ -205,6 +205,12 @@ std::size_t Database::prune(std::size_t keep, bool dry_run) {
       std::to_string(keep) +
       " UNION SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY " + task +
       " ORDER BY timestamp DESC, id DESC) AS rank FROM records WHERE is_default = 1) WHERE rank = 1"
+      // (and the latest successful record of a default config: were it measured again later, as
+      // a candidate, and slower, dropping that record would leave its older, faster default
+      // record as its latest, which could then outrank the best)
+      " UNION SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY " + task +
+      ", config ORDER BY timestamp DESC, id DESC) AS latest FROM records WHERE error_kind = 'ok' AND config IN"
+      " (SELECT config FROM records WHERE is_default = 1)) WHERE latest = 1"
       " UNION SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY " + task +
       ", config ORDER BY timestamp DESC, id DESC) AS rank FROM records WHERE error_kind <> 'ok') WHERE rank = 1";
   sqlite::Transaction transaction(impl_->connection);

@@ -89,5 +89,23 @@ TEST(PruneTest, KeepsBestKLatestDefaultAndLatestRecordOfEachFailedConfig) {
   EXPECT_EQ(database.prune(2), 0u);  // already pruned
 }
 
+// The default config measured again later as a candidate (the closing re-measure), slower: prune
+// keeps that latest record, so the best stays the best (dropping it left the default's older,
+// faster record as its latest, which outranked the best after a prune).
+TEST(PruneTest, TheBestStaysTheBestWhenTheDefaultWasMeasuredAgainSlower) {
+  TempDir dir;
+  auto database = Database::open(dir.file("p.db"));
+  TuningRecord fast_default = ok_record(100, 0.001, 1000);
+  fast_default.is_default = true;
+  fast_default.tuner = "default";
+  TuningRecord slow_again = ok_record(100, 0.004, 1500);  // the same config, not flagged default
+  database.insert({fast_default, ok_record(1, 0.002, 1100), ok_record(2, 0.003, 1200), slow_again});
+  ASSERT_EQ(database.best(testing::kGemmTask)->config["tile_m"].get<int>(), 1);
+  EXPECT_EQ(database.prune(1), 1u);  // config 2's record
+  EXPECT_EQ(database.best(testing::kGemmTask)->config["tile_m"].get<int>(), 1);
+  EXPECT_EQ(database.top_k({}, 1).at(0).config["tile_m"].get<int>(), 1);
+  EXPECT_EQ(database.count(), 3u);
+}
+
 }  // namespace
 }  // namespace optune::db
