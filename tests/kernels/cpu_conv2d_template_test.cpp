@@ -325,7 +325,8 @@ TEST(CpuConv2dTemplate, KeptPointwiseSpacesHaveReductionPassesAndOneRowTiles) {
 
 // The other layers that read a kept layout (3x3, padded 1x1) have reduction passes over bands of
 // rows, up to C's padded channels (a chunk of all of them: one pass, items bands of rows), and
-// their default is the hand-scheduled 3 x 4 tile with passes of 64 channels (32 where C is 32).
+// their default is the hand-scheduled 3 x 4 tile with passes of 64 channels (32 where C is 32),
+// 4 x 3 on planes 7 columns wide.
 TEST(CpuConv2dTemplate, KeptLayersWithTapsHaveReductionPassesOverBandsOfRows) {
   const DeviceInfo device = avx2_device(2);
   for (const auto& [workload, chunks] :
@@ -352,6 +353,13 @@ TEST(CpuConv2dTemplate, KeptLayersWithTapsHaveReductionPassesOverBandsOfRows) {
     EXPECT_EQ(c.ow_block * c.oh_block, 3) << workload.key();
     EXPECT_EQ(c.loop_order, cpu::ConvLoopOrder::kOcOuter) << workload.key();
   }
+  const Workload narrow = kept(conv({1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 1}), 8);
+  const ss::ConfigSpace space = cpu_conv2d().space(narrow, device);
+  const cpu::Conv2dConfig c =
+      cpu::conv2d_config_from_view(ss::ConfigView(space, cpu_conv2d().default_config(narrow, device, space)));
+  EXPECT_EQ(c.oc_vectors, 3);
+  EXPECT_EQ(c.ow_block, 4);
+  EXPECT_EQ(c.ic_chunk, 64);
 }
 
 TEST(CpuConv2dTemplate, GemmSpacesSampleValidConfigsWithinTheRegisters) {
