@@ -279,18 +279,17 @@ ss::Config direct_default(const Workload& workload, const DeviceInfo& device, co
   // The other layers that read a kept layout (3x3 and wider filters) take that tile too, with
   // passes of 64 input channels over bands of rows: on ResNet-18's 3x3 layers 0.95-1.03x oneDNN's
   // primitive, against 0.78-0.97x with 6 x 2 and one pass (oneDNN's filter chunk likewise stays
-  // in cache across a thread's rows).
-  // Planes of 7 columns (ResNet's layer4) take 4 pixels x 3 vectors instead (tiles of 4 + 3
-  // columns, where 3 x 4 ends each row on one column): 1.17-1.25x against 1.06-1.14x.
-  const bool kept_tile = workload.input_layout_block() != kLayoutNchw && !pointwise && fits_3x4;
-  const bool kept_4x3 = kept_tile && shape.out_w() == 7;
-  const bool kept_3x4 = kept_tile && !kept_4x3;
-  const bool tile_3x4 = first_layer_3x4 || kept_3x4;
-  const std::int64_t oc_vectors = tile_3x4 ? 4 : kept_4x3 ? 3 : shape.K <= lanes ? 1 : 2;
+  // in cache across a thread's rows). Planes of 7 columns (ResNet's layer4) take 4 pixels x 3
+  // vectors instead (tiles of 4 + 3 columns, where 3 x 4 ends each row on one column): 1.17-1.25x
+  // against 1.06-1.14x.
+  const bool kept_taps = workload.input_layout_block() != kLayoutNchw && !pointwise && fits_3x4;
+  const bool tile_4x3 = kept_taps && shape.out_w() == 7;
+  const bool tile_3x4 = (first_layer_3x4 || kept_taps) && !tile_4x3;
+  const std::int64_t oc_vectors = tile_3x4 ? 4 : tile_4x3 ? 3 : shape.K <= lanes ? 1 : 2;
   const std::int64_t ic_block =
       workload.input_layout_block() != kLayoutNchw ? lanes : std::min<std::int64_t>(8, shape.C & -shape.C);
   const std::int64_t widest = (unit.registers - oc_vectors - 1) / oc_vectors;
-  const std::int64_t ow_block = tile_3x4 ? 3 : kept_4x3 ? 4 : std::min<std::int64_t>({widest, 12, shape.out_w()});
+  const std::int64_t ow_block = tile_3x4 ? 3 : tile_4x3 ? 4 : std::min<std::int64_t>({widest, 12, shape.out_w()});
   const std::int64_t threads = std::max(1, device.cores);
   // Bands of whole tiles of at least 64 pixels, as the kernel walks them (kBandPixels).
   const std::int64_t bands = ceil_div(shape.out_h() * shape.out_w(), round_up(64, ow_block));
@@ -314,7 +313,7 @@ ss::Config direct_default(const Workload& workload, const DeviceInfo& device, co
   set(kParallel, [&](const ss::ConfigView& v) { return v.choice(kParallel) == (fused ? "fused" : "outer"); });
   if (workload.input_layout_block() != kLayoutNchw) {
     const std::int64_t padded_c = round_up(shape.C, lanes);
-    const int chunk = !kept_tile ? 0 : padded_c >= 64 ? 64 : padded_c >= 32 ? 32 : 0;
+    const int chunk = !kept_taps ? 0 : padded_c >= 64 ? 64 : padded_c >= 32 ? 32 : 0;
     set(kIcChunk, [chunk](const ss::ConfigView& v) { return ic_chunk_value(v.choice(kIcChunk)) == chunk; });
   }
   return config;

@@ -283,6 +283,12 @@ TEST(CpuConv2dTemplate, FirstLayersReadNchwIntoTheLayoutsVectors) {
 // NCHW into the layout too: another kernel) have no ic_chunk, so
 // their records read back as before. The default walks bands of pixels outermost, split as
 // whole bands where a plane has 4 per thread (112x112), else on the fused loop (14x14).
+// conv2d.cpu's default config of `workload` on `device`, as the kernel reads it.
+cpu::Conv2dConfig default_of(const Workload& workload, const DeviceInfo& device) {
+  const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
+  return cpu::conv2d_config_from_view(ss::ConfigView(space, cpu_conv2d().default_config(workload, device, space)));
+}
+
 TEST(CpuConv2dTemplate, KeptPointwiseSpacesHaveReductionPassesAndOneRowTiles) {
   const DeviceInfo device = avx2_device(2);
   for (const Workload& workload : {kept(conv({1, 256, 28, 28, 256, 1, 1, 1, 0, 1, 1}), 8),
@@ -310,12 +316,8 @@ TEST(CpuConv2dTemplate, KeptPointwiseSpacesHaveReductionPassesAndOneRowTiles) {
     const ss::Config config = cpu_conv2d().default_config(workload, device, space);
     EXPECT_EQ(cpu::conv2d_config_from_view(ss::ConfigView(space, config)).ic_chunk, 0) << workload.key();
   }
-  const auto default_of = [&](const Workload& workload) {
-    const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
-    return cpu::conv2d_config_from_view(ss::ConfigView(space, cpu_conv2d().default_config(workload, device, space)));
-  };
-  const cpu::Conv2dConfig large = default_of(kept(conv({1, 32, 112, 112, 64, 1, 1, 1, 0, 1, 1}), 8));
-  const cpu::Conv2dConfig small = default_of(kept(conv({1, 512, 14, 14, 512, 1, 1, 1, 0, 1, 1}), 8));
+  const cpu::Conv2dConfig large = default_of(kept(conv({1, 32, 112, 112, 64, 1, 1, 1, 0, 1, 1}), 8), device);
+  const cpu::Conv2dConfig small = default_of(kept(conv({1, 512, 14, 14, 512, 1, 1, 1, 0, 1, 1}), 8), device);
   EXPECT_EQ(large.loop_order, cpu::ConvLoopOrder::kRowOuter);
   EXPECT_EQ(large.parallel, cpu::ConvParallel::kOuter);
   EXPECT_EQ(small.loop_order, cpu::ConvLoopOrder::kRowOuter);
@@ -345,18 +347,13 @@ TEST(CpuConv2dTemplate, KeptLayersWithTapsHaveReductionPassesOverBandsOfRows) {
   }
   for (const auto& [C, chunk] : std::vector<std::pair<std::int64_t, int>>{{64, 64}, {512, 64}, {32, 32}}) {
     const Workload workload = kept(conv({1, C, 14, 14, 64, 3, 3, 1, 1, 1, 1}), 8);
-    const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
-    const cpu::Conv2dConfig c =
-        cpu::conv2d_config_from_view(ss::ConfigView(space, cpu_conv2d().default_config(workload, device, space)));
+    const cpu::Conv2dConfig c = default_of(workload, device);
     EXPECT_EQ(c.ic_chunk, chunk) << workload.key();
     EXPECT_EQ(c.oc_vectors, 4) << workload.key();
     EXPECT_EQ(c.ow_block * c.oh_block, 3) << workload.key();
     EXPECT_EQ(c.loop_order, cpu::ConvLoopOrder::kOcOuter) << workload.key();
   }
-  const Workload narrow = kept(conv({1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 1}), 8);
-  const ss::ConfigSpace space = cpu_conv2d().space(narrow, device);
-  const cpu::Conv2dConfig c =
-      cpu::conv2d_config_from_view(ss::ConfigView(space, cpu_conv2d().default_config(narrow, device, space)));
+  const cpu::Conv2dConfig c = default_of(kept(conv({1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 1}), 8), device);
   EXPECT_EQ(c.oc_vectors, 3);
   EXPECT_EQ(c.ow_block, 4);
   EXPECT_EQ(c.ic_chunk, 64);

@@ -59,6 +59,14 @@ inline BlockedImage blocked_image(const Conv2dDims& d, Index block, Index oh_blo
   return {ceil_div(d.C, block), block, std::max(rows, d.pad + d.H), std::max(cols, d.pad + d.W)};
 }
 
+// The input window one register tile of oh_block x ow_block output pixels reads: its rows and
+// columns of `channel_blocks` blocks of `block` channels.
+inline BlockedImage tile_window(const Conv2dDims& d, Index channel_blocks, Index block, Index oh_block,
+                                Index ow_block) {
+  return {channel_blocks, block, (oh_block - 1) * d.stride + (d.R - 1) * d.dilation + 1,
+          (ow_block - 1) * d.stride + (d.S - 1) * d.dilation + 1};
+}
+
 #if defined(__AVX__)
 // Eight rows of eight floats (rows[i][0..8)) transposed: pixel j's eight values go to out + j * step.
 [[gnu::always_inline]] inline void transpose_8x8(const float* const* rows, Index column, float* out, Index step) {
@@ -125,6 +133,11 @@ void fill_blocked_row(const Conv2dDims& d, const BlockedImage& b, const float* _
 struct TileGeometry {
   Index channel_blocks, R, S, stride, dilation, row_floats, plane_floats;
 };
+
+// The geometry of the layer's taps over a blocked image (a whole copy, or one tile's window).
+inline TileGeometry tile_geometry(const Conv2dDims& d, const BlockedImage& image) {
+  return {image.channel_blocks, d.R, d.S, d.stride, d.dilation, image.row_floats(), image.plane_floats()};
+}
 
 // Where a register tile's vectors go, in floats: vector v of pixel (h, j) is stored at
 // out + h * row + j * pixel + v * vector. A pixel-major scratch tile ([OHB][OWB][OCV * Lanes]) is
@@ -381,10 +394,9 @@ void blocked_copy_run(const Conv2dDims& d, const float* input, const float* pack
   constexpr int OB = Config.oc_vectors * Config.lanes, IB = Config.ic_block;
   constexpr int OWB = Config.ow_block, OHB = Config.oh_block;
   if constexpr (IB == 1) {
-    const TileGeometry in_place{d.C, d.R, d.S, d.stride, d.dilation, d.W, d.H * d.W};
-    const BlockedImage window{d.C, 1, (OHB - 1) * d.stride + (d.R - 1) * d.dilation + 1,
-                              (OWB - 1) * d.stride + (d.S - 1) * d.dilation + 1};
-    const TileGeometry window_g{d.C, d.R, d.S, d.stride, d.dilation, window.row_floats(), window.plane_floats()};
+    const TileGeometry in_place = tile_geometry(d, BlockedImage{d.C, 1, d.H, d.W});
+    const BlockedImage window = tile_window(d, d.C, 1, OHB, OWB);
+    const TileGeometry window_g = tile_geometry(d, window);
     const Index filter_block_floats = d.C * d.R * d.S * OB;
     auto run_tile = [&](Index n, Index kb, Index rt, Index ct) {
       const Index oh0 = rt * OHB, ow0 = ct * OWB;
@@ -406,8 +418,7 @@ void blocked_copy_run(const Conv2dDims& d, const float* input, const float* pack
   const BlockedImage b = blocked_image(d, IB, OHB, OWB);
   thread_local AlignedBuffer blocked_buffer;  // the calling thread's; its team shares it
   float* blocked = blocked_buffer.reserve(static_cast<std::size_t>(d.N * b.floats()));
-  const TileGeometry g{b.channel_blocks, d.R, d.S, d.stride, d.dilation, b.row_floats(),
-                       b.plane_floats()};
+  const TileGeometry g = tile_geometry(d, b);
   const Index filter_block_floats = b.channel_blocks * d.R * d.S * IB * OB;
 
   auto fill_row = [&](Index row) {

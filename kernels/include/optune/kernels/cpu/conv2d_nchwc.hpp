@@ -137,9 +137,8 @@ void conv2d_nchwc_run(const Conv2dDims& d, const float* input, const float* pack
                        b.plane_floats()};
 
   // A tile whose reads would run past the end of an unpadded source reads a copy of its window.
-  const BlockedImage window{in_blocks, L, (OHB - 1) * d.stride + (d.R - 1) * d.dilation + 1,
-                            (OWB - 1) * d.stride + (d.S - 1) * d.dilation + 1};
-  const TileGeometry window_g{in_blocks, d.R, d.S, d.stride, d.dilation, window.row_floats(), window.plane_floats()};
+  const BlockedImage window = tile_window(d, in_blocks, L, OHB, OWB);
+  const TileGeometry window_g = tile_geometry(d, window);
   const Index tile_reach = (in_blocks - 1) * g.plane_floats + (window.height - 1) * g.row_floats +
                            window.width * L;  // floats from a tile's first input pixel to its last read, + 1
   const float* source_end = source + d.N * b.floats();

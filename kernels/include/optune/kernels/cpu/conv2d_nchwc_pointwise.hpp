@@ -121,31 +121,27 @@ void conv2d_nchwc_pointwise_run(const Conv2dDims& d, const float* input, const f
       const float* in = image + cb0 * plane_floats;
       const float* w = filter + cb0 * L * OB;
       with_constant<OCV>(vectors, [&]<int Vectors>() {
+        // The band's whole tiles, then the plane's last tile, when partial, on the micro-kernel
+        // made for its pixels, in place; the first pass starts from zero.
+        auto run_pass = [&]<bool Accumulate>() {
+          for (Index t = first; t < whole_end; ++t) {
+            pointwise_tile<L, Vectors, OB, T, Accumulate>(in + t * T * L, plane_floats, blocks, w, out + t * T * L, L,
+                                                          plane_floats);
+          }
+          if constexpr (T > 1) {
+            if (last > whole_end) {
+              const Index at = whole_tiles * T * L;
+              with_constant<T - 1>(pixels - whole_tiles * T, [&]<int Pixels>() {
+                pointwise_tile<L, Vectors, OB, Pixels, Accumulate>(in + at, plane_floats, blocks, w, out + at, L,
+                                                                   plane_floats);
+              });
+            }
+          }
+        };
         if (pass == 0) {
-          for (Index t = first; t < whole_end; ++t) {
-            pointwise_tile<L, Vectors, OB, T, false>(in + t * T * L, plane_floats, blocks, w, out + t * T * L, L,
-                                                     plane_floats);
-          }
+          run_pass.template operator()<false>();
         } else {
-          for (Index t = first; t < whole_end; ++t) {
-            pointwise_tile<L, Vectors, OB, T, true>(in + t * T * L, plane_floats, blocks, w, out + t * T * L, L,
-                                                    plane_floats);
-          }
-        }
-        // The plane's last tile, when partial: the micro-kernel made for its pixels, in place.
-        if constexpr (T > 1) {
-          if (last > whole_end) {
-            const Index at = whole_tiles * T * L;
-            with_constant<T - 1>(pixels - whole_tiles * T, [&]<int Pixels>() {
-              if (pass == 0) {
-                pointwise_tile<L, Vectors, OB, Pixels, false>(in + at, plane_floats, blocks, w, out + at, L,
-                                                              plane_floats);
-              } else {
-                pointwise_tile<L, Vectors, OB, Pixels, true>(in + at, plane_floats, blocks, w, out + at, L,
-                                                             plane_floats);
-              }
-            });
-          }
+          run_pass.template operator()<true>();
         }
       });
     }
