@@ -64,6 +64,9 @@ int main(int argc, char** argv) {
   }
   const char* extra_defines = std::getenv("OPTUNE_SWEEP_DEFINES");
   const char* ptx_dir = std::getenv("OPTUNE_SWEEP_PTX");
+  // Timed launches per config (after 3 warm-ups): more keep the GPU busy long enough to sample
+  // its clocks and power while the kernel runs.
+  const int runs = std::getenv("OPTUNE_SWEEP_RUNS") ? std::atoi(std::getenv("OPTUNE_SWEEP_RUNS")) : 20;
   cl_int error = CL_SUCCESS;
   cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &error);
   cl_command_queue queue = clCreateCommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE, &error);
@@ -145,7 +148,7 @@ int main(int argc, char** argv) {
       worst = std::isnan(c[m * N + n]) ? 1e30 : std::max(worst, err);
     }
     std::vector<double> ms;
-    for (int run = 0; run < 23 && error == CL_SUCCESS; ++run) {
+    for (int run = 0; run < runs + 3 && error == CL_SUCCESS; ++run) {
       cl_event event;
       clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, global, local, 0, nullptr, &event);
       clWaitForEvents(1, &event);
