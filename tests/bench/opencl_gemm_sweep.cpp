@@ -2,7 +2,7 @@
 // a quick way to see what a kernel change is worth before a full `optune tune` run. Each config
 // is compiled with the same -D options the gemm.opencl template gives, run on random inputs in
 // [-1, 1], checked on 512 sampled outputs against a double-precision dot product, and timed with
-// profiling events (median of 20 runs after a warm-up).
+// profiling events (median of 20 runs after 3 warm-ups; OPTUNE_SWEEP_RUNS sets the count).
 // Usage: opencl_gemm_sweep GEMM_CL M N K < configs
 //   one config a line: MWG NWG KWG MDIMC NDIMC VWM VWN SA SB STRM STRN KWI DB [WLAY [GSW]]
 //   (absent trailing knobs: WLAY 0, GSW 1)
