@@ -1,4 +1,4 @@
-// bench_conv_nchwc: conv2d on the kept NCHW8c layout (conv2d_nchwc.hpp) against the NCHW path
+// bench_conv_nchwc: conv2d on the kept NCHW[16|8]c layout (16 with AVX-512) (conv2d_nchwc.hpp) against the NCHW path
 // (conv2d.hpp, the layout transform inside the call) with the same hand-picked configs, and
 // oneDNN's convolution primitive on its own blocked layouts (format_tag::any, only the primitive
 // timed), in one run, on MobileNet's pointwise layers pw1, pw2, pw5, pw7, pw13, ResNet-18's 1x1
@@ -33,12 +33,13 @@ using namespace optune::kernels::cpu;
 using Order = ConvLoopOrder;
 using Split = ConvParallel;
 
-constexpr int kBlock = 8;  // nchw8c: the AVX2 layout oneDNN picks here
+// The layout oneDNN picks: nChw16c with AVX-512, nChw8c with AVX2.
+constexpr int kBlock = kMaxLanes >= 16 ? 16 : 8;
 constexpr Conv2dConfig config(int ocv, int owb, int ohb, Order order, Split split, int ic_chunk = 0) {
   return Conv2dConfig{kBlock, ocv, kBlock, owb, ohb, true, order, 2, split, ic_chunk};
 }
-// Register tiles of 12 accumulators (AVX2 has 16 registers), each loop order and split.
-constexpr std::array kConfigs = {
+// AVX2: register tiles of 12 accumulators (16 registers), each loop order and split.
+constexpr std::array kAvx2Configs = {
     config(2, 6, 1, Order::kRowOuter, Split::kOuter), config(2, 6, 1, Order::kRowOuter, Split::kFused),
     config(2, 6, 1, Order::kOcOuter, Split::kOuter),  config(3, 4, 1, Order::kRowOuter, Split::kOuter),
     config(3, 4, 1, Order::kRowOuter, Split::kFused), config(2, 3, 2, Order::kRowOuter, Split::kFused),
@@ -55,6 +56,25 @@ constexpr std::array kConfigs = {
     config(4, 3, 1, Order::kOcOuter, Split::kFused, 64), config(3, 4, 1, Order::kOcOuter, Split::kFused, 64),
     config(4, 3, 1, Order::kOcOuter, Split::kFused),
 };
+// AVX-512 (32 registers): tiles of 24-28 accumulators, in one pass or in passes of 64 or 128
+// input channels.
+constexpr std::array kAvx512Configs = {
+    config(2, 12, 1, Order::kOcOuter, Split::kFused),       config(2, 12, 1, Order::kOcOuter, Split::kFused, 64),
+    config(2, 14, 1, Order::kOcOuter, Split::kFused, 64),   config(4, 6, 1, Order::kOcOuter, Split::kFused),
+    config(4, 6, 1, Order::kOcOuter, Split::kFused, 64),    config(4, 6, 1, Order::kOcOuter, Split::kFused, 128),
+    config(4, 7, 1, Order::kOcOuter, Split::kFused, 64),    config(3, 8, 1, Order::kOcOuter, Split::kFused, 64),
+    config(4, 3, 2, Order::kOcOuter, Split::kFused, 64),    config(2, 12, 1, Order::kRowOuter, Split::kOuter),
+    config(2, 12, 1, Order::kRowOuter, Split::kOuter, 64),  config(4, 6, 1, Order::kRowOuter, Split::kOuter, 128),
+    config(1, 24, 1, Order::kRowOuter, Split::kOuter),
+};
+constexpr auto kConfigs = [] {
+  if constexpr (kBlock == 16) {
+    return kAvx512Configs;
+  } else {
+    return kAvx2Configs;
+  }
+}();
+const std::string kLayoutName = "nchw" + std::to_string(kBlock) + "c";
 
 using ConvFunction = void (*)(const Conv2dDims&, const float*, const float*, float*);
 template <std::size_t I>
@@ -135,7 +155,7 @@ void bench_layer(const char* name, const Conv2dDims& d, int rounds, std::index_s
     implementations.push_back({"NCHW config " + std::to_string(i),
                                [&, i] { nchw_functions[i](d, input.data(), packed[i].data(), output.data()); }, {}});
     implementations.push_back(
-        {"nchw8c config " + std::to_string(i),
+        {kLayoutName + " config " + std::to_string(i),
          [&, i] { nchwc_functions[i](d, blocked_input.data(), packed[i].data(), blocked_output.data()); }, {}});
   }
   for (Implementation& implementation : implementations) implementation.run();  // warm up
@@ -159,7 +179,7 @@ void bench_layer(const char* name, const Conv2dDims& d, int rounds, std::index_s
     std::printf("  %-34s %10.4f %10.4f %9.1f %6.2fx\n", m.name.c_str(), median, m.quantile(0.1), gflop / median * 1e3,
                 reference / median);
     if (m.name.starts_with("oneDNN")) continue;
-    const Implementation*& b = best[m.name.starts_with("nchw8c") ? 1 : 0];
+    const Implementation*& b = best[m.name.starts_with(kLayoutName) ? 1 : 0];
     if (b == nullptr || median < b->quantile(0.5)) b = &m;
   }
   for (const Implementation* b : best) {
@@ -177,7 +197,7 @@ int main(int argc, char** argv) {
     if (std::string(argv[i]) == "--rounds") rounds = std::atoi(argv[i + 1]);
     if (std::string(argv[i]) == "--layers") only = "," + std::string(argv[i + 1]) + ",";
   }
-  std::printf("configs (lanes 8, ic_block 8, 2 threads):\n");
+  std::printf("configs (lanes %d, ic_block %d, 2 threads):\n", kBlock, kBlock);
   for (std::size_t i = 0; i < kConfigs.size(); ++i) {
     const Conv2dConfig& c = kConfigs[i];
     std::printf("  %zu: oc_vectors %d, ow_block %d, oh_block %d, %s, %s, ic_chunk %d\n", i, c.oc_vectors, c.ow_block,
