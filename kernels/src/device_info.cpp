@@ -47,6 +47,15 @@ int DeviceInfo::simd_f32_lanes() const {
   return 1;
 }
 
+int DeviceInfo::nvidia_compute_capability() const {
+  for (const std::string& flag : isa) {
+    if (flag.size() > 3 && flag.rfind("sm_", 0) == 0 &&
+        std::all_of(flag.begin() + 3, flag.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return std::stoi(flag.substr(3));
+  }
+  return 0;
+}
+
 nlohmann::json DeviceInfo::fingerprint() const {
   // nlohmann::json objects keep keys sorted, so dump() is canonical.
   nlohmann::json json{

@@ -5,7 +5,8 @@
 // profiling events (median of 20 runs after 3 warm-ups; OPTUNE_SWEEP_RUNS sets the count).
 // Usage: opencl_gemm_sweep GEMM_CL M N K < configs
 //   one config a line: MWG NWG KWG MDIMC NDIMC VWM VWN SA SB STRM STRN KWI DB [WLAY [GSW]]
-//   (absent trailing knobs: WLAY 0, GSW 1)
+//   (absent trailing knobs: WLAY 0, GSW 1), or for the tensor-core kernel (gemm_mma.cl beside
+//   GEMM_CL, NVIDIA only): mma MWG NWG KWG WM WN STAGES [LDSM [GSW]]
 // With OPTUNE_SWEEP_VERBOSE set, the device's local memory size and (NVIDIA) compute capability
 // are printed first and NVIDIA's register and spill report follows each config.
 // OPTUNE_SWEEP_DEFINES adds build options to every config (an experimental kernel's own defines);
@@ -30,10 +31,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: opencl_gemm_sweep GEMM_CL M N K < configs\n");
     return 2;
   }
-  std::ifstream file(argv[1]);
-  std::stringstream text;
-  text << file.rdbuf();
-  const std::string source = text.str();
+  auto read_text = [](const std::string& path) {
+    std::ifstream file(path);
+    std::stringstream text;
+    text << file.rdbuf();
+    return text.str();
+  };
+  const std::string gemm_path = argv[1];
+  const std::string source = read_text(gemm_path);
+  const std::string mma_source = read_text(gemm_path.substr(0, gemm_path.rfind('/') + 1) + "gemm_mma.cl");
   const long M = std::atol(argv[2]), N = std::atol(argv[3]), K = std::atol(argv[4]);
 
   cl_platform_id platforms[8];
@@ -86,18 +92,39 @@ int main(int argc, char** argv) {
   std::string line;
   for (int line_number = 1; std::getline(std::cin, line); ++line_number) {
     std::istringstream in(line);
-    long mwg, nwg, kwg, mdimc, ndimc, vwm, vwn, sa, sb, strm, strn, kwi, dbuf;
-    if (!(in >> mwg >> nwg >> kwg >> mdimc >> ndimc >> vwm >> vwn >> sa >> sb >> strm >> strn >> kwi >> dbuf)) continue;
-    long wlay = 0, gsw = 1;
-    in >> wlay >> gsw;
     std::ostringstream options;
-    options << "-DM=" << M << " -DN=" << N << " -DK=" << K << " -DMWG=" << mwg << " -DNWG=" << nwg
-            << " -DKWG=" << kwg << " -DMDIMC=" << mdimc << " -DNDIMC=" << ndimc << " -DVWM=" << vwm
-            << " -DVWN=" << vwn << " -DSA=" << sa << " -DSB=" << sb << " -DSTRM=" << strm << " -DSTRN=" << strn
-            << " -DKWI=" << kwi << " -DDB=" << dbuf << " -DWLAY=" << wlay << " -DGSW=" << gsw << " -DEDGE_M=" << (M % mwg != 0)
-            << " -DEDGE_N=" << (N % nwg != 0) << " -DEDGE_K=" << (K % kwg != 0) << " -cl-mad-enable -w"
-            << (verbose ? " -cl-nv-verbose" : "") << (extra_defines ? " " : "") << (extra_defines ? extra_defines : "");
-    const char* src = source.c_str();
+    options << "-DM=" << M << " -DN=" << N << " -DK=" << K;
+    std::string kernel_name = "optune_gemm";
+    size_t local[2], global[2];
+    bool mma = line.rfind("mma", 0) == 0;
+    if (mma) {
+      std::string tag;
+      long bm, bn, bk, wm, wn, stages, ldsm = 0, gsw = 1;
+      if (!(in >> tag >> bm >> bn >> bk >> wm >> wn >> stages)) continue;
+      in >> ldsm >> gsw;
+      options << " -DMWG=" << bm << " -DNWG=" << bn << " -DKWG=" << bk << " -DWM=" << wm << " -DWN=" << wn
+              << " -DSTAGES=" << stages << " -DLDSM=" << ldsm << " -DGSW=" << gsw << " -DEDGE_M=" << (M % bm != 0)
+              << " -DEDGE_N=" << (N % bn != 0) << " -DEDGE_K=" << (K % bk != 0);
+      kernel_name = "optune_gemm_mma";
+      const long threads = (bm / wm) * (bn / wn) * 32;
+      local[0] = size_t(threads), local[1] = 1;
+      global[0] = size_t((N + bn - 1) / bn * threads), global[1] = size_t((M + bm - 1) / bm);
+    } else {
+      long mwg, nwg, kwg, mdimc, ndimc, vwm, vwn, sa, sb, strm, strn, kwi, dbuf;
+      if (!(in >> mwg >> nwg >> kwg >> mdimc >> ndimc >> vwm >> vwn >> sa >> sb >> strm >> strn >> kwi >> dbuf)) continue;
+      long wlay = 0, gsw = 1;
+      in >> wlay >> gsw;
+      options << " -DMWG=" << mwg << " -DNWG=" << nwg << " -DKWG=" << kwg << " -DMDIMC=" << mdimc
+              << " -DNDIMC=" << ndimc << " -DVWM=" << vwm << " -DVWN=" << vwn << " -DSA=" << sa << " -DSB=" << sb
+              << " -DSTRM=" << strm << " -DSTRN=" << strn << " -DKWI=" << kwi << " -DDB=" << dbuf
+              << " -DWLAY=" << wlay << " -DGSW=" << gsw << " -DEDGE_M=" << (M % mwg != 0)
+              << " -DEDGE_N=" << (N % nwg != 0) << " -DEDGE_K=" << (K % kwg != 0);
+      local[0] = size_t(ndimc), local[1] = size_t(mdimc);
+      global[0] = size_t((N + nwg - 1) / nwg * ndimc), global[1] = size_t((M + mwg - 1) / mwg * mdimc);
+    }
+    options << " -cl-mad-enable -w" << (verbose ? " -cl-nv-verbose" : "") << (extra_defines ? " " : "")
+            << (extra_defines ? extra_defines : "");
+    const char* src = mma ? mma_source.c_str() : source.c_str();
     cl_program program = clCreateProgramWithSource(context, 1, &src, nullptr, &error);
     if (clBuildProgram(program, 1, &device, options.str().c_str(), nullptr, nullptr) != CL_SUCCESS) {
       size_t size = 0;
@@ -127,12 +154,10 @@ int main(int argc, char** argv) {
       while (!binary.empty() && binary.back() == '\0') binary.pop_back();  // NVIDIA's PTX ends in a NUL
       std::ofstream(std::string(ptx_dir) + "/config_" + std::to_string(line_number) + ".ptx") << binary;
     }
-    cl_kernel kernel = clCreateKernel(program, "optune_gemm", &error);
+    cl_kernel kernel = clCreateKernel(program, kernel_name.c_str(), &error);
     clSetKernelArg(kernel, 0, sizeof(cl_mem), &da);
     clSetKernelArg(kernel, 1, sizeof(cl_mem), &db);
     clSetKernelArg(kernel, 2, sizeof(cl_mem), &dc);
-    const size_t local[2] = {size_t(ndimc), size_t(mdimc)};
-    const size_t global[2] = {size_t((N + nwg - 1) / nwg * ndimc), size_t((M + mwg - 1) / mwg * mdimc)};
     const float poison = NAN;
     clEnqueueFillBuffer(queue, dc, &poison, 4, 0, c.size() * 4, 0, nullptr, nullptr);
     error = clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, global, local, 0, nullptr, nullptr);

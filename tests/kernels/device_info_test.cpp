@@ -89,6 +89,22 @@ TEST(DeviceInfo, FingerprintRoundTrips) {
   }
 }
 
+// NVIDIA's OpenCL devices carry their compute capability as an "sm_XY" isa flag, which survives
+// the fingerprint (a remote device's info comes back from it); every other device has none.
+TEST(DeviceInfo, NvidiaComputeCapabilityComesFromTheSmFlagAndSurvivesTheFingerprint) {
+  DeviceInfo gpu;
+  gpu.kind = "opencl";
+  gpu.name = "NVIDIA H100 80GB HBM3";
+  gpu.isa = {"sm_90"};
+  EXPECT_EQ(gpu.nvidia_compute_capability(), 90);
+  EXPECT_EQ(DeviceInfo::from_fingerprint(gpu.fingerprint()).nvidia_compute_capability(), 90);
+  gpu.isa = {"sm_86"};
+  EXPECT_EQ(gpu.nvidia_compute_capability(), 86);
+  gpu.isa = {"sm_", "sm_x9"};
+  EXPECT_EQ(gpu.nvidia_compute_capability(), 0);
+  EXPECT_EQ(sample_cpu().nvidia_compute_capability(), 0);
+}
+
 TEST(DeviceInfo, FromFingerprintRejectsBadJson) {
   EXPECT_THROW(DeviceInfo::from_fingerprint(nlohmann::json::array()), std::invalid_argument);
   EXPECT_THROW(DeviceInfo::from_fingerprint(nlohmann::json{{"cores", "many"}}),

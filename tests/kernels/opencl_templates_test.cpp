@@ -5,6 +5,7 @@
 
 #include <array>
 #include <random>
+#include <stdexcept>
 #include <string>
 
 #include "optune/kernels/kernel_template.hpp"
@@ -136,6 +137,104 @@ TEST(OpenCLGemmTemplate, OddShapesSwitchEdgeHandlingOn) {
     EXPECT_NE(kernel->build_options.find(edge), std::string::npos) << kernel->build_options;
   EXPECT_NE(t.emit_source(workload, device, search_space::ConfigView(space, config)).find("#include \"gemm.cl\""),
             std::string::npos);
+}
+
+// An H100 as NVIDIA's OpenCL driver describes it: compute capability 9.0, 48 KiB of local memory.
+DeviceInfo nvidia_h100() {
+  DeviceInfo device = small_gpu();
+  device.name = "NVIDIA H100 80GB HBM3";
+  device.platform = "NVIDIA CUDA";
+  device.cores = 132;
+  device.max_work_group_size = 1024;
+  device.max_work_item_sizes = {1024, 1024, 64};
+  device.local_mem_bytes = 48 * 1024;
+  device.isa = {"sm_90"};
+  return device;
+}
+
+// On NVIDIA devices of compute capability 8.0 and later, a GEMM whose K and N are multiples of 4
+// is tuned in the tensor-core kernel's space: every sampled config fits the device (warps of 32,
+// local memory of its stages, 128 accumulators), launches one work-group per tile, and builds
+// gemm_mma.cl; the default is the 128 x 128 tile of four 64 x 64 warps.
+TEST(OpenCLGemmTemplate, TensorCoreSpaceOnNvidiaSm80AndLater) {
+  const DeviceInfo device = nvidia_h100();
+  const KernelTemplate& t = find_template(Op::kGemm, Backend::kOpenCL);
+  const Workload workload = parse_workload(Op::kGemm, "2048,2048,2048");
+  const auto space = t.space(workload, device);
+  ASSERT_NO_THROW(space.knob_index("math"));
+  EXPECT_THROW(space.knob_index("mdimc"), std::out_of_range);
+  std::mt19937_64 rng(11);
+  const auto configs = space.sample_valid_distinct(rng, 200);
+  ASSERT_GT(configs.size(), 100u);
+  for (const auto& config : configs) {
+    const search_space::ConfigView view(space, config);
+    const auto kernel = t.opencl_kernel(workload, device, view);
+    ASSERT_TRUE(kernel.has_value());
+    EXPECT_EQ(kernel->source_file, "gemm_mma.cl");
+    EXPECT_EQ(kernel->kernel_name, "optune_gemm_mma");
+    const auto mwg = number(view, "mwg"), nwg = number(view, "nwg"), kwg = number(view, "kwg");
+    const auto wm = number(view, "wm"), wn = number(view, "wn"), stages = number(view, "stages");
+    const std::size_t threads = (mwg / wm) * (nwg / wn) * 32;
+    EXPECT_EQ(kernel->local_size, (std::array<std::size_t, 3>{threads, 1, 1})) << space.to_json(config).dump();
+    EXPECT_LE(threads, 1024u);
+    EXPECT_EQ(kernel->global_size, (std::array<std::size_t, 3>{2048 / nwg * threads, std::size_t(2048 / mwg), 1}));
+    EXPECT_LE(4 * stages * (mwg * (kwg + 4) + kwg * (nwg + 8)), 48 * 1024) << space.to_json(config).dump();
+    EXPECT_LE(wm * wn / 32, 128);
+    EXPECT_NE(kernel->build_options.find("-DSTAGES=" + std::to_string(stages)), std::string::npos);
+  }
+  const auto config = t.default_config(workload, device, space);
+  const auto json = space.to_json(config);
+  EXPECT_EQ(json["math"], "tf32x3");
+  EXPECT_EQ(json["mwg"], "128");
+  EXPECT_EQ(json["nwg"], "128");
+  EXPECT_EQ(json["wm"], "64");
+  EXPECT_EQ(json["wn"], "64");
+  const auto kernel = t.opencl_kernel(workload, device, search_space::ConfigView(space, config));
+  EXPECT_EQ(kernel->local_size[0], 128u);
+  EXPECT_NE(kernel->build_options.find("-DEDGE_M=0 -DEDGE_N=0 -DEDGE_K=0"), std::string::npos)
+      << kernel->build_options;
+  EXPECT_NE(t.emit_source(workload, device, search_space::ConfigView(space, config)).find("#include \"gemm_mma.cl\""),
+            std::string::npos);
+}
+
+// The tensor-core kernel copies rows of A and B 16 bytes at a time: a K or N that is no multiple
+// of 4 (or a device before sm_80, or one that is not NVIDIA's) gets the float32 FMA kernel's space.
+TEST(OpenCLGemmTemplate, FmaSpaceWhereTensorCoresDoNotApply) {
+  const KernelTemplate& t = find_template(Op::kGemm, Backend::kOpenCL);
+  auto is_tensor_core_space = [&](const DeviceInfo& device, const char* shape) {
+    const Workload workload = parse_workload(Op::kGemm, shape);
+    const auto space = t.space(workload, device);
+    const auto config = t.default_config(workload, device, space);
+    const bool mma = t.opencl_kernel(workload, device, search_space::ConfigView(space, config))->source_file ==
+                     "gemm_mma.cl";
+    EXPECT_EQ(mma, space.describe().dump().find("\"math\"") != std::string::npos) << shape;
+    return mma;
+  };
+  DeviceInfo device = nvidia_h100();
+  EXPECT_TRUE(is_tensor_core_space(device, "1000,1020,1028"));  // M needs no multiple: edges
+  EXPECT_FALSE(is_tensor_core_space(device, "127,509,1021"));
+  EXPECT_FALSE(is_tensor_core_space(device, "128,128,130"));
+  EXPECT_FALSE(is_tensor_core_space(device, "128,130,128"));
+  device.isa = {"sm_75"};
+  EXPECT_FALSE(is_tensor_core_space(device, "2048,2048,2048"));
+  EXPECT_FALSE(is_tensor_core_space(small_gpu(), "2048,2048,2048"));
+}
+
+// The edges of the tensor-core kernel: M, N, K past the tiles switch zero-filled copies and
+// checked stores on, and the grid covers the matrix.
+TEST(OpenCLGemmTemplate, TensorCoreEdgesAreCheckedAndCovered) {
+  const DeviceInfo device = nvidia_h100();
+  const KernelTemplate& t = find_template(Op::kGemm, Backend::kOpenCL);
+  const Workload workload = parse_workload(Op::kGemm, "1000,1020,1028");
+  const auto space = t.space(workload, device);
+  const auto config = t.default_config(workload, device, space);
+  const auto kernel = t.opencl_kernel(workload, device, search_space::ConfigView(space, config));
+  for (const char* edge : {"-DEDGE_M=1", "-DEDGE_N=1", "-DEDGE_K=1"})
+    EXPECT_NE(kernel->build_options.find(edge), std::string::npos) << kernel->build_options;
+  const auto json = space.to_json(config);
+  const std::size_t mwg = std::stoul(json["mwg"].get<std::string>()), nwg = std::stoul(json["nwg"].get<std::string>());
+  EXPECT_GE(kernel->global_size[1] * mwg, 1000u);
+  EXPECT_GE(kernel->global_size[0] / kernel->local_size[0] * nwg, 1020u);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "optune/kernels/opencl/cl_api.hpp"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace optune::opencl {
@@ -49,6 +50,14 @@ kernels::DeviceInfo describe_device(cl_device_id device) {
   info.l2_bytes = static_cast<std::int64_t>(device_value<cl_ulong>(device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE));
   info.preferred_vector_width =
       static_cast<int>(device_value<cl_uint>(device, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT));
+  // NVIDIA's compute capability (cl_nv_device_attribute_query) says which PTX instructions the
+  // device's compiler takes in inline assembly: the tensor-core GEMM needs sm_80 or later.
+  if (device_text(device, CL_DEVICE_EXTENSIONS).find("cl_nv_device_attribute_query") != std::string::npos) {
+    constexpr cl_device_info kComputeCapabilityMajorNv = 0x4000, kComputeCapabilityMinorNv = 0x4001;
+    const cl_uint major = device_value<cl_uint>(device, kComputeCapabilityMajorNv);
+    const cl_uint minor = device_value<cl_uint>(device, kComputeCapabilityMinorNv);
+    if (major > 0) info.isa.push_back("sm_" + std::to_string(major * 10 + minor));
+  }
   return info;
 }
 

@@ -17,7 +17,8 @@ struct DeviceInfo {
   std::string name;          // CPU model name, or OpenCL device name
   std::string arch;          // "x86_64", "aarch64", ...
   int cores = 1;             // cores available to this process (CPU) or compute units (OpenCL)
-  std::vector<std::string> isa;  // relevant ISA flags, sorted: "avx2", "avx512f", "fma", "neon"
+  std::vector<std::string> isa;  // relevant ISA flags, sorted: "avx2", "avx512f", "fma", "neon";
+                                 // NVIDIA OpenCL devices: "sm_90" (compute capability 9.0)
   std::int64_t l1d_bytes = 32 * 1024;
   std::int64_t l2_bytes = 512 * 1024;
   std::int64_t l3_bytes = 0;
@@ -32,6 +33,9 @@ struct DeviceInfo {
   bool has_isa(const std::string& flag) const;
   // Widest float32 SIMD vector the kernels should use: 16 (AVX-512), 8 (AVX2), 4 (NEON/SSE).
   int simd_f32_lanes() const;
+  // An NVIDIA OpenCL device's compute capability as 10 * major + minor (90 for an H100), from
+  // its "sm_XY" isa flag; 0 for every other device.
+  int nvidia_compute_capability() const;
 
   // The fingerprint stored with records, and its short stable id (hex of a hash of it).
   nlohmann::json fingerprint() const;
