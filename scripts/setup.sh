@@ -10,7 +10,7 @@ packages=(
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libasio-dev libssl-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
   libgtest-dev libdnnl-dev libopenblas-dev
-  g++-aarch64-linux-gnu qemu-user iproute2
+  g++-aarch64-linux-gnu qemu-user iproute2 clang
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,6 @@
 // optune devices: this machine's CPU and every OpenCL device, with their fingerprints.
 #include <cstdio>
+#include <string>
 
 #include "cli_support.hpp"
 #include "optune/measure/cpu_device.hpp"
@@ -28,11 +29,17 @@ int run_devices(const std::string& format) {
               static_cast<long long>(cpu.l1d_bytes / 1024), static_cast<long long>(cpu.l2_bytes / 1024),
               static_cast<long long>(cpu.l3_bytes / 1024), isa.c_str());
   if (opencl.empty()) std::printf("opencl   no OpenCL platform found\n");
-  for (const auto& device : opencl)
-    std::printf("opencl   %s / %s  [%s]\n         %d compute units, local memory %lld KiB, max work-group %lld, driver %s\n",
+  for (const auto& device : opencl) {
+    // NVIDIA's compute capability decides whether GEMMs get the tensor-core kernel.
+    const int capability = device.nvidia_compute_capability();
+    const std::string nvidia = capability > 0 ? ", compute capability " + std::to_string(capability / 10) + "." +
+                                                    std::to_string(capability % 10)
+                                              : "";
+    std::printf("opencl   %s / %s  [%s]\n         %d compute units, local memory %lld KiB, max work-group %lld, driver %s%s\n",
                 device.platform.c_str(), device.name.c_str(), device.fingerprint_id().c_str(), device.cores,
                 static_cast<long long>(device.local_mem_bytes / 1024),
-                static_cast<long long>(device.max_work_group_size), device.driver_version.c_str());
+                static_cast<long long>(device.max_work_group_size), device.driver_version.c_str(), nvidia.c_str());
+  }
   return 0;
 }
 

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The tensor-core GEMM (kernels/opencl/gemm_mma.cl) runs only on NVIDIA GPUs, which CI lacks. This
+# check compiles it as NVIDIA's OpenCL compiler would, for configs of its space, with clang's
+# OpenCL front end to PTX (inline PTX passed through), and assembles the PTX with ptxas for sm_80
+# and sm_90: a typo in the inline assembly, an operand of the wrong type, or a local memory
+# layout over 48 KiB fails here. Exit 77 (skipped) where clang or ptxas is missing.
+# Usage: gemm_mma_ptx_check.sh KERNELS_OPENCL_DIR WORK_DIR
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+kernel=$1/gemm_mma.cl
+work=$2
+mkdir -p "$work"
+ptxas=$(command -v ptxas || true)
+[[ -z $ptxas && -x /usr/local/cuda/bin/ptxas ]] && ptxas=/usr/local/cuda/bin/ptxas
+if ! command -v clang >/dev/null || [[ -z $ptxas ]]; then
+  echo "skipped: needs clang and ptxas (CUDA toolkit)"
+  exit 77
+fi
+
+checked=0
+# shape (M N K) | MWG NWG KWG WM WN STAGES LDSM GSW
+while read -r m n k mwg nwg kwg wm wn stages ldsm gsw; do
+  defines="-DM=$m -DN=$n -DK=$k -DMWG=$mwg -DNWG=$nwg -DKWG=$kwg -DWM=$wm -DWN=$wn -DSTAGES=$stages -DLDSM=$ldsm"
+  defines+=" -DGSW=$gsw -DEDGE_M=$((m % mwg != 0)) -DEDGE_N=$((n % nwg != 0)) -DEDGE_K=$((k % kwg != 0))"
+  ptx=$work/gemm_mma_${mwg}_${nwg}_${kwg}_${wm}_${wn}_${stages}_${ldsm}_${gsw}_$m.ptx
+  # shellcheck disable=SC2086
+  clang -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -Xclang -finclude-default-header \
+    -include "$here/opencl_builtins.h" -O3 -S $defines -o "$ptx" "$kernel"
+  grep -q "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" "$ptx" || { echo "no mma.sync in $ptx"; exit 1; }
+  grep -q "cp.async.cg.shared.global" "$ptx" || { echo "no cp.async in $ptx"; exit 1; }
+  if (( ldsm )) && ! grep -q ldmatrix "$ptx"; then echo "LDSM=1 without ldmatrix: $ptx"; exit 1; fi
+  if (( !ldsm )) && grep -q ldmatrix "$ptx"; then echo "LDSM=0 with ldmatrix: $ptx"; exit 1; fi
+  for arch in sm_80 sm_90; do
+    sed "s/^\.target .*/.target $arch/; s/^\.version .*/.version 7.8/" "$ptx" > "$ptx.$arch"
+    if ! "$ptxas" -arch=$arch "$ptx.$arch" -o "$ptx.$arch.cubin" 2> "$ptx.$arch.log"; then
+      echo "ptxas $arch failed for $defines:"; cat "$ptx.$arch.log"; exit 1
+    fi
+    checked=$((checked + 1))
+  done
+done <<'CONFIGS'
+2048 2048 2048  128 128 8  64 64 4 1 1
+4096 4096 4096  128 128 8  64 64 4 0 8
+2048 2048 2048  128 256 8  64 64 2 1 1
+2048 2048 2048  64 64 32   32 32 2 0 1
+1000 1020 1028  64 64 16  32 32 3 0 4
+127 508 1020    32 32 8   16 16 2 1 1
+64 64 64        32 64 16  16 32 3 1 1
+CONFIGS
+echo "gemm_mma.cl: $checked PTX assemblies for sm_80 and sm_90 passed"
