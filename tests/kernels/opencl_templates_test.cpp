@@ -189,6 +189,7 @@ TEST(OpenCLGemmTemplate, TensorCoreSpaceOnNvidiaSm80AndLater) {
   EXPECT_EQ(json["nwg"], "128");
   EXPECT_EQ(json["wm"], "64");
   EXPECT_EQ(json["wn"], "64");
+  EXPECT_EQ(json["gsw"], "8");
   const auto kernel = t.opencl_kernel(workload, device, search_space::ConfigView(space, config));
   EXPECT_EQ(kernel->local_size[0], 128u);
   EXPECT_NE(kernel->build_options.find("-DEDGE_M=0 -DEDGE_N=0 -DEDGE_K=0"), std::string::npos)
