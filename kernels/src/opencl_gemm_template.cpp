@@ -90,6 +90,11 @@ bool uses_tensor_cores(const GemmShape& s, const DeviceInfo& device) {
   return device.nvidia_compute_capability() >= 80 && s.K % 4 == 0 && s.N % 4 == 0;
 }
 
+// A band as tall as the grid is the plain order again.
+bool bands_row_tiles(const GemmShape& s, const ss::ConfigView& v) {
+  return number(v, kGsw) == 1 || number(v, kGsw) < ceil_div(s.M, number(v, kMwg));
+}
+
 bool tiles_fit_shape(const GemmShape& s, const ss::ConfigView& v) {
   return number(v, kMwg) <= std::max<std::int64_t>(16, next_pow2(s.M)) &&
          number(v, kNwg) <= std::max<std::int64_t>(16, next_pow2(s.N)) &&
@@ -120,9 +125,7 @@ ss::ConfigSpace tensor_core_space(const GemmShape& s, const opencl::DeviceLimits
   space.add_constraint("at most 128 accumulators per work-item", [](const ss::ConfigView& v) {
     return MmaTile(v).outputs_per_item() <= kMaxOutputsPerItem;
   });
-  space.add_constraint("gsw is 1 unless it bands the row tiles", [s](const ss::ConfigView& v) {
-    return number(v, kGsw) == 1 || number(v, kGsw) < ceil_div(s.M, number(v, kMwg));
-  });
+  space.add_constraint("gsw is 1 unless it bands the row tiles", [s](const ss::ConfigView& v) { return bands_row_tiles(s, v); });
   space.add_constraint("tiles not far beyond the matrix", [s](const ss::ConfigView& v) { return tiles_fit_shape(s, v); });
   return space;
 }
@@ -185,10 +188,7 @@ class OpenCLGemmTemplate final : public opencl::OpenCLTemplate {
     space.add_constraint("vwm is 1 unless sa", [](const ss::ConfigView& v) {
       return number(v, kSa) == 1 || number(v, kVwm) == 1;
     });
-    // A band as tall as the grid is the plain order again.
-    space.add_constraint("gsw is 1 unless it bands the row tiles", [s](const ss::ConfigView& v) {
-      return number(v, kGsw) == 1 || number(v, kGsw) < ceil_div(s.M, number(v, kMwg));
-    });
+    space.add_constraint("gsw is 1 unless it bands the row tiles", [s](const ss::ConfigView& v) { return bands_row_tiles(s, v); });
     space.add_constraint("tiles not far beyond the matrix", [s](const ss::ConfigView& v) { return tiles_fit_shape(s, v); });
     return space;
   }
