@@ -3,6 +3,7 @@
 #include <string>
 
 #include "cli_support.hpp"
+#include "optune/app/describe.hpp"
 #include "optune/measure/cpu_device.hpp"
 #include "optune/measure/opencl_devices.hpp"
 
@@ -10,18 +11,12 @@ namespace optune::cli {
 namespace {
 
 int run_devices(const std::string& format) {
-  auto cpu = measure::detect_local_cpu();
-  auto opencl = measure::list_opencl_devices();
   if (format == "json") {
-    nlohmann::json all = nlohmann::json::array();
-    auto add = [&](const kernels::DeviceInfo& info, const std::string& target) {
-      all.push_back({{"target", target}, {"id", info.fingerprint_id()}, {"fingerprint", info.fingerprint()}});
-    };
-    add(cpu, "cpu");
-    for (std::size_t i = 0; i < opencl.size(); ++i) add(opencl[i], "opencl:" + opencl[i].platform + ":" + opencl[i].name);
-    std::printf("%s\n", all.dump(2).c_str());
+    std::printf("%s\n", app::describe_devices().dump(2).c_str());
     return 0;
   }
+  auto cpu = measure::detect_local_cpu();
+  auto opencl = measure::list_opencl_devices();
   std::string isa;
   for (const auto& flag : cpu.isa) isa += (isa.empty() ? "" : " ") + flag;
   std::printf("cpu      %s  [%s]\n         %d cores, %s, L1d %lld KiB, L2 %lld KiB, L3 %lld KiB, isa: %s\n",

@@ -1,13 +1,11 @@
 // optune query: the best configs (or the whole history) recorded in the database, filtered by op,
 // shape, target and device, as a table, JSON or CSV.
 #include <cstdio>
-#include <ctime>
 
 #include <fmt/format.h>
 
 #include "cli_support.hpp"
-#include "optune/kernels/workload.hpp"
-#include "optune/tuner/suite_tuning.hpp"
+#include "optune/app/query.hpp"
 
 namespace optune::cli {
 namespace {
@@ -23,35 +21,6 @@ struct QueryOptions {
   bool history = false;
   std::string format = "table";
 };
-
-// --since: a local date or time (2026-11-22, 2026-11-22T18:30[:00]) or a duration back from now
-// (90m, 12h, 7d); unix seconds.
-double since_seconds(const std::string& text) {
-  for (const char* format : {"%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d"}) {
-    std::tm time{};
-    const char* end = ::strptime(text.c_str(), format, &time);
-    if (!end || *end != '\0') continue;
-    time.tm_isdst = -1;  // local time, daylight saving as it was on that date
-    return static_cast<double>(std::mktime(&time));
-  }
-  try {
-    return static_cast<double>(std::time(nullptr)) - tuner::parse_duration(text);
-  } catch (const std::invalid_argument&) {
-    throw UsageError("query: --since '" + text + "' is neither a date (2026-11-22, 2026-11-22T18:30) nor a "
-                     "duration (90m, 12h, 7d)");
-  }
-}
-
-nlohmann::json record_json(const db::TuningRecord& record) {
-  return {{"workload", record.workload_key},   {"template", record.template_name},
-          {"target", record.target},           {"device", record.device_id},
-          {"device_name", record.device_fingerprint.value("name", "")},
-          {"config", record.config},           {"median_seconds", record.median_seconds},
-          {"gflops", record.gflops},           {"error_kind", record.error_kind},
-          {"error_message", record.error_message}, {"costs", record.costs},
-          {"tuner", record.tuner},             {"run_id", record.run_id},
-          {"timestamp", record.timestamp},     {"is_default", record.is_default}};
-}
 
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
@@ -71,30 +40,13 @@ void print_table(const std::vector<db::TuningRecord>& records) {
 }
 
 int run_query(const QueryOptions& options) {
-  db::RecordFilter filter;
-  filter.op = options.op;
-  filter.target = options.target;
-  filter.device = options.device;
-  if (!options.since.empty()) filter.since = since_seconds(options.since);
-  if (!options.shape.empty()) {
-    if (options.op.empty()) throw UsageError("query: --shape needs --op");
-    try {
-      filter.workload_key = kernels::parse_workload(kernels::parse_op(options.op), options.shape).key();
-    } catch (const std::invalid_argument& error) {
-      throw UsageError(error.what());
-    }
-  } else if (!options.op.empty()) {
-    try {
-      kernels::parse_op(options.op);
-    } catch (const std::invalid_argument& error) {
-      throw UsageError(error.what());
-    }
-  }
-  auto database = open_database(options.database, db::Database::Mode::kReadOnly);
-  auto records = options.history ? database.records(filter) : database.top_k(filter, options.top);
+  app::QueryRequest request{options.database, options.op, options.shape, options.target, options.device,
+                            std::nullopt,       options.top, options.history};
+  if (!options.since.empty()) request.since = app::parse_since(options.since);
+  auto records = app::query_records(request);
   if (options.format == "json") {
     nlohmann::json all = nlohmann::json::array();
-    for (const auto& record : records) all.push_back(record_json(record));
+    for (const auto& record : records) all.push_back(app::record_json(record));
     std::printf("%s\n", all.dump(2).c_str());
   } else if (options.format == "csv") {
     std::printf("workload,template,target,device,device_name,median_seconds,gflops,error_kind,tuner,timestamp,config\n");

@@ -1,9 +1,9 @@
 // optune space: the knobs of a template's space for a workload and target, its size, an estimate
 // of how much of it is valid, and the default config.
 #include <cstdio>
-#include <random>
 
 #include "cli_support.hpp"
+#include "optune/app/describe.hpp"
 
 namespace optune::cli {
 namespace {
@@ -15,40 +15,19 @@ struct SpaceOptions {
   std::string format = "table";
 };
 
-// Share of valid configs, from uniform index samples (the space is never enumerated).
-double estimate_valid_share(const search_space::ConfigSpace& space) {
-  constexpr int kSamples = 20000;
-  std::mt19937_64 rng(7);
-  std::uniform_int_distribution<std::uint64_t> index(0, space.size() - 1);
-  int valid = 0;
-  for (int i = 0; i < kSamples; ++i) valid += space.is_valid(space.from_index(index(rng)));
-  return static_cast<double>(valid) / kSamples;
-}
-
 int run_space(const SpaceOptions& options) {
-  if (options.shape.empty()) throw UsageError("space: --shape is required");
-  auto task = make_task(options.op, options.shape, options.target);
-  const auto& space = task->space;
-  auto default_config = task->kernel_template->default_config(task->workload, task->device, space);
-  double share = estimate_valid_share(space);
-  nlohmann::json description = {
-      {"workload", task->workload.key()},
-      {"template", task->kernel_template->name()},
-      {"target", task->target.str()},
-      {"device", task->device.name},
-      {"size", space.size()},
-      {"valid_share_estimate", share},
-      {"knobs", space.describe()},
-      {"default_config", space.to_json(default_config)},
-  };
+  const nlohmann::json description = app::describe_space(options.op, options.shape, options.target);
   if (options.format == "json") {
     std::printf("%s\n", description.dump(2).c_str());
     return 0;
   }
-  std::printf("template  %s for %s on %s (%s)\n", task->kernel_template->name().c_str(),
-              task->workload.key().c_str(), task->target.str().c_str(), task->device.name.c_str());
+  auto text = [&](const char* key) { return description[key].get<std::string>(); };
+  std::printf("template  %s for %s on %s (%s)\n", text("template").c_str(), text("workload").c_str(),
+              text("target").c_str(), text("device").c_str());
+  const auto size = description["size"].get<std::uint64_t>();
+  const double share = description["valid_share_estimate"].get<double>();
   std::printf("size      %llu configs, about %.1f%% valid (%.3g valid)\n",
-              static_cast<unsigned long long>(space.size()), share * 100, share * static_cast<double>(space.size()));
+              static_cast<unsigned long long>(size), share * 100, share * static_cast<double>(size));
   std::printf("knobs\n");
   for (const auto& knob : description["knobs"]) {
     std::string preview = knob.contains("preview") ? knob["preview"].dump() : "";

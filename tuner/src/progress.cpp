@@ -24,6 +24,7 @@ void Progress::start(const std::string& task, std::size_t trials) {
 }
 
 void Progress::update(const ProgressState& state) {
+  if (observer_) observer_(state);
   if (!out_) return;
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   double eta = state.trial ? elapsed / state.trial * (state.trials - state.trial) : 0;

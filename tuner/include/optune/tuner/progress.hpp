@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
 
 namespace optune::tuner {
@@ -21,6 +22,9 @@ class Progress {
   // `out` null: silent. `live`: redraw one line (a terminal).
   Progress(std::FILE* out, bool live);
   static Progress for_stderr();  // live when stderr is a terminal
+  // Called with every update as well (a front end's own display, e.g. a Python callback); an
+  // exception it throws stops the run.
+  void set_observer(std::function<void(const ProgressState&)> observer) { observer_ = std::move(observer); }
   void start(const std::string& task, std::size_t trials);
   void update(const ProgressState& state);
   void finish();
@@ -30,6 +34,7 @@ class Progress {
   bool live_;
   std::chrono::steady_clock::time_point start_;
   bool drawn_ = false;
+  std::function<void(const ProgressState&)> observer_;
 };
 
 std::string format_duration(double seconds);  // "42s", "3m05s", "1h02m"

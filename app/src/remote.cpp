@@ -1,14 +1,12 @@
-#include "rpc_support.hpp"
+#include "optune/app/remote.hpp"
 
-#include <filesystem>
-
-#include "cli_support.hpp"
+#include "optune/app/bad_input.hpp"
+#include "optune/kernels/target.hpp"
 #include "optune/measure/local_runner.hpp"
 #include "optune/measure/rpc/rpc_session.hpp"
 #include "optune/measure/rpc/tracker.hpp"
 
-namespace optune::cli {
-namespace fs = std::filesystem;
+namespace optune::app {
 namespace {
 
 constexpr double kConnectTimeoutSeconds = 10;
@@ -19,11 +17,11 @@ constexpr double kDescribeTimeoutSeconds = 60;
 
 RpcAddress parse_rpc_address(const std::string& text) {
   auto at = text.find('@');
-  if (at == std::string::npos || at == 0) throw UsageError("--rpc: expected KEY@HOST:PORT, got '" + text + "'");
+  if (at == std::string::npos || at == 0) throw BadInput("--rpc: expected KEY@HOST:PORT, got '" + text + "'");
   try {
     return {text.substr(0, at), measure::rpc::parse_endpoint(text.substr(at + 1))};
   } catch (const std::invalid_argument& error) {
-    throw UsageError(std::string("--rpc: ") + error.what());
+    throw BadInput(std::string("--rpc: ") + error.what());
   }
 }
 
@@ -32,13 +30,13 @@ measure::rpc::Token load_token(const std::string& path) {
   try {
     return measure::rpc::read_token_file(path);
   } catch (const std::invalid_argument& error) {
-    throw UsageError(std::string("--token-file: ") + error.what());
+    throw BadInput(std::string("--token-file: ") + error.what());
   }
 }
 
 void require_token_beyond_loopback(const std::string& what, const std::string& host, const measure::rpc::Token& token) {
   if (token.empty() && !measure::rpc::is_loopback_host(host))
-    throw UsageError(what + " listens on " + host + ", beyond loopback: a token is required (--token-file)");
+    throw BadInput(what + " listens on " + host + ", beyond loopback: a token is required (--token-file)");
 }
 
 kernels::DeviceInfo remote_device(const RpcAddress& address, const measure::rpc::Token& token, double wait_seconds,
@@ -48,27 +46,33 @@ kernels::DeviceInfo remote_device(const RpcAddress& address, const measure::rpc:
     measure::rpc::TrackerClient tracker(address.tracker, token);
     auto leases = tracker.request_lease(address.key, 1, wait_seconds);
     if (leases.empty())
-      throw UsageError("no device of key '" + address.key + "' at " + where + " within " +
-                       std::to_string(static_cast<int>(wait_seconds)) + " s");
+      throw BadInput("no device of key '" + address.key + "' at " + where + " within " +
+                     std::to_string(static_cast<int>(wait_seconds)) + " s");
     where = "server " + leases.front().endpoint.str() + " of key '" + address.key + "'";
     auto session = measure::rpc::RpcSession::open(leases.front(), token, kConnectTimeoutSeconds);
     auto device = session.describe(target, kDescribeTimeoutSeconds);
     tracker.release(leases);
     return device;
   } catch (const measure::NoSuchDeviceError& error) {
-    throw UsageError(where + ": " + error.what());
+    throw BadInput(where + ": " + error.what());
   } catch (const measure::rpc::TransportError& error) {
-    throw UsageError(where + ": " + error.what());
+    throw BadInput(where + ": " + error.what());
   }
 }
 
-std::vector<std::string> target_description_dirs() {
-  std::error_code error;
-  fs::path self = fs::read_symlink("/proc/self/exe", error);
-  std::vector<std::string> dirs;
-  if (!error) dirs.push_back((self.parent_path().parent_path() / "share" / "optune" / "targets").string());
-  dirs.push_back(std::string(OPTUNE_SOURCE_CONFIG_DIR) + "/targets");
-  return dirs;
+std::optional<Remote> find_remote(const std::string& rpc, const std::string& token_file, double wait_seconds,
+                                  const std::string& target) {
+  if (rpc.empty()) return std::nullopt;
+  Remote remote{parse_rpc_address(rpc), load_token(token_file), {}};
+  std::string target_text;
+  try {
+    target_text = kernels::parse_target(target).str();
+  } catch (const std::invalid_argument& error) {
+    throw BadInput(error.what());
+  }
+  // The server says which device it measures the target on: records carry that device.
+  remote.device = remote_device(remote.address, remote.token, wait_seconds, target_text);
+  return remote;
 }
 
-}  // namespace optune::cli
+}  // namespace optune::app

@@ -1,0 +1,44 @@
+// The measuring parts of a run that measures (tune, job run, regress, the Python module's tune):
+// a builder (parallel C++ compiles for CPU targets, cross compiles for `cpu:<triple>`; OpenCL
+// candidates become artifact files) and a runner (an isolated worker on this machine, or remote
+// servers leased from an RPC tracker), made once from the settings and shared by all tasks.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "optune/app/install_paths.hpp"
+#include "optune/app/remote.hpp"
+#include "optune/measure/builder.hpp"
+#include "optune/measure/runner.hpp"
+#include "optune/measure/timing_policy.hpp"
+
+namespace optune::app {
+
+struct MeasureSettings {
+  std::string target = "cpu";  // chooses the builder
+  measure::TimingPolicy timing;
+  int jobs = 0;                  // parallel compiles; 0: all cores
+  double compile_timeout = 120;  // seconds
+  std::string compiler = "c++";
+  std::string rpc;               // KEY@TRACKER_HOST:PORT; "" measures on this machine
+  std::string token_file;
+  double rpc_wait = 60;          // seconds to wait for a device of the key
+};
+
+inline std::optional<Remote> find_remote(const MeasureSettings& settings) {
+  return find_remote(settings.rpc, settings.token_file, settings.rpc_wait, settings.target);
+}
+
+struct Measuring {
+  std::unique_ptr<measure::Builder> builder;
+  std::unique_ptr<measure::Runner> runner_owner;
+  measure::Runner& runner;
+  // `log`: where the RPC runner's lines go (null: nowhere).
+  Measuring(const MeasureSettings& settings, const InstallPaths& paths, const std::optional<Remote>& remote,
+            std::function<void(const std::string&)> log = nullptr);
+};
+
+}  // namespace optune::app

@@ -1,0 +1,35 @@
+// Reading results back as a front end asks for them: the best configs per workload, target and
+// device, or every record, filtered by op, shape, target, device and time; records as JSON with
+// the same field names in every front end (`optune query --format json`, optune.query()).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "optune/db/tuning_record.hpp"
+
+namespace optune::app {
+
+struct QueryRequest {
+  std::string database;
+  std::string op;      // "": every op
+  std::string shape;   // needs op
+  std::string target;
+  std::string device;  // id or part of its name
+  std::optional<double> since;  // unix seconds
+  std::size_t top = 1;          // best K per workload, target and device
+  bool history = false;         // every record, failures included, oldest first
+};
+
+std::vector<db::TuningRecord> query_records(const QueryRequest& request);
+
+// A date or time (2026-11-22, 2026-11-22T18:30[:00], local time) or a duration back from now
+// (90m, 12h, 7d), as unix seconds.
+double parse_since(const std::string& text);
+
+nlohmann::json record_json(const db::TuningRecord& record);
+
+}  // namespace optune::app

@@ -1,0 +1,29 @@
+// Turning a front end's text (op, shape, target, file paths) into the typed parts a tuning run
+// works on: the task of one workload on one device, the database, a suite. Every error of the
+// user's input is BadInput.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "optune/db/database.hpp"
+#include "optune/measure/measure_input.hpp"
+#include "optune/tuner/suite.hpp"
+
+namespace optune::app {
+
+// The task of one (op, shape, target) on this machine's device.
+// `workload` given: that workload instead of parsing op and shape (suite entries).
+// `device` given: that (remote) device instead of this machine's.
+std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std::string& shape,
+                                                const std::string& target,
+                                                const kernels::Workload* workload = nullptr,
+                                                const kernels::DeviceInfo* device = nullptr);
+
+db::Database open_database(const std::string& path, db::Database::Mode mode);
+
+// The suite of a file, with `layout` (a layout name; empty: the file's own) replacing its
+// suite-level layout.
+tuner::Suite load_suite_option(const std::string& path, const std::string& layout);
+
+}  // namespace optune::app

@@ -1,0 +1,63 @@
+// Tuning as a front end asks for it: one workload (op and shape) or a suite file, on a target,
+// into a database. This is what `optune tune` and the Python module's optune.tune() both call;
+// they only parse their arguments beforehand and print or return the summary afterwards.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "optune/app/install_paths.hpp"
+#include "optune/app/measuring.hpp"
+#include "optune/tuner/suite_tuning.hpp"
+#include "optune/tuner/tuning_loop.hpp"
+
+namespace optune::app {
+
+inline constexpr const char* kDefaultDatabase = "optune.db";
+
+struct TuneRequest {
+  std::string op = "gemm";  // one workload: op and shape ...
+  std::string shape;
+  std::string suite;        // ... or every workload of a suite file
+  std::string layout;       // suite: replaces the file's kept layout ("" keeps it)
+  std::string database = kDefaultDatabase;
+  tuner::TuningOptions tuning;
+  MeasureSettings measuring;
+  // Suite budgets: trials per task (0: tuning.trials), total trials ("2000") or time ("8h", "30m").
+  std::size_t trials_per_task = 0;
+  std::string budget;
+  tuner::SchedulerOptions scheduler;
+};
+
+struct WorkloadOutcome {
+  std::shared_ptr<const measure::MeasureTask> task;
+  tuner::TuningSummary summary;
+};
+
+struct SuiteOutcome {
+  tuner::Suite suite;
+  tuner::SuiteSummary summary;
+};
+
+// Checks what can be checked before anything is measured (trials, tuner name, shape xor suite,
+// budget syntax); throws BadInput.
+void check_tune_request(const TuneRequest& request);
+
+WorkloadOutcome tune_workload(const TuneRequest& request, const InstallPaths& paths, tuner::Progress& progress,
+                              std::function<void(const std::string&)> log = nullptr);
+SuiteOutcome tune_suite(const TuneRequest& request, const InstallPaths& paths, tuner::Progress& progress,
+                        std::function<void(const std::string&)> log = nullptr);
+
+// Outcomes as JSON, the same fields for every front end: workload, template, target, device,
+// trials, failures, seconds, default and best (records as query gives them, or null), speedup
+// (default / best median; null when the best is the default itself or either is missing), run_id;
+// a suite's per task, with the network's estimated latency.
+nlohmann::json outcome_json(const WorkloadOutcome& outcome);
+nlohmann::json outcome_json(const SuiteOutcome& outcome);
+
+// The suite budget of a request (trials per task, total trials or a duration).
+tuner::SuiteBudget suite_budget(const TuneRequest& request);
+
+}  // namespace optune::app

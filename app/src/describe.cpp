@@ -1,0 +1,52 @@
+#include "optune/app/describe.hpp"
+
+#include <random>
+
+#include "optune/app/bad_input.hpp"
+#include "optune/app/tasks.hpp"
+#include "optune/measure/cpu_device.hpp"
+#include "optune/measure/opencl_devices.hpp"
+
+namespace optune::app {
+namespace {
+
+// Share of valid configs, from uniform index samples (the space is never enumerated).
+double estimate_valid_share(const search_space::ConfigSpace& space) {
+  constexpr int kSamples = 20000;
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<std::uint64_t> index(0, space.size() - 1);
+  int valid = 0;
+  for (int i = 0; i < kSamples; ++i) valid += space.is_valid(space.from_index(index(rng)));
+  return static_cast<double>(valid) / kSamples;
+}
+
+}  // namespace
+
+nlohmann::json describe_space(const std::string& op, const std::string& shape, const std::string& target) {
+  if (shape.empty()) throw BadInput("space: --shape is required");
+  auto task = make_task(op, shape, target);
+  const auto& space = task->space;
+  auto default_config = task->kernel_template->default_config(task->workload, task->device, space);
+  return {
+      {"workload", task->workload.key()},
+      {"template", task->kernel_template->name()},
+      {"target", task->target.str()},
+      {"device", task->device.name},
+      {"size", space.size()},
+      {"valid_share_estimate", estimate_valid_share(space)},
+      {"knobs", space.describe()},
+      {"default_config", space.to_json(default_config)},
+  };
+}
+
+nlohmann::json describe_devices() {
+  nlohmann::json all = nlohmann::json::array();
+  auto add = [&](const kernels::DeviceInfo& info, const std::string& target) {
+    all.push_back({{"target", target}, {"id", info.fingerprint_id()}, {"fingerprint", info.fingerprint()}});
+  };
+  add(measure::detect_local_cpu(), "cpu");
+  for (const auto& device : measure::list_opencl_devices()) add(device, "opencl:" + device.platform + ":" + device.name);
+  return all;
+}
+
+}  // namespace optune::app

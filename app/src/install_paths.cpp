@@ -1,0 +1,28 @@
+#include "optune/app/install_paths.hpp"
+
+#include <filesystem>
+
+namespace optune::app {
+namespace fs = std::filesystem;
+
+InstallPaths install_paths_beside(const std::string& bin_dir, const std::string& opencl_cache_dir) {
+  const fs::path bin(bin_dir);
+  const fs::path prefix = bin.parent_path();
+  const fs::path source_kernels(OPTUNE_SOURCE_KERNEL_INCLUDE_DIR);
+  InstallPaths paths;
+  paths.worker = (bin / "optune-worker").string();
+  const fs::path installed_include = prefix / "include";
+  paths.kernel_include_dirs = {fs::exists(installed_include / "optune" / "kernels" / "cpu" / "gemm.hpp")
+                                   ? installed_include.string()
+                                   : source_kernels.string()};
+  const fs::path installed_opencl = prefix / "share" / "optune" / "opencl";
+  paths.opencl_kernel_dir = fs::exists(installed_opencl / "gemm.cl")
+                                ? installed_opencl.string()
+                                : (source_kernels.parent_path() / "opencl").string();
+  paths.target_description_dirs = {(prefix / "share" / "optune" / "targets").string(),
+                                   std::string(OPTUNE_SOURCE_CONFIG_DIR) + "/targets"};
+  paths.opencl_cache_dir = opencl_cache_dir;
+  return paths;
+}
+
+}  // namespace optune::app

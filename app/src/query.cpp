@@ -1,0 +1,60 @@
+#include "optune/app/query.hpp"
+
+#include <ctime>
+
+#include "optune/app/bad_input.hpp"
+#include "optune/app/tasks.hpp"
+#include "optune/kernels/workload.hpp"
+#include "optune/tuner/suite_tuning.hpp"
+
+namespace optune::app {
+
+double parse_since(const std::string& text) {
+  for (const char* format : {"%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d"}) {
+    std::tm time{};
+    const char* end = ::strptime(text.c_str(), format, &time);
+    if (!end || *end != '\0') continue;
+    time.tm_isdst = -1;  // local time, daylight saving as it was on that date
+    return static_cast<double>(std::mktime(&time));
+  }
+  try {
+    return static_cast<double>(std::time(nullptr)) - tuner::parse_duration(text);
+  } catch (const std::invalid_argument&) {
+    throw BadInput("query: --since '" + text + "' is neither a date (2026-11-22, 2026-11-22T18:30) nor a "
+                   "duration (90m, 12h, 7d)");
+  }
+}
+
+std::vector<db::TuningRecord> query_records(const QueryRequest& request) {
+  db::RecordFilter filter;
+  filter.op = request.op;
+  filter.target = request.target;
+  filter.device = request.device;
+  if (request.since) filter.since = *request.since;
+  if (request.top == 0) throw BadInput("query: --top must be at least 1");
+  try {
+    if (!request.shape.empty()) {
+      if (request.op.empty()) throw BadInput("query: --shape needs --op");
+      filter.workload_key = kernels::parse_workload(kernels::parse_op(request.op), request.shape).key();
+    } else if (!request.op.empty()) {
+      kernels::parse_op(request.op);
+    }
+  } catch (const std::invalid_argument& error) {
+    throw BadInput(error.what());
+  }
+  auto database = open_database(request.database, db::Database::Mode::kReadOnly);
+  return request.history ? database.records(filter) : database.top_k(filter, request.top);
+}
+
+nlohmann::json record_json(const db::TuningRecord& record) {
+  return {{"workload", record.workload_key},   {"template", record.template_name},
+          {"target", record.target},           {"device", record.device_id},
+          {"device_name", record.device_fingerprint.value("name", "")},
+          {"config", record.config},           {"median_seconds", record.median_seconds},
+          {"gflops", record.gflops},           {"error_kind", record.error_kind},
+          {"error_message", record.error_message}, {"costs", record.costs},
+          {"tuner", record.tuner},             {"run_id", record.run_id},
+          {"timestamp", record.timestamp},     {"is_default", record.is_default}};
+}
+
+}  // namespace optune::app

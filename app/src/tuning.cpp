@@ -1,0 +1,131 @@
+#include "optune/app/tuning.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "optune/app/bad_input.hpp"
+#include "optune/app/query.hpp"
+#include "optune/app/tasks.hpp"
+
+namespace optune::app {
+
+void check_tune_request(const TuneRequest& request) {
+  if (request.tuning.trials == 0) throw BadInput("tune: --trials must be at least 1");
+  try {
+    tuner::check_tuner_name(request.tuning.tuner.name);
+  } catch (const std::invalid_argument& error) {
+    throw BadInput(error.what());
+  }
+  if (!request.suite.empty()) {
+    if (!request.shape.empty()) throw BadInput("tune: give either --suite or --shape, not both");
+    suite_budget(request);
+    return;
+  }
+  if (request.shape.empty()) throw BadInput("tune: --shape or --suite is required (e.g. --shape 512,512,512)");
+  if (!request.layout.empty())
+    throw BadInput("tune: --layout goes with --suite (a --shape names its own: layout=nchw8c)");
+}
+
+tuner::SuiteBudget suite_budget(const TuneRequest& request) {
+  tuner::SuiteBudget budget;
+  budget.trials_per_task = request.trials_per_task;
+  if (!request.budget.empty()) {
+    const bool is_count = request.budget.find_first_not_of("0123456789") == std::string::npos;
+    try {
+      if (is_count) budget.total_trials = std::stoul(request.budget);
+      else budget.seconds = tuner::parse_duration(request.budget);
+    } catch (const std::exception& error) {
+      throw BadInput("tune: --budget: " + std::string(error.what()));
+    }
+  }
+  if (!budget.trials_per_task && !budget.total_trials && !budget.seconds) budget.trials_per_task = request.tuning.trials;
+  if (budget.seconds && !budget.total_trials && !budget.trials_per_task)
+    budget.total_trials = std::numeric_limits<std::size_t>::max() / 2;  // time alone bounds the run
+  return budget;
+}
+
+WorkloadOutcome tune_workload(const TuneRequest& request, const InstallPaths& paths, tuner::Progress& progress,
+                              std::function<void(const std::string&)> log) {
+  check_tune_request(request);
+  auto remote = find_remote(request.measuring);
+  auto task = make_task(request.op, request.shape, request.measuring.target, nullptr,
+                        remote ? &remote->device : nullptr);
+  auto database = open_database(request.database, db::Database::Mode::kReadWrite);
+  Measuring measuring(request.measuring, paths, remote, std::move(log));
+  tuner::TuningLoop loop(*measuring.builder, measuring.runner, database, progress);
+  auto summary = loop.run(task, request.tuning);
+  return {task, std::move(summary)};
+}
+
+SuiteOutcome tune_suite(const TuneRequest& request, const InstallPaths& paths, tuner::Progress& progress,
+                        std::function<void(const std::string&)> log) {
+  check_tune_request(request);
+  tuner::Suite suite = load_suite_option(request.suite, request.layout);
+  const auto budget = suite_budget(request);
+  auto remote = find_remote(request.measuring);
+  std::vector<tuner::SuiteTask> tasks;
+  for (const auto& entry : suite.entries) {
+    auto task = make_task(std::string(kernels::op_name(entry.workload.op)), "", request.measuring.target,
+                          &entry.workload, remote ? &remote->device : nullptr);
+    tasks.push_back({entry, task});
+  }
+  auto database = open_database(request.database, db::Database::Mode::kReadWrite);
+  Measuring measuring(request.measuring, paths, remote, std::move(log));
+  tuner::RecordingMeasurer measurer(*measuring.builder, measuring.runner, database);
+  auto summary = tuner::tune_suite(tasks, measurer, request.tuning, budget, request.scheduler, progress);
+  return {std::move(suite), std::move(summary)};
+}
+
+namespace {
+
+nlohmann::json optional_record(const std::optional<db::TuningRecord>& record) {
+  return record ? record_json(*record) : nlohmann::json(nullptr);
+}
+
+nlohmann::json summary_json(const tuner::TuningSummary& summary) {
+  const bool best_is_default = summary.best && summary.default_config && summary.best->config == summary.default_config->config;
+  const double speedup = summary.speedup();
+  return {{"trials", summary.trials},
+          {"failures", summary.failures},
+          {"seconds", summary.seconds},
+          {"tuner", summary.tuner},
+          {"tuner_seconds", summary.overhead_seconds},
+          {"transfer_records", summary.transfer_records},
+          {"default", optional_record(summary.default_config)},
+          {"best", optional_record(summary.best)},
+          {"best_is_default", best_is_default},
+          {"speedup", speedup > 0 && !best_is_default ? nlohmann::json(speedup) : nlohmann::json(nullptr)},
+          {"run_id", summary.run_id}};
+}
+
+}  // namespace
+
+nlohmann::json outcome_json(const WorkloadOutcome& outcome) {
+  auto json = summary_json(outcome.summary);
+  json["workload"] = outcome.task->workload.key();
+  json["template"] = outcome.task->kernel_template->name();
+  json["target"] = outcome.task->target.str();
+  json["device"] = outcome.task->device.name;
+  return json;
+}
+
+nlohmann::json outcome_json(const SuiteOutcome& outcome) {
+  nlohmann::json tasks = nlohmann::json::array();
+  for (const auto& task : outcome.summary.tasks) {
+    auto json = summary_json(task.summary);
+    json["name"] = task.entry.name;
+    json["count"] = task.entry.count;
+    json["workload"] = task.entry.workload.key();
+    json["started"] = task.started;
+    tasks.push_back(std::move(json));
+  }
+  auto finite = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
+  return {{"suite", outcome.suite.name},
+          {"tasks", std::move(tasks)},
+          {"trials", outcome.summary.trials},
+          {"seconds", outcome.summary.seconds},
+          {"default_seconds", finite(outcome.summary.default_seconds)},
+          {"tuned_seconds", finite(outcome.summary.tuned_seconds)}};
+}
+
+}  // namespace optune::app
