@@ -1,0 +1,119 @@
+"""optune from Python: tune operator schedules, query the records, inspect spaces and devices.
+
+The same library as the ``optune`` command does the work (no shelling out): ``tune`` measures
+candidates in optune's isolated worker and records every measurement in the SQLite database
+``db``; ``query`` reads records back. Bad input raises ``optune.BadInput`` with the one-line
+message the command line prints before exiting with code 2.
+
+    import optune
+    best = optune.tune(op="gemm", shape="256,256,256", target="cpu", trials=16)
+    print(best["best"]["gflops"], best["speedup"])
+    optune.query(db="optune.db", op="gemm").to_pandas()
+"""
+import json
+import math
+import os
+
+from . import _optune
+from ._optune import BadInput
+
+__all__ = ["BadInput", "Records", "tune", "query", "space", "devices", "__version__"]
+__version__ = _optune.__version__
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+class Records(list):
+    """Records as dicts (the fields of ``optune query --format json``); ``to_pandas()`` makes a
+    DataFrame where pandas is installed."""
+
+    def to_pandas(self):
+        try:
+            import pandas
+        except ImportError as error:
+            raise ImportError("Records.to_pandas() needs pandas (pip install pandas)") from error
+        return pandas.DataFrame(list(self))
+
+
+def _count(name, value, minimum=0):
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum or value >= 2**63:
+        raise BadInput(f"{name}: expected an integer of at least {minimum}, got {value!r}")
+    return value
+
+
+def _seconds(name, value, minimum, maximum):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not minimum <= value <= maximum:
+        raise BadInput(f"{name}: expected a number in [{minimum}, {maximum}], got {value!r}")
+    return float(value)
+
+
+def _text(name, value):
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise BadInput(f"{name}: expected a string, got {value!r}")
+    return value
+
+
+def _shape_text(shape):
+    # (512, 512, 512) or {"M": 512, ...} as well as "512,512,512".
+    if isinstance(shape, dict):
+        return ",".join(f"{k}={v}" for k, v in shape.items())
+    if isinstance(shape, (tuple, list)):
+        return ",".join(str(v) for v in shape)
+    return _text("shape", shape)
+
+
+def tune(op="gemm", shape=None, target="cpu", tuner="xgb", trials=64, db="optune.db", *, suite=None,
+         layout=None, trials_per_task=0, budget=None, seed=1, batch_size=8, early_stopping=0, remeasure=3,
+         transfer=True, repeat=5, number=0, min_repeat_ms=40.0, timeout=30.0, jobs=0, compiler="c++",
+         rpc=None, token_file=None, progress=None):
+    """Tunes one workload (``op`` and ``shape``) or every workload of a ``suite`` file on ``target``.
+
+    Returns a dict: for one workload ``workload``, ``template``, ``target``, ``device``, ``trials``,
+    ``failures``, ``seconds``, ``default`` and ``best`` (records as ``query`` gives them; ``best``
+    holds ``config``, ``gflops``, ``median_seconds``), ``speedup`` over the default (None when the
+    best is the default itself, see ``best_is_default``); for a suite, ``tasks`` (one such dict
+    each, with ``name`` and ``count``) and the network's ``default_seconds`` and ``tuned_seconds``.
+    ``progress``: called with a dict (``task``, ``trial``, ``trials``, ``best_gflops``,
+    ``failures``) after every batch; an exception it raises stops the run.
+    """
+    arguments = {
+        "op": _text("op", op), "shape": _shape_text(shape), "suite": _text("suite", suite),
+        "layout": _text("layout", layout), "db": _text("db", os.fspath(db)), "target": _text("target", target),
+        "tuner": _text("tuner", tuner), "trials": _count("trials", trials, 1),
+        "trials_per_task": _count("trials_per_task", trials_per_task), "budget": _text("budget", budget),
+        "seed": _count("seed", seed), "batch_size": _count("batch_size", batch_size, 1),
+        "early_stopping": _count("early_stopping", early_stopping), "remeasure": _count("remeasure", remeasure),
+        "transfer": bool(transfer), "repeat": _count("repeat", repeat, 1), "number": _count("number", number),
+        "min_repeat_ms": _seconds("min_repeat_ms", min_repeat_ms, 0, 60000),
+        "timeout": _seconds("timeout", timeout, 0.1, 86400), "jobs": _count("jobs", jobs),
+        "compiler": _text("compiler", compiler), "rpc": _text("rpc", rpc), "token_file": _text("token_file", token_file),
+    }
+    if arguments["repeat"] > 1000 or arguments["number"] > 1000000:
+        raise BadInput("repeat must be at most 1000 and number at most 1000000")
+    if progress is not None and not callable(progress):
+        raise BadInput("progress: expected a callable")
+    return json.loads(_optune.tune(arguments, _PACKAGE_DIR, progress))
+
+
+def query(db="optune.db", op=None, shape=None, target=None, device=None, *, top=1, history=False, since=None,
+          pandas=False):
+    """The best ``top`` configs per workload, target and device (or, with ``history``, every record,
+    failures included, oldest first), as ``Records`` of dicts; ``pandas=True`` returns a DataFrame.
+    ``since``: a date (``"2026-11-22"``, ``"2026-11-22T18:30"``) or a duration back from now (``"12h"``)."""
+    records = Records(json.loads(_optune.query(_text("db", os.fspath(db)), _text("op", op), _shape_text(shape),
+                                               _text("target", target), _text("device", device),
+                                               _count("top", top, 1), bool(history), _text("since", since))))
+    return records.to_pandas() if pandas else records
+
+
+def space(op="gemm", shape=None, target="cpu"):
+    """The template's space for a workload on a target: ``knobs``, ``size``, ``valid_share_estimate``,
+    ``default_config``."""
+    return json.loads(_optune.space(_text("op", op), _shape_text(shape), _text("target", target)))
+
+
+def devices():
+    """This machine's CPU and OpenCL devices: ``target``, ``id`` and ``fingerprint`` each."""
+    return json.loads(_optune.devices())

@@ -1,0 +1,122 @@
+// optune._optune: the Python module's native part. It calls the same library functions as the
+// optune command (optune/app/*), releases the GIL while measuring, and hands results to the
+// Python side (optune/__init__.py) as JSON text, which that side turns into dicts.
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "optune/app/bad_input.hpp"
+#include "optune/app/describe.hpp"
+#include "optune/app/query.hpp"
+#include "optune/app/tuning.hpp"
+#include "optune/db/database.hpp"
+#include "optune/kernels/opencl/program_cache.hpp"
+
+namespace py = pybind11;
+namespace fs = std::filesystem;
+using namespace optune;
+
+namespace {
+
+// An installed wheel carries the worker in the package (optune/bin); a build tree's module uses
+// the build's bin folder.
+app::InstallPaths install_paths(const std::string& package_dir) {
+  fs::path packaged = fs::path(package_dir) / "bin";
+  const std::string bin = fs::exists(packaged / "optune-worker") ? packaged.string() : OPTUNE_BUILD_BIN_DIR;
+  return app::install_paths_beside(bin, opencl::default_program_cache_dir());
+}
+
+std::string tune(const py::dict& arguments, const std::string& package_dir, const py::object& callback) {
+  auto get = [&](const char* key) { return arguments[key]; };
+  app::TuneRequest request;
+  request.op = get("op").cast<std::string>();
+  request.shape = get("shape").cast<std::string>();
+  request.suite = get("suite").cast<std::string>();
+  request.layout = get("layout").cast<std::string>();
+  request.database = get("db").cast<std::string>();
+  request.tuning.tuner.name = get("tuner").cast<std::string>();
+  request.tuning.trials = get("trials").cast<std::size_t>();
+  request.tuning.batch_size = get("batch_size").cast<std::size_t>();
+  request.tuning.early_stopping = get("early_stopping").cast<std::size_t>();
+  request.tuning.remeasure_top = get("remeasure").cast<std::size_t>();
+  request.tuning.tuner.seed = get("seed").cast<std::uint64_t>();
+  request.tuning.tuner.transfer = get("transfer").cast<bool>();
+  request.measuring.target = get("target").cast<std::string>();
+  request.measuring.timing.repeat = get("repeat").cast<int>();
+  request.measuring.timing.number = get("number").cast<int>();
+  request.measuring.timing.min_repeat_ms = get("min_repeat_ms").cast<double>();
+  request.measuring.timing.timeout_seconds = get("timeout").cast<double>();
+  request.measuring.jobs = get("jobs").cast<int>();
+  request.measuring.compiler = get("compiler").cast<std::string>();
+  request.measuring.rpc = get("rpc").cast<std::string>();
+  request.measuring.token_file = get("token_file").cast<std::string>();
+  request.trials_per_task = get("trials_per_task").cast<std::size_t>();
+  request.budget = get("budget").cast<std::string>();
+  if (request.tuning.batch_size == 0) throw app::BadInput("tune: batch_size must be at least 1");
+
+  tuner::Progress progress(nullptr, false);
+  if (!callback.is_none()) {
+    progress.set_observer([callback](const tuner::ProgressState& state) {
+      py::gil_scoped_acquire gil;
+      py::dict update;
+      update["task"] = state.task;
+      update["trial"] = state.trial;
+      update["trials"] = state.trials;
+      update["best_gflops"] = state.best_gflops;
+      update["failures"] = state.failures;
+      callback(update);
+    });
+  }
+  const auto paths = install_paths(package_dir);
+  nlohmann::json result;
+  {
+    py::gil_scoped_release no_gil;
+    result = request.suite.empty() ? app::outcome_json(app::tune_workload(request, paths, progress))
+                                   : app::outcome_json(app::tune_suite(request, paths, progress));
+  }
+  return result.dump();
+}
+
+std::string query(const std::string& database, const std::string& op, const std::string& shape,
+                  const std::string& target, const std::string& device, std::size_t top, bool history,
+                  const std::string& since) {
+  app::QueryRequest request{database, op, shape, target, device, std::nullopt, top, history};
+  if (!since.empty()) request.since = app::parse_since(since);
+  nlohmann::json all = nlohmann::json::array();
+  {
+    py::gil_scoped_release no_gil;
+    for (const auto& record : app::query_records(request)) all.push_back(app::record_json(record));
+  }
+  return all.dump();
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_optune, m) {
+  m.doc() = "optune's native part; use the optune package";
+  // What the command line answers with exit code 2.
+  static py::exception<app::BadInput> bad_input(m, "BadInput", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr error) {
+    try {
+      if (error) std::rethrow_exception(error);
+    } catch (const app::BadInput& e) {
+      bad_input(e.what());
+    } catch (const db::DatabaseError& e) {
+      bad_input(e.what());
+    } catch (const std::invalid_argument& e) {
+      bad_input(e.what());
+    }
+  });
+  m.def("tune", &tune, py::arg("arguments"), py::arg("package_dir"), py::arg("progress"));
+  m.def("query", &query, py::arg("db"), py::arg("op"), py::arg("shape"), py::arg("target"), py::arg("device"),
+        py::arg("top"), py::arg("history"), py::arg("since"));
+  m.def("space", [](const std::string& op, const std::string& shape, const std::string& target) {
+    return app::describe_space(op, shape, target).dump();
+  });
+  m.def("devices", [] { return app::describe_devices().dump(); });
+  m.attr("__version__") = OPTUNE_VERSION;
+}

@@ -1,0 +1,117 @@
+"""The Python module against the real library: real tuning runs in the real worker, records read
+back from the real SQLite file, errors compared with the command line's own lines."""
+import os
+import subprocess
+import threading
+
+import pytest
+
+import optune
+
+OPTUNE = os.environ["OPTUNE_BIN"]  # the command line, to compare messages with
+QUICK = dict(target="cpu", repeat=2, min_repeat_ms=1.0, batch_size=4, remeasure=1)
+
+
+def test_tune_returns_the_best_record_and_the_database_holds_it(tmp_path):
+    db = tmp_path / "t.db"
+    result = optune.tune(op="gemm", shape="64,64,64", trials=6, db=db, tuner="random", **QUICK)
+    assert result["workload"] == "gemm.f32.M64.N64.K64"
+    assert result["template"] == "gemm.cpu"
+    assert result["trials"] >= 6
+    best = result["best"]
+    assert best["error_kind"] == "ok" and best["gflops"] > 0 and best["median_seconds"] > 0
+    assert result["default"]["is_default"]
+    assert result["speedup"] is None or result["speedup"] > 0
+    top = optune.query(db=db, op="gemm", shape=(64, 64, 64))
+    assert len(top) == 1
+    assert top[0]["config"] == best["config"]
+    history = optune.query(db=db, history=True)
+    assert len(history) >= 7  # the default and six candidates, re-measurements on top
+    assert {r["workload"] for r in history} == {"gemm.f32.M64.N64.K64"}
+
+
+def test_progress_callback_sees_every_batch_and_its_exception_stops_the_run(tmp_path):
+    seen = []
+    optune.tune(op="gemm", shape="32,32,32", trials=8, db=tmp_path / "p.db", progress=seen.append, **QUICK)
+    assert seen and seen[-1]["trial"] == 8 and seen[-1]["trials"] == 8
+    assert all(s["trial"] <= s["trials"] for s in seen)
+
+    class Stop(Exception):
+        pass
+
+    def stop(_):
+        raise Stop("enough")
+
+    with pytest.raises(Stop):
+        optune.tune(op="gemm", shape="32,32,32", trials=8, db=tmp_path / "s.db", progress=stop, **QUICK)
+
+
+def test_the_gil_is_released_while_measuring(tmp_path):
+    done = threading.Event()
+    outcome = {}
+
+    def run():
+        outcome["result"] = optune.tune(op="gemm", shape="48,48,48", trials=4, db=tmp_path / "g.db", **QUICK)
+        done.set()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    spins = 0
+    while not done.is_set():
+        spins += 1  # runs only while the tuning thread has let go of the GIL
+    thread.join()
+    assert outcome["result"]["best"] is not None
+    assert spins > 10000
+
+
+def cli_error(*args):
+    run = subprocess.run([OPTUNE, *args], capture_output=True, text=True)
+    assert run.returncode == 2, run.stderr
+    line = run.stderr.strip()
+    assert line.startswith("optune: error: ")
+    return line[len("optune: error: "):]
+
+
+def test_bad_input_raises_badinput_with_the_command_lines_message(tmp_path):
+    db = str(tmp_path / "b.db")
+    with pytest.raises(optune.BadInput) as error:
+        optune.tune(op="gemm", shape="0,64,64", trials=2, db=db, **QUICK)
+    assert str(error.value) == cli_error("tune", "--op", "gemm", "--shape", "0,64,64", "--trials", "2", "--db", db)
+    with pytest.raises(optune.BadInput) as error:
+        optune.space(op="conv3d", shape="1,2,3")
+    assert str(error.value) == cli_error("space", "--op", "conv3d", "--shape", "1,2,3")
+    with pytest.raises(optune.BadInput) as error:
+        optune.tune(op="gemm", shape="64,64,64", target="tpu", trials=2, db=db)
+    assert str(error.value) == cli_error("tune", "--shape", "64,64,64", "--target", "tpu", "--trials", "2", "--db", db)
+    with pytest.raises(optune.BadInput):
+        optune.tune(op="gemm", shape="64,64,64", trials=-5, db=db)
+    with pytest.raises(optune.BadInput):
+        optune.tune(op="gemm", shape="64,64,64", trials=2, timeout=float("nan"), db=db)
+    assert not os.path.exists(db)  # nothing was opened, let alone written
+
+
+def test_query_of_a_file_that_is_not_a_database_is_badinput(tmp_path):
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"not a database, just bytes" * 100)
+    with pytest.raises(optune.BadInput) as error:
+        optune.query(db=junk)
+    assert str(error.value) == cli_error("query", "--db", str(junk))
+    assert junk.read_bytes() == b"not a database, just bytes" * 100
+
+
+def test_space_and_devices_describe_what_the_command_line_does():
+    space = optune.space(op="gemm", shape={"M": 128, "N": 128, "K": 128}, target="cpu")
+    assert space["template"] == "gemm.cpu" and space["size"] > 1
+    names = {knob["name"] for knob in space["knobs"]}
+    assert set(space["default_config"]) <= names
+    devices = optune.devices()
+    assert devices[0]["target"] == "cpu" and len(devices[0]["id"]) > 0
+
+
+def test_query_to_pandas(tmp_path):
+    pandas = pytest.importorskip("pandas")
+    db = tmp_path / "q.db"
+    optune.tune(op="gemm", shape="32,32,32", trials=4, db=db, tuner="grid", **QUICK)
+    frame = optune.query(db=db, history=True, pandas=True)
+    assert isinstance(frame, pandas.DataFrame)
+    assert len(frame) >= 5 and {"workload", "config", "gflops", "error_kind"} <= set(frame.columns)
