@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs optune's build dependencies (Debian 12 packages, as root) when any is missing,
-# then configures and builds into ./build. Sourced by the quick-start scripts; safe to rerun.
+# then configures ./build (tests, benchmarks and the Python module included) and builds the
+# targets named as arguments (scripts/optune: only the command and its worker), or everything.
+# Called by the quick-start scripts; safe to rerun.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -9,7 +11,7 @@ packages=(
   libsqlite3-dev sqlite3 libxgboost-dev libeigen3-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libasio-dev libssl-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
-  libgtest-dev libdnnl-dev libopenblas-dev
+  libgtest-dev libdnnl-dev libopenblas-dev pybind11-dev python3-dev python3-venv ccache
   g++-aarch64-linux-gnu qemu-user iproute2 clang
 )
 missing=()
@@ -24,5 +26,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 build_type=${OPTUNE_BUILD_TYPE:-Release}
-cmake -S . -B build -DCMAKE_BUILD_TYPE="$build_type" >/dev/null
-cmake --build build -j "$(nproc)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE="$build_type" -DOPTUNE_BUILD_TESTS=ON -DOPTUNE_BUILD_BENCH=ON \
+  -DOPTUNE_BUILD_PYTHON=ON >/dev/null
+targets=()
+for target in "$@"; do targets+=(--target "$target"); done
+cmake --build build -j "$(nproc)" "${targets[@]}"
