@@ -47,8 +47,11 @@ std::unique_ptr<measure::Runner> make_runner(const MeasureSettings& settings, co
   if (!remote) {
     if (!std::filesystem::exists(paths.worker))
       throw std::runtime_error("the measuring worker " + paths.worker + " is missing");
-    return std::make_unique<measure::LocalRunner>(
-        measure::LocalRunnerOptions{paths.worker, settings.timing, true, paths.opencl_cache_dir});
+    measure::LocalRunnerOptions local;
+    local.worker_path = paths.worker;
+    local.timing = settings.timing;
+    local.opencl_cache_dir = paths.opencl_cache_dir;
+    return std::make_unique<measure::LocalRunner>(local);
   }
   measure::rpc::RpcRunnerOptions rpc;
   rpc.tracker = remote->address.tracker;
