@@ -15,6 +15,9 @@
 namespace optune::cli {
 namespace {
 
+// The most trials --trials, --early-stopping and --trials-per-task take (a job file's cap too).
+constexpr std::int64_t kMaxTrials = 100'000'000;
+
 struct TuneOptions {
   std::string op = "gemm";
   std::string shape;
@@ -96,6 +99,8 @@ tuner::SuiteBudget suite_budget(const TuneOptions& options) {
   budget.trials_per_task = options.trials_per_task;
   if (!options.budget.empty()) {
     bool is_count = options.budget.find_first_not_of("0123456789") == std::string::npos;
+    if (is_count && (options.budget.size() > 9 || std::stoll(options.budget) < 1 || std::stoll(options.budget) > kMaxTrials))
+      throw UsageError(fmt::format("tune: --budget: trials must be from 1 to {}, not '{}'", kMaxTrials, options.budget));
     try {
       if (is_count) budget.total_trials = std::stoul(options.budget);
       else budget.seconds = tuner::parse_duration(options.budget);
@@ -110,8 +115,8 @@ tuner::SuiteBudget suite_budget(const TuneOptions& options) {
 }
 
 int run_suite(const TuneOptions& options) {
-  const tuner::Suite suite = load_suite_option(options.suite, options.layout);
   auto budget = suite_budget(options);
+  const tuner::Suite suite = load_suite_option(options.suite, options.layout);
   auto remote = find_remote(measure_settings(options));
   std::vector<tuner::SuiteTask> tasks;
   for (const auto& entry : suite.entries) {
@@ -129,7 +134,6 @@ int run_suite(const TuneOptions& options) {
 }
 
 int run_tune(const TuneOptions& options) {
-  if (options.tuning.trials == 0) throw UsageError("tune: --trials must be at least 1");
   tuner::check_tuner_name(options.tuning.tuner.name);
   if (!options.suite.empty()) {
     if (!options.shape.empty()) throw UsageError("tune: give either --suite or --shape, not both");
@@ -161,41 +165,46 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
   tune->add_option("--target", options->target, "Target: cpu, cpu:<triple>, opencl[:<platform>:<device>]")
       ->capture_default_str();
   tune->add_option("--tuner", options->tuning.tuner.name, "Tuner: xgb (model-based), ga (genetic), random, grid")->capture_default_str();
-  tune->add_option("--trials", options->tuning.trials, "Configs to measure (the budget)")->capture_default_str();
+  tune->add_option("--trials", options->tuning.trials, "Configs to measure (the budget)")
+      ->capture_default_str()->check(whole_number(1, kMaxTrials));
   tune->add_option("--batch-size", options->tuning.batch_size, "Configs built and measured per batch")
-      ->capture_default_str()->check(CLI::Range(1, 4096));
+      ->capture_default_str()->check(whole_number(1, 4096));
   tune->add_option("--early-stopping", options->tuning.early_stopping,
-                   "Stop after this many trials without improvement (0: never)")->capture_default_str();
+                   "Stop after this many trials without improvement (0: never)")
+      ->capture_default_str()->check(whole_number(0, kMaxTrials));
   tune->add_option("--remeasure", options->tuning.remeasure_top, "Best configs measured again at the end")
-      ->capture_default_str();
+      ->capture_default_str()->check(whole_number(0, 1000));
   tune->add_option("--objective", options->tuning.tuner.objective, "xgb: cost model objective")
       ->check(CLI::IsMember({"rank:pairwise", "reg:squarederror"}))->capture_default_str();
   tune->add_flag("--no-transfer", [options](std::int64_t) { options->tuning.tuner.transfer = false; },
                  "xgb: do not start from records of other shapes");
-  tune->add_option("--seed", options->tuning.tuner.seed, "Seed of the tuner's random choices")->capture_default_str();
+  tune->add_option("--seed", options->tuning.tuner.seed, "Seed of the tuner's random choices")
+      ->capture_default_str()->check(whole_number(0, std::numeric_limits<std::int64_t>::max()));
   tune->add_option("--db", options->database, "SQLite database file")->capture_default_str();
   tune->add_option("--repeat", options->timing.repeat, "Timed repeats per candidate")
-      ->capture_default_str()->check(CLI::Range(1, 1000));
+      ->capture_default_str()->check(whole_number(1, 1000));
   tune->add_option("--number", options->timing.number, "Runs per repeat (0: from --min-repeat-ms)")
-      ->capture_default_str()->check(CLI::Range(0, 1000000));
+      ->capture_default_str()->check(whole_number(0, 1000000));
   tune->add_option("--min-repeat-ms", options->timing.min_repeat_ms, "Shortest repeat, in milliseconds")
-      ->capture_default_str()->check(CLI::Range(0.0, 60000.0));
+      ->capture_default_str()->check(finite_number(0.0, 60000.0));
   tune->add_option("--timeout", options->timing.timeout_seconds, "Seconds a candidate may run (check and timing)")
-      ->capture_default_str()->check(CLI::Range(0.1, 86400.0));
+      ->capture_default_str()->check(finite_number(0.1, 86400.0));
   tune->add_option("--compile-timeout", options->compile_timeout, "Seconds a compile may take")
-      ->capture_default_str()->check(CLI::Range(1.0, 86400.0));
-  tune->add_option("--jobs", options->jobs, "Parallel compiles (0: all cores)")->capture_default_str();
+      ->capture_default_str()->check(finite_number(1.0, 86400.0));
+  tune->add_option("--jobs", options->jobs, "Parallel compiles (0: all cores)")
+      ->capture_default_str()->check(whole_number(0, 4096));
   tune->add_option("--compiler", options->compiler, "C++ compiler for CPU candidates")->capture_default_str();
   tune->add_flag("--quiet", options->quiet, "No progress display");
   tune->add_option("--suite", options->suite, "Tune every workload of a suite file (configs/workloads/*.toml)");
-  tune->add_option("--trials-per-task", options->trials_per_task, "Suite: trials for each task (default: --trials)");
+  tune->add_option("--trials-per-task", options->trials_per_task, "Suite: trials for each task (default: --trials)")
+      ->check(whole_number(1, kMaxTrials));
   tune->add_option("--budget", options->budget, "Suite: total trials (2000) or time (8h, 30m, 1h30m)");
   tune->add_option("--scheduler", options->scheduler.policy, "Suite: gradient (Ansor) or round_robin")
       ->check(CLI::IsMember({"gradient", "round_robin"}))->capture_default_str();
   tune->add_option("--rpc", options->rpc, "Measure on remote devices of KEY leased from the tracker at HOST:PORT");
   tune->add_option("--token-file", options->token_file, "--rpc: file holding the shared token");
   tune->add_option("--rpc-wait", options->rpc_wait, "--rpc: seconds to wait in the tracker's queue for a device")
-      ->capture_default_str()->check(CLI::Range(0.0, 86400.0));
+      ->capture_default_str()->check(finite_number(0.0, 86400.0));
   tune->callback([options, &action] { action = [options] { return run_tune(*options); }; });
 }
 

@@ -1,0 +1,154 @@
+// The optune command under hostile input (issue 24): numbers that wrap or are not numbers, a
+// broken environment, forged records, stale defaults, a full disk. Real processes and SQLite
+// files; each test states the behaviour it pins and checks that a rejected command leaves the
+// database as it was.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "optune/db/database.hpp"
+#include "../support/command_test.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using optune::db::Database;
+using optune::test_support::CommandRun;
+
+constexpr const char* kTiming = "--repeat 2 --min-repeat-ms 1 --quiet";
+
+class HostileInputCliTest : public optune::test_support::CommandTest {
+ protected:
+  // Every record of the database, as export writes it: what "unchanged" is compared by.
+  std::vector<std::string> stored_records(const std::string& path) {
+    std::vector<std::string> lines;
+    if (!fs::exists(path)) return lines;
+    auto database = Database::open(path, Database::Mode::kReadOnly);
+    for (const auto& record : database.records({})) lines.push_back(optune::db::to_json(record).dump());
+    return lines;
+  }
+
+  // Inserts a copy of the database's fastest record, changed by `change`, through the database's
+  // own API (which checks types only): a record forged or corrupted after the tuner wrote it.
+  optune::db::TuningRecord plant(const std::string& path,
+                                 const std::function<void(optune::db::TuningRecord&)>& change) {
+    auto database = Database::open(path);
+    auto records = database.top_k({}, 1);
+    EXPECT_FALSE(records.empty());
+    optune::db::TuningRecord record = records.front();
+    change(record);
+    database.insert({record});
+    return record;
+  }
+
+  void tune_tiny(const std::string& database, int seed, int trials = 2) {
+    CommandRun run = optune("tune --op gemm --shape 48,40,36 --tuner random --batch-size 2 --remeasure 1 --trials " +
+                            std::to_string(trials) + " --seed " + std::to_string(seed) + " " + kTiming + " --db " +
+                            database);
+    ASSERT_EQ(run.code, 0) << run.out << run.err;
+  }
+};
+
+// --- Items 1 and 2: numbers on the command line -------------------------------------------------
+
+TEST_F(HostileInputCliTest, NegativeOverflowingAndNotANumberOptionsAreRejectedNamingTheOption) {
+  tune_tiny(db(), 1);
+  const auto before = stored_records(db());
+  const std::string tune = "tune --op gemm --shape 48,40,36 --quiet --db " + db() + " ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {tune + "--trials -5", "--trials"},
+      {tune + "--trials 99999999999999999999999", "--trials"},
+      {tune + "--trials 18446744073709551615", "--trials"},
+      {tune + "--trials 0x10", "--trials"},
+      {tune + "--trials +5", "--trials"},
+      {tune + "--jobs -3", "--jobs"},
+      {tune + "--seed -1", "--seed"},
+      {tune + "--remeasure -1", "--remeasure"},
+      {tune + "--early-stopping -2", "--early-stopping"},
+      {tune + "--batch-size 1e3", "--batch-size"},
+      {tune + "--number -1", "--number"},
+      {tune + "--timeout nan", "--timeout"},
+      {tune + "--timeout inf", "--timeout"},
+      {tune + "--min-repeat-ms nan", "--min-repeat-ms"},
+      {tune + "--compile-timeout -inf", "--compile-timeout"},
+      {tune + "--rpc-wait nan", "--rpc-wait"},
+      {tune + "--trials-per-task -1", "--trials-per-task"},
+      {"tune --suite x.toml --budget 99999999999999999999 --db " + db(), "--budget"},
+      {"tune --suite x.toml --budget 0 --db " + db(), "--budget"},
+      {"prune --keep -1 --db " + db(), "--keep"},
+      {"prune --keep 99999999999999999999 --db " + db(), "--keep"},
+      {"query --top -1 --db " + db(), "--top"},
+      {"regress --suite x.toml --tolerance nan --db " + db(), "--tolerance"},
+      {"regress --suite x.toml --attempts -1 --db " + db(), "--attempts"},
+      {"rpc server --port -1", "--port"},
+      {"rpc server --port 70000", "--port"},
+      {"rpc server --max-artifact-mb nan", "--max-artifact-mb"},
+      {"rpc server --heartbeat nan", "--heartbeat"},
+      {"rpc tracker --heartbeat-timeout nan", "--heartbeat-timeout"},
+  };
+  // A command that took the number would measure or serve: the limit ends it and fails the case.
+  for (const auto& [arguments, option] : cases) {
+    CommandRun run = optune(arguments, "timeout 20");
+    EXPECT_EQ(run.code, 2) << arguments << "\n" << run.out << run.err;
+    EXPECT_NE(run.err.find(option), std::string::npos) << arguments << "\nstderr: " << run.err;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << arguments << "\n" << run.err;
+  }
+  EXPECT_EQ(stored_records(db()), before);
+}
+
+// Every numeric option of every command, as its --help lists them (INT, UINT, FLOAT), rejects
+// what no range takes: an option added later without a range of its own is covered too.
+TEST_F(HostileInputCliTest, EveryNumericOptionOfEveryCommandRejectsWrappingAndNotANumber) {
+  const std::regex option_line(R"(^\s+(?:-\w,)?(--[\w-]+) (INT|UINT|FLOAT)\b)");
+  const std::regex subcommand_line(R"(^\s{2}([a-z][\w-]*)\s{2,}\S)");
+  std::vector<std::string> commands = {""};
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> numeric;  // command -> (option, type)
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    CommandRun help = optune(commands[i] + " --help");
+    ASSERT_EQ(help.code, 0) << commands[i] << help.err;
+    std::istringstream lines(help.out);
+    bool in_subcommands = false;
+    for (std::string line; std::getline(lines, line);) {
+      std::smatch match;
+      if (line.rfind("Subcommands:", 0) == 0) in_subcommands = true;
+      else if (!line.empty() && line[0] != ' ') in_subcommands = false;
+      if (in_subcommands && std::regex_search(line, match, subcommand_line))
+        commands.push_back((commands[i].empty() ? "" : commands[i] + " ") + match[1].str());
+      else if (std::regex_search(line, match, option_line))
+        numeric[commands[i]].emplace_back(match[1], match[2]);
+    }
+  }
+  ASSERT_GE(numeric.size(), 6u) << "the help walk found too few commands with numeric options";
+  std::size_t checked = 0;
+  for (const auto& [command, options] : numeric) {
+    for (const auto& [option, type] : options) {
+      std::vector<std::string> values = {"99999999999999999999999", "nan", "1x"};
+      if (type == "UINT") values.push_back("-5");
+      if (type == "FLOAT") values.insert(values.end(), {"inf", "-inf", "1e999"});
+      for (const auto& value : values) {
+        const std::string arguments = command + " " + option + " " + value;
+        CommandRun run = optune(arguments, "timeout 20");
+        EXPECT_EQ(run.code, 2) << arguments << "\n" << run.out << run.err;
+        EXPECT_NE(run.err.find(option), std::string::npos) << arguments << "\nstderr: " << run.err;
+        EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << arguments << "\n" << run.err;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GE(checked, 60u);
+}
+
+}  // namespace
