@@ -152,7 +152,7 @@ std::size_t Database::export_jsonl(std::ostream& out, const RecordFilter& filter
                            out << to_json(record).dump() << '\n';
                            ++written;
                          });
-  if (!out) throw DatabaseError("cannot write the export of " + path());
+  if (!out) throw StorageError("cannot write the export of " + path());
   return written;
 }
 
@@ -170,6 +170,8 @@ std::size_t Database::import_jsonl(std::istream& in) {
       throw DatabaseError("line " + std::to_string(number) + ": not valid JSON (" + error.what() + ")");
     } catch (const std::invalid_argument& error) {
       throw DatabaseError("line " + std::to_string(number) + ": " + error.what());
+    } catch (const StorageError&) {
+      throw;  // the disk, not the line
     } catch (const DatabaseError& error) {
       throw DatabaseError("line " + std::to_string(number) + ": " + error.what());
     }

@@ -151,4 +151,40 @@ TEST_F(HostileInputCliTest, EveryNumericOptionOfEveryCommandRejectsWrappingAndNo
   EXPECT_GE(checked, 60u);
 }
 
+// --- Item 9: a full disk is the run's failure ---------------------------------------------------
+
+TEST_F(HostileInputCliTest, FullDiskIsAFailureOfTheRunNotBadInput) {
+  tune_tiny(db(), 1);
+  const auto before = stored_records(db());
+  // Many good records to import: the exported ones, each at other timestamps (new records).
+  const std::string source = (dir_ / "source.db").string();
+  tune_tiny(source, 2);
+  const fs::path lines = dir_ / "records.jsonl";
+  ASSERT_EQ(optune("export --db " + source + " --out " + lines.string()).code, 0);
+  std::vector<nlohmann::json> records;
+  std::ifstream in(lines);
+  for (std::string line; std::getline(in, line);) records.push_back(nlohmann::json::parse(line));
+  const fs::path many = dir_ / "many.jsonl";
+  {
+    std::ofstream out(many);
+    for (int copy = 0; copy < 1000; ++copy)
+      for (auto record : records) {
+        record["timestamp"] = record["timestamp"].get<double>() - copy;
+        out << record.dump() << "\n";
+      }
+  }
+  ASSERT_GT(fs::file_size(many), 4u << 20);
+  // A file-size limit of 1 MiB stands in for a full disk: SQLite's writes past it fail (SIGXFSZ
+  // ignored, as a full disk raises no signal either).
+  const fs::path limited = dir_ / "import.sh";
+  std::ofstream(limited) << "trap '' XFSZ\nulimit -f 2048\nexec \"$@\"\n";
+  CommandRun run = optune("import " + many.string() + " --db " + db(), "sh " + limited.string());
+  EXPECT_EQ(run.code, 1) << run.out << run.err;
+  EXPECT_NE(run.err.find("optune: failed: "), std::string::npos) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_EQ(stored_records(db()), before);
+  auto database = Database::open(db(), Database::Mode::kReadOnly);
+  EXPECT_EQ(database.integrity_check(), "ok");
+}
+
 }  // namespace

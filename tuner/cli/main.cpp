@@ -51,6 +51,9 @@ int main(int argc, char** argv) {
   } catch (const optune::cli::UsageError& error) {
     std::fprintf(stderr, "optune: error: %s\n", error.what());
     return 2;
+  } catch (const optune::db::StorageError& error) {  // a full disk: the run failed, the input was fine
+    std::fprintf(stderr, "optune: failed: %s\n", error.what());
+    return 1;
   } catch (const optune::db::DatabaseError& error) {
     std::fprintf(stderr, "optune: error: %s\n", error.what());
     return 2;

@@ -23,6 +23,14 @@ class DatabaseError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The storage failed a write: the disk is full, a file-size limit is reached, an I/O error
+// (SQLite's SQLITE_FULL and SQLITE_IOERR). A failure of the run, not bad input: the command line
+// turns it into exit code 1. The transaction under way is rolled back, as for any DatabaseError.
+class StorageError : public DatabaseError {
+ public:
+  using DatabaseError::DatabaseError;
+};
+
 inline constexpr int kSchemaVersion = 1;
 
 // Identifies one tuning task's records: a template on a workload for a target and device.
