@@ -151,6 +151,57 @@ TEST_F(HostileInputCliTest, EveryNumericOptionOfEveryCommandRejectsWrappingAndNo
   EXPECT_GE(checked, 60u);
 }
 
+// --- Item 3: a broken environment is the run's failure, not the candidates' ----------------------
+
+TEST_F(HostileInputCliTest, MissingCompilerStopsTheRunAndRecordsNothing) {
+  tune_tiny(db(), 1);
+  const auto before = stored_records(db());
+  CommandRun run = optune("tune --op gemm --shape 40,40,40 --tuner random --trials 4 --batch-size 2 --compiler "
+                          "/nonexistent/cc " + std::string(kTiming) + " --db " + db());
+  EXPECT_EQ(run.code, 1) << run.out << run.err;
+  EXPECT_NE(run.err.find("build_error"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("/nonexistent/cc"), std::string::npos) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_EQ(stored_records(db()), before);
+  // With the compiler back, the same configs are measured, not skipped as known failures.
+  CommandRun again = optune("tune --op gemm --shape 40,40,40 --tuner random --trials 4 --batch-size 2 --remeasure 0 " +
+                            std::string(kTiming) + " --db " + db());
+  ASSERT_EQ(again.code, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find("4 measured, 0 failed"), std::string::npos) << again.out;
+}
+
+TEST_F(HostileInputCliTest, WorkerThatCannotStartStopsTheRunAndRecordsNothing) {
+  // optune looks for its worker beside itself: a copy beside a worker that dies at once.
+  fs::create_directories(dir_ / "bin");
+  fs::copy_file(OPTUNE_EXECUTABLE, dir_ / "bin" / "optune");
+  std::ofstream(dir_ / "bin" / "optune-worker") << "#!/bin/sh\necho 'worker: cannot start' >&2\nexit 3\n";
+  fs::permissions(dir_ / "bin" / "optune-worker", fs::perms::owner_all);
+  tune_tiny(db(), 1);
+  const auto before = stored_records(db());
+  const std::string command = (dir_ / "bin" / "optune").string() +
+                              " tune --op gemm --shape 40,40,40 --tuner random --trials 4 --batch-size 2 " + kTiming +
+                              " --db " + db() + " >" + (dir_ / "out").string() + " 2>" + (dir_ / "err").string();
+  const int status = std::system(command.c_str());
+  const std::string err = optune::test_support::slurp(dir_ / "err");
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1) << err;
+  EXPECT_NE(err.find("the default config and all"), std::string::npos) << err;
+  EXPECT_EQ(stored_records(db()), before);
+}
+
+TEST_F(HostileInputCliTest, JobWithAMissingCompilerFailsWithALogLineAndRecordsNothing) {
+  fs::path job = dir_ / "broken.toml";
+  std::ofstream(job) << "name = \"broken\"\nbudget = 4\ntuner = \"random\"\nbatch_size = 2\ndatabase = \"" << db()
+                     << "\"\n[[workload]]\nop = \"gemm\"\nshape = \"48,40,36\"\n"
+                        "[measure]\nrepeat = 2\nmin_repeat_ms = 1\ncompiler = \"/nonexistent/cc\"\n";
+  CommandRun run = optune("job run " + job.string());
+  EXPECT_EQ(run.code, 1) << run.out << run.err;
+  EXPECT_NE(run.err.find("/nonexistent/cc"), std::string::npos) << run.err;
+  const std::string log = optune::test_support::slurp(dir_ / "broken.log");
+  EXPECT_NE(log.find("job broken: failed:"), std::string::npos) << log;
+  EXPECT_TRUE(stored_records(db()).empty());
+}
+
 // --- Item 9: a full disk is the run's failure ---------------------------------------------------
 
 TEST_F(HostileInputCliTest, FullDiskIsAFailureOfTheRunNotBadInput) {

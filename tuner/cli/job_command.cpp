@@ -174,7 +174,13 @@ int run_job(const JobRunOptions& options) {
   tuner::RecordingMeasurer measurer(*measuring.builder, measuring.runner, database);
   tuner::Progress progress(log.get(), false);  // a plain line per batch in the log
   StopOnSignals signals;
-  auto summary = tuner::tune_suite(tasks, measurer, tuning, budget, scheduler, progress);
+  tuner::SuiteSummary summary;
+  try {
+    summary = tuner::tune_suite(tasks, measurer, tuning, budget, scheduler, progress);
+  } catch (const tuner::EnvironmentFailure& error) {
+    std::fprintf(log.get(), "%s job %s: failed: %s\n", now_text().c_str(), job.name.c_str(), error.what());
+    throw;  // exit code 1, with the same line on stderr
+  }
 
   if (summary.stopped) {
     say(log.get(), fmt::format("job {}: stopped by signal {} after {} trials in this run; run it again to continue",
