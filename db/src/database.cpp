@@ -112,6 +112,15 @@ std::vector<TuningRecord> Database::top_k(const RecordFilter& filter, std::size_
   return impl_->collect(ranked, where);
 }
 
+std::optional<TuningRecord> Database::latest_success(const TaskKey& task, const std::string& config_text) const {
+  WhereClause where = where_clause(task);
+  where.add("r.error_kind = 'ok' AND r.config = ?");
+  where.parameters.emplace_back(config_text);
+  auto records = impl_->collect(select_records() + where.sql + " ORDER BY r.timestamp DESC, r.id DESC LIMIT 1", where);
+  if (records.empty()) return std::nullopt;
+  return std::move(records.front());
+}
+
 std::vector<TuningRecord> Database::records(const RecordFilter& filter) const {
   const WhereClause where = where_clause(filter);
   return impl_->collect(select_records() + where.sql + " ORDER BY r.timestamp, r.id", where);

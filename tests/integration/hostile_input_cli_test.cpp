@@ -202,6 +202,85 @@ TEST_F(HostileInputCliTest, JobWithAMissingCompilerFailsWithALogLineAndRecordsNo
   EXPECT_TRUE(stored_records(db()).empty());
 }
 
+// --- Item 7: summaries count the default with its latest record -----------------------------------
+
+// Records of the default config: its first measurement taken in a busy spell (100x slower), then
+// re-measured at the end faster than every other config. The default is the best config.
+void make_default_stale_and_best(const std::string& path, const std::string& run_id) {
+  auto database = Database::open(path);
+  std::optional<optune::db::TuningRecord> default_record, fastest;
+  for (const auto& record : database.records({})) {
+    if (record.run_id != run_id || !record.ok()) continue;
+    if (record.is_default) default_record = record;
+    if (!fastest || record.median_seconds < fastest->median_seconds) fastest = record;
+  }
+  ASSERT_TRUE(default_record && fastest);
+  auto scaled = [](optune::db::TuningRecord record, double scale, double timestamp) {
+    for (double& cost : record.costs) cost *= scale;
+    record.median_seconds *= scale;
+    record.gflops /= scale;
+    record.timestamp = timestamp;
+    return record;
+  };
+  optune::db::TuningRecord busy = scaled(*default_record, 100, default_record->timestamp + 0.001);
+  optune::db::TuningRecord remeasured =
+      scaled(*default_record, 0.5 * fastest->median_seconds / default_record->median_seconds, busy.timestamp + 3600);
+  remeasured.is_default = false;
+  remeasured.tuner = "remeasure";
+  database.insert({busy, remeasured});
+}
+
+TEST_F(HostileInputCliTest, JobSummaryAndReportCountTheDefaultWithItsLatestRecord) {
+  const fs::path job = dir_ / "nightly.toml";
+  std::ofstream(job) << "name = \"nightly\"\nbudget = 2\ntuner = \"random\"\nbatch_size = 2\nremeasure = 1\nseed = 3\n"
+                        "database = \"" << db() << "\"\n[[workload]]\nname = \"gemm48\"\nop = \"gemm\"\n"
+                        "shape = \"48,40,36\"\n[measure]\nrepeat = 2\nmin_repeat_ms = 1\n";
+  CommandRun first = optune("job run " + job.string());
+  ASSERT_EQ(first.code, 0) << first.out << first.err;
+  make_default_stale_and_best(db(), "job:nightly");
+  // The budget is spent: the job only prints its summary, read from the database.
+  CommandRun again = optune("job run " + job.string());
+  ASSERT_EQ(again.code, 0) << again.out << again.err;
+  std::string row;
+  std::istringstream lines(again.out);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("gemm48 ", 0) == 0) row = line;
+  ASSERT_FALSE(row.empty()) << again.out;
+  EXPECT_NE(row.find(" default"), std::string::npos) << row;
+  EXPECT_EQ(row.find("x"), std::string::npos) << "a speed-up against the stale default: " << row;
+
+  const fs::path report = dir_ / "report.html";
+  CommandRun made = optune("report --db " + db() + " --out " + report.string());
+  ASSERT_EQ(made.code, 0) << made.err;
+  const std::string html = optune::test_support::slurp(report);
+  EXPECT_NE(html.find("<td>default</td>"), std::string::npos) << html.substr(0, 3000);
+  EXPECT_FALSE(std::regex_search(html, std::regex(R"(\d\.\d\dx</td>)"))) << html.substr(0, 3000);
+}
+
+TEST_F(HostileInputCliTest, TuneSummaryShowsTheDefaultsLatestRecordAndSaysWhenItIsTheBest) {
+  CommandRun run = optune("tune --op gemm --shape 48,40,36 --tuner random --trials 2 --batch-size 2 --remeasure 2 "
+                          "--seed 7 " + std::string(kTiming) + " --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  auto database = Database::open(db(), Database::Mode::kReadOnly);
+  std::optional<optune::db::TuningRecord> first_default, latest_default;
+  for (const auto& record : database.records({})) {
+    if (record.is_default) first_default = record;
+  }
+  ASSERT_TRUE(first_default);
+  for (const auto& record : database.records({}))
+    if (record.ok() && record.config_text() == first_default->config_text()) latest_default = record;
+  ASSERT_NE(latest_default->tuner, "default") << "the closing re-measurement takes in the default";
+  char expected[64];
+  std::snprintf(expected, sizeof expected, "%.4f ms", latest_default->median_seconds * 1e3);
+  std::string default_line = run.out.substr(run.out.find("default    "));
+  default_line = default_line.substr(0, default_line.find('\n'));
+  EXPECT_NE(default_line.find(expected), std::string::npos) << default_line << " vs " << expected;
+  const auto best = database.top_k({}, 1).front();
+  const bool best_is_default = best.config_text() == first_default->config_text();
+  EXPECT_EQ(run.out.find("no speed-up: the best config is the default") != std::string::npos, best_is_default)
+      << run.out;
+}
+
 // --- Item 9: a full disk is the run's failure ---------------------------------------------------
 
 TEST_F(HostileInputCliTest, FullDiskIsAFailureOfTheRunNotBadInput) {

@@ -95,10 +95,16 @@ void print_job_summary(std::FILE* log, const tuner::JobSpec& job, const std::vec
         if (!record.ok()) ++failures;
       }
     }
+    // The default counts with its latest successful record, as best() counts every config.
+    if (default_record)
+      if (auto latest = database.latest_success(tuner::task_key(*task.task), default_record->config_text()))
+        default_record = latest;
     auto best = database.best(tuner::task_key(*task.task));
-    double speedup =
-        best && default_record && default_record->ok() ? default_record->median_seconds / best->median_seconds : 0;
-    say(log, fmt::format("{:<24} {:>5} {:>7} {:>8} {:>12} {:>12} {:>9} {:>7.2f}x", task.entry.name, task.entry.count,
+    std::string speedup = "-";
+    if (best && default_record && best->config_text() == default_record->config_text()) speedup = "default";
+    else if (best && default_record && default_record->ok())
+      speedup = fmt::format("{:.2f}x", default_record->median_seconds / best->median_seconds);
+    say(log, fmt::format("{:<24} {:>5} {:>7} {:>8} {:>12} {:>12} {:>9} {:>8}", task.entry.name, task.entry.count,
                          task_trials, failures, milliseconds(default_record), milliseconds(best),
                          best ? fmt::format("{:.1f}", best->gflops) : "-", speedup));
     trials += task_trials;

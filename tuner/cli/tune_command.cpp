@@ -68,10 +68,20 @@ void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
     std::printf("best       no config succeeded\n");
     return;
   }
-  std::printf("best       %.2f GFLOP/s  %.4f ms  speed-up %.2fx over default\n", summary.best->gflops,
-              summary.best->median_seconds * 1e3, summary.speedup());
+  if (summary.best_is_default())
+    std::printf("best       %.2f GFLOP/s  %.4f ms  no speed-up: the best config is the default\n",
+                summary.best->gflops, summary.best->median_seconds * 1e3);
+  else
+    std::printf("best       %.2f GFLOP/s  %.4f ms  speed-up %.2fx over default\n", summary.best->gflops,
+                summary.best->median_seconds * 1e3, summary.speedup());
   std::printf("config     %s\n", summary.best->config.dump().c_str());
   std::printf("database   %s (run %s)\n", options.database.c_str(), summary.run_id.c_str());
+}
+
+// A task's speed-up column: "default" where no tuned config beat the default config.
+std::string speedup_text(const tuner::TuningSummary& summary) {
+  if (summary.best_is_default()) return "default";
+  return fmt::format("{:.2f}x", summary.speedup());
 }
 
 void print_suite_summary(const TuneOptions& options, const tuner::Suite& suite, const tuner::SuiteSummary& summary) {
@@ -84,9 +94,9 @@ void print_suite_summary(const TuneOptions& options, const tuner::Suite& suite, 
     auto ms = [](const std::optional<db::TuningRecord>& r) {
       return r && r->ok() ? fmt::format("{:.4f}", r->median_seconds * 1e3) : std::string(r ? "failed" : "-");
     };
-    std::printf("%-22s %5d %6zu %12s %12s %9s %7.2fx\n", task.entry.name.c_str(), task.entry.count, s.trials,
+    std::printf("%-22s %5d %6zu %12s %12s %9s %8s\n", task.entry.name.c_str(), task.entry.count, s.trials,
                 ms(s.default_config).c_str(), ms(s.best).c_str(),
-                s.best ? fmt::format("{:.1f}", s.best->gflops).c_str() : "-", s.speedup());
+                s.best ? fmt::format("{:.1f}", s.best->gflops).c_str() : "-", speedup_text(s).c_str());
   }
   std::printf("\nnetwork latency, estimated as the sum of count x latency: default %.3f ms, tuned %.3f ms, "
               "speed-up %.2fx\n", summary.default_seconds * 1e3, summary.tuned_seconds * 1e3,

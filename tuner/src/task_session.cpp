@@ -47,6 +47,10 @@ double TuningSummary::speedup() const {
   return default_config->median_seconds / best->median_seconds;
 }
 
+bool TuningSummary::best_is_default() const {
+  return best && default_config && best->config_text() == default_config->config_text();
+}
+
 db::TaskKey task_key(const measure::MeasureTask& task) {
   return {task.workload.key(), task.kernel_template->name(), task.target.str(), task.device.fingerprint_id()};
 }
@@ -147,11 +151,17 @@ std::size_t TaskSession::step(std::size_t max_trials) {
 
 void TaskSession::finish(std::size_t top) {
   record({});  // a default held back while no batch followed
-  if (top == 0) {
-    summary_.best = best_;
-    summary_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    return;
-  }
+  if (top > 0) remeasure_finalists(top);
+  // The default counts with its latest successful record, as the best does: both from the same
+  // closing re-measurement, not a first measurement taken in a busier or quieter spell.
+  db::Database& database = measurer_.database();
+  const db::TaskKey key = task_key(*task_);
+  summary_.best = top > 0 ? database.best(key) : best_;
+  if (auto latest = database.latest_success(key, summary_.default_config->config_text())) summary_.default_config = latest;
+  summary_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void TaskSession::remeasure_finalists(std::size_t top) {
   // The database ranks each config by its latest record (Database::best). The first wave re-measures
   // the default and the best `top` other configs in interleaved rounds, so they are compared at one
   // time on a machine whose speed drifts. Re-measured finalists tend to come out slower than the
@@ -186,8 +196,6 @@ void TaskSession::finish(std::size_t top) {
       if (better(record, fastest)) fastest = std::move(record);
     if (!fastest) break;  // every one failed this time: nothing to compare the next wave with
   }
-  summary_.best = database.best(key);
-  summary_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
 void TaskSession::check_environment(const std::vector<db::TuningRecord>& records) {

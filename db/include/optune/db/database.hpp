@@ -75,6 +75,9 @@ class Database {
   // Successful records matching the filter, best (lowest median) first, at most k per workload
   // key and target and device, one per config, its latest, as best() (k = 0: every record).
   std::vector<TuningRecord> top_k(const RecordFilter& filter, std::size_t k) const;
+  // The latest successful record of one config (config_text()) of a task: the record best() and
+  // top_k() count it by. nullopt when the config never succeeded.
+  std::optional<TuningRecord> latest_success(const TaskKey& task, const std::string& config_text) const;
   // All matching records, oldest first (history).
   std::vector<TuningRecord> records(const RecordFilter& filter) const;
   std::vector<TuningRecord> task_records(const TaskKey& task) const;

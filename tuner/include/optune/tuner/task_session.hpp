@@ -57,12 +57,15 @@ struct TuningSummary {
   std::size_t trials = 0;    // measured in this run, failures included
   std::size_t failures = 0;
   std::optional<db::TuningRecord> best;            // best successful config, after re-measuring
-  std::optional<db::TuningRecord> default_config;  // the default config, measured in this run
+  // The default config, measured in this run; after finish() its latest successful record (the
+  // closing re-measurement's), the record the database ranks it by, as it ranks `best`.
+  std::optional<db::TuningRecord> default_config;
   double seconds = 0;
   double overhead_seconds = 0;       // spent by the tuner choosing configs (model fits, searches)
   std::string tuner;
   std::size_t transfer_records = 0;  // records of other shapes the model started from
   double speedup() const;            // default median / best median; 0 when either is missing
+  bool best_is_default() const;      // the default config is the best: no tuned config beat it
 };
 
 class TaskSession {
@@ -102,6 +105,8 @@ class TaskSession {
   // Throws EnvironmentFailure when `records` (one batch) failed alike and the default config
   // fails the same way: measured in this session, part of the batch, or measured again now.
   void check_environment(const std::vector<db::TuningRecord>& records);
+  // The closing waves of re-measurement (finish()).
+  void remeasure_finalists(std::size_t top);
   // Records a batch that passed check_environment(), with the default's held-back record.
   void record(const std::vector<db::TuningRecord>& records);
 };
