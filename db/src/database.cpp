@@ -165,7 +165,7 @@ std::size_t Database::export_jsonl(std::ostream& out, const RecordFilter& filter
   return written;
 }
 
-std::size_t Database::import_jsonl(std::istream& in) {
+std::size_t Database::import_jsonl(std::istream& in, const RecordCheck& check) {
   impl_->require_writable();
   sqlite::Transaction transaction(impl_->connection);
   RecordWriter writer(impl_->connection);
@@ -174,7 +174,9 @@ std::size_t Database::import_jsonl(std::istream& in) {
   for (std::size_t number = 1; std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     try {
-      if (writer.write(record_from_json(nlohmann::json::parse(line))) != 0) ++added;
+      TuningRecord record = record_from_json(nlohmann::json::parse(line));
+      if (check) check(record);
+      if (writer.write(record) != 0) ++added;
     } catch (const nlohmann::json::exception& error) {
       throw DatabaseError("line " + std::to_string(number) + ": not valid JSON (" + error.what() + ")");
     } catch (const std::invalid_argument& error) {

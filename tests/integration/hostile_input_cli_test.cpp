@@ -202,6 +202,124 @@ TEST_F(HostileInputCliTest, JobWithAMissingCompilerFailsWithALogLineAndRecordsNo
   EXPECT_TRUE(stored_records(db()).empty());
 }
 
+// --- Item 4: import and merge check values, readers pass over bad records --------------------------
+
+// The forgeries of issue 24 and their kin, each one line of an otherwise good file.
+std::vector<std::pair<std::string, std::function<void(nlohmann::json&)>>> forgeries() {
+  return {
+      {"median_seconds", [](nlohmann::json& r) { r["median_seconds"] = -1; }},
+      {"gflops", [](nlohmann::json& r) { r["gflops"] = 1e300; }},
+      {"gflops", [](nlohmann::json& r) { r["gflops"] = 1e6; }},
+      {"error_kind", [](nlohmann::json& r) { r["error_kind"] = "exploded"; }},
+      {"config", [](nlohmann::json& r) { r["config"]["turbo"] = 1; }},
+      {"config", [](nlohmann::json& r) { r["config"].erase(r["config"].begin()); }},
+      {"workload_key", [](nlohmann::json& r) { r["workload_key"] = "gemm.f32.M-1.N0.K99999999999"; }},
+      {"workload_key", [](nlohmann::json& r) { r["workload_key"] = "conv2d.f32.M48.N40.K36"; }},
+      {"template", [](nlohmann::json& r) { r["template_name"] = "gemm.fpga"; }},
+      {"template", [](nlohmann::json& r) { r["template_name"] = "conv2d.cpu"; }},
+      {"target", [](nlohmann::json& r) { r["target"] = "opencl"; }},
+      {"device_id", [](nlohmann::json& r) { r["device_id"] = "0123456789abcdef"; }},
+      {"timestamp", [](nlohmann::json& r) { r["timestamp"] = 4e9; }},
+      {"costs", [](nlohmann::json& r) { r["costs"] = nlohmann::json::array(); }},
+      {"median", [](nlohmann::json& r) { r["costs"] = {1.0, 2.0, 3.0}; }},
+      // Consistent figures, 5,000,000 GFLOP/s: faster than any device.
+      {"beyond any device", [](nlohmann::json& r) {
+         const double seconds = 2.0 * 48 * 40 * 36 / 5e6 / 1e9;
+         r["costs"] = {seconds};
+         r["median_seconds"] = seconds;
+         r["gflops"] = 5e6;
+       }},
+  };
+}
+
+TEST_F(HostileInputCliTest, ImportRejectsAFileWithOneRecordTheTunerWouldNotWrite) {
+  tune_tiny(db(), 1);
+  const std::string source = (dir_ / "source.db").string();
+  tune_tiny(source, 2);
+  const fs::path lines = dir_ / "records.jsonl";
+  ASSERT_EQ(optune("export --db " + source + " --out " + lines.string()).code, 0);
+  std::vector<nlohmann::json> records;
+  std::ifstream in(lines);
+  for (std::string line; std::getline(in, line);) records.push_back(nlohmann::json::parse(line));
+  ASSERT_GE(records.size(), 3u);
+  const auto before = stored_records(db());
+  for (const auto& [problem, forge] : forgeries()) {
+    // The fastest record forged, as the second line of three.
+    std::size_t fastest = 0;
+    for (std::size_t i = 0; i < records.size(); ++i)
+      if (records[i]["error_kind"] == "ok" && records[i]["median_seconds"] < records[fastest]["median_seconds"])
+        fastest = i;
+    nlohmann::json forged = records[fastest];
+    forge(forged);
+    const fs::path file = dir_ / "forged.jsonl";
+    std::ofstream(file) << records[0].dump() << "\n" << forged.dump() << "\n" << records[1].dump() << "\n";
+    CommandRun run = optune("import " + file.string() + " --db " + db());
+    EXPECT_EQ(run.code, 2) << problem << "\n" << run.out << run.err;
+    EXPECT_NE(run.err.find("line 2: "), std::string::npos) << problem << "\n" << run.err;
+    EXPECT_NE(run.err.find(problem), std::string::npos) << problem << "\n" << run.err;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+    EXPECT_EQ(stored_records(db()), before) << problem;
+  }
+  // The file as exported imports.
+  CommandRun good = optune("import " + lines.string() + " --db " + db());
+  EXPECT_EQ(good.code, 0) << good.err;
+  EXPECT_EQ(stored_records(db()).size(), before.size() + records.size());
+}
+
+TEST_F(HostileInputCliTest, MergeRefusesADatabaseHoldingABadRecordAndWritesNothing) {
+  tune_tiny(db(), 1);
+  const std::string other = (dir_ / "other.db").string();
+  tune_tiny(other, 2);
+  plant(other, [](optune::db::TuningRecord& record) { record.gflops = 1e300; });
+  const auto before = stored_records(db());
+  const auto other_before = stored_records(other);
+  CommandRun run = optune("merge " + db() + " " + other);
+  EXPECT_EQ(run.code, 2) << run.out << run.err;
+  EXPECT_NE(run.err.find("record "), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("gflops"), std::string::npos) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_EQ(stored_records(db()), before);
+  EXPECT_EQ(stored_records(other), other_before);
+  // Into a third file: the good first database is not written there either.
+  const std::string into = (dir_ / "into.db").string();
+  CommandRun into_run = optune("merge " + db() + " " + other + " --into " + into);
+  EXPECT_EQ(into_run.code, 2) << into_run.out << into_run.err;
+  EXPECT_TRUE(stored_records(into).empty());
+}
+
+TEST_F(HostileInputCliTest, ApplyBestPassesOverBadRecordsWithANote) {
+  tune_tiny(db(), 1);
+  plant(db(), [](optune::db::TuningRecord& record) { record.gflops = 1e6; });
+  plant(db(), [](optune::db::TuningRecord& record) { record.workload_key = "gemm.f32.M-1.N0.K99999999999"; });
+  const fs::path header = dir_ / "tuned.hpp";
+  CommandRun run = optune("apply-best --db " + db() + " --target cpu --out " + header.string());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_NE(run.err.find("note: passed over a bad record of gemm.f32.M-1.N0.K99999999999"), std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("gflops"), std::string::npos) << run.err;
+  const std::string text = optune::test_support::slurp(header);
+  EXPECT_NE(text.find("// 1 tuned workloads."), std::string::npos) << text;
+  EXPECT_EQ(text.find("M-1"), std::string::npos) << text;
+  EXPECT_EQ(text.find("1000000.0 GFLOP/s"), std::string::npos) << text;
+}
+
+TEST_F(HostileInputCliTest, QueryIsNotLedByAForgedRecord) {
+  tune_tiny(db(), 1);
+  const auto best = Database::open(db(), Database::Mode::kReadOnly).top_k({}, 1).front();
+  plant(db(), [](optune::db::TuningRecord& record) {
+    record.gflops = 2e6;
+    record.median_seconds = 2.0 * 48 * 40 * 36 / 2e6 / 1e9;
+    record.costs = {record.median_seconds};
+    record.config = nlohmann::json::parse(R"({"forged": true})");
+  });
+  CommandRun run = optune("query --db " + db() + " --top 1 --format json");
+  ASSERT_EQ(run.code, 0) << run.err;
+  auto shown = nlohmann::json::parse(run.out);
+  ASSERT_EQ(shown.size(), 1u) << run.out;
+  EXPECT_EQ(shown[0]["config"], best.config) << run.out;
+  EXPECT_NE(run.err.find("note: passed over 1 bad record"), std::string::npos) << run.err;
+}
+
 // --- Item 7: summaries count the default with its latest record -----------------------------------
 
 // Records of the default config: its first measurement taken in a busy spell (100x slower), then

@@ -7,6 +7,7 @@
 
 #include "cli_support.hpp"
 #include "optune/kernels/workload.hpp"
+#include "optune/tuner/record_check.hpp"
 #include "optune/tuner/suite_tuning.hpp"
 
 namespace optune::cli {
@@ -70,6 +71,19 @@ void print_table(const std::vector<db::TuningRecord>& records) {
   if (records.empty()) std::printf("(no records match)\n");
 }
 
+// The best records, where one that fails its checks (forged or corrupted, e.g. a 1,000,000
+// GFLOP/s "best") does not lead the ranking: it is passed over, with a note. --history shows
+// every record as stored.
+std::vector<db::TuningRecord> best_records(const db::Database& database, const db::RecordFilter& filter,
+                                           std::size_t k) {
+  std::vector<std::string> passed_over;
+  auto records = tuner::checked_top_k(database, filter, k, passed_over);
+  if (!passed_over.empty())
+    std::fprintf(stderr, "optune: note: passed over %zu bad record%s (%s%s)\n", passed_over.size(),
+                 passed_over.size() > 1 ? "s" : "", passed_over.front().c_str(), passed_over.size() > 1 ? "; ..." : "");
+  return records;
+}
+
 int run_query(const QueryOptions& options) {
   db::RecordFilter filter;
   filter.op = options.op;
@@ -91,7 +105,7 @@ int run_query(const QueryOptions& options) {
     }
   }
   auto database = open_database(options.database, db::Database::Mode::kReadOnly);
-  auto records = options.history ? database.records(filter) : database.top_k(filter, options.top);
+  auto records = options.history ? database.records(filter) : best_records(database, filter, options.top);
   if (options.format == "json") {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& record : records) all.push_back(record_json(record));

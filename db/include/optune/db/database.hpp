@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -86,10 +87,15 @@ class Database {
   bool is_measured(const TaskKey& task, const std::string& config_text) const;
   std::size_t count() const;
 
-  // JSON lines, one record per line; import returns how many were new. A malformed line throws
+  // Checks a record that comes from elsewhere before it is stored (the tuner's RecordCheck):
+  // throws std::invalid_argument naming the problem.
+  using RecordCheck = std::function<void(const TuningRecord&)>;
+
+  // JSON lines, one record per line (a stream that fails a write: StorageError); import returns
+  // how many were new. A malformed line, or one whose record `check` rejects, throws
   // DatabaseError naming the line number, and nothing of that import is kept.
   std::size_t export_jsonl(std::ostream& out, const RecordFilter& filter) const;
-  std::size_t import_jsonl(std::istream& in);
+  std::size_t import_jsonl(std::istream& in, const RecordCheck& check = {});
 
   // Adds every record of `other` not already stored (same content hash), in one transaction;
   // returns how many were new. Nothing of either database is lost.
