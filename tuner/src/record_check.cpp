@@ -111,7 +111,11 @@ void RecordCheck::full(const db::TuningRecord& record) {
     } catch (const std::exception& error) {
       reject(std::string("device_fingerprint: ") + error.what());
     }
-    space = spaces_.emplace(space_key, kernel.space(parsed, device)).first;
+    try {
+      space = spaces_.emplace(space_key, kernel.space(parsed, device)).first;
+    } catch (const std::exception& error) {  // a template that has no space for this workload or device
+      reject(record.template_name + " has no space for " + record.workload_key + ": " + error.what());
+    }
   }
   search_space::Config config;
   try {
