@@ -186,6 +186,9 @@ int run_job(const JobRunOptions& options) {
   } catch (const tuner::EnvironmentFailure& error) {
     std::fprintf(log.get(), "%s job %s: failed: %s\n", now_text().c_str(), job.name.c_str(), error.what());
     throw;  // exit code 1, with the same line on stderr
+  } catch (const db::StorageError& error) {  // a full disk: the log may still take the line
+    std::fprintf(log.get(), "%s job %s: failed: %s\n", now_text().c_str(), job.name.c_str(), error.what());
+    throw;
   }
 
   if (summary.stopped) {
