@@ -89,7 +89,7 @@ std::string query(const std::string& database, const std::string& op, const std:
   nlohmann::json all = nlohmann::json::array();
   {
     py::gil_scoped_release no_gil;
-    for (const auto& record : app::query_records(request)) all.push_back(app::record_json(record));
+    for (const auto& record : app::query_records(request).records) all.push_back(app::record_json(record));
   }
   return all.dump();
 }

@@ -5,6 +5,7 @@
 #include "optune/app/bad_input.hpp"
 #include "optune/app/tasks.hpp"
 #include "optune/kernels/workload.hpp"
+#include "optune/tuner/record_check.hpp"
 #include "optune/tuner/suite_tuning.hpp"
 
 namespace optune::app {
@@ -25,7 +26,7 @@ double parse_since(const std::string& text) {
   }
 }
 
-std::vector<db::TuningRecord> query_records(const QueryRequest& request) {
+QueryResult query_records(const QueryRequest& request) {
   db::RecordFilter filter;
   filter.op = request.op;
   filter.target = request.target;
@@ -43,7 +44,10 @@ std::vector<db::TuningRecord> query_records(const QueryRequest& request) {
     throw BadInput(error.what());
   }
   auto database = open_database(request.database, db::Database::Mode::kReadOnly);
-  return request.history ? database.records(filter) : database.top_k(filter, request.top);
+  QueryResult result;
+  if (request.history) result.records = database.records(filter);
+  else result.records = tuner::checked_top_k(database, filter, request.top, result.passed_over);
+  return result;
 }
 
 nlohmann::json record_json(const db::TuningRecord& record) {

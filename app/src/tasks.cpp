@@ -42,6 +42,8 @@ std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std
 db::Database open_database(const std::string& path, db::Database::Mode mode) {
   try {
     return db::Database::open(path, mode);
+  } catch (const db::StorageError&) {
+    throw;  // a full disk is the run's failure (exit 1), not bad input
   } catch (const db::DatabaseError& error) {
     throw BadInput(error.what());
   }

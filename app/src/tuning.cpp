@@ -31,6 +31,9 @@ tuner::SuiteBudget suite_budget(const TuneRequest& request) {
   budget.trials_per_task = request.trials_per_task;
   if (!request.budget.empty()) {
     const bool is_count = request.budget.find_first_not_of("0123456789") == std::string::npos;
+    if (is_count && (request.budget.size() > 9 || std::stoll(request.budget) < 1 || std::stoll(request.budget) > kMaxTrials))
+      throw BadInput("tune: --budget: trials must be from 1 to " + std::to_string(kMaxTrials) + ", not '" +
+                     request.budget + "'");
     try {
       if (is_count) budget.total_trials = std::stoul(request.budget);
       else budget.seconds = tuner::parse_duration(request.budget);
@@ -83,7 +86,7 @@ nlohmann::json optional_record(const std::optional<db::TuningRecord>& record) {
 }
 
 nlohmann::json summary_json(const tuner::TuningSummary& summary) {
-  const bool best_is_default = summary.best && summary.default_config && summary.best->config == summary.default_config->config;
+  const bool best_is_default = summary.best_is_default();
   const double speedup = summary.speedup();
   return {{"trials", summary.trials},
           {"failures", summary.failures},

@@ -112,6 +112,15 @@ std::vector<TuningRecord> Database::top_k(const RecordFilter& filter, std::size_
   return impl_->collect(ranked, where);
 }
 
+std::optional<TuningRecord> Database::latest_success(const TaskKey& task, const std::string& config_text) const {
+  WhereClause where = where_clause(task);
+  where.add("r.error_kind = 'ok' AND r.config = ?");
+  where.parameters.emplace_back(config_text);
+  auto records = impl_->collect(select_records() + where.sql + " ORDER BY r.timestamp DESC, r.id DESC LIMIT 1", where);
+  if (records.empty()) return std::nullopt;
+  return std::move(records.front());
+}
+
 std::vector<TuningRecord> Database::records(const RecordFilter& filter) const {
   const WhereClause where = where_clause(filter);
   return impl_->collect(select_records() + where.sql + " ORDER BY r.timestamp, r.id", where);
@@ -152,11 +161,11 @@ std::size_t Database::export_jsonl(std::ostream& out, const RecordFilter& filter
                            out << to_json(record).dump() << '\n';
                            ++written;
                          });
-  if (!out) throw DatabaseError("cannot write the export of " + path());
+  if (!out) throw StorageError("cannot write the export of " + path());
   return written;
 }
 
-std::size_t Database::import_jsonl(std::istream& in) {
+std::size_t Database::import_jsonl(std::istream& in, const RecordCheck& check) {
   impl_->require_writable();
   sqlite::Transaction transaction(impl_->connection);
   RecordWriter writer(impl_->connection);
@@ -165,11 +174,15 @@ std::size_t Database::import_jsonl(std::istream& in) {
   for (std::size_t number = 1; std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     try {
-      if (writer.write(record_from_json(nlohmann::json::parse(line))) != 0) ++added;
+      TuningRecord record = record_from_json(nlohmann::json::parse(line));
+      if (check) check(record);
+      if (writer.write(record) != 0) ++added;
     } catch (const nlohmann::json::exception& error) {
       throw DatabaseError("line " + std::to_string(number) + ": not valid JSON (" + error.what() + ")");
     } catch (const std::invalid_argument& error) {
       throw DatabaseError("line " + std::to_string(number) + ": " + error.what());
+    } catch (const StorageError&) {
+      throw;  // the disk, not the line
     } catch (const DatabaseError& error) {
       throw DatabaseError("line " + std::to_string(number) + ": " + error.what());
     }

@@ -15,6 +15,12 @@ std::string open_failure_reason(int code, Connection::Access access) {
 
 }  // namespace
 
+void throw_error(int code, const std::string& message) {
+  const int primary = code & 0xff;
+  if (primary == SQLITE_FULL || primary == SQLITE_IOERR) throw StorageError(message);
+  throw SqliteError(primary, message);
+}
+
 void Connection::Closer::operator()(sqlite3* handle) const { sqlite3_close_v2(handle); }
 
 Connection Connection::open(const std::string& path, Access access, std::chrono::milliseconds busy_timeout) {
@@ -34,7 +40,7 @@ Connection Connection::open(const std::string& path, Access access, std::chrono:
 }
 
 void Connection::fail(int code) const {
-  throw SqliteError(code & 0xff, path_ + ": " + sqlite3_errmsg(handle_.get()));
+  throw_error(code, path_ + ": " + sqlite3_errmsg(handle_.get()));
 }
 
 void Connection::execute(const std::string& sql) {
@@ -43,7 +49,7 @@ void Connection::execute(const std::string& sql) {
   if (code == SQLITE_OK) return;
   const std::string text = message != nullptr ? message : sqlite3_errstr(code);
   sqlite3_free(message);
-  throw SqliteError(code & 0xff, path_ + ": " + text);
+  throw_error(code, path_ + ": " + text);
 }
 
 Statement Connection::prepare(std::string_view sql) const {

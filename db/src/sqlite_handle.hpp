@@ -27,6 +27,9 @@ class SqliteError : public DatabaseError {
   int code_;
 };
 
+// Throws StorageError for a storage failure (SQLITE_FULL, SQLITE_IOERR), else SqliteError.
+[[noreturn]] void throw_error(int code, const std::string& message);
+
 class Statement;
 
 class Connection {

@@ -52,6 +52,8 @@ int run_apply_best(const ApplyBestOptions& options) {
   } catch (const std::invalid_argument& error) {
     throw UsageError(std::string("apply-best: ") + error.what());
   }
+  for (const auto& problem : header.passed_over)
+    std::fprintf(stderr, "optune: note: passed over a bad record of %s\n", problem.c_str());
   bool written = tuner::write_if_changed(options.out, header.text);
   for (const auto& key : header.untuned)
     std::fprintf(stderr, "optune: note: no tuned config for %s on %s; it runs the default config\n", key.c_str(),

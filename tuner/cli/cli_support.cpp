@@ -1,6 +1,14 @@
 #include "cli_support.hpp"
 
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <limits>
+#include <optional>
+
+#include <fmt/format.h>
 
 #include "measuring.hpp"
 #include "optune/kernels/opencl/program_cache.hpp"
@@ -8,6 +16,39 @@
 namespace optune::cli {
 namespace fs = std::filesystem;
 namespace {
+
+// The name of the validators below; check_numeric_options() looks for it.
+constexpr const char* kNumberCheck = "number";
+
+bool has_number_check(CLI::Option& option) {
+  try {
+    option.get_validator(kNumberCheck);
+    return true;
+  } catch (const CLI::OptionNotFound&) {
+    return false;
+  }
+}
+
+std::optional<std::int64_t> parse_whole_number(const std::string& text) {
+  const bool negative = !text.empty() && text.front() == '-';
+  const std::string digits = negative ? text.substr(1) : text;
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  std::uint64_t magnitude = 0;
+  auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude);
+  if (error != std::errc() || end != digits.data() + digits.size()) return std::nullopt;  // overflow
+  constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  if (magnitude > kMax + (negative ? 1 : 0)) return std::nullopt;
+  if (!negative) return static_cast<std::int64_t>(magnitude);
+  return magnitude == kMax + 1 ? std::numeric_limits<std::int64_t>::min() : -static_cast<std::int64_t>(magnitude);
+}
+
+std::optional<double> parse_finite_number(const std::string& text) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))) return std::nullopt;
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
 
 fs::path executable_dir() {
   std::error_code error;
@@ -38,5 +79,45 @@ void add_layout_option(CLI::App& command, std::string& layout) {
 Measuring::Measuring(const MeasureSettings& settings, const std::optional<Remote>& remote)
     : app::Measuring(settings, install_paths(), remote,
                      [](const std::string& line) { std::fprintf(stderr, "optune: rpc: %s\n", line.c_str()); }) {}
+
+CLI::Validator whole_number(std::int64_t low, std::int64_t high) {
+  return CLI::Validator(
+      [low, high](std::string& text) -> std::string {
+        auto value = parse_whole_number(text);
+        if (value && *value >= low && *value <= high) {
+          text = std::to_string(*value);  // CLI11 would read "010" as octal
+          return "";
+        }
+        if (high == std::numeric_limits<std::int64_t>::max())
+          return "must be a whole number of at least " + std::to_string(low) + ", not '" + text + "'";
+        return "must be a whole number from " + std::to_string(low) + " to " + std::to_string(high) + ", not '" +
+               text + "'";
+      },
+      high == std::numeric_limits<std::int64_t>::max() ? "" : fmt::format("in [{} - {}]", low, high), kNumberCheck);
+}
+
+CLI::Validator finite_number(double low, double high) {
+  return CLI::Validator(
+      [low, high](std::string& text) -> std::string {
+        auto value = parse_finite_number(text);
+        if (value && *value >= low && *value <= high) return "";
+        if (high == std::numeric_limits<double>::max()) return "must be a finite number, not '" + text + "'";
+        return fmt::format("must be a number from {} to {}, not '{}'", low, high, text);
+      },
+      high == std::numeric_limits<double>::max() ? "" : fmt::format("in [{} - {}]", low, high), kNumberCheck);
+}
+
+void check_numeric_options(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    if (has_number_check(*option)) continue;  // a range of its own
+    const std::string type = option->get_type_name();
+    if (type.rfind("UINT", 0) == 0) option->check(whole_number(0, std::numeric_limits<std::int64_t>::max()));
+    else if (type.rfind("INT", 0) == 0)
+      option->check(whole_number(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()));
+    else if (type.rfind("FLOAT", 0) == 0)
+      option->check(finite_number(std::numeric_limits<double>::lowest(), std::numeric_limits<double>::max()));
+  }
+  for (CLI::App* sub : app.get_subcommands({})) check_numeric_options(*sub);
+}
 
 }  // namespace optune::cli

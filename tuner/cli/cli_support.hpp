@@ -2,6 +2,7 @@
 // turning command-line text into the typed task, database and measurement parts.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -42,6 +43,18 @@ using app::open_database;
 
 // Registers `--layout` for commands that take `--suite`.
 void add_layout_option(CLI::App& command, std::string& layout);
+
+// Numbers on the command line are checked as text, before CLI11 converts them: CLI11 2.1 reads
+// "-5" into an unsigned option as 2^64 - 5, saturates a number too large for its type, reads
+// "010" as octal, and lets NaN through CLI::Range (every comparison with NaN is false).
+// A whole number in decimal digits ("010" is ten) from `low` to `high`.
+CLI::Validator whole_number(std::int64_t low, std::int64_t high);
+// A finite number from `low` to `high`: NaN and infinities are out of every range.
+CLI::Validator finite_number(double low, double high);
+// Gives every numeric option of `app` and its subcommands that has no range of its own the check
+// of its type (INT: any int64, UINT: no sign, FLOAT: finite), so that no option is left to wrap.
+// Called once every command is registered.
+void check_numeric_options(CLI::App& app);
 
 // Where this optune finds its worker, the kernel headers candidates include, the OpenCL kernels'
 // sources, the target descriptions (installed beside the executable, else this build's source

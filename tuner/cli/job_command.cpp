@@ -95,10 +95,16 @@ void print_job_summary(std::FILE* log, const tuner::JobSpec& job, const std::vec
         if (!record.ok()) ++failures;
       }
     }
+    // The default counts with its latest successful record, as best() counts every config.
+    if (default_record)
+      if (auto latest = database.latest_success(tuner::task_key(*task.task), default_record->config_text()))
+        default_record = latest;
     auto best = database.best(tuner::task_key(*task.task));
-    double speedup =
-        best && default_record && default_record->ok() ? default_record->median_seconds / best->median_seconds : 0;
-    say(log, fmt::format("{:<24} {:>5} {:>7} {:>8} {:>12} {:>12} {:>9} {:>7.2f}x", task.entry.name, task.entry.count,
+    std::string speedup = "-";
+    if (best && default_record && best->config_text() == default_record->config_text()) speedup = "default";
+    else if (best && default_record && default_record->ok())
+      speedup = fmt::format("{:.2f}x", default_record->median_seconds / best->median_seconds);
+    say(log, fmt::format("{:<24} {:>5} {:>7} {:>8} {:>12} {:>12} {:>9} {:>8}", task.entry.name, task.entry.count,
                          task_trials, failures, milliseconds(default_record), milliseconds(best),
                          best ? fmt::format("{:.1f}", best->gflops) : "-", speedup));
     trials += task_trials;
@@ -174,7 +180,16 @@ int run_job(const JobRunOptions& options) {
   tuner::RecordingMeasurer measurer(*measuring.builder, measuring.runner, database);
   tuner::Progress progress(log.get(), false);  // a plain line per batch in the log
   StopOnSignals signals;
-  auto summary = tuner::tune_suite(tasks, measurer, tuning, budget, scheduler, progress);
+  tuner::SuiteSummary summary;
+  try {
+    summary = tuner::tune_suite(tasks, measurer, tuning, budget, scheduler, progress);
+  } catch (const tuner::EnvironmentFailure& error) {
+    std::fprintf(log.get(), "%s job %s: failed: %s\n", now_text().c_str(), job.name.c_str(), error.what());
+    throw;  // exit code 1, with the same line on stderr
+  } catch (const db::StorageError& error) {  // a full disk: the log may still take the line
+    std::fprintf(log.get(), "%s job %s: failed: %s\n", now_text().c_str(), job.name.c_str(), error.what());
+    throw;
+  }
 
   if (summary.stopped) {
     say(log.get(), fmt::format("job {}: stopped by signal {} after {} trials in this run; run it again to continue",

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   optune::cli::add_prune_command(app, action);
   optune::cli::add_regress_command(app, action);
   optune::cli::add_report_command(app, action);
+  optune::cli::check_numeric_options(app);
   auto is_subcommand = [&](const std::string& name) {
     for (const CLI::App* sub : app.get_subcommands({})) if (sub->get_name() == name) return true;
     return false;
@@ -50,6 +51,9 @@ int main(int argc, char** argv) {
   } catch (const optune::cli::UsageError& error) {
     std::fprintf(stderr, "optune: error: %s\n", error.what());
     return 2;
+  } catch (const optune::db::StorageError& error) {  // a full disk: the run failed, the input was fine
+    std::fprintf(stderr, "optune: failed: %s\n", error.what());
+    return 1;
   } catch (const optune::db::DatabaseError& error) {
     std::fprintf(stderr, "optune: error: %s\n", error.what());
     return 2;

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "cli_support.hpp"
+#include "optune/tuner/record_check.hpp"
 
 namespace optune::cli {
 namespace {
@@ -14,6 +15,21 @@ struct MergeOptions {
   std::string second;
   std::string into;  // "" = into the first database
 };
+
+// Records the tuner would not have written (RecordCheck) are refused, as import refuses them,
+// before anything is written: "record N of FILE: ...", N counting from 1, oldest first.
+void check_records(const db::Database& database) {
+  tuner::RecordCheck check;
+  std::size_t number = 0;
+  for (const auto& record : database.records({})) {
+    ++number;
+    try {
+      check.full(record);
+    } catch (const std::invalid_argument& error) {
+      throw UsageError("merge: record " + std::to_string(number) + " of " + database.path() + ": " + error.what());
+    }
+  }
+}
 
 int run_merge(const MergeOptions& options) {
   namespace fs = std::filesystem;
@@ -25,6 +41,7 @@ int run_merge(const MergeOptions& options) {
   if (same(options.first, options.second))
     throw UsageError("merge: " + options.first + " and " + options.second + " are the same file");
   auto second = open_database(options.second, db::Database::Mode::kReadOnly);
+  check_records(second);
   if (options.into.empty()) {
     auto first = open_database(options.first, db::Database::Mode::kReadWrite);
     std::size_t added = first.merge_from(second);
@@ -35,6 +52,7 @@ int run_merge(const MergeOptions& options) {
   if (same(options.into, options.first) || same(options.into, options.second))
     throw UsageError("merge: --into " + options.into + " is one of the inputs; leave --into out to merge in place");
   auto first = open_database(options.first, db::Database::Mode::kReadOnly);
+  check_records(first);
   auto out = open_database(options.into, db::Database::Mode::kReadWrite);
   std::size_t from_first = out.merge_from(first);
   std::size_t from_second = out.merge_from(second);

@@ -16,7 +16,6 @@ struct PruneOptions {
 };
 
 int run_prune(const PruneOptions& options) {
-  if (options.keep == 0) throw UsageError("prune: --keep must be at least 1");
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
   const std::size_t before = database.count();
   const std::size_t removed = database.prune(options.keep, options.dry_run);
@@ -39,7 +38,8 @@ void add_prune_command(CLI::App& app, CommandAction& action) {
       "prune",
       "Keep the K best records per task, its latest default record and the latest record of each failed config");
   prune->add_option("--db", options->database, "SQLite database file")->capture_default_str();
-  prune->add_option("--keep", options->keep, "Best successful records kept per task")->required();
+  prune->add_option("--keep", options->keep, "Best successful records kept per task")
+      ->required()->check(whole_number(1, 1'000'000));
   prune->add_flag("--dry-run", options->dry_run, "Only count what would be deleted");
   prune->callback([options, &action] { action = [options] { return run_prune(*options); }; });
 }

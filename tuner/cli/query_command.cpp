@@ -43,7 +43,12 @@ int run_query(const QueryOptions& options) {
   app::QueryRequest request{options.database, options.op, options.shape, options.target, options.device,
                             std::nullopt,       options.top, options.history};
   if (!options.since.empty()) request.since = app::parse_since(options.since);
-  auto records = app::query_records(request);
+  auto result = app::query_records(request);
+  if (!result.passed_over.empty())
+    std::fprintf(stderr, "optune: note: passed over %zu bad record%s (%s%s)\n", result.passed_over.size(),
+                 result.passed_over.size() > 1 ? "s" : "", result.passed_over.front().c_str(),
+                 result.passed_over.size() > 1 ? "; ..." : "");
+  const auto& records = result.records;
   if (options.format == "json") {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& record : records) all.push_back(app::record_json(record));
@@ -74,7 +79,7 @@ void add_query_command(CLI::App& app, CommandAction& action) {
   query->add_option("--device", options->device, "Only this device: id or part of its name");
   query->add_option("--since", options->since, "Only records since a date (2026-11-22[T18:30]) or for a duration (12h, 7d)");
   query->add_option("--top", options->top, "Best K configs per workload, target and device")
-      ->capture_default_str()->check(CLI::Range(1, 1000000));
+      ->capture_default_str()->check(whole_number(1, 1000000));
   query->add_flag("--history", options->history, "Every record, failures included, oldest first");
   query->add_option("--format", options->format, "table, json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}))->capture_default_str();

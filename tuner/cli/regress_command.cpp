@@ -83,8 +83,6 @@ void print_row(const tuner::RegressionCase& c, const tuner::Judgement& judgement
 }
 
 int run_regress(const RegressOptions& options) {
-  if (!(options.tolerance >= 0 && options.tolerance <= 10))
-    throw UsageError("regress: --tolerance must be from 0 to 10 (a share: 0.05 is 5%)");
   const tuner::Suite suite = load_suite_option(options.suite, options.layout);
   auto database = open_database(options.database, db::Database::Mode::kReadOnly);
   MeasureSettings settings = options.measuring;
@@ -123,29 +121,32 @@ void add_regress_command(CLI::App& app, CommandAction& action) {
   add_layout_option(*regress, options->layout);
   regress->add_option("--target", options->target, "Target: cpu, opencl[:<platform>:<device>]")->capture_default_str();
   regress->add_option("--tolerance", options->tolerance, "Allowed slowdown, as a share (0.05: 5%)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(finite_number(0.0, 10.0));
   regress->add_option("--attempts", options->attempts,
                       "Measurements of a workload before a regression is called (the best of each config counts)")
       ->capture_default_str()
-      ->check(CLI::Range(1, 20));
+      ->check(whole_number(1, 20));
   regress->add_option("--junit", options->junit, "Write JUnit XML here, for CI servers");
   auto& timing = options->measuring.timing;
   regress->add_option("--repeat", timing.repeat, "Timed repeats per config")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1000));
+      ->check(whole_number(1, 1000));
   regress->add_option("--number", timing.number, "Runs per repeat (0: from --min-repeat-ms)")
       ->capture_default_str()
-      ->check(CLI::Range(0, 1000000));
+      ->check(whole_number(0, 1000000));
   regress->add_option("--min-repeat-ms", timing.min_repeat_ms, "Shortest repeat, in milliseconds")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 60000.0));
+      ->check(finite_number(0.0, 60000.0));
   regress->add_option("--timeout", timing.timeout_seconds, "Seconds a config may run")
       ->capture_default_str()
-      ->check(CLI::Range(0.1, 86400.0));
+      ->check(finite_number(0.1, 86400.0));
   regress->add_option("--compile-timeout", options->measuring.compile_timeout, "Seconds a compile may take")
       ->capture_default_str()
-      ->check(CLI::Range(1.0, 86400.0));
-  regress->add_option("--jobs", options->measuring.jobs, "Parallel compiles (0: all cores)")->capture_default_str();
+      ->check(finite_number(1.0, 86400.0));
+  regress->add_option("--jobs", options->measuring.jobs, "Parallel compiles (0: all cores)")
+      ->capture_default_str()
+      ->check(whole_number(0, 4096));
   regress->add_option("--compiler", options->measuring.compiler, "C++ compiler for CPU configs")->capture_default_str();
   regress->callback([options, &action] { action = [options] { return run_regress(*options); }; });
 }

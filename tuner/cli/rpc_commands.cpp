@@ -150,7 +150,8 @@ void add_rpc_commands(CLI::App& app, CommandAction& action) {
   auto server = std::make_shared<ServerCommand>();
   CLI::App* s = rpc_app->add_subcommand("server", "Run on the device: receive candidates, measure them, return results");
   s->add_option("--host", server->options.host, "Address to listen on")->capture_default_str();
-  s->add_option("--port", server->options.port, "Port to listen on (0: any free one)")->capture_default_str();
+  s->add_option("--port", server->options.port, "Port to listen on (0: any free one)")
+      ->capture_default_str()->check(whole_number(0, 65535));
   s->add_option("--key", server->options.key, "The kind of device, as clients ask the tracker for it")->capture_default_str();
   s->add_option("--tracker", server->tracker, "Register at this tracker (HOST:PORT)");
   s->add_option("--proxy", server->proxy, "Serve through this proxy (HOST:PORT) instead of listening");
@@ -162,20 +163,21 @@ void add_rpc_commands(CLI::App& app, CommandAction& action) {
   s->add_option("--worker-launcher", server->launcher,
                 "Run the worker under this command, e.g. 'qemu-aarch64 -L /usr/aarch64-linux-gnu'");
   s->add_option("--max-artifact-mb", server->max_artifact_mb, "Largest artifact accepted, in MiB")
-      ->capture_default_str()->check(CLI::Range(0.001, 4000.0));
+      ->capture_default_str()->check(finite_number(0.001, 4000.0));
   s->add_option("--heartbeat", server->options.heartbeat_seconds, "Seconds between heartbeats to the tracker")
-      ->capture_default_str()->check(CLI::Range(0.05, 3600.0));
+      ->capture_default_str()->check(finite_number(0.05, 3600.0));
   s->callback([server, &action] { action = [server] { return run_server(*server); }; });
 
   auto tracker = std::make_shared<rpc::TrackerOptions>();
   auto tracker_token = std::make_shared<std::string>();
   CLI::App* t = rpc_app->add_subcommand("tracker", "Hand out devices by key: registration, leases, queue");
   t->add_option("--host", tracker->host, "Address to listen on")->capture_default_str();
-  t->add_option("--port", tracker->port, "Port to listen on (0: any free one)")->capture_default_str();
+  t->add_option("--port", tracker->port, "Port to listen on (0: any free one)")
+      ->capture_default_str()->check(whole_number(0, 65535));
   t->add_option("--token-file", *tracker_token, token_help);
   t->add_option("--heartbeat-timeout", tracker->heartbeat_timeout_seconds,
                 "Seconds of silence after which a server leaves the pool")
-      ->capture_default_str()->check(CLI::Range(0.1, 3600.0));
+      ->capture_default_str()->check(finite_number(0.1, 3600.0));
   t->callback([tracker, tracker_token, &action] {
     action = [tracker, tracker_token] { return run_tracker(*tracker, *tracker_token); };
   });
@@ -184,7 +186,8 @@ void add_rpc_commands(CLI::App& app, CommandAction& action) {
   auto proxy_token = std::make_shared<std::string>();
   CLI::App* p = rpc_app->add_subcommand("proxy", "Join clients to servers that connect out to it (devices behind NAT)");
   p->add_option("--host", proxy->host, "Address to listen on")->capture_default_str();
-  p->add_option("--port", proxy->port, "Port to listen on (0: any free one)")->capture_default_str();
+  p->add_option("--port", proxy->port, "Port to listen on (0: any free one)")
+      ->capture_default_str()->check(whole_number(0, 65535));
   p->add_option("--token-file", *proxy_token, token_help);
   p->callback([proxy, proxy_token, &action] {
     action = [proxy, proxy_token] { return run_proxy(*proxy, *proxy_token); };

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli_support.hpp"
+#include "optune/tuner/record_check.hpp"
 
 namespace optune::cli {
 namespace {
@@ -38,7 +39,8 @@ int run_import(const ImportOptions& options) {
   std::ifstream in(options.in);
   if (!in) throw UsageError("import: cannot read " + options.in);
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
-  std::size_t added = database.import_jsonl(in);
+  tuner::RecordCheck check;
+  std::size_t added = database.import_jsonl(in, [&check](const db::TuningRecord& record) { check.full(record); });
   std::printf("imported %zu new records into %s\n", added, options.database.c_str());
   return 0;
 }

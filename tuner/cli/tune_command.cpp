@@ -41,10 +41,20 @@ void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
     std::printf("best       no config succeeded\n");
     return;
   }
-  std::printf("best       %.2f GFLOP/s  %.4f ms  speed-up %.2fx over default\n", summary.best->gflops,
-              summary.best->median_seconds * 1e3, summary.speedup());
+  if (summary.best_is_default())
+    std::printf("best       %.2f GFLOP/s  %.4f ms  no speed-up: the best config is the default\n",
+                summary.best->gflops, summary.best->median_seconds * 1e3);
+  else
+    std::printf("best       %.2f GFLOP/s  %.4f ms  speed-up %.2fx over default\n", summary.best->gflops,
+                summary.best->median_seconds * 1e3, summary.speedup());
   std::printf("config     %s\n", summary.best->config.dump().c_str());
   std::printf("database   %s (run %s)\n", options.request.database.c_str(), summary.run_id.c_str());
+}
+
+// A task's speed-up column: "default" where no tuned config beat the default config.
+std::string speedup_text(const tuner::TuningSummary& summary) {
+  if (summary.best_is_default()) return "default";
+  return fmt::format("{:.2f}x", summary.speedup());
 }
 
 void print_suite_summary(const TuneOptions& options, const tuner::Suite& suite, const tuner::SuiteSummary& summary) {
@@ -57,9 +67,9 @@ void print_suite_summary(const TuneOptions& options, const tuner::Suite& suite, 
     auto ms = [](const std::optional<db::TuningRecord>& r) {
       return r && r->ok() ? fmt::format("{:.4f}", r->median_seconds * 1e3) : std::string(r ? "failed" : "-");
     };
-    std::printf("%-22s %5d %6zu %12s %12s %9s %7.2fx\n", task.entry.name.c_str(), task.entry.count, s.trials,
+    std::printf("%-22s %5d %6zu %12s %12s %9s %8s\n", task.entry.name.c_str(), task.entry.count, s.trials,
                 ms(s.default_config).c_str(), ms(s.best).c_str(),
-                s.best ? fmt::format("{:.1f}", s.best->gflops).c_str() : "-", s.speedup());
+                s.best ? fmt::format("{:.1f}", s.best->gflops).c_str() : "-", speedup_text(s).c_str());
   }
   std::printf("\nnetwork latency, estimated as the sum of count x latency: default %.3f ms, tuned %.3f ms, "
               "speed-up %.2fx\n", summary.default_seconds * 1e3, summary.tuned_seconds * 1e3,
@@ -93,41 +103,46 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
   tune->add_option("--target", options->request.measuring.target, "Target: cpu, cpu:<triple>, opencl[:<platform>:<device>]")
       ->capture_default_str();
   tune->add_option("--tuner", options->request.tuning.tuner.name, "Tuner: xgb (model-based), ga (genetic), random, grid")->capture_default_str();
-  tune->add_option("--trials", options->request.tuning.trials, "Configs to measure (the budget)")->capture_default_str();
+  tune->add_option("--trials", options->request.tuning.trials, "Configs to measure (the budget)")
+      ->capture_default_str()->check(whole_number(1, app::kMaxTrials));
   tune->add_option("--batch-size", options->request.tuning.batch_size, "Configs built and measured per batch")
-      ->capture_default_str()->check(CLI::Range(1, 4096));
+      ->capture_default_str()->check(whole_number(1, 4096));
   tune->add_option("--early-stopping", options->request.tuning.early_stopping,
-                   "Stop after this many trials without improvement (0: never)")->capture_default_str();
+                   "Stop after this many trials without improvement (0: never)")
+      ->capture_default_str()->check(whole_number(0, app::kMaxTrials));
   tune->add_option("--remeasure", options->request.tuning.remeasure_top, "Best configs measured again at the end")
-      ->capture_default_str();
+      ->capture_default_str()->check(whole_number(0, 1000));
   tune->add_option("--objective", options->request.tuning.tuner.objective, "xgb: cost model objective")
       ->check(CLI::IsMember({"rank:pairwise", "reg:squarederror"}))->capture_default_str();
   tune->add_flag("--no-transfer", [options](std::int64_t) { options->request.tuning.tuner.transfer = false; },
                  "xgb: do not start from records of other shapes");
-  tune->add_option("--seed", options->request.tuning.tuner.seed, "Seed of the tuner's random choices")->capture_default_str();
+  tune->add_option("--seed", options->request.tuning.tuner.seed, "Seed of the tuner's random choices")
+      ->capture_default_str()->check(whole_number(0, std::numeric_limits<std::int64_t>::max()));
   tune->add_option("--db", options->request.database, "SQLite database file")->capture_default_str();
   tune->add_option("--repeat", options->request.measuring.timing.repeat, "Timed repeats per candidate")
-      ->capture_default_str()->check(CLI::Range(1, 1000));
+      ->capture_default_str()->check(whole_number(1, 1000));
   tune->add_option("--number", options->request.measuring.timing.number, "Runs per repeat (0: from --min-repeat-ms)")
-      ->capture_default_str()->check(CLI::Range(0, 1000000));
+      ->capture_default_str()->check(whole_number(0, 1000000));
   tune->add_option("--min-repeat-ms", options->request.measuring.timing.min_repeat_ms, "Shortest repeat, in milliseconds")
-      ->capture_default_str()->check(CLI::Range(0.0, 60000.0));
+      ->capture_default_str()->check(finite_number(0.0, 60000.0));
   tune->add_option("--timeout", options->request.measuring.timing.timeout_seconds, "Seconds a candidate may run (check and timing)")
-      ->capture_default_str()->check(CLI::Range(0.1, 86400.0));
+      ->capture_default_str()->check(finite_number(0.1, 86400.0));
   tune->add_option("--compile-timeout", options->request.measuring.compile_timeout, "Seconds a compile may take")
-      ->capture_default_str()->check(CLI::Range(1.0, 86400.0));
-  tune->add_option("--jobs", options->request.measuring.jobs, "Parallel compiles (0: all cores)")->capture_default_str();
+      ->capture_default_str()->check(finite_number(1.0, 86400.0));
+  tune->add_option("--jobs", options->request.measuring.jobs, "Parallel compiles (0: all cores)")
+      ->capture_default_str()->check(whole_number(0, 4096));
   tune->add_option("--compiler", options->request.measuring.compiler, "C++ compiler for CPU candidates")->capture_default_str();
   tune->add_flag("--quiet", options->quiet, "No progress display");
   tune->add_option("--suite", options->request.suite, "Tune every workload of a suite file (configs/workloads/*.toml)");
-  tune->add_option("--trials-per-task", options->request.trials_per_task, "Suite: trials for each task (default: --trials)");
+  tune->add_option("--trials-per-task", options->request.trials_per_task, "Suite: trials for each task (default: --trials)")
+      ->check(whole_number(1, app::kMaxTrials));
   tune->add_option("--budget", options->request.budget, "Suite: total trials (2000) or time (8h, 30m, 1h30m)");
   tune->add_option("--scheduler", options->request.scheduler.policy, "Suite: gradient (Ansor) or round_robin")
       ->check(CLI::IsMember({"gradient", "round_robin"}))->capture_default_str();
   tune->add_option("--rpc", options->request.measuring.rpc, "Measure on remote devices of KEY leased from the tracker at HOST:PORT");
   tune->add_option("--token-file", options->request.measuring.token_file, "--rpc: file holding the shared token");
   tune->add_option("--rpc-wait", options->request.measuring.rpc_wait, "--rpc: seconds to wait in the tracker's queue for a device")
-      ->capture_default_str()->check(CLI::Range(0.0, 86400.0));
+      ->capture_default_str()->check(finite_number(0.0, 86400.0));
   tune->callback([options, &action] { action = [options] { return run_tune(*options); }; });
 }
 

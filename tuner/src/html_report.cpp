@@ -132,16 +132,21 @@ std::string legend(const std::vector<RunCurve>& curves) {
   return html + "</ul>\n";
 }
 
-// The task's default (most recent successful default-config record) and best records.
+// The task's default and best records, each config counted with its latest successful record
+// (Database::best()'s rule): the default config's latest measurement, re-measurements included,
+// and the fastest config by its latest measurement.
 std::pair<const db::TuningRecord*, const db::TuningRecord*> default_and_best(const TaskRecords& task) {
-  const db::TuningRecord* default_record = nullptr;
-  const db::TuningRecord* best = nullptr;
-  for (const auto& record : task.records) {
-    if (!record.ok()) continue;
-    if (record.is_default) default_record = &record;
-    if (!best || record.median_seconds < best->median_seconds) best = &record;
+  std::map<std::string, const db::TuningRecord*> latest;  // config_text() -> its latest success
+  std::string default_config;
+  for (const auto& record : task.records) {  // oldest first
+    if (record.is_default) default_config = record.config_text();
+    if (record.ok()) latest[record.config_text()] = &record;
   }
-  return {default_record, best};
+  const db::TuningRecord* best = nullptr;
+  for (const auto& [config, record] : latest)
+    if (!best || record->median_seconds < best->median_seconds) best = record;
+  auto found = latest.find(default_config);
+  return {found == latest.end() ? nullptr : found->second, best};
 }
 
 std::string summary_table(const std::vector<TaskRecords>& tasks) {
@@ -154,8 +159,9 @@ std::string summary_table(const std::vector<TaskRecords>& tasks) {
     auto [default_record, best] = default_and_best(task);
     auto ms = [](const db::TuningRecord* r) { return r ? fmt::format("{:.4f}", r->median_seconds * 1e3) : "-"; };
     auto gflops = [](const db::TuningRecord* r) { return r ? fmt::format("{:.2f}", r->gflops) : "-"; };
-    std::string speedup =
-        default_record && best ? fmt::format("{:.2f}x", default_record->median_seconds / best->median_seconds) : "-";
+    std::string speedup = "-";
+    if (default_record == best && best) speedup = "default";
+    else if (default_record && best) speedup = fmt::format("{:.2f}x", default_record->median_seconds / best->median_seconds);
     html += fmt::format(
         "<tr><td><a href=\"#task{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>\n",

@@ -47,6 +47,10 @@ double TuningSummary::speedup() const {
   return default_config->median_seconds / best->median_seconds;
 }
 
+bool TuningSummary::best_is_default() const {
+  return best && default_config && best->config_text() == default_config->config_text();
+}
+
 db::TaskKey task_key(const measure::MeasureTask& task) {
   return {task.workload.key(), task.kernel_template->name(), task.target.str(), task.device.fingerprint_id()};
 }
@@ -63,6 +67,20 @@ std::vector<db::TuningRecord> RecordingMeasurer::measure(const std::shared_ptr<c
                                                          const std::string& tuner, const std::string& run_id,
                                                          bool is_default, std::vector<measure::MeasureResult>* results,
                                                          int rounds) {
+  auto records = run(task, configs, tuner, run_id, is_default, results, rounds);
+  record(records);
+  return records;
+}
+
+void RecordingMeasurer::record(const std::vector<db::TuningRecord>& records) {
+  if (!records.empty()) database_.insert(records);
+}
+
+std::vector<db::TuningRecord> RecordingMeasurer::run(const std::shared_ptr<const measure::MeasureTask>& task,
+                                                     const std::vector<search_space::Config>& configs,
+                                                     const std::string& tuner, const std::string& run_id,
+                                                     bool is_default, std::vector<measure::MeasureResult>* results,
+                                                     int rounds) {
   std::vector<measure::MeasureInput> inputs;
   for (const auto& config : configs) inputs.push_back({task, config});
   // Build the whole batch first: no compile may run while a candidate is timed.
@@ -75,7 +93,6 @@ std::vector<db::TuningRecord> RecordingMeasurer::measure(const std::shared_ptr<c
     records.back().run_id = run_id;
     records.back().is_default = is_default;
   }
-  database_.insert(records);  // committed per batch: an interrupted run keeps what it measured
   if (results) *results = std::move(measured);
   return records;
 }
@@ -91,7 +108,9 @@ TaskSession::TaskSession(std::shared_ptr<const measure::MeasureTask> task, const
     if (record.is_default && record.run_id == summary_.run_id) summary_.default_config = record;
   if (!summary_.default_config) {
     auto default_config = task_->kernel_template->default_config(task_->workload, task_->device, task_->space);
-    summary_.default_config = measurer_.measure(task_, {default_config}, "default", summary_.run_id, true).front();
+    summary_.default_config = measurer_.run(task_, {default_config}, "default", summary_.run_id, true).front();
+    if (summary_.default_config->ok()) measurer_.record({*summary_.default_config});
+    else unrecorded_default_ = summary_.default_config;
     history.own.push_back(*summary_.default_config);
   }
   if (summary_.default_config->ok()) best_ = summary_.default_config;
@@ -112,7 +131,9 @@ std::size_t TaskSession::step(std::size_t max_trials) {
     return 0;
   }
   std::vector<measure::MeasureResult> results;
-  auto records = measurer_.measure(task_, batch, tuner_->name(), summary_.run_id, false, &results);
+  auto records = measurer_.run(task_, batch, tuner_->name(), summary_.run_id, false, &results);
+  check_environment(records);
+  record(records);
   tuner_->update(batch, results);
   for (auto& record : records) {
     ++summary_.trials;
@@ -129,11 +150,18 @@ std::size_t TaskSession::step(std::size_t max_trials) {
 }
 
 void TaskSession::finish(std::size_t top) {
-  if (top == 0) {
-    summary_.best = best_;
-    summary_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    return;
-  }
+  record({});  // a default held back while no batch followed
+  if (top > 0) remeasure_finalists(top);
+  // The default counts with its latest successful record, as the best does: both from the same
+  // closing re-measurement, not a first measurement taken in a busier or quieter spell.
+  db::Database& database = measurer_.database();
+  const db::TaskKey key = task_key(*task_);
+  summary_.best = top > 0 ? database.best(key) : best_;
+  if (auto latest = database.latest_success(key, summary_.default_config->config_text())) summary_.default_config = latest;
+  summary_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void TaskSession::remeasure_finalists(std::size_t top) {
   // The database ranks each config by its latest record (Database::best). The first wave re-measures
   // the default and the best `top` other configs in interleaved rounds, so they are compared at one
   // time on a machine whose speed drifts. Re-measured finalists tend to come out slower than the
@@ -161,13 +189,45 @@ void TaskSession::finish(std::size_t top) {
     if (fresh == 0) break;
     if (configs.size() < 2) break;  // a lone config has nothing to be compared with
     fastest.reset();
-    for (auto& record : measurer_.measure(task_, configs, "remeasure", summary_.run_id, false, nullptr,
-                                          kRemeasureRounds))
+    auto records = measurer_.run(task_, configs, "remeasure", summary_.run_id, false, nullptr, kRemeasureRounds);
+    check_environment(records);
+    record(records);
+    for (auto& record : records)
       if (better(record, fastest)) fastest = std::move(record);
     if (!fastest) break;  // every one failed this time: nothing to compare the next wave with
   }
-  summary_.best = database.best(key);
-  summary_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void TaskSession::check_environment(const std::vector<db::TuningRecord>& records) {
+  if (records.empty() || records.front().ok()) return;
+  const std::string& kind = records.front().error_kind;
+  for (const auto& record : records)
+    if (record.error_kind != kind) return;
+  // Every config of the batch failed alike. The default config, which works wherever the
+  // environment does, tells whether the batch or the environment is to blame.
+  std::optional<db::TuningRecord> probe = unrecorded_default_;
+  for (const auto& record : records)
+    if (!probe && record.config_text() == summary_.default_config->config_text()) probe = record;
+  if (!probe) {
+    auto config = task_->kernel_template->default_config(task_->workload, task_->device, task_->space);
+    probe = measurer_.run(task_, {config}, "default", summary_.run_id, true).front();  // not recorded
+  }
+  if (probe->error_kind != kind) return;
+  std::string cause = probe->error_message.empty() ? records.front().error_message : probe->error_message;
+  std::replace(cause.begin(), cause.end(), '\n', ' ');
+  if (cause.size() > 300) cause = cause.substr(0, 297) + "...";
+  throw EnvironmentFailure(fmt::format(
+      "{}: the default config and all {} configs of the batch failed with {}: {} (nothing of the batch recorded; "
+      "fix the environment and run again)",
+      task_->workload.key(), records.size(), kind, cause.empty() ? "no message" : cause));
+}
+
+void TaskSession::record(const std::vector<db::TuningRecord>& records) {
+  std::vector<db::TuningRecord> batch;
+  if (unrecorded_default_) batch.push_back(std::move(*unrecorded_default_));
+  unrecorded_default_.reset();
+  batch.insert(batch.end(), records.begin(), records.end());
+  measurer_.record(batch);
 }
 
 }  // namespace optune::tuner

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "optune/kernels/kernel_template.hpp"
+#include "optune/tuner/record_check.hpp"
 #include "optune/tuner/task_history.hpp"
 
 namespace optune::tuner {
@@ -19,13 +20,31 @@ namespace {
 // for the next.
 constexpr std::size_t kCandidatesPerWorkload = 32;
 
-// The one device whose records the header is made from; nullopt when nothing is recorded.
-std::optional<db::TuningRecord> pick_device(const db::Database& database, const TunedHeaderRequest& request) {
+// The fastest records of each workload of the target (and --device) that pass their checks; the
+// others are noted in `passed_over` rather than failing the header (and every build using it).
+std::vector<db::TuningRecord> checked_records(const db::Database& database, const TunedHeaderRequest& request,
+                                              std::vector<std::string>& passed_over) {
   db::RecordFilter filter;
   filter.target = request.target.str();
   filter.device = request.device;
+  std::vector<db::TuningRecord> records;
+  for (auto& record : checked_top_k(database, filter, kCandidatesPerWorkload, passed_over)) {
+    try {
+      kernels::DeviceInfo::from_fingerprint(record.device_fingerprint);
+    } catch (const std::exception& error) {
+      passed_over.push_back(record.workload_key + ": " + error.what());
+      continue;
+    }
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+// The one device whose records the header is made from; nullopt when nothing is recorded.
+std::optional<db::TuningRecord> pick_device(const std::vector<db::TuningRecord>& records,
+                                            const TunedHeaderRequest& request) {
   std::map<std::string, db::TuningRecord> devices;
-  for (auto& record : database.top_k(filter, 1)) devices.emplace(record.device_id, record);
+  for (const auto& record : records) devices.emplace(record.device_id, record);
   if (devices.size() > 1) {
     std::string names;
     for (const auto& [id, record] : devices)
@@ -88,17 +107,14 @@ std::string section(const kernels::KernelTemplate& kernel, const kernels::Kernel
 
 TunedHeader make_tuned_header(const db::Database& database, const TunedHeaderRequest& request) {
   TunedHeader header;
-  auto device_record = pick_device(database, request);
+  auto records = checked_records(database, request, header.passed_over);
+  auto device_record = pick_device(records, request);
   kernels::DeviceInfo device = device_record ? kernels::DeviceInfo::from_fingerprint(device_record->device_fingerprint)
                                              : request.fallback_device;
   header.device_name = device.name;
   std::vector<db::TuningRecord> best;
-  if (device_record) {
-    db::RecordFilter filter;
-    filter.target = request.target.str();
-    filter.device = device_record->device_id;
-    best = database.top_k(filter, kCandidatesPerWorkload);
-  }
+  for (auto& record : records)
+    if (device_record && record.device_id == device_record->device_id) best.push_back(std::move(record));
   std::string includes = "#include <array>\n#include <cstdint>\n";
   std::string body;
   std::string entry_points;

@@ -24,7 +24,14 @@ struct QueryRequest {
   bool history = false;         // every record, failures included, oldest first
 };
 
-std::vector<db::TuningRecord> query_records(const QueryRequest& request);
+// The best records are ranked without the records that fail their checks (forged or corrupted,
+// e.g. a 1,000,000 GFLOP/s "best"): each is passed over and described in `passed_over`
+// ("<workload key>: <problem>"). The history is every record as stored.
+struct QueryResult {
+  std::vector<db::TuningRecord> records;
+  std::vector<std::string> passed_over;
+};
+QueryResult query_records(const QueryRequest& request);
 
 // A date or time (2026-11-22, 2026-11-22T18:30[:00], local time) or a duration back from now
 // (90m, 12h, 7d), as unix seconds.

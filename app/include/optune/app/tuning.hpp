@@ -16,6 +16,8 @@
 namespace optune::app {
 
 inline constexpr const char* kDefaultDatabase = "optune.db";
+// The most trials a run takes (--trials, --early-stopping, --trials-per-task, a budget, a job).
+inline constexpr std::int64_t kMaxTrials = 100'000'000;
 
 struct TuneRequest {
   std::string op = "gemm";  // one workload: op and shape ...

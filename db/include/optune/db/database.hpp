@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -21,6 +22,14 @@ namespace optune::db {
 class DatabaseError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// The storage failed a write: the disk is full, a file-size limit is reached, an I/O error
+// (SQLite's SQLITE_FULL and SQLITE_IOERR). A failure of the run, not bad input: the command line
+// turns it into exit code 1. The transaction under way is rolled back, as for any DatabaseError.
+class StorageError : public DatabaseError {
+ public:
+  using DatabaseError::DatabaseError;
 };
 
 inline constexpr int kSchemaVersion = 1;
@@ -67,6 +76,9 @@ class Database {
   // Successful records matching the filter, best (lowest median) first, at most k per workload
   // key and target and device, one per config, its latest, as best() (k = 0: every record).
   std::vector<TuningRecord> top_k(const RecordFilter& filter, std::size_t k) const;
+  // The latest successful record of one config (config_text()) of a task: the record best() and
+  // top_k() count it by. nullopt when the config never succeeded.
+  std::optional<TuningRecord> latest_success(const TaskKey& task, const std::string& config_text) const;
   // All matching records, oldest first (history).
   std::vector<TuningRecord> records(const RecordFilter& filter) const;
   std::vector<TuningRecord> task_records(const TaskKey& task) const;
@@ -75,10 +87,15 @@ class Database {
   bool is_measured(const TaskKey& task, const std::string& config_text) const;
   std::size_t count() const;
 
-  // JSON lines, one record per line; import returns how many were new. A malformed line throws
+  // Checks a record that comes from elsewhere before it is stored (the tuner's RecordCheck):
+  // throws std::invalid_argument naming the problem.
+  using RecordCheck = std::function<void(const TuningRecord&)>;
+
+  // JSON lines, one record per line (a stream that fails a write: StorageError); import returns
+  // how many were new. A malformed line, or one whose record `check` rejects, throws
   // DatabaseError naming the line number, and nothing of that import is kept.
   std::size_t export_jsonl(std::ostream& out, const RecordFilter& filter) const;
-  std::size_t import_jsonl(std::istream& in);
+  std::size_t import_jsonl(std::istream& in, const RecordCheck& check = {});
 
   // Adds every record of `other` not already stored (same content hash), in one transaction;
   // returns how many were new. Nothing of either database is lost.

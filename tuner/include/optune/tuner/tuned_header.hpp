@@ -25,6 +25,9 @@ struct TunedHeader {
   std::string text;
   std::size_t tuned = 0;                    // rows written
   std::vector<std::string> untuned;         // wanted workloads without a row: they run the default
+  // Records passed over because they fail RecordCheck::figures() (forged or corrupted), each
+  // "<workload key>: <problem>": the header is made from the others.
+  std::vector<std::string> passed_over;
   std::string device_name;
 };
 
