@@ -31,6 +31,10 @@ namespace optune::measure::rpc {
 
 using LogFunction = std::function<void(const std::string&)>;
 
+// What is wrong with a measure message's metadata, checked as the worker will read it before
+// any of its payload is written; "" when nothing is.
+std::string measure_request_problem(const nlohmann::json& metadata);
+
 struct RpcServerOptions {
   std::string host = "127.0.0.1";
   unsigned short port = 9090;  // 0: any free port (start() returns it)
