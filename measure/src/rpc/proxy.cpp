@@ -26,14 +26,14 @@ void relay(asio::ip::tcp::socket& from, asio::ip::tcp::socket& to) {
 }  // namespace
 
 Proxy::Proxy(ProxyOptions options, LogFunction log)
-    : options_(std::move(options)), log_(std::move(log)) {}
+    : options_(std::move(options)), log_(std::move(log)), slots_(options_.max_sessions) {}
 
 unsigned short Proxy::start() {
   return listener_.listen(options_.host, options_.port);
 }
 
 void Proxy::serve() {
-  listener_.accept_forever([this](Channel channel) { connection(std::move(channel)); }, log_);
+  listener_.accept_forever([this](Channel channel) { connection(std::move(channel)); }, log_, slots_, "proxy");
 }
 
 void Proxy::connection(Channel channel) {

@@ -113,6 +113,7 @@ std::string measure_request_problem(const nlohmann::json& metadata) {
 RpcServer::RpcServer(RpcServerOptions options, LogFunction log)
     : options_(std::move(options)),
       log_(std::move(log)),
+      slots_(options_.max_sessions),
       runner_(LocalRunnerOptions{options_.worker_path, {}, false, "", options_.worker_launcher}) {}
 
 RpcServer::~RpcServer() {
@@ -143,11 +144,12 @@ void RpcServer::serve() {
   if (options_.proxy) {
     keep_proxy_connection();  // never returns
   }
-  listener_.accept_forever([this](Channel channel) { session(std::move(channel)); }, log_);
+  listener_.accept_forever([this](Channel channel) { session(std::move(channel)); }, log_, slots_, "server");
 }
 
 void RpcServer::session(Channel channel) {
   const std::string peer = channel.peer();
+  channel.set_stall_timeout(Seconds(options_.frame_stall_seconds));
   try {
     accept_handshake(channel, options_.token, "server",
                      {{"key", options_.key}, {"device", device_.fingerprint()}, {"devices", devices_json()}});
@@ -257,6 +259,8 @@ void RpcServer::keep_registered() {
 
 void RpcServer::keep_proxy_connection() {
   for (;;) {
+    // At the limit, no idle connection is offered: clients wait at the proxy for one to free.
+    SessionSlots::Slot slot = slots_.take();
     try {
       Channel channel = Channel::connect(*options_.proxy, Seconds(10));
       connect_handshake(channel, options_.token, {{"role", "server"}});
@@ -264,7 +268,9 @@ void RpcServer::keep_proxy_connection() {
       // Idle until the proxy joins a client to this connection; then the usual session runs on
       // it while the next idle connection is opened.
       expect(channel, MessageType::kProxyStart, Seconds(options_.idle_session_seconds));
-      std::thread([this, channel = std::move(channel)]() mutable { session(std::move(channel)); }).detach();
+      std::thread([this, channel = std::move(channel), slot = std::move(slot)]() mutable {
+        session(std::move(channel));
+      }).detach();
       continue;
     } catch (const std::exception& error) {
       log_("proxy " + options_.proxy->str() + ": " + error.what());
