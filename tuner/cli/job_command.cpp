@@ -13,7 +13,6 @@
 
 #include "cli_support.hpp"
 #include "measuring.hpp"
-#include "optune/tuner/device_lock.hpp"
 #include "optune/tuner/job.hpp"
 
 namespace optune::cli {
@@ -56,6 +55,7 @@ using LogFile = std::unique_ptr<std::FILE, FileCloser>;
 
 struct JobRunOptions {
   std::string file;
+  bool wait_lock = false;
 };
 
 std::string now_text() {
@@ -133,16 +133,8 @@ int run_job(const JobRunOptions& options) {
   auto remote = find_remote(settings);
   auto tasks = make_tasks(job, remote);
 
-  // The lock comes before anything is measured or written.
-  const std::string device_id = tasks.front().task->device.fingerprint_id();
-  const std::string lock_path = tuner::DeviceLock::path_for(job.database, device_id);
-  std::string holder;
-  auto lock = tuner::DeviceLock::try_acquire(lock_path, &holder);
-  if (!lock) {
-    std::fprintf(stderr, "optune: job %s: another job (%s) is measuring on device %s (%s); not started\n",
-                 job.name.c_str(), holder.c_str(), device_id.c_str(), lock_path.c_str());
-    return 1;
-  }
+  // The locks come before anything is measured or written.
+  auto locks = lock_for_measuring("job " + job.name, job.database, tasks.front().task->device, options.wait_lock, true);
   auto database = open_database(job.database, db::Database::Mode::kReadWrite);
   std::error_code ignored;  // a folder that cannot be made shows as the log's open failing
   std::filesystem::create_directories(std::filesystem::path(job.log).parent_path(), ignored);
@@ -200,6 +192,7 @@ void add_job_command(CLI::App& app, CommandAction& action) {
   CLI::App* run = job->add_subcommand(
       "run", "Run or resume a job: trials already recorded count toward its budget; SIGINT/SIGTERM stop it cleanly");
   run->add_option("file", options->file, "Job file (format: tuner/include/optune/tuner/job.hpp)")->required();
+  add_wait_lock_option(*run, options->wait_lock);
   run->callback([options, &action] { action = [options] { return run_job(*options); }; });
 }
 

@@ -66,6 +66,33 @@ std::optional<Remote> find_remote(const MeasureSettings& settings) {
   return remote;
 }
 
+RunLocks lock_for_measuring(const std::string& who, const std::string& database_path,
+                            const kernels::DeviceInfo& device, bool wait_for_device, bool writes_records) {
+  const std::string device_id = device.fingerprint_id();
+  const std::string path = tuner::device_lock_path(database_path, device_id);
+  std::string holder;
+  auto device_lock = tuner::FileLock::try_acquire(path, tuner::FileLock::Mode::kExclusive, who, &holder);
+  if (!device_lock && !wait_for_device)
+    throw std::runtime_error(who + ": another run (" + holder + ") is measuring on device " + device_id + " (" +
+                             path + "); not started (--wait-lock waits for it)");
+  if (!device_lock) {
+    std::fprintf(stderr, "optune: %s: waiting for another run (%s) to finish measuring on device %s\n",
+                 who.c_str(), holder.c_str(), device_id.c_str());
+    device_lock = tuner::FileLock::acquire(path, tuner::FileLock::Mode::kExclusive, who);
+  }
+  RunLocks locks{std::move(*device_lock), std::nullopt};
+  // Shared with other runs writing to it; waits only while a prune holds it (seconds at most).
+  if (writes_records)
+    locks.database = tuner::FileLock::acquire(tuner::database_lock_path(database_path),
+                                              tuner::FileLock::Mode::kShared, who);
+  return locks;
+}
+
+void add_wait_lock_option(CLI::App& command, bool& wait) {
+  command.add_flag("--wait-lock", wait,
+                   "When another run measures on the device (same database folder), wait for it instead of exiting 1");
+}
+
 Measuring::Measuring(const MeasureSettings& settings, const std::optional<Remote>& remote)
     : builder(make_builder(settings)), runner_owner(make_runner(settings, remote)), runner(*runner_owner) {}
 

@@ -8,11 +8,14 @@
 #include <optional>
 #include <string>
 
+#include <CLI/CLI.hpp>
+
 #include "optune/kernels/device_info.hpp"
 #include "optune/measure/builder.hpp"
 #include "optune/measure/rpc/auth.hpp"
 #include "optune/measure/runner.hpp"
 #include "optune/measure/timing_policy.hpp"
+#include "optune/tuner/device_lock.hpp"
 #include "rpc_support.hpp"
 
 namespace optune::cli {
@@ -44,5 +47,19 @@ struct Measuring {
   measure::Runner& runner;
   explicit Measuring(const MeasureSettings& settings, const std::optional<Remote>& remote = std::nullopt);
 };
+
+// What a command that measures holds for its whole run (device_lock.hpp): the device's lock, and
+// for a run that writes records a shared hold on its database, which keeps prune away.
+struct RunLocks {
+  tuner::FileLock device;
+  std::optional<tuner::FileLock> database;
+};
+// `who` names the run in the lock file and in messages ("tune", "job nightly"). When another run
+// measures on the device: with `wait_for_device`, a line on stderr and a wait; without, a
+// std::runtime_error naming that run (exit code 1: the input is fine, the device is busy).
+RunLocks lock_for_measuring(const std::string& who, const std::string& database_path,
+                            const kernels::DeviceInfo& device, bool wait_for_device, bool writes_records);
+// Registers `--wait-lock` for a command that measures.
+void add_wait_lock_option(CLI::App& command, bool& wait);
 
 }  // namespace optune::cli

@@ -26,6 +26,7 @@ struct TuneOptions {
   double compile_timeout = 120;
   std::string compiler = "c++";
   bool quiet = false;
+  bool wait_lock = false;
   // Suites.
   std::string suite;
   std::string layout;  // --layout: replaces the suite's layout
@@ -120,6 +121,7 @@ int run_suite(const TuneOptions& options) {
     tasks.push_back({entry, task});
   }
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
+  auto locks = lock_for_measuring("tune", options.database, tasks.front().task->device, options.wait_lock, true);
   Measuring measuring(measure_settings(options), remote);
   auto progress = make_progress(options);
   tuner::RecordingMeasurer measurer(*measuring.builder, measuring.runner, database);
@@ -140,6 +142,7 @@ int run_tune(const TuneOptions& options) {
   auto remote = find_remote(measure_settings(options));
   auto task = make_task(options.op, options.shape, options.target, nullptr, remote ? &remote->device : nullptr);
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
+  auto locks = lock_for_measuring("tune", options.database, task->device, options.wait_lock, true);
   Measuring measuring(measure_settings(options), remote);
   auto progress = make_progress(options);
   tuner::TuningLoop loop(*measuring.builder, measuring.runner, database, progress);
@@ -187,6 +190,7 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
   tune->add_option("--jobs", options->jobs, "Parallel compiles (0: all cores)")->capture_default_str();
   tune->add_option("--compiler", options->compiler, "C++ compiler for CPU candidates")->capture_default_str();
   tune->add_flag("--quiet", options->quiet, "No progress display");
+  add_wait_lock_option(*tune, options->wait_lock);
   tune->add_option("--suite", options->suite, "Tune every workload of a suite file (configs/workloads/*.toml)");
   tune->add_option("--trials-per-task", options->trials_per_task, "Suite: trials for each task (default: --trials)");
   tune->add_option("--budget", options->budget, "Suite: total trials (2000) or time (8h, 30m, 1h30m)");
