@@ -1,6 +1,7 @@
-// Runs beside a running job, end to end through the optune command: tune and regress refuse to
-// measure on the job's device or wait for it (--wait-lock); prune refuses while the job measures
-// into its database. Real processes, real signals, real SQLite files.
+// Runs beside a running job, end to end through the optune command: a second SIGTERM stops the job
+// at once with its end line in the log; tune and regress refuse to measure on the job's device or
+// wait for it (--wait-lock); prune refuses while the job measures into its database. Real
+// processes, real signals, real SQLite files.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -101,10 +102,33 @@ class ConcurrentRunsTest : public optune::test_support::CommandTest {
     return suite;
   }
 
+  static std::string last_line(const std::string& text) {
+    auto end = text.find_last_not_of('\n');
+    if (end == std::string::npos) return "";
+    auto begin = text.rfind('\n', end);
+    return text.substr(begin == std::string::npos ? 0 : begin + 1, end - (begin == std::string::npos ? 0 : begin + 1) + 1);
+  }
+
   std::vector<pid_t> background_;
 };
 
+constexpr const char* kSlowBatches = "repeat = 3\nmin_repeat_ms = 400\ntimeout = 30\n";  // seconds a batch
 constexpr const char* kQuickBatches = "repeat = 2\nmin_repeat_ms = 1\ntimeout = 10\n";
+
+TEST_F(ConcurrentRunsTest, SecondSigtermStopsAJobAtOnceAndItsLogStillEnds) {
+  pid_t pid = start_job(write_job("hurried", 40, kSlowBatches), "hurried");
+  wait_until([&] { return job_records("hurried").second >= 2; }, "the job recorded no batch in time");
+  ::kill(pid, SIGTERM);  // stop after this batch ...
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ::kill(pid, SIGTERM);  // ... no: now
+  const auto signalled = Clock::now();
+  EXPECT_EQ(wait_job(pid), 128 + SIGTERM) << slurp(dir_ / "hurried.out");
+  EXPECT_LT(Clock::now() - signalled, std::chrono::seconds(5)) << "the second signal did not stop it at once";
+  const std::string log = slurp(dir_ / "hurried.log");
+  EXPECT_NE(last_line(log).find("job hurried: stopped at once by a second signal 15"), std::string::npos) << log;
+  EXPECT_EQ(log.find("finished"), std::string::npos) << log;
+  EXPECT_EQ(Database::open(db(), Database::Mode::kReadOnly).integrity_check(), "ok");
+}
 
 TEST_F(ConcurrentRunsTest, TuneRegressAndPruneKeepAwayFromARunningJob) {
   pid_t job = start_job(write_job("nightly", 400, kQuickBatches), "nightly");
