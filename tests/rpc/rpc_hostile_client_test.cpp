@@ -149,4 +149,36 @@ TEST_F(RpcTest, AnnouncedPayloadsCostMemoryOnlyAsTheyArriveAndStalledOnesTimeOut
   EXPECT_FALSE(server.process.poll()) << slurp(server.log);
 }
 
+TEST_F(RpcTest, ProxyHoldsNoMoreIdleServerConnectionsThanItsLimit) {
+  auto& proxy = start("proxy", {"rpc", "proxy", "--port", "0", "--max-sessions", "3"});
+  auto register_idle = [&] {
+    Channel channel = Channel::connect({"127.0.0.1", proxy.port}, Seconds(5));
+    measure::rpc::connect_handshake(channel, {}, {{"role", "server"}});
+    channel.send({MessageType::kProxyRegister, {{"key", "k"}}, {}}, Seconds(5));
+    return channel;
+  };
+  std::vector<Channel> idle;
+  for (int i = 0; i < 3; ++i) idle.push_back(register_idle());
+  auto waiting = [&] {
+    std::string log = slurp(proxy.log);
+    std::size_t count = 0;
+    for (auto at = log.find("waiting under k"); at != std::string::npos; at = log.find("waiting under k", at + 1)) ++count;
+    return count;
+  };
+  for (auto deadline = Clock::now() + std::chrono::seconds(10); waiting() < 3 && Clock::now() < deadline;)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  Channel refused = register_idle();
+  Frame reply = refused.receive(Seconds(10));
+  EXPECT_EQ(reply.type, MessageType::kError);
+  EXPECT_TRUE(contains(reply.metadata.value("message", ""), "at most 3 idle")) << reply.metadata;
+  for (auto& channel : idle) {  // the three are kept, silent until a client is joined to them
+    try {
+      channel.receive(Seconds(0.2));
+      ADD_FAILURE() << "an idle connection was sent a frame";
+    } catch (const measure::rpc::TransportError& error) {
+      EXPECT_TRUE(contains(error.what(), "no answer within")) << error.what();
+    }
+  }
+}
+
 }  // namespace
