@@ -3,13 +3,16 @@
 // registrations carry. Input: the bytes of one frame (header, then metadata).
 // Promises: nothing but FrameError (and the parsers' own std::invalid_argument for fingerprints)
 // comes out; a header that decodes re-encodes to the same header; metadata that decodes survives
-// an encode and decode unchanged.
+// an encode and decode unchanged; a measure request the server's check passes, the worker reads.
 #include <cstdint>
 #include <cstring>
 #include <string_view>
 
 #include "fuzz_support.hpp"
 #include "optune/kernels/device_info.hpp"
+#include "optune/kernels/target.hpp"
+#include "optune/kernels/workload.hpp"
+#include "optune/measure/timing_policy.hpp"
 #include "optune/measure/rpc/frame.hpp"
 #include "optune/measure/rpc/rpc_server.hpp"
 
@@ -17,8 +20,22 @@ using namespace optune::measure::rpc;
 
 namespace {
 
+// A request the server passes is one the worker reads as it does (worker_loop.cpp) without an
+// exception: the check before the upload is written must not let through what fails after.
+void check_passed_request(const nlohmann::json& request) {
+  try {
+    (void)optune::measure::timing_policy_from_json(request.at("timing"));
+    (void)optune::kernels::parse_workload_key(request.at("workload").get<std::string>());
+    (void)request.value("seed", 1u);
+    if (request.value("backend", "cpu") == "opencl") (void)optune::kernels::parse_target(request.at("target").get<std::string>());
+  } catch (const std::exception& error) {
+    optune::fuzz::broken(std::string("a measure request passed the server's check but not the worker's reading: ") +
+                         error.what());
+  }
+}
+
 void check_request_and_fingerprints(const nlohmann::json& metadata) {
-  (void)measure_request_problem(metadata);
+  if (measure_request_problem(metadata).empty()) check_passed_request(metadata.at("request"));
   for (const char* key : {"device", "devices"}) {
     auto found = metadata.find(key);
     if (found == metadata.end()) continue;
