@@ -13,6 +13,7 @@ packages=(
   libasio-dev libssl-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
   libgtest-dev libdnnl-dev libopenblas-dev pybind11-dev python3-dev python3-venv ccache
   g++-aarch64-linux-gnu qemu-user iproute2 clang
+  libclang-rt-14-dev libomp-14-dev  # tests/fuzz: clang's libFuzzer and sanitizers, OpenMP for clang
 )
 missing=()
 for p in "${packages[@]}"; do

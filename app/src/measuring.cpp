@@ -59,7 +59,9 @@ std::unique_ptr<measure::Runner> make_runner(const MeasureSettings& settings, co
   rpc.token = remote->token;
   rpc.timing = settings.timing;
   rpc.lease_wait_seconds = settings.rpc_wait;
-  rpc.log = log ? std::move(log) : [](const std::string&) {};
+  rpc.log = [log = std::move(log)](const std::string& line) {
+    if (log) log("rpc: " + line);
+  };
   return std::make_unique<measure::rpc::RpcRunner>(rpc);
 }
 

@@ -5,6 +5,7 @@
 
 #include "optune/app/bad_input.hpp"
 #include "optune/app/query.hpp"
+#include "optune/app/run_locks.hpp"
 #include "optune/app/tasks.hpp"
 
 namespace optune::app {
@@ -54,6 +55,7 @@ WorkloadOutcome tune_workload(const TuneRequest& request, const InstallPaths& pa
   auto task = make_task(request.op, request.shape, request.measuring.target, nullptr,
                         remote ? &remote->device : nullptr);
   auto database = open_database(request.database, db::Database::Mode::kReadWrite);
+  auto locks = lock_for_measuring("tune", request.database, task->device, request.wait_lock, true, log);
   Measuring measuring(request.measuring, paths, remote, std::move(log));
   tuner::TuningLoop loop(*measuring.builder, measuring.runner, database, progress);
   auto summary = loop.run(task, request.tuning);
@@ -73,6 +75,7 @@ SuiteOutcome tune_suite(const TuneRequest& request, const InstallPaths& paths, t
     tasks.push_back({entry, task});
   }
   auto database = open_database(request.database, db::Database::Mode::kReadWrite);
+  auto locks = lock_for_measuring("tune", request.database, tasks.front().task->device, request.wait_lock, true, log);
   Measuring measuring(request.measuring, paths, remote, std::move(log));
   tuner::RecordingMeasurer measurer(*measuring.builder, measuring.runner, database);
   auto summary = tuner::tune_suite(tasks, measurer, request.tuning, budget, request.scheduler, progress);

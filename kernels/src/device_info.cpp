@@ -5,12 +5,36 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 namespace optune::kernels {
 namespace {
+
+// A count of a fingerprint's (cores, bytes, sizes) as an integer from `min` to `max`. Fingerprints
+// come from peers too (a server's welcome, a registration at the tracker): a number out of the
+// field's range is refused here, as converting it would be undefined behaviour (found by
+// fuzz_rpc_message: "l1d_bytes": 3.3e39).
+std::int64_t count_value(const nlohmann::json& value, const char* key, std::int64_t min, std::int64_t max) {
+  std::optional<std::int64_t> number;
+  if (value.is_number_unsigned()) {
+    if (value.get<std::uint64_t>() <= static_cast<std::uint64_t>(max)) number = static_cast<std::int64_t>(value.get<std::uint64_t>());
+  } else if (value.is_number_integer()) {
+    number = value.get<std::int64_t>();
+  }
+  if (!number || *number < min || *number > max)
+    throw std::invalid_argument("device fingerprint: " + std::string(key) + ": expected an integer from " +
+                                std::to_string(min) + " to " + std::to_string(max) + ", got " + value.dump());
+  return *number;
+}
+
+template <class Int>
+Int count(const nlohmann::json& json, const char* key, Int fallback, std::int64_t min, std::int64_t max) {
+  auto found = json.find(key);
+  return found == json.end() ? fallback : static_cast<Int>(count_value(*found, key, min, max));
+}
 
 // FNV-1a, 64 bit: tiny, stable across platforms and library versions (unlike std::hash).
 std::uint64_t fnv1a64(std::string_view bytes) {
@@ -91,22 +115,27 @@ DeviceInfo DeviceInfo::from_fingerprint(const nlohmann::json& json) {
     throw std::invalid_argument("device fingerprint: expected a JSON object, got " +
                                 std::string(json.type_name()));
   }
+  constexpr std::int64_t kMaxBytes = std::int64_t{1} << 50;
   DeviceInfo info;
   try {
     info.kind = json.value("kind", info.kind);
     info.name = json.value("name", info.name);
     info.arch = json.value("arch", info.arch);
-    info.cores = json.value("cores", info.cores);
+    info.cores = count(json, "cores", info.cores, 1, 1 << 20);
     info.isa = sorted_unique(json.value("isa", info.isa));
-    info.l1d_bytes = json.value("l1d_bytes", info.l1d_bytes);
-    info.l2_bytes = json.value("l2_bytes", info.l2_bytes);
-    info.l3_bytes = json.value("l3_bytes", info.l3_bytes);
+    info.l1d_bytes = count(json, "l1d_bytes", info.l1d_bytes, 0, kMaxBytes);
+    info.l2_bytes = count(json, "l2_bytes", info.l2_bytes, 0, kMaxBytes);
+    info.l3_bytes = count(json, "l3_bytes", info.l3_bytes, 0, kMaxBytes);
     info.platform = json.value("platform", info.platform);
     info.driver_version = json.value("driver_version", info.driver_version);
-    info.local_mem_bytes = json.value("local_mem_bytes", info.local_mem_bytes);
-    info.max_work_group_size = json.value("max_work_group_size", info.max_work_group_size);
-    info.max_work_item_sizes = json.value("max_work_item_sizes", info.max_work_item_sizes);
-    info.preferred_vector_width = json.value("preferred_vector_width", info.preferred_vector_width);
+    info.local_mem_bytes = count(json, "local_mem_bytes", info.local_mem_bytes, 0, kMaxBytes);
+    info.max_work_group_size = count(json, "max_work_group_size", info.max_work_group_size, 0, kMaxBytes);
+    if (auto sizes = json.find("max_work_item_sizes"); sizes != json.end()) {
+      if (!sizes->is_array()) throw std::invalid_argument("device fingerprint: max_work_item_sizes: expected an array");
+      info.max_work_item_sizes.clear();
+      for (const auto& size : *sizes) info.max_work_item_sizes.push_back(count_value(size, "max_work_item_sizes", 0, kMaxBytes));
+    }
+    info.preferred_vector_width = count(json, "preferred_vector_width", info.preferred_vector_width, 0, 1024);
   } catch (const nlohmann::json::exception& error) {
     throw std::invalid_argument("device fingerprint: " + std::string(error.what()));
   }

@@ -204,7 +204,7 @@ TEST_F(ResultsCliTest, TwoJobsOnOneDeviceAreKeptApart) {
   }
   CommandRun second = optune("job run " + write_job("second", 4).string());
   EXPECT_EQ(second.code, 1) << second.out << second.err;
-  EXPECT_NE(second.err.find("another job (pid " + std::to_string(first) + ") is measuring on device"),
+  EXPECT_NE(second.err.find("another run (pid " + std::to_string(first) + ", job first) is measuring on device"),
             std::string::npos)
       << second.err;
   EXPECT_EQ(std::count(second.err.begin(), second.err.end(), '\n'), 1) << second.err;

@@ -112,5 +112,21 @@ TEST(DeviceInfo, FromFingerprintRejectsBadJson) {
   EXPECT_EQ(DeviceInfo::from_fingerprint(nlohmann::json::object()).kind, "cpu");
 }
 
+// Fingerprints come from peers (a server's welcome, a registration at the tracker): a count that
+// is no integer of the field's range is refused, not converted (found by fuzz_rpc_message, where
+// "l1d_bytes": 3.3e39 was undefined behaviour).
+TEST(DeviceInfo, FromFingerprintRefusesCountsOutOfRange) {
+  using nlohmann::json;
+  for (const json& bad : {json{{"l1d_bytes", 3.27687e39}}, json{{"cores", 2.5}}, json{{"cores", -3}},
+                          json{{"cores", 0}}, json{{"l3_bytes", 18446744073709551615ull}},
+                          json{{"max_work_item_sizes", {1024, 1e300}}}, json{{"max_work_item_sizes", 7}},
+                          json{{"preferred_vector_width", -1}}}) {
+    EXPECT_THROW(DeviceInfo::from_fingerprint(bad), std::invalid_argument) << bad;
+  }
+  const DeviceInfo read = DeviceInfo::from_fingerprint(json{{"cores", 64}, {"l3_bytes", 1ull << 40}});
+  EXPECT_EQ(read.cores, 64);
+  EXPECT_EQ(read.l3_bytes, std::int64_t{1} << 40);
+}
+
 }  // namespace
 }  // namespace optune::kernels

@@ -156,5 +156,20 @@ TEST(RegressionTest, JunitCountsFailuresAndSkipsAndEscapes) {
   EXPECT_EQ(xml.find("suite\"1"), std::string::npos);
 }
 
+// One line whatever the file quotes (found by fuzz_suite_job_toml: toml++ names the newline it saw).
+TEST(JobFileTest, ErrorsQuotingTheFilesNewlinesStayOneLine) {
+  const std::string workload = "[[workload]]\nop = \"gemm\"\nshape = \"8,8,8\"\n";
+  for (const std::string& text :
+       {std::string("name = \"a\"\nbudget =n\n"), "name = \"a\"\nbudget = 5\ntuner = \"x\\ny\"\n" + workload}) {
+    try {
+      parse_job(text, "bad.toml");
+      FAIL() << text;
+    } catch (const JobError& error) {
+      EXPECT_EQ(std::string(error.what()).find('\n'), std::string::npos) << error.what();
+      EXPECT_NE(std::string(error.what()).find("bad.toml:"), std::string::npos) << error.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace optune::tuner

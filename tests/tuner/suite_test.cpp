@@ -129,5 +129,22 @@ TEST(Duration, ParsesHoursMinutesSeconds) {
   EXPECT_THROW(parse_duration(""), std::invalid_argument);
 }
 
+// Bad input is one line on stderr, whatever the file quotes: toml++ names the character it saw
+// (here a newline), and a value may hold a newline of its own. Found by fuzz_suite_job_toml.
+TEST(Suite, ErrorsQuotingTheFilesNewlinesStayOneLine) {
+  for (const std::string text : {"name = \"x\"\nvalue =n\n",
+                                 "name = \"x\"\n[[workload]]\nop = \"gemm\"\nshape = \"8,8\\n8\"\n"}) {
+    try {
+      parse_suite(text, "bad.toml");
+      FAIL() << text;
+    } catch (const SuiteError& error) {
+      const std::string message = error.what();
+      EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+      EXPECT_NE(message.find("bad.toml:"), std::string::npos) << message;
+      EXPECT_NE(message.find("\\n"), std::string::npos) << "the newline is shown as an escape: " << message;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace optune::tuner

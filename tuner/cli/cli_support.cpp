@@ -76,9 +76,20 @@ void add_layout_option(CLI::App& command, std::string& layout) {
                      "nchw8c, nchw16c), replacing the suite file's; layers that pin their own keep it");
 }
 
+RunLocks lock_for_measuring(const std::string& who, const std::string& database_path,
+                            const kernels::DeviceInfo& device, bool wait_for_device, bool writes_records) {
+  return app::lock_for_measuring(who, database_path, device, wait_for_device, writes_records,
+                                 [](const std::string& line) { std::fprintf(stderr, "optune: %s\n", line.c_str()); });
+}
+
+void add_wait_lock_option(CLI::App& command, bool& wait) {
+  command.add_flag("--wait-lock", wait,
+                   "When another run measures on the device (same database folder), wait for it instead of exiting 1");
+}
+
 Measuring::Measuring(const MeasureSettings& settings, const std::optional<Remote>& remote)
     : app::Measuring(settings, install_paths(), remote,
-                     [](const std::string& line) { std::fprintf(stderr, "optune: rpc: %s\n", line.c_str()); }) {}
+                     [](const std::string& line) { std::fprintf(stderr, "optune: %s\n", line.c_str()); }) {}
 
 CLI::Validator whole_number(std::int64_t low, std::int64_t high) {
   return CLI::Validator(

@@ -1,19 +1,25 @@
 // optune job run <file>: an overnight tuning job (file format in optune/tuner/job.hpp). Takes the
 // device's lock, tunes the job's workloads as a suite under its budget, counting what earlier runs
 // of the job recorded, logs every batch, and ends with a summary read back from the database.
-// SIGINT/SIGTERM stop it after the current batch (a second signal stops it at once); running the
-// job again continues where it stopped.
+// SIGINT/SIGTERM stop it after the current batch (a second signal stops it at once, the log's end
+// line written still); running the job again continues where it stopped.
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <thread>
 
 #include "cli_support.hpp"
 #include "measuring.hpp"
-#include "optune/tuner/device_lock.hpp"
 #include "optune/tuner/job.hpp"
 
 namespace optune::cli {
@@ -22,29 +28,62 @@ namespace {
 // Set by the signal handler, read between batches: the only state a handler may touch.
 std::atomic<bool> stop_requested{false};
 volatile std::sig_atomic_t stop_signal = 0;
+int second_signal_pipe = -1;  // the write end of StopOnSignals' pipe while it lives
 
 void request_stop(int signal) {
+  if (stop_requested.exchange(true)) {
+    // The second: its number to the thread that ends the job (write(2) is async-signal-safe).
+    const unsigned char number = static_cast<unsigned char>(signal);
+    [[maybe_unused]] auto written = ::write(second_signal_pipe, &number, 1);
+    return;
+  }
   stop_signal = signal;
-  stop_requested.store(true);
 }
 
-// While alive, SIGINT and SIGTERM ask the job to stop; SA_RESETHAND makes a second one fatal.
+// While alive, SIGINT and SIGTERM ask the job to stop after the current batch; a second one stops
+// it at once. A handler may not write the log (stdio is not async-signal-safe), so it passes the
+// second signal through a pipe to a thread of ours, which calls `stop_now` (the job's end line)
+// and then ends the process by that signal, as it would have died without a handler.
 class StopOnSignals {
  public:
-  StopOnSignals() {
+  explicit StopOnSignals(std::function<void(int)> stop_now) : stop_now_(std::move(stop_now)) {
+    if (::pipe2(pipe_, O_CLOEXEC) != 0) throw std::runtime_error("cannot make a pipe for the job's signals");
+    second_signal_pipe = pipe_[1];
+    watcher_ = std::thread([this] { watch(); });
     struct sigaction action {};
     action.sa_handler = request_stop;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESETHAND | SA_RESTART;
+    action.sa_flags = SA_RESTART;
     sigaction(SIGINT, &action, &old_int_);
     sigaction(SIGTERM, &action, &old_term_);
   }
   ~StopOnSignals() {
     sigaction(SIGINT, &old_int_, nullptr);
     sigaction(SIGTERM, &old_term_, nullptr);
+    const unsigned char finished = 0;
+    [[maybe_unused]] auto written = ::write(pipe_[1], &finished, 1);
+    watcher_.join();
+    second_signal_pipe = -1;
+    ::close(pipe_[0]);
+    ::close(pipe_[1]);
   }
+  StopOnSignals(const StopOnSignals&) = delete;
+  StopOnSignals& operator=(const StopOnSignals&) = delete;
 
  private:
+  void watch() {
+    unsigned char number = 0;
+    while (::read(pipe_[0], &number, 1) < 0 && errno == EINTR) {
+    }
+    if (number == 0) return;  // the job ended first
+    stop_now_(number);
+    std::fflush(nullptr);
+    std::signal(number, SIG_DFL);
+    std::raise(number);
+  }
+  std::function<void(int)> stop_now_;
+  int pipe_[2] = {-1, -1};
+  std::thread watcher_;
   struct sigaction old_int_ {};
   struct sigaction old_term_ {};
 };
@@ -56,6 +95,7 @@ using LogFile = std::unique_ptr<std::FILE, FileCloser>;
 
 struct JobRunOptions {
   std::string file;
+  bool wait_lock = false;
 };
 
 std::string now_text() {
@@ -139,16 +179,8 @@ int run_job(const JobRunOptions& options) {
   auto remote = find_remote(settings);
   auto tasks = make_tasks(job, remote);
 
-  // The lock comes before anything is measured or written.
-  const std::string device_id = tasks.front().task->device.fingerprint_id();
-  const std::string lock_path = tuner::DeviceLock::path_for(job.database, device_id);
-  std::string holder;
-  auto lock = tuner::DeviceLock::try_acquire(lock_path, &holder);
-  if (!lock) {
-    std::fprintf(stderr, "optune: job %s: another job (%s) is measuring on device %s (%s); not started\n",
-                 job.name.c_str(), holder.c_str(), device_id.c_str(), lock_path.c_str());
-    return 1;
-  }
+  // The locks come before anything is measured or written.
+  auto locks = lock_for_measuring("job " + job.name, job.database, tasks.front().task->device, options.wait_lock, true);
   auto database = open_database(job.database, db::Database::Mode::kReadWrite);
   std::error_code ignored;  // a folder that cannot be made shows as the log's open failing
   std::filesystem::create_directories(std::filesystem::path(job.log).parent_path(), ignored);
@@ -179,7 +211,20 @@ int run_job(const JobRunOptions& options) {
   Measuring measuring(settings, remote);
   tuner::RecordingMeasurer measurer(*measuring.builder, measuring.runner, database);
   tuner::Progress progress(log.get(), false);  // a plain line per batch in the log
-  StopOnSignals signals;
+  StopOnSignals signals([&](int signal) {
+    // The batch under way is given up; the batches before it are in the database.
+    std::string recorded = "?";
+    try {
+      auto reader = db::Database::open(job.database, db::Database::Mode::kReadOnly);
+      std::size_t count = 0;
+      for (const auto& task : tasks) count += tuner::recorded_job_trials(reader, tuner::task_key(*task.task), job.run_id());
+      recorded = std::to_string(count);
+    } catch (const std::exception&) {  // the end line matters more than its count
+    }
+    say(log.get(), fmt::format("job {}: stopped at once by a second signal {} during a batch; {} trials recorded for "
+                               "the job; run it again to continue",
+                               job.name, signal, recorded));
+  });
   tuner::SuiteSummary summary;
   try {
     summary = tuner::tune_suite(tasks, measurer, tuning, budget, scheduler, progress);
@@ -215,6 +260,7 @@ void add_job_command(CLI::App& app, CommandAction& action) {
   CLI::App* run = job->add_subcommand(
       "run", "Run or resume a job: trials already recorded count toward its budget; SIGINT/SIGTERM stop it cleanly");
   run->add_option("file", options->file, "Job file (format: tuner/include/optune/tuner/job.hpp)")->required();
+  add_wait_lock_option(*run, options->wait_lock);
   run->callback([options, &action] { action = [options] { return run_job(*options); }; });
 }
 

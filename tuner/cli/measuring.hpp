@@ -5,8 +5,11 @@
 
 #include <optional>
 
+#include <CLI/CLI.hpp>
+
 #include "cli_support.hpp"
 #include "optune/app/measuring.hpp"
+#include "optune/app/run_locks.hpp"
 #include "rpc_support.hpp"
 
 namespace optune::cli {
@@ -14,6 +17,14 @@ namespace optune::cli {
 using app::MeasureSettings;
 using app::Remote;
 using app::find_remote;
+
+using app::RunLocks;
+
+// lock_for_measuring with its waiting line on stderr.
+RunLocks lock_for_measuring(const std::string& who, const std::string& database_path,
+                            const kernels::DeviceInfo& device, bool wait_for_device, bool writes_records);
+// Registers `--wait-lock` for a command that measures.
+void add_wait_lock_option(CLI::App& command, bool& wait);
 
 struct Measuring : app::Measuring {
   explicit Measuring(const MeasureSettings& settings, const std::optional<Remote>& remote = std::nullopt);

@@ -3,8 +3,11 @@
 // failed config (so a resumed run still skips configs known to fail). Everything else goes: the
 // cost model of a later run then trains on fewer records, which is the price of a small file.
 #include <cstdio>
+#include <optional>
+#include <stdexcept>
 
 #include "cli_support.hpp"
+#include "optune/tuner/device_lock.hpp"
 
 namespace optune::cli {
 namespace {
@@ -17,6 +20,17 @@ struct PruneOptions {
 
 int run_prune(const PruneOptions& options) {
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
+  // Not under a run that measures into the database: it would lose its default and finalists
+  // mid-run. Exit code 1, as a busy device refuses a job: the input is fine, the moment is not.
+  std::optional<tuner::FileLock> hold;
+  if (!options.dry_run) {
+    std::string holder;
+    hold = tuner::FileLock::try_acquire(tuner::database_lock_path(options.database),
+                                        tuner::FileLock::Mode::kExclusive, "prune", &holder);
+    if (!hold)
+      throw std::runtime_error("prune: a run (" + holder + ") is measuring into " + options.database +
+                               "; nothing deleted (prune once it has ended)");
+  }
   const std::size_t before = database.count();
   const std::size_t removed = database.prune(options.keep, options.dry_run);
   if (options.dry_run) {

@@ -27,6 +27,7 @@ struct RegressOptions {
   double tolerance = 0.05;
   int attempts = 3;  // measurements of a workload before a regression is called
   std::string junit;
+  bool wait_lock = false;
   MeasureSettings measuring;
 };
 
@@ -85,6 +86,10 @@ void print_row(const tuner::RegressionCase& c, const tuner::Judgement& judgement
 int run_regress(const RegressOptions& options) {
   const tuner::Suite suite = load_suite_option(options.suite, options.layout);
   auto database = open_database(options.database, db::Database::Mode::kReadOnly);
+  // Every workload is measured on the target's one device; the database is only read.
+  const auto first = make_task(std::string(kernels::op_name(suite.entries.front().workload.op)), "", options.target,
+                               &suite.entries.front().workload);
+  auto locks = lock_for_measuring("regress", options.database, first->device, options.wait_lock, false);
   MeasureSettings settings = options.measuring;
   settings.target = options.target;
   Measuring measuring(settings);
@@ -128,6 +133,7 @@ void add_regress_command(CLI::App& app, CommandAction& action) {
       ->capture_default_str()
       ->check(whole_number(1, 20));
   regress->add_option("--junit", options->junit, "Write JUnit XML here, for CI servers");
+  add_wait_lock_option(*regress, options->wait_lock);
   auto& timing = options->measuring.timing;
   regress->add_option("--repeat", timing.repeat, "Timed repeats per config")
       ->capture_default_str()

@@ -166,6 +166,9 @@ void add_rpc_commands(CLI::App& app, CommandAction& action) {
       ->capture_default_str()->check(finite_number(0.001, 4000.0));
   s->add_option("--heartbeat", server->options.heartbeat_seconds, "Seconds between heartbeats to the tracker")
       ->capture_default_str()->check(finite_number(0.05, 3600.0));
+  s->add_option("--max-sessions", server->options.max_sessions,
+                "Clients served at once (each may hold an artifact in memory); one more is told the server is busy")
+      ->capture_default_str()->check(whole_number(1, 100000));
   s->callback([server, &action] { action = [server] { return run_server(*server); }; });
 
   auto tracker = std::make_shared<rpc::TrackerOptions>();
@@ -178,6 +181,9 @@ void add_rpc_commands(CLI::App& app, CommandAction& action) {
   t->add_option("--heartbeat-timeout", tracker->heartbeat_timeout_seconds,
                 "Seconds of silence after which a server leaves the pool")
       ->capture_default_str()->check(finite_number(0.1, 3600.0));
+  t->add_option("--max-sessions", tracker->max_sessions,
+                "Connections handled at once (each registered server holds one); one more is told the tracker is busy")
+      ->capture_default_str()->check(whole_number(1, 100000));
   t->callback([tracker, tracker_token, &action] {
     action = [tracker, tracker_token] { return run_tracker(*tracker, *tracker_token); };
   });
@@ -189,6 +195,8 @@ void add_rpc_commands(CLI::App& app, CommandAction& action) {
   p->add_option("--port", proxy->port, "Port to listen on (0: any free one)")
       ->capture_default_str()->check(whole_number(0, 65535));
   p->add_option("--token-file", *proxy_token, token_help);
+  p->add_option("--max-sessions", proxy->max_sessions, "Connections handled at once; one more is told the proxy is busy")
+      ->capture_default_str()->check(whole_number(1, 100000));
   p->callback([proxy, proxy_token, &action] {
     action = [proxy, proxy_token] { return run_proxy(*proxy, *proxy_token); };
   });

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli_support.hpp"
+#include "measuring.hpp"
 #include "optune/tuner/suite_tuning.hpp"
 #include "optune/tuner/tuning_loop.hpp"
 
@@ -79,7 +80,7 @@ void print_suite_summary(const TuneOptions& options, const tuner::Suite& suite, 
 
 int run_tune(const TuneOptions& options) {
   auto progress = make_progress(options);
-  auto log = [](const std::string& line) { std::fprintf(stderr, "optune: rpc: %s\n", line.c_str()); };
+  auto log = [](const std::string& line) { std::fprintf(stderr, "optune: %s\n", line.c_str()); };
   if (!options.request.suite.empty()) {
     auto outcome = app::tune_suite(options.request, install_paths(), progress, log);
     print_suite_summary(options, outcome.suite, outcome.summary);
@@ -133,6 +134,7 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
       ->capture_default_str()->check(whole_number(0, 4096));
   tune->add_option("--compiler", options->request.measuring.compiler, "C++ compiler for CPU candidates")->capture_default_str();
   tune->add_flag("--quiet", options->quiet, "No progress display");
+  add_wait_lock_option(*tune, options->request.wait_lock);
   tune->add_option("--suite", options->request.suite, "Tune every workload of a suite file (configs/workloads/*.toml)");
   tune->add_option("--trials-per-task", options->request.trials_per_task, "Suite: trials for each task (default: --trials)")
       ->check(whole_number(1, app::kMaxTrials));

@@ -24,9 +24,9 @@ class JobReader {
   JobReader(const toml::table& root, std::string source) : root_(root), source_(std::move(source)) {}
 
   [[noreturn]] void fail(const toml::source_region& where, const std::string& problem) const {
-    throw JobError(source_ + ":" + std::to_string(where.begin.line) + ": " + problem);
+    throw JobError(one_line(source_ + ":" + std::to_string(where.begin.line) + ": " + problem));
   }
-  [[noreturn]] void fail(const std::string& problem) const { throw JobError(source_ + ": " + problem); }
+  [[noreturn]] void fail(const std::string& problem) const { throw JobError(one_line(source_ + ": " + problem)); }
 
   void check_keys(const toml::table& table, const std::set<std::string>& known, const std::string& where) const {
     for (const auto& [key, node] : table)
@@ -126,7 +126,7 @@ class JobReader {
       }
     } catch (const SuiteError& error) {
       // Inline tables: the message names this file and line already; a suite file: name both.
-      throw JobError(job.suite_path.empty() ? std::string(error.what()) : source_ + ": suite " + error.what());
+      throw JobError(job.suite_path.empty() ? std::string(error.what()) : one_line(source_ + ": suite " + error.what()));
     }
   }
 
@@ -144,7 +144,8 @@ JobSpec parse_job(const std::string& text, const std::string& source) {
   try {
     root = toml::parse(text, source);
   } catch (const toml::parse_error& error) {
-    throw JobError(source + ":" + std::to_string(error.source().begin.line) + ": " + std::string(error.description()));
+    throw JobError(one_line(source + ":" + std::to_string(error.source().begin.line) + ": " +
+                            std::string(error.description())));
   }
   JobReader reader(root, source);
   reader.check_keys(root,

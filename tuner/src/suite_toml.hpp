@@ -17,4 +17,8 @@ namespace optune::tuner {
 std::vector<SuiteEntry> parse_workload_tables(const toml::table& root, const std::string& source,
                                               int layout = kernels::kLayoutNchw);
 
+// An error message about a file, as one line: the file's own text in it (a quoted value holding a
+// newline, the character toml++ saw) has its control characters written as escapes ("\n").
+std::string one_line(const std::string& message);
+
 }  // namespace optune::tuner

@@ -4,6 +4,8 @@
 
 #include <toml++/toml.h>
 
+#include "suite_toml.hpp"
+
 namespace optune::tuner {
 
 TargetDescription load_target_description(const std::string& path) {
@@ -11,7 +13,7 @@ TargetDescription load_target_description(const std::string& path) {
   try {
     table = toml::parse_file(path);
   } catch (const toml::parse_error& error) {
-    throw TargetDescriptionError("target description " + path + ": " + std::string(error.description()));
+    throw TargetDescriptionError(one_line("target description " + path + ": " + std::string(error.description())));
   }
   TargetDescription target;
   auto text = [&](const char* key) {

@@ -5,6 +5,9 @@
 namespace optune::measure::rpc {
 namespace {
 
+using Clock = std::chrono::steady_clock;
+constexpr const char* kStalled = "receiving the rest of a frame";
+
 // Runs the io_context until the started operation completes or the deadline passes; at the
 // deadline the socket is closed, which completes the operation with operation_aborted.
 void run_until_done(asio::io_context& io, asio::ip::tcp::socket& socket, Channel::Seconds timeout,
@@ -84,28 +87,54 @@ void Channel::send(const Frame& frame, Seconds timeout) {
   run_until_done(*io_, *socket_, timeout, result, "sending");
 }
 
-void Channel::read_exactly(char* data, std::size_t size, Seconds timeout) {
-  if (size == 0) return;
+std::size_t Channel::read_some(char* data, std::size_t size, Seconds timeout, const char* what) {
   std::error_code result;
-  asio::async_read(*socket_, asio::buffer(data, size), [&](const std::error_code& e, std::size_t) { result = e; });
-  run_until_done(*io_, *socket_, timeout, result, "receiving");
+  std::size_t received = 0;
+  socket_->async_read_some(asio::buffer(data, size), [&](const std::error_code& e, std::size_t n) {
+    result = e;
+    received = n;
+  });
+  run_until_done(*io_, *socket_, timeout, result, what);
+  return received;
+}
+
+void Channel::read_rest(char* data, std::size_t size, Clock::time_point deadline) {
+  for (std::size_t done = 0; done < size;) {
+    const Seconds left = deadline - Clock::now();
+    if (left <= Seconds(0)) throw TransportError("receiving: the frame did not arrive in time");
+    done += read_some(data + done, size - done, std::min(left, stall_timeout_), kStalled);
+  }
+}
+
+std::string Channel::read_growing(std::size_t size, Clock::time_point deadline) {
+  // Each step asks for at most as much again as has arrived (64 KiB to begin with): the buffer is
+  // never more than twice what the peer has actually sent.
+  constexpr std::size_t kFirstStep = 64 * 1024;
+  std::string bytes;
+  while (bytes.size() < size) {
+    const std::size_t before = bytes.size();
+    const std::size_t step = std::min(size - before, std::max(before, kFirstStep));
+    bytes.resize(before + step);
+    const Seconds left = deadline - Clock::now();
+    if (left <= Seconds(0)) throw TransportError("receiving: the frame did not arrive in time");
+    bytes.resize(before + read_some(bytes.data() + before, step, std::min(left, stall_timeout_), kStalled));
+  }
+  return bytes;
 }
 
 Frame Channel::receive(Seconds timeout) {
   if (!is_open()) throw TransportError("receiving on a closed connection");
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  auto left = [&] { return std::max(Seconds(0.001), Seconds(deadline - std::chrono::steady_clock::now())); };
   std::array<char, kHeaderBytes> header_bytes;
-  read_exactly(header_bytes.data(), header_bytes.size(), left());
+  const std::size_t begun = read_some(header_bytes.data(), header_bytes.size(), timeout, "receiving");
+  // Begun: the rest gets as long again, without a silence over the stall timeout.
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(timeout);
+  read_rest(header_bytes.data() + begun, header_bytes.size() - begun, deadline);
   Frame frame;
   try {
     FrameHeader header = decode_frame_header(header_bytes, max_payload_bytes_);
-    std::string metadata(header.metadata_bytes, '\0');
-    read_exactly(metadata.data(), metadata.size(), left());
     frame.type = header.type;
-    frame.metadata = decode_metadata(metadata);
-    frame.payload.resize(header.payload_bytes);
-    read_exactly(frame.payload.data(), frame.payload.size(), left());
+    frame.metadata = decode_metadata(read_growing(header.metadata_bytes, deadline));
+    frame.payload = read_growing(header.payload_bytes, deadline);
   } catch (const FrameError& error) {
     // The stream is out of step after a bad frame: tell the peer why and drop the connection.
     send_error(error.what());

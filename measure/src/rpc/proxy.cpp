@@ -26,14 +26,14 @@ void relay(asio::ip::tcp::socket& from, asio::ip::tcp::socket& to) {
 }  // namespace
 
 Proxy::Proxy(ProxyOptions options, LogFunction log)
-    : options_(std::move(options)), log_(std::move(log)) {}
+    : options_(std::move(options)), log_(std::move(log)), slots_(options_.max_sessions) {}
 
 unsigned short Proxy::start() {
   return listener_.listen(options_.host, options_.port);
 }
 
 void Proxy::serve() {
-  listener_.accept_forever([this](Channel channel) { connection(std::move(channel)); }, log_);
+  listener_.accept_forever([this](Channel channel) { connection(std::move(channel)); }, log_, slots_, "proxy");
 }
 
 void Proxy::connection(Channel channel) {
@@ -45,6 +45,14 @@ void Proxy::connection(Channel channel) {
     const std::string key = frame.metadata.value("key", std::string());
     if (frame.type == MessageType::kProxyRegister && !key.empty()) {
       std::lock_guard lock(mutex_);
+      // Idle connections hold no thread but a descriptor each: as many as sessions, no more.
+      std::size_t idle = 0;
+      for (const auto& [name, waiting] : idle_) idle += waiting.size();
+      if (idle >= options_.max_sessions) {
+        channel.send_error("busy: this proxy holds at most " + std::to_string(options_.max_sessions) +
+                           " idle server connections (its --max-sessions); try again later");
+        return;
+      }
       idle_[key].push_back(std::make_unique<Channel>(std::move(channel)));
       changed_.notify_all();
       log_("server " + peer + " waiting under " + key);
@@ -68,14 +76,18 @@ void Proxy::join(Channel& client, const std::string& key, double wait_seconds) {
   while (!server) {
     {
       std::unique_lock lock(mutex_);
-      bool found = changed_.wait_for(lock, Seconds(std::clamp(wait_seconds, 0.0, 3600.0)),
-                                     [&] { return !idle_[key].empty(); });
+      bool found = changed_.wait_for(lock, Seconds(std::clamp(wait_seconds, 0.0, 3600.0)), [&] {
+        auto waiting = idle_.find(key);  // a key asked for is not made an entry: clients name any
+        return waiting != idle_.end() && !waiting->second.empty();
+      });
       if (!found) {
         client.send_error("no server of key " + key + " is connected to this proxy");
         return;
       }
-      server = std::move(idle_[key].front());
-      idle_[key].pop_front();
+      auto& waiting = idle_[key];
+      server = std::move(waiting.front());
+      waiting.pop_front();
+      if (waiting.empty()) idle_.erase(key);
     }
     try {
       server->send({MessageType::kProxyStart, {}, {}}, kReplyTimeout);

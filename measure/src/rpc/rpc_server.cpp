@@ -5,6 +5,9 @@
 #include <fstream>
 #include <thread>
 
+#include "optune/kernels/target.hpp"
+#include "optune/kernels/workload.hpp"
+
 namespace optune::measure::rpc {
 namespace fs = std::filesystem;
 namespace {
@@ -24,6 +27,51 @@ std::string safe_suffix(const nlohmann::json& metadata) {
   return suffix;
 }
 
+// A received artifact on disk for as long as it is measured: removed however the measurement
+// ends (a reply, a worker that cannot start, a failed write, an exception of any kind).
+struct ArtifactFile {
+  fs::path path;
+  ArtifactFile(fs::path where, const std::string& bytes) : path(std::move(where)) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.close();
+    if (!out) {
+      remove();
+      throw std::runtime_error("cannot write " + path.string());
+    }
+  }
+  ArtifactFile(const ArtifactFile&) = delete;
+  ArtifactFile& operator=(const ArtifactFile&) = delete;
+  ~ArtifactFile() { remove(); }
+  void remove() noexcept {
+    std::error_code ignored;
+    fs::remove(path, ignored);
+  }
+};
+
+// A number of the request's timing, as the worker reads it: the ranges of the command line's
+// options, integers where the worker takes an int.
+std::string timing_problem(const nlohmann::json& timing) {
+  if (!timing.is_object()) return "timing: expected an object";
+  struct Field {
+    const char* name;
+    double min, max;
+    bool integer;
+  };
+  static const Field kFields[] = {{"warmup", 0, 1000, true},           {"number", 0, 1e6, true},
+                                  {"repeat", 1, 1000, true},           {"min_repeat_ms", 0, 60000, false},
+                                  {"timeout_seconds", 0.1, 86400, false}, {"max_relative_error", 0, 1, false}};
+  for (const Field& field : kFields) {
+    auto value = timing.find(field.name);
+    if (value == timing.end()) continue;
+    const bool typed = field.integer ? value->is_number_integer() : value->is_number();
+    if (!typed || !(value->get<double>() >= field.min && value->get<double>() <= field.max))
+      return std::string("timing.") + field.name + ": expected " + (field.integer ? "an integer" : "a number") +
+             " from " + nlohmann::json(field.min).dump() + " to " + nlohmann::json(field.max).dump();
+  }
+  return "";
+}
+
 std::string make_temp_dir() {
   std::string pattern = (fs::temp_directory_path() / "optune-rpc-server-XXXXXX").string();
   if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a work directory in " + fs::temp_directory_path().string());
@@ -32,9 +80,40 @@ std::string make_temp_dir() {
 
 }  // namespace
 
+std::string measure_request_problem(const nlohmann::json& metadata) {
+  const auto request = metadata.find("request");
+  if (request == metadata.end() || !request->is_object()) return "no request object";
+  const auto workload = request->find("workload");
+  if (workload == request->end() || !workload->is_string()) return "workload: expected a workload key";
+  try {
+    kernels::parse_workload_key(workload->get<std::string>());
+  } catch (const std::invalid_argument& error) {
+    return std::string("workload: ") + error.what();
+  }
+  const auto timing = request->find("timing");
+  if (timing == request->end()) return "no timing object";
+  if (std::string problem = timing_problem(*timing); !problem.empty()) return problem;
+  if (auto seed = request->find("seed"); seed != request->end() && !seed->is_number_unsigned())
+    return "seed: expected an unsigned integer";
+  if (request->contains("describe")) return "describe: ask with a describe message";
+  const auto backend = request->find("backend");
+  if (backend == request->end()) return "";
+  if (!backend->is_string() || (*backend != "cpu" && *backend != "opencl")) return "backend: expected cpu or opencl";
+  if (*backend == "cpu") return "";
+  const auto target = request->find("target");
+  if (target == request->end() || !target->is_string()) return "target: an opencl request names its target";
+  try {
+    kernels::parse_target(target->get<std::string>());
+  } catch (const std::invalid_argument& error) {
+    return std::string("target: ") + error.what();
+  }
+  return "";
+}
+
 RpcServer::RpcServer(RpcServerOptions options, LogFunction log)
     : options_(std::move(options)),
       log_(std::move(log)),
+      slots_(options_.max_sessions),
       runner_(LocalRunnerOptions{options_.worker_path, {}, false, "", options_.worker_launcher}) {}
 
 RpcServer::~RpcServer() {
@@ -65,11 +144,12 @@ void RpcServer::serve() {
   if (options_.proxy) {
     keep_proxy_connection();  // never returns
   }
-  listener_.accept_forever([this](Channel channel) { session(std::move(channel)); }, log_);
+  listener_.accept_forever([this](Channel channel) { session(std::move(channel)); }, log_, slots_, "server");
 }
 
 void RpcServer::session(Channel channel) {
   const std::string peer = channel.peer();
+  channel.set_stall_timeout(Seconds(options_.frame_stall_seconds));
   try {
     accept_handshake(channel, options_.token, "server",
                      {{"key", options_.key}, {"device", device_.fingerprint()}, {"devices", devices_json()}});
@@ -95,15 +175,11 @@ void RpcServer::session(Channel channel) {
 }
 
 Frame RpcServer::measure(const Frame& frame) {
-  if (!frame.metadata.contains("request") || !frame.metadata["request"].is_object())
-    return {MessageType::kResult, {{"reply", {{"status", "runtime_error"}, {"message", "measure message without a request object"}}}}, {}};
-  const fs::path artifact =
-      fs::path(work_dir_) / ("artifact-" + std::to_string(::getpid()) + "-" + std::to_string(next_artifact_++) +
-                             safe_suffix(frame.metadata));
-  {
-    std::ofstream out(artifact, std::ios::binary);
-    out.write(frame.payload.data(), static_cast<std::streamsize>(frame.payload.size()));
-    if (!out) throw std::runtime_error("cannot write " + artifact.string());
+  if (std::string problem = measure_request_problem(frame.metadata); !problem.empty()) {
+    log_("refused a measure request: " + problem);
+    return {MessageType::kResult,
+            {{"reply", {{"status", "runtime_error"}, {"message", "bad measure request: " + problem}}}},
+            {}};
   }
   // Paths in a request are the server's to choose: the artifact's (set by measure_request) and the
   // OpenCL program cache's (programs are compiled here, for this machine's devices and drivers).
@@ -111,11 +187,13 @@ Frame RpcServer::measure(const Frame& frame) {
   if (request.contains("cache_dir")) request["cache_dir"] = opencl_cache_dir_;
   nlohmann::json reply;
   {
+    // Written only once the worker is ours: however many sessions wait, one artifact is on disk.
     std::lock_guard lock(measure_mutex_);
-    reply = runner_.measure_request(request, artifact.string());
+    const ArtifactFile artifact(fs::path(work_dir_) / ("artifact-" + std::to_string(::getpid()) + "-" +
+                                                       std::to_string(next_artifact_++) + safe_suffix(frame.metadata)),
+                                frame.payload);
+    reply = runner_.measure_request(request, artifact.path.string());
   }
-  std::error_code ignored;
-  fs::remove(artifact, ignored);
   log_("measured " + std::to_string(frame.payload.size()) + " bytes: " + reply.value("status", std::string("?")));
   return {MessageType::kResult, {{"reply", reply}}, {}};
 }
@@ -181,6 +259,8 @@ void RpcServer::keep_registered() {
 
 void RpcServer::keep_proxy_connection() {
   for (;;) {
+    // At the limit, no idle connection is offered: clients wait at the proxy for one to free.
+    SessionSlots::Slot slot = slots_.take();
     try {
       Channel channel = Channel::connect(*options_.proxy, Seconds(10));
       connect_handshake(channel, options_.token, {{"role", "server"}});
@@ -188,7 +268,9 @@ void RpcServer::keep_proxy_connection() {
       // Idle until the proxy joins a client to this connection; then the usual session runs on
       // it while the next idle connection is opened.
       expect(channel, MessageType::kProxyStart, Seconds(options_.idle_session_seconds));
-      std::thread([this, channel = std::move(channel)]() mutable { session(std::move(channel)); }).detach();
+      std::thread([this, channel = std::move(channel), slot = std::move(slot)]() mutable {
+        session(std::move(channel));
+      }).detach();
       continue;
     } catch (const std::exception& error) {
       log_("proxy " + options_.proxy->str() + ": " + error.what());

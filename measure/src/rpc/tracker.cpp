@@ -16,14 +16,14 @@ constexpr Seconds kIdleClientTimeout{24 * 3600};
 }  // namespace
 
 Tracker::Tracker(TrackerOptions options, LogFunction log)
-    : options_(std::move(options)), log_(std::move(log)) {}
+    : options_(std::move(options)), log_(std::move(log)), slots_(options_.max_sessions) {}
 
 unsigned short Tracker::start() {
   return listener_.listen(options_.host, options_.port);
 }
 
 void Tracker::serve() {
-  listener_.accept_forever([this](Channel channel) { connection(std::move(channel)); }, log_);
+  listener_.accept_forever([this](Channel channel) { connection(std::move(channel)); }, log_, slots_, "tracker");
 }
 
 void Tracker::connection(Channel channel) {

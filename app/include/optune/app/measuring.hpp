@@ -36,7 +36,7 @@ struct Measuring {
   std::unique_ptr<measure::Builder> builder;
   std::unique_ptr<measure::Runner> runner_owner;
   measure::Runner& runner;
-  // `log`: where the RPC runner's lines go (null: nowhere).
+  // `log`: where the RPC runner's lines go, as "rpc: ..." (null: nowhere).
   Measuring(const MeasureSettings& settings, const InstallPaths& paths, const std::optional<Remote>& remote,
             std::function<void(const std::string&)> log = nullptr);
 };

@@ -25,6 +25,7 @@ struct TuneRequest {
   std::string suite;        // ... or every workload of a suite file
   std::string layout;       // suite: replaces the file's kept layout ("" keeps it)
   std::string database = kDefaultDatabase;
+  bool wait_lock = false;   // another run measuring on the device: wait for it (else fail at once)
   tuner::TuningOptions tuning;
   MeasureSettings measuring;
   // Suite budgets: trials per task (0: tuning.trials), total trials ("2000") or time ("8h", "30m").
@@ -47,6 +48,8 @@ struct SuiteOutcome {
 // budget syntax); throws BadInput.
 void check_tune_request(const TuneRequest& request);
 
+// Both hold the device's lock and a shared hold on the database while they measure (run_locks.hpp);
+// `log` takes the waiting line and the RPC runner's lines.
 WorkloadOutcome tune_workload(const TuneRequest& request, const InstallPaths& paths, tuner::Progress& progress,
                               std::function<void(const std::string&)> log = nullptr);
 SuiteOutcome tune_suite(const TuneRequest& request, const InstallPaths& paths, tuner::Progress& progress,

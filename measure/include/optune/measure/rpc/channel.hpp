@@ -30,6 +30,10 @@ Endpoint parse_endpoint(const std::string& text);
 // Whether a host to listen on is this machine's loopback only (no token needed there).
 bool is_loopback_host(const std::string& host);
 
+// Silence in the middle of a frame after which the frame is given up (seconds): the handshake's
+// timeout, for the same reason. A peer slower than this between two packets is not a peer.
+inline constexpr double kDefaultStallSeconds = 10;
+
 class Channel {
  public:
   using Seconds = std::chrono::duration<double>;
@@ -44,9 +48,14 @@ class Channel {
 
   // Both throw TransportError (FrameError's message for a malformed frame).
   void send(const Frame& frame, Seconds timeout);
+  // Waits up to `timeout` for a frame to begin; once its first byte is here, the rest must keep
+  // coming: silence of the stall timeout in the middle of a frame ends it, as a handshake ends. The
+  // metadata and payload are read into buffers that grow as their bytes arrive (never to the
+  // announced size up front), so a peer that announces much and sends little holds little memory.
   Frame receive(Seconds timeout);
   // Payloads over this are refused (a FrameError) before any of their bytes are read.
   void set_max_payload_bytes(std::uint32_t bytes) { max_payload_bytes_ = bytes; }
+  void set_stall_timeout(Seconds timeout) { stall_timeout_ = timeout; }
 
   // Sends a kError frame if it can, never throws.
   void send_error(const std::string& message) noexcept;
@@ -58,10 +67,15 @@ class Channel {
 
  private:
   Channel() = default;
-  void read_exactly(char* data, std::size_t size, Seconds timeout);
+  // Whatever has arrived (at least one byte), waiting up to `timeout` for it.
+  std::size_t read_some(char* data, std::size_t size, Seconds timeout, const char* what);
+  // `size` bytes, each read making progress within the stall timeout and all before `deadline`.
+  void read_rest(char* data, std::size_t size, std::chrono::steady_clock::time_point deadline);
+  std::string read_growing(std::size_t size, std::chrono::steady_clock::time_point deadline);
   std::unique_ptr<asio::io_context> io_;
   std::unique_ptr<asio::ip::tcp::socket> socket_;
   std::uint32_t max_payload_bytes_ = kDefaultMaxPayloadBytes;
+  Seconds stall_timeout_{kDefaultStallSeconds};
 };
 
 // Receives a frame and checks its type; a kError frame from the peer becomes a TransportError

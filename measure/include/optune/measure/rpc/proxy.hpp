@@ -22,6 +22,7 @@ struct ProxyOptions {
   std::string host = "127.0.0.1";
   unsigned short port = 9091;  // 0: any free port
   Token token;                 // asked of servers and clients alike
+  std::size_t max_sessions = kDefaultMaxServiceSessions;  // connections handled at once
 };
 
 class Proxy {
@@ -36,6 +37,7 @@ class Proxy {
   ProxyOptions options_;
   LogFunction log_;
   Listener listener_;
+  SessionSlots slots_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::map<std::string, std::deque<std::unique_ptr<Channel>>> idle_;  // by key

@@ -31,6 +31,12 @@ namespace optune::measure::rpc {
 
 using LogFunction = std::function<void(const std::string&)>;
 
+inline constexpr std::size_t kDefaultMaxServerSessions = 16;
+
+// What is wrong with a measure message's metadata, checked as the worker will read it before
+// any of its payload is written; "" when nothing is.
+std::string measure_request_problem(const nlohmann::json& metadata);
+
 struct RpcServerOptions {
   std::string host = "127.0.0.1";
   unsigned short port = 9090;  // 0: any free port (start() returns it)
@@ -46,6 +52,10 @@ struct RpcServerOptions {
   double heartbeat_seconds = 2;       // to the tracker
   double reconnect_seconds = 1;       // after losing the tracker or proxy
   double idle_session_seconds = 3600;  // a client silent this long is dropped
+  double frame_stall_seconds = kDefaultStallSeconds;  // silence mid-frame that ends a session
+  // Clients served at once; one more is told the server is busy. Each may hold an artifact of up
+  // to max_artifact_bytes in memory while it waits for the worker.
+  std::size_t max_sessions = kDefaultMaxServerSessions;
 };
 
 class RpcServer {
@@ -75,6 +85,7 @@ class RpcServer {
   std::string opencl_cache_dir_;
   Listener listener_;
   unsigned short bound_port_ = 0;
+  SessionSlots slots_;
   std::mutex measure_mutex_;  // one candidate (or description) at a time from the worker
   std::map<std::string, nlohmann::json> descriptions_;  // target -> description reply; guarded by measure_mutex_
   LocalRunner runner_;

@@ -26,6 +26,8 @@ struct TrackerOptions {
   unsigned short port = 9190;  // 0: any free port
   Token token;
   double heartbeat_timeout_seconds = 10;  // silence after which a server leaves the pool
+  // Connections handled at once: every registered server holds one, every client one.
+  std::size_t max_sessions = kDefaultMaxServiceSessions;
 };
 
 class Tracker {
@@ -57,6 +59,7 @@ class Tracker {
   TrackerOptions options_;
   LogFunction log_;
   Listener listener_;
+  SessionSlots slots_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::map<std::int64_t, Server> servers_;
