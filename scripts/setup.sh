@@ -9,7 +9,7 @@ packages=(
   libsqlite3-dev sqlite3 libxgboost-dev libeigen3-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libasio-dev libssl-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
-  libgtest-dev libdnnl-dev libopenblas-dev
+  libgtest-dev libdnnl-dev libopenblas-dev zlib1g-dev
   g++-aarch64-linux-gnu qemu-user iproute2 clang
 )
 missing=()

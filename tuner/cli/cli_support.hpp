@@ -37,6 +37,7 @@ void add_merge_command(CLI::App& app, CommandAction& action);
 void add_prune_command(CLI::App& app, CommandAction& action);
 void add_regress_command(CLI::App& app, CommandAction& action);
 void add_report_command(CLI::App& app, CommandAction& action);
+void add_replay_command(CLI::App& app, CommandAction& action);
 
 inline constexpr const char* kDefaultDatabase = "optune.db";
 
