@@ -20,6 +20,7 @@ using search_space::IntRangeKnob;
 using search_space::Knob;
 using search_space::PermutationKnob;
 using search_space::SplitKnob;
+using search_space::ValuesKnob;
 
 constexpr float kMissing = std::numeric_limits<float>::quiet_NaN();
 // Knobs whose option table would exceed this many floats (4 MiB) are encoded on the fly.
@@ -27,6 +28,16 @@ constexpr std::uint64_t kMaxTableFloats = 1u << 20;
 
 float log2_or_missing(double value) {
   return value > 0 ? static_cast<float>(std::log2(value)) : kMissing;
+}
+
+// A values knob whose values are all powers of two (block sizes, vector widths) is encoded as
+// log2, so one step of the feature is one doubling; any other list keeps its values.
+bool all_powers_of_two(const std::vector<double>& values) {
+  return std::all_of(values.begin(), values.end(), [](double value) {
+    if (value < 1 || value != std::trunc(value) || value > 9.0e15) return false;
+    const auto integral = static_cast<std::uint64_t>(value);
+    return (integral & (integral - 1)) == 0;
+  });
 }
 
 // Column names of one knob, in encoding order.
@@ -45,6 +56,8 @@ std::vector<std::string> knob_feature_names(const Knob& knob) {
         } else if constexpr (std::is_same_v<Type, IntRangeKnob>) {
           names.push_back(typed.name);
           names.push_back(typed.name + ".log2");
+        } else if constexpr (std::is_same_v<Type, ValuesKnob>) {
+          names.push_back(all_powers_of_two(typed.values) ? typed.name + ".log2" : typed.name);
         } else {
           for (const auto& item : typed.items) names.push_back(typed.name + ".pos." + item);
         }
@@ -151,6 +164,9 @@ void FeatureExtractor::encode_option(std::size_t knob, std::uint32_t option, flo
           const std::int64_t value = typed.lo + static_cast<std::int64_t>(option) * typed.step;
           out[0] = static_cast<float>(value);
           out[1] = log2_or_missing(static_cast<double>(value));
+        } else if constexpr (std::is_same_v<Type, ValuesKnob>) {
+          const double value = typed.values[option];
+          out[0] = all_powers_of_two(typed.values) ? log2_or_missing(value) : static_cast<float>(value);
         } else {
           const nlohmann::json order = space_.option_json(knob, option);
           for (std::size_t position = 0; position < order.size(); ++position) {

@@ -28,18 +28,23 @@ struct TrainingMatrix {
   std::vector<float> values;
   std::vector<float> labels;
   std::vector<unsigned> group_sizes;
+  std::vector<float> row_weights;
+  std::vector<float> group_weights;
   bool has_positive_label = false;
 
   void add_group(const std::vector<const TrainingRow*>& rows, std::size_t cols) {
     if (rows.empty()) return;
-    double best = 0;
+    double best = 0, group_weight = 0;
     for (const TrainingRow* row : rows) best = std::max(best, sanitised(row->gflops));
     for (const TrainingRow* row : rows) {
       values.insert(values.end(), row->features.begin(), row->features.end());
       values.resize(values.size() + (cols - row->features.size()),
                     std::numeric_limits<float>::quiet_NaN());
       labels.push_back(best > 0 ? static_cast<float>(sanitised(row->gflops) / best) : 0.0f);
+      row_weights.push_back(static_cast<float>(row->weight));
+      group_weight += row->weight / static_cast<double>(rows.size());
     }
+    group_weights.push_back(static_cast<float>(group_weight));
     group_sizes.push_back(static_cast<unsigned>(rows.size()));
     has_positive_label = has_positive_label || best > 0;
   }
@@ -111,7 +116,7 @@ void XGBCostModel::add_transfer_rows(std::span<const std::string> feature_names,
     }
     TrainingRow aligned{
         std::vector<float>(features_.size(), std::numeric_limits<float>::quiet_NaN()),
-        sanitised(row.gflops), row.group};
+        sanitised(row.gflops), row.group, row.weight};
     for (std::size_t c = 0; c < target.size(); ++c) {
       if (target[c] >= 0) aligned.features[static_cast<std::size_t>(target[c])] = row.features[c];
     }
@@ -138,6 +143,10 @@ void XGBCostModel::fit() {
   DMatrix train(matrix.values, matrix.labels.size(), cols);
   train.set_labels(matrix.labels);
   if (options_.objective == Objective::kRankPairwise) train.set_group_sizes(matrix.group_sizes);
+  const bool weighted = std::any_of(matrix.row_weights.begin(), matrix.row_weights.end(),
+                                    [](float weight) { return weight != 1.0f; });
+  if (weighted)
+    train.set_weights(options_.objective == Objective::kRankPairwise ? matrix.group_weights : matrix.row_weights);
 
   auto booster = std::make_unique<Booster>(train, options_.nthread);
   booster->set_param("objective", std::string(objective_name(options_.objective)));

@@ -83,6 +83,13 @@ std::uint32_t permutation_option(const PermutationKnob& knob, const nlohmann::js
   }
 }
 
+std::uint32_t values_option(const ValuesKnob& knob, const nlohmann::json& value) {
+  if (!value.is_number()) reject_value(knob.name, value, "expected a number");
+  auto found = std::find(knob.values.begin(), knob.values.end(), value.get<double>());
+  if (found == knob.values.end()) reject_value(knob.name, value, "not one of the values");
+  return static_cast<std::uint32_t>(found - knob.values.begin());
+}
+
 nlohmann::json knob_details(const Knob& knob) {
   nlohmann::json details = nlohmann::json::object();
   if (const auto* split = std::get_if<SplitKnob>(&knob)) {
@@ -112,6 +119,7 @@ nlohmann::json ConfigSpace::option_json(std::size_t knob, std::uint32_t option) 
   if (const auto* choice = std::get_if<ChoiceKnob>(&k)) return choice->options[option];
   if (std::holds_alternative<BoolKnob>(k)) return option != 0;
   if (const auto* range = std::get_if<IntRangeKnob>(&k)) return detail::int_value(*range, option);
+  if (const auto* list = std::get_if<ValuesKnob>(&k)) return detail::values_json(list->values[option]);
   return detail::permutation_at(std::get<PermutationKnob>(k).items, option);
 }
 
@@ -149,6 +157,8 @@ Config ConfigSpace::from_json(const nlohmann::json& json) const {
             return bool_option(typed, *value);
           } else if constexpr (std::is_same_v<Type, IntRangeKnob>) {
             return int_option(typed, *value);
+          } else if constexpr (std::is_same_v<Type, ValuesKnob>) {
+            return values_option(typed, *value);
           } else {
             return permutation_option(typed, *value);
           }

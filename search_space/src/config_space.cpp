@@ -49,6 +49,7 @@ std::uint64_t ConfigSpace::option_count(std::size_t knob) const {
   if (const auto* choice = std::get_if<ChoiceKnob>(&k)) return choice->options.size();
   if (std::holds_alternative<BoolKnob>(k)) return 2;
   if (const auto* range = std::get_if<IntRangeKnob>(&k)) return detail::int_option_count(*range);
+  if (const auto* list = std::get_if<ValuesKnob>(&k)) return list->values.size();
   return detail::factorial(std::get<PermutationKnob>(k).items.size());
 }
 

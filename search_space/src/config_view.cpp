@@ -52,6 +52,11 @@ std::int64_t ConfigView::integer(const std::string& knob) const {
   return detail::int_value(knob_as<IntRangeKnob>(space_, k, "int"), config_.options.at(k));
 }
 
+double ConfigView::number(const std::string& knob) const {
+  const std::size_t k = space_.knob_index(knob);
+  return knob_as<ValuesKnob>(space_, k, "values").values.at(config_.options.at(k));
+}
+
 PermutationValue ConfigView::permutation(const std::string& knob) const {
   const std::size_t k = space_.knob_index(knob);
   return detail::permutation_at(knob_as<PermutationKnob>(space_, k, "permutation").items,

@@ -2,6 +2,7 @@
 #include "knob_options.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <set>
 #include <stdexcept>
@@ -103,7 +104,7 @@ const std::string& knob_name(const Knob& knob) {
 }
 
 const char* knob_kind(const Knob& knob) {
-  static constexpr const char* kNames[] = {"split", "choice", "bool", "int", "permutation"};
+  static constexpr const char* kNames[] = {"split", "choice", "bool", "int", "permutation", "values"};
   return kNames[knob.index()];
 }
 
@@ -119,6 +120,15 @@ void check_knob(const Knob& knob) {
     if (range->hi < range->lo) reject(name, "int range is empty (hi < lo)");
     if (int_option_count(*range) > kMaxOptionsPerKnob) reject(name, "more than 2^32 options");
   }
+  if (const auto* list = std::get_if<ValuesKnob>(&knob)) {
+    if (list->values.empty()) reject(name, "a values knob needs at least one value");
+    if (list->values.size() > kMaxOptionsPerKnob) reject(name, "more than 2^32 options");
+    for (std::size_t i = 0; i < list->values.size(); ++i) {
+      if (!std::isfinite(list->values[i])) reject(name, "values must be finite");
+      for (std::size_t j = 0; j < i; ++j)
+        if (list->values[j] == list->values[i]) reject(name, "duplicate value");
+    }
+  }
   if (const auto* permutation = std::get_if<PermutationKnob>(&knob)) {
     check_distinct(name, permutation->items, "item");
     if (permutation->items.size() > kMaxPermutationItems ||
@@ -127,6 +137,11 @@ void check_knob(const Knob& knob) {
       reject(name, "too many permutation items (at most 12)");
     }
   }
+}
+
+nlohmann::json values_json(double value) {
+  if (value == std::trunc(value) && std::fabs(value) < 9.0e15) return static_cast<std::int64_t>(value);
+  return value;
 }
 
 std::vector<SplitValue> enumerate_split_options(const SplitKnob& knob) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "optune/search_space/knob.hpp"
 
 namespace optune::search_space::detail {
@@ -19,7 +21,7 @@ inline constexpr std::size_t kMaxSplitOptions = std::size_t{1} << 20;
 inline constexpr std::size_t kMaxPermutationItems = 20;
 
 const std::string& knob_name(const Knob& knob);
-// "split", "choice", "bool", "int" or "permutation": the names used in JSON and by `optune space`.
+// "split", "choice", "bool", "int", "permutation" or "values": the names used in JSON and by `optune space`.
 const char* knob_kind(const Knob& knob);
 
 // Throws std::invalid_argument (naming the knob) when the knob is malformed or has no options.
@@ -32,6 +34,9 @@ std::vector<SplitValue> enumerate_split_options(const SplitKnob& knob);
 
 std::uint64_t int_option_count(const IntRangeKnob& knob);
 std::int64_t int_value(const IntRangeKnob& knob, std::uint64_t option);
+
+// A value of a values knob as JSON: an integer when it is integral, else a number.
+nlohmann::json values_json(double value);
 
 std::uint64_t factorial(std::size_t n);  // n <= kMaxPermutationItems
 // The index-th permutation in lexicographic order, decoded from its Lehmer code.

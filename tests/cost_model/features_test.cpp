@@ -169,3 +169,20 @@ TEST(FeatureExtractor, RejectsConfigOfAnotherSpace) {
 
 }  // namespace
 }  // namespace optune::cost_model
+
+namespace optune::cost_model {
+namespace {
+
+TEST(FeatureExtractor, ValuesKnobIsLog2WhenEveryValueIsAPowerOfTwo) {
+  search_space::ConfigSpace space;
+  space.add(search_space::ValuesKnob{"block", {16, 32, 64}});
+  space.add(search_space::ValuesKnob{"tile", {1, 3, 4}});
+  FeatureExtractor features(space);
+  EXPECT_EQ(features.names(), (std::vector<std::string>{"block.log2", "tile"}));
+  const auto row = features.extract(search_space::Config{{2, 1}});
+  EXPECT_FLOAT_EQ(row[0], 6.0f);
+  EXPECT_FLOAT_EQ(row[1], 3.0f);
+}
+
+}  // namespace
+}  // namespace optune::cost_model

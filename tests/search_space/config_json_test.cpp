@@ -150,3 +150,25 @@ TEST(ConfigJson, DescribeListsKnobsWithKindCountAndPreview) {
 
 }  // namespace
 }  // namespace optune::search_space
+
+namespace optune::search_space {
+namespace {
+
+TEST(ConfigJson, ValuesKnobReadsAndWritesNumbers) {
+  ConfigSpace space;
+  space.add(ValuesKnob{"block_size_x", {16, 32, 48}});
+  space.add(ValuesKnob{"scale", {0.5, 1.5}});
+  Config config{{2, 0}};
+  const json written = space.to_json(config);
+  EXPECT_EQ(written.dump(), R"({"block_size_x":48,"scale":0.5})");
+  EXPECT_EQ(space.from_json(written), config);
+  EXPECT_EQ(space.from_json(json{{"block_size_x", 48.0}, {"scale", 0.5}}), config);  // 48.0 is 48
+  EXPECT_THROW(space.from_json(json{{"block_size_x", 40}, {"scale", 0.5}}), std::invalid_argument);
+  EXPECT_EQ(space.describe()[0]["kind"], "values");
+  EXPECT_DOUBLE_EQ(ConfigView(space, config).number("scale"), 0.5);
+  EXPECT_THROW(space.add(ValuesKnob{"empty", {}}), std::invalid_argument);
+  EXPECT_THROW(space.add(ValuesKnob{"twice", {1, 1}}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace optune::search_space

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   optune::cli::add_prune_command(app, action);
   optune::cli::add_regress_command(app, action);
   optune::cli::add_report_command(app, action);
+  optune::cli::add_replay_command(app, action);
   optune::cli::check_numeric_options(app);
   auto is_subcommand = [&](const std::string& name) {
     for (const CLI::App* sub : app.get_subcommands({})) if (sub->get_name() == name) return true;

@@ -32,6 +32,8 @@ void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
               summary.trials, summary.failures, tuner::format_duration(summary.seconds).c_str(),
               summary.tuner.c_str(), summary.overhead_seconds);
   if (summary.transfer_records) std::printf(", started from %zu records of other shapes", summary.transfer_records);
+  if (summary.other_device_records)
+    std::printf(", warm-started from %zu records of other devices", summary.other_device_records);
   std::printf(")\n");
   if (summary.default_config && summary.default_config->ok())
     std::printf("default    %.2f GFLOP/s  %.4f ms\n", summary.default_config->gflops,
@@ -116,7 +118,7 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
   tune->add_option("--objective", options->request.tuning.tuner.objective, "xgb: cost model objective")
       ->check(CLI::IsMember({"rank:pairwise", "reg:squarederror"}))->capture_default_str();
   tune->add_flag("--no-transfer", [options](std::int64_t) { options->request.tuning.tuner.transfer = false; },
-                 "xgb: do not start from records of other shapes");
+                 "xgb: do not start from records of other shapes or of other devices");
   tune->add_option("--seed", options->request.tuning.tuner.seed, "Seed of the tuner's random choices")
       ->capture_default_str()->check(whole_number(0, std::numeric_limits<std::int64_t>::max()));
   tune->add_option("--db", options->request.database, "SQLite database file")->capture_default_str();

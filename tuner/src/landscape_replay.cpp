@@ -40,16 +40,17 @@ std::vector<Landscape> load_landscapes(const db::Database& database, const std::
 }
 
 ReplayResult replay(const Landscape& landscape, const std::string& tuner_name, std::uint64_t seed,
-                    std::size_t budget, std::size_t batch_size, double target_gflops) {
+                    std::size_t budget, std::size_t batch_size, double target_gflops,
+                    const TaskHistory& history) {
   std::map<std::vector<std::uint32_t>, double> recorded;
   for (std::size_t i = 0; i < landscape.configs.size(); ++i)
     recorded[landscape.configs[i].options] = landscape.gflops[i];
   TunerOptions options;
   options.name = tuner_name;
   options.seed = seed;
-  options.transfer = false;
+  options.transfer = !history.related.empty() || !history.other_devices.empty();
   options.pool = std::make_shared<const CandidatePool>(landscape.configs);
-  auto tuner = make_tuner(options, *landscape.task, TaskHistory{});
+  auto tuner = make_tuner(options, *landscape.task, history);
   ReplayResult result;
   double best = 0;
   while (result.best_so_far.size() < budget) {
@@ -61,6 +62,7 @@ ReplayResult replay(const Landscape& landscape, const std::string& tuner_name, s
       answer.gflops = recorded.at(config.options);
       if (answer.gflops <= 0) answer.error = measure::ErrorKind::kRuntimeError;
       best = std::max(best, answer.gflops);
+      result.evaluated.push_back(answer.gflops);
       result.best_so_far.push_back(best);
       if (!result.trials_to_target && best >= target_gflops) result.trials_to_target = result.best_so_far.size();
       results.push_back(answer);

@@ -15,6 +15,12 @@ TaskHistory load_history(const db::Database& database, const measure::MeasureTas
   filter.device = task.device.fingerprint_id();
   for (auto& record : database.records(filter))
     if (record.workload_key != task.workload.key()) history.related.push_back(std::move(record));
+  db::RecordFilter same_workload;
+  same_workload.workload_key = task.workload.key();
+  same_workload.template_name = task.kernel_template->name();
+  same_workload.target = task.target.str();
+  for (auto& record : database.records(same_workload))
+    if (record.device_id != filter.device && record.tuner != "remeasure") history.other_devices.push_back(std::move(record));
   return history;
 }
 

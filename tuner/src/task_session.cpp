@@ -118,6 +118,7 @@ TaskSession::TaskSession(std::shared_ptr<const measure::MeasureTask> task, const
   tuner_ = make_tuner(tuner_options, *task_, history);
   summary_.tuner = tuner_->name();
   summary_.transfer_records = history.related.size();
+  summary_.other_device_records = history.other_devices.size();
 }
 
 double TaskSession::best_seconds() const {

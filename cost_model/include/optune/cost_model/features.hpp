@@ -40,7 +40,8 @@ class FeatureExtractor {
                    const kernels::KernelTemplate* kernel_template = nullptr);
 
   // Stable names, one per column: "<split>.f0".., "<choice>=<option>", "<bool>", "<int>",
-  // "<int>.log2", "<permutation>.pos.<item>", "shape.<extent>", "derived.<name>".
+  // "<int>.log2", "<permutation>.pos.<item>", "<values>" (or "<values>.log2" when every value
+  // is a power of two), "shape.<extent>", "derived.<name>".
   const std::vector<std::string>& names() const { return names_; }
   std::size_t size() const { return names_.size(); }
   const search_space::ConfigSpace& space() const { return space_; }

@@ -44,6 +44,9 @@ struct TrainingRow {
   std::vector<float> features;
   double gflops = 0;  // 0 for a failed candidate
   int group = 0;
+  // How much the row counts against the task's own rows (1): transfer rows from another device
+  // count less. Per group under the ranking objective (a group's mean), per row under regression.
+  double weight = 1.0;
 };
 
 // Rows for add_transfer_rows from one workload's records: features from that workload's own

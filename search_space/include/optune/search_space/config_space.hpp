@@ -40,8 +40,11 @@ class ConfigView {
   bool flag(const std::string& knob) const;
   std::int64_t integer(const std::string& knob) const;
   PermutationValue permutation(const std::string& knob) const;
+  double number(const std::string& knob) const;  // a values knob's value
   // Whether the space has the knob (for knobs that only some workloads' spaces hold).
   bool has(const std::string& knob) const;
+  // The config itself, for constraints over whole configs (membership in a measured set).
+  const Config& config() const { return config_; }
 
  private:
   const ConfigSpace& space_;

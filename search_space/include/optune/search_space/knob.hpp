@@ -54,7 +54,16 @@ struct PermutationKnob {
   std::vector<std::string> items;
 };
 
-using Knob = std::variant<SplitKnob, ChoiceKnob, BoolKnob, IntRangeKnob, PermutationKnob>;
+// One of an explicit list of numbers, in the order given (Kernel Tuner's tune_params: block sizes,
+// tile sizes, 0/1 switches). Declared kernels and measured landscapes have such knobs: their values
+// are only known as a list. Values must be distinct and finite; JSON writes integral ones as
+// integers.
+struct ValuesKnob {
+  std::string name;
+  std::vector<double> values;
+};
+
+using Knob = std::variant<SplitKnob, ChoiceKnob, BoolKnob, IntRangeKnob, PermutationKnob, ValuesKnob>;
 
 // The value a config gives a knob, resolved from its option index.
 using SplitValue = std::vector<std::int64_t>;        // num_outputs factors, outermost first

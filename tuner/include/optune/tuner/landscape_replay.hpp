@@ -10,6 +10,7 @@
 
 #include "optune/db/database.hpp"
 #include "optune/measure/measure_input.hpp"
+#include "optune/tuner/task_history.hpp"
 
 namespace optune::tuner {
 
@@ -27,12 +28,15 @@ struct Landscape {
 std::vector<Landscape> load_landscapes(const db::Database& database, const std::string& tuner_name = "random");
 
 struct ReplayResult {
+  std::vector<double> evaluated;     // the recorded GFLOP/s of each trial, in order (0: failed)
   std::vector<double> best_so_far;   // best GFLOP/s after each trial
   std::size_t trials_to_target = 0;  // first trial at or above target; 0 when never reached
   double overhead_seconds = 0;       // the tuner's own time (model fits, searches)
 };
 
+// `history`: what the tuner is told the database holds (e.g. other devices' records for transfer).
 ReplayResult replay(const Landscape& landscape, const std::string& tuner_name, std::uint64_t seed,
-                    std::size_t budget, std::size_t batch_size, double target_gflops);
+                    std::size_t budget, std::size_t batch_size, double target_gflops,
+                    const TaskHistory& history = {});
 
 }  // namespace optune::tuner

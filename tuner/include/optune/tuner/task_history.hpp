@@ -1,6 +1,8 @@
 // What the database already knows when a task starts: its own records (skipped by every tuner,
-// and the model's first training set when a run resumes) and the records of the same template on
-// the same target and device for other workloads (the model's transfer set).
+// and the model's first training set when a run resumes), the records of the same template on
+// the same target and device for other workloads, and the records of the same workload and
+// template measured on other devices (both the model's transfer set; another device's records
+// warm-start the model, weighted below this device's, and never count as this device's results).
 #pragma once
 
 #include <optional>
@@ -15,8 +17,10 @@ namespace optune::tuner {
 struct TaskHistory {
   std::vector<db::TuningRecord> own;
   std::vector<db::TuningRecord> related;
+  std::vector<db::TuningRecord> other_devices;  // grouped by device_id for the model
 };
 
+// `include_related`: the transfer set too (related and other_devices).
 TaskHistory load_history(const db::Database& database, const measure::MeasureTask& task,
                          bool include_related);
 

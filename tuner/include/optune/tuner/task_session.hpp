@@ -64,6 +64,7 @@ struct TuningSummary {
   double overhead_seconds = 0;       // spent by the tuner choosing configs (model fits, searches)
   std::string tuner;
   std::size_t transfer_records = 0;  // records of other shapes the model started from
+  std::size_t other_device_records = 0;  // records of this workload on other devices, likewise
   double speedup() const;            // default median / best median; 0 when either is missing
   bool best_is_default() const;      // the default config is the best: no tuned config beat it
 };

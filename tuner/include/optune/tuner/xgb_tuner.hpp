@@ -1,8 +1,11 @@
-// XGBTuner: model-based search (AutoTVM's XGBTuner). After every batch an XGBoost model is
-// retrained on all measured configs of the task (failures as the slowest); the next batch is the
-// most promising unmeasured configs that simulated annealing finds on the model, picked for
-// diversity, plus an epsilon share of random ones. With records of the same template for other
-// shapes (transfer) the model is trained before the first batch, so that batch is guided too.
+// XGBTuner: model-based search (AutoTVM's XGBTuner). The first configs are random (the model's
+// first training set); after every batch an XGBoost model is retrained on all measured configs of
+// the task (failures as the slowest). The next batch is, for a share of its picks, the best-scored
+// unmeasured neighbours of the best measured config (one knob changed), and for the rest the most
+// promising unmeasured configs that simulated annealing finds on the model (or that scoring a
+// finite pool finds), picked for diversity, plus an epsilon share of random ones. With records of
+// the same template for other shapes, or of the same workload on other devices (weighted below
+// the task's own), the model is trained before the first batch, so that batch is guided too.
 #pragma once
 
 #include <random>
@@ -22,6 +25,12 @@ struct XGBTunerOptions {
   double diversity = 0.5;            // weight of knob coverage when picking a batch
   std::size_t candidates_per_config = 4;  // annealing returns this many per config wanted
   std::size_t seeds = 8;             // best measured configs that start annealing chains
+  double other_device_weight = 0.5;  // a record of another device against one of this device
+  std::size_t other_device_rows = 1000;  // records kept per other device (each fit reads them all)
+  // Own measurements drawn at random before the model leads (without transfer rows): the model's
+  // first training set. Chosen with local_share on held-out landscapes (README, Tuners).
+  std::size_t initial_random = 20;
+  double local_share = 0.3;  // share of picks among the best measured config's one-knob neighbours
 };
 
 class XGBTuner final : public Tuner {
@@ -34,11 +43,16 @@ class XGBTuner final : public Tuner {
               const std::vector<measure::MeasureResult>& results) override;
   double overhead_seconds() const override { return model_.fit_seconds() + search_seconds_; }
   std::size_t transfer_rows() const { return model_.transfer_row_count(); }
+  std::size_t other_device_rows() const { return other_device_rows_; }
 
  private:
   void add_transfer(const std::vector<db::TuningRecord>& related);
-  std::vector<search_space::Config> rank_by_annealing(std::size_t n);
-  std::vector<search_space::Config> rank_pool(std::size_t n);
+  void add_other_devices(const std::vector<db::TuningRecord>& records);
+  ParsedRecords keep_rows(ParsedRecords parsed, std::size_t limit);
+  std::vector<search_space::Config> rank_by_annealing(std::size_t n, std::size_t local);
+  std::vector<search_space::Config> rank_neighbours(std::size_t n);
+  std::vector<search_space::Config> rank_pool(std::size_t n, std::size_t local);
+  std::size_t local_picks(std::size_t n);
   void remember_best(const std::vector<search_space::Config>& configs, const std::vector<double>& gflops);
 
   const measure::MeasureTask& task_;
@@ -48,6 +62,9 @@ class XGBTuner final : public Tuner {
   cost_model::XGBCostModel model_;
   std::vector<cost_model::ScoredConfig> best_measured_;  // annealing seeds, best first
   double search_seconds_ = 0;
+  std::size_t other_device_rows_ = 0;
+  std::size_t measured_ = 0;               // own measurements, earlier runs' included
+  cost_model::FeatureMatrix pool_features_;  // of pool_->configs(), extracted once
   std::shared_ptr<const CandidatePool> pool_;
 };
 
