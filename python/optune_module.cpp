@@ -12,6 +12,7 @@
 #include "optune/app/bad_input.hpp"
 #include "optune/app/describe.hpp"
 #include "optune/app/query.hpp"
+#include "optune/app/replay.hpp"
 #include "optune/app/tuning.hpp"
 #include "optune/db/database.hpp"
 #include "optune/kernels/opencl/program_cache.hpp"
@@ -94,6 +95,18 @@ std::string query(const std::string& database, const std::string& op, const std:
   return all.dump();
 }
 
+std::string replay(const std::string& landscape, const std::vector<std::string>& tuners, std::size_t seeds,
+                   const std::vector<std::size_t>& budgets, std::size_t batch_size,
+                   const std::vector<std::string>& transfer_from) {
+  app::ReplayRequest request{landscape, tuners, seeds, budgets, batch_size, transfer_from};
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  py::gil_scoped_release no_gil;
+  app::replay_landscape(request, [&](const tuner::LandscapeFile& file, const app::TunerReport& report) {
+    all.push_back(app::replay_json(file, report, seeds));
+  });
+  return all.dump();
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_optune, m) {
@@ -114,6 +127,8 @@ PYBIND11_MODULE(_optune, m) {
   m.def("tune", &tune, py::arg("arguments"), py::arg("package_dir"), py::arg("progress"));
   m.def("query", &query, py::arg("db"), py::arg("op"), py::arg("shape"), py::arg("target"), py::arg("device"),
         py::arg("top"), py::arg("history"), py::arg("since"));
+  m.def("replay", &replay, py::arg("landscape"), py::arg("tuners"), py::arg("seeds"), py::arg("budgets"),
+        py::arg("batch_size"), py::arg("transfer_from"));
   m.def("space", [](const std::string& op, const std::string& shape, const std::string& target) {
     return app::describe_space(op, shape, target).dump();
   });

@@ -17,7 +17,7 @@ import os
 from . import _optune
 from ._optune import BadInput
 
-__all__ = ["BadInput", "Records", "tune", "query", "space", "devices", "__version__"]
+__all__ = ["BadInput", "Records", "tune", "query", "replay", "space", "devices", "__version__"]
 __version__ = _optune.__version__
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -106,6 +106,22 @@ def query(db="optune.db", op=None, shape=None, target=None, device=None, *, top=
                                                _text("target", target), _text("device", device),
                                                _count("top", top, 1), bool(history), _text("since", since))))
     return records.to_pandas() if pandas else records
+
+
+def replay(landscape, tuner="xgb", seeds=20, budgets=(25, 50, 100, 200, 400), *, batch_size=1, transfer_from=()):
+    """Replays tuners against an exhaustively measured landscape (a Kernel Tuner cache file,
+    ``.json`` or ``.json.gz``, or a T4 results file); measures nothing. ``tuner``: a name, a list
+    of names or ``"all"``. Returns one dict per tuner: ``landscape``, ``tuner``, ``seeds``,
+    ``budgets``, ``fraction`` (median fraction of the optimum after each budget), ``evals_to``
+    (median evaluations to 90/95/99% of the optimum, None where fewer than half the seeds got
+    there) and ``score`` (0 = random search, 1 = the optimum)."""
+    tuners = [tuner] if isinstance(tuner, str) else list(tuner)
+    if isinstance(transfer_from, (str, os.PathLike)):
+        transfer_from = [transfer_from]
+    return json.loads(_optune.replay(_text("landscape", os.fspath(landscape)), [_text("tuner", t) for t in tuners],
+                                     _count("seeds", seeds, 1), [_count("budgets", b, 1) for b in budgets],
+                                     _count("batch_size", batch_size, 1),
+                                     [_text("transfer_from", os.fspath(f)) for f in transfer_from]))
 
 
 def space(op="gemm", shape=None, target="cpu"):

@@ -116,3 +116,25 @@ def test_query_to_pandas(tmp_path):
     frame = optune.query(db=db, history=True, pandas=True)
     assert isinstance(frame, pandas.DataFrame)
     assert len(frame) >= 5 and {"workload", "config", "gflops", "error_kind"} <= set(frame.columns)
+
+
+def test_replay_of_a_small_landscape_finds_its_optimum_and_rejects_a_bad_file(tmp_path):
+    # A Kernel Tuner cache file of 12 configurations with a known optimum (time 0.5 at X=4, Y=2).
+    import json
+    cache = {}
+    for x in (1, 2, 4, 8):
+        for y in (1, 2, 3):
+            cache[f"{x},{y}"] = {"X": x, "Y": y, "time": 0.5 if (x, y) == (4, 2) else 1.0 + x + y}
+    landscape = tmp_path / "tiny.json"
+    landscape.write_text(json.dumps({"device_name": "tiny", "kernel_name": "k", "tune_params_keys": ["X", "Y"],
+                                     "tune_params": {"X": [1, 2, 4, 8], "Y": [1, 2, 3]}, "objective": "time",
+                                     "cache": cache}))
+    reports = optune.replay(landscape, tuner=["grid", "random"], seeds=3, budgets=[6, 12])
+    assert [r["tuner"] for r in reports] == ["grid", "random"]
+    for report in reports:
+        assert report["budgets"] == [6, 12] and report["fraction"][-1] == 1.0
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(optune.BadInput) as error:
+        optune.replay(bad)
+    assert str(error.value) == cli_error("replay", "--landscape", str(bad))

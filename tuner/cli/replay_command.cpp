@@ -1,16 +1,13 @@
 // optune replay: runs tuners against an exhaustively measured landscape file (Kernel Tuner cache
 // or T4 results) over many seeds, and prints how well each searched it (replay_summary.hpp).
 // Nothing is measured: every evaluation is answered from the file.
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "cli_support.hpp"
-#include "optune/tuner/landscape_file.hpp"
-#include "optune/tuner/replay_summary.hpp"
+#include "optune/app/replay.hpp"
 #include "optune/tuner/tuning_loop.hpp"
 
 namespace optune::cli {
@@ -52,76 +49,6 @@ std::vector<std::size_t> parse_budgets(const std::string& text) {
   return budgets;
 }
 
-std::vector<std::string> parse_tuners(const std::string& text) {
-  if (text == "all") return tuner::tuner_names();
-  auto names = split_list(text);
-  if (names.empty()) throw UsageError("replay: --tuner is empty");
-  for (const auto& name : names) tuner::check_tuner_name(name);
-  return names;
-}
-
-// Other devices' landscapes of the same kernel, as the records the model starts from.
-tuner::TaskHistory transfer_history(const tuner::LandscapeFile& target, const std::vector<std::string>& files) {
-  tuner::TaskHistory history;
-  for (const auto& path : files) {
-    auto source = tuner::read_landscape_file(path);
-    const auto& ours = target.task->space.knobs();
-    const auto& theirs = source.task->space.knobs();
-    bool same_parameters = ours.size() == theirs.size();
-    for (std::size_t k = 0; same_parameters && k < ours.size(); ++k)
-      same_parameters = std::visit([](const auto& knob) { return knob.name; }, ours[k]) ==
-                        std::visit([](const auto& knob) { return knob.name; }, theirs[k]);
-    if (!same_parameters)
-      throw UsageError("replay: --transfer-from " + path + " has other tunable parameters than " + target.name);
-    if (source.device == target.device)
-      throw UsageError("replay: --transfer-from " + path + " was measured on the same device (" + source.device + ")");
-    for (auto& record : tuner::landscape_records(source)) history.other_devices.push_back(std::move(record));
-  }
-  return history;
-}
-
-struct TunerReport {
-  std::string tuner;
-  tuner::ReplaySummary summary;
-  double seconds_per_decision = 0;  // the tuner's own time (model fits, ranking) per evaluation
-  double wall_seconds_per_seed = 0;
-};
-
-TunerReport replay_tuner(const tuner::LandscapeFile& file, const tuner::Landscape& landscape,
-                         const std::string& name, const ReplayOptions& options,
-                         const std::vector<std::size_t>& budgets, const std::vector<double>& random_best,
-                         const tuner::TaskHistory& history) {
-  const std::size_t top = *std::max_element(budgets.begin(), budgets.end());
-  std::vector<std::vector<double>> runs;
-  double overhead = 0, evaluations = 0;
-  const auto start = std::chrono::steady_clock::now();
-  for (std::size_t seed = 1; seed <= options.seeds; ++seed) {
-    auto result = tuner::replay(landscape, name, seed, top, options.batch_size, landscape.best, history);
-    std::vector<double> times;
-    for (double throughput : result.evaluated) times.push_back(throughput > 0 ? 1.0 / throughput : std::nan(""));
-    runs.push_back(std::move(times));
-    overhead += result.overhead_seconds;
-    evaluations += static_cast<double>(result.evaluated.size());
-  }
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return {name, tuner::summarise_replay(runs, file.optimum, random_best, budgets),
-          evaluations > 0 ? overhead / evaluations : 0, wall / static_cast<double>(options.seeds)};
-}
-
-// The keys in the order.
-nlohmann::ordered_json to_json(const tuner::LandscapeFile& file, const TunerReport& report, std::size_t seeds) {
-  nlohmann::ordered_json evals_to = nlohmann::ordered_json::object();
-  for (const char* target : {"0.9", "0.95", "0.99"}) {
-    const auto& evals = report.summary.evals_to.at(target);
-    evals_to[target] = evals ? nlohmann::ordered_json(*evals) : nlohmann::ordered_json(nullptr);
-  }
-  auto rounded = [](double value) { return std::round(value * 1e4) / 1e4; };
-  nlohmann::ordered_json fraction = nlohmann::ordered_json::array();
-  for (double value : report.summary.fraction) fraction.push_back(rounded(value));
-  return {{"landscape", file.name}, {"tuner", report.tuner},       {"seeds", seeds},
-          {"budgets", report.summary.budgets}, {"fraction", fraction}, {"evals_to", evals_to},
-          {"score", rounded(report.summary.score)}};
-}
 
 void print_table_header(const tuner::LandscapeFile& file, const ReplayOptions& options,
                         const std::vector<std::size_t>& budgets) {
@@ -135,7 +62,7 @@ void print_table_header(const tuner::LandscapeFile& file, const ReplayOptions& o
   std::printf("  to90%%  to95%%  to99%%  score  ms/decision\n");
 }
 
-void print_table_row(const TunerReport& report) {
+void print_table_row(const app::TunerReport& report) {
   std::printf("%-8s", report.tuner.c_str());
   for (double fraction : report.summary.fraction) std::printf("  %-6.3f", fraction);
   for (const char* target : {"0.9", "0.95", "0.99"}) {
@@ -147,29 +74,19 @@ void print_table_row(const TunerReport& report) {
 }
 
 int run_replay(const ReplayOptions& options) {
-  if (options.landscape.empty()) throw UsageError("replay: --landscape is required");
-  if (options.seeds < 1) throw UsageError("replay: --seeds must be at least 1");
-  if (options.batch_size < 1) throw UsageError("replay: --batch-size must be at least 1");
-  const auto budgets = parse_budgets(options.budgets);
-  const auto tuners = parse_tuners(options.tuners);
-  const auto file = tuner::read_landscape_file(options.landscape);
-  const auto history = transfer_history(file, options.transfer_from);
-  const auto landscape = tuner::replay_landscape(file);
-  const std::size_t top = *std::max_element(budgets.begin(), budgets.end());
-  if (top > file.configs.size())
-    throw UsageError("replay: a budget of " + std::to_string(top) + " exceeds the landscape's " +
-                     std::to_string(file.configs.size()) + " configurations");
-  const auto random_best = tuner::random_search_expected_best(file.times, top);
-  if (options.format == "table") print_table_header(file, options, budgets);
-  for (const auto& name : tuners) {
-    auto report = replay_tuner(file, landscape, name, options, budgets, random_best, history);
+  app::ReplayRequest request{options.landscape, split_list(options.tuners), options.seeds,
+                             parse_budgets(options.budgets), options.batch_size, options.transfer_from};
+  bool first = true;
+  app::replay_landscape(request, [&](const tuner::LandscapeFile& file, const app::TunerReport& report) {
     if (options.format == "json") {
-      std::printf("%s\n", to_json(file, report, options.seeds).dump().c_str());
+      std::printf("%s\n", app::replay_json(file, report, options.seeds).dump().c_str());
     } else {
+      if (first) print_table_header(file, options, request.budgets);
       print_table_row(report);
     }
+    first = false;
     std::fflush(stdout);
-  }
+  });
   return 0;
 }
 
