@@ -39,6 +39,7 @@ std::string tune(const py::dict& arguments, const std::string& package_dir, cons
   request.suite = get("suite").cast<std::string>();
   request.layout = get("layout").cast<std::string>();
   request.database = get("db").cast<std::string>();
+  request.wait_lock = get("wait_lock").cast<bool>();
   request.tuning.tuner.name = get("tuner").cast<std::string>();
   request.tuning.trials = get("trials").cast<std::size_t>();
   request.tuning.batch_size = get("batch_size").cast<std::size_t>();

@@ -67,7 +67,7 @@ def _shape_text(shape):
 def tune(op="gemm", shape=None, target="cpu", tuner="xgb", trials=64, db="optune.db", *, suite=None,
          layout=None, trials_per_task=0, budget=None, seed=1, batch_size=8, early_stopping=0, remeasure=3,
          transfer=True, repeat=5, number=0, min_repeat_ms=40.0, timeout=30.0, jobs=0, compiler="c++",
-         rpc=None, token_file=None, progress=None):
+         rpc=None, token_file=None, wait_lock=False, progress=None):
     """Tunes one workload (``op`` and ``shape``) or every workload of a ``suite`` file on ``target``.
 
     Returns a dict: for one workload ``workload``, ``template``, ``target``, ``device``, ``trials``,
@@ -89,6 +89,7 @@ def tune(op="gemm", shape=None, target="cpu", tuner="xgb", trials=64, db="optune
         "min_repeat_ms": _seconds("min_repeat_ms", min_repeat_ms, 0, 60000),
         "timeout": _seconds("timeout", timeout, 0.1, 86400), "jobs": _count("jobs", jobs),
         "compiler": _text("compiler", compiler), "rpc": _text("rpc", rpc), "token_file": _text("token_file", token_file),
+        "wait_lock": bool(wait_lock),
     }
     if arguments["repeat"] > 1000 or arguments["number"] > 1000000:
         raise BadInput("repeat must be at most 1000 and number at most 1000000")
