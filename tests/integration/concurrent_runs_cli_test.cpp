@@ -17,9 +17,7 @@
 #include <thread>
 
 #include "optune/db/database.hpp"
-#include "../support/command_test.hpp"
-
-extern char** environ;
+#include "../support/job_command_test.hpp"
 
 namespace {
 
@@ -29,42 +27,8 @@ using optune::test_support::CommandRun;
 using optune::test_support::slurp;
 using Clock = std::chrono::steady_clock;
 
-class ConcurrentRunsTest : public optune::test_support::CommandTest {
+class ConcurrentRunsTest : public optune::test_support::JobCommandTest {
  protected:
-  void TearDown() override {
-    for (pid_t pid : background_) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
-    CommandTest::TearDown();
-  }
-
-  // `optune job run <file>` in the background; its output goes to <name>.out.
-  pid_t start_job(const fs::path& file, const std::string& name) {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    const std::string out = (dir_ / (name + ".out")).string();
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-    std::vector<std::string> args = {OPTUNE_EXECUTABLE, "job", "run", file.string()};
-    std::vector<char*> argv;
-    for (auto& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    pid_t pid = -1;
-    EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
-    background_.push_back(pid);
-    return pid;
-  }
-
-  // As the shell shows it: 128 + signal when killed by one.
-  int wait_job(pid_t pid) {
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    background_.erase(std::remove(background_.begin(), background_.end(), pid), background_.end());
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-
   // `measure` is the job file's [measure] table: the timing sets how long a batch takes.
   fs::path write_job(const std::string& name, std::size_t budget, const std::string& measure) {
     fs::path file = dir_ / (name + ".toml");
@@ -109,7 +73,6 @@ class ConcurrentRunsTest : public optune::test_support::CommandTest {
     return text.substr(begin == std::string::npos ? 0 : begin + 1, end - (begin == std::string::npos ? 0 : begin + 1) + 1);
   }
 
-  std::vector<pid_t> background_;
 };
 
 constexpr const char* kSlowBatches = "repeat = 3\nmin_repeat_ms = 400\ntimeout = 30\n";  // seconds a batch

@@ -21,9 +21,7 @@
 #include <thread>
 
 #include "optune/db/database.hpp"
-#include "../support/command_test.hpp"
-
-extern char** environ;
+#include "../support/job_command_test.hpp"
 
 namespace {
 
@@ -37,43 +35,8 @@ constexpr const char* kWorkload = "gemm.f32.M48.N40.K36";
 constexpr const char* kTiming = "--repeat 2 --min-repeat-ms 1 --quiet";
 constexpr const char* kRegressTiming = "--repeat 2 --min-repeat-ms 1";
 
-class ResultsCliTest : public optune::test_support::CommandTest {
+class ResultsCliTest : public optune::test_support::JobCommandTest {
  protected:
-  void TearDown() override {
-    for (pid_t pid : background_) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
-    CommandTest::TearDown();
-  }
-
-  // Starts `optune job run <file>` without waiting; its output goes to <name>.out.
-  pid_t start_job(const fs::path& file, const std::string& name) {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    std::string out = (dir_ / (name + ".out")).string();
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-    std::vector<std::string> args = {OPTUNE_EXECUTABLE, "job", "run", file.string()};
-    std::vector<char*> argv;
-    for (auto& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    pid_t pid = -1;
-    EXPECT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
-    background_.push_back(pid);
-    return pid;
-  }
-
-  // The exit status of a background job, as the shell shows it (128 + signal when killed).
-  int wait_job(pid_t pid) {
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    background_.erase(std::remove(background_.begin(), background_.end(), pid), background_.end());
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-
-
   fs::path write_job(const std::string& name, std::size_t budget, const std::string& extra = "") {
     fs::path file = dir_ / (name + ".toml");
     std::ofstream(file) << "name = \"" << name << "\"\nbudget = " << budget
@@ -141,7 +104,6 @@ class ResultsCliTest : public optune::test_support::CommandTest {
     return suite;
   }
 
-  std::vector<pid_t> background_;
 };
 
 constexpr std::size_t kBudget = 8;

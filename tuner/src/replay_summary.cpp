@@ -68,7 +68,8 @@ ReplaySummary summarise_replay(const std::vector<std::vector<double>>& runs, dou
     for (const auto& curve : curves) fractions.push_back(std::isinf(curve[budget - 1]) ? 0 : optimum / curve[budget - 1]);
     summary.fraction.push_back(median(fractions));
   }
-  for (const auto& [name, target] : {std::pair{"0.9", 0.9}, {"0.95", 0.95}, {"0.99", 0.99}}) {
+  for (const auto& [name, fraction] : {std::pair{"0.9", 0.9}, {"0.95", 0.95}, {"0.99", 0.99}}) {
+    const double target = fraction;  // a lambda may not capture a structured binding (C++20 as clang 14 has it)
     std::vector<double> reached;
     for (const auto& curve : curves) {
       auto hit = std::find_if(curve.begin(), curve.end(), [&](double best) { return optimum / best >= target; });
