@@ -60,6 +60,17 @@ class HostileInputCliTest : public optune::test_support::CommandTest {
                             database);
     ASSERT_EQ(run.code, 0) << run.out << run.err;
   }
+
+  // Good records to import: a second database's, tuned with another seed and exported to `lines`.
+  std::vector<nlohmann::json> exported_records(const fs::path& lines) {
+    const std::string source = (dir_ / "source.db").string();
+    tune_tiny(source, 2);
+    EXPECT_EQ(optune("export --db " + source + " --out " + lines.string()).code, 0);
+    std::vector<nlohmann::json> records;
+    std::ifstream in(lines);
+    for (std::string line; std::getline(in, line);) records.push_back(nlohmann::json::parse(line));
+    return records;
+  }
 };
 
 // --- Items 1 and 2: numbers on the command line -------------------------------------------------
@@ -234,13 +245,8 @@ std::vector<std::pair<std::string, std::function<void(nlohmann::json&)>>> forger
 
 TEST_F(HostileInputCliTest, ImportRejectsAFileWithOneRecordTheTunerWouldNotWrite) {
   tune_tiny(db(), 1);
-  const std::string source = (dir_ / "source.db").string();
-  tune_tiny(source, 2);
   const fs::path lines = dir_ / "records.jsonl";
-  ASSERT_EQ(optune("export --db " + source + " --out " + lines.string()).code, 0);
-  std::vector<nlohmann::json> records;
-  std::ifstream in(lines);
-  for (std::string line; std::getline(in, line);) records.push_back(nlohmann::json::parse(line));
+  const auto records = exported_records(lines);
   ASSERT_GE(records.size(), 3u);
   const auto before = stored_records(db());
   for (const auto& [problem, forge] : forgeries()) {
@@ -405,13 +411,8 @@ TEST_F(HostileInputCliTest, FullDiskIsAFailureOfTheRunNotBadInput) {
   tune_tiny(db(), 1);
   const auto before = stored_records(db());
   // Many good records to import: the exported ones, each at other timestamps (new records).
-  const std::string source = (dir_ / "source.db").string();
-  tune_tiny(source, 2);
   const fs::path lines = dir_ / "records.jsonl";
-  ASSERT_EQ(optune("export --db " + source + " --out " + lines.string()).code, 0);
-  std::vector<nlohmann::json> records;
-  std::ifstream in(lines);
-  for (std::string line; std::getline(in, line);) records.push_back(nlohmann::json::parse(line));
+  const auto records = exported_records(lines);
   const fs::path many = dir_ / "many.jsonl";
   {
     std::ofstream out(many);
