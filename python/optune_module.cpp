@@ -15,7 +15,6 @@
 #include "optune/app/replay.hpp"
 #include "optune/app/tuning.hpp"
 #include "optune/db/database.hpp"
-#include "optune/kernels/opencl/program_cache.hpp"
 
 namespace py = pybind11;
 namespace fs = std::filesystem;
@@ -25,10 +24,10 @@ namespace {
 
 // An installed wheel carries the worker in the package (optune/bin); a build tree's module uses
 // the build's bin folder.
-app::InstallPaths install_paths(const std::string& package_dir) {
+app::InstallPaths install_paths(const std::string& package_dir, const std::string& cache_dir) {
   fs::path packaged = fs::path(package_dir) / "bin";
   const std::string bin = fs::exists(packaged / "optune-worker") ? packaged.string() : OPTUNE_BUILD_BIN_DIR;
-  return app::install_paths_beside(bin, opencl::default_program_cache_dir());
+  return app::install_paths_beside(bin, cache_dir);
 }
 
 std::string tune(const py::dict& arguments, const std::string& package_dir, const py::object& callback) {
@@ -73,7 +72,7 @@ std::string tune(const py::dict& arguments, const std::string& package_dir, cons
       callback(update);
     });
   }
-  const auto paths = install_paths(package_dir);
+  const auto paths = install_paths(package_dir, get("cache_dir").cast<std::string>());
   nlohmann::json result;
   {
     py::gil_scoped_release no_gil;

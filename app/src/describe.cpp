@@ -4,8 +4,7 @@
 
 #include "optune/app/bad_input.hpp"
 #include "optune/app/tasks.hpp"
-#include "optune/measure/cpu_device.hpp"
-#include "optune/measure/opencl_devices.hpp"
+#include "optune/backends/registry.hpp"
 
 namespace optune::app {
 namespace {
@@ -44,8 +43,7 @@ nlohmann::json describe_devices() {
   auto add = [&](const kernels::DeviceInfo& info, const std::string& target) {
     all.push_back({{"target", target}, {"id", info.fingerprint_id()}, {"fingerprint", info.fingerprint()}});
   };
-  add(measure::detect_local_cpu(), "cpu");
-  for (const auto& device : measure::list_opencl_devices()) add(device, "opencl:" + device.platform + ":" + device.name);
+  for (const auto& [target, device] : backends::local_devices()) add(device, target.str());
   return all;
 }
 

@@ -5,7 +5,7 @@
 namespace optune::app {
 namespace fs = std::filesystem;
 
-InstallPaths install_paths_beside(const std::string& bin_dir, const std::string& opencl_cache_dir) {
+InstallPaths install_paths_beside(const std::string& bin_dir, const std::string& program_cache_dir) {
   const fs::path bin(bin_dir);
   const fs::path prefix = bin.parent_path();
   const fs::path source_kernels(OPTUNE_SOURCE_KERNEL_INCLUDE_DIR);
@@ -15,13 +15,12 @@ InstallPaths install_paths_beside(const std::string& bin_dir, const std::string&
   paths.kernel_include_dirs = {fs::exists(installed_include / "optune" / "kernels" / "cpu" / "gemm.hpp")
                                    ? installed_include.string()
                                    : source_kernels.string()};
-  const fs::path installed_opencl = prefix / "share" / "optune" / "opencl";
-  paths.opencl_kernel_dir = fs::exists(installed_opencl / "gemm.cl")
-                                ? installed_opencl.string()
-                                : (source_kernels.parent_path() / "opencl").string();
+  const fs::path installed_sources = prefix / OPTUNE_INSTALLED_KERNEL_SOURCE_DIR;
+  paths.kernel_source_dir =
+      fs::exists(installed_sources) ? installed_sources.string() : std::string(OPTUNE_SOURCE_KERNEL_SOURCE_DIR);
   paths.target_description_dirs = {(prefix / "share" / "optune" / "targets").string(),
                                    std::string(OPTUNE_SOURCE_CONFIG_DIR) + "/targets"};
-  paths.opencl_cache_dir = opencl_cache_dir;
+  paths.program_cache_dir = program_cache_dir;
   return paths;
 }
 

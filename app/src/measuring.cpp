@@ -3,44 +3,32 @@
 #include <filesystem>
 
 #include "optune/app/bad_input.hpp"
-#include "optune/measure/local_builder.hpp"
+#include "optune/backends/registry.hpp"
 #include "optune/measure/local_runner.hpp"
-#include "optune/measure/opencl_builder.hpp"
 #include "optune/measure/rpc/rpc_runner.hpp"
-#include "optune/tuner/target_description.hpp"
 
 namespace optune::app {
 namespace {
 
-// OpenCL candidates become artifact files; CPU ones shared objects, cross-compiled for a
-// `cpu:<triple>` target with its description's compiler and flags.
+// Each backend builds its own candidates (C++ shared objects, cross-compiled for a `cpu:<triple>`
+// target; artifact files of device programs).
 std::unique_ptr<measure::Builder> make_builder(const MeasureSettings& settings, const InstallPaths& paths) {
-  kernels::Target target;
   try {
-    target = kernels::parse_target(settings.target);
+    const kernels::Target target = backends::parse_target(settings.target);
+    measure::BuildSettings build;
+    build.compiler = settings.compiler;
+    build.jobs = settings.jobs;
+    build.compile_timeout = settings.compile_timeout;
+    build.kernel_include_dirs = paths.kernel_include_dirs;
+    build.kernel_source_dir = paths.kernel_source_dir;
+    build.target_description_dirs = paths.target_description_dirs;
+    return backends::find_backend(target.backend).make_builder(target, build);
   } catch (const std::invalid_argument& error) {
     throw BadInput(error.what());
   }
-  if (target.backend == kernels::Backend::kOpenCL)
-    return std::make_unique<measure::OpenCLBuilder>(measure::OpenCLBuilderOptions{paths.opencl_kernel_dir, ""});
-  measure::LocalBuilderOptions build;
-  build.compiler = settings.compiler;
-  build.include_dirs = paths.kernel_include_dirs;
-  build.jobs = settings.jobs;
-  build.timeout_seconds = settings.compile_timeout;
-  if (!target.is_native_cpu()) {
-    try {
-      auto description = tuner::find_target_description(target.triple, paths.target_description_dirs);
-      build.compiler = description.compiler;
-      build.flags = description.flags;
-    } catch (const tuner::TargetDescriptionError& error) {
-      throw BadInput(error.what());
-    }
-  }
-  return std::make_unique<measure::LocalBuilder>(build);
 }
 
-// Both kinds are measured in an isolated worker: this machine's, or a remote server's.
+// Every backend is measured in an isolated worker: this machine's, or a remote server's.
 std::unique_ptr<measure::Runner> make_runner(const MeasureSettings& settings, const InstallPaths& paths,
                                              const std::optional<Remote>& remote,
                                              std::function<void(const std::string&)> log) {
@@ -50,7 +38,7 @@ std::unique_ptr<measure::Runner> make_runner(const MeasureSettings& settings, co
     measure::LocalRunnerOptions local;
     local.worker_path = paths.worker;
     local.timing = settings.timing;
-    local.opencl_cache_dir = paths.opencl_cache_dir;
+    local.program_cache_dir = paths.program_cache_dir;
     return std::make_unique<measure::LocalRunner>(local);
   }
   measure::rpc::RpcRunnerOptions rpc;

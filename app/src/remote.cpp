@@ -1,6 +1,7 @@
 #include "optune/app/remote.hpp"
 
 #include "optune/app/bad_input.hpp"
+#include "optune/backends/registry.hpp"
 #include "optune/kernels/target.hpp"
 #include "optune/measure/local_runner.hpp"
 #include "optune/measure/rpc/rpc_session.hpp"
@@ -66,7 +67,7 @@ std::optional<Remote> find_remote(const std::string& rpc, const std::string& tok
   Remote remote{parse_rpc_address(rpc), load_token(token_file), {}};
   std::string target_text;
   try {
-    target_text = kernels::parse_target(target).str();
+    target_text = backends::parse_target(target).str();
   } catch (const std::invalid_argument& error) {
     throw BadInput(error.what());
   }

@@ -3,9 +3,8 @@
 #include <optional>
 
 #include "optune/app/bad_input.hpp"
+#include "optune/backends/registry.hpp"
 #include "optune/kernels/kernel_template.hpp"
-#include "optune/measure/cpu_device.hpp"
-#include "optune/measure/opencl_devices.hpp"
 
 namespace optune::app {
 
@@ -15,23 +14,9 @@ std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std
   auto task = std::make_shared<measure::MeasureTask>();
   try {
     task->workload = workload ? *workload : kernels::parse_workload(kernels::parse_op(op), shape);
-    task->target = kernels::parse_target(target);
-  } catch (const std::invalid_argument& error) {
-    throw BadInput(error.what());
-  }
-  if (task->target.backend == kernels::Backend::kCpu && !task->target.is_native_cpu() && !device)
-    throw BadInput("target " + task->target.str() + " is measured on a remote device: give --rpc KEY@HOST:PORT");
-  if (device) task->device = *device;
-  else if (task->target.backend == kernels::Backend::kCpu) task->device = measure::detect_local_cpu();
-  if (task->target.backend == kernels::Backend::kOpenCL && !device) {
-    try {
-      task->device = measure::find_opencl_device(task->target);
-    } catch (const std::invalid_argument& error) {
-      throw BadInput(error.what());
-    }
-  }
-  try {
-    task->kernel_template = &kernels::find_template(task->workload.op, task->target.backend);
+    task->target = backends::parse_target(target);
+    task->device = device ? *device : backends::find_device(task->target);
+    task->kernel_template = &backends::find_template(task->workload.op, task->target.backend);
   } catch (const std::invalid_argument& error) {
     throw BadInput(error.what());
   }

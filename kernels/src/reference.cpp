@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "optune/kernels/cpu/layout.hpp"
+#include "optune/kernels/layout.hpp"
 
 namespace optune::kernels {
 namespace {
@@ -103,7 +103,7 @@ std::vector<std::size_t> input_sizes(const Workload& workload) {
                                   : c.K * (c.C / c.groups) * c.R * c.S;
   const int input_block = workload.input_layout_block();
   const std::size_t input = input_block == kLayoutNchw ? static_cast<std::size_t>(c.N * c.C * c.H * c.W)
-                                                       : cpu::nchwc_size(c.N, c.C, c.H, c.W, input_block);
+                                                       : nchwc_size(c.N, c.C, c.H, c.W, input_block);
   return {input, static_cast<std::size_t>(filter)};
 }
 
@@ -115,7 +115,7 @@ std::size_t output_size(const Workload& workload) {
   const auto& c = workload.conv();
   const std::int64_t channels = workload.op == Op::kDepthwiseConv2d ? c.C : c.K;
   if (workload.layout_block != kLayoutNchw) {
-    return cpu::nchwc_size(c.N, channels, c.out_h(), c.out_w(), workload.layout_block);
+    return nchwc_size(c.N, channels, c.out_h(), c.out_w(), workload.layout_block);
   }
   return static_cast<std::size_t>(c.N * channels * c.out_h() * c.out_w());
 }
@@ -133,14 +133,14 @@ void reference(const Workload& workload, const std::vector<const float*>& inputs
     std::vector<float> input;
     if (!workload.nchw_input) {
       input.resize(static_cast<std::size_t>(c.N * c.C * c.H * c.W));
-      cpu::nchwc_to_nchw(inputs[0], c.N, c.C, c.H, c.W, block, input.data());
+      nchwc_to_nchw(inputs[0], c.N, c.C, c.H, c.W, block, input.data());
     }
     std::vector<float> out(static_cast<std::size_t>(c.N * c.K * c.out_h() * c.out_w()));
     Workload nchw = workload;
     nchw.layout_block = kLayoutNchw;
     nchw.nchw_input = false;
     reference(nchw, {workload.nchw_input ? inputs[0] : input.data(), inputs[1]}, out.data());
-    cpu::nchw_to_nchwc(out.data(), c.N, c.K, c.out_h(), c.out_w(), block, output);
+    nchw_to_nchwc(out.data(), c.N, c.K, c.out_h(), c.out_w(), block, output);
     return;
   }
   switch (workload.op) {

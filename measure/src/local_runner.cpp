@@ -29,15 +29,14 @@ MeasureResult failure(ErrorKind kind, std::string message) {
 }
 
 // Transfers are reported beside the kernel time, never inside it (phones read back slowly).
-std::string describe_transfers(const nlohmann::json& reply) {
-  const auto& t = reply.at("transfer");
+std::string describe_transfers(const WorkerReply& reply) {
+  const Transfers& t = *reply.transfer;
   auto rate = [](double bytes, double seconds) { return seconds > 0 ? bytes / seconds / 1e9 : 0.0; };
   char text[256];
   std::snprintf(text, sizeof text,
                 "transfers: host->device %.3f ms (%.2f GB/s), device->host %.3f ms (%.2f GB/s); program %s",
-                t.value("write_seconds", 0.0) * 1e3, rate(t.value("write_bytes", 0.0), t.value("write_seconds", 0.0)),
-                t.value("read_seconds", 0.0) * 1e3, rate(t.value("read_bytes", 0.0), t.value("read_seconds", 0.0)),
-                reply.value("program_cached", false) ? "from cache" : "compiled");
+                t.write_seconds * 1e3, rate(t.write_bytes, t.write_seconds), t.read_seconds * 1e3,
+                rate(t.read_bytes, t.read_seconds), reply.program_cached.value_or(false) ? "from cache" : "compiled");
   return text;
 }
 
@@ -58,82 +57,69 @@ Subprocess& LocalRunner::worker() {
 
 namespace {
 
-nlohmann::json failure_reply(ErrorKind kind, const std::string& message) {
-  return {{"status", error_kind_name(kind)}, {"message", message}};
-}
-
-// Sends one request and reads its response; a dead or silent worker becomes a crash or timeout
+// Sends one request and reads its reply; a dead or silent worker becomes a crash or timeout
 // reply and is replaced on the next request.
-nlohmann::json exchange(std::unique_ptr<Subprocess>& worker, const nlohmann::json& request, double timeout_seconds) {
+WorkerReply exchange(std::unique_ptr<Subprocess>& worker, const nlohmann::json& request, double timeout_seconds) {
   if (!worker->write_line(request.dump())) {
     auto status = worker->wait_until(after(kExitGraceSeconds));
     worker.reset();
-    return failure_reply(ErrorKind::kCrash, "worker died: " + (status ? status->describe() : "unknown"));
+    return failure_reply("crash", "worker died: " + (status ? status->describe() : "unknown"));
   }
   auto line = worker->read_line(after(timeout_seconds));
   if (line) {
     try {
-      auto reply = nlohmann::json::parse(*line);
-      if (reply.is_object()) return reply;
-      throw std::runtime_error("not an object");
+      return nlohmann::json::parse(*line).get<WorkerReply>();
     } catch (const std::exception& error) {
       worker.reset();
-      return failure_reply(ErrorKind::kRuntimeError, std::string("malformed worker reply: ") + error.what());
+      return failure_reply("runtime_error", std::string("malformed worker reply: ") + error.what());
     }
   }
   if (worker->timed_out()) {
     worker.reset();  // kills the worker and the candidate running in it
-    return failure_reply(ErrorKind::kTimeout, "no result within " + std::to_string(timeout_seconds) + " s");
+    return failure_reply("timeout", "no result within " + std::to_string(timeout_seconds) + " s");
   }
   auto status = worker->wait_until(after(kExitGraceSeconds));
   std::string how = status ? status->describe() : "closed its output";
   worker.reset();
-  return failure_reply(ErrorKind::kCrash, "candidate crashed the worker: " + how);
+  return failure_reply("crash", "candidate crashed the worker: " + how);
 }
 
 }  // namespace
 
-nlohmann::json LocalRunner::measure_request(const nlohmann::json& request, const std::string& artifact) {
-  nlohmann::json prepare = request;
-  prepare.erase("artifact");
+WorkerReply LocalRunner::measure_request(WorkerRequest request, const std::string& artifact) {
+  request.artifact.clear();
   try {
     worker();
   } catch (const std::exception& error) {
-    return failure_reply(ErrorKind::kRuntimeError, std::string("cannot start the worker: ") + error.what());
+    return failure_reply("runtime_error", std::string("cannot start the worker: ") + error.what());
   }
-  auto ready = exchange(worker_, prepare, kPrepareTimeoutSeconds);
-  if (ready.value("status", "") != "ready") {
-    if (ready.value("status", "") == "runtime_error")
-      ready["message"] = "preparing " + prepare.value("workload", std::string("the workload")) + ": " +
-                         ready.value("message", "");
+  WorkerReply ready = exchange(worker_, request, kPrepareTimeoutSeconds);
+  if (ready.status != "ready") {
+    if (ready.status == "runtime_error") ready.message = "preparing " + request.workload + ": " + ready.message;
     return ready;
   }
-  nlohmann::json measure = request;
-  measure["artifact"] = artifact;
-  double timeout = TimingPolicy{}.timeout_seconds;
-  if (request.contains("timing")) timeout = timing_policy_from_json(request.at("timing")).timeout_seconds;
+  request.artifact = artifact;
   worker();
-  return exchange(worker_, measure, timeout);
+  return exchange(worker_, request, request.timing.timeout_seconds);
 }
 
 kernels::DeviceInfo LocalRunner::describe_device(const std::string& target) {
   worker();
-  auto reply = exchange(worker_, {{"describe", true}, {"target", target}}, kPrepareTimeoutSeconds);
-  if (reply.value("status", "") == "no_device") throw NoSuchDeviceError(reply.value("message", "no device"));
-  if (reply.value("status", "") != "ok" || !reply.contains("device"))
-    throw std::runtime_error("the worker did not describe its device: " + reply.value("message", reply.dump()));
-  return kernels::DeviceInfo::from_fingerprint(reply["device"]);
+  WorkerReply reply = exchange(worker_, DescribeRequest{target}, kPrepareTimeoutSeconds);
+  if (reply.status == "no_device") throw NoSuchDeviceError(reply.message.empty() ? "no device" : reply.message);
+  if (reply.status != "ok" || !reply.device)
+    throw std::runtime_error("the worker did not describe its device: " + reply.message);
+  return kernels::DeviceInfo::from_fingerprint(*reply.device);
 }
 
 std::vector<kernels::DeviceInfo> LocalRunner::describe_devices() {
   worker();
-  auto reply = exchange(worker_, {{"describe", true}}, kPrepareTimeoutSeconds);
-  if (reply.value("status", "") != "ok" || !reply.contains("devices") || !reply["devices"].is_array() ||
-      reply["devices"].empty())
-    throw std::runtime_error("the worker did not describe its devices: " + reply.value("message", reply.dump()));
+  WorkerReply reply = exchange(worker_, DescribeRequest{}, kPrepareTimeoutSeconds);
+  if (reply.status != "ok" || !reply.devices || reply.devices->empty())
+    throw std::runtime_error("the worker did not describe its devices: " + reply.message);
   std::vector<kernels::DeviceInfo> devices;
-  for (const auto& fingerprint : reply["devices"]) devices.push_back(kernels::DeviceInfo::from_fingerprint(fingerprint));
-  // Listing loaded every OpenCL runtime into that worker; CPU candidates get a fresh one without them.
+  for (const auto& fingerprint : *reply.devices) devices.push_back(kernels::DeviceInfo::from_fingerprint(fingerprint));
+  // Listing loaded every device runtime into that worker; CPU candidates get a fresh one without them.
   worker_.reset();
   return devices;
 }
@@ -145,36 +131,34 @@ MeasureResult LocalRunner::measure_one(const MeasureInput& input, const BuildRes
     return result;
   }
   MeasureResult result = result_from_worker_reply(
-      input, measure_request(worker_request(input, options_.timing, options_.opencl_cache_dir), build.artifact));
+      input, measure_request(worker_request(input, options_.timing, options_.program_cache_dir), build.artifact));
   result.build_seconds += build.build_seconds;
   return result;
 }
 
-nlohmann::json worker_request(const MeasureInput& input, const TimingPolicy& timing,
-                              const std::string& opencl_cache_dir) {
-  nlohmann::json request = {{"workload", input.task->workload.key()}, {"timing", to_json(timing)}};
-  if (input.task->target.backend == kernels::Backend::kOpenCL) {
-    request["backend"] = "opencl";
-    request["target"] = input.task->target.str();
-    request["cache_dir"] = opencl_cache_dir;
-  }
+WorkerRequest worker_request(const MeasureInput& input, const TimingPolicy& timing, const std::string& cache_dir) {
+  WorkerRequest request;
+  request.workload = input.task->workload.key();
+  request.timing = timing;
+  request.target = input.task->target.str();
+  request.cache_dir = cache_dir;
   return request;
 }
 
-MeasureResult result_from_worker_reply(const MeasureInput& input, const nlohmann::json& reply) {
+MeasureResult result_from_worker_reply(const MeasureInput& input, const WorkerReply& reply) {
   MeasureResult result;
   try {
-    result.error = parse_error_kind(reply.value("status", "runtime_error"));
-    result.message = reply.value("message", "");
+    result.error = parse_error_kind(reply.status);
+    result.message = reply.message;
     if (result.ok()) {
-      result.costs = reply.at("costs").get<std::vector<double>>();
+      result.costs = reply.costs;
       if (result.costs.empty()) throw std::runtime_error("no costs");
       result.median_seconds = median(result.costs);
       result.gflops = input.task->workload.flops() / result.median_seconds / 1e9;
     }
-    // OpenCL compiles in the worker: its compile (or cache load) is the candidate's build time.
-    result.build_seconds = reply.value("build_seconds", 0.0);
-    if (reply.contains("transfer") && result.message.empty()) result.message = describe_transfers(reply);
+    // Backends that compile in the worker: its compile (or cache load) is the candidate's build time.
+    result.build_seconds = reply.build_seconds;
+    if (reply.transfer && result.message.empty()) result.message = describe_transfers(reply);
   } catch (const std::exception& error) {
     result = failure(ErrorKind::kRuntimeError, std::string("malformed worker reply: ") + error.what());
   }

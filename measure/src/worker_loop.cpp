@@ -1,48 +1,19 @@
-// The worker side of LocalRunner: loads one candidate at a time and times it (CPU candidates
-// here, OpenCL ones in opencl_worker.cpp). Everything that can
-// go wrong inside a candidate happens in this process, which the runner may lose and replace.
-#include <chrono>
+// The worker's loop: everything that can go wrong inside a candidate happens in this process,
+// which the runner may lose and replace. One check-and-time procedure serves every backend.
+#include "optune/measure/worker_loop.hpp"
+
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
-#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
-#include <vector>
-
-#include <dlfcn.h>
 
 #include <nlohmann/json.hpp>
 
-#include "optune/kernels/kernel_template.hpp"
 #include "optune/kernels/reference.hpp"
-#include "optune/kernels/target.hpp"
 #include "optune/kernels/workload.hpp"
-#include "optune/measure/cpu_device.hpp"
-#include "optune/measure/measure_result.hpp"
-#include "optune/measure/opencl_devices.hpp"
-#include "optune/measure/timing_policy.hpp"
-#include "optune/measure/worker_protocol.hpp"
-#include "worker_operands.hpp"
-#ifdef OPTUNE_WORKER_CPU_ONLY
-namespace optune::measure {
-// A worker cross-built for a device without an OpenCL loader (tests/rpc's aarch64 worker): no
-// OpenCL devices, and none measured.
-struct OpenCLWorker {
-  nlohmann::json measure(const nlohmann::json&, const Operands&, const TimingPolicy&) {
-    return {{"status", "runtime_error"}, {"message", "this optune-worker was built without OpenCL"}};
-  }
-};
-std::vector<kernels::DeviceInfo> list_opencl_devices() { return {}; }
-kernels::DeviceInfo find_opencl_device(const kernels::Target& target) {
-  throw std::invalid_argument("opencl: no device for target '" + target.str() +
-                              "' (this optune-worker was built without OpenCL)");
-}
-}  // namespace optune::measure
-#else
-#include "opencl_worker.hpp"
-#endif
 
 namespace optune::measure {
 
@@ -75,87 +46,122 @@ void prepare(Operands& operands, const std::string& key, std::uint64_t seed) {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+// Runs per repeat when the policy leaves it open: enough for min_repeat_ms, and at most this many
+// (a candidate that returns at once must not spin for hours).
+constexpr int kMaxNumber = 1 << 20;
 
-struct SharedObject {
-  void* handle = nullptr;
-  explicit SharedObject(const std::string& path) : handle(dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {}
-  ~SharedObject() {
-    if (handle) dlclose(handle);
+class WorkerLoop {
+ public:
+  explicit WorkerLoop(std::vector<std::unique_ptr<WorkerBackend>> backends) : backends_(std::move(backends)) {
+    if (backends_.empty()) throw std::invalid_argument("worker: no backend");
   }
+
+  nlohmann::json serve(const nlohmann::json& message) {
+    if (is_describe_request(message)) return describe(message.get<DescribeRequest>());
+    return measure(message.get<WorkerRequest>());
+  }
+
+ private:
+  WorkerBackend& backend_of(const kernels::Target& target) {
+    std::string names;
+    for (auto& backend : backends_) {
+      if (backend->name() == target.backend) return *backend;
+      names += (names.empty() ? "" : ", ") + std::string(backend->name());
+    }
+    throw std::invalid_argument("target " + target.str() + ": this optune-worker was built without backend '" +
+                                target.backend + "' (it has " + names + ")");
+  }
+
+  // The devices this worker measures on, which an RPC server reports: its own (under an emulator
+  // the emulated CPU, not the server's) first, then every backend's others. With a target, that
+  // target's device; a target naming no device here is a "no_device" reply naming those there are.
+  WorkerReply describe(const DescribeRequest& request) {
+    WorkerReply reply;
+    if (!request.target) {
+      std::vector<nlohmann::json> devices;
+      for (auto& backend : backends_)
+        for (const auto& device : backend->devices()) devices.push_back(device.fingerprint());
+      if (devices.empty()) return failure_reply("runtime_error", "this optune-worker finds no device");
+      reply.status = "ok";
+      reply.device = devices.front();
+      reply.devices = std::move(devices);
+      return reply;
+    }
+    try {
+      const kernels::Target target = kernels::split_target(*request.target);
+      reply.device = backend_of(target).device(target).fingerprint();
+      reply.status = "ok";
+      return reply;
+    } catch (const std::invalid_argument& error) {
+      return failure_reply("no_device", error.what());
+    }
+  }
+
+  WorkerReply measure(const WorkerRequest& request) {
+    prepare(operands_, request.workload, request.seed);
+    WorkerBackend& backend = backend_of(kernels::split_target(request.target));
+    try {
+      backend.prepare(request, operands_);
+      if (request.artifact.empty()) return ready();
+      return check_and_time(backend, request);
+    } catch (...) {
+      backend.reset();
+      throw;
+    }
+  }
+
+  static WorkerReply ready() {
+    WorkerReply reply;
+    reply.status = "ready";
+    return reply;
+  }
+
+  WorkerReply check_and_time(WorkerBackend& backend, const WorkerRequest& request) {
+    WorkerReply reply;
+    std::unique_ptr<LoadedCandidate> candidate = backend.load(request, operands_, reply);
+    if (!candidate) return reply;
+    const TimingPolicy& policy = request.timing;
+
+    candidate->poison_output();
+    candidate->run(1);
+    const float* output = candidate->output();
+    const double error = kernels::relative_l2_error(output, operands_.expected.get(), operands_.output_size);
+    candidate->describe(reply);
+    if (!(error <= policy.max_relative_error)) {
+      reply.status = "wrong_answer";
+      reply.error = std::isfinite(error) ? error : -1.0;
+      reply.message = "relative L2 error " + std::to_string(error) + " exceeds " +
+                      std::to_string(policy.max_relative_error);
+      return reply;
+    }
+    for (int i = 1; i < policy.warmup; ++i) candidate->run(1);
+    int number = policy.number;
+    if (number <= 0) {
+      const double once = candidate->run(1);
+      number = static_cast<int>(std::ceil(policy.min_repeat_ms / 1e3 / std::max(once, 1e-9)));
+      number = std::clamp(number, 1, kMaxNumber);
+    }
+    for (int r = 0; r < std::max(1, policy.repeat); ++r) reply.costs.push_back(candidate->run(number));
+    reply.status = "ok";
+    reply.error = error;
+    reply.number = number;
+    return reply;
+  }
+
+  std::vector<std::unique_ptr<WorkerBackend>> backends_;
+  Operands operands_;
 };
-
-double time_runs(kernels::CandidateFunction kernel, const Operands& operands, int runs) {
-  auto start = Clock::now();
-  for (int i = 0; i < runs; ++i) kernel(operands.input_pointers.data(), operands.output.get());
-  return std::chrono::duration<double>(Clock::now() - start).count() / runs;
-}
-
-// The devices this worker measures on, which an RPC server reports: the CPU it runs on (under an
-// emulator the emulated CPU, not the server's) and its machine's OpenCL devices. With a target,
-// that target's device; a target naming no device here is a "no_device" reply naming those there are.
-nlohmann::json describe(const nlohmann::json& request) {
-  if (!request.contains("target")) {
-    nlohmann::json devices = nlohmann::json::array({detect_local_cpu().fingerprint()});
-    for (const auto& device : list_opencl_devices()) devices.push_back(device.fingerprint());
-    return {{"status", "ok"}, {"device", devices[0]}, {"devices", devices}};
-  }
-  try {
-    const kernels::Target target = kernels::parse_target(request.at("target").get<std::string>());
-    const kernels::DeviceInfo device =
-        target.backend == kernels::Backend::kOpenCL ? find_opencl_device(target) : detect_local_cpu();
-    return {{"status", "ok"}, {"device", device.fingerprint()}};
-  } catch (const std::invalid_argument& error) {
-    return {{"status", "no_device"}, {"message", error.what()}};
-  }
-}
-
-nlohmann::json measure(const nlohmann::json& request, Operands& operands, OpenCLWorker& opencl) {
-  if (request.value("describe", false)) return describe(request);
-  TimingPolicy policy = timing_policy_from_json(request.at("timing"));
-  prepare(operands, request.at("workload").get<std::string>(), request.value("seed", 1u));
-  if (request.value("backend", "cpu") == "opencl") return opencl.measure(request, operands, policy);
-  if (!request.contains("artifact")) return {{"status", "ready"}};
-
-  SharedObject object(request.at("artifact").get<std::string>());
-  if (!object.handle) return {{"status", "runtime_error"}, {"message", std::string("dlopen: ") + dlerror()}};
-  auto kernel = reinterpret_cast<kernels::CandidateFunction>(dlsym(object.handle, kernels::kCandidateSymbol));
-  if (!kernel) return {{"status", "runtime_error"}, {"message", std::string("dlsym: ") + dlerror()}};
-
-  // Poison the output, so a kernel that leaves elements unwritten cannot pass.
-  std::fill_n(operands.output.get(), operands.output_size, std::nanf(""));
-  kernel(operands.input_pointers.data(), operands.output.get());
-  double error = kernels::relative_l2_error(operands.output.get(), operands.expected.get(),
-                                            operands.output_size);
-  if (!(error <= policy.max_relative_error)) {
-    return {{"status", "wrong_answer"},
-            {"error", std::isfinite(error) ? error : -1.0},
-            {"message", "relative L2 error " + std::to_string(error) + " exceeds " +
-                            std::to_string(policy.max_relative_error)}};
-  }
-  for (int i = 1; i < policy.warmup; ++i) time_runs(kernel, operands, 1);
-  int number = policy.number;
-  if (number <= 0) {
-    double once = time_runs(kernel, operands, 1);
-    number = static_cast<int>(std::ceil(policy.min_repeat_ms / 1e3 / std::max(once, 1e-9)));
-    number = std::clamp(number, 1, 1 << 20);
-  }
-  std::vector<double> costs;
-  for (int r = 0; r < std::max(1, policy.repeat); ++r) costs.push_back(time_runs(kernel, operands, number));
-  return {{"status", "ok"}, {"costs", costs}, {"error", error}, {"number", number}};
-}
 
 }  // namespace
 
-int run_worker_loop(std::istream& in, std::ostream& out) {
-  Operands operands;
-  OpenCLWorker opencl;
+int run_worker_loop(std::istream& in, std::ostream& out, std::vector<std::unique_ptr<WorkerBackend>> backends) {
+  WorkerLoop loop(std::move(backends));
   for (std::string line; std::getline(in, line);) {
     nlohmann::json response;
     try {
-      response = measure(nlohmann::json::parse(line), operands, opencl);
+      response = loop.serve(nlohmann::json::parse(line));
     } catch (const std::exception& error) {
-      response = {{"status", "runtime_error"}, {"message", error.what()}};
+      response = failure_reply("runtime_error", error.what());
     }
     out << response.dump() << std::endl;
   }

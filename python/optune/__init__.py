@@ -13,6 +13,7 @@ message the command line prints before exiting with code 2.
 import json
 import math
 import os
+import tempfile
 
 from . import _optune
 from ._optune import BadInput
@@ -64,6 +65,17 @@ def _shape_text(shape):
     return _text("shape", shape)
 
 
+def _program_cache_dir():
+    """Where the worker caches the programs it compiles: the command line's folder, so both share it."""
+    if os.environ.get("OPTUNE_CACHE_DIR"):
+        return os.environ["OPTUNE_CACHE_DIR"]
+    if os.environ.get("XDG_CACHE_HOME"):
+        return os.path.join(os.environ["XDG_CACHE_HOME"], "optune", "opencl")
+    if os.environ.get("HOME"):
+        return os.path.join(os.environ["HOME"], ".cache", "optune", "opencl")
+    return os.path.join(tempfile.gettempdir(), "optune-opencl-cache")
+
+
 def tune(op="gemm", shape=None, target="cpu", tuner="xgb", trials=64, db="optune.db", *, suite=None,
          layout=None, trials_per_task=0, budget=None, seed=1, batch_size=8, early_stopping=0, remeasure=3,
          transfer=True, repeat=5, number=0, min_repeat_ms=40.0, timeout=30.0, jobs=0, compiler="c++",
@@ -89,7 +101,7 @@ def tune(op="gemm", shape=None, target="cpu", tuner="xgb", trials=64, db="optune
         "min_repeat_ms": _seconds("min_repeat_ms", min_repeat_ms, 0, 60000),
         "timeout": _seconds("timeout", timeout, 0.1, 86400), "jobs": _count("jobs", jobs),
         "compiler": _text("compiler", compiler), "rpc": _text("rpc", rpc), "token_file": _text("token_file", token_file),
-        "wait_lock": bool(wait_lock),
+        "wait_lock": bool(wait_lock), "cache_dir": _program_cache_dir(),
     }
     if arguments["repeat"] > 1000 or arguments["number"] > 1000000:
         raise BadInput("repeat must be at most 1000 and number at most 1000000")

@@ -50,7 +50,8 @@
 #include <thread>
 #include <vector>
 
-#include "optune/kernels/cpu/layout.hpp"
+#include "optune/kernels/cpu/candidate.hpp"
+#include "optune/kernels/layout.hpp"
 #include "optune/kernels/kernel_template.hpp"
 #include "optune/kernels/reference.hpp"
 #include "optune/kernels/workload.hpp"
@@ -359,7 +360,7 @@ int main(int argc, char** argv) try {
     for (float& x : o.filter) x = value(rng);
     if (w.input_layout_block() != 0) {  // zero in the padding channels, as a previous layer leaves them
       Floats blocked(sizes[0]);
-      optune::kernels::cpu::nchw_to_nchwc(o.input.data(), s.N, s.C, s.H, s.W, w.layout_block, blocked.data());
+      optune::kernels::nchw_to_nchwc(o.input.data(), s.N, s.C, s.H, s.W, w.layout_block, blocked.data());
       o.input = std::move(blocked);
     }
     o.output.assign(optune::kernels::output_size(w), 0.0f);

@@ -25,11 +25,14 @@
 
 #include "optune/kernels/cpu/conv2d.hpp"
 #include "optune/kernels/cpu/conv2d_nchwc.hpp"
-#include "optune/kernels/cpu/layout.hpp"
+#include "optune/kernels/layout.hpp"
 
 namespace {
 
 using namespace optune::kernels::cpu;
+using optune::kernels::nchw_to_nchwc;
+using optune::kernels::nchwc_size;
+using optune::kernels::nchwc_to_nchw;
 using Order = ConvLoopOrder;
 using Split = ConvParallel;
 

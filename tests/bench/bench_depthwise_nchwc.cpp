@@ -25,11 +25,14 @@
 #include <vector>
 
 #include "optune/kernels/cpu/depthwise_conv2d_nchwc.hpp"
-#include "optune/kernels/cpu/layout.hpp"
+#include "optune/kernels/layout.hpp"
 
 namespace {
 
 using namespace optune::kernels::cpu;
+using optune::kernels::nchw_to_nchwc;
+using optune::kernels::nchwc_size;
+using optune::kernels::nchwc_to_nchw;
 using Clock = std::chrono::steady_clock;
 
 struct Layer {

@@ -48,7 +48,7 @@ for which in best default; do
 done
 # The flags the local builder uses for the native CPU target; two compiles at a time.
 printf '%s\n' "${sources[@]}" | xargs -P 2 -I{} sh -c \
-  'src="$1"; c++ -std=c++20 -O3 -march=native -fopenmp -fPIC -shared -I"$2/kernels/include" "$src" -o "${src%.cpp}.so"' \
+  'src="$1"; c++ -std=c++20 -O3 -march=native -fopenmp -fPIC -shared -I"$2/backends/cpu/include" "$src" -o "${src%.cpp}.so"' \
   _ {} "$root"
 suite_args=()
 for suite in "${suites[@]}"; do suite_args+=(--suite "$suite"); done

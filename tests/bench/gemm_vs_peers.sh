@@ -16,7 +16,7 @@ done
 candidates=()
 while read -r mnk source; do
   object=${source%.cpp}.so
-  c++ -std=c++20 -O3 -march=native -fopenmp -fPIC -shared -I"$root/kernels/include" "$source" -o "$object"
+  c++ -std=c++20 -O3 -march=native -fopenmp -fPIC -shared -I"$root/backends/cpu/include" "$source" -o "$object"
   candidates+=(--candidate "$mnk=$object")
 done < <("${OPTUNE_BENCH_BIN:-$root/build/tests/bench}/bench_emit_best" --db "$work/tuned.db" --out "$work/best")
 shape_list=$(echo "$shapes" | tr ' ' ';')

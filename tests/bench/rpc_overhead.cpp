@@ -16,12 +16,9 @@
 #include <sstream>
 #include <thread>
 
+#include "optune/backends/registry.hpp"
 #include "optune/kernels/kernel_template.hpp"
-#include "optune/measure/cpu_device.hpp"
-#include "optune/measure/local_builder.hpp"
 #include "optune/measure/local_runner.hpp"
-#include "optune/measure/opencl_builder.hpp"
-#include "optune/measure/opencl_devices.hpp"
 #include "optune/measure/rpc/rpc_runner.hpp"
 #include "optune/measure/subprocess.hpp"
 
@@ -46,13 +43,6 @@ unsigned short start_listening(measure::Subprocess& process, const fs::path& log
   throw std::runtime_error("did not start: see " + log.string());
 }
 
-// The .cl sources: an installed optune's share/optune/opencl, else the source tree's.
-std::string opencl_kernel_dir(const std::string& optune) {
-  fs::path installed = fs::path(optune).parent_path().parent_path() / "share" / "optune" / "opencl";
-  if (fs::exists(installed / "gemm.cl")) return installed.string();
-  return (fs::path(OPTUNE_SOURCE_KERNEL_INCLUDE_DIR).parent_path() / "opencl").string();
-}
-
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 }  // namespace
@@ -71,10 +61,9 @@ int main(int argc, char** argv) {
 
   auto task = std::make_shared<measure::MeasureTask>();
   task->workload = kernels::parse_workload(kernels::Op::kGemm, shape);
-  task->target = kernels::parse_target(target);
-  const bool opencl = task->target.backend == kernels::Backend::kOpenCL;
-  task->kernel_template = &kernels::find_template(kernels::Op::kGemm, task->target.backend);
-  task->device = opencl ? measure::find_opencl_device(task->target) : measure::detect_local_cpu();
+  task->target = backends::parse_target(target);
+  task->kernel_template = &backends::find_template(kernels::Op::kGemm, task->target.backend);
+  task->device = backends::find_device(task->target);
   task->space = task->kernel_template->space(task->workload, task->device);
   std::mt19937_64 rng(7);
   std::vector<measure::MeasureInput> inputs;
@@ -83,15 +72,11 @@ int main(int argc, char** argv) {
 
   fs::path dir = fs::temp_directory_path() / ("optune-bench-rpc-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  std::vector<measure::BuildResult> builds;
-  if (opencl) {
-    builds = measure::OpenCLBuilder({opencl_kernel_dir(optune), (dir / "builds").string()}).build(inputs);
-  } else {
-    measure::LocalBuilderOptions build_options;
-    build_options.include_dirs = {OPTUNE_SOURCE_KERNEL_INCLUDE_DIR};
-    build_options.work_dir = (dir / "builds").string();
-    builds = measure::LocalBuilder(build_options).build(inputs);
-  }
+  measure::BuildSettings build_settings;
+  build_settings.kernel_include_dirs = {OPTUNE_SOURCE_KERNEL_INCLUDE_DIR};
+  build_settings.kernel_source_dir = OPTUNE_SOURCE_KERNEL_SOURCE_DIR;
+  auto builder = backends::find_backend(task->target.backend).make_builder(task->target, build_settings);
+  const std::vector<measure::BuildResult> builds = builder->build(inputs);
 
   auto tracker = measure::Subprocess::spawn({optune, "rpc", "tracker", "--port", "0"}, {false, (dir / "tracker.log").string()});
   unsigned short tracker_port = start_listening(tracker, dir / "tracker.log");

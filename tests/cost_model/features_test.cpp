@@ -1,3 +1,4 @@
+#include "optune/backends/registry.hpp"
 #include "optune/cost_model/features.hpp"
 
 #include <gtest/gtest.h>
@@ -104,7 +105,7 @@ class DerivedFeatureTemplate : public kernels::KernelTemplate {
  public:
   std::string name() const override { return "test.derived"; }
   kernels::Op op() const override { return kernels::Op::kGemm; }
-  kernels::Backend backend() const override { return kernels::Backend::kCpu; }
+  std::string_view backend() const override { return "cpu"; }
   search_space::ConfigSpace space(const kernels::Workload& workload,
                                   const kernels::DeviceInfo&) const override {
     return synthetic_space(workload.gemm().M, workload.gemm().N);

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "fuzz_support.hpp"
+#include "optune/backends/registry.hpp"
 #include "optune/kernels/device_info.hpp"
 #include "optune/kernels/target.hpp"
 #include "optune/kernels/workload.hpp"
@@ -27,7 +28,7 @@ void check_passed_request(const nlohmann::json& request) {
     (void)optune::measure::timing_policy_from_json(request.at("timing"));
     (void)optune::kernels::parse_workload_key(request.at("workload").get<std::string>());
     (void)request.value("seed", 1u);
-    if (request.value("backend", "cpu") == "opencl") (void)optune::kernels::parse_target(request.at("target").get<std::string>());
+    if (request.value("backend", "cpu") == "opencl") (void)optune::backends::parse_target(request.at("target").get<std::string>());
   } catch (const std::exception& error) {
     optune::fuzz::broken(std::string("a measure request passed the server's check but not the worker's reading: ") +
                          error.what());

@@ -1,5 +1,6 @@
 // The local builder and runner on candidates of every behaviour: real compiles, a real worker
 // process, real crashes and hangs.
+#include "optune/backends/registry.hpp"
 #include "optune/measure/local_runner.hpp"
 
 #include <gtest/gtest.h>
@@ -7,8 +8,8 @@
 #include <filesystem>
 
 #include "behaviour_template.hpp"
-#include "optune/measure/cpu_device.hpp"
-#include "optune/measure/local_builder.hpp"
+#include "optune/backends/cpu/cpu_device.hpp"
+#include "optune/backends/cpu/local_builder.hpp"
 
 namespace optune::measure {
 namespace {
@@ -19,7 +20,7 @@ class LocalRunnerTest : public ::testing::Test {
     auto task = std::make_shared<MeasureTask>();
     task->workload = kernels::parse_workload(kernels::Op::kGemm, "33,17,9");
     task->kernel_template = &behaviour_;
-    task->target = kernels::parse_target("cpu");
+    task->target = backends::parse_target("cpu");
     task->device = detect_local_cpu();
     task->space = behaviour_.space(task->workload, task->device);
     task_ = task;

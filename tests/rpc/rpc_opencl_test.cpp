@@ -9,9 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "optune/backends/registry.hpp"
 #include "optune/kernels/kernel_template.hpp"
-#include "optune/measure/cpu_device.hpp"
-#include "optune/measure/opencl_devices.hpp"
+#include "optune/backends/cpu/cpu_device.hpp"
+#include "optune/backends/opencl/devices.hpp"
 #include "optune/measure/rpc/rpc_runner.hpp"
 #include "optune/measure/rpc/rpc_session.hpp"
 #include "rpc_fixture.hpp"
@@ -28,7 +29,7 @@ class RpcOpenCLTest : public RpcTest {
     if (measure::list_opencl_devices().empty()) GTEST_SKIP() << "no OpenCL device (scripts/setup.sh installs PoCL)";
     RpcTest::SetUp();
     // The server runs on this machine: its first OpenCL device is ours.
-    opencl_ = measure::find_opencl_device(kernels::parse_target("opencl"));
+    opencl_ = measure::find_opencl_device(backends::parse_target("opencl"));
   }
   // A server whose program cache is under the test's directory, not the user's ~/.cache.
   Daemon& start_opencl_server(const std::string& key, unsigned short tracker_port) {
@@ -134,9 +135,9 @@ TEST_F(RpcOpenCLTest, ServerWithoutTheTasksDeviceMeasuresNothing) {
   auto make_task = [&](const std::string& target, kernels::DeviceInfo device) {
     auto task = std::make_shared<measure::MeasureTask>();
     task->workload = kernels::parse_workload(kernels::Op::kGemm, "16,16,16");
-    task->target = kernels::parse_target(target);
+    task->target = backends::parse_target(target);
     task->device = std::move(device);
-    task->kernel_template = &kernels::find_template(kernels::Op::kGemm, kernels::Backend::kOpenCL);
+    task->kernel_template = &backends::find_template(kernels::Op::kGemm, "opencl");
     task->space = task->kernel_template->space(task->workload, task->device);
     return task;
   };

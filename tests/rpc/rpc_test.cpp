@@ -15,9 +15,10 @@
 #include <thread>
 
 #include "behaviour_template.hpp"
+#include "optune/backends/registry.hpp"
 #include "optune/db/database.hpp"
-#include "optune/measure/cpu_device.hpp"
-#include "optune/measure/local_builder.hpp"
+#include "optune/backends/cpu/cpu_device.hpp"
+#include "optune/backends/cpu/local_builder.hpp"
 #include "optune/measure/rpc/rpc_runner.hpp"
 #include "optune/measure/rpc/rpc_session.hpp"
 #include "optune/measure/subprocess.hpp"
@@ -179,9 +180,9 @@ TEST_F(RpcTest, MalformedTruncatedAndOversizedFramesLeaveTheServerServing) {
   EXPECT_EQ(session.device().fingerprint_id(), device_id(server));
   std::string artifact = write_file("candidate.so", "not an ELF file");
   nlohmann::json request = {{"workload", "gemm.f32.M8.N8.K8"}, {"timing", {{"repeat", 1}}}};
-  auto worker_reply = session.measure(artifact, request, 60);
-  EXPECT_EQ(worker_reply.value("status", ""), "runtime_error") << worker_reply;
-  EXPECT_TRUE(contains(worker_reply.value("message", ""), "dlopen")) << worker_reply;
+  auto worker_reply = session.measure(artifact, request.get<measure::WorkerRequest>(), 60);
+  EXPECT_EQ(worker_reply.status, "runtime_error") << worker_reply.message;
+  EXPECT_TRUE(contains(worker_reply.message, "dlopen")) << worker_reply.message;
   EXPECT_TRUE(fs::is_empty(dir_ / "server-work"));
   {  // a client naming a path outside the work directory: the server picks its own names
     Channel channel = Channel::connect(endpoint, timeout);
@@ -240,7 +241,7 @@ TEST_F(RpcTest, FaultyCandidatesBecomeRecordsAndTheServerKeepsServing) {
   auto task = std::make_shared<measure::MeasureTask>();
   task->workload = kernels::parse_workload(kernels::Op::kGemm, "33,17,9");
   task->kernel_template = &behaviour;
-  task->target = kernels::parse_target("cpu");
+  task->target = backends::parse_target("cpu");
   task->device = measure::detect_local_cpu();
   task->space = behaviour.space(task->workload, task->device);
   const std::vector<std::string> behaviours = {"segfault", "correct", "abort", "wrong", "hang", "syntax", "correct"};
@@ -393,7 +394,7 @@ TEST_F(RpcTest, Aarch64CandidatesMeasuredUnderQemu) {
   CommandRun no_opencl = optune("tune --op gemm --shape 8,8,8 --target opencl --trials 1 --rpc-wait 20 --db " + db() +
                                 rpc("arm", tracker));
   EXPECT_EQ(no_opencl.code, 2) << no_opencl.err;
-  EXPECT_TRUE(contains(no_opencl.err, "built without OpenCL")) << no_opencl.err;
+  EXPECT_TRUE(contains(no_opencl.err, "built without backend 'opencl'")) << no_opencl.err;
   // Without --rpc a cross target is refused with a clear message.
   CommandRun refused = optune("tune --op gemm --shape 8,8,8 --target cpu:aarch64-linux-gnu --trials 1 --db " + db());
   EXPECT_EQ(refused.code, 2);

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "optune/backends/registry.hpp"
 #include "optune/kernels/kernel_template.hpp"
 
 namespace optune::testing {
@@ -13,7 +14,7 @@ class BehaviourTemplate final : public kernels::KernelTemplate {
  public:
   std::string name() const override { return "gemm.behaviour_test"; }
   kernels::Op op() const override { return kernels::Op::kGemm; }
-  kernels::Backend backend() const override { return kernels::Backend::kCpu; }
+  std::string_view backend() const override { return "cpu"; }
 
   search_space::ConfigSpace space(const kernels::Workload&, const kernels::DeviceInfo&) const override {
     search_space::ConfigSpace space;

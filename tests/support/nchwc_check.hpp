@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "optune/kernels/cpu/conv2d_config.hpp"
-#include "optune/kernels/cpu/layout.hpp"
+#include "optune/kernels/layout.hpp"
 #include "optune/kernels/reference.hpp"
 #include "optune/kernels/workload.hpp"
 

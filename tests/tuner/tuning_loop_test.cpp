@@ -1,4 +1,5 @@
 // The tuning loop end to end with real parts: builder, isolated worker, SQLite database.
+#include "optune/backends/registry.hpp"
 #include "optune/tuner/tuning_loop.hpp"
 
 #include <gtest/gtest.h>
@@ -6,8 +7,8 @@
 #include <filesystem>
 
 #include "behaviour_template.hpp"
-#include "optune/measure/cpu_device.hpp"
-#include "optune/measure/local_builder.hpp"
+#include "optune/backends/cpu/cpu_device.hpp"
+#include "optune/backends/cpu/local_builder.hpp"
 #include "optune/measure/local_runner.hpp"
 
 namespace optune::tuner {
@@ -23,7 +24,7 @@ class TuningLoopTest : public ::testing::Test {
     auto task = std::make_shared<measure::MeasureTask>();
     task->workload = kernels::parse_workload(kernels::Op::kGemm, "20,12,7");
     task->kernel_template = &behaviour_;
-    task->target = kernels::parse_target("cpu");
+    task->target = backends::parse_target("cpu");
     task->device = measure::detect_local_cpu();
     task->space = behaviour_.space(task->workload, task->device);
     task_ = task;

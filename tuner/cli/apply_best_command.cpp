@@ -3,8 +3,7 @@
 #include <cstdio>
 
 #include "cli_support.hpp"
-#include "optune/measure/cpu_device.hpp"
-#include "optune/measure/opencl_devices.hpp"
+#include "optune/backends/registry.hpp"
 #include "optune/tuner/suite.hpp"
 #include "optune/tuner/tuned_header.hpp"
 
@@ -24,7 +23,7 @@ struct ApplyBestOptions {
 int run_apply_best(const ApplyBestOptions& options) {
   tuner::TunedHeaderRequest request;
   try {
-    request.target = kernels::parse_target(options.target);
+    request.target = backends::parse_target(options.target);
     for (const auto& key : options.workloads) request.wanted.push_back(kernels::parse_workload_key(key).key());
   } catch (const std::invalid_argument& error) {
     throw UsageError(std::string("apply-best: ") + error.what());
@@ -36,14 +35,10 @@ int run_apply_best(const ApplyBestOptions& options) {
   }
   request.device = options.device;
   request.source = options.database;
-  if (request.target.backend == kernels::Backend::kCpu) {
-    request.fallback_device = measure::detect_local_cpu();
-  } else {
-    // Nothing recorded: the note of the default config is for this machine's device, if it has one.
-    try {
-      request.fallback_device = measure::find_opencl_device(request.target);
-    } catch (const std::invalid_argument&) {
-    }
+  // Nothing recorded: the note of the default config is for this machine's device, if it has one.
+  try {
+    request.fallback_device = backends::find_device(request.target);
+  } catch (const std::invalid_argument&) {
   }
   auto database = open_database(options.database, db::Database::Mode::kReadOnly);
   tuner::TunedHeader header;

@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 
 #include "measuring.hpp"
-#include "optune/kernels/opencl/program_cache.hpp"
 
 namespace optune::cli {
 namespace fs = std::filesystem;
@@ -59,7 +58,7 @@ fs::path executable_dir() {
 }  // namespace
 
 app::InstallPaths install_paths() {
-  return app::install_paths_beside(executable_dir().string(), opencl_cache_dir());
+  return app::install_paths_beside(executable_dir().string(), program_cache_dir());
 }
 
 std::string worker_path() {
@@ -68,7 +67,14 @@ std::string worker_path() {
   throw std::runtime_error("optune-worker not found next to optune in " + executable_dir().string());
 }
 
-std::string opencl_cache_dir() { return opencl::default_program_cache_dir(); }
+// The front end, not a library, reads the environment.
+std::string program_cache_dir() {
+  if (const char* dir = std::getenv("OPTUNE_CACHE_DIR"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return (fs::path(xdg) / "optune" / "opencl").string();
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return (fs::path(home) / ".cache" / "optune" / "opencl").string();
+  return (fs::temp_directory_path() / "optune-opencl-cache").string();
+}
 
 void add_layout_option(CLI::App& command, std::string& layout) {
   command.add_option("--layout", layout,

@@ -57,12 +57,13 @@ CLI::Validator finite_number(double low, double high);
 // Called once every command is registered.
 void check_numeric_options(CLI::App& app);
 
-// Where this optune finds its worker, the kernel headers candidates include, the OpenCL kernels'
+// Where this optune finds its worker, the kernel headers candidates include, the device kernels'
 // sources, the target descriptions (installed beside the executable, else this build's source
-// tree), and where compiled OpenCL programs are cached (opencl::default_program_cache_dir(): the
-// folder applications use too; the environment may move it).
+// tree), and where the worker caches the programs it compiles: $OPTUNE_CACHE_DIR, else
+// $XDG_CACHE_HOME/optune/opencl, else ~/.cache/optune/opencl (pass it to applications'
+// runtimes to share the tuner's binaries).
 app::InstallPaths install_paths();
 std::string worker_path();
-std::string opencl_cache_dir();
+std::string program_cache_dir();
 
 }  // namespace optune::cli

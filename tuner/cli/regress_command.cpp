@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "cli_support.hpp"
+#include "optune/backends/registry.hpp"
 #include "measuring.hpp"
 #include "optune/tuner/regression.hpp"
 #include "optune/tuner/task_history.hpp"
@@ -124,7 +125,7 @@ void add_regress_command(CLI::App& app, CommandAction& action) {
   regress->add_option("--db", options->database, "SQLite database file (only read)")->capture_default_str();
   regress->add_option("--suite", options->suite, "Suite file of the workloads to check")->required();
   add_layout_option(*regress, options->layout);
-  regress->add_option("--target", options->target, "Target: cpu, opencl[:<platform>:<device>]")->capture_default_str();
+  regress->add_option("--target", options->target, "Target: " + backends::target_forms())->capture_default_str();
   regress->add_option("--tolerance", options->tolerance, "Allowed slowdown, as a share (0.05: 5%)")
       ->capture_default_str()
       ->check(finite_number(0.0, 10.0));

@@ -69,19 +69,20 @@ int run_server(const ServerCommand& command) {
   std::istringstream words(command.launcher);
   for (std::string word; words >> word;) options.worker_launcher.push_back(word);
   options.max_artifact_bytes = static_cast<std::uint32_t>(command.max_artifact_mb * (1 << 20));
-  // OpenCL programs are compiled here, for this machine's devices: cached where local tuning caches them.
-  if (options.opencl_cache_dir.empty()) options.opencl_cache_dir = opencl_cache_dir();
+  // Device programs are compiled here, for this machine's devices: cached where local tuning caches them.
+  if (options.program_cache_dir.empty()) options.program_cache_dir = program_cache_dir();
   std::signal(SIGPIPE, SIG_IGN);
   rpc::RpcServer server(options, stderr_log("optune rpc server"));
   unsigned short port = start_listening(server, "rpc server", options.host);
   const auto& device = server.device();
   std::string where = options.proxy ? "serving through proxy " + options.proxy->str()
                                     : fmt::format("listening on {}:{}", options.host, port);
-  // The OpenCL devices first: the last line says the server is ready.
-  for (const auto& other : server.devices())
-    if (other.kind == "opencl")
-      announce(fmt::format("optune rpc server: opencl device {} / {} ({})", other.platform, other.name,
-                           other.fingerprint_id()));
+  // The other devices first (the first is the server's own): the last line says the server is ready.
+  for (std::size_t i = 1; i < server.devices().size(); ++i) {
+    const auto& other = server.devices()[i];
+    announce(fmt::format("optune rpc server: {} device {} / {} ({})", other.kind, other.platform, other.name,
+                         other.fingerprint_id()));
+  }
   announce(fmt::format("optune rpc server: key {}, device {} ({}, {}), {}", options.key, device.name, device.arch,
                        device.fingerprint_id(), where));
   server.serve();
@@ -125,9 +126,10 @@ int run_status(const std::string& tracker_text, const std::string& token_file, c
     std::printf("  %-4lld %-12s %-22s %-7s %s%s\n", s["id"].get<long long>(), s["key"].get<std::string>().c_str(),
                 s["address"].get<std::string>().c_str(), s["leased"].get<bool>() ? "leased" : "free",
                 s["device"].get<std::string>().c_str(), s["via_proxy"].get<bool>() ? " (via proxy)" : "");
-    for (const auto& d : s.value("devices", nlohmann::json::array()))
-      if (d.value("kind", "") == "opencl")
-        std::printf("       opencl %s / %s\n", d.value("platform", "").c_str(), d.value("name", "").c_str());
+    const auto devices = s.value("devices", nlohmann::json::array());
+    for (std::size_t i = 1; i < devices.size(); ++i)
+      std::printf("       %s %s / %s\n", devices[i].value("kind", "").c_str(), devices[i].value("platform", "").c_str(),
+                  devices[i].value("name", "").c_str());
   }
   std::printf("leases (%zu)\n", status["leases"].size());
   for (const auto& l : status["leases"])
@@ -157,7 +159,7 @@ void add_rpc_commands(CLI::App& app, CommandAction& action) {
   s->add_option("--proxy", server->proxy, "Serve through this proxy (HOST:PORT) instead of listening");
   s->add_option("--token-file", server->token_file, token_help);
   s->add_option("--workdir", server->options.work_dir, "Where received artifacts live while measured (default: a temp dir)");
-  s->add_option("--opencl-cache", server->options.opencl_cache_dir,
+  s->add_option("--opencl-cache", server->options.program_cache_dir,
                 "Where OpenCL program binaries are cached (default: $XDG_CACHE_HOME/optune/opencl or ~/.cache/optune/opencl)");
   s->add_option("--worker", server->worker, "The optune-worker to measure with (default: the one beside optune)");
   s->add_option("--worker-launcher", server->launcher,

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli_support.hpp"
+#include "optune/backends/registry.hpp"
 #include "measuring.hpp"
 #include "optune/tuner/suite_tuning.hpp"
 #include "optune/tuner/tuning_loop.hpp"
@@ -103,7 +104,7 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
                    "Shape: M,N,K or named extents (M=512,N=512,K=512); a convolution's may name its layout "
                    "(...,layout=nchw8c)");
   add_layout_option(*tune, options->request.layout);
-  tune->add_option("--target", options->request.measuring.target, "Target: cpu, cpu:<triple>, opencl[:<platform>:<device>]")
+  tune->add_option("--target", options->request.measuring.target, "Target: " + backends::target_forms())
       ->capture_default_str();
   tune->add_option("--tuner", options->request.tuning.tuner.name, "Tuner: xgb (model-based), ga (genetic), random, grid")->capture_default_str();
   tune->add_option("--trials", options->request.tuning.trials, "Configs to measure (the budget)")

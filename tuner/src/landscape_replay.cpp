@@ -1,3 +1,4 @@
+#include "optune/backends/registry.hpp"
 #include "optune/tuner/landscape_replay.hpp"
 
 #include <algorithm>
@@ -18,7 +19,7 @@ std::vector<Landscape> load_landscapes(const db::Database& database, const std::
     landscape.task = std::make_shared<measure::MeasureTask>();
     auto& task = *landscape.task;
     task.workload = kernels::parse_workload_key(key);
-    task.kernel_template = &kernels::find_template(task.workload.op, kernels::Backend::kCpu);
+    task.kernel_template = &backends::find_template(task.workload.op, "cpu");
     task.device = kernels::DeviceInfo::from_fingerprint(records.front().device_fingerprint);
     task.space = task.kernel_template->space(task.workload, task.device);
     std::set<std::string> seen;

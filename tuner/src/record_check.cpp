@@ -1,3 +1,4 @@
+#include "optune/backends/registry.hpp"
 #include "optune/tuner/record_check.hpp"
 
 #include <cmath>
@@ -31,7 +32,7 @@ std::string stored_fingerprint_id(const nlohmann::json& fingerprint) {
 }
 
 const kernels::KernelTemplate& find_template_named(const std::string& name) {
-  for (const auto* kernel : kernels::all_templates())
+  for (const auto* kernel : backends::all_templates())
     if (kernel->name() == name) return *kernel;
   reject("unknown template '" + name + "'");
 }
@@ -92,7 +93,7 @@ void RecordCheck::full(const db::TuningRecord& record) {
     reject("template '" + record.template_name + "' is not a template of " + std::string(kernels::op_name(parsed.op)));
   kernels::Target target;
   try {
-    target = kernels::parse_target(record.target);
+    target = backends::parse_target(record.target);
   } catch (const std::invalid_argument& error) {
     reject(std::string("target: ") + error.what());
   }

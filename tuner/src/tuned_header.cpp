@@ -1,3 +1,4 @@
+#include "optune/backends/registry.hpp"
 #include "optune/tuner/tuned_header.hpp"
 
 #include <filesystem>
@@ -119,7 +120,7 @@ TunedHeader make_tuned_header(const db::Database& database, const TunedHeaderReq
   std::string body;
   std::string entry_points;
   std::set<std::string> tuned_keys;
-  for (const auto* kernel : kernels::all_templates()) {
+  for (const auto* kernel : backends::all_templates()) {
     if (kernel->backend() != request.target.backend) continue;
     auto form = kernel->table_form();
     if (!form) continue;

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "optune/kernels/target.hpp"
@@ -96,17 +97,19 @@ std::string measure_request_problem(const nlohmann::json& metadata) {
   if (auto seed = request->find("seed"); seed != request->end() && !seed->is_number_unsigned())
     return "seed: expected an unsigned integer";
   if (request->contains("describe")) return "describe: ask with a describe message";
-  const auto backend = request->find("backend");
-  if (backend == request->end()) return "";
-  if (!backend->is_string() || (*backend != "cpu" && *backend != "opencl")) return "backend: expected cpu or opencl";
-  if (*backend == "cpu") return "";
-  const auto target = request->find("target");
-  if (target == request->end() || !target->is_string()) return "target: an opencl request names its target";
-  try {
-    kernels::parse_target(target->get<std::string>());
-  } catch (const std::invalid_argument& error) {
-    return std::string("target: ") + error.what();
+  static const std::set<std::string> kFields = {"workload", "timing", "seed", "target", "cache_dir"};
+  for (const auto& [field, value] : request->items())
+    if (!kFields.count(field)) return field + ": not a field of a measure request";
+  if (auto target = request->find("target"); target != request->end()) {
+    if (!target->is_string()) return "target: expected text";
+    try {
+      kernels::split_target(target->get<std::string>());
+    } catch (const std::invalid_argument& error) {
+      return error.what();
+    }
   }
+  if (auto cache = request->find("cache_dir"); cache != request->end() && !cache->is_string())
+    return "cache_dir: expected text";
   return "";
 }
 
@@ -129,8 +132,8 @@ unsigned short RpcServer::start() {
     work_dir_ = fs::absolute(options_.work_dir).string();
     fs::create_directories(work_dir_);
   }
-  opencl_cache_dir_ = options_.opencl_cache_dir.empty() ? (fs::path(work_dir_) / "opencl-cache").string()
-                                                        : fs::absolute(options_.opencl_cache_dir).string();
+  program_cache_dir_ = options_.program_cache_dir.empty() ? (fs::path(work_dir_) / "opencl-cache").string()
+                                                        : fs::absolute(options_.program_cache_dir).string();
   devices_ = runner_.describe_devices();
   device_ = devices_.front();
   if (!options_.proxy) {
@@ -182,10 +185,15 @@ Frame RpcServer::measure(const Frame& frame) {
             {}};
   }
   // Paths in a request are the server's to choose: the artifact's (set by measure_request) and the
-  // OpenCL program cache's (programs are compiled here, for this machine's devices and drivers).
-  nlohmann::json request = frame.metadata["request"];
-  if (request.contains("cache_dir")) request["cache_dir"] = opencl_cache_dir_;
-  nlohmann::json reply;
+  // program cache's (programs are compiled here, for this machine's devices and drivers).
+  WorkerRequest request;
+  try {
+    request = frame.metadata["request"].get<WorkerRequest>();
+  } catch (const std::exception& error) {
+    return {MessageType::kResult, {{"reply", failure_reply("runtime_error", std::string("bad measure request: ") + error.what())}}, {}};
+  }
+  request.cache_dir = program_cache_dir_;
+  WorkerReply reply;
   {
     // Written only once the worker is ours: however many sessions wait, one artifact is on disk.
     std::lock_guard lock(measure_mutex_);
@@ -194,7 +202,7 @@ Frame RpcServer::measure(const Frame& frame) {
                                 frame.payload);
     reply = runner_.measure_request(request, artifact.path.string());
   }
-  log_("measured " + std::to_string(frame.payload.size()) + " bytes: " + reply.value("status", std::string("?")));
+  log_("measured " + std::to_string(frame.payload.size()) + " bytes: " + reply.status);
   return {MessageType::kResult, {{"reply", reply}}, {}};
 }
 

@@ -37,8 +37,8 @@ kernels::DeviceInfo RpcSession::describe(const std::string& target, double reply
   }
 }
 
-nlohmann::json RpcSession::measure(const std::string& artifact_path, const nlohmann::json& request,
-                                   double reply_timeout_seconds) {
+WorkerReply RpcSession::measure(const std::string& artifact_path, const WorkerRequest& request,
+                                double reply_timeout_seconds) {
   std::ifstream in(artifact_path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read artifact " + artifact_path);
   std::stringstream bytes;
@@ -50,7 +50,11 @@ nlohmann::json RpcSession::measure(const std::string& artifact_path, const nlohm
   Frame reply = expect(channel_, MessageType::kResult, Channel::Seconds(reply_timeout_seconds));
   if (!reply.metadata.contains("reply") || !reply.metadata["reply"].is_object())
     throw TransportError("result message without a reply");
-  return reply.metadata["reply"];
+  try {
+    return reply.metadata["reply"].get<WorkerReply>();
+  } catch (const nlohmann::json::exception& error) {
+    throw TransportError(std::string("malformed reply from the server: ") + error.what());
+  }
 }
 
 }  // namespace optune::measure::rpc

@@ -1,6 +1,6 @@
 // InstallPaths: where the files a measurement needs live: the worker executable, the kernel
-// headers CPU candidates include, the OpenCL kernels' sources, the cross-compilation target
-// descriptions and the cache of compiled OpenCL programs. The library never guesses them: each
+// headers C++ candidates include, the device kernels' sources, the cross-compilation target
+// descriptions and the cache of programs the worker compiles. The library never guesses them: each
 // front end resolves them for its own layout (the command line beside its executable, the Python
 // module beside its package) and passes them in.
 #pragma once
@@ -13,14 +13,15 @@ namespace optune::app {
 struct InstallPaths {
   std::string worker;                               // optune-worker
   std::vector<std::string> kernel_include_dirs;     // holding optune/kernels/cpu/gemm.hpp
-  std::string opencl_kernel_dir;                    // holding gemm.cl
+  std::string kernel_source_dir;                    // holding the device kernels (gemm.cl)
   std::vector<std::string> target_description_dirs; // configs/targets/*.toml, first match wins
-  std::string opencl_cache_dir;                     // "" : compiled programs are not cached
+  std::string program_cache_dir;                     // "" : compiled programs are not cached
 };
 
 // The paths of an installation whose executables are in `bin_dir` (<prefix>/bin, with
 // <prefix>/include and <prefix>/share/optune), each falling back to this build's source tree
-// where the installed file is missing. `opencl_cache_dir` is passed through.
-InstallPaths install_paths_beside(const std::string& bin_dir, const std::string& opencl_cache_dir);
+// where the installed file is missing. `program_cache_dir` is passed through (front ends choose it:
+// libraries read no environment).
+InstallPaths install_paths_beside(const std::string& bin_dir, const std::string& program_cache_dir);
 
 }  // namespace optune::app

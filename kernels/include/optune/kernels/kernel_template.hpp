@@ -1,14 +1,15 @@
-// KernelTemplate: one schedule template per (op, backend). It declares the knobs of its space for
-// a workload and device, gives the default config (what a user gets without tuning), and emits
+// KernelTemplate: one schedule template of an op on a backend. It declares the knobs of its space
+// for a workload and device, gives the default config (what a user gets without tuning), and emits
 // the source of one candidate. Keeping all of that in one file per template (see the
-// implementations in kernels/src) lets a reader see the whole template at once.
+// implementations in backends/<backend>/src) lets a reader see the whole template at once; the
+// backends list their templates (backends/registry.hpp).
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -19,47 +20,22 @@
 
 namespace optune::kernels {
 
-// The symbol every CPU candidate shared object exports. Shapes are compile-time constants of the
-// candidate; inputs are in the order of reference.hpp's input_sizes().
-inline constexpr const char* kCandidateSymbol = "optune_kernel";
-using CandidateFunction = void (*)(const float* const* inputs, float* output);
-
-// How an OpenCL candidate is built and launched: one .cl file of kernels/opencl (installed under
-// share/optune/opencl), compiled with the config's knobs as -D build options. Arguments are the
-// op's inputs in reference.hpp's order, then the output, all global float buffers.
-struct OpenCLKernel {
-  std::string source_file;    // e.g. "gemm.cl"
-  std::string kernel_name;    // e.g. "optune_gemm"
-  std::string build_options;  // "-DMWG=64 -DNWG=64 ... -cl-mad-enable"
-  std::array<std::size_t, 3> global_size{1, 1, 1};
-  std::array<std::size_t, 3> local_size{1, 1, 1};
-  int dimensions = 1;
-};
-
 class KernelTemplate {
  public:
   virtual ~KernelTemplate() = default;
 
   virtual std::string name() const = 0;  // stable, stored in records: "gemm.cpu", ...
   virtual Op op() const = 0;
-  virtual Backend backend() const = 0;
+  virtual std::string_view backend() const = 0;  // the backend it runs on: "cpu", ...
 
   virtual search_space::ConfigSpace space(const Workload& workload,
                                           const DeviceInfo& device) const = 0;
   virtual search_space::Config default_config(const Workload& workload, const DeviceInfo& device,
                                               const search_space::ConfigSpace& space) const = 0;
-  // CPU: a C++ translation unit defining extern "C" kCandidateSymbol with CandidateFunction's
-  // signature, which instantiates the same header a build-time consumer includes.
+  // The candidate's source as its backend builds it (CPU: a C++ translation unit instantiating
+  // the header a build-time consumer includes), or as people read it.
   virtual std::string emit_source(const Workload& workload, const DeviceInfo& device,
                                   const search_space::ConfigView& config) const = 0;
-
-  // OpenCL templates: the program and launch of one candidate; emit_source gives the same
-  // program as text (the defines, then the .cl file's name) for people to read.
-  virtual std::optional<OpenCLKernel> opencl_kernel(const Workload& /*workload*/,
-                                                    const DeviceInfo& /*device*/,
-                                                    const search_space::ConfigView& /*config*/) const {
-    return std::nullopt;
-  }
 
   // Features of a config that the knob values alone do not show, for the cost model: bytes moved
   // per tile, tile footprint against the caches, arithmetic intensity, register tile size, work
@@ -95,9 +71,5 @@ class KernelTemplate {
     return {};
   }
 };
-
-// The templates optune knows; find_template throws std::invalid_argument naming op and backend.
-const KernelTemplate& find_template(Op op, Backend backend);
-std::vector<const KernelTemplate*> all_templates();
 
 }  // namespace optune::kernels

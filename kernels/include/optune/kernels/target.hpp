@@ -1,6 +1,7 @@
-// Target: where candidates run (DESIGN.md): "cpu" (this machine, native ISA), "cpu:<triple>"
-// (cross-compiled, measured over RPC), "opencl" (first OpenCL device) and
-// "opencl:<platform>:<device>" (index or name substring).
+// Target: where candidates run, as text "<backend>" or "<backend>:<spec>": "cpu" (this machine),
+// "cpu:aarch64-linux-gnu" (cross-compiled, measured over RPC), "opencl", "opencl:<platform>:<device>".
+// Which backends exist, and what a spec means to each, is the backends' business
+// (backends/registry.hpp parses and checks a target); this is the plain data and its syntax.
 #pragma once
 
 #include <string>
@@ -8,20 +9,16 @@
 
 namespace optune::kernels {
 
-enum class Backend { kCpu, kOpenCL };
-
 struct Target {
-  Backend backend = Backend::kCpu;
-  std::string triple;    // cpu only; "" means this machine, compiled with -march=native
-  std::string platform;  // opencl only; "" means the first
-  std::string device;    // opencl only; "" means the first
+  std::string backend = "cpu";  // a registered backend's name
+  std::string spec;             // that backend's canonical text for the rest; "" = its default
 
-  std::string str() const;  // canonical text form, parse(str()) == *this
-  bool is_native_cpu() const { return backend == Backend::kCpu && triple.empty(); }
+  std::string str() const { return spec.empty() ? backend : backend + ":" + spec; }
   friend bool operator==(const Target&, const Target&) = default;
 };
 
-Target parse_target(std::string_view text);  // throws std::invalid_argument
-std::string_view backend_name(Backend backend);  // "cpu", "opencl"
+// Splits "<backend>[:<spec>]", trimming both; checks only that the backend is a lower-case word
+// (throws std::invalid_argument "target: ..."). The spec is left for the backend to parse.
+Target split_target(std::string_view text);
 
 }  // namespace optune::kernels

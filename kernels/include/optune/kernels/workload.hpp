@@ -32,7 +32,7 @@ struct Conv2dShape {
 };
 
 // The activation layout of a convolution's input and output: NCHW, or NCHW[b]c with b channels
-// of a pixel contiguous (cpu/layout.hpp), as a network keeps it between its conv layers. The
+// of a pixel contiguous (layout.hpp), as a network keeps it between its conv layers. The
 // filter is OIHW in both. GEMMs have none (0).
 inline constexpr int kLayoutNchw = 0;
 std::string layout_name(int layout_block);        // "nchw", "nchw8c"

@@ -1,4 +1,4 @@
-// LocalRunner: measures CPU and OpenCL candidates in a separate worker process (optune-worker), one at a
+// LocalRunner: measures candidates of every backend in a separate worker process (optune-worker), one at a
 // time, so that a segfault, an abort or an endless loop inside a candidate becomes a crash or
 // timeout result and tuning goes on with a fresh worker. The worker keeps inputs and the
 // reference result of a workload between candidates.
@@ -14,6 +14,7 @@
 #include "optune/measure/runner.hpp"
 #include "optune/measure/subprocess.hpp"
 #include "optune/measure/timing_policy.hpp"
+#include "optune/measure/worker_messages.hpp"
 
 namespace optune::measure {
 
@@ -21,7 +22,7 @@ struct LocalRunnerOptions {
   std::string worker_path;  // the optune-worker executable
   TimingPolicy timing;
   bool remove_artifacts = true;  // delete each shared object once measured
-  std::string opencl_cache_dir;  // OpenCL program binaries; "" = compile every candidate
+  std::string program_cache_dir;  // programs the worker compiles (OpenCL); "" = compile every candidate
   // Runs the worker under this command, e.g. {"qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"} for
   // an aarch64 worker on another machine's CPU; empty: the worker runs directly.
   std::vector<std::string> launcher;
@@ -47,7 +48,7 @@ class LocalRunner final : public Runner {
   // The generic step the RPC server reuses: measures `artifact` for a worker request (the
   // request's own timing policy applies) and returns the worker's reply; a crash, hang or
   // malformed reply becomes a reply with that status ("crash", "timeout", "runtime_error").
-  nlohmann::json measure_request(const nlohmann::json& request, const std::string& artifact);
+  WorkerReply measure_request(WorkerRequest request, const std::string& artifact);
 
  private:
   std::vector<MeasureResult> measure_round(const std::vector<MeasureInput>& inputs,
@@ -59,8 +60,7 @@ class LocalRunner final : public Runner {
 
 // The worker request of one input (without the artifact), and the result of a worker's reply to
 // it: shared by LocalRunner and the RPC runner, whose server returns the worker's reply as is.
-nlohmann::json worker_request(const MeasureInput& input, const TimingPolicy& timing,
-                              const std::string& opencl_cache_dir = "");
-MeasureResult result_from_worker_reply(const MeasureInput& input, const nlohmann::json& reply);
+WorkerRequest worker_request(const MeasureInput& input, const TimingPolicy& timing, const std::string& cache_dir = "");
+MeasureResult result_from_worker_reply(const MeasureInput& input, const WorkerReply& reply);
 
 }  // namespace optune::measure

@@ -47,7 +47,7 @@ struct RpcServerOptions {
   std::string work_dir;  // artifacts live here while measured; "" = a fresh temp dir
   std::string worker_path;
   std::vector<std::string> worker_launcher;  // e.g. qemu-aarch64 -L <sysroot>
-  std::string opencl_cache_dir;  // OpenCL program binaries; "" = <work dir>/opencl-cache
+  std::string program_cache_dir;  // OpenCL program binaries; "" = <work dir>/opencl-cache
   std::uint32_t max_artifact_bytes = 64u << 20;
   double heartbeat_seconds = 2;       // to the tracker
   double reconnect_seconds = 1;       // after losing the tracker or proxy
@@ -82,7 +82,7 @@ class RpcServer {
   bool owns_work_dir_ = false;
   kernels::DeviceInfo device_;
   std::vector<kernels::DeviceInfo> devices_;
-  std::string opencl_cache_dir_;
+  std::string program_cache_dir_;
   Listener listener_;
   unsigned short bound_port_ = 0;
   SessionSlots slots_;

@@ -12,6 +12,7 @@
 #include "optune/measure/rpc/auth.hpp"
 #include "optune/measure/rpc/channel.hpp"
 #include "optune/measure/rpc/tracker.hpp"
+#include "optune/measure/worker_messages.hpp"
 
 namespace optune::measure::rpc {
 
@@ -27,7 +28,7 @@ class RpcSession {
   kernels::DeviceInfo describe(const std::string& target, double reply_timeout_seconds);
   // The worker's reply ({"status": ..., "costs": [...], "message": ...}); throws TransportError
   // when the server cannot be reached or gives no reply within `reply_timeout_seconds`.
-  nlohmann::json measure(const std::string& artifact_path, const nlohmann::json& request, double reply_timeout_seconds);
+  WorkerReply measure(const std::string& artifact_path, const WorkerRequest& request, double reply_timeout_seconds);
 
  private:
   explicit RpcSession(Channel channel) : channel_(std::move(channel)) {}

@@ -1,0 +1,77 @@
+// The CPU backend's host side: targets "cpu" (this machine, -march=native) and "cpu:<triple>"
+// (cross-compiled with configs/targets/<triple>.toml's compiler and flags, measured on a remote
+// device).
+#include "optune/backends/cpu/backend.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "optune/backends/cpu/cpu_device.hpp"
+#include "optune/backends/cpu/local_builder.hpp"
+#include "optune/backends/cpu/target_description.hpp"
+#include "templates.hpp"
+#include "worker.hpp"
+
+namespace optune::backends {
+namespace {
+
+class CpuBackend final : public measure::Backend {
+ public:
+  std::string_view name() const override { return "cpu"; }
+  std::string target_forms() const override { return "cpu, cpu:<triple>"; }
+
+  std::string canonical_spec(std::string_view spec) const override {
+    if (spec.find_first_of(" \t:") != std::string_view::npos)
+      throw std::invalid_argument("target: bad triple '" + std::string(spec) + "' (e.g. aarch64-linux-gnu)");
+    return std::string(spec);
+  }
+  bool runs_here(const kernels::Target& target) const override { return target.spec.empty(); }
+
+  std::vector<measure::TargetDevice> devices() const override {
+    return {{kernels::Target{"cpu", ""}, measure::detect_local_cpu()}};
+  }
+  kernels::DeviceInfo device(const kernels::Target& target) const override {
+    if (!runs_here(target))
+      throw std::invalid_argument("target " + target.str() + " is measured on a remote device: give --rpc KEY@HOST:PORT");
+    return measure::detect_local_cpu();
+  }
+  std::string details(const kernels::DeviceInfo& cpu) const override {
+    std::string isa;
+    for (const auto& flag : cpu.isa) isa += (isa.empty() ? "" : " ") + flag;
+    return fmt::format("{} cores, {}, L1d {} KiB, L2 {} KiB, L3 {} KiB, isa: {}", cpu.cores, cpu.arch,
+                       cpu.l1d_bytes / 1024, cpu.l2_bytes / 1024, cpu.l3_bytes / 1024, isa);
+  }
+
+  std::vector<const kernels::KernelTemplate*> templates() const override {
+    return {&kernels::cpu_gemm_template(), &kernels::cpu_conv2d_template(), &kernels::cpu_depthwise_conv2d_template()};
+  }
+
+  std::unique_ptr<measure::WorkerBackend> make_worker() const override { return make_cpu_worker(); }
+
+  std::unique_ptr<measure::Builder> make_builder(const kernels::Target& target,
+                                                 const measure::BuildSettings& settings) const override {
+    measure::LocalBuilderOptions build;
+    build.compiler = settings.compiler;
+    build.include_dirs = settings.kernel_include_dirs;
+    build.jobs = settings.jobs;
+    build.timeout_seconds = settings.compile_timeout;
+    if (!runs_here(target)) {
+      auto description = measure::find_target_description(target.spec, settings.target_description_dirs);
+      build.compiler = description.compiler;
+      build.flags = description.flags;
+    }
+    return std::make_unique<measure::LocalBuilder>(build);
+  }
+};
+
+}  // namespace
+
+const measure::Backend& cpu_backend() {
+  static const CpuBackend backend;
+  return backend;
+}
+
+
+}  // namespace optune::backends

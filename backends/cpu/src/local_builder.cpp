@@ -1,0 +1,136 @@
+#include "optune/backends/cpu/local_builder.hpp"
+
+#include <chrono>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include <unistd.h>
+
+#include "optune/measure/subprocess.hpp"
+
+namespace optune::measure {
+namespace fs = std::filesystem;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Compiler output kept in a build_error record: the first errors are the useful ones.
+constexpr std::size_t kMaxMessageBytes = 4000;
+
+std::string read_text(const std::string& path, std::size_t limit) {
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.size() > limit) text = text.substr(0, limit) + "\n[...]";
+  return text;
+}
+
+std::string make_temp_dir() {
+  std::string pattern = (fs::temp_directory_path() / "optune-build-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a build directory");
+  return pattern;
+}
+
+struct PendingCompile {
+  std::size_t index;
+  Subprocess process;
+  Clock::time_point start;
+  std::string object;
+  std::string log;
+};
+
+}  // namespace
+
+LocalBuilder::LocalBuilder(LocalBuilderOptions options) : options_(std::move(options)) {
+  if (options_.jobs <= 0) options_.jobs = std::max(1u, std::thread::hardware_concurrency());
+  if (options_.work_dir.empty()) {
+    work_dir_ = make_temp_dir();
+    owns_work_dir_ = true;
+  } else {
+    work_dir_ = options_.work_dir;
+    fs::create_directories(work_dir_);
+  }
+}
+
+LocalBuilder::~LocalBuilder() {
+  if (owns_work_dir_) {
+    std::error_code ignored;
+    fs::remove_all(work_dir_, ignored);
+  }
+}
+
+std::vector<BuildResult> LocalBuilder::build(const std::vector<MeasureInput>& inputs) {
+  std::vector<BuildResult> results(inputs.size());
+  std::deque<std::size_t> queue;
+  for (std::size_t i = 0; i < inputs.size(); ++i) queue.push_back(i);
+  std::vector<PendingCompile> running;
+  auto timeout = std::chrono::duration<double>(options_.timeout_seconds);
+
+  auto start_next = [&] {
+    std::size_t index = queue.front();
+    queue.pop_front();
+    const MeasureInput& input = inputs[index];
+    std::string stem = work_dir_ + "/candidate_" + std::to_string(next_id_++);
+    std::string source;
+    try {
+      search_space::ConfigView view(input.task->space, input.config);
+      source = input.task->kernel_template->emit_source(input.task->workload, input.task->device,
+                                                        view);
+    } catch (const std::exception& error) {
+      results[index] = {"", ErrorKind::kBuildError, std::string("emit: ") + error.what(), 0};
+      return;
+    }
+    std::ofstream(stem + ".cpp") << source;
+    std::vector<std::string> argv = {options_.compiler};
+    argv.insert(argv.end(), options_.flags.begin(), options_.flags.end());
+    for (const auto& dir : options_.include_dirs) argv.push_back("-I" + dir);
+    argv.insert(argv.end(), {stem + ".cpp", "-o", stem + ".so"});
+    try {
+      auto process = Subprocess::spawn(argv, {.pipe_stdio = false, .output_file = stem + ".log"});
+      running.push_back({index, std::move(process), Clock::now(), stem + ".so", stem + ".log"});
+    } catch (const std::exception& error) {
+      results[index] = {"", ErrorKind::kBuildError, error.what(), 0};
+    }
+  };
+
+  auto finish = [&](PendingCompile& compile, std::optional<ExitStatus> status) {
+    double seconds = std::chrono::duration<double>(Clock::now() - compile.start).count();
+    BuildResult& result = results[compile.index];
+    result.build_seconds = seconds;
+    if (!status) {
+      compile.process.kill();
+      result.error = ErrorKind::kBuildError;
+      result.message = "compile timed out after " + std::to_string(options_.timeout_seconds) + " s";
+    } else if (!status->exited || status->code != 0) {
+      result.error = ErrorKind::kBuildError;
+      result.message = "compiler " + status->describe() + ":\n" +
+                       read_text(compile.log, kMaxMessageBytes);
+    } else {
+      result.artifact = compile.object;
+    }
+    std::error_code ignored;
+    fs::remove(compile.log, ignored);
+    if (!options_.keep_sources) fs::remove(fs::path(compile.object).replace_extension(".cpp"), ignored);
+  };
+
+  while (!queue.empty() || !running.empty()) {
+    while (!queue.empty() && running.size() < static_cast<std::size_t>(options_.jobs)) start_next();
+    for (auto it = running.begin(); it != running.end();) {
+      auto status = it->process.poll();
+      bool expired = Clock::now() - it->start > timeout;
+      if (status || expired) {
+        finish(*it, status);
+        it = running.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (!running.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return results;
+}
+
+}  // namespace optune::measure

@@ -1,0 +1,94 @@
+// What the CPU templates (gemm.cpu, conv2d.cpu, depthwise_conv2d.cpu) share when they build a
+// space and a default config: the device's vector unit, and setting a knob to the first option
+// that satisfies a predicate; and the candidate source of the two conv templates.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "optune/kernels/device_info.hpp"
+#include "optune/kernels/cpu/candidate.hpp"
+#include "optune/kernels/kernel_template.hpp"
+#include "optune/search_space/config_space.hpp"
+
+namespace optune::kernels {
+
+// What the device's ISA gives a micro-kernel.
+struct VectorUnit {
+  std::vector<int> lanes;  // supported float32 widths, ascending
+  int registers = 16;      // architectural vector registers
+};
+
+inline VectorUnit vector_unit(const DeviceInfo& device) {
+  VectorUnit unit;
+  const int widest = std::max(4, device.simd_f32_lanes());
+  for (int lanes : {4, 8, 16}) {
+    if (lanes <= widest) unit.lanes.push_back(lanes);
+  }
+  const bool is_arm = device.arch == "aarch64" || device.has_isa("neon");
+  unit.registers = (device.has_isa("avx512f") || is_arm) ? 32 : 16;
+  return unit;
+}
+
+// Sets knob `name` of `config` to its first option whose value satisfies `wanted` (given the
+// other knobs as set so far) and returns that option, or -1 when none does.
+inline std::int64_t find_option(const search_space::ConfigSpace& space, const std::string& name,
+                                const std::function<bool(const search_space::ConfigView&)>& wanted,
+                                search_space::Config& config) {
+  const std::size_t k = space.knob_index(name);
+  for (std::uint64_t o = 0; o < space.option_count(k); ++o) {
+    config.options[k] = static_cast<std::uint32_t>(o);
+    if (wanted(search_space::ConfigView(space, config))) return static_cast<std::int64_t>(o);
+  }
+  return -1;
+}
+
+// A conv template on a kept NCHW[b]c layout: the device must have vectors of b lanes (the
+// kernels hold one pixel's block in one vector). Throws std::invalid_argument naming both.
+inline void check_kept_layout(const std::string& template_name, const Workload& workload, const VectorUnit& unit) {
+  const int block = workload.layout_block;
+  if (block == kLayoutNchw || std::find(unit.lanes.begin(), unit.lanes.end(), block) != unit.lanes.end()) return;
+  throw std::invalid_argument(template_name + ": layout " + layout_name(block) + " needs " + std::to_string(block) +
+                              "-lane float vectors; this device's widest have " + std::to_string(unit.lanes.back()));
+}
+
+// The candidate translation unit of a conv template whose header
+// optune/kernels/cpu/<kernel>.hpp has <kernel>_pack_filter, <kernel>_packed_filter_size and
+// <kernel>_packed (and optune/kernels/cpu/<kernel>_nchwc.hpp <kernel>_nchwc_packed, for a kept
+// NCHW[b]c layout, and <kernel>_nchw_to_nchwc_packed for a layer reading NCHW into one). The
+// filter is packed on the first call and again only when the filter pointer
+// changes: weights are constants of an inference (TVM and oneDNN also prepare them outside the
+// timed call), so the steady state the runner times is the input transform (none on a kept
+// layout) plus the convolution. `constants`: the kernel's template arguments after the config
+// (the filter width, and for conv2d the stride, as compile-time constants).
+inline std::string conv_candidate_source(const std::string& template_name, const std::string& kernel,
+                                         const Workload& workload, const std::string& dims_literal,
+                                         const std::string& config_literal, const std::string& constants) {
+  const std::string header = workload.layout_block == kLayoutNchw ? kernel : kernel + "_nchwc";
+  const std::string run = workload.nchw_input ? kernel + "_nchw_to_nchwc" : header;
+  return "// optune candidate of " + template_name + " for " + workload.key() +
+         "\n"
+         "// Build: c++ -std=c++20 -O3 -march=<target> -fopenmp -fPIC -shared -I<kernels/include>\n"
+         "#include <optune/kernels/cpu/" + header + ".hpp>\n\n"
+         "namespace {\n"
+         "constexpr auto kDims = " + dims_literal + ";\n"
+         "constexpr auto kConfig = " + config_literal + ";\n"
+         "}  // namespace\n\n"
+         "extern \"C\" void " + std::string(kCandidateSymbol) +
+         "(const float* const* inputs, float* output) {\n"
+         "  using namespace optune::kernels::cpu;\n"
+         "  static AlignedBuffer packed;\n"
+         "  static const float* packed_from = nullptr;\n"
+         "  if (packed_from != inputs[1]) {\n"
+         "    " + kernel + "_pack_filter<kConfig>(kDims, inputs[1], packed.reserve(" + kernel +
+         "_packed_filter_size<kConfig>(kDims)));\n"
+         "    packed_from = inputs[1];\n"
+         "  }\n"
+         "  " + run + "_packed<kConfig, " + constants + ">(kDims, inputs[0], packed.data(), output);\n"
+         "}\n";
+}
+
+}  // namespace optune::kernels

@@ -1,0 +1,35 @@
+// What an OpenCL template adds to a KernelTemplate: the program and launch of one candidate. One
+// .cl file (backends/opencl/kernels, installed under share/optune/opencl and compiled into
+// optune::opencl) is compiled with the config's knobs as -D build options; its arguments are the
+// op's inputs in reference.hpp's order, then the output, all global float buffers.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "optune/kernels/kernel_template.hpp"
+
+namespace optune::kernels {
+
+struct OpenCLKernel {
+  std::string source_file;    // e.g. "gemm.cl"
+  std::string kernel_name;    // e.g. "optune_gemm"
+  std::string build_options;  // "-DMWG=64 -DNWG=64 ... -cl-mad-enable"
+  std::array<std::size_t, 3> global_size{1, 1, 1};
+  std::array<std::size_t, 3> local_size{1, 1, 1};
+  int dimensions = 1;
+};
+
+class OpenCLTemplate : public KernelTemplate {
+ public:
+  std::string_view backend() const final { return "opencl"; }
+  virtual OpenCLKernel opencl_kernel(const Workload& workload, const DeviceInfo& device,
+                                     const search_space::ConfigView& config) const = 0;
+};
+
+// The OpenCL side of a template of this backend; throws std::invalid_argument for any other.
+const OpenCLTemplate& as_opencl(const KernelTemplate& kernel_template);
+
+}  // namespace optune::kernels

@@ -1,0 +1,69 @@
+#include "optune/backends/opencl/builder.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <stdlib.h>
+
+#include "optune/backends/opencl/artifact.hpp"
+#include "optune/kernels/opencl/opencl_template.hpp"
+
+namespace optune::measure {
+namespace fs = std::filesystem;
+
+OpenCLBuilder::OpenCLBuilder(OpenCLBuilderOptions options) : options_(std::move(options)) {
+  if (options_.work_dir.empty()) {
+    std::string pattern = (fs::temp_directory_path() / "optune-opencl-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a build directory");
+    work_dir_ = pattern;
+    owns_work_dir_ = true;
+  } else {
+    work_dir_ = options_.work_dir;
+    fs::create_directories(work_dir_);
+  }
+}
+
+OpenCLBuilder::~OpenCLBuilder() {
+  if (owns_work_dir_) {
+    std::error_code ignored;
+    fs::remove_all(work_dir_, ignored);
+  }
+}
+
+const std::string& OpenCLBuilder::source_text(const std::string& file) {
+  auto found = sources_.find(file);
+  if (found != sources_.end()) return found->second;
+  const fs::path path = fs::path(options_.kernel_source_dir) / file;
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("OpenCL kernel source " + path.string() + " not found");
+  std::stringstream text;
+  text << in.rdbuf();
+  return sources_[file] = text.str();
+}
+
+std::vector<BuildResult> OpenCLBuilder::build(const std::vector<MeasureInput>& inputs) {
+  std::vector<BuildResult> results;
+  results.reserve(inputs.size());
+  for (const MeasureInput& input : inputs) {
+    const auto start = std::chrono::steady_clock::now();
+    BuildResult result;
+    try {
+      const MeasureTask& task = *input.task;
+      const auto kernel = kernels::as_opencl(*task.kernel_template)
+                              .opencl_kernel(task.workload, task.device, search_space::ConfigView(task.space, input.config));
+      OpenCLArtifact artifact{task.kernel_template->name(), task.workload.key(), kernel, source_text(kernel.source_file)};
+      result.artifact = work_dir_ + "/candidate_" + std::to_string(next_id_++) + ".json";
+      write_opencl_artifact(artifact, result.artifact);
+    } catch (const std::exception& error) {
+      result = {"", ErrorKind::kBuildError, error.what(), 0};
+    }
+    result.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    results.push_back(std::move(result));
+  }
+  return results;
+}
+
+}  // namespace optune::measure

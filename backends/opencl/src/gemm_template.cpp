@@ -1,0 +1,313 @@
+// The "gemm.opencl" template: the tuning space of the OpenCL GEMM kernels for one workload and
+// device, its default config and the launch of a candidate. Two kernels, each with a space of its
+// own, picked by device and shape (as conv2d.cpu picks its algorithm: a knob of one kernel means
+// nothing to the other, and a joint space would hold each config of one thousands of times):
+// - kernels/opencl/gemm_mma.cl on NVIDIA devices of compute capability 8.0 and later when K and
+//   N are multiples of 4: tensor cores in 3xTF32 (float32 accuracy), knob math = "tf32x3";
+// - kernels/opencl/gemm.cl, float32 multiply-adds, everywhere else; its knobs follow CLBlast's
+//   Xgemm parameters (lower case here).
+// Both spaces keep to the device's work-group, work-item, local memory and vector limits, so a
+// config over them is never proposed.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "template_support.hpp"
+#include "templates.hpp"
+
+namespace optune::kernels {
+namespace {
+
+namespace ss = search_space;
+using opencl::ceil_div;
+using opencl::number;
+
+// Knob names: stored in records, a contract once released.
+constexpr const char* kMwg = "mwg";      // work-group tile in M
+constexpr const char* kNwg = "nwg";      // work-group tile in N
+constexpr const char* kKwg = "kwg";      // K block: one local-memory step
+constexpr const char* kMdimc = "mdimc";  // work-items in M
+constexpr const char* kNdimc = "ndimc";  // work-items in N
+constexpr const char* kVwm = "vwm";      // vector width of local reads of A
+constexpr const char* kVwn = "vwn";      // vector width of loads and stores along N
+constexpr const char* kSa = "sa";        // A's K block in local memory
+constexpr const char* kSb = "sb";        // B's K block in local memory
+constexpr const char* kStrm = "strm";    // a work-item's rows strided over the tile
+constexpr const char* kStrn = "strn";    // a work-item's columns strided over the tile
+constexpr const char* kKwi = "kwi";      // K-loop unroll
+constexpr const char* kDb = "db";        // double-buffered local memory: one barrier per K block
+constexpr const char* kWlay = "wlay";    // 1: a warp of 32 work-items covers 8 x 4 of the grid, not a row
+constexpr const char* kGsw = "gsw";      // bands of row tiles walked column by column (L2 reuse); 1: off
+// The tensor-core kernel's own knobs (mwg, nwg, kwg and gsw mean what they mean above).
+constexpr const char* kMath = "math";      // "tf32x3": the arithmetic, named in every record
+constexpr const char* kWm = "wm";          // a warp's tile in M (multiple of 16)
+constexpr const char* kWn = "wn";          // a warp's tile in N (multiple of 8)
+constexpr const char* kStages = "stages";  // K blocks in flight in local memory
+constexpr const char* kLdsm = "ldsm";      // 1: A's fragments read with ldmatrix
+
+// Accumulators per work-item: 128 (16 x 8) still fits NVIDIA's 255 registers with the operands
+// and the next block's loads; more spills.
+constexpr std::int64_t kMaxOutputsPerItem = 128;
+
+std::int64_t next_pow2(std::int64_t x) {
+  std::int64_t p = 1;
+  while (p < x) p *= 2;
+  return p;
+}
+
+struct GemmTile {
+  std::int64_t mwg, nwg, kwg, mdimc, ndimc, vwm, vwn, sa, sb, strm, strn, kwi, db, wlay, gsw;
+  explicit GemmTile(const ss::ConfigView& v)
+      : mwg(number(v, kMwg)), nwg(number(v, kNwg)), kwg(number(v, kKwg)), mdimc(number(v, kMdimc)),
+        ndimc(number(v, kNdimc)), vwm(number(v, kVwm)), vwn(number(v, kVwn)), sa(number(v, kSa)),
+        sb(number(v, kSb)), strm(number(v, kStrm)), strn(number(v, kStrn)), kwi(number(v, kKwi)),
+        db(number(v, kDb)), wlay(number(v, kWlay)), gsw(number(v, kGsw)) {}
+  // As gemm.cl lays them out: A's rows padded by max(4, vwm) floats, two buffers with db.
+  std::int64_t local_bytes() const {
+    return 4 * (1 + db) * kwg * (sa * (mwg + std::max<std::int64_t>(4, vwm)) + sb * nwg);
+  }
+  std::int64_t threads() const { return mdimc * ndimc; }
+  std::int64_t outputs_per_item() const { return (mwg / mdimc) * (nwg / ndimc); }
+};
+
+// The tensor-core kernel's tile, as gemm_mma.cl lays it out.
+struct MmaTile {
+  std::int64_t mwg, nwg, kwg, wm, wn, stages, ldsm, gsw;
+  explicit MmaTile(const ss::ConfigView& v)
+      : mwg(number(v, kMwg)), nwg(number(v, kNwg)), kwg(number(v, kKwg)), wm(number(v, kWm)), wn(number(v, kWn)),
+        stages(number(v, kStages)), ldsm(number(v, kLdsm)), gsw(number(v, kGsw)) {}
+  // Rows of A padded by 4 floats, rows of B by 8 (gemm_mma.cl's LDA_S, LDB_S), per stage.
+  std::int64_t local_bytes() const { return 4 * stages * (mwg * (kwg + 4) + kwg * (nwg + 8)); }
+  std::int64_t threads() const { return (mwg / wm) * (nwg / wn) * 32; }
+  std::int64_t outputs_per_item() const { return wm * wn / 32; }
+};
+
+// Tensor cores through inline PTX: mma.sync on TF32 and cp.async need sm_80; the kernel's
+// 16-byte copies need rows of A and B that are multiples of 4 floats.
+bool uses_tensor_cores(const GemmShape& s, const DeviceInfo& device) {
+  return device.nvidia_compute_capability() >= 80 && s.K % 4 == 0 && s.N % 4 == 0;
+}
+
+// A band as tall as the grid is the plain order again.
+bool bands_row_tiles(const GemmShape& s, const ss::ConfigView& v) {
+  return number(v, kGsw) == 1 || number(v, kGsw) < ceil_div(s.M, number(v, kMwg));
+}
+
+bool tiles_fit_shape(const GemmShape& s, const ss::ConfigView& v) {
+  return number(v, kMwg) <= std::max<std::int64_t>(16, next_pow2(s.M)) &&
+         number(v, kNwg) <= std::max<std::int64_t>(16, next_pow2(s.N)) &&
+         number(v, kKwg) <= std::max<std::int64_t>(8, next_pow2(s.K));
+}
+
+ss::ConfigSpace tensor_core_space(const GemmShape& s, const opencl::DeviceLimits& limits) {
+  ss::ConfigSpace space;
+  space.add(ss::ChoiceKnob{kMath, {"tf32x3"}});
+  space.add(opencl::number_knob(kMwg, {32, 64, 128, 256}));
+  space.add(opencl::number_knob(kNwg, {32, 64, 128, 256}));
+  space.add(opencl::number_knob(kKwg, {8, 16, 32}));
+  space.add(opencl::number_knob(kWm, {16, 32, 64}));
+  space.add(opencl::number_knob(kWn, {16, 32, 64}));
+  space.add(opencl::number_knob(kStages, {2, 3, 4}));
+  space.add(opencl::number_knob(kLdsm, {0, 1}));
+  space.add(opencl::number_knob(kGsw, {1, 4, 8, 16}));
+  space.add_constraint("mwg is a multiple of wm, nwg of wn", [](const ss::ConfigView& v) {
+    const MmaTile t(v);
+    return t.mwg % t.wm == 0 && t.nwg % t.wn == 0;
+  });
+  space.add_constraint("the work-group fits the device", [limits](const ss::ConfigView& v) {
+    return limits.fits_work_group(MmaTile(v).threads(), 1, 1);
+  });
+  space.add_constraint("local memory use fits the device", [limits](const ss::ConfigView& v) {
+    return MmaTile(v).local_bytes() <= limits.local_mem_bytes;
+  });
+  space.add_constraint("at most 128 accumulators per work-item", [](const ss::ConfigView& v) {
+    return MmaTile(v).outputs_per_item() <= kMaxOutputsPerItem;
+  });
+  space.add_constraint("gsw is 1 unless it bands the row tiles", [s](const ss::ConfigView& v) { return bands_row_tiles(s, v); });
+  space.add_constraint("tiles not far beyond the matrix", [s](const ss::ConfigView& v) { return tiles_fit_shape(s, v); });
+  return space;
+}
+
+class OpenCLGemmTemplate final : public opencl::TemplateBase {
+ public:
+  std::string name() const override { return "gemm.opencl"; }
+  Op op() const override { return Op::kGemm; }
+
+  ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
+    const GemmShape& s = workload.gemm();
+    const opencl::DeviceLimits limits = opencl::device_limits(device);
+    if (uses_tensor_cores(s, device)) return tensor_core_space(s, limits);
+    ss::ConfigSpace space;
+    space.add(opencl::number_knob(kMwg, {16, 32, 64, 128, 256}));
+    space.add(opencl::number_knob(kNwg, {16, 32, 64, 128, 256}));
+    space.add(opencl::number_knob(kKwg, {8, 16, 32}));
+    space.add(opencl::number_knob(kMdimc, {4, 8, 16, 32}));
+    space.add(opencl::number_knob(kNdimc, {4, 8, 16, 32}));
+    space.add(opencl::number_knob(kVwm, opencl::vector_widths(limits, 8)));
+    space.add(opencl::number_knob(kVwn, opencl::vector_widths(limits, 8)));
+    space.add(opencl::number_knob(kSa, {0, 1}));
+    space.add(opencl::number_knob(kSb, {0, 1}));
+    space.add(opencl::number_knob(kStrm, {0, 1}));
+    space.add(opencl::number_knob(kStrn, {0, 1}));
+    space.add(opencl::number_knob(kKwi, {1, 2, 4, 8}));
+    space.add(opencl::number_knob(kDb, {0, 1}));
+    space.add(opencl::number_knob(kWlay, {0, 1}));
+    space.add(opencl::number_knob(kGsw, {1, 4, 8, 16}));
+
+    space.add_constraint("the work-group fits the device", [limits](const ss::ConfigView& v) {
+      return limits.fits_work_group(number(v, kNdimc), number(v, kMdimc), 1);
+    });
+    space.add_constraint("local memory use fits the device", [limits](const ss::ConfigView& v) {
+      return GemmTile(v).local_bytes() <= limits.local_mem_bytes;
+    });
+    space.add_constraint("mwg is a multiple of mdimc * vwm, nwg of ndimc * vwn", [](const ss::ConfigView& v) {
+      const GemmTile t(v);
+      return t.mwg % (t.mdimc * t.vwm) == 0 && t.nwg % (t.ndimc * t.vwn) == 0;
+    });
+    space.add_constraint("at most 128 accumulators per work-item", [](const ss::ConfigView& v) {
+      return GemmTile(v).outputs_per_item() <= kMaxOutputsPerItem;
+    });
+    // gemm.cl gives every work-item the same number of values of each local tile to load.
+    space.add_constraint("local tiles split evenly over the work-items", [](const ss::ConfigView& v) {
+      const GemmTile t(v);
+      return (t.sa == 0 || t.mwg * t.kwg % t.threads() == 0) && (t.sb == 0 || t.nwg * t.kwg % t.threads() == 0);
+    });
+    space.add_constraint("wlay needs ndimc a multiple of 8, mdimc of 4", [](const ss::ConfigView& v) {
+      const GemmTile t(v);
+      return t.wlay == 0 || (t.ndimc % 8 == 0 && t.mdimc % 4 == 0);
+    });
+    space.add_constraint("db only with a local tile", [](const ss::ConfigView& v) {
+      return number(v, kDb) == 0 || number(v, kSa) == 1 || number(v, kSb) == 1;
+    });
+    space.add_constraint("kwi divides kwg", [](const ss::ConfigView& v) {
+      return number(v, kKwg) % number(v, kKwi) == 0;
+    });
+    // vwm only shapes local reads of A: without sa, its values are the same kernel.
+    space.add_constraint("vwm is 1 unless sa", [](const ss::ConfigView& v) {
+      return number(v, kSa) == 1 || number(v, kVwm) == 1;
+    });
+    space.add_constraint("gsw is 1 unless it bands the row tiles", [s](const ss::ConfigView& v) { return bands_row_tiles(s, v); });
+    space.add_constraint("tiles not far beyond the matrix", [s](const ss::ConfigView& v) { return tiles_fit_shape(s, v); });
+    return space;
+  }
+
+  // A generic GPU kernel: 128 x 256 tiles of 16 x 16 work-items (8 x 16 outputs each, strided by
+  // float4 so neighbours read neighbouring local addresses), both operands in local memory, K
+  // blocks of 8 (the best tuned config at 2048 and 4096 on an H100); smaller where the device or
+  // the shape wants it.
+  ss::Config default_config(const Workload& workload, const DeviceInfo& device,
+                            const ss::ConfigSpace& space) const override {
+    if (uses_tensor_cores(workload.gemm(), device)) return tensor_core_default(space);
+    auto preference = [](const char* mwg, const char* nwg, const char* kwg, const char* dim, const char* vw,
+                         const char* db) {
+      return opencl::Preference{{kMwg, mwg}, {kNwg, nwg}, {kKwg, kwg}, {kMdimc, dim}, {kNdimc, dim},
+                                {kVwm, vw},  {kVwn, vw},  {kSa, "1"}, {kSb, "1"},   {kStrm, "1"},
+                                {kStrn, "1"}, {kKwi, "8"}, {kDb, db}, {kWlay, "0"}, {kGsw, "1"}};
+    };
+    return opencl::preferred_config(space,
+                                    {preference("128", "256", "8", "16", "4", "0"),
+                                     preference("128", "128", "16", "16", "4", "1"),
+                                     preference("64", "64", "16", "8", "4", "1"),
+                                     preference("32", "32", "16", "8", "4", "0"),
+                                     preference("32", "32", "16", "8", "2", "0"),
+                                     preference("16", "16", "16", "4", "1", "0")},
+                                    name());
+  }
+
+  // The tensor-core kernel's default: 128 x 128 tiles of four warps of 64 x 64, K blocks of 8 in
+  // four stages, scalar fragment reads of A, bands of 8 row tiles: the best config tuned at 2048
+  // and 4096 on an H200 (64.9 and 66.6 TFLOP/s; 58.0 and 60.5 with ldmatrix and no bands). Smaller
+  // where the device or the shape wants it.
+  ss::Config tensor_core_default(const ss::ConfigSpace& space) const {
+    auto preference = [](const char* mwg, const char* nwg, const char* kwg, const char* wm, const char* wn,
+                         const char* stages, const char* gsw) {
+      return opencl::Preference{{kMath, "tf32x3"}, {kMwg, mwg},       {kNwg, nwg},  {kKwg, kwg}, {kWm, wm},
+                                {kWn, wn},         {kStages, stages}, {kLdsm, "0"}, {kGsw, gsw}};
+    };
+    return opencl::preferred_config(space,
+                                    {preference("128", "128", "8", "64", "64", "4", "8"),
+                                     preference("128", "128", "8", "64", "64", "4", "1"),
+                                     preference("64", "64", "16", "32", "32", "3", "1"),
+                                     preference("32", "32", "16", "16", "16", "2", "1")},
+                                    name());
+  }
+
+  OpenCLKernel opencl_kernel(const Workload& workload, const DeviceInfo&,
+                                            const ss::ConfigView& config) const override {
+    const GemmShape& s = workload.gemm();
+    if (config.has(kMath)) return tensor_core_kernel(s, MmaTile(config));
+    const GemmTile t(config);
+    OpenCLKernel kernel;
+    kernel.source_file = "gemm.cl";
+    kernel.kernel_name = "optune_gemm";
+    kernel.build_options = opencl::build_options({
+        {"M", s.M}, {"N", s.N}, {"K", s.K}, {"MWG", t.mwg}, {"NWG", t.nwg}, {"KWG", t.kwg},
+        {"MDIMC", t.mdimc}, {"NDIMC", t.ndimc}, {"VWM", t.vwm}, {"VWN", t.vwn}, {"SA", t.sa},
+        {"SB", t.sb}, {"STRM", t.strm}, {"STRN", t.strn}, {"KWI", t.kwi}, {"DB", t.db}, {"WLAY", t.wlay}, {"GSW", t.gsw},
+        {"EDGE_M", s.M % t.mwg != 0}, {"EDGE_N", s.N % t.nwg != 0}, {"EDGE_K", s.K % t.kwg != 0}});
+    kernel.dimensions = 2;
+    kernel.global_size = {static_cast<std::size_t>(ceil_div(s.N, t.nwg) * t.ndimc),
+                          static_cast<std::size_t>(ceil_div(s.M, t.mwg) * t.mdimc), 1};
+    kernel.local_size = {static_cast<std::size_t>(t.ndimc), static_cast<std::size_t>(t.mdimc), 1};
+    return kernel;
+  }
+
+  static OpenCLKernel tensor_core_kernel(const GemmShape& s, const MmaTile& t) {
+    OpenCLKernel kernel;
+    kernel.source_file = "gemm_mma.cl";
+    kernel.kernel_name = "optune_gemm_mma";
+    kernel.build_options = opencl::build_options({{"M", s.M}, {"N", s.N}, {"K", s.K}, {"MWG", t.mwg}, {"NWG", t.nwg},
+                                                  {"KWG", t.kwg}, {"WM", t.wm}, {"WN", t.wn}, {"STAGES", t.stages},
+                                                  {"LDSM", t.ldsm}, {"GSW", t.gsw}, {"EDGE_M", s.M % t.mwg != 0},
+                                                  {"EDGE_N", s.N % t.nwg != 0}, {"EDGE_K", s.K % t.kwg != 0}});
+    kernel.dimensions = 2;
+    kernel.global_size = {static_cast<std::size_t>(ceil_div(s.N, t.nwg) * t.threads()),
+                          static_cast<std::size_t>(ceil_div(s.M, t.mwg)), 1};
+    kernel.local_size = {static_cast<std::size_t>(t.threads()), 1, 1};
+    return kernel;
+  }
+
+  std::optional<TableForm> table_form() const override {
+    return opencl::table_form(
+        "kGemm", "M=1024,N=1024,K=1024",
+        "// C[M,N] = A[M,K] * B[K,N], row-major f32 buffers of runtime's context, with the tuned config of\n"
+        "// the shape (else the default config); enqueued on runtime's queue, not waited for.\n"
+        "inline opencl::Launch gemm(opencl::Runtime& runtime, std::int64_t M, std::int64_t N, std::int64_t K,\n"
+        "                           cl_mem A, cl_mem B, cl_mem C) {\n"
+        "  return opencl::gemm(runtime, {tuned::kDevice, tuned::kGemm}, M, N, K, A, B, C);\n"
+        "}\n");
+  }
+
+  // Occupancy, register and local-memory pressure, reuse per loaded value and edge waste.
+  std::vector<std::pair<std::string, double>> derived_features(const Workload& workload, const DeviceInfo& device,
+                                                               const ss::ConfigView& config) const override {
+    const GemmShape& s = workload.gemm();
+    const opencl::DeviceLimits limits = opencl::device_limits(device);
+    // The same names for both kernels; each reads its own tile.
+    auto features = [&](const auto& t) -> std::vector<std::pair<std::string, double>> {
+      const double groups = double(ceil_div(s.M, t.mwg)) * double(ceil_div(s.N, t.nwg));
+      return {
+          {"work_items_per_group", double(t.threads())},
+          {"outputs_per_item", double(t.outputs_per_item())},
+          {"flops_per_loaded_value", 2.0 * t.mwg * t.nwg / double(t.mwg + t.nwg)},
+          {"local_mem_share", double(t.local_bytes()) / double(limits.local_mem_bytes)},
+          {"groups_per_compute_unit", groups / std::max(1, device.cores)},
+          {"band_rows", double(t.gsw)},
+          {"edge_waste", 1.0 - double(s.M) * double(s.N) / (groups * t.mwg * t.nwg)},
+      };
+    };
+    if (config.has(kMath)) return features(MmaTile(config));
+    return features(GemmTile(config));
+  }
+};
+
+}  // namespace
+
+const OpenCLTemplate& opencl_gemm_template() {
+  static const OpenCLGemmTemplate instance;
+  return instance;
+}
+
+}  // namespace optune::kernels

@@ -1,0 +1,143 @@
+#include "optune/kernels/opencl/runtime.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+#include "embedded_sources.hpp"
+#include "templates.hpp"
+#include "optune/kernels/opencl/program_cache.hpp"
+#include "optune/kernels/reference.hpp"
+
+namespace optune::opencl {
+namespace {
+
+kernels::OpenCLKernel from_row(const TunedKernel& row) {
+  kernels::OpenCLKernel kernel;
+  kernel.source_file = row.source_file;
+  kernel.kernel_name = row.kernel_name;
+  kernel.build_options = row.build_options;
+  kernel.dimensions = row.dimensions;
+  kernel.global_size = row.global_size;
+  kernel.local_size = row.local_size;
+  return kernel;
+}
+
+}  // namespace
+
+std::string_view kernel_source(std::string_view file) {
+  for (const EmbeddedSource& source : embedded_sources())
+    if (source.file == file) return source.text;
+  throw std::invalid_argument("opencl: no kernel source " + std::string(file) + " in optune::opencl");
+}
+
+Runtime::Runtime(cl_command_queue queue, RuntimeOptions options) : options_(std::move(options)) {
+  if (!queue) throw std::invalid_argument("opencl: Runtime needs a command queue");
+  check(clRetainCommandQueue(queue), "clRetainCommandQueue");
+  queue_ = Queue(queue);
+  check(clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof context_, &context_, nullptr), "clGetCommandQueueInfo");
+  check(clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device_id_, &device_id_, nullptr),
+        "clGetCommandQueueInfo");
+  device_ = describe_device(device_id_);
+}
+
+kernels::OpenCLKernel Runtime::plan(const kernels::Workload& workload, const TunedTable& table, bool* tuned) const {
+  std::lock_guard lock(mutex_);
+  return plan_locked(workload, table, tuned);
+}
+
+kernels::OpenCLKernel Runtime::plan_locked(const kernels::Workload& workload, const TunedTable& table,
+                                           bool* tuned) const {
+  kernels::validate_workload(workload);
+  const std::string key = workload.key();
+  // A table tuned on another device may not even fit this one (work-group size, local memory).
+  if (table.device == device_.name) {
+    for (const TunedKernel& row : table.rows) {
+      if (row.workload_key != key) continue;
+      if (tuned) *tuned = true;
+      return from_row(row);
+    }
+  }
+  if (tuned) *tuned = false;
+  if (auto found = defaults_.find(key); found != defaults_.end()) return found->second;
+  const kernels::OpenCLTemplate& kernel_template = kernels::opencl_template_for(workload.op);
+  const auto space = kernel_template.space(workload, device_);
+  const auto config = kernel_template.default_config(workload, device_, space);
+  return defaults_[key] = kernel_template.opencl_kernel(workload, device_, search_space::ConfigView(space, config));
+}
+
+Runtime::Built& Runtime::program_for(const kernels::OpenCLKernel& kernel, ProgramSource& source) {
+  const std::string key = kernel.source_file + "\n" + kernel.build_options;
+  if (auto found = programs_.find(key); found != programs_.end()) {
+    source = ProgramSource::kMemory;
+    return found->second;
+  }
+  ProgramBuild build = build_program(context_, device_id_, device_, std::string(kernel_source(kernel.source_file)),
+                                     kernel.build_options, options_.cache_dir);
+  if (!build.program)
+    throw std::runtime_error("opencl: " + kernel.source_file + " does not build with " + kernel.build_options +
+                             ": " + build.log);
+  source = build.from_cache ? ProgramSource::kDiskCache : ProgramSource::kBuilt;
+  cl_int error = CL_SUCCESS;
+  Kernel compiled(clCreateKernel(build.program.get(), kernel.kernel_name.c_str(), &error));
+  check(error, "clCreateKernel");
+  return programs_[key] = Built{std::move(build.program), std::move(compiled)};
+}
+
+void Runtime::check_buffer(cl_mem buffer, std::size_t floats, const kernels::Workload& workload,
+                           const char* role) const {
+  std::size_t bytes = 0;
+  if (!buffer || clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof bytes, &bytes, nullptr) != CL_SUCCESS)
+    throw std::invalid_argument("opencl: " + workload.key() + ": the " + role + " is not a buffer");
+  if (bytes < floats * sizeof(float))
+    throw std::invalid_argument("opencl: " + workload.key() + ": the " + role + " holds " + std::to_string(bytes) +
+                                " bytes, it needs " + std::to_string(floats * sizeof(float)));
+}
+
+Launch Runtime::run(const kernels::Workload& workload, const TunedTable& table, std::span<const cl_mem> inputs,
+                    cl_mem output) {
+  std::lock_guard lock(mutex_);
+  Launch launch;
+  launch.kernel = plan_locked(workload, table, &launch.tuned);
+  const auto sizes = kernels::input_sizes(workload);
+  if (inputs.size() != sizes.size())
+    throw std::invalid_argument("opencl: " + workload.key() + " takes " + std::to_string(sizes.size()) +
+                                " inputs, got " + std::to_string(inputs.size()));
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    check_buffer(inputs[i], sizes[i], workload, ("input " + std::to_string(i)).c_str());
+  check_buffer(output, kernels::output_size(workload), workload, "output");
+
+  Built& built = program_for(launch.kernel, launch.program);
+  cl_uint argument = 0;
+  for (cl_mem input : inputs) check(clSetKernelArg(built.kernel.get(), argument++, sizeof input, &input), "clSetKernelArg");
+  check(clSetKernelArg(built.kernel.get(), argument, sizeof output, &output), "clSetKernelArg");
+  const auto& k = launch.kernel;
+  check(clEnqueueNDRangeKernel(queue_.get(), built.kernel.get(), static_cast<cl_uint>(k.dimensions), nullptr,
+                               k.global_size.data(), k.local_size.data(), 0, nullptr, nullptr),
+        "clEnqueueNDRangeKernel");
+  return launch;
+}
+
+Launch gemm(Runtime& runtime, const TunedTable& table, std::int64_t M, std::int64_t N, std::int64_t K, cl_mem A,
+            cl_mem B, cl_mem C) {
+  const kernels::Workload workload{kernels::Op::kGemm, "f32", kernels::GemmShape{M, N, K}};
+  const cl_mem inputs[] = {A, B};
+  return runtime.run(workload, table, inputs, C);
+}
+
+Launch conv2d(Runtime& runtime, const TunedTable& table, const kernels::Conv2dShape& shape, cl_mem input,
+              cl_mem filter, cl_mem output) {
+  const kernels::Workload workload{kernels::Op::kConv2d, "f32", shape};
+  const cl_mem inputs[] = {input, filter};
+  return runtime.run(workload, table, inputs, output);
+}
+
+Launch depthwise_conv2d(Runtime& runtime, const TunedTable& table, kernels::Conv2dShape shape, cl_mem input,
+                        cl_mem filter, cl_mem output) {
+  shape.K = shape.groups = shape.C;
+  const kernels::Workload workload{kernels::Op::kDepthwiseConv2d, "f32", shape};
+  const cl_mem inputs[] = {input, filter};
+  return runtime.run(workload, table, inputs, output);
+}
+
+}  // namespace optune::opencl

@@ -1,0 +1,18 @@
+// The OpenCL backend's templates, one accessor each (defined in <op>_template.cpp), and their list.
+#pragma once
+
+#include <vector>
+
+#include "optune/kernels/opencl/opencl_template.hpp"
+
+namespace optune::kernels {
+
+const OpenCLTemplate& opencl_gemm_template();
+const OpenCLTemplate& opencl_conv2d_template();
+const OpenCLTemplate& opencl_depthwise_conv2d_template();
+
+std::vector<const OpenCLTemplate*> opencl_templates();
+// The first template of the op; throws std::invalid_argument when there is none.
+const OpenCLTemplate& opencl_template_for(Op op);
+
+}  // namespace optune::kernels

@@ -1,0 +1,176 @@
+#include "worker.hpp"
+
+#include "optune/backends/opencl/backend.hpp"
+
+#include <limits>
+#include <vector>
+
+#include "optune/backends/opencl/artifact.hpp"
+#include "optune/backends/opencl/devices.hpp"
+#include "optune/kernels/opencl/program_cache.hpp"
+#include "optune/kernels/reference.hpp"
+
+namespace optune::backends::opencl {
+namespace cl = measure::cl;
+namespace {
+
+// Build log kept in a build_error record: the first errors are the useful ones.
+constexpr std::size_t kMaxLogBytes = 4000;
+
+class ProgramCandidate final : public measure::LoadedCandidate {
+ public:
+  ProgramCandidate(cl::Program program, cl::Kernel kernel, kernels::OpenCLKernel launch, cl_command_queue queue,
+                   cl_mem output, std::size_t output_size, measure::Transfers transfers, double build_seconds,
+                   bool from_cache)
+      : program_(std::move(program)), kernel_(std::move(kernel)), launch_(std::move(launch)), queue_(queue),
+        output_(output), host_output_(output_size), transfers_(transfers), build_seconds_(build_seconds),
+        from_cache_(from_cache) {}
+
+  void poison_output() override {
+    const std::vector<float> poison(host_output_.size(), std::numeric_limits<float>::quiet_NaN());
+    cl::check(clEnqueueWriteBuffer(queue_, output_, CL_TRUE, 0, poison.size() * sizeof(float), poison.data(), 0,
+                                   nullptr, nullptr),
+              "clEnqueueWriteBuffer");
+  }
+
+  double run(int times) override {
+    std::vector<cl::Event> events;
+    events.reserve(times);
+    for (int i = 0; i < times; ++i) {
+      cl_event raw = nullptr;
+      cl::check(clEnqueueNDRangeKernel(queue_, kernel_.get(), launch_.dimensions, nullptr, launch_.global_size.data(),
+                                       launch_.local_size.data(), 0, nullptr, &raw),
+                "clEnqueueNDRangeKernel");
+      events.emplace_back(raw);
+    }
+    cl::check(clFinish(queue_), "clFinish");
+    double seconds = 0;
+    for (const auto& event : events) seconds += cl::event_seconds(event.get());
+    return seconds / times;
+  }
+
+  const float* output() override {
+    cl_event raw = nullptr;
+    cl::check(clEnqueueReadBuffer(queue_, output_, CL_TRUE, 0, host_output_.size() * sizeof(float),
+                                  host_output_.data(), 0, nullptr, &raw),
+              "clEnqueueReadBuffer");
+    cl::Event read(raw);
+    transfers_.read_seconds = cl::event_seconds(read.get());
+    transfers_.read_bytes = double(host_output_.size() * sizeof(float));
+    return host_output_.data();
+  }
+
+  void describe(measure::WorkerReply& reply) const override {
+    reply.build_seconds = build_seconds_;
+    reply.program_cached = from_cache_;
+    reply.transfer = transfers_;
+  }
+
+ private:
+  cl::Program program_;
+  cl::Kernel kernel_;
+  kernels::OpenCLKernel launch_;
+  cl_command_queue queue_;
+  cl_mem output_;
+  std::vector<float> host_output_;
+  measure::Transfers transfers_;
+  double build_seconds_;
+  bool from_cache_;
+};
+
+}  // namespace
+
+std::vector<kernels::DeviceInfo> OpenCLWorker::devices() { return measure::list_opencl_devices(); }
+
+kernels::DeviceInfo OpenCLWorker::device(const kernels::Target& target) { return measure::find_opencl_device(target); }
+
+void OpenCLWorker::open(const std::string& target_text) {
+  if (target_ == target_text && context_) return;
+  target_.clear();
+  buffers_for_.clear();
+  inputs_.clear();
+  output_.reset();
+  queue_.reset();
+  context_.reset();
+  device_ = cl::select_device(kernels::split_target(target_text));
+  cl_int error = CL_SUCCESS;
+  context_ = cl::Context(clCreateContext(nullptr, 1, &device_.device, nullptr, nullptr, &error));
+  cl::check(error, "clCreateContext");
+  queue_ = cl::Queue(clCreateCommandQueue(context_.get(), device_.device, CL_QUEUE_PROFILING_ENABLE, &error));
+  cl::check(error, "clCreateCommandQueue");
+  target_ = target_text;
+}
+
+void OpenCLWorker::allocate_buffers(const measure::Operands& operands) {
+  if (buffers_for_ == operands.workload_key) return;
+  buffers_for_.clear();
+  inputs_.clear();
+  const auto workload = kernels::parse_workload_key(operands.workload_key);
+  cl_int error = CL_SUCCESS;
+  for (std::size_t size : kernels::input_sizes(workload)) {
+    inputs_.emplace_back(clCreateBuffer(context_.get(), CL_MEM_READ_ONLY, size * sizeof(float), nullptr, &error));
+    cl::check(error, "clCreateBuffer");
+  }
+  output_ = cl::Buffer(
+      clCreateBuffer(context_.get(), CL_MEM_READ_WRITE, operands.output_size * sizeof(float), nullptr, &error));
+  cl::check(error, "clCreateBuffer");
+  buffers_for_ = operands.workload_key;
+}
+
+void OpenCLWorker::prepare(const measure::WorkerRequest& request, const measure::Operands& operands) {
+  open(request.target);
+  allocate_buffers(operands);
+}
+
+std::unique_ptr<measure::LoadedCandidate> OpenCLWorker::load(const measure::WorkerRequest& request,
+                                                             measure::Operands& operands, measure::WorkerReply& reply) {
+  const measure::OpenCLArtifact artifact = measure::read_opencl_artifact(request.artifact);
+  if (artifact.workload_key != operands.workload_key) {
+    reply = measure::failure_reply("runtime_error",
+                                   "artifact is for " + artifact.workload_key + ", not " + operands.workload_key);
+    return nullptr;
+  }
+  optune::opencl::ProgramBuild build = optune::opencl::build_program(
+      context_.get(), device_.device, device_.info, artifact.source, artifact.kernel.build_options, request.cache_dir);
+  if (!build.program) {
+    std::string log = build.log;
+    if (log.size() > kMaxLogBytes) log = log.substr(0, kMaxLogBytes) + "\n[...]";
+    reply = measure::failure_reply("build_error", "OpenCL build failed: " + log);
+    reply.build_seconds = build.seconds;
+    return nullptr;
+  }
+  cl_int error = CL_SUCCESS;
+  cl::Kernel kernel(clCreateKernel(build.program.get(), artifact.kernel.kernel_name.c_str(), &error));
+  cl::check(error, "clCreateKernel");
+  cl_uint argument = 0;
+  for (const auto& buffer : inputs_) {
+    cl_mem mem = buffer.get();
+    cl::check(clSetKernelArg(kernel.get(), argument++, sizeof mem, &mem), "clSetKernelArg");
+  }
+  cl_mem out = output_.get();
+  cl::check(clSetKernelArg(kernel.get(), argument, sizeof out, &out), "clSetKernelArg");
+
+  // Host -> device, timed apart from the kernel.
+  measure::Transfers transfers;
+  const auto sizes = kernels::input_sizes(kernels::parse_workload_key(operands.workload_key));
+  for (std::size_t i = 0; i < inputs_.size(); ++i) {
+    cl_event raw = nullptr;
+    cl::check(clEnqueueWriteBuffer(queue_.get(), inputs_[i].get(), CL_TRUE, 0, sizes[i] * sizeof(float),
+                                   operands.input_pointers[i], 0, nullptr, &raw),
+              "clEnqueueWriteBuffer");
+    cl::Event event(raw);
+    transfers.write_seconds += cl::event_seconds(event.get());
+    transfers.write_bytes += double(sizes[i] * sizeof(float));
+  }
+  return std::make_unique<ProgramCandidate>(std::move(build.program), std::move(kernel), artifact.kernel, queue_.get(),
+                                            output_.get(), operands.output_size, transfers, build.seconds,
+                                            build.from_cache);
+}
+
+}  // namespace optune::backends::opencl
+
+namespace optune::backends {
+
+std::unique_ptr<measure::WorkerBackend> make_opencl_worker() { return std::make_unique<opencl::OpenCLWorker>(); }
+
+}  // namespace optune::backends

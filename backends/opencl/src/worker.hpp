@@ -1,0 +1,40 @@
+// The OpenCL backend's worker side (measure/worker_backend.hpp): keeps a context and queue for the
+// target's device, and device buffers for the current workload, between requests. A candidate is
+// an artifact (artifact.hpp) compiled through the program cache; its inputs are uploaded and its
+// output read back with both copies timed apart from the kernel, which is timed with profiling
+// events.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "opencl_api.hpp"
+#include "optune/measure/worker_backend.hpp"
+
+namespace optune::backends::opencl {
+
+class OpenCLWorker final : public measure::WorkerBackend {
+ public:
+  std::string_view name() const override { return "opencl"; }
+  std::vector<kernels::DeviceInfo> devices() override;
+  kernels::DeviceInfo device(const kernels::Target& target) override;
+  void prepare(const measure::WorkerRequest& request, const measure::Operands& operands) override;
+  std::unique_ptr<measure::LoadedCandidate> load(const measure::WorkerRequest& request, measure::Operands& operands,
+                                                 measure::WorkerReply& reply) override;
+  // A failed launch or wait may leave the context unusable (NVIDIA's does after a fault).
+  void reset() override { target_.clear(); }
+
+ private:
+  void open(const std::string& target_text);
+  void allocate_buffers(const measure::Operands& operands);
+
+  std::string target_;  // the device the context is for; "" = none yet (or lost)
+  measure::cl::SelectedDevice device_;
+  measure::cl::Context context_;
+  measure::cl::Queue queue_;
+  std::string buffers_for_;  // workload key of the device buffers
+  std::vector<measure::cl::Buffer> inputs_;
+  measure::cl::Buffer output_;
+};
+
+}  // namespace optune::backends::opencl

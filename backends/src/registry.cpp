@@ -1,0 +1,85 @@
+// The one list of backends: adding a backend is its folder, its line here (with its include) and
+// its line in backends/CMakeLists.txt.
+#include "optune/backends/registry.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "optune/backends/cpu/backend.hpp"
+#if OPTUNE_HAS_OPENCL
+#include "optune/backends/opencl/backend.hpp"
+#endif
+
+namespace optune::backends {
+
+const std::vector<const measure::Backend*>& all_backends() {
+  static const std::vector<const measure::Backend*> backends = {
+      &cpu_backend(),
+#if OPTUNE_HAS_OPENCL
+      &opencl_backend(),
+#endif
+  };
+  return backends;
+}
+
+std::vector<std::unique_ptr<measure::WorkerBackend>> make_workers() {
+  std::vector<std::unique_ptr<measure::WorkerBackend>> workers;
+  for (const auto* backend : all_backends()) workers.push_back(backend->make_worker());
+  return workers;
+}
+
+std::string target_forms() {
+  std::string forms;
+  for (const auto* backend : all_backends()) forms += (forms.empty() ? "" : ", ") + backend->target_forms();
+  return forms;
+}
+
+const measure::Backend& find_backend(std::string_view name) {
+  std::string names;
+  for (const auto* backend : all_backends()) {
+    if (backend->name() == name) return *backend;
+    names += (names.empty() ? "" : ", ") + std::string(backend->name());
+  }
+  throw std::invalid_argument("no backend '" + std::string(name) + "' in this build of optune (backends: " + names + ")");
+}
+
+kernels::Target parse_target(std::string_view text) {
+  kernels::Target target;
+  try {
+    target = kernels::split_target(text);
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument("target: unknown target '" + std::string(text) + "' (expected " + target_forms() + ")");
+  }
+  const measure::Backend* backend = nullptr;
+  for (const auto* candidate : all_backends())
+    if (candidate->name() == target.backend) backend = candidate;
+  if (!backend)
+    throw std::invalid_argument("target: unknown target '" + std::string(text) + "' (expected " + target_forms() + ")");
+  target.spec = backend->canonical_spec(target.spec);
+  return target;
+}
+
+kernels::DeviceInfo find_device(const kernels::Target& target) { return find_backend(target.backend).device(target); }
+
+std::vector<measure::TargetDevice> local_devices() {
+  std::vector<measure::TargetDevice> devices;
+  for (const auto* backend : all_backends())
+    for (auto& device : backend->devices()) devices.push_back(std::move(device));
+  return devices;
+}
+
+std::vector<const kernels::KernelTemplate*> all_templates() {
+  std::vector<const kernels::KernelTemplate*> templates;
+  for (const auto* backend : all_backends())
+    for (const auto* kernel_template : backend->templates()) templates.push_back(kernel_template);
+  return templates;
+}
+
+const kernels::KernelTemplate& find_template(kernels::Op op, std::string_view backend) {
+  for (const auto* candidate : all_templates())
+    if (candidate->op() == op && candidate->backend() == backend) return *candidate;
+  throw std::invalid_argument("kernels: no template for op " + std::string(kernels::op_name(op)) + " on backend " +
+                              std::string(backend));
+}
+
+}  // namespace optune::backends

@@ -1,0 +1,51 @@
+// The channel-blocked activation layout NCHW[b]c ("nchw8c" for b = 8): [N][ceil(C/b)][H][W][b],
+// the layout oneDNN (nChw8c) and TVM's x86 schedules (NCHWc) keep between the conv layers of a
+// network, so that each layer reads `b` channels of a pixel as one vector and no layer pays for a
+// transform. Channels past C (the last block's padding) are zero when a kernel writes them, and
+// are never read into a result (the packed filters hold zero weights there).
+//
+// Conversions to and from NCHW: for references, tests and the edges of a network (its input
+// image and its output), not for the inner layers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace optune::kernels {
+
+// Floats of an N x C x H x W tensor in NCHW[block]c (channels rounded up to whole blocks).
+constexpr std::size_t nchwc_size(std::int64_t N, std::int64_t C, std::int64_t H, std::int64_t W, int block) {
+  return static_cast<std::size_t>(N * ((C + block - 1) / block) * block * H * W);
+}
+
+// NCHW -> NCHW[block]c; the padding channels of the last block become zero.
+inline void nchw_to_nchwc(const float* __restrict src, std::int64_t N, std::int64_t C, std::int64_t H,
+                          std::int64_t W, int block, float* __restrict dst) {
+  const std::int64_t blocks = (C + block - 1) / block, plane = H * W;
+  for (std::int64_t n = 0; n < N; ++n) {
+    for (std::int64_t cb = 0; cb < blocks; ++cb) {
+      float* out = dst + (n * blocks + cb) * plane * block;
+      for (std::int64_t i = 0; i < plane; ++i) {
+        for (int c = 0; c < block; ++c) {
+          const std::int64_t channel = cb * block + c;
+          out[i * block + c] = channel < C ? src[(n * C + channel) * plane + i] : 0.0f;
+        }
+      }
+    }
+  }
+}
+
+// NCHW[block]c -> NCHW; the padding channels are dropped.
+inline void nchwc_to_nchw(const float* __restrict src, std::int64_t N, std::int64_t C, std::int64_t H,
+                          std::int64_t W, int block, float* __restrict dst) {
+  const std::int64_t blocks = (C + block - 1) / block, plane = H * W;
+  for (std::int64_t n = 0; n < N; ++n) {
+    for (std::int64_t channel = 0; channel < C; ++channel) {
+      const float* in = src + ((n * blocks + channel / block) * plane) * block + channel % block;
+      float* out = dst + (n * C + channel) * plane;
+      for (std::int64_t i = 0; i < plane; ++i) out[i] = in[i * block];
+    }
+  }
+}
+
+}  // namespace optune::kernels

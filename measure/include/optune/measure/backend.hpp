@@ -1,0 +1,66 @@
+// Backend: one kind of device optune measures on (the CPU, OpenCL devices), host side: its target
+// syntax, the devices of this machine, its templates and the builder of its candidates. Each
+// backend is a folder under backends/ listed once in backends/src/registry.cpp, and nothing outside
+// those folders names one. Its worker side (loading and running a candidate) is worker_backend.hpp.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "optune/kernels/device_info.hpp"
+#include "optune/kernels/kernel_template.hpp"
+#include "optune/kernels/target.hpp"
+#include "optune/measure/builder.hpp"
+#include "optune/measure/worker_backend.hpp"
+
+namespace optune::measure {
+
+// What building candidates may need from the installation and the command line; each backend
+// takes what it uses.
+struct BuildSettings {
+  std::string compiler = "c++";                      // of C++ candidates (a cross target's description names its own)
+  int jobs = 0;                                      // parallel compiles; 0: all cores
+  double compile_timeout = 120;                      // seconds per compile
+  std::vector<std::string> kernel_include_dirs;      // holding optune/kernels/cpu/gemm.hpp
+  std::string kernel_source_dir;                     // holding device kernels' sources (gemm.cl)
+  std::vector<std::string> target_description_dirs;  // configs/targets/*.toml, first match wins
+};
+
+// A device of this machine and the target that names it.
+struct TargetDevice {
+  kernels::Target target;
+  kernels::DeviceInfo device;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual std::string_view name() const = 0;  // the first word of its targets: "cpu"
+  virtual std::string target_forms() const = 0;  // for help texts and errors: "cpu, cpu:<triple>"
+  // The canonical form of a spec (what follows "<name>:"; "" for none). Throws
+  // std::invalid_argument "target: ..." when the backend cannot read it.
+  virtual std::string canonical_spec(std::string_view spec) const = 0;
+  // False when the target's candidates run only on a remote device (a cross-compiled CPU).
+  virtual bool runs_here(const kernels::Target& /*target*/) const { return true; }
+
+  // This machine's devices of the backend (none when it has no such device).
+  virtual std::vector<TargetDevice> devices() const = 0;
+  // The device a target names on this machine; throws std::invalid_argument naming the target
+  // and the devices there are.
+  virtual kernels::DeviceInfo device(const kernels::Target& target) const = 0;
+  // What `optune devices` prints about a device beyond its name and id: one line.
+  virtual std::string details(const kernels::DeviceInfo& device) const = 0;
+
+  virtual std::vector<const kernels::KernelTemplate*> templates() const = 0;
+  // Throws std::invalid_argument when the settings do not serve the target (e.g. a cross target
+  // without a description).
+  virtual std::unique_ptr<Builder> make_builder(const kernels::Target& target,
+                                                const BuildSettings& settings) const = 0;
+  // Its side of optune-worker.
+  virtual std::unique_ptr<WorkerBackend> make_worker() const = 0;
+};
+
+}  // namespace optune::measure

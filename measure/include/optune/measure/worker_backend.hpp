@@ -1,0 +1,56 @@
+// The worker side of a backend: what the one check-and-time loop (worker_loop.hpp) cannot do by
+// itself. A backend finds its devices, puts a workload's operands on a device, loads a candidate,
+// launches it and waits for it, and reads its output back; the loop poisons, checks, warms up
+// and times the same way for every backend.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "optune/kernels/device_info.hpp"
+#include "optune/kernels/target.hpp"
+#include "optune/measure/worker_messages.hpp"
+#include "optune/measure/worker_operands.hpp"
+
+namespace optune::measure {
+
+// One candidate, loaded on its device with the workload's inputs in place.
+class LoadedCandidate {
+ public:
+  virtual ~LoadedCandidate() = default;
+  // NaN in every output element, so that a candidate leaving some unwritten cannot pass.
+  virtual void poison_output() = 0;
+  // Launches the candidate `times` times back to back and waits for all: seconds per run on the
+  // backend's clock (the host's for the CPU; the device's profiling events for OpenCL).
+  virtual double run(int times) = 0;
+  // The output of the last run, in host memory (copied back where it lives on a device).
+  virtual const float* output() = 0;
+  // What the reply says beyond the loop's fields: compile time, transfers.
+  virtual void describe(WorkerReply& /*reply*/) const {}
+};
+
+class WorkerBackend {
+ public:
+  virtual ~WorkerBackend() = default;
+  virtual std::string_view name() const = 0;  // as in targets: "cpu"
+
+  virtual std::vector<kernels::DeviceInfo> devices() = 0;
+  // The device a target of this backend names; throws std::invalid_argument naming the devices
+  // there are.
+  virtual kernels::DeviceInfo device(const kernels::Target& target) = 0;
+
+  // Makes the request's device ready for its workload (a context, device buffers); the loop calls
+  // it for every request, so it must be cheap when nothing changed.
+  virtual void prepare(const WorkerRequest& /*request*/, const Operands& /*operands*/) {}
+  // Loads the request's artifact. A candidate that cannot be loaded (a program that does not
+  // compile) gives nullptr with `reply` saying why.
+  virtual std::unique_ptr<LoadedCandidate> load(const WorkerRequest& request, Operands& operands,
+                                                WorkerReply& reply) = 0;
+  // After an exception from this backend's candidate: drop state that may be broken (an OpenCL
+  // context after a fault), so the next candidate starts clean.
+  virtual void reset() {}
+};
+
+}  // namespace optune::measure

@@ -1,0 +1,66 @@
+// The messages between a runner and optune-worker, one JSON object per line (and, unchanged,
+// inside RPC frames). A request with an artifact measures it; without one it prepares the
+// workload's operands (a "ready" reply); a describe request asks for devices.
+// A crash or hang shows up on the runner's side as a dead or silent worker.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "optune/measure/timing_policy.hpp"
+
+namespace optune::measure {
+
+struct WorkerRequest {
+  std::string workload;   // the workload's key
+  TimingPolicy timing;
+  std::uint64_t seed = 1;  // of the random inputs
+  std::string target = "cpu";  // its backend measures (the text before ':')
+  std::string cache_dir;   // where the backend may keep compiled programs; "" none
+  std::string artifact;    // the candidate's file; "" prepares the operands only
+};
+
+// {"describe": true}: every device of the worker; with a target, that target's device.
+struct DescribeRequest {
+  std::optional<std::string> target;
+};
+
+// Host<->device copies of the candidate's operands, reported beside the kernel time.
+struct Transfers {
+  double write_seconds = 0, read_seconds = 0, write_bytes = 0, read_bytes = 0;
+};
+
+struct WorkerReply {
+  // "ok", "ready", "no_device", or an error kind's name (measure_result.hpp).
+  std::string status = "runtime_error";
+  std::string message;
+  std::vector<double> costs;  // seconds per run, one per repeat
+  double error = 0;           // relative L2 error of the output; -1 for not finite
+  int number = 0;             // runs per repeat
+  double build_seconds = 0;   // compiled in the worker (OpenCL): its compile or cache load
+  std::optional<bool> program_cached;
+  std::optional<Transfers> transfer;
+  // Describe replies: the device asked for (or the first), and all of them.
+  std::optional<nlohmann::json> device;
+  std::optional<std::vector<nlohmann::json>> devices;
+};
+
+// Each message's JSON form. from_json throws nlohmann::json::exception (or std::invalid_argument
+// for a bad timing policy) on a malformed message.
+void to_json(nlohmann::json& json, const WorkerRequest& request);
+void from_json(const nlohmann::json& json, WorkerRequest& request);
+void to_json(nlohmann::json& json, const DescribeRequest& request);
+void from_json(const nlohmann::json& json, DescribeRequest& request);
+bool is_describe_request(const nlohmann::json& json);
+void to_json(nlohmann::json& json, const Transfers& transfers);
+void from_json(const nlohmann::json& json, Transfers& transfers);
+void to_json(nlohmann::json& json, const WorkerReply& reply);
+void from_json(const nlohmann::json& json, WorkerReply& reply);
+
+WorkerReply failure_reply(std::string status, std::string message);
+
+}  // namespace optune::measure

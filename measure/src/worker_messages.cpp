@@ -1,0 +1,82 @@
+#include "optune/measure/worker_messages.hpp"
+
+namespace optune::measure {
+
+void to_json(nlohmann::json& json, const WorkerRequest& request) {
+  json = {{"workload", request.workload}, {"timing", to_json(request.timing)}, {"seed", request.seed},
+          {"target", request.target}};
+  if (!request.cache_dir.empty()) json["cache_dir"] = request.cache_dir;
+  if (!request.artifact.empty()) json["artifact"] = request.artifact;
+}
+
+void from_json(const nlohmann::json& json, WorkerRequest& request) {
+  request = WorkerRequest{};
+  request.workload = json.at("workload").get<std::string>();
+  request.timing = timing_policy_from_json(json.at("timing"));
+  request.seed = json.value("seed", request.seed);
+  request.target = json.value("target", request.target);
+  request.cache_dir = json.value("cache_dir", "");
+  request.artifact = json.value("artifact", "");
+}
+
+void to_json(nlohmann::json& json, const DescribeRequest& request) {
+  json = {{"describe", true}};
+  if (request.target) json["target"] = *request.target;
+}
+
+void from_json(const nlohmann::json& json, DescribeRequest& request) {
+  request.target.reset();
+  if (json.contains("target")) request.target = json.at("target").get<std::string>();
+}
+
+bool is_describe_request(const nlohmann::json& json) {
+  return json.is_object() && json.value("describe", false);
+}
+
+void to_json(nlohmann::json& json, const Transfers& t) {
+  json = {{"write_seconds", t.write_seconds}, {"read_seconds", t.read_seconds},
+          {"write_bytes", t.write_bytes}, {"read_bytes", t.read_bytes}};
+}
+
+void from_json(const nlohmann::json& json, Transfers& t) {
+  t.write_seconds = json.value("write_seconds", 0.0);
+  t.read_seconds = json.value("read_seconds", 0.0);
+  t.write_bytes = json.value("write_bytes", 0.0);
+  t.read_bytes = json.value("read_bytes", 0.0);
+}
+
+void to_json(nlohmann::json& json, const WorkerReply& reply) {
+  json = {{"status", reply.status}};
+  if (!reply.message.empty()) json["message"] = reply.message;
+  if (!reply.costs.empty()) json["costs"] = reply.costs;
+  if (reply.status == "ok" || reply.status == "wrong_answer") json["error"] = reply.error;
+  if (reply.number > 0) json["number"] = reply.number;
+  if (reply.build_seconds > 0) json["build_seconds"] = reply.build_seconds;
+  if (reply.program_cached) json["program_cached"] = *reply.program_cached;
+  if (reply.transfer) json["transfer"] = *reply.transfer;
+  if (reply.device) json["device"] = *reply.device;
+  if (reply.devices) json["devices"] = *reply.devices;
+}
+
+void from_json(const nlohmann::json& json, WorkerReply& reply) {
+  reply = WorkerReply{};
+  reply.status = json.at("status").get<std::string>();
+  reply.message = json.value("message", "");
+  if (json.contains("costs")) reply.costs = json.at("costs").get<std::vector<double>>();
+  reply.error = json.value("error", 0.0);
+  reply.number = json.value("number", 0);
+  reply.build_seconds = json.value("build_seconds", 0.0);
+  if (json.contains("program_cached")) reply.program_cached = json.at("program_cached").get<bool>();
+  if (json.contains("transfer")) reply.transfer = json.at("transfer").get<Transfers>();
+  if (json.contains("device")) reply.device = json.at("device");
+  if (json.contains("devices")) reply.devices = json.at("devices").get<std::vector<nlohmann::json>>();
+}
+
+WorkerReply failure_reply(std::string status, std::string message) {
+  WorkerReply reply;
+  reply.status = std::move(status);
+  reply.message = std::move(message);
+  return reply;
+}
+
+}  // namespace optune::measure

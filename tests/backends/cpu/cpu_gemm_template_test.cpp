@@ -1,0 +1,216 @@
+// The "gemm.cpu" template: its space is large enough to study search on and still holds the
+// fast configs, every valid config is a kernel that can be instantiated, the default config is
+// valid for any shape, and an emitted candidate compiles, loads and computes the product.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "optune/kernels/cpu/gemm_config_view.hpp"
+#include "optune/backends/registry.hpp"
+#include "optune/kernels/cpu/candidate.hpp"
+#include "optune/kernels/kernel_template.hpp"
+#include "../../support/test_devices.hpp"
+
+namespace optune::kernels {
+namespace {
+
+namespace ss = search_space;
+
+using test_support::avx2_device;
+using test_support::avx512_device;
+using test_support::neon_device;
+
+Workload gemm(std::int64_t M, std::int64_t N, std::int64_t K) {
+  return Workload{Op::kGemm, "f32", GemmShape{M, N, K}};
+}
+
+const KernelTemplate& cpu_gemm() { return backends::find_template(Op::kGemm, "cpu"); }
+
+TEST(CpuGemmTemplate, IsFoundByOpAndBackend) {
+  EXPECT_EQ(cpu_gemm().name(), "gemm.cpu");
+  EXPECT_EQ(cpu_gemm().op(), Op::kGemm);
+  EXPECT_EQ(cpu_gemm().backend(), "cpu");
+}
+
+TEST(CpuGemmTemplate, SpaceOf512CubedHasAtLeast1e5ValidConfigs) {
+  const ss::ConfigSpace space = cpu_gemm().space(gemm(512, 512, 512), avx2_device(2));
+  const std::uint64_t size = space.size();
+  std::mt19937_64 rng(7);
+  constexpr int kDraws = 40000;
+  int valid = 0;
+  for (int i = 0; i < kDraws; ++i) valid += space.is_valid(space.from_index(rng() % size));
+  const double estimate = static_cast<double>(size) * valid / kDraws;
+  // ~4% of ~2.8e8 are valid: the estimate has a few percent of relative error; the bound has
+  // two orders of magnitude of margin.
+  EXPECT_GE(estimate, 1e5) << valid << " of " << kDraws << " draws valid, space size " << size;
+}
+
+TEST(CpuGemmTemplate, EveryValidConfigIsAnInstantiableKernel) {
+  for (const DeviceInfo& device : {avx2_device(2), avx512_device(), neon_device()}) {
+    const Workload workload = gemm(127, 509, 1021);
+    const ss::ConfigSpace space = cpu_gemm().space(workload, device);
+    std::mt19937_64 rng(11);
+    for (const ss::Config& config : space.sample_valid_distinct(rng, 300)) {
+      const cpu::GemmConfig c = cpu::gemm_config_from_view(ss::ConfigView(space, config));
+      const char* error = cpu::gemm_config_error(c);
+      EXPECT_EQ(error, nullptr) << error << " for " << space.to_json(config).dump();
+      EXPECT_LE(c.lanes, device.simd_f32_lanes());
+    }
+  }
+}
+
+TEST(CpuGemmTemplate, SpaceHoldsTheFastConfigs) {
+  // Hand-picked on a 2-core Zen3 (tests/bench/bench_gemm.cpp): 6x16 tiles, MC 72, KC 512.
+  const Workload workload = gemm(2048, 2048, 2048);
+  const ss::ConfigSpace space = cpu_gemm().space(workload, avx2_device(2));
+  const nlohmann::json fast = {{"tile_mc", {29, 72}},
+                               {"tile_nc", {1, 2048}},
+                               {"tile_kc", {4, 512}},
+                               {"mr", 6},
+                               {"nr", 16},
+                               {"lanes", "8"},
+                               {"pack_a", true},
+                               {"pack_b", true},
+                               {"loop_order", "jc_pc_ic"},
+                               {"unroll_k", "4"},
+                               {"threads", 2},
+                               {"parallel_loop", "jc"}};
+  const ss::Config config = space.from_json(fast);
+  EXPECT_EQ(space.first_violation(config), "");
+  const cpu::GemmConfig c = cpu::gemm_config_from_view(ss::ConfigView(space, config));
+  EXPECT_EQ(c, (cpu::GemmConfig{
+                   .mc = 72, .nc = 2048, .kc = 512, .mr = 6, .nr = 16, .lanes = 8, .threads = 2}));
+}
+
+TEST(CpuGemmTemplate, RejectsMicroTilesPastTheRegisterFile) {
+  const Workload workload = gemm(512, 512, 512);
+  const ss::ConfigSpace space = cpu_gemm().space(workload, avx2_device(2));
+  ss::Config config = cpu_gemm().default_config(workload, avx2_device(2), space);
+  nlohmann::json json = space.to_json(config);
+  json["mr"] = 8;  // 8 x 2 vectors + 2 + 1 > 16 AVX2 registers
+  json["tile_mc"] = {8, 64};
+  EXPECT_NE(space.first_violation(space.from_json(json)), "");
+  json["nr"] = 12;  // not a multiple of 8 lanes
+  json["mr"] = 4;
+  EXPECT_NE(space.first_violation(space.from_json(json)), "");
+}
+
+TEST(CpuGemmTemplate, DefaultConfigIsValidForAnyShape) {
+  const std::vector<Workload> workloads = {
+      gemm(1, 1, 1),       gemm(17, 3, 5),      gemm(1, 1000, 2048), gemm(127, 509, 1021),
+      gemm(512, 512, 512), gemm(3136, 64, 576), gemm(49, 512, 4608), gemm(100000, 7, 3)};
+  for (const DeviceInfo& device :
+       {avx2_device(1), avx2_device(2), avx512_device(), neon_device()}) {
+    for (const Workload& workload : workloads) {
+      const ss::ConfigSpace space = cpu_gemm().space(workload, device);
+      const ss::Config config = cpu_gemm().default_config(workload, device, space);
+      EXPECT_EQ(space.first_violation(config), "") << workload.key() << " " << device.arch;
+      const cpu::GemmConfig c = cpu::gemm_config_from_view(ss::ConfigView(space, config));
+      EXPECT_EQ(cpu::gemm_config_error(c), nullptr) << workload.key();
+      EXPECT_TRUE(c.pack_a && c.pack_b) << workload.key();
+      EXPECT_EQ(c.threads, device.cores) << workload.key();
+      EXPECT_EQ(c.lanes, device.simd_f32_lanes()) << workload.key();
+    }
+  }
+}
+
+// Naive double-precision product, row-major.
+std::vector<double> naive_product(const std::vector<float>& a, const std::vector<float>& b,
+                                  std::int64_t M, std::int64_t N, std::int64_t K) {
+  std::vector<double> c(static_cast<std::size_t>(M * N), 0.0);
+  for (std::int64_t i = 0; i < M; ++i) {
+    for (std::int64_t p = 0; p < K; ++p) {
+      for (std::int64_t j = 0; j < N; ++j) {
+        c[static_cast<std::size_t>(i * N + j)] +=
+            static_cast<double>(a[static_cast<std::size_t>(i * K + p)]) *
+            b[static_cast<std::size_t>(p * N + j)];
+      }
+    }
+  }
+  return c;
+}
+
+TEST(CpuGemmTemplate, EmittedSourceCompilesLoadsAndComputesTheProduct) {
+  const std::int64_t M = 37, N = 45, K = 71;
+  const Workload workload = gemm(M, N, K);
+  const DeviceInfo device = avx2_device(2);
+  const ss::ConfigSpace space = cpu_gemm().space(workload, device);
+  std::mt19937_64 rng(3);
+  const ss::Config config = space.sample_valid(rng);
+  const std::string source =
+      cpu_gemm().emit_source(workload, device, ss::ConfigView(space, config));
+  ASSERT_NE(source.find(std::string("extern \"C\" void ") + kCandidateSymbol), std::string::npos);
+  ASSERT_NE(source.find("#include <optune/kernels/cpu/gemm.hpp>"), std::string::npos);
+
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("optune_cpu_gemm_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  { std::ofstream(dir / "candidate.cpp") << source; }
+  // The flags the local builder uses for the native CPU target.
+  const std::string command =
+      "c++ -std=c++20 -O3 -march=native -fopenmp -fPIC -shared -I" +
+      std::string(OPTUNE_SOURCE_DIR) + "/backends/cpu/include " + (dir / "candidate.cpp").string() +
+      " -o " + (dir / "candidate.so").string() + " 2> " + (dir / "build.log").string();
+  ASSERT_EQ(std::system(command.c_str()), 0) << source;
+
+  void* handle = dlopen((dir / "candidate.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(handle, nullptr) << dlerror();
+  auto function = reinterpret_cast<CandidateFunction>(dlsym(handle, kCandidateSymbol));
+  ASSERT_NE(function, nullptr);
+
+  std::mt19937 values(5);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> a(static_cast<std::size_t>(M * K)), b(static_cast<std::size_t>(K * N));
+  for (auto& x : a) x = dist(values);
+  for (auto& x : b) x = dist(values);
+  std::vector<float> c(static_cast<std::size_t>(M * N), std::nanf(""));
+  const float* inputs[] = {a.data(), b.data()};
+  function(inputs, c.data());
+  const std::vector<double> want = naive_product(a, b, M, N, K);
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    num += (c[i] - want[i]) * (c[i] - want[i]);
+    den += want[i] * want[i];
+  }
+  EXPECT_LE(std::sqrt(num / den), 1e-4) << source;
+  dlclose(handle);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CpuGemmTemplate, DerivedFeaturesHaveStableNamesAndFiniteValues) {
+  const Workload workload = gemm(196, 256, 2304);
+  const ss::ConfigSpace space = cpu_gemm().space(workload, avx2_device(2));
+  std::mt19937_64 rng(9);
+  std::vector<std::string> names;
+  for (const ss::Config& config : space.sample_valid_distinct(rng, 50)) {
+    const auto features =
+        cpu_gemm().derived_features(workload, avx2_device(2), ss::ConfigView(space, config));
+    std::vector<std::string> these;
+    for (const auto& [name, value] : features) {
+      these.push_back(name);
+      EXPECT_TRUE(std::isfinite(value)) << name;
+    }
+    if (names.empty()) names = these;
+    EXPECT_EQ(these, names);
+  }
+  EXPECT_FALSE(names.empty());
+}
+
+TEST(CpuGemmTemplate, ConfigLiteralNamesEveryField) {
+  const std::string literal = cpu::gemm_config_literal(cpu::GemmConfig{});
+  for (const char* field : {".mc", ".nc", ".kc", ".mr", ".nr", ".lanes", ".pack_a", ".pack_b",
+                            ".loop_order", ".unroll", ".threads", ".parallel"}) {
+    EXPECT_NE(literal.find(field), std::string::npos) << field;
+  }
+}
+
+}  // namespace
+}  // namespace optune::kernels

@@ -1,0 +1,242 @@
+// The OpenCL templates' spaces against device limits: no config over a device's work-group,
+// work-item, local-memory or vector limits is ever valid (so never proposed), defaults are valid,
+// and launches cover the output exactly once per tile.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include "optune/backends/registry.hpp"
+#include "optune/kernels/kernel_template.hpp"
+#include "optune/kernels/opencl/opencl_template.hpp"
+#include "optune/kernels/workload.hpp"
+
+namespace optune::kernels {
+namespace {
+
+// A small phone-like GPU: 128 work-items, 64 x 64 x 64 item sizes, 8 KiB local memory.
+DeviceInfo small_gpu() {
+  DeviceInfo device;
+  device.kind = "opencl";
+  device.name = "Small GPU";
+  device.platform = "Test";
+  device.cores = 4;
+  device.max_work_group_size = 128;
+  device.max_work_item_sizes = {64, 64, 16};
+  device.local_mem_bytes = 8 * 1024;
+  device.preferred_vector_width = 1;
+  return device;
+}
+
+std::int64_t number(const search_space::ConfigView& view, const std::string& knob) {
+  return std::stoll(view.choice(knob));
+}
+
+struct Case {
+  Op op;
+  const char* shape;
+};
+
+class OpenCLTemplateLimits : public ::testing::TestWithParam<Case> {};
+
+TEST_P(OpenCLTemplateLimits, NoValidConfigExceedsTheDeviceLimits) {
+  const Workload workload = parse_workload(GetParam().op, GetParam().shape);
+  const OpenCLTemplate& t = as_opencl(backends::find_template(workload.op, "opencl"));
+  const DeviceInfo device = small_gpu();
+  const auto space = t.space(workload, device);
+  std::mt19937_64 rng(7);
+  const auto configs = space.sample_valid_distinct(rng, 300);
+  ASSERT_GT(configs.size(), 50u);
+  for (const auto& config : configs) {
+    const search_space::ConfigView view(space, config);
+    const auto kernel = t.opencl_kernel(workload, device, view);
+    const auto& local = kernel.local_size;
+    EXPECT_LE(local[0] * local[1] * local[2], 128u) << space.to_json(config).dump();
+    EXPECT_LE(local[0], 64u);
+    EXPECT_LE(local[1], 64u);
+    EXPECT_LE(local[2], 16u);
+    for (int d = 0; d < 3; ++d) EXPECT_EQ(kernel.global_size[d] % local[d], 0u);
+    const std::string& options = kernel.build_options;
+    for (const char* wide : {"-DVWN=8", "-DVWM=8", "-DVW=8"}) EXPECT_EQ(options.find(wide), std::string::npos);
+    if (workload.op == Op::kGemm) {
+      const auto kwg = number(view, "kwg");
+      const auto bytes = 4 * kwg * (number(view, "sa") * number(view, "mwg") + number(view, "sb") * number(view, "nwg"));
+      EXPECT_LE(bytes, 8 * 1024) << space.to_json(config).dump();
+    }
+    if (workload.op == Op::kConv2d) {  // the staged input of cb x tc channels and the slices' partial sums
+      const auto s = workload.conv();
+      const auto tile_p = number(view, "tp") * number(view, "ppt"), tile_q = number(view, "tq") * number(view, "qpt");
+      const auto tc = number(view, "tc");
+      const auto input = number(view, "local_in") * number(view, "cb") * tc * ((tile_p - 1) * s.stride + s.R) *
+                         ((tile_q - 1) * s.stride + s.S);
+      const auto partials = tc > 1 ? tc * number(view, "tk") * number(view, "kpt") * tile_p * tile_q : 0;
+      EXPECT_LE(4 * (input + partials), 8 * 1024) << space.to_json(config).dump();
+    }
+  }
+  const auto fallback = t.default_config(workload, device, space);
+  EXPECT_TRUE(space.is_valid(fallback)) << space.first_violation(fallback);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Templates, OpenCLTemplateLimits,
+    ::testing::Values(Case{Op::kGemm, "127,509,1021"},
+                      Case{Op::kConv2d, "N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"},
+                      Case{Op::kConv2d, "N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2,pad=3"},
+                      Case{Op::kDepthwiseConv2d, "N=1,C=32,H=112,W=112,R=3,S=3,stride=1,pad=1"}));
+
+TEST(OpenCLGemmTemplate, DefaultIsTheGenericGpuTileOnALargeDevice) {
+  DeviceInfo device = small_gpu();
+  device.max_work_group_size = 1024;
+  device.max_work_item_sizes = {1024, 1024, 64};
+  device.local_mem_bytes = 48 * 1024;
+  const Workload workload = parse_workload(Op::kGemm, "2048,2048,2048");
+  const OpenCLTemplate& t = as_opencl(backends::find_template(Op::kGemm, "opencl"));
+  const auto space = t.space(workload, device);
+  const auto config = t.default_config(workload, device, space);
+  const auto json = space.to_json(config);
+  EXPECT_EQ(json["mwg"], "128");
+  EXPECT_EQ(json["mdimc"], "16");
+  EXPECT_EQ(json["sa"], "1");
+  const auto kernel = t.opencl_kernel(workload, device, search_space::ConfigView(space, config));
+  EXPECT_EQ(kernel.global_size[0], 2048u / 256 * 16);
+  EXPECT_NE(kernel.build_options.find("-DEDGE_M=0"), std::string::npos);
+  EXPECT_EQ(t.name(), "gemm.opencl");
+}
+
+// On a large GPU the conv default splits the input channels over 16 slices of a work-group (the
+// deep batch-1 layers need it), and its launch has 16 x 2 x 16 work-items; with 3 input channels
+// (ResNet's stem) the split is refused and the default falls back to a tile without it.
+TEST(OpenCLConv2dTemplate, DefaultSplitsTheChannelsOnALargeDeviceWhereThereAreChannelsToSplit) {
+  DeviceInfo device = small_gpu();
+  device.max_work_group_size = 1024;
+  device.max_work_item_sizes = {1024, 1024, 64};
+  device.local_mem_bytes = 48 * 1024;
+  const OpenCLTemplate& t = as_opencl(backends::find_template(Op::kConv2d, "opencl"));
+  const Workload deep = parse_workload(Op::kConv2d, "N=1,C=512,H=7,W=7,K=512,R=3,S=3,stride=1,pad=1");
+  const auto space = t.space(deep, device);
+  const auto config = t.default_config(deep, device, space);
+  EXPECT_EQ(space.to_json(config)["tc"], "16");
+  const auto kernel = t.opencl_kernel(deep, device, search_space::ConfigView(space, config));
+  EXPECT_EQ(kernel.local_size, (std::array<std::size_t, 3>{8, 2, 16}));
+  EXPECT_EQ(kernel.global_size, (std::array<std::size_t, 3>{8, 2, 512 / 8 * 16}));
+
+  const Workload stem = parse_workload(Op::kConv2d, "N=1,C=3,H=224,W=224,K=64,R=7,S=7,stride=2,pad=3");
+  const auto stem_space = t.space(stem, device);
+  EXPECT_EQ(stem_space.to_json(t.default_config(stem, device, stem_space))["tc"], "1");
+}
+
+TEST(OpenCLGemmTemplate, OddShapesSwitchEdgeHandlingOn) {
+  const Workload workload = parse_workload(Op::kGemm, "127,509,1021");
+  const OpenCLTemplate& t = as_opencl(backends::find_template(Op::kGemm, "opencl"));
+  const DeviceInfo device = small_gpu();
+  const auto space = t.space(workload, device);
+  const auto config = t.default_config(workload, device, space);
+  const auto kernel = t.opencl_kernel(workload, device, search_space::ConfigView(space, config));
+  for (const char* edge : {"-DEDGE_M=1", "-DEDGE_N=1", "-DEDGE_K=1"})
+    EXPECT_NE(kernel.build_options.find(edge), std::string::npos) << kernel.build_options;
+  EXPECT_NE(t.emit_source(workload, device, search_space::ConfigView(space, config)).find("#include \"gemm.cl\""),
+            std::string::npos);
+}
+
+// An H100 as NVIDIA's OpenCL driver describes it: compute capability 9.0, 48 KiB of local memory.
+DeviceInfo nvidia_h100() {
+  DeviceInfo device = small_gpu();
+  device.name = "NVIDIA H100 80GB HBM3";
+  device.platform = "NVIDIA CUDA";
+  device.cores = 132;
+  device.max_work_group_size = 1024;
+  device.max_work_item_sizes = {1024, 1024, 64};
+  device.local_mem_bytes = 48 * 1024;
+  device.isa = {"sm_90"};
+  return device;
+}
+
+// On NVIDIA devices of compute capability 8.0 and later, a GEMM whose K and N are multiples of 4
+// is tuned in the tensor-core kernel's space: every sampled config fits the device (warps of 32,
+// local memory of its stages, 128 accumulators), launches one work-group per tile, and builds
+// gemm_mma.cl; the default is the 128 x 128 tile of four 64 x 64 warps.
+TEST(OpenCLGemmTemplate, TensorCoreSpaceOnNvidiaSm80AndLater) {
+  const DeviceInfo device = nvidia_h100();
+  const OpenCLTemplate& t = as_opencl(backends::find_template(Op::kGemm, "opencl"));
+  const Workload workload = parse_workload(Op::kGemm, "2048,2048,2048");
+  const auto space = t.space(workload, device);
+  ASSERT_NO_THROW(space.knob_index("math"));
+  EXPECT_THROW(space.knob_index("mdimc"), std::out_of_range);
+  std::mt19937_64 rng(11);
+  const auto configs = space.sample_valid_distinct(rng, 200);
+  ASSERT_GT(configs.size(), 100u);
+  for (const auto& config : configs) {
+    const search_space::ConfigView view(space, config);
+    const auto kernel = t.opencl_kernel(workload, device, view);
+    EXPECT_EQ(kernel.source_file, "gemm_mma.cl");
+    EXPECT_EQ(kernel.kernel_name, "optune_gemm_mma");
+    const auto mwg = number(view, "mwg"), nwg = number(view, "nwg"), kwg = number(view, "kwg");
+    const auto wm = number(view, "wm"), wn = number(view, "wn"), stages = number(view, "stages");
+    const std::size_t threads = (mwg / wm) * (nwg / wn) * 32;
+    EXPECT_EQ(kernel.local_size, (std::array<std::size_t, 3>{threads, 1, 1})) << space.to_json(config).dump();
+    EXPECT_LE(threads, 1024u);
+    EXPECT_EQ(kernel.global_size, (std::array<std::size_t, 3>{2048 / nwg * threads, std::size_t(2048 / mwg), 1}));
+    EXPECT_LE(4 * stages * (mwg * (kwg + 4) + kwg * (nwg + 8)), 48 * 1024) << space.to_json(config).dump();
+    EXPECT_LE(wm * wn / 32, 128);
+    EXPECT_NE(kernel.build_options.find("-DSTAGES=" + std::to_string(stages)), std::string::npos);
+  }
+  const auto config = t.default_config(workload, device, space);
+  const auto json = space.to_json(config);
+  EXPECT_EQ(json["math"], "tf32x3");
+  EXPECT_EQ(json["mwg"], "128");
+  EXPECT_EQ(json["nwg"], "128");
+  EXPECT_EQ(json["wm"], "64");
+  EXPECT_EQ(json["wn"], "64");
+  EXPECT_EQ(json["gsw"], "8");
+  const auto kernel = t.opencl_kernel(workload, device, search_space::ConfigView(space, config));
+  EXPECT_EQ(kernel.local_size[0], 128u);
+  EXPECT_NE(kernel.build_options.find("-DEDGE_M=0 -DEDGE_N=0 -DEDGE_K=0"), std::string::npos)
+      << kernel.build_options;
+  EXPECT_NE(t.emit_source(workload, device, search_space::ConfigView(space, config)).find("#include \"gemm_mma.cl\""),
+            std::string::npos);
+}
+
+// The tensor-core kernel copies rows of A and B 16 bytes at a time: a K or N that is no multiple
+// of 4 (or a device before sm_80, or one that is not NVIDIA's) gets the float32 FMA kernel's space.
+TEST(OpenCLGemmTemplate, FmaSpaceWhereTensorCoresDoNotApply) {
+  const OpenCLTemplate& t = as_opencl(backends::find_template(Op::kGemm, "opencl"));
+  auto is_tensor_core_space = [&](const DeviceInfo& device, const char* shape) {
+    const Workload workload = parse_workload(Op::kGemm, shape);
+    const auto space = t.space(workload, device);
+    const auto config = t.default_config(workload, device, space);
+    const bool mma = t.opencl_kernel(workload, device, search_space::ConfigView(space, config)).source_file ==
+                     "gemm_mma.cl";
+    EXPECT_EQ(mma, space.describe().dump().find("\"math\"") != std::string::npos) << shape;
+    return mma;
+  };
+  DeviceInfo device = nvidia_h100();
+  EXPECT_TRUE(is_tensor_core_space(device, "1000,1020,1028"));  // M needs no multiple: edges
+  EXPECT_FALSE(is_tensor_core_space(device, "127,509,1021"));
+  EXPECT_FALSE(is_tensor_core_space(device, "128,128,130"));
+  EXPECT_FALSE(is_tensor_core_space(device, "128,130,128"));
+  device.isa = {"sm_75"};
+  EXPECT_FALSE(is_tensor_core_space(device, "2048,2048,2048"));
+  EXPECT_FALSE(is_tensor_core_space(small_gpu(), "2048,2048,2048"));
+}
+
+// The edges of the tensor-core kernel: M, N, K past the tiles switch zero-filled copies and
+// checked stores on, and the grid covers the matrix.
+TEST(OpenCLGemmTemplate, TensorCoreEdgesAreCheckedAndCovered) {
+  const DeviceInfo device = nvidia_h100();
+  const OpenCLTemplate& t = as_opencl(backends::find_template(Op::kGemm, "opencl"));
+  const Workload workload = parse_workload(Op::kGemm, "1000,1020,1028");
+  const auto space = t.space(workload, device);
+  const auto config = t.default_config(workload, device, space);
+  const auto kernel = t.opencl_kernel(workload, device, search_space::ConfigView(space, config));
+  for (const char* edge : {"-DEDGE_M=1", "-DEDGE_N=1", "-DEDGE_K=1"})
+    EXPECT_NE(kernel.build_options.find(edge), std::string::npos) << kernel.build_options;
+  const auto json = space.to_json(config);
+  const std::size_t mwg = std::stoul(json["mwg"].get<std::string>()), nwg = std::stoul(json["nwg"].get<std::string>());
+  EXPECT_GE(kernel.global_size[1] * mwg, 1000u);
+  EXPECT_GE(kernel.global_size[0] / kernel.local_size[0] * nwg, 1020u);
+}
+
+}  // namespace
+}  // namespace optune::kernels

@@ -1,0 +1,64 @@
+// Targets through the registry: each backend's text forms, their canonical str(), and the errors.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "optune/backends/registry.hpp"
+
+namespace optune::backends {
+namespace {
+
+TEST(Target, ParsesTheCpuForms) {
+  EXPECT_EQ(parse_target("cpu"), kernels::Target{});
+  EXPECT_TRUE(find_backend("cpu").runs_here(parse_target("cpu")));
+
+  const kernels::Target cross = parse_target("cpu:aarch64-linux-gnu");
+  EXPECT_EQ(cross.backend, "cpu");
+  EXPECT_EQ(cross.spec, "aarch64-linux-gnu");
+  EXPECT_FALSE(find_backend("cpu").runs_here(cross));
+  EXPECT_EQ(parse_target("  cpu : aarch64-linux-gnu ").str(), "cpu:aarch64-linux-gnu");
+}
+
+TEST(Target, StrRoundTrips) {
+  for (const char* text : {"cpu", "cpu:aarch64-linux-gnu"}) {
+    EXPECT_EQ(parse_target(text).str(), text);
+    EXPECT_EQ(parse_target(parse_target(text).str()), parse_target(text));
+  }
+}
+
+TEST(Target, RejectsUnknownTargetsNamingTheFormsThereAre) {
+  try {
+    parse_target("gpu");
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_EQ(std::string(error.what()), "target: unknown target 'gpu' (expected " + target_forms() + ")");
+    EXPECT_NE(target_forms().find("cpu, cpu:<triple>"), std::string::npos);
+  }
+  for (const char* text : {"", "CPU", "cpu:", "cuda", "cpux", "cpu:a b", "cpu:x:y", ":cpu"}) {
+    EXPECT_THROW(parse_target(text), std::invalid_argument) << text;
+  }
+}
+
+TEST(Registry, EveryTemplateIsFoundByItsOpAndBackend) {
+  ASSERT_FALSE(all_templates().empty());
+  for (const auto* kernel_template : all_templates()) {
+    EXPECT_EQ(&find_template(kernel_template->op(), kernel_template->backend()), kernel_template)
+        << kernel_template->name();
+    EXPECT_NO_THROW(find_backend(kernel_template->backend()));
+  }
+  EXPECT_EQ(find_template(kernels::Op::kGemm, "cpu").name(), "gemm.cpu");
+  EXPECT_THROW(find_template(kernels::Op::kGemm, "vulkan"), std::invalid_argument);
+  EXPECT_THROW(find_backend("vulkan"), std::invalid_argument);
+}
+
+TEST(Registry, TheFirstLocalDeviceIsThisMachinesCpu) {
+  const auto devices = local_devices();
+  ASSERT_FALSE(devices.empty());
+  EXPECT_EQ(devices.front().target.str(), "cpu");
+  EXPECT_EQ(devices.front().device.kind, "cpu");
+  EXPECT_EQ(make_workers().size(), all_backends().size());
+}
+
+}  // namespace
+}  // namespace optune::backends
