@@ -7,7 +7,7 @@
 #include "optune/measure/local_runner.hpp"
 #include "optune/measure/opencl_builder.hpp"
 #include "optune/measure/rpc/rpc_runner.hpp"
-#include "optune/tuner/target_description.hpp"
+#include "optune/tuner/jobs/target_description.hpp"
 
 namespace optune::app {
 namespace {

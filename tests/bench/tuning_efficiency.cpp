@@ -24,9 +24,9 @@
 
 #include "optune/db/database.hpp"
 #include "optune/kernels/kernel_template.hpp"
-#include "optune/tuner/landscape_replay.hpp"
-#include "optune/tuner/task_history.hpp"
-#include "optune/tuner/xgb_tuner.hpp"
+#include "optune/tuner/replay/landscape_replay.hpp"
+#include "optune/tuner/search/task_history.hpp"
+#include "optune/tuner/search/xgb_tuner.hpp"
 
 namespace {
 

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "optune/tuner/genetic_tuner.hpp"
-#include "optune/tuner/grid_tuner.hpp"
-#include "optune/tuner/random_tuner.hpp"
+#include "optune/tuner/search/genetic_tuner.hpp"
+#include "optune/tuner/search/grid_tuner.hpp"
+#include "optune/tuner/search/random_tuner.hpp"
 
 namespace optune::tuner {
 namespace {
@@ -147,8 +147,8 @@ TEST(GeneticTuner, LaterGenerationsAreFitterThanTheFirst) {
 }  // namespace
 }  // namespace optune::tuner
 
-#include "optune/tuner/candidate_pool.hpp"
-#include "optune/tuner/task_history.hpp"
+#include "optune/tuner/search/candidate_pool.hpp"
+#include "optune/tuner/search/task_history.hpp"
 
 namespace optune::tuner {
 namespace {

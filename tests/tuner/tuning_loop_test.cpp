@@ -1,5 +1,5 @@
 // The tuning loop end to end with real parts: builder, isolated worker, SQLite database.
-#include "optune/tuner/tuning_loop.hpp"
+#include "optune/tuner/scheduling/tuning_loop.hpp"
 
 #include <gtest/gtest.h>
 

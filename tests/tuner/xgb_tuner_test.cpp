@@ -1,14 +1,14 @@
 // The model-based tuner against random search on a fixed synthetic landscape, over several seeds:
 // a statistical comparison, not one lucky run.
-#include "optune/tuner/xgb_tuner.hpp"
+#include "optune/tuner/search/xgb_tuner.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "optune/tuner/random_tuner.hpp"
-#include "optune/tuner/task_history.hpp"
+#include "optune/tuner/search/random_tuner.hpp"
+#include "optune/tuner/search/task_history.hpp"
 
 namespace optune::tuner {
 namespace {

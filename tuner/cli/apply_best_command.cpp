@@ -5,8 +5,8 @@
 #include "cli_support.hpp"
 #include "optune/measure/cpu_device.hpp"
 #include "optune/measure/opencl_devices.hpp"
-#include "optune/tuner/suite.hpp"
-#include "optune/tuner/tuned_header.hpp"
+#include "optune/tuner/scheduling/suite.hpp"
+#include "optune/tuner/results/tuned_header.hpp"
 
 namespace optune::cli {
 namespace {
