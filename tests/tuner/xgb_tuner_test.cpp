@@ -62,7 +62,7 @@ TEST(XGBTuner, ReachesTheTargetInFewerTrialsThanRandomOverSeeds) {
   std::vector<std::size_t> xgb_trials, random_trials;
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
     XGBTuner xgb(*task, seed, {}, options);
-    RandomTuner random(task->space, seed, {});
+    RandomTuner random(SearchDomain(task->space), seed);
     xgb_trials.push_back(trials_to_target(xgb, task->space, kBudget));
     random_trials.push_back(trials_to_target(random, task->space, kBudget));
     xgb_wins += xgb_trials.back() < random_trials.back();

@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "optune/tuner/scheduling/task_scheduler.hpp"
-#include "optune/tuner/search/tuner.hpp"
+#include "optune/tuner/search/strategies.hpp"
 #include "scheduling/suite_toml.hpp"
 
 namespace optune::tuner {

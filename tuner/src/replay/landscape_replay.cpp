@@ -5,6 +5,7 @@
 #include <set>
 
 #include "optune/tuner/search/candidate_pool.hpp"
+#include "optune/tuner/search/strategies.hpp"
 #include "optune/tuner/search/task_history.hpp"
 
 namespace optune::tuner {

@@ -51,10 +51,6 @@ bool TuningSummary::best_is_default() const {
   return best && default_config && best->config_text() == default_config->config_text();
 }
 
-db::TaskKey task_key(const measure::MeasureTask& task) {
-  return {task.workload.key(), task.kernel_template->name(), task.target.str(), task.device.fingerprint_id()};
-}
-
 std::string make_run_id() {
   auto now = std::chrono::system_clock::now().time_since_epoch();
   std::random_device entropy;
@@ -101,7 +97,7 @@ TaskSession::TaskSession(std::shared_ptr<const measure::MeasureTask> task, const
                          RecordingMeasurer& measurer, std::string run_id)
     : task_(std::move(task)), measurer_(measurer), start_(std::chrono::steady_clock::now()) {
   summary_.run_id = std::move(run_id);
-  bool transfer = tuner_options.transfer && tuner_options.name == "xgb";
+  bool transfer = tuner_options.transfer && reads_transfer_records(tuner_options.name);
   auto history = load_history(measurer_.database(), *task_, transfer);
   // A resumed job (same run id) reuses the default config its earlier run measured.
   for (const auto& record : history.own)

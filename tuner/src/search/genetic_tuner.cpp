@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "optune/tuner/search/candidate_pool.hpp"
+#include "optune/tuner/search/strategies.hpp"
 
 namespace optune::tuner {
 namespace {
@@ -13,21 +13,13 @@ constexpr int kAttemptsPerChild = 50;
 
 }  // namespace
 
-GeneticTuner::GeneticTuner(const search_space::ConfigSpace& space, std::uint64_t seed,
-                           ConfigSet already_measured, GeneticOptions options,
-                           std::shared_ptr<const CandidatePool> pool)
-    : space_(space), rng_(seed), visited_(std::move(already_measured)), options_(options), pool_(std::move(pool)) {}
+GeneticTuner::GeneticTuner(SearchDomain domain, std::uint64_t seed, GeneticOptions options)
+    : domain_(std::move(domain)), rng_(seed), options_(options) {}
 
 bool GeneticTuner::propose(const search_space::Config& proposed) {
-  search_space::Config config = proposed;
-  if (pool_) {  // the nearest config the pool still has
-    auto nearest = pool_->nearest(proposed, visited_);
-    if (!nearest) return false;
-    config = *nearest;
-  }
-  if (visited_.count(config) || !space_.is_valid(config)) return false;
-  visited_.insert(config);
-  pending_.push_back(config);
+  auto config = domain_.closest_candidate(proposed);  // in a pool, the nearest config it still has
+  if (!config || !domain_.claim(*config)) return false;
+  pending_.push_back(std::move(*config));
   return true;
 }
 
@@ -42,7 +34,7 @@ search_space::Config GeneticTuner::child_of(const search_space::Config& a, const
   for (std::size_t knob = 0; knob < child.options.size(); ++knob) {
     if (coin(rng_)) child.options[knob] = b.options[knob];
     if (mutate(rng_)) {
-      std::uniform_int_distribution<std::uint64_t> option(0, space_.option_count(knob) - 1);
+      std::uniform_int_distribution<std::uint64_t> option(0, domain_.space().option_count(knob) - 1);
       child.options[knob] = static_cast<std::uint32_t>(option(rng_));
     }
   }
@@ -64,17 +56,9 @@ void GeneticTuner::breed() {
   }
   // Random immigrants: the first generation, and whatever breeding could not fill.
   for (int attempt = 0; pending_.size() < wanted && attempt < kAttemptsPerChild * static_cast<int>(wanted); ++attempt) {
-    if (pool_) {
-      auto immigrants = pool_->random(1, visited_, rng_);
-      if (immigrants.empty()) break;
-      propose(immigrants.front());
-      continue;
-    }
-    try {
-      propose(space_.sample_valid(rng_, 1000));
-    } catch (const std::runtime_error&) {
-      break;  // no valid config found at all
-    }
+    auto immigrant = domain_.random_candidate(rng_);
+    if (!immigrant) break;  // the pool is used up, or no valid config was found at all
+    propose(*immigrant);
   }
   if (pending_.empty()) exhausted_ = true;
 }
@@ -101,5 +85,13 @@ void GeneticTuner::update(const std::vector<search_space::Config>& configs,
   std::sort(elites_.begin(), elites_.end(), [](const Scored& a, const Scored& b) { return a.fitness > b.fitness; });
   if (elites_.size() > options_.elites) elites_.resize(options_.elites);
 }
+
+namespace strategies {
+
+std::unique_ptr<Tuner> genetic(const TunerRequest& request) {
+  return std::make_unique<GeneticTuner>(request.domain(), request.options.seed);
+}
+
+}  // namespace strategies
 
 }  // namespace optune::tuner

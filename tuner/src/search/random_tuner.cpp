@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "optune/tuner/search/candidate_pool.hpp"
+#include "optune/tuner/search/strategies.hpp"
 
 namespace optune::tuner {
 
@@ -10,43 +11,48 @@ namespace optune::tuner {
 // measured, rejection sampling stops finding new points.
 constexpr int kDrawsPerConfig = 2000;
 
-RandomTuner::RandomTuner(const search_space::ConfigSpace& space, std::uint64_t seed,
-                         ConfigSet already_measured, std::shared_ptr<const CandidatePool> pool)
-    : space_(space), rng_(seed), visited_(std::move(already_measured)), pool_(std::move(pool)) {}
+RandomTuner::RandomTuner(SearchDomain domain, std::uint64_t seed) : domain_(std::move(domain)), rng_(seed) {}
 
 std::vector<search_space::Config> RandomTuner::next_batch(std::size_t n) {
   std::vector<search_space::Config> batch;
   if (exhausted_) return batch;
-  if (pool_) {
-    batch = pool_->random(n, visited_, rng_);
-    visited_.insert(batch.begin(), batch.end());
+  if (domain_.pool()) {
+    batch = domain_.pool()->random(n, domain_.visited(), rng_);
+    domain_.claim_all(batch);
     return batch;
   }
+  const auto& space = domain_.space();
   // Small spaces are walked exactly, so that "exhausted" is true and not a sampling accident.
-  if (space_.size() <= static_cast<std::uint64_t>(kDrawsPerConfig)) {
+  if (space.size() <= static_cast<std::uint64_t>(kDrawsPerConfig)) {
     std::vector<search_space::Config> left;
-    for (std::uint64_t i = 0; i < space_.size(); ++i) {
-      auto config = space_.from_index(i);
-      if (!visited_.count(config) && space_.is_valid(config)) left.push_back(config);
+    for (std::uint64_t i = 0; i < space.size(); ++i) {
+      auto config = space.from_index(i);
+      if (domain_.is_open(config)) left.push_back(config);
     }
     std::shuffle(left.begin(), left.end(), rng_);
     if (left.size() <= n) exhausted_ = true;
     left.resize(std::min(left.size(), n));
-    for (const auto& config : left) visited_.insert(config);
+    domain_.claim_all(left);
     return left;
   }
-  std::uniform_int_distribution<std::uint64_t> index(0, space_.size() - 1);
+  std::uniform_int_distribution<std::uint64_t> index(0, space.size() - 1);
   for (int draws = 0; batch.size() < n; ++draws) {
     if (draws > kDrawsPerConfig * static_cast<int>(n)) {
       exhausted_ = true;
       break;
     }
-    auto config = space_.from_index(index(rng_));
-    if (visited_.count(config) || !space_.is_valid(config)) continue;
-    visited_.insert(config);
+    auto config = space.from_index(index(rng_));
+    if (!domain_.claim(config)) continue;
     batch.push_back(std::move(config));
   }
   return batch;
 }
 
+namespace strategies {
+
+std::unique_ptr<Tuner> random(const TunerRequest& request) {
+  return std::make_unique<RandomTuner>(request.domain(), request.options.seed);
+}
+
+}  // namespace strategies
 }  // namespace optune::tuner

@@ -1,7 +1,5 @@
 #include "optune/tuner/search/task_history.hpp"
 
-#include "optune/tuner/scheduling/task_session.hpp"
-
 namespace optune::tuner {
 
 TaskHistory load_history(const db::Database& database, const measure::MeasureTask& task,
@@ -65,6 +63,10 @@ std::optional<UsableRecord> best_usable(const db::Database& database, const db::
   // Enough of the ranking that records of older spaces at its top do not hide a usable one.
   constexpr std::size_t kCandidates = 16;
   return fastest_usable(space, database.top_k(task_filter(task), kCandidates));
+}
+
+db::TaskKey task_key(const measure::MeasureTask& task) {
+  return {task.workload.key(), task.kernel_template->name(), task.target.str(), task.device.fingerprint_id()};
 }
 
 db::RecordFilter task_filter(const db::TaskKey& task) {

@@ -7,6 +7,7 @@
 
 #include "optune/cost_model/batch_selection.hpp"
 #include "optune/tuner/search/candidate_pool.hpp"
+#include "optune/tuner/search/strategies.hpp"
 
 namespace optune::tuner {
 
@@ -26,15 +27,15 @@ XGBTuner::XGBTuner(const measure::MeasureTask& task, std::uint64_t seed, const T
     : task_(task),
       rng_(seed),
       options_(options),
+      domain_(task.space, {}, std::move(pool)),
       model_(task_features(task),
              [&] {
                auto model = options.model;
                model.seed = seed;
                return model;
-             }()),
-      pool_(std::move(pool)) {
+             }()) {
   auto own = parse_records(task.space, history.own);
-  visited_.insert(own.configs.begin(), own.configs.end());
+  domain_.claim_all(own.configs);
   add_transfer(history.related);
   add_other_devices(history.other_devices);
   measured_ = own.configs.size();
@@ -118,9 +119,9 @@ std::vector<search_space::Config> XGBTuner::rank_neighbours(std::size_t n) {
   if (n == 0 || best_measured_.empty()) return {};
   const auto& best = best_measured_.front().config;
   std::vector<search_space::Config> near;
-  if (pool_) {
-    for (const auto& config : pool_->configs()) {
-      if (visited_.contains(config)) continue;
+  if (domain_.pool()) {
+    for (const auto& config : domain_.pool()->configs()) {
+      if (domain_.is_visited(config)) continue;
       std::size_t distance = 0;
       for (std::size_t k = 0; k < best.options.size() && distance < 2; ++k) distance += config.options[k] != best.options[k];
       if (distance == 1) near.push_back(config);
@@ -132,7 +133,7 @@ std::vector<search_space::Config> XGBTuner::rank_neighbours(std::size_t n) {
       for (std::uint64_t i = 0; i < std::min(count, kNeighbourOptions); ++i) {
         auto config = best;
         config.options[k] = static_cast<std::uint32_t>(count <= kNeighbourOptions ? i : draw(rng_));
-        if (config == best || visited_.contains(config) || !task_.space.is_valid(config)) continue;
+        if (config == best || !domain_.is_open(config)) continue;
         if (std::find(near.begin(), near.end(), config) == near.end()) near.push_back(std::move(config));
       }
     }
@@ -152,7 +153,7 @@ std::vector<search_space::Config> XGBTuner::rank_by_annealing(std::size_t n, std
   search_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<search_space::Config> seeds;
   for (const auto& best : best_measured_) seeds.push_back(best.config);
-  ConfigSet exclude = visited_;
+  ConfigSet exclude = domain_.visited();
   exclude.insert(ranked.begin(), ranked.end());
   const std::size_t global = n - std::min(n, ranked.size());
   if (global == 0) return ranked;
@@ -168,13 +169,13 @@ std::vector<search_space::Config> XGBTuner::rank_by_annealing(std::size_t n, std
 // extracted once; each decision predicts every config and skips the measured ones.
 std::vector<search_space::Config> XGBTuner::rank_pool(std::size_t n, std::size_t local) {
   auto start = std::chrono::steady_clock::now();
-  if (pool_features_.rows == 0) pool_features_ = model_.features().extract_batch(pool_->configs());
+  const auto& configs = domain_.pool()->configs();
+  if (pool_features_.rows == 0) pool_features_ = model_.features().extract_batch(configs);
   const auto scores = model_.predict_features(pool_features_);
-  const auto& configs = pool_->configs();
   std::vector<search_space::Config> ranked = rank_neighbours(local);
   std::vector<cost_model::ScoredConfig> scored;
   for (std::size_t i = 0; i < configs.size(); ++i)
-    if (!visited_.contains(configs[i]) && std::find(ranked.begin(), ranked.end(), configs[i]) == ranked.end())
+    if (!domain_.is_visited(configs[i]) && std::find(ranked.begin(), ranked.end(), configs[i]) == ranked.end())
       scored.push_back({configs[i], scores[i]});
   const std::size_t global = n - std::min(n, ranked.size());
   std::size_t keep = std::min(scored.size(), global * options_.candidates_per_config);
@@ -203,19 +204,19 @@ std::vector<search_space::Config> XGBTuner::next_batch(std::size_t n) {
                            (measured_ >= options_.initial_random || model_.transfer_row_count() > 0);
   const double epsilon = model_leads ? options_.epsilon : 1.0;
   std::vector<search_space::Config> batch;
-  if (pool_) {
+  if (domain_.pool()) {
     auto random_count = static_cast<std::size_t>(std::lround(epsilon * static_cast<double>(n)));
     const std::size_t wanted = n - std::min(n, random_count);
     auto ranked = model_leads ? rank_pool(wanted, local_picks(wanted)) : std::vector<search_space::Config>{};
-    ConfigSet taken = visited_;
+    ConfigSet taken = domain_.visited();
     taken.insert(ranked.begin(), ranked.end());
     batch = ranked;
-    for (auto& config : pool_->random(n - ranked.size(), taken, rng_)) batch.push_back(std::move(config));
+    for (auto& config : domain_.pool()->random(n - ranked.size(), taken, rng_)) batch.push_back(std::move(config));
   } else {
     auto ranked = model_leads ? rank_by_annealing(n, local_picks(n)) : std::vector<search_space::Config>{};
-    batch = cost_model::mix_in_random(task_.space, ranked, n, epsilon, visited_, rng_);
+    batch = cost_model::mix_in_random(task_.space, ranked, n, epsilon, domain_.visited(), rng_);
   }
-  visited_.insert(batch.begin(), batch.end());
+  domain_.claim_all(batch);
   return batch;
 }
 
@@ -227,5 +228,15 @@ void XGBTuner::update(const std::vector<search_space::Config>& configs,
   remember_best(configs, gflops);
   measured_ += configs.size();
 }
+
+namespace strategies {
+
+std::unique_ptr<Tuner> xgb(const TunerRequest& request) {
+  XGBTunerOptions xgb;
+  xgb.model.objective = cost_model::parse_objective(request.options.objective);
+  return std::make_unique<XGBTuner>(request.task, request.options.seed, request.history, xgb, request.options.pool);
+}
+
+}  // namespace strategies
 
 }  // namespace optune::tuner

@@ -13,7 +13,8 @@
 #include "optune/db/database.hpp"
 #include "optune/measure/builder.hpp"
 #include "optune/measure/runner.hpp"
-#include "optune/tuner/search/tuner.hpp"
+#include "optune/tuner/search/strategies.hpp"
+#include "optune/tuner/search/task_history.hpp"
 
 namespace optune::tuner {
 
@@ -112,7 +113,6 @@ class TaskSession {
   void record(const std::vector<db::TuningRecord>& records);
 };
 
-db::TaskKey task_key(const measure::MeasureTask& task);
 std::string make_run_id();
 
 }  // namespace optune::tuner

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "optune/search_space/config_space.hpp"
-#include "optune/tuner/search/tuner.hpp"
+#include "optune/tuner/search/search_domain.hpp"
 
 namespace optune::tuner {
 

@@ -7,6 +7,7 @@
 #include <deque>
 #include <random>
 
+#include "optune/tuner/search/search_domain.hpp"
 #include "optune/tuner/search/tuner.hpp"
 
 namespace optune::tuner {
@@ -19,8 +20,7 @@ struct GeneticOptions {
 
 class GeneticTuner final : public Tuner {
  public:
-  GeneticTuner(const search_space::ConfigSpace& space, std::uint64_t seed, ConfigSet already_measured,
-               GeneticOptions options = {}, std::shared_ptr<const CandidatePool> pool = nullptr);
+  GeneticTuner(SearchDomain domain, std::uint64_t seed, GeneticOptions options = {});
   std::string name() const override { return "ga"; }
   std::vector<search_space::Config> next_batch(std::size_t n) override;
   void update(const std::vector<search_space::Config>& configs,
@@ -37,15 +37,13 @@ class GeneticTuner final : public Tuner {
   search_space::Config child_of(const search_space::Config& a, const search_space::Config& b);
   bool propose(const search_space::Config& config);
 
-  const search_space::ConfigSpace& space_;
+  SearchDomain domain_;
   std::mt19937_64 rng_;
-  ConfigSet visited_;
   GeneticOptions options_;
   std::deque<search_space::Config> pending_;  // this generation, not yet handed out
   std::vector<Scored> generation_;            // this generation's results so far
   std::vector<Scored> elites_;
   bool exhausted_ = false;
-  std::shared_ptr<const CandidatePool> pool_;
 };
 
 }  // namespace optune::tuner

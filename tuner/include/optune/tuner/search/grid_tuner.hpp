@@ -2,23 +2,21 @@
 // GridSearchTuner). Exhaustive on small spaces; on large ones it only sees the first corner.
 #pragma once
 
+#include "optune/tuner/search/search_domain.hpp"
 #include "optune/tuner/search/tuner.hpp"
 
 namespace optune::tuner {
 
 class GridTuner final : public Tuner {
  public:
-  GridTuner(const search_space::ConfigSpace& space, ConfigSet already_measured,
-            std::shared_ptr<const CandidatePool> pool = nullptr);
+  explicit GridTuner(SearchDomain domain);
   std::string name() const override { return "grid"; }
   std::vector<search_space::Config> next_batch(std::size_t n) override;
   void update(const std::vector<search_space::Config>&, const std::vector<measure::MeasureResult>&) override {}
 
  private:
-  const search_space::ConfigSpace& space_;
-  ConfigSet visited_;
-  std::uint64_t next_index_ = 0;
-  std::shared_ptr<const CandidatePool> pool_;
+  SearchDomain domain_;
+  std::uint64_t next_index_ = 0;  // into the domain's configs (SearchDomain::at)
 };
 
 }  // namespace optune::tuner

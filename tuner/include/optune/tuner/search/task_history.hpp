@@ -10,7 +10,7 @@
 
 #include "optune/db/database.hpp"
 #include "optune/measure/measure_input.hpp"
-#include "optune/tuner/search/tuner.hpp"
+#include "optune/tuner/search/search_domain.hpp"
 
 namespace optune::tuner {
 
@@ -53,5 +53,7 @@ std::optional<UsableRecord> best_usable(const db::Database& database, const db::
 
 // The database filter that selects one task's records.
 db::RecordFilter task_filter(const db::TaskKey& task);
+// The key under which the database holds a task's records.
+db::TaskKey task_key(const measure::MeasureTask& task);
 
 }  // namespace optune::tuner

@@ -13,6 +13,7 @@
 #include "optune/cost_model/simulated_annealing.hpp"
 #include "optune/cost_model/xgb_cost_model.hpp"
 #include "optune/measure/measure_input.hpp"
+#include "optune/tuner/search/search_domain.hpp"
 #include "optune/tuner/search/task_history.hpp"
 #include "optune/tuner/search/tuner.hpp"
 
@@ -58,14 +59,13 @@ class XGBTuner final : public Tuner {
   const measure::MeasureTask& task_;
   std::mt19937_64 rng_;
   XGBTunerOptions options_;
-  ConfigSet visited_;
+  SearchDomain domain_;  // the task's space or the pool, less history.own
   cost_model::XGBCostModel model_;
   std::vector<cost_model::ScoredConfig> best_measured_;  // annealing seeds, best first
   double search_seconds_ = 0;
   std::size_t other_device_rows_ = 0;
   std::size_t measured_ = 0;               // own measurements, earlier runs' included
-  cost_model::FeatureMatrix pool_features_;  // of pool_->configs(), extracted once
-  std::shared_ptr<const CandidatePool> pool_;
+  cost_model::FeatureMatrix pool_features_;  // of the pool's configs, extracted once
 };
 
 }  // namespace optune::tuner
