@@ -5,8 +5,8 @@
 #include "optune/app/bad_input.hpp"
 #include "optune/app/tasks.hpp"
 #include "optune/kernels/workload.hpp"
-#include "optune/tuner/record_check.hpp"
-#include "optune/tuner/suite_tuning.hpp"
+#include "optune/tuner/results/record_check.hpp"
+#include "optune/tuner/scheduling/suite_tuning.hpp"
 
 namespace optune::app {
 

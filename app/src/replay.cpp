@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "optune/app/bad_input.hpp"
-#include "optune/tuner/tuner.hpp"
+#include "optune/tuner/search/strategies.hpp"
 
 namespace optune::app {
 namespace {

@@ -124,6 +124,13 @@ void XGBCostModel::add_transfer_rows(std::span<const std::string> feature_names,
   }
 }
 
+void XGBCostModel::add_transfer(const FeatureExtractor& features, std::span<const search_space::Config> configs,
+                                std::span<const double> gflops, int group, double weight) {
+  auto rows = make_training_rows(features, configs, gflops, group);
+  for (auto& row : rows) row.weight = weight;
+  add_transfer_rows(features.names(), rows);
+}
+
 void XGBCostModel::fit() {
   const auto start = std::chrono::steady_clock::now();
   const std::size_t cols = features_.size();
@@ -164,10 +171,6 @@ void XGBCostModel::fit() {
 }
 
 bool XGBCostModel::is_trained() const { return booster_ != nullptr; }
-
-std::vector<double> XGBCostModel::predict(const std::vector<search_space::Config>& configs) const {
-  return predict(std::span<const search_space::Config>(configs));
-}
 
 std::vector<double> XGBCostModel::predict(std::span<const search_space::Config> configs) const {
   if (!is_trained()) return std::vector<double>(configs.size(), 0.0);

@@ -55,7 +55,7 @@
 #include "optune/kernels/kernel_template.hpp"
 #include "optune/kernels/reference.hpp"
 #include "optune/kernels/workload.hpp"
-#include "optune/tuner/suite.hpp"
+#include "optune/tuner/scheduling/suite.hpp"
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include "optune/db/database.hpp"
 #include "optune/kernels/kernel_template.hpp"
 #include "optune/backends/cpu/cpu_device.hpp"
-#include "optune/tuner/suite.hpp"
+#include "optune/tuner/scheduling/suite.hpp"
 
 namespace {
 

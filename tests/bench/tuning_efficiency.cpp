@@ -24,9 +24,9 @@
 
 #include "optune/db/database.hpp"
 #include "optune/kernels/kernel_template.hpp"
-#include "optune/tuner/landscape_replay.hpp"
-#include "optune/tuner/task_history.hpp"
-#include "optune/tuner/xgb_tuner.hpp"
+#include "optune/tuner/replay/landscape_replay.hpp"
+#include "optune/tuner/search/task_history.hpp"
+#include "optune/tuner/search/xgb_tuner.hpp"
 
 namespace {
 
@@ -115,8 +115,8 @@ void report_overhead(const tuner::Landscape& landscape, const Options& options) 
   tuner::TaskHistory history;
   history.own = landscape.records;
   auto start = std::chrono::steady_clock::now();
-  tuner::XGBTuner tuner(*landscape.task, 1, history);  // fits on every record
-  auto batch = tuner.next_batch(options.batch);        // annealing over the whole space
+  auto xgb = tuner::make_xgb_tuner(*landscape.task, 1, history);  // fits on every record
+  auto batch = xgb->next_batch(options.batch);                     // annealing over the whole space
   double model = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   double live_per_batch = landscape.live_seconds / landscape.records.size() * options.batch;
   std::printf("\nmodel step at %zu records (fit + annealing for a batch of %zu): %.2f s; live measuring of a "

@@ -9,8 +9,8 @@
 #include <toml++/toml.h>
 
 #include "fuzz_support.hpp"
-#include "optune/tuner/job.hpp"
-#include "optune/tuner/suite.hpp"
+#include "optune/tuner/jobs/job.hpp"
+#include "optune/tuner/scheduling/suite.hpp"
 
 using namespace optune;
 

@@ -1,11 +1,11 @@
-// Job files (optune/tuner/job.hpp) and the regression verdicts and JUnit XML of optune regress.
-#include "optune/tuner/job.hpp"
+// Job files (optune/tuner/jobs/job.hpp) and the regression verdicts and JUnit XML of optune regress.
+#include "optune/tuner/jobs/job.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "optune/tuner/regression.hpp"
+#include "optune/tuner/results/regression.hpp"
 
 namespace optune::tuner {
 namespace {

@@ -1,7 +1,7 @@
 // xgb against random and ga, replayed over a landscape measured live on this project's CPU GEMM
 // space (tests/data/gemm_landscape.jsonl: random configs of three shapes with their GFLOP/s). The
 // replay is deterministic, so this is a fixed statistical comparison over seeds, not a timing.
-#include "optune/tuner/landscape_replay.hpp"
+#include "optune/tuner/replay/landscape_replay.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The replay figures: the calculated random-search baseline and the summary over seeds.
-#include "optune/tuner/replay_summary.hpp"
+#include "optune/tuner/replay/replay_summary.hpp"
 
 #include <gtest/gtest.h>
 

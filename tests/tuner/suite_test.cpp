@@ -1,8 +1,8 @@
-#include "optune/tuner/suite.hpp"
+#include "optune/tuner/scheduling/suite.hpp"
 
 #include <gtest/gtest.h>
 
-#include "optune/tuner/suite_tuning.hpp"
+#include "optune/tuner/scheduling/suite_tuning.hpp"
 
 namespace optune::tuner {
 namespace {

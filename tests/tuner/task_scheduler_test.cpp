@@ -1,4 +1,4 @@
-#include "optune/tuner/task_scheduler.hpp"
+#include "optune/tuner/scheduling/task_scheduler.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "optune/tuner/genetic_tuner.hpp"
-#include "optune/tuner/grid_tuner.hpp"
-#include "optune/tuner/random_tuner.hpp"
+#include "optune/tuner/search/genetic_tuner.hpp"
+#include "optune/tuner/search/grid_tuner.hpp"
+#include "optune/tuner/search/random_tuner.hpp"
+#include "optune/tuner/search/strategies.hpp"
 
 namespace optune::tuner {
 namespace {
@@ -36,7 +37,7 @@ std::vector<Config> drain(Tuner& tuner, std::size_t batch) {
 
 TEST(GridTuner, VisitsEveryValidConfigOnceThenStops) {
   auto space = small_space();
-  GridTuner tuner(space, {});
+  GridTuner tuner{SearchDomain(space)};
   auto all = drain(tuner, 5);
   EXPECT_EQ(all.size(), 12u);
   ConfigSet distinct(all.begin(), all.end());
@@ -47,7 +48,7 @@ TEST(GridTuner, VisitsEveryValidConfigOnceThenStops) {
 TEST(GridTuner, SkipsConfigsAlreadyMeasured) {
   auto space = small_space();
   ConfigSet measured = {space.from_json({{"a", 1}, {"b", 0}}), space.from_json({{"a", 0}, {"b", 1}})};
-  GridTuner tuner(space, measured);
+  GridTuner tuner{SearchDomain(space, measured)};
   auto all = drain(tuner, 4);
   EXPECT_EQ(all.size(), 10u);
   for (const auto& config : all) EXPECT_FALSE(measured.count(config));
@@ -55,7 +56,7 @@ TEST(GridTuner, SkipsConfigsAlreadyMeasured) {
 
 TEST(RandomTuner, ExhaustsSmallSpaceWithoutRepeats) {
   auto space = small_space();
-  RandomTuner tuner(space, 42, {});
+  RandomTuner tuner(SearchDomain(space), 42);
   auto all = drain(tuner, 5);
   EXPECT_EQ(all.size(), 12u);
   EXPECT_EQ(ConfigSet(all.begin(), all.end()).size(), 12u);
@@ -63,7 +64,7 @@ TEST(RandomTuner, ExhaustsSmallSpaceWithoutRepeats) {
 
 TEST(RandomTuner, SameSeedSameSequenceOtherSeedOther) {
   auto space = large_space();
-  RandomTuner a(space, 7, {}), b(space, 7, {}), c(space, 8, {});
+  RandomTuner a(SearchDomain(space), 7), b(SearchDomain(space), 7), c(SearchDomain(space), 8);
   auto first = a.next_batch(16);
   EXPECT_EQ(first, b.next_batch(16));
   EXPECT_NE(first, c.next_batch(16));
@@ -71,7 +72,7 @@ TEST(RandomTuner, SameSeedSameSequenceOtherSeedOther) {
 
 TEST(RandomTuner, CoversLargeSpaceUniformly) {
   auto space = large_space();  // 10^16 configs
-  RandomTuner tuner(space, 3, {});
+  RandomTuner tuner(SearchDomain(space), 3);
   auto batch = tuner.next_batch(2000);
   ASSERT_EQ(batch.size(), 2000u);
   int low = 0;  // first knob below 50: about half
@@ -113,7 +114,7 @@ std::vector<measure::MeasureResult> evaluate(const search_space::ConfigSpace& sp
 
 TEST(GeneticTuner, ProposesOnlyValidNeverRepeatedConfigs) {
   auto space = small_space();
-  GeneticTuner tuner(space, 1, {}, {.population = 4, .elites = 2, .mutation_rate = 0.3});
+  GeneticTuner tuner(SearchDomain(space), 1, {.population = 4, .elites = 2, .mutation_rate = 0.3});
   ConfigSet seen;
   for (auto batch = tuner.next_batch(3); !batch.empty(); batch = tuner.next_batch(3)) {
     for (const auto& config : batch) {
@@ -129,7 +130,7 @@ TEST(GeneticTuner, ProposesOnlyValidNeverRepeatedConfigs) {
 
 TEST(GeneticTuner, LaterGenerationsAreFitterThanTheFirst) {
   auto space = large_space();
-  GeneticTuner tuner(space, 11, {}, {.population = 32, .elites = 4, .mutation_rate = 0.1});
+  GeneticTuner tuner(SearchDomain(space), 11, {.population = 32, .elites = 4, .mutation_rate = 0.1});
   std::vector<double> generation_means;
   for (int generation = 0; generation < 15; ++generation) {
     auto batch = tuner.next_batch(32);
@@ -147,8 +148,8 @@ TEST(GeneticTuner, LaterGenerationsAreFitterThanTheFirst) {
 }  // namespace
 }  // namespace optune::tuner
 
-#include "optune/tuner/candidate_pool.hpp"
-#include "optune/tuner/task_history.hpp"
+#include "optune/tuner/search/candidate_pool.hpp"
+#include "optune/tuner/search/task_history.hpp"
 
 namespace optune::tuner {
 namespace {

@@ -1,6 +1,6 @@
 // The tuning loop end to end with real parts: builder, isolated worker, SQLite database.
 #include "optune/backends/registry.hpp"
-#include "optune/tuner/tuning_loop.hpp"
+#include "optune/tuner/scheduling/tuning_loop.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,14 +1,14 @@
 // The model-based tuner against random search on a fixed synthetic landscape, over several seeds:
 // a statistical comparison, not one lucky run.
-#include "optune/tuner/xgb_tuner.hpp"
+#include "optune/tuner/search/xgb_tuner.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 
-#include "optune/tuner/random_tuner.hpp"
-#include "optune/tuner/task_history.hpp"
+#include "optune/tuner/search/random_tuner.hpp"
+#include "optune/tuner/search/task_history.hpp"
 
 namespace optune::tuner {
 namespace {
@@ -56,14 +56,14 @@ std::size_t trials_to_target(Tuner& tuner, const search_space::ConfigSpace& spac
 TEST(XGBTuner, ReachesTheTargetInFewerTrialsThanRandomOverSeeds) {
   auto task = synthetic_task();
   constexpr std::size_t kBudget = 240;
-  XGBTunerOptions options;
+  ModelBasedTunerOptions options;
   options.annealing.max_steps = 150;
   int xgb_wins = 0;
   std::vector<std::size_t> xgb_trials, random_trials;
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
-    XGBTuner xgb(*task, seed, {}, options);
-    RandomTuner random(task->space, seed, {});
-    xgb_trials.push_back(trials_to_target(xgb, task->space, kBudget));
+    auto xgb = make_xgb_tuner(*task, seed, {}, options);
+    RandomTuner random(SearchDomain(task->space), seed);
+    xgb_trials.push_back(trials_to_target(*xgb, task->space, kBudget));
     random_trials.push_back(trials_to_target(random, task->space, kBudget));
     xgb_wins += xgb_trials.back() < random_trials.back();
   }
@@ -77,10 +77,10 @@ TEST(XGBTuner, ReachesTheTargetInFewerTrialsThanRandomOverSeeds) {
 
 TEST(XGBTuner, ProposesValidUnmeasuredDistinctConfigs) {
   auto task = synthetic_task();
-  XGBTuner tuner(*task, 3, {}, {});
+  auto tuner = make_xgb_tuner(*task, 3, {});
   ConfigSet seen;
   for (int round = 0; round < 6; ++round) {
-    auto batch = tuner.next_batch(16);
+    auto batch = tuner->next_batch(16);
     ASSERT_EQ(batch.size(), 16u);
     std::vector<measure::MeasureResult> results;
     for (const auto& config : batch) {
@@ -90,9 +90,9 @@ TEST(XGBTuner, ProposesValidUnmeasuredDistinctConfigs) {
       result.gflops = landscape(task->space, config);
       results.push_back(result);
     }
-    tuner.update(batch, results);
+    tuner->update(batch, results);
   }
-  EXPECT_GT(tuner.overhead_seconds(), 0);
+  EXPECT_GT(tuner->overhead_seconds(), 0);
 }
 
 TEST(XGBTuner, ResumedRunSkipsRecordedConfigsAndStartsTrained) {
@@ -104,8 +104,8 @@ TEST(XGBTuner, ResumedRunSkipsRecordedConfigsAndStartsTrained) {
     record.gflops = landscape(task->space, task->space.from_json(record.config));
     history.own.push_back(record);
   }
-  XGBTuner tuner(*task, 1, history, {});
-  auto batch = tuner.next_batch(32);
+  auto tuner = make_xgb_tuner(*task, 1, history);
+  auto batch = tuner->next_batch(32);
   for (const auto& config : batch) {
     search_space::ConfigView view(task->space, config);
     bool recorded = view.integer("k1") == 3 && view.integer("k2") == 7 && view.integer("k3") == 13;

@@ -4,8 +4,8 @@
 
 #include "cli_support.hpp"
 #include "optune/backends/registry.hpp"
-#include "optune/tuner/suite.hpp"
-#include "optune/tuner/tuned_header.hpp"
+#include "optune/tuner/scheduling/suite.hpp"
+#include "optune/tuner/results/tuned_header.hpp"
 
 namespace optune::cli {
 namespace {

@@ -1,4 +1,4 @@
-// optune job run <file>: an overnight tuning job (file format in optune/tuner/job.hpp). Takes the
+// optune job run <file>: an overnight tuning job (file format in optune/tuner/jobs/job.hpp). Takes the
 // device's lock, tunes the job's workloads as a suite under its budget, counting what earlier runs
 // of the job recorded, logs every batch, and ends with a summary read back from the database.
 // SIGINT/SIGTERM stop it after the current batch (a second signal stops it at once, the log's end
@@ -20,7 +20,7 @@
 
 #include "cli_support.hpp"
 #include "measuring.hpp"
-#include "optune/tuner/job.hpp"
+#include "optune/tuner/jobs/job.hpp"
 
 namespace optune::cli {
 namespace {
@@ -259,7 +259,7 @@ void add_job_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<JobRunOptions>();
   CLI::App* run = job->add_subcommand(
       "run", "Run or resume a job: trials already recorded count toward its budget; SIGINT/SIGTERM stop it cleanly");
-  run->add_option("file", options->file, "Job file (format: tuner/include/optune/tuner/job.hpp)")->required();
+  run->add_option("file", options->file, "Job file (format: tuner/include/optune/tuner/jobs/job.hpp)")->required();
   add_wait_lock_option(*run, options->wait_lock);
   run->callback([options, &action] { action = [options] { return run_job(*options); }; });
 }

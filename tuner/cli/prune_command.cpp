@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "cli_support.hpp"
-#include "optune/tuner/device_lock.hpp"
+#include "optune/tuner/jobs/device_lock.hpp"
 
 namespace optune::cli {
 namespace {

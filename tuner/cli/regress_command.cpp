@@ -12,10 +12,10 @@
 #include "cli_support.hpp"
 #include "optune/backends/registry.hpp"
 #include "measuring.hpp"
-#include "optune/tuner/regression.hpp"
-#include "optune/tuner/task_history.hpp"
-#include "optune/tuner/suite.hpp"
-#include "optune/tuner/task_session.hpp"
+#include "optune/tuner/results/regression.hpp"
+#include "optune/tuner/search/task_history.hpp"
+#include "optune/tuner/scheduling/suite.hpp"
+#include "optune/tuner/scheduling/task_session.hpp"
 
 namespace optune::cli {
 namespace {

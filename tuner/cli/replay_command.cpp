@@ -8,7 +8,7 @@
 
 #include "cli_support.hpp"
 #include "optune/app/replay.hpp"
-#include "optune/tuner/tuning_loop.hpp"
+#include "optune/tuner/scheduling/tuning_loop.hpp"
 
 namespace optune::cli {
 namespace {

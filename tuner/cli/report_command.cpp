@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "cli_support.hpp"
-#include "optune/tuner/html_report.hpp"
-#include "optune/tuner/tuned_header.hpp"
+#include "optune/tuner/results/html_report.hpp"
+#include "optune/tuner/results/tuned_header.hpp"
 
 namespace optune::cli {
 namespace {

@@ -10,8 +10,8 @@
 #include "cli_support.hpp"
 #include "optune/backends/registry.hpp"
 #include "measuring.hpp"
-#include "optune/tuner/suite_tuning.hpp"
-#include "optune/tuner/tuning_loop.hpp"
+#include "optune/tuner/scheduling/suite_tuning.hpp"
+#include "optune/tuner/scheduling/tuning_loop.hpp"
 
 namespace optune::cli {
 namespace {

@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "optune/tuner/landscape_file.hpp"
-#include "optune/tuner/replay_summary.hpp"
+#include "optune/tuner/replay/landscape_file.hpp"
+#include "optune/tuner/replay/replay_summary.hpp"
 
 namespace optune::app {
 

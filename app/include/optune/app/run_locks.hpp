@@ -8,7 +8,7 @@
 #include <string>
 
 #include "optune/kernels/device_info.hpp"
-#include "optune/tuner/device_lock.hpp"
+#include "optune/tuner/jobs/device_lock.hpp"
 
 namespace optune::app {
 

@@ -8,7 +8,7 @@
 
 #include "optune/db/database.hpp"
 #include "optune/measure/measure_input.hpp"
-#include "optune/tuner/suite.hpp"
+#include "optune/tuner/scheduling/suite.hpp"
 
 namespace optune::app {
 

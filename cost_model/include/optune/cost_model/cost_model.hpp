@@ -1,12 +1,17 @@
 // CostModel: predicts how fast configs of a task will run, from the task's measured records, so a
-// tuner measures the promising ones first (MetaSchedule's CostModel: update / predict). The
-// XGBoost implementation is xgb_cost_model.hpp; simulated_annealing.hpp searches a space with it
-// and batch_selection.hpp turns its candidates into the next batch to measure.
+// tuner measures the promising ones first (MetaSchedule's CostModel: update / predict). A model
+// reads configs through the task's features (features.hpp) and may start from records of other
+// workloads or devices (transfer). The model-based tuner (tuner/search/model_based_tuner.hpp)
+// takes any implementation; the XGBoost one is xgb_cost_model.hpp. simulated_annealing.hpp
+// searches a space with a model and batch_selection.hpp turns its candidates into the next batch.
 #pragma once
 
+#include <cstddef>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "optune/cost_model/features.hpp"
 #include "optune/search_space/config_space.hpp"
 
 namespace optune::cost_model {
@@ -17,8 +22,24 @@ class CostModel {
   // Learns from configs and their measured throughput (GFLOP/s; 0 for failed candidates).
   virtual void update(const std::vector<search_space::Config>& configs,
                       const std::vector<double>& gflops) = 0;
-  // A score per config; higher means predicted faster. Only the order is meaningful.
-  virtual std::vector<double> predict(const std::vector<search_space::Config>& configs) const = 0;
+  // A score per config; higher means predicted faster. Only the order is meaningful. All zeros
+  // while untrained.
+  virtual std::vector<double> predict(std::span<const search_space::Config> configs) const = 0;
+  // The same for configs already read through features() (a pool scored again and again).
+  virtual std::vector<double> predict_features(const FeatureMatrix& features) const = 0;
+  // How this model reads a config of its task.
+  virtual const FeatureExtractor& features() const = 0;
+
+  // Measurements of another workload, read through that workload's own `features`, or of another
+  // device: one `group` per workload or device (any int but 0, the task's own), each row counting
+  // `weight` against a row of the task's own (1). Used from the next update() or fit() on.
+  virtual void add_transfer(const FeatureExtractor& features, std::span<const search_space::Config> configs,
+                            std::span<const double> gflops, int group, double weight) = 0;
+  virtual std::size_t transfer_row_count() const = 0;
+  // Trains on the transfer rows alone, before the task has any measurement.
+  virtual void fit() = 0;
+  virtual bool is_trained() const = 0;
+  virtual double fit_seconds() const = 0;  // wall seconds of all fits so far
 };
 
 // The linked XGBoost library's version, "major.minor.patch".

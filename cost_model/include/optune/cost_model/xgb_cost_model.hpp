@@ -68,9 +68,8 @@ class XGBCostModel final : public CostModel {
               const std::vector<double>& gflops) override;
   // Higher is predicted faster; only the order is meaningful for the ranking objective. All
   // zeros while untrained (no rows yet, or no row with positive throughput).
-  std::vector<double> predict(const std::vector<search_space::Config>& configs) const override;
-  std::vector<double> predict(std::span<const search_space::Config> configs) const;
-  std::vector<double> predict_features(const FeatureMatrix& features) const;
+  std::vector<double> predict(std::span<const search_space::Config> configs) const override;
+  std::vector<double> predict_features(const FeatureMatrix& features) const override;
 
   // Rows measured on other workloads of this template. Columns are matched by name: names this
   // model lacks are dropped, names the rows lack become missing (NaN). Give each workload its own
@@ -78,13 +77,16 @@ class XGBCostModel final : public CostModel {
   // from transfer rows before the task has any measurement.
   void add_transfer_rows(std::span<const std::string> feature_names,
                          std::span<const TrainingRow> rows);
-  void fit();
+  // CostModel's form: make_training_rows, each row weighted, then add_transfer_rows.
+  void add_transfer(const FeatureExtractor& features, std::span<const search_space::Config> configs,
+                    std::span<const double> gflops, int group, double weight) override;
+  void fit() override;
 
-  bool is_trained() const;
+  bool is_trained() const override;
   std::size_t task_row_count() const { return task_rows_.size(); }
-  std::size_t transfer_row_count() const { return transfer_rows_.size(); }
-  double fit_seconds() const { return fit_seconds_; }  // wall seconds of all fits so far
-  const FeatureExtractor& features() const { return features_; }
+  std::size_t transfer_row_count() const override { return transfer_rows_.size(); }
+  double fit_seconds() const override { return fit_seconds_; }  // wall seconds of all fits so far
+  const FeatureExtractor& features() const override { return features_; }
   const XGBCostModelOptions& options() const { return options_; }
 
   // The trained booster as XGBoost JSON, with the feature names; load() checks them against this

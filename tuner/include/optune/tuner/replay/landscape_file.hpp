@@ -1,0 +1,46 @@
+// LandscapeFile: an exhaustively measured tuning space as the field publishes it, read so that a
+// search can be replayed against it (`optune replay --landscape FILE`). Two formats:
+//  - Kernel Tuner's cache file (.json, or .json.gz): `tune_params_keys`, `tune_params` and a
+//    `cache` of one entry per measured configuration, `time` a number (ms) or a failure string;
+//  - a T4 results file (the Auto-Tuning Association's TuningSchema): `results`, each with a
+//    `configuration`, an `invalidity` ("correct" or why not) and `measurements` by name.
+// Such a landscape has no optune template. Its space is the general shape of a declared kernel:
+// one values knob per tunable parameter, in the file's parameter order, and one constraint,
+// membership in the file (configurations the kernel's restrictions removed are not there). A
+// configuration that failed to compile or run is in the space and replays as a failed record.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "optune/measure/measure_input.hpp"
+#include "optune/tuner/replay/landscape_replay.hpp"
+
+namespace optune::tuner {
+
+struct LandscapeFile {
+  std::string name;    // the file's name without .json / .json.gz
+  std::string kernel;  // kernel_name ("" when the file has none)
+  std::string device;  // device_name ("" when the file has none)
+  std::shared_ptr<measure::MeasureTask> task;  // no template; the space described above
+  std::vector<search_space::Config> configs;   // every configuration in the space
+  std::vector<double> times;                   // the objective, lower is better; NaN: failed
+  double optimum = 0;                          // the lowest time
+};
+
+// Throws std::invalid_argument with one line naming the file and what is wrong: unreadable, not
+// gzip or JSON, neither format, a parameter without values, an entry whose values are not the
+// parameters', no successful configuration.
+LandscapeFile read_landscape_file(const std::filesystem::path& path);
+
+// The same landscape as a replay pool: throughput 1 / time (failed: 0), so that the tuners,
+// which maximise, minimise time.
+Landscape replay_landscape(const LandscapeFile& file);
+
+// The file's configurations as records of its device (device_id = the file's device name), for
+// the model's transfer set when another device's landscape of the same kernel is replayed.
+std::vector<db::TuningRecord> landscape_records(const LandscapeFile& file);
+
+}  // namespace optune::tuner

@@ -1,0 +1,118 @@
+// TaskSession: the tuning state of one task across batches. The single-task loop runs one session
+// to its budget; the suite loop interleaves many sessions, one batch at a time, in the order a
+// task scheduler chooses. Every measurement is committed to the database per batch.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "optune/db/database.hpp"
+#include "optune/measure/builder.hpp"
+#include "optune/measure/runner.hpp"
+#include "optune/tuner/search/strategies.hpp"
+#include "optune/tuner/search/task_history.hpp"
+
+namespace optune::tuner {
+
+// Builds a batch on all cores, then measures it (never both at once), `rounds` times over in turn
+// (measure::Runner::run), and records the results.
+class RecordingMeasurer {
+ public:
+  RecordingMeasurer(measure::Builder& builder, measure::Runner& runner, db::Database& database)
+      : builder_(builder), runner_(runner), database_(database) {}
+  // run() then record().
+  std::vector<db::TuningRecord> measure(const std::shared_ptr<const measure::MeasureTask>& task,
+                                        const std::vector<search_space::Config>& configs,
+                                        const std::string& tuner, const std::string& run_id, bool is_default,
+                                        std::vector<measure::MeasureResult>* results = nullptr, int rounds = 1);
+  // Measures the batch into records without recording them.
+  std::vector<db::TuningRecord> run(const std::shared_ptr<const measure::MeasureTask>& task,
+                                    const std::vector<search_space::Config>& configs, const std::string& tuner,
+                                    const std::string& run_id, bool is_default,
+                                    std::vector<measure::MeasureResult>* results = nullptr, int rounds = 1);
+  // Commits the records in one transaction: an interrupted run keeps every batch it recorded.
+  void record(const std::vector<db::TuningRecord>& records);
+  db::Database& database() { return database_; }
+
+ private:
+  measure::Builder& builder_;
+  measure::Runner& runner_;
+  db::Database& database_;
+};
+
+// The measuring environment fails every config alike, the default config included: a compiler
+// that is missing, a worker that cannot start, a device that is gone. That is the run's failure,
+// not the candidates': the batch is not recorded (its configs would be skipped by later runs as
+// known failures) and the run stops; the command exits 1 with this message.
+class EnvironmentFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct TuningSummary {
+  std::string run_id;
+  std::size_t trials = 0;    // measured in this run, failures included
+  std::size_t failures = 0;
+  std::optional<db::TuningRecord> best;            // best successful config, after re-measuring
+  // The default config, measured in this run; after finish() its latest successful record (the
+  // closing re-measurement's), the record the database ranks it by, as it ranks `best`.
+  std::optional<db::TuningRecord> default_config;
+  double seconds = 0;
+  double overhead_seconds = 0;       // spent by the tuner choosing configs (model fits, searches)
+  std::string tuner;
+  std::size_t transfer_records = 0;  // records of other shapes the model started from
+  std::size_t other_device_records = 0;  // records of this workload on other devices, likewise
+  double speedup() const;            // default median / best median; 0 when either is missing
+  bool best_is_default() const;      // the default config is the best: no tuned config beat it
+};
+
+class TaskSession {
+ public:
+  // Measures the default config, reads the task's history and makes the tuner.
+  TaskSession(std::shared_ptr<const measure::MeasureTask> task, const TunerOptions& tuner_options,
+              RecordingMeasurer& measurer, std::string run_id);
+  // Measures up to max_trials new configs (one batch); returns how many, 0 when the space is used up.
+  // Throws EnvironmentFailure, with nothing of the batch recorded, when every config of the batch
+  // failed the same way and the default config fails that way too.
+  std::size_t step(std::size_t max_trials);
+  // Measures the best `top` configs and the default again, in interleaved rounds, and then any
+  // config whose one record would still beat them; the summary's best is then the database's.
+  void finish(std::size_t top);
+
+  const measure::MeasureTask& task() const { return *task_; }
+  const TuningSummary& summary() const { return summary_; }
+  bool exhausted() const { return exhausted_; }
+  // Best median seconds so far (the default included); +infinity when nothing succeeded.
+  double best_seconds() const;
+  std::size_t trials_since_improvement() const { return summary_.trials - last_improvement_; }
+
+ private:
+  std::shared_ptr<const measure::MeasureTask> task_;
+  RecordingMeasurer& measurer_;
+  std::unique_ptr<Tuner> tuner_;
+  TuningSummary summary_;
+  std::optional<db::TuningRecord> best_;
+  std::vector<db::TuningRecord> successes_;
+  // The default config's failed record, held back until a batch shows whether the failure is the
+  // default's own or the environment's.
+  std::optional<db::TuningRecord> unrecorded_default_;
+  std::size_t last_improvement_ = 0;
+  bool exhausted_ = false;
+  std::chrono::steady_clock::time_point start_;
+
+  // Throws EnvironmentFailure when `records` (one batch) failed alike and the default config
+  // fails the same way: measured in this session, part of the batch, or measured again now.
+  void check_environment(const std::vector<db::TuningRecord>& records);
+  // The closing waves of re-measurement (finish()).
+  void remeasure_finalists(std::size_t top);
+  // Records a batch that passed check_environment(), with the default's held-back record.
+  void record(const std::vector<db::TuningRecord>& records);
+};
+
+std::string make_run_id();
+
+}  // namespace optune::tuner

@@ -1,0 +1,34 @@
+// The tuning loop of one task (DESIGN.md's data flow): the default config is measured first, then
+// the tuner's batches are built on all cores, run one candidate at a time and committed to the
+// database, until the trial budget is spent, the space is exhausted or early stopping triggers.
+// At the end the best few are measured again, so a lucky noisy measurement does not become
+// "the best".
+#pragma once
+
+#include <string>
+
+#include "optune/tuner/scheduling/progress.hpp"
+#include "optune/tuner/scheduling/task_session.hpp"
+
+namespace optune::tuner {
+
+struct TuningOptions {
+  std::size_t trials = 64;
+  std::size_t batch_size = 8;
+  std::size_t early_stopping = 0;  // stop after this many trials without improvement; 0 = never
+  std::size_t remeasure_top = 3;   // best configs measured again at the end
+  TunerOptions tuner;
+  std::string run_id;              // "" = generated
+};
+
+class TuningLoop {
+ public:
+  TuningLoop(measure::Builder& builder, measure::Runner& runner, db::Database& database, Progress& progress);
+  TuningSummary run(const std::shared_ptr<const measure::MeasureTask>& task, const TuningOptions& options);
+
+ private:
+  RecordingMeasurer measurer_;
+  Progress& progress_;
+};
+
+}  // namespace optune::tuner

@@ -1,0 +1,83 @@
+// ModelBasedTuner: search led by a cost model (AutoTVM's XGBTuner, over any cost_model::CostModel;
+// the xgb strategy gives it XGBoost's, xgb_tuner.hpp). The first configs are random (the model's
+// first training set); after every batch the model is retrained on all measured configs of
+// the task (failures as the slowest). The next batch is, for a share of its picks, the best-scored
+// unmeasured neighbours of the best measured config (one knob changed), and for the rest the most
+// promising unmeasured configs that simulated annealing finds on the model (or that scoring a
+// finite pool finds), picked for diversity, plus an epsilon share of random ones. With records of
+// the same template for other shapes, or of the same workload on other devices (weighted below
+// the task's own), the model is trained before the first batch, so that batch is guided too.
+#pragma once
+
+#include <random>
+
+#include <memory>
+#include <string>
+
+#include "optune/cost_model/cost_model.hpp"
+#include "optune/cost_model/simulated_annealing.hpp"
+#include "optune/measure/measure_input.hpp"
+#include "optune/tuner/search/search_domain.hpp"
+#include "optune/tuner/search/task_history.hpp"
+#include "optune/tuner/search/tuner.hpp"
+
+namespace optune::tuner {
+
+struct ModelBasedTunerOptions {
+  cost_model::AnnealingOptions annealing;
+  double epsilon = 0.05;             // share of random configs in each batch
+  double diversity = 0.5;            // weight of knob coverage when picking a batch
+  std::size_t candidates_per_config = 4;  // annealing returns this many per config wanted
+  std::size_t seeds = 8;             // best measured configs that start annealing chains
+  double other_device_weight = 0.5;  // a record of another device against one of this device
+  std::size_t other_device_rows = 1000;  // records kept per other device (each fit reads them all)
+  // Own measurements drawn at random before the model leads (without transfer rows): the model's
+  // first training set. Chosen with local_share on held-out landscapes (README, Tuners).
+  std::size_t initial_random = 20;
+  double local_share = 0.3;  // share of picks among the best measured config's one-knob neighbours
+};
+
+// What a cost model of this task reads: knob values, the workload's extents and the template's
+// derived features; for a task without a template (a landscape file, a declared kernel), its
+// knobs' values alone.
+cost_model::FeatureExtractor task_features(const measure::MeasureTask& task);
+
+class ModelBasedTuner final : public Tuner {
+ public:
+  // `name`: the strategy's, as records carry it. `model`: untrained, reading task_features(task);
+  // the tuner trains it on history.own (never proposed again) and the transfer records.
+  ModelBasedTuner(std::string name, const measure::MeasureTask& task, std::uint64_t seed, const TaskHistory& history,
+                  std::unique_ptr<cost_model::CostModel> model, ModelBasedTunerOptions options = {},
+                  std::shared_ptr<const CandidatePool> pool = nullptr);
+  std::string name() const override { return name_; }
+  std::vector<search_space::Config> next_batch(std::size_t n) override;
+  void update(const std::vector<search_space::Config>& configs,
+              const std::vector<measure::MeasureResult>& results) override;
+  double overhead_seconds() const override { return model_->fit_seconds() + search_seconds_; }
+  std::size_t transfer_rows() const { return model_->transfer_row_count(); }
+  std::size_t other_device_rows() const { return other_device_rows_; }
+
+ private:
+  void add_transfer(const std::vector<db::TuningRecord>& related);
+  void add_other_devices(const std::vector<db::TuningRecord>& records);
+  ParsedRecords keep_rows(ParsedRecords parsed, std::size_t limit);
+  std::vector<search_space::Config> rank_by_annealing(std::size_t n, std::size_t local);
+  std::vector<search_space::Config> rank_neighbours(std::size_t n);
+  std::vector<search_space::Config> rank_pool(std::size_t n, std::size_t local);
+  std::size_t local_picks(std::size_t n);
+  void remember_best(const std::vector<search_space::Config>& configs, const std::vector<double>& gflops);
+
+  std::string name_;
+  const measure::MeasureTask& task_;
+  std::mt19937_64 rng_;
+  ModelBasedTunerOptions options_;
+  SearchDomain domain_;  // the task's space or the pool, less history.own
+  std::unique_ptr<cost_model::CostModel> model_;
+  std::vector<cost_model::ScoredConfig> best_measured_;  // annealing seeds, best first
+  double search_seconds_ = 0;
+  std::size_t other_device_rows_ = 0;
+  std::size_t measured_ = 0;               // own measurements, earlier runs' included
+  cost_model::FeatureMatrix pool_features_;  // of the pool's configs, extracted once
+};
+
+}  // namespace optune::tuner

@@ -1,0 +1,59 @@
+// What the database already knows when a task starts: its own records (skipped by every tuner,
+// and the model's first training set when a run resumes), the records of the same template on
+// the same target and device for other workloads, and the records of the same workload and
+// template measured on other devices (both the model's transfer set; another device's records
+// warm-start the model, weighted below this device's, and never count as this device's results).
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "optune/db/database.hpp"
+#include "optune/measure/measure_input.hpp"
+#include "optune/tuner/search/search_domain.hpp"
+
+namespace optune::tuner {
+
+struct TaskHistory {
+  std::vector<db::TuningRecord> own;
+  std::vector<db::TuningRecord> related;
+  std::vector<db::TuningRecord> other_devices;  // grouped by device_id for the model
+};
+
+// `include_related`: the transfer set too (related and other_devices).
+TaskHistory load_history(const db::Database& database, const measure::MeasureTask& task,
+                         bool include_related);
+
+// The record's config when this space can read it; nothing for a config of an older space (a knob
+// added or renamed since).
+std::optional<search_space::Config> readable_config(const search_space::ConfigSpace& space,
+                                                    const db::TuningRecord& record);
+
+// The configs of records that this space can read (records of an older space may not be).
+struct ParsedRecords {
+  std::vector<search_space::Config> configs;
+  std::vector<double> gflops;  // 0 for failed candidates
+};
+ParsedRecords parse_records(const search_space::ConfigSpace& space,
+                            const std::vector<db::TuningRecord>& records);
+ConfigSet measured_set(const search_space::ConfigSpace& space, const std::vector<db::TuningRecord>& records);
+
+// The fastest successful record whose config this space can read, with that config: what
+// apply-best compiles in and regress re-measures. Records of an older space (a knob added or
+// renamed since) are passed over rather than failing the build or the CI gate.
+struct UsableRecord {
+  db::TuningRecord record;
+  search_space::Config config;
+};
+std::optional<UsableRecord> fastest_usable(const search_space::ConfigSpace& space,
+                                           const std::vector<db::TuningRecord>& records);
+// The same among the task's configs as the database ranks them (each by its latest record).
+std::optional<UsableRecord> best_usable(const db::Database& database, const db::TaskKey& task,
+                                        const search_space::ConfigSpace& space);
+
+// The database filter that selects one task's records.
+db::RecordFilter task_filter(const db::TaskKey& task);
+// The key under which the database holds a task's records.
+db::TaskKey task_key(const measure::MeasureTask& task);
+
+}  // namespace optune::tuner

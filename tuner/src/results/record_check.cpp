@@ -1,0 +1,161 @@
+#include "optune/tuner/results/record_check.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "optune/backends/registry.hpp"
+#include "optune/kernels/device_info.hpp"
+#include "optune/kernels/kernel_template.hpp"
+#include "optune/kernels/target.hpp"
+#include "optune/measure/measure_result.hpp"
+
+namespace optune::tuner {
+namespace {
+
+[[noreturn]] void reject(const std::string& problem) { throw std::invalid_argument(problem); }
+
+// The id of a fingerprint as it was stored, computed as DeviceInfo::fingerprint_id() computes
+// it (FNV-1a of the canonical dump); an older optune's fingerprint, with fewer keys, keeps its id.
+std::string stored_fingerprint_id(const nlohmann::json& fingerprint) {
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char byte : fingerprint.dump()) {
+    hash ^= byte;
+    hash *= 0x100000001b3ull;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return hex;
+}
+
+const kernels::KernelTemplate& find_template_named(const std::string& name) {
+  for (const auto* kernel : backends::all_templates())
+    if (kernel->name() == name) return *kernel;
+  reject("unknown template '" + name + "'");
+}
+
+bool is_finite_non_negative(double value) { return std::isfinite(value) && value >= 0; }
+
+}  // namespace
+
+kernels::Workload RecordCheck::workload(const std::string& key) {
+  if (auto found = workloads_.find(key); found != workloads_.end()) return found->second;
+  kernels::Workload workload;
+  try {
+    workload = kernels::parse_workload_key(key);
+    kernels::validate_workload(workload);
+  } catch (const std::invalid_argument& error) {
+    reject("workload_key '" + key + "': " + error.what());
+  }
+  if (workload.key() != key) reject("workload_key '" + key + "' is not written as optune writes it ('" + workload.key() + "')");
+  return workloads_.emplace(key, workload).first->second;
+}
+
+void RecordCheck::figures(const db::TuningRecord& record) {
+  const kernels::Workload parsed = workload(record.workload_key);
+  try {
+    measure::parse_error_kind(record.error_kind);
+  } catch (const std::invalid_argument&) {
+    reject("unknown error_kind '" + record.error_kind + "'");
+  }
+  if (!is_finite_non_negative(record.timestamp)) reject("timestamp must be a finite number of unix seconds");
+  if (record.timestamp > measure::unix_now() + kMaxClockSkewSeconds)
+    reject(fmt::format("timestamp {:.0f} is in the future", record.timestamp));
+  if (!is_finite_non_negative(record.build_seconds)) reject("build_seconds must be finite and not negative");
+  for (double cost : record.costs)
+    if (!std::isfinite(cost) || cost < 0) reject("costs must be finite and not negative");
+  if (!record.ok()) {
+    if (!is_finite_non_negative(record.median_seconds) || !is_finite_non_negative(record.gflops))
+      reject("a failed record's median_seconds and gflops must be finite and not negative");
+    return;
+  }
+  if (record.costs.empty()) reject("a successful record must have its costs");
+  for (double cost : record.costs)
+    if (cost <= 0) reject("a successful record's costs must be positive");
+  const double median = measure::median(record.costs);
+  if (!(std::abs(record.median_seconds - median) <= 1e-9 * median))
+    reject(fmt::format("median_seconds {} is not the median of its costs ({})", record.median_seconds, median));
+  const double gflops = parsed.flops() / record.median_seconds / 1e9;
+  if (!(std::abs(record.gflops - gflops) <= kGflopsTolerance * gflops))
+    reject(fmt::format("gflops {} is not the workload's flops / median_seconds ({:.6g})", record.gflops, gflops));
+  if (record.gflops > kMaxPlausibleGflops)
+    reject(fmt::format("gflops {} is beyond any device ({} at most)", record.gflops, kMaxPlausibleGflops));
+}
+
+void RecordCheck::full(const db::TuningRecord& record) {
+  figures(record);
+  const kernels::Workload parsed = workload(record.workload_key);
+  const kernels::KernelTemplate& kernel = find_template_named(record.template_name);
+  if (kernel.op() != parsed.op)
+    reject("template '" + record.template_name + "' is not a template of " + std::string(kernels::op_name(parsed.op)));
+  kernels::Target target;
+  try {
+    target = backends::parse_target(record.target);
+  } catch (const std::invalid_argument& error) {
+    reject(std::string("target: ") + error.what());
+  }
+  if (target.str() != record.target) reject("target '" + record.target + "' is not written as optune writes it");
+  if (target.backend != kernel.backend())
+    reject("template '" + record.template_name + "' does not run on target '" + record.target + "'");
+  if (stored_fingerprint_id(record.device_fingerprint) != record.device_id)
+    reject("device_id '" + record.device_id + "' is not the id of its device_fingerprint");
+
+  const std::string space_key = record.template_name + " " + record.workload_key + " " + record.device_id;
+  auto space = spaces_.find(space_key);
+  if (space == spaces_.end()) {
+    kernels::DeviceInfo device;
+    try {
+      device = kernels::DeviceInfo::from_fingerprint(record.device_fingerprint);
+    } catch (const std::exception& error) {
+      reject(std::string("device_fingerprint: ") + error.what());
+    }
+    try {
+      space = spaces_.emplace(space_key, kernel.space(parsed, device)).first;
+    } catch (const std::exception& error) {  // a template that has no space for this workload or device
+      reject(record.template_name + " has no space for " + record.workload_key + ": " + error.what());
+    }
+  }
+  search_space::Config config;
+  try {
+    config = space->second.from_json(record.config);
+  } catch (const std::exception& error) {
+    reject(std::string("config is not a point of ") + record.template_name + "'s space: " + error.what());
+  }
+  if (space->second.to_json(config) != record.config)
+    reject("config is not written as optune writes it: " + space->second.to_json(config).dump());
+  if (std::string violation = space->second.first_violation(config); !violation.empty())
+    reject("config breaks the constraint of " + record.template_name + "'s space: " + violation);
+}
+
+std::vector<db::TuningRecord> checked_top_k(const db::Database& database, const db::RecordFilter& filter,
+                                            std::size_t k, std::vector<std::string>& passed_over) {
+  RecordCheck check;
+  // Ask for as many more per group as there were bad records in all, until that is enough.
+  for (std::size_t extra = 0;;) {
+    std::vector<db::TuningRecord> good;
+    std::vector<std::string> bad;
+    for (auto& record : database.top_k(filter, k + extra)) {
+      try {
+        check.figures(record);
+        good.push_back(std::move(record));
+      } catch (const std::invalid_argument& error) {
+        bad.push_back(record.workload_key + ": " + error.what());
+      }
+    }
+    if (bad.size() > extra) {
+      extra = bad.size();
+      continue;
+    }
+    std::map<std::string, std::size_t> per_group;  // workload, target, device -> records kept
+    std::erase_if(good, [&](const db::TuningRecord& record) {
+      return ++per_group[record.workload_key + " " + record.target + " " + record.device_id] > k;
+    });
+    passed_over.insert(passed_over.end(), bad.begin(), bad.end());
+    return good;
+  }
+}
+
+}  // namespace optune::tuner

@@ -1,0 +1,167 @@
+#include "optune/tuner/results/tuned_header.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "optune/backends/registry.hpp"
+#include "optune/kernels/kernel_template.hpp"
+#include "optune/tuner/results/record_check.hpp"
+#include "optune/tuner/search/task_history.hpp"
+
+namespace optune::tuner {
+namespace {
+
+// The fastest records read per workload: the best one an older space cannot read is passed over
+// for the next.
+constexpr std::size_t kCandidatesPerWorkload = 32;
+
+// The fastest records of each workload of the target (and --device) that pass their checks; the
+// others are noted in `passed_over` rather than failing the header (and every build using it).
+std::vector<db::TuningRecord> checked_records(const db::Database& database, const TunedHeaderRequest& request,
+                                              std::vector<std::string>& passed_over) {
+  db::RecordFilter filter;
+  filter.target = request.target.str();
+  filter.device = request.device;
+  std::vector<db::TuningRecord> records;
+  for (auto& record : checked_top_k(database, filter, kCandidatesPerWorkload, passed_over)) {
+    try {
+      kernels::DeviceInfo::from_fingerprint(record.device_fingerprint);
+    } catch (const std::exception& error) {
+      passed_over.push_back(record.workload_key + ": " + error.what());
+      continue;
+    }
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+// The one device whose records the header is made from; nullopt when nothing is recorded.
+std::optional<db::TuningRecord> pick_device(const std::vector<db::TuningRecord>& records,
+                                            const TunedHeaderRequest& request) {
+  std::map<std::string, db::TuningRecord> devices;
+  for (const auto& record : records) devices.emplace(record.device_id, record);
+  if (devices.size() > 1) {
+    std::string names;
+    for (const auto& [id, record] : devices)
+      names += (names.empty() ? "" : ", ") + id + " (" + record.device_fingerprint.value("name", "") + ")";
+    throw std::invalid_argument("records of several devices match target " + request.target.str() +
+                                "; choose one with --device: " + names);
+  }
+  if (devices.empty()) return std::nullopt;
+  return devices.begin()->second;
+}
+
+std::string section(const kernels::KernelTemplate& kernel, const kernels::KernelTemplate::TableForm& form,
+                    const kernels::DeviceInfo& device, const std::vector<db::TuningRecord>& best,
+                    std::set<std::string>& tuned_keys) {
+  auto representative = kernels::parse_workload(kernel.op(), form.default_shape);
+  auto representative_space = kernel.space(representative, device);
+  auto default_config = kernel.default_config(representative, device, representative_space);
+  const search_space::ConfigView default_view(representative_space, default_config);
+  // The default's row as a comment: every line of it commented out.
+  std::string default_row = kernel.table_row(representative, device, default_view);
+  for (std::size_t at = default_row.find('\n'); at != std::string::npos; at = default_row.find('\n', at + 1))
+    default_row.insert(at + 1, "//");
+  std::string text =
+      form.default_at_run_time
+          ? fmt::format("// {}: shapes without a tuned row (and devices other than kDevice) run the template's\n"
+                        "// default config for their shape and device, chosen at run time. For {} here:\n"
+                        "//   {}\n\n",
+                        kernel.name(), form.default_shape, default_row)
+          : fmt::format("// {}: the default config, for shapes without a tuned row.\n"
+                        "inline constexpr {} {}Default = {};\n\n",
+                        kernel.name(), form.config_type, form.table_name, kernel.config_literal(default_view));
+  // The fastest records of each workload, grouped by workload in the order of their best.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<db::TuningRecord>> by_workload;
+  for (const auto& record : best) {
+    if (record.template_name != kernel.name()) continue;
+    auto& group = by_workload[record.workload_key];
+    if (group.empty()) order.push_back(record.workload_key);
+    group.push_back(record);
+  }
+  std::vector<std::string> rows;
+  for (const auto& key : order) {
+    auto workload = kernels::parse_workload_key(key);
+    auto space = kernel.space(workload, device);
+    auto usable = tuner::fastest_usable(space, by_workload[key]);
+    if (!usable) continue;  // only records of an older space: the workload runs the default
+    rows.push_back(fmt::format("    {},  // {}: {:.1f} GFLOP/s",
+                               kernel.table_row(workload, device, search_space::ConfigView(space, usable->config)),
+                               key, usable->record.gflops));
+    tuned_keys.insert(key);
+  }
+  text += fmt::format("// {}: the best recorded config of each tuned shape.\n"
+                      "inline constexpr std::array<{}, {}> {} = {{{{\n", kernel.name(), form.row_type, rows.size(),
+                      form.table_name);
+  for (const auto& row : rows) text += row + "\n";
+  return text + "}};\n";
+}
+
+}  // namespace
+
+TunedHeader make_tuned_header(const db::Database& database, const TunedHeaderRequest& request) {
+  TunedHeader header;
+  auto records = checked_records(database, request, header.passed_over);
+  auto device_record = pick_device(records, request);
+  kernels::DeviceInfo device = device_record ? kernels::DeviceInfo::from_fingerprint(device_record->device_fingerprint)
+                                             : request.fallback_device;
+  header.device_name = device.name;
+  std::vector<db::TuningRecord> best;
+  for (auto& record : records)
+    if (device_record && record.device_id == device_record->device_id) best.push_back(std::move(record));
+  std::string includes = "#include <array>\n#include <cstdint>\n";
+  std::string body;
+  std::string entry_points;
+  std::set<std::string> tuned_keys;
+  for (const auto* kernel : backends::all_templates()) {
+    if (kernel->backend() != request.target.backend) continue;
+    auto form = kernel->table_form();
+    if (!form) continue;
+    const std::string include = "#include <" + form->include + ">\n";
+    if (includes.find(include) == std::string::npos) includes += include;
+    body += section(*kernel, *form, device, best, tuned_keys) + "\n";
+    if (!form->entry_point.empty()) entry_points += "\n" + form->entry_point;
+  }
+  header.tuned = tuned_keys.size();
+  for (const auto& key : request.wanted)
+    if (!tuned_keys.count(key)) header.untuned.push_back(key);
+
+  std::string untuned;
+  for (const auto& key : header.untuned) untuned += "//   " + key + "\n";
+  header.text = fmt::format(
+      "// Generated by `optune apply-best` from {} for target {} on {} [{}].\n"
+      "// Do not edit: regenerate with optune apply-best (or CMake's optune_apply_best()).\n"
+      "// {} tuned workloads.{}\n"
+      "#pragma once\n\n{}\nnamespace optune::tuned {{\n\n"
+      "inline constexpr char kTarget[] = \"{}\";\ninline constexpr char kDevice[] = \"{}\";\n\n{}"
+      "}}  // namespace optune::tuned\n{}",
+      request.source, request.target.str(), device.name, device.fingerprint_id(), header.tuned,
+      untuned.empty() ? "" : " Without a tuned config (they run the default):\n" + untuned, includes,
+      request.target.str(), device.name, body,
+      entry_points.empty() ? "" : "\n// What the application calls.\nnamespace optune {\n" + entry_points + "\n}  // namespace optune\n");
+  return header;
+}
+
+bool write_if_changed(const std::string& path, const std::string& text) {
+  std::ifstream existing(path);
+  if (existing) {
+    std::stringstream current;
+    current << existing.rdbuf();
+    if (current.str() == text) return false;
+  }
+  auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path);
+  return true;
+}
+
+}  // namespace optune::tuner

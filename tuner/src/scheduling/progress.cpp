@@ -1,0 +1,48 @@
+#include "optune/tuner/scheduling/progress.hpp"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+namespace optune::tuner {
+
+Progress::Progress(std::FILE* out, bool live) : out_(out), live_(live) {}
+
+Progress Progress::for_stderr() { return Progress(stderr, isatty(fileno(stderr)) == 1); }
+
+std::string format_duration(double seconds) {
+  auto s = static_cast<long long>(seconds + 0.5);
+  if (s < 60) return fmt::format("{}s", s);
+  if (s < 3600) return fmt::format("{}m{:02}s", s / 60, s % 60);
+  return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
+}
+
+void Progress::start(const std::string& task, std::size_t trials) {
+  start_ = std::chrono::steady_clock::now();
+  drawn_ = false;
+  if (out_) std::fprintf(out_, "tuning %s: %zu trials\n", task.c_str(), trials);
+}
+
+void Progress::update(const ProgressState& state) {
+  if (observer_) observer_(state);
+  if (!out_) return;
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  double eta = state.trial ? elapsed / state.trial * (state.trials - state.trial) : 0;
+  std::string task = state.task.empty() ? "" : "[" + state.task + "] ";
+  std::string line = fmt::format("{}trial {}/{}  best {:.1f} GFLOP/s  failed {}  elapsed {}  eta {}", task,
+                                 state.trial, state.trials, state.best_gflops, state.failures,
+                                 format_duration(elapsed), format_duration(eta));
+  if (live_) {
+    std::fprintf(out_, "\r\033[K%s", line.c_str());
+    drawn_ = true;
+  } else {
+    std::fprintf(out_, "%s\n", line.c_str());
+  }
+  std::fflush(out_);
+}
+
+void Progress::finish() {
+  if (out_ && live_ && drawn_) std::fprintf(out_, "\n");
+}
+
+}  // namespace optune::tuner

@@ -1,0 +1,137 @@
+#include "optune/tuner/scheduling/suite.hpp"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+#include "scheduling/suite_toml.hpp"
+
+namespace optune::tuner {
+namespace {
+
+[[noreturn]] void fail(const std::string& source, const toml::source_region& where, const std::string& problem) {
+  throw SuiteError(one_line(source + ":" + std::to_string(where.begin.line) + ": " + problem));
+}
+
+std::string required_string(const toml::table& table, const char* key, const std::string& source) {
+  const toml::node* node = table.get(key);
+  if (!node) fail(source, table.source(), std::string("missing '") + key + "'");
+  auto value = node->value<std::string>();
+  if (!value) fail(source, node->source(), std::string("'") + key + "' must be a string");
+  return *value;
+}
+
+int parse_layout_key(const toml::table& table, const std::string& source) {
+  const std::string name = required_string(table, "layout", source);
+  try {
+    return kernels::parse_layout(name);
+  } catch (const std::invalid_argument& error) {
+    fail(source, table.get("layout")->source(), error.what());
+  }
+}
+
+// A convolution takes its own `layout` key, else a layout named in its shape, else the suite's;
+// with `input_layout = "nchw"` it reads NCHW whatever that layout is (a network's first layer).
+SuiteEntry parse_entry(const toml::table& table, std::size_t index, const std::string& source, int suite_layout) {
+  static const std::set<std::string> kKnownKeys = {"name", "op", "shape", "count", "layout", "input_layout"};
+  for (const auto& [key, node] : table)
+    if (!kKnownKeys.count(std::string(key.str())))
+      fail(source, node.source(), "unknown key '" + std::string(key.str()) + "' in [[workload]]");
+  SuiteEntry entry;
+  try {
+    const std::string shape = required_string(table, "shape", source);
+    entry.workload = kernels::parse_workload(kernels::parse_op(required_string(table, "op", source)), shape);
+    const bool layout_in_shape = shape.find("layout") != std::string::npos;
+    if (table.contains("layout")) {
+      if (layout_in_shape) fail(source, table.source(), "layout given both in 'shape' and in 'layout'");
+      entry.workload.layout_block = parse_layout_key(table, source);
+    } else if (!layout_in_shape && entry.workload.op != kernels::Op::kGemm) {
+      entry.workload.layout_block = suite_layout;
+    }
+    if (table.contains("input_layout")) {
+      if (required_string(table, "input_layout", source) != "nchw") {
+        fail(source, table.get("input_layout")->source(),
+             "input_layout: only \"nchw\" (a first layer reading the image) is known");
+      }
+      entry.workload.nchw_input = entry.workload.layout_block != kernels::kLayoutNchw;
+    }
+    kernels::validate_workload(entry.workload);
+  } catch (const SuiteError&) {
+    throw;
+  } catch (const std::invalid_argument& error) {
+    fail(source, table.source(), error.what());
+  }
+  entry.name = table.contains("name") ? required_string(table, "name", source) : "workload" + std::to_string(index + 1);
+  if (const toml::node* count = table.get("count")) {
+    auto value = count->value<std::int64_t>();
+    if (!value || *value < 1 || *value > 1000000) fail(source, count->source(), "'count' must be a whole number from 1 to 1000000");
+    entry.count = static_cast<int>(*value);
+  }
+  return entry;
+}
+
+}  // namespace
+
+std::string one_line(const std::string& message) {
+  static const char* kHex = "0123456789abcdef";
+  std::string line;
+  for (const char c : message) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') line += "\\n";
+    else if (c == '\r') line += "\\r";
+    else if (c == '\t') line += "\\t";
+    else if (byte < 0x20 || byte == 0x7f) line += std::string("\\x") + kHex[byte >> 4] + kHex[byte & 0xf];
+    else line += c;
+  }
+  return line;
+}
+
+std::vector<SuiteEntry> parse_workload_tables(const toml::table& root, const std::string& source, int layout) {
+  const toml::array* workloads = root["workload"].as_array();
+  if (!workloads || workloads->empty()) fail(source, root.source(), "no [[workload]] tables");
+  std::vector<SuiteEntry> entries;
+  std::set<std::string> names, keys;
+  for (std::size_t i = 0; i < workloads->size(); ++i) {
+    const toml::table* table = (*workloads)[i].as_table();
+    if (!table) fail(source, (*workloads)[i].source(), "each workload must be a [[workload]] table");
+    SuiteEntry entry = parse_entry(*table, i, source, layout);
+    if (!names.insert(entry.name).second) fail(source, table->source(), "duplicate workload name '" + entry.name + "'");
+    if (!keys.insert(entry.workload.key()).second)
+      fail(source, table->source(), "workload " + entry.workload.key() + " is listed twice; give it one entry with its count");
+    entries.push_back(std::move(entry));
+  }
+  return entries;
+}
+
+Suite parse_suite(const std::string& text, const std::string& source, std::optional<int> layout) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source);
+  } catch (const toml::parse_error& error) {
+    fail(source, error.source(), std::string(error.description()));
+  }
+  Suite suite;
+  suite.name = required_string(root, "name", source);
+  if (root.contains("description")) suite.description = required_string(root, "description", source);
+  if (!layout && root.contains("layout")) layout = parse_layout_key(root, source);
+  suite.layout_block = layout.value_or(kernels::kLayoutNchw);
+  suite.entries = parse_workload_tables(root, source, suite.layout_block);
+  for (const auto& [key, node] : root) {
+    std::string name(key.str());
+    if (name != "name" && name != "description" && name != "workload" && name != "layout")
+      fail(source, node.source(), "unknown key '" + name + "'");
+  }
+  return suite;
+}
+
+Suite load_suite(const std::string& path, std::optional<int> layout) {
+  std::ifstream in(path);
+  if (!in) throw SuiteError(path + ": cannot read the suite file");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_suite(text.str(), path, layout);
+}
+
+}  // namespace optune::tuner

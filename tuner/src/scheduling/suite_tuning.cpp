@@ -1,0 +1,105 @@
+#include "optune/tuner/scheduling/suite_tuning.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <regex>
+
+namespace optune::tuner {
+namespace {
+
+double weighted_latency(const std::vector<SuiteTaskResult>& results, bool tuned) {
+  double total = 0;
+  for (const auto& result : results) {
+    const auto& record = tuned ? result.summary.best : result.summary.default_config;
+    if (!record || !record->ok()) return std::numeric_limits<double>::quiet_NaN();
+    total += result.entry.count * record->median_seconds;
+  }
+  return total;
+}
+
+}  // namespace
+
+double parse_duration(const std::string& text) {
+  static const std::regex kDuration(R"(^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$)");
+  std::smatch match;
+  if (text.empty() || !std::regex_match(text, match, kDuration))
+    throw std::invalid_argument("duration '" + text + "' is not like 2h, 30m, 90s, 1h30m or 7d");
+  double seconds = 0;
+  if (match[1].matched) seconds += 86400.0 * std::stod(match[1]);
+  if (match[2].matched) seconds += 3600.0 * std::stod(match[2]);
+  if (match[3].matched) seconds += 60.0 * std::stod(match[3]);
+  if (match[4].matched) seconds += std::stod(match[4]);
+  if (seconds <= 0) throw std::invalid_argument("duration '" + text + "' must be positive");
+  return seconds;
+}
+
+SuiteSummary tune_suite(const std::vector<SuiteTask>& tasks, RecordingMeasurer& measurer,
+                        const TuningOptions& options, const SuiteBudget& budget,
+                        const SchedulerOptions& scheduler_options, Progress& progress) {
+  using Clock = std::chrono::steady_clock;
+  auto start = Clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  std::size_t total = budget.total_trials ? budget.total_trials : budget.trials_per_task * tasks.size();
+  std::size_t per_task_cap = budget.trials_per_task ? budget.trials_per_task : std::numeric_limits<std::size_t>::max();
+  std::string run_id = options.run_id.empty() ? make_run_id() : options.run_id;
+
+  TaskScheduler scheduler(scheduler_options);
+  std::vector<std::unique_ptr<TaskSession>> sessions(tasks.size());
+  std::vector<TaskStatus> status(tasks.size());
+  for (std::size_t i = 0; i < tasks.size(); ++i) status[i].weight = tasks[i].entry.count;
+
+  std::size_t spent = 0;  // by earlier runs (a resumed job)
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    status[i].trials = std::min(tasks[i].trials_done, per_task_cap);
+    status[i].exhausted = status[i].trials >= per_task_cap;
+    spent += status[i].trials;
+  }
+  auto stop_requested = [&] { return budget.stop && budget.stop->load(); };
+
+  SuiteSummary summary;
+  progress.start("suite of " + std::to_string(tasks.size()) + " tasks", total);
+  ProgressState state{"", spent, total, 0, 0};
+  while (spent + summary.trials < total && !(budget.seconds > 0 && elapsed() >= budget.seconds)) {
+    if (stop_requested()) break;
+    std::size_t i = scheduler.next(status);
+    if (i == tasks.size()) break;  // every space used up
+    if (!sessions[i]) sessions[i] = std::make_unique<TaskSession>(tasks[i].task, options.tuner, measurer, run_id);
+    if (stop_requested()) break;  // a stop during the default's measurement
+    TaskSession& session = *sessions[i];
+    std::size_t wanted =
+        std::min({options.batch_size, per_task_cap - status[i].trials, total - spent - summary.trials});
+    std::size_t measured = session.step(wanted);
+    summary.trials += measured;
+    status[i].trials += measured;
+    status[i].best_seconds = session.best_seconds();
+    status[i].best_history.push_back(session.best_seconds());
+    status[i].exhausted = measured == 0 || status[i].trials >= per_task_cap;
+    state.task = tasks[i].entry.name;
+    state.trial = spent + summary.trials;
+    state.failures = 0;
+    for (const auto& s : sessions)
+      if (s) state.failures += s->summary().failures;
+    state.best_gflops = std::isfinite(session.best_seconds())
+                            ? tasks[i].task->workload.flops() / session.best_seconds() / 1e9 : 0;
+    progress.update(state);
+  }
+  progress.finish();
+  summary.stopped = stop_requested();
+
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    SuiteTaskResult result{tasks[i].entry, sessions[i] != nullptr, {}};
+    if (sessions[i]) {
+      if (!summary.stopped) sessions[i]->finish(options.remeasure_top);
+      result.summary = sessions[i]->summary();
+    }
+    summary.tasks.push_back(std::move(result));
+  }
+  summary.default_seconds = weighted_latency(summary.tasks, false);
+  summary.tuned_seconds = weighted_latency(summary.tasks, true);
+  summary.seconds = elapsed();
+  return summary;
+}
+
+}  // namespace optune::tuner

@@ -1,0 +1,230 @@
+#include "optune/tuner/scheduling/task_session.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "optune/tuner/search/task_history.hpp"
+
+namespace optune::tuner {
+namespace {
+
+db::TuningRecord to_record(const measure::MeasureTask& task, const search_space::Config& config,
+                           const measure::MeasureResult& result) {
+  db::TuningRecord record;
+  record.workload_key = task.workload.key();
+  record.template_name = task.kernel_template->name();
+  record.target = task.target.str();
+  record.device_id = task.device.fingerprint_id();
+  record.device_fingerprint = task.device.fingerprint();
+  record.config = task.space.to_json(config);
+  record.costs = result.costs;
+  record.median_seconds = result.median_seconds;
+  record.gflops = result.gflops;
+  record.error_kind = std::string(measure::error_kind_name(result.error));
+  record.error_message = result.message;
+  record.build_seconds = result.build_seconds;
+  record.timestamp = result.timestamp;
+  record.optune_version = OPTUNE_VERSION;
+  return record;
+}
+
+// Rounds of the closing re-measurement (measure::Runner::run), and how many waves of it at most.
+constexpr int kRemeasureRounds = 3;
+constexpr int kMaxRemeasureWaves = 4;
+
+bool better(const db::TuningRecord& a, const std::optional<db::TuningRecord>& b) {
+  return a.ok() && (!b || a.median_seconds < b->median_seconds);
+}
+
+}  // namespace
+
+double TuningSummary::speedup() const {
+  if (!best || !default_config || !default_config->ok() || best->median_seconds <= 0) return 0;
+  return default_config->median_seconds / best->median_seconds;
+}
+
+bool TuningSummary::best_is_default() const {
+  return best && default_config && best->config_text() == default_config->config_text();
+}
+
+std::string make_run_id() {
+  auto now = std::chrono::system_clock::now().time_since_epoch();
+  std::random_device entropy;
+  return fmt::format("{:x}-{:04x}", std::chrono::duration_cast<std::chrono::seconds>(now).count(),
+                     entropy() & 0xffff);
+}
+
+std::vector<db::TuningRecord> RecordingMeasurer::measure(const std::shared_ptr<const measure::MeasureTask>& task,
+                                                         const std::vector<search_space::Config>& configs,
+                                                         const std::string& tuner, const std::string& run_id,
+                                                         bool is_default, std::vector<measure::MeasureResult>* results,
+                                                         int rounds) {
+  auto records = run(task, configs, tuner, run_id, is_default, results, rounds);
+  record(records);
+  return records;
+}
+
+void RecordingMeasurer::record(const std::vector<db::TuningRecord>& records) {
+  if (!records.empty()) database_.insert(records);
+}
+
+std::vector<db::TuningRecord> RecordingMeasurer::run(const std::shared_ptr<const measure::MeasureTask>& task,
+                                                     const std::vector<search_space::Config>& configs,
+                                                     const std::string& tuner, const std::string& run_id,
+                                                     bool is_default, std::vector<measure::MeasureResult>* results,
+                                                     int rounds) {
+  std::vector<measure::MeasureInput> inputs;
+  for (const auto& config : configs) inputs.push_back({task, config});
+  // Build the whole batch first: no compile may run while a candidate is timed.
+  auto builds = builder_.build(inputs);
+  auto measured = runner_.run(inputs, builds, rounds);
+  std::vector<db::TuningRecord> records;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    records.push_back(to_record(*task, configs[i], measured[i]));
+    records.back().tuner = tuner;
+    records.back().run_id = run_id;
+    records.back().is_default = is_default;
+  }
+  if (results) *results = std::move(measured);
+  return records;
+}
+
+TaskSession::TaskSession(std::shared_ptr<const measure::MeasureTask> task, const TunerOptions& tuner_options,
+                         RecordingMeasurer& measurer, std::string run_id)
+    : task_(std::move(task)), measurer_(measurer), start_(std::chrono::steady_clock::now()) {
+  summary_.run_id = std::move(run_id);
+  bool transfer = tuner_options.transfer && reads_transfer_records(tuner_options.name);
+  auto history = load_history(measurer_.database(), *task_, transfer);
+  // A resumed job (same run id) reuses the default config its earlier run measured.
+  for (const auto& record : history.own)
+    if (record.is_default && record.run_id == summary_.run_id) summary_.default_config = record;
+  if (!summary_.default_config) {
+    auto default_config = task_->kernel_template->default_config(task_->workload, task_->device, task_->space);
+    summary_.default_config = measurer_.run(task_, {default_config}, "default", summary_.run_id, true).front();
+    if (summary_.default_config->ok()) measurer_.record({*summary_.default_config});
+    else unrecorded_default_ = summary_.default_config;
+    history.own.push_back(*summary_.default_config);
+  }
+  if (summary_.default_config->ok()) best_ = summary_.default_config;
+
+  tuner_ = make_tuner(tuner_options, *task_, history);
+  summary_.tuner = tuner_->name();
+  summary_.transfer_records = history.related.size();
+  summary_.other_device_records = history.other_devices.size();
+}
+
+double TaskSession::best_seconds() const {
+  return best_ ? best_->median_seconds : std::numeric_limits<double>::infinity();
+}
+
+std::size_t TaskSession::step(std::size_t max_trials) {
+  auto batch = tuner_->next_batch(max_trials);
+  if (batch.empty()) {
+    exhausted_ = true;
+    return 0;
+  }
+  std::vector<measure::MeasureResult> results;
+  auto records = measurer_.run(task_, batch, tuner_->name(), summary_.run_id, false, &results);
+  check_environment(records);
+  record(records);
+  tuner_->update(batch, results);
+  for (auto& record : records) {
+    ++summary_.trials;
+    if (!record.ok()) ++summary_.failures;
+    if (record.ok()) successes_.push_back(record);
+    if (better(record, best_)) {
+      best_ = record;
+      last_improvement_ = summary_.trials;
+    }
+  }
+  summary_.overhead_seconds = tuner_->overhead_seconds();
+  summary_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  return batch.size();
+}
+
+void TaskSession::finish(std::size_t top) {
+  record({});  // a default held back while no batch followed
+  if (top > 0) remeasure_finalists(top);
+  // The default counts with its latest successful record, as the best does: both from the same
+  // closing re-measurement, not a first measurement taken in a busier or quieter spell.
+  db::Database& database = measurer_.database();
+  const db::TaskKey key = task_key(*task_);
+  summary_.best = top > 0 ? database.best(key) : best_;
+  if (auto latest = database.latest_success(key, summary_.default_config->config_text())) summary_.default_config = latest;
+  summary_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void TaskSession::remeasure_finalists(std::size_t top) {
+  // The database ranks each config by its latest record (Database::best). The first wave re-measures
+  // the default and the best `top` other configs in interleaved rounds, so they are compared at one
+  // time on a machine whose speed drifts. Re-measured finalists tend to come out slower than the
+  // single lucky run that made them finalists, which can leave a config timed once ahead of all of
+  // them: each later wave re-measures up to `top` such configs together with the fastest of the last
+  // wave, until none is left. Each config is re-measured in one wave only (that fastest aside), so
+  // the waves end.
+  db::Database& database = measurer_.database();
+  const db::TaskKey key = task_key(*task_);
+  std::set<std::string> remeasured;  // config_text()
+  std::optional<db::TuningRecord> fastest;  // of the last wave
+  for (int wave = 0; wave < kMaxRemeasureWaves; ++wave) {
+    std::vector<search_space::Config> configs;
+    auto take = [&](const db::TuningRecord& record) {
+      if (!remeasured.insert(record.config_text()).second) return false;
+      auto config = readable_config(task_->space, record);
+      if (config) configs.push_back(std::move(*config));
+      return config.has_value();
+    };
+    if (wave == 0 && summary_.default_config->ok()) take(*summary_.default_config);
+    if (fastest) configs.push_back(task_->space.from_json(fastest->config));
+    std::size_t fresh = 0;
+    for (const auto& record : database.top_k(task_filter(key), remeasured.size() + top))
+      if (fresh < top && (!fastest || record.median_seconds < fastest->median_seconds) && take(record)) ++fresh;
+    if (fresh == 0) break;
+    if (configs.size() < 2) break;  // a lone config has nothing to be compared with
+    fastest.reset();
+    auto records = measurer_.run(task_, configs, "remeasure", summary_.run_id, false, nullptr, kRemeasureRounds);
+    check_environment(records);
+    record(records);
+    for (auto& record : records)
+      if (better(record, fastest)) fastest = std::move(record);
+    if (!fastest) break;  // every one failed this time: nothing to compare the next wave with
+  }
+}
+
+void TaskSession::check_environment(const std::vector<db::TuningRecord>& records) {
+  if (records.empty() || records.front().ok()) return;
+  const std::string& kind = records.front().error_kind;
+  for (const auto& record : records)
+    if (record.error_kind != kind) return;
+  // Every config of the batch failed alike. The default config, which works wherever the
+  // environment does, tells whether the batch or the environment is to blame.
+  std::optional<db::TuningRecord> probe = unrecorded_default_;
+  for (const auto& record : records)
+    if (!probe && record.config_text() == summary_.default_config->config_text()) probe = record;
+  if (!probe) {
+    auto config = task_->kernel_template->default_config(task_->workload, task_->device, task_->space);
+    probe = measurer_.run(task_, {config}, "default", summary_.run_id, true).front();  // not recorded
+  }
+  if (probe->error_kind != kind) return;
+  std::string cause = probe->error_message.empty() ? records.front().error_message : probe->error_message;
+  std::replace(cause.begin(), cause.end(), '\n', ' ');
+  if (cause.size() > 300) cause = cause.substr(0, 297) + "...";
+  throw EnvironmentFailure(fmt::format(
+      "{}: the default config and all {} configs of the batch failed with {}: {} (nothing of the batch recorded; "
+      "fix the environment and run again)",
+      task_->workload.key(), records.size(), kind, cause.empty() ? "no message" : cause));
+}
+
+void TaskSession::record(const std::vector<db::TuningRecord>& records) {
+  std::vector<db::TuningRecord> batch;
+  if (unrecorded_default_) batch.push_back(std::move(*unrecorded_default_));
+  unrecorded_default_.reset();
+  batch.insert(batch.end(), records.begin(), records.end());
+  measurer_.record(batch);
+}
+
+}  // namespace optune::tuner

@@ -1,0 +1,30 @@
+#include "optune/tuner/scheduling/tuning_loop.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace optune::tuner {
+
+TuningLoop::TuningLoop(measure::Builder& builder, measure::Runner& runner, db::Database& database,
+                       Progress& progress)
+    : measurer_(builder, runner, database), progress_(progress) {}
+
+TuningSummary TuningLoop::run(const std::shared_ptr<const measure::MeasureTask>& task,
+                              const TuningOptions& options) {
+  TaskSession session(task, options.tuner, measurer_, options.run_id.empty() ? make_run_id() : options.run_id);
+  progress_.start(task->workload.key(), options.trials);
+  ProgressState state{"", 0, options.trials, 0, 0};
+  while (session.summary().trials < options.trials) {
+    if (!session.step(std::min(options.batch_size, options.trials - session.summary().trials))) break;
+    state.trial = session.summary().trials;
+    state.failures = session.summary().failures;
+    state.best_gflops = std::isfinite(session.best_seconds()) ? task->workload.flops() / session.best_seconds() / 1e9 : 0;
+    progress_.update(state);
+    if (options.early_stopping && session.trials_since_improvement() >= options.early_stopping) break;
+  }
+  progress_.finish();
+  session.finish(options.remeasure_top);
+  return session.summary();
+}
+
+}  // namespace optune::tuner

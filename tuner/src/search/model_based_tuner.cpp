@@ -1,0 +1,219 @@
+#include "optune/tuner/search/model_based_tuner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+
+#include "optune/cost_model/batch_selection.hpp"
+#include "optune/tuner/search/candidate_pool.hpp"
+
+namespace optune::tuner {
+
+cost_model::FeatureExtractor task_features(const measure::MeasureTask& task) {
+  if (task.kernel_template == nullptr) return cost_model::FeatureExtractor(task.space);
+  return cost_model::FeatureExtractor(task.space, task.workload, task.device, task.kernel_template);
+}
+
+ModelBasedTuner::ModelBasedTuner(std::string name, const measure::MeasureTask& task, std::uint64_t seed,
+                                 const TaskHistory& history, std::unique_ptr<cost_model::CostModel> model,
+                                 ModelBasedTunerOptions options, std::shared_ptr<const CandidatePool> pool)
+    : name_(std::move(name)),
+      task_(task),
+      rng_(seed),
+      options_(options),
+      domain_(task.space, {}, std::move(pool)),
+      model_(std::move(model)) {
+  auto own = parse_records(task.space, history.own);
+  domain_.claim_all(own.configs);
+  add_transfer(history.related);
+  add_other_devices(history.other_devices);
+  measured_ = own.configs.size();
+  if (!own.configs.empty()) {
+    model_->update(own.configs, own.gflops);  // a resumed run starts from what it measured
+    remember_best(own.configs, own.gflops);
+  } else if (model_->transfer_row_count() > 0) {
+    model_->fit();
+  }
+}
+
+void ModelBasedTuner::add_transfer(const std::vector<db::TuningRecord>& related) {
+  if (task_.kernel_template == nullptr) return;  // a hand-made space: no other shapes to read
+  std::map<std::string, std::vector<db::TuningRecord>> by_workload;
+  for (const auto& record : related) by_workload[record.workload_key].push_back(record);
+  int group = 1;  // group 0 is the task itself
+  for (const auto& [key, records] : by_workload) {
+    kernels::Workload workload;
+    try {
+      workload = kernels::parse_workload_key(key);
+    } catch (const std::invalid_argument&) {
+      continue;
+    }
+    auto space = task_.kernel_template->space(workload, task_.device);
+    auto parsed = parse_records(space, records);
+    if (parsed.configs.empty()) continue;
+    cost_model::FeatureExtractor features(space, workload, task_.device, task_.kernel_template);
+    model_->add_transfer(features, parsed.configs, parsed.gflops, group++, 1.0);
+  }
+}
+
+// At most `limit` of the records, so that every fit stays cheap: the fastest quarter of them, where
+// the model must rank well, and a uniform sample of the rest.
+ParsedRecords ModelBasedTuner::keep_rows(ParsedRecords parsed, std::size_t limit) {
+  if (parsed.configs.size() <= limit) return parsed;
+  std::vector<std::size_t> order(parsed.configs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return parsed.gflops[a] > parsed.gflops[b]; });
+  const std::size_t fastest = limit / 4;
+  std::shuffle(order.begin() + static_cast<long>(fastest), order.end(), rng_);
+  ParsedRecords kept;
+  for (std::size_t i = 0; i < limit; ++i) {
+    kept.configs.push_back(std::move(parsed.configs[order[i]]));
+    kept.gflops.push_back(parsed.gflops[order[i]]);
+  }
+  return kept;
+}
+
+// The same workload measured on other devices: one group per device, each row weighted below the
+// task's own (options_.other_device_weight), so that this device's records overrule them as they
+// come in. Their configs are read in this task's space; features are this task's own.
+void ModelBasedTuner::add_other_devices(const std::vector<db::TuningRecord>& records) {
+  std::map<std::string, std::vector<db::TuningRecord>> by_device;
+  for (const auto& record : records) by_device[record.device_id].push_back(record);
+  int group = 1 << 20;  // apart from the other shapes' groups
+  for (const auto& [device, device_records] : by_device) {
+    auto parsed = keep_rows(parse_records(task_.space, device_records), options_.other_device_rows);
+    if (parsed.configs.empty()) continue;
+    model_->add_transfer(model_->features(), parsed.configs, parsed.gflops, group++, options_.other_device_weight);
+    other_device_rows_ += parsed.configs.size();
+  }
+}
+
+void ModelBasedTuner::remember_best(const std::vector<search_space::Config>& configs,
+                                    const std::vector<double>& gflops) {
+  for (std::size_t i = 0; i < configs.size(); ++i)
+    if (gflops[i] > 0) best_measured_.push_back({configs[i], gflops[i]});
+  std::sort(best_measured_.begin(), best_measured_.end(),
+            [](const auto& a, const auto& b) { return a.score > b.score; });
+  if (best_measured_.size() > options_.seeds) best_measured_.resize(options_.seeds);
+}
+
+// The best-scored unmeasured configs one knob away from the best measured one: exploitation
+// around the incumbent that a model trained on few points may rank too low to reach globally.
+// In the space, each knob's options are tried (at most kNeighbourOptions of a wide knob, drawn).
+std::vector<search_space::Config> ModelBasedTuner::rank_neighbours(std::size_t n) {
+  constexpr std::uint64_t kNeighbourOptions = 64;
+  if (n == 0 || best_measured_.empty()) return {};
+  const auto& best = best_measured_.front().config;
+  std::vector<search_space::Config> near;
+  if (domain_.pool()) {
+    for (const auto& config : domain_.pool()->configs()) {
+      if (domain_.is_visited(config)) continue;
+      std::size_t distance = 0;
+      for (std::size_t k = 0; k < best.options.size() && distance < 2; ++k) distance += config.options[k] != best.options[k];
+      if (distance == 1) near.push_back(config);
+    }
+  } else {
+    for (std::size_t k = 0; k < best.options.size(); ++k) {
+      const std::uint64_t count = task_.space.option_count(k);
+      std::uniform_int_distribution<std::uint64_t> draw(0, count - 1);
+      for (std::uint64_t i = 0; i < std::min(count, kNeighbourOptions); ++i) {
+        auto config = best;
+        config.options[k] = static_cast<std::uint32_t>(count <= kNeighbourOptions ? i : draw(rng_));
+        if (config == best || !domain_.is_open(config)) continue;
+        if (std::find(near.begin(), near.end(), config) == near.end()) near.push_back(std::move(config));
+      }
+    }
+  }
+  const auto scores = model_->predict(near);
+  std::vector<std::size_t> order(near.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
+  std::vector<search_space::Config> ranked;
+  for (std::size_t i = 0; i < order.size() && ranked.size() < n; ++i) ranked.push_back(near[order[i]]);
+  return ranked;
+}
+
+std::vector<search_space::Config> ModelBasedTuner::rank_by_annealing(std::size_t n, std::size_t local) {
+  const auto start = std::chrono::steady_clock::now();
+  auto ranked = rank_neighbours(local);
+  search_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<search_space::Config> seeds;
+  for (const auto& best : best_measured_) seeds.push_back(best.config);
+  ConfigSet exclude = domain_.visited();
+  exclude.insert(ranked.begin(), ranked.end());
+  const std::size_t global = n - std::min(n, ranked.size());
+  if (global == 0) return ranked;
+  auto scorer = [this](std::span<const search_space::Config> configs) { return model_->predict(configs); };
+  auto found = cost_model::find_best_predicted(task_.space, scorer, global * options_.candidates_per_config,
+                                               exclude, rng_, options_.annealing, seeds);
+  search_seconds_ += found.seconds;
+  for (auto& config : cost_model::select_diverse(found.best, global, options_.diversity)) ranked.push_back(std::move(config));
+  return ranked;
+}
+
+// The whole pool is small enough to score at once: no annealing needed. Its features are
+// extracted once; each decision predicts every config and skips the measured ones.
+std::vector<search_space::Config> ModelBasedTuner::rank_pool(std::size_t n, std::size_t local) {
+  auto start = std::chrono::steady_clock::now();
+  const auto& configs = domain_.pool()->configs();
+  if (pool_features_.rows == 0) pool_features_ = model_->features().extract_batch(configs);
+  const auto scores = model_->predict_features(pool_features_);
+  std::vector<search_space::Config> ranked = rank_neighbours(local);
+  std::vector<cost_model::ScoredConfig> scored;
+  for (std::size_t i = 0; i < configs.size(); ++i)
+    if (!domain_.is_visited(configs[i]) && std::find(ranked.begin(), ranked.end(), configs[i]) == ranked.end())
+      scored.push_back({configs[i], scores[i]});
+  const std::size_t global = n - std::min(n, ranked.size());
+  std::size_t keep = std::min(scored.size(), global * options_.candidates_per_config);
+  std::partial_sort(scored.begin(), scored.begin() + static_cast<long>(keep), scored.end(),
+                    [](const auto& a, const auto& b) { return a.score > b.score; });
+  scored.resize(keep);
+  for (auto& config : cost_model::select_diverse(scored, global, options_.diversity)) ranked.push_back(std::move(config));
+  search_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return ranked;
+}
+
+// How many of n picks go to the best measured config's neighbourhood: local_share of them, drawn
+// per pick so that batches of one get it too.
+std::size_t ModelBasedTuner::local_picks(std::size_t n) {
+  std::bernoulli_distribution local(options_.local_share);
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < n; ++i) count += local(rng_);
+  return count;
+}
+
+std::vector<search_space::Config> ModelBasedTuner::next_batch(std::size_t n) {
+  // Random until the model may lead: untrained (no record yet, or every candidate failed), or
+  // fewer own measurements than options_.initial_random (a model of a handful of points, with no
+  // transfer rows to lean on, ranks little better than chance and narrows the search too early).
+  const bool model_leads = model_->is_trained() &&
+                           (measured_ >= options_.initial_random || model_->transfer_row_count() > 0);
+  const double epsilon = model_leads ? options_.epsilon : 1.0;
+  std::vector<search_space::Config> batch;
+  if (domain_.pool()) {
+    auto random_count = static_cast<std::size_t>(std::lround(epsilon * static_cast<double>(n)));
+    const std::size_t wanted = n - std::min(n, random_count);
+    auto ranked = model_leads ? rank_pool(wanted, local_picks(wanted)) : std::vector<search_space::Config>{};
+    ConfigSet taken = domain_.visited();
+    taken.insert(ranked.begin(), ranked.end());
+    batch = ranked;
+    for (auto& config : domain_.pool()->random(n - ranked.size(), taken, rng_)) batch.push_back(std::move(config));
+  } else {
+    auto ranked = model_leads ? rank_by_annealing(n, local_picks(n)) : std::vector<search_space::Config>{};
+    batch = cost_model::mix_in_random(task_.space, ranked, n, epsilon, domain_.visited(), rng_);
+  }
+  domain_.claim_all(batch);
+  return batch;
+}
+
+void ModelBasedTuner::update(const std::vector<search_space::Config>& configs,
+                             const std::vector<measure::MeasureResult>& results) {
+  std::vector<double> gflops;
+  for (const auto& result : results) gflops.push_back(result.ok() ? result.gflops : 0.0);
+  model_->update(configs, gflops);
+  remember_best(configs, gflops);
+  measured_ += configs.size();
+}
+
+}  // namespace optune::tuner

@@ -1,0 +1,77 @@
+#include "optune/tuner/search/task_history.hpp"
+
+namespace optune::tuner {
+
+TaskHistory load_history(const db::Database& database, const measure::MeasureTask& task,
+                         bool include_related) {
+  TaskHistory history;
+  history.own = database.task_records(task_key(task));
+  if (!include_related) return history;
+  db::RecordFilter filter;
+  filter.template_name = task.kernel_template->name();
+  filter.target = task.target.str();
+  filter.device = task.device.fingerprint_id();
+  for (auto& record : database.records(filter))
+    if (record.workload_key != task.workload.key()) history.related.push_back(std::move(record));
+  db::RecordFilter same_workload;
+  same_workload.workload_key = task.workload.key();
+  same_workload.template_name = task.kernel_template->name();
+  same_workload.target = task.target.str();
+  for (auto& record : database.records(same_workload))
+    if (record.device_id != filter.device && record.tuner != "remeasure") history.other_devices.push_back(std::move(record));
+  return history;
+}
+
+std::optional<search_space::Config> readable_config(const search_space::ConfigSpace& space,
+                                                    const db::TuningRecord& record) {
+  try {
+    return space.from_json(record.config);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;  // a config of an older space: not a point of this one
+  }
+}
+
+ParsedRecords parse_records(const search_space::ConfigSpace& space,
+                            const std::vector<db::TuningRecord>& records) {
+  ParsedRecords parsed;
+  for (const auto& record : records) {
+    if (auto config = readable_config(space, record)) {
+      parsed.configs.push_back(std::move(*config));
+      parsed.gflops.push_back(record.ok() ? record.gflops : 0.0);
+    }
+  }
+  return parsed;
+}
+
+ConfigSet measured_set(const search_space::ConfigSpace& space, const std::vector<db::TuningRecord>& records) {
+  auto parsed = parse_records(space, records);
+  return ConfigSet(parsed.configs.begin(), parsed.configs.end());
+}
+
+std::optional<UsableRecord> fastest_usable(const search_space::ConfigSpace& space,
+                                           const std::vector<db::TuningRecord>& records) {
+  std::optional<UsableRecord> fastest;
+  for (const auto& record : records) {
+    if (!record.ok() || (fastest && fastest->record.median_seconds <= record.median_seconds)) continue;
+    if (auto config = readable_config(space, record)) fastest = UsableRecord{record, std::move(*config)};
+  }
+  return fastest;
+}
+
+std::optional<UsableRecord> best_usable(const db::Database& database, const db::TaskKey& task,
+                                        const search_space::ConfigSpace& space) {
+  // Enough of the ranking that records of older spaces at its top do not hide a usable one.
+  constexpr std::size_t kCandidates = 16;
+  return fastest_usable(space, database.top_k(task_filter(task), kCandidates));
+}
+
+db::TaskKey task_key(const measure::MeasureTask& task) {
+  return {task.workload.key(), task.kernel_template->name(), task.target.str(), task.device.fingerprint_id()};
+}
+
+db::RecordFilter task_filter(const db::TaskKey& task) {
+  return {.workload_key = task.workload_key, .target = task.target, .device = task.device_id,
+          .template_name = task.template_name};
+}
+
+}  // namespace optune::tuner
