@@ -5,7 +5,6 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
-#include <numeric>
 #include <set>
 #include <sstream>
 #include <stdexcept>
