@@ -10,7 +10,7 @@ packages=(
   build-essential cmake pkg-config git
   libsqlite3-dev sqlite3 libxgboost-dev libeigen3-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
-  libasio-dev libssl-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
+  libasio-dev libssl-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libmuparser-dev libfmt-dev
   libgtest-dev libdnnl-dev libopenblas-dev zlib1g-dev pybind11-dev python3-dev python3-venv ccache
   g++-aarch64-linux-gnu qemu-user iproute2 clang
   libclang-rt-14-dev libomp-14-dev  # tests/fuzz: clang's libFuzzer and sanitizers, OpenMP for clang

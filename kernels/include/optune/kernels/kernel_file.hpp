@@ -1,0 +1,170 @@
+// The kernel file: a user's own kernel declared for tuning (issue 20), parsed into KernelSpec.
+// A kernel file names a source (OpenCL C or C++), its entry, its arguments, the problem's extents,
+// the knobs (tunable parameters, which reach the source as -D NAME=value), the rules a config must
+// satisfy, the OpenCL launch, and how to check an output. kernel_problem.hpp binds a spec to a
+// problem size and a device: workload key, buffer sizes, the search space, a config's defines and
+// launch. Expressions (expression.hpp) are parsed here, so a spec that loads is well-formed.
+//
+// The format (TOML; every field below; any other key is an error, so typos do not pass):
+//
+//   name = "transpose"      required; letters, digits, '_', '-', starting with a letter. The
+//                           workload key is kernel.<name>.<extent><value>... (kernel_problem.hpp)
+//   backend = "opencl"      required; "opencl" | "cpu"
+//   source = "transpose.cl" required; path relative to this file; must exist
+//   entry = "transpose"     required; the OpenCL kernel, or for cpu the extern "C" function
+//                           taking the args in order: buffers as pointers (const for inputs),
+//                           scalars by value (f32 float, i32 int32_t, ...)
+//   description = "..."     optional; for people
+//   build_options = ["-cl-mad-enable"]   optional; compiler options after the defines, each one
+//                           token without whitespace (OpenCL build options, or the C++ compiler's)
+//   flops = "2 * N"         optional expressions of extents and device limits (default 0): the
+//   bytes = "8 * N * M"     work and the traffic of one run, for GFLOP/s and GB/s in records
+//   args = [ {...}, ... ]   required; the kernel's arguments in order, each an inline table:
+//     name                  required; an identifier, distinct among args
+//     kind                  required; "buffer" | "scalar"
+//     dtype                 required; f16 f32 f64 i8 u8 i16 u16 i32 u32 i64 u64 (f16 on OpenCL
+//                           needs cl_khr_fp16, f64 cl_khr_fp64; a check compares in double)
+//     count                 buffers, required: elements, an expression of extents and device limits
+//     value                 scalars, required: an expression of extents and device limits; an
+//                           integer dtype needs an integer in its range
+//     init                  buffers: "random" | "zeros" | "ones" | "iota" (0, 1, 2, ...).
+//                           random: uniform in [-1, 1) for floats, in [0, 100) for integers, from
+//                           a fixed seed. Default for inputs: "random". An output without init
+//                           is write-only: it is poisoned before a run (NaN, or a byte pattern
+//                           for integers) and every element must be written; an output with init
+//                           is read-write and starts from that init.
+//     output = true         buffers; what the check compares. At least one buffer is an output.
+//   [extents]               required, at least one: NAME = integer from 1 to 2^31 - 1, in key
+//                           order (kMaxKernelExtent). Names
+//                           are identifiers not ending in a digit (the key reads N4096).
+//                           `--shape N=1024,M=512` overrides them.
+//   [knobs]                 required, at least one: NAME = [values...], a non-empty list of
+//                           distinct numbers (integers or decimals) or of strings (tokens made of
+//                           letters, digits and _ . + - * / ( ), e.g. "row_major"). Order matters:
+//                           neighbouring values are neighbours to the search. String knobs reach
+//                           only the source; expressions use numeric knobs.
+//   [constraints]           optional
+//     rules = ["TILE % WPT == 0", ...]   boolean expressions of extents, knobs and device limits;
+//                           a config is valid when all hold
+//   [launch]                opencl: required; cpu: not allowed
+//     global = ["N / WPT", "M"]          1 to 3 expressions of extents, knobs and device limits:
+//     local = ["TILE / WPT", "TILE"]     NDRange and work-group size, as many dims in both. For a
+//                           config, each must be a positive integer, local must divide global
+//                           (OpenCL 1.2), and the work-group must fit max_work_group_size and
+//                           max_work_item_size_d; configs where not are invalid in the space.
+//   [check]                 optional; without it, an output is only checked to be written
+//     reference = "transpose_naive"      a kernel (cpu: a function with the entry's signature)
+//                           in `source`, built with a valid config's defines, run once per
+//                           problem size on the same inputs
+//     reference_source = "ref.cl"        optional; the reference's file instead of `source`
+//     global = ["N", "M"]   opencl reference: its NDRange, expressions of extents and device
+//     local = ["16", "16"]  limits (required); local optional (absent: the runtime picks)
+//     expected = "out.bin"  instead of reference: raw little-endian values of the output, or a
+//                           list of files, one per output buffer in arg order
+//     rtol = 1e-5           |out - ref| <= atol + rtol * |ref|. Defaults by the first output's
+//     atol = 1e-6           dtype: f32/f64 1e-5 and 1e-6, f16 1e-2 and 1e-3, integers 0 and 0
+//
+// Names share one namespace: extents, knobs and the backend's device limits (device_limits.hpp)
+// must be distinct identifiers, and not an expression function's name (min, max, div, ...).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "optune/kernels/expression.hpp"
+
+namespace optune::kernels {
+
+// The largest extent a kernel file or --shape may give: it still fits an i32 scalar and an OpenCL
+// NDRange of any device; larger is a typo.
+inline constexpr std::int64_t kMaxKernelExtent = (std::int64_t{1} << 31) - 1;
+
+enum class DataType { kF16, kF32, kF64, kI8, kU8, kI16, kU16, kI32, kU32, kI64, kU64 };
+
+std::string_view data_type_name(DataType type);  // "f32"
+DataType parse_data_type(std::string_view name);  // throws std::invalid_argument listing the known
+std::size_t data_type_bytes(DataType type);
+bool is_floating(DataType type);
+
+enum class BufferInit { kRandom, kZeros, kOnes, kIota };
+std::string_view buffer_init_name(BufferInit init);  // "random"
+
+struct KernelArg {
+  enum class Kind { kBuffer, kScalar };
+  std::string name;
+  Kind kind = Kind::kBuffer;
+  DataType dtype = DataType::kF32;
+  std::optional<Expression> count;  // buffers
+  std::optional<Expression> value;  // scalars
+  std::optional<BufferInit> init;   // buffers; set for every input (random by default)
+  bool is_output = false;
+  bool is_buffer() const { return kind == Kind::kBuffer; }
+};
+
+struct Extent {
+  std::string name;
+  std::int64_t value = 0;
+  friend bool operator==(const Extent&, const Extent&) = default;
+};
+
+// A knob's values, numbers or strings (one of the two lists is empty).
+struct KernelKnob {
+  std::string name;
+  std::vector<double> numbers;
+  std::vector<std::string> strings;
+  bool is_numeric() const { return strings.empty(); }
+  std::size_t size() const { return is_numeric() ? numbers.size() : strings.size(); }
+  // The text of one value as it reaches the source: "16", "0.5", "row_major".
+  std::string value_text(std::size_t option) const;
+};
+
+struct KernelLaunch {
+  std::vector<Expression> global;  // 1 to 3 dims
+  std::vector<Expression> local;   // as many as global (the reference's may be empty)
+};
+
+struct KernelCheck {
+  enum class Kind { kNone, kReference, kExpected };
+  Kind kind = Kind::kNone;
+  std::string reference;                  // kReference: the kernel or function
+  std::filesystem::path reference_source; // kReference: absolute; `source` unless given
+  std::optional<KernelLaunch> reference_launch;  // kReference on opencl
+  std::vector<std::filesystem::path> expected;   // kExpected: absolute, one per output buffer
+  double rtol = 0;
+  double atol = 0;
+};
+
+struct KernelSpec {
+  std::filesystem::path file;    // the kernel file, as given (messages name it)
+  std::string name;
+  std::string backend;           // "opencl" | "cpu"
+  std::filesystem::path source;  // absolute
+  std::string entry;
+  std::string description;
+  std::vector<std::string> build_options;
+  std::optional<Expression> flops;
+  std::optional<Expression> bytes;
+  std::vector<KernelArg> args;
+  std::vector<Extent> extents;   // in file order
+  std::vector<KernelKnob> knobs; // in file order
+  std::vector<Expression> rules;
+  std::optional<KernelLaunch> launch;  // opencl
+  KernelCheck check;
+
+  // The names every expression of this spec is parsed over, and evaluated with values in this
+  // order: extents, then knobs, then the backend's device limits.
+  std::vector<std::string> expression_names() const;
+};
+
+// Reads and parses a kernel file. Throws std::invalid_argument with one line naming the file, the
+// line where toml++ knows it, the field and the problem:
+//   "configs/kernels/t.toml:12: knobs.TILE: no values"
+KernelSpec load_kernel_file(const std::filesystem::path& path);
+// The same on text already read; `path` names it in messages and anchors relative paths.
+KernelSpec parse_kernel_file(std::string_view text, const std::filesystem::path& path);
+
+}  // namespace optune::kernels

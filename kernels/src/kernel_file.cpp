@@ -1,0 +1,519 @@
+#include "optune/kernels/kernel_file.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <toml++/toml.h>
+
+#include "optune/kernels/device_limits.hpp"
+
+namespace optune::kernels {
+namespace {
+
+struct DataTypeRow {
+  DataType type;
+  std::string_view name;
+  std::size_t bytes;
+  bool is_floating;
+};
+constexpr std::array<DataTypeRow, 11> kDataTypes = {{
+    {DataType::kF16, "f16", 2, true}, {DataType::kF32, "f32", 4, true}, {DataType::kF64, "f64", 8, true},
+    {DataType::kI8, "i8", 1, false},  {DataType::kU8, "u8", 1, false},  {DataType::kI16, "i16", 2, false},
+    {DataType::kU16, "u16", 2, false}, {DataType::kI32, "i32", 4, false}, {DataType::kU32, "u32", 4, false},
+    {DataType::kI64, "i64", 8, false}, {DataType::kU64, "u64", 8, false},
+}};
+
+const DataTypeRow& data_type_row(DataType type) {
+  for (const auto& row : kDataTypes)
+    if (row.type == type) return row;
+  throw std::logic_error("unlisted data type");
+}
+
+constexpr std::array<std::pair<BufferInit, std::string_view>, 4> kInits = {{
+    {BufferInit::kRandom, "random"}, {BufferInit::kZeros, "zeros"}, {BufferInit::kOnes, "ones"}, {BufferInit::kIota, "iota"},
+}};
+
+// Integers in a double are exact up to here; knob values beyond it would not reach -D intact.
+constexpr double kLargestExactInteger = 9007199254740992.0;
+
+// toml++ quotes the file's own text in its messages; a message must stay one line.
+std::string one_line(const std::string& message) {
+  std::string line;
+  for (const char c : message) line += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+  return line;
+}
+
+bool is_identifier(const std::string& name) {
+  if (name.empty() || !std::isalpha(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// The name is part of workload keys (kernel.<name>.N4096), where '.' separates fields.
+bool is_kernel_name(const std::string& name) {
+  if (name.empty() || name.size() > 64 || !std::isalpha(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; });
+}
+
+// A string knob value goes into a build command line as -DNAME=value: one token, no quoting.
+bool is_define_token(const std::string& text) {
+  if (text.empty() || text.size() > 64) return false;
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_.+-*/()").find(c) != std::string_view::npos;
+  });
+}
+
+std::string describe_node_type(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a decimal number";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::array: return "a list";
+    case toml::node_type::table: return "a table";
+    default: return "a date or time";
+  }
+}
+
+// A table's entries in the order the file writes them: toml++ keeps tables sorted by key, but
+// extents make the workload key in file order, and knob order is the search's.
+std::vector<std::pair<std::string, const toml::node*>> entries_in_file_order(const toml::table& table) {
+  std::vector<std::pair<std::string, const toml::node*>> entries;
+  for (const auto& [key, node] : table) entries.emplace_back(std::string(key.str()), &node);
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    const toml::source_position& x = a.second->source().begin;
+    const toml::source_position& y = b.second->source().begin;
+    return x.line != y.line ? x.line < y.line : x.column < y.column;
+  });
+  return entries;
+}
+
+// Parses one kernel file; each member reads one part of it. Fields are named in messages by their
+// path in the file ("args[1].dtype", "knobs.TILE", "constraints.rules[0]").
+class KernelFileParser {
+ public:
+  KernelFileParser(const toml::table& root, const std::filesystem::path& path) : root_(root) {
+    spec_.file = path;
+  }
+
+  KernelSpec parse() {
+    reject_unknown_keys(root_, "", {"name", "backend", "source", "entry", "description", "build_options", "flops",
+                                    "bytes", "args", "extents", "knobs", "constraints", "launch", "check"});
+    parse_identity();
+    parse_extents();
+    parse_knobs();
+    names_ = spec_.expression_names();
+    parse_args();
+    spec_.flops = optional_problem_expression(root_, "flops", "flops");
+    spec_.bytes = optional_problem_expression(root_, "bytes", "bytes");
+    parse_constraints();
+    parse_launch();
+    parse_check();
+    return std::move(spec_);
+  }
+
+ private:
+  [[noreturn]] void fail(const toml::node* where, const std::string& field, const std::string& problem) const {
+    std::string message = spec_.file.string();
+    if (where && where->source().begin.line > 0) message += ":" + std::to_string(where->source().begin.line);
+    message += ": " + (field.empty() ? problem : field + ": " + problem);
+    throw std::invalid_argument(one_line(message));
+  }
+
+  void reject_unknown_keys(const toml::table& table, const std::string& prefix, const std::set<std::string>& known) const {
+    for (const auto& [key, node] : table) {
+      const std::string name(key.str());
+      if (!known.count(name)) fail(&node, prefix + name, "unknown key");
+    }
+  }
+
+  const toml::node& required(const toml::table& table, const char* key, const std::string& field) const {
+    const toml::node* node = table.get(key);
+    if (!node) fail(&table, field, "missing");
+    return *node;
+  }
+
+  std::string string_of(const toml::node& node, const std::string& field) const {
+    const auto* text = node.as_string();
+    if (!text) fail(&node, field, "must be a string, not " + describe_node_type(node));
+    return text->get();
+  }
+
+  std::string required_string(const toml::table& table, const char* key, const std::string& field) const {
+    return string_of(required(table, key, field), field);
+  }
+
+  const toml::array& array_of(const toml::node& node, const std::string& field) const {
+    const auto* array = node.as_array();
+    if (!array) fail(&node, field, "must be a list, not " + describe_node_type(node));
+    return *array;
+  }
+
+  const toml::table& table_of(const toml::node& node, const std::string& field) const {
+    const auto* table = node.as_table();
+    if (!table) fail(&node, field, "must be a table, not " + describe_node_type(node));
+    return *table;
+  }
+
+  std::filesystem::path existing_file(const toml::node& node, const std::string& field) const {
+    const std::filesystem::path given = string_of(node, field);
+    if (given.empty()) fail(&node, field, "empty path");
+    std::filesystem::path resolved = given.is_absolute() ? given : spec_.file.parent_path() / given;
+    resolved = std::filesystem::absolute(resolved).lexically_normal();
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(resolved, error))
+      fail(&node, field, "no file " + resolved.string() + " (paths are relative to the kernel file)");
+    return resolved;
+  }
+
+  void parse_identity() {
+    spec_.name = required_string(root_, "name", "name");
+    if (!is_kernel_name(spec_.name))
+      fail(root_.get("name"), "name", "'" + spec_.name + "' must be letters, digits, '_' or '-', starting with a letter");
+    spec_.backend = required_string(root_, "backend", "backend");
+    if (spec_.backend != "opencl" && spec_.backend != "cpu")
+      fail(root_.get("backend"), "backend", "'" + spec_.backend + "' is not opencl or cpu");
+    spec_.source = existing_file(required(root_, "source", "source"), "source");
+    spec_.entry = required_string(root_, "entry", "entry");
+    if (!is_identifier(spec_.entry)) fail(root_.get("entry"), "entry", "'" + spec_.entry + "' is not an identifier");
+    if (const toml::node* description = root_.get("description")) spec_.description = string_of(*description, "description");
+    if (const toml::node* options = root_.get("build_options")) parse_build_options(*options);
+  }
+
+  void parse_build_options(const toml::node& node) {
+    const toml::array& options = array_of(node, "build_options");
+    for (std::size_t i = 0; i < options.size(); ++i) {
+      const std::string field = "build_options[" + std::to_string(i) + "]";
+      const std::string option = string_of(options[i], field);
+      if (option.empty() || option.find_first_of(" \t\n\r") != std::string::npos)
+        fail(&options[i], field, "'" + option + "' must be one token without whitespace");
+      spec_.build_options.push_back(option);
+    }
+  }
+
+  // A name of the shared namespace of extents, knobs and device limits.
+  void check_new_name(const std::string& name, const toml::node* where, const std::string& field) {
+    if (!is_expression_name(name))
+      fail(where, field, "'" + name + "' must be an identifier that is not a function's name (min, max, div, ...)");
+    const auto& limits = device_limit_names(spec_.backend);
+    if (std::find(limits.begin(), limits.end(), name) != limits.end())
+      fail(where, field, "'" + name + "' is the name of a device limit");
+    if (!declared_names_.insert(name).second) fail(where, field, "'" + name + "' is declared twice (extents and knobs share names)");
+  }
+
+  void parse_extents() {
+    const toml::table& extents = table_of(required(root_, "extents", "extents"), "extents");
+    if (extents.empty()) fail(&extents, "extents", "no extents; a kernel needs a problem size");
+    for (const auto& [name, node_pointer] : entries_in_file_order(extents)) {
+      const toml::node& node = *node_pointer;
+      const std::string field = "extents." + name;
+      check_new_name(name, &node, field);
+      if (std::isdigit(static_cast<unsigned char>(name.back())))
+        fail(&node, field, "an extent's name must not end in a digit (the workload key writes " + name + "4096)");
+      const auto* value = node.as_integer();
+      if (!value || value->get() < 1 || value->get() > kMaxKernelExtent)
+        fail(&node, field, "must be an integer from 1 to " + std::to_string(kMaxKernelExtent));
+      spec_.extents.push_back({name, value->get()});
+    }
+  }
+
+  void parse_knobs() {
+    const toml::table& knobs = table_of(required(root_, "knobs", "knobs"), "knobs");
+    if (knobs.empty()) fail(&knobs, "knobs", "no knobs; declare at least one tunable parameter");
+    for (const auto& [name, node_pointer] : entries_in_file_order(knobs)) {
+      const toml::node& node = *node_pointer;
+      const std::string field = "knobs." + name;
+      check_new_name(name, &node, field);
+      spec_.knobs.push_back(parse_knob(name, array_of(node, field), field));
+    }
+  }
+
+  KernelKnob parse_knob(const std::string& name, const toml::array& values, const std::string& field) const {
+    if (values.empty()) fail(&values, field, "no values");
+    KernelKnob knob{name, {}, {}};
+    for (const toml::node& value : values) {
+      if (const auto* text = value.as_string()) {
+        if (!is_define_token(text->get()))
+          fail(&value, field, "'" + text->get() + "' must be letters, digits and _ . + - * / ( ), at most 64");
+        knob.strings.push_back(text->get());
+      } else if (const auto* integer = value.as_integer()) {
+        if (std::fabs(static_cast<double>(integer->get())) > kLargestExactInteger) fail(&value, field, "integer beyond 2^53");
+        knob.numbers.push_back(static_cast<double>(integer->get()));
+      } else if (const auto* decimal = value.as_floating_point()) {
+        if (!std::isfinite(decimal->get())) fail(&value, field, "values must be finite");
+        knob.numbers.push_back(decimal->get());
+      } else {
+        fail(&value, field, "values must be numbers or strings, not " + describe_node_type(value) +
+                                (value.is_boolean() ? " (write 0 and 1)" : ""));
+      }
+    }
+    if (!knob.numbers.empty() && !knob.strings.empty()) fail(&values, field, "mixes numbers and strings");
+    for (std::size_t i = 0; i < knob.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (knob.value_text(i) == knob.value_text(j)) fail(&values, field, "value " + knob.value_text(i) + " is listed twice");
+    return knob;
+  }
+
+  // Expressions may be written as strings, or as integers for constants ("count = 1024").
+  Expression expression(const toml::node& node, const std::string& field, bool knobs_allowed) const {
+    std::string text;
+    if (const auto* integer = node.as_integer()) text = std::to_string(integer->get());
+    else text = string_of(node, field);
+    std::optional<Expression> parsed;
+    try {
+      parsed.emplace(text, names_);
+    } catch (const std::invalid_argument& error) {
+      fail(&node, field, error.what());
+    }
+    for (const KernelKnob& knob : spec_.knobs) {
+      if (!parsed->uses(knob.name)) continue;
+      if (!knobs_allowed)
+        fail(&node, field, "\"" + text + "\" names knob '" + knob.name + "'; it may use extents and device limits only");
+      if (!knob.is_numeric())
+        fail(&node, field, "\"" + text + "\" names knob '" + knob.name + "', whose values are strings");
+    }
+    return *parsed;
+  }
+
+  // flops, bytes, counts, scalar values: fixed for a problem, whatever the config.
+  std::optional<Expression> optional_problem_expression(const toml::table& table, const char* key,
+                                                        const std::string& field) const {
+    const toml::node* node = table.get(key);
+    if (!node) return std::nullopt;
+    return expression(*node, field, false);
+  }
+
+  void parse_args() {
+    const toml::array& args = array_of(required(root_, "args", "args"), "args");
+    if (args.empty()) fail(&args, "args", "no arguments");
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const std::string field = "args[" + std::to_string(i) + "]";
+      KernelArg arg = parse_arg(table_of(args[i], field), field);
+      if (!names.insert(arg.name).second) fail(&args[i], field + ".name", "'" + arg.name + "' is used twice");
+      spec_.args.push_back(std::move(arg));
+    }
+    const bool has_output = std::any_of(spec_.args.begin(), spec_.args.end(), [](const KernelArg& arg) { return arg.is_output; });
+    if (!has_output) fail(&args, "args", "no output buffer (mark one with output = true)");
+  }
+
+  KernelArg parse_arg(const toml::table& table, const std::string& field) const {
+    reject_unknown_keys(table, field + ".", {"name", "kind", "dtype", "count", "value", "init", "output"});
+    KernelArg arg;
+    arg.name = required_string(table, "name", field + ".name");
+    if (!is_identifier(arg.name)) fail(table.get("name"), field + ".name", "'" + arg.name + "' is not an identifier");
+    const std::string kind = required_string(table, "kind", field + ".kind");
+    if (kind != "buffer" && kind != "scalar") fail(table.get("kind"), field + ".kind", "'" + kind + "' is not buffer or scalar");
+    arg.kind = kind == "buffer" ? KernelArg::Kind::kBuffer : KernelArg::Kind::kScalar;
+    try {
+      arg.dtype = parse_data_type(required_string(table, "dtype", field + ".dtype"));
+    } catch (const std::invalid_argument& error) {
+      fail(table.get("dtype"), field + ".dtype", error.what());
+    }
+    if (arg.is_buffer()) parse_buffer(table, field, arg);
+    else parse_scalar(table, field, arg);
+    return arg;
+  }
+
+  void parse_buffer(const toml::table& table, const std::string& field, KernelArg& arg) const {
+    if (table.contains("value")) fail(table.get("value"), field + ".value", "a buffer has a count, not a value");
+    arg.count = expression(required(table, "count", field + ".count"), field + ".count", false);
+    if (const toml::node* output = table.get("output")) {
+      const auto* flag = output->as_boolean();
+      if (!flag) fail(output, field + ".output", "must be true or false");
+      arg.is_output = flag->get();
+    }
+    if (const toml::node* init = table.get("init")) arg.init = parse_init(*init, field + ".init");
+    else if (!arg.is_output) arg.init = BufferInit::kRandom;
+  }
+
+  void parse_scalar(const toml::table& table, const std::string& field, KernelArg& arg) const {
+    for (const char* key : {"count", "init", "output"})
+      if (table.contains(key)) fail(table.get(key), field + "." + key, "a scalar has a value only");
+    arg.value = expression(required(table, "value", field + ".value"), field + ".value", false);
+  }
+
+  BufferInit parse_init(const toml::node& node, const std::string& field) const {
+    const std::string name = string_of(node, field);
+    for (const auto& [init, init_name] : kInits)
+      if (name == init_name) return init;
+    fail(&node, field, "'" + name + "' is not random, zeros, ones or iota");
+  }
+
+  void parse_constraints() {
+    const toml::node* node = root_.get("constraints");
+    if (!node) return;
+    const toml::table& constraints = table_of(*node, "constraints");
+    reject_unknown_keys(constraints, "constraints.", {"rules"});
+    const toml::array& rules = array_of(required(constraints, "rules", "constraints.rules"), "constraints.rules");
+    for (std::size_t i = 0; i < rules.size(); ++i)
+      spec_.rules.push_back(expression(rules[i], "constraints.rules[" + std::to_string(i) + "]", true));
+  }
+
+  std::vector<Expression> dims(const toml::array& list, const std::string& field, bool knobs_allowed) const {
+    if (list.empty() || list.size() > 3) fail(&list, field, "needs 1 to 3 dimensions, not " + std::to_string(list.size()));
+    std::vector<Expression> sizes;
+    for (std::size_t i = 0; i < list.size(); ++i)
+      sizes.push_back(expression(list[i], field + "[" + std::to_string(i) + "]", knobs_allowed));
+    return sizes;
+  }
+
+  void parse_launch() {
+    const toml::node* node = root_.get("launch");
+    if (spec_.backend == "cpu") {
+      if (node) fail(node, "launch", "a cpu kernel has no launch (its entry is called once)");
+      return;
+    }
+    if (!node) fail(&root_, "launch", "missing; an OpenCL kernel needs global and local sizes");
+    const toml::table& table = table_of(*node, "launch");
+    reject_unknown_keys(table, "launch.", {"global", "local"});
+    KernelLaunch launch;
+    launch.global = dims(array_of(required(table, "global", "launch.global"), "launch.global"), "launch.global", true);
+    const toml::array& local = array_of(required(table, "local", "launch.local"), "launch.local");
+    launch.local = dims(local, "launch.local", true);
+    if (launch.local.size() != launch.global.size())
+      fail(&local, "launch.local", "has " + std::to_string(launch.local.size()) + " dimensions, global " +
+                                       std::to_string(launch.global.size()));
+    spec_.launch = std::move(launch);
+  }
+
+  void parse_check() {
+    const toml::node* node = root_.get("check");
+    KernelCheck& check = spec_.check;
+    set_default_tolerances(check);
+    if (!node) return;
+    const toml::table& table = table_of(*node, "check");
+    reject_unknown_keys(table, "check.", {"reference", "reference_source", "global", "local", "expected", "rtol", "atol"});
+    if (table.contains("reference") == table.contains("expected"))
+      fail(&table, "check", "give either reference or expected");
+    if (table.contains("reference")) parse_reference(table);
+    else parse_expected(table);
+    for (const char* key : {"rtol", "atol"}) {
+      const toml::node* tolerance = table.get(key);
+      if (!tolerance) continue;
+      const std::optional<double> value = tolerance->value<double>();
+      if (!value || !std::isfinite(*value) || *value < 0 || tolerance->is_boolean())
+        fail(tolerance, std::string("check.") + key, "must be a number of at least 0");
+      (std::string_view(key) == "rtol" ? check.rtol : check.atol) = *value;
+    }
+  }
+
+  void set_default_tolerances(KernelCheck& check) const {
+    const auto output = std::find_if(spec_.args.begin(), spec_.args.end(), [](const KernelArg& arg) { return arg.is_output; });
+    if (!is_floating(output->dtype)) return;
+    const bool is_half = output->dtype == DataType::kF16;
+    check.rtol = is_half ? 1e-2 : 1e-5;
+    check.atol = is_half ? 1e-3 : 1e-6;
+  }
+
+  void parse_reference(const toml::table& table) {
+    KernelCheck& check = spec_.check;
+    check.kind = KernelCheck::Kind::kReference;
+    check.reference = required_string(table, "reference", "check.reference");
+    if (!is_identifier(check.reference))
+      fail(table.get("reference"), "check.reference", "'" + check.reference + "' is not an identifier");
+    check.reference_source = spec_.source;
+    if (const toml::node* source = table.get("reference_source")) check.reference_source = existing_file(*source, "check.reference_source");
+    if (spec_.backend == "cpu") {
+      for (const char* key : {"global", "local"})
+        if (table.contains(key)) fail(table.get(key), std::string("check.") + key, "a cpu reference has no launch");
+      return;
+    }
+    const toml::node& global = required(table, "global", "check.global");
+    KernelLaunch launch;
+    launch.global = dims(array_of(global, "check.global"), "check.global", false);
+    if (const toml::node* local = table.get("local")) {
+      launch.local = dims(array_of(*local, "check.local"), "check.local", false);
+      if (launch.local.size() != launch.global.size()) fail(local, "check.local", "needs as many dimensions as check.global");
+    }
+    check.reference_launch = std::move(launch);
+  }
+
+  void parse_expected(const toml::table& table) {
+    KernelCheck& check = spec_.check;
+    check.kind = KernelCheck::Kind::kExpected;
+    for (const char* key : {"reference_source", "global", "local"})
+      if (table.contains(key)) fail(table.get(key), std::string("check.") + key, "belongs to a reference, not to expected");
+    const toml::node& expected = *table.get("expected");
+    if (expected.is_string()) {
+      check.expected.push_back(existing_file(expected, "check.expected"));
+    } else {
+      const toml::array& files = array_of(expected, "check.expected");
+      for (std::size_t i = 0; i < files.size(); ++i)
+        check.expected.push_back(existing_file(files[i], "check.expected[" + std::to_string(i) + "]"));
+    }
+    const auto outputs = std::count_if(spec_.args.begin(), spec_.args.end(), [](const KernelArg& arg) { return arg.is_output; });
+    if (static_cast<std::size_t>(outputs) != check.expected.size())
+      fail(&expected, "check.expected", std::to_string(check.expected.size()) + " files for " + std::to_string(outputs) + " output buffers");
+  }
+
+  const toml::table& root_;
+  KernelSpec spec_;
+  std::set<std::string> declared_names_;
+  std::vector<std::string> names_;  // what expressions may name: spec_.expression_names()
+};
+
+}  // namespace
+
+std::string_view data_type_name(DataType type) { return data_type_row(type).name; }
+std::size_t data_type_bytes(DataType type) { return data_type_row(type).bytes; }
+bool is_floating(DataType type) { return data_type_row(type).is_floating; }
+
+DataType parse_data_type(std::string_view name) {
+  for (const auto& row : kDataTypes)
+    if (row.name == name) return row.type;
+  throw std::invalid_argument("'" + std::string(name) + "' is not a dtype (f16 f32 f64 i8 u8 i16 u16 i32 u32 i64 u64)");
+}
+
+std::string_view buffer_init_name(BufferInit init) {
+  for (const auto& [value, name] : kInits)
+    if (value == init) return name;
+  throw std::logic_error("unlisted buffer init");
+}
+
+std::string KernelKnob::value_text(std::size_t option) const {
+  if (!is_numeric()) return strings.at(option);
+  const double value = numbers.at(option);
+  if (value == std::floor(value) && std::fabs(value) <= kLargestExactInteger)
+    return std::to_string(static_cast<std::int64_t>(value));
+  std::array<char, 32> text{};
+  const auto end = std::to_chars(text.data(), text.data() + text.size(), value).ptr;  // shortest exact form
+  return std::string(text.data(), end);
+}
+
+std::vector<std::string> KernelSpec::expression_names() const {
+  std::vector<std::string> names;
+  for (const Extent& extent : extents) names.push_back(extent.name);
+  for (const KernelKnob& knob : knobs) names.push_back(knob.name);
+  for (const std::string& limit : device_limit_names(backend)) names.push_back(limit);
+  return names;
+}
+
+KernelSpec parse_kernel_file(std::string_view text, const std::filesystem::path& path) {
+  toml::table root;
+  try {
+    root = toml::parse(text, path.string());
+  } catch (const toml::parse_error& error) {
+    throw std::invalid_argument(one_line(path.string() + ":" + std::to_string(error.source().begin.line) + ": " +
+                                         std::string(error.description())));
+  }
+  return KernelFileParser(root, path).parse();
+}
+
+KernelSpec load_kernel_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument(path.string() + ": cannot read the kernel file");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_kernel_file(text.str(), path);
+}
+
+}  // namespace optune::kernels

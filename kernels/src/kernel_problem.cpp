@@ -1,0 +1,344 @@
+#include "optune/kernels/kernel_problem.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "optune/kernels/device_limits.hpp"
+#include "optune/kernels/workload.hpp"
+
+namespace optune::kernels {
+namespace {
+
+std::string trimmed(std::string_view text) {
+  const auto begin = text.find_first_not_of(" \t");
+  if (begin == std::string_view::npos) return "";
+  const auto end = text.find_last_not_of(" \t");
+  return std::string(text.substr(begin, end - begin + 1));
+}
+
+std::string number_text(double value) {
+  std::ostringstream text;
+  text.precision(15);
+  text << value;
+  return text.str();
+}
+
+// A positive decimal integer of at most kMaxKernelExtent, or nullopt.
+std::optional<std::int64_t> extent_value(std::string_view digits) {
+  if (digits.empty() || digits.size() > 10) return std::nullopt;
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    return std::nullopt;
+  const std::int64_t value = std::stoll(std::string(digits));
+  if (value < 1 || value > kMaxKernelExtent) return std::nullopt;
+  return value;
+}
+
+// The range of an integer dtype, as doubles (i64/u64 are bounded by exact doubles anyway).
+std::pair<double, double> integer_range(DataType type) {
+  switch (type) {
+    case DataType::kI8: return {-128, 127};
+    case DataType::kU8: return {0, 255};
+    case DataType::kI16: return {-32768, 32767};
+    case DataType::kU16: return {0, 65535};
+    case DataType::kI32: return {-2147483648.0, 2147483647.0};
+    case DataType::kU32: return {0, 4294967295.0};
+    case DataType::kU64: return {0, std::numeric_limits<double>::infinity()};
+    default: return {-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+  }
+}
+
+// What the device allows a work-group; 0 where it does not say.
+struct WorkGroupLimits {
+  double max_size = 0;
+  std::array<double, 3> max_per_dimension{0, 0, 0};
+};
+
+// A launch evaluated for one set of values: the sizes, or the first problem found.
+struct LaunchOutcome {
+  LaunchSize size;
+  std::string field;
+  std::string problem;
+};
+
+LaunchOutcome evaluate_launch(const KernelLaunch& launch, const std::string& field, std::span<const double> values,
+                              const WorkGroupLimits& limits) {
+  LaunchOutcome outcome;
+  outcome.size.dimensions = static_cast<int>(launch.global.size());
+  outcome.size.has_local = !launch.local.empty();
+  const auto size_of = [&](const Expression& expression, const std::string& dimension_field) -> std::int64_t {
+    if (!outcome.problem.empty()) return 1;
+    try {
+      const std::int64_t size = expression.evaluate_integer(values);
+      if (size >= 1) return size;
+      outcome.problem = "\"" + expression.text() + "\" is " + std::to_string(size) + "; sizes must be positive";
+    } catch (const std::domain_error& error) {
+      outcome.problem = error.what();
+    }
+    outcome.field = dimension_field;
+    return 1;
+  };
+  for (std::size_t d = 0; d < launch.global.size(); ++d) {
+    const std::string index = "[" + std::to_string(d) + "]";
+    outcome.size.global[d] = size_of(launch.global[d], field + ".global" + index);
+    if (outcome.size.has_local) outcome.size.local[d] = size_of(launch.local[d], field + ".local" + index);
+  }
+  if (!outcome.problem.empty() || !outcome.size.has_local) return outcome;
+  double work_group = 1;
+  for (std::size_t d = 0; d < launch.global.size(); ++d) {
+    const std::string index = "[" + std::to_string(d) + "]";
+    const std::int64_t global = outcome.size.global[d], local = outcome.size.local[d];
+    work_group *= static_cast<double>(local);
+    if (global % local != 0) {
+      outcome.field = field + ".global" + index;
+      outcome.problem = std::to_string(global) + " is not a multiple of the local size " + std::to_string(local);
+      return outcome;
+    }
+    if (limits.max_per_dimension[d] > 0 && static_cast<double>(local) > limits.max_per_dimension[d]) {
+      outcome.field = field + ".local" + index;
+      outcome.problem = std::to_string(local) + " exceeds max_work_item_size_" + std::to_string(d);
+      return outcome;
+    }
+  }
+  if (limits.max_size > 0 && work_group > limits.max_size) {
+    outcome.field = field + ".local";
+    outcome.problem = "a work-group of " + std::to_string(static_cast<std::int64_t>(work_group)) +
+                      " work-items exceeds max_work_group_size " + std::to_string(static_cast<std::int64_t>(limits.max_size));
+  }
+  return outcome;
+}
+
+double limit_value(const std::vector<std::string>& names, const std::vector<double>& values, const std::string& name) {
+  const auto at = std::find(names.begin(), names.end(), name);
+  return at == names.end() ? 0 : values[static_cast<std::size_t>(at - names.begin())];
+}
+
+}  // namespace
+
+// Everything the space's constraints need, shared with them so that a copied space outlives the
+// problem safely.
+struct KernelProblem::Values {
+  std::vector<double> fixed;  // extents, knob slots (0), device limits
+  std::size_t first_knob = 0;
+  std::vector<KernelKnob> knobs;
+  std::optional<KernelLaunch> launch;
+  WorkGroupLimits work_group_limits;
+
+  std::vector<double> of(const search_space::Config& config) const {
+    std::vector<double> values = fixed;
+    for (std::size_t k = 0; k < knobs.size(); ++k) {
+      const std::uint32_t option = config.options.at(k);
+      // String knobs have no value in expressions (the parser refuses them there).
+      values[first_knob + k] = knobs[k].is_numeric() ? knobs[k].numbers.at(option) : option;
+    }
+    return values;
+  }
+};
+
+std::vector<Extent> resolve_extents(const KernelSpec& spec, std::string_view shape_text) {
+  std::vector<Extent> extents = spec.extents;
+  std::set<std::string> given;
+  std::string_view rest = shape_text;
+  while (!trimmed(rest).empty()) {
+    const auto comma = rest.find(',');
+    const std::string part = trimmed(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    const auto equals = part.find('=');
+    if (equals == std::string::npos) throw std::invalid_argument("shape: '" + part + "' is not NAME=VALUE");
+    const std::string name = trimmed(std::string_view(part).substr(0, equals));
+    const std::string value_text = trimmed(std::string_view(part).substr(equals + 1));
+    const auto extent = std::find_if(extents.begin(), extents.end(), [&](const Extent& e) { return e.name == name; });
+    if (extent == extents.end()) {
+      std::string known;
+      for (const Extent& e : spec.extents) known += (known.empty() ? "" : ", ") + e.name;
+      throw std::invalid_argument("shape: unknown extent '" + name + "' (" + spec.name + " has " + known + ")");
+    }
+    if (!given.insert(name).second) throw std::invalid_argument("shape: '" + name + "' is given twice");
+    const std::optional<std::int64_t> value = extent_value(value_text);
+    if (!value)
+      throw std::invalid_argument("shape: " + name + "=" + value_text + " must be a whole number from 1 to " +
+                                  std::to_string(kMaxKernelExtent));
+    extent->value = *value;
+  }
+  return extents;
+}
+
+std::string kernel_workload_key(const std::string& kernel_name, const std::vector<Extent>& extents) {
+  std::string key = "kernel." + kernel_name;
+  for (const Extent& extent : extents) key += "." + extent.name + std::to_string(extent.value);
+  return key;
+}
+
+KernelWorkloadKey parse_kernel_workload_key(std::string_view key) {
+  const auto bad = [&](const std::string& problem) {
+    return std::invalid_argument("workload key '" + std::string(key) + "': " + problem);
+  };
+  std::vector<std::string> fields;
+  std::size_t start = 0;
+  while (true) {
+    const auto dot = key.find('.', start);
+    fields.emplace_back(key.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  if (fields.size() < 3 || fields[0] != "kernel" || fields[1].empty())
+    throw bad("not kernel.<name>.<extent><value>...");
+  KernelWorkloadKey parsed{fields[1], {}};
+  for (std::size_t i = 2; i < fields.size(); ++i) {
+    const std::string& field = fields[i];
+    const auto digits = field.find_last_not_of("0123456789") + 1;
+    const std::optional<std::int64_t> value = extent_value(std::string_view(field).substr(digits));
+    if (digits == 0 || !value) throw bad("'" + field + "' is not an extent name followed by its value");
+    parsed.extents.push_back({field.substr(0, digits), *value});
+  }
+  return parsed;
+}
+
+KernelProblem::KernelProblem(KernelSpec spec, std::string_view shape_text, const DeviceInfo& device)
+    : spec_(std::move(spec)) {
+  try {
+    extents_ = resolve_extents(spec_, shape_text);
+  } catch (const std::invalid_argument& error) {
+    fail("", error.what());
+  }
+  workload_key_ = kernel_workload_key(spec_.name, extents_);
+  if (device.kind != spec_.backend)
+    fail("backend", spec_.backend + " kernel, but the device '" + device.name + "' is " + device.kind);
+  auto values = std::make_shared<Values>();
+  for (const Extent& extent : extents_) values->fixed.push_back(static_cast<double>(extent.value));
+  values->first_knob = values->fixed.size();
+  values->fixed.resize(values->fixed.size() + spec_.knobs.size(), 0.0);
+  const std::vector<std::string>& limit_names = device_limit_names(spec_.backend);
+  const std::vector<double> limits = device_limit_values(spec_.backend, device);
+  values->fixed.insert(values->fixed.end(), limits.begin(), limits.end());
+  values->knobs = spec_.knobs;
+  values->launch = spec_.launch;
+  values->work_group_limits.max_size = limit_value(limit_names, limits, "max_work_group_size");
+  for (std::size_t d = 0; d < 3; ++d)
+    values->work_group_limits.max_per_dimension[d] = limit_value(limit_names, limits, "max_work_item_size_" + std::to_string(d));
+  values_ = std::move(values);
+  bind_totals();
+  bind_args();
+  check_expected_files();
+  bind_reference_launch();
+  build_space();
+}
+
+void KernelProblem::fail(const std::string& field, const std::string& problem) const {
+  throw std::invalid_argument(spec_.file.string() + ": " + (field.empty() ? problem : field + ": " + problem));
+}
+
+void KernelProblem::bind_totals() {
+  const auto total = [&](const std::optional<Expression>& expression, const char* field) {
+    if (!expression) return 0.0;
+    const double value = expression->evaluate(values_->fixed);
+    if (!std::isfinite(value) || value < 0)
+      fail(field, "\"" + expression->text() + "\" is " + number_text(value) + "; it must be a number of at least 0");
+    return value;
+  };
+  flops_ = total(spec_.flops, "flops");
+  bytes_ = total(spec_.bytes, "bytes");
+}
+
+void KernelProblem::bind_args() {
+  for (std::size_t i = 0; i < spec_.args.size(); ++i) {
+    const KernelArg& arg = spec_.args[i];
+    BoundArg bound{arg.name, arg.kind, arg.dtype, 0, 0, 0, arg.init, arg.is_output};
+    const std::string field = "args[" + std::to_string(i) + "]";
+    try {
+      if (arg.is_buffer()) {
+        bound.count = arg.count->evaluate_integer(values_->fixed);
+        if (bound.count < 1) fail(field + ".count", "\"" + arg.count->text() + "\" is " + std::to_string(bound.count) + "; a buffer needs at least 1 element");
+        const double bytes = static_cast<double>(bound.count) * static_cast<double>(data_type_bytes(arg.dtype));
+        if (bytes > kMaxTensorBytes)
+          fail(field + ".count", "\"" + arg.count->text() + "\" is " + std::to_string(bound.count) + " elements, more than the " +
+                                     std::to_string(static_cast<int>(kMaxTensorBytes / (1 << 30))) + " GiB a buffer may take");
+        bound.bytes = static_cast<std::int64_t>(bytes);
+      } else if (is_floating(arg.dtype)) {
+        bound.value = arg.value->evaluate(values_->fixed);
+        if (!std::isfinite(bound.value)) fail(field + ".value", "\"" + arg.value->text() + "\" is not a finite number");
+      } else {
+        bound.value = static_cast<double>(arg.value->evaluate_integer(values_->fixed));
+        const auto [low, high] = integer_range(arg.dtype);
+        if (bound.value < low || bound.value > high)
+          fail(field + ".value", "\"" + arg.value->text() + "\" is " + std::to_string(static_cast<std::int64_t>(bound.value)) +
+                                     ", outside " + std::string(data_type_name(arg.dtype)));
+      }
+    } catch (const std::domain_error& error) {
+      fail(field + (arg.is_buffer() ? ".count" : ".value"), error.what());
+    }
+    args_.push_back(std::move(bound));
+  }
+}
+
+void KernelProblem::check_expected_files() const {
+  if (spec_.check.kind != KernelCheck::Kind::kExpected) return;
+  std::size_t file = 0;
+  for (const BoundArg& arg : args_) {
+    if (!arg.is_output) continue;
+    const std::filesystem::path& path = spec_.check.expected.at(file++);
+    std::error_code error;
+    const auto size = std::filesystem::file_size(path, error);
+    if (error) fail("check.expected", "cannot read " + path.string());
+    if (static_cast<std::int64_t>(size) != arg.bytes)
+      fail("check.expected", path.string() + " has " + std::to_string(size) + " bytes; output '" + arg.name + "' has " +
+                                 std::to_string(arg.bytes));
+  }
+}
+
+void KernelProblem::bind_reference_launch() {
+  if (!spec_.check.reference_launch) return;
+  const LaunchOutcome outcome = evaluate_launch(*spec_.check.reference_launch, "check", values_->fixed, values_->work_group_limits);
+  if (!outcome.problem.empty()) fail(outcome.field, outcome.problem);
+  reference_launch_ = outcome.size;
+}
+
+void KernelProblem::build_space() {
+  for (const KernelKnob& knob : spec_.knobs) {
+    if (knob.is_numeric()) space_.add(search_space::ValuesKnob{knob.name, knob.numbers});
+    else space_.add(search_space::ChoiceKnob{knob.name, knob.strings});
+  }
+  for (const Expression& rule : spec_.rules) {
+    space_.add_constraint(rule.text(), [values = values_, rule](const search_space::ConfigView& view) {
+      return rule.evaluate_condition(values->of(view.config()));
+    });
+  }
+  if (!spec_.launch) return;
+  space_.add_constraint(
+      "launch: positive whole sizes, local dividing global, a work-group within the device's limits",
+      [values = values_](const search_space::ConfigView& view) {
+        return evaluate_launch(*values->launch, "launch", values->of(view.config()), values->work_group_limits).problem.empty();
+      });
+}
+
+std::vector<KernelDefine> KernelProblem::defines(const search_space::Config& config) const {
+  std::vector<KernelDefine> defines;
+  for (std::size_t k = 0; k < spec_.knobs.size(); ++k)
+    defines.push_back({spec_.knobs[k].name, spec_.knobs[k].value_text(config.options.at(k))});
+  return defines;
+}
+
+std::vector<std::string> KernelProblem::build_options(const search_space::Config& config) const {
+  std::vector<std::string> options;
+  for (const KernelDefine& define : defines(config)) options.push_back("-D" + define.name + "=" + define.value);
+  options.insert(options.end(), spec_.build_options.begin(), spec_.build_options.end());
+  return options;
+}
+
+LaunchSize KernelProblem::launch(const search_space::Config& config) const {
+  if (!spec_.launch) throw std::logic_error(spec_.file.string() + ": a " + spec_.backend + " kernel has no launch");
+  const LaunchOutcome outcome = evaluate_launch(*spec_.launch, "launch", values_->of(config), values_->work_group_limits);
+  if (!outcome.problem.empty()) fail(outcome.field, outcome.problem);
+  return outcome.size;
+}
+
+std::vector<double> KernelProblem::expression_values(const search_space::Config& config) const {
+  return values_->of(config);
+}
+
+}  // namespace optune::kernels
