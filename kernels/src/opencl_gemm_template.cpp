@@ -121,10 +121,12 @@ bool tiles_fit_shape(const GemmShape& s, const ss::ConfigView& v) {
 ss::ConfigSpace tensor_core_space(const GemmShape& s, const DeviceInfo& device, const opencl::DeviceLimits& limits) {
   ss::ConfigSpace space;
   space.add(ss::ChoiceKnob{kMath, {"tf32x3"}});
-  // 16-wide tiles and 8-wide warp tiles: small M and N still make work-groups for every SM.
+  // 16-wide tiles and 8-wide warp tiles: small M and N still make work-groups for every SM. K
+  // blocks of 64 and 128: a small tile's K loop is a chain of copy latencies (one block per
+  // barrier), and longer blocks make it shorter.
   space.add(opencl::number_knob(kMwg, {16, 32, 64, 128, 256}));
   space.add(opencl::number_knob(kNwg, {16, 32, 64, 128, 256}));
-  space.add(opencl::number_knob(kKwg, {8, 16, 32}));
+  space.add(opencl::number_knob(kKwg, {8, 16, 32, 64, 128}));
   space.add(opencl::number_knob(kWm, {16, 32, 64}));
   space.add(opencl::number_knob(kWn, {8, 16, 32, 64}));
   space.add(opencl::number_knob(kStages, {2, 3, 4}));

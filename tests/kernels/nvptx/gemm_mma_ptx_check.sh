@@ -50,6 +50,7 @@ done <<'CONFIGS'
 64 64 64        32 64 16  16 32 3 1 1
 128 768 3072    32 64 32  16 32 3 0 1 8
 32 768 768      16 32 16  16 8 4 1 1 6
+32 768 3072     16 16 128 16 8 2 1 1 4
 1000 1000 1000  64 64 32  32 32 2 0 1 3
 CONFIGS
 echo "gemm_mma.cl: $checked PTX assemblies for sm_80 and sm_90 passed"
