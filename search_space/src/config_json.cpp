@@ -144,8 +144,14 @@ Config ConfigSpace::from_json(const nlohmann::json& json) const {
   for (std::size_t k = 0; k < knobs_.size(); ++k) {
     const Knob& knob = knobs_[k];
     const std::string& name = detail::knob_name(knob);
-    auto value = json.find(name);
-    if (value == json.end()) throw std::invalid_argument("knob '" + name + "': missing value");
+    const nlohmann::json* value = nullptr;
+    if (auto found = json.find(name); found != json.end()) {
+      value = &*found;
+    } else if (auto fallback = missing_as_.find(name); fallback != missing_as_.end()) {
+      value = &fallback->second;
+    } else {
+      throw std::invalid_argument("knob '" + name + "': missing value");
+    }
     config.options.push_back(std::visit(
         [&](const auto& typed) -> std::uint32_t {
           using Type = std::decay_t<decltype(typed)>;

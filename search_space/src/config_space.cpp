@@ -18,6 +18,11 @@ std::size_t ConfigHash::operator()(const Config& config) const noexcept {
   return static_cast<std::size_t>(hash);
 }
 
+void ConfigSpace::read_missing_as(const std::string& knob, nlohmann::json value) {
+  if (!index_by_name_.contains(knob)) throw std::invalid_argument("read_missing_as: unknown knob '" + knob + "'");
+  missing_as_[knob] = std::move(value);
+}
+
 void ConfigSpace::add(Knob knob) {
   detail::check_knob(knob);
   const std::string& name = detail::knob_name(knob);

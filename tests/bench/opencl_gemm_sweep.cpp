@@ -4,13 +4,18 @@
 // [-1, 1], checked on 512 sampled outputs against a double-precision dot product, and timed with
 // profiling events (median of 20 runs after 3 warm-ups; OPTUNE_SWEEP_RUNS sets the count).
 // Usage: opencl_gemm_sweep GEMM_CL M N K < configs
-//   one config a line: MWG NWG KWG MDIMC NDIMC VWM VWN SA SB STRM STRN KWI DB [WLAY [GSW]]
-//   (absent trailing knobs: WLAY 0, GSW 1), or for the tensor-core kernel (gemm_mma.cl beside
-//   GEMM_CL, NVIDIA only): mma MWG NWG KWG WM WN STAGES [LDSM [GSW]]
+//   one config a line: MWG NWG KWG MDIMC NDIMC VWM VWN SA SB STRM STRN KWI DB [WLAY [GSW [SPLITK]]]
+//   (absent trailing knobs: WLAY 0, GSW 1, SPLITK 1), or for the tensor-core kernel (gemm_mma.cl
+//   beside GEMM_CL, NVIDIA only): mma MWG NWG KWG WM WN STAGES [LDSM [GSW [SPLITK]]]
+//   With SPLITK > 1 the output is zero-filled before each launch and the time runs from the
+//   fill's start to the kernel's end, as optune's worker times it.
 // With OPTUNE_SWEEP_VERBOSE set, the device's local memory size and (NVIDIA) compute capability
 // are printed first and NVIDIA's register and spill report follows each config.
 // OPTUNE_SWEEP_DEFINES adds build options to every config (an experimental kernel's own defines);
 // OPTUNE_SWEEP_PTX=DIR writes each config's program binary (PTX on NVIDIA) to DIR/config_<line>.ptx.
+// OPTUNE_SWEEP_IO=DIR reads A and B from DIR/a.bin and DIR/b.bin (raw float32, row-major) instead
+// of drawing them, and writes each config's C to DIR/c_<line>.bin (for an error measured against
+// another library's on the same inputs).
 // Build: c++ -O2 -std=c++17 opencl_gemm_sweep.cpp -lOpenCL
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -82,6 +87,16 @@ int main(int argc, char** argv) {
   std::vector<float> a(M * K), b(K * N), c(M * N);
   for (auto& x : a) x = uniform(rng);
   for (auto& x : b) x = uniform(rng);
+  const char* io_dir = std::getenv("OPTUNE_SWEEP_IO");
+  if (io_dir) {
+    for (auto [name, data] : {std::pair{"/a.bin", &a}, std::pair{"/b.bin", &b}}) {
+      std::ifstream in(std::string(io_dir) + name, std::ios::binary);
+      if (!in.read(reinterpret_cast<char*>(data->data()), std::streamsize(data->size() * 4))) {
+        std::fprintf(stderr, "opencl_gemm_sweep: cannot read %s%s\n", io_dir, name);
+        return 1;
+      }
+    }
+  }
   cl_mem da = clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * 4, a.data(), &error);
   cl_mem db = clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, b.size() * 4, b.data(), &error);
   cl_mem dc = clCreateBuffer(context, CL_MEM_READ_WRITE, c.size() * 4, nullptr, &error);
@@ -95,13 +110,14 @@ int main(int argc, char** argv) {
     std::ostringstream options;
     options << "-DM=" << M << " -DN=" << N << " -DK=" << K;
     std::string kernel_name = "optune_gemm";
-    size_t local[2], global[2];
+    size_t local[3] = {1, 1, 1}, global[3] = {1, 1, 1};
+    long splitk = 1;
     bool mma = line.rfind("mma", 0) == 0;
     if (mma) {
       std::string tag;
       long bm, bn, bk, wm, wn, stages, ldsm = 0, gsw = 1;
       if (!(in >> tag >> bm >> bn >> bk >> wm >> wn >> stages)) continue;
-      in >> ldsm >> gsw;
+      in >> ldsm >> gsw >> splitk;
       options << " -DMWG=" << bm << " -DNWG=" << bn << " -DKWG=" << bk << " -DWM=" << wm << " -DWN=" << wn
               << " -DSTAGES=" << stages << " -DLDSM=" << ldsm << " -DGSW=" << gsw << " -DEDGE_M=" << (M % bm != 0)
               << " -DEDGE_N=" << (N % bn != 0) << " -DEDGE_K=" << (K % bk != 0);
@@ -113,7 +129,7 @@ int main(int argc, char** argv) {
       long mwg, nwg, kwg, mdimc, ndimc, vwm, vwn, sa, sb, strm, strn, kwi, dbuf;
       if (!(in >> mwg >> nwg >> kwg >> mdimc >> ndimc >> vwm >> vwn >> sa >> sb >> strm >> strn >> kwi >> dbuf)) continue;
       long wlay = 0, gsw = 1;
-      in >> wlay >> gsw;
+      in >> wlay >> gsw >> splitk;
       options << " -DMWG=" << mwg << " -DNWG=" << nwg << " -DKWG=" << kwg << " -DMDIMC=" << mdimc
               << " -DNDIMC=" << ndimc << " -DVWM=" << vwm << " -DVWN=" << vwn << " -DSA=" << sa << " -DSB=" << sb
               << " -DSTRM=" << strm << " -DSTRN=" << strn << " -DKWI=" << kwi << " -DDB=" << dbuf
@@ -122,6 +138,9 @@ int main(int argc, char** argv) {
       local[0] = size_t(ndimc), local[1] = size_t(mdimc);
       global[0] = size_t((N + nwg - 1) / nwg * ndimc), global[1] = size_t((M + mwg - 1) / mwg * mdimc);
     }
+    splitk = std::max(1L, splitk);
+    if (splitk > 1) options << " -DSPLITK=" << splitk;
+    global[2] = size_t(splitk);
     options << " -cl-mad-enable -w" << (verbose ? " -cl-nv-verbose" : "") << (extra_defines ? " " : "")
             << (extra_defines ? extra_defines : "");
     const char* src = mma ? mma_source.c_str() : source.c_str();
@@ -158,10 +177,25 @@ int main(int argc, char** argv) {
     clSetKernelArg(kernel, 0, sizeof(cl_mem), &da);
     clSetKernelArg(kernel, 1, sizeof(cl_mem), &db);
     clSetKernelArg(kernel, 2, sizeof(cl_mem), &dc);
+    const cl_uint dims = splitk > 1 ? 3 : 2;
+    // One call: with split-K, the zero fill and the kernel; the time spans both.
+    auto launch = [&](cl_event* first, cl_event* last) {
+      if (splitk > 1) {
+        const float zero = 0.0f;
+        clEnqueueFillBuffer(queue, dc, &zero, 4, 0, c.size() * 4, 0, nullptr, first);
+      }
+      const cl_int status = clEnqueueNDRangeKernel(queue, kernel, dims, nullptr, global, local, 0, nullptr, last);
+      if (splitk == 1 && first) clRetainEvent(*first = *last);
+      return status;
+    };
     const float poison = NAN;
     clEnqueueFillBuffer(queue, dc, &poison, 4, 0, c.size() * 4, 0, nullptr, nullptr);
-    error = clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, global, local, 0, nullptr, nullptr);
+    error = launch(nullptr, nullptr);
     clEnqueueReadBuffer(queue, dc, CL_TRUE, 0, c.size() * 4, c.data(), 0, nullptr, nullptr);
+    if (io_dir) {
+      std::ofstream out(std::string(io_dir) + "/c_" + std::to_string(line_number) + ".bin", std::ios::binary);
+      out.write(reinterpret_cast<const char*>(c.data()), std::streamsize(c.size() * 4));
+    }
     double worst = 0;
     for (auto [m, n] : samples) {
       double ref = 0, norm = 0;
@@ -174,13 +208,14 @@ int main(int argc, char** argv) {
     }
     std::vector<double> ms;
     for (int run = 0; run < runs + 3 && error == CL_SUCCESS; ++run) {
-      cl_event event;
-      clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, global, local, 0, nullptr, &event);
-      clWaitForEvents(1, &event);
+      cl_event first, last;
+      launch(&first, &last);
+      clWaitForEvents(1, &last);
       cl_ulong start = 0, end = 0;
-      clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
-      clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
-      clReleaseEvent(event);
+      clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
+      clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
+      clReleaseEvent(first);
+      clReleaseEvent(last);
       if (run >= 3) ms.push_back((end - start) * 1e-6);
     }
     std::sort(ms.begin(), ms.end());

@@ -10,9 +10,12 @@
 #           (tests/bench/pack_gpu_bench.sh makes it)
 #   OUT     where the database and logs go
 #   MODE    probe | gemm | conv | sweep (hand-picked gemm.cl configs, opencl_gemm_sweep_configs.txt,
-#           at 2048 and 4096, then the gemm mode)
+#           at 2048 and 4096, then the gemm mode) | small (issue 22's shapes, SHAPES: each tuned
+#           with TRIALS trials, then small_gemm_peers.py: cuBLAS FP32 and the errors on the same inputs)
+#   SHAPES  small mode: M,N,K shapes (default: BERT-base's at M = 32, 128, 512, 1000³, 1023x769x2049)
 set -uo pipefail
-prefix=$(cd "$1" && pwd); out=$2; mode=$3; trials=${4:-100}
+prefix=$(cd "$1" && pwd); out=$2; mode=$3; trials=${4:-100}; shift $(( $# < 4 ? $# : 4 ))
+shapes=("$@")
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export XDG_CACHE_HOME="$out/cache"
@@ -48,6 +51,15 @@ case "$mode" in
     tune gemm 4096,4096,4096 $((trials / 2))
     "$prefix/bin/clblast_sgemm" 2048 4096
     env -u LD_LIBRARY_PATH python3 "$prefix/bench/torch_peers.py" gemm
+    ;;
+  small)
+    if (( ${#shapes[@]} == 0 )); then
+      for m in 32 128 512; do shapes+=("$m,768,768" "$m,3072,768" "$m,768,3072"); done
+      shapes+=(1000,1000,1000 1023,769,2049)
+    fi
+    for shape in "${shapes[@]}"; do tune gemm "$shape" "$trials"; done
+    env -u LD_LIBRARY_PATH python3 "$prefix/bench/small_gemm_peers.py" "$prefix/bin/optune" "$out/gpu.db" \
+      "$prefix/bin/opencl_gemm_sweep" "$prefix/share/optune/opencl/gemm.cl" "${shapes[@]}"
     ;;
   conv)
     for layer in C=64,H=56,W=56,K=64,stride=1 C=128,H=28,W=28,K=128,stride=1 C=256,H=14,W=14,K=256,stride=1 \

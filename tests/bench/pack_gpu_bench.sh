@@ -24,6 +24,6 @@ for binary in "$prefix/bin/optune" "$prefix/bin/optune-worker" "$prefix/bin/clbl
 done | sort -u | grep -v -E '/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so' | while read -r lib; do
   case "$lib" in "$prefix"/*) ;; *) cp -L "$lib" "$prefix/lib/" ;; esac
 done
-cp "$here/torch_peers.py" "$here/opencl_gpu_bench.sh" "$here/opencl_rpc_gpu.sh" "$here/nvidia_opencl_icd.sh" "$here/opencl_gemm_sweep_configs.txt" \
+cp "$here/torch_peers.py" "$here/small_gemm_peers.py" "$here/opencl_gpu_bench.sh" "$here/opencl_rpc_gpu.sh" "$here/nvidia_opencl_icd.sh" "$here/opencl_gemm_sweep_configs.txt" \
   "$prefix/bench/"
 du -sh "$prefix"

@@ -5,10 +5,11 @@
 # it: the tuned shape must run its tuned config, another shape the default, both correctly, and
 # the build must note the workload without a tuned config. The same on OpenCL (consumer_opencl,
 # tuned on PoCL), whose programs come from the on-disk cache on a second run.
-# Usage: install_and_consume.sh BUILD SOURCE
+# Usage: install_and_consume.sh BUILD SOURCE [OPENCL]  (OPENCL: ON, or OFF for a CPU-only build)
 set -euo pipefail
 build=$1
 source=$2
+opencl=${3:-ON}
 prefix=$(mktemp -d /tmp/optune-install-XXXXXX)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
@@ -25,6 +26,12 @@ grep -q "no tuned config for gemm.f32.M67.N45.K129" "$prefix/build.log" || {
   echo "the build did not note the untuned workload"; cat "$prefix/build.log"; exit 1; }
 grep -q "{16, 24, 8, " "$prefix/consumer-build/optune_tuned/consumer/optune_tuned.hpp"
 "$prefix/consumer-build/consumer"
+
+if [ "$opencl" = OFF ]; then
+  test ! -e "$prefix/share/optune/opencl" || { echo "a CPU-only install carries OpenCL kernels"; exit 1; }
+  echo "install and consume (CPU only): ok"
+  exit 0
+fi
 
 # OpenCL (PoCL here): tune on the first OpenCL device, build consumer_opencl against its table,
 # run it twice: the second run's programs must come from the on-disk cache, not the compiler.

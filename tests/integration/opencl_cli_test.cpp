@@ -63,6 +63,8 @@ TEST_F(OpenCLCliTest, TunesOnOpenCLThenSpaceQueryAndApplyBestWorkOnTheSameTarget
   const auto best = nlohmann::json::parse(optune("query --target opencl --top 1 --format json --db " + db()).out);
   ASSERT_EQ(best.size(), 1u);
   for (const auto& [knob, value] : best[0]["config"].items()) {
+    // Without a split the program is built as before split-K existed: no SPLITK define.
+    if (knob == "splitk" && value == "1") continue;
     std::string define = "-D" + knob + "=" + value.get<std::string>() + " ";
     std::transform(define.begin(), define.begin() + 2 + knob.size(), define.begin(), ::toupper);
     EXPECT_NE(text.find(define), std::string::npos) << define << " in " << text;

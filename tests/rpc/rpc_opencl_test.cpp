@@ -38,8 +38,11 @@ class RpcOpenCLTest : public RpcTest {
   kernels::DeviceInfo opencl_;
 };
 
+// Seed 6: seed 5 draws a split-K config with sa=0 whose local arguments trip a PoCL assertion
+// (pthread_utils.c, setup_kernel_arg_array_with_locals); that is recorded as a crash, as any
+// crashing candidate is, but this test wants every record measured.
 constexpr const char* kTinyOpenCLTune =
-    "tune --op gemm --shape 33,20,17 --tuner random --repeat 2 --min-repeat-ms 1 --quiet --seed 5 --rpc-wait 20";
+    "tune --op gemm --shape 33,20,17 --tuner random --repeat 2 --min-repeat-ms 1 --quiet --seed 6 --rpc-wait 20";
 
 TEST_F(RpcOpenCLTest, TuningAnOpenCLTargetOverRpcRecordsTheServersOpenCLDevice) {
   auto& tracker = start_tracker();

@@ -91,6 +91,24 @@ TEST(ConfigJson, MissingKnobIsNamed) {
   EXPECT_NE(from_json_error(space, config).find("missing"), std::string::npos);
 }
 
+// A knob added later with the value that means the older schedule: configs stored before it
+// existed read as that value, and a value outside the options is still refused.
+TEST(ConfigJson, KnobAddedLaterReadsItsAbsentValueFromOlderConfigs) {
+  const ConfigSpace older = gemm_space();
+  ConfigSpace newer = gemm_space();
+  newer.add(ChoiceKnob{"splitk", {"1", "2", "4"}});
+  newer.read_missing_as("splitk", "1");
+  const json stored = older.to_json(Config{{8, 1, 1, 2, 3}});
+  const Config read = newer.from_json(stored);
+  EXPECT_EQ(ConfigView(newer, read).choice("splitk"), "1");
+  EXPECT_EQ(newer.to_json(read), [&] { json j = stored; j["splitk"] = "1"; return j; }());
+  json wrong = stored;
+  wrong["splitk"] = "3";
+  EXPECT_NE(from_json_error(newer, wrong).find("'splitk'"), std::string::npos);
+  EXPECT_NE(from_json_error(older, stored).find("no error"), std::string::npos);
+  EXPECT_THROW(newer.read_missing_as("tile_z", "1"), std::invalid_argument);
+}
+
 TEST(ConfigJson, UnknownKnobIsAnError) {
   const ConfigSpace space = gemm_space();
   json config = space.to_json(space.from_index(0));

@@ -22,6 +22,10 @@
 //                    column, so the groups running at one time share B's column tiles and A's
 //                    row tiles in L2 (large matrices); 1: row by row
 //   EDGE_M, EDGE_N, EDGE_K  1 when the extent is not a multiple of its tile: bounds are checked
+//   SPLITK           >1: K is split into SPLITK ranges of whole K blocks, one per work-group along
+//                    dimension 2, each adding its partial tile into C atomically (the launch
+//                    zero-fills C first: OpenCLKernel::zero_output); 1: one work-group per tile
+//                    stores it
 //
 // The K loop is software-pipelined: each work-item loads its share of the next K block from
 // global memory into registers (float4 where the shape allows) before computing on the current
@@ -39,6 +43,9 @@
 #endif
 #ifndef GSW
 #define GSW 1
+#endif
+#ifndef SPLITK
+#define SPLITK 1
 #endif
 
 #define MWI (MWG / MDIMC)
@@ -185,10 +192,10 @@ inline void multiply_block(float acc[MWI][NWI], __global const float* restrict A
 #if SB
                            __local float* Bs, floatGB* rb,
 #endif
-                           const int* a_row, int tid, int tm, int tn, int m0, int n0, int block, int blocks,
+                           const int* a_row, int tid, int tm, int tn, int m0, int n0, int block, int last,
                            const int cur) {
   const int k0 = block * KWG;
-  const bool more = block + 1 < blocks;  // the same for the whole work-group
+  const bool more = block + 1 < last;  // the same for the whole work-group
   // The next block's loads are issued now and land in registers while this one is computed.
 #if SA
   if (more) load_a(ra, A, tid, m0, k0 + KWG);
@@ -257,6 +264,23 @@ inline void multiply_block(float acc[MWI][NWI], __global const float* restrict A
 #endif
 }
 
+#if SPLITK > 1
+// *p += v in global memory, atomically: one reduction instruction on NVIDIA (inline PTX), a
+// compare-and-swap loop on the float's bits elsewhere (OpenCL 1.2 has no float atomic add).
+inline void add_to(__global float* p, float v) {
+#ifdef cl_nv_pragma_unroll
+  __asm__ __volatile__("red.global.add.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory");
+#else
+  volatile __global uint* bits = (volatile __global uint*)p;
+  uint seen = *bits, expected;
+  do {
+    expected = seen;
+    seen = atomic_cmpxchg(bits, expected, as_uint(as_float(expected) + v));
+  } while (seen != expected);
+#endif
+}
+#endif
+
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
 void optune_gemm(__global const float* restrict A, __global const float* restrict B,
                  __global float* restrict C) {
@@ -302,13 +326,22 @@ void optune_gemm(__global const float* restrict A, __global const float* restric
   for (int i = 0; i < MWI; ++i) a_row[i] = min(m0 + ROW(tm, i), M - 1) * K;
 #endif
 
+  // This work-group's K blocks: [first, last), all of K without a split.
+#if SPLITK > 1
+  const int per_split = ((K + KWG - 1) / KWG + SPLITK - 1) / SPLITK;
+  const int first = get_group_id(2) * per_split, last = min(first + per_split, (K + KWG - 1) / KWG);
+  if (first >= last) return;  // the whole work-group: no barrier is left waiting
+#else
+  const int first = 0, last = (K + KWG - 1) / KWG;
+#endif
+
   // The first K block goes straight to local memory.
 #if SA
-  load_a(ra, A, tid, m0, 0);
+  load_a(ra, A, tid, m0, first * KWG);
   store_a(ra, As, tid);
 #endif
 #if SB
-  load_b(rb, B, tid, n0, 0);
+  load_b(rb, B, tid, n0, first * KWG);
   store_b(rb, Bs, tid);
 #endif
 #if SA || SB
@@ -324,15 +357,14 @@ void optune_gemm(__global const float* restrict A, __global const float* restric
 #else
 #define BLOCK_ARGS a_row, tid, tm, tn, m0, n0
 #endif
-  const int blocks = (K + KWG - 1) / KWG;
 #if DB
   // Two blocks per iteration, each with its own buffer at a fixed offset.
-  for (int block = 0; block < blocks; block += 2) {
-    multiply_block(acc, A, B, BLOCK_ARGS, block, blocks, 0);
-    if (block + 1 < blocks) multiply_block(acc, A, B, BLOCK_ARGS, block + 1, blocks, 1);
+  for (int block = first; block < last; block += 2) {
+    multiply_block(acc, A, B, BLOCK_ARGS, block, last, 0);
+    if (block + 1 < last) multiply_block(acc, A, B, BLOCK_ARGS, block + 1, last, 1);
   }
 #else
-  for (int block = 0; block < blocks; ++block) multiply_block(acc, A, B, BLOCK_ARGS, block, blocks, 0);
+  for (int block = first; block < last; ++block) multiply_block(acc, A, B, BLOCK_ARGS, block, last, 0);
 #endif
 
 #pragma unroll
@@ -341,7 +373,16 @@ void optune_gemm(__global const float* restrict A, __global const float* restric
 #if EDGE_M
     if (m >= M) continue;
 #endif
-#if !EDGE_N
+#if SPLITK > 1
+#pragma unroll
+    for (int j = 0; j < NWI; ++j) {
+      const int n = n0 + COL(tn, j);
+#if EDGE_N
+      if (n >= N) continue;
+#endif
+      add_to(C + m * N + n, acc[i][j]);
+    }
+#elif !EDGE_N
 #pragma unroll
     for (int j = 0; j < NWI; j += VWN)
       *(__global floatN*)(C + m * N + n0 + COL(tn, j)) = CAT(PACK, VWN)(acc[i], j);

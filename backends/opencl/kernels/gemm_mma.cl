@@ -21,6 +21,10 @@
 //   LDSM             1: A's fragments read with ldmatrix (one instruction per 16 x 8 tile); 0:
 //                    four scalar local reads
 //   GSW              >1: work-groups numbered in bands of GSW row tiles (L2 reuse); 1: row by row
+//   SPLITK           >1: K is split into SPLITK ranges of whole K blocks, one per work-group along
+//                    dimension 2, each adding its partial tile into C with red.global.add (the
+//                    launch zero-fills C first: OpenCLKernel::zero_output); 1: one work-group
+//                    per tile stores it
 //   EDGE_M, EDGE_N, EDGE_K  1 when the extent is not a multiple of its tile: copies past the
 //                    matrix are zero-filled and stores are bounds-checked
 // Work-group: (MWG / WM) * (NWG / WN) warps of 32 work-items along dimension 0.
@@ -30,6 +34,9 @@
 #endif
 #ifndef LDSM
 #define LDSM 0
+#endif
+#ifndef SPLITK
+#define SPLITK 1
 #endif
 
 #define WARPS_N (NWG / WN)
@@ -121,6 +128,9 @@ inline uint tf32_small(float x, uint big) { return as_uint(x - as_float(big)); }
                        : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3])                              \
                        : "r"(address))
 
+// *p += v in global memory, atomically, with nothing returned (a reduction in L2).
+#define ADD_TO(p, v) __asm__ __volatile__("red.global.add.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory")
+
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
 void optune_gemm_mma(__global const float* restrict A, __global const float* restrict B,
                      __global float* restrict C) {
@@ -155,12 +165,20 @@ void optune_gemm_mma(__global const float* restrict A, __global const float* res
 #pragma unroll
       for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.0f;
 
-  const int blocks = (K + KWG - 1) / KWG;
+  // This work-group's K blocks: [first, last), all of K without a split.
+#if SPLITK > 1
+  const int per_split = ((K + KWG - 1) / KWG + SPLITK - 1) / SPLITK;
+  const int first = get_group_id(2) * per_split, last = min(first + per_split, (K + KWG - 1) / KWG);
+  if (first >= last) return;  // the whole work-group: no barrier is left waiting
+  const int blocks = last - first;
+#else
+  const int first = 0, blocks = (K + KWG - 1) / KWG;
+#endif
   // The first STAGES - 1 blocks in flight; every step commits one group, empty or not, so the
-  // wait below always counts the same.
+  // wait below always counts the same. Stage s holds the blocks first + s, first + s + STAGES, ...
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
-    if (s < blocks) copy_block(as, bs, A, B, tid, m0, n0, s, s);
+    if (s < blocks) copy_block(as, bs, A, B, tid, m0, n0, first + s, s);
     commit_copies();
   }
 
@@ -170,7 +188,7 @@ void optune_gemm_mma(__global const float* restrict A, __global const float* res
     // stage the next copy overwrites.
     barrier(CLK_LOCAL_MEM_FENCE);
     const int next = block + STAGES - 1;
-    if (next < blocks) copy_block(as, bs, A, B, tid, m0, n0, next, next % STAGES);
+    if (next < blocks) copy_block(as, bs, A, B, tid, m0, n0, first + next, next % STAGES);
     commit_copies();
 
     __local const float* a_stage = as + (block % STAGES) * A_STAGE + (wm0 + g) * LDA_S + t;
@@ -236,7 +254,15 @@ void optune_gemm_mma(__global const float* restrict A, __global const float* res
 #pragma unroll
       for (int j = 0; j < NT; ++j) {
         const int n = n0 + wn0 + j * 8 + 2 * t;
+#if SPLITK > 1
 #if EDGE_N
+        if (n < N) ADD_TO(C + m * N + n, acc[i][j][2 * h]);
+        if (n + 1 < N) ADD_TO(C + m * N + n + 1, acc[i][j][2 * h + 1]);
+#else
+        ADD_TO(C + m * N + n, acc[i][j][2 * h]);
+        ADD_TO(C + m * N + n + 1, acc[i][j][2 * h + 1]);
+#endif
+#elif EDGE_N
         if (n < N) C[m * N + n] = acc[i][j][2 * h];
         if (n + 1 < N) C[m * N + n + 1] = acc[i][j][2 * h + 1];
 #else

@@ -40,6 +40,7 @@ constexpr const char* kKwi = "kwi";      // K-loop unroll
 constexpr const char* kDb = "db";        // double-buffered local memory: one barrier per K block
 constexpr const char* kWlay = "wlay";    // 1: a warp of 32 work-items covers 8 x 4 of the grid, not a row
 constexpr const char* kGsw = "gsw";      // bands of row tiles walked column by column (L2 reuse); 1: off
+constexpr const char* kSplitk = "splitk";  // work-groups sharing a tile's K blocks, adding into C; 1: off
 // The tensor-core kernel's own knobs (mwg, nwg, kwg and gsw mean what they mean above).
 constexpr const char* kMath = "math";      // "tf32x3": the arithmetic, named in every record
 constexpr const char* kWm = "wm";          // a warp's tile in M (multiple of 16)
@@ -58,12 +59,12 @@ std::int64_t next_pow2(std::int64_t x) {
 }
 
 struct GemmTile {
-  std::int64_t mwg, nwg, kwg, mdimc, ndimc, vwm, vwn, sa, sb, strm, strn, kwi, db, wlay, gsw;
+  std::int64_t mwg, nwg, kwg, mdimc, ndimc, vwm, vwn, sa, sb, strm, strn, kwi, db, wlay, gsw, splitk;
   explicit GemmTile(const ss::ConfigView& v)
       : mwg(number(v, kMwg)), nwg(number(v, kNwg)), kwg(number(v, kKwg)), mdimc(number(v, kMdimc)),
         ndimc(number(v, kNdimc)), vwm(number(v, kVwm)), vwn(number(v, kVwn)), sa(number(v, kSa)),
         sb(number(v, kSb)), strm(number(v, kStrm)), strn(number(v, kStrn)), kwi(number(v, kKwi)),
-        db(number(v, kDb)), wlay(number(v, kWlay)), gsw(number(v, kGsw)) {}
+        db(number(v, kDb)), wlay(number(v, kWlay)), gsw(number(v, kGsw)), splitk(number(v, kSplitk)) {}
   // As gemm.cl lays them out: A's rows padded by max(4, vwm) floats, two buffers with db.
   std::int64_t local_bytes() const {
     return 4 * (1 + db) * kwg * (sa * (mwg + std::max<std::int64_t>(4, vwm)) + sb * nwg);
@@ -74,10 +75,10 @@ struct GemmTile {
 
 // The tensor-core kernel's tile, as gemm_mma.cl lays it out.
 struct MmaTile {
-  std::int64_t mwg, nwg, kwg, wm, wn, stages, ldsm, gsw;
+  std::int64_t mwg, nwg, kwg, wm, wn, stages, ldsm, gsw, splitk;
   explicit MmaTile(const ss::ConfigView& v)
       : mwg(number(v, kMwg)), nwg(number(v, kNwg)), kwg(number(v, kKwg)), wm(number(v, kWm)), wn(number(v, kWn)),
-        stages(number(v, kStages)), ldsm(number(v, kLdsm)), gsw(number(v, kGsw)) {}
+        stages(number(v, kStages)), ldsm(number(v, kLdsm)), gsw(number(v, kGsw)), splitk(number(v, kSplitk)) {}
   // Rows of A padded by 4 floats, rows of B by 8 (gemm_mma.cl's LDA_S, LDB_S), per stage.
   std::int64_t local_bytes() const { return 4 * stages * (mwg * (kwg + 4) + kwg * (nwg + 8)); }
   std::int64_t threads() const { return (mwg / wm) * (nwg / wn) * 32; }
@@ -95,23 +96,43 @@ bool bands_row_tiles(const GemmShape& s, const ss::ConfigView& v) {
   return number(v, kGsw) == 1 || number(v, kGsw) < ceil_div(s.M, number(v, kMwg));
 }
 
+// Split-K: the knob, read as no split from records written before it, and its constraint. A
+// split pays for its atomic adds and the output's zero fill only where the tiles alone leave the
+// compute units short (fewer than two work-groups each), and every split gets K blocks to do.
+void add_splitk_knob(ss::ConfigSpace& space) {
+  space.add(opencl::number_knob(kSplitk, {1, 2, 3, 4, 6, 8, 12, 16}));
+  space.read_missing_as(kSplitk, "1");
+}
+
+bool splits_k_usefully(const GemmShape& s, const DeviceInfo& device, const ss::ConfigView& v) {
+  const std::int64_t splitk = number(v, kSplitk);
+  if (splitk == 1) return true;
+  const std::int64_t tiles = ceil_div(s.M, number(v, kMwg)) * ceil_div(s.N, number(v, kNwg));
+  const std::int64_t blocks = ceil_div(s.K, number(v, kKwg));
+  return tiles < 2 * std::max(1, device.cores) && ceil_div(blocks, ceil_div(blocks, splitk)) == splitk;
+}
+
 bool tiles_fit_shape(const GemmShape& s, const ss::ConfigView& v) {
   return number(v, kMwg) <= std::max<std::int64_t>(16, next_pow2(s.M)) &&
          number(v, kNwg) <= std::max<std::int64_t>(16, next_pow2(s.N)) &&
          number(v, kKwg) <= std::max<std::int64_t>(8, next_pow2(s.K));
 }
 
-ss::ConfigSpace tensor_core_space(const GemmShape& s, const opencl::DeviceLimits& limits) {
+ss::ConfigSpace tensor_core_space(const GemmShape& s, const DeviceInfo& device, const opencl::DeviceLimits& limits) {
   ss::ConfigSpace space;
   space.add(ss::ChoiceKnob{kMath, {"tf32x3"}});
-  space.add(opencl::number_knob(kMwg, {32, 64, 128, 256}));
-  space.add(opencl::number_knob(kNwg, {32, 64, 128, 256}));
-  space.add(opencl::number_knob(kKwg, {8, 16, 32}));
+  // 16-wide tiles and 8-wide warp tiles: small M and N still make work-groups for every SM. K
+  // blocks of 64 and 128: a small tile's K loop is a chain of copy latencies (one block per
+  // barrier), and longer blocks make it shorter.
+  space.add(opencl::number_knob(kMwg, {16, 32, 64, 128, 256}));
+  space.add(opencl::number_knob(kNwg, {16, 32, 64, 128, 256}));
+  space.add(opencl::number_knob(kKwg, {8, 16, 32, 64, 128}));
   space.add(opencl::number_knob(kWm, {16, 32, 64}));
-  space.add(opencl::number_knob(kWn, {16, 32, 64}));
+  space.add(opencl::number_knob(kWn, {8, 16, 32, 64}));
   space.add(opencl::number_knob(kStages, {2, 3, 4}));
   space.add(opencl::number_knob(kLdsm, {0, 1}));
   space.add(opencl::number_knob(kGsw, {1, 4, 8, 16}));
+  add_splitk_knob(space);
   space.add_constraint("mwg is a multiple of wm, nwg of wn", [](const ss::ConfigView& v) {
     const MmaTile t(v);
     return t.mwg % t.wm == 0 && t.nwg % t.wn == 0;
@@ -127,6 +148,8 @@ ss::ConfigSpace tensor_core_space(const GemmShape& s, const opencl::DeviceLimits
   });
   space.add_constraint("gsw is 1 unless it bands the row tiles", [s](const ss::ConfigView& v) { return bands_row_tiles(s, v); });
   space.add_constraint("tiles not far beyond the matrix", [s](const ss::ConfigView& v) { return tiles_fit_shape(s, v); });
+  space.add_constraint("splitk only where tiles are few, every split with work",
+                       [s, device](const ss::ConfigView& v) { return splits_k_usefully(s, device, v); });
   return space;
 }
 
@@ -138,7 +161,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     const GemmShape& s = workload.gemm();
     const opencl::DeviceLimits limits = opencl::device_limits(device);
-    if (uses_tensor_cores(s, device)) return tensor_core_space(s, limits);
+    if (uses_tensor_cores(s, device)) return tensor_core_space(s, device, limits);
     ss::ConfigSpace space;
     space.add(opencl::number_knob(kMwg, {16, 32, 64, 128, 256}));
     space.add(opencl::number_knob(kNwg, {16, 32, 64, 128, 256}));
@@ -155,6 +178,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
     space.add(opencl::number_knob(kDb, {0, 1}));
     space.add(opencl::number_knob(kWlay, {0, 1}));
     space.add(opencl::number_knob(kGsw, {1, 4, 8, 16}));
+    add_splitk_knob(space);
 
     space.add_constraint("the work-group fits the device", [limits](const ss::ConfigView& v) {
       return limits.fits_work_group(number(v, kNdimc), number(v, kMdimc), 1);
@@ -190,6 +214,8 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
     });
     space.add_constraint("gsw is 1 unless it bands the row tiles", [s](const ss::ConfigView& v) { return bands_row_tiles(s, v); });
     space.add_constraint("tiles not far beyond the matrix", [s](const ss::ConfigView& v) { return tiles_fit_shape(s, v); });
+    space.add_constraint("splitk only where tiles are few, every split with work",
+                         [s, device](const ss::ConfigView& v) { return splits_k_usefully(s, device, v); });
     return space;
   }
 
@@ -204,7 +230,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
                          const char* db) {
       return opencl::Preference{{kMwg, mwg}, {kNwg, nwg}, {kKwg, kwg}, {kMdimc, dim}, {kNdimc, dim},
                                 {kVwm, vw},  {kVwn, vw},  {kSa, "1"}, {kSb, "1"},   {kStrm, "1"},
-                                {kStrn, "1"}, {kKwi, "8"}, {kDb, db}, {kWlay, "0"}, {kGsw, "1"}};
+                                {kStrn, "1"}, {kKwi, "8"}, {kDb, db}, {kWlay, "0"}, {kGsw, "1"}, {kSplitk, "1"}};
     };
     return opencl::preferred_config(space,
                                     {preference("128", "256", "8", "16", "4", "0"),
@@ -224,7 +250,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
     auto preference = [](const char* mwg, const char* nwg, const char* kwg, const char* wm, const char* wn,
                          const char* stages, const char* gsw) {
       return opencl::Preference{{kMath, "tf32x3"}, {kMwg, mwg},       {kNwg, nwg},  {kKwg, kwg}, {kWm, wm},
-                                {kWn, wn},         {kStages, stages}, {kLdsm, "0"}, {kGsw, gsw}};
+                                {kWn, wn},         {kStages, stages}, {kLdsm, "0"}, {kGsw, gsw}, {kSplitk, "1"}};
     };
     return opencl::preferred_config(space,
                                     {preference("128", "128", "8", "64", "64", "4", "8"),
@@ -242,30 +268,50 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
     OpenCLKernel kernel;
     kernel.source_file = "gemm.cl";
     kernel.kernel_name = "optune_gemm";
-    kernel.build_options = opencl::build_options({
+    kernel.build_options = build_options_of({
         {"M", s.M}, {"N", s.N}, {"K", s.K}, {"MWG", t.mwg}, {"NWG", t.nwg}, {"KWG", t.kwg},
         {"MDIMC", t.mdimc}, {"NDIMC", t.ndimc}, {"VWM", t.vwm}, {"VWN", t.vwn}, {"SA", t.sa},
         {"SB", t.sb}, {"STRM", t.strm}, {"STRN", t.strn}, {"KWI", t.kwi}, {"DB", t.db}, {"WLAY", t.wlay}, {"GSW", t.gsw},
-        {"EDGE_M", s.M % t.mwg != 0}, {"EDGE_N", s.N % t.nwg != 0}, {"EDGE_K", s.K % t.kwg != 0}});
+        {"EDGE_M", s.M % t.mwg != 0}, {"EDGE_N", s.N % t.nwg != 0}, {"EDGE_K", s.K % t.kwg != 0}},
+        t.splitk);
     kernel.dimensions = 2;
     kernel.global_size = {static_cast<std::size_t>(ceil_div(s.N, t.nwg) * t.ndimc),
                           static_cast<std::size_t>(ceil_div(s.M, t.mwg) * t.mdimc), 1};
     kernel.local_size = {static_cast<std::size_t>(t.ndimc), static_cast<std::size_t>(t.mdimc), 1};
+    split_k(kernel, t.splitk);
     return kernel;
+  }
+
+  // -D options with SPLITK only where it splits, so a config without a split builds the very
+  // program it did before the knob.
+  static std::string build_options_of(std::vector<std::pair<std::string, std::int64_t>> defines,
+                                      std::int64_t splitk) {
+    if (splitk > 1) defines.emplace_back("SPLITK", splitk);
+    return opencl::build_options(defines);
+  }
+
+  // The splits of a tile along dimension 2; they add into C, which the launch zero-fills.
+  static void split_k(OpenCLKernel& kernel, std::int64_t splitk) {
+    if (splitk == 1) return;
+    kernel.dimensions = 3;
+    kernel.global_size[2] = static_cast<std::size_t>(splitk);
+    kernel.zero_output = true;
   }
 
   static OpenCLKernel tensor_core_kernel(const GemmShape& s, const MmaTile& t) {
     OpenCLKernel kernel;
     kernel.source_file = "gemm_mma.cl";
     kernel.kernel_name = "optune_gemm_mma";
-    kernel.build_options = opencl::build_options({{"M", s.M}, {"N", s.N}, {"K", s.K}, {"MWG", t.mwg}, {"NWG", t.nwg},
-                                                  {"KWG", t.kwg}, {"WM", t.wm}, {"WN", t.wn}, {"STAGES", t.stages},
-                                                  {"LDSM", t.ldsm}, {"GSW", t.gsw}, {"EDGE_M", s.M % t.mwg != 0},
-                                                  {"EDGE_N", s.N % t.nwg != 0}, {"EDGE_K", s.K % t.kwg != 0}});
+    kernel.build_options = build_options_of({{"M", s.M}, {"N", s.N}, {"K", s.K}, {"MWG", t.mwg}, {"NWG", t.nwg},
+                                             {"KWG", t.kwg}, {"WM", t.wm}, {"WN", t.wn}, {"STAGES", t.stages},
+                                             {"LDSM", t.ldsm}, {"GSW", t.gsw}, {"EDGE_M", s.M % t.mwg != 0},
+                                             {"EDGE_N", s.N % t.nwg != 0}, {"EDGE_K", s.K % t.kwg != 0}},
+                                            t.splitk);
     kernel.dimensions = 2;
     kernel.global_size = {static_cast<std::size_t>(ceil_div(s.N, t.nwg) * t.threads()),
                           static_cast<std::size_t>(ceil_div(s.M, t.mwg)), 1};
     kernel.local_size = {static_cast<std::size_t>(t.threads()), 1, 1};
+    split_k(kernel, t.splitk);
     return kernel;
   }
 
@@ -287,7 +333,8 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
     const opencl::DeviceLimits limits = opencl::device_limits(device);
     // The same names for both kernels; each reads its own tile.
     auto features = [&](const auto& t) -> std::vector<std::pair<std::string, double>> {
-      const double groups = double(ceil_div(s.M, t.mwg)) * double(ceil_div(s.N, t.nwg));
+      const double tiles = double(ceil_div(s.M, t.mwg)) * double(ceil_div(s.N, t.nwg));
+      const double groups = tiles * double(t.splitk);
       return {
           {"work_items_per_group", double(t.threads())},
           {"outputs_per_item", double(t.outputs_per_item())},
@@ -295,7 +342,8 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
           {"local_mem_share", double(t.local_bytes()) / double(limits.local_mem_bytes)},
           {"groups_per_compute_unit", groups / std::max(1, device.cores)},
           {"band_rows", double(t.gsw)},
-          {"edge_waste", 1.0 - double(s.M) * double(s.N) / (groups * t.mwg * t.nwg)},
+          {"edge_waste", 1.0 - double(s.M) * double(s.N) / (tiles * t.mwg * t.nwg)},
+          {"k_per_group", double(s.K) / double(t.splitk)},
       };
     };
     if (config.has(kMath)) return features(MmaTile(config));

@@ -145,6 +145,18 @@ TEST_F(OpenCLRunnerTest, GemmWithDoubleBufferingIsCorrect) {
   }));
 }
 
+// Split-K: work-groups share a tile's K blocks and add into the output, which the worker
+// zero-fills before each launch (over its NaN poison). Odd K leaves a ragged last block and
+// splits of unequal length; a split that skipped or repeated K blocks, or an output left
+// unfilled, fails the check. (sa = 0 is left out: on PoCL 3.1 those gemm.cl configs crash the
+// worker with or without a split, a fault of main's kernel or of PoCL, not of the split.)
+TEST_F(OpenCLRunnerTest, GemmWithSplitKIsCorrect) {
+  for (const char* shape : {"37,45,1021", "61,23,777"}) {
+    auto t = task(kernels::Op::kGemm, shape);
+    expect_correct(t, sample_where(t, 3, [](const nlohmann::json& c) { return c["splitk"] != "1" && c["sa"] == "1"; }));
+  }
+}
+
 TEST_F(OpenCLRunnerTest, DepthwiseConvIsCorrect) {
   expect_all_correct(kernels::Op::kDepthwiseConv2d, "N=1,C=12,H=17,W=19,R=3,S=3,stride=2,pad=1", 2, 6);
   expect_all_correct(kernels::Op::kDepthwiseConv2d, "N=1,C=5,H=16,W=16,R=5,S=5,stride=1,pad=2", 1, 7);

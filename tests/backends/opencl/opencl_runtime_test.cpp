@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -67,8 +68,9 @@ class OpenCLRuntimeTest : public ::testing::Test {
     return made;
   }
 
-  // Runs the workload through the runtime on random inputs; expects the reference's answer.
-  Launch run_and_check(Runtime& runtime, const Workload& workload, const TunedTable& table) {
+  // Runs the workload through the runtime `calls` times into one NaN-filled output on random
+  // inputs; expects the reference's answer.
+  Launch run_and_check(Runtime& runtime, const Workload& workload, const TunedTable& table, int calls = 1) {
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> value(-1, 1);
     std::vector<std::vector<float>> inputs;
@@ -84,7 +86,8 @@ class OpenCLRuntimeTest : public ::testing::Test {
     }
     std::vector<float> got(kernels::output_size(workload), std::numeric_limits<float>::quiet_NaN());
     Buffer output = buffer(got);
-    Launch launch = runtime.run(workload, table, input_handles, output.get());
+    Launch launch;
+    for (int call = 0; call < calls; ++call) launch = runtime.run(workload, table, input_handles, output.get());
     check(clEnqueueReadBuffer(queue_.get(), output.get(), CL_TRUE, 0, got.size() * sizeof(float), got.data(), 0,
                               nullptr, nullptr),
           "clEnqueueReadBuffer");
@@ -144,7 +147,7 @@ TEST_F(OpenCLRuntimeTest, TunedRowRunsWithItsDefinesOnlyOnItsDevice) {
       kernels::as_opencl(gemm_template).opencl_kernel(tuned_shape, runtime.device(), search_space::ConfigView(space, config));
   const std::string key = tuned_shape.key();
   const TunedKernel rows[] = {{key, tuned.source_file, tuned.kernel_name, tuned.build_options, tuned.dimensions,
-                               tuned.global_size, tuned.local_size}};
+                               tuned.global_size, tuned.local_size, tuned.zero_output}};
 
   Launch launch = run_and_check(runtime, tuned_shape, {runtime.device().name, rows});
   EXPECT_TRUE(launch.tuned);
@@ -165,6 +168,30 @@ TEST_F(OpenCLRuntimeTest, TunedRowRunsWithItsDefinesOnlyOnItsDevice) {
   launch = run_and_check(runtime, tuned_shape, {"Some Other GPU", rows});
   EXPECT_FALSE(launch.tuned);
   EXPECT_NE(launch.kernel.build_options, tuned.build_options);
+}
+
+// A split-K row adds into the output: the runtime zero-fills it before every call, so a
+// NaN-filled output and a second call on the same output both give the reference's answer.
+TEST_F(OpenCLRuntimeTest, SplitKRowZeroFillsTheOutputBeforeEveryCall) {
+  Runtime runtime(queue_.get());
+  const Workload workload = kernels::parse_workload(kernels::Op::kGemm, "37,45,1021");
+  const auto& gemm_template = kernels::as_opencl(backends::find_template(kernels::Op::kGemm, "opencl"));
+  const auto space = gemm_template.space(workload, runtime.device());
+  std::mt19937_64 rng(9);
+  std::optional<kernels::OpenCLKernel> split;
+  for (int tries = 0; tries < 1000 && !split; ++tries) {
+    const auto config = space.sample_valid(rng);
+    if (search_space::ConfigView(space, config).choice("splitk") != "1")
+      split = gemm_template.opencl_kernel(workload, runtime.device(), search_space::ConfigView(space, config));
+  }
+  ASSERT_TRUE(split.has_value()) << "no split-K config in the space of " << workload.key();
+  ASSERT_TRUE(split->zero_output);
+  const std::string key = workload.key();
+  const TunedKernel rows[] = {{key, split->source_file, split->kernel_name, split->build_options,
+                               split->dimensions, split->global_size, split->local_size, split->zero_output}};
+  const Launch launch = run_and_check(runtime, workload, {runtime.device().name, rows}, 2);
+  EXPECT_TRUE(launch.tuned);
+  EXPECT_TRUE(launch.kernel.zero_output);
 }
 
 TEST_F(OpenCLRuntimeTest, EveryOpComputesTheReferenceWithItsDefault) {

@@ -177,7 +177,9 @@ TEST(OpenCLGemmTemplate, TensorCoreSpaceOnNvidiaSm80AndLater) {
     const std::size_t threads = (mwg / wm) * (nwg / wn) * 32;
     EXPECT_EQ(kernel.local_size, (std::array<std::size_t, 3>{threads, 1, 1})) << space.to_json(config).dump();
     EXPECT_LE(threads, 1024u);
-    EXPECT_EQ(kernel.global_size, (std::array<std::size_t, 3>{2048 / nwg * threads, std::size_t(2048 / mwg), 1}));
+    const auto splitk = static_cast<std::size_t>(number(view, "splitk"));
+    EXPECT_EQ(kernel.global_size, (std::array<std::size_t, 3>{2048 / nwg * threads, std::size_t(2048 / mwg), splitk}));
+    EXPECT_EQ(kernel.zero_output, splitk > 1);
     EXPECT_LE(4 * stages * (mwg * (kwg + 4) + kwg * (nwg + 8)), 48 * 1024) << space.to_json(config).dump();
     EXPECT_LE(wm * wn / 32, 128);
     EXPECT_NE(kernel.build_options.find("-DSTAGES=" + std::to_string(stages)), std::string::npos);
@@ -190,6 +192,7 @@ TEST(OpenCLGemmTemplate, TensorCoreSpaceOnNvidiaSm80AndLater) {
   EXPECT_EQ(json["wm"], "64");
   EXPECT_EQ(json["wn"], "64");
   EXPECT_EQ(json["gsw"], "8");
+  EXPECT_EQ(json["splitk"], "1");
   const auto kernel = t.opencl_kernel(workload, device, search_space::ConfigView(space, config));
   EXPECT_EQ(kernel.local_size[0], 128u);
   EXPECT_NE(kernel.build_options.find("-DEDGE_M=0 -DEDGE_N=0 -DEDGE_K=0"), std::string::npos)
@@ -236,6 +239,56 @@ TEST(OpenCLGemmTemplate, TensorCoreEdgesAreCheckedAndCovered) {
   const std::size_t mwg = std::stoul(json["mwg"].get<std::string>()), nwg = std::stoul(json["nwg"].get<std::string>());
   EXPECT_GE(kernel.global_size[1] * mwg, 1000u);
   EXPECT_GE(kernel.global_size[0] / kernel.local_size[0] * nwg, 1020u);
+}
+
+// Split-K: work-groups along dimension 2 share a tile's K blocks and add into the zero-filled
+// output. It is offered only where the tiles leave the compute units short and every split gets
+// K blocks; a config without a split builds the program it built before the knob existed (no
+// SPLITK define, two dimensions), and a record written before the knob reads as no split.
+TEST(OpenCLGemmTemplate, SplitKWhereTilesAreFewWithEveryGroupAddingIntoAZeroedOutput) {
+  const OpenCLTemplate& t = as_opencl(backends::find_template(Op::kGemm, "opencl"));
+  for (const char* shape : {"128,768,3072", "1023,769,2049", "32,768,768"}) {
+    const DeviceInfo device = nvidia_h100();
+    const Workload workload = parse_workload(Op::kGemm, shape);
+    const GemmShape& s = workload.gemm();
+    const auto space = t.space(workload, device);
+    std::mt19937_64 rng(3);
+    std::size_t split = 0;
+    for (const auto& config : space.sample_valid_distinct(rng, 300)) {
+      const search_space::ConfigView view(space, config);
+      const auto kernel = t.opencl_kernel(workload, device, view);
+      const std::int64_t splitk = number(view, "splitk"), kwg = number(view, "kwg");
+      const std::int64_t tiles = (s.M + number(view, "mwg") - 1) / number(view, "mwg") *
+                                 ((s.N + number(view, "nwg") - 1) / number(view, "nwg"));
+      const std::int64_t blocks = (s.K + kwg - 1) / kwg, per_split = (blocks + splitk - 1) / splitk;
+      if (splitk == 1) {
+        EXPECT_EQ(kernel.dimensions, 2);
+        EXPECT_FALSE(kernel.zero_output);
+        EXPECT_EQ(kernel.build_options.find("SPLITK"), std::string::npos) << kernel.build_options;
+        continue;
+      }
+      ++split;
+      EXPECT_LT(tiles, 2 * 132) << space.to_json(config).dump();
+      EXPECT_GT(blocks - (splitk - 1) * per_split, 0) << "an idle split: " << space.to_json(config).dump();
+      EXPECT_EQ(kernel.dimensions, 3);
+      EXPECT_EQ(kernel.global_size[2], std::size_t(splitk));
+      EXPECT_EQ(kernel.local_size[2], 1u);
+      EXPECT_TRUE(kernel.zero_output);
+      EXPECT_NE(kernel.build_options.find("-DSPLITK=" + std::to_string(splitk)), std::string::npos);
+    }
+    EXPECT_GT(split, 30u) << shape;
+    nlohmann::json older = space.to_json(t.default_config(workload, device, space));
+    older.erase("splitk");
+    EXPECT_EQ(search_space::ConfigView(space, space.from_json(older)).choice("splitk"), "1") << shape;
+  }
+  // Enough tiles at 4096 x 4096 with 128 x 128 tiles: no split.
+  const Workload large = parse_workload(Op::kGemm, "4096,4096,4096");
+  const auto space = t.space(large, nvidia_h100());
+  std::mt19937_64 rng(5);
+  for (const auto& config : space.sample_valid_distinct(rng, 300)) {
+    const search_space::ConfigView view(space, config);
+    if (number(view, "mwg") <= 128 && number(view, "nwg") <= 128) EXPECT_EQ(number(view, "splitk"), 1);
+  }
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ kernels::OpenCLKernel from_row(const TunedKernel& row) {
   kernel.dimensions = row.dimensions;
   kernel.global_size = row.global_size;
   kernel.local_size = row.local_size;
+  kernel.zero_output = row.zero_output;
   return kernel;
 }
 
@@ -112,8 +113,20 @@ Launch Runtime::run(const kernels::Workload& workload, const TunedTable& table, 
   for (cl_mem input : inputs) check(clSetKernelArg(built.kernel.get(), argument++, sizeof input, &input), "clSetKernelArg");
   check(clSetKernelArg(built.kernel.get(), argument, sizeof output, &output), "clSetKernelArg");
   const auto& k = launch.kernel;
+  // The kernel waits on the fill's event, so an out-of-order queue keeps the order too.
+  Event filled;
+  if (k.zero_output) {
+    const float zero = 0.0f;
+    cl_event raw = nullptr;
+    check(clEnqueueFillBuffer(queue_.get(), output, &zero, sizeof zero, 0,
+                              kernels::output_size(workload) * sizeof(float), 0, nullptr, &raw),
+          "clEnqueueFillBuffer");
+    filled = Event(raw);
+  }
+  cl_event wait = filled.get();
   check(clEnqueueNDRangeKernel(queue_.get(), built.kernel.get(), static_cast<cl_uint>(k.dimensions), nullptr,
-                               k.global_size.data(), k.local_size.data(), 0, nullptr, nullptr),
+                               k.global_size.data(), k.local_size.data(), wait ? 1 : 0, wait ? &wait : nullptr,
+                               nullptr),
         "clEnqueueNDRangeKernel");
   return launch;
 }

@@ -58,6 +58,10 @@ class ConfigSpace {
   // Adds a knob; throws std::invalid_argument on a duplicate name or a knob with no options.
   void add(Knob knob);
   void add_constraint(std::string description, Constraint predicate);
+  // A knob added to a released space: from_json reads a config written before it existed (its
+  // entry missing) as `value`, the option that means the older schedule, so stored records stay
+  // points of the newer space. Throws std::invalid_argument if the knob is unknown.
+  void read_missing_as(const std::string& knob, nlohmann::json value);
 
   const std::vector<Knob>& knobs() const { return knobs_; }
   std::size_t knob_index(const std::string& name) const;  // throws std::out_of_range
@@ -102,6 +106,7 @@ class ConfigSpace {
   std::vector<Knob> knobs_;
   std::vector<std::vector<SplitValue>> split_options_;  // per knob; empty for other kinds
   std::unordered_map<std::string, std::size_t> index_by_name_;
+  std::unordered_map<std::string, nlohmann::json> missing_as_;  // read_missing_as
   std::vector<std::pair<std::string, Constraint>> constraints_;
 };
 

@@ -18,11 +18,13 @@ if ! command -v clang >/dev/null || [[ -z $ptxas ]]; then
 fi
 
 checked=0
-# shape (M N K) | MWG NWG KWG WM WN STAGES LDSM GSW
-while read -r m n k mwg nwg kwg wm wn stages ldsm gsw; do
+# shape (M N K) | MWG NWG KWG WM WN STAGES LDSM GSW [SPLITK]
+while read -r m n k mwg nwg kwg wm wn stages ldsm gsw splitk; do
+  splitk=${splitk:-1}
   defines="-DM=$m -DN=$n -DK=$k -DMWG=$mwg -DNWG=$nwg -DKWG=$kwg -DWM=$wm -DWN=$wn -DSTAGES=$stages -DLDSM=$ldsm"
   defines+=" -DGSW=$gsw -DEDGE_M=$((m % mwg != 0)) -DEDGE_N=$((n % nwg != 0)) -DEDGE_K=$((k % kwg != 0))"
-  ptx=$work/gemm_mma_${mwg}_${nwg}_${kwg}_${wm}_${wn}_${stages}_${ldsm}_${gsw}_$m.ptx
+  (( splitk > 1 )) && defines+=" -DSPLITK=$splitk"
+  ptx=$work/gemm_mma_${mwg}_${nwg}_${kwg}_${wm}_${wn}_${stages}_${ldsm}_${gsw}_${splitk}_$m.ptx
   # shellcheck disable=SC2086
   clang -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -Xclang -finclude-default-header \
     -include "$here/opencl_builtins.h" -O3 -S $defines -o "$ptx" "$kernel"
@@ -30,6 +32,7 @@ while read -r m n k mwg nwg kwg wm wn stages ldsm gsw; do
   grep -q "cp.async.cg.shared.global" "$ptx" || { echo "no cp.async in $ptx"; exit 1; }
   if (( ldsm )) && ! grep -q ldmatrix "$ptx"; then echo "LDSM=1 without ldmatrix: $ptx"; exit 1; fi
   if (( !ldsm )) && grep -q ldmatrix "$ptx"; then echo "LDSM=0 with ldmatrix: $ptx"; exit 1; fi
+  if (( splitk > 1 )) && ! grep -q "red.global.add.f32" "$ptx"; then echo "SPLITK=$splitk without red: $ptx"; exit 1; fi
   for arch in sm_80 sm_90; do
     sed "s/^\.target .*/.target $arch/; s/^\.version .*/.version 7.8/" "$ptx" > "$ptx.$arch"
     if ! "$ptxas" -arch=$arch "$ptx.$arch" -o "$ptx.$arch.cubin" 2> "$ptx.$arch.log"; then
@@ -45,5 +48,9 @@ done <<'CONFIGS'
 1000 1020 1028  64 64 16  32 32 3 0 4
 127 508 1020    32 32 8   16 16 2 1 1
 64 64 64        32 64 16  16 32 3 1 1
+128 768 3072    32 64 32  16 32 3 0 1 8
+32 768 768      16 32 16  16 8 4 1 1 6
+32 768 3072     16 16 128 16 8 2 1 1 4
+1000 1000 1000  64 64 32  32 32 2 0 1 3
 CONFIGS
 echo "gemm_mma.cl: $checked PTX assemblies for sm_80 and sm_90 passed"

@@ -20,6 +20,10 @@ struct OpenCLKernel {
   std::array<std::size_t, 3> global_size{1, 1, 1};
   std::array<std::size_t, 3> local_size{1, 1, 1};
   int dimensions = 1;
+  // The kernel adds into the output (work-groups that split a reduction, with atomics): every
+  // launcher fills the output with zeros right before each launch, and the fill is part of the
+  // call, so a measurement times both.
+  bool zero_output = false;
 };
 
 class OpenCLTemplate : public KernelTemplate {
