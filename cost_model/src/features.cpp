@@ -1,4 +1,5 @@
-// Feature extraction: the knob encodings by value, the workload's extents, derived features.
+// Feature extraction: the knob encodings by value, the workload's extents (its operator's entry
+// in the catalog says which), derived features.
 #include "optune/cost_model/features.hpp"
 
 #include <fmt/format.h>
@@ -9,6 +10,8 @@
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
+
+#include "optune/kernels/operator_catalog.hpp"
 
 namespace optune::cost_model {
 namespace {
@@ -66,31 +69,6 @@ std::vector<std::string> knob_feature_names(const Knob& knob) {
   return names;
 }
 
-// Extents of a workload, by name: log2 of each (pad: log2(1 + pad), it may be 0).
-std::vector<std::pair<std::string, float>> shape_features(const kernels::Workload& workload) {
-  auto log2_extent = [](std::int64_t extent) {
-    return static_cast<float>(std::log2(std::max<std::int64_t>(extent, 1)));
-  };
-  if (const auto* gemm = std::get_if<kernels::GemmShape>(&workload.shape)) {
-    return {{"shape.M", log2_extent(gemm->M)},
-            {"shape.N", log2_extent(gemm->N)},
-            {"shape.K", log2_extent(gemm->K)}};
-  }
-  const auto& conv = std::get<kernels::Conv2dShape>(workload.shape);
-  return {{"shape.N", log2_extent(conv.N)},
-          {"shape.C", log2_extent(conv.C)},
-          {"shape.H", log2_extent(conv.H)},
-          {"shape.W", log2_extent(conv.W)},
-          {"shape.K", log2_extent(conv.K)},
-          {"shape.R", log2_extent(conv.R)},
-          {"shape.S", log2_extent(conv.S)},
-          {"shape.stride", log2_extent(conv.stride)},
-          {"shape.pad", static_cast<float>(std::log2(
-                            1.0 + static_cast<double>(std::max<std::int64_t>(conv.pad, 0))))},
-          {"shape.dilation", log2_extent(conv.dilation)},
-          {"shape.groups", log2_extent(conv.groups)}};
-}
-
 }  // namespace
 
 FeatureExtractor::FeatureExtractor(search_space::ConfigSpace space) : space_(std::move(space)) {
@@ -130,7 +108,7 @@ void FeatureExtractor::add_knob_columns() {
 
 void FeatureExtractor::add_shape_columns() {
   shape_offset_ = names_.size();
-  for (auto& [name, value] : shape_features(*workload_)) {
+  for (auto& [name, value] : kernels::operator_entry(workload_->op).shape_features(*workload_)) {
     names_.push_back(name);
     shape_values_.push_back(value);
   }

@@ -8,9 +8,11 @@
 #include "cli_support.hpp"
 #include "optune/backends/registry.hpp"
 #include "optune/db/database.hpp"
+#include "optune/kernels/operator_catalog.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"optune: auto-tuner for operator schedules (GEMM, conv2d); targets: " + optune::backends::target_forms()};
+  CLI::App app{"optune: auto-tuner for operator schedules (" + optune::kernels::operator_names() +
+               "); targets: " + optune::backends::target_forms()};
   app.set_version_flag("--version", std::string("optune ") + OPTUNE_VERSION);
   app.require_subcommand(1);
   optune::cli::CommandAction action;

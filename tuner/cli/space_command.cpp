@@ -4,6 +4,7 @@
 
 #include "cli_support.hpp"
 #include "optune/app/describe.hpp"
+#include "optune/kernels/operator_catalog.hpp"
 
 namespace optune::cli {
 namespace {
@@ -44,7 +45,7 @@ int run_space(const SpaceOptions& options) {
 void add_space_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<SpaceOptions>();
   CLI::App* space = app.add_subcommand("space", "Show a template's knobs, space size and default config");
-  space->add_option("--op", options->op, "Operator: gemm, conv2d, depthwise_conv2d")->capture_default_str();
+  space->add_option("--op", options->op, "Operator: " + kernels::operator_names())->capture_default_str();
   space->add_option("--shape", options->shape, "Shape: M,N,K or named extents");
   space->add_option("--target", options->target, "Target")->capture_default_str();
   space->add_option("--format", options->format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();

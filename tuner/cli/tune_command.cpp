@@ -10,6 +10,7 @@
 #include "cli_support.hpp"
 #include "optune/backends/registry.hpp"
 #include "measuring.hpp"
+#include "optune/kernels/operator_catalog.hpp"
 #include "optune/tuner/scheduling/suite_tuning.hpp"
 #include "optune/tuner/scheduling/tuning_loop.hpp"
 
@@ -99,7 +100,7 @@ int run_tune(const TuneOptions& options) {
 void add_tune_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<TuneOptions>();
   CLI::App* tune = app.add_subcommand("tune", "Tune one operator on a target; every measurement goes to the database");
-  tune->add_option("--op", options->request.op, "Operator: gemm, conv2d, depthwise_conv2d")->capture_default_str();
+  tune->add_option("--op", options->request.op, "Operator: " + kernels::operator_names())->capture_default_str();
   tune->add_option("--shape", options->request.shape,
                    "Shape: M,N,K or named extents (M=512,N=512,K=512); a convolution's may name its layout "
                    "(...,layout=nchw8c)");

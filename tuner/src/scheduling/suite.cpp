@@ -6,6 +6,7 @@
 
 #include <toml++/toml.h>
 
+#include "optune/kernels/operator_catalog.hpp"
 #include "scheduling/suite_toml.hpp"
 
 namespace optune::tuner {
@@ -32,8 +33,9 @@ int parse_layout_key(const toml::table& table, const std::string& source) {
   }
 }
 
-// A convolution takes its own `layout` key, else a layout named in its shape, else the suite's;
-// with `input_layout = "nchw"` it reads NCHW whatever that layout is (a network's first layer).
+// An operator with a layout (convolutions) takes its own `layout` key, else a layout named in its
+// shape, else the suite's; with `input_layout = "nchw"` it reads NCHW whatever that layout is (a
+// network's first layer).
 SuiteEntry parse_entry(const toml::table& table, std::size_t index, const std::string& source, int suite_layout) {
   static const std::set<std::string> kKnownKeys = {"name", "op", "shape", "count", "layout", "input_layout"};
   for (const auto& [key, node] : table)
@@ -47,7 +49,7 @@ SuiteEntry parse_entry(const toml::table& table, std::size_t index, const std::s
     if (table.contains("layout")) {
       if (layout_in_shape) fail(source, table.source(), "layout given both in 'shape' and in 'layout'");
       entry.workload.layout_block = parse_layout_key(table, source);
-    } else if (!layout_in_shape && entry.workload.op != kernels::Op::kGemm) {
+    } else if (!layout_in_shape && kernels::operator_entry(entry.workload.op).has_layout()) {
       entry.workload.layout_block = suite_layout;
     }
     if (table.contains("input_layout")) {

@@ -10,6 +10,9 @@
 
 namespace optune::kernels {
 
+// An operator's identifier. What optune knows of an operator (its extents, key, flops, reference,
+// features) is its entry in the operator catalog (operator_catalog.hpp), which the functions
+// below ask; only the entries and the templates switch on Op.
 enum class Op { kGemm, kConv2d, kDepthwiseConv2d };
 
 std::string_view op_name(Op op);                // "gemm", "conv2d", "depthwise_conv2d"
