@@ -1,16 +1,19 @@
-// The "conv2d.cpu" template: the tuning space of the header-only CPU conv2d kernel
-// (optune/kernels/cpu/conv2d.hpp) for one workload and device, its default config, the
-// candidate source that instantiates the kernel with a config, the features the cost model
-// learns from, and the rows of `optune apply-best` tables. The knobs map one to one onto
-// Conv2dConfig's fields; conv2d_config_from_view() is the only place that reads them back.
+// The CPU conv2d templates: "conv2d.cpu" (the direct kernel) and "conv2d_gemm.cpu" (the layer as a
+// GEMM), both tuning the header-only CPU conv2d kernel (optune/kernels/cpu/conv2d.hpp): each
+// one's space for a workload and device, its default config, the candidate source that
+// instantiates the kernel with a config, the features the cost model learns from, and the rows of
+// `optune apply-best` tables. The knobs map one to one onto Conv2dConfig's fields;
+// conv2d_config_from_view() is the only place that reads them back.
 //
-// Two algorithms, picked by the layer's shape (uses_gemm below), each with a space of its own:
-// "direct" (the register-tiled direct kernel: lanes, oc_vectors, ic_block, ow_block, oh_block,
-// unroll_kw, loop_order, threads, parallel; on layers that read a kept layout also ic_chunk)
-// and "gemm" (the layer as a GEMM on the GEMM kernel: lanes, threads and the gemm_* knobs of its
-// blocks, micro-tile, unroll, loop order and parallel loop). The knob `algorithm` names the one
-// in use, so records say which kernel they measured.
-// One space per layer rather than both algorithms in one: a knob of one algorithm means nothing
+// "conv2d.cpu" has the register-tiled direct kernel's knobs (lanes, oc_vectors, ic_block,
+// ow_block, oh_block, unroll_kw, loop_order, threads, parallel; on layers that read a kept layout
+// also ic_chunk) and applies to every layer; "conv2d_gemm.cpu" has the GEMM kernel's (lanes,
+// threads and the gemm_* knobs of its blocks, micro-tile, unroll, loop order and parallel loop)
+// and applies to the layers uses_gemm() names, where it is the default. Both keep the one-option
+// knob `algorithm`, so a config says which kernel it runs, as the records of the single
+// "conv2d.cpu" template, which carried both algorithms, did (those with algorithm "gemm" are read
+// as conv2d_gemm.cpu's: reads_record).
+// Two templates rather than both algorithms in one space: a knob of one algorithm means nothing
 // to the other, and a joint space would hold each config of one algorithm thousands of times.
 #include <algorithm>
 #include <cmath>
@@ -429,41 +432,50 @@ std::vector<std::pair<std::string, double>> gemm_features(const Workload& worklo
   };
 }
 
-class CpuConv2dTemplate final : public KernelTemplate {
+// What conv2d.cpu and conv2d_gemm.cpu share: the op, the kernel header they instantiate (one
+// Conv2dConfig whose `algorithm` says which kernel runs), and so the candidate source, the
+// features and one apply-best table, kConv2d, whose rows may come from either template.
+class CpuConv2dTemplate : public KernelTemplate {
  public:
-  std::string name() const override { return "conv2d.cpu"; }
   Op op() const override { return Op::kConv2d; }
   std::string_view backend() const override { return "cpu"; }
 
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     const Conv2dShape& shape = workload.conv();
     if (shape.groups != 1) {
-      throw std::invalid_argument("conv2d.cpu: groups = " + std::to_string(shape.groups) +
+      throw std::invalid_argument(name() + ": groups = " + std::to_string(shape.groups) +
                                   " is not supported (groups = 1; depthwise is its own op)");
     }
     const VectorUnit unit = vector_unit(device);
-    check_kept_layout("conv2d.cpu", workload, unit);
+    check_kept_layout(name(), workload, unit);
     ss::ConfigSpace space;
-    if (uses_gemm(workload)) {
-      add_gemm_knobs(space, device, unit);
-      add_gemm_constraints(space, shape, unit);
-    } else {
-      add_direct_knobs(space, device, unit, workload, kept_pointwise(workload));
-      add_direct_constraints(space, shape, unit, workload.input_layout_block() != kLayoutNchw);
-    }
+    add_knobs(space, workload, device, unit);
     return space;
   }
 
   ss::Config default_config(const Workload& workload, const DeviceInfo& device,
                             const ss::ConfigSpace& space) const override {
-    const Conv2dShape& shape = workload.conv();
-    ss::Config config = uses_gemm(workload) ? gemm_default(shape, device, space) : direct_default(workload, device, space);
+    ss::Config config = algorithm_default(workload, device, space);
     if (const std::string why = space.first_violation(config); !why.empty()) {
-      throw std::logic_error("conv2d.cpu: default config breaks '" + why + "'");
+      throw std::logic_error(name() + ": default config breaks '" + why + "'");
     }
     return config;
   }
 
+ protected:
+  virtual void add_knobs(ss::ConfigSpace& space, const Workload& workload, const DeviceInfo& device,
+                         const VectorUnit& unit) const = 0;
+  virtual ss::Config algorithm_default(const Workload& workload, const DeviceInfo& device,
+                                       const ss::ConfigSpace& space) const = 0;
+
+  // Both templates were one, "conv2d.cpu", whose records name the algorithm in the knob
+  // `algorithm`: a record of that name is the gemm template's when the knob says "gemm".
+  static bool is_old_gemm_record(std::string_view template_name, const nlohmann::json& config) {
+    return template_name == kDirectName && config.is_object() && config.value(kAlgorithm, "") == kAlgorithmNames[1];
+  }
+  static constexpr const char* kDirectName = "conv2d.cpu";
+
+ public:
   // The same names for both algorithms (the cost model learns across the layers of a
   // template): register-tile intensity, footprints against the caches, layout, packing and
   // padding overheads, edge waste and load balance.
@@ -482,7 +494,7 @@ class CpuConv2dTemplate final : public KernelTemplate {
     const cpu::Conv2dDims dims = cpu::conv2d_dims(workload);
     // The filter width (when unrolled) and the stride as constants of the kernel.
     const std::string fixed_s = c.unroll_kw ? std::to_string(dims.S) : "0";
-    return conv_candidate_source("conv2d.cpu", "conv2d", workload, cpu::conv2d_dims_literal(dims),
+    return conv_candidate_source(name(), "conv2d", workload, cpu::conv2d_dims_literal(dims),
                                  cpu::conv2d_config_literal(c), fixed_s + ", " + std::to_string(dims.stride));
   }
 
@@ -523,10 +535,66 @@ class CpuConv2dTemplate final : public KernelTemplate {
   }
 };
 
+// The register-tiled direct kernel: every layer of groups = 1, NCHW or a kept NCHW[b]c layout.
+// Its name is the one the single template had, so records of direct configs read as before.
+class CpuConv2dDirectTemplate final : public CpuConv2dTemplate {
+ public:
+  std::string name() const override { return kDirectName; }
+  int priority() const override { return 0; }
+  bool reads_record(std::string_view template_name, const nlohmann::json& config) const override {
+    return template_name == kDirectName && !is_old_gemm_record(template_name, config);
+  }
+
+ protected:
+  void add_knobs(ss::ConfigSpace& space, const Workload& workload, const DeviceInfo& device,
+                 const VectorUnit& unit) const override {
+    add_direct_knobs(space, device, unit, workload, kept_pointwise(workload));
+    add_direct_constraints(space, workload.conv(), unit, workload.input_layout_block() != kLayoutNchw);
+  }
+  ss::Config algorithm_default(const Workload& workload, const DeviceInfo& device,
+                               const ss::ConfigSpace& space) const override {
+    return direct_default(workload, device, space);
+  }
+};
+
+// The layer as a GEMM on the GEMM kernel. It applies to the layers uses_gemm() names, and there
+// it outranks the direct kernel, so those layers' default stays the GEMM's.
+class CpuConv2dGemmTemplate final : public CpuConv2dTemplate {
+ public:
+  std::string name() const override { return "conv2d_gemm.cpu"; }
+  int priority() const override { return 10; }
+  bool applies(const Workload& workload, const DeviceInfo&) const override {
+    return workload.conv().groups == 1 && uses_gemm(workload);
+  }
+  bool reads_record(std::string_view template_name, const nlohmann::json& config) const override {
+    return template_name == name() || is_old_gemm_record(template_name, config);
+  }
+
+ protected:
+  void add_knobs(ss::ConfigSpace& space, const Workload& workload, const DeviceInfo& device,
+                 const VectorUnit& unit) const override {
+    if (!uses_gemm(workload)) {
+      throw std::invalid_argument(name() + ": runs NCHW layers with a 1x1 filter or at most 4 input channels, not " +
+                                  workload.key());
+    }
+    add_gemm_knobs(space, device, unit);
+    add_gemm_constraints(space, workload.conv(), unit);
+  }
+  ss::Config algorithm_default(const Workload& workload, const DeviceInfo& device,
+                               const ss::ConfigSpace& space) const override {
+    return gemm_default(workload.conv(), device, space);
+  }
+};
+
 }  // namespace
 
 const KernelTemplate& cpu_conv2d_template() {
-  static const CpuConv2dTemplate instance;
+  static const CpuConv2dDirectTemplate instance;
+  return instance;
+}
+
+const KernelTemplate& cpu_conv2d_gemm_template() {
+  static const CpuConv2dGemmTemplate instance;
   return instance;
 }
 
