@@ -7,16 +7,35 @@
 #include "optune/kernels/kernel_template.hpp"
 
 namespace optune::app {
+namespace {
+
+std::string template_choices(const measure::MeasureTask& task) {
+  std::string names;
+  for (const auto* kernel : backends::templates_for(task.workload, task.target.backend, task.device))
+    names += (names.empty() ? "" : ", ") + kernel->name();
+  return "template " + task.kernel_template->name() + " does not apply to " + task.workload.key() +
+         " (templates that do: " + names + ")";
+}
+
+}  // namespace
 
 std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std::string& shape,
                                                 const std::string& target, const kernels::Workload* workload,
-                                                const kernels::DeviceInfo* device) {
+                                                const kernels::DeviceInfo* device,
+                                                const std::string& template_name) {
   auto task = std::make_shared<measure::MeasureTask>();
   try {
     task->workload = workload ? *workload : kernels::parse_workload(kernels::parse_op(op), shape);
     task->target = backends::parse_target(target);
     task->device = device ? *device : backends::find_device(task->target);
-    task->kernel_template = &backends::find_template(task->workload.op, task->target.backend);
+    task->kernel_template = template_name.empty()
+                                ? &backends::default_template(task->workload, task->target.backend, task->device)
+                                : &backends::find_template(template_name);
+    if (task->kernel_template->op() != task->workload.op || task->kernel_template->backend() != task->target.backend)
+      throw std::invalid_argument("template " + task->kernel_template->name() + " is not a template of " +
+                                  std::string(kernels::op_name(task->workload.op)) + " on " + task->target.backend);
+    if (!task->kernel_template->applies(task->workload, task->device))
+      throw std::invalid_argument(template_choices(*task));
   } catch (const std::invalid_argument& error) {
     throw BadInput(error.what());
   }

@@ -19,6 +19,7 @@ void check_tune_request(const TuneRequest& request) {
   }
   if (!request.suite.empty()) {
     if (!request.shape.empty()) throw BadInput("tune: give either --suite or --shape, not both");
+    if (!request.template_name.empty()) throw BadInput("tune: --template goes with --shape (a suite tunes each layer's default template)");
     suite_budget(request);
     return;
   }
@@ -53,7 +54,7 @@ WorkloadOutcome tune_workload(const TuneRequest& request, const InstallPaths& pa
   check_tune_request(request);
   auto remote = find_remote(request.measuring);
   auto task = make_task(request.op, request.shape, request.measuring.target, nullptr,
-                        remote ? &remote->device : nullptr);
+                        remote ? &remote->device : nullptr, request.template_name);
   auto database = open_database(request.database, db::Database::Mode::kReadWrite);
   auto locks = lock_for_measuring("tune", request.database, task->device, request.wait_lock, true, log);
   Measuring measuring(request.measuring, paths, remote, std::move(log));

@@ -2,6 +2,7 @@
 // its line in backends/CMakeLists.txt.
 #include "optune/backends/registry.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -75,11 +76,39 @@ std::vector<const kernels::KernelTemplate*> all_templates() {
   return templates;
 }
 
-const kernels::KernelTemplate& find_template(kernels::Op op, std::string_view backend) {
+std::vector<const kernels::KernelTemplate*> templates_for(const kernels::Workload& workload, std::string_view backend,
+                                                          const kernels::DeviceInfo& device) {
+  std::vector<const kernels::KernelTemplate*> templates;
   for (const auto* candidate : all_templates())
-    if (candidate->op() == op && candidate->backend() == backend) return *candidate;
-  throw std::invalid_argument("kernels: no template for op " + std::string(kernels::op_name(op)) + " on backend " +
-                              std::string(backend));
+    if (candidate->op() == workload.op && candidate->backend() == backend && candidate->applies(workload, device))
+      templates.push_back(candidate);
+  std::stable_sort(templates.begin(), templates.end(),
+                   [](const auto* a, const auto* b) { return a->priority() > b->priority(); });
+  return templates;
+}
+
+const kernels::KernelTemplate& default_template(const kernels::Workload& workload, std::string_view backend,
+                                                const kernels::DeviceInfo& device) {
+  const auto templates = templates_for(workload, backend, device);
+  if (templates.empty())
+    throw std::invalid_argument("kernels: no template for op " + std::string(kernels::op_name(workload.op)) +
+                                " on backend " + std::string(backend) + " applies to " + workload.key());
+  return *templates.front();
+}
+
+const kernels::KernelTemplate& find_template(std::string_view name) {
+  std::string names;
+  for (const auto* candidate : all_templates()) {
+    if (candidate->name() == name) return *candidate;
+    names += (names.empty() ? "" : ", ") + candidate->name();
+  }
+  throw std::invalid_argument("kernels: no template '" + std::string(name) + "' (templates: " + names + ")");
+}
+
+const kernels::KernelTemplate& template_of_record(std::string_view template_name, const nlohmann::json& config) {
+  for (const auto* candidate : all_templates())
+    if (candidate->reads_record(template_name, config)) return *candidate;
+  throw std::invalid_argument("unknown template '" + std::string(template_name) + "'");
 }
 
 }  // namespace optune::backends

@@ -40,7 +40,7 @@ void emit_suite_defaults(const std::string& suite_path, const std::string& layou
   if (!layout.empty()) layout_block = kernels::parse_layout(layout);
   for (const auto& entry : tuner::load_suite(suite_path, layout_block).entries) {
     if (entry.workload.op == kernels::Op::kGemm) continue;
-    const auto& kernel = backends::find_template(entry.workload.op, "cpu");
+    const auto& kernel = backends::default_template(entry.workload, "cpu", device);
     auto space = kernel.space(entry.workload, device);
     auto config = kernel.default_config(entry.workload, device, space);
     std::printf("%s %s\n", entry.workload.key().c_str(),
@@ -78,7 +78,7 @@ int main(int argc, char** argv) try {
   filter.target = target;
   for (const auto& best : database.top_k(filter, 1)) {
     auto workload = kernels::parse_workload_key(best.workload_key);
-    const auto& kernel = backends::find_template(workload.op, backends::parse_target(target).backend);
+    const auto& kernel = backends::template_of_record(best.template_name, best.config);
     auto device = kernels::DeviceInfo::from_fingerprint(best.device_fingerprint);
     auto space = kernel.space(workload, device);
     auto config = which == "default" ? kernel.default_config(workload, device, space) : space.from_json(best.config);

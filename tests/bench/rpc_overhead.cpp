@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   auto task = std::make_shared<measure::MeasureTask>();
   task->workload = kernels::parse_workload(kernels::Op::kGemm, shape);
   task->target = backends::parse_target(target);
-  task->kernel_template = &backends::find_template(kernels::Op::kGemm, task->target.backend);
+  task->kernel_template = &backends::find_template("gemm." + task->target.backend);
   task->device = backends::find_device(task->target);
   task->space = task->kernel_template->space(task->workload, task->device);
   std::mt19937_64 rng(7);

@@ -329,6 +329,71 @@ TEST_F(CliTest, TunesAConv2dLayerEndToEnd) {
   }
 }
 
+// A 1x1 layer has two templates: conv2d_gemm.cpu (its default) and conv2d.cpu (the direct
+// kernel, by --template). query ranks their records together and apply-best writes the fastest
+// as the layer's row; a template that does not apply is refused with the ones that do.
+TEST_F(CliTest, TunesEachTemplateOfALayerAndRanksThemTogether) {
+  const std::string shape = "N=1,C=16,H=8,W=8,K=16,R=1,S=1,stride=1,pad=0";
+  const std::string common = " --trials 2 --batch-size 2 --repeat 2 --min-repeat-ms 1 --remeasure 0 --quiet --db " + db();
+  ASSERT_EQ(optune("tune --op conv2d --shape " + shape + common).code, 0);
+  CommandRun direct = optune("tune --op conv2d --shape " + shape + " --template conv2d.cpu" + common);
+  ASSERT_EQ(direct.code, 0) << direct.out << direct.err;
+  CommandRun history = optune("query --history --format json --db " + db());
+  ASSERT_EQ(history.code, 0) << history.err;
+  std::map<std::string, std::size_t> per_template;
+  for (const auto& r : nlohmann::json::parse(history.out)) ++per_template[r["template"].get<std::string>()];
+  EXPECT_EQ(per_template["conv2d_gemm.cpu"], 3u);  // the default and 2 trials
+  EXPECT_EQ(per_template["conv2d.cpu"], 3u);
+  CommandRun best = optune("query --top 1 --format json --db " + db());
+  ASSERT_EQ(best.code, 0) << best.err;
+  auto top = nlohmann::json::parse(best.out);
+  ASSERT_EQ(top.size(), 1u) << best.out;  // one ranking across both templates
+  const fs::path header = dir_ / "tuned.hpp";
+  ASSERT_EQ(optune("apply-best --db " + db() + " --target cpu --out " + header.string()).code, 0);
+  const std::string text = optune::test_support::slurp(header);
+  const std::string key = top[0]["workload"].get<std::string>();
+  EXPECT_NE(text.find("// " + key), std::string::npos) << text;
+  EXPECT_EQ(text.find(".algorithm = optune::kernels::cpu::ConvAlgorithm::kGemm") != std::string::npos,
+            top[0]["template"] == "conv2d_gemm.cpu") << text;
+
+  CommandRun refused = optune("tune --op conv2d --shape N=1,C=16,H=8,W=8,K=16,R=3,S=3,stride=1,pad=1 "
+                              "--template conv2d_gemm.cpu" + common);
+  EXPECT_EQ(refused.code, 2) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("templates that do: conv2d.cpu"), std::string::npos) << refused.err;
+}
+
+// Before the split, conv2d.cpu carried both algorithms: its records of GEMM configs are read as
+// conv2d_gemm.cpu's, by import's checks and by apply-best.
+TEST_F(CliTest, OldConv2dRecordsOfGemmConfigsAreReadAsTheGemmTemplates) {
+  const std::string shape = "N=1,C=16,H=8,W=8,K=16,R=1,S=1,stride=1,pad=0";
+  ASSERT_EQ(optune("tune --op conv2d --shape " + shape + " --trials 2 --batch-size 2 --repeat 2 --min-repeat-ms 1 "
+                   "--remeasure 0 --quiet --db " + db()).code, 0);
+  const fs::path lines = dir_ / "records.jsonl", old_lines = dir_ / "old_records.jsonl";
+  ASSERT_EQ(optune("export --db " + db() + " --out " + lines.string()).code, 0);
+  {
+    std::ifstream in(lines);
+    std::ofstream out(old_lines);
+    for (std::string line; std::getline(in, line);) {
+      auto record = nlohmann::json::parse(line);
+      ASSERT_EQ(record["template_name"], "conv2d_gemm.cpu");
+      record["template_name"] = "conv2d.cpu";  // as the single template wrote it
+      out << record.dump() << "\n";
+    }
+  }
+  const std::string old_db = (dir_ / "old.db").string();
+  CommandRun imported = optune("import " + old_lines.string() + " --db " + old_db);
+  ASSERT_EQ(imported.code, 0) << imported.out << imported.err;
+  const fs::path header = dir_ / "tuned.hpp";
+  CommandRun applied = optune("apply-best --db " + old_db + " --target cpu --out " + header.string());
+  ASSERT_EQ(applied.code, 0) << applied.out << applied.err;
+  const std::string text = optune::test_support::slurp(header);
+  EXPECT_NE(text.find("ConvAlgorithm::kGemm"), std::string::npos) << text;
+  EXPECT_NE(text.find("(conv2d_gemm.cpu)"), std::string::npos) << text;
+  CommandRun query = optune("query --top 1 --format json --db " + old_db);
+  ASSERT_EQ(query.code, 0) << query.err;
+  EXPECT_EQ(nlohmann::json::parse(query.out)[0]["template"], "conv2d.cpu");
+}
+
 TEST_F(CliTest, SuiteWithConvAndDepthwiseLayersTunesBoth) {
   fs::path suite = dir_ / "tiny_net.toml";
   std::ofstream(suite) << "name = \"tiny_net\"\n"
@@ -349,7 +414,7 @@ TEST_F(CliTest, SuiteWithConvAndDepthwiseLayersTunesBoth) {
     ok_per_template[r.template_name] += 1;
   }
   EXPECT_GE(ok_per_template["depthwise_conv2d.cpu"], 3);  // default and 2 trials at least
-  EXPECT_GE(ok_per_template["conv2d.cpu"], 3);
+  EXPECT_GE(ok_per_template["conv2d_gemm.cpu"], 3);  // pw: a 1x1 layer, the GEMM template's
 }
 
 }  // namespace

@@ -140,7 +140,7 @@ TEST_F(RpcOpenCLTest, ServerWithoutTheTasksDeviceMeasuresNothing) {
     task->workload = kernels::parse_workload(kernels::Op::kGemm, "16,16,16");
     task->target = backends::parse_target(target);
     task->device = std::move(device);
-    task->kernel_template = &backends::find_template(kernels::Op::kGemm, "opencl");
+    task->kernel_template = &backends::find_template("gemm.opencl");
     task->space = task->kernel_template->space(task->workload, task->device);
     return task;
   };

@@ -105,6 +105,8 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
                    "Shape: M,N,K or named extents (M=512,N=512,K=512); a convolution's may name its layout "
                    "(...,layout=nchw8c)");
   add_layout_option(*tune, options->request.layout);
+  tune->add_option("--template", options->request.template_name,
+                   "Template to tune (default: the workload's default; e.g. conv2d.cpu, conv2d_gemm.cpu)");
   tune->add_option("--target", options->request.measuring.target, "Target: " + backends::target_forms())
       ->capture_default_str();
   tune->add_option("--tuner", options->request.tuning.tuner.name, "Tuner: xgb (model-based), ga (genetic), random, grid")->capture_default_str();

@@ -6,7 +6,8 @@
 namespace optune::kernels {
 
 const KernelTemplate& cpu_gemm_template();
-const KernelTemplate& cpu_conv2d_template();
+const KernelTemplate& cpu_conv2d_template();  // direct
+const KernelTemplate& cpu_conv2d_gemm_template();
 const KernelTemplate& cpu_depthwise_conv2d_template();
 
 }  // namespace optune::kernels

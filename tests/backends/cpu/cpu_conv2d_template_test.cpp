@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <set>
 #include <string>
@@ -51,8 +52,14 @@ Workload depthwise(Conv2dShape shape) {
   return Workload{Op::kDepthwiseConv2d, "f32", shape};
 }
 
-const KernelTemplate& cpu_conv2d() { return backends::find_template(Op::kConv2d, "cpu"); }
-const KernelTemplate& cpu_depthwise() { return backends::find_template(Op::kDepthwiseConv2d, "cpu"); }
+const KernelTemplate& cpu_conv2d() { return backends::find_template("conv2d.cpu"); }
+const KernelTemplate& cpu_conv2d_gemm() { return backends::find_template("conv2d_gemm.cpu"); }
+// The conv2d template a layer gets by default: conv2d_gemm.cpu on the layers it applies to (1x1
+// filters and few input channels on NCHW), else conv2d.cpu.
+const KernelTemplate& cpu_conv2d(const Workload& workload, const DeviceInfo& device) {
+  return backends::default_template(workload, "cpu", device);
+}
+const KernelTemplate& cpu_depthwise() { return backends::find_template("depthwise_conv2d.cpu"); }
 
 // ResNet-18 and MobileNet layers, and small layers that exercise every edge.
 std::vector<Workload> conv_layers() {
@@ -78,7 +85,7 @@ TEST(CpuConv2dTemplate, BothAreFoundByOpAndBackend) {
 TEST(CpuConv2dTemplate, GroupedConvolutionIsRejectedWithAReason) {
   const Workload grouped = conv({1, 8, 14, 14, 8, 3, 3, 1, 1, 1, 2});
   try {
-    cpu_conv2d().space(grouped, avx2_device(2));
+    cpu_conv2d(grouped, avx2_device(2)).space(grouped, avx2_device(2));
     FAIL() << "groups = 2 accepted";
   } catch (const std::invalid_argument& error) {
     EXPECT_NE(std::string(error.what()).find("groups"), std::string::npos) << error.what();
@@ -88,8 +95,8 @@ TEST(CpuConv2dTemplate, GroupedConvolutionIsRejectedWithAReason) {
 TEST(CpuConv2dTemplate, DefaultConfigIsValidForAnyShapeAndDevice) {
   for (const DeviceInfo& device : {avx2_device(1), avx2_device(2), avx512_device(), neon_device()}) {
     for (const Workload& workload : conv_layers()) {
-      const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
-      const ss::Config config = cpu_conv2d().default_config(workload, device, space);
+      const ss::ConfigSpace space = cpu_conv2d(workload, device).space(workload, device);
+      const ss::Config config = cpu_conv2d(workload, device).default_config(workload, device, space);
       EXPECT_EQ(space.first_violation(config), "") << workload.key() << " " << device.arch;
       const cpu::Conv2dConfig c = cpu::conv2d_config_from_view(ss::ConfigView(space, config));
       EXPECT_EQ(cpu::conv2d_config_error(c), nullptr) << workload.key();
@@ -109,7 +116,7 @@ TEST(CpuConv2dTemplate, DefaultConfigIsValidForAnyShapeAndDevice) {
 TEST(CpuConv2dTemplate, SamplerFindsManyValidConfigsAndEachIsAnInstantiableKernel) {
   for (const DeviceInfo& device : {avx2_device(2), avx512_device(), neon_device()}) {
     const Workload workload = conv({1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1});
-    const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
+    const ss::ConfigSpace space = cpu_conv2d(workload, device).space(workload, device);
     std::mt19937_64 rng(11);
     const auto configs = space.sample_valid_distinct(rng, 1000);
     EXPECT_EQ(configs.size(), 1000u) << device.arch;
@@ -138,8 +145,8 @@ TEST(CpuConv2dTemplate, OneByOneAndFewChannelLayersRunAsGemmsOthersDirect) {
       {conv({1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1}), cpu::ConvAlgorithm::kDirect},
       {conv({1, 8, 17, 19, 16, 3, 3, 1, 2, 2, 1}), cpu::ConvAlgorithm::kDirect}};
   for (const auto& [workload, algorithm] : cases) {
-    const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
-    const ss::Config config = cpu_conv2d().default_config(workload, device, space);
+    const ss::ConfigSpace space = cpu_conv2d(workload, device).space(workload, device);
+    const ss::Config config = cpu_conv2d(workload, device).default_config(workload, device, space);
     const cpu::Conv2dConfig c = cpu::conv2d_config_from_view(ss::ConfigView(space, config));
     EXPECT_EQ(c.algorithm, algorithm) << workload.key();
     const bool gemm = algorithm == cpu::ConvAlgorithm::kGemm;
@@ -155,8 +162,8 @@ TEST(CpuConv2dTemplate, OneByOneAndFewChannelLayersRunAsGemmsOthersDirect) {
   }
   // Few output pixels to share: the default splits the output channels instead.
   const Workload small = conv({1, 1024, 7, 7, 1024, 1, 1, 1, 0, 1, 1});
-  const ss::ConfigSpace space = cpu_conv2d().space(small, device);
-  const auto c = cpu::conv2d_config_from_view(ss::ConfigView(space, cpu_conv2d().default_config(small, device, space)));
+  const ss::ConfigSpace space = cpu_conv2d(small, device).space(small, device);
+  const auto c = cpu::conv2d_config_from_view(ss::ConfigView(space, cpu_conv2d(small, device).default_config(small, device, space)));
   EXPECT_EQ(c.gemm.parallel, cpu::ParallelLoop::kIc);
 }
 
@@ -215,8 +222,8 @@ TEST(CpuConv2dTemplate, KeptLayoutSpacesTakeTheLayoutsBlock) {
   for (const Workload& workload : {kept(conv({1, 64, 56, 56, 128, 1, 1, 2, 0, 1, 1}), 8),
                                    kept(conv({1, 3, 224, 224, 64, 7, 7, 2, 3, 1, 1}), 8),
                                    kept(conv({1, 13, 9, 9, 5, 3, 3, 1, 1, 1, 1}), 4)}) {
-    const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
-    const ss::Config config = cpu_conv2d().default_config(workload, device, space);
+    const ss::ConfigSpace space = cpu_conv2d(workload, device).space(workload, device);
+    const ss::Config config = cpu_conv2d(workload, device).default_config(workload, device, space);
     EXPECT_EQ(space.first_violation(config), "") << workload.key();
     std::mt19937_64 rng(3);
     auto configs = space.sample_valid_distinct(rng, 50);
@@ -227,7 +234,7 @@ TEST(CpuConv2dTemplate, KeptLayoutSpacesTakeTheLayoutsBlock) {
       EXPECT_EQ(c.lanes, workload.layout_block) << workload.key();
       EXPECT_EQ(c.ic_block, workload.layout_block) << workload.key();
     }
-    EXPECT_NE(cpu_conv2d().emit_source(workload, device, ss::ConfigView(space, config)).find("conv2d_nchwc_packed<"),
+    EXPECT_NE(cpu_conv2d(workload, device).emit_source(workload, device, ss::ConfigView(space, config)).find("conv2d_nchwc_packed<"),
               std::string::npos);
   }
   const Workload dw = kept(depthwise({1, 32, 112, 112, 0, 3, 3, 1, 1, 1, 1}), 8);  // rows on NCHW
@@ -238,7 +245,7 @@ TEST(CpuConv2dTemplate, KeptLayoutSpacesTakeTheLayoutsBlock) {
   EXPECT_EQ(c.lanes, 8);
 
   const Workload wide = kept(conv({1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1}), 16);
-  EXPECT_NO_THROW(cpu_conv2d().space(wide, avx512_device()));
+  EXPECT_NO_THROW(cpu_conv2d(wide, avx512_device()).space(wide, avx512_device()));
   for (const KernelTemplate* kernel : backends::all_templates()) {
     if (kernel->op() != Op::kConv2d) continue;
     try {
@@ -262,8 +269,8 @@ Workload first_layer(Workload workload, int block) {
 TEST(CpuConv2dTemplate, FirstLayersReadNchwIntoTheLayoutsVectors) {
   const DeviceInfo device = avx2_device(2);
   const Workload stem = first_layer(conv({1, 3, 224, 224, 64, 7, 7, 2, 3, 1, 1}), 8);
-  const ss::ConfigSpace space = cpu_conv2d().space(stem, device);
-  const ss::Config config = cpu_conv2d().default_config(stem, device, space);
+  const ss::ConfigSpace space = cpu_conv2d(stem, device).space(stem, device);
+  const ss::Config config = cpu_conv2d(stem, device).default_config(stem, device, space);
   EXPECT_EQ(space.first_violation(config), "");
   EXPECT_EQ(cpu::conv2d_config_from_view(ss::ConfigView(space, config)).ic_block, 1);
   std::set<int> ic_blocks;
@@ -275,9 +282,9 @@ TEST(CpuConv2dTemplate, FirstLayersReadNchwIntoTheLayoutsVectors) {
     ic_blocks.insert(c.ic_block);
   }
   EXPECT_EQ(ic_blocks, (std::set<int>{1, 2, 4}));
-  const std::string source = cpu_conv2d().emit_source(stem, device, ss::ConfigView(space, config));
+  const std::string source = cpu_conv2d(stem, device).emit_source(stem, device, ss::ConfigView(space, config));
   EXPECT_NE(source.find("conv2d_nchw_to_nchwc_packed<kConfig, 7, 2>"), std::string::npos) << source;
-  EXPECT_NE(cpu_conv2d().table_row(stem, device, ss::ConfigView(space, config)).find(", 8, true}"), std::string::npos);
+  EXPECT_NE(cpu_conv2d(stem, device).table_row(stem, device, ss::ConfigView(space, config)).find(", 8, true}"), std::string::npos);
 }
 
 // Pointwise layers on a kept layout (1x1, no pad, any stride) run the pointwise kernel: their
@@ -288,15 +295,15 @@ TEST(CpuConv2dTemplate, FirstLayersReadNchwIntoTheLayoutsVectors) {
 // whole bands where a plane has 4 per thread (112x112), else on the fused loop (14x14).
 // conv2d.cpu's default config of `workload` on `device`, as the kernel reads it.
 cpu::Conv2dConfig default_of(const Workload& workload, const DeviceInfo& device) {
-  const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
-  return cpu::conv2d_config_from_view(ss::ConfigView(space, cpu_conv2d().default_config(workload, device, space)));
+  const ss::ConfigSpace space = cpu_conv2d(workload, device).space(workload, device);
+  return cpu::conv2d_config_from_view(ss::ConfigView(space, cpu_conv2d(workload, device).default_config(workload, device, space)));
 }
 
 TEST(CpuConv2dTemplate, KeptPointwiseSpacesHaveReductionPassesAndOneRowTiles) {
   const DeviceInfo device = avx2_device(2);
   for (const Workload& workload : {kept(conv({1, 256, 28, 28, 256, 1, 1, 1, 0, 1, 1}), 8),
                                    kept(conv({1, 128, 28, 28, 256, 1, 1, 2, 0, 1, 1}), 8)}) {
-    const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
+    const ss::ConfigSpace space = cpu_conv2d(workload, device).space(workload, device);
     std::set<int> chunks;
     std::mt19937_64 rng(11);
     for (const ss::Config& config : space.sample_valid_distinct(rng, 400)) {
@@ -305,7 +312,7 @@ TEST(CpuConv2dTemplate, KeptPointwiseSpacesHaveReductionPassesAndOneRowTiles) {
       chunks.insert(c.ic_chunk);
       EXPECT_EQ(c.oh_block, 1) << workload.key();
       EXPECT_EQ(cpu::conv2d_config_error(c), nullptr) << space.to_json(config).dump();
-      const std::string literal = cpu_conv2d().config_literal(view);
+      const std::string literal = cpu_conv2d(workload, device).config_literal(view);
       EXPECT_EQ(literal.find(".ic_chunk = " + std::to_string(c.ic_chunk)) != std::string::npos, c.ic_chunk > 0)
           << literal;
     }
@@ -314,9 +321,9 @@ TEST(CpuConv2dTemplate, KeptPointwiseSpacesHaveReductionPassesAndOneRowTiles) {
   }
   for (const Workload& workload : {first_layer(conv({1, 64, 14, 14, 24, 1, 1, 1, 0, 1, 1}), 8),
                                    conv({1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1})}) {
-    const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
+    const ss::ConfigSpace space = cpu_conv2d(workload, device).space(workload, device);
     EXPECT_THROW(space.knob_index("ic_chunk"), std::out_of_range) << workload.key();
-    const ss::Config config = cpu_conv2d().default_config(workload, device, space);
+    const ss::Config config = cpu_conv2d(workload, device).default_config(workload, device, space);
     EXPECT_EQ(cpu::conv2d_config_from_view(ss::ConfigView(space, config)).ic_chunk, 0) << workload.key();
   }
   const cpu::Conv2dConfig large = default_of(kept(conv({1, 32, 112, 112, 64, 1, 1, 1, 0, 1, 1}), 8), device);
@@ -340,7 +347,7 @@ TEST(CpuConv2dTemplate, KeptLayersWithTapsHaveReductionPassesOverBandsOfRows) {
                                                        {kept(conv({1, 64, 14, 14, 24, 1, 1, 1, 1, 1, 1}), 8), {0, 32, 64}},
                                                        {kept(conv({1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 1}), 8),
                                                         {0, 32, 64, 128, 256}}}) {
-    const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
+    const ss::ConfigSpace space = cpu_conv2d(workload, device).space(workload, device);
     std::set<int> seen;
     std::mt19937_64 rng(3);
     for (const ss::Config& config : space.sample_valid_distinct(rng, 600)) {
@@ -365,7 +372,7 @@ TEST(CpuConv2dTemplate, KeptLayersWithTapsHaveReductionPassesOverBandsOfRows) {
 TEST(CpuConv2dTemplate, GemmSpacesSampleValidConfigsWithinTheRegisters) {
   for (const DeviceInfo& device : {avx2_device(2), avx512_device(), neon_device()}) {
     const Workload workload = conv({1, 256, 14, 14, 512, 1, 1, 2, 0, 1, 1});
-    const ss::ConfigSpace space = cpu_conv2d().space(workload, device);
+    const ss::ConfigSpace space = cpu_conv2d(workload, device).space(workload, device);
     std::mt19937_64 rng(5);
     const auto configs = space.sample_valid_distinct(rng, 300);
     EXPECT_EQ(configs.size(), 300u) << device.arch;
@@ -380,10 +387,11 @@ TEST(CpuConv2dTemplate, GemmSpacesSampleValidConfigsWithinTheRegisters) {
 }
 
 TEST(CpuConv2dTemplate, DerivedFeaturesHaveStableNamesAndFiniteValues) {
-  for (const KernelTemplate* kernel : {&cpu_conv2d(), &cpu_depthwise()}) {
+  for (const KernelTemplate* kernel : {&cpu_conv2d(), &cpu_conv2d_gemm(), &cpu_depthwise()}) {
     std::vector<std::string> names;
-    const auto layers = kernel == &cpu_conv2d() ? conv_layers() : depthwise_layers();
+    const auto layers = kernel == &cpu_depthwise() ? depthwise_layers() : conv_layers();
     for (const Workload& workload : layers) {
+      if (!kernel->applies(workload, avx2_device(2))) continue;
       const ss::ConfigSpace space = kernel->space(workload, avx2_device(2));
       std::mt19937_64 rng(9);
       for (const ss::Config& config : space.sample_valid_distinct(rng, 20)) {
@@ -403,18 +411,17 @@ TEST(CpuConv2dTemplate, DerivedFeaturesHaveStableNamesAndFiniteValues) {
 
 TEST(CpuConv2dTemplate, TableRowsAndLiteralsNameEveryField) {
   const Workload workload = conv({1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1});
-  const ss::ConfigSpace space = cpu_conv2d().space(workload, avx2_device(2));
-  const ss::Config config = cpu_conv2d().default_config(workload, avx2_device(2), space);
-  const std::string row = cpu_conv2d().table_row(workload, avx2_device(2), ss::ConfigView(space, config));
+  const ss::ConfigSpace space = cpu_conv2d(workload, avx2_device(2)).space(workload, avx2_device(2));
+  const ss::Config config = cpu_conv2d(workload, avx2_device(2)).default_config(workload, avx2_device(2), space);
+  const std::string row = cpu_conv2d(workload, avx2_device(2)).table_row(workload, avx2_device(2), ss::ConfigView(space, config));
   for (const char* field : {".N = 1", ".C = 64", ".K = 64", ".R = 3", ".stride = 1", ".pad = 1",
                             ".dilation = 1", ".lanes", ".oc_vectors", ".ic_block", ".ow_block",
                             ".oh_block", ".unroll_kw", ".loop_order", ".threads", ".parallel"}) {
     EXPECT_NE(row.find(field), std::string::npos) << field << " in " << row;
   }
   const Workload pointwise = conv({1, 64, 56, 56, 128, 1, 1, 1, 0, 1, 1});
-  const ss::ConfigSpace gemm_space = cpu_conv2d().space(pointwise, avx2_device(2));
-  const std::string gemm_row = cpu_conv2d().table_row(
-      pointwise, avx2_device(2), ss::ConfigView(gemm_space, cpu_conv2d().default_config(pointwise, avx2_device(2), gemm_space)));
+  const ss::ConfigSpace gemm_space = cpu_conv2d(pointwise, avx2_device(2)).space(pointwise, avx2_device(2));
+  const std::string gemm_row = cpu_conv2d(pointwise, avx2_device(2)).table_row(pointwise, avx2_device(2), ss::ConfigView(gemm_space, cpu_conv2d(pointwise, avx2_device(2)).default_config(pointwise, avx2_device(2), gemm_space)));
   for (const char* field : {".K = 128", ".lanes = 8", ".threads = 2", "ConvAlgorithm::kGemm", ".gemm = ",
                             "GemmConfig{.mc = 96, .nc = 1024, .kc = 128, .mr = 6, .nr = 16"}) {
     EXPECT_NE(gemm_row.find(field), std::string::npos) << field << " in " << gemm_row;
@@ -430,12 +437,15 @@ struct Candidate {
 };
 
 // The default and `samples` random valid configs of every layer, as emitted sources.
-std::vector<Candidate> candidates(const KernelTemplate& kernel, const std::vector<Workload>& layers,
+// The template of a layer: a fixed one, or the default conv2d template of each layer.
+using TemplateOf = std::function<const KernelTemplate&(const Workload&, const DeviceInfo&)>;
+std::vector<Candidate> candidates(const TemplateOf& template_of, const std::vector<Workload>& layers,
                                   int samples) {
   const DeviceInfo device = this_device();
   std::vector<Candidate> out;
   std::mt19937_64 rng(23);
   for (const Workload& workload : layers) {
+    const KernelTemplate& kernel = template_of(workload, device);
     const ss::ConfigSpace space = kernel.space(workload, device);
     std::vector<ss::Config> configs = space.sample_valid_distinct(rng, samples);
     configs.push_back(kernel.default_config(workload, device, space));
@@ -451,8 +461,20 @@ std::vector<Candidate> candidates(const KernelTemplate& kernel, const std::vecto
 // minutes on a busy 2-core machine). The source itself is untouched: its #include of the kernel
 // header is a no-op after the first (#pragma once).
 TEST(CpuConv2dTemplate, EmittedCandidatesCompileLoadAndMatchTheReference) {
-  std::vector<Candidate> all = candidates(cpu_conv2d(), conv_layers(), 3);
-  for (Candidate& c : candidates(cpu_depthwise(), depthwise_layers(), 3)) all.push_back(std::move(c));
+  const TemplateOf default_conv2d = [](const Workload& w, const DeviceInfo& d) -> const KernelTemplate& {
+    return cpu_conv2d(w, d);
+  };
+  const TemplateOf direct = [](const Workload&, const DeviceInfo&) -> const KernelTemplate& { return cpu_conv2d(); };
+  const TemplateOf depthwise_template = [](const Workload&, const DeviceInfo&) -> const KernelTemplate& {
+    return cpu_depthwise();
+  };
+  std::vector<Candidate> all = candidates(default_conv2d, conv_layers(), 3);
+  for (Candidate& c : candidates(depthwise_template, depthwise_layers(), 3)) all.push_back(std::move(c));
+  // The direct kernel on the layers whose default is the GEMM (1x1 filters, few input channels).
+  std::vector<Workload> gemm_layers;
+  for (const Workload& workload : conv_layers())
+    if (cpu_conv2d_gemm().applies(workload, this_device())) gemm_layers.push_back(workload);
+  for (Candidate& c : candidates(direct, gemm_layers, 1)) all.push_back(std::move(c));
   // Kept layouts: padded, strided 1x1 and pointwise convolutions, strided depthwise, ragged blocks.
   const std::vector<Workload> kept_conv = {kept(conv({1, 16, 14, 14, 24, 3, 3, 1, 1, 1, 1}), 8),
                                            kept(conv({1, 24, 9, 9, 16, 1, 1, 2, 0, 1, 1}), 8),
@@ -460,10 +482,10 @@ TEST(CpuConv2dTemplate, EmittedCandidatesCompileLoadAndMatchTheReference) {
                                            kept(conv({1, 72, 6, 7, 20, 1, 1, 1, 0, 1, 1}), 8)};
   const std::vector<Workload> kept_depthwise = {kept(depthwise({1, 24, 15, 13, 0, 3, 3, 2, 1, 1, 1}), 8),
                                                 kept(depthwise({1, 13, 9, 11, 0, 3, 3, 1, 1, 1, 1}), 4)};
-  for (Candidate& c : candidates(cpu_conv2d(), kept_conv, 2)) all.push_back(std::move(c));
-  for (Candidate& c : candidates(cpu_depthwise(), kept_depthwise, 2)) all.push_back(std::move(c));
+  for (Candidate& c : candidates(default_conv2d, kept_conv, 2)) all.push_back(std::move(c));
+  for (Candidate& c : candidates(depthwise_template, kept_depthwise, 2)) all.push_back(std::move(c));
   const Workload stem = first_layer(conv({1, 3, 19, 17, 13, 3, 3, 2, 1, 1, 1}), 8);  // NCHW into nchw8c
-  for (Candidate& c : candidates(cpu_conv2d(), {stem}, 2)) all.push_back(std::move(c));
+  for (Candidate& c : candidates(default_conv2d, {stem}, 2)) all.push_back(std::move(c));
   for (const Candidate& c : all) {
     ASSERT_NE(c.source.find(std::string("extern \"C\" void ") + kCandidateSymbol), std::string::npos);
   }

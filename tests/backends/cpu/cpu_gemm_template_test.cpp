@@ -32,7 +32,7 @@ Workload gemm(std::int64_t M, std::int64_t N, std::int64_t K) {
   return Workload{Op::kGemm, "f32", GemmShape{M, N, K}};
 }
 
-const KernelTemplate& cpu_gemm() { return backends::find_template(Op::kGemm, "cpu"); }
+const KernelTemplate& cpu_gemm() { return backends::find_template("gemm.cpu"); }
 
 TEST(CpuGemmTemplate, IsFoundByOpAndBackend) {
   EXPECT_EQ(cpu_gemm().name(), "gemm.cpu");

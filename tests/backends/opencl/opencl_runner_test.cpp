@@ -42,7 +42,7 @@ class OpenCLRunnerTest : public ::testing::Test {
     task->workload = kernels::parse_workload(op, shape);
     task->target = backends::parse_target("opencl");
     task->device = find_opencl_device(task->target);
-    task->kernel_template = &backends::find_template(op, "opencl");
+    task->kernel_template = &backends::find_template(std::string(kernels::op_name(op)) + ".opencl");
     task->space = task->kernel_template->space(task->workload, task->device);
     return task;
   }

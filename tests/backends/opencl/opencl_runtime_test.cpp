@@ -136,7 +136,7 @@ TEST_F(OpenCLRuntimeTest, BrokenSourceGivesTheCompilerLog) {
 TEST_F(OpenCLRuntimeTest, TunedRowRunsWithItsDefinesOnlyOnItsDevice) {
   Runtime runtime(queue_.get(), {(dir_ / "cache").string()});
   const Workload tuned_shape = kernels::parse_workload(kernels::Op::kGemm, "33,20,17");
-  const auto& gemm_template = backends::find_template(kernels::Op::kGemm, "opencl");
+  const auto& gemm_template = backends::find_template("gemm.opencl");
   // A valid config other than the default, as a tuned row.
   const auto space = gemm_template.space(tuned_shape, runtime.device());
   const auto fallback = gemm_template.default_config(tuned_shape, runtime.device(), space);
@@ -175,7 +175,7 @@ TEST_F(OpenCLRuntimeTest, TunedRowRunsWithItsDefinesOnlyOnItsDevice) {
 TEST_F(OpenCLRuntimeTest, SplitKRowZeroFillsTheOutputBeforeEveryCall) {
   Runtime runtime(queue_.get());
   const Workload workload = kernels::parse_workload(kernels::Op::kGemm, "37,45,1021");
-  const auto& gemm_template = kernels::as_opencl(backends::find_template(kernels::Op::kGemm, "opencl"));
+  const auto& gemm_template = kernels::as_opencl(backends::find_template("gemm.opencl"));
   const auto space = gemm_template.space(workload, runtime.device());
   std::mt19937_64 rng(9);
   std::optional<kernels::OpenCLKernel> split;

@@ -43,7 +43,7 @@ class OpenCLTemplateLimits : public ::testing::TestWithParam<Case> {};
 
 TEST_P(OpenCLTemplateLimits, NoValidConfigExceedsTheDeviceLimits) {
   const Workload workload = parse_workload(GetParam().op, GetParam().shape);
-  const OpenCLTemplate& t = as_opencl(backends::find_template(workload.op, "opencl"));
+  const OpenCLTemplate& t = as_opencl(backends::find_template(std::string(op_name(workload.op)) + ".opencl"));
   const DeviceInfo device = small_gpu();
   const auto space = t.space(workload, device);
   std::mt19937_64 rng(7);
@@ -92,7 +92,7 @@ TEST(OpenCLGemmTemplate, DefaultIsTheGenericGpuTileOnALargeDevice) {
   device.max_work_item_sizes = {1024, 1024, 64};
   device.local_mem_bytes = 48 * 1024;
   const Workload workload = parse_workload(Op::kGemm, "2048,2048,2048");
-  const OpenCLTemplate& t = as_opencl(backends::find_template(Op::kGemm, "opencl"));
+  const OpenCLTemplate& t = as_opencl(backends::find_template("gemm.opencl"));
   const auto space = t.space(workload, device);
   const auto config = t.default_config(workload, device, space);
   const auto json = space.to_json(config);
@@ -113,7 +113,7 @@ TEST(OpenCLConv2dTemplate, DefaultSplitsTheChannelsOnALargeDeviceWhereThereAreCh
   device.max_work_group_size = 1024;
   device.max_work_item_sizes = {1024, 1024, 64};
   device.local_mem_bytes = 48 * 1024;
-  const OpenCLTemplate& t = as_opencl(backends::find_template(Op::kConv2d, "opencl"));
+  const OpenCLTemplate& t = as_opencl(backends::find_template("conv2d.opencl"));
   const Workload deep = parse_workload(Op::kConv2d, "N=1,C=512,H=7,W=7,K=512,R=3,S=3,stride=1,pad=1");
   const auto space = t.space(deep, device);
   const auto config = t.default_config(deep, device, space);
@@ -129,7 +129,7 @@ TEST(OpenCLConv2dTemplate, DefaultSplitsTheChannelsOnALargeDeviceWhereThereAreCh
 
 TEST(OpenCLGemmTemplate, OddShapesSwitchEdgeHandlingOn) {
   const Workload workload = parse_workload(Op::kGemm, "127,509,1021");
-  const OpenCLTemplate& t = as_opencl(backends::find_template(Op::kGemm, "opencl"));
+  const OpenCLTemplate& t = as_opencl(backends::find_template("gemm.opencl"));
   const DeviceInfo device = small_gpu();
   const auto space = t.space(workload, device);
   const auto config = t.default_config(workload, device, space);
@@ -159,7 +159,7 @@ DeviceInfo nvidia_h100() {
 // gemm_mma.cl; the default is the 128 x 128 tile of four 64 x 64 warps.
 TEST(OpenCLGemmTemplate, TensorCoreSpaceOnNvidiaSm80AndLater) {
   const DeviceInfo device = nvidia_h100();
-  const OpenCLTemplate& t = as_opencl(backends::find_template(Op::kGemm, "opencl"));
+  const OpenCLTemplate& t = as_opencl(backends::find_template("gemm.opencl"));
   const Workload workload = parse_workload(Op::kGemm, "2048,2048,2048");
   const auto space = t.space(workload, device);
   ASSERT_NO_THROW(space.knob_index("math"));
@@ -204,7 +204,7 @@ TEST(OpenCLGemmTemplate, TensorCoreSpaceOnNvidiaSm80AndLater) {
 // The tensor-core kernel copies rows of A and B 16 bytes at a time: a K or N that is no multiple
 // of 4 (or a device before sm_80, or one that is not NVIDIA's) gets the float32 FMA kernel's space.
 TEST(OpenCLGemmTemplate, FmaSpaceWhereTensorCoresDoNotApply) {
-  const OpenCLTemplate& t = as_opencl(backends::find_template(Op::kGemm, "opencl"));
+  const OpenCLTemplate& t = as_opencl(backends::find_template("gemm.opencl"));
   auto is_tensor_core_space = [&](const DeviceInfo& device, const char* shape) {
     const Workload workload = parse_workload(Op::kGemm, shape);
     const auto space = t.space(workload, device);
@@ -228,7 +228,7 @@ TEST(OpenCLGemmTemplate, FmaSpaceWhereTensorCoresDoNotApply) {
 // checked stores on, and the grid covers the matrix.
 TEST(OpenCLGemmTemplate, TensorCoreEdgesAreCheckedAndCovered) {
   const DeviceInfo device = nvidia_h100();
-  const OpenCLTemplate& t = as_opencl(backends::find_template(Op::kGemm, "opencl"));
+  const OpenCLTemplate& t = as_opencl(backends::find_template("gemm.opencl"));
   const Workload workload = parse_workload(Op::kGemm, "1000,1020,1028");
   const auto space = t.space(workload, device);
   const auto config = t.default_config(workload, device, space);
@@ -246,7 +246,7 @@ TEST(OpenCLGemmTemplate, TensorCoreEdgesAreCheckedAndCovered) {
 // K blocks; a config without a split builds the program it built before the knob existed (no
 // SPLITK define, two dimensions), and a record written before the knob reads as no split.
 TEST(OpenCLGemmTemplate, SplitKWhereTilesAreFewWithEveryGroupAddingIntoAZeroedOutput) {
-  const OpenCLTemplate& t = as_opencl(backends::find_template(Op::kGemm, "opencl"));
+  const OpenCLTemplate& t = as_opencl(backends::find_template("gemm.opencl"));
   for (const char* shape : {"128,768,3072", "1023,769,2049", "32,768,768"}) {
     const DeviceInfo device = nvidia_h100();
     const Workload workload = parse_workload(Op::kGemm, shape);

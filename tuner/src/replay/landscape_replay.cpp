@@ -20,7 +20,7 @@ std::vector<Landscape> load_landscapes(const db::Database& database, const std::
     landscape.task = std::make_shared<measure::MeasureTask>();
     auto& task = *landscape.task;
     task.workload = kernels::parse_workload_key(key);
-    task.kernel_template = &backends::find_template(task.workload.op, "cpu");
+    task.kernel_template = &backends::template_of_record(records.front().template_name, records.front().config);
     task.device = kernels::DeviceInfo::from_fingerprint(records.front().device_fingerprint);
     task.space = task.kernel_template->space(task.workload, task.device);
     std::set<std::string> seen;

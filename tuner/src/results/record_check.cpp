@@ -31,12 +31,6 @@ std::string stored_fingerprint_id(const nlohmann::json& fingerprint) {
   return hex;
 }
 
-const kernels::KernelTemplate& find_template_named(const std::string& name) {
-  for (const auto* kernel : backends::all_templates())
-    if (kernel->name() == name) return *kernel;
-  reject("unknown template '" + name + "'");
-}
-
 bool is_finite_non_negative(double value) { return std::isfinite(value) && value >= 0; }
 
 }  // namespace
@@ -88,7 +82,8 @@ void RecordCheck::figures(const db::TuningRecord& record) {
 void RecordCheck::full(const db::TuningRecord& record) {
   figures(record);
   const kernels::Workload parsed = workload(record.workload_key);
-  const kernels::KernelTemplate& kernel = find_template_named(record.template_name);
+  // (A record of a template since split in two is checked against the part its config is of.)
+  const kernels::KernelTemplate& kernel = backends::template_of_record(record.template_name, record.config);
   if (kernel.op() != parsed.op)
     reject("template '" + record.template_name + "' is not a template of " + std::string(kernels::op_name(parsed.op)));
   kernels::Target target;
@@ -103,7 +98,7 @@ void RecordCheck::full(const db::TuningRecord& record) {
   if (stored_fingerprint_id(record.device_fingerprint) != record.device_id)
     reject("device_id '" + record.device_id + "' is not the id of its device_fingerprint");
 
-  const std::string space_key = record.template_name + " " + record.workload_key + " " + record.device_id;
+  const std::string space_key = kernel.name() + " " + record.workload_key + " " + record.device_id;
   auto space = spaces_.find(space_key);
   if (space == spaces_.end()) {
     kernels::DeviceInfo device;

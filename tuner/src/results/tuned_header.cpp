@@ -1,5 +1,6 @@
 #include "optune/tuner/results/tuned_header.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -57,10 +58,55 @@ std::optional<db::TuningRecord> pick_device(const std::vector<db::TuningRecord>&
   return devices.begin()->second;
 }
 
-std::string section(const kernels::KernelTemplate& kernel, const kernels::KernelTemplate::TableForm& form,
+// The templates of a backend that fill the same table (conv2d.cpu and conv2d_gemm.cpu: one
+// Conv2dConfig names the algorithm), in the backends' order.
+using TemplateList = std::vector<const kernels::KernelTemplate*>;
+TemplateList sharing_table(const kernels::KernelTemplate& first, const std::string& table_name) {
+  TemplateList sharing;
+  for (const auto* kernel : backends::all_templates()) {
+    if (kernel->backend() != first.backend() || kernel->op() != first.op()) continue;
+    if (auto form = kernel->table_form(); form && form->table_name == table_name) sharing.push_back(kernel);
+  }
+  return sharing;
+}
+
+// The template a record was measured in; nullptr for a template this build does not have.
+const kernels::KernelTemplate* owning_template(const db::TuningRecord& record) {
+  try {
+    return &backends::template_of_record(record.template_name, record.config);
+  } catch (const std::invalid_argument&) {
+    return nullptr;
+  }
+}
+
+// The fastest record of a workload among its records of the table's templates, each read in
+// the space of its own template; nullopt when only records of an older space are left.
+struct BestRow {
+  const kernels::KernelTemplate* kernel;
+  search_space::ConfigSpace space;
+  tuner::UsableRecord usable;
+};
+std::optional<BestRow> best_row(const kernels::Workload& workload, const kernels::DeviceInfo& device,
+                                const std::map<const kernels::KernelTemplate*, std::vector<db::TuningRecord>>& by_template) {
+  std::optional<BestRow> best;
+  for (const auto& [kernel, records] : by_template) {
+    auto space = kernel->space(workload, device);
+    auto usable = tuner::fastest_usable(space, records);
+    if (usable && (!best || usable->record.gflops > best->usable.record.gflops))
+      best = BestRow{kernel, std::move(space), std::move(*usable)};
+  }
+  return best;
+}
+
+// One table: the default config of the default template (the highest-priority one that applies
+// to the form's default shape), then for each tuned workload the best record of any template
+// that fills the table.
+std::string section(const TemplateList& sharing, const kernels::KernelTemplate::TableForm& form,
                     const kernels::DeviceInfo& device, const std::vector<db::TuningRecord>& best,
                     std::set<std::string>& tuned_keys) {
-  auto representative = kernels::parse_workload(kernel.op(), form.default_shape);
+  auto representative = kernels::parse_workload(sharing.front()->op(), form.default_shape);
+  const kernels::KernelTemplate& kernel =
+      backends::default_template(representative, sharing.front()->backend(), device);
   auto representative_space = kernel.space(representative, device);
   auto default_config = kernel.default_config(representative, device, representative_space);
   const search_space::ConfigView default_view(representative_space, default_config);
@@ -77,24 +123,27 @@ std::string section(const kernels::KernelTemplate& kernel, const kernels::Kernel
           : fmt::format("// {}: the default config, for shapes without a tuned row.\n"
                         "inline constexpr {} {}Default = {};\n\n",
                         kernel.name(), form.config_type, form.table_name, kernel.config_literal(default_view));
-  // The fastest records of each workload, grouped by workload in the order of their best.
+  // The fastest records of each workload, grouped by workload in the order of their best, then
+  // by the template they were measured in (an old record by the template that reads it now).
   std::vector<std::string> order;
-  std::map<std::string, std::vector<db::TuningRecord>> by_workload;
+  std::map<std::string, std::map<const kernels::KernelTemplate*, std::vector<db::TuningRecord>>> by_workload;
   for (const auto& record : best) {
-    if (record.template_name != kernel.name()) continue;
+    const auto* owner = owning_template(record);
+    if (!owner || std::find(sharing.begin(), sharing.end(), owner) == sharing.end()) continue;
     auto& group = by_workload[record.workload_key];
     if (group.empty()) order.push_back(record.workload_key);
-    group.push_back(record);
+    group[owner].push_back(record);
   }
   std::vector<std::string> rows;
   for (const auto& key : order) {
     auto workload = kernels::parse_workload_key(key);
-    auto space = kernel.space(workload, device);
-    auto usable = tuner::fastest_usable(space, by_workload[key]);
-    if (!usable) continue;  // only records of an older space: the workload runs the default
-    rows.push_back(fmt::format("    {},  // {}: {:.1f} GFLOP/s",
-                               kernel.table_row(workload, device, search_space::ConfigView(space, usable->config)),
-                               key, usable->record.gflops));
+    auto row = best_row(workload, device, by_workload[key]);
+    if (!row) continue;  // only records of an older space: the workload runs the default
+    const std::string of_template = row->kernel == &kernel ? "" : " (" + row->kernel->name() + ")";
+    rows.push_back(fmt::format(
+        "    {},  // {}: {:.1f} GFLOP/s{}",
+        row->kernel->table_row(workload, device, search_space::ConfigView(row->space, row->usable.config)), key,
+        row->usable.record.gflops, of_template));
     tuned_keys.insert(key);
   }
   text += fmt::format("// {}: the best recorded config of each tuned shape.\n"
@@ -120,13 +169,14 @@ TunedHeader make_tuned_header(const db::Database& database, const TunedHeaderReq
   std::string body;
   std::string entry_points;
   std::set<std::string> tuned_keys;
+  std::set<std::string> tables;
   for (const auto* kernel : backends::all_templates()) {
     if (kernel->backend() != request.target.backend) continue;
     auto form = kernel->table_form();
-    if (!form) continue;
+    if (!form || !tables.insert(form->table_name).second) continue;
     const std::string include = "#include <" + form->include + ">\n";
     if (includes.find(include) == std::string::npos) includes += include;
-    body += section(*kernel, *form, device, best, tuned_keys) + "\n";
+    body += section(sharing_table(*kernel, form->table_name), *form, device, best, tuned_keys) + "\n";
     if (!form->entry_point.empty()) entry_points += "\n" + form->entry_point;
   }
   header.tuned = tuned_keys.size();

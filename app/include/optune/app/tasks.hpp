@@ -15,10 +15,13 @@ namespace optune::app {
 // The task of one (op, shape, target) on this machine's device.
 // `workload` given: that workload instead of parsing op and shape (suite entries).
 // `device` given: that (remote) device instead of this machine's.
+// `template_name` given: that template (of the op and the target's backend) instead of the
+// default one, the applicable template of highest priority.
 std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std::string& shape,
                                                 const std::string& target,
                                                 const kernels::Workload* workload = nullptr,
-                                                const kernels::DeviceInfo* device = nullptr);
+                                                const kernels::DeviceInfo* device = nullptr,
+                                                const std::string& template_name = "");
 
 db::Database open_database(const std::string& path, db::Database::Mode mode);
 

@@ -22,6 +22,9 @@ inline constexpr std::int64_t kMaxTrials = 100'000'000;
 struct TuneRequest {
   std::string op = "gemm";  // one workload: op and shape ...
   std::string shape;
+  // One workload: the template to tune ("": the workload's default, the applicable template of
+  // highest priority, e.g. conv2d_gemm.cpu on a 1x1 layer; "conv2d.cpu" tunes the direct kernel there).
+  std::string template_name;
   std::string suite;        // ... or every workload of a suite file
   std::string layout;       // suite: replaces the file's kept layout ("" keeps it)
   std::string database = kDefaultDatabase;

@@ -33,7 +33,19 @@ kernels::DeviceInfo find_device(const kernels::Target& target);
 std::vector<measure::TargetDevice> local_devices();
 
 std::vector<const kernels::KernelTemplate*> all_templates();
-// The template of an op on a backend; throws std::invalid_argument naming op and backend.
-const kernels::KernelTemplate& find_template(kernels::Op op, std::string_view backend);
+// The templates of the workload's op on a backend that apply to the workload on the device,
+// highest priority first (equal priorities in the backends' order).
+std::vector<const kernels::KernelTemplate*> templates_for(const kernels::Workload& workload, std::string_view backend,
+                                                          const kernels::DeviceInfo& device);
+// The first of templates_for: the template whose default config runs untuned, and the one a
+// tuning run takes unless told otherwise. Throws std::invalid_argument naming op and backend.
+const kernels::KernelTemplate& default_template(const kernels::Workload& workload, std::string_view backend,
+                                                const kernels::DeviceInfo& device);
+// The template of a name ("conv2d.cpu"); throws std::invalid_argument naming the templates there are.
+const kernels::KernelTemplate& find_template(std::string_view name);
+// The template a stored record was measured in: the one of its name, or, for a record from
+// before a template was split in two, the template its config belongs to now
+// (KernelTemplate::reads_record). Throws std::invalid_argument "unknown template '...'".
+const kernels::KernelTemplate& template_of_record(std::string_view template_name, const nlohmann::json& config);
 
 }  // namespace optune::backends

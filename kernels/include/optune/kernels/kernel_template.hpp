@@ -3,6 +3,10 @@
 // the source of one candidate. Keeping all of that in one file per template (see the
 // implementations in backends/<backend>/src) lets a reader see the whole template at once; the
 // backends list their templates (backends/registry.hpp).
+// An op may have several templates on a backend (conv2d.cpu's direct kernel, conv2d_gemm.cpu's
+// GEMM): each says whether it applies to a workload and device, and the one of highest priority
+// among those that apply gives the default config (oneDNN's implementation lists, AutoTVM's
+// plevel). Tuning may cover every template that applies; records name the template they measured.
 #pragma once
 
 #include <cstddef>
@@ -12,6 +16,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "optune/kernels/device_info.hpp"
 #include "optune/kernels/target.hpp"
@@ -27,6 +33,20 @@ class KernelTemplate {
   virtual std::string name() const = 0;  // stable, stored in records: "gemm.cpu", ...
   virtual Op op() const = 0;
   virtual std::string_view backend() const = 0;  // the backend it runs on: "cpu", ...
+
+  // Whether the template has a space for the workload on the device. A template that applies
+  // to every workload of its op (the default) reports what it cannot do from space() instead,
+  // as an error naming the workload, so the lowest-priority template of an op should say true.
+  virtual bool applies(const Workload& /*workload*/, const DeviceInfo& /*device*/) const { return true; }
+  // Among the templates of an op and backend that apply, the highest priority is the default
+  // (what a user gets untuned). Only the order matters; equal priorities keep the list's order.
+  virtual int priority() const { return 0; }
+  // Whether a stored record of `template_name` with `config` (knob values by name) was measured
+  // in this template's space: its own name, and for a template split out of another, the old
+  // template's records of the part that moved (so old databases read as before).
+  virtual bool reads_record(std::string_view template_name, const nlohmann::json& /*config*/) const {
+    return template_name == name();
+  }
 
   virtual search_space::ConfigSpace space(const Workload& workload,
                                           const DeviceInfo& device) const = 0;
