@@ -9,13 +9,13 @@
 #include <string_view>
 
 #include "fuzz_support.hpp"
-#include "optune/backends/registry.hpp"
 #include "optune/kernels/device_info.hpp"
 #include "optune/kernels/target.hpp"
 #include "optune/kernels/workload.hpp"
-#include "optune/measure/timing_policy.hpp"
 #include "optune/measure/rpc/frame.hpp"
 #include "optune/measure/rpc/rpc_server.hpp"
+#include "optune/measure/timing_policy.hpp"
+#include "optune/measure/worker_messages.hpp"
 
 using namespace optune::measure::rpc;
 
@@ -25,10 +25,9 @@ namespace {
 // exception: the check before the upload is written must not let through what fails after.
 void check_passed_request(const nlohmann::json& request) {
   try {
-    (void)optune::measure::timing_policy_from_json(request.at("timing"));
-    (void)optune::kernels::parse_workload_key(request.at("workload").get<std::string>());
-    (void)request.value("seed", 1u);
-    if (request.value("backend", "cpu") == "opencl") (void)optune::backends::parse_target(request.at("target").get<std::string>());
+    const auto typed = request.get<optune::measure::WorkerRequest>();
+    (void)optune::kernels::parse_workload_key(typed.workload);
+    (void)optune::kernels::split_target(typed.target);
   } catch (const std::exception& error) {
     optune::fuzz::broken(std::string("a measure request passed the server's check but not the worker's reading: ") +
                          error.what());
