@@ -35,12 +35,20 @@ std::string target_forms() {
   return forms;
 }
 
+namespace {
+
+const measure::Backend* backend_named(std::string_view name) {
+  for (const auto* backend : all_backends())
+    if (backend->name() == name) return backend;
+  return nullptr;
+}
+
+}  // namespace
+
 const measure::Backend& find_backend(std::string_view name) {
+  if (const auto* backend = backend_named(name)) return *backend;
   std::string names;
-  for (const auto* backend : all_backends()) {
-    if (backend->name() == name) return *backend;
-    names += (names.empty() ? "" : ", ") + std::string(backend->name());
-  }
+  for (const auto* backend : all_backends()) names += (names.empty() ? "" : ", ") + std::string(backend->name());
   throw std::invalid_argument("no backend '" + std::string(name) + "' in this build of optune (backends: " + names + ")");
 }
 
@@ -51,9 +59,7 @@ kernels::Target parse_target(std::string_view text) {
   } catch (const std::invalid_argument&) {
     throw std::invalid_argument("target: unknown target '" + std::string(text) + "' (expected " + target_forms() + ")");
   }
-  const measure::Backend* backend = nullptr;
-  for (const auto* candidate : all_backends())
-    if (candidate->name() == target.backend) backend = candidate;
+  const measure::Backend* backend = backend_named(target.backend);
   if (!backend)
     throw std::invalid_argument("target: unknown target '" + std::string(text) + "' (expected " + target_forms() + ")");
   target.spec = backend->canonical_spec(target.spec);
