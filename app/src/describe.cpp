@@ -21,9 +21,10 @@ double estimate_valid_share(const search_space::ConfigSpace& space) {
 
 }  // namespace
 
-nlohmann::json describe_space(const std::string& op, const std::string& shape, const std::string& target) {
-  if (shape.empty()) throw BadInput("space: --shape is required");
-  auto task = make_task(op, shape, target);
+nlohmann::json describe_space(const std::string& op, const std::string& shape, const std::string& target,
+                              const std::string& kernel_file) {
+  if (shape.empty() && kernel_file.empty()) throw BadInput("space: --shape is required");
+  auto task = kernel_file.empty() ? make_task(op, shape, target) : make_kernel_task(kernel_file, shape, target);
   const auto& space = task->space;
   auto default_config = task->kernel_template->default_config(task->workload, task->device, space);
   return {

@@ -4,6 +4,7 @@
 
 #include "optune/app/bad_input.hpp"
 #include "optune/backends/registry.hpp"
+#include "optune/kernels/kernel_file_template.hpp"
 #include "optune/kernels/kernel_template.hpp"
 
 namespace optune::app {
@@ -40,6 +41,32 @@ std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std
     throw BadInput(error.what());
   }
   task->space = task->kernel_template->space(task->workload, task->device);
+  return task;
+}
+
+std::shared_ptr<measure::MeasureTask> make_kernel_task(const std::string& kernel_file, const std::string& shape,
+                                                       const std::string& target, const kernels::DeviceInfo* device) {
+  auto task = std::make_shared<measure::MeasureTask>();
+  try {
+    kernels::KernelSpec spec = kernels::load_kernel_file(kernel_file);
+    task->target = backends::parse_target(target);
+    if (task->target.backend != spec.backend)
+      throw std::invalid_argument(kernel_file + ": backend: the kernel runs on " + spec.backend + ", not on target " +
+                                  task->target.str());
+    task->device = device ? *device : backends::find_device(task->target);
+    task->owned_template = backends::kernel_file_template(spec);
+    task->kernel_template = task->owned_template.get();
+    task->workload = kernels::kernel_file_of(*task->kernel_template)->workload(shape, task->device);
+    task->space = task->kernel_template->space(task->workload, task->device);
+  } catch (const std::invalid_argument& error) {
+    throw BadInput(error.what());
+  }
+  try {
+    task->kernel_template->default_config(task->workload, task->device, task->space);
+  } catch (const std::exception&) {
+    throw BadInput(kernel_file + ": constraints: no config of the knobs is valid for " + task->workload.key() +
+                   " on " + task->device.name);
+  }
   return task;
 }
 

@@ -17,6 +17,12 @@ void check_tune_request(const TuneRequest& request) {
   } catch (const std::invalid_argument& error) {
     throw BadInput(error.what());
   }
+  if (!request.kernel_file.empty()) {
+    if (!request.suite.empty()) throw BadInput("tune: give either --kernel or --suite, not both");
+    if (!request.template_name.empty()) throw BadInput("tune: --template does not go with --kernel (the file is the template)");
+    if (!request.layout.empty()) throw BadInput("tune: --layout does not go with --kernel");
+    return;
+  }
   if (!request.suite.empty()) {
     if (!request.shape.empty()) throw BadInput("tune: give either --suite or --shape, not both");
     if (!request.template_name.empty()) throw BadInput("tune: --template goes with --shape (a suite tunes each layer's default template)");
@@ -53,8 +59,10 @@ WorkloadOutcome tune_workload(const TuneRequest& request, const InstallPaths& pa
                               std::function<void(const std::string&)> log) {
   check_tune_request(request);
   auto remote = find_remote(request.measuring);
-  auto task = make_task(request.op, request.shape, request.measuring.target, nullptr,
-                        remote ? &remote->device : nullptr, request.template_name);
+  const kernels::DeviceInfo* device = remote ? &remote->device : nullptr;
+  auto task = request.kernel_file.empty()
+                  ? make_task(request.op, request.shape, request.measuring.target, nullptr, device, request.template_name)
+                  : make_kernel_task(request.kernel_file, request.shape, request.measuring.target, device);
   auto database = open_database(request.database, db::Database::Mode::kReadWrite);
   auto locks = lock_for_measuring("tune", request.database, task->device, request.wait_lock, true, log);
   Measuring measuring(request.measuring, paths, remote, std::move(log));

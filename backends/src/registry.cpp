@@ -117,4 +117,15 @@ const kernels::KernelTemplate& template_of_record(std::string_view template_name
   throw std::invalid_argument("unknown template '" + std::string(template_name) + "'");
 }
 
+std::unique_ptr<kernels::KernelTemplate> kernel_file_template(const kernels::KernelSpec& spec) {
+  const measure::Backend* backend = backend_named(spec.backend);
+  if (!backend) {
+    std::string names;
+    for (const auto* known : all_backends()) names += (names.empty() ? "" : ", ") + std::string(known->name());
+    throw std::invalid_argument(spec.file.string() + ": backend: this optune was built without backend '" +
+                                spec.backend + "' (it has " + names + ")");
+  }
+  return backend->kernel_file_template(spec);
+}
+
 }  // namespace optune::backends

@@ -69,6 +69,16 @@ std::vector<std::string> knob_feature_names(const Knob& knob) {
   return names;
 }
 
+// The catalog's shape features of an operator; a kernel file's are log2 of its extents, so that
+// a model of one kernel transfers across its problem sizes as an operator's does.
+std::vector<std::pair<std::string, float>> shape_features(const kernels::Workload& workload) {
+  if (workload.op != kernels::Op::kKernel) return kernels::operator_entry(workload.op).shape_features(workload);
+  std::vector<std::pair<std::string, float>> features;
+  for (const auto& extent : workload.kernel().extents)
+    features.emplace_back("shape." + extent.name, static_cast<float>(std::log2(static_cast<double>(extent.value))));
+  return features;
+}
+
 }  // namespace
 
 FeatureExtractor::FeatureExtractor(search_space::ConfigSpace space) : space_(std::move(space)) {
@@ -108,7 +118,7 @@ void FeatureExtractor::add_knob_columns() {
 
 void FeatureExtractor::add_shape_columns() {
   shape_offset_ = names_.size();
-  for (auto& [name, value] : kernels::operator_entry(workload_->op).shape_features(*workload_)) {
+  for (auto& [name, value] : shape_features(*workload_)) {
     names_.push_back(name);
     shape_values_.push_back(value);
   }

@@ -29,16 +29,6 @@ std::string number_text(double value) {
   return text.str();
 }
 
-// A positive decimal integer of at most kMaxKernelExtent, or nullopt.
-std::optional<std::int64_t> extent_value(std::string_view digits) {
-  if (digits.empty() || digits.size() > 10) return std::nullopt;
-  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-    return std::nullopt;
-  const std::int64_t value = std::stoll(std::string(digits));
-  if (value < 1 || value > kMaxKernelExtent) return std::nullopt;
-  return value;
-}
-
 // The range of an integer dtype, as doubles (i64/u64 are bounded by exact doubles anyway).
 std::pair<double, double> integer_range(DataType type) {
   switch (type) {
@@ -159,44 +149,13 @@ std::vector<Extent> resolve_extents(const KernelSpec& spec, std::string_view sha
       throw std::invalid_argument("shape: unknown extent '" + name + "' (" + spec.name + " has " + known + ")");
     }
     if (!given.insert(name).second) throw std::invalid_argument("shape: '" + name + "' is given twice");
-    const std::optional<std::int64_t> value = extent_value(value_text);
+    const std::optional<std::int64_t> value = kernel_extent_value(value_text);
     if (!value)
       throw std::invalid_argument("shape: " + name + "=" + value_text + " must be a whole number from 1 to " +
                                   std::to_string(kMaxKernelExtent));
     extent->value = *value;
   }
   return extents;
-}
-
-std::string kernel_workload_key(const std::string& kernel_name, const std::vector<Extent>& extents) {
-  std::string key = "kernel." + kernel_name;
-  for (const Extent& extent : extents) key += "." + extent.name + std::to_string(extent.value);
-  return key;
-}
-
-KernelWorkloadKey parse_kernel_workload_key(std::string_view key) {
-  const auto bad = [&](const std::string& problem) {
-    return std::invalid_argument("workload key '" + std::string(key) + "': " + problem);
-  };
-  std::vector<std::string> fields;
-  std::size_t start = 0;
-  while (true) {
-    const auto dot = key.find('.', start);
-    fields.emplace_back(key.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
-  }
-  if (fields.size() < 3 || fields[0] != "kernel" || fields[1].empty())
-    throw bad("not kernel.<name>.<extent><value>...");
-  KernelWorkloadKey parsed{fields[1], {}};
-  for (std::size_t i = 2; i < fields.size(); ++i) {
-    const std::string& field = fields[i];
-    const auto digits = field.find_last_not_of("0123456789") + 1;
-    const std::optional<std::int64_t> value = extent_value(std::string_view(field).substr(digits));
-    if (digits == 0 || !value) throw bad("'" + field + "' is not an extent name followed by its value");
-    parsed.extents.push_back({field.substr(0, digits), *value});
-  }
-  return parsed;
 }
 
 KernelProblem::KernelProblem(KernelSpec spec, std::string_view shape_text, const DeviceInfo& device)

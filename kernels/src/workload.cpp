@@ -4,6 +4,8 @@
 // sane one.
 #include "optune/kernels/workload.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <map>
@@ -93,7 +95,27 @@ std::string format_gib(double bytes) {
   return text;
 }
 
+// A kernel file's name as kernel_file.hpp allows it: letters, digits, '_' and '-', starting
+// with a letter (a dot would change the key's fields).
+bool is_kernel_name(const std::string& name) {
+  if (name.empty() || !std::isalpha(static_cast<unsigned char>(name.front()))) return false;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
+  return true;
+}
+
+void validate_kernel(const KernelShape& shape, std::string_view context) {
+  if (!is_kernel_name(shape.name)) fail(context, "kernel name '" + shape.name + "' is not letters, digits, _ and -");
+  if (shape.extents.empty()) fail(context, "kernel " + shape.name + " has no extents");
+  for (const Extent& extent : shape.extents) {
+    if (extent.value < 1 || extent.value > kMaxKernelExtent)
+      fail(context, extent.name + "=" + std::to_string(extent.value) + " must be from 1 to " +
+                        std::to_string(kMaxKernelExtent));
+  }
+}
+
 void validate(const Workload& workload, std::string_view context) {
+  if (workload.op == Op::kKernel) return validate_kernel(workload.kernel(), context);
   if (workload.dtype.empty()) fail(context, "empty dtype");
   try {
     layout_name(workload.layout_block);
@@ -112,7 +134,55 @@ void validate(const Workload& workload, std::string_view context) {
 
 }  // namespace
 
-std::string_view op_name(Op op) { return operator_entry(op).name(); }
+std::string_view op_name(Op op) { return op == Op::kKernel ? "kernel" : operator_entry(op).name(); }
+
+std::optional<std::int64_t> kernel_extent_value(std::string_view digits) {
+  if (digits.empty() || digits.size() > 10) return std::nullopt;
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    return std::nullopt;
+  const std::int64_t value = std::stoll(std::string(digits));
+  if (value < 1 || value > kMaxKernelExtent) return std::nullopt;
+  return value;
+}
+
+std::string kernel_workload_key(const std::string& kernel_name, const std::vector<Extent>& extents) {
+  std::string key = "kernel." + kernel_name;
+  for (const Extent& extent : extents) key += "." + extent.name + std::to_string(extent.value);
+  return key;
+}
+
+KernelWorkloadKey parse_kernel_workload_key(std::string_view key) {
+  const auto bad = [&](const std::string& problem) {
+    return std::invalid_argument("workload key '" + std::string(key) + "': " + problem);
+  };
+  std::vector<std::string> fields;
+  std::size_t start = 0;
+  while (true) {
+    const auto dot = key.find('.', start);
+    fields.emplace_back(key.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  if (fields.size() < 3 || fields[0] != "kernel" || fields[1].empty())
+    throw bad("not kernel.<name>.<extent><value>...");
+  KernelWorkloadKey parsed{fields[1], {}};
+  for (std::size_t i = 2; i < fields.size(); ++i) {
+    const std::string& field = fields[i];
+    const auto digits = field.find_last_not_of("0123456789") + 1;
+    const std::optional<std::int64_t> value = kernel_extent_value(std::string_view(field).substr(digits));
+    if (digits == 0 || !value) throw bad("'" + field + "' is not an extent name followed by its value");
+    parsed.extents.push_back({field.substr(0, digits), *value});
+  }
+  return parsed;
+}
+
+Workload kernel_workload(const std::string& kernel_name, const std::vector<Extent>& extents, double work) {
+  Workload workload;
+  workload.op = Op::kKernel;
+  workload.dtype.clear();  // a kernel's arguments each have their own
+  workload.shape = KernelShape{kernel_name, extents, work};
+  return workload;
+}
 
 std::string layout_name(int layout_block) {
   if (layout_block == kLayoutNchw) return "nchw";
@@ -173,6 +243,7 @@ std::int64_t Conv2dShape::out_w() const {
 }
 
 std::string Workload::key() const {
+  if (op == Op::kKernel) return kernel_workload_key(kernel().name, kernel().extents);
   const OperatorEntry& entry = operator_entry(op);
   std::string key(entry.name());
   if (entry.has_layout()) {
@@ -190,7 +261,7 @@ std::string Workload::key() const {
   return key;
 }
 
-double Workload::flops() const { return operator_entry(op).flops(*this); }
+double Workload::flops() const { return op == Op::kKernel ? kernel().work : operator_entry(op).flops(*this); }
 
 void validate_workload(const Workload& workload) { validate(workload, "shape"); }
 
@@ -282,6 +353,12 @@ Workload parse_workload_key(std::string_view key) {
   constexpr std::string_view kContext = "workload key";
   const auto parts = split(trim(key), '.');
   const auto bad = [&](const std::string& why) { bad_key(key, why); };
+  if (parts[0] == "kernel") {
+    const KernelWorkloadKey parsed = parse_kernel_workload_key(trim(key));
+    Workload workload = kernel_workload(parsed.kernel_name, parsed.extents);
+    validate(workload, kContext);
+    return workload;
+  }
   const OperatorEntry* entry = find_operator(parts[0]);
   if (entry == nullptr) bad("unknown op '" + std::string(parts[0]) + "'");
   const auto& fields = entry->key_fields();

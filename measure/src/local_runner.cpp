@@ -142,6 +142,8 @@ WorkerRequest worker_request(const MeasureInput& input, const TimingPolicy& timi
   request.timing = timing;
   request.target = input.task->target.str();
   request.cache_dir = cache_dir;
+  if (auto operands = input.task->kernel_template->worker_operands(input.task->workload, input.task->device))
+    request.kernel = operands->get<KernelOperandsSpec>();
   return request;
 }
 

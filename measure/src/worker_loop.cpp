@@ -98,7 +98,8 @@ class WorkerLoop {
   }
 
   WorkerReply measure(const WorkerRequest& request) {
-    prepare(operands_, request.workload, request.seed);
+    if (request.kernel) prepare_kernel_operands(operands_.kernel, request.workload, request.seed, *request.kernel);
+    else prepare(operands_, request.workload, request.seed);
     WorkerBackend& backend = backend_of(kernels::split_target(request.target));
     try {
       backend.prepare(request, operands_);
@@ -120,32 +121,73 @@ class WorkerLoop {
     WorkerReply reply;
     std::unique_ptr<LoadedCandidate> candidate = backend.load(request, operands_, reply);
     if (!candidate) return reply;
-    const TimingPolicy& policy = request.timing;
-
-    candidate->poison_output();
-    candidate->run(1);
-    const float* output = candidate->output();
-    const double error = kernels::relative_l2_error(output, operands_.expected.get(), operands_.output_size);
-    candidate->describe(reply);
-    if (!(error <= policy.max_relative_error)) {
-      reply.status = "wrong_answer";
-      reply.error = std::isfinite(error) ? error : -1.0;
-      reply.message = "relative L2 error " + std::to_string(error) + " exceeds " +
-                      std::to_string(policy.max_relative_error);
+    if (request.kernel) {
+      if (!check_kernel(*candidate, reply)) return reply;
+    } else if (!check_operator(*candidate, request.timing, reply)) {
       return reply;
     }
-    for (int i = 1; i < policy.warmup; ++i) candidate->run(1);
+    time_runs(*candidate, request.timing, reply);
+    return reply;
+  }
+
+  // A built-in operator's output against the reference, by relative L2 error.
+  bool check_operator(LoadedCandidate& candidate, const TimingPolicy& policy, WorkerReply& reply) {
+    candidate.poison_output();
+    candidate.run(1);
+    const float* output = candidate.output();
+    const double error = kernels::relative_l2_error(output, operands_.expected.get(), operands_.output_size);
+    candidate.describe(reply);
+    reply.error = std::isfinite(error) ? error : -1.0;
+    if (!(error <= policy.max_relative_error)) {
+      reply.status = "wrong_answer";
+      reply.message = "relative L2 error " + std::to_string(error) + " exceeds " +
+                      std::to_string(policy.max_relative_error);
+      return false;
+    }
+    return true;
+  }
+
+  // A user kernel's outputs element by element against the expected values (the file's rtol and
+  // atol), or without any, written by the run: two runs from different poisons must agree.
+  bool check_kernel(LoadedCandidate& candidate, WorkerReply& reply) {
+    KernelOperands& operands = operands_.kernel;
+    auto checked_run = [&](int poison_pattern) {
+      reset_for_run(operands, poison_pattern);
+      candidate.poison_output();
+      candidate.run(1);
+      candidate.fetch_outputs();
+    };
+    checked_run(0);
+    OutputCheck check;
+    if (operands.has_expected()) {
+      check = check_outputs(operands);
+    } else {
+      const auto first = output_bytes(operands);
+      checked_run(1);
+      check = check_written(operands, first);
+    }
+    candidate.describe(reply);
+    // The reply's error: the worst element's distance in units of its tolerance (<= 1 passes).
+    reply.error = std::isfinite(check.max_error) ? check.max_error : -1.0;
+    if (!check.passed) {
+      reply.status = "wrong_answer";
+      reply.message = check.message;
+      return false;
+    }
+    return true;
+  }
+
+  static void time_runs(LoadedCandidate& candidate, const TimingPolicy& policy, WorkerReply& reply) {
+    for (int i = 1; i < policy.warmup; ++i) candidate.run(1);
     int number = policy.number;
     if (number <= 0) {
-      const double once = candidate->run(1);
+      const double once = candidate.run(1);
       number = static_cast<int>(std::ceil(policy.min_repeat_ms / 1e3 / std::max(once, 1e-9)));
       number = std::clamp(number, 1, kMaxNumber);
     }
-    for (int r = 0; r < std::max(1, policy.repeat); ++r) reply.costs.push_back(candidate->run(number));
+    for (int r = 0; r < std::max(1, policy.repeat); ++r) reply.costs.push_back(candidate.run(number));
     reply.status = "ok";
-    reply.error = error;
     reply.number = number;
-    return reply;
   }
 
   std::vector<std::unique_ptr<WorkerBackend>> backends_;

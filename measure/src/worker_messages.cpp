@@ -7,6 +7,7 @@ void to_json(nlohmann::json& json, const WorkerRequest& request) {
           {"target", request.target}};
   if (!request.cache_dir.empty()) json["cache_dir"] = request.cache_dir;
   if (!request.artifact.empty()) json["artifact"] = request.artifact;
+  if (request.kernel) json["kernel"] = *request.kernel;
 }
 
 void from_json(const nlohmann::json& json, WorkerRequest& request) {
@@ -17,6 +18,7 @@ void from_json(const nlohmann::json& json, WorkerRequest& request) {
   request.target = json.value("target", request.target);
   request.cache_dir = json.value("cache_dir", "");
   request.artifact = json.value("artifact", "");
+  if (json.contains("kernel")) request.kernel = json.at("kernel").get<KernelOperandsSpec>();
 }
 
 void to_json(nlohmann::json& json, const DescribeRequest& request) {

@@ -14,10 +14,11 @@ struct SpaceOptions {
   std::string shape;
   std::string target = "cpu";
   std::string format = "table";
+  std::string kernel_file;
 };
 
 int run_space(const SpaceOptions& options) {
-  const nlohmann::json description = app::describe_space(options.op, options.shape, options.target);
+  const nlohmann::json description = app::describe_space(options.op, options.shape, options.target, options.kernel_file);
   if (options.format == "json") {
     std::printf("%s\n", description.dump(2).c_str());
     return 0;
@@ -47,6 +48,7 @@ void add_space_command(CLI::App& app, CommandAction& action) {
   CLI::App* space = app.add_subcommand("space", "Show a template's knobs, space size and default config");
   space->add_option("--op", options->op, "Operator: " + kernels::operator_names())->capture_default_str();
   space->add_option("--shape", options->shape, "Shape: M,N,K or named extents");
+  space->add_option("--kernel", options->kernel_file, "A kernel file: its space (--shape: its extents)");
   space->add_option("--target", options->target, "Target")->capture_default_str();
   space->add_option("--format", options->format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
   space->callback([options, &action] { action = [options] { return run_space(*options); }; });

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli_support.hpp"
+#include "optune/kernels/kernel_file_template.hpp"
 #include "optune/backends/registry.hpp"
 #include "measuring.hpp"
 #include "optune/kernels/operator_catalog.hpp"
@@ -37,8 +38,11 @@ void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
   if (summary.other_device_records)
     std::printf(", warm-started from %zu records of other devices", summary.other_device_records);
   std::printf(")\n");
+  // A kernel file's records count its own work: GFLOP/s, GB/s or runs per second.
+  const auto* kernel_file = kernels::kernel_file_of(*task.kernel_template);
+  const std::string unit = kernel_file ? kernel_file->throughput_unit(task.workload, task.device) : "GFLOP/s";
   if (summary.default_config && summary.default_config->ok())
-    std::printf("default    %.2f GFLOP/s  %.4f ms\n", summary.default_config->gflops,
+    std::printf("default    %.2f %s  %.4f ms\n", summary.default_config->gflops, unit.c_str(),
                 summary.default_config->median_seconds * 1e3);
   else if (summary.default_config)
     std::printf("default    failed: %s\n", summary.default_config->error_kind.c_str());
@@ -47,10 +51,10 @@ void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
     return;
   }
   if (summary.best_is_default())
-    std::printf("best       %.2f GFLOP/s  %.4f ms  no speed-up: the best config is the default\n",
-                summary.best->gflops, summary.best->median_seconds * 1e3);
+    std::printf("best       %.2f %s  %.4f ms  no speed-up: the best config is the default\n",
+                summary.best->gflops, unit.c_str(), summary.best->median_seconds * 1e3);
   else
-    std::printf("best       %.2f GFLOP/s  %.4f ms  speed-up %.2fx over default\n", summary.best->gflops,
+    std::printf("best       %.2f %s  %.4f ms  speed-up %.2fx over default\n", summary.best->gflops, unit.c_str(),
                 summary.best->median_seconds * 1e3, summary.speedup());
   std::printf("config     %s\n", summary.best->config.dump().c_str());
   std::printf("database   %s (run %s)\n", options.request.database.c_str(), summary.run_id.c_str());
@@ -105,6 +109,9 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
                    "Shape: M,N,K or named extents (M=512,N=512,K=512); a convolution's may name its layout "
                    "(...,layout=nchw8c)");
   add_layout_option(*tune, options->request.layout);
+  tune->add_option("--kernel", options->request.kernel_file,
+                   "A kernel file (configs/kernels/*.toml): tune that kernel instead of --op; --shape sets its "
+                   "extents (N=1024,M=512), default the file's");
   tune->add_option("--template", options->request.template_name,
                    "Template to tune (default: the workload's default; e.g. conv2d.cpu, conv2d_gemm.cpu)");
   tune->add_option("--target", options->request.measuring.target, "Target: " + backends::target_forms())

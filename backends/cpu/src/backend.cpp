@@ -49,6 +49,10 @@ class CpuBackend final : public measure::Backend {
             &kernels::cpu_conv2d_gemm_template(), &kernels::cpu_depthwise_conv2d_template()};
   }
 
+  std::unique_ptr<kernels::KernelTemplate> kernel_file_template(kernels::KernelSpec spec) const override {
+    return kernels::cpu_kernel_file_template(std::move(spec));
+  }
+
   std::unique_ptr<measure::WorkerBackend> make_worker() const override { return make_cpu_worker(); }
 
   std::unique_ptr<measure::Builder> make_builder(const kernels::Target& target,

@@ -87,6 +87,8 @@ std::vector<BuildResult> LocalBuilder::build(const std::vector<MeasureInput>& in
     std::vector<std::string> argv = {options_.compiler};
     argv.insert(argv.end(), options_.flags.begin(), options_.flags.end());
     for (const auto& dir : options_.include_dirs) argv.push_back("-I" + dir);
+    for (auto& flag : input.task->kernel_template->compiler_flags(input.task->workload, input.task->device))
+      argv.push_back(std::move(flag));
     argv.insert(argv.end(), {stem + ".cpp", "-o", stem + ".so"});
     try {
       auto process = Subprocess::spawn(argv, {.pipe_stdio = false, .output_file = stem + ".log"});

@@ -1,6 +1,9 @@
 // The CPU backend's templates, one accessor each (defined in <op>_template.cpp), listed by backend.cpp.
 #pragma once
 
+#include <memory>
+
+#include "optune/kernels/kernel_file.hpp"
 #include "optune/kernels/kernel_template.hpp"
 
 namespace optune::kernels {
@@ -9,5 +12,7 @@ const KernelTemplate& cpu_gemm_template();
 const KernelTemplate& cpu_conv2d_template();  // direct
 const KernelTemplate& cpu_conv2d_gemm_template();
 const KernelTemplate& cpu_depthwise_conv2d_template();
+// A user's kernel file of the cpu backend as a template (kernel_file_template.cpp).
+std::unique_ptr<KernelTemplate> cpu_kernel_file_template(KernelSpec spec);
 
 }  // namespace optune::kernels

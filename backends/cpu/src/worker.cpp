@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <dlfcn.h>
 
@@ -40,6 +41,65 @@ class SharedObjectCandidate final : public measure::LoadedCandidate {
   measure::Operands& operands_;
 };
 
+// A user kernel's candidate: the shared object's trampoline (kernel_file_template.cpp) takes every
+// argument's address in kernel order, and runs on the host bytes of Operands::kernel themselves.
+class UserKernelCandidate final : public measure::LoadedCandidate {
+ public:
+  UserKernelCandidate(void* handle, kernels::UserKernelFunction function, measure::KernelOperands& operands)
+      : handle_(handle), function_(function), operands_(operands) {}
+  ~UserKernelCandidate() override { dlclose(handle_); }
+
+  void poison_output() override {}  // the loop poisoned the very bytes the kernel reads
+  double run(int times) override {
+    const std::vector<void*> args = measure::argument_pointers(operands_);
+    const auto start = Clock::now();
+    for (int i = 0; i < times; ++i) function_(args.data());
+    return std::chrono::duration<double>(Clock::now() - start).count() / times;
+  }
+  const float* output() override { return nullptr; }
+
+ private:
+  void* handle_;
+  kernels::UserKernelFunction function_;
+  measure::KernelOperands& operands_;
+};
+
+void* open_shared_object(const std::string& path, measure::WorkerReply& reply) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) reply = measure::failure_reply("runtime_error", std::string("dlopen: ") + dlerror());
+  return handle;
+}
+
+template <typename Function>
+Function find_symbol(void* handle, const char* name, measure::WorkerReply& reply) {
+  auto function = reinterpret_cast<Function>(dlsym(handle, name));
+  if (!function) reply = measure::failure_reply("runtime_error", std::string("dlsym: ") + dlerror());
+  return function;
+}
+
+std::unique_ptr<measure::LoadedCandidate> load_user_kernel(const measure::WorkerRequest& request,
+                                                           measure::KernelOperands& operands,
+                                                           measure::WorkerReply& reply) {
+  void* handle = open_shared_object(request.artifact, reply);
+  if (!handle) return nullptr;
+  auto function = find_symbol<kernels::UserKernelFunction>(handle, kernels::kUserKernelSymbol, reply);
+  if (function && !operands.has_expected() && operands.check.kind == kernels::KernelCheck::Kind::kReference) {
+    // The reference is in every candidate's object; the first candidate of a problem runs it.
+    if (auto reference = find_symbol<kernels::UserKernelFunction>(handle, kernels::kUserReferenceSymbol, reply)) {
+      measure::reset_for_run(operands, 0);
+      reference(measure::argument_pointers(operands).data());
+      operands.expected = measure::output_bytes(operands);
+    } else {
+      function = nullptr;
+    }
+  }
+  if (!function) {
+    dlclose(handle);
+    return nullptr;
+  }
+  return std::make_unique<UserKernelCandidate>(handle, function, operands);
+}
+
 }  // namespace
 
 std::vector<kernels::DeviceInfo> CpuWorker::devices() { return {measure::detect_local_cpu()}; }
@@ -50,14 +110,11 @@ kernels::DeviceInfo CpuWorker::device(const kernels::Target&) { return measure::
 
 std::unique_ptr<measure::LoadedCandidate> CpuWorker::load(const measure::WorkerRequest& request,
                                                           measure::Operands& operands, measure::WorkerReply& reply) {
-  void* handle = dlopen(request.artifact.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    reply = measure::failure_reply("runtime_error", std::string("dlopen: ") + dlerror());
-    return nullptr;
-  }
-  auto function = reinterpret_cast<kernels::CandidateFunction>(dlsym(handle, kernels::kCandidateSymbol));
+  if (request.kernel) return load_user_kernel(request, operands.kernel, reply);
+  void* handle = open_shared_object(request.artifact, reply);
+  if (!handle) return nullptr;
+  auto function = find_symbol<kernels::CandidateFunction>(handle, kernels::kCandidateSymbol, reply);
   if (!function) {
-    reply = measure::failure_reply("runtime_error", std::string("dlsym: ") + dlerror());
     dlclose(handle);
     return nullptr;
   }

@@ -41,6 +41,10 @@ class OpenCLBackend final : public measure::Backend {
     return all;
   }
 
+  std::unique_ptr<kernels::KernelTemplate> kernel_file_template(kernels::KernelSpec spec) const override {
+    return kernels::opencl_kernel_file_template(std::move(spec));
+  }
+
   std::unique_ptr<measure::WorkerBackend> make_worker() const override { return make_opencl_worker(); }
 
   std::unique_ptr<measure::Builder> make_builder(const kernels::Target&,

@@ -1,8 +1,10 @@
 // The OpenCL backend's templates, one accessor each (defined in <op>_template.cpp), and their list.
 #pragma once
 
+#include <memory>
 #include <vector>
 
+#include "optune/kernels/kernel_file.hpp"
 #include "optune/kernels/opencl/opencl_template.hpp"
 
 namespace optune::kernels {
@@ -14,5 +16,9 @@ const OpenCLTemplate& opencl_depthwise_conv2d_template();
 std::vector<const OpenCLTemplate*> opencl_templates();
 // The first template of the op; throws std::invalid_argument when there is none.
 const OpenCLTemplate& opencl_template_for(Op op);
+
+// A user's kernel file of the opencl backend as a template (kernel_file_template.cpp; in the
+// backend's library, not in optune::opencl, since it speaks to the worker).
+std::unique_ptr<KernelTemplate> opencl_kernel_file_template(KernelSpec spec);
 
 }  // namespace optune::kernels

@@ -103,6 +103,8 @@ void OpenCLWorker::open(const std::string& target_text) {
   buffers_for_.clear();
   inputs_.clear();
   output_.reset();
+  kernel_buffers_for_.clear();
+  kernel_buffers_.clear();
   queue_.reset();
   context_.reset();
   device_ = cl::select_device(kernels::split_target(target_text));
@@ -132,11 +134,13 @@ void OpenCLWorker::allocate_buffers(const measure::Operands& operands) {
 
 void OpenCLWorker::prepare(const measure::WorkerRequest& request, const measure::Operands& operands) {
   open(request.target);
-  allocate_buffers(operands);
+  if (request.kernel) allocate_kernel_buffers(operands.kernel);
+  else allocate_buffers(operands);
 }
 
 std::unique_ptr<measure::LoadedCandidate> OpenCLWorker::load(const measure::WorkerRequest& request,
                                                              measure::Operands& operands, measure::WorkerReply& reply) {
+  if (request.kernel) return load_user_kernel(request, operands.kernel, reply);
   const measure::OpenCLArtifact artifact = measure::read_opencl_artifact(request.artifact);
   if (artifact.workload_key != operands.workload_key) {
     reply = measure::failure_reply("runtime_error",

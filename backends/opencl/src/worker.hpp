@@ -27,6 +27,12 @@ class OpenCLWorker final : public measure::WorkerBackend {
  private:
   void open(const std::string& target_text);
   void allocate_buffers(const measure::Operands& operands);
+  // User kernels (user_kernel_worker.cpp).
+  void allocate_kernel_buffers(const measure::KernelOperands& operands);
+  bool run_reference(measure::KernelOperands& operands, const std::string& cache_dir, measure::WorkerReply& reply);
+  std::unique_ptr<measure::LoadedCandidate> load_user_kernel(const measure::WorkerRequest& request,
+                                                             measure::KernelOperands& operands,
+                                                             measure::WorkerReply& reply);
 
   std::string target_;  // the device the context is for; "" = none yet (or lost)
   measure::cl::SelectedDevice device_;
@@ -35,6 +41,8 @@ class OpenCLWorker final : public measure::WorkerBackend {
   std::string buffers_for_;  // workload key of the device buffers
   std::vector<measure::cl::Buffer> inputs_;
   measure::cl::Buffer output_;
+  std::string kernel_buffers_for_;  // KernelOperands::id of kernel_buffers_
+  std::vector<measure::cl::Buffer> kernel_buffers_;  // one per argument (empty for scalars)
 };
 
 }  // namespace optune::backends::opencl

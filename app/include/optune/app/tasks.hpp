@@ -23,6 +23,12 @@ std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std
                                                 const kernels::DeviceInfo* device = nullptr,
                                                 const std::string& template_name = "");
 
+// The task of a user's kernel file (kernels/kernel_file.hpp) at `shape` (its extents, "N=1024,M=512";
+// "" for the file's own) on a target of the file's backend; the task owns the file's template.
+std::shared_ptr<measure::MeasureTask> make_kernel_task(const std::string& kernel_file, const std::string& shape,
+                                                       const std::string& target,
+                                                       const kernels::DeviceInfo* device = nullptr);
+
 db::Database open_database(const std::string& path, db::Database::Mode mode);
 
 // The suite of a file, with `layout` (a layout name; empty: the file's own) replacing its

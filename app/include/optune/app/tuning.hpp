@@ -25,7 +25,8 @@ struct TuneRequest {
   // One workload: the template to tune ("": the workload's default, the applicable template of
   // highest priority, e.g. conv2d_gemm.cpu on a 1x1 layer; "conv2d.cpu" tunes the direct kernel there).
   std::string template_name;
-  std::string suite;        // ... or every workload of a suite file
+  std::string suite;        // ... or every workload of a suite file ...
+  std::string kernel_file;  // ... or a user's kernel file at `shape` (its extents; "" the file's own)
   std::string layout;       // suite: replaces the file's kept layout ("" keeps it)
   std::string database = kDefaultDatabase;
   bool wait_lock = false;   // another run measuring on the device: wait for it (else fail at once)

@@ -43,6 +43,9 @@ const kernels::KernelTemplate& default_template(const kernels::Workload& workloa
                                                 const kernels::DeviceInfo& device);
 // The template of a name ("conv2d.cpu"); throws std::invalid_argument naming the templates there are.
 const kernels::KernelTemplate& find_template(std::string_view name);
+// The template of a user's kernel file, made by the backend the file names. Throws
+// std::invalid_argument when this optune has no such backend.
+std::unique_ptr<kernels::KernelTemplate> kernel_file_template(const kernels::KernelSpec& spec);
 // The template a stored record was measured in: the one of its name, or, for a record from
 // before a template was split in two, the template its config belongs to now
 // (KernelTemplate::reads_record). Throws std::invalid_argument "unknown template '...'".

@@ -75,23 +75,12 @@
 #include <string_view>
 #include <vector>
 
+#include "optune/kernels/data_type.hpp"
 #include "optune/kernels/expression.hpp"
+#include "optune/kernels/workload.hpp"
 
 namespace optune::kernels {
 
-// The largest extent a kernel file or --shape may give: it still fits an i32 scalar and an OpenCL
-// NDRange of any device; larger is a typo.
-inline constexpr std::int64_t kMaxKernelExtent = (std::int64_t{1} << 31) - 1;
-
-enum class DataType { kF16, kF32, kF64, kI8, kU8, kI16, kU16, kI32, kU32, kI64, kU64 };
-
-std::string_view data_type_name(DataType type);  // "f32"
-DataType parse_data_type(std::string_view name);  // throws std::invalid_argument listing the known
-std::size_t data_type_bytes(DataType type);
-bool is_floating(DataType type);
-
-enum class BufferInit { kRandom, kZeros, kOnes, kIota };
-std::string_view buffer_init_name(BufferInit init);  // "random"
 
 struct KernelArg {
   enum class Kind { kBuffer, kScalar };
@@ -103,12 +92,6 @@ struct KernelArg {
   std::optional<BufferInit> init;   // buffers; set for every input (random by default)
   bool is_output = false;
   bool is_buffer() const { return kind == Kind::kBuffer; }
-};
-
-struct Extent {
-  std::string name;
-  std::int64_t value = 0;
-  friend bool operator==(const Extent&, const Extent&) = default;
 };
 
 // A knob's values, numbers or strings (one of the two lists is empty).

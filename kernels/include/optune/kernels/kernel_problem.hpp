@@ -62,15 +62,6 @@ struct KernelDefine {
 // "shape: ..." for an unknown, repeated, zero, negative or too large (kMaxKernelExtent) extent.
 std::vector<Extent> resolve_extents(const KernelSpec& spec, std::string_view shape_text);
 
-// "kernel.transpose.N4096.M4096": the kernel's name, then its extents in file order.
-std::string kernel_workload_key(const std::string& kernel_name, const std::vector<Extent>& extents);
-struct KernelWorkloadKey {
-  std::string kernel_name;
-  std::vector<Extent> extents;
-};
-// The inverse; throws std::invalid_argument naming the key.
-KernelWorkloadKey parse_kernel_workload_key(std::string_view key);
-
 class KernelProblem {
  public:
   // Throws std::invalid_argument (file and field named) when the shape is bad, a value does not

@@ -85,6 +85,19 @@ class KernelTemplate {
   // The config as a C++ expression of config_type (CPU templates).
   virtual std::string config_literal(const search_space::ConfigView& /*config*/) const { return ""; }
 
+  // Compiler options of a candidate beyond the builder's own (a C++ kernel file's build_options).
+  virtual std::vector<std::string> compiler_flags(const Workload& /*workload*/, const DeviceInfo& /*device*/) const {
+    return {};
+  }
+
+  // What the worker must be told of the workload's operands beyond its key: a user kernel's
+  // arguments and check (measure::KernelOperandsSpec's JSON); nullopt for optune's own operators,
+  // whose key says it all.
+  virtual std::optional<nlohmann::json> worker_operands(const Workload& /*workload*/,
+                                                        const DeviceInfo& /*device*/) const {
+    return std::nullopt;
+  }
+
   virtual std::vector<std::pair<std::string, double>> derived_features(
       const Workload& /*workload*/, const DeviceInfo& /*device*/,
       const search_space::ConfigView& /*config*/) const {

@@ -4,19 +4,23 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 namespace optune::kernels {
 
 // An operator's identifier. What optune knows of an operator (its extents, key, flops, reference,
 // features) is its entry in the operator catalog (operator_catalog.hpp), which the functions
 // below ask; only the entries and the templates switch on Op.
-enum class Op { kGemm, kConv2d, kDepthwiseConv2d };
+// kKernel is a user's own kernel, declared in a kernel file (kernel_file.hpp): not an operator of
+// the catalog, since what it computes is the file's; its workload is the file's name and extents.
+enum class Op { kGemm, kConv2d, kDepthwiseConv2d, kKernel };
 
-std::string_view op_name(Op op);                // "gemm", "conv2d", "depthwise_conv2d"
-Op parse_op(std::string_view name);             // throws std::invalid_argument
+std::string_view op_name(Op op);                // "gemm", "conv2d", "depthwise_conv2d", "kernel"
+Op parse_op(std::string_view name);             // the catalog's operators; throws std::invalid_argument
 
 // Row-major C[M,N] = A[M,K] * B[K,N].
 struct GemmShape {
@@ -32,6 +36,25 @@ struct Conv2dShape {
   std::int64_t out_h() const;  // P
   std::int64_t out_w() const;  // Q
   friend bool operator==(const Conv2dShape&, const Conv2dShape&) = default;
+};
+
+// One extent of a kernel file's problem ("N" = 4096), in the file's order.
+struct Extent {
+  std::string name;
+  std::int64_t value = 0;
+  friend bool operator==(const Extent&, const Extent&) = default;
+};
+
+// A user kernel's problem: the kernel file's name and its extents. `work` is what a record's
+// gflops column counts per run: the file's flops, else its bytes (the column then reads GB/s), else
+// 1e9 (runs per second); a workload read back from a key alone does not know it (0).
+struct KernelShape {
+  std::string name;
+  std::vector<Extent> extents;
+  double work = 0;
+  friend bool operator==(const KernelShape& a, const KernelShape& b) {
+    return a.name == b.name && a.extents == b.extents;
+  }
 };
 
 // The activation layout of a convolution's input and output: NCHW, or NCHW[b]c with b channels
@@ -54,7 +77,7 @@ Layouts parse_layouts(std::string_view name);     // throws std::invalid_argumen
 struct Workload {
   Op op = Op::kGemm;
   std::string dtype = "f32";
-  std::variant<GemmShape, Conv2dShape> shape;
+  std::variant<GemmShape, Conv2dShape, KernelShape> shape;
   int layout_block = kLayoutNchw;  // convolutions: 0 (NCHW) or the b of NCHW[b]c
   // conv2d on a layout_block > 0: the input is NCHW nonetheless (a network's first layer, which
   // reads the image), the output NCHW[b]c. Always false on NCHW.
@@ -66,12 +89,14 @@ struct Workload {
 
   const GemmShape& gemm() const { return std::get<GemmShape>(shape); }
   const Conv2dShape& conv() const { return std::get<Conv2dShape>(shape); }
+  const KernelShape& kernel() const { return std::get<KernelShape>(shape); }
 
   // e.g. "gemm.f32.M512.N512.K512", "conv2d.nchw.f32.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g1",
   // "depthwise_conv2d.nchw8c.f32.N1.C32.H112.W112.R3.S3.st1.pad1.dil1",
-  // "conv2d.nchw-nchw8c.f32.N1.C3.H224.W224.K64.R7.S7.st2.pad3.dil1.g1"
+  // "conv2d.nchw-nchw8c.f32.N1.C3.H224.W224.K64.R7.S7.st2.pad3.dil1.g1",
+  // "kernel.transpose.N4096.M4096" (a kernel file's name and extents in file order; no dtype)
   std::string key() const;
-  double flops() const;  // multiply-adds count as 2; padded taps count as work
+  double flops() const;  // multiply-adds count as 2; padded taps count as work; kernels: KernelShape::work
 
   friend bool operator==(const Workload&, const Workload&) = default;
 };
@@ -81,8 +106,25 @@ struct Workload {
 // "...,layout=nchw-nchw8c"). Throws std::invalid_argument with a one-line message naming the bad
 // part (zero, negative, absurd, unknown or missing extent).
 Workload parse_workload(Op op, std::string_view shape_text);
-// Inverse of Workload::key(); throws std::invalid_argument.
+// Inverse of Workload::key(); throws std::invalid_argument. A kernel key gives a kernel workload
+// whose work is unknown (0).
 Workload parse_workload_key(std::string_view key);
+// The largest extent a kernel file or --shape may give: it still fits an i32 scalar and an OpenCL
+// NDRange of any device; larger is a typo.
+inline constexpr std::int64_t kMaxKernelExtent = (std::int64_t{1} << 31) - 1;
+// A positive decimal integer of at most kMaxKernelExtent, or nullopt.
+std::optional<std::int64_t> kernel_extent_value(std::string_view digits);
+// "kernel.transpose.N4096.M4096": the kernel's name, then its extents in file order.
+std::string kernel_workload_key(const std::string& kernel_name, const std::vector<Extent>& extents);
+struct KernelWorkloadKey {
+  std::string kernel_name;
+  std::vector<Extent> extents;
+};
+// The inverse; throws std::invalid_argument naming the key.
+KernelWorkloadKey parse_kernel_workload_key(std::string_view key);
+
+// A kernel file's workload of these extents; `work` as KernelShape says.
+Workload kernel_workload(const std::string& kernel_name, const std::vector<Extent>& extents, double work = 0);
 // The checks of parse_workload for a workload built by other means (e.g. from a suite file):
 // extents in range, a positive output, channels divisible by groups, tensors within the limit.
 // Throws std::invalid_argument "shape: ...".

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "optune/kernels/device_info.hpp"
+#include "optune/kernels/kernel_file.hpp"
 #include "optune/kernels/kernel_template.hpp"
 #include "optune/kernels/target.hpp"
 #include "optune/measure/builder.hpp"
@@ -55,6 +56,8 @@ class Backend {
   virtual std::string details(const kernels::DeviceInfo& device) const = 0;
 
   virtual std::vector<const kernels::KernelTemplate*> templates() const = 0;
+  // A user's kernel file of this backend as a template (kernels/kernel_file_template.hpp).
+  virtual std::unique_ptr<kernels::KernelTemplate> kernel_file_template(kernels::KernelSpec spec) const = 0;
   // Throws std::invalid_argument when the settings do not serve the target (e.g. a cross target
   // without a description).
   virtual std::unique_ptr<Builder> make_builder(const kernels::Target& target,

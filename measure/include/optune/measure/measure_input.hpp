@@ -16,6 +16,8 @@ namespace optune::measure {
 struct MeasureTask {
   kernels::Workload workload;
   const kernels::KernelTemplate* kernel_template = nullptr;
+  // A template made for this task alone (a user's kernel file); kernel_template points at it.
+  std::shared_ptr<const kernels::KernelTemplate> owned_template;
   kernels::Target target;
   kernels::DeviceInfo device;
   search_space::ConfigSpace space;

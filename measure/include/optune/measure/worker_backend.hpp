@@ -20,13 +20,20 @@ namespace optune::measure {
 class LoadedCandidate {
  public:
   virtual ~LoadedCandidate() = default;
-  // NaN in every output element, so that a candidate leaving some unwritten cannot pass.
+  // NaN in every output element, so that a candidate leaving some unwritten cannot pass. For a
+  // user kernel, the loop has already written the poison (and restored the inputs) in the host
+  // bytes of Operands::kernel; the candidate puts every argument's host bytes, guards included,
+  // where it reads them (a no-op for a candidate that runs on the host bytes themselves).
   virtual void poison_output() = 0;
   // Launches the candidate `times` times back to back and waits for all: seconds per run on the
   // backend's clock (the host's for the CPU; the device's profiling events for OpenCL).
   virtual double run(int times) = 0;
   // The output of the last run, in host memory (copied back where it lives on a device).
+  // Built-in operators only.
   virtual const float* output() = 0;
+  // A user kernel: copies every output argument of the last run, guard included, into its host
+  // bytes in Operands::kernel (a no-op for a candidate that runs on those bytes).
+  virtual void fetch_outputs() {}
   // What the reply says beyond the loop's fields: compile time, transfers.
   virtual void describe(WorkerReply& /*reply*/) const {}
 };
@@ -45,7 +52,9 @@ class WorkerBackend {
   // it for every request, so it must be cheap when nothing changed.
   virtual void prepare(const WorkerRequest& /*request*/, const Operands& /*operands*/) {}
   // Loads the request's artifact. A candidate that cannot be loaded (a program that does not
-  // compile) gives nullptr with `reply` saying why.
+  // compile) gives nullptr with `reply` saying why. For a user kernel (request.kernel) whose
+  // operands have no expected values yet and whose check runs a reference, the backend runs the
+  // reference first on the operands' initial values and stores its outputs as the expected ones.
   virtual std::unique_ptr<LoadedCandidate> load(const WorkerRequest& request, Operands& operands,
                                                 WorkerReply& reply) = 0;
   // After an exception from this backend's candidate: drop state that may be broken (an OpenCL

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "optune/measure/kernel_operands.hpp"
 #include "optune/measure/timing_policy.hpp"
 
 namespace optune::measure {
@@ -22,6 +23,8 @@ struct WorkerRequest {
   std::string target = "cpu";  // its backend measures (the text before ':')
   std::string cache_dir;   // where the backend may keep compiled programs; "" none
   std::string artifact;    // the candidate's file; "" prepares the operands only
+  // A user kernel's operands and check (its key alone does not say them); absent for operators.
+  std::optional<KernelOperandsSpec> kernel;
 };
 
 // {"describe": true}: every device of the worker; with a target, that target's device.

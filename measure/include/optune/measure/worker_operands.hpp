@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "optune/measure/kernel_operands.hpp"
+
 namespace optune::measure {
 
 inline constexpr std::size_t kAlignment = 64;  // a cache line: no candidate sees a split vector load
@@ -19,6 +21,8 @@ struct AlignedFree {
 using Buffer = std::unique_ptr<float[], AlignedFree>;
 Buffer allocate(std::size_t count);
 
+// A built-in operator's float operands; a user kernel's typed ones are `kernel` (the request says
+// which: WorkerRequest::kernel).
 struct Operands {
   std::string workload_key;
   std::vector<Buffer> inputs;
@@ -26,6 +30,7 @@ struct Operands {
   Buffer output;
   Buffer expected;
   std::size_t output_size = 0;
+  KernelOperands kernel;
 };
 
 // Makes the operands of the workload with this key unless they are already there.

@@ -7,4 +7,12 @@ namespace optune::kernels {
 inline constexpr const char* kCandidateSymbol = "optune_kernel";
 using CandidateFunction = void (*)(const float* const* inputs, float* output);
 
+// A user kernel's candidate (a kernel file of the cpu backend) exports a trampoline taking every
+// argument's address in kernel order (a buffer's first element, a scalar's value), which calls
+// the file's entry with typed arguments; where the file's check runs a reference function, the
+// object exports that too, with the same calling convention.
+inline constexpr const char* kUserKernelSymbol = "optune_user_kernel";
+inline constexpr const char* kUserReferenceSymbol = "optune_user_reference";
+using UserKernelFunction = void (*)(void* const* args);
+
 }  // namespace optune::kernels
