@@ -134,7 +134,7 @@ TEST(KernelFileExamples, Conv2dParses) {
   EXPECT_EQ(spec.args[0].count->text(), "(W + 16) * (H + 16)");
   EXPECT_EQ(spec.args[1].name, "filter");
   EXPECT_TRUE(spec.args[2].is_output);
-  EXPECT_EQ(spec.extents, (std::vector<Extent>{{"W", 2048}, {"H", 2048}}));
+  EXPECT_EQ(spec.extents, (std::vector<Extent>{{"W", 1024}, {"H", 1024}}));
   ASSERT_EQ(spec.knobs.size(), 6u);
   EXPECT_EQ(spec.knobs[0].name, "BLOCK_X");
   EXPECT_EQ(spec.knobs[0].numbers, (std::vector<double>{16, 32, 64, 128}));
