@@ -5,11 +5,9 @@
 // file's rules).
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
-// MATH arrives as a bare word (-DMATH=half); `half` is a type, so compare through names of our own.
-#define MATH_IS_half 1
-#define MATH_IS_float 0
-#define CAT(a, b) a##b
-#define IS_HALF_MATH(word) CAT(MATH_IS_, word)
+// MATH arrives as a bare word (-DMATH=f16); give the words values #if can compare.
+#define f16 1
+#define f32 2
 
 #if VW == 1
 typedef half halfv;
@@ -39,17 +37,19 @@ void axpy_f16(__global const half* restrict x, __global const half* restrict y, 
   __global const halfv* yv = (__global const halfv*)y;
   __global halfv* zv = (__global halfv*)z;
   const size_t first = get_group_id(0) * (size_t)(WG * WPT) + get_local_id(0);  // in vectors
-#if IS_HALF_MATH(MATH)
+#if MATH == f16
   const half a_half = (half)a;
   for (int w = 0; w < WPT; ++w) {
     const size_t i = first + w * WG;
     zv[i] = a_half * xv[i] + yv[i];
   }
-#else
+#elif MATH == f32
   for (int w = 0; w < WPT; ++w) {
     const size_t i = first + w * WG;
     zv[i] = TO_HALF(a * TO_FLOAT(xv[i]) + TO_FLOAT(yv[i]));
   }
+#else
+#error MATH must be f16 or f32
 #endif
 }
 

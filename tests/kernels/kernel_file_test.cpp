@@ -177,7 +177,7 @@ TEST(KernelFileExamples, AxpyF16ParsesHalfBuffers) {
   for (std::size_t i : {0u, 1u, 2u}) EXPECT_EQ(spec.args[i].dtype, DataType::kF16) << spec.args[i].name;
   EXPECT_EQ(spec.args[3].dtype, DataType::kF32);
   EXPECT_EQ(spec.args[3].value->text(), "0.75");
-  EXPECT_EQ(spec.knobs[3].strings, (std::vector<std::string>{"half", "float"}));
+  EXPECT_EQ(spec.knobs[3].strings, (std::vector<std::string>{"f16", "f32"}));
   EXPECT_EQ(texts(spec.rules), (std::vector<std::string>{"N % (WG * VW * WPT) == 0"}));
   EXPECT_EQ(spec.check.reference, "axpy_f16_naive");
   EXPECT_EQ(spec.check.rtol, 1e-2);  // the f16 defaults, written out

@@ -371,7 +371,7 @@ TEST(KernelProblem, AxpyF16BindsHalfBuffers) {
   EXPECT_EQ(problem.args()[2].bytes, 2 * 4096);
   EXPECT_EQ(problem.args()[3].value, 0.75);
   EXPECT_EQ(problem.bytes(), 6.0 * 4096);
-  const Config config = config_of(problem.space(), {{"WG", 128}, {"VW", 4}, {"WPT", 2}, {"MATH", "float"}});
+  const Config config = config_of(problem.space(), {{"WG", 128}, {"VW", 4}, {"WPT", 2}, {"MATH", "f32"}});
   EXPECT_EQ(problem.launch(config).global, (std::array<std::int64_t, 3>{512, 1, 1}));  // 4096 / (4 * 2)
 }
 
