@@ -371,8 +371,37 @@ TEST_F(KernelFileExample, AxpyF16ValidConfigsMatchTheReference) {
     ASSERT_NEAR(element(reference[2], DataType::kF16, i), expected, 1e-3) << "the reference computes a * x + y at " << i;
   }
   expect_configs_match_reference(problem, inputs, reference, 4,
-                                 {{{"WG", 64}, {"VW", 8}, {"WPT", 8}, {"MATH", "half"}},
-                                  {{"WG", 512}, {"VW", 2}, {"WPT", 8}, {"MATH", "float"}}});
+                                 {{{"WG", 64}, {"VW", 8}, {"WPT", 8}, {"MATH", "f16"}},
+                                  {{"WG", 512}, {"VW", 2}, {"WPT", 8}, {"MATH", "f32"}}});
+}
+
+// Where the device has no half (PoCL), the kernel's vectors and indexing still get checked: the
+// same source with half mapped to float by -D (buffers of f32), every config of a small problem.
+// This says nothing of half arithmetic; the test above does, on a device with cl_khr_fp16.
+TEST_F(KernelFileExample, AxpyF16IndexingMatchesWithHalfMappedToFloat) {
+  KernelSpec spec = load_kernel_file(std::string(OPTUNE_SOURCE_DIR) + "/configs/kernels/axpy_f16.toml");
+  for (KernelArg& arg : spec.args)
+    if (arg.dtype == DataType::kF16) arg.dtype = DataType::kF32;
+  for (const std::string& width : {"", "2", "4", "8"}) {
+    spec.build_options.push_back("-Dhalf" + width + "=float" + width);
+    if (!width.empty()) spec.build_options.push_back("-Dconvert_half" + width + "=convert_float" + width);
+  }
+  const KernelProblem problem(spec, "N=4096", opencl::describe_device(device_));
+  const std::vector<Bytes> inputs = initial_data(problem);
+  const std::vector<Bytes> reference = run_reference(problem, inputs);
+  for (int i = 0; i < 4096; ++i)
+    ASSERT_EQ(element(reference[2], DataType::kF32, i),
+              static_cast<float>(0.75f * element(inputs[0], DataType::kF32, i) + element(inputs[1], DataType::kF32, i)));
+  const auto& space = problem.space();
+  std::size_t valid = 0;
+  for (std::uint64_t i = 0; i < space.size(); i += 7) {  // a seventh of the 128, every knob value among them
+    const Config config = space.from_index(i);
+    if (!space.is_valid(config)) continue;
+    ++valid;
+    const std::string options = joined(problem.build_options(config));
+    expect_close(problem, run(problem, spec.entry, options, problem.launch(config), inputs), reference, options);
+  }
+  EXPECT_GE(valid, 12u);
 }
 
 }  // namespace
