@@ -190,7 +190,7 @@ TEST(KernelFileExamples, StencilCpuParses) {
   EXPECT_EQ(spec.backend, "cpu");
   EXPECT_EQ(spec.source, fs::absolute(kExamples / "stencil_cpu.cpp").lexically_normal());
   EXPECT_EQ(spec.entry, "stencil");
-  EXPECT_EQ(spec.build_options, (std::vector<std::string>{"-O3"}));
+  EXPECT_EQ(spec.build_options, (std::vector<std::string>{"-O3", "-pthread"}));
   ASSERT_EQ(spec.args.size(), 6u);
   EXPECT_EQ(spec.args[0].count->text(), "(N + 2) * (M + 2)");  // the grid with its halo
   EXPECT_TRUE(spec.args[1].is_output);
