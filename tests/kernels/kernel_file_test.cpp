@@ -124,6 +124,88 @@ TEST(KernelFileExamples, SaxpyCpuParsesIntoEveryField) {
             (std::vector<std::string>{"N", "BLOCK", "UNROLL", "cores", "l1_bytes", "l2_bytes", "l3_bytes", "simd_lanes"}));
 }
 
+TEST(KernelFileExamples, Conv2dParses) {
+  const KernelSpec spec = load_kernel_file(kExamples / "conv2d.toml");
+  EXPECT_EQ(spec.name, "conv2d");
+  EXPECT_EQ(spec.backend, "opencl");
+  EXPECT_EQ(spec.entry, "conv2d");
+  EXPECT_EQ(spec.flops->text(), "2 * 17 * 17 * W * H");
+  ASSERT_EQ(spec.args.size(), 5u);
+  EXPECT_EQ(spec.args[0].count->text(), "(W + 16) * (H + 16)");
+  EXPECT_EQ(spec.args[1].name, "filter");
+  EXPECT_TRUE(spec.args[2].is_output);
+  EXPECT_EQ(spec.extents, (std::vector<Extent>{{"W", 1024}, {"H", 1024}}));
+  ASSERT_EQ(spec.knobs.size(), 6u);
+  EXPECT_EQ(spec.knobs[0].name, "BLOCK_X");
+  EXPECT_EQ(spec.knobs[0].numbers, (std::vector<double>{16, 32, 64, 128}));
+  EXPECT_EQ(spec.knobs[4].name, "USE_LOCAL");
+  EXPECT_EQ(spec.knobs[4].numbers, (std::vector<double>{0, 1}));
+  EXPECT_EQ(spec.rules.size(), 4u);
+  EXPECT_TRUE(spec.rules[3].uses("local_mem_size"));
+  EXPECT_EQ(texts(spec.launch->global), (std::vector<std::string>{"ceil_div(W, BLOCK_X * TILE_X) * BLOCK_X",
+                                                                  "ceil_div(H, BLOCK_Y * TILE_Y) * BLOCK_Y"}));
+  EXPECT_EQ(texts(spec.launch->local), (std::vector<std::string>{"BLOCK_X", "BLOCK_Y"}));
+  EXPECT_EQ(spec.check.reference, "conv2d_naive");
+  EXPECT_EQ(texts(spec.check.reference_launch->global), (std::vector<std::string>{"W", "H"}));
+  EXPECT_EQ(spec.check.rtol, 1e-4);
+  EXPECT_EQ(spec.check.atol, 1e-4);
+}
+
+TEST(KernelFileExamples, ReductionParsesWithAStringKnob) {
+  const KernelSpec spec = load_kernel_file(kExamples / "reduction.toml");
+  EXPECT_EQ(spec.name, "reduction");
+  EXPECT_EQ(spec.entry, "reduction");
+  ASSERT_EQ(spec.args.size(), 4u);
+  EXPECT_EQ(spec.args[1].count->text(), "PARTS");  // one partial sum per work-group
+  EXPECT_EQ(spec.extents, (std::vector<Extent>{{"N", 16777216}, {"PARTS", 1024}}));
+  ASSERT_EQ(spec.knobs.size(), 4u);
+  EXPECT_EQ(spec.knobs[1].name, "VW");
+  EXPECT_EQ(spec.knobs[1].numbers, (std::vector<double>{1, 2, 4, 8}));
+  EXPECT_EQ(spec.knobs[3].name, "ACCESS");
+  EXPECT_FALSE(spec.knobs[3].is_numeric());
+  EXPECT_EQ(spec.knobs[3].strings, (std::vector<std::string>{"strided", "blocked"}));
+  EXPECT_EQ(texts(spec.launch->global), (std::vector<std::string>{"PARTS * WG"}));
+  EXPECT_EQ(spec.check.reference, "reduction_naive");
+  EXPECT_EQ(spec.check.rtol, 1e-5);
+  EXPECT_EQ(spec.check.atol, 1e-2);
+}
+
+TEST(KernelFileExamples, AxpyF16ParsesHalfBuffers) {
+  const KernelSpec spec = load_kernel_file(kExamples / "axpy_f16.toml");
+  EXPECT_EQ(spec.name, "axpy_f16");
+  ASSERT_EQ(spec.args.size(), 4u);
+  for (std::size_t i : {0u, 1u, 2u}) EXPECT_EQ(spec.args[i].dtype, DataType::kF16) << spec.args[i].name;
+  EXPECT_EQ(spec.args[3].dtype, DataType::kF32);
+  EXPECT_EQ(spec.args[3].value->text(), "0.75");
+  EXPECT_EQ(spec.knobs[3].strings, (std::vector<std::string>{"f16", "f32"}));
+  EXPECT_EQ(texts(spec.rules), (std::vector<std::string>{"N % (WG * VW * WPT) == 0"}));
+  EXPECT_EQ(spec.check.reference, "axpy_f16_naive");
+  EXPECT_EQ(spec.check.rtol, 1e-2);  // the f16 defaults, written out
+  EXPECT_EQ(spec.check.atol, 1e-3);
+}
+
+TEST(KernelFileExamples, StencilCpuParses) {
+  const KernelSpec spec = load_kernel_file(kExamples / "stencil_cpu.toml");
+  EXPECT_EQ(spec.name, "stencil");
+  EXPECT_EQ(spec.backend, "cpu");
+  EXPECT_EQ(spec.source, fs::absolute(kExamples / "stencil_cpu.cpp").lexically_normal());
+  EXPECT_EQ(spec.entry, "stencil");
+  EXPECT_EQ(spec.build_options, (std::vector<std::string>{"-O3", "-pthread"}));
+  ASSERT_EQ(spec.args.size(), 6u);
+  EXPECT_EQ(spec.args[0].count->text(), "(N + 2) * (M + 2)");  // the grid with its halo
+  EXPECT_TRUE(spec.args[1].is_output);
+  EXPECT_EQ(spec.args[2].dtype, DataType::kF32);
+  EXPECT_EQ(spec.args[4].dtype, DataType::kI32);
+  EXPECT_EQ(spec.extents, (std::vector<Extent>{{"N", 4096}, {"M", 4096}}));
+  ASSERT_EQ(spec.knobs.size(), 4u);
+  EXPECT_EQ(spec.knobs[3].name, "THREADS");
+  EXPECT_EQ(texts(spec.rules), (std::vector<std::string>{"(BX + 2) * (BY + 2) * 4 + BX * BY * 4 <= l2_bytes",
+                                                         "THREADS <= cores"}));
+  EXPECT_FALSE(spec.launch.has_value());
+  EXPECT_EQ(spec.check.reference, "stencil_reference");
+  EXPECT_FALSE(spec.check.reference_launch.has_value());
+}
+
 TEST(DataTypes, HaveNamesSizesAndKinds) {
   EXPECT_EQ(parse_data_type("f16"), DataType::kF16);
   EXPECT_EQ(data_type_bytes(DataType::kF16), 2u);

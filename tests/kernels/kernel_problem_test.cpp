@@ -297,5 +297,162 @@ TEST(KernelProblem, SaxpyExampleMatchesItsReferenceForEachConfig) {
   fs::remove_all(dir);
 }
 
+// ---- conv2d, reduction, axpy_f16, stencil_cpu: keys, totals, spaces counted by hand ----
+
+KernelProblem example(const std::string& file, std::string_view shape, const DeviceInfo& device) {
+  return KernelProblem(load_kernel_file(kExamples / file), shape, device);
+}
+
+TEST(KernelProblem, Conv2dBindsAndCoversEdgesWithWholeWorkGroups) {
+  const KernelProblem problem = example("conv2d.toml", "W=100,H=30", opencl_device(1024, 49152));
+  EXPECT_EQ(problem.workload_key(), "kernel.conv2d.W100.H30");
+  EXPECT_EQ(problem.flops(), 2.0 * 17 * 17 * 100 * 30);
+  ASSERT_EQ(problem.args().size(), 5u);
+  EXPECT_EQ(problem.args()[0].count, 116 * 46);  // the input with its 16-pixel halo
+  EXPECT_EQ(problem.args()[1].count, 17 * 17);
+  EXPECT_EQ(problem.args()[2].count, 100 * 30);
+  const Config config =
+      config_of(problem.space(), {{"BLOCK_X", 32}, {"BLOCK_Y", 4}, {"TILE_X", 2}, {"TILE_Y", 2}, {"USE_LOCAL", 1}, {"UNROLL", 1}});
+  ASSERT_TRUE(problem.space().is_valid(config));
+  const LaunchSize launch = problem.launch(config);
+  // Tiles of 64 x 8 outputs: 2 cover 100 columns, 4 cover 30 rows.
+  EXPECT_EQ(launch.global, (std::array<std::int64_t, 3>{64, 16, 1}));
+  EXPECT_EQ(launch.local, (std::array<std::int64_t, 3>{32, 4, 1}));
+  EXPECT_EQ(problem.reference_launch()->global, (std::array<std::int64_t, 3>{100, 30, 1}));
+}
+
+// BLOCK_X {16,32,64,128} x BLOCK_Y {1,2,4,8} x TILE_X, TILE_Y {1,2,4} x USE_LOCAL x UNROLL: 576.
+// Work-groups of 64 to 1024 work-items: 16 x {4,8}, 32 x {2,4,8}, 64 x 4 and 128 x 4 = 13 blocks;
+// TILE_X * TILE_Y <= 8 leaves 8 of the 9 tiles (not 4 x 4): 104 pairs, 208 with UNROLL.
+TEST(KernelProblem, Conv2dSpaceHasTheValidConfigsCountedByHand) {
+  const KernelSpec spec = load_kernel_file(kExamples / "conv2d.toml");
+  // No local memory reported (0): only USE_LOCAL 0, 208.
+  const KernelProblem bare(spec, "", opencl_device(1024, 0));
+  EXPECT_EQ(bare.space().size(), 576u);
+  EXPECT_EQ(valid_configs(bare.space()), 208u);
+  // 2 MiB (PoCL): every input tile fits, the largest (128 * 2 + 16) x (8 * 4 + 16) floats: 416.
+  EXPECT_EQ(valid_configs(KernelProblem(spec, "", opencl_device(4096, 2 << 20)).space()), 416u);
+  // 48 KiB = 12288 floats: (BLOCK_X * TILE_X + 16) x (BLOCK_Y * TILE_Y + 16) exceeds it for
+  // 528 x (>= 24): 128 x 4 with BLOCK_Y * TILE_Y >= 8 (BLOCK_Y 4 TILE_Y 2, 8 x 1, 8 x 2: 3), and
+  // 272 x 48: 128 x 2 with 8 x 4 (1). 4 tiles x 2 UNROLL fewer: 408.
+  EXPECT_EQ(valid_configs(KernelProblem(spec, "", opencl_device(1024, 49152)).space()), 408u);
+  // Work-groups of at most 256 drop 64 x 8, 128 x 4 and 128 x 8: 10 blocks x 8 x 2 = 160.
+  EXPECT_EQ(valid_configs(KernelProblem(spec, "", opencl_device(256, 0)).space()), 160u);
+}
+
+TEST(KernelProblem, ReductionBindsOnePartialSumPerWorkGroup) {
+  const KernelProblem problem = example("reduction.toml", "", opencl_device(1024, 49152));
+  EXPECT_EQ(problem.workload_key(), "kernel.reduction.N16777216.PARTS1024");
+  EXPECT_EQ(problem.args()[1].count, 1024);
+  EXPECT_EQ(problem.args()[3].value, 1024);
+  const Config config = config_of(problem.space(), {{"WG", 256}, {"VW", 4}, {"UNROLL", 2}, {"ACCESS", "blocked"}});
+  EXPECT_EQ(problem.build_options(config),
+            (std::vector<std::string>{"-DWG=256", "-DVW=4", "-DUNROLL=2", "-DACCESS=blocked"}));
+  EXPECT_EQ(problem.launch(config).global, (std::array<std::int64_t, 3>{1024 * 256, 1, 1}));
+  EXPECT_EQ(problem.reference_launch()->global, (std::array<std::int64_t, 3>{1024, 1, 1}));
+}
+
+// WG 6 x VW 4 x UNROLL 3 x ACCESS 2 = 144.
+TEST(KernelProblem, ReductionSpaceHasTheValidConfigsCountedByHand) {
+  const KernelSpec spec = load_kernel_file(kExamples / "reduction.toml");
+  EXPECT_EQ(valid_configs(KernelProblem(spec, "", opencl_device(1024, 49152)).space()), 144u);
+  // Work-groups of at most 256: WG 32 to 256, 4 x 4 x 3 x 2 = 96.
+  EXPECT_EQ(valid_configs(KernelProblem(spec, "", opencl_device(256, 49152)).space()), 96u);
+  // Parts of 100 floats: VW 8 does not divide them; 6 x 3 x 3 x 2 = 108.
+  EXPECT_EQ(valid_configs(KernelProblem(spec, "N=1000,PARTS=10", opencl_device(1024, 49152)).space()), 108u);
+  // Parts of 12.5 floats: none.
+  EXPECT_EQ(valid_configs(KernelProblem(spec, "N=100,PARTS=8", opencl_device(1024, 49152)).space()), 0u);
+}
+
+TEST(KernelProblem, AxpyF16BindsHalfBuffers) {
+  const KernelProblem problem = example("axpy_f16.toml", "N=4096", opencl_device(256, 49152));
+  EXPECT_EQ(problem.workload_key(), "kernel.axpy_f16.N4096");
+  EXPECT_EQ(problem.args()[0].dtype, DataType::kF16);
+  EXPECT_EQ(problem.args()[2].bytes, 2 * 4096);
+  EXPECT_EQ(problem.args()[3].value, 0.75);
+  EXPECT_EQ(problem.bytes(), 6.0 * 4096);
+  const Config config = config_of(problem.space(), {{"WG", 128}, {"VW", 4}, {"WPT", 2}, {"MATH", "f32"}});
+  EXPECT_EQ(problem.launch(config).global, (std::array<std::int64_t, 3>{512, 1, 1}));  // 4096 / (4 * 2)
+}
+
+// WG {64..512} x VW {1,2,4,8} x WPT {1,2,4,8} x MATH 2 = 128; all divide 2^24.
+TEST(KernelProblem, AxpyF16SpaceHasTheValidConfigsCountedByHand) {
+  const KernelSpec spec = load_kernel_file(kExamples / "axpy_f16.toml");
+  EXPECT_EQ(valid_configs(KernelProblem(spec, "", opencl_device(1024, 49152)).space()), 128u);
+  // N = 4096 and work-groups of at most 256: WG * VW * WPT <= 4096 (powers of two). WG 64: all 16
+  // (VW, WPT); 128: VW * WPT <= 32, 15; 256: <= 16, 13. 44 x 2 MATH = 88.
+  EXPECT_EQ(valid_configs(KernelProblem(spec, "N=4096", opencl_device(256, 49152)).space()), 88u);
+}
+
+TEST(KernelProblem, StencilBindsTheGridWithItsHalo) {
+  const KernelProblem problem = example("stencil_cpu.toml", "N=30,M=50", cpu_device(512 * 1024));
+  EXPECT_EQ(problem.workload_key(), "kernel.stencil.N30.M50");
+  EXPECT_EQ(problem.args()[0].count, 32 * 52);
+  EXPECT_EQ(problem.args()[1].count, 30 * 50);
+  EXPECT_EQ(problem.args()[2].value, 0.5);
+  EXPECT_EQ(problem.args()[3].value, 0.125);
+  EXPECT_EQ(problem.flops(), 6.0 * 30 * 50);
+}
+
+// BX {64,256,1024,4096} x BY {4,16,64,256} x UNROLL 4 x THREADS {1,2,4} = 192. A block needs
+// about 8 * BX * BY bytes of L2 (its input with the halo, its output).
+TEST(KernelProblem, StencilSpaceHasTheValidConfigsCountedByHand) {
+  const KernelSpec spec = load_kernel_file(kExamples / "stencil_cpu.toml");
+  // 512 KiB, 8 cores: BX 64 with every BY (4), 256 up to 64 (3; 256 x 256 needs 528400 bytes),
+  // 1024 up to 16 (2), 4096 with 4 (1): 10 blocks x 4 UNROLL x 3 THREADS = 120.
+  const KernelProblem problem(spec, "", cpu_device(512 * 1024));
+  EXPECT_EQ(problem.space().size(), 192u);
+  EXPECT_EQ(valid_configs(problem.space()), 120u);
+  // 2 cores: THREADS 1 and 2 only, 80.
+  DeviceInfo two_cores = cpu_device(512 * 1024);
+  two_cores.cores = 2;
+  EXPECT_EQ(valid_configs(KernelProblem(spec, "", two_cores).space()), 80u);
+}
+
+// The stencil is a correct kernel: configs compiled as the cpu backend will (the knobs as -D
+// defines, the file's build options) match the reference on a grid no block divides.
+TEST(KernelProblem, StencilExampleMatchesItsReferenceForSeveralConfigs) {
+  const KernelProblem problem(load_kernel_file(kExamples / "stencil_cpu.toml"), "N=37,M=150", cpu_device(512 * 1024));
+  const auto& space = problem.space();
+  const fs::path dir = fs::temp_directory_path() / ("optune_stencil_example_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const int n = 37, m = 150;
+  const float center = static_cast<float>(problem.args()[2].value), side = static_cast<float>(problem.args()[3].value);
+  std::vector<float> in((n + 2) * (m + 2));
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>((i * 37) % 200) / 100.0f - 1.0f;
+  using Stencil = void (*)(const float*, float*, float, float, std::int32_t, std::int32_t);
+  std::vector<Config> configs = {
+      config_of(space, {{"BX", 64}, {"BY", 4}, {"UNROLL", 1}, {"THREADS", 1}}),
+      config_of(space, {{"BX", 64}, {"BY", 16}, {"UNROLL", 8}, {"THREADS", 4}}),    // more threads than rows of blocks
+      config_of(space, {{"BX", 256}, {"BY", 4}, {"UNROLL", 4}, {"THREADS", 2}}),    // one block wider than the grid
+      config_of(space, {{"BX", 1024}, {"BY", 16}, {"UNROLL", 2}, {"THREADS", 4}}),
+  };
+  for (const Config& config : configs) {
+    ASSERT_EQ(space.first_violation(config), "") << space.to_json(config).dump();
+    const fs::path library = dir / ("stencil_" + std::to_string(space.to_index(config)) + ".so");
+    std::string command = "c++ -shared -fPIC";
+    for (const std::string& option : problem.build_options(config)) command += " " + option;
+    command += " " + problem.spec().source.string() + " -o " + library.string();
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    ASSERT_NE(handle, nullptr) << ::dlerror();
+    const auto entry = reinterpret_cast<Stencil>(::dlsym(handle, problem.spec().entry.c_str()));
+    const auto reference = reinterpret_cast<Stencil>(::dlsym(handle, problem.spec().check.reference.c_str()));
+    ASSERT_NE(entry, nullptr);
+    ASSERT_NE(reference, nullptr);
+    std::vector<float> out(n * m, std::nanf("")), expected(n * m);
+    entry(in.data(), out.data(), center, side, n, m);
+    reference(in.data(), expected.data(), center, side, n, m);
+    // The reference itself: one point by hand (row 5, column 7 of the interior).
+    const auto at = [&](int row, int column) { return in[row * (m + 2) + column]; };
+    EXPECT_FLOAT_EQ(expected[5 * m + 7], center * at(6, 8) + side * (at(5, 8) + at(7, 8) + at(6, 7) + at(6, 9)));
+    for (int i = 0; i < n * m; ++i)
+      ASSERT_LE(std::fabs(out[i] - expected[i]), problem.spec().check.atol + problem.spec().check.rtol * std::fabs(expected[i]))
+          << space.to_json(config).dump() << ", element " << i;  // NaN (unwritten) fails too
+    ::dlclose(handle);
+  }
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace optune::kernels
