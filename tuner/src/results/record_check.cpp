@@ -35,6 +35,16 @@ bool is_finite_non_negative(double value) { return std::isfinite(value) && value
 
 }  // namespace
 
+void RecordCheck::add_template(const kernels::KernelTemplate& kernel_template) { extra_templates_.push_back(&kernel_template); }
+
+const kernels::KernelTemplate& RecordCheck::template_of(const db::TuningRecord& record, const kernels::Workload& workload) {
+  for (const auto* kernel : extra_templates_)
+    if (kernel->reads_record(record.template_name, record.config)) return *kernel;
+  if (workload.op == kernels::Op::kKernel)
+    reject("template '" + record.template_name + "' is a kernel file's; give that file (--kernel) to check its records");
+  return backends::template_of_record(record.template_name, record.config);
+}
+
 kernels::Workload RecordCheck::workload(const std::string& key) {
   if (auto found = workloads_.find(key); found != workloads_.end()) return found->second;
   kernels::Workload workload;
@@ -72,10 +82,14 @@ void RecordCheck::figures(const db::TuningRecord& record) {
   const double median = measure::median(record.costs);
   if (!(std::abs(record.median_seconds - median) <= 1e-9 * median))
     reject(fmt::format("median_seconds {} is not the median of its costs ({})", record.median_seconds, median));
+  // A kernel file's work per run is the file's (flops, else bytes, else one run): its key alone
+  // does not say it, so its records' throughput is checked where the file is given (full()).
+  const bool work_known = parsed.flops() > 0;
   const double gflops = parsed.flops() / record.median_seconds / 1e9;
-  if (!(std::abs(record.gflops - gflops) <= kGflopsTolerance * gflops))
+  if (work_known && !(std::abs(record.gflops - gflops) <= kGflopsTolerance * gflops))
     reject(fmt::format("gflops {} is not the workload's flops / median_seconds ({:.6g})", record.gflops, gflops));
-  if (record.gflops > kMaxPlausibleGflops)
+  if (!std::isfinite(record.gflops) || record.gflops < 0) reject("gflops must be finite and not negative");
+  if (work_known && record.gflops > kMaxPlausibleGflops)
     reject(fmt::format("gflops {} is beyond any device ({} at most)", record.gflops, kMaxPlausibleGflops));
 }
 
@@ -83,7 +97,7 @@ void RecordCheck::full(const db::TuningRecord& record) {
   figures(record);
   const kernels::Workload parsed = workload(record.workload_key);
   // (A record of a template since split in two is checked against the part its config is of.)
-  const kernels::KernelTemplate& kernel = backends::template_of_record(record.template_name, record.config);
+  const kernels::KernelTemplate& kernel = template_of(record, parsed);
   if (kernel.op() != parsed.op)
     reject("template '" + record.template_name + "' is not a template of " + std::string(kernels::op_name(parsed.op)));
   kernels::Target target;

@@ -11,6 +11,7 @@
 
 #include "optune/db/database.hpp"
 #include "optune/db/tuning_record.hpp"
+#include "optune/kernels/kernel_template.hpp"
 #include "optune/kernels/workload.hpp"
 #include "optune/search_space/config_space.hpp"
 
@@ -38,9 +39,15 @@ class RecordCheck {
   // and gflops = flops / median_seconds (within kGflopsTolerance, below kMaxPlausibleGflops); a
   // failure no negative or non-finite figure; the timestamp is not in the future.
   void figures(const db::TuningRecord& record);
+  // Templates beyond the registry's that records may name (a user's kernel file, whose template
+  // is made from the file): full() checks their records against their space. A kernel file's
+  // record is rejected by full() unless its template is added.
+  void add_template(const kernels::KernelTemplate& kernel_template);
 
  private:
   kernels::Workload workload(const std::string& key);
+  const kernels::KernelTemplate& template_of(const db::TuningRecord& record, const kernels::Workload& workload);
+  std::vector<const kernels::KernelTemplate*> extra_templates_;
   std::map<std::string, kernels::Workload> workloads_;                    // by key
   std::map<std::string, search_space::ConfigSpace> spaces_;                // by template, key, device id
 };
