@@ -36,6 +36,7 @@ std::string tune(const py::dict& arguments, const std::string& package_dir, cons
   request.op = get("op").cast<std::string>();
   request.shape = get("shape").cast<std::string>();
   request.suite = get("suite").cast<std::string>();
+  request.kernel_file = get("kernel").cast<std::string>();
   request.layout = get("layout").cast<std::string>();
   request.database = get("db").cast<std::string>();
   request.wait_lock = get("wait_lock").cast<bool>();
@@ -129,9 +130,8 @@ PYBIND11_MODULE(_optune, m) {
         py::arg("top"), py::arg("history"), py::arg("since"));
   m.def("replay", &replay, py::arg("landscape"), py::arg("tuners"), py::arg("seeds"), py::arg("budgets"),
         py::arg("batch_size"), py::arg("transfer_from"));
-  m.def("space", [](const std::string& op, const std::string& shape, const std::string& target) {
-    return app::describe_space(op, shape, target).dump();
-  });
+  m.def("space", [](const std::string& op, const std::string& shape, const std::string& target,
+                    const std::string& kernel) { return app::describe_space(op, shape, target, kernel).dump(); });
   m.def("devices", [] { return app::describe_devices().dump(); });
   m.attr("__version__") = OPTUNE_VERSION;
 }

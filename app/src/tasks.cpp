@@ -70,6 +70,13 @@ std::shared_ptr<measure::MeasureTask> make_kernel_task(const std::string& kernel
   return task;
 }
 
+std::shared_ptr<measure::MeasureTask> make_entry_task(const tuner::SuiteEntry& entry, const std::string& target,
+                                                      const kernels::DeviceInfo* device) {
+  if (!entry.kernel_file.empty())
+    return make_kernel_task(entry.kernel_file, kernels::kernel_shape_text(entry.workload.kernel()), target, device);
+  return make_task(std::string(kernels::op_name(entry.workload.op)), "", target, &entry.workload, device);
+}
+
 db::Database open_database(const std::string& path, db::Database::Mode mode) {
   try {
     return db::Database::open(path, mode);

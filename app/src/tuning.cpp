@@ -79,8 +79,7 @@ SuiteOutcome tune_suite(const TuneRequest& request, const InstallPaths& paths, t
   auto remote = find_remote(request.measuring);
   std::vector<tuner::SuiteTask> tasks;
   for (const auto& entry : suite.entries) {
-    auto task = make_task(std::string(kernels::op_name(entry.workload.op)), "", request.measuring.target,
-                          &entry.workload, remote ? &remote->device : nullptr);
+    auto task = make_entry_task(entry, request.measuring.target, remote ? &remote->device : nullptr);
     tasks.push_back({entry, task});
   }
   auto database = open_database(request.database, db::Database::Mode::kReadWrite);

@@ -283,7 +283,7 @@ class KernelFileParser {
   }
 
   KernelArg parse_arg(const toml::table& table, const std::string& field) const {
-    reject_unknown_keys(table, field + ".", {"name", "kind", "dtype", "count", "value", "init", "output"});
+    reject_unknown_keys(table, field + ".", {"name", "kind", "dtype", "count", "value", "init", "data", "output"});
     KernelArg arg;
     arg.name = required_string(table, "name", field + ".name");
     if (!is_identifier(arg.name)) fail(table.get("name"), field + ".name", "'" + arg.name + "' is not an identifier");
@@ -308,12 +308,18 @@ class KernelFileParser {
       if (!flag) fail(output, field + ".output", "must be true or false");
       arg.is_output = flag->get();
     }
-    if (const toml::node* init = table.get("init")) arg.init = parse_init(*init, field + ".init");
-    else if (!arg.is_output) arg.init = BufferInit::kRandom;
+    if (const toml::node* data = table.get("data")) {
+      if (table.contains("init")) fail(data, field + ".data", "give either init or data");
+      arg.data = existing_file(*data, field + ".data");
+    } else if (const toml::node* init = table.get("init")) {
+      arg.init = parse_init(*init, field + ".init");
+    } else if (!arg.is_output) {
+      arg.init = BufferInit::kRandom;
+    }
   }
 
   void parse_scalar(const toml::table& table, const std::string& field, KernelArg& arg) const {
-    for (const char* key : {"count", "init", "output"})
+    for (const char* key : {"count", "init", "data", "output"})
       if (table.contains(key)) fail(table.get(key), field + "." + key, "a scalar has a value only");
     arg.value = expression(required(table, "value", field + ".value"), field + ".value", false);
   }

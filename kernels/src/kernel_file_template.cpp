@@ -7,14 +7,6 @@
 namespace optune::kernels {
 namespace {
 
-// The shape text of a workload's extents ("N=4096,M=4096"), as KernelProblem binds it.
-std::string shape_text(const KernelShape& shape) {
-  std::string text;
-  for (const Extent& extent : shape.extents)
-    text += (text.empty() ? "" : ",") + extent.name + "=" + std::to_string(extent.value);
-  return text;
-}
-
 // A space of millions of configs whose first million are all invalid is rare; then the default is
 // a valid config drawn from a fixed seed instead of the first in order.
 constexpr std::uint64_t kMaxDefaultScan = 1'000'000;
@@ -42,7 +34,7 @@ const KernelProblem& KernelFileBinding::problem(const Workload& workload, const 
   std::lock_guard lock(mutex_);
   auto found = problems_.find(key);
   if (found == problems_.end())
-    found = problems_.emplace(key, std::make_unique<KernelProblem>(spec_, shape_text(workload.kernel()), device)).first;
+    found = problems_.emplace(key, std::make_unique<KernelProblem>(spec_, kernel_shape_text(workload.kernel()), device)).first;
   return *found->second;
 }
 

@@ -207,7 +207,7 @@ void KernelProblem::bind_totals() {
 void KernelProblem::bind_args() {
   for (std::size_t i = 0; i < spec_.args.size(); ++i) {
     const KernelArg& arg = spec_.args[i];
-    BoundArg bound{arg.name, arg.kind, arg.dtype, 0, 0, 0, arg.init, arg.is_output};
+    BoundArg bound{arg.name, arg.kind, arg.dtype, 0, 0, 0, arg.init, arg.is_output, arg.data};
     const std::string field = "args[" + std::to_string(i) + "]";
     try {
       if (arg.is_buffer()) {
@@ -236,6 +236,15 @@ void KernelProblem::bind_args() {
 }
 
 void KernelProblem::check_expected_files() const {
+  for (const BoundArg& arg : args_) {
+    if (arg.data.empty()) continue;
+    std::error_code error;
+    const auto size = std::filesystem::file_size(arg.data, error);
+    if (error) fail("args." + arg.name + ".data", "cannot read " + arg.data.string());
+    if (static_cast<std::int64_t>(size) != arg.bytes)
+      fail("args." + arg.name + ".data", arg.data.string() + " has " + std::to_string(size) + " bytes; '" + arg.name +
+                                             "' has " + std::to_string(arg.bytes));
+  }
   if (spec_.check.kind != KernelCheck::Kind::kExpected) return;
   std::size_t file = 0;
   for (const BoundArg& arg : args_) {

@@ -176,6 +176,13 @@ KernelWorkloadKey parse_kernel_workload_key(std::string_view key) {
   return parsed;
 }
 
+std::string kernel_shape_text(const KernelShape& shape) {
+  std::string text;
+  for (const Extent& extent : shape.extents)
+    text += (text.empty() ? "" : ",") + extent.name + "=" + std::to_string(extent.value);
+  return text;
+}
+
 Workload kernel_workload(const std::string& kernel_name, const std::vector<Extent>& extents, double work) {
   Workload workload;
   workload.op = Op::kKernel;

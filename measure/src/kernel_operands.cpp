@@ -89,13 +89,14 @@ std::vector<std::byte> initial_values(const KernelArgument& arg, std::uint64_t s
   return bytes;
 }
 
-std::vector<std::byte> read_expected_file(const std::string& path, const HostArgument& output) {
+// A file of raw values for an argument: exactly its elements. `field` names it in messages.
+std::vector<std::byte> read_values_file(const std::string& path, const HostArgument& output, const std::string& field) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("check.expected: cannot read " + path);
+  if (!in) throw std::runtime_error(field + ": cannot read " + path);
   std::vector<std::byte> bytes(output.size());
   in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   if (in.gcount() != static_cast<std::streamsize>(bytes.size()) || in.peek() != std::char_traits<char>::eof())
-    throw std::runtime_error("check.expected: " + path + " does not hold exactly " + std::to_string(output.size()) +
+    throw std::runtime_error(field + ": " + path + " does not hold exactly " + std::to_string(output.size()) +
                              " bytes (" + output.spec.name + ")");
   return bytes;
 }
@@ -124,7 +125,8 @@ KernelOperandsSpec kernel_operands_spec(const kernels::KernelProblem& problem, c
                                         const std::string& reference_build_options) {
   KernelOperandsSpec spec;
   for (const auto& arg : problem.args())
-    spec.args.push_back({arg.name, arg.dtype, arg.is_buffer(), arg.count, arg.value, arg.init, arg.is_output});
+    spec.args.push_back({arg.name, arg.dtype, arg.is_buffer(), arg.count, arg.value, arg.init, arg.is_output,
+                         arg.data.string()});
   const kernels::KernelCheck& check = problem.spec().check;
   spec.check.kind = check.kind;
   spec.check.rtol = check.rtol;
@@ -149,6 +151,7 @@ void to_json(nlohmann::json& json, const KernelOperandsSpec& spec) {
     else item["value"] = arg.value;
     if (arg.init) item["init"] = kernels::buffer_init_name(*arg.init);
     if (arg.is_output) item["output"] = true;
+    if (!arg.data_file.empty()) item["data"] = arg.data_file;
     args.push_back(std::move(item));
   }
   const KernelCheckSpec& check = spec.check;
@@ -180,6 +183,7 @@ void from_json(const nlohmann::json& json, KernelOperandsSpec& spec) {
     }
     if (item.contains("init")) arg.init = kernels::parse_buffer_init(item.at("init").get<std::string>());
     arg.is_output = item.value("output", false);
+    arg.data_file = item.value("data", "");
     spec.args.push_back(std::move(arg));
   }
   const auto& c = json.at("check");
@@ -223,7 +227,8 @@ void prepare_kernel_operands(KernelOperands& operands, const std::string& worklo
   for (const auto& arg : spec.args) {
     HostArgument host{arg, {}, {}};
     if (arg.is_buffer) {
-      if (arg.init) host.initial = initial_values(arg, stream++);
+      if (!arg.data_file.empty()) host.initial = read_values_file(arg.data_file, host, "args." + arg.name + ".data");
+      else if (arg.init) host.initial = initial_values(arg, stream++);
       host.bytes.resize(host.size() + kGuardBytes);
     } else {
       host.bytes.resize(host.size());
@@ -238,7 +243,7 @@ void prepare_kernel_operands(KernelOperands& operands, const std::string& worklo
       if (!arg.spec.is_output) continue;
       if (file >= spec.check.expected_files.size())
         throw std::runtime_error("check.expected: no file for output '" + arg.spec.name + "'");
-      operands.expected.push_back(read_expected_file(spec.check.expected_files[file++], arg));
+      operands.expected.push_back(read_values_file(spec.check.expected_files[file++], arg, "check.expected"));
     }
   }
   operands.id = id;

@@ -15,10 +15,12 @@ import math
 import os
 import tempfile
 
+from . import _kernel_file
+
 from . import _optune
 from ._optune import BadInput
 
-__all__ = ["BadInput", "Records", "tune", "query", "replay", "space", "devices", "__version__"]
+__all__ = ["BadInput", "Records", "tune", "tune_kernel", "query", "replay", "space", "devices", "__version__"]
 __version__ = _optune.__version__
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -76,7 +78,7 @@ def _program_cache_dir():
     return os.path.join(tempfile.gettempdir(), "optune-opencl-cache")
 
 
-def tune(op="gemm", shape=None, target="cpu", tuner="xgb", trials=64, db="optune.db", *, suite=None,
+def tune(op="gemm", shape=None, target="cpu", tuner="xgb", trials=64, db="optune.db", *, suite=None, kernel=None,
          layout=None, trials_per_task=0, budget=None, seed=1, batch_size=8, early_stopping=0, remeasure=3,
          transfer=True, repeat=5, number=0, min_repeat_ms=40.0, timeout=30.0, jobs=0, compiler="c++",
          rpc=None, token_file=None, wait_lock=False, progress=None):
@@ -92,6 +94,7 @@ def tune(op="gemm", shape=None, target="cpu", tuner="xgb", trials=64, db="optune
     """
     arguments = {
         "op": _text("op", op), "shape": _shape_text(shape), "suite": _text("suite", suite),
+        "kernel": _text("kernel", None if kernel is None else os.fspath(kernel)),
         "layout": _text("layout", layout), "db": _text("db", os.fspath(db)), "target": _text("target", target),
         "tuner": _text("tuner", tuner), "trials": _count("trials", trials, 1),
         "trials_per_task": _count("trials_per_task", trials_per_task), "budget": _text("budget", budget),
@@ -137,12 +140,34 @@ def replay(landscape, tuner="xgb", seeds=20, budgets=(25, 50, 100, 200, 400), *,
                                      [_text("transfer_from", os.fspath(f)) for f in transfer_from]))
 
 
-def space(op="gemm", shape=None, target="cpu"):
-    """The template's space for a workload on a target: ``knobs``, ``size``, ``valid_share_estimate``,
-    ``default_config``."""
-    return json.loads(_optune.space(_text("op", op), _shape_text(shape), _text("target", target)))
+def space(op="gemm", shape=None, target="cpu", *, kernel=None):
+    """The template's space for a workload on a target (or a kernel file's, ``kernel``, at ``shape``,
+    its extents): ``knobs``, ``size``, ``valid_share_estimate``, ``default_config``."""
+    return json.loads(_optune.space(_text("op", op), _shape_text(shape), _text("target", target),
+                                    _text("kernel", None if kernel is None else os.fspath(kernel))))
 
 
 def devices():
     """This machine's CPU and OpenCL devices: ``target``, ``id`` and ``fingerprint`` each."""
     return json.loads(_optune.devices())
+
+
+def tune_kernel(kernel, arguments=None, answer=None, *, shape=None, atol=None, rtol=None, target=None,
+                tuner="xgb", trials=64, db="optune.db", **options):
+    """Tunes a user's own kernel, the way Kernel Tuner's ``tune_kernel`` is called.
+
+    ``kernel``: a kernel file's path (``configs/kernels/*.toml``), or a dict of the same fields
+    (``name``, ``backend``, ``source``, ``entry``, ``args``, ``extents``, ``knobs``,
+    ``constraints``, ``launch``, ``check``; ``source`` relative to the working directory).
+    ``arguments``: optional, one value per kernel argument in order, as Kernel Tuner takes them:
+    numpy arrays for buffers (their bytes become the buffers' initial values: the file's ``data``)
+    and numbers for scalars (the file's ``value``). ``answer``: optional, one entry per argument,
+    None except for outputs, whose expected values it gives (the file's ``check.expected``);
+    ``atol``/``rtol`` set the check's tolerances. ``shape``: the extents (``{"N": 4096}`` or
+    ``"N=4096"``). ``target``: default the file's backend. Other keywords are ``tune``'s.
+    Returns what ``tune`` returns.
+    """
+    with tempfile.TemporaryDirectory(prefix="optune-kernel-") as folder:
+        path, backend = _kernel_file.prepare(kernel, arguments, answer, atol, rtol, folder, BadInput)
+        return tune(shape=shape, target=target or backend, tuner=tuner, trials=trials, db=db, kernel=path,
+                    **options)

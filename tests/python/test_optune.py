@@ -138,3 +138,62 @@ def test_replay_of_a_small_landscape_finds_its_optimum_and_rejects_a_bad_file(tm
     with pytest.raises(optune.BadInput) as error:
         optune.replay(bad)
     assert str(error.value) == cli_error("replay", "--landscape", str(bad))
+
+
+SCALE_SOURCE = """
+#include <cstdint>
+extern "C" void scale(const float* x, float* y, float a, std::int32_t n) {
+  for (std::int32_t start = 0; start < n; start += BLOCK)
+    for (std::int32_t i = start; i < n && i < start + BLOCK; ++i) y[i] = a * x[i];
+}
+"""
+
+
+def scale_kernel(tmp_path):
+    (tmp_path / "scale.cpp").write_text(SCALE_SOURCE)
+    return {
+        "name": "scale", "backend": "cpu", "source": str(tmp_path / "scale.cpp"), "entry": "scale",
+        "flops": "N", "build_options": ["-O2"],
+        "args": [{"name": "x", "kind": "buffer", "dtype": "f32", "count": "N"},
+                 {"name": "y", "kind": "buffer", "dtype": "f32", "count": "N", "output": True},
+                 {"name": "a", "kind": "scalar", "dtype": "f32", "value": "1"},
+                 {"name": "n", "kind": "scalar", "dtype": "i32", "value": "N"}],
+        "extents": {"N": 1000},
+        "knobs": {"BLOCK": [64, 128, 256]},
+    }
+
+
+def test_tune_kernel_takes_numpy_arguments_and_answers_as_kernel_tuner_does(tmp_path):
+    numpy = pytest.importorskip("numpy")
+    x = numpy.linspace(-1, 1, 1000, dtype=numpy.float32)
+    db = tmp_path / "k.db"
+    result = optune.tune_kernel(scale_kernel(tmp_path), [x, None, numpy.float32(3.0), numpy.int32(1000)],
+                                answer=[None, 3 * x, None, None], atol=1e-6, trials=3, db=db, tuner="grid", **QUICK)
+    assert result["workload"] == "kernel.scale.N1000"
+    assert result["template"] == "kernel.scale.cpu"
+    assert result["best"]["error_kind"] == "ok" and result["best"]["config"]["BLOCK"] in (64, 128, 256)
+    records = optune.query(db=db, history=True)
+    assert {r["error_kind"] for r in records} == {"ok"}
+    # The answer is what is checked: a wrong one makes every config a wrong answer.
+    with pytest.raises(RuntimeError, match="wrong_answer"):
+        optune.tune_kernel(scale_kernel(tmp_path), [x, None, 3.0, 1000], answer=[None, 3 * x + 1, None, None],
+                           trials=3, db=tmp_path / "wrong.db", tuner="grid", **QUICK)
+
+
+def test_tune_kernel_reads_kernel_files_and_refuses_bad_arguments(tmp_path):
+    numpy = pytest.importorskip("numpy")
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    result = optune.tune_kernel(os.path.join(root, "configs", "kernels", "saxpy_cpu.toml"), shape={"N": 4096},
+                                trials=2, db=tmp_path / "s.db", **QUICK)
+    assert result["workload"] == "kernel.saxpy.N4096" and result["best"]["error_kind"] == "ok"
+    x = numpy.zeros(1000, dtype=numpy.float32)
+    with pytest.raises(optune.BadInput, match="3 arguments for 4 kernel args"):
+        optune.tune_kernel(scale_kernel(tmp_path), [x, x, 1.0], db=tmp_path / "b.db", **QUICK)
+    with pytest.raises(optune.BadInput, match="float64"):
+        optune.tune_kernel(scale_kernel(tmp_path), [x.astype(numpy.float64), None, 1.0, 1000], db=tmp_path / "b.db",
+                           **QUICK)
+    with pytest.raises(optune.BadInput, match="knobs.BLOCK"):
+        bad = scale_kernel(tmp_path)
+        bad["knobs"] = {"BLOCK": []}
+        optune.tune_kernel(bad, db=tmp_path / "b.db", **QUICK)
+    assert not (tmp_path / "b.db").exists()

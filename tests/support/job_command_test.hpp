@@ -32,12 +32,28 @@ class JobCommandTest : public CommandTest {
 
   // Starts `optune job run <file>` without waiting; its output goes to <name>.out.
   pid_t start_job(const std::filesystem::path& file, const std::string& name) {
+    return start({OPTUNE_EXECUTABLE, "job", "run", file.string()}, name);
+  }
+  // Starts `optune <arguments>` (split at spaces) without waiting; its output goes to <name>.out.
+  pid_t start_optune(const std::string& arguments, const std::string& name) {
+    std::vector<std::string> args = {OPTUNE_EXECUTABLE};
+    std::size_t start_at = 0;
+    while (start_at < arguments.size()) {
+      const std::size_t space = arguments.find(' ', start_at);
+      const std::string word = arguments.substr(start_at, space == std::string::npos ? std::string::npos : space - start_at);
+      if (!word.empty()) args.push_back(word);
+      if (space == std::string::npos) break;
+      start_at = space + 1;
+    }
+    return start(args, name);
+  }
+
+  pid_t start(std::vector<std::string> args, const std::string& name) {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     const std::string out = (dir_ / (name + ".out")).string();
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-    std::vector<std::string> args = {OPTUNE_EXECUTABLE, "job", "run", file.string()};
     std::vector<char*> argv;
     for (auto& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);

@@ -39,6 +39,7 @@ void add_replay_command(CLI::App& app, CommandAction& action);
 
 using app::kDefaultDatabase;
 using app::load_suite_option;
+using app::make_entry_task;
 using app::make_task;
 using app::open_database;
 

@@ -160,8 +160,7 @@ void print_job_summary(std::FILE* log, const tuner::JobSpec& job, const std::vec
 std::vector<tuner::SuiteTask> make_tasks(const tuner::JobSpec& job, const std::optional<Remote>& remote) {
   std::vector<tuner::SuiteTask> tasks;
   for (const auto& entry : job.suite.entries) {
-    auto task = make_task(std::string(kernels::op_name(entry.workload.op)), "", job.target, &entry.workload,
-                          remote ? &remote->device : nullptr);
+    auto task = make_entry_task(entry, job.target, remote ? &remote->device : nullptr);
     tasks.push_back({entry, task, 0});
   }
   return tasks;

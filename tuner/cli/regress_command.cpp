@@ -38,7 +38,7 @@ struct RegressOptions {
 tuner::RegressionCase check_workload(const tuner::SuiteEntry& entry, const RegressOptions& options,
                                      const db::Database& database, Measuring& measuring) {
   auto start = std::chrono::steady_clock::now();
-  auto task = make_task(std::string(kernels::op_name(entry.workload.op)), "", options.target, &entry.workload);
+  auto task = make_entry_task(entry, options.target);
   tuner::RegressionCase result{entry.name, entry.workload.key(), std::nullopt, std::nullopt, std::nullopt, 0};
   const db::TaskKey key = tuner::task_key(*task);
   std::vector<measure::MeasureInput> inputs;
@@ -88,8 +88,7 @@ int run_regress(const RegressOptions& options) {
   const tuner::Suite suite = load_suite_option(options.suite, options.layout);
   auto database = open_database(options.database, db::Database::Mode::kReadOnly);
   // Every workload is measured on the target's one device; the database is only read.
-  const auto first = make_task(std::string(kernels::op_name(suite.entries.front().workload.op)), "", options.target,
-                               &suite.entries.front().workload);
+  const auto first = make_entry_task(suite.entries.front(), options.target);
   auto locks = lock_for_measuring("regress", options.database, first->device, options.wait_lock, false);
   MeasureSettings settings = options.measuring;
   settings.target = options.target;

@@ -8,6 +8,7 @@
 
 #include "optune/kernels/target.hpp"
 #include "optune/kernels/workload.hpp"
+#include "optune/measure/kernel_operands.hpp"
 
 namespace optune::measure::rpc {
 namespace fs = std::filesystem;
@@ -97,7 +98,7 @@ std::string measure_request_problem(const nlohmann::json& metadata) {
   if (auto seed = request->find("seed"); seed != request->end() && !seed->is_number_unsigned())
     return "seed: expected an unsigned integer";
   if (request->contains("describe")) return "describe: ask with a describe message";
-  static const std::set<std::string> kFields = {"workload", "timing", "seed", "target", "cache_dir"};
+  static const std::set<std::string> kFields = {"workload", "timing", "seed", "target", "cache_dir", "kernel"};
   for (const auto& [field, value] : request->items())
     if (!kFields.count(field)) return field + ": not a field of a measure request";
   if (auto target = request->find("target"); target != request->end()) {
@@ -110,6 +111,18 @@ std::string measure_request_problem(const nlohmann::json& metadata) {
   }
   if (auto cache = request->find("cache_dir"); cache != request->end() && !cache->is_string())
     return "cache_dir: expected text";
+  if (auto kernel = request->find("kernel"); kernel != request->end()) {
+    KernelOperandsSpec spec;
+    try {
+      spec = kernel->get<KernelOperandsSpec>();
+    } catch (const std::exception& error) {
+      return std::string("kernel: ") + error.what();
+    }
+    // Files name paths of the client's machine, not of this one.
+    if (!spec.check.expected_files.empty()) return "kernel: check.expected files are not sent over RPC (check with a reference)";
+    for (const auto& arg : spec.args)
+      if (!arg.data_file.empty()) return "kernel: args." + arg.name + ".data files are not sent over RPC";
+  }
   return "";
 }
 

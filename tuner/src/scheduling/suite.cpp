@@ -1,11 +1,13 @@
 #include "optune/tuner/scheduling/suite.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include <toml++/toml.h>
 
+#include "optune/kernels/kernel_problem.hpp"
 #include "optune/kernels/operator_catalog.hpp"
 #include "scheduling/suite_toml.hpp"
 
@@ -33,31 +35,50 @@ int parse_layout_key(const toml::table& table, const std::string& source) {
   }
 }
 
+// A user kernel's entry: its file, relative to the suite's, and its extents (`shape`, default the
+// file's). Operator keys do not go with it.
+SuiteEntry kernel_entry(const toml::table& table, const std::string& source) {
+  for (const char* key : {"op", "layout", "input_layout"})
+    if (table.contains(key)) fail(source, table.get(key)->source(), std::string("'") + key + "' does not go with 'kernel'");
+  const std::filesystem::path file =
+      std::filesystem::absolute(std::filesystem::path(source).parent_path() / required_string(table, "kernel", source));
+  const kernels::KernelSpec spec = kernels::load_kernel_file(file);
+  const std::string shape = table.contains("shape") ? required_string(table, "shape", source) : "";
+  SuiteEntry entry;
+  entry.workload = kernels::kernel_workload(spec.name, kernels::resolve_extents(spec, shape));
+  entry.kernel_file = file.string();
+  return entry;
+}
+
 // An operator with a layout (convolutions) takes its own `layout` key, else a layout named in its
 // shape, else the suite's; with `input_layout = "nchw"` it reads NCHW whatever that layout is (a
 // network's first layer).
 SuiteEntry parse_entry(const toml::table& table, std::size_t index, const std::string& source, int suite_layout) {
-  static const std::set<std::string> kKnownKeys = {"name", "op", "shape", "count", "layout", "input_layout"};
+  static const std::set<std::string> kKnownKeys = {"name", "op", "shape", "count", "layout", "input_layout", "kernel"};
   for (const auto& [key, node] : table)
     if (!kKnownKeys.count(std::string(key.str())))
       fail(source, node.source(), "unknown key '" + std::string(key.str()) + "' in [[workload]]");
   SuiteEntry entry;
   try {
-    const std::string shape = required_string(table, "shape", source);
-    entry.workload = kernels::parse_workload(kernels::parse_op(required_string(table, "op", source)), shape);
-    const bool layout_in_shape = shape.find("layout") != std::string::npos;
-    if (table.contains("layout")) {
-      if (layout_in_shape) fail(source, table.source(), "layout given both in 'shape' and in 'layout'");
-      entry.workload.layout_block = parse_layout_key(table, source);
-    } else if (!layout_in_shape && kernels::operator_entry(entry.workload.op).has_layout()) {
-      entry.workload.layout_block = suite_layout;
-    }
-    if (table.contains("input_layout")) {
-      if (required_string(table, "input_layout", source) != "nchw") {
-        fail(source, table.get("input_layout")->source(),
-             "input_layout: only \"nchw\" (a first layer reading the image) is known");
+    if (table.contains("kernel")) {
+      entry = kernel_entry(table, source);
+    } else {
+      const std::string shape = required_string(table, "shape", source);
+      entry.workload = kernels::parse_workload(kernels::parse_op(required_string(table, "op", source)), shape);
+      const bool layout_in_shape = shape.find("layout") != std::string::npos;
+      if (table.contains("layout")) {
+        if (layout_in_shape) fail(source, table.source(), "layout given both in 'shape' and in 'layout'");
+        entry.workload.layout_block = parse_layout_key(table, source);
+      } else if (!layout_in_shape && kernels::operator_entry(entry.workload.op).has_layout()) {
+        entry.workload.layout_block = suite_layout;
       }
-      entry.workload.nchw_input = entry.workload.layout_block != kernels::kLayoutNchw;
+      if (table.contains("input_layout")) {
+        if (required_string(table, "input_layout", source) != "nchw") {
+          fail(source, table.get("input_layout")->source(),
+               "input_layout: only \"nchw\" (a first layer reading the image) is known");
+        }
+        entry.workload.nchw_input = entry.workload.layout_block != kernels::kLayoutNchw;
+      }
     }
     kernels::validate_workload(entry.workload);
   } catch (const SuiteError&) {

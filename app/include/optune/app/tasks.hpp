@@ -29,6 +29,10 @@ std::shared_ptr<measure::MeasureTask> make_kernel_task(const std::string& kernel
                                                        const std::string& target,
                                                        const kernels::DeviceInfo* device = nullptr);
 
+// The task of a suite's or job's entry: its operator workload, or its kernel file.
+std::shared_ptr<measure::MeasureTask> make_entry_task(const tuner::SuiteEntry& entry, const std::string& target,
+                                                      const kernels::DeviceInfo* device = nullptr);
+
 db::Database open_database(const std::string& path, db::Database::Mode mode);
 
 // The suite of a file, with `layout` (a layout name; empty: the file's own) replacing its

@@ -33,6 +33,9 @@
 //                           is write-only: it is poisoned before a run (NaN, or a byte pattern
 //                           for integers) and every element must be written; an output with init
 //                           is read-write and starts from that init.
+//     data = "x.bin"        buffers, instead of init: the initial values, raw little-endian
+//                           elements of the dtype, exactly count of them (a path relative to
+//                           this file); how Python's tune_kernel passes numpy arrays
 //     output = true         buffers; what the check compares. At least one buffer is an output.
 //   [extents]               required, at least one: NAME = integer from 1 to 2^31 - 1, in key
 //                           order (kMaxKernelExtent). Names
@@ -89,7 +92,8 @@ struct KernelArg {
   DataType dtype = DataType::kF32;
   std::optional<Expression> count;  // buffers
   std::optional<Expression> value;  // scalars
-  std::optional<BufferInit> init;   // buffers; set for every input (random by default)
+  std::optional<BufferInit> init;   // buffers; set for every input without data (random by default)
+  std::filesystem::path data;       // buffers: the initial values' file (absolute), instead of init
   bool is_output = false;
   bool is_buffer() const { return kind == Kind::kBuffer; }
 };

@@ -38,6 +38,7 @@ struct BoundArg {
   double value = 0;        // scalars; an integer (exact) for integer dtypes, within their range
   std::optional<BufferInit> init;
   bool is_output = false;
+  std::filesystem::path data;  // the initial values' file, or empty
   bool is_buffer() const { return kind == KernelArg::Kind::kBuffer; }
 };
 

@@ -123,6 +123,8 @@ struct KernelWorkloadKey {
 // The inverse; throws std::invalid_argument naming the key.
 KernelWorkloadKey parse_kernel_workload_key(std::string_view key);
 
+// The `--shape` text of a kernel workload's extents: "N=4096,M=4096".
+std::string kernel_shape_text(const KernelShape& shape);
 // A kernel file's workload of these extents; `work` as KernelShape says.
 Workload kernel_workload(const std::string& kernel_name, const std::vector<Extent>& extents, double work = 0);
 // The checks of parse_workload for a workload built by other means (e.g. from a suite file):

@@ -31,6 +31,7 @@ struct KernelArgument {
   double value = 0;        // scalars
   std::optional<kernels::BufferInit> init;  // inputs and read-write outputs
   bool is_output = false;
+  std::string data_file;  // instead of init: the initial values, raw, read by the worker
 };
 
 // How the expected outputs come about, and the tolerance of the comparison.

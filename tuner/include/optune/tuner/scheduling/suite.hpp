@@ -19,6 +19,9 @@
 //   input_layout = "nchw"              # optional, conv2d: reads NCHW whatever its layout (a
 //                                      # network's first layer, on the image): on a blocked
 //                                      # layout its key says nchw-nchw8c
+//   [[workload]]                       # a user's kernel instead of an operator:
+//   kernel = "transpose.toml"          # a kernel file (kernel_file.hpp), relative to this file
+//   shape = "N=1024,M=1024"            # optional: its extents (default the file's)
 #pragma once
 
 #include <optional>
@@ -39,6 +42,7 @@ class SuiteError : public std::invalid_argument {
 struct SuiteEntry {
   std::string name;
   kernels::Workload workload;
+  std::string kernel_file;  // a user kernel's file (absolute); "" for an operator
   int count = 1;
 };
 

@@ -1,0 +1,180 @@
+// A user's own kernel (a kernel file) end to end through the optune command: tuned on the CPU and
+// on PoCL, every fault of a candidate a record (a wrong answer, a hang, a crash, a write past an
+// argument's end, an element left unwritten) while tuning goes on, records that survive a SIGKILL
+// and a run that resumes from them, kernel workloads in jobs, and bad kernel files and options
+// answered with exit code 2 and one line.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "optune/db/database.hpp"
+#include "../support/job_command_test.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using optune::db::Database;
+using optune::test_support::CommandRun;
+using optune::test_support::slurp;
+
+const fs::path kExamples = fs::path(OPTUNE_SOURCE_DIR) / "configs" / "kernels";
+const fs::path kTestKernels = fs::path(OPTUNE_SOURCE_DIR) / "tests" / "data" / "kernels";
+constexpr const char* kQuick = "--repeat 2 --min-repeat-ms 1 --quiet";
+
+class KernelCliTest : public optune::test_support::JobCommandTest {
+ protected:
+  // Every record of the database: config text -> error kind (the latest record of a config).
+  std::map<std::string, std::string> outcomes() {
+    std::map<std::string, std::string> by_config;
+    auto database = Database::open(db(), Database::Mode::kReadOnly);
+    for (const auto& record : database.records({})) by_config[record.config_text()] = record.error_kind;
+    return by_config;
+  }
+  std::size_t record_count() {
+    if (!fs::exists(db())) return 0;
+    try {
+      return Database::open(db(), Database::Mode::kReadOnly).records({}).size();
+    } catch (const std::exception&) {
+      return 0;  // not created yet
+    }
+  }
+  fs::path write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return dir_ / name;
+  }
+};
+
+TEST_F(KernelCliTest, CpuKernelFaultsAreRecordsAndTuningGoesOn) {
+  CommandRun run = optune("tune --kernel " + (kTestKernels / "faulty_cpu.toml").string() +
+                          " --target cpu --tuner grid --trials 6 --timeout 3 --remeasure 0 " + kQuick + " --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("workload   kernel.faulty_cpu.N4096"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("config     {\"MODE\":0}"), std::string::npos) << run.out;
+  const auto by_config = outcomes();
+  EXPECT_EQ(by_config.at("{\"MODE\":0}"), "ok");
+  EXPECT_EQ(by_config.at("{\"MODE\":1}"), "wrong_answer");  // off by 1e-3 against atol 1e-6
+  EXPECT_EQ(by_config.at("{\"MODE\":2}"), "timeout");       // never returns
+  EXPECT_EQ(by_config.at("{\"MODE\":3}"), "crash");         // a null write
+  EXPECT_EQ(by_config.at("{\"MODE\":4}"), "wrong_answer");  // one element past y's end
+  EXPECT_EQ(by_config.at("{\"MODE\":5}"), "wrong_answer");  // y[0] left as the poison
+  auto database = Database::open(db(), Database::Mode::kReadOnly);
+  for (const auto& record : database.records({})) {
+    EXPECT_EQ(record.template_name, "kernel.faulty_cpu.cpu");
+    EXPECT_EQ(record.workload_key, "kernel.faulty_cpu.N4096");
+    if (record.config_text() == "{\"MODE\":4}") EXPECT_NE(record.error_message.find("past the end of argument 'y'"), std::string::npos);
+    if (record.config_text() == "{\"MODE\":5}") EXPECT_NE(record.error_message.find("y[0] = nan"), std::string::npos);
+    if (record.ok()) EXPECT_NEAR(record.gflops, 2 * 4096 / record.median_seconds / 1e9, 1e-6 * record.gflops);
+  }
+}
+
+TEST_F(KernelCliTest, IntegerOutputsWithoutAReferenceMustBeWrittenByEveryRun) {
+  CommandRun run = optune("tune --kernel " + (kTestKernels / "histogram_cpu.toml").string() +
+                          " --target cpu --tuner grid --trials 2 --remeasure 0 " + kQuick + " --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("GB/s"), std::string::npos) << "a file with bytes and no flops counts GB/s\n" << run.out;
+  const auto by_config = outcomes();
+  EXPECT_EQ(by_config.at("{\"MODE\":0}"), "ok");
+  EXPECT_EQ(by_config.at("{\"MODE\":1}"), "wrong_answer");  // bins[255] keeps each run's poison
+}
+
+TEST_F(KernelCliTest, SaxpyTunesOnTheCpuAgainstItsReference) {
+  CommandRun run = optune("tune --kernel " + (kExamples / "saxpy_cpu.toml").string() +
+                          " --shape N=100003 --target cpu --tuner random --trials 5 " + kQuick + " --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("kernel.saxpy.N100003"), std::string::npos) << run.out;
+  for (const auto& [config, kind] : outcomes()) EXPECT_EQ(kind, "ok") << config;
+  // query and space read kernel workloads like built-in ones.
+  CommandRun query = optune("query --format json --db " + db());
+  ASSERT_EQ(query.code, 0) << query.err;
+  EXPECT_NE(query.out.find("kernel.saxpy.cpu"), std::string::npos) << query.out;
+  CommandRun space = optune("space --kernel " + (kExamples / "saxpy_cpu.toml").string() + " --target cpu --format json");
+  ASSERT_EQ(space.code, 0) << space.err;
+  const auto described = nlohmann::json::parse(space.out);
+  EXPECT_EQ(described["template"], "kernel.saxpy.cpu");
+  EXPECT_EQ(described["size"], 16);
+  EXPECT_EQ(described["default_config"], nlohmann::json({{"BLOCK", 256}, {"UNROLL", 1}}));
+}
+
+TEST_F(KernelCliTest, KernelRecordsSurviveASigkillAndTheRunResumes) {
+  const std::string tune = "tune --kernel " + (kExamples / "saxpy_cpu.toml").string() +
+                           " --shape N=65536 --target cpu --tuner random --batch-size 1 --trials 16 " + kQuick +
+                           " --db " + db();
+  pid_t pid = start_optune(tune, "killed");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(180);
+  while (record_count() < 4) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << slurp(dir_ / "killed.out");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ::kill(pid, SIGKILL);
+  EXPECT_EQ(wait_job(pid), 128 + SIGKILL);
+  const auto before = outcomes();
+  ASSERT_GE(before.size(), 3u);
+
+  CommandRun again = optune(tune);
+  ASSERT_EQ(again.code, 0) << again.out << again.err;
+  const auto after = outcomes();
+  for (const auto& [config, kind] : before) EXPECT_EQ(after.count(config), 1u) << config << " was lost";
+  EXPECT_EQ(after.size(), 16u) << "the space has 16 configs: the resumed run measured the rest, none twice";
+}
+
+TEST_F(KernelCliTest, JobsListKernelFiles) {
+  fs::path job = write("kernels.toml", "name = \"kernels\"\nbudget = 4\ntuner = \"random\"\ndatabase = \"" + db() +
+                                           "\"\n[[workload]]\nkernel = \"" + (kExamples / "saxpy_cpu.toml").string() +
+                                           "\"\nshape = \"N=4096\"\n[measure]\nrepeat = 2\nmin_repeat_ms = 1\n");
+  CommandRun run = optune("job run " + job.string());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  auto database = Database::open(db(), Database::Mode::kReadOnly);
+  std::set<std::string> keys;
+  for (const auto& record : database.records({})) keys.insert(record.workload_key);
+  EXPECT_EQ(keys, std::set<std::string>{"kernel.saxpy.N4096"});
+}
+
+TEST_F(KernelCliTest, BadKernelFilesAndOptionsExitTwoWithOneLine) {
+  const std::string saxpy = (kExamples / "saxpy_cpu.toml").string();
+  expect_bad_input("tune --kernel " + (dir_ / "missing.toml").string() + " --db " + db(), "missing.toml");
+  std::string text = slurp(kExamples / "saxpy_cpu.toml");
+  text.replace(text.find("UNROLL = [1, 2, 4, 8]"), 21, "UNROLL = []");
+  fs::path no_values = write("bad.toml", text);
+  fs::copy_file(kExamples / "saxpy_cpu.cpp", dir_ / "saxpy_cpu.cpp");
+  expect_bad_input("tune --kernel " + no_values.string() + " --db " + db(), "knobs.UNROLL");
+  expect_bad_input("tune --kernel " + saxpy + " --shape N=0 --db " + db(), "N=0");
+  expect_bad_input("tune --kernel " + saxpy + " --shape Q=5 --db " + db(), "Q");
+  expect_bad_input("tune --kernel " + saxpy + " --target opencl --db " + db(), "runs on cpu");
+  expect_bad_input("tune --kernel " + saxpy + " --suite x.toml --db " + db(), "--kernel or --suite");
+  expect_bad_input("space --kernel " + saxpy + " --shape N=-3", "N=-3");
+  fs::path job = write("bad_job.toml", "name = \"j\"\nbudget = 2\n[[workload]]\nkernel = \"nowhere.toml\"\n");
+  expect_bad_input("job run " + job.string(), "nowhere.toml");
+  EXPECT_FALSE(fs::exists(db())) << "a rejected command must not create a database";
+}
+
+#ifdef OPTUNE_HAS_OPENCL
+TEST_F(KernelCliTest, OpenCLKernelFaultsAreRecordsAndTuningGoesOn) {
+  CommandRun run = optune("tune --kernel " + (kTestKernels / "faulty.toml").string() +
+                          " --target opencl --tuner grid --trials 4 --timeout 20 --remeasure 0 " + kQuick + " --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  const auto by_config = outcomes();
+  EXPECT_EQ(by_config.at("{\"MODE\":0,\"WG\":64}"), "ok");
+  EXPECT_EQ(by_config.at("{\"MODE\":1,\"WG\":64}"), "wrong_answer");
+  EXPECT_EQ(by_config.at("{\"MODE\":2,\"WG\":64}"), "timeout");
+  EXPECT_EQ(by_config.at("{\"MODE\":3,\"WG\":64}"), "wrong_answer");  // past y's end: the guard
+}
+
+TEST_F(KernelCliTest, TransposeTunesOnPoclAndBeatsItsFirstConfig) {
+  CommandRun run = optune("tune --kernel " + (kExamples / "transpose.toml").string() +
+                          " --shape N=256,M=128 --target opencl --tuner random --trials 8 " + kQuick + " --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("GB/s"), std::string::npos) << run.out;
+  for (const auto& [config, kind] : outcomes()) EXPECT_EQ(kind, "ok") << config;
+}
+#endif
+
+}  // namespace
