@@ -97,8 +97,9 @@ nlohmann::json DeviceInfo::fingerprint() const {
       {"max_work_group_size", max_work_group_size},
       {"max_work_item_sizes", max_work_item_sizes},
   };
-  // Only OpenCL devices carry it: adding it to CPU fingerprints would change their ids.
-  if (kind == "opencl") json["preferred_vector_width"] = preferred_vector_width;
+  // Only devices that report it (OpenCL's) carry it: adding it to CPU fingerprints would change
+  // their ids.
+  if (preferred_vector_width > 0) json["preferred_vector_width"] = preferred_vector_width;
   return json;
 }
 

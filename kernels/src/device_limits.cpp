@@ -19,7 +19,12 @@ const std::vector<std::string>& device_limit_names(const std::string& backend) {
   static const std::vector<std::string> cpu = {"cores", "l1_bytes", "l2_bytes", "l3_bytes", "simd_lanes"};
   if (backend == "opencl") return opencl;
   if (backend == "cpu") return cpu;
-  throw std::invalid_argument("backend '" + backend + "' has no device limits (opencl | cpu)");
+  throw std::invalid_argument("'" + backend + "' is not a backend of kernel files (opencl | cpu)");
+}
+
+bool launches_over_ndrange(const std::string& backend) {
+  device_limit_names(backend);  // names the backends there are for another
+  return backend == "opencl";
 }
 
 std::vector<double> device_limit_values(const std::string& backend, const DeviceInfo& device) {
@@ -33,7 +38,7 @@ std::vector<double> device_limit_values(const std::string& backend, const Device
             static_cast<double>(device.l2_bytes), static_cast<double>(device.l3_bytes),
             static_cast<double>(device.simd_f32_lanes())};
   }
-  throw std::invalid_argument("backend '" + backend + "' has no device limits (opencl | cpu)");
+  throw std::invalid_argument("'" + backend + "' is not a backend of kernel files (opencl | cpu)");
 }
 
 }  // namespace optune::kernels

@@ -156,8 +156,11 @@ class KernelFileParser {
     if (!is_kernel_name(spec_.name))
       fail(root_.get("name"), "name", "'" + spec_.name + "' must be letters, digits, '_' or '-', starting with a letter");
     spec_.backend = required_string(root_, "backend", "backend");
-    if (spec_.backend != "opencl" && spec_.backend != "cpu")
-      fail(root_.get("backend"), "backend", "'" + spec_.backend + "' is not opencl or cpu");
+    try {
+      device_limit_names(spec_.backend);  // a backend kernel files may name
+    } catch (const std::invalid_argument& error) {
+      fail(root_.get("backend"), "backend", error.what());
+    }
     spec_.source = existing_file(required(root_, "source", "source"), "source");
     spec_.entry = required_string(root_, "entry", "entry");
     if (!is_identifier(spec_.entry)) fail(root_.get("entry"), "entry", "'" + spec_.entry + "' is not an identifier");
@@ -353,11 +356,11 @@ class KernelFileParser {
 
   void parse_launch() {
     const toml::node* node = root_.get("launch");
-    if (spec_.backend == "cpu") {
-      if (node) fail(node, "launch", "a cpu kernel has no launch (its entry is called once)");
+    if (!launches_over_ndrange(spec_.backend)) {
+      if (node) fail(node, "launch", "a " + spec_.backend + " kernel has no launch (its entry is called once)");
       return;
     }
-    if (!node) fail(&root_, "launch", "missing; an OpenCL kernel needs global and local sizes");
+    if (!node) fail(&root_, "launch", "missing; an " + spec_.backend + " kernel needs global and local sizes");
     const toml::table& table = table_of(*node, "launch");
     reject_unknown_keys(table, "launch.", {"global", "local"});
     KernelLaunch launch;

@@ -72,10 +72,10 @@ def _program_cache_dir():
     if os.environ.get("OPTUNE_CACHE_DIR"):
         return os.environ["OPTUNE_CACHE_DIR"]
     if os.environ.get("XDG_CACHE_HOME"):
-        return os.path.join(os.environ["XDG_CACHE_HOME"], "optune", "opencl")
+        return os.path.join(os.environ["XDG_CACHE_HOME"], "optune", "programs")
     if os.environ.get("HOME"):
-        return os.path.join(os.environ["HOME"], ".cache", "optune", "opencl")
-    return os.path.join(tempfile.gettempdir(), "optune-opencl-cache")
+        return os.path.join(os.environ["HOME"], ".cache", "optune", "programs")
+    return os.path.join(tempfile.gettempdir(), "optune-program-cache")
 
 
 def tune(op="gemm", shape=None, target="cpu", tuner="xgb", trials=64, db="optune.db", *, suite=None, kernel=None,
@@ -148,7 +148,7 @@ def space(op="gemm", shape=None, target="cpu", *, kernel=None):
 
 
 def devices():
-    """This machine's CPU and OpenCL devices: ``target``, ``id`` and ``fingerprint`` each."""
+    """This machine's devices, every backend's: ``target``, ``id`` and ``fingerprint`` each."""
     return json.loads(_optune.devices())
 
 

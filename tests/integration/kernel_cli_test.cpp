@@ -138,6 +138,28 @@ TEST_F(KernelCliTest, JobsListKernelFiles) {
   EXPECT_EQ(keys, std::set<std::string>{"kernel.saxpy.N4096"});
 }
 
+TEST_F(KernelCliTest, KernelRecordsMergeReportAndGateARegression) {
+  const std::string saxpy = (kExamples / "saxpy_cpu.toml").string();
+  const std::string a = (dir_ / "a.db").string(), b = (dir_ / "b.db").string();
+  ASSERT_EQ(optune("tune --kernel " + saxpy + " --shape N=4096 --target cpu --trials 3 " + kQuick + " --db " + a).code, 0);
+  ASSERT_EQ(optune("tune --kernel " + saxpy + " --shape N=8192 --target cpu --trials 3 " + kQuick + " --db " + b).code, 0);
+  // merge checks every record it takes: a kernel file's, without the file, for all but its space.
+  CommandRun merge = optune("merge " + a + " " + b);
+  ASSERT_EQ(merge.code, 0) << merge.out << merge.err;
+  std::set<std::string> keys;
+  for (const auto& record : Database::open(a, Database::Mode::kReadOnly).records({})) keys.insert(record.workload_key);
+  EXPECT_EQ(keys, (std::set<std::string>{"kernel.saxpy.N4096", "kernel.saxpy.N8192"}));
+  CommandRun report = optune("report --db " + a + " --out " + (dir_ / "report.html").string());
+  ASSERT_EQ(report.code, 0) << report.err;
+  EXPECT_NE(slurp(dir_ / "report.html").find("kernel.saxpy.N8192"), std::string::npos);
+  // regress measures a suite's kernel workloads, default against the tuned best.
+  fs::path suite = write("suite.toml", "name = \"kernels\"\n[[workload]]\nkernel = \"" + saxpy +
+                                           "\"\nshape = \"N=4096\"\n");
+  CommandRun regress = optune("regress --suite " + suite.string() + " --target cpu --tolerance 10 --db " + a);
+  EXPECT_EQ(regress.code, 0) << regress.out << regress.err;
+  EXPECT_NE(regress.out.find("kernel.saxpy.N4096"), std::string::npos) << regress.out;
+}
+
 TEST_F(KernelCliTest, BadKernelFilesAndOptionsExitTwoWithOneLine) {
   const std::string saxpy = (kExamples / "saxpy_cpu.toml").string();
   expect_bad_input("tune --kernel " + (dir_ / "missing.toml").string() + " --db " + db(), "missing.toml");

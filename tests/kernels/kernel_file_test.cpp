@@ -301,7 +301,7 @@ const HostileCase kHostileCases[] = {
     {"UnknownArgKey", "output = true", "outptu = true", "args[1].outptu: unknown key", ""},
     {"UnknownDtype", "dtype = \"f32\", count = \"N\" }", "dtype = \"f128\", count = \"N\" }", "args[0].dtype", "'f128' is not a dtype"},
     {"NameOfWrongType", "name = \"k\"", "name = 5", "name: must be a string, not an integer", ""},
-    {"UnknownBackend", "\"opencl\"", "\"cuda\"", "backend: 'cuda' is not opencl or cpu", ""},
+    {"UnknownBackend", "\"opencl\"", "\"cuda\"", "backend: 'cuda' is not a backend of kernel files (opencl | cpu)", ""},
     {"MissingSource", "\"k.cl\"", "\"gone.cl\"", "source: no file", "gone.cl"},
     {"NoOutputBuffer", ", output = true", "", "args: no output buffer", ""},
     {"EmptyKnob", "WG = [32, 64]", "WG = []", "knobs.WG: no values", ""},

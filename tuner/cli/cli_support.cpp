@@ -70,10 +70,10 @@ std::string worker_path() {
 // The front end, not a library, reads the environment.
 std::string program_cache_dir() {
   if (const char* dir = std::getenv("OPTUNE_CACHE_DIR"); dir && *dir) return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return (fs::path(xdg) / "optune" / "opencl").string();
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return (fs::path(xdg) / "optune" / "programs").string();
   if (const char* home = std::getenv("HOME"); home && *home)
-    return (fs::path(home) / ".cache" / "optune" / "opencl").string();
-  return (fs::temp_directory_path() / "optune-opencl-cache").string();
+    return (fs::path(home) / ".cache" / "optune" / "programs").string();
+  return (fs::temp_directory_path() / "optune-program-cache").string();
 }
 
 void add_layout_option(CLI::App& command, std::string& layout) {

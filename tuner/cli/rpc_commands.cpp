@@ -159,8 +159,8 @@ void add_rpc_commands(CLI::App& app, CommandAction& action) {
   s->add_option("--proxy", server->proxy, "Serve through this proxy (HOST:PORT) instead of listening");
   s->add_option("--token-file", server->token_file, token_help);
   s->add_option("--workdir", server->options.work_dir, "Where received artifacts live while measured (default: a temp dir)");
-  s->add_option("--opencl-cache", server->options.program_cache_dir,
-                "Where OpenCL program binaries are cached (default: $XDG_CACHE_HOME/optune/opencl or ~/.cache/optune/opencl)");
+  s->add_option("--program-cache,--opencl-cache", server->options.program_cache_dir,
+                "Where compiled device programs are cached (default: a folder in the server's work directory)");
   s->add_option("--worker", server->worker, "The optune-worker to measure with (default: the one beside optune)");
   s->add_option("--worker-launcher", server->launcher,
                 "Run the worker under this command, e.g. 'qemu-aarch64 -L /usr/aarch64-linux-gnu'");

@@ -145,7 +145,7 @@ unsigned short RpcServer::start() {
     work_dir_ = fs::absolute(options_.work_dir).string();
     fs::create_directories(work_dir_);
   }
-  program_cache_dir_ = options_.program_cache_dir.empty() ? (fs::path(work_dir_) / "opencl-cache").string()
+  program_cache_dir_ = options_.program_cache_dir.empty() ? (fs::path(work_dir_) / "program-cache").string()
                                                         : fs::absolute(options_.program_cache_dir).string();
   devices_ = runner_.describe_devices();
   device_ = devices_.front();

@@ -9,6 +9,7 @@
 
 #include "optune/backends/registry.hpp"
 #include "optune/kernels/device_info.hpp"
+#include "optune/kernels/kernel_file_template.hpp"
 #include "optune/kernels/kernel_template.hpp"
 #include "optune/kernels/target.hpp"
 #include "optune/measure/measure_result.hpp"
@@ -37,12 +38,16 @@ bool is_finite_non_negative(double value) { return std::isfinite(value) && value
 
 void RecordCheck::add_template(const kernels::KernelTemplate& kernel_template) { extra_templates_.push_back(&kernel_template); }
 
-const kernels::KernelTemplate& RecordCheck::template_of(const db::TuningRecord& record, const kernels::Workload& workload) {
+const kernels::KernelTemplate* RecordCheck::template_of(const db::TuningRecord& record, const kernels::Workload& workload) {
   for (const auto* kernel : extra_templates_)
-    if (kernel->reads_record(record.template_name, record.config)) return *kernel;
-  if (workload.op == kernels::Op::kKernel)
-    reject("template '" + record.template_name + "' is a kernel file's; give that file (--kernel) to check its records");
-  return backends::template_of_record(record.template_name, record.config);
+    if (kernel->reads_record(record.template_name, record.config)) return kernel;
+  if (workload.op == kernels::Op::kKernel) {
+    const std::string expected = "kernel." + workload.kernel().name + ".";
+    if (record.template_name.rfind(expected, 0) != 0)
+      reject("template '" + record.template_name + "' is not kernel " + workload.kernel().name + "'s");
+    return nullptr;
+  }
+  return &backends::template_of_record(record.template_name, record.config);
 }
 
 kernels::Workload RecordCheck::workload(const std::string& key) {
@@ -93,11 +98,29 @@ void RecordCheck::figures(const db::TuningRecord& record) {
     reject(fmt::format("gflops {} is beyond any device ({} at most)", record.gflops, kMaxPlausibleGflops));
 }
 
+// A kernel file's record whose file was not given: what can be checked without its space.
+void RecordCheck::kernel_file_record(const db::TuningRecord& record) {
+  kernels::Target target;
+  try {
+    target = backends::parse_target(record.target);
+  } catch (const std::invalid_argument& error) {
+    reject(std::string("target: ") + error.what());
+  }
+  if (target.str() != record.target) reject("target '" + record.target + "' is not written as optune writes it");
+  if (record.template_name != "kernel." + workload(record.workload_key).kernel().name + "." + target.backend)
+    reject("template '" + record.template_name + "' does not run on target '" + record.target + "'");
+  if (stored_fingerprint_id(record.device_fingerprint) != record.device_id)
+    reject("device_id '" + record.device_id + "' is not the id of its device_fingerprint");
+  if (!record.config.is_object()) reject("config must be an object of knob values");
+}
+
 void RecordCheck::full(const db::TuningRecord& record) {
   figures(record);
   const kernels::Workload parsed = workload(record.workload_key);
   // (A record of a template since split in two is checked against the part its config is of.)
-  const kernels::KernelTemplate& kernel = template_of(record, parsed);
+  const kernels::KernelTemplate* found = template_of(record, parsed);
+  if (!found) return kernel_file_record(record);
+  const kernels::KernelTemplate& kernel = *found;
   if (kernel.op() != parsed.op)
     reject("template '" + record.template_name + "' is not a template of " + std::string(kernels::op_name(parsed.op)));
   kernels::Target target;
@@ -137,6 +160,15 @@ void RecordCheck::full(const db::TuningRecord& record) {
     reject("config is not written as optune writes it: " + space->second.to_json(config).dump());
   if (std::string violation = space->second.first_violation(config); !violation.empty())
     reject("config breaks the constraint of " + record.template_name + "'s space: " + violation);
+  if (const auto* file = kernels::kernel_file_of(kernel); file && record.ok()) {
+    // The file says the work per run, which the key alone does not (figures()).
+    const double work = file->workload(kernels::kernel_shape_text(parsed.kernel()),
+                                       kernels::DeviceInfo::from_fingerprint(record.device_fingerprint))
+                            .flops();
+    const double gflops = work / record.median_seconds / 1e9;
+    if (!(std::abs(record.gflops - gflops) <= kGflopsTolerance * gflops))
+      reject(fmt::format("gflops {} is not the kernel's work / median_seconds ({:.6g})", record.gflops, gflops));
+  }
 }
 
 std::vector<db::TuningRecord> checked_top_k(const db::Database& database, const db::RecordFilter& filter,

@@ -22,6 +22,9 @@ namespace optune::kernels {
 //   simd_lanes               float32 lanes of the widest SIMD vector the kernel should use
 // A limit the device does not report is 0. Throws std::invalid_argument for another backend.
 const std::vector<std::string>& device_limit_names(const std::string& backend);
+// Whether a kernel file of the backend launches over an NDRange (`[launch]` required) rather than
+// calling its entry once (`[launch]` refused). Throws std::invalid_argument for another backend.
+bool launches_over_ndrange(const std::string& backend);
 // In device_limit_names(backend)'s order.
 std::vector<double> device_limit_values(const std::string& backend, const DeviceInfo& device);
 

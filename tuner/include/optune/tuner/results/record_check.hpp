@@ -40,13 +40,15 @@ class RecordCheck {
   // failure no negative or non-finite figure; the timestamp is not in the future.
   void figures(const db::TuningRecord& record);
   // Templates beyond the registry's that records may name (a user's kernel file, whose template
-  // is made from the file): full() checks their records against their space. A kernel file's
-  // record is rejected by full() unless its template is added.
+  // is made from the file): full() checks their records against their space. Without its file, a
+  // kernel file's record is checked for all but its space (template, target, device id, figures).
   void add_template(const kernels::KernelTemplate& kernel_template);
 
  private:
   kernels::Workload workload(const std::string& key);
-  const kernels::KernelTemplate& template_of(const db::TuningRecord& record, const kernels::Workload& workload);
+  // nullptr for a kernel file's record whose template was not added.
+  const kernels::KernelTemplate* template_of(const db::TuningRecord& record, const kernels::Workload& workload);
+  void kernel_file_record(const db::TuningRecord& record);
   std::vector<const kernels::KernelTemplate*> extra_templates_;
   std::map<std::string, kernels::Workload> workloads_;                    // by key
   std::map<std::string, search_space::ConfigSpace> spaces_;                // by template, key, device id
