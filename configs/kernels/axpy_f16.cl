@@ -9,26 +9,26 @@
 #define f16 1
 #define f32 2
 
+// MATH=f32 reads and writes through vload_halfN / vstore_halfN (core OpenCL, with no need of
+// cl_khr_fp16's conversions, which NVIDIA's driver lacks for vectors): LOAD(i, p) is the i-th
+// vector of p as floats, STORE(v, i, p) rounds v into it. VLOAD_HALF/VSTORE_HALF name the
+// functions of a width, so that a build can map them elsewhere (the tests map half to float on
+// devices without half).
+#ifndef VLOAD_HALF
+#define VLOAD_HALF(n) vload_half##n
+#define VSTORE_HALF(n) vstore_half##n
+#endif
 #if VW == 1
 typedef half halfv;
-typedef float floatv;
-#define TO_FLOAT(v) ((float)(v))
-#define TO_HALF(v) ((half)(v))
-#elif VW == 2
-typedef half2 halfv;
-typedef float2 floatv;
-#define TO_FLOAT(v) convert_float2(v)
-#define TO_HALF(v) convert_half2(v)
-#elif VW == 4
-typedef half4 halfv;
-typedef float4 floatv;
-#define TO_FLOAT(v) convert_float4(v)
-#define TO_HALF(v) convert_half4(v)
-#elif VW == 8
-typedef half8 halfv;
-typedef float8 floatv;
-#define TO_FLOAT(v) convert_float8(v)
-#define TO_HALF(v) convert_half8(v)
+#define LOAD(i, p) ((float)(p)[i])
+#define STORE(v, i, p) ((p)[i] = (half)(v))
+#else
+#define CAT(a, b) a##b
+#define WITH_WIDTH(f, n) f(n)  // n expanded first: VW's value reaches the ## of f
+#define HALF_VECTOR(n) CAT(half, n)
+typedef WITH_WIDTH(HALF_VECTOR, VW) halfv;
+#define LOAD(i, p) WITH_WIDTH(VLOAD_HALF, VW)(i, p)
+#define STORE(v, i, p) WITH_WIDTH(VSTORE_HALF, VW)(v, i, p)
 #endif
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
@@ -46,7 +46,7 @@ void axpy_f16(__global const half* restrict x, __global const half* restrict y, 
 #elif MATH == f32
   for (int w = 0; w < WPT; ++w) {
     const size_t i = first + w * WG;
-    zv[i] = TO_HALF(a * TO_FLOAT(xv[i]) + TO_FLOAT(yv[i]));
+    STORE(a * LOAD(i, x) + LOAD(i, y), i, z);
   }
 #else
 #error MATH must be f16 or f32

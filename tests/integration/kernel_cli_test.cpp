@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -104,6 +105,14 @@ TEST_F(KernelCliTest, SaxpyTunesOnTheCpuAgainstItsReference) {
   EXPECT_EQ(described["default_config"], nlohmann::json({{"BLOCK", 256}, {"UNROLL", 1}}));
 }
 
+TEST_F(KernelCliTest, StencilTunesOnTheCpu) {
+  CommandRun run = optune("tune --kernel " + (kExamples / "stencil_cpu.toml").string() +
+                          " --shape N=300,M=200 --target cpu --tuner random --trials 4 " + kQuick + " --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  for (const auto& record : Database::open(db(), Database::Mode::kReadOnly).records({}))
+    EXPECT_EQ(record.error_kind, "ok") << record.config_text() << ": " << record.error_message;
+}
+
 TEST_F(KernelCliTest, KernelRecordsSurviveASigkillAndTheRunResumes) {
   const std::string tune = "tune --kernel " + (kExamples / "saxpy_cpu.toml").string() +
                            " --shape N=65536 --target cpu --tuner random --batch-size 1 --trials 16 " + kQuick +
@@ -190,12 +199,20 @@ TEST_F(KernelCliTest, OpenCLKernelFaultsAreRecordsAndTuningGoesOn) {
   EXPECT_EQ(by_config.at("{\"MODE\":3,\"WG\":64}"), "wrong_answer");  // past y's end: the guard
 }
 
-TEST_F(KernelCliTest, TransposeTunesOnPoclAndBeatsItsFirstConfig) {
-  CommandRun run = optune("tune --kernel " + (kExamples / "transpose.toml").string() +
-                          " --shape N=256,M=128 --target opencl --tuner random --trials 8 " + kQuick + " --db " + db());
-  ASSERT_EQ(run.code, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("GB/s"), std::string::npos) << run.out;
-  for (const auto& [config, kind] : outcomes()) EXPECT_EQ(kind, "ok") << config;
+// Each OpenCL example of configs/kernels tunes on PoCL at a small problem, every candidate
+// passing its reference (axpy_f16 needs cl_khr_fp16, which PoCL here lacks; its indexing is
+// checked in tests/kernels).
+TEST_F(KernelCliTest, OpenCLExamplesTuneOnPocl) {
+  const std::pair<const char*, const char*> examples[] = {
+      {"transpose.toml", "N=256,M=128"}, {"conv2d.toml", "W=96,H=64"}, {"reduction.toml", "N=65536,PARTS=64"}};
+  for (const auto& [file, shape] : examples) {
+    const std::string database = (dir_ / (std::string(file) + ".db")).string();
+    CommandRun run = optune("tune --kernel " + (kExamples / file).string() + " --shape " + shape +
+                            " --target opencl --tuner random --trials 4 --timeout 60 " + kQuick + " --db " + database);
+    ASSERT_EQ(run.code, 0) << file << "\n" << run.out << run.err;
+    for (const auto& record : Database::open(database, Database::Mode::kReadOnly).records({}))
+      EXPECT_EQ(record.error_kind, "ok") << file << " " << record.config_text() << ": " << record.error_message;
+  }
 }
 #endif
 

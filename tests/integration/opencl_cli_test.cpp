@@ -47,7 +47,7 @@ TEST_F(OpenCLCliTest, TunesOnOpenCLThenSpaceQueryAndApplyBestWorkOnTheSameTarget
     EXPECT_EQ(record["error_kind"], "ok") << record.dump();
     EXPECT_NE(record["error_message"].get<std::string>().find("host->device"), std::string::npos) << record.dump();
   }
-  EXPECT_TRUE(fs::exists(dir_ / "cache" / "optune" / "opencl"));
+  EXPECT_TRUE(fs::exists(dir_ / "cache" / "optune" / "programs"));
 
   // apply-best: the best record's knobs as the row's -D build options; the untuned workload noted.
   const fs::path header = dir_ / "tuned.hpp";

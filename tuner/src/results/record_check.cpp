@@ -98,30 +98,13 @@ void RecordCheck::figures(const db::TuningRecord& record) {
     reject(fmt::format("gflops {} is beyond any device ({} at most)", record.gflops, kMaxPlausibleGflops));
 }
 
-// A kernel file's record whose file was not given: what can be checked without its space.
-void RecordCheck::kernel_file_record(const db::TuningRecord& record) {
-  kernels::Target target;
-  try {
-    target = backends::parse_target(record.target);
-  } catch (const std::invalid_argument& error) {
-    reject(std::string("target: ") + error.what());
-  }
-  if (target.str() != record.target) reject("target '" + record.target + "' is not written as optune writes it");
-  if (record.template_name != "kernel." + workload(record.workload_key).kernel().name + "." + target.backend)
-    reject("template '" + record.template_name + "' does not run on target '" + record.target + "'");
-  if (stored_fingerprint_id(record.device_fingerprint) != record.device_id)
-    reject("device_id '" + record.device_id + "' is not the id of its device_fingerprint");
-  if (!record.config.is_object()) reject("config must be an object of knob values");
-}
-
 void RecordCheck::full(const db::TuningRecord& record) {
   figures(record);
   const kernels::Workload parsed = workload(record.workload_key);
   // (A record of a template since split in two is checked against the part its config is of.)
-  const kernels::KernelTemplate* found = template_of(record, parsed);
-  if (!found) return kernel_file_record(record);
-  const kernels::KernelTemplate& kernel = *found;
-  if (kernel.op() != parsed.op)
+  // nullptr: a kernel file's record whose file was not given, checked for all but its space.
+  const kernels::KernelTemplate* kernel = template_of(record, parsed);
+  if (kernel && kernel->op() != parsed.op)
     reject("template '" + record.template_name + "' is not a template of " + std::string(kernels::op_name(parsed.op)));
   kernels::Target target;
   try {
@@ -130,12 +113,17 @@ void RecordCheck::full(const db::TuningRecord& record) {
     reject(std::string("target: ") + error.what());
   }
   if (target.str() != record.target) reject("target '" + record.target + "' is not written as optune writes it");
-  if (target.backend != kernel.backend())
-    reject("template '" + record.template_name + "' does not run on target '" + record.target + "'");
+  const bool runs_there = kernel ? target.backend == kernel->backend()
+                                 : record.template_name == "kernel." + parsed.kernel().name + "." + target.backend;
+  if (!runs_there) reject("template '" + record.template_name + "' does not run on target '" + record.target + "'");
   if (stored_fingerprint_id(record.device_fingerprint) != record.device_id)
     reject("device_id '" + record.device_id + "' is not the id of its device_fingerprint");
+  if (!kernel) {
+    if (!record.config.is_object()) reject("config must be an object of knob values");
+    return;
+  }
 
-  const std::string space_key = kernel.name() + " " + record.workload_key + " " + record.device_id;
+  const std::string space_key = kernel->name() + " " + record.workload_key + " " + record.device_id;
   auto space = spaces_.find(space_key);
   if (space == spaces_.end()) {
     kernels::DeviceInfo device;
@@ -145,7 +133,7 @@ void RecordCheck::full(const db::TuningRecord& record) {
       reject(std::string("device_fingerprint: ") + error.what());
     }
     try {
-      space = spaces_.emplace(space_key, kernel.space(parsed, device)).first;
+      space = spaces_.emplace(space_key, kernel->space(parsed, device)).first;
     } catch (const std::exception& error) {  // a template that has no space for this workload or device
       reject(record.template_name + " has no space for " + record.workload_key + ": " + error.what());
     }
@@ -160,7 +148,7 @@ void RecordCheck::full(const db::TuningRecord& record) {
     reject("config is not written as optune writes it: " + space->second.to_json(config).dump());
   if (std::string violation = space->second.first_violation(config); !violation.empty())
     reject("config breaks the constraint of " + record.template_name + "'s space: " + violation);
-  if (const auto* file = kernels::kernel_file_of(kernel); file && record.ok()) {
+  if (const auto* file = kernels::kernel_file_of(*kernel); file && record.ok()) {
     // The file says the work per run, which the key alone does not (figures()).
     const double work = file->workload(kernels::kernel_shape_text(parsed.kernel()),
                                        kernels::DeviceInfo::from_fingerprint(record.device_fingerprint))

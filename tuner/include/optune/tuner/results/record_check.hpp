@@ -48,7 +48,6 @@ class RecordCheck {
   kernels::Workload workload(const std::string& key);
   // nullptr for a kernel file's record whose template was not added.
   const kernels::KernelTemplate* template_of(const db::TuningRecord& record, const kernels::Workload& workload);
-  void kernel_file_record(const db::TuningRecord& record);
   std::vector<const kernels::KernelTemplate*> extra_templates_;
   std::map<std::string, kernels::Workload> workloads_;                    // by key
   std::map<std::string, search_space::ConfigSpace> spaces_;                // by template, key, device id
