@@ -99,9 +99,6 @@ std::optional<BestRow> best_row(const kernels::Workload& workload, const kernels
   return best;
 }
 
-// One table: the default config of the default template (the highest-priority one that applies
-// to the form's default shape), then for each tuned workload the best record of any template
-// that fills the table.
 // Rows for the wanted workloads of the table that have no tuned row: the config of their nearest
 // tuned shape (nearest_config.hpp), so that they do not run the one default config.
 std::vector<std::string> nearest_rows(const db::Database& database, const TunedHeaderRequest& request,
@@ -131,6 +128,9 @@ struct SectionContext {
   bool has_records;  // false: nothing recorded for the target, so no nearest config either
 };
 
+// One table: the default config of the default template (the highest-priority one that applies
+// to the form's default shape), then for each tuned workload the best record of any template
+// that fills the table, then the nearest rows of the wanted workloads never tuned.
 std::string section(const SectionContext& context, const TemplateList& sharing,
                     const kernels::KernelTemplate::TableForm& form, const kernels::DeviceInfo& device,
                     const std::vector<db::TuningRecord>& best, std::set<std::string>& tuned_keys,
