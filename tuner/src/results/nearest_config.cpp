@@ -130,18 +130,20 @@ bool scores_differ(const std::vector<double>& scores) {
 std::optional<NearestConfig> nearest_of_template(const kernels::KernelTemplate& kernel, const kernels::Workload& workload,
                                                  const kernels::DeviceInfo& device,
                                                  const std::vector<db::TuningRecord>& fastest,
-                                                 const std::vector<db::TuningRecord>& all) {
+                                                 const std::vector<db::TuningRecord>& all, NearestRanking ranking) {
   auto space = kernel.space(workload, device);
   auto candidates = candidates_of(other_shapes(fastest, kernel, workload), space, workload);
   if (candidates.empty()) return std::nullopt;
-  auto model = trained_model(kernel, workload, device, space, other_shapes(all, kernel, workload));
-  std::vector<search_space::Config> configs;
-  for (const auto& candidate : candidates) configs.push_back(candidate.config);
-  const auto scores = model.predict(configs);
+  std::vector<double> scores(candidates.size(), 0.0);  // all tied: the closest shape wins
+  if (ranking == NearestRanking::kCostModel) {
+    auto model = trained_model(kernel, workload, device, space, other_shapes(all, kernel, workload));
+    std::vector<search_space::Config> configs;
+    for (const auto& candidate : candidates) configs.push_back(candidate.config);
+    scores = model.predict(configs);
+  }
   const std::size_t chosen = best_candidate(candidates, scores);
   NearestConfig nearest{&kernel, std::move(space), std::move(candidates[chosen].config),
-                        std::move(candidates[chosen].source), model.is_trained() && scores_differ(scores),
-                        candidates.size()};
+                        std::move(candidates[chosen].source), scores_differ(scores), candidates.size()};
   return nearest;
 }
 
@@ -173,7 +175,8 @@ std::optional<search_space::Config> config_for_shape(const search_space::ConfigS
 }
 
 std::optional<NearestConfig> nearest_config(const db::Database& database, const kernels::Workload& workload,
-                                            const kernels::Target& target, const kernels::DeviceInfo& device) {
+                                            const kernels::Target& target, const kernels::DeviceInfo& device,
+                                            NearestRanking ranking) {
   db::RecordFilter filter;
   filter.op = std::string(kernels::op_name(workload.op));
   filter.target = target.str();
@@ -183,7 +186,7 @@ std::optional<NearestConfig> nearest_config(const db::Database& database, const 
   if (fastest.empty()) return std::nullopt;
   const auto all = database.records(filter);
   for (const auto* kernel : backends::templates_for(workload, target.backend, device))
-    if (auto nearest = nearest_of_template(*kernel, workload, device, fastest, all)) return nearest;
+    if (auto nearest = nearest_of_template(*kernel, workload, device, fastest, all, ranking)) return nearest;
   return std::nullopt;
 }
 

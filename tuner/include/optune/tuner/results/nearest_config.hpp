@@ -36,11 +36,16 @@ struct NearestConfig {
 std::optional<search_space::Config> config_for_shape(const search_space::ConfigSpace& space,
                                                      const nlohmann::json& config);
 
+// How the candidates are ranked: by the cost model (what pick and apply-best do), or by the
+// closeness of the shapes alone (the held-out-shape benchmark's baseline, tests/bench).
+enum class NearestRanking { kCostModel, kClosestShape };
+
 // The nearest config of `workload` on `device` from the records of `target`: the templates that
 // apply to the workload are tried in priority order, and the first with a candidate gives it.
 // Records of the workload itself are left out (a tuned workload runs its own best). nullopt when
 // no other shape of an applicable template was tuned there, or none of their configs is valid.
 std::optional<NearestConfig> nearest_config(const db::Database& database, const kernels::Workload& workload,
-                                            const kernels::Target& target, const kernels::DeviceInfo& device);
+                                            const kernels::Target& target, const kernels::DeviceInfo& device,
+                                            NearestRanking ranking = NearestRanking::kCostModel);
 
 }  // namespace optune::tuner
