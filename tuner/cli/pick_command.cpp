@@ -22,13 +22,16 @@ std::string source_text(const app::Pick& pick) {
     case app::PickSource::kTuned:
       return fmt::format("tuned ({:.1f} GFLOP/s measured)", pick.record->gflops);
     case app::PickSource::kNearest:
-      return fmt::format("nearest: the config tuned for {} ({:.1f} GFLOP/s there), {} among {} tuned shape{}",
-                         pick.record->workload_key, pick.record->gflops,
+      if (pick.candidates == 1)
+        return fmt::format("nearest: the config tuned for {} ({:.1f} GFLOP/s there), the only tuned shape whose "
+                           "config fits this one", pick.record->workload_key, pick.record->gflops);
+      return fmt::format("nearest: the config tuned for {} ({:.1f} GFLOP/s there), {} among {} tuned shapes whose "
+                         "configs fit this one", pick.record->workload_key, pick.record->gflops,
                          pick.ranked_by_model ? "ranked first by the cost model"
                                               : "the closest shape (the cost model could not rank them)",
-                         pick.candidates, pick.candidates == 1 ? "" : "s");
+                         pick.candidates);
     case app::PickSource::kDefault:
-      return "default (no shape of this operator was tuned on this device)";
+      return "default (no config tuned on this device for this operator fits this shape)";
   }
   return "";
 }
