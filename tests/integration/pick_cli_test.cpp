@@ -104,20 +104,21 @@ TEST_F(PickCliTest, RejectsBadShapeAndOperatorWithOneLine) {
   expect_bad_input("pick --op gemm --shape M=1..8,N=2,K=3 --db " + db(), "M");
 }
 
-// A range of M tunes its representative shapes (M = 1, 3, 6, 16: log-spaced, both ends), the
+// A range of M tunes its representative shapes (M = 1, 2, 4, 8, 16: log-spaced, both ends), the
 // trials split among them; a shape inside the range is then covered by one of them.
 TEST_F(PickCliTest, RangeTunesItsRepresentativeShapesAndCoversTheRest) {
   CommandRun run = optune("tune --op gemm --shape M=1..16,N=16,K=16 --trials 5 --batch-size 2 --repeat 2 "
                           "--min-repeat-ms 1 --remeasure 0 --quiet --db " + db());
   ASSERT_EQ(run.code, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("4 representative shapes (M=1,N=16,K=16; M=3,N=16,K=16; M=6,N=16,K=16; M=16,N=16,K=16)"),
+  EXPECT_NE(run.out.find("5 representative shapes (M=1,N=16,K=16; M=2,N=16,K=16; M=4,N=16,K=16; M=8,N=16,K=16; "
+                         "M=16,N=16,K=16)"),
             std::string::npos) << run.out;
   const auto history = nlohmann::json::parse(optune("query --history --format json --db " + db()).out);
   std::set<std::string> workloads;
   for (const auto& record : history) workloads.insert(record["workload"].get<std::string>());
-  EXPECT_EQ(workloads, (std::set<std::string>{"gemm.f32.M1.N16.K16", "gemm.f32.M3.N16.K16", "gemm.f32.M6.N16.K16",
-                                              "gemm.f32.M16.N16.K16"}));
-  EXPECT_EQ(history.size(), 4u + 5u);  // each shape's default config and the 5 trials split 2, 1, 1, 1
+  EXPECT_EQ(workloads, (std::set<std::string>{"gemm.f32.M1.N16.K16", "gemm.f32.M2.N16.K16", "gemm.f32.M4.N16.K16",
+                                              "gemm.f32.M8.N16.K16", "gemm.f32.M16.N16.K16"}));
+  EXPECT_EQ(history.size(), 5u + 5u);  // each shape's default config and the 5 trials, one each
   const auto picked = pick("M=11,N=16,K=16");
   EXPECT_EQ(picked["source"], "nearest") << picked.dump();
   EXPECT_TRUE(workloads.count(picked["from_workload"].get<std::string>())) << picked.dump();

@@ -16,8 +16,9 @@ namespace {
 using Points = std::vector<std::int64_t>;
 
 TEST(ShapeRangeTest, PointsAreLogSpacedWithBothEnds) {
+  EXPECT_EQ(range_points(1, 512, 8), (Points{1, 2, 6, 14, 35, 86, 210, 512}));
   EXPECT_EQ(range_points(1, 512, 6), (Points{1, 3, 12, 42, 147, 512}));
-  EXPECT_EQ(range_points(32, 512, 6), (Points{32, 81, 203, 512}));  // one point per 1.5 octaves
+  EXPECT_EQ(range_points(32, 512, 8), (Points{32, 64, 128, 256, 512}));  // one point per 1.25 octaves
 }
 
 TEST(ShapeRangeTest, NarrowRangeIsItsEnds) {

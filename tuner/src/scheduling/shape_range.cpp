@@ -12,11 +12,11 @@ namespace {
 
 constexpr std::string_view kRangeMark = "..";
 // About one point per this many octaves of a range.
-constexpr double kOctavesPerPoint = 1.5;
+constexpr double kOctavesPerPoint = 1.25;
 
 // The most points per ranged extent, by how many extents are ranged (see the header).
 std::size_t points_per_extent(std::size_t ranged_extents) {
-  if (ranged_extents <= 1) return 6;
+  if (ranged_extents <= 1) return 8;
   if (ranged_extents == 2) return 3;
   return 2;
 }

@@ -5,9 +5,9 @@
 // tuner/results/nearest_config.hpp) instead of the default.
 //
 // Which shapes: for each ranged extent, points log-spaced from LOW to HIGH, both ends included,
-// about one per 1.5 octaves (so no untuned shape is more than ~1.7x from a tuned one in that
-// extent), at most 6 for one ranged extent, 3 each for two, 2 each for more (so that a range
-// never asks for more than 9 shapes). Log spacing because a kernel's best config changes with an
+// about one per 1.25 octaves, so that an untuned shape is at most ~1.5x from a tuned one in that
+// extent (farther where the cap spaces them wider): at most 8 for one ranged extent, 3 each for
+// two, 2 each for more (so that a range never asks for more than 9 shapes). Log spacing because a kernel's best config changes with an
 // extent's ratio to its tiles and caches, which is multiplicative: equal steps in log2 cover 1..32
 // as well as 32..512. The ends are included because a model ranks worst where it extrapolates.
 #pragma once
