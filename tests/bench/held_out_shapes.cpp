@@ -87,10 +87,16 @@ int main(int argc, char** argv) {
                                                          {task, task->space.from_json(own.config)}};
     const auto builds = measuring.builder->build(inputs);
     const auto results = measuring.runner.run(inputs, builds, rounds);
-    if (!std::all_of(results.begin(), results.end(), [](const auto& r) { return r.ok(); })) {
-      std::fprintf(stderr, "%s: a config failed\n", shape.c_str());
-      continue;
+    bool every_config_ran = true;
+    for (std::size_t c = 0; c < results.size(); ++c) {
+      if (results[c].ok()) continue;
+      static const char* names[] = {"default", "picked", "closest", "own"};
+      std::fprintf(stderr, "%s: the %s config failed (%s): %s\n", shape.c_str(), names[c],
+                   std::string(optune::measure::error_kind_name(results[c].error)).c_str(),
+                   results[c].message.substr(0, 300).c_str());
+      every_config_ran = false;
     }
+    if (!every_config_ran) continue;
     const double default_ms = results[0].median_seconds * 1e3, picked_ms = results[1].median_seconds * 1e3,
                  closest_ms = results[2].median_seconds * 1e3, own_ms = results[3].median_seconds * 1e3;
     picked_column.add(picked_ms, own_ms, default_ms);
