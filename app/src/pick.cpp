@@ -113,6 +113,10 @@ Pick pick_config(const PickRequest& request) {
   }
   auto database = open_database(request.database, db::Database::Mode::kReadOnly);
   auto recorded = recorded_device(database, target, request.device);
+  // A device named but never recorded: its default config cannot be told without the device.
+  if (!recorded && !request.device.empty())
+    throw BadInput("pick: no records of target " + target.str() + " match device '" + request.device +
+                   "' in " + request.database);
   kernels::DeviceInfo device;
   try {
     device = recorded ? *recorded : backends::find_device(target);

@@ -96,6 +96,9 @@ TEST_F(PickCliTest, NothingTunedPicksTheDefault) {
   EXPECT_EQ(picked["template"], "gemm.cpu");
   EXPECT_TRUE(picked["record"].is_null());
   EXPECT_FALSE(picked["config"].empty());
+  // A device never recorded has no default to tell: bad input, not this machine's default.
+  expect_bad_input("pick --op gemm --shape 24,64,64 --device no-such-device --db " + db(),
+                   "no records of target cpu match device 'no-such-device'");
 }
 
 TEST_F(PickCliTest, RejectsBadShapeAndOperatorWithOneLine) {

@@ -42,8 +42,9 @@ struct Pick {
 };
 
 // Throws BadInput for a malformed shape, an unknown op or target, an unreadable database, or
-// records of several devices when `device` does not choose one. With nothing recorded for the
-// target, the default config is for this machine's device of the target.
+// records of several devices when `device` does not choose one, or a `device` that no record of
+// the target matches. With nothing recorded for the target (and no `device`), the default config
+// is for this machine's device of the target.
 Pick pick_config(const PickRequest& request);
 
 // workload, template, target, device, device_id, source, config, from_workload (nearest) and
