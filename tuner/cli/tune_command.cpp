@@ -95,8 +95,10 @@ int run_tune(const TuneOptions& options) {
     const auto shapes = app::range_shapes(options.request);
     std::string listed;
     for (const auto& shape : shapes) listed += (listed.empty() ? "" : "; ") + shape;
+    std::size_t trials = 0;  // at least one a shape, so more than --trials when it is smaller
+    for (std::size_t share : tuner::split_trials(options.request.tuning.trials, shapes.size())) trials += share;
     std::printf("range %s: %zu representative shapes (%s), %zu trials in all\n\n", options.request.shape.c_str(),
-                shapes.size(), listed.c_str(), options.request.tuning.trials);
+                shapes.size(), listed.c_str(), trials);
     auto outcome = app::tune_range(options.request, install_paths(), progress, log);
     bool every_shape_tuned = true;
     for (const auto& shape : outcome.shapes) {
