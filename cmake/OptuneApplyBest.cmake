@@ -6,8 +6,10 @@
 # into the target's build folder, which is added to its include path. The command runs at every
 # build, because the database can change through its WAL file while the file's own time stays the
 # same; it rewrites the header only when its content changes, so nothing rebuilds needlessly.
-# WORKLOADS or SUITE name the workloads the application uses: the build prints a note for each
-# one without a tuned config (it runs the default config).
+# WORKLOADS or SUITE name the workloads the application uses: each one without a tuned config gets
+# a row with the config tuned for its nearest shape (the one optune's cost model ranks best for it
+# among the other shapes of its template tuned on the device; `optune pick` shows the same), or,
+# with nothing of its template tuned there, runs the default config; the build notes each.
 # TARGET opencl[:...]: the header's tables are TunedKernel rows (build options and launch), run by
 # optune::opencl::Runtime, which is linked to <cmake-target> (find_package(optune COMPONENTS opencl)).
 function(optune_apply_best target)

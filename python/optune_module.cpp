@@ -11,10 +11,12 @@
 
 #include "optune/app/bad_input.hpp"
 #include "optune/app/describe.hpp"
+#include "optune/app/pick.hpp"
 #include "optune/app/query.hpp"
 #include "optune/app/replay.hpp"
 #include "optune/app/tuning.hpp"
 #include "optune/db/database.hpp"
+#include "optune/tuner/scheduling/shape_range.hpp"
 
 namespace py = pybind11;
 namespace fs = std::filesystem;
@@ -77,8 +79,14 @@ std::string tune(const py::dict& arguments, const std::string& package_dir, cons
   nlohmann::json result;
   {
     py::gil_scoped_release no_gil;
-    result = request.suite.empty() ? app::outcome_json(app::tune_workload(request, paths, progress))
-                                   : app::outcome_json(app::tune_suite(request, paths, progress));
+    if (!request.suite.empty()) {
+      result = app::outcome_json(app::tune_suite(request, paths, progress));
+    } else if (tuner::is_shape_range(request.shape)) {  // a range: one outcome per representative shape
+      result = nlohmann::json::array();
+      for (const auto& shape : app::tune_range(request, paths, progress).shapes) result.push_back(app::outcome_json(shape));
+    } else {
+      result = app::outcome_json(app::tune_workload(request, paths, progress));
+    }
   }
   return result.dump();
 }
@@ -94,6 +102,12 @@ std::string query(const std::string& database, const std::string& op, const std:
     for (const auto& record : app::query_records(request).records) all.push_back(app::record_json(record));
   }
   return all.dump();
+}
+
+std::string pick(const std::string& database, const std::string& op, const std::string& shape,
+                 const std::string& target, const std::string& device) {
+  py::gil_scoped_release no_gil;
+  return app::pick_json(app::pick_config({database, op, shape, target, device})).dump();
 }
 
 std::string replay(const std::string& landscape, const std::vector<std::string>& tuners, std::size_t seeds,
@@ -128,6 +142,7 @@ PYBIND11_MODULE(_optune, m) {
   m.def("tune", &tune, py::arg("arguments"), py::arg("package_dir"), py::arg("progress"));
   m.def("query", &query, py::arg("db"), py::arg("op"), py::arg("shape"), py::arg("target"), py::arg("device"),
         py::arg("top"), py::arg("history"), py::arg("since"));
+  m.def("pick", &pick, py::arg("db"), py::arg("op"), py::arg("shape"), py::arg("target"), py::arg("device"));
   m.def("replay", &replay, py::arg("landscape"), py::arg("tuners"), py::arg("seeds"), py::arg("budgets"),
         py::arg("batch_size"), py::arg("transfer_from"));
   m.def("space", [](const std::string& op, const std::string& shape, const std::string& target,

@@ -7,6 +7,7 @@
 #include "optune/app/query.hpp"
 #include "optune/app/run_locks.hpp"
 #include "optune/app/tasks.hpp"
+#include "optune/tuner/scheduling/shape_range.hpp"
 
 namespace optune::app {
 
@@ -69,6 +70,33 @@ WorkloadOutcome tune_workload(const TuneRequest& request, const InstallPaths& pa
   tuner::TuningLoop loop(*measuring.builder, measuring.runner, database, progress);
   auto summary = loop.run(task, request.tuning);
   return {task, std::move(summary)};
+}
+
+std::vector<std::string> range_shapes(const TuneRequest& request) {
+  std::vector<std::string> shapes;
+  try {
+    const kernels::Op op = kernels::parse_op(request.op);
+    shapes = tuner::representative_shapes(request.shape);
+    for (const auto& shape : shapes) kernels::parse_workload(op, shape);
+  } catch (const std::invalid_argument& error) {
+    throw BadInput(std::string("tune: ") + error.what());
+  }
+  return shapes;
+}
+
+RangeOutcome tune_range(const TuneRequest& request, const InstallPaths& paths, tuner::Progress& progress,
+                        std::function<void(const std::string&)> log) {
+  check_tune_request(request);
+  const auto shapes = range_shapes(request);
+  const auto trials = tuner::split_trials(request.tuning.trials, shapes.size());
+  RangeOutcome outcome{request.shape, {}};
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    TuneRequest one = request;
+    one.shape = shapes[i];
+    one.tuning.trials = trials[i];
+    outcome.shapes.push_back(tune_workload(one, paths, progress, log));
+  }
+  return outcome;
 }
 
 SuiteOutcome tune_suite(const TuneRequest& request, const InstallPaths& paths, tuner::Progress& progress,

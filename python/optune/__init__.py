@@ -20,7 +20,7 @@ from . import _kernel_file
 from . import _optune
 from ._optune import BadInput
 
-__all__ = ["BadInput", "Records", "tune", "tune_kernel", "query", "replay", "space", "devices", "__version__"]
+__all__ = ["BadInput", "Records", "tune", "tune_kernel", "query", "pick", "replay", "space", "devices", "__version__"]
 __version__ = _optune.__version__
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -89,6 +89,8 @@ def tune(op="gemm", shape=None, target="cpu", tuner="xgb", trials=64, db="optune
     holds ``config``, ``gflops``, ``median_seconds``), ``speedup`` over the default (None when the
     best is the default itself, see ``best_is_default``); for a suite, ``tasks`` (one such dict
     each, with ``name`` and ``count``) and the network's ``default_seconds`` and ``tuned_seconds``.
+    A ``shape`` with a range (``"M=1..512,N=768,K=768"``) tunes its representative shapes, ``trials``
+    split among them, and returns a list of one such dict per shape.
     ``progress``: called with a dict (``task``, ``trial``, ``trials``, ``best_gflops``,
     ``failures``) after every batch; an exception it raises stops the run.
     """
@@ -122,6 +124,17 @@ def query(db="optune.db", op=None, shape=None, target=None, device=None, *, top=
                                                _text("target", target), _text("device", device),
                                                _count("top", top, 1), bool(history), _text("since", since))))
     return records.to_pandas() if pandas else records
+
+
+def pick(op, shape, target="cpu", device=None, db="optune.db"):
+    """The config that would run for a shape on a device and where it came from, as a dict:
+    ``source`` is ``"tuned"`` (the shape's own best), ``"nearest"`` (the config tuned for another
+    shape of the template that optune's cost model ranks best for this one; ``from_workload``
+    names it) or ``"default"``; ``config``, ``template``, ``workload``, ``device`` and ``record``
+    (the tuned record the config came from, None for the default). Shape ranges are not shapes:
+    pick one shape of a range."""
+    return json.loads(_optune.pick(_text("db", os.fspath(db)), _text("op", op), _shape_text(shape),
+                                   _text("target", target), _text("device", device)))
 
 
 def replay(landscape, tuner="xgb", seeds=20, budgets=(25, 50, 100, 200, 400), *, batch_size=1, transfer_from=()):

@@ -1,6 +1,7 @@
 // Calls optune::gemm on OpenCL, defined by the header optune_apply_best(... TARGET opencl) generated:
-// the tuned shape must run its tuned row (the build options of the header's table), another shape
-// the template's default, both with the right answer. Programs go through the on-disk cache in
+// the tuned shape must run its tuned row (the build options of the header's table), the listed
+// shape that was never tuned the row apply-best gave it (its nearest tuned shape's config) when
+// that config is valid for it, an unlisted shape the template's default, all with the right answer. Programs go through the on-disk cache in
 // the folder named by the first argument; each call prints where its program came from. Exits
 // non-zero on a wrong answer or dispatch.
 #include <cmath>
@@ -88,6 +89,9 @@ int main(int argc, char** argv) {
   optune::opencl::Runtime runtime(queue.get(), {argv[1]});
   std::printf("tuned for %s on %s, %zu GEMM shapes; running on %s\n", optune::tuned::kTarget,
               optune::tuned::kDevice, optune::tuned::kGemm.size(), runtime.device().name.c_str());
+  bool untuned_has_row = false;
+  for (const auto& row : optune::tuned::kGemm) untuned_has_row |= row.workload_key == std::string_view("gemm.f32.M33.N20.K17");
   return run(runtime, context.get(), queue.get(), 16, 24, 8, true) +
-         run(runtime, context.get(), queue.get(), 33, 20, 17, false);
+         run(runtime, context.get(), queue.get(), 33, 20, 17, untuned_has_row) +
+         run(runtime, context.get(), queue.get(), 5, 7, 9, false);
 }

@@ -51,7 +51,8 @@ TEST_F(OpenCLCliTest, TunesOnOpenCLThenSpaceQueryAndApplyBestWorkOnTheSameTarget
 
   // apply-best: the best record's knobs as the row's -D build options; the untuned workload noted.
   const fs::path header = dir_ / "tuned.hpp";
-  const CommandRun apply = optune("apply-best --target opencl --workload gemm.f32.M8.N8.K8 --out " + header.string() +
+  const CommandRun apply = optune("apply-best --target opencl --workload gemm.f32.M8.N8.K8 --workload gemm.f32.M40.N20.K12 "
+                                  "--out " + header.string() +
                                   " --db " + db());
   ASSERT_EQ(apply.code, 0) << apply.err;
   EXPECT_NE(apply.err.find("no tuned config for gemm.f32.M8.N8.K8"), std::string::npos) << apply.err;
@@ -68,6 +69,25 @@ TEST_F(OpenCLCliTest, TunesOnOpenCLThenSpaceQueryAndApplyBestWorkOnTheSameTarget
     std::string define = "-D" + knob + "=" + value.get<std::string>() + " ";
     std::transform(define.begin(), define.begin() + 2 + knob.size(), define.begin(), ::toupper);
     EXPECT_NE(text.find(define), std::string::npos) << define << " in " << text;
+  }
+
+  // The untuned listed shapes: pick and the table agree. A row, when there is one, has the config
+  // of the tuned shape pick names; a shape whose space refuses 33x17x9's config (8x8x8, smaller
+  // than its tiles) runs the default and has none.
+  for (const std::string shape : {"8,8,8", "40,20,12"}) {
+    const CommandRun pick = optune("pick --op gemm --shape " + shape + " --target opencl --format json --db " + db());
+    ASSERT_EQ(pick.code, 0) << pick.err;
+    const auto picked = nlohmann::json::parse(pick.out);
+    const std::string key = picked["workload"].get<std::string>();
+    const bool has_row = text.find("{\"" + key + "\", \"gemm.cl\"") != std::string::npos;
+    if (picked["source"] == "nearest") {
+      EXPECT_EQ(picked["from_workload"], "gemm.f32.M33.N17.K9");
+      EXPECT_TRUE(has_row) << text;
+      EXPECT_NE(text.find(key + ": never tuned; the config tuned for gemm.f32.M33.N17.K9"), std::string::npos) << text;
+    } else {
+      EXPECT_EQ(picked["source"], "default") << pick.out;
+      EXPECT_FALSE(has_row) << text;
+    }
   }
 
   const CommandRun space = optune("space --op depthwise_conv2d --shape N=1,C=8,H=9,W=9,R=3,S=3,stride=2,pad=1 "

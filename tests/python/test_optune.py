@@ -109,6 +109,20 @@ def test_space_and_devices_describe_what_the_command_line_does():
     assert devices[0]["target"] == "cpu" and len(devices[0]["id"]) > 0
 
 
+def test_pick_gives_an_untuned_shape_the_config_of_a_tuned_one_and_tune_takes_a_range(tmp_path):
+    db = tmp_path / "t.db"
+    results = optune.tune(op="gemm", shape="M=8..16,N=16,K=16", trials=2, db=db, tuner="random", **QUICK)
+    assert [r["workload"] for r in results] == ["gemm.f32.M8.N16.K16", "gemm.f32.M16.N16.K16"]
+    tuned = optune.pick("gemm", (16, 16, 16), db=db)
+    assert tuned["source"] == "tuned"
+    assert tuned["config"] == optune.query(db=db, op="gemm", shape="16,16,16")[0]["config"]
+    nearest = optune.pick("gemm", "M=12,N=16,K=16", db=db)
+    assert nearest["source"] == "nearest"
+    assert nearest["from_workload"] in {"gemm.f32.M8.N16.K16", "gemm.f32.M16.N16.K16"}
+    with pytest.raises(optune.BadInput, match="malformed"):
+        optune.tune(op="gemm", shape="M=8..,N=16,K=16", db=db, **QUICK)
+
+
 def test_query_to_pandas(tmp_path):
     pandas = pytest.importorskip("pandas")
     db = tmp_path / "q.db"

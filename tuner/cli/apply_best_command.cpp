@@ -1,5 +1,6 @@
 // optune apply-best: writes the header of tuned configs an application compiles in (build-time
-// consumption), and notes on stderr the wanted workloads that have no tuned config.
+// consumption), and notes on stderr the wanted workloads that have no tuned config (they run the
+// config of their nearest tuned shape, or the default).
 #include <cstdio>
 
 #include "cli_support.hpp"
@@ -50,6 +51,9 @@ int run_apply_best(const ApplyBestOptions& options) {
   for (const auto& problem : header.passed_over)
     std::fprintf(stderr, "optune: note: passed over a bad record of %s\n", problem.c_str());
   bool written = tuner::write_if_changed(options.out, header.text);
+  for (const auto& key : header.nearest)
+    std::fprintf(stderr, "optune: note: no tuned config for %s on %s; it runs the config of its nearest tuned shape\n",
+                 key.c_str(), header.device_name.c_str());
   for (const auto& key : header.untuned)
     std::fprintf(stderr, "optune: note: no tuned config for %s on %s; it runs the default config\n", key.c_str(),
                  header.device_name.c_str());

@@ -29,6 +29,7 @@ void add_space_command(CLI::App& app, CommandAction& action);
 void add_devices_command(CLI::App& app, CommandAction& action);
 void add_transfer_commands(CLI::App& app, CommandAction& action);  // export, import
 void add_apply_best_command(CLI::App& app, CommandAction& action);
+void add_pick_command(CLI::App& app, CommandAction& action);
 void add_rpc_commands(CLI::App& app, CommandAction& action);  // rpc server, tracker, proxy, status
 void add_job_command(CLI::App& app, CommandAction& action);
 void add_merge_command(CLI::App& app, CommandAction& action);

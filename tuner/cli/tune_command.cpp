@@ -1,5 +1,5 @@
-// optune tune: tunes one operator on a target and prints the best config, its GFLOP/s and its
-// speed-up over the template's default config.
+// optune tune: tunes one operator on a target (one shape, a range of shapes, or a suite) and prints
+// the best config, its GFLOP/s and its speed-up over the template's default config.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +12,7 @@
 #include "optune/backends/registry.hpp"
 #include "measuring.hpp"
 #include "optune/kernels/operator_catalog.hpp"
+#include "optune/tuner/scheduling/shape_range.hpp"
 #include "optune/tuner/scheduling/suite_tuning.hpp"
 #include "optune/tuner/scheduling/tuning_loop.hpp"
 
@@ -94,6 +95,25 @@ int run_tune(const TuneOptions& options) {
     print_suite_summary(options, outcome.suite, outcome.summary);
     return std::isnan(outcome.summary.tuned_seconds) ? 1 : 0;
   }
+  if (tuner::is_shape_range(options.request.shape)) {
+    const auto shapes = app::range_shapes(options.request);
+    std::string listed;
+    for (const auto& shape : shapes) listed += (listed.empty() ? "" : "; ") + shape;
+    std::size_t trials = 0;  // at least one a shape, so more than --trials when it is smaller
+    for (std::size_t share : tuner::split_trials(options.request.tuning.trials, shapes.size())) trials += share;
+    std::printf("range %s: %zu representative shapes (%s), %zu trials in all\n\n", options.request.shape.c_str(),
+                shapes.size(), listed.c_str(), trials);
+    auto outcome = app::tune_range(options.request, install_paths(), progress, log);
+    bool every_shape_tuned = true;
+    for (const auto& shape : outcome.shapes) {
+      print_summary(options, *shape.task, shape.summary);
+      std::printf("\n");
+      every_shape_tuned = every_shape_tuned && shape.summary.best.has_value();
+    }
+    std::printf("every shape in %s now runs the config of its nearest tuned shape (optune pick shows it)\n",
+                options.request.shape.c_str());
+    return every_shape_tuned ? 0 : 1;
+  }
   auto outcome = app::tune_workload(options.request, install_paths(), progress, log);
   print_summary(options, *outcome.task, outcome.summary);
   return outcome.summary.best ? 0 : 1;
@@ -107,7 +127,8 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
   tune->add_option("--op", options->request.op, "Operator: " + kernels::operator_names())->capture_default_str();
   tune->add_option("--shape", options->request.shape,
                    "Shape: M,N,K or named extents (M=512,N=512,K=512); a convolution's may name its layout "
-                   "(...,layout=nchw8c)");
+                   "(...,layout=nchw8c); an extent may be a range LOW..HIGH (M=1..512,N=768,K=768): a few "
+                   "representative shapes of it are tuned, --trials split among them");
   add_layout_option(*tune, options->request.layout);
   tune->add_option("--kernel", options->request.kernel_file,
                    "A kernel file (configs/kernels/*.toml): tune that kernel instead of --op; --shape sets its "

@@ -12,6 +12,7 @@
 
 #include "optune/backends/registry.hpp"
 #include "optune/kernels/kernel_template.hpp"
+#include "optune/tuner/results/nearest_config.hpp"
 #include "optune/tuner/results/record_check.hpp"
 #include "optune/tuner/search/task_history.hpp"
 
@@ -98,12 +99,42 @@ std::optional<BestRow> best_row(const kernels::Workload& workload, const kernels
   return best;
 }
 
+// Rows for the wanted workloads of the table that have no tuned row: the config of their nearest
+// tuned shape (nearest_config.hpp), so that they do not run the one default config.
+std::vector<std::string> nearest_rows(const db::Database& database, const TunedHeaderRequest& request,
+                                      const TemplateList& sharing, const kernels::DeviceInfo& device,
+                                      const std::set<std::string>& tuned_keys, std::set<std::string>& nearest_keys) {
+  std::vector<std::string> rows;
+  for (const auto& key : request.wanted) {
+    if (tuned_keys.count(key) || nearest_keys.count(key)) continue;
+    auto workload = kernels::parse_workload_key(key);
+    if (workload.op != sharing.front()->op()) continue;
+    auto nearest = nearest_config(database, workload, request.target, device);
+    if (!nearest || std::find(sharing.begin(), sharing.end(), nearest->kernel) == sharing.end()) continue;
+    rows.push_back(fmt::format(
+        "    {},  // {}: never tuned; the config tuned for {} ({:.1f} GFLOP/s there), {}{}",
+        nearest->kernel->table_row(workload, device, search_space::ConfigView(nearest->space, nearest->config)), key,
+        nearest->source.workload_key, nearest->source.gflops,
+        nearest->ranked_by_model ? "ranked first by the cost model" : "the closest tuned shape",
+        nearest->kernel == sharing.front() ? "" : " (" + nearest->kernel->name() + ")"));
+    nearest_keys.insert(key);
+  }
+  return rows;
+}
+
+struct SectionContext {
+  const db::Database& database;
+  const TunedHeaderRequest& request;
+  bool has_records;  // false: nothing recorded for the target, so no nearest config either
+};
+
 // One table: the default config of the default template (the highest-priority one that applies
 // to the form's default shape), then for each tuned workload the best record of any template
-// that fills the table.
-std::string section(const TemplateList& sharing, const kernels::KernelTemplate::TableForm& form,
-                    const kernels::DeviceInfo& device, const std::vector<db::TuningRecord>& best,
-                    std::set<std::string>& tuned_keys) {
+// that fills the table, then the nearest rows of the wanted workloads never tuned.
+std::string section(const SectionContext& context, const TemplateList& sharing,
+                    const kernels::KernelTemplate::TableForm& form, const kernels::DeviceInfo& device,
+                    const std::vector<db::TuningRecord>& best, std::set<std::string>& tuned_keys,
+                    std::set<std::string>& nearest_keys) {
   auto representative = kernels::parse_workload(sharing.front()->op(), form.default_shape);
   const kernels::KernelTemplate& kernel =
       backends::default_template(representative, sharing.front()->backend(), device);
@@ -146,7 +177,12 @@ std::string section(const TemplateList& sharing, const kernels::KernelTemplate::
         row->usable.record.gflops, of_template));
     tuned_keys.insert(key);
   }
-  text += fmt::format("// {}: the best recorded config of each tuned shape.\n"
+  if (context.has_records) {
+    for (auto& row : nearest_rows(context.database, context.request, sharing, device, tuned_keys, nearest_keys))
+      rows.push_back(std::move(row));
+  }
+  text += fmt::format("// {}: the best recorded config of each tuned shape, then each untuned shape the\n"
+                      "// application lists with the config of its nearest tuned shape.\n"
                       "inline constexpr std::array<{}, {}> {} = {{{{\n", kernel.name(), form.row_type, rows.size(),
                       form.table_name);
   for (const auto& row : rows) text += row + "\n";
@@ -169,22 +205,29 @@ TunedHeader make_tuned_header(const db::Database& database, const TunedHeaderReq
   std::string body;
   std::string entry_points;
   std::set<std::string> tuned_keys;
+  std::set<std::string> nearest_keys;
   std::set<std::string> tables;
+  const SectionContext context{database, request, device_record.has_value()};
   for (const auto* kernel : backends::all_templates()) {
     if (kernel->backend() != request.target.backend) continue;
     auto form = kernel->table_form();
     if (!form || !tables.insert(form->table_name).second) continue;
     const std::string include = "#include <" + form->include + ">\n";
     if (includes.find(include) == std::string::npos) includes += include;
-    body += section(sharing_table(*kernel, form->table_name), *form, device, best, tuned_keys) + "\n";
+    body += section(context, sharing_table(*kernel, form->table_name), *form, device, best, tuned_keys,
+                    nearest_keys) + "\n";
     if (!form->entry_point.empty()) entry_points += "\n" + form->entry_point;
   }
   header.tuned = tuned_keys.size();
-  for (const auto& key : request.wanted)
-    if (!tuned_keys.count(key)) header.untuned.push_back(key);
+  std::set<std::string> noted;
+  for (const auto& key : request.wanted) {
+    if (tuned_keys.count(key) || !noted.insert(key).second) continue;
+    (nearest_keys.count(key) ? header.nearest : header.untuned).push_back(key);
+  }
 
   std::string untuned;
-  for (const auto& key : header.untuned) untuned += "//   " + key + "\n";
+  for (const auto& key : header.nearest) untuned += "//   " + key + " (the config of its nearest tuned shape)\n";
+  for (const auto& key : header.untuned) untuned += "//   " + key + " (the default config)\n";
   header.text = fmt::format(
       "// Generated by `optune apply-best` from {} for target {} on {} [{}].\n"
       "// Do not edit: regenerate with optune apply-best (or CMake's optune_apply_best()).\n"
@@ -193,7 +236,7 @@ TunedHeader make_tuned_header(const db::Database& database, const TunedHeaderReq
       "inline constexpr char kTarget[] = \"{}\";\ninline constexpr char kDevice[] = \"{}\";\n\n{}"
       "}}  // namespace optune::tuned\n{}",
       request.source, request.target.str(), device.name, device.fingerprint_id(), header.tuned,
-      untuned.empty() ? "" : " Without a tuned config (they run the default):\n" + untuned, includes,
+      untuned.empty() ? "" : " Never tuned:\n" + untuned, includes,
       request.target.str(), device.name, body,
       entry_points.empty() ? "" : "\n// What the application calls.\nnamespace optune {\n" + entry_points + "\n}  // namespace optune\n");
   return header;

@@ -59,6 +59,22 @@ WorkloadOutcome tune_workload(const TuneRequest& request, const InstallPaths& pa
 SuiteOutcome tune_suite(const TuneRequest& request, const InstallPaths& paths, tuner::Progress& progress,
                         std::function<void(const std::string&)> log = nullptr);
 
+// A `--shape` with ranges (M=1..512,N=768,K=768; tuner/scheduling/shape_range.hpp): its
+// representative shapes, tuned one after the other, each with its share of tuning.trials (an even
+// split), so that the range costs the budget of one shape. Later shapes start from the records of
+// the earlier ones (the xgb tuner's transfer), and every shape in the range is then covered by
+// the nearest tuned shape's config (`optune pick`, apply-best).
+struct RangeOutcome {
+  std::string range;                    // the --shape as given
+  std::vector<WorkloadOutcome> shapes;  // one per representative shape, in order
+};
+// Throws BadInput for a malformed or empty range, or a representative shape that the operator
+// rejects, before anything is measured.
+RangeOutcome tune_range(const TuneRequest& request, const InstallPaths& paths, tuner::Progress& progress,
+                        std::function<void(const std::string&)> log = nullptr);
+// The representative shapes of a request's range (BadInput as tune_range).
+std::vector<std::string> range_shapes(const TuneRequest& request);
+
 // Outcomes as JSON, the same fields for every front end: workload, template, target, device,
 // trials, failures, seconds, default and best (records as query gives them, or null), speedup
 // (default / best median; null when the best is the default itself or either is missing), run_id;

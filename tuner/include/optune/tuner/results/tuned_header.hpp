@@ -1,6 +1,7 @@
 // The header `optune apply-best` writes for build-time consumption: for one target and device,
 // per template with a build-time form, a constexpr table of the best recorded config of every
-// workload (CLBlast-style: plain, readable rows) and the template's default config for shapes
+// workload (CLBlast-style: plain, readable rows), a row for each untuned workload the application
+// lists with the config of its nearest tuned shape, and the template's default config for shapes
 // without a row. Applications dispatch through it (e.g. kernels/cpu/tuned_gemm.hpp).
 #pragma once
 
@@ -24,7 +25,10 @@ struct TunedHeaderRequest {
 struct TunedHeader {
   std::string text;
   std::size_t tuned = 0;                    // rows written
-  std::vector<std::string> untuned;         // wanted workloads without a row: they run the default
+  // Wanted workloads never tuned: with a row of their nearest tuned shape's config
+  // (nearest_config.hpp), or without a row (nothing of their template tuned here): the default.
+  std::vector<std::string> nearest;
+  std::vector<std::string> untuned;
   // Records passed over because they fail RecordCheck::figures() (forged or corrupted), each
   // "<workload key>: <problem>": the header is made from the others.
   std::vector<std::string> passed_over;

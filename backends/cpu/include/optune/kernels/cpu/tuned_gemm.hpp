@@ -1,5 +1,6 @@
 // Build-time consumption of tuned GEMM configs: `optune apply-best` writes a header with a
-// constexpr table of TunedGemm rows (one per tuned shape), the template's default config, and
+// constexpr table of TunedGemm rows (one per tuned shape, and one per shape the application lists
+// that was never tuned, with its nearest tuned shape's config), the template's default config, and
 // optune::gemm(...), which an application calls. It dispatches through gemm_tuned<table,
 // default>(...): the tuned config of the matching shape, instantiated from the same kernel header
 // the tuner measured, and the default config for any other shape.

@@ -1,0 +1,54 @@
+// Which config runs for a workload on a device, and where it came from (`optune pick`,
+// optune.pick()): the workload's own tuned best (`tuned`), else the config tuned for another
+// shape of its template that the cost model ranks best for it (`nearest`,
+// tuner/results/nearest_config.hpp), else the template's default config (`default`). The same
+// choice `optune apply-best` compiles into an application's header.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "optune/db/tuning_record.hpp"
+
+namespace optune::app {
+
+struct PickRequest {
+  std::string database;
+  std::string op;
+  std::string shape;
+  std::string target = "cpu";
+  std::string device;  // id or part of its name; "": the only device recorded for the target
+};
+
+enum class PickSource { kTuned, kNearest, kDefault };
+std::string_view pick_source_name(PickSource source);  // "tuned", "nearest", "default"
+
+struct Pick {
+  std::string workload;       // the key
+  std::string template_name;  // the template the config is a point of
+  std::string target;
+  std::string device;         // the device's name
+  std::string device_id;
+  PickSource source = PickSource::kDefault;
+  nlohmann::json config;      // knob values by name, in the workload's own space
+  // tuned: the workload's best record; nearest: the record of the tuned shape the config came
+  // from (its workload_key names the shape); default: none.
+  std::optional<db::TuningRecord> record;
+  bool ranked_by_model = false;  // nearest: whether the cost model chose (else the closest shape)
+  std::size_t candidates = 0;    // nearest: tuned shapes whose best config was valid here
+};
+
+// Throws BadInput for a malformed shape, an unknown op or target, an unreadable database, or
+// records of several devices when `device` does not choose one, or a `device` that no record of
+// the target matches. With nothing recorded for the target (and no `device`), the default config
+// is for this machine's device of the target.
+Pick pick_config(const PickRequest& request);
+
+// workload, template, target, device, device_id, source, config, from_workload (nearest) and
+// record (as optune query gives it; null for the default), ranked_by_model.
+nlohmann::json pick_json(const Pick& pick);
+
+}  // namespace optune::app

@@ -1,0 +1,156 @@
+#include "optune/app/pick.hpp"
+
+#include <map>
+
+#include "optune/app/bad_input.hpp"
+#include "optune/app/query.hpp"
+#include "optune/app/tasks.hpp"
+#include "optune/backends/registry.hpp"
+#include "optune/tuner/results/nearest_config.hpp"
+#include "optune/tuner/results/record_check.hpp"
+#include "optune/tuner/search/task_history.hpp"
+
+namespace optune::app {
+namespace {
+
+// The fastest records read of the workload itself: the best one an older space cannot read is
+// passed over for the next (as apply-best does).
+constexpr std::size_t kOwnCandidates = 32;
+
+// The one device of the target's records that `device` names; nullopt when none is recorded.
+std::optional<kernels::DeviceInfo> recorded_device(const db::Database& database, const kernels::Target& target,
+                                                   const std::string& device) {
+  db::RecordFilter filter;
+  filter.target = target.str();
+  filter.device = device;
+  std::map<std::string, std::string> names;  // by device id
+  db::TuningRecord any;
+  for (auto& record : database.top_k(filter, 1)) {
+    names.emplace(record.device_id, record.device_fingerprint.value("name", ""));
+    any = std::move(record);
+  }
+  if (names.size() > 1) {
+    std::string listed;
+    for (const auto& [id, name] : names) listed += (listed.empty() ? "" : ", ") + id + " (" + name + ")";
+    throw BadInput("pick: records of several devices match target " + target.str() + "; choose one with --device: " +
+                   listed);
+  }
+  if (names.empty()) return std::nullopt;
+  try {
+    return kernels::DeviceInfo::from_fingerprint(any.device_fingerprint);
+  } catch (const std::exception& error) {
+    throw BadInput("pick: the device of " + any.workload_key + " cannot be read: " + error.what());
+  }
+}
+
+// The workload's fastest record on the device whose config its template's space reads.
+bool pick_tuned(const db::Database& database, const kernels::Workload& workload, Pick& pick) {
+  db::RecordFilter filter;
+  filter.workload_key = pick.workload;
+  filter.target = pick.target;
+  filter.device = pick.device_id;
+  std::vector<std::string> passed_over;
+  for (const auto& record : tuner::checked_top_k(database, filter, kOwnCandidates, passed_over)) {
+    if (pick.record && pick.record->median_seconds <= record.median_seconds) continue;
+    try {
+      const auto& kernel = backends::template_of_record(record.template_name, record.config);
+      auto device = kernels::DeviceInfo::from_fingerprint(record.device_fingerprint);
+      auto space = kernel.space(workload, device);
+      auto config = tuner::readable_config(space, record);
+      if (!config) continue;
+      pick.template_name = kernel.name();
+      pick.config = space.to_json(*config);
+      pick.record = record;
+    } catch (const std::exception&) {
+      continue;  // a template this build does not have, or an unreadable device
+    }
+  }
+  if (pick.record) pick.source = PickSource::kTuned;
+  return pick.record.has_value();
+}
+
+bool pick_nearest(const db::Database& database, const kernels::Workload& workload, const kernels::Target& target,
+                  const kernels::DeviceInfo& device, Pick& pick) {
+  auto nearest = tuner::nearest_config(database, workload, target, device);
+  if (!nearest) return false;
+  pick.source = PickSource::kNearest;
+  pick.template_name = nearest->kernel->name();
+  pick.config = nearest->space.to_json(nearest->config);
+  pick.record = std::move(nearest->source);
+  pick.ranked_by_model = nearest->ranked_by_model;
+  pick.candidates = nearest->candidates;
+  return true;
+}
+
+void pick_default(const kernels::Workload& workload, const kernels::Target& target, const kernels::DeviceInfo& device,
+                  Pick& pick) {
+  const auto& kernel = backends::default_template(workload, target.backend, device);
+  auto space = kernel.space(workload, device);
+  pick.source = PickSource::kDefault;
+  pick.template_name = kernel.name();
+  pick.config = space.to_json(kernel.default_config(workload, device, space));
+}
+
+}  // namespace
+
+std::string_view pick_source_name(PickSource source) {
+  switch (source) {
+    case PickSource::kTuned: return "tuned";
+    case PickSource::kNearest: return "nearest";
+    case PickSource::kDefault: return "default";
+  }
+  return "default";
+}
+
+Pick pick_config(const PickRequest& request) {
+  kernels::Workload workload;
+  kernels::Target target;
+  try {
+    workload = kernels::parse_workload(kernels::parse_op(request.op), request.shape);
+    target = backends::parse_target(request.target);
+  } catch (const std::invalid_argument& error) {
+    throw BadInput(std::string("pick: ") + error.what());
+  }
+  auto database = open_database(request.database, db::Database::Mode::kReadOnly);
+  auto recorded = recorded_device(database, target, request.device);
+  // A device named but never recorded: its default config cannot be told without the device.
+  if (!recorded && !request.device.empty())
+    throw BadInput("pick: no records of target " + target.str() + " match device '" + request.device +
+                   "' in " + request.database);
+  kernels::DeviceInfo device;
+  try {
+    device = recorded ? *recorded : backends::find_device(target);
+  } catch (const std::invalid_argument& error) {
+    throw BadInput(std::string("pick: ") + error.what());
+  }
+  Pick pick;
+  pick.workload = workload.key();
+  pick.target = target.str();
+  pick.device = device.name;
+  pick.device_id = device.fingerprint_id();
+  if (recorded && (pick_tuned(database, workload, pick) || pick_nearest(database, workload, target, device, pick)))
+    return pick;
+  try {
+    pick_default(workload, target, device, pick);
+  } catch (const std::invalid_argument& error) {
+    throw BadInput(std::string("pick: ") + error.what());
+  }
+  return pick;
+}
+
+nlohmann::json pick_json(const Pick& pick) {
+  return {{"workload", pick.workload},
+          {"template", pick.template_name},
+          {"target", pick.target},
+          {"device", pick.device},
+          {"device_id", pick.device_id},
+          {"source", pick_source_name(pick.source)},
+          {"config", pick.config},
+          {"from_workload", pick.source == PickSource::kNearest ? nlohmann::json(pick.record->workload_key)
+                                                                : nlohmann::json(nullptr)},
+          {"record", pick.record ? record_json(*pick.record) : nlohmann::json(nullptr)},
+          {"ranked_by_model", pick.ranked_by_model},
+          {"candidates", pick.candidates}};
+}
+
+}  // namespace optune::app

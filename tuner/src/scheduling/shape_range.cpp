@@ -1,0 +1,120 @@
+#include "optune/tuner/scheduling/shape_range.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+
+#include "optune/kernels/workload.hpp"
+
+namespace optune::tuner {
+namespace {
+
+constexpr std::string_view kRangeMark = "..";
+// About one point per this many octaves of a range.
+constexpr double kOctavesPerPoint = 1.25;
+
+// The most points per ranged extent, by how many extents are ranged (see the header).
+std::size_t points_per_extent(std::size_t ranged_extents) {
+  if (ranged_extents <= 1) return 8;
+  if (ranged_extents == 2) return 3;
+  return 2;
+}
+
+std::vector<std::string> split_parts(std::string_view text) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    parts.emplace_back(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (comma == std::string_view::npos) return parts;
+    start = comma + 1;
+  }
+}
+
+std::string trimmed(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return "";
+  return std::string(text.substr(first, text.find_last_not_of(" \t") - first + 1));
+}
+
+// A whole number of decimal digits within the largest extent; nullopt otherwise.
+std::optional<std::int64_t> whole_number(const std::string& text) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return std::stoll(text);
+}
+
+// One part of the shape, "M=1..512" or "1..512": its name (with "=", or "") and its bounds.
+struct RangePart {
+  std::string name;
+  std::int64_t low = 0, high = 0;
+};
+RangePart parse_range_part(const std::string& part) {
+  const std::size_t equals = part.find('=');
+  const std::string name = equals == std::string::npos ? "" : part.substr(0, equals + 1);
+  const std::string bounds = trimmed(equals == std::string::npos ? part : part.substr(equals + 1));
+  const std::size_t mark = bounds.find(kRangeMark);
+  auto low = whole_number(trimmed(bounds.substr(0, mark)));
+  auto high = whole_number(trimmed(bounds.substr(mark + kRangeMark.size())));
+  if (!low || !high)
+    throw std::invalid_argument("shape range '" + trimmed(part) + "' is malformed: expected LOW..HIGH, two whole numbers "
+                                "(e.g. M=1..512)");
+  if (*low > *high)
+    throw std::invalid_argument("shape range '" + trimmed(part) + "' is empty: " + std::to_string(*low) + " > " +
+                                std::to_string(*high));
+  if (*low < 1)
+    throw std::invalid_argument("shape range '" + trimmed(part) + "' starts below 1: extents are positive");
+  if (*high > kernels::kMaxExtent)
+    throw std::invalid_argument("shape range '" + trimmed(part) + "' ends past the largest extent, " +
+                                std::to_string(kernels::kMaxExtent));
+  return {trimmed(name), *low, *high};
+}
+
+}  // namespace
+
+bool is_shape_range(std::string_view shape_text) { return shape_text.find(kRangeMark) != std::string_view::npos; }
+
+std::vector<std::int64_t> range_points(std::int64_t low, std::int64_t high, std::size_t most) {
+  const double octaves = std::log2(static_cast<double>(high) / static_cast<double>(low));
+  const std::size_t wanted = 1 + static_cast<std::size_t>(std::ceil(octaves / kOctavesPerPoint));
+  const std::size_t count = std::clamp<std::size_t>(wanted, high > low ? 2 : 1, std::max<std::size_t>(most, 2));
+  std::vector<std::int64_t> points;
+  for (std::size_t i = 0; i < count; ++i) {
+    const double at = count == 1 ? 0.0 : static_cast<double>(i) / static_cast<double>(count - 1);
+    const auto point = static_cast<std::int64_t>(std::llround(static_cast<double>(low) * std::pow(2.0, octaves * at)));
+    points.push_back(std::clamp(point, low, high));
+  }
+  points.erase(std::unique(points.begin(), points.end()), points.end());
+  return points;
+}
+
+std::vector<std::string> representative_shapes(std::string_view shape_text) {
+  const auto parts = split_parts(shape_text);
+  std::size_t ranged = 0;
+  for (const auto& part : parts) ranged += is_shape_range(part) ? 1 : 0;
+  // The cartesian product of every part's values, built part by part.
+  std::vector<std::string> shapes = {""};
+  for (const auto& part : parts) {
+    std::vector<std::string> values = {trimmed(part)};
+    if (is_shape_range(part)) {
+      const RangePart range = parse_range_part(part);
+      values.clear();
+      for (auto point : range_points(range.low, range.high, points_per_extent(ranged)))
+        values.push_back(range.name + std::to_string(point));
+    }
+    std::vector<std::string> extended;
+    for (const auto& shape : shapes)
+      for (const auto& value : values) extended.push_back(shape.empty() ? value : shape + "," + value);
+    shapes = std::move(extended);
+  }
+  return shapes;
+}
+
+std::vector<std::size_t> split_trials(std::size_t trials, std::size_t shapes) {
+  std::vector<std::size_t> split(shapes, std::max<std::size_t>(1, trials / std::max<std::size_t>(shapes, 1)));
+  if (trials > shapes)
+    for (std::size_t i = 0; i < trials % shapes; ++i) ++split[i];
+  return split;
+}
+
+}  // namespace optune::tuner
