@@ -181,4 +181,35 @@ KernelTunerExport export_kernel_tuner(const KernelTunerExportRequest& request) {
   return exported;
 }
 
+tuner::KernelHeader kernel_apply_best(const KernelApplyBestRequest& request) {
+  tuner::KernelHeaderRequest header_request;
+  std::unique_ptr<kernels::KernelTemplate> kernel_file;
+  kernels::Target target;
+  try {
+    const kernels::KernelSpec spec = kernels::load_kernel_file(request.kernel_file);
+    target = backends::parse_target(request.target.empty() ? spec.backend : request.target);
+    if (target.backend != spec.backend)
+      throw std::invalid_argument(request.kernel_file + ": backend: the kernel runs on " + spec.backend +
+                                  ", not on target " + target.str());
+    kernel_file = backends::kernel_file_template(spec);
+    for (const auto& key : request.wanted) header_request.wanted.push_back(kernels::parse_workload_key(key).key());
+  } catch (const std::invalid_argument& error) {
+    throw BadInput(error.what());
+  }
+  if (!request.target.empty()) header_request.target = target.str();
+  header_request.device = request.device;
+  header_request.source = request.database;
+  header_request.kernel_file = request.kernel_file;
+  try {  // nothing recorded: the default config shown is this machine's, if it has such a device
+    header_request.fallback_device = backends::find_device(target);
+  } catch (const std::invalid_argument&) {
+  }
+  const auto database = open_database(request.database, db::Database::Mode::kReadOnly);
+  try {
+    return tuner::make_kernel_header(database, *kernel_file, header_request);
+  } catch (const std::invalid_argument& error) {
+    throw BadInput(error.what());
+  }
+}
+
 }  // namespace optune::app

@@ -1,7 +1,8 @@
 // A kernel file's records in and out of optune through the command (issue 20): Kernel Tuner cache
 // files imported as records (`import --kernel-tuner`) and exported again (`export --kernel-tuner`),
 // on caches written here and on a real Kernel Tuner cache from /work/shared/landscapes when there
-// is one. Real processes, real SQLite files.
+// is one; and the header of the best configs (`apply-best --kernel`), compiled by a small C++
+// program that checks its rows. Real processes, real SQLite files, the system's C++ compiler.
 #include <zlib.h>
 
 #include <algorithm>
@@ -318,6 +319,127 @@ TEST_F(KernelResultsCliTest, RealKernelTunerCacheRoundTrips) {
   EXPECT_EQ(exported["kernel_name"], original["kernel_name"]);
   EXPECT_EQ(exported["tune_params_keys"], original["tune_params_keys"]);
   expect_same_configurations(original, exported);
+}
+
+// The header's rows, checked at compile time by a program that includes it.
+class KernelApplyBestCliTest : public KernelResultsCliTest {
+ protected:
+  // Compiles `checks` (statements at namespace scope, e.g. static_asserts) after including the
+  // header; returns the compiler's output, "" when it compiled.
+  std::string compile_with(const fs::path& header, const std::string& checks) {
+    const fs::path program = write("consumer.cpp", "#include \"" + header.filename().string() + "\"\n" + checks +
+                                                       "\nint main() { return 0; }\n");
+    const fs::path log = dir_ / "compile.log";
+    const std::string command = "c++ -std=c++20 -Wall -Wextra -Werror -fsyntax-only -I " + dir_.string() + " " +
+                                program.string() + " > " + log.string() + " 2>&1";
+    return std::system(command.c_str()) == 0 ? "" : "compile failed:\n" + test_support::slurp(log);
+  }
+};
+
+TEST_F(KernelApplyBestCliTest, CpuKernelTableHoldsTheBestDefinesAndCompiles) {
+  ASSERT_EQ(import_cache(write("n1000.json", synthetic_cache().dump())).code, 0);
+  Json bigger = synthetic_cache();
+  bigger["cache"]["8,fast"]["time"] = 7.0;  // at N=4000, 8,plain (2.5 ms) is the best
+  ASSERT_EQ(import_cache(write("n4000.json", bigger.dump()), "--shape N=4000").code, 0);
+  const fs::path header = dir_ / "tuned_blocks.hpp";
+  CommandRun run = optune("apply-best --kernel " + kernel() + " --db " + db() + " --out " + header.string() +
+                          " --workload kernel.blocks.N1000 --workload kernel.blocks.N2000");
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("2 tuned rows"), std::string::npos) << run.out;
+  EXPECT_NE(run.err.find("no tuned config for kernel.blocks.N2000 on Imported CPU"), std::string::npos) << run.err;
+  const std::string text = test_support::slurp(header);
+  EXPECT_NE(text.find("//   kernel.blocks.N2000 on Imported CPU"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"-DBLOCK=8 -DMODE=fast\""), std::string::npos) << text;
+  EXPECT_EQ(compile_with(header, R"(
+namespace tuned = optune::tuned::kernel_blocks;
+static_assert(tuned::kTuned.size() == 2);
+constexpr const tuned::TunedKernel* small = tuned::find_tuned("kernel.blocks.N1000", "Imported CPU");
+static_assert(small->extents[0] == 1000);  // a null row is no constant expression
+static_assert(small->config.BLOCK == 8 && small->config.MODE == "fast");
+static_assert(small->defines == "-DBLOCK=8 -DMODE=fast");
+static_assert(small->target == "cpu");
+constexpr const tuned::TunedKernel* large = tuned::find_tuned("kernel.blocks.N4000", "Imported CPU");
+static_assert(large->config.MODE == "plain");
+static_assert(tuned::find_tuned("kernel.blocks.N2000", "Imported CPU") == nullptr);
+static_assert(tuned::kEntry == "blocks" && tuned::kExtents[0] == "N");
+)"),
+            "");
+
+  // Run again on the same records, the header is left as it is (builds that depend on it do not rerun).
+  run = optune("apply-best --kernel " + kernel() + " --db " + db() + " --out " + header.string() +
+               " --workload kernel.blocks.N1000 --workload kernel.blocks.N2000");
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("(unchanged)"), std::string::npos) << run.out;
+
+  // No row for the device asked for: an empty table that still compiles.
+  run = optune("apply-best --kernel " + kernel() + " --db " + db() + " --device 'No Such CPU' --out " +
+               (dir_ / "empty.hpp").string() + " --workload kernel.blocks.N1000");
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_NE(run.err.find("no tuned config for kernel.blocks.N1000"), std::string::npos) << run.err;
+  EXPECT_EQ(compile_with(dir_ / "empty.hpp", "static_assert(optune::tuned::kernel_blocks::kTuned.empty());"), "");
+}
+
+TEST_F(KernelApplyBestCliTest, OpenCLKernelTableHoldsTheLaunchSizes) {
+  if (!OPTUNE_TEST_OPENCL) GTEST_SKIP() << "built without OpenCL";
+  write("tiles.cl", "__kernel void tiles(__global float* out) {}\n");
+  write("tiles.toml", R"(name = "tiles"
+backend = "opencl"
+source = "tiles.cl"
+entry = "tiles"
+bytes = "8 * N * M"
+build_options = ["-cl-mad-enable"]
+args = [ { name = "out", kind = "buffer", dtype = "f32", count = "N * M", output = true } ]
+[extents]
+N = 512
+M = 256
+[knobs]
+TILE = [8, 16, 32]
+WPT = [1, 2]
+[constraints]
+rules = ["TILE % WPT == 0"]
+[launch]
+global = ["N / WPT", "M"]
+local = ["TILE / WPT", "TILE"]
+)");
+  Json cache = {{"device_name", "Imported GPU"},
+                {"kernel_name", "tiles"},
+                {"tune_params_keys", {"TILE", "WPT"}},
+                {"tune_params", {{"TILE", {8, 16, 32}}, {"WPT", {1, 2}}}},
+                {"cache",
+                 {{"8,1", {{"TILE", 8}, {"WPT", 1}, {"time", 0.9}}},
+                  {"16,2", {{"TILE", 16}, {"WPT", 2}, {"time", 0.4}}},
+                  {"32,2", {{"TILE", 32}, {"WPT", 2}, {"time", "RuntimeFailedConfig"}}}}}};
+  const std::string tiles = (dir_ / "tiles.toml").string();
+  CommandRun run = optune("import --kernel-tuner " + write("tiles.json", cache.dump()).string() + " --kernel " + tiles +
+                          " --target opencl --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  const fs::path header = dir_ / "tuned_tiles.hpp";
+  run = optune("apply-best --kernel " + tiles + " --target opencl --db " + db() + " --out " + header.string());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_EQ(compile_with(header, R"(
+namespace tuned = optune::tuned::kernel_tiles;
+constexpr const tuned::TunedKernel* row = tuned::find_tuned("kernel.tiles.N512.M256", "Imported GPU");
+static_assert(row->config.TILE == 16 && row->config.WPT == 2);  // a null row is no constant expression
+static_assert(row->build_options == "-DTILE=16 -DWPT=2 -cl-mad-enable");
+static_assert(row->dimensions == 2);
+static_assert(row->global_size[0] == 256 && row->global_size[1] == 256 && row->global_size[2] == 1);
+static_assert(row->local_size[0] == 8 && row->local_size[1] == 16 && row->local_size[2] == 1);
+)"),
+            "");
+}
+
+TEST_F(KernelApplyBestCliTest, RefusesBadInputWithOneLine) {
+  ASSERT_EQ(import_cache(write("n1000.json", synthetic_cache().dump())).code, 0);
+  const std::string base = "apply-best --kernel " + kernel() + " --db " + db() + " --out " + (dir_ / "t.hpp").string();
+  expect_bad_input(base + " --workload kernel.other.N1000", "is not a size of kernel blocks");
+  expect_bad_input(base + " --workload kernel.blocks.M1000", "is not a size of kernel blocks");
+  expect_bad_input(base + " --workload gemm", "gemm");
+  expect_bad_input(base + " --target opencl", "backend");
+  expect_bad_input(base + " --suite " + (dir_ / "suite.toml").string(), "--suite");
+  expect_bad_input("apply-best --kernel " + (dir_ / "none.toml").string() + " --db " + db() + " --out " +
+                       (dir_ / "t.hpp").string(),
+                   "none.toml");
+  EXPECT_FALSE(fs::exists(dir_ / "t.hpp"));
 }
 
 }  // namespace

@@ -1,13 +1,16 @@
-// A kernel file's records in and out of optune, as `optune import/export --kernel-tuner` ask for
-// them (and the Python module may): a Kernel Tuner cache file (or a T4 results file) imported as
-// records of the kernel file's workload, and those records exported as a Kernel Tuner cache file
-// (tuner/interop/kernel_tuner_cache.hpp says how the two map).
+// A kernel file's records in and out of optune, as `optune import/export --kernel-tuner` and
+// `optune apply-best --kernel` ask for them (and the Python module may): a Kernel Tuner cache file
+// (or a T4 results file) imported as records of the kernel file's workload, those records exported
+// as a Kernel Tuner cache file (tuner/interop/kernel_tuner_cache.hpp says how the two map), and
+// the header of the best configs an application builds with (tuner/results/kernel_header.hpp).
 // Every error of the user's input is BadInput, raised before anything is written.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <vector>
+
+#include "optune/tuner/results/kernel_header.hpp"
 
 namespace optune::app {
 
@@ -58,5 +61,16 @@ struct KernelTunerExport {
 
 // Per config its latest successful record, else its latest failure.
 KernelTunerExport export_kernel_tuner(const KernelTunerExportRequest& request);
+
+struct KernelApplyBestRequest {
+  std::string database;
+  std::string kernel_file;
+  std::string target;                // "" every target of the file's backend
+  std::string device;                // "" every device; else an id or part of a name
+  std::vector<std::string> wanted;   // workload keys of the kernel the application uses
+};
+
+// The header's text and what it holds; the caller writes it (tuner::write_if_changed).
+tuner::KernelHeader kernel_apply_best(const KernelApplyBestRequest& request);
 
 }  // namespace optune::app
