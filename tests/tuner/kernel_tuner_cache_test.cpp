@@ -192,5 +192,38 @@ TEST_F(KernelTunerCacheTest, EntryOutsideTheFilesSpaceIsNamed) {
   }
 }
 
+TEST_F(KernelTunerCacheTest, T4ResultsBecomeRecordsWithTheirInvalidities) {
+  auto result = [](int block, const std::string& mode, const std::string& invalidity, double time) {
+    Json measurements = Json::array();
+    if (invalidity == "correct") measurements.push_back({{"name", "time"}, {"value", time}, {"unit", "ms"}});
+    return Json{{"configuration", {{"BLOCK", block}, {"MODE", mode}}},
+                {"invalidity", invalidity},
+                {"objectives", {"time"}},
+                {"measurements", measurements}};
+  };
+  const Json file = {{"schema_version", "1.0.0"},
+                     {"results",
+                      {result(8, "plain", "correct", 2.0), result(16, "plain", "compile", 0),
+                       result(16, "fast", "correctness", 0), result(32, "fast", "constraints", 0)}}};
+  const auto landscape = read_measured_file(write("t4.json", file.dump()));
+  const auto records = records_of_cache(landscape, *task(), "run");
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].costs, (std::vector<double>{2.0e-3}));
+  EXPECT_EQ(records[1].error_kind, "build_error");
+  EXPECT_EQ(records[2].error_kind, "wrong_answer");
+}
+
+TEST_F(KernelTunerCacheTest, CacheTunedForAnotherObjectiveIsRefused) {
+  Json file = cache({{"8,plain", {{"BLOCK", 8}, {"MODE", "plain"}, {"time", 1.0}, {"GFLOP/s", 5.0}}}});
+  file["objective"] = "GFLOP/s";
+  const auto landscape = read_measured_file(write("cache.json", file.dump()));
+  try {
+    records_of_cache(landscape, *task(), "run");
+    FAIL() << "GFLOP/s were taken for times";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("objective 'GFLOP/s'"), std::string::npos) << error.what();
+  }
+}
+
 }  // namespace
 }  // namespace optune::tuner

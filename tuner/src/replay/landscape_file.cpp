@@ -102,6 +102,7 @@ class ConfigReader {
 };
 
 struct Measured {
+  std::string objective = "time";
   std::vector<search_space::Config> configs;
   std::vector<double> times;
   std::vector<LandscapeEntry> entries;
@@ -164,6 +165,7 @@ Measured read_kernel_tuner(const std::filesystem::path& path, const Json& json, 
   if (cache == json.end() || !cache->is_object()) throw BadFile(path, "no 'cache' object");
   std::string objective = json.value("objective", std::string("time"));
   Measured measured;
+  measured.objective = objective;
   for (const auto& [key, entry] : cache->items()) {
     const std::string where = "cache entry '" + key + "'";
     if (!entry.is_object()) throw BadFile(path, where + " is not an object");
@@ -225,6 +227,7 @@ Measured read_t4(const std::filesystem::path& path, const Json& results, ConfigR
     if (auto objectives = result.find("objectives"); objectives != result.end() && objectives->is_array() &&
                                                      !objectives->empty() && objectives->front().is_string())
       objective = objectives->front().get<std::string>();
+    if (objective != "time") measured.objective = objective;
     double time = kFailed;
     if (invalidity == "correct") {
       const auto measurements = result.find("measurements");
@@ -312,6 +315,7 @@ LandscapeFile read_measured_file(const std::filesystem::path& path) {
     file.entries.push_back(std::move(measured.entries[i]));
   }
   file.invalid = measured.invalid;
+  file.objective = measured.objective;
   file.task = std::make_shared<measure::MeasureTask>();
   file.task->space = make_space(path, parameters, file.configs);
   file.task->device.name = file.device;

@@ -39,6 +39,7 @@ struct LandscapeFile {
   std::shared_ptr<measure::MeasureTask> task;  // no template; the space described above
   std::vector<search_space::Config> configs;   // every configuration in the space
   std::vector<double> times;                   // the objective, lower is better; NaN: failed
+  std::string objective = "time";  // what the times are: Kernel Tuner's `objective`, T4's first objective
   std::vector<LandscapeEntry> entries;         // per configuration
   double optimum = 0;                          // the lowest time (infinity when none has one)
   std::size_t invalid = 0;  // configurations the file marks invalid (InvalidConfig, T4 "constraints"): not in the space
