@@ -150,74 +150,68 @@ std::string namespace_of(const std::string& kernel_name) {
   return name;
 }
 
-}  // namespace
-
-KernelHeader make_kernel_header(const db::Database& database, const kernels::KernelTemplate& kernel_file,
-                                const KernelHeaderRequest& request) {
-  const kernels::KernelFileBinding* binding = kernels::kernel_file_of(kernel_file);
-  if (binding == nullptr) throw std::logic_error("make_kernel_header: not a kernel file's template");
-  const kernels::KernelSpec& spec = binding->spec();
-  std::vector<std::string> extent_names;
-  for (const auto& extent : spec.extents) extent_names.push_back(extent.name);
-  for (const auto& key : request.wanted) {
-    const auto parsed = kernels::parse_kernel_workload_key(key);
+// Every wanted key is a size of this kernel: its name and its extents' names.
+void check_wanted(const kernels::KernelSpec& spec, const std::vector<std::string>& wanted) {
+  auto names_of = [](const std::vector<kernels::Extent>& extents) {
     std::vector<std::string> names;
-    for (const auto& extent : parsed.extents) names.push_back(extent.name);
-    if (parsed.kernel_name != spec.name || names != extent_names)
+    for (const auto& extent : extents) names.push_back(extent.name);
+    return names;
+  };
+  for (const auto& key : wanted) {
+    const auto parsed = kernels::parse_kernel_workload_key(key);
+    if (parsed.kernel_name != spec.name || names_of(parsed.extents) != names_of(spec.extents))
       throw std::invalid_argument("workload '" + key + "' is not a size of kernel " + spec.name + " (its sizes: " +
                                   kernels::kernel_workload_key(spec.name, spec.extents) + ")");
   }
+}
 
-  KernelHeader header;
+// The best usable record of each workload, target and device name (records come fastest first;
+// devices of one name, e.g. before and after a driver update, share a row, as find_tuned() finds
+// rows by name), and the devices by name.
+struct BestRows {
+  std::map<std::string, Row> rows;  // by workload key, target and device name
+  std::map<std::string, kernels::DeviceInfo> devices;
+};
+BestRows best_rows(const db::Database& database, const kernels::KernelTemplate& kernel_file,
+                   const KernelHeaderRequest& request, std::vector<std::string>& passed_over) {
   db::RecordFilter filter;
   filter.template_name = kernel_file.name();
   filter.target = request.target;
   filter.device = request.device;
   RecordCheck check;
   check.add_template(kernel_file);
-  std::map<std::string, Row> rows;  // by workload key, target and device id: the first usable is the best
-  std::set<std::string> devices;
-  std::map<std::string, kernels::DeviceInfo> device_infos;  // by name
-  for (const auto& record : checked_top_k(database, filter, kCandidates, header.passed_over)) {
-    const std::string group = record.workload_key + " " + record.target + " " + record.device_id;
-    if (rows.count(group)) continue;
+  BestRows best;
+  for (const auto& record : checked_top_k(database, filter, kCandidates, passed_over)) {
+    const std::string group =
+        record.workload_key + " " + record.target + " " + record.device_fingerprint.value("name", "");
+    if (best.rows.count(group)) continue;
     try {
       check.full(record);
       const auto device = kernels::DeviceInfo::from_fingerprint(record.device_fingerprint);
-      rows.emplace(group, make_row(*binding, record, device));
-      device_infos.emplace(device.name, device);
+      best.rows.emplace(group, make_row(*kernels::kernel_file_of(kernel_file), record, device));
+      best.devices.emplace(device.name, device);
     } catch (const std::invalid_argument& error) {
-      header.passed_over.push_back(record.workload_key + ": " + error.what());
+      passed_over.push_back(record.workload_key + ": " + error.what());
     }
   }
-  for (const auto& [name, device] : device_infos) header.devices.push_back(name);
-  header.rows = rows.size();
+  return best;
+}
 
-  std::vector<std::string> device_names = header.devices;
-  if (device_names.empty() && request.fallback_device) {
-    device_names.push_back(request.fallback_device->name);
-    device_infos.emplace(request.fallback_device->name, *request.fallback_device);
-  }
-  for (const auto& key : request.wanted)
-    for (const auto& name : device_names) {
-      const bool tuned = std::any_of(rows.begin(), rows.end(), [&](const auto& row) {
-        return row.second.workload_key == key && row.second.device == name;
-      });
-      if (!tuned) header.untuned.push_back(key + " on " + name);
-    }
-
+std::string header_text(const kernels::KernelFileBinding& binding, const KernelHeaderRequest& request,
+                        const BestRows& best, const std::vector<std::string>& untuned_items) {
+  const kernels::KernelSpec& spec = binding.spec();
   std::string untuned;
-  for (const auto& item : header.untuned) untuned += "//   " + item + "\n";
+  for (const auto& item : untuned_items) untuned += "//   " + item + "\n";
   std::string defaults;
-  for (const auto& name : device_names) defaults += default_note(*binding, device_infos.at(name));
-  std::vector<std::string> extents;
-  for (const auto& extent : spec.extents) extents.push_back(extent.name + "=" + std::to_string(extent.value));
-  std::vector<std::string> extent_literals;
-  for (const auto& extent : spec.extents) extent_literals.push_back(literal(extent.name));
+  for (const auto& [name, device] : best.devices) defaults += default_note(binding, device);
+  std::vector<std::string> extents, extent_literals;
+  for (const auto& extent : spec.extents) {
+    extents.push_back(extent.name + "=" + std::to_string(extent.value));
+    extent_literals.push_back(literal(extent.name));
+  }
   std::string table;
-  for (const auto& [group, row] : rows) table += row.text + "\n";
-
-  header.text = fmt::format(
+  for (const auto& [group, row] : best.rows) table += row.text + "\n";
+  return fmt::format(
       "// Generated by `optune apply-best --kernel {}` from {}.\n"
       "// Do not edit: regenerate with optune apply-best --kernel.\n"
       "// Kernel {} ({}: {}, entry {}); tuned rows: {}.{}\n"
@@ -240,11 +234,35 @@ KernelHeader make_kernel_header(const db::Database& database, const kernels::Ker
       "}}\n\n"
       "}}  // namespace optune::tuned::{}\n",
       request.kernel_file, request.source, spec.name, spec.backend, spec.source.filename().string(), spec.entry,
-      header.rows, untuned.empty() ? "" : "\n// Wanted sizes without a tuned row (they run the default config):\n" + untuned,
+      best.rows.size(), untuned.empty() ? "" : "\n// Wanted sizes without a tuned row (they run the default config):\n" + untuned,
       namespace_of(spec.name), literal(spec.name), literal(spec.backend), literal(spec.source.filename().string()),
       literal(spec.entry), extent_literals.size(), joined(extent_literals, ", "), struct_text(spec, spec.extents.size()),
-      joined(extents, ", "), defaults.empty() ? "//   (no device known)\n" : defaults, header.rows, table,
+      joined(extents, ", "), defaults.empty() ? "//   (no device known)\n" : defaults, best.rows.size(), table,
       namespace_of(spec.name));
+}
+
+}  // namespace
+
+KernelHeader make_kernel_header(const db::Database& database, const kernels::KernelTemplate& kernel_file,
+                                const KernelHeaderRequest& request) {
+  const kernels::KernelFileBinding* binding = kernels::kernel_file_of(kernel_file);
+  if (binding == nullptr) throw std::logic_error("make_kernel_header: not a kernel file's template");
+  check_wanted(binding->spec(), request.wanted);
+  KernelHeader header;
+  BestRows best = best_rows(database, kernel_file, request, header.passed_over);
+  for (const auto& [name, device] : best.devices) header.devices.push_back(name);
+  header.rows = best.rows.size();
+  // Nothing recorded: the wanted sizes are untuned on this machine's device, whose default is shown.
+  if (best.devices.empty() && request.fallback_device)
+    best.devices.emplace(request.fallback_device->name, *request.fallback_device);
+  for (const auto& key : request.wanted)
+    for (const auto& [name, device] : best.devices) {
+      const bool tuned = std::any_of(best.rows.begin(), best.rows.end(), [&](const auto& row) {
+        return row.second.workload_key == key && row.second.device == name;
+      });
+      if (!tuned) header.untuned.push_back(key + " on " + name);
+    }
+  header.text = header_text(*binding, request, best, header.untuned);
   return header;
 }
 
