@@ -1,6 +1,6 @@
 // A kernel file's records in and out of optune through the command (issue 20): Kernel Tuner cache
 // files imported as records (`import --kernel-tuner`) and exported again (`export --kernel-tuner`),
-// on caches written here and on a real Kernel Tuner cache from /work/shared/landscapes when there
+// on caches written here and on a real Kernel Tuner cache from ../shared/landscapes when there
 // is one; and the header of the best configs (`apply-best --kernel`), compiled by a small C++
 // program that checks its rows. Real processes, real SQLite files, the system's C++ compiler.
 #include <zlib.h>
@@ -289,7 +289,7 @@ TEST_F(KernelResultsCliTest, ExportRefusesWhatItCannotWrite) {
 // A real Kernel Tuner cache (the convolution space measured on an A100), imported for a kernel file
 // written here with its parameters as knobs, and exported again.
 TEST_F(KernelResultsCliTest, RealKernelTunerCacheRoundTrips) {
-  const fs::path landscape = "/work/shared/landscapes/convolution_A100.json.gz";
+  const fs::path landscape = fs::path(OPTUNE_SOURCE_DIR) / "../shared/landscapes/convolution_A100.json.gz";
   if (!fs::exists(landscape)) GTEST_SKIP() << landscape << " is not here";
   if (!OPTUNE_TEST_OPENCL) GTEST_SKIP() << "built without OpenCL";
   gzFile file = gzopen(landscape.c_str(), "rb");
