@@ -100,7 +100,8 @@ int run_import(const ImportOptions& options) {
 
 void add_transfer_commands(CLI::App& app, CommandAction& action) {
   auto exporting = std::make_shared<ExportOptions>();
-  CLI::App* export_command = app.add_subcommand("export", "Write records as JSON lines");
+  CLI::App* export_command = app.add_subcommand(
+      "export", "Write records as JSON lines, or a kernel file's as a Kernel Tuner cache (--kernel-tuner)");
   export_command->add_option("--db", exporting->database, "SQLite database file")->capture_default_str();
   export_command->add_option("--out", exporting->out, "Output file ('-': standard output)")->capture_default_str();
   export_command->add_option("--op", exporting->filter.op, "Only this operator");
@@ -114,7 +115,8 @@ void add_transfer_commands(CLI::App& app, CommandAction& action) {
   export_command->callback([exporting, &action] { action = [exporting] { return run_export(*exporting); }; });
 
   auto importing = std::make_shared<ImportOptions>();
-  CLI::App* import_command = app.add_subcommand("import", "Add records from a JSON-lines file (duplicates skipped)");
+  CLI::App* import_command = app.add_subcommand(
+      "import", "Add records from a JSON-lines file, or a Kernel Tuner cache's as a kernel file's (duplicates skipped)");
   import_command->add_option("file", importing->in, "JSON-lines file written by optune export");
   import_command->add_option("--db", importing->database, "SQLite database file")->capture_default_str();
   auto& kernel_tuner = importing->kernel_tuner;
