@@ -34,7 +34,7 @@ kernels::DeviceInfo imported_device(const std::string& name, const kernels::Targ
       }
     }
     if (recorded) {
-      source = "database";
+      source = "the database";
       return *recorded;
     }
   }
@@ -44,7 +44,7 @@ kernels::DeviceInfo imported_device(const std::string& name, const kernels::Targ
       return local.device;
     }
   }
-  source = "name";
+  source = "the name alone";
   kernels::DeviceInfo device;
   device.kind = target.backend;
   device.name = name;
@@ -55,7 +55,7 @@ kernels::DeviceInfo imported_device(const std::string& name, const kernels::Targ
 }
 
 std::string name_only_hint(const std::string& name, const std::string& source) {
-  if (source != "name") return "";
+  if (source != "the name alone") return "";
   return " (device '" + name + "' is known by its name only, its limits read 0: tune on it once, or import into the "
          "database that has its records)";
 }

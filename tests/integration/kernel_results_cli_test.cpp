@@ -138,7 +138,7 @@ TEST_F(KernelResultsCliTest, ImportStoresTheCacheAsRecordsOfTheKernelWorkload) {
   ASSERT_EQ(run.code, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("imported 4 new records"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("1 invalid left out"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("device from name"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("fingerprint from the name alone"), std::string::npos) << run.out;
 
   const auto stored = records();
   ASSERT_EQ(stored.size(), 4u);
@@ -196,13 +196,13 @@ TEST_F(KernelResultsCliTest, ExportGivesBackTheImportedConfigurationsAndTimes) {
 TEST_F(KernelResultsCliTest, ImportFindsTheDeviceByItsName) {
   CommandRun run = import_cache(write("first.json", synthetic_cache("Lab CPU").dump()));
   ASSERT_EQ(run.code, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("device from name"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("fingerprint from the name alone"), std::string::npos) << run.out;
   Json second = synthetic_cache("Lab CPU");
   second["cache"]["8,plain"]["time"] = 9.0;
   second["cache"]["8,plain"].erase("times");
   run = import_cache(write("second.json", second.dump()));
   ASSERT_EQ(run.code, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("device from database"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("fingerprint from the database"), std::string::npos) << run.out;
   std::set<std::string> devices;
   for (const auto& record : records()) devices.insert(record.device_id);
   EXPECT_EQ(devices.size(), 1u);
@@ -217,7 +217,7 @@ TEST_F(KernelResultsCliTest, ImportFindsTheDeviceByItsName) {
   run = optune("import --kernel-tuner " + write("local.json", synthetic_cache(local_name).dump()).string() +
                " --kernel " + kernel() + " --db " + (dir_ / "local.db").string());
   ASSERT_EQ(run.code, 0) << run.out << run.err;
-  EXPECT_NE(run.out.find("device from this machine"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("fingerprint from this machine"), std::string::npos) << run.out;
 
   // --device-name names it when the cache does not.
   Json nameless = synthetic_cache();

@@ -75,7 +75,7 @@ int run_kernel_tuner_import(const ImportOptions& options) {
   request.database = options.database;
   const app::KernelTunerImportResult result = app::import_kernel_tuner(request);
   std::printf("imported %zu new records into %s: %zu configurations of %s (%zu failed, %zu invalid left out) on %s [%s, "
-              "device from %s]\n",
+              "fingerprint from %s]\n",
               result.added, options.database.c_str(), result.configs, result.workload_key.c_str(), result.failed,
               result.invalid, result.device_name.c_str(), result.device_id.c_str(), result.device_source.c_str());
   return 0;

@@ -27,8 +27,8 @@ struct KernelTunerImportResult {
   std::string workload_key;
   std::string device_name;
   std::string device_id;
-  // Where the device's fingerprint came from: "database" (a device of that name already has
-  // records), "this machine", or "name" (only its name is known: its limits read 0).
+  // Where the device's fingerprint came from: "the database" (a device of that name already has
+  // records), "this machine", or "the name alone" (only its name is known: its limits read 0).
   std::string device_source;
   std::size_t configs = 0;  // records made: one per configuration of the cache
   std::size_t failed = 0;   // of them, failed configurations
