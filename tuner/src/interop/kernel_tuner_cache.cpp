@@ -1,10 +1,10 @@
 // Kernel Tuner cache files to records of a kernel file's workload and back.
 #include "optune/tuner/interop/kernel_tuner_cache.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
-#include <numeric>
 #include <stdexcept>
 
 #include <fmt/format.h>
