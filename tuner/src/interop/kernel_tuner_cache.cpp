@@ -60,8 +60,10 @@ std::string key_text(const nlohmann::json& value) {
 // Kernel Tuner's key of a configuration: its values in parameter order, joined by commas.
 std::string cache_key(const search_space::ConfigSpace& space, const search_space::Config& config) {
   std::string key;
-  for (std::size_t k = 0; k < config.options.size(); ++k)
-    key += (k == 0 ? "" : ",") + key_text(space.option_json(k, config.options[k]));
+  for (std::size_t k = 0; k < config.options.size(); ++k) {
+    if (k > 0) key += ',';
+    key += key_text(space.option_json(k, config.options[k]));
+  }
   return key;
 }
 

@@ -71,7 +71,7 @@ std::string config_initializer(const kernels::KernelSpec& spec, const search_spa
     const std::string value = spec.knobs[k].value_text(config.options[k]);
     values.push_back(spec.knobs[k].is_numeric() ? value : literal(value));
   }
-  return "{" + joined(values, ", ") + "}";
+  return fmt::format("{{{}}}", joined(values, ", "));
 }
 
 std::string defines_text(const kernels::KernelProblem& problem, const search_space::Config& config) {
