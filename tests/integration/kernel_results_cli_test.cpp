@@ -428,6 +428,33 @@ static_assert(row->local_size[0] == 8 && row->local_size[1] == 16 && row->local_
             "");
 }
 
+// CMake's optune_apply_best(... KERNEL ...) writes the table at build time into a consumer's include
+// path, and notes the sizes without a row.
+TEST_F(KernelApplyBestCliTest, CMakeBuildIncludesTheKernelTable) {
+  ASSERT_EQ(import_cache(write("n1000.json", synthetic_cache().dump())).code, 0);
+  const fs::path project = dir_ / "consumer";
+  fs::create_directories(project);
+  std::ofstream(project / "CMakeLists.txt")
+      << "cmake_minimum_required(VERSION 3.16)\nproject(consumer CXX)\n"
+      << "set(OPTUNE_EXECUTABLE " << OPTUNE_EXECUTABLE << ")\n"
+      << "include(" << OPTUNE_SOURCE_DIR << "/cmake/OptuneApplyBest.cmake)\n"
+      << "add_executable(consumer main.cpp)\ntarget_compile_features(consumer PRIVATE cxx_std_20)\n"
+      << "optune_apply_best(consumer DB " << db() << " KERNEL " << kernel()
+      << " WORKLOADS kernel.blocks.N1000 kernel.blocks.N2000)\n";
+  std::ofstream(project / "main.cpp") << R"(#include <optune_kernel_blocks.hpp>
+namespace tuned = optune::tuned::kernel_blocks;
+static_assert(tuned::find_tuned("kernel.blocks.N1000", "Imported CPU")->defines == "-DBLOCK=8 -DMODE=fast");
+int main() { return tuned::find_tuned("kernel.blocks.N2000", "Imported CPU") == nullptr ? 0 : 1; }
+)";
+  const fs::path log = dir_ / "cmake.log";
+  const std::string build = "cmake -S " + project.string() + " -B " + (project / "build").string() + " > " +
+                            log.string() + " 2>&1 && cmake --build " + (project / "build").string() + " >> " +
+                            log.string() + " 2>&1 && " + (project / "build" / "consumer").string();
+  EXPECT_EQ(std::system(build.c_str()), 0) << test_support::slurp(log);
+  EXPECT_NE(test_support::slurp(log).find("no tuned config for kernel.blocks.N2000 on Imported CPU"), std::string::npos)
+      << test_support::slurp(log);
+}
+
 TEST_F(KernelApplyBestCliTest, RefusesBadInputWithOneLine) {
   ASSERT_EQ(import_cache(write("n1000.json", synthetic_cache().dump())).code, 0);
   const std::string base = "apply-best --kernel " + kernel() + " --db " + db() + " --out " + (dir_ / "t.hpp").string();
