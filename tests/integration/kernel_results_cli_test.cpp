@@ -113,7 +113,8 @@ class KernelResultsCliTest : public CommandTest {
       if (!written.count(key)) continue;
       const auto& before = original["cache"][key];
       const auto& after = exported["cache"][key];
-      for (const auto& name : original["tune_params_keys"]) EXPECT_EQ(after[name.get<std::string>()], before[name.get<std::string>()]) << key;
+      for (const auto& name : original["tune_params_keys"])
+        EXPECT_EQ(after[name.get<std::string>()], before[name.get<std::string>()]) << key;
       if (before["time"].is_string()) {
         EXPECT_EQ(after["time"], before["time"]) << key;
         continue;
@@ -123,7 +124,8 @@ class KernelResultsCliTest : public CommandTest {
         times.push_back(time.get<double>());
       ASSERT_EQ(after["times"].size(), times.size()) << key;
       for (std::size_t i = 0; i < times.size(); ++i)
-        EXPECT_TRUE(near(after["times"][i].get<double>(), times[i])) << key << ": " << after["times"][i] << " vs " << times[i];
+        EXPECT_TRUE(near(after["times"][i].get<double>(), times[i]))
+            << key << ": " << after["times"][i] << " vs " << times[i];
       EXPECT_TRUE(near(after["time"].get<double>(), median(times))) << key;
       if (before.contains("compile_time"))
         EXPECT_TRUE(near(after["compile_time"].get<double>(), before["compile_time"].get<double>())) << key;
@@ -262,7 +264,8 @@ TEST_F(KernelResultsCliTest, ImportRefusesBadInputWithOneLineAndWritesNothing) {
   const fs::path good = write("good.json", synthetic_cache().dump());
   expect_bad_input("import --kernel-tuner " + good.string() + " --kernel " + (dir_ / "none.toml").string() + " --db " + db(),
                    "none.toml");
-  expect_bad_input("import --kernel-tuner " + good.string() + tail + " --target opencl", "backend");
+  // opencl: not the kernel's backend (or, in a cpu-only build, no backend at all)
+  expect_bad_input("import --kernel-tuner " + good.string() + tail + " --target opencl", "opencl");
   expect_bad_input("import --kernel-tuner " + good.string() + tail + " --shape N=0", "N");
   expect_bad_input("import --kernel-tuner " + good.string() + " --db " + db(), "--kernel");
   expect_bad_input("import " + good.string() + tail, "--kernel-tuner");
@@ -303,12 +306,14 @@ TEST_F(KernelResultsCliTest, RealKernelTunerCacheRoundTrips) {
   write("convolution.cl", "__kernel void convolution_kernel(__global float* out) {}\n");
   write("convolution.toml", "name = \"convolution\"\nbackend = \"opencl\"\nsource = \"convolution.cl\"\n"
                             "entry = \"convolution_kernel\"\nflops = \"2 * 15 * 15 * W * H\"\n"
-                            "args = [ { name = \"out\", kind = \"buffer\", dtype = \"f32\", count = \"W * H\", output = true } ]\n"
+                            "args = [ { name = \"out\", kind = \"buffer\", dtype = \"f32\", count = \"W * H\", "
+                            "output = true } ]\n"
                             "[extents]\nW = 4096\nH = 4096\n[knobs]\n" + knobs +
                             "[launch]\nglobal = [\"block_size_x * 256\", \"block_size_y * 256\"]\n"
                             "local = [\"block_size_x\", \"block_size_y\"]\n");
   const std::string kernel_file = (dir_ / "convolution.toml").string();
-  CommandRun run = optune("import --kernel-tuner " + landscape.string() + " --kernel " + kernel_file + " --target opencl --db " + db());
+  CommandRun run = optune("import --kernel-tuner " + landscape.string() + " --kernel " + kernel_file +
+                          " --target opencl --db " + db());
   ASSERT_EQ(run.code, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("4362 configurations"), std::string::npos) << run.out;
   const fs::path back = dir_ / "back.json";
@@ -461,7 +466,7 @@ TEST_F(KernelApplyBestCliTest, RefusesBadInputWithOneLine) {
   expect_bad_input(base + " --workload kernel.other.N1000", "is not a size of kernel blocks");
   expect_bad_input(base + " --workload kernel.blocks.M1000", "is not a size of kernel blocks");
   expect_bad_input(base + " --workload gemm", "gemm");
-  expect_bad_input(base + " --target opencl", "backend");
+  expect_bad_input(base + " --target opencl", "opencl");  // not its backend (or no backend: cpu-only)
   expect_bad_input(base + " --suite " + (dir_ / "suite.toml").string(), "--suite");
   expect_bad_input("apply-best --kernel " + (dir_ / "none.toml").string() + " --db " + db() + " --out " +
                        (dir_ / "t.hpp").string(),

@@ -126,7 +126,8 @@ nlohmann::ordered_json cache_entry(const measure::MeasureTask& task, const db::T
                                    const search_space::Config& config, const std::string& unit) {
   const auto& spec = binding_of(task).spec();
   nlohmann::ordered_json entry;
-  for (std::size_t k = 0; k < spec.knobs.size(); ++k) entry[spec.knobs[k].name] = knob_value_json(spec.knobs[k], config.options[k]);
+  for (std::size_t k = 0; k < spec.knobs.size(); ++k)
+    entry[spec.knobs[k].name] = knob_value_json(spec.knobs[k], config.options[k]);
   double benchmark_ms = 0;
   if (record.ok()) {
     entry["time"] = record.median_seconds / kSecondsPerMs;
