@@ -1,9 +1,11 @@
 // optune apply-best: writes the header of tuned configs an application compiles in (build-time
 // consumption), and notes on stderr the wanted workloads that have no tuned config (they run the
-// config of their nearest tuned shape, or the default).
+// config of their nearest tuned shape, or the default). With --kernel, the table of a user's
+// kernel file (tuner/results/kernel_header.hpp).
 #include <cstdio>
 
 #include "cli_support.hpp"
+#include "optune/app/kernel_results.hpp"
 #include "optune/backends/registry.hpp"
 #include "optune/tuner/scheduling/suite.hpp"
 #include "optune/tuner/results/tuned_header.hpp"
@@ -19,9 +21,30 @@ struct ApplyBestOptions {
   std::vector<std::string> workloads;  // keys the application uses
   std::string suite;                   // or a suite file listing them
   std::string layout;  // --layout: replaces the suite's layout
+  std::string kernel_file;             // --kernel: a user's kernel file's table instead
+  bool target_given = false;
 };
 
+int run_kernel_apply_best(const ApplyBestOptions& options) {
+  if (!options.suite.empty() || !options.layout.empty())
+    throw UsageError("apply-best: --suite and --layout do not go with --kernel (name its sizes with --workload)");
+  app::KernelApplyBestRequest request{options.database, options.kernel_file, options.target_given ? options.target : "",
+                                      options.device, options.workloads};
+  const tuner::KernelHeader header = app::kernel_apply_best(request);
+  for (const auto& problem : header.passed_over)
+    std::fprintf(stderr, "optune: note: passed over a record of %s\n", problem.c_str());
+  const bool written = tuner::write_if_changed(options.out, header.text);
+  for (const auto& item : header.untuned)
+    std::fprintf(stderr, "optune: note: no tuned config for %s; it runs the default config\n", item.c_str());
+  std::string devices;
+  for (const auto& name : header.devices) devices += (devices.empty() ? "" : ", ") + name;
+  std::printf("%s: %zu tuned rows of %s%s%s\n", options.out.c_str(), header.rows, options.kernel_file.c_str(),
+              devices.empty() ? "" : (" on " + devices).c_str(), written ? "" : " (unchanged)");
+  return 0;
+}
+
 int run_apply_best(const ApplyBestOptions& options) {
+  if (!options.kernel_file.empty()) return run_kernel_apply_best(options);
   tuner::TunedHeaderRequest request;
   try {
     request.target = backends::parse_target(options.target);
@@ -68,13 +91,20 @@ void add_apply_best_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<ApplyBestOptions>();
   CLI::App* command = app.add_subcommand("apply-best", "Write a header of the best configs for build-time use");
   command->add_option("--db", options->database, "SQLite database file")->capture_default_str();
-  command->add_option("--target", options->target, "Target the configs are for")->capture_default_str();
+  CLI::Option* target = command->add_option("--target", options->target,
+                                            "Target the configs are for (with --kernel: default every target of its backend)")
+                            ->capture_default_str();
   command->add_option("--device", options->device, "Device id or part of its name (when several are recorded)");
   command->add_option("--out", options->out, "Header to write (rewritten only when its content changes)")->required();
   command->add_option("--workload", options->workloads, "Workload key the application uses (repeatable)");
   command->add_option("--suite", options->suite, "Suite file whose workloads the application uses");
   add_layout_option(*command, options->layout);
-  command->callback([options, &action] { action = [options] { return run_apply_best(*options); }; });
+  command->add_option("--kernel", options->kernel_file,
+                      "A kernel file (configs/kernels/*.toml): write its table of -D strings and launch sizes instead");
+  command->callback([options, target, &action] {
+    options->target_given = target->count() > 0;
+    action = [options] { return run_apply_best(*options); };
+  });
 }
 
 }  // namespace optune::cli

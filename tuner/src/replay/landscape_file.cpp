@@ -102,9 +102,38 @@ class ConfigReader {
 };
 
 struct Measured {
+  std::string objective = "time";
   std::vector<search_space::Config> configs;
   std::vector<double> times;
+  std::vector<LandscapeEntry> entries;
+  std::size_t invalid = 0;
 };
+
+// A Kernel Tuner entry's single runs: positive finite numbers, or none.
+std::vector<double> samples_of(const std::filesystem::path& path, const Json& entry, const std::string& where) {
+  std::vector<double> samples;
+  const auto times = entry.find("times");
+  if (times == entry.end() || !times->is_array()) return samples;
+  for (const auto& time : *times) {
+    if (!time.is_number() || !std::isfinite(time.get<double>()) || !(time.get<double>() > 0))
+      throw BadFile(path, where + ": 'times' holds " + time.dump() + ", not a positive time");
+    samples.push_back(time.get<double>());
+  }
+  return samples;
+}
+
+LandscapeEntry kernel_tuner_entry(const std::filesystem::path& path, const Json& entry, const Json& value,
+                                  const std::string& where) {
+  LandscapeEntry details;
+  if (value.is_string()) details.failure = value.get<std::string>();
+  else details.samples = samples_of(path, entry, where);
+  if (auto compile = entry.find("compile_time");
+      compile != entry.end() && compile->is_number() && std::isfinite(compile->get<double>()) && compile->get<double>() >= 0)
+    details.compile_ms = compile->get<double>();
+  if (auto timestamp = entry.find("timestamp"); timestamp != entry.end() && timestamp->is_string())
+    details.timestamp = timestamp->get<std::string>();
+  return details;
+}
 
 std::vector<Parameter> kernel_tuner_parameters(const std::filesystem::path& path, const Json& json) {
   const auto keys = json.find("tune_params_keys");
@@ -136,16 +165,21 @@ Measured read_kernel_tuner(const std::filesystem::path& path, const Json& json, 
   if (cache == json.end() || !cache->is_object()) throw BadFile(path, "no 'cache' object");
   std::string objective = json.value("objective", std::string("time"));
   Measured measured;
+  measured.objective = objective;
   for (const auto& [key, entry] : cache->items()) {
     const std::string where = "cache entry '" + key + "'";
     if (!entry.is_object()) throw BadFile(path, where + " is not an object");
     auto value = entry.find(objective);
     if (value == entry.end()) throw BadFile(path, where + " has no '" + objective + "'");
-    if (value->is_string() && value->get<std::string>() == "InvalidConfig") continue;
+    if (value->is_string() && value->get<std::string>() == "InvalidConfig") {
+      ++measured.invalid;
+      continue;
+    }
     if (!value->is_number() && !value->is_string())
       throw BadFile(path, where + ": '" + objective + "' is neither a number nor a failure string");
     measured.configs.push_back(reader.read(entry, where));
     measured.times.push_back(value->is_number() ? value->get<double>() : kFailed);
+    measured.entries.push_back(kernel_tuner_entry(path, entry, *value, where));
   }
   return measured;
 }
@@ -185,11 +219,15 @@ Measured read_t4(const std::filesystem::path& path, const Json& results, ConfigR
     const std::string where = "result " + std::to_string(i);
     if (!result.is_object()) throw BadFile(path, where + " is not an object");
     const std::string invalidity = result.value("invalidity", std::string("correct"));
-    if (invalidity == "constraints") continue;  // outside the space, as Kernel Tuner's InvalidConfig
+    if (invalidity == "constraints") {  // outside the space, as Kernel Tuner's InvalidConfig
+      ++measured.invalid;
+      continue;
+    }
     std::string objective = "time";
     if (auto objectives = result.find("objectives"); objectives != result.end() && objectives->is_array() &&
                                                      !objectives->empty() && objectives->front().is_string())
       objective = objectives->front().get<std::string>();
+    if (objective != "time") measured.objective = objective;
     double time = kFailed;
     if (invalidity == "correct") {
       const auto measurements = result.find("measurements");
@@ -203,6 +241,7 @@ Measured read_t4(const std::filesystem::path& path, const Json& results, ConfigR
     }
     measured.configs.push_back(reader.read(result.value("configuration", Json()), where));
     measured.times.push_back(time);
+    measured.entries.push_back({std::isnan(time) ? invalidity : "", {}, 0, ""});
   }
   return measured;
 }
@@ -233,6 +272,12 @@ std::string stem_of(const std::filesystem::path& path) {
 }  // namespace
 
 LandscapeFile read_landscape_file(const std::filesystem::path& path) {
+  LandscapeFile file = read_measured_file(path);
+  if (!std::isfinite(file.optimum)) throw BadFile(path, "no configuration with a time");
+  return file;
+}
+
+LandscapeFile read_measured_file(const std::filesystem::path& path) {
   const std::string text = read_text(path);
   Json json;
   try {
@@ -267,8 +312,10 @@ LandscapeFile read_landscape_file(const std::filesystem::path& path) {
     if (time < file.optimum) file.optimum = time;
     file.configs.push_back(measured.configs[i]);
     file.times.push_back(time);
+    file.entries.push_back(std::move(measured.entries[i]));
   }
-  if (!std::isfinite(file.optimum)) throw BadFile(path, "no configuration with a time");
+  file.invalid = measured.invalid;
+  file.objective = measured.objective;
   file.task = std::make_shared<measure::MeasureTask>();
   file.task->space = make_space(path, parameters, file.configs);
   file.task->device.name = file.device;

@@ -8,6 +8,8 @@
 // one values knob per tunable parameter, in the file's parameter order, and one constraint,
 // membership in the file (configurations the kernel's restrictions removed are not there). A
 // configuration that failed to compile or run is in the space and replays as a failed record.
+// The same reader serves `optune import --kernel-tuner` (interop/kernel_tuner_cache.hpp), which
+// also takes what a file says of each configuration beyond its time (LandscapeEntry).
 #pragma once
 
 #include <filesystem>
@@ -20,6 +22,16 @@
 
 namespace optune::tuner {
 
+// What a file says of one configuration beyond its time.
+struct LandscapeEntry {
+  // Why it has no time: Kernel Tuner's failure string ("CompilationFailedConfig",
+  // "RuntimeFailedConfig"), a T4 invalidity ("compile", "runtime", "correctness"); "" when timed.
+  std::string failure;
+  std::vector<double> samples;  // a timed one's single runs (Kernel Tuner's `times`), in the time's unit; may be empty
+  double compile_ms = 0;        // Kernel Tuner's `compile_time` (0 when absent)
+  std::string timestamp;        // Kernel Tuner's `timestamp` text ("2023-12-22 09:54:05.502007+00:00"; "" when absent)
+};
+
 struct LandscapeFile {
   std::string name;    // the file's name without .json / .json.gz
   std::string kernel;  // kernel_name ("" when the file has none)
@@ -27,13 +39,18 @@ struct LandscapeFile {
   std::shared_ptr<measure::MeasureTask> task;  // no template; the space described above
   std::vector<search_space::Config> configs;   // every configuration in the space
   std::vector<double> times;                   // the objective, lower is better; NaN: failed
-  double optimum = 0;                          // the lowest time
+  std::string objective = "time";  // what the times are: Kernel Tuner's `objective`, T4's first objective
+  std::vector<LandscapeEntry> entries;         // per configuration
+  double optimum = 0;                          // the lowest time (infinity when none has one)
+  std::size_t invalid = 0;  // configurations the file marks invalid (InvalidConfig, T4 "constraints"): not in the space
 };
 
 // Throws std::invalid_argument with one line naming the file and what is wrong: unreadable, not
 // gzip or JSON, neither format, a parameter without values, an entry whose values are not the
 // parameters', no successful configuration.
 LandscapeFile read_landscape_file(const std::filesystem::path& path);
+// The same, also for a file whose every configuration failed (an import takes it; a replay cannot).
+LandscapeFile read_measured_file(const std::filesystem::path& path);
 
 // The same landscape as a replay pool: throughput 1 / time (failed: 0), so that the tuners,
 // which maximise, minimise time.
