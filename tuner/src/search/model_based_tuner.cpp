@@ -75,9 +75,8 @@ ParsedRecords ModelBasedTuner::keep_rows(ParsedRecords parsed, std::size_t limit
   return kept;
 }
 
-// The same workload measured on other devices: one group per device, each row weighted below the
-// task's own (options_.other_device_weight), so that this device's records overrule them as they
-// come in. Their configs are read in this task's space; features are this task's own.
+// The same workload measured on other devices: one group per device, weighed by weigh_sources().
+// Their configs are read in this task's space; features are this task's own.
 void ModelBasedTuner::add_other_devices(const std::vector<db::TuningRecord>& records) {
   std::map<std::string, std::vector<db::TuningRecord>> by_device;
   for (const auto& record : records) by_device[record.device_id].push_back(record);
