@@ -84,8 +84,7 @@ void ModelBasedTuner::add_other_devices(const std::vector<db::TuningRecord>& rec
   for (const auto& [device, device_records] : by_device) {
     auto all = parse_records(task_.space, device_records);
     if (all.configs.empty()) continue;
-    SourceDevice source{group++, {}, 0, 0};
-    for (std::size_t i = 0; i < all.configs.size(); ++i) source.gflops[all.configs[i]] = all.gflops[i];
+    Source source{group++, SourceDevice(all.configs, all.gflops), {}, 0, 0};
     auto parsed = keep_rows(std::move(all), options_.other_device_rows);
     source.rows = parsed.configs.size();
     model_->add_transfer(model_->features(), parsed.configs, parsed.gflops, source.group, 1.0);
@@ -105,8 +104,10 @@ void ModelBasedTuner::add_other_devices(const std::vector<db::TuningRecord>& rec
 void ModelBasedTuner::weigh_sources() {
   const double own_rows = static_cast<double>(std::max(own_.configs.size(), options_.initial_random));
   for (auto& source : sources_) {
-    const auto tau = rank_agreement(source.gflops, own_.configs, own_.gflops);
-    const double agreement = tau ? std::max(0.0, *tau) : 1.0;  // too few shared configs: trusted yet
+    for (std::size_t i = source.at_own.size(); i < own_.configs.size(); ++i)
+      source.at_own.push_back(source.device.estimate(own_.configs[i]));
+    const auto tau = rank_agreement(own_.gflops, source.at_own);
+    const double agreement = tau ? std::max(0.0, *tau) : 1.0;  // too few own records: trusted yet
     source.weight = options_.other_device_weight * agreement * own_rows / static_cast<double>(source.rows);
     model_->set_transfer_weight(source.group, source.weight);
   }
@@ -116,7 +117,7 @@ void ModelBasedTuner::weigh_sources() {
 // records of other shapes, or a source device that still counts.
 bool ModelBasedTuner::transfer_leads() const {
   if (model_->transfer_row_count() > other_device_rows_) return true;
-  return std::any_of(sources_.begin(), sources_.end(), [](const SourceDevice& source) { return source.weight > 0; });
+  return std::any_of(sources_.begin(), sources_.end(), [](const Source& source) { return source.weight > 0; });
 }
 
 void ModelBasedTuner::remember_best(const std::vector<search_space::Config>& configs,

@@ -85,14 +85,16 @@ class ModelBasedTuner final : public Tuner {
   double search_seconds_ = 0;
   std::size_t other_device_rows_ = 0;
   // Another device's records of this workload: all of them, to measure its agreement with this
-  // device's own, and how many of them the model holds (keep_rows).
-  struct SourceDevice {
+  // device's own, its estimate of each own config (in own_'s order, extended as records come),
+  // and how many of its records the model holds (keep_rows).
+  struct Source {
     int group = 0;
-    Throughputs gflops;
+    SourceDevice device;
+    std::vector<double> at_own;
     std::size_t rows = 0;
     double weight = 0;  // per row, as the model has it now
   };
-  std::vector<SourceDevice> sources_;
+  std::vector<Source> sources_;
   ParsedRecords own_;                      // own measurements, earlier runs' included
   cost_model::FeatureMatrix pool_features_;  // of the pool's configs, extracted once
 };
