@@ -48,6 +48,19 @@ struct TrainingMatrix {
     group_sizes.push_back(static_cast<unsigned>(rows.size()));
     has_positive_label = has_positive_label || best > 0;
   }
+
+  // Weights say how rows count against each other; their scale would also meet XGBoost's
+  // absolute thresholds (min_child_weight on a node's summed weighted hessian), so that groups
+  // of tiny weights alone (another device's rows before the task has its own) could not split
+  // at all. Scaled so a row weighs 1 on average, the relative weights stay and the scale goes.
+  void scale_weights_to_mean_one() {
+    double total = 0;
+    for (float weight : row_weights) total += weight;
+    if (total <= 0) return;
+    const auto scale = static_cast<float>(static_cast<double>(row_weights.size()) / total);
+    for (float& weight : row_weights) weight *= scale;
+    for (float& weight : group_weights) weight *= scale;
+  }
 };
 
 }  // namespace
@@ -131,6 +144,11 @@ void XGBCostModel::add_transfer(const FeatureExtractor& features, std::span<cons
   add_transfer_rows(features.names(), rows);
 }
 
+void XGBCostModel::set_transfer_weight(int group, double weight) {
+  for (TrainingRow& row : transfer_rows_)
+    if (row.group == group) row.weight = weight;
+}
+
 void XGBCostModel::fit() {
   const auto start = std::chrono::steady_clock::now();
   const std::size_t cols = features_.size();
@@ -139,7 +157,8 @@ void XGBCostModel::fit() {
   for (const TrainingRow& row : task_rows_) task.push_back(&row);
   matrix.add_group(task, cols);
   std::map<int, std::vector<const TrainingRow*>> transfer_groups;
-  for (const TrainingRow& row : transfer_rows_) transfer_groups[row.group].push_back(&row);
+  for (const TrainingRow& row : transfer_rows_)
+    if (row.weight > 0) transfer_groups[row.group].push_back(&row);  // weight 0: a source set aside
   for (const auto& [group, rows] : transfer_groups) matrix.add_group(rows, cols);
 
   // Nothing to learn from: no rows, or every candidate failed.
@@ -152,8 +171,10 @@ void XGBCostModel::fit() {
   if (options_.objective == Objective::kRankPairwise) train.set_group_sizes(matrix.group_sizes);
   const bool weighted = std::any_of(matrix.row_weights.begin(), matrix.row_weights.end(),
                                     [](float weight) { return weight != 1.0f; });
-  if (weighted)
+  if (weighted) {
+    matrix.scale_weights_to_mean_one();
     train.set_weights(options_.objective == Objective::kRankPairwise ? matrix.group_weights : matrix.row_weights);
+  }
 
   auto booster = std::make_unique<Booster>(train, options_.nthread);
   booster->set_param("objective", std::string(objective_name(options_.objective)));

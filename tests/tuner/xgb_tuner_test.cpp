@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 
 #include "optune/tuner/search/random_tuner.hpp"
 #include "optune/tuner/search/task_history.hpp"
@@ -111,6 +112,51 @@ TEST(XGBTuner, ResumedRunSkipsRecordedConfigsAndStartsTrained) {
     bool recorded = view.integer("k1") == 3 && view.integer("k2") == 7 && view.integer("k3") == 13;
     EXPECT_FALSE(recorded) << task->space.to_json(config).dump();
   }
+}
+
+// Another device's records of the task: `throughput` of 400 random configs.
+TaskHistory other_device(const search_space::ConfigSpace& space, double (*throughput)(double)) {
+  TaskHistory history;
+  std::mt19937_64 rng(99);
+  for (const auto& config : space.sample_valid_distinct(rng, 400)) {
+    db::TuningRecord record;
+    record.device_id = "other-gpu";
+    record.config = space.to_json(config);
+    record.gflops = throughput(landscape(space, config));
+    history.other_devices.push_back(record);
+  }
+  return history;
+}
+
+// Median over 5 seeds of the trials to 90% of the peak, batches of 8.
+std::size_t median_trials(const measure::MeasureTask& task, const TaskHistory& history, std::size_t budget) {
+  ModelBasedTunerOptions options;
+  options.annealing.max_steps = 150;
+  std::vector<std::size_t> trials;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    auto xgb = make_xgb_tuner(task, seed, history, options);
+    trials.push_back(trials_to_target(*xgb, task.space, budget));
+  }
+  std::sort(trials.begin(), trials.end());
+  return trials[2];
+}
+
+TEST(XGBTuner, AgreeingDeviceLeadsToTheTargetAtOnce) {
+  auto task = synthetic_task();
+  const auto trials = median_trials(*task, other_device(task->space, [](double g) { return 0.5 * g; }), 240);
+  std::printf("trials to 90%% with an agreeing device: median %zu\n", trials);
+  EXPECT_LE(trials, 24u);
+}
+
+// A device whose records rank the space backwards steers the first batch to the worst configs;
+// the task's own records disagree with it, so it is set aside and the search finds the target as
+// it does without transfer.
+TEST(XGBTuner, DisagreeingDeviceFadesOutAndTheTargetIsStillFound) {
+  auto task = synthetic_task();
+  constexpr std::size_t kBudget = 240;
+  const auto trials = median_trials(*task, other_device(task->space, [](double g) { return 2 * kPeak - g; }), kBudget);
+  std::printf("trials to 90%% with a misleading device: median %zu\n", trials);
+  EXPECT_LE(trials, kBudget / 2);
 }
 
 }  // namespace

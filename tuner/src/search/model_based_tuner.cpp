@@ -28,7 +28,8 @@ ModelBasedTuner::ModelBasedTuner(std::string name, const measure::MeasureTask& t
   domain_.claim_all(own.configs);
   add_transfer(history.related);
   add_other_devices(history.other_devices);
-  measured_ = own.configs.size();
+  own_ = own;
+  weigh_sources();
   if (!own.configs.empty()) {
     model_->update(own.configs, own.gflops);  // a resumed run starts from what it measured
     remember_best(own.configs, own.gflops);
@@ -74,19 +75,49 @@ ParsedRecords ModelBasedTuner::keep_rows(ParsedRecords parsed, std::size_t limit
   return kept;
 }
 
-// The same workload measured on other devices: one group per device, each row weighted below the
-// task's own (options_.other_device_weight), so that this device's records overrule them as they
-// come in. Their configs are read in this task's space; features are this task's own.
+// The same workload measured on other devices: one group per device, weighed by weigh_sources().
+// Their configs are read in this task's space; features are this task's own.
 void ModelBasedTuner::add_other_devices(const std::vector<db::TuningRecord>& records) {
   std::map<std::string, std::vector<db::TuningRecord>> by_device;
   for (const auto& record : records) by_device[record.device_id].push_back(record);
   int group = 1 << 20;  // apart from the other shapes' groups
   for (const auto& [device, device_records] : by_device) {
-    auto parsed = keep_rows(parse_records(task_.space, device_records), options_.other_device_rows);
-    if (parsed.configs.empty()) continue;
-    model_->add_transfer(model_->features(), parsed.configs, parsed.gflops, group++, options_.other_device_weight);
+    auto all = parse_records(task_.space, device_records);
+    if (all.configs.empty()) continue;
+    Source source{group++, SourceDevice(all.configs, all.gflops), {}, 0, 0};
+    auto parsed = keep_rows(std::move(all), options_.other_device_rows);
+    source.rows = parsed.configs.size();
+    model_->add_transfer(model_->features(), parsed.configs, parsed.gflops, source.group, 1.0);
     other_device_rows_ += parsed.configs.size();
+    sources_.push_back(std::move(source));
   }
+}
+
+// Each source device counts as a share of the task's own records, not by its row count: a
+// thousand rows of another GPU would otherwise outvote a hundred of this one's however wrong they
+// are here (the model learns ranking pairs, and a group's pairs grow with its rows). The share is
+// other_device_weight times the device's agreement with the own records measured so far, so a
+// device that orders this one's configs as it does keeps steering the search, one that does not
+// fades out, and with every source faded the search is the one without transfer. While the task
+// has fewer than initial_random records, sources count as initial_random of them: the first
+// batches are theirs to lead.
+void ModelBasedTuner::weigh_sources() {
+  const double own_rows = static_cast<double>(std::max(own_.configs.size(), options_.initial_random));
+  for (auto& source : sources_) {
+    for (std::size_t i = source.at_own.size(); i < own_.configs.size(); ++i)
+      source.at_own.push_back(source.device.estimate(own_.configs[i]));
+    const auto tau = rank_agreement(own_.gflops, source.at_own);
+    const double agreement = tau ? std::max(0.0, *tau) : 1.0;  // too few own records: trusted yet
+    source.weight = options_.other_device_weight * agreement * own_rows / static_cast<double>(source.rows);
+    model_->set_transfer_weight(source.group, source.weight);
+  }
+}
+
+// Whether the transfer rows may lead the search before the task has its own first training set:
+// records of other shapes, or a source device that still counts.
+bool ModelBasedTuner::transfer_leads() const {
+  if (model_->transfer_row_count() > other_device_rows_) return true;
+  return std::any_of(sources_.begin(), sources_.end(), [](const Source& source) { return source.weight > 0; });
 }
 
 void ModelBasedTuner::remember_best(const std::vector<search_space::Config>& configs,
@@ -187,8 +218,7 @@ std::vector<search_space::Config> ModelBasedTuner::next_batch(std::size_t n) {
   // Random until the model may lead: untrained (no record yet, or every candidate failed), or
   // fewer own measurements than options_.initial_random (a model of a handful of points, with no
   // transfer rows to lean on, ranks little better than chance and narrows the search too early).
-  const bool model_leads = model_->is_trained() &&
-                           (measured_ >= options_.initial_random || model_->transfer_row_count() > 0);
+  const bool model_leads = model_->is_trained() && (own_.configs.size() >= options_.initial_random || transfer_leads());
   const double epsilon = model_leads ? options_.epsilon : 1.0;
   std::vector<search_space::Config> batch;
   if (domain_.pool()) {
@@ -211,9 +241,11 @@ void ModelBasedTuner::update(const std::vector<search_space::Config>& configs,
                              const std::vector<measure::MeasureResult>& results) {
   std::vector<double> gflops;
   for (const auto& result : results) gflops.push_back(result.ok() ? result.gflops : 0.0);
+  own_.configs.insert(own_.configs.end(), configs.begin(), configs.end());
+  own_.gflops.insert(own_.gflops.end(), gflops.begin(), gflops.end());
+  weigh_sources();
   model_->update(configs, gflops);
   remember_best(configs, gflops);
-  measured_ += configs.size();
 }
 
 }  // namespace optune::tuner

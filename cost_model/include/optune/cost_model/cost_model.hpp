@@ -36,6 +36,9 @@ class CostModel {
   virtual void add_transfer(const FeatureExtractor& features, std::span<const search_space::Config> configs,
                             std::span<const double> gflops, int group, double weight) = 0;
   virtual std::size_t transfer_row_count() const = 0;
+  // Changes what every row of one transfer group counts (0: left out of the fits), as the task's
+  // own records show how far that group's device agrees with this one. Used from the next fit on.
+  virtual void set_transfer_weight(int group, double weight) = 0;
   // Trains on the transfer rows alone, before the task has any measurement.
   virtual void fit() = 0;
   virtual bool is_trained() const = 0;

@@ -80,6 +80,7 @@ class XGBCostModel final : public CostModel {
   // CostModel's form: make_training_rows, each row weighted, then add_transfer_rows.
   void add_transfer(const FeatureExtractor& features, std::span<const search_space::Config> configs,
                     std::span<const double> gflops, int group, double weight) override;
+  void set_transfer_weight(int group, double weight) override;
   void fit() override;
 
   bool is_trained() const override;

@@ -5,8 +5,10 @@
 // unmeasured neighbours of the best measured config (one knob changed), and for the rest the most
 // promising unmeasured configs that simulated annealing finds on the model (or that scoring a
 // finite pool finds), picked for diversity, plus an epsilon share of random ones. With records of
-// the same template for other shapes, or of the same workload on other devices (weighted below
-// the task's own), the model is trained before the first batch, so that batch is guided too.
+// the same template for other shapes, or of the same workload on other devices, the model is
+// trained before the first batch, so that batch is guided too. Another device counts as a share of
+// the task's own records, scaled by how well it ranks them (source_agreement.hpp), so a device that
+// disagrees with this one fades out instead of holding the search where it was fast.
 #pragma once
 
 #include <random>
@@ -18,6 +20,7 @@
 #include "optune/cost_model/simulated_annealing.hpp"
 #include "optune/measure/measure_input.hpp"
 #include "optune/tuner/search/search_domain.hpp"
+#include "optune/tuner/search/source_agreement.hpp"
 #include "optune/tuner/search/task_history.hpp"
 #include "optune/tuner/search/tuner.hpp"
 
@@ -29,7 +32,10 @@ struct ModelBasedTunerOptions {
   double diversity = 0.5;            // weight of knob coverage when picking a batch
   std::size_t candidates_per_config = 4;  // annealing returns this many per config wanted
   std::size_t seeds = 8;             // best measured configs that start annealing chains
-  double other_device_weight = 0.5;  // a record of another device against one of this device
+  // How much another device's records count, as a share of this device's own records (at least
+  // initial_random of them while there are fewer), times the device's agreement with the own
+  // records (source_agreement.hpp: Kendall's tau, negatives as 0; 1 until enough configs are shared).
+  double other_device_weight = 0.5;
   std::size_t other_device_rows = 1000;  // records kept per other device (each fit reads them all)
   // Own measurements drawn at random before the model leads (without transfer rows): the model's
   // first training set. Chosen with local_share on held-out landscapes (README, Tuners).
@@ -60,6 +66,8 @@ class ModelBasedTuner final : public Tuner {
  private:
   void add_transfer(const std::vector<db::TuningRecord>& related);
   void add_other_devices(const std::vector<db::TuningRecord>& records);
+  void weigh_sources();
+  bool transfer_leads() const;
   ParsedRecords keep_rows(ParsedRecords parsed, std::size_t limit);
   std::vector<search_space::Config> rank_by_annealing(std::size_t n, std::size_t local);
   std::vector<search_space::Config> rank_neighbours(std::size_t n);
@@ -76,7 +84,18 @@ class ModelBasedTuner final : public Tuner {
   std::vector<cost_model::ScoredConfig> best_measured_;  // annealing seeds, best first
   double search_seconds_ = 0;
   std::size_t other_device_rows_ = 0;
-  std::size_t measured_ = 0;               // own measurements, earlier runs' included
+  // Another device's records of this workload: all of them, to measure its agreement with this
+  // device's own, its estimate of each own config (in own_'s order, extended as records come),
+  // and how many of its records the model holds (keep_rows).
+  struct Source {
+    int group = 0;
+    SourceDevice device;
+    std::vector<double> at_own;
+    std::size_t rows = 0;
+    double weight = 0;  // per row, as the model has it now
+  };
+  std::vector<Source> sources_;
+  ParsedRecords own_;                      // own measurements, earlier runs' included
   cost_model::FeatureMatrix pool_features_;  // of the pool's configs, extracted once
 };
 
