@@ -44,6 +44,24 @@ class RpcOpenCLTest : public RpcTest {
 constexpr const char* kTinyOpenCLTune =
     "tune --op gemm --shape 33,20,17 --tuner random --repeat 2 --min-repeat-ms 1 --quiet --seed 6 --rpc-wait 20";
 
+// A user's OpenCL kernel file over RPC: the artifact carries its source, the request its operands
+// and its reference kernel's source; nothing of the file is read on the server.
+TEST_F(RpcOpenCLTest, KernelFilesAreTunedOverRpc) {
+  auto& tracker = start_tracker();
+  auto& server = start_opencl_server("gpu", tracker.port);
+  CommandRun run = optune("tune --kernel " + std::string(OPTUNE_SOURCE_DIR) + "/configs/kernels/transpose.toml " +
+                          "--shape N=128,M=64 --target opencl --tuner random --trials 3 --remeasure 0 --repeat 2 " +
+                          "--min-repeat-ms 1 --quiet --rpc-wait 20 --db " + db() + rpc("gpu", tracker));
+  ASSERT_EQ(run.code, 0) << run.out << run.err << slurp(server.log);
+  auto all = records();
+  ASSERT_GE(all.size(), 3u);
+  for (const auto& r : all) {
+    EXPECT_EQ(r.error_kind, "ok") << r.error_message;
+    EXPECT_EQ(r.template_name, "kernel.transpose.opencl");
+    EXPECT_EQ(r.device_id, opencl_.fingerprint_id()) << "records carry the server's OpenCL device";
+  }
+}
+
 TEST_F(RpcOpenCLTest, TuningAnOpenCLTargetOverRpcRecordsTheServersOpenCLDevice) {
   auto& tracker = start_tracker();
   auto& server = start_opencl_server("gpu", tracker.port);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -69,6 +70,41 @@ TEST_F(RpcTest, TuningOverRpcWritesTheSameKindOfRecordsAsLocalTuning) {
   EXPECT_TRUE(contains(status.out, "servers (1)")) << status.out;
   EXPECT_TRUE(contains(status.out, "loop")) << status.out;
   EXPECT_TRUE(contains(status.out, "free")) << status.out;
+}
+
+// A user's kernel file over RPC: the candidate's object (with its trampolines) and the kernel's
+// operands travel, the server's worker checks against the reference; a kernel whose check reads
+// files of this machine (expected, data) is refused by the server before anything runs.
+TEST_F(RpcTest, KernelFilesAreTunedOverRpc) {
+  auto& tracker = start_tracker();
+  auto& server = start_server("server", "kern", tracker.port);
+  const std::string kernels = std::string(OPTUNE_SOURCE_DIR) + "/tests/data/kernels/";
+  CommandRun run = optune("tune --kernel " + kernels + "faulty_cpu.toml --tuner grid --trials 6 --timeout 3 "
+                          "--remeasure 0 --repeat 2 --min-repeat-ms 1 --quiet --rpc-wait 20 --db " + db() +
+                          rpc("kern", tracker));
+  ASSERT_EQ(run.code, 0) << run.out << run.err << slurp(server.log);
+  std::map<std::string, std::string> kinds;
+  for (const auto& r : records()) {
+    kinds[r.config.dump()] = r.error_kind;
+    EXPECT_EQ(r.device_id, device_id(server)) << "records carry the remote device's fingerprint";
+  }
+  EXPECT_EQ(kinds["{\"MODE\":0}"], "ok");
+  EXPECT_EQ(kinds["{\"MODE\":1}"], "wrong_answer");
+  EXPECT_EQ(kinds["{\"MODE\":2}"], "timeout");
+  EXPECT_EQ(kinds["{\"MODE\":3}"], "crash");
+  EXPECT_EQ(kinds["{\"MODE\":4}"], "wrong_answer");
+
+  // A check by expected files names files of this machine: the server refuses it, and says why.
+  std::string text = slurp(kernels + "faulty_cpu.toml");
+  text.replace(text.find("source = \"faulty_cpu.cpp\""), 25, "source = \"" + kernels + "faulty_cpu.cpp\"");
+  text.replace(text.find("reference = \"faulty_reference\""), 30, "expected = \"y.bin\"");
+  std::ofstream(dir_ / "expected.toml") << text;
+  std::ofstream(dir_ / "y.bin", std::ios::binary) << std::string(4096 * 4, '\0');
+  CommandRun refused = optune("tune --kernel " + (dir_ / "expected.toml").string() + " --trials 2 --remeasure 0 "
+                              "--repeat 1 --min-repeat-ms 1 --quiet --rpc-wait 20 --db " + (dir_ / "refused.db").string() +
+                              rpc("kern", tracker));
+  EXPECT_NE(refused.code, 0) << refused.out << refused.err;
+  EXPECT_TRUE(contains(refused.out + refused.err, "not sent over RPC")) << refused.out << refused.err;
 }
 
 TEST_F(RpcTest, TwoServersUnderOneKeyShareABatch) {
