@@ -179,7 +179,11 @@ TEST_F(KernelCliTest, BadKernelFilesAndOptionsExitTwoWithOneLine) {
   expect_bad_input("tune --kernel " + no_values.string() + " --db " + db(), "knobs.UNROLL");
   expect_bad_input("tune --kernel " + saxpy + " --shape N=0 --db " + db(), "N=0");
   expect_bad_input("tune --kernel " + saxpy + " --shape Q=5 --db " + db(), "Q");
+#ifdef OPTUNE_HAS_OPENCL
   expect_bad_input("tune --kernel " + saxpy + " --target opencl --db " + db(), "runs on cpu");
+#else
+  expect_bad_input("tune --kernel " + saxpy + " --target opencl --db " + db(), "unknown target 'opencl'");
+#endif
   expect_bad_input("tune --kernel " + saxpy + " --suite x.toml --db " + db(), "--kernel or --suite");
   expect_bad_input("space --kernel " + saxpy + " --shape N=-3", "N=-3");
   fs::path job = write("bad_job.toml", "name = \"j\"\nbudget = 2\n[[workload]]\nkernel = \"nowhere.toml\"\n");
