@@ -256,7 +256,9 @@ KernelHeader make_kernel_header(const db::Database& database, const kernels::Ker
   if (best.devices.empty() && request.fallback_device)
     best.devices.emplace(request.fallback_device->name, *request.fallback_device);
   for (const auto& key : request.wanted)
-    for (const auto& [name, device] : best.devices) {
+    for (const auto& entry : best.devices) {
+      // (Not a structured binding: clang 14, which builds the fuzz targets, cannot capture one.)
+      const std::string& name = entry.first;
       const bool tuned = std::any_of(best.rows.begin(), best.rows.end(), [&](const auto& row) {
         return row.second.workload_key == key && row.second.device == name;
       });
