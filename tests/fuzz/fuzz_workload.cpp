@@ -1,7 +1,8 @@
 // Workload keys (as records, imports and RPC requests carry them) and `--shape` strings (as users
 // type them). Input: "<op>\n<shape>" is tried as a shape of that op and the whole as a key.
 // Promises: parsers throw only std::invalid_argument; whatever parses is valid, has a positive
-// finite flop count, and its key parses back to the same workload.
+// finite flop count (a kernel file's key: 0, its work unknown without the file), and its key
+// parses back to the same workload.
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -20,8 +21,11 @@ void check_parsed(const Workload& workload, const std::string& from) {
   } catch (const std::invalid_argument& error) {
     optune::fuzz::broken(from + " parsed into an invalid workload: " + error.what());
   }
+  // A kernel file's work per run is the file's, unknown from its key alone (KernelShape::work: 0).
   const double flops = workload.flops();
-  if (!(std::isfinite(flops) && flops > 0)) optune::fuzz::broken(from + " has flops " + std::to_string(flops));
+  const bool known = workload.op != optune::kernels::Op::kKernel;
+  if (!(std::isfinite(flops) && (known ? flops > 0 : flops == 0)))
+    optune::fuzz::broken(from + " has flops " + std::to_string(flops));
   const std::string key = workload.key();
   Workload again;
   try {
