@@ -22,24 +22,6 @@ using Json = nlohmann::ordered_json;
 using test_support::CommandRun;
 using test_support::CommandTest;
 
-constexpr const char* kKernelFile = R"(name = "blocks"
-backend = "cpu"
-source = "blocks.cpp"
-entry = "blocks"
-flops = "2 * N"
-args = [
-  { name = "out", kind = "buffer", dtype = "f32", count = "N", output = true },
-  { name = "n", kind = "scalar", dtype = "i32", value = "N" },
-]
-[extents]
-N = 1000
-[knobs]
-BLOCK = [8, 16, 32]
-MODE = ["plain", "fast"]
-[constraints]
-rules = ["BLOCK != 32"]
-)";
-
 // Five configurations as Kernel Tuner writes them: two timed (one with its single runs), two
 // failed, one outside the kernel's restrictions.
 Json synthetic_cache(const std::string& device = "Imported CPU") {
@@ -73,8 +55,8 @@ class KernelResultsCliTest : public CommandTest {
  protected:
   void SetUp() override {
     CommandTest::SetUp();
-    write("blocks.cpp", "extern \"C\" void blocks(float* out, int n) { for (int i = 0; i < n; ++i) out[i] = 0; }\n");
-    write("blocks.toml", kKernelFile);
+    for (const char* file : {"blocks.toml", "blocks.cpp"})
+      fs::copy_file(fs::path(OPTUNE_SOURCE_DIR) / "tests/data/kernels" / file, dir_ / file);
   }
 
   fs::path write(const std::string& name, const std::string& text) {

@@ -29,24 +29,8 @@ class KernelTunerCacheTest : public ::testing::Test {
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
-    write("blocks.cpp", "extern \"C\" void blocks(float* out, int n) {}\n");
-    write("blocks.toml", R"(name = "blocks"
-backend = "cpu"
-source = "blocks.cpp"
-entry = "blocks"
-flops = "2 * N"
-args = [
-  { name = "out", kind = "buffer", dtype = "f32", count = "N", output = true },
-  { name = "n", kind = "scalar", dtype = "i32", value = "N" },
-]
-[extents]
-N = 1000
-[knobs]
-BLOCK = [8, 16, 32]
-MODE = ["plain", "fast"]
-[constraints]
-rules = ["BLOCK != 32"]
-)");
+    for (const char* file : {"blocks.toml", "blocks.cpp"})
+      fs::copy_file(fs::path(OPTUNE_SOURCE_DIR) / "tests/data/kernels" / file, dir_ / file);
   }
   void TearDown() override { fs::remove_all(dir_); }
 
