@@ -51,7 +51,7 @@ TunerReport replay_tuner(const tuner::LandscapeFile& file, const tuner::Landscap
   std::vector<std::vector<double>> runs;
   double overhead = 0, evaluations = 0;
   const auto start = std::chrono::steady_clock::now();
-  for (std::size_t seed = 1; seed <= request.seeds; ++seed) {
+  for (std::size_t seed = request.first_seed; seed < request.first_seed + request.seeds; ++seed) {
     auto result = tuner::replay(landscape, name, seed, top, request.batch_size, landscape.best, history);
     std::vector<double> times;
     for (double throughput : result.evaluated) times.push_back(throughput > 0 ? 1.0 / throughput : std::nan(""));
@@ -70,6 +70,8 @@ void replay_landscape(const ReplayRequest& request,
                       const std::function<void(const tuner::LandscapeFile&, const TunerReport&)>& on_report) {
   if (request.landscape.empty()) throw BadInput("replay: --landscape is required");
   if (request.seeds < 1 || request.seeds > 100000) throw BadInput("replay: --seeds must be from 1 to 100000");
+  if (request.first_seed < 1 || request.first_seed > 1000000000)
+    throw BadInput("replay: --first-seed must be from 1 to 1000000000");
   if (request.batch_size < 1 || request.batch_size > 4096) throw BadInput("replay: --batch-size must be from 1 to 4096");
   if (request.budgets.empty()) throw BadInput("replay: --budgets is empty");
   for (std::size_t budget : request.budgets)

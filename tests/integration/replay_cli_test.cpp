@@ -2,6 +2,8 @@
 // and gzip) and a T4 results file of the same 11 configurations, whose optimum is known.
 #include <zlib.h>
 
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "command_test.hpp"
@@ -109,6 +111,22 @@ TEST_F(ReplayCliTest, T4ResultsFileReplaysLikeTheCacheFile) {
   EXPECT_TRUE(grid["evals_to"]["0.99"].is_number());
 }
 
+TEST_F(ReplayCliTest, FirstSeedPicksAnotherSetOfSeeds) {
+  // Random search's first draw, one seed at a time: seeds 1..6 do not all draw the same config of
+  // ten (they would if --first-seed were ignored), and a seed replays the same every time.
+  const auto file = write("synthetic_A.json", cache_file().dump());
+  std::set<std::string> first_draws;
+  for (int seed = 1; seed <= 6; ++seed) {
+    const std::string command = "replay --landscape " + file + " --tuner random --seeds 1 --first-seed " +
+                                std::to_string(seed) + " --budgets 1 --format json";
+    auto run = optune(command);
+    ASSERT_EQ(run.code, 0) << run.err;
+    EXPECT_EQ(optune(command).out, run.out);
+    first_draws.insert(nlohmann::json::parse(run.out)["fraction"].dump());
+  }
+  EXPECT_GT(first_draws.size(), 1u);
+}
+
 TEST_F(ReplayCliTest, TransferFromAnotherDeviceRuns) {
   const auto target = write("synthetic_A.json", cache_file().dump());
   auto other = cache_file();
@@ -137,6 +155,7 @@ TEST_F(ReplayCliTest, BadOptionsGetExitTwoWithOneLine) {
   expect_bad_input("replay --landscape " + file + " --budgets 5,x", "--budgets");
   expect_bad_input("replay --landscape " + file + " --budgets 11", "exceeds");
   expect_bad_input("replay --landscape " + file + " --tuner nope", "unknown tuner");
+  expect_bad_input("replay --landscape " + file + " --first-seed 0", "--first-seed");
   auto other = nlohmann::ordered_json::parse(cache_file().dump());
   other["tune_params_keys"] = {"b", "a"};
   expect_bad_input("replay --landscape " + file + " --transfer-from " + write("b.json", other.dump()),

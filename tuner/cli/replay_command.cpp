@@ -17,6 +17,7 @@ struct ReplayOptions {
   std::string landscape;
   std::string tuners = "xgb";  // comma-separated, or "all"
   std::size_t seeds = 20;
+  std::size_t first_seed = 1;
   std::string budgets = "25,50,100,200,400";
   std::size_t batch_size = 1;  // as Kernel Tuner evaluates
   std::vector<std::string> transfer_from;
@@ -54,8 +55,8 @@ void print_table_header(const tuner::LandscapeFile& file, const ReplayOptions& o
                         const std::vector<std::size_t>& budgets) {
   std::printf("replay     %s: %s on %s, %zu configurations, optimum %.6g (replayed from the file: nothing is measured)\n",
               file.name.c_str(), file.kernel.c_str(), file.device.c_str(), file.configs.size(), file.optimum);
-  std::printf("seeds      %zu, batches of %zu (optune tune measures batches of %zu)%s\n", options.seeds,
-              options.batch_size, tuner::TuningOptions{}.batch_size,
+  std::printf("seeds      %zu from %zu, batches of %zu (optune tune measures batches of %zu)%s\n", options.seeds,
+              options.first_seed, options.batch_size, tuner::TuningOptions{}.batch_size,
               options.transfer_from.empty() ? "" : ", model warm-started from other devices' landscapes");
   std::printf("%-8s", "tuner");
   for (std::size_t budget : budgets) std::printf("  @%-5zu", budget);
@@ -75,7 +76,8 @@ void print_table_row(const app::TunerReport& report) {
 
 int run_replay(const ReplayOptions& options) {
   app::ReplayRequest request{options.landscape, split_list(options.tuners), options.seeds,
-                             parse_budgets(options.budgets), options.batch_size, options.transfer_from};
+                             parse_budgets(options.budgets), options.batch_size, options.transfer_from,
+                             options.first_seed};
   bool first = true;
   app::replay_landscape(request, [&](const tuner::LandscapeFile& file, const app::TunerReport& report) {
     if (options.format == "json") {
@@ -99,6 +101,8 @@ void add_replay_command(CLI::App& app, CommandAction& action) {
   replay->add_option("--landscape", options->landscape, "Landscape file: .json, .json.gz (Kernel Tuner cache) or T4 results");
   replay->add_option("--tuner", options->tuners, "Tuners, comma-separated, or all")->capture_default_str();
   replay->add_option("--seeds", options->seeds, "Seeds per tuner (1..N)")->capture_default_str();
+  replay->add_option("--first-seed", options->first_seed, "First seed: seeds run from it (another set shows the spread)")
+      ->capture_default_str();
   replay->add_option("--budgets", options->budgets, "Unique evaluations to report at, comma-separated")->capture_default_str();
   replay->add_option("--batch-size", options->batch_size, "Configs per tuner decision (Kernel Tuner evaluates 1)")
       ->capture_default_str();

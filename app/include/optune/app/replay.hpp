@@ -22,6 +22,7 @@ struct ReplayRequest {
   std::vector<std::size_t> budgets = {25, 50, 100, 200, 400};
   std::size_t batch_size = 1;  // as Kernel Tuner evaluates
   std::vector<std::string> transfer_from;  // landscapes of the same kernel on other devices
+  std::size_t first_seed = 1;  // seeds first_seed .. first_seed + seeds - 1: other sets show the spread
 };
 
 struct TunerReport {
