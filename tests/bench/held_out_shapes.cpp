@@ -7,8 +7,10 @@
 // of them alike. Prints one row per shape and the medians of the ratios. Run by
 // tests/bench/held_out_shapes.sh:
 //   bench_held_out_shapes BIN_DIR RANGE_DB OWN_DB ROUNDS SHAPE...
+// The target is cpu, or OPTUNE_BENCH_TARGET's (opencl on a GPU machine).
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -28,8 +30,20 @@ double median_of(std::vector<double> values) {
   return n == 0 ? 0 : n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
+std::string bench_target() {
+  const char* target = std::getenv("OPTUNE_BENCH_TARGET");
+  return target != nullptr && *target != '\0' ? target : "cpu";
+}
+
+// Where compiled device programs are kept between runs: as the optune command keeps them under
+// XDG_CACHE_HOME, else nowhere.
+std::string program_cache_dir() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  return xdg != nullptr && *xdg != '\0' ? std::string(xdg) + "/optune/programs" : "";
+}
+
 Pick pick_from(const std::string& database, const std::string& shape) {
-  return optune::app::pick_config({database, "gemm", shape, "cpu", ""});
+  return optune::app::pick_config({database, "gemm", shape, bench_target(), ""});
 }
 
 // The ratios of one kind of config over the shapes.
@@ -58,9 +72,10 @@ int main(int argc, char** argv) {
   const std::string range_db = argv[2], own_db = argv[3];
   const int rounds = std::stoi(argv[4]);
   optune::app::MeasureSettings settings;
+  settings.target = bench_target();
   settings.timing.repeat = 5;
   settings.timing.min_repeat_ms = 50;
-  optune::app::Measuring measuring(settings, optune::app::install_paths_beside(argv[1], ""), std::nullopt);
+  optune::app::Measuring measuring(settings, optune::app::install_paths_beside(argv[1], program_cache_dir()), std::nullopt);
   const auto range = optune::db::Database::open(range_db, optune::db::Database::Mode::kReadOnly);
 
   Column picked_column, closest_column;
@@ -69,7 +84,7 @@ int main(int argc, char** argv) {
               "default ms", "picked ms", "closest ms", "own ms", "picked/own", "closest/own", "def/picked");
   for (int i = 5; i < argc; ++i) {
     const std::string shape = argv[i];
-    auto task = optune::app::make_task("gemm", shape, "cpu");
+    auto task = optune::app::make_task("gemm", shape, bench_target());
     const Pick picked = pick_from(range_db, shape);
     const Pick own = pick_from(own_db, shape);
     const auto closest = optune::tuner::nearest_config(range, task->workload, task->target, task->device,

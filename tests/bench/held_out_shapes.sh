@@ -7,16 +7,30 @@
 # default and the closest tuned shape's best, interleaved in the same rounds. Needs a build with -DOPTUNE_BUILD_BENCH=ON (bench_held_out_shapes).
 # Usage, from the repository root:
 #   bash tests/bench/held_out_shapes.sh [WORKDIR] [TRIALS_PER_SHAPE] [ROUNDS]
+# On a GPU machine, from a pack (pack_gpu_bench.sh): TARGET=opencl OPTUNE_PREFIX=PACK bash PACK/bench/held_out_shapes.sh ...
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 work=${1:-$root/build/held-out-shapes}
 trials=${2:-24}
 rounds=${3:-5}
-optune=$root/build/bin/optune
-bench=$root/build/tests/bench/bench_held_out_shapes
+target=${TARGET:-cpu}
+if [ -n "${OPTUNE_PREFIX:-}" ]; then
+  optune=$OPTUNE_PREFIX/bin/optune
+  bench=$OPTUNE_PREFIX/bin/bench_held_out_shapes
+  bin_dir=$OPTUNE_PREFIX/bin
+  export LD_LIBRARY_PATH="$OPTUNE_PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+else
+  optune=$root/build/bin/optune
+  bench=$root/build/tests/bench/bench_held_out_shapes
+  bin_dir=$root/build/bin
+fi
 mkdir -p "$work"
+if [ "$target" != cpu ]; then
+  export XDG_CACHE_HOME=${XDG_CACHE_HOME:-$work/cache}
+  [ -f "$(dirname "${BASH_SOURCE[0]}")/nvidia_opencl_icd.sh" ] && source "$(dirname "${BASH_SOURCE[0]}")/nvidia_opencl_icd.sh"
+fi
 held_out=(3 7 20 32 64 100 200 256 300 384 450)  # none of them a representative shape
-common=(--target cpu --batch-size 8 --repeat 3 --min-repeat-ms 20 --remeasure 2 --seed 1 --quiet)
+common=(--target "$target" --batch-size 8 --repeat 3 --min-repeat-ms 20 --remeasure 2 --seed 1 --quiet)
 
 if [ ! -f "$work/range.done" ]; then
   rm -f "$work"/range.db*
@@ -34,4 +48,4 @@ for m in "${held_out[@]}"; do
   fi
 done
 echo
-"$bench" "$root/build/bin" "$work/range.db" "$work/own.db" "$rounds" "${shapes[@]}"
+OPTUNE_BENCH_TARGET=$target "$bench" "$bin_dir" "$work/range.db" "$work/own.db" "$rounds" "${shapes[@]}"

@@ -18,12 +18,13 @@ c++ -O2 "$here/clblast_sgemm.cpp" -I"$clblast/root/usr/include" "$clblast/root/u
 cp -L "$clblast/root/usr/lib/x86_64-linux-gnu/libclblast.so.1" "$prefix/lib/"
 c++ -O2 -std=c++17 "$here/opencl_gemm_sweep.cpp" -lOpenCL -Wl,-rpath,'$ORIGIN/../lib' -o "$prefix/bin/opencl_gemm_sweep"
 rm -rf "$clblast"
-cp "$build/tests/bench/bench_rpc_overhead" "$prefix/bin/"
-for binary in "$prefix/bin/optune" "$prefix/bin/optune-worker" "$prefix/bin/clblast_sgemm" "$prefix/bin/bench_rpc_overhead"; do
+cp "$build/tests/bench/bench_rpc_overhead" "$build/tests/bench/bench_held_out_shapes" "$prefix/bin/"
+for binary in "$prefix/bin/optune" "$prefix/bin/optune-worker" "$prefix/bin/clblast_sgemm" "$prefix/bin/bench_rpc_overhead" "$prefix/bin/bench_held_out_shapes"; do
   ldd "$binary" | awk '/=> \// {print $3}'
 done | sort -u | grep -v -E '/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so' | while read -r lib; do
   case "$lib" in "$prefix"/*) ;; *) cp -L "$lib" "$prefix/lib/" ;; esac
 done
 cp "$here/torch_peers.py" "$here/small_gemm_peers.py" "$here/opencl_gpu_bench.sh" "$here/opencl_rpc_gpu.sh" "$here/nvidia_opencl_icd.sh" "$here/opencl_gemm_sweep_configs.txt" \
+  "$here/held_out_shapes.sh" \
   "$prefix/bench/"
 du -sh "$prefix"
