@@ -81,6 +81,9 @@ constexpr const char* kQuickBatches = "repeat = 2\nmin_repeat_ms = 1\ntimeout = 
 TEST_F(ConcurrentRunsTest, SecondSigtermStopsAJobAtOnceAndItsLogStillEnds) {
   pid_t pid = start_job(write_job("hurried", 40, kSlowBatches), "hurried");
   wait_until([&] { return job_records("hurried").second >= 2; }, "the job recorded no batch in time");
+  // Into the next batch (2 configs of at least 1.2 s each): a signal right after the record could
+  // still meet the check before that batch, and the job would end there before the second signal.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
   ::kill(pid, SIGTERM);  // stop after this batch ...
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   ::kill(pid, SIGTERM);  // ... no: now

@@ -221,11 +221,11 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
 
   // A generic GPU kernel: 128 x 256 tiles of 16 x 16 work-items (8 x 16 outputs each, strided by
   // float4 so neighbours read neighbouring local addresses), both operands in local memory, K
-  // blocks of 8 (the best tuned config at 2048 and 4096 on an H100); smaller where the device or
-  // the shape wants it.
+  // blocks of 8 (the best tuned config at 2048 and 4096 on an H100); smaller tiles where the shape
+  // leaves the device's compute units idle (fill_the_device) or the device wants them.
   ss::Config default_config(const Workload& workload, const DeviceInfo& device,
                             const ss::ConfigSpace& space) const override {
-    if (uses_tensor_cores(workload.gemm(), device)) return tensor_core_default(space);
+    if (uses_tensor_cores(workload.gemm(), device)) return tensor_core_default(workload.gemm(), device, space);
     auto preference = [](const char* mwg, const char* nwg, const char* kwg, const char* dim, const char* vw,
                          const char* db) {
       return opencl::Preference{{kMwg, mwg}, {kNwg, nwg}, {kKwg, kwg}, {kMdimc, dim}, {kNdimc, dim},
@@ -233,31 +233,83 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
                                 {kStrn, "1"}, {kKwi, "8"}, {kDb, db}, {kWlay, "0"}, {kGsw, "1"}, {kSplitk, "1"}};
     };
     return opencl::preferred_config(space,
-                                    {preference("128", "256", "8", "16", "4", "0"),
-                                     preference("128", "128", "16", "16", "4", "1"),
-                                     preference("64", "64", "16", "8", "4", "1"),
-                                     preference("32", "32", "16", "8", "4", "0"),
-                                     preference("32", "32", "16", "8", "2", "0"),
-                                     preference("16", "16", "16", "4", "1", "0")},
+                                    fill_the_device(workload.gemm(), device,
+                                                    {preference("128", "256", "8", "16", "4", "0"),
+                                                     preference("128", "128", "16", "16", "4", "1"),
+                                                     preference("64", "64", "16", "8", "4", "1"),
+                                                     preference("32", "32", "16", "8", "4", "0"),
+                                                     preference("32", "32", "16", "8", "2", "0"),
+                                                     preference("16", "16", "16", "4", "1", "0")}),
                                     name());
   }
 
   // The tensor-core kernel's default: 128 x 128 tiles of four warps of 64 x 64, K blocks of 8 in
   // four stages, scalar fragment reads of A, bands of 8 row tiles: the best config tuned at 2048
   // and 4096 on an H200 (64.9 and 66.6 TFLOP/s; 58.0 and 60.5 with ldmatrix and no bands). Smaller
-  // where the device or the shape wants it.
-  ss::Config tensor_core_default(const ss::ConfigSpace& space) const {
+  // tiles where the shape leaves compute units idle: 32 x 32 and 16 x 16 are the configs tuned on
+  // an H100 for M = 3-450 with N = K = 768 (tests/bench/results/opencl_h100_held_out_shapes.log).
+  ss::Config tensor_core_default(const GemmShape& s, const DeviceInfo& device, const ss::ConfigSpace& space) const {
     auto preference = [](const char* mwg, const char* nwg, const char* kwg, const char* wm, const char* wn,
-                         const char* stages, const char* gsw) {
+                         const char* stages, const char* ldsm, const char* gsw) {
       return opencl::Preference{{kMath, "tf32x3"}, {kMwg, mwg},       {kNwg, nwg},  {kKwg, kwg}, {kWm, wm},
-                                {kWn, wn},         {kStages, stages}, {kLdsm, "0"}, {kGsw, gsw}, {kSplitk, "1"}};
+                                {kWn, wn},         {kStages, stages}, {kLdsm, ldsm}, {kGsw, gsw}, {kSplitk, "1"}};
     };
     return opencl::preferred_config(space,
-                                    {preference("128", "128", "8", "64", "64", "4", "8"),
-                                     preference("128", "128", "8", "64", "64", "4", "1"),
-                                     preference("64", "64", "16", "32", "32", "3", "1"),
-                                     preference("32", "32", "16", "16", "16", "2", "1")},
+                                    fill_the_device(s, device,
+                                                    {preference("128", "128", "8", "64", "64", "4", "0", "8"),
+                                                     preference("128", "128", "8", "64", "64", "4", "0", "1"),
+                                                     preference("64", "64", "16", "32", "32", "3", "0", "1"),
+                                                     preference("32", "32", "32", "16", "16", "4", "1", "1"),
+                                                     preference("32", "32", "16", "16", "16", "2", "0", "1"),
+                                                     preference("16", "16", "64", "16", "8", "4", "1", "1")}),
                                     name());
+  }
+
+  // Orders tile preferences (largest first) so that those giving a work-group to every compute
+  // unit come first, largest first, then the others by the work-groups they give, most first: a
+  // tile too large for the shape leaves most of a GPU idle (128 x 128 tiles give a 450 x 768 GEMM
+  // 24 work-groups on an H100's 132 SMs; the tuned 32 x 32 gives 360). Where K is long, a tile
+  // may fill the device with a small split of K instead (at most kMaxDefaultSplit, each split at
+  // least kMinSplitDepth deep): a larger tile with a split does more per load than the smaller one
+  // it replaces running all of K (tuned on an H100: 128 x 768 x 3072 ran 1.4x faster on 32 x 32 tiles split
+  // in 4 than on 16 x 16 tiles unsplit).
+  static std::vector<opencl::Preference> fill_the_device(const GemmShape& s, const DeviceInfo& device,
+                                                         const std::vector<opencl::Preference>& preferences) {
+    constexpr std::int64_t kMaxDefaultSplit = 4, kMinSplitDepth = 512;
+    const std::int64_t units = std::max(device.cores, 1);
+    auto tiles = [&s](const opencl::Preference& preference) {
+      std::int64_t mwg = 1, nwg = 1;
+      for (const auto& [knob, value] : preference) {
+        if (knob == kMwg) mwg = std::stoll(value);
+        if (knob == kNwg) nwg = std::stoll(value);
+      }
+      return ceil_div(s.M, mwg) * ceil_div(s.N, nwg);
+    };
+    auto with_split = [](opencl::Preference preference, std::int64_t split) {
+      for (auto& [knob, value] : preference)
+        if (knob == kSplitk) value = std::to_string(split);
+      return preference;
+    };
+    std::int64_t most_tiles = 0;
+    for (const auto& preference : preferences) most_tiles = std::max(most_tiles, tiles(preference));
+    std::vector<opencl::Preference> filling, short_of_units;
+    for (const auto& preference : preferences) {
+      const std::int64_t count = tiles(preference);
+      if (count >= units) {
+        filling.push_back(preference);
+        continue;
+      }
+      // The smallest tile gains nothing from a split: there is no smaller one it replaces
+      // (32 x 768 x 3072 on an H100: 16 x 16 tiles ran 1.3x slower split in 2 than unsplit).
+      const std::int64_t split = ceil_div(units, count);
+      if (count < most_tiles && split <= kMaxDefaultSplit && s.K / split >= kMinSplitDepth)
+        filling.push_back(with_split(preference, split));
+      short_of_units.push_back(preference);
+    }
+    std::stable_sort(short_of_units.begin(), short_of_units.end(),
+                     [&](const opencl::Preference& a, const opencl::Preference& b) { return tiles(a) > tiles(b); });
+    filling.insert(filling.end(), short_of_units.begin(), short_of_units.end());
+    return filling;
   }
 
   OpenCLKernel opencl_kernel(const Workload& workload, const DeviceInfo&,

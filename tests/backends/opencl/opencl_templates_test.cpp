@@ -201,6 +201,37 @@ TEST(OpenCLGemmTemplate, TensorCoreSpaceOnNvidiaSm80AndLater) {
             std::string::npos);
 }
 
+// The default follows the shape: the largest tile that still gives each of the device's compute
+// units a work-group (or does with K split in at most 4, where K is long), else the tile giving the
+// most work-groups. On an H100 (132 SMs), 4096 x 1024 keeps the 128 x 128 tile (256 work-groups);
+// 1000^3 gets 64 x 64 (256, where 128 x 128 gives 64 and K is too short to split); 450 x 768 gets
+// 32 x 32 (360), and 7 x 768 the 16 x 16 tile (48, the most there are); 128 x 768 x 3072 splits
+// 32 x 32 tiles in 2 (192), but 32 x 768 x 3072 keeps its 16 x 16 tiles (96) unsplit; the FMA kernel (N not a multiple of 4) follows the same rule. The same
+// shapes on a device of 4 compute units keep the largest tile that fits, unsplit.
+TEST(OpenCLGemmTemplate, DefaultTileGivesEveryComputeUnitAWorkGroup) {
+  const OpenCLTemplate& t = as_opencl(backends::find_template("gemm.opencl"));
+  auto default_tile = [&](const DeviceInfo& device, const char* shape) {
+    const Workload workload = parse_workload(Op::kGemm, shape);
+    const auto space = t.space(workload, device);
+    const auto json = space.to_json(t.default_config(workload, device, space));
+    return json["mwg"].get<std::string>() + "x" + json["nwg"].get<std::string>() + "/" +
+           json["splitk"].get<std::string>();
+  };
+  const DeviceInfo h100 = nvidia_h100();
+  EXPECT_EQ(default_tile(h100, "4096,1024,4096"), "128x128/1");
+  EXPECT_EQ(default_tile(h100, "1000,1000,1000"), "64x64/1");
+  EXPECT_EQ(default_tile(h100, "450,768,768"), "32x32/1");
+  EXPECT_EQ(default_tile(h100, "7,768,768"), "16x16/1");
+  EXPECT_EQ(default_tile(h100, "128,768,3072"), "32x32/2");
+  EXPECT_EQ(default_tile(h100, "32,768,3072"), "16x16/1");  // the smallest tile is not split
+  EXPECT_EQ(default_tile(h100, "1023,769,2049"), "128x128/3");  // FMA kernel: 8 x 7 tiles, K in 3
+  DeviceInfo few_units = h100;
+  few_units.cores = 4;
+  EXPECT_EQ(default_tile(few_units, "1000,1000,1000"), "128x128/1");
+  EXPECT_EQ(default_tile(few_units, "128,768,3072"), "128x128/1");
+  EXPECT_EQ(default_tile(few_units, "1023,769,2049"), "128x256/1");
+}
+
 // The tensor-core kernel copies rows of A and B 16 bytes at a time: a K or N that is no multiple
 // of 4 (or a device before sm_80, or one that is not NVIDIA's) gets the float32 FMA kernel's space.
 TEST(OpenCLGemmTemplate, FmaSpaceWhereTensorCoresDoNotApply) {
