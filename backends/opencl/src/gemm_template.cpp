@@ -271,8 +271,8 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   // 24 work-groups on an H100's 132 SMs; the tuned 32 x 32 gives 360). Where K is long, a tile
   // may fill the device with a small split of K instead (at most kMaxDefaultSplit, each split at
   // least kMinSplitDepth deep): a larger tile with a split does more per load than the smaller one
-  // it replaces running all of K (tuned on an H100: 128 x 768 x 3072 ran 1.4x faster on 32 x 32 tiles split
-  // in 4 than on 16 x 16 tiles unsplit).
+  // it replaces running all of K (tuned on an H100: 128 x 768 x 3072 ran 1.4x faster on 32 x 32
+  // tiles split in 4 than on 16 x 16 tiles unsplit).
   static std::vector<opencl::Preference> fill_the_device(const GemmShape& s, const DeviceInfo& device,
                                                          const std::vector<opencl::Preference>& preferences) {
     constexpr std::int64_t kMaxDefaultSplit = 4, kMinSplitDepth = 512;
