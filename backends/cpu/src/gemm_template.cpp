@@ -170,8 +170,12 @@ class CpuGemmTemplate final : public KernelTemplate {
     set(kMr, [&](const ss::ConfigView& v) { return v.integer(kMr) == mr; });
     set(kNr, [&](const ss::ConfigView& v) { return v.integer(kNr) == nr; });
     set(kLanes, [&](const ss::ConfigView& v) { return parse_int(v.choice(kLanes)) == lanes; });
-    set(kPackA, [](const ss::ConfigView& v) { return v.flag(kPackA); });
-    set(kPackB, [](const ss::ConfigView& v) { return v.flag(kPackB); });
+    // Packing pays for its copy only where the packed panel is read many times: A's by more than
+    // one micro-panel of rows, B's by at least 32 of them (a 32 x 768 x 768 GEMM spends a third of
+    // its time packing B; tuned configs below M = 256 pack no B).
+    const bool pack_a = shape.M > mr, pack_b = shape.M >= 32 * mr;
+    set(kPackA, [&](const ss::ConfigView& v) { return v.flag(kPackA) == pack_a; });
+    set(kPackB, [&](const ss::ConfigView& v) { return v.flag(kPackB) == pack_b; });
     set(kLoopOrder, [](const ss::ConfigView& v) { return v.choice(kLoopOrder) == "jc_pc_ic"; });
     set(kUnrollK, [](const ss::ConfigView& v) { return v.choice(kUnrollK) == "4"; });
     const std::int64_t threads = std::max(1, device.cores);
