@@ -12,14 +12,6 @@ namespace optune::backends::opencl {
 namespace cl = measure::cl;
 namespace {
 
-// Build log kept in a record: the first errors are the useful ones.
-constexpr std::size_t kMaxLogBytes = 4000;
-
-std::string clipped(std::string log) {
-  if (log.size() > kMaxLogBytes) log = log.substr(0, kMaxLogBytes) + "\n[...]";
-  return log;
-}
-
 void set_arguments(cl_kernel kernel, measure::KernelOperands& operands, const std::vector<cl::Buffer>& buffers) {
   for (std::size_t i = 0; i < operands.args.size(); ++i) {
     const measure::HostArgument& arg = operands.args[i];
@@ -78,13 +70,13 @@ std::array<std::size_t, 3> sizes(const std::array<std::int64_t, 3>& values) {
   return {static_cast<std::size_t>(values[0]), static_cast<std::size_t>(values[1]), static_cast<std::size_t>(values[2])};
 }
 
-class UserKernelCandidate final : public measure::LoadedCandidate {
+class UserKernelCandidate final : public BuiltCandidate {
  public:
   UserKernelCandidate(cl::Program program, cl::Kernel kernel, kernels::OpenCLKernel launch, cl_command_queue queue,
                       measure::KernelOperands& operands, const std::vector<cl::Buffer>& buffers, double build_seconds,
                       bool from_cache)
-      : program_(std::move(program)), kernel_(std::move(kernel)), launch_(std::move(launch)), queue_(queue),
-        operands_(operands), buffers_(buffers), build_seconds_(build_seconds), from_cache_(from_cache) {}
+      : BuiltCandidate(std::move(program), std::move(kernel), std::move(launch), queue, build_seconds, from_cache),
+        operands_(operands), buffers_(buffers) {}
 
   void poison_output() override {
     transfers_ = {};
@@ -105,22 +97,10 @@ class UserKernelCandidate final : public measure::LoadedCandidate {
   const float* output() override { return nullptr; }
   void fetch_outputs() override { download_outputs(queue_, operands_, buffers_, transfers_); }
 
-  void describe(measure::WorkerReply& reply) const override {
-    reply.build_seconds = build_seconds_;
-    reply.program_cached = from_cache_;
-    reply.transfer = transfers_;
-  }
 
  private:
-  cl::Program program_;
-  cl::Kernel kernel_;
-  kernels::OpenCLKernel launch_;
-  cl_command_queue queue_;
   measure::KernelOperands& operands_;
   const std::vector<cl::Buffer>& buffers_;
-  measure::Transfers transfers_;
-  double build_seconds_;
-  bool from_cache_;
 };
 
 }  // namespace
@@ -149,7 +129,7 @@ bool OpenCLWorker::run_reference(measure::KernelOperands& operands, const std::s
   optune::opencl::ProgramBuild build = optune::opencl::build_program(context_.get(), device_.device, device_.info,
                                                                      check.source, check.build_options, cache_dir);
   if (!build.program) {
-    reply = measure::failure_reply("runtime_error", "the reference kernel does not build: " + clipped(build.log));
+    reply = measure::failure_reply("runtime_error", "the reference kernel does not build: " + clipped_build_log(build.log));
     return false;
   }
   cl_int error = CL_SUCCESS;
@@ -184,7 +164,7 @@ std::unique_ptr<measure::LoadedCandidate> OpenCLWorker::load_user_kernel(const m
   optune::opencl::ProgramBuild build = optune::opencl::build_program(
       context_.get(), device_.device, device_.info, artifact.source, artifact.kernel.build_options, request.cache_dir);
   if (!build.program) {
-    reply = measure::failure_reply("build_error", "OpenCL build failed: " + clipped(build.log));
+    reply = measure::failure_reply("build_error", "OpenCL build failed: " + clipped_build_log(build.log));
     reply.build_seconds = build.seconds;
     return nullptr;
   }

@@ -14,17 +14,15 @@ namespace optune::backends::opencl {
 namespace cl = measure::cl;
 namespace {
 
-// Build log kept in a build_error record: the first errors are the useful ones.
-constexpr std::size_t kMaxLogBytes = 4000;
-
-class ProgramCandidate final : public measure::LoadedCandidate {
+class ProgramCandidate final : public BuiltCandidate {
  public:
   ProgramCandidate(cl::Program program, cl::Kernel kernel, kernels::OpenCLKernel launch, cl_command_queue queue,
                    cl_mem output, std::size_t output_size, measure::Transfers transfers, double build_seconds,
                    bool from_cache)
-      : program_(std::move(program)), kernel_(std::move(kernel)), launch_(std::move(launch)), queue_(queue),
-        output_(output), host_output_(output_size), transfers_(transfers), build_seconds_(build_seconds),
-        from_cache_(from_cache) {}
+      : BuiltCandidate(std::move(program), std::move(kernel), std::move(launch), queue, build_seconds, from_cache),
+        output_(output), host_output_(output_size) {
+    transfers_ = transfers;
+  }
 
   void poison_output() override {
     const std::vector<float> poison(host_output_.size(), std::numeric_limits<float>::quiet_NaN());
@@ -73,25 +71,19 @@ class ProgramCandidate final : public measure::LoadedCandidate {
     return host_output_.data();
   }
 
-  void describe(measure::WorkerReply& reply) const override {
-    reply.build_seconds = build_seconds_;
-    reply.program_cached = from_cache_;
-    reply.transfer = transfers_;
-  }
 
  private:
-  cl::Program program_;
-  cl::Kernel kernel_;
-  kernels::OpenCLKernel launch_;
-  cl_command_queue queue_;
   cl_mem output_;
   std::vector<float> host_output_;
-  measure::Transfers transfers_;
-  double build_seconds_;
-  bool from_cache_;
 };
 
 }  // namespace
+
+std::string clipped_build_log(std::string log) {
+  constexpr std::size_t kMaxLogBytes = 4000;
+  if (log.size() > kMaxLogBytes) log = log.substr(0, kMaxLogBytes) + "\n[...]";
+  return log;
+}
 
 std::vector<kernels::DeviceInfo> OpenCLWorker::devices() { return measure::list_opencl_devices(); }
 
@@ -150,9 +142,7 @@ std::unique_ptr<measure::LoadedCandidate> OpenCLWorker::load(const measure::Work
   optune::opencl::ProgramBuild build = optune::opencl::build_program(
       context_.get(), device_.device, device_.info, artifact.source, artifact.kernel.build_options, request.cache_dir);
   if (!build.program) {
-    std::string log = build.log;
-    if (log.size() > kMaxLogBytes) log = log.substr(0, kMaxLogBytes) + "\n[...]";
-    reply = measure::failure_reply("build_error", "OpenCL build failed: " + log);
+    reply = measure::failure_reply("build_error", "OpenCL build failed: " + clipped_build_log(build.log));
     reply.build_seconds = build.seconds;
     return nullptr;
   }

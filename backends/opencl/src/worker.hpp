@@ -6,12 +6,44 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "opencl_api.hpp"
+#include "optune/kernels/opencl/opencl_template.hpp"
 #include "optune/measure/worker_backend.hpp"
 
 namespace optune::backends::opencl {
+
+// A build log as a record keeps it: the first errors are the useful ones.
+std::string clipped_build_log(std::string log);
+
+// What every loaded OpenCL candidate holds (its program, kernel and launch, the queue it runs on,
+// the copies' times) and reports of its build: built-in templates and user kernels alike.
+class BuiltCandidate : public measure::LoadedCandidate {
+ public:
+  BuiltCandidate(measure::cl::Program program, measure::cl::Kernel kernel, kernels::OpenCLKernel launch,
+                 cl_command_queue queue, double build_seconds, bool from_cache)
+      : program_(std::move(program)), kernel_(std::move(kernel)), launch_(std::move(launch)), queue_(queue),
+        build_seconds_(build_seconds), from_cache_(from_cache) {}
+
+  void describe(measure::WorkerReply& reply) const override {
+    reply.build_seconds = build_seconds_;
+    reply.program_cached = from_cache_;
+    reply.transfer = transfers_;
+  }
+
+ protected:
+  measure::cl::Program program_;
+  measure::cl::Kernel kernel_;
+  kernels::OpenCLKernel launch_;
+  cl_command_queue queue_;
+  measure::Transfers transfers_;
+
+ private:
+  double build_seconds_;
+  bool from_cache_;
+};
 
 class OpenCLWorker final : public measure::WorkerBackend {
  public:
