@@ -5,11 +5,14 @@
 //   cmake --build build-gemm --target bench_gemm -j2
 //   build-gemm/tests/bench/bench_gemm [--shapes 2048,2048,2048;512,512,512] [--rounds 3]
 //       [--candidate M,N,K=path/to/candidate.so]...   (repeatable; a tuned candidate's .so)
+//       [--default M,N,K=path/to/candidate.so]...     (the template's default config for the shape,
+//                                                      from bench_emit_best --which default)
 //
 // Rows: "oneDNN" (matmul primitive created once, only execution timed), "OpenBLAS"
-// (cblas_sgemm, one thread per core), "optune default" (the gemm.cpu template's default config,
+// (cblas_sgemm, one thread per core), "optune generic config" (one fixed config for all shapes,
 // compiled in here), "optune hand-picked <name>" (configs chosen by hand while writing the
-// kernel, not tuned), and "optune candidate" (a shared object exporting optune_kernel). Each
+// kernel, not tuned), "optune default" (--default) and "optune candidate" (shared objects
+// exporting optune_kernel). Operands are 64-byte aligned, as a framework's tensors are. Each
 // implementation runs in blocks of repeats, round-robin over implementations for several rounds
 // (the machine is shared, so load changes between blocks); a pause between blocks lets the other
 // libraries' spinning worker threads go idle. Reported: median GFLOP/s over all repeats, its
@@ -86,9 +89,30 @@ double fma_peak_gflops(int threads) {
 
 // ---- implementations -------------------------------------------------------------------------
 
+// Operands start on a cache line, as a framework's tensors do (PyTorch and oneDNN allocate 64-byte
+// aligned) and as the tuner's worker measures them: from malloc's 16-byte alignment every vector
+// load of a kernel that reads A or B in place would straddle two lines.
+template <class T>
+struct CacheLineAllocator {
+  using value_type = T;
+  static constexpr std::size_t kAlignment = 64;
+  CacheLineAllocator() = default;
+  template <class U>
+  CacheLineAllocator(const CacheLineAllocator<U>&) {}
+  T* allocate(std::size_t n) {
+    const std::size_t bytes = (n * sizeof(T) + kAlignment - 1) / kAlignment * kAlignment;
+    if (void* p = std::aligned_alloc(kAlignment, std::max(bytes, kAlignment))) return static_cast<T*>(p);
+    throw std::bad_alloc();
+  }
+  void deallocate(T* p, std::size_t) { std::free(p); }
+  template <class U>
+  bool operator==(const CacheLineAllocator<U>&) const { return true; }
+};
+using Floats = std::vector<float, CacheLineAllocator<float>>;
+
 struct Operands {
   Shape shape;
-  std::vector<float> a, b, c;
+  Floats a, b, c;
 };
 
 struct Implementation {
@@ -103,10 +127,11 @@ void run_optune(Operands& o) {
   optune::kernels::cpu::gemm<Cfg>(M, N, K, o.a.data(), K, o.b.data(), N, o.c.data(), N);
 }
 
-// The template's default (kernels/src/cpu_gemm_template.cpp: 6 x 2-vector micro-tile, MC 96,
-// NC 1024, KC 256, both packed, BLIS order, unroll 4, all cores on jc), for `threads` cores.
+// One fixed config for every shape, the template's default before it followed the shape (6 x
+// 2-vector micro-tile, MC 96, NC 1024, KC 256, both packed, BLIS order, unroll 4, all cores on
+// jc), for `threads` cores. The shape's own default comes in as a candidate (--default).
 template <int Threads>
-constexpr GemmConfig kDefault{.mc = 96,
+constexpr GemmConfig kGeneric{.mc = 96,
                               .nc = 1024,
                               .kc = 256,
                               .mr = 6,
@@ -119,12 +144,12 @@ constexpr GemmConfig kDefault{.mc = 96,
                               .threads = Threads,
                               .parallel = ParallelLoop::kJc};
 
-std::function<void(Operands&)> default_for(int cores) {
-  if (cores >= 16) return run_optune<kDefault<16>>;
-  if (cores >= 8) return run_optune<kDefault<8>>;
-  if (cores >= 4) return run_optune<kDefault<4>>;
-  if (cores >= 2) return run_optune<kDefault<2>>;
-  return run_optune<kDefault<1>>;
+std::function<void(Operands&)> generic_for(int cores) {
+  if (cores >= 16) return run_optune<kGeneric<16>>;
+  if (cores >= 8) return run_optune<kGeneric<8>>;
+  if (cores >= 4) return run_optune<kGeneric<4>>;
+  if (cores >= 2) return run_optune<kGeneric<2>>;
+  return run_optune<kGeneric<1>>;
 }
 
 #if defined(__AVX__) && !defined(__AVX512F__)
@@ -256,7 +281,7 @@ Candidate load_candidate(const std::string& spec) {
 
 // ---- timing ----------------------------------------------------------------------------------
 
-double relative_l2(const std::vector<float>& got, const std::vector<float>& want) {
+double relative_l2(const Floats& got, const Floats& want) {
   double num = 0, den = 0;
   for (std::size_t i = 0; i < got.size(); ++i) {
     const double d = static_cast<double>(got[i]) - want[i];
@@ -293,7 +318,7 @@ struct Options {
                                {2048, 2048, 2048}, {196, 256, 2304}, {3136, 64, 576},
                                {49, 512, 4608}};
   int rounds = 3;
-  std::vector<std::string> candidates;
+  std::vector<std::pair<std::string, bool>> candidates;  // spec, whether it is the template's default
 };
 
 Options parse_options(int argc, char** argv) {
@@ -304,8 +329,8 @@ Options parse_options(int argc, char** argv) {
       if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
       return argv[++i];
     };
-    if (arg == "--candidate") {
-      options.candidates.push_back(value());
+    if (arg == "--candidate" || arg == "--default") {
+      options.candidates.push_back({value(), arg == "--default"});
     } else if (arg == "--rounds") {
       options.rounds = std::max(1, std::atoi(value().c_str()));
     } else if (arg == "--shapes") {
@@ -347,7 +372,7 @@ void bench_shape(const Shape& shape, const std::vector<Implementation>& impls, i
   for (const auto& impl : impls) {
     if (impl.applies(shape)) active.push_back(&impl);
   }
-  std::vector<float> want;
+  Floats want;
   std::vector<Timing> timings(active.size());
   for (int round = 0; round < rounds; ++round) {
     for (std::size_t i = 0; i < active.size(); ++i) {
@@ -393,13 +418,13 @@ int main(int argc, char** argv) try {
   std::vector<Implementation> impls;
   impls.push_back({"oneDNN matmul", [&](Operands& o) { onednn.run(o); }});
   impls.push_back({"OpenBLAS sgemm", run_openblas});
-  impls.push_back({"optune default", default_for(cores)});
+  impls.push_back({"optune generic config", generic_for(cores)});
   for (auto& impl : optune_hand_picked()) impls.push_back(impl);
   std::vector<Shape> shapes = options.shapes;
-  for (const auto& spec : options.candidates) {
+  for (const auto& [spec, is_default] : options.candidates) {
     const Candidate c = load_candidate(spec);  // the handle stays open for the program's life
     impls.push_back(
-        {"optune candidate " + c.path.substr(c.path.find_last_of('/') + 1),
+        {is_default ? "optune default" : "optune candidate " + c.path.substr(c.path.find_last_of('/') + 1),
          [f = c.function](Operands& o) {
            const float* inputs[] = {o.a.data(), o.b.data()};
            f(inputs, o.c.data());

@@ -152,15 +152,17 @@ class CpuGemmTemplate final : public KernelTemplate {
     return space;
   }
 
-  // Generic, untuned: widest vectors, a 6 x (2 vectors) micro-tile, BLIS loop order, both
-  // operands packed, modest blocks (MC 96, NC 1024, KC 256, shrunk for small shapes), all cores
-  // splitting N.
+  // Generic, untuned: widest vectors, a micro-tile of 6 rows and as many vectors as the
+  // registers hold (2 on AVX2, 4 with 32 registers), BLIS loop order, A read in place, B packed
+  // where many micro-panels read it, modest blocks (MC 96, NC 1024, KC 256, shrunk for small
+  // shapes), all cores splitting the longer of M and N.
   ss::Config default_config(const Workload& workload, const DeviceInfo& device,
                             const ss::ConfigSpace& space) const override {
     const GemmShape& shape = workload.gemm();
     const VectorUnit unit = vector_unit(device);
     const int lanes = unit.lanes.back();
-    const int mr = 6, nr = 2 * lanes;
+    // 6 rows of accumulators, one row of B and a broadcast: (6 + 1) * vectors + 1 registers.
+    const int mr = 6, vectors = std::min(4, (unit.registers - 1) / (mr + 1)), nr = vectors * lanes;
     ss::Config config{std::vector<std::uint32_t>(space.knobs().size(), 0)};
     auto set = [&](const char* knob, const std::function<bool(const ss::ConfigView&)>& wanted) {
       if (find_option(space, knob, wanted, config) < 0) {
@@ -170,17 +172,23 @@ class CpuGemmTemplate final : public KernelTemplate {
     set(kMr, [&](const ss::ConfigView& v) { return v.integer(kMr) == mr; });
     set(kNr, [&](const ss::ConfigView& v) { return v.integer(kNr) == nr; });
     set(kLanes, [&](const ss::ConfigView& v) { return parse_int(v.choice(kLanes)) == lanes; });
-    // Packing pays for its copy only where the packed panel is read many times: A's by more than
-    // one micro-panel of rows, B's by at least 32 of them (a 32 x 768 x 768 GEMM spends a third of
-    // its time packing B; tuned configs below M = 256 pack no B).
-    const bool pack_a = shape.M > mr, pack_b = shape.M >= 32 * mr;
+    // A in place: a micro-panel's 6 rows are 6 streams the prefetcher follows, while packing
+    // copies A in every thread of an N split (AVX-512 host, 2026-11-25: packed A up to 35% slower
+    // at 32-3136 rows and nowhere faster beyond noise; on the AVX2 host A-in-place configs won the
+    // skinny shapes). B packed only where at least 32 micro-panels read it (a 32 x 768 x 768 GEMM
+    // spends a third of its time packing B; tuned configs below M = 256 pack no B).
+    const bool pack_a = false, pack_b = shape.M >= 32 * mr;
     set(kPackA, [&](const ss::ConfigView& v) { return v.flag(kPackA) == pack_a; });
     set(kPackB, [&](const ss::ConfigView& v) { return v.flag(kPackB) == pack_b; });
     set(kLoopOrder, [](const ss::ConfigView& v) { return v.choice(kLoopOrder) == "jc_pc_ic"; });
     set(kUnrollK, [](const ss::ConfigView& v) { return v.choice(kUnrollK) == "4"; });
     const std::int64_t threads = std::max(1, device.cores);
     set(kThreads, [&](const ss::ConfigView& v) { return v.integer(kThreads) == threads; });
-    set(kParallelLoop, [](const ss::ConfigView& v) { return v.choice(kParallelLoop) == "jc"; });
+    // Each thread of an N split reads all of A, each of an M split all of B: split the loop whose
+    // threads share the smaller operand (3136 x 64 x 576 split over N ran at
+    // 0.47x oneDNN, over M at 0.99x).
+    const char* parallel = threads > 1 && shape.M > shape.N ? "ic" : "jc";
+    set(kParallelLoop, [&](const ss::ConfigView& v) { return v.choice(kParallelLoop) == parallel; });
     choose_block(
         space, kTileMc, 96,
         [&](std::int64_t mc) {

@@ -115,12 +115,17 @@ TEST(CpuGemmTemplate, DefaultConfigIsValidForAnyShape) {
       EXPECT_EQ(space.first_violation(config), "") << workload.key() << " " << device.arch;
       const cpu::GemmConfig c = cpu::gemm_config_from_view(ss::ConfigView(space, config));
       EXPECT_EQ(cpu::gemm_config_error(c), nullptr) << workload.key();
-      // Packing where a packed panel is read many times: A beyond one micro-panel of 6 rows, B
-      // from 32 of them.
-      const auto M = workload.gemm().M;
-      EXPECT_EQ(c.pack_a, M > 6) << workload.key();
+      // A in place, B packed where 32 micro-panels of 6 rows read it; the threads split the
+      // longer of M and N; the micro-tile as wide as the registers hold.
+      const auto [M, N, K] = workload.gemm();
+      EXPECT_FALSE(c.pack_a) << workload.key();
       EXPECT_EQ(c.pack_b, M >= 32 * 6) << workload.key();
       EXPECT_EQ(c.threads, device.cores) << workload.key();
+      const auto split = device.cores > 1 && M > N ? cpu::ParallelLoop::kIc : cpu::ParallelLoop::kJc;
+      EXPECT_EQ(c.parallel, split) << workload.key() << " " << device.arch;
+      EXPECT_EQ(c.mr, 6) << workload.key();
+      const int vectors = device.has_isa("avx512f") || device.arch == "aarch64" ? 4 : 2;  // 32 or 16 registers
+      EXPECT_EQ(c.nr, vectors * c.lanes) << device.arch;
       EXPECT_EQ(c.lanes, device.simd_f32_lanes()) << workload.key();
     }
   }
