@@ -120,7 +120,8 @@ int main(int argc, char** argv) {
       in >> ldsm >> gsw >> splitk;
       options << " -DMWG=" << bm << " -DNWG=" << bn << " -DKWG=" << bk << " -DWM=" << wm << " -DWN=" << wn
               << " -DSTAGES=" << stages << " -DLDSM=" << ldsm << " -DGSW=" << gsw << " -DEDGE_M=" << (M % bm != 0)
-              << " -DEDGE_N=" << (N % bn != 0) << " -DEDGE_K=" << (K % bk != 0);
+              << " -DEDGE_N=" << (N % bn != 0) << " -DEDGE_K=" << (K % bk != 0)
+              << " -DROWS16=" << (K % 4 == 0 && N % 4 == 0);
       kernel_name = "optune_gemm_mma";
       const long threads = (bm / wm) * (bn / wn) * 32;
       local[0] = size_t(threads), local[1] = 1;

@@ -85,11 +85,12 @@ struct MmaTile {
   std::int64_t outputs_per_item() const { return wm * wn / 32; }
 };
 
-// Tensor cores through inline PTX: mma.sync on TF32 and cp.async need sm_80; the kernel's
-// 16-byte copies need rows of A and B that are multiples of 4 floats.
-bool uses_tensor_cores(const GemmShape& s, const DeviceInfo& device) {
-  return device.nvidia_compute_capability() >= 80 && s.K % 4 == 0 && s.N % 4 == 0;
+// Tensor cores through inline PTX: mma.sync on TF32 and cp.async need sm_80. Rows of A and B
+// that are no multiple of 4 floats are copied element by element (ROWS16 = 0).
+bool uses_tensor_cores(const DeviceInfo& device) {
+  return device.nvidia_compute_capability() >= 80;
 }
+bool rows_16_byte_aligned(const GemmShape& s) { return s.K % 4 == 0 && s.N % 4 == 0; }
 
 // A band as tall as the grid is the plain order again.
 bool bands_row_tiles(const GemmShape& s, const ss::ConfigView& v) {
@@ -161,7 +162,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     const GemmShape& s = workload.gemm();
     const opencl::DeviceLimits limits = opencl::device_limits(device);
-    if (uses_tensor_cores(s, device)) return tensor_core_space(s, device, limits);
+    if (uses_tensor_cores(device)) return tensor_core_space(s, device, limits);
     ss::ConfigSpace space;
     space.add(opencl::number_knob(kMwg, {16, 32, 64, 128, 256}));
     space.add(opencl::number_knob(kNwg, {16, 32, 64, 128, 256}));
@@ -225,7 +226,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   // leaves the device's compute units idle (fill_the_device) or the device wants them.
   ss::Config default_config(const Workload& workload, const DeviceInfo& device,
                             const ss::ConfigSpace& space) const override {
-    if (uses_tensor_cores(workload.gemm(), device)) return tensor_core_default(workload.gemm(), device, space);
+    if (uses_tensor_cores(device)) return tensor_core_default(workload.gemm(), device, space);
     auto preference = [](const char* mwg, const char* nwg, const char* kwg, const char* dim, const char* vw,
                          const char* db) {
       return opencl::Preference{{kMwg, mwg}, {kNwg, nwg}, {kKwg, kwg}, {kMdimc, dim}, {kNdimc, dim},
@@ -357,7 +358,8 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
     kernel.build_options = build_options_of({{"M", s.M}, {"N", s.N}, {"K", s.K}, {"MWG", t.mwg}, {"NWG", t.nwg},
                                              {"KWG", t.kwg}, {"WM", t.wm}, {"WN", t.wn}, {"STAGES", t.stages},
                                              {"LDSM", t.ldsm}, {"GSW", t.gsw}, {"EDGE_M", s.M % t.mwg != 0},
-                                             {"EDGE_N", s.N % t.nwg != 0}, {"EDGE_K", s.K % t.kwg != 0}},
+                                             {"EDGE_N", s.N % t.nwg != 0}, {"EDGE_K", s.K % t.kwg != 0},
+                                             {"ROWS16", rows_16_byte_aligned(s)}},
                                             t.splitk);
     kernel.dimensions = 2;
     kernel.global_size = {static_cast<std::size_t>(ceil_div(s.N, t.nwg) * t.threads()),

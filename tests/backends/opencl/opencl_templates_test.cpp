@@ -206,7 +206,7 @@ TEST(OpenCLGemmTemplate, TensorCoreSpaceOnNvidiaSm80AndLater) {
 // most work-groups. On an H100 (132 SMs), 4096 x 1024 keeps the 128 x 128 tile (256 work-groups);
 // 1000^3 gets 64 x 64 (256, where 128 x 128 gives 64 and K is too short to split); 450 x 768 gets
 // 32 x 32 (360), and 7 x 768 the 16 x 16 tile (48, the most there are); 128 x 768 x 3072 splits
-// 32 x 32 tiles in 2 (192), but 32 x 768 x 3072 keeps its 16 x 16 tiles (96) unsplit; the FMA kernel (N not a multiple of 4) follows the same rule. The same
+// 32 x 32 tiles in 2 (192), but 32 x 768 x 3072 keeps its 16 x 16 tiles (96) unsplit; the FMA kernel (a device before sm_80) follows the same rule. The same
 // shapes on a device of 4 compute units keep the largest tile that fits, unsplit.
 TEST(OpenCLGemmTemplate, DefaultTileGivesEveryComputeUnitAWorkGroup) {
   const OpenCLTemplate& t = as_opencl(backends::find_template("gemm.opencl"));
@@ -224,16 +224,22 @@ TEST(OpenCLGemmTemplate, DefaultTileGivesEveryComputeUnitAWorkGroup) {
   EXPECT_EQ(default_tile(h100, "7,768,768"), "16x16/1");
   EXPECT_EQ(default_tile(h100, "128,768,3072"), "32x32/2");
   EXPECT_EQ(default_tile(h100, "32,768,3072"), "16x16/1");  // the smallest tile is not split
-  EXPECT_EQ(default_tile(h100, "1023,769,2049"), "128x128/3");  // FMA kernel: 8 x 7 tiles, K in 3
+  EXPECT_EQ(default_tile(h100, "1023,769,2049"), "128x128/3");  // 8 x 7 tiles, K in 3
+  DeviceInfo turing = h100;  // the FMA kernel's tiles
+  turing.isa = {"sm_75"};
+  EXPECT_EQ(default_tile(turing, "1023,769,2049"), "128x128/3");
   DeviceInfo few_units = h100;
   few_units.cores = 4;
   EXPECT_EQ(default_tile(few_units, "1000,1000,1000"), "128x128/1");
   EXPECT_EQ(default_tile(few_units, "128,768,3072"), "128x128/1");
-  EXPECT_EQ(default_tile(few_units, "1023,769,2049"), "128x256/1");
+  EXPECT_EQ(default_tile(few_units, "1023,769,2049"), "128x128/1");
+  turing.cores = 4;
+  EXPECT_EQ(default_tile(turing, "1023,769,2049"), "128x256/1");
 }
 
-// The tensor-core kernel copies rows of A and B 16 bytes at a time: a K or N that is no multiple
-// of 4 (or a device before sm_80, or one that is not NVIDIA's) gets the float32 FMA kernel's space.
+// A device before sm_80, or one that is not NVIDIA's, gets the float32 FMA kernel's space. On
+// tensor-core devices every shape takes the tensor-core kernel: rows of A and B that are no
+// multiple of 4 floats are copied element by element (ROWS16 = 0) instead of 16 bytes at a time.
 TEST(OpenCLGemmTemplate, FmaSpaceWhereTensorCoresDoNotApply) {
   const OpenCLTemplate& t = as_opencl(backends::find_template("gemm.opencl"));
   auto is_tensor_core_space = [&](const DeviceInfo& device, const char* shape) {
@@ -246,10 +252,18 @@ TEST(OpenCLGemmTemplate, FmaSpaceWhereTensorCoresDoNotApply) {
     return mma;
   };
   DeviceInfo device = nvidia_h100();
+  auto rows16 = [&](const char* shape) {
+    const Workload workload = parse_workload(Op::kGemm, shape);
+    const auto space = t.space(workload, device);
+    const auto config = t.default_config(workload, device, space);
+    return t.opencl_kernel(workload, device, search_space::ConfigView(space, config)).build_options;
+  };
   EXPECT_TRUE(is_tensor_core_space(device, "1000,1020,1028"));  // M needs no multiple: edges
-  EXPECT_FALSE(is_tensor_core_space(device, "127,509,1021"));
-  EXPECT_FALSE(is_tensor_core_space(device, "128,128,130"));
-  EXPECT_FALSE(is_tensor_core_space(device, "128,130,128"));
+  EXPECT_NE(rows16("1000,1020,1028").find("-DROWS16=1"), std::string::npos);
+  for (const char* odd : {"127,509,1021", "128,128,130", "128,130,128"}) {
+    EXPECT_TRUE(is_tensor_core_space(device, odd));
+    EXPECT_NE(rows16(odd).find("-DROWS16=0"), std::string::npos) << odd;
+  }
   device.isa = {"sm_75"};
   EXPECT_FALSE(is_tensor_core_space(device, "2048,2048,2048"));
   EXPECT_FALSE(is_tensor_core_space(small_gpu(), "2048,2048,2048"));
