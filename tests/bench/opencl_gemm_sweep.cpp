@@ -7,8 +7,8 @@
 //   one config a line: MWG NWG KWG MDIMC NDIMC VWM VWN SA SB STRM STRN KWI DB [WLAY [GSW [SPLITK]]]
 //   (absent trailing knobs: WLAY 0, GSW 1, SPLITK 1), or for the tensor-core kernel (gemm_mma.cl
 //   beside GEMM_CL, NVIDIA only): mma MWG NWG KWG WM WN STAGES [LDSM [GSW [SPLITK]]]
-//   With SPLITK > 1 the output is zero-filled before each launch and the time runs from the
-//   fill's start to the kernel's end, as optune's worker times it.
+//   With SPLITK > 1 the kernel gets a zero-filled scratch buffer (split_k.cl) as its fourth
+//   argument, as optune's worker gives it.
 // With OPTUNE_SWEEP_VERBOSE set, the device's local memory size and (NVIDIA) compute capability
 // are printed first and NVIDIA's register and spill report follows each config.
 // OPTUNE_SWEEP_DEFINES adds build options to every config (an experimental kernel's own defines);
@@ -44,7 +44,8 @@ int main(int argc, char** argv) {
   };
   const std::string gemm_path = argv[1];
   const std::string source = read_text(gemm_path);
-  const std::string mma_source = read_text(gemm_path.substr(0, gemm_path.rfind('/') + 1) + "gemm_mma.cl");
+  const std::string kernel_dir = gemm_path.substr(0, gemm_path.rfind('/') + 1);  // for split_k.cl
+  const std::string mma_source = read_text(kernel_dir + "gemm_mma.cl");
   const long M = std::atol(argv[2]), N = std::atol(argv[3]), K = std::atol(argv[4]);
 
   cl_platform_id platforms[8];
@@ -111,7 +112,7 @@ int main(int argc, char** argv) {
     options << "-DM=" << M << " -DN=" << N << " -DK=" << K;
     std::string kernel_name = "optune_gemm";
     size_t local[3] = {1, 1, 1}, global[3] = {1, 1, 1};
-    long splitk = 1;
+    long splitk = 1, tile_m = 0, tile_n = 0;
     bool mma = line.rfind("mma", 0) == 0;
     if (mma) {
       std::string tag;
@@ -123,6 +124,7 @@ int main(int argc, char** argv) {
               << " -DEDGE_N=" << (N % bn != 0) << " -DEDGE_K=" << (K % bk != 0)
               << " -DROWS16=" << (K % 4 == 0 && N % 4 == 0);
       kernel_name = "optune_gemm_mma";
+      tile_m = bm, tile_n = bn;
       const long threads = (bm / wm) * (bn / wn) * 32;
       local[0] = size_t(threads), local[1] = 1;
       global[0] = size_t((N + bn - 1) / bn * threads), global[1] = size_t((M + bm - 1) / bm);
@@ -137,12 +139,13 @@ int main(int argc, char** argv) {
               << " -DWLAY=" << wlay << " -DGSW=" << gsw << " -DEDGE_M=" << (M % mwg != 0)
               << " -DEDGE_N=" << (N % nwg != 0) << " -DEDGE_K=" << (K % kwg != 0);
       local[0] = size_t(ndimc), local[1] = size_t(mdimc);
+      tile_m = mwg, tile_n = nwg;
       global[0] = size_t((N + nwg - 1) / nwg * ndimc), global[1] = size_t((M + mwg - 1) / mwg * mdimc);
     }
     splitk = std::max(1L, splitk);
     if (splitk > 1) options << " -DSPLITK=" << splitk;
     global[2] = size_t(splitk);
-    options << " -cl-mad-enable -w" << (verbose ? " -cl-nv-verbose" : "") << (extra_defines ? " " : "")
+    options << " -I" << kernel_dir << " -cl-mad-enable -w" << (verbose ? " -cl-nv-verbose" : "") << (extra_defines ? " " : "")
             << (extra_defines ? extra_defines : "");
     const char* src = mma ? mma_source.c_str() : source.c_str();
     cl_program program = clCreateProgramWithSource(context, 1, &src, nullptr, &error);
@@ -179,14 +182,20 @@ int main(int argc, char** argv) {
     clSetKernelArg(kernel, 1, sizeof(cl_mem), &db);
     clSetKernelArg(kernel, 2, sizeof(cl_mem), &dc);
     const cl_uint dims = splitk > 1 ? 3 : 2;
-    // One call: with split-K, the zero fill and the kernel; the time spans both.
+    // Split-K's scratch (the gemm.opencl template's size): a counter per work-item of every tile,
+    // padded to 4, and every split's partial tile.
+    cl_mem scratch = nullptr;
+    if (splitk > 1) {
+      const size_t tiles = global[0] / local[0] * (global[1] / local[1]), items = local[0] * local[1];
+      const size_t bytes = 4 * ((tiles * items + 3) / 4 * 4 + tiles * size_t(splitk * tile_m * tile_n));
+      scratch = clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, nullptr, &error);
+      const cl_uint zero = 0;
+      clEnqueueFillBuffer(queue, scratch, &zero, 4, 0, bytes, 0, nullptr, nullptr);
+      clSetKernelArg(kernel, 3, sizeof(cl_mem), &scratch);
+    }
     auto launch = [&](cl_event* first, cl_event* last) {
-      if (splitk > 1) {
-        const float zero = 0.0f;
-        clEnqueueFillBuffer(queue, dc, &zero, 4, 0, c.size() * 4, 0, nullptr, first);
-      }
       const cl_int status = clEnqueueNDRangeKernel(queue, kernel, dims, nullptr, global, local, 0, nullptr, last);
-      if (splitk == 1 && first) clRetainEvent(*first = *last);
+      if (first) clRetainEvent(*first = *last);
       return status;
     };
     const float poison = NAN;
@@ -225,6 +234,7 @@ int main(int argc, char** argv) {
                 error != CL_SUCCESS ? "launch-error" : worst < 1e-5 ? "ok   " : "WRONG", median,
                 median > 0 ? 2.0 * M * N * K / (median * 1e9) : 0.0, worst);
     std::fflush(stdout);
+    if (scratch) clReleaseMemObject(scratch);
     clReleaseKernel(kernel);
     clReleaseProgram(program);
   }

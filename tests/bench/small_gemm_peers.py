@@ -5,7 +5,7 @@ opencl_gpu_bench.sh's `small` mode (issue 22: BERT's small-M GEMMs and odd shape
 For each shape M,N,K: cuBLAS's time (a CUDA graph of 20 calls replayed, median over 20 replays:
 no per-call CPU dispatch, as optune's profiling events time its own kernels); optune's default and
 tuned times from the database the tuning wrote (medians of the worker's repeats, every pass of a
-call included: a split-K config's zero fill too); and the relative L2 error of both against a
+call included); and the relative L2 error of both against a
 float64 product of the same inputs (uniform in [-1, 1], drawn here; optune's tuned config runs on
 them through opencl_gemm_sweep, which also times it again).
 

@@ -23,9 +23,9 @@
 //                    row tiles in L2 (large matrices); 1: row by row
 //   EDGE_M, EDGE_N, EDGE_K  1 when the extent is not a multiple of its tile: bounds are checked
 //   SPLITK           >1: K is split into SPLITK ranges of whole K blocks, one per work-group along
-//                    dimension 2, each adding its partial tile into C atomically (the launch
-//                    zero-fills C first: OpenCLKernel::zero_output); 1: one work-group per tile
-//                    stores it
+//                    dimension 2; the last of a tile's groups adds their partial tiles and stores
+//                    the sum (split_k.cl; the kernel's fourth argument is the scratch buffer);
+//                    1: one work-group per tile stores it
 //
 // The K loop is software-pipelined: each work-item loads its share of the next K block from
 // global memory into registers (float4 where the shape allows) before computing on the current
@@ -265,25 +265,16 @@ inline void multiply_block(float acc[MWI][NWI], __global const float* restrict A
 }
 
 #if SPLITK > 1
-// *p += v in global memory, atomically: one reduction instruction on NVIDIA (inline PTX), a
-// compare-and-swap loop on the float's bits elsewhere (OpenCL 1.2 has no float atomic add).
-inline void add_to(__global float* p, float v) {
-#ifdef cl_nv_pragma_unroll
-  __asm__ __volatile__("red.global.add.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory");
-#else
-  volatile __global uint* bits = (volatile __global uint*)p;
-  uint seen = *bits, expected;
-  do {
-    expected = seen;
-    seen = atomic_cmpxchg(bits, expected, as_uint(as_float(expected) + v));
-  } while (seen != expected);
-#endif
-}
+#include "split_k.cl"
 #endif
 
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
 void optune_gemm(__global const float* restrict A, __global const float* restrict B,
-                 __global float* restrict C) {
+                 __global float* restrict C
+#if SPLITK > 1
+                 , __global uint* restrict scratch
+#endif
+) {
   // tid: the linear id, which shares out the tile loads; (tm, tn): the work-item's place in the
   // grid of outputs.
   const int tid = get_local_id(1) * NDIMC + get_local_id(0);
@@ -330,22 +321,24 @@ void optune_gemm(__global const float* restrict A, __global const float* restric
 #if SPLITK > 1
   const int per_split = ((K + KWG - 1) / KWG + SPLITK - 1) / SPLITK;
   const int first = get_group_id(2) * per_split, last = min(first + per_split, (K + KWG - 1) / KWG);
-  if (first >= last) return;  // the whole work-group: no barrier is left waiting
 #else
   const int first = 0, last = (K + KWG - 1) / KWG;
 #endif
 
-  // The first K block goes straight to local memory.
+  // An idle split (no K blocks) skips to the reduction with a zero partial; the condition is the
+  // whole work-group's, so no barrier is left waiting.
+  if (first < last) {
+    // The first K block goes straight to local memory.
 #if SA
-  load_a(ra, A, tid, m0, first * KWG);
-  store_a(ra, As, tid);
+    load_a(ra, A, tid, m0, first * KWG);
+    store_a(ra, As, tid);
 #endif
 #if SB
-  load_b(rb, B, tid, n0, first * KWG);
-  store_b(rb, Bs, tid);
+    load_b(rb, B, tid, n0, first * KWG);
+    store_b(rb, Bs, tid);
 #endif
 #if SA || SB
-  barrier(CLK_LOCAL_MEM_FENCE);
+    barrier(CLK_LOCAL_MEM_FENCE);
 #endif
 
 #if SA && SB
@@ -358,13 +351,18 @@ void optune_gemm(__global const float* restrict A, __global const float* restric
 #define BLOCK_ARGS a_row, tid, tm, tn, m0, n0
 #endif
 #if DB
-  // Two blocks per iteration, each with its own buffer at a fixed offset.
-  for (int block = first; block < last; block += 2) {
-    multiply_block(acc, A, B, BLOCK_ARGS, block, last, 0);
-    if (block + 1 < last) multiply_block(acc, A, B, BLOCK_ARGS, block + 1, last, 1);
-  }
+    // Two blocks per iteration, each with its own buffer at a fixed offset.
+    for (int block = first; block < last; block += 2) {
+      multiply_block(acc, A, B, BLOCK_ARGS, block, last, 0);
+      if (block + 1 < last) multiply_block(acc, A, B, BLOCK_ARGS, block + 1, last, 1);
+    }
 #else
-  for (int block = first; block < last; ++block) multiply_block(acc, A, B, BLOCK_ARGS, block, last, 0);
+    for (int block = first; block < last; ++block) multiply_block(acc, A, B, BLOCK_ARGS, block, last, 0);
+#endif
+  }
+
+#if SPLITK > 1
+  if (!sum_splits(&acc[0][0], MWI * NWI, MDIMC * NDIMC, tid, scratch)) return;
 #endif
 
 #pragma unroll
@@ -373,16 +371,7 @@ void optune_gemm(__global const float* restrict A, __global const float* restric
 #if EDGE_M
     if (m >= M) continue;
 #endif
-#if SPLITK > 1
-#pragma unroll
-    for (int j = 0; j < NWI; ++j) {
-      const int n = n0 + COL(tn, j);
-#if EDGE_N
-      if (n >= N) continue;
-#endif
-      add_to(C + m * N + n, acc[i][j]);
-    }
-#elif !EDGE_N
+#if !EDGE_N
 #pragma unroll
     for (int j = 0; j < NWI; j += VWN)
       *(__global floatN*)(C + m * N + n0 + COL(tn, j)) = CAT(PACK, VWN)(acc[i], j);

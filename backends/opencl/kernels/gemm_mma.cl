@@ -24,9 +24,9 @@
 //                    four scalar local reads
 //   GSW              >1: work-groups numbered in bands of GSW row tiles (L2 reuse); 1: row by row
 //   SPLITK           >1: K is split into SPLITK ranges of whole K blocks, one per work-group along
-//                    dimension 2, each adding its partial tile into C with red.global.add (the
-//                    launch zero-fills C first: OpenCLKernel::zero_output); 1: one work-group
-//                    per tile stores it
+//                    dimension 2; the last of a tile's groups adds their partial tiles and stores
+//                    the sum (split_k.cl; the kernel's fourth argument is the scratch buffer);
+//                    1: one work-group per tile stores it
 //   EDGE_M, EDGE_N, EDGE_K  1 when the extent is not a multiple of its tile: copies past the
 //                    matrix are zero-filled and stores are bounds-checked
 // Work-group: (MWG / WM) * (NWG / WN) warps of 32 work-items along dimension 0.
@@ -149,12 +149,17 @@ inline uint tf32_small(float x, uint big) { return as_uint(x - as_float(big)); }
                        : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3])                              \
                        : "r"(address))
 
-// *p += v in global memory, atomically, with nothing returned (a reduction in L2).
-#define ADD_TO(p, v) __asm__ __volatile__("red.global.add.f32 [%0], %1;\n" ::"l"(p), "f"(v) : "memory")
+#if SPLITK > 1
+#include "split_k.cl"
+#endif
 
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
 void optune_gemm_mma(__global const float* restrict A, __global const float* restrict B,
-                     __global float* restrict C) {
+                     __global float* restrict C
+#if SPLITK > 1
+                     , __global uint* restrict scratch
+#endif
+) {
   const int tid = get_local_id(0);
   const int warp = tid / 32, lane = tid % 32;
   // A fragment's lane owns rows g and g + 8, columns t and t + 4 (PTX's groupID, threadID_in_group).
@@ -190,8 +195,7 @@ void optune_gemm_mma(__global const float* restrict A, __global const float* res
 #if SPLITK > 1
   const int per_split = ((K + KWG - 1) / KWG + SPLITK - 1) / SPLITK;
   const int first = get_group_id(2) * per_split, last = min(first + per_split, (K + KWG - 1) / KWG);
-  if (first >= last) return;  // the whole work-group: no barrier is left waiting
-  const int blocks = last - first;
+  const int blocks = max(0, last - first);  // an idle split still counts its (zero) partial
 #else
   const int first = 0, blocks = (K + KWG - 1) / KWG;
 #endif
@@ -263,6 +267,9 @@ void optune_gemm_mma(__global const float* restrict A, __global const float* res
     }
   }
 
+#if SPLITK > 1
+  if (!sum_splits(&acc[0][0][0], MT * NT * 4, THREADS, tid, scratch)) return;
+#endif
   // A lane holds rows g and g + 8 of each tile, columns 2t and 2t + 1.
 #pragma unroll
   for (int i = 0; i < MT; ++i)
@@ -275,15 +282,7 @@ void optune_gemm_mma(__global const float* restrict A, __global const float* res
 #pragma unroll
       for (int j = 0; j < NT; ++j) {
         const int n = n0 + wn0 + j * 8 + 2 * t;
-#if SPLITK > 1
 #if EDGE_N
-        if (n < N) ADD_TO(C + m * N + n, acc[i][j][2 * h]);
-        if (n + 1 < N) ADD_TO(C + m * N + n + 1, acc[i][j][2 * h + 1]);
-#else
-        ADD_TO(C + m * N + n, acc[i][j][2 * h]);
-        ADD_TO(C + m * N + n + 1, acc[i][j][2 * h + 1]);
-#endif
-#elif EDGE_N
         if (n < N) C[m * N + n] = acc[i][j][2 * h];
         if (n + 1 < N) C[m * N + n + 1] = acc[i][j][2 * h + 1];
 #else

@@ -24,7 +24,7 @@ void write_opencl_artifact(const OpenCLArtifact& artifact, const std::string& pa
       {"dimensions", k.dimensions},
       {"global_size", k.global_size},
       {"local_size", k.local_size},
-      {"zero_output", k.zero_output},
+      {"scratch_bytes", k.scratch_bytes},
       {"source", artifact.source},
   };
   std::ofstream out(path);
@@ -50,7 +50,7 @@ OpenCLArtifact read_opencl_artifact(const std::string& path) {
     artifact.kernel.dimensions = json.at("dimensions").get<int>();
     artifact.kernel.global_size = json.at("global_size").get<std::array<std::size_t, 3>>();
     artifact.kernel.local_size = json.at("local_size").get<std::array<std::size_t, 3>>();
-    artifact.kernel.zero_output = json.value("zero_output", false);  // absent in artifacts before it
+    artifact.kernel.scratch_bytes = json.value("scratch_bytes", std::size_t{0});  // absent in artifacts before it
     artifact.source = json.at("source").get<std::string>();
     if (artifact.kernel.dimensions < 1 || artifact.kernel.dimensions > 3)
       throw std::runtime_error("dimensions must be 1, 2 or 3");

@@ -10,6 +10,7 @@
 
 #include "optune/backends/opencl/artifact.hpp"
 #include "optune/kernels/opencl/opencl_template.hpp"
+#include "optune/kernels/opencl/program_text.hpp"
 
 namespace optune::measure {
 namespace fs = std::filesystem;
@@ -36,12 +37,15 @@ OpenCLBuilder::~OpenCLBuilder() {
 const std::string& OpenCLBuilder::source_text(const std::string& file) {
   auto found = sources_.find(file);
   if (found != sources_.end()) return found->second;
-  const fs::path path = fs::path(options_.kernel_source_dir) / file;
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("OpenCL kernel source " + path.string() + " not found");
-  std::stringstream text;
-  text << in.rdbuf();
-  return sources_[file] = text.str();
+  auto read = [&](const std::string& name) {
+    const fs::path path = fs::path(options_.kernel_source_dir) / name;
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("OpenCL kernel source " + path.string() + " not found");
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  return sources_[file] = optune::opencl::with_includes(read(file), read);
 }
 
 std::vector<BuildResult> OpenCLBuilder::build(const std::vector<MeasureInput>& inputs) {

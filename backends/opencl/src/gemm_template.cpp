@@ -98,7 +98,7 @@ bool bands_row_tiles(const GemmShape& s, const ss::ConfigView& v) {
 }
 
 // Split-K: the knob, read as no split from records written before it, and its constraint. A
-// split pays for its atomic adds and the output's zero fill only where the tiles alone leave the
+// split pays for its partial tiles' round trip through memory only where the tiles alone leave the
 // compute units short (fewer than two work-groups each), and every split gets K blocks to do.
 void add_splitk_knob(ss::ConfigSpace& space) {
   space.add(opencl::number_knob(kSplitk, {1, 2, 3, 4, 6, 8, 12, 16}));
@@ -331,7 +331,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
     kernel.global_size = {static_cast<std::size_t>(ceil_div(s.N, t.nwg) * t.ndimc),
                           static_cast<std::size_t>(ceil_div(s.M, t.mwg) * t.mdimc), 1};
     kernel.local_size = {static_cast<std::size_t>(t.ndimc), static_cast<std::size_t>(t.mdimc), 1};
-    split_k(kernel, t.splitk);
+    split_k(kernel, s, t.mwg, t.nwg, t.mdimc * t.ndimc, t.splitk);
     return kernel;
   }
 
@@ -343,12 +343,16 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
     return opencl::build_options(defines);
   }
 
-  // The splits of a tile along dimension 2; they add into C, which the launch zero-fills.
-  static void split_k(OpenCLKernel& kernel, std::int64_t splitk) {
+  // The splits of an mwg x nwg tile along dimension 2, with split_k.cl's scratch: a counter per
+  // work-item of every tile (padded to 4) and every split's partial tile.
+  static void split_k(OpenCLKernel& kernel, const GemmShape& s, std::int64_t mwg, std::int64_t nwg,
+                      std::int64_t items, std::int64_t splitk) {
     if (splitk == 1) return;
     kernel.dimensions = 3;
     kernel.global_size[2] = static_cast<std::size_t>(splitk);
-    kernel.zero_output = true;
+    const std::int64_t tiles = ceil_div(s.M, mwg) * ceil_div(s.N, nwg);
+    kernel.scratch_bytes =
+        static_cast<std::size_t>(4 * (ceil_div(tiles * items, 4) * 4 + tiles * splitk * mwg * nwg));
   }
 
   static OpenCLKernel tensor_core_kernel(const GemmShape& s, const MmaTile& t) {
@@ -365,7 +369,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
     kernel.global_size = {static_cast<std::size_t>(ceil_div(s.N, t.nwg) * t.threads()),
                           static_cast<std::size_t>(ceil_div(s.M, t.mwg)), 1};
     kernel.local_size = {static_cast<std::size_t>(t.threads()), 1, 1};
-    split_k(kernel, t.splitk);
+    split_k(kernel, s, t.mwg, t.nwg, t.threads(), t.splitk);
     return kernel;
   }
 

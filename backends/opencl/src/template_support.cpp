@@ -54,7 +54,8 @@ std::string describe_program(const OpenCLKernel& kernel) {
   return "// OpenCL program of kernel " + kernel.kernel_name + "\n// build options: " +
          kernel.build_options + "\n// global size: " + sizes(kernel.global_size) +
          ", local size: " + sizes(kernel.local_size) +
-         (kernel.zero_output ? "\n// adds into the output: zero-filled before each launch" : "") + "\n#include \"" + kernel.source_file + "\"\n";
+         (kernel.scratch_bytes ? "\n// scratch buffer: " + std::to_string(kernel.scratch_bytes) + " bytes, zero-filled once" : "") +
+         "\n#include \"" + kernel.source_file + "\"\n";
 }
 
 ss::Config preferred_config(const ss::ConfigSpace& space, const std::vector<Preference>& preferences,
@@ -99,7 +100,7 @@ std::string table_row(const Workload& workload, const OpenCLKernel& kernel) {
   };
   return "{\"" + workload.key() + "\", \"" + kernel.source_file + "\", \"" + kernel.kernel_name + "\",\n     \"" +
          kernel.build_options + "\",\n     " + std::to_string(kernel.dimensions) + ", " + sizes(kernel.global_size) +
-         ", " + sizes(kernel.local_size) + (kernel.zero_output ? ", true" : "") + "}";
+         ", " + sizes(kernel.local_size) + (kernel.scratch_bytes ? ", " + std::to_string(kernel.scratch_bytes) : "") + "}";
 }
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }

@@ -17,10 +17,10 @@ namespace {
 class ProgramCandidate final : public BuiltCandidate {
  public:
   ProgramCandidate(cl::Program program, cl::Kernel kernel, kernels::OpenCLKernel launch, cl_command_queue queue,
-                   cl_mem output, std::size_t output_size, measure::Transfers transfers, double build_seconds,
-                   bool from_cache)
+                   cl_mem output, cl::Buffer scratch, std::size_t output_size, measure::Transfers transfers,
+                   double build_seconds, bool from_cache)
       : BuiltCandidate(std::move(program), std::move(kernel), std::move(launch), queue, build_seconds, from_cache),
-        output_(output), host_output_(output_size) {
+        output_(output), scratch_(std::move(scratch)), host_output_(output_size) {
     transfers_ = transfers;
   }
 
@@ -31,21 +31,11 @@ class ProgramCandidate final : public BuiltCandidate {
               "clEnqueueWriteBuffer");
   }
 
-  // A call's time: the kernel's, or with zero_output from the start of the fill to the kernel's
-  // end (the gap between the two included).
+  // A call's time: the kernel's, from its profiling events.
   double run(int times) override {
-    std::vector<cl::Event> fills, events;
-    fills.reserve(times);
+    std::vector<cl::Event> events;
     events.reserve(times);
     for (int i = 0; i < times; ++i) {
-      if (launch_.zero_output) {
-        const float zero = 0.0f;
-        cl_event raw = nullptr;
-        cl::check(clEnqueueFillBuffer(queue_, output_, &zero, sizeof zero, 0, host_output_.size() * sizeof(float), 0,
-                                      nullptr, &raw),
-                  "clEnqueueFillBuffer");
-        fills.emplace_back(raw);
-      }
       cl_event raw = nullptr;
       cl::check(clEnqueueNDRangeKernel(queue_, kernel_.get(), launch_.dimensions, nullptr, launch_.global_size.data(),
                                        launch_.local_size.data(), 0, nullptr, &raw),
@@ -54,9 +44,7 @@ class ProgramCandidate final : public BuiltCandidate {
     }
     cl::check(clFinish(queue_), "clFinish");
     double seconds = 0;
-    for (int i = 0; i < times; ++i)
-      seconds += launch_.zero_output ? cl::span_seconds(fills[i].get(), events[i].get())
-                                     : cl::event_seconds(events[i].get());
+    for (const cl::Event& event : events) seconds += cl::event_seconds(event.get());
     return seconds / times;
   }
 
@@ -74,6 +62,7 @@ class ProgramCandidate final : public BuiltCandidate {
 
  private:
   cl_mem output_;
+  cl::Buffer scratch_;  // the kernel's, for this candidate alone
   std::vector<float> host_output_;
 };
 
@@ -155,7 +144,21 @@ std::unique_ptr<measure::LoadedCandidate> OpenCLWorker::load(const measure::Work
     cl::check(clSetKernelArg(kernel.get(), argument++, sizeof mem, &mem), "clSetKernelArg");
   }
   cl_mem out = output_.get();
-  cl::check(clSetKernelArg(kernel.get(), argument, sizeof out, &out), "clSetKernelArg");
+  cl::check(clSetKernelArg(kernel.get(), argument++, sizeof out, &out), "clSetKernelArg");
+  // A scratch buffer of its own, zero-filled: a candidate that crashed or left it dirty harms no
+  // other candidate.
+  cl::Buffer scratch;
+  if (artifact.kernel.scratch_bytes > 0) {
+    scratch = cl::Buffer(
+        clCreateBuffer(context_.get(), CL_MEM_READ_WRITE, artifact.kernel.scratch_bytes, nullptr, &error));
+    cl::check(error, "clCreateBuffer");
+    const cl_uint zero = 0;
+    cl::check(clEnqueueFillBuffer(queue_.get(), scratch.get(), &zero, sizeof zero, 0, artifact.kernel.scratch_bytes, 0,
+                                  nullptr, nullptr),
+              "clEnqueueFillBuffer");
+    cl_mem mem = scratch.get();
+    cl::check(clSetKernelArg(kernel.get(), argument, sizeof mem, &mem), "clSetKernelArg");
+  }
 
   // Host -> device, timed apart from the kernel.
   measure::Transfers transfers;
@@ -170,8 +173,8 @@ std::unique_ptr<measure::LoadedCandidate> OpenCLWorker::load(const measure::Work
     transfers.write_bytes += double(sizes[i] * sizeof(float));
   }
   return std::make_unique<ProgramCandidate>(std::move(build.program), std::move(kernel), artifact.kernel, queue_.get(),
-                                            output_.get(), operands.output_size, transfers, build.seconds,
-                                            build.from_cache);
+                                            output_.get(), std::move(scratch), operands.output_size, transfers,
+                                            build.seconds, build.from_cache);
 }
 
 }  // namespace optune::backends::opencl

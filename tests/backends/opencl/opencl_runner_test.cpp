@@ -145,10 +145,10 @@ TEST_F(OpenCLRunnerTest, GemmWithDoubleBufferingIsCorrect) {
   }));
 }
 
-// Split-K: work-groups share a tile's K blocks and add into the output, which the worker
-// zero-fills before each launch (over its NaN poison). Odd K leaves a ragged last block and
-// splits of unequal length; a split that skipped or repeated K blocks, or an output left
-// unfilled, fails the check. (sa = 0 is left out: on PoCL 3.1 those gemm.cl configs crash the
+// Split-K: work-groups share a tile's K blocks, and the last of a tile's groups sums their
+// partial tiles through the candidate's scratch buffer and stores the tile (over the worker's NaN
+// poison, in every timed call too). Odd K leaves a ragged last block and splits of unequal length;
+// a split that skipped or repeated K blocks, or a tile nobody stored, fails the check. (sa = 0 is left out: on PoCL 3.1 those gemm.cl configs crash the
 // worker with or without a split, a fault of main's kernel or of PoCL, not of the split.)
 TEST_F(OpenCLRunnerTest, GemmWithSplitKIsCorrect) {
   for (const char* shape : {"37,45,1021", "61,23,777"}) {

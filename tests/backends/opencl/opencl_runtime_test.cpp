@@ -70,6 +70,7 @@ class OpenCLRuntimeTest : public ::testing::Test {
 
   // Runs the workload through the runtime `calls` times into one NaN-filled output on random
   // inputs; expects the reference's answer.
+  // `calls` calls on one output, NaN-poisoned before each: every call must write all of it.
   Launch run_and_check(Runtime& runtime, const Workload& workload, const TunedTable& table, int calls = 1) {
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> value(-1, 1);
@@ -87,7 +88,13 @@ class OpenCLRuntimeTest : public ::testing::Test {
     std::vector<float> got(kernels::output_size(workload), std::numeric_limits<float>::quiet_NaN());
     Buffer output = buffer(got);
     Launch launch;
-    for (int call = 0; call < calls; ++call) launch = runtime.run(workload, table, input_handles, output.get());
+    for (int call = 0; call < calls; ++call) {
+      const float poison = std::numeric_limits<float>::quiet_NaN();
+      check(clEnqueueFillBuffer(queue_.get(), output.get(), &poison, sizeof poison, 0, got.size() * sizeof(float), 0,
+                                nullptr, nullptr),
+            "clEnqueueFillBuffer");
+      launch = runtime.run(workload, table, input_handles, output.get());
+    }
     check(clEnqueueReadBuffer(queue_.get(), output.get(), CL_TRUE, 0, got.size() * sizeof(float), got.data(), 0,
                               nullptr, nullptr),
           "clEnqueueReadBuffer");
@@ -147,7 +154,7 @@ TEST_F(OpenCLRuntimeTest, TunedRowRunsWithItsDefinesOnlyOnItsDevice) {
       kernels::as_opencl(gemm_template).opencl_kernel(tuned_shape, runtime.device(), search_space::ConfigView(space, config));
   const std::string key = tuned_shape.key();
   const TunedKernel rows[] = {{key, tuned.source_file, tuned.kernel_name, tuned.build_options, tuned.dimensions,
-                               tuned.global_size, tuned.local_size, tuned.zero_output}};
+                               tuned.global_size, tuned.local_size, tuned.scratch_bytes}};
 
   Launch launch = run_and_check(runtime, tuned_shape, {runtime.device().name, rows});
   EXPECT_TRUE(launch.tuned);
@@ -170,9 +177,10 @@ TEST_F(OpenCLRuntimeTest, TunedRowRunsWithItsDefinesOnlyOnItsDevice) {
   EXPECT_NE(launch.kernel.build_options, tuned.build_options);
 }
 
-// A split-K row adds into the output: the runtime zero-fills it before every call, so a
-// NaN-filled output and a second call on the same output both give the reference's answer.
-TEST_F(OpenCLRuntimeTest, SplitKRowZeroFillsTheOutputBeforeEveryCall) {
+// A split-K row's work-groups sum their partial tiles through a scratch buffer the runtime keeps
+// for the kernel: each of three calls, on an output poisoned with NaN before it, gives the
+// reference's answer, so every call found the scratch's counters back at zero.
+TEST_F(OpenCLRuntimeTest, SplitKRowSumsItsSplitsInEveryCallThroughOneScratchBuffer) {
   Runtime runtime(queue_.get());
   const Workload workload = kernels::parse_workload(kernels::Op::kGemm, "37,45,1021");
   const auto& gemm_template = kernels::as_opencl(backends::find_template("gemm.opencl"));
@@ -185,13 +193,14 @@ TEST_F(OpenCLRuntimeTest, SplitKRowZeroFillsTheOutputBeforeEveryCall) {
       split = gemm_template.opencl_kernel(workload, runtime.device(), search_space::ConfigView(space, config));
   }
   ASSERT_TRUE(split.has_value()) << "no split-K config in the space of " << workload.key();
-  ASSERT_TRUE(split->zero_output);
+  ASSERT_GT(split->scratch_bytes, 0u);
   const std::string key = workload.key();
   const TunedKernel rows[] = {{key, split->source_file, split->kernel_name, split->build_options,
-                               split->dimensions, split->global_size, split->local_size, split->zero_output}};
-  const Launch launch = run_and_check(runtime, workload, {runtime.device().name, rows}, 2);
+                               split->dimensions, split->global_size, split->local_size, split->scratch_bytes}};
+  const Launch launch = run_and_check(runtime, workload, {runtime.device().name, rows}, 3);
   EXPECT_TRUE(launch.tuned);
-  EXPECT_TRUE(launch.kernel.zero_output);
+  EXPECT_EQ(launch.kernel.scratch_bytes, split->scratch_bytes);
+  EXPECT_EQ(launch.program, ProgramSource::kMemory);  // the same program, and so the same scratch
 }
 
 TEST_F(OpenCLRuntimeTest, EveryOpComputesTheReferenceWithItsDefault) {

@@ -7,6 +7,7 @@
 #include "embedded_sources.hpp"
 #include "templates.hpp"
 #include "optune/kernels/opencl/program_cache.hpp"
+#include "optune/kernels/opencl/program_text.hpp"
 #include "optune/kernels/reference.hpp"
 
 namespace optune::opencl {
@@ -20,7 +21,7 @@ kernels::OpenCLKernel from_row(const TunedKernel& row) {
   kernel.dimensions = row.dimensions;
   kernel.global_size = row.global_size;
   kernel.local_size = row.local_size;
-  kernel.zero_output = row.zero_output;
+  kernel.scratch_bytes = row.scratch_bytes;
   return kernel;
 }
 
@@ -73,8 +74,9 @@ Runtime::Built& Runtime::program_for(const kernels::OpenCLKernel& kernel, Progra
     source = ProgramSource::kMemory;
     return found->second;
   }
-  ProgramBuild build = build_program(context_, device_id_, device_, std::string(kernel_source(kernel.source_file)),
-                                     kernel.build_options, options_.cache_dir);
+  const std::string text = with_includes(kernel_source(kernel.source_file),
+                                         [](const std::string& name) { return std::string(kernel_source(name)); });
+  ProgramBuild build = build_program(context_, device_id_, device_, text, kernel.build_options, options_.cache_dir);
   if (!build.program)
     throw std::runtime_error("opencl: " + kernel.source_file + " does not build with " + kernel.build_options +
                              ": " + build.log);
@@ -82,7 +84,18 @@ Runtime::Built& Runtime::program_for(const kernels::OpenCLKernel& kernel, Progra
   cl_int error = CL_SUCCESS;
   Kernel compiled(clCreateKernel(build.program.get(), kernel.kernel_name.c_str(), &error));
   check(error, "clCreateKernel");
-  return programs_[key] = Built{std::move(build.program), std::move(compiled)};
+  Buffer scratch;
+  if (kernel.scratch_bytes > 0) {
+    scratch = Buffer(clCreateBuffer(context_, CL_MEM_READ_WRITE, kernel.scratch_bytes, nullptr, &error));
+    check(error, "clCreateBuffer");
+    const cl_uint zero = 0;
+    cl_event raw = nullptr;
+    check(clEnqueueFillBuffer(queue_.get(), scratch.get(), &zero, sizeof zero, 0, kernel.scratch_bytes, 0, nullptr, &raw),
+          "clEnqueueFillBuffer");
+    Event filled(raw);
+    check(clWaitForEvents(1, &raw), "clWaitForEvents");
+  }
+  return programs_[key] = Built{std::move(build.program), std::move(compiled), std::move(scratch)};
 }
 
 void Runtime::check_buffer(cl_mem buffer, std::size_t floats, const kernels::Workload& workload,
@@ -111,22 +124,12 @@ Launch Runtime::run(const kernels::Workload& workload, const TunedTable& table, 
   Built& built = program_for(launch.kernel, launch.program);
   cl_uint argument = 0;
   for (cl_mem input : inputs) check(clSetKernelArg(built.kernel.get(), argument++, sizeof input, &input), "clSetKernelArg");
-  check(clSetKernelArg(built.kernel.get(), argument, sizeof output, &output), "clSetKernelArg");
+  check(clSetKernelArg(built.kernel.get(), argument++, sizeof output, &output), "clSetKernelArg");
+  if (cl_mem scratch = built.scratch.get())
+    check(clSetKernelArg(built.kernel.get(), argument, sizeof scratch, &scratch), "clSetKernelArg");
   const auto& k = launch.kernel;
-  // The kernel waits on the fill's event, so an out-of-order queue keeps the order too.
-  Event filled;
-  if (k.zero_output) {
-    const float zero = 0.0f;
-    cl_event raw = nullptr;
-    check(clEnqueueFillBuffer(queue_.get(), output, &zero, sizeof zero, 0,
-                              kernels::output_size(workload) * sizeof(float), 0, nullptr, &raw),
-          "clEnqueueFillBuffer");
-    filled = Event(raw);
-  }
-  cl_event wait = filled.get();
   check(clEnqueueNDRangeKernel(queue_.get(), built.kernel.get(), static_cast<cl_uint>(k.dimensions), nullptr,
-                               k.global_size.data(), k.local_size.data(), wait ? 1 : 0, wait ? &wait : nullptr,
-                               nullptr),
+                               k.global_size.data(), k.local_size.data(), 0, nullptr, nullptr),
         "clEnqueueNDRangeKernel");
   return launch;
 }

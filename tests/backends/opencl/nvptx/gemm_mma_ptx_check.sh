@@ -38,7 +38,11 @@ while read -r m n k mwg nwg kwg wm wn stages ldsm gsw splitk; do
   fi
   if (( ldsm )) && ! grep -q ldmatrix "$ptx"; then echo "LDSM=1 without ldmatrix: $ptx"; exit 1; fi
   if (( !ldsm )) && grep -q ldmatrix "$ptx"; then echo "LDSM=0 with ldmatrix: $ptx"; exit 1; fi
-  if (( splitk > 1 )) && ! grep -q "red.global.add.f32" "$ptx"; then echo "SPLITK=$splitk without red: $ptx"; exit 1; fi
+  if (( splitk > 1 )); then  # split_k.cl: a counter per work-item, fences around it, no atomics on C
+    grep -Eq "atom(.global)?.(add|inc).u32" "$ptx" || { echo "SPLITK=$splitk without the counter's atomic: $ptx"; exit 1; }
+    grep -q "membar.gl" "$ptx" || { echo "SPLITK=$splitk without membar.gl: $ptx"; exit 1; }
+    if grep -q "red.global.add" "$ptx"; then echo "SPLITK=$splitk still adds into C atomically: $ptx"; exit 1; fi
+  fi
   for arch in sm_80 sm_90; do
     sed "s/^\.target .*/.target $arch/; s/^\.version .*/.version 7.8/" "$ptx" > "$ptx.$arch"
     if ! "$ptxas" -arch=$arch "$ptx.$arch" -o "$ptx.$arch.cubin" 2> "$ptx.$arch.log"; then

@@ -1,7 +1,8 @@
 // What an OpenCL template adds to a KernelTemplate: the program and launch of one candidate. One
 // .cl file (backends/opencl/kernels, installed under share/optune/opencl and compiled into
 // optune::opencl) is compiled with the config's knobs as -D build options; its arguments are the
-// op's inputs in reference.hpp's order, then the output, all global float buffers.
+// op's inputs in reference.hpp's order, then the output, all global float buffers, then the
+// scratch buffer where the kernel has one.
 #pragma once
 
 #include <array>
@@ -20,10 +21,11 @@ struct OpenCLKernel {
   std::array<std::size_t, 3> global_size{1, 1, 1};
   std::array<std::size_t, 3> local_size{1, 1, 1};
   int dimensions = 1;
-  // The kernel adds into the output (work-groups that split a reduction, with atomics): every
-  // launcher fills the output with zeros right before each launch, and the fill is part of the
-  // call, so a measurement times both.
-  bool zero_output = false;
+  // > 0: the kernel's last argument is a scratch buffer of this many bytes (split-K's partial
+  // tiles and counters, split_k.cl). A launcher allocates it once per kernel, zero-filled, and
+  // passes the same buffer to every launch: each launch leaves it as the next one needs it.
+  // Launches sharing it must run one after another (an in-order queue).
+  std::size_t scratch_bytes = 0;
 };
 
 class OpenCLTemplate : public KernelTemplate {

@@ -36,7 +36,7 @@ struct TunedKernel {
   int dimensions = 1;
   std::array<std::size_t, 3> global_size{1, 1, 1};
   std::array<std::size_t, 3> local_size{1, 1, 1};
-  bool zero_output = false;  // the kernel adds into the output, which is zero-filled first
+  std::size_t scratch_bytes = 0;  // OpenCLKernel::scratch_bytes
 };
 
 // The rows of one template, tuned on the device named `device` (CL_DEVICE_NAME).
@@ -71,8 +71,7 @@ class Runtime {
   // Runs kernels on `queue` (retained), its context and device.
   explicit Runtime(cl_command_queue queue, RuntimeOptions options = {});
 
-  // Enqueues the workload's kernel on the queue, after a zero fill of the output where the kernel
-  // adds into it (OpenCLKernel::zero_output) (no wait: finish the queue or wait on a later
+  // Enqueues the workload's kernel on the queue (no wait: finish the queue or wait on a later
   // command): `inputs` in reference.hpp's order (GEMM: A, B; conv: input, filter), then `output`,
   // float buffers of at least the workload's sizes. Throws std::invalid_argument for a bad shape
   // or too small a buffer, std::runtime_error when the program does not build, opencl::Error when
@@ -89,6 +88,7 @@ class Runtime {
   struct Built {
     Program program;
     Kernel kernel;
+    Buffer scratch;  // OpenCLKernel::scratch_bytes, zero-filled when built; launches run in order
   };
   kernels::OpenCLKernel plan_locked(const kernels::Workload& workload, const TunedTable& table, bool* tuned) const;
   Built& program_for(const kernels::OpenCLKernel& kernel, ProgramSource& source);
