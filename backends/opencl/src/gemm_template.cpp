@@ -97,11 +97,13 @@ bool bands_row_tiles(const GemmShape& s, const ss::ConfigView& v) {
   return number(v, kGsw) == 1 || number(v, kGsw) < ceil_div(s.M, number(v, kMwg));
 }
 
+const std::vector<std::int64_t> kSplitkOptions = {1, 2, 3, 4, 6, 8, 12, 16};
+
 // Split-K: the knob, read as no split from records written before it, and its constraint. A
 // split pays for its partial tiles' round trip through memory only where the tiles alone leave the
 // compute units short (fewer than two work-groups each), and every split gets K blocks to do.
 void add_splitk_knob(ss::ConfigSpace& space) {
-  space.add(opencl::number_knob(kSplitk, {1, 2, 3, 4, 6, 8, 12, 16}));
+  space.add(opencl::number_knob(kSplitk, kSplitkOptions));
   space.read_missing_as(kSplitk, "1");
 }
 
@@ -266,51 +268,62 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
                                     name());
   }
 
-  // Orders tile preferences (largest first) so that those giving a work-group to every compute
-  // unit come first, largest first, then the others by the work-groups they give, most first: a
-  // tile too large for the shape leaves most of a GPU idle (128 x 128 tiles give a 450 x 768 GEMM
-  // 24 work-groups on an H100's 132 SMs; the tuned 32 x 32 gives 360). Where K is long, a tile
-  // may fill the device with a small split of K instead (at most kMaxDefaultSplit, each split at
-  // least kMinSplitDepth deep): a larger tile with a split does more per load than the smaller one
-  // it replaces running all of K (tuned on an H100: 128 x 768 x 3072 ran 1.4x faster on 32 x 32
-  // tiles split in 4 than on 16 x 16 tiles unsplit).
+  // Orders tile preferences (largest first) for the shape. The largest tile comes first where it
+  // alone gives every compute unit a work-group (2048 and up on an H100's 132 SMs). Otherwise the
+  // largest tile of at most 64 x 64 that fits the shape (no taller than M, no wider than N, each
+  // rounded up to 16) comes first with K split to give about three work-groups per compute unit
+  // (at most 16 splits, each at least 96 deep; none where it already gives two), provided that
+  // reaches one work-group per unit; then the rest by the work-groups they give, most first.
+  // Splits cost only a round trip of the partial tiles (split_k.cl), and the configs tuned on an
+  // H100 for BERT's GEMMs at M = 32-512 and 1000^3 were 32 x 32 to 64 x 64 tiles split 2-16 ways
+  // into 200-500 work-groups; split 128 x 128 tiles were slower (short K ranges fill and drain
+  // their four-stage pipeline for little work).
   static std::vector<opencl::Preference> fill_the_device(const GemmShape& s, const DeviceInfo& device,
                                                          const std::vector<opencl::Preference>& preferences) {
-    constexpr std::int64_t kMaxDefaultSplit = 4, kMinSplitDepth = 512;
+    constexpr std::int64_t kMaxSplit = 16, kMinSplitDepth = 96, kLargestSplitTile = 64 * 64;  // see above
     const std::int64_t units = std::max(device.cores, 1);
-    auto tiles = [&s](const opencl::Preference& preference) {
-      std::int64_t mwg = 1, nwg = 1;
-      for (const auto& [knob, value] : preference) {
-        if (knob == kMwg) mwg = std::stoll(value);
-        if (knob == kNwg) nwg = std::stoll(value);
-      }
-      return ceil_div(s.M, mwg) * ceil_div(s.N, nwg);
+    auto extent = [](const opencl::Preference& preference, const char* name) -> std::int64_t {
+      for (const auto& [knob, value] : preference)
+        if (knob == name) return std::stoll(value);
+      return std::int64_t{1};
+    };
+    auto tiles = [&](const opencl::Preference& p) {
+      return ceil_div(s.M, extent(p, kMwg)) * ceil_div(s.N, extent(p, kNwg));
     };
     auto with_split = [](opencl::Preference preference, std::int64_t split) {
       for (auto& [knob, value] : preference)
         if (knob == kSplitk) value = std::to_string(split);
       return preference;
     };
-    std::int64_t most_tiles = 0;
-    for (const auto& preference : preferences) most_tiles = std::max(most_tiles, tiles(preference));
-    std::vector<opencl::Preference> filling, short_of_units;
+    if (tiles(preferences.front()) >= units) return preferences;
+    // The split: the largest option up to the wanted count that keeps every split deep enough and
+    // gives each some of the tile's K blocks.
+    auto split_for = [&](std::int64_t count, std::int64_t kwg) {
+      if (count >= 2 * units) return std::int64_t{1};
+      const std::int64_t wanted = std::min({ceil_div(3 * units, count), s.K / kMinSplitDepth, kMaxSplit});
+      const std::int64_t blocks = ceil_div(s.K, kwg);
+      std::int64_t split = 1;
+      for (std::int64_t option : kSplitkOptions)
+        if (option <= wanted && (option - 1) * ceil_div(blocks, option) < blocks) split = option;
+      return split;
+    };
+    auto fits = [&](const opencl::Preference& p) {
+      return extent(p, kMwg) <= ceil_div(s.M, 16) * 16 && extent(p, kNwg) <= ceil_div(s.N, 16) * 16;
+    };
+    std::vector<opencl::Preference> ordered;
     for (const auto& preference : preferences) {
-      const std::int64_t count = tiles(preference);
-      if (count >= units) {
-        filling.push_back(preference);
-        continue;
+      if (extent(preference, kMwg) * extent(preference, kNwg) > kLargestSplitTile || !fits(preference)) continue;
+      const std::int64_t count = tiles(preference), split = split_for(count, extent(preference, kKwg));
+      if (count * split >= units) {
+        ordered.push_back(with_split(preference, split));
+        break;
       }
-      // The smallest tile gains nothing from a split: there is no smaller one it replaces
-      // (32 x 768 x 3072 on an H100: 16 x 16 tiles ran 1.3x slower split in 2 than unsplit).
-      const std::int64_t split = ceil_div(units, count);
-      if (count < most_tiles && split <= kMaxDefaultSplit && s.K / split >= kMinSplitDepth)
-        filling.push_back(with_split(preference, split));
-      short_of_units.push_back(preference);
     }
-    std::stable_sort(short_of_units.begin(), short_of_units.end(),
+    std::vector<opencl::Preference> rest(preferences);
+    std::stable_sort(rest.begin(), rest.end(),
                      [&](const opencl::Preference& a, const opencl::Preference& b) { return tiles(a) > tiles(b); });
-    filling.insert(filling.end(), short_of_units.begin(), short_of_units.end());
-    return filling;
+    ordered.insert(ordered.end(), rest.begin(), rest.end());
+    return ordered;
   }
 
   OpenCLKernel opencl_kernel(const Workload& workload, const DeviceInfo&,

@@ -202,13 +202,14 @@ TEST(OpenCLGemmTemplate, TensorCoreSpaceOnNvidiaSm80AndLater) {
             std::string::npos);
 }
 
-// The default follows the shape: the largest tile that still gives each of the device's compute
-// units a work-group (or does with K split in at most 4, where K is long), else the tile giving the
-// most work-groups. On an H100 (132 SMs), 4096 x 1024 keeps the 128 x 128 tile (256 work-groups);
-// 1000^3 gets 64 x 64 (256, where 128 x 128 gives 64 and K is too short to split); 450 x 768 gets
-// 32 x 32 (360), and 7 x 768 the 16 x 16 tile (48, the most there are); 128 x 768 x 3072 splits
-// 32 x 32 tiles in 2 (192), but 32 x 768 x 3072 keeps its 16 x 16 tiles (96) unsplit; the FMA kernel (a device before sm_80) follows the same rule. The same
-// shapes on a device of 4 compute units keep the largest tile that fits, unsplit.
+// The default follows the shape. The largest tile where it alone gives each of the device's
+// compute units a work-group: on an H100 (132 SMs) 4096 x 1024 keeps the 128 x 128 tile (256
+// work-groups). Otherwise the largest tile of at most 64 x 64 that fits M and N, with K split
+// towards three work-groups per unit (at most 16, each split at least 96 deep and given K blocks,
+// an option of the knob): 1000^3 gets 64 x 64 in 2 (512), 450 x 768 64 x 64 in 4 (336), 128 x 768 x 3072 64 x 64
+// in 16 (384), 32 x 768 x 3072 32 x 32 in 16 (384), 32 x 768 x 768 32 x 32 in 8 (K caps it: 96
+// deep), 7 x 768 the 16 x 16 tile in 6. The FMA kernel (a device before sm_80) follows the same
+// rule. On a device of 4 compute units the largest tile that gives each one a work-group, unsplit.
 TEST(OpenCLGemmTemplate, DefaultTileGivesEveryComputeUnitAWorkGroup) {
   const OpenCLTemplate& t = as_opencl(backends::find_template("gemm.opencl"));
   auto default_tile = [&](const DeviceInfo& device, const char* shape) {
@@ -220,15 +221,17 @@ TEST(OpenCLGemmTemplate, DefaultTileGivesEveryComputeUnitAWorkGroup) {
   };
   const DeviceInfo h100 = nvidia_h100();
   EXPECT_EQ(default_tile(h100, "4096,1024,4096"), "128x128/1");
-  EXPECT_EQ(default_tile(h100, "1000,1000,1000"), "64x64/1");
-  EXPECT_EQ(default_tile(h100, "450,768,768"), "32x32/1");
-  EXPECT_EQ(default_tile(h100, "7,768,768"), "16x16/1");
-  EXPECT_EQ(default_tile(h100, "128,768,3072"), "32x32/2");
-  EXPECT_EQ(default_tile(h100, "32,768,3072"), "16x16/1");  // the smallest tile is not split
-  EXPECT_EQ(default_tile(h100, "1023,769,2049"), "128x128/3");  // 8 x 7 tiles, K in 3
+  EXPECT_EQ(default_tile(h100, "1000,1000,1000"), "64x64/2");
+  EXPECT_EQ(default_tile(h100, "450,768,768"), "64x64/4");
+  EXPECT_EQ(default_tile(h100, "7,768,768"), "16x16/6");  // 8 would leave splits of 12 K blocks idle
+  EXPECT_EQ(default_tile(h100, "32,768,768"), "32x32/8");
+  EXPECT_EQ(default_tile(h100, "128,768,3072"), "64x64/16");
+  EXPECT_EQ(default_tile(h100, "32,768,3072"), "32x32/16");
+  EXPECT_EQ(default_tile(h100, "512,3072,768"), "64x64/1");  // 384 tiles: two per unit already
+  EXPECT_EQ(default_tile(h100, "1023,769,2049"), "64x64/2");
   DeviceInfo turing = h100;  // the FMA kernel's tiles
   turing.isa = {"sm_75"};
-  EXPECT_EQ(default_tile(turing, "1023,769,2049"), "128x128/3");
+  EXPECT_EQ(default_tile(turing, "1023,769,2049"), "64x64/2");
   DeviceInfo few_units = h100;
   few_units.cores = 4;
   EXPECT_EQ(default_tile(few_units, "1000,1000,1000"), "128x128/1");
