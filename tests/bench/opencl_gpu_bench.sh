@@ -12,7 +12,10 @@
 #   MODE    probe | gemm | conv | sweep (hand-picked gemm.cl configs, opencl_gemm_sweep_configs.txt,
 #           at 2048 and 4096, then the gemm mode) | small (issue 22's shapes, SHAPES: each tuned
 #           with TRIALS trials, then small_gemm_peers.py: cuBLAS FP32 and the errors on the same inputs)
-#   SHAPES  small mode: M,N,K shapes (default: BERT-base's at M = 32, 128, 512, 1000³, 1023x769x2049)
+#           | defaults (SHAPES again on OUT's database of an earlier small run: each shape's default
+#           and its best records measured again in one call, `optune tune --trials 1 --remeasure 3`)
+#   SHAPES  small and defaults modes: M,N,K shapes (default: BERT-base's at M = 32, 128, 512, 1000³,
+#           1023x769x2049)
 set -uo pipefail
 prefix=$(cd "$1" && pwd); out=$2; mode=$3; trials=${4:-100}; shift $(( $# < 4 ? $# : 4 ))
 shapes=("$@")
@@ -60,6 +63,14 @@ case "$mode" in
     for shape in "${shapes[@]}"; do tune gemm "$shape" "$trials"; done
     env -u LD_LIBRARY_PATH python3 "$prefix/bench/small_gemm_peers.py" "$prefix/bin/optune" "$out/gpu.db" \
       "$prefix/bin/opencl_gemm_sweep" "$prefix/share/optune/opencl/gemm.cl" "${shapes[@]}"
+    ;;
+  defaults)
+    (( ${#shapes[@]} > 0 )) || { echo "defaults mode: name the shapes" >&2; exit 2; }
+    for shape in "${shapes[@]}"; do
+      echo "== $shape"
+      "${optune[@]}" tune --op gemm --shape "$shape" --target opencl --trials 1 --remeasure 3 --repeat 5 \
+        --min-repeat-ms 20 --db "$out/gpu.db" --quiet | grep -E "default|best|config"
+    done
     ;;
   conv)
     for layer in C=64,H=56,W=56,K=64,stride=1 C=128,H=28,W=28,K=128,stride=1 C=256,H=14,W=14,K=256,stride=1 \

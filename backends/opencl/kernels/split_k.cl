@@ -42,10 +42,17 @@ inline bool sum_splits(float* acc, int values, int items, int item, __global uin
   __global float* mine = partials + split * tile_values;
 #pragma unroll
   for (int v = 0; v < values; ++v) mine[v * items + item] = acc[v];
-  split_fence();  // the partial is visible before the count
   __global uint* counter = scratch + (size_t)tile * items + item;
+#if SPLIT_ACQREL && defined(cl_nv_pragma_unroll)
+  // One atomic that releases this partial and acquires the others' (PTX's memory model, sm_70+).
+  uint before;
+  __asm__ __volatile__("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;\n" : "=r"(before) : "l"(counter) : "memory");
+  if (before != SPLITK - 1) return false;
+#else
+  split_fence();  // the partial is visible before the count
   if (count_in(counter) != SPLITK - 1) return false;
   split_fence();  // the others' partials are read after their counts
+#endif
 #pragma unroll
   for (int v = 0; v < values; ++v) {
     float sum = 0.0f;
