@@ -63,14 +63,14 @@ int main(int argc, char** argv) {
     return 1;
   }
   const bool verbose = std::getenv("OPTUNE_SWEEP_VERBOSE") != nullptr;
+  cl_uint cc_major = 0, cc_minor = 0;  // cl_nv_device_attribute_query; stay 0 elsewhere
+  clGetDeviceInfo(device, 0x4000, sizeof cc_major, &cc_major, nullptr);
+  clGetDeviceInfo(device, 0x4001, sizeof cc_minor, &cc_minor, nullptr);
   if (verbose) {
     char name[256] = {};
     cl_ulong local_bytes = 0;
-    cl_uint cc_major = 0, cc_minor = 0;  // cl_nv_device_attribute_query; stay 0 elsewhere
     clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof name - 1, name, nullptr);
     clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local_bytes, &local_bytes, nullptr);
-    clGetDeviceInfo(device, 0x4000, sizeof cc_major, &cc_major, nullptr);
-    clGetDeviceInfo(device, 0x4001, sizeof cc_minor, &cc_minor, nullptr);
     std::printf("device %s, local memory %llu bytes, compute capability %u.%u\n", name,
                 static_cast<unsigned long long>(local_bytes), cc_major, cc_minor);
   }
@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
       global[0] = size_t((N + nwg - 1) / nwg * ndimc), global[1] = size_t((M + mwg - 1) / mwg * mdimc);
     }
     splitk = std::max(1L, splitk);
-    if (splitk > 1) options << " -DSPLITK=" << splitk;
+    if (splitk > 1) options << " -DSPLITK=" << splitk << (cc_major >= 7 ? " -DSPLIT_ACQREL=1" : "");  // as the template
     global[2] = size_t(splitk);
     options << " -I" << kernel_dir << " -cl-mad-enable -w" << (verbose ? " -cl-nv-verbose" : "") << (extra_defines ? " " : "")
             << (extra_defines ? extra_defines : "");

@@ -43,8 +43,9 @@ inline bool sum_splits(float* acc, int values, int items, int item, __global uin
 #pragma unroll
   for (int v = 0; v < values; ++v) mine[v * items + item] = acc[v];
   __global uint* counter = scratch + (size_t)tile * items + item;
-#if SPLIT_ACQREL && defined(cl_nv_pragma_unroll)
-  // One atomic that releases this partial and acquires the others' (PTX's memory model, sm_70+).
+#if SPLIT_ACQREL
+  // One atomic that releases this partial and acquires the others' (PTX's memory model: NVIDIA
+  // sm_70 and later, where the template sets SPLIT_ACQREL).
   uint before;
   __asm__ __volatile__("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;\n" : "=r"(before) : "l"(counter) : "memory");
   if (before != SPLITK - 1) return false;
