@@ -21,17 +21,6 @@ inline void split_fence(void) {
 #endif
 }
 
-// *counter += 1, returning the value before.
-inline uint count_in(__global uint* counter) {
-#ifdef cl_nv_pragma_unroll
-  uint before;
-  __asm__ __volatile__("atom.global.add.u32 %0, [%1], 1;\n" : "=r"(before) : "l"(counter) : "memory");
-  return before;
-#else
-  return atomic_inc(counter);
-#endif
-}
-
 // `acc`: this work-item's `values` accumulators; `item` of `items` work-items. Returns whether
 // this work-item came last of its splits and `acc` now holds the sums (the others are done).
 inline bool sum_splits(float* acc, int values, int items, int item, __global uint* scratch) {
@@ -51,7 +40,7 @@ inline bool sum_splits(float* acc, int values, int items, int item, __global uin
   if (before != SPLITK - 1) return false;
 #else
   split_fence();  // the partial is visible before the count
-  if (count_in(counter) != SPLITK - 1) return false;
+  if (atomic_inc(counter) != SPLITK - 1) return false;
   split_fence();  // the others' partials are read after their counts
 #endif
 #pragma unroll
