@@ -106,7 +106,8 @@ TEST(CpuGemmTemplate, RejectsMicroTilesPastTheRegisterFile) {
 TEST(CpuGemmTemplate, DefaultConfigIsValidForAnyShape) {
   const std::vector<Workload> workloads = {
       gemm(1, 1, 1),       gemm(17, 3, 5),      gemm(1, 1000, 2048), gemm(127, 509, 1021),
-      gemm(512, 512, 512), gemm(3136, 64, 576), gemm(49, 512, 4608), gemm(100000, 7, 3)};
+      gemm(512, 512, 512), gemm(3136, 64, 576), gemm(49, 512, 4608), gemm(100000, 7, 3),
+      gemm(7, 768, 768),   gemm(10, 33, 70),    gemm(14, 768, 768),  gemm(15, 768, 768)};
   for (const DeviceInfo& device :
        {avx2_device(1), avx2_device(2), avx512_device(), neon_device()}) {
     for (const Workload& workload : workloads) {
@@ -123,9 +124,13 @@ TEST(CpuGemmTemplate, DefaultConfigIsValidForAnyShape) {
       EXPECT_EQ(c.threads, device.cores) << workload.key();
       const auto split = device.cores > 1 && M > N ? cpu::ParallelLoop::kIc : cpu::ParallelLoop::kJc;
       EXPECT_EQ(c.parallel, split) << workload.key() << " " << device.arch;
-      EXPECT_EQ(c.mr, 6) << workload.key();
-      const int vectors = device.has_isa("avx512f") || device.arch == "aarch64" ? 4 : 2;  // 32 or 16 registers
-      EXPECT_EQ(c.nr, vectors * c.lanes) << device.arch;
+      // 6 rows, or all of a slightly larger M in one micro-panel that fits with two vectors (32
+      // registers) and that an MC block divides: 7 rows take a panel of 8, 10 one of 10; 14 (no
+      // MC block of 14s) and 15 (too many rows) keep 6. Then as many vectors as fit.
+      const int registers = device.has_isa("avx512f") || device.arch == "aarch64" ? 32 : 16;
+      const int mr = registers == 32 && M == 7 ? 8 : registers == 32 && M == 10 ? 10 : 6;
+      EXPECT_EQ(c.mr, mr) << workload.key() << " " << device.arch;
+      EXPECT_EQ(c.nr, std::min(4, (registers - 1) / (mr + 1)) * c.lanes) << workload.key() << " " << device.arch;
       EXPECT_EQ(c.lanes, device.simd_f32_lanes()) << workload.key();
     }
   }

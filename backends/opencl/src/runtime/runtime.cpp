@@ -128,9 +128,14 @@ Launch Runtime::run(const kernels::Workload& workload, const TunedTable& table, 
   if (cl_mem scratch = built.scratch.get())
     check(clSetKernelArg(built.kernel.get(), argument, sizeof scratch, &scratch), "clSetKernelArg");
   const auto& k = launch.kernel;
+  // Launches sharing a scratch buffer must not overlap: on an out-of-order queue the event chain
+  // orders them, as an in-order queue does anyway.
+  cl_event previous = built.last_launch.get(), raw = nullptr;
   check(clEnqueueNDRangeKernel(queue_.get(), built.kernel.get(), static_cast<cl_uint>(k.dimensions), nullptr,
-                               k.global_size.data(), k.local_size.data(), 0, nullptr, nullptr),
+                               k.global_size.data(), k.local_size.data(), previous ? 1 : 0,
+                               previous ? &previous : nullptr, built.scratch ? &raw : nullptr),
         "clEnqueueNDRangeKernel");
+  if (built.scratch) built.last_launch = Event(raw);
   return launch;
 }
 

@@ -24,7 +24,8 @@ struct OpenCLKernel {
   // > 0: the kernel's last argument is a scratch buffer of this many bytes (split-K's partial
   // tiles and counters, split_k.cl). A launcher allocates it once per kernel, zero-filled, and
   // passes the same buffer to every launch: each launch leaves it as the next one needs it.
-  // Launches sharing it must run one after another (an in-order queue).
+  // Launches sharing it must not overlap (the worker's queue is in order; the Runtime chains them
+  // by events).
   std::size_t scratch_bytes = 0;
 };
 

@@ -88,7 +88,8 @@ class Runtime {
   struct Built {
     Program program;
     Kernel kernel;
-    Buffer scratch;  // OpenCLKernel::scratch_bytes, zero-filled when built; launches run in order
+    Buffer scratch;  // OpenCLKernel::scratch_bytes, zero-filled when built
+    Event last_launch;  // with a scratch, each launch waits on the one before (out-of-order queues)
   };
   kernels::OpenCLKernel plan_locked(const kernels::Workload& workload, const TunedTable& table, bool* tuned) const;
   Built& program_for(const kernels::OpenCLKernel& kernel, ProgramSource& source);
