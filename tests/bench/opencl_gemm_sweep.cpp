@@ -193,14 +193,12 @@ int main(int argc, char** argv) {
       clEnqueueFillBuffer(queue, scratch, &zero, 4, 0, bytes, 0, nullptr, nullptr);
       clSetKernelArg(kernel, 3, sizeof(cl_mem), &scratch);
     }
-    auto launch = [&](cl_event* first, cl_event* last) {
-      const cl_int status = clEnqueueNDRangeKernel(queue, kernel, dims, nullptr, global, local, 0, nullptr, last);
-      if (first) clRetainEvent(*first = *last);
-      return status;
+    auto launch = [&](cl_event* event) {
+      return clEnqueueNDRangeKernel(queue, kernel, dims, nullptr, global, local, 0, nullptr, event);
     };
     const float poison = NAN;
     clEnqueueFillBuffer(queue, dc, &poison, 4, 0, c.size() * 4, 0, nullptr, nullptr);
-    error = launch(nullptr, nullptr);
+    error = launch(nullptr);
     clEnqueueReadBuffer(queue, dc, CL_TRUE, 0, c.size() * 4, c.data(), 0, nullptr, nullptr);
     if (io_dir) {
       std::ofstream out(std::string(io_dir) + "/c_" + std::to_string(line_number) + ".bin", std::ios::binary);
@@ -218,14 +216,13 @@ int main(int argc, char** argv) {
     }
     std::vector<double> ms;
     for (int run = 0; run < runs + 3 && error == CL_SUCCESS; ++run) {
-      cl_event first, last;
-      launch(&first, &last);
-      clWaitForEvents(1, &last);
+      cl_event event;
+      launch(&event);
+      clWaitForEvents(1, &event);
       cl_ulong start = 0, end = 0;
-      clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
-      clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
-      clReleaseEvent(first);
-      clReleaseEvent(last);
+      clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
+      clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
+      clReleaseEvent(event);
       if (run >= 3) ms.push_back((end - start) * 1e-6);
     }
     std::sort(ms.begin(), ms.end());

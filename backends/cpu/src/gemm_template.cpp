@@ -120,19 +120,10 @@ void add_constraints(ss::ConfigSpace& space, const GemmShape& shape, const Vecto
       });
 }
 
-// Whether a block knob has an option that `allowed` accepts.
-bool has_option(const ss::ConfigSpace& space, const std::string& name,
-                const std::function<bool(std::int64_t)>& allowed) {
-  const std::size_t k = space.knob_index(name);
-  for (std::uint64_t o = 0; o < space.option_count(k); ++o)
-    if (allowed(space.split_value(k, static_cast<std::uint32_t>(o))[1])) return true;
-  return false;
-}
-
-// Sets a block knob to the largest candidate <= preferred that keeps the config valid so far,
-// else the smallest valid one.
-void choose_block(const ss::ConfigSpace& space, const std::string& name, std::int64_t preferred,
-                  const std::function<bool(std::int64_t)>& allowed, ss::Config& config) {
+// The option of a block knob with the largest block <= preferred that `allowed` accepts, else the
+// smallest one it accepts; -1 where it accepts none.
+std::int64_t block_option(const ss::ConfigSpace& space, const std::string& name, std::int64_t preferred,
+                          const std::function<bool(std::int64_t)>& allowed) {
   const std::size_t k = space.knob_index(name);
   std::int64_t best = -1, fallback = -1;
   for (std::uint64_t o = 0; o < space.option_count(k); ++o) {
@@ -141,9 +132,15 @@ void choose_block(const ss::ConfigSpace& space, const std::string& name, std::in
     if (fallback < 0) fallback = static_cast<std::int64_t>(o);
     if (block <= preferred) best = static_cast<std::int64_t>(o);
   }
-  const std::int64_t chosen = best >= 0 ? best : fallback;
+  return best >= 0 ? best : fallback;
+}
+
+// Sets a block knob to block_option's choice, which keeps the config valid so far.
+void choose_block(const ss::ConfigSpace& space, const std::string& name, std::int64_t preferred,
+                  const std::function<bool(std::int64_t)>& allowed, ss::Config& config) {
+  const std::int64_t chosen = block_option(space, name, preferred, allowed);
   if (chosen < 0) throw std::logic_error("gemm.cpu: no valid option for knob " + name);
-  config.options[k] = static_cast<std::uint32_t>(chosen);
+  config.options[space.knob_index(name)] = static_cast<std::uint32_t>(chosen);
 }
 
 class CpuGemmTemplate final : public KernelTemplate {
@@ -174,9 +171,12 @@ class CpuGemmTemplate final : public KernelTemplate {
     // 6 rows; where M is a little more, all of it in one micro-panel (the fewest rows from M up
     // that fit with two vectors and that an MC block divides) rather than a second panel mostly
     // empty (7 x 768 x 768: 6 + 1 rows ran 1.4x slower than the tuned 8 x 32 tile, AVX-512 host).
+    auto mc_allowed = [&](std::int64_t rows) {
+      return [&shape, rows](std::int64_t mc) { return mc % rows == 0 && block_fits(mc, shape.M, rows, kMinBlockLimitMc); };
+    };
     int mr = 6;
     for (std::int64_t rows = shape.M; shape.M > 6 && (rows + 1) * 2 + 1 <= unit.registers; ++rows) {
-      if (has_option(space, kTileMc, [&](std::int64_t mc) { return mc % rows == 0 && block_fits(mc, shape.M, rows, kMinBlockLimitMc); })) {
+      if (block_option(space, kTileMc, 96, mc_allowed(rows)) >= 0) {
         mr = static_cast<int>(rows);
         break;
       }
@@ -208,12 +208,7 @@ class CpuGemmTemplate final : public KernelTemplate {
     // 0.47x oneDNN, over M at 0.99x).
     const char* parallel = threads > 1 && shape.M > shape.N ? "ic" : "jc";
     set(kParallelLoop, [&](const ss::ConfigView& v) { return v.choice(kParallelLoop) == parallel; });
-    choose_block(
-        space, kTileMc, 96,
-        [&](std::int64_t mc) {
-          return mc % mr == 0 && block_fits(mc, shape.M, mr, kMinBlockLimitMc);
-        },
-        config);
+    choose_block(space, kTileMc, 96, mc_allowed(mr), config);
     choose_block(
         space, kTileNc, 1024,
         [&](std::int64_t nc) {

@@ -23,8 +23,8 @@
 //                    row tiles in L2 (large matrices); 1: row by row
 //   EDGE_M, EDGE_N, EDGE_K  1 when the extent is not a multiple of its tile: bounds are checked
 //   SPLITK           >1: K is split into SPLITK ranges of whole K blocks, one per work-group along
-//                    dimension 2; the last of a tile's groups adds their partial tiles and stores
-//                    the sum (split_k.cl; the kernel's fourth argument is the scratch buffer);
+//                    dimension 2; each work-item's last split to finish adds the partial values
+//                    and stores the sum (split_k.cl; the kernel's fourth argument is the scratch);
 //                    1: one work-group per tile stores it
 //
 // The K loop is software-pipelined: each work-item loads its share of the next K block from

@@ -24,8 +24,8 @@
 //                    four scalar local reads
 //   GSW              >1: work-groups numbered in bands of GSW row tiles (L2 reuse); 1: row by row
 //   SPLITK           >1: K is split into SPLITK ranges of whole K blocks, one per work-group along
-//                    dimension 2; the last of a tile's groups adds their partial tiles and stores
-//                    the sum (split_k.cl; the kernel's fourth argument is the scratch buffer);
+//                    dimension 2; each work-item's last split to finish adds the partial values
+//                    and stores the sum (split_k.cl; the kernel's fourth argument is the scratch);
 //                    1: one work-group per tile stores it
 //   EDGE_M, EDGE_N, EDGE_K  1 when the extent is not a multiple of its tile: copies past the
 //                    matrix are zero-filled and stores are bounds-checked

@@ -104,13 +104,11 @@ SelectedDevice select_device(const kernels::Target& target) {
                               (seen.empty() ? "no OpenCL platform is installed" : "devices: " + seen) + ")");
 }
 
-double event_seconds(cl_event event) { return span_seconds(event, event); }
-
-double span_seconds(cl_event first, cl_event last) {
+double event_seconds(cl_event event) {
   cl_ulong start = 0, end = 0;
-  check(clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr),
+  check(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr),
         "clGetEventProfilingInfo");
-  check(clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr),
+  check(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr),
         "clGetEventProfilingInfo");
   return static_cast<double>(end - start) * 1e-9;
 }

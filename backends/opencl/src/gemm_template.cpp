@@ -349,10 +349,9 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   }
 
   // -D options with SPLITK only where it splits, so a config without a split builds the very
-  // program it did before the knob.
-  // With a split, NVIDIA devices of sm_70 and later count the splits with one acquire-release
-  // atomic instead of two fences around a plain one (split_k.cl; 3-5% faster on the H100's small
-  // GEMMs, tests/bench/results/opencl_h100_split_acq_rel_2026-11-25.log).
+  // program it did before the knob. With a split, NVIDIA devices of sm_70 and later count the
+  // splits with one acquire-release atomic instead of two fences around a plain one (split_k.cl;
+  // 3-5% faster on the H100's small GEMMs, tests/bench/results/opencl_h100_split_acq_rel_2026-11-25.log).
   static std::string build_options_of(std::vector<std::pair<std::string, std::int64_t>> defines,
                                       std::int64_t splitk, const DeviceInfo& device) {
     if (splitk > 1) {

@@ -29,7 +29,5 @@ SelectedDevice select_device(const kernels::Target& target);
 
 // Seconds between an event's start and end (profiling must be on in its queue).
 double event_seconds(cl_event event);
-// Seconds from the start of `first` to the end of `last`, two commands of one in-order queue.
-double span_seconds(cl_event first, cl_event last);
 
 }  // namespace optune::measure::cl

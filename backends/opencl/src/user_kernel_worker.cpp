@@ -97,7 +97,6 @@ class UserKernelCandidate final : public BuiltCandidate {
   const float* output() override { return nullptr; }
   void fetch_outputs() override { download_outputs(queue_, operands_, buffers_, transfers_); }
 
-
  private:
   measure::KernelOperands& operands_;
   const std::vector<cl::Buffer>& buffers_;

@@ -59,7 +59,6 @@ class ProgramCandidate final : public BuiltCandidate {
     return host_output_.data();
   }
 
-
  private:
   cl_mem output_;
   cl::Buffer scratch_;  // the kernel's, for this candidate alone
@@ -149,13 +148,7 @@ std::unique_ptr<measure::LoadedCandidate> OpenCLWorker::load(const measure::Work
   // other candidate.
   cl::Buffer scratch;
   if (artifact.kernel.scratch_bytes > 0) {
-    scratch = cl::Buffer(
-        clCreateBuffer(context_.get(), CL_MEM_READ_WRITE, artifact.kernel.scratch_bytes, nullptr, &error));
-    cl::check(error, "clCreateBuffer");
-    const cl_uint zero = 0;
-    cl::check(clEnqueueFillBuffer(queue_.get(), scratch.get(), &zero, sizeof zero, 0, artifact.kernel.scratch_bytes, 0,
-                                  nullptr, nullptr),
-              "clEnqueueFillBuffer");
+    scratch = optune::opencl::zeroed_buffer(context_.get(), queue_.get(), artifact.kernel.scratch_bytes);
     cl_mem mem = scratch.get();
     cl::check(clSetKernelArg(kernel.get(), argument, sizeof mem, &mem), "clSetKernelArg");
   }

@@ -61,6 +61,17 @@ kernels::DeviceInfo describe_device(cl_device_id device) {
   return info;
 }
 
+Buffer zeroed_buffer(cl_context context, cl_command_queue queue, std::size_t bytes) {
+  cl_int error = CL_SUCCESS;
+  Buffer buffer(clCreateBuffer(context, CL_MEM_READ_WRITE, bytes, nullptr, &error));
+  check(error, "clCreateBuffer");
+  const cl_uint zero = 0;
+  check(clEnqueueFillBuffer(queue, buffer.get(), &zero, sizeof zero, 0, bytes, 0, nullptr, nullptr),
+        "clEnqueueFillBuffer");
+  check(clFinish(queue), "clFinish");
+  return buffer;
+}
+
 std::string error_name(cl_int code) {
   const char* name = "unknown error";
   switch (code) {

@@ -85,16 +85,7 @@ Runtime::Built& Runtime::program_for(const kernels::OpenCLKernel& kernel, Progra
   Kernel compiled(clCreateKernel(build.program.get(), kernel.kernel_name.c_str(), &error));
   check(error, "clCreateKernel");
   Buffer scratch;
-  if (kernel.scratch_bytes > 0) {
-    scratch = Buffer(clCreateBuffer(context_, CL_MEM_READ_WRITE, kernel.scratch_bytes, nullptr, &error));
-    check(error, "clCreateBuffer");
-    const cl_uint zero = 0;
-    cl_event raw = nullptr;
-    check(clEnqueueFillBuffer(queue_.get(), scratch.get(), &zero, sizeof zero, 0, kernel.scratch_bytes, 0, nullptr, &raw),
-          "clEnqueueFillBuffer");
-    Event filled(raw);
-    check(clWaitForEvents(1, &raw), "clWaitForEvents");
-  }
+  if (kernel.scratch_bytes > 0) scratch = zeroed_buffer(context_, queue_.get(), kernel.scratch_bytes);
   return programs_[key] = Built{std::move(build.program), std::move(compiled), std::move(scratch)};
 }
 

@@ -75,4 +75,8 @@ std::string device_text(cl_device_id device, cl_device_info what);
 // The facts templates need and the fingerprint records are stored under, for one device.
 kernels::DeviceInfo describe_device(cl_device_id device);
 
+// A read-write buffer of `bytes` (a multiple of 4), zero-filled through `queue` before it returns:
+// a kernel's scratch (OpenCLKernel::scratch_bytes).
+Buffer zeroed_buffer(cl_context context, cl_command_queue queue, std::size_t bytes);
+
 }  // namespace optune::opencl
