@@ -250,7 +250,9 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   // four stages, scalar fragment reads of A, bands of 8 row tiles: the best config tuned at 2048
   // and 4096 on an H200 (64.9 and 66.6 TFLOP/s; 58.0 and 60.5 with ldmatrix and no bands). Smaller
   // tiles where the shape leaves compute units idle: 32 x 32 and 16 x 16 are the configs tuned on
-  // an H100 for M = 3-450 with N = K = 768 (tests/bench/results/opencl_h100_held_out_shapes.log).
+  // an H100 for M = 3-450 with N = K = 768 (tests/bench/results/opencl_h100_held_out_shapes.log);
+  // 64 x 64 in K blocks of 32, two stages and ldmatrix is the one tuned for BERT's GEMMs at M = 128
+  // and 512, 4-16% faster than three stages of 16 without ldmatrix on 7 of 8 such shapes (not 1000^3).
   ss::Config tensor_core_default(const GemmShape& s, const DeviceInfo& device, const ss::ConfigSpace& space) const {
     auto preference = [](const char* mwg, const char* nwg, const char* kwg, const char* wm, const char* wn,
                          const char* stages, const char* ldsm, const char* gsw) {
@@ -261,7 +263,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
                                     fill_the_device(s, device,
                                                     {preference("128", "128", "8", "64", "64", "4", "0", "8"),
                                                      preference("128", "128", "8", "64", "64", "4", "0", "1"),
-                                                     preference("64", "64", "16", "32", "32", "3", "0", "1"),
+                                                     preference("64", "64", "32", "32", "32", "2", "1", "1"),
                                                      preference("32", "32", "32", "16", "16", "4", "1", "1"),
                                                      preference("32", "32", "16", "16", "16", "2", "0", "1"),
                                                      preference("16", "16", "64", "16", "8", "4", "1", "1")}),
@@ -269,18 +271,24 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   }
 
   // Orders tile preferences (largest first) for the shape. The largest tile comes first where it
-  // alone gives every compute unit a work-group (2048 and up on an H100's 132 SMs). Otherwise the
-  // largest tile of at most 64 x 64 that fits the shape (no taller than M, no wider than N, each
-  // rounded up to 16) comes first with K split to give about three work-groups per compute unit
-  // (at most 16 splits, each at least 96 deep; none where it already gives two), provided that
-  // reaches one work-group per unit; then the rest by the work-groups they give, most first.
-  // Splits cost only a round trip of the partial tiles (split_k.cl), and the configs tuned on an
-  // H100 for BERT's GEMMs at M = 32-512 and 1000^3 were 32 x 32 to 64 x 64 tiles split 2-16 ways
-  // into 200-500 work-groups; split 128 x 128 tiles were slower (short K ranges fill and drain
-  // their four-stage pipeline for little work).
+  // alone gives every compute unit a work-group (2048 and up on an H100's 132 SMs). Otherwise a
+  // tile of at most 64 x 64 that fits the shape (no taller than M, no wider than N, each rounded
+  // up to 16; below 32 x 32 only where nothing larger fits) comes first with K split (at most 16
+  // ways, each split at least 96 deep and given K blocks): the largest such tile whose splits reach
+  // 2.5 work-groups per unit, split for the most even load (work-groups per unit over that
+  // rounded up; the fewest splits within 0.02 of the best), else the largest whose most splits
+  // reach one per unit; then the rest by the work-groups they give, most first.
+  // Splits cost only a round trip of the partial tiles (split_k.cl). The configs tuned on an H100
+  // for BERT's GEMMs at M = 32-512, 1000^3 and 1023 x 769 x 2049 were 32 x 32 to 64 x 64 tiles
+  // giving 2.9 work-groups per SM (384) where they could, 12.6 (1664) for 1023 x 769 x 2049, whose
+  // 208 tiles leave 2 or 4 splits unevenly spread; split 128 x 128 tiles were slower (short K
+  // ranges fill and drain their four-stage pipeline), and 16 x 16 tiles split to 2.9 per SM 7%
+  // slower than 32 x 32 split to 1.5 at 32 x 768 x 768
+  // (tests/bench/results/opencl_h100_default_rule_probe_2026-11-26.log).
   static std::vector<opencl::Preference> fill_the_device(const GemmShape& s, const DeviceInfo& device,
                                                          const std::vector<opencl::Preference>& preferences) {
-    constexpr std::int64_t kMaxSplit = 16, kMinSplitDepth = 96, kLargestSplitTile = 64 * 64;  // see above
+    constexpr std::int64_t kMaxSplit = 16, kMinSplitDepth = 96, kLargestSplitTile = 64 * 64, kSmallTile = 32 * 32;
+    constexpr double kWantedPerUnit = 2.5, kEvenEnough = 0.02;  // see above
     const std::int64_t units = std::max(device.cores, 1);
     auto extent = [](const opencl::Preference& preference, const char* name) -> std::int64_t {
       for (const auto& [knob, value] : preference)
@@ -290,35 +298,57 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
     auto tiles = [&](const opencl::Preference& p) {
       return ceil_div(s.M, extent(p, kMwg)) * ceil_div(s.N, extent(p, kNwg));
     };
+    auto area = [&](const opencl::Preference& p) { return extent(p, kMwg) * extent(p, kNwg); };
     auto with_split = [](opencl::Preference preference, std::int64_t split) {
       for (auto& [knob, value] : preference)
         if (knob == kSplitk) value = std::to_string(split);
       return preference;
     };
     if (tiles(preferences.front()) >= units) return preferences;
-    // The split: the largest option up to the wanted count that keeps every split deep enough and
-    // gives each some of the tile's K blocks.
-    auto split_for = [&](std::int64_t count, std::int64_t kwg) {
-      if (count >= 2 * units) return std::int64_t{1};
-      const std::int64_t wanted = std::min({ceil_div(3 * units, count), s.K / kMinSplitDepth, kMaxSplit});
-      const std::int64_t blocks = ceil_div(s.K, kwg);
-      std::int64_t split = 1;
+    // The splits a tile may take: options deep enough that give each split some of its K blocks.
+    auto splits_of = [&](const opencl::Preference& p) {
+      const std::int64_t blocks = ceil_div(s.K, extent(p, kKwg));
+      std::vector<std::int64_t> splits;
       for (std::int64_t option : kSplitkOptions)
-        if (option <= wanted && (option - 1) * ceil_div(blocks, option) < blocks) split = option;
-      return split;
+        if (option <= std::min(s.K / kMinSplitDepth, kMaxSplit) && (option - 1) * ceil_div(blocks, option) < blocks)
+          splits.push_back(option);
+      if (splits.empty()) splits.push_back(1);
+      return splits;
+    };
+    // The most even split of those that reach the wanted work-groups per unit, 0 where none does.
+    auto even_split = [&](const opencl::Preference& p) {
+      auto evenness = [&](std::int64_t split) {
+        const double per_unit = double(tiles(p) * split) / double(units);
+        return per_unit / std::ceil(per_unit);
+      };
+      double best = 0;
+      for (std::int64_t split : splits_of(p))
+        if (tiles(p) * split >= kWantedPerUnit * units) best = std::max(best, evenness(split));
+      for (std::int64_t split : splits_of(p))
+        if (tiles(p) * split >= kWantedPerUnit * units && evenness(split) >= best - kEvenEnough) return split;
+      return std::int64_t{0};
     };
     auto fits = [&](const opencl::Preference& p) {
-      return extent(p, kMwg) <= ceil_div(s.M, 16) * 16 && extent(p, kNwg) <= ceil_div(s.N, 16) * 16;
+      return area(p) <= kLargestSplitTile && extent(p, kMwg) <= ceil_div(s.M, 16) * 16 &&
+             extent(p, kNwg) <= ceil_div(s.N, 16) * 16;
     };
+    std::vector<opencl::Preference> candidates;
+    for (const auto& preference : preferences)
+      if (fits(preference)) candidates.push_back(preference);
+    if (std::any_of(candidates.begin(), candidates.end(), [&](const auto& p) { return area(p) >= kSmallTile; }))
+      std::erase_if(candidates, [&](const auto& p) { return area(p) < kSmallTile; });
     std::vector<opencl::Preference> ordered;
-    for (const auto& preference : preferences) {
-      if (extent(preference, kMwg) * extent(preference, kNwg) > kLargestSplitTile || !fits(preference)) continue;
-      const std::int64_t count = tiles(preference), split = split_for(count, extent(preference, kKwg));
-      if (count * split >= units) {
+    for (const auto& preference : candidates)
+      if (const std::int64_t split = even_split(preference); split > 0) {
         ordered.push_back(with_split(preference, split));
         break;
       }
-    }
+    if (ordered.empty())
+      for (const auto& preference : candidates)
+        if (const std::int64_t most = splits_of(preference).back(); tiles(preference) * most >= units) {
+          ordered.push_back(with_split(preference, most));
+          break;
+        }
     std::vector<opencl::Preference> rest(preferences);
     std::stable_sort(rest.begin(), rest.end(),
                      [&](const opencl::Preference& a, const opencl::Preference& b) { return tiles(a) > tiles(b); });

@@ -204,11 +204,14 @@ TEST(OpenCLGemmTemplate, TensorCoreSpaceOnNvidiaSm80AndLater) {
 
 // The default follows the shape. The largest tile where it alone gives each of the device's
 // compute units a work-group: on an H100 (132 SMs) 4096 x 1024 keeps the 128 x 128 tile (256
-// work-groups). Otherwise the largest tile of at most 64 x 64 that fits M and N, with K split
-// towards three work-groups per unit (at most 16, each split at least 96 deep and given K blocks,
-// an option of the knob): 1000^3 gets 64 x 64 in 2 (512), 450 x 768 64 x 64 in 4 (336), 128 x 768 x 3072 64 x 64
-// in 16 (384), 32 x 768 x 3072 32 x 32 in 16 (384), 32 x 768 x 768 32 x 32 in 8 (K caps it: 96
-// deep), 7 x 768 the 16 x 16 tile in 6. The FMA kernel (a device before sm_80) follows the same
+// work-groups). Otherwise the largest tile of at most 64 x 64 that fits M and N and whose K splits
+// (at most 16, each at least 96 deep and given K blocks, an option of the knob) reach 2.5
+// work-groups per unit, split for the most even load: 1000^3 64 x 64 in 2 (512, 3.9 per unit),
+// 450 x 768 64 x 64 in 4 (384), 128 x 768 x 3072 64 x 64 in 16 (384), 32 x 768 x 3072 32 x 32 in
+// 16, 1023 x 769 x 2049 64 x 64 in 8 (1664: 12.6 per unit, where 2 would give 3.2 and 4 6.3),
+// 128 x 768 x 768 32 x 32 in 4 (64 x 64 reaches 1.5 at most). Where no tile reaches 2.5, the
+// largest one split the most: 32 x 768 x 768 32 x 32 in 8 (16 x 16 only where nothing larger
+// fits), 7 x 768 the 16 x 16 tile in 6. The FMA kernel (a device before sm_80) follows the same
 // rule. On a device of 4 compute units the largest tile that gives each one a work-group, unsplit.
 TEST(OpenCLGemmTemplate, DefaultTileGivesEveryComputeUnitAWorkGroup) {
   const OpenCLTemplate& t = as_opencl(backends::find_template("gemm.opencl"));
@@ -227,11 +230,12 @@ TEST(OpenCLGemmTemplate, DefaultTileGivesEveryComputeUnitAWorkGroup) {
   EXPECT_EQ(default_tile(h100, "32,768,768"), "32x32/8");
   EXPECT_EQ(default_tile(h100, "128,768,3072"), "64x64/16");
   EXPECT_EQ(default_tile(h100, "32,768,3072"), "32x32/16");
-  EXPECT_EQ(default_tile(h100, "512,3072,768"), "64x64/1");  // 384 tiles: two per unit already
-  EXPECT_EQ(default_tile(h100, "1023,769,2049"), "64x64/2");
+  EXPECT_EQ(default_tile(h100, "512,3072,768"), "64x64/1");  // 384 tiles: 2.9 per unit unsplit
+  EXPECT_EQ(default_tile(h100, "1023,769,2049"), "64x64/8");
+  EXPECT_EQ(default_tile(h100, "128,768,768"), "32x32/4");
   DeviceInfo turing = h100;  // the FMA kernel's tiles
   turing.isa = {"sm_75"};
-  EXPECT_EQ(default_tile(turing, "1023,769,2049"), "64x64/2");
+  EXPECT_EQ(default_tile(turing, "1023,769,2049"), "64x64/12");  // K blocks of 16 allow 12: 18.9 per unit
   DeviceInfo few_units = h100;
   few_units.cores = 4;
   EXPECT_EQ(default_tile(few_units, "1000,1000,1000"), "128x128/1");
