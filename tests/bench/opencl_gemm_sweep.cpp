@@ -229,28 +229,38 @@ int main(int argc, char** argv) {
     std::sort(ms.begin(), ms.end());
     const double median = ms.empty() ? 0 : ms[ms.size() / 2];
     if (const char* b2b = std::getenv("OPTUNE_SWEEP_B2B"); b2b && error == CL_SUCCESS) {
-      // Back-to-back calls, as the worker times them: the sum of the events' own spans against
-      // first start to last end (gaps included, as a CUDA graph's replay is timed) and host time.
+      // Back-to-back calls: the sum of the events' own spans (what the worker times) against first
+      // start to last end (gaps included, as a CUDA graph's replay is timed) and host time; fed by
+      // the host as it enqueues, then queued behind a user event first, so that the GPU finds them
+      // all waiting when it is released (no host in between, as in a graph).
       const int calls = std::max(1, std::atoi(b2b));
-      std::vector<cl_event> events(calls);
-      clFinish(queue);
-      const auto host_start = std::chrono::steady_clock::now();
-      for (auto& event : events) launch(&event);
-      clFinish(queue);
-      const double host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count();
-      double sum_ms = 0;
-      cl_ulong first = 0, last = 0;
-      for (int i = 0; i < calls; ++i) {
-        cl_ulong start = 0, end = 0;
-        clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
-        clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
-        sum_ms += (end - start) * 1e-6;
-        if (i == 0) first = start;
-        if (i == calls - 1) last = end;
-        clReleaseEvent(events[i]);
+      for (const bool gated : {false, true}) {
+        std::vector<cl_event> events(calls);
+        clFinish(queue);
+        cl_event gate = gated ? clCreateUserEvent(context, &error) : nullptr;
+        const auto host_start = std::chrono::steady_clock::now();
+        for (int i = 0; i < calls; ++i)
+          clEnqueueNDRangeKernel(queue, kernel, dims, nullptr, global, local, gate && i == 0 ? 1 : 0,
+                                 gate && i == 0 ? &gate : nullptr, &events[i]);
+        if (gate) clSetUserEventStatus(gate, CL_COMPLETE);
+        clFinish(queue);
+        const double host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count();
+        if (gate) clReleaseEvent(gate);
+        double sum_ms = 0;
+        cl_ulong first = 0, last = 0;
+        for (int i = 0; i < calls; ++i) {
+          cl_ulong start = 0, end = 0;
+          clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
+          clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
+          sum_ms += (end - start) * 1e-6;
+          if (i == 0) first = start;
+          if (i == calls - 1) last = end;
+          clReleaseEvent(events[i]);
+        }
+        std::printf("  %s x%d: events %.4f ms, first start to last end %.4f ms, host %.4f ms per call\n",
+                    gated ? "queued behind a gate" : "back to back", calls, sum_ms / calls, (last - first) * 1e-6 / calls,
+                    host_ms / calls);
       }
-      std::printf("  back to back x%d: events %.4f ms, first start to last end %.4f ms, host %.4f ms per call\n",
-                  calls, sum_ms / calls, (last - first) * 1e-6 / calls, host_ms / calls);
     }
     std::printf("%-40s %s %8.4f ms %7.2f TFLOP/s  err %.1e\n", line.c_str(),
                 error != CL_SUCCESS ? "launch-error" : worst < 1e-5 ? "ok   " : "WRONG", median,
