@@ -107,12 +107,16 @@ void add_splitk_knob(ss::ConfigSpace& space) {
   space.read_missing_as(kSplitk, "1");
 }
 
-bool splits_k_usefully(const GemmShape& s, const DeviceInfo& device, const ss::ConfigView& v) {
-  const std::int64_t splitk = number(v, kSplitk);
+bool splits_k_usefully(const GemmShape& s, const DeviceInfo& device, std::int64_t mwg, std::int64_t nwg,
+                       std::int64_t kwg, std::int64_t splitk) {
   if (splitk == 1) return true;
-  const std::int64_t tiles = ceil_div(s.M, number(v, kMwg)) * ceil_div(s.N, number(v, kNwg));
-  const std::int64_t blocks = ceil_div(s.K, number(v, kKwg));
+  const std::int64_t tiles = ceil_div(s.M, mwg) * ceil_div(s.N, nwg);
+  const std::int64_t blocks = ceil_div(s.K, kwg);
   return tiles < 2 * std::max(1, device.cores) && ceil_div(blocks, ceil_div(blocks, splitk)) == splitk;
+}
+
+bool splits_k_usefully(const GemmShape& s, const DeviceInfo& device, const ss::ConfigView& v) {
+  return splits_k_usefully(s, device, number(v, kMwg), number(v, kNwg), number(v, kKwg), number(v, kSplitk));
 }
 
 bool tiles_fit_shape(const GemmShape& s, const ss::ConfigView& v) {
@@ -305,14 +309,13 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
       return preference;
     };
     if (tiles(preferences.front()) >= units) return preferences;
-    // The splits a tile may take: options deep enough that give each split some of its K blocks.
+    // The splits a tile may take: options of the space (splits_k_usefully) deep enough.
     auto splits_of = [&](const opencl::Preference& p) {
-      const std::int64_t blocks = ceil_div(s.K, extent(p, kKwg));
       std::vector<std::int64_t> splits;
       for (std::int64_t option : kSplitkOptions)
-        if (option <= std::min(s.K / kMinSplitDepth, kMaxSplit) && (option - 1) * ceil_div(blocks, option) < blocks)
+        if (option == 1 || (option <= std::min(s.K / kMinSplitDepth, kMaxSplit) &&
+                            splits_k_usefully(s, device, extent(p, kMwg), extent(p, kNwg), extent(p, kKwg), option)))
           splits.push_back(option);
-      if (splits.empty()) splits.push_back(1);
       return splits;
     };
     // The most even split of those that reach the wanted work-groups per unit, 0 where none does.

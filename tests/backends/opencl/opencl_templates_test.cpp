@@ -233,6 +233,17 @@ TEST(OpenCLGemmTemplate, DefaultTileGivesEveryComputeUnitAWorkGroup) {
   EXPECT_EQ(default_tile(h100, "512,3072,768"), "64x64/1");  // 384 tiles: 2.9 per unit unsplit
   EXPECT_EQ(default_tile(h100, "1023,769,2049"), "64x64/8");
   EXPECT_EQ(default_tile(h100, "128,768,768"), "32x32/4");
+  // 288 32 x 32 tiles are two per SM, where the space takes no split: 64 x 64 split 3 (240).
+  EXPECT_EQ(default_tile(h100, "257,1000,333"), "64x64/3");
+  // The rule picks only points of the space, so where 32 x 32 tiles alone give every SM a
+  // work-group the default never falls through to the 16 x 16 tile (the list's most work-groups).
+  for (int m : {33, 100, 257, 500, 999})
+    for (int n : {100, 1000, 3000})
+      for (int k : {100, 333, 1000, 4000}) {
+        if ((m + 31) / 32 * ((n + 31) / 32) < h100.cores) continue;
+        const std::string shape = std::to_string(m) + "," + std::to_string(n) + "," + std::to_string(k);
+        EXPECT_NE(default_tile(h100, shape.c_str()).rfind("16x16", 0), 0u) << shape;
+      }
   DeviceInfo turing = h100;  // the FMA kernel's tiles
   turing.isa = {"sm_75"};
   EXPECT_EQ(default_tile(turing, "1023,769,2049"), "64x64/12");  // K blocks of 16 allow 12: 18.9 per unit
