@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
       options << " -DMWG=" << bm << " -DNWG=" << bn << " -DKWG=" << bk << " -DWM=" << wm << " -DWN=" << wn
               << " -DSTAGES=" << stages << " -DLDSM=" << ldsm << " -DGSW=" << gsw << " -DEDGE_M=" << (M % bm != 0)
               << " -DEDGE_N=" << (N % bn != 0) << " -DEDGE_K=" << (K % bk != 0)
-              << " -DROWS16=" << (K % 4 == 0 && N % 4 == 0);
+              << " -DA_ROWS16=" << (K % 4 == 0) << " -DB_ROWS16=" << (N % 4 == 0);
       kernel_name = "optune_gemm_mma";
       tile_m = bm, tile_n = bn;
       const long threads = (bm / wm) * (bn / wn) * 32;

@@ -14,8 +14,9 @@
 //
 // Knobs (preprocessor defines, from the gemm.opencl template's tensor-core space):
 //   M, N, K          the shape
-//   ROWS16           1 when K and N are multiples of 4: every 4-float piece of A and B starts
-//                    16 bytes aligned and is copied in one instruction; 0: element by element
+//   A_ROWS16         1 when K is a multiple of 4: every 4-float piece of A starts 16 bytes
+//                    aligned and is copied in one instruction; 0: element by element
+//   B_ROWS16         the same for B, when N is a multiple of 4
 //   MWG, NWG, KWG    work-group tile in M and N, K block (one pipeline stage)
 //   WM, WN           a warp's tile: (WM / 16) x (WN / 8) tensor-core tiles of 16 x 8
 //   STAGES           K blocks in flight in local memory (2-4): block b + STAGES - 1 is being
@@ -40,8 +41,11 @@
 #ifndef SPLITK
 #define SPLITK 1
 #endif
-#ifndef ROWS16
-#define ROWS16 1
+#ifndef A_ROWS16
+#define A_ROWS16 1
+#endif
+#ifndef B_ROWS16
+#define B_ROWS16 1
 #endif
 
 #define WARPS_N (NWG / WN)
@@ -80,18 +84,20 @@ inline void copy4(__local float* dst, __global const float* src, uint bytes) {
   __asm__ __volatile__("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(shared_address(dst)), "l"(src), "r"(bytes)
                : "memory");
 }
-// A 4-float piece of row `row` (of `rows`, `columns` long) from column `col` into `dst`.
-inline void copy_piece(__local float* dst, __global const float* matrix, int row, int rows, int col, int columns) {
-#if ROWS16
-  const bool inside = row < rows && col < columns;
-  copy16(dst, inside ? matrix + row * columns + col : matrix, inside ? 16 : 0);
-#else
+// A 4-float piece of row `row` (of `rows`, `columns` long) from column `col` into `dst`;
+// `aligned` (A_ROWS16 or B_ROWS16, a constant): the rows start 16 bytes aligned.
+inline void copy_piece(__local float* dst, __global const float* matrix, int row, int rows, int col, int columns,
+                       bool aligned) {
+  if (aligned) {
+    const bool inside = row < rows && col < columns;
+    copy16(dst, inside ? matrix + row * columns + col : matrix, inside ? 16 : 0);
+    return;
+  }
 #pragma unroll
   for (int e = 0; e < 4; ++e) {
     const bool inside = row < rows && col + e < columns;
     copy4(dst + e, inside ? matrix + row * columns + col + e : matrix, inside ? 4 : 0);
   }
-#endif
 }
 inline void commit_copies(void) { __asm__ __volatile__("cp.async.commit_group;\n" ::: "memory"); }
 // Waits until at most STAGES - 2 groups of this work-item's copies are in flight: the oldest
@@ -116,14 +122,14 @@ inline void copy_block(__local float* as, __local float* bs, __global const floa
     const int c = tid + r * THREADS;
     if (A_CHUNKS % THREADS != 0 && c >= A_CHUNKS) break;
     const int row = c / (KWG / 4), col = (c % (KWG / 4)) * 4;
-    copy_piece(a_stage + row * LDA_S + col, A, m0 + row, M, k0 + col, K);
+    copy_piece(a_stage + row * LDA_S + col, A, m0 + row, M, k0 + col, K, A_ROWS16);
   }
 #pragma unroll
   for (int r = 0; r < (B_CHUNKS + THREADS - 1) / THREADS; ++r) {
     const int c = tid + r * THREADS;
     if (B_CHUNKS % THREADS != 0 && c >= B_CHUNKS) break;
     const int row = c / (NWG / 4), col = (c % (NWG / 4)) * 4;
-    copy_piece(b_stage + row * LDB_S + col, B, k0 + row, K, n0 + col, N);
+    copy_piece(b_stage + row * LDB_S + col, B, k0 + row, K, n0 + col, N, B_ROWS16);
   }
 }
 

@@ -85,12 +85,12 @@ struct MmaTile {
   std::int64_t outputs_per_item() const { return wm * wn / 32; }
 };
 
-// Tensor cores through inline PTX: mma.sync on TF32 and cp.async need sm_80. Rows of A and B
-// that are no multiple of 4 floats are copied element by element (ROWS16 = 0).
+// Tensor cores through inline PTX: mma.sync on TF32 and cp.async need sm_80. Rows of A (K long)
+// or of B (N long) that are no multiple of 4 floats are copied element by element (A_ROWS16 = 0,
+// B_ROWS16 = 0), each operand on its own.
 bool uses_tensor_cores(const DeviceInfo& device) {
   return device.nvidia_compute_capability() >= 80;
 }
-bool rows_16_byte_aligned(const GemmShape& s) { return s.K % 4 == 0 && s.N % 4 == 0; }
 
 // A band as tall as the grid is the plain order again.
 bool bands_row_tiles(const GemmShape& s, const ss::ConfigView& v) {
@@ -414,7 +414,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
                                              {"KWG", t.kwg}, {"WM", t.wm}, {"WN", t.wn}, {"STAGES", t.stages},
                                              {"LDSM", t.ldsm}, {"GSW", t.gsw}, {"EDGE_M", s.M % t.mwg != 0},
                                              {"EDGE_N", s.N % t.nwg != 0}, {"EDGE_K", s.K % t.kwg != 0},
-                                             {"ROWS16", rows_16_byte_aligned(s)}},
+                                             {"A_ROWS16", s.K % 4 == 0}, {"B_ROWS16", s.N % 4 == 0}},
                                             t.splitk, device);
     kernel.dimensions = 2;
     kernel.global_size = {static_cast<std::size_t>(ceil_div(s.N, t.nwg) * t.threads()),

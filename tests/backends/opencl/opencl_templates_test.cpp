@@ -258,7 +258,8 @@ TEST(OpenCLGemmTemplate, DefaultTileGivesEveryComputeUnitAWorkGroup) {
 
 // A device before sm_80, or one that is not NVIDIA's, gets the float32 FMA kernel's space. On
 // tensor-core devices every shape takes the tensor-core kernel: rows of A and B that are no
-// multiple of 4 floats are copied element by element (ROWS16 = 0) instead of 16 bytes at a time.
+// multiple of 4 floats are copied element by element (A_ROWS16 = 0 for A's K-long rows, B_ROWS16 = 0
+// for B's N-long ones, each operand on its own) instead of 16 bytes at a time.
 TEST(OpenCLGemmTemplate, FmaSpaceWhereTensorCoresDoNotApply) {
   const OpenCLTemplate& t = as_opencl(backends::find_template("gemm.opencl"));
   auto is_tensor_core_space = [&](const DeviceInfo& device, const char* shape) {
@@ -278,10 +279,12 @@ TEST(OpenCLGemmTemplate, FmaSpaceWhereTensorCoresDoNotApply) {
     return t.opencl_kernel(workload, device, search_space::ConfigView(space, config)).build_options;
   };
   EXPECT_TRUE(is_tensor_core_space(device, "1000,1020,1028"));  // M needs no multiple: edges
-  EXPECT_NE(rows16("1000,1020,1028").find("-DROWS16=1"), std::string::npos);
+  EXPECT_NE(rows16("1000,1020,1028").find("-DA_ROWS16=1 -DB_ROWS16=1"), std::string::npos);
+  EXPECT_NE(rows16("128,128,130").find("-DA_ROWS16=0 -DB_ROWS16=1"), std::string::npos);
+  EXPECT_NE(rows16("128,130,128").find("-DA_ROWS16=1 -DB_ROWS16=0"), std::string::npos);
   for (const char* odd : {"127,509,1021", "128,128,130", "128,130,128"}) {
     EXPECT_TRUE(is_tensor_core_space(device, odd));
-    EXPECT_NE(rows16(odd).find("-DROWS16=0"), std::string::npos) << odd;
+    EXPECT_NE(rows16(odd).find("_ROWS16=0"), std::string::npos) << odd;
   }
   device.isa = {"sm_75"};
   EXPECT_FALSE(is_tensor_core_space(device, "2048,2048,2048"));

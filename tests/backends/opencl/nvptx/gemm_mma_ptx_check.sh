@@ -22,19 +22,25 @@ checked=0
 while read -r m n k mwg nwg kwg wm wn stages ldsm gsw splitk; do
   splitk=${splitk:-1}
   defines="-DM=$m -DN=$n -DK=$k -DMWG=$mwg -DNWG=$nwg -DKWG=$kwg -DWM=$wm -DWN=$wn -DSTAGES=$stages -DLDSM=$ldsm"
-  rows16=$((k % 4 == 0 && n % 4 == 0))
-  defines+=" -DGSW=$gsw -DEDGE_M=$((m % mwg != 0)) -DEDGE_N=$((n % nwg != 0)) -DEDGE_K=$((k % kwg != 0)) -DROWS16=$rows16"
+  a16=$((k % 4 == 0)) b16=$((n % 4 == 0))
+  defines+=" -DGSW=$gsw -DEDGE_M=$((m % mwg != 0)) -DEDGE_N=$((n % nwg != 0)) -DEDGE_K=$((k % kwg != 0))"
+  defines+=" -DA_ROWS16=$a16 -DB_ROWS16=$b16"
   (( splitk > 1 )) && defines+=" -DSPLITK=$splitk -DSPLIT_ACQREL=1"  # as the template sets it on sm_70+
   ptx=$work/gemm_mma_${mwg}_${nwg}_${kwg}_${wm}_${wn}_${stages}_${ldsm}_${gsw}_${splitk}_$m.ptx
   # shellcheck disable=SC2086
   clang -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -Xclang -finclude-default-header \
     -include "$here/opencl_builtins.h" -O3 -S $defines -o "$ptx" "$kernel"
   grep -q "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" "$ptx" || { echo "no mma.sync in $ptx"; exit 1; }
-  if (( rows16 )); then
+  # each operand's rows: 16-byte copies where aligned, 4-byte ones where not
+  if (( a16 || b16 )); then
     grep -q "cp.async.cg.shared.global" "$ptx" || { echo "no 16-byte cp.async in $ptx"; exit 1; }
-  else  # rows of A or B not 16-byte aligned: 4-byte copies only
+  elif grep -q "cp.async.cg" "$ptx"; then
+    echo "16-byte cp.async with no operand's rows aligned: $ptx"; exit 1
+  fi
+  if (( !a16 || !b16 )); then
     grep -q "cp.async.ca.shared.global.*, 4, " "$ptx" || { echo "no 4-byte cp.async in $ptx"; exit 1; }
-    if grep -q "cp.async.cg" "$ptx"; then echo "16-byte cp.async with unaligned rows: $ptx"; exit 1; fi
+  elif grep -q "cp.async.ca" "$ptx"; then
+    echo "4-byte cp.async with aligned rows: $ptx"; exit 1
   fi
   if (( ldsm )) && ! grep -q ldmatrix "$ptx"; then echo "LDSM=1 without ldmatrix: $ptx"; exit 1; fi
   if (( !ldsm )) && grep -q ldmatrix "$ptx"; then echo "LDSM=0 with ldmatrix: $ptx"; exit 1; fi
@@ -64,5 +70,7 @@ done <<'CONFIGS'
 1023 769 2049   128 128 16 64 64 2 1 8 3
 127 509 1021    32 32 16  16 16 2 0 1
 128 130 128     64 64 32  32 32 2 1 1
+1024 1024 1023  64 64 32  32 32 2 1 1 2
+1024 1023 1024  64 64 32  32 32 2 0 1 2
 CONFIGS
 echo "gemm_mma.cl: $checked PTX assemblies for sm_80 and sm_90 passed"
