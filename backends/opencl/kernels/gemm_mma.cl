@@ -41,6 +41,10 @@
 #ifndef SPLITK
 #define SPLITK 1
 #endif
+#if defined(ROWS16) && !defined(A_ROWS16)  // build options stored before the flag was split in two
+#define A_ROWS16 ROWS16
+#define B_ROWS16 ROWS16
+#endif
 #ifndef A_ROWS16
 #define A_ROWS16 1
 #endif

@@ -73,4 +73,11 @@ done <<'CONFIGS'
 1024 1024 1023  64 64 32  32 32 2 1 1 2
 1024 1023 1024  64 64 32  32 32 2 0 1 2
 CONFIGS
+# Build options stored before the row flag was split per operand (-DROWS16=0) still copy both
+# operands 4 bytes at a time.
+legacy=$work/gemm_mma_legacy_rows16.ptx
+clang -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -Xclang -finclude-default-header \
+  -include "$here/opencl_builtins.h" -O3 -S -DM=127 -DN=509 -DK=1021 -DMWG=32 -DNWG=32 -DKWG=16 -DWM=16 -DWN=16 \
+  -DSTAGES=2 -DLDSM=0 -DGSW=1 -DEDGE_M=1 -DEDGE_N=1 -DEDGE_K=1 -DROWS16=0 -o "$legacy" "$kernel"
+if grep -q "cp.async.cg" "$legacy"; then echo "-DROWS16=0 left 16-byte copies: $legacy"; exit 1; fi
 echo "gemm_mma.cl: $checked PTX assemblies for sm_80 and sm_90 passed"
