@@ -13,6 +13,8 @@
 // are printed first and NVIDIA's register and spill report follows each config.
 // OPTUNE_SWEEP_DEFINES adds build options to every config (an experimental kernel's own defines);
 // OPTUNE_SWEEP_PTX=DIR writes each config's program binary (PTX on NVIDIA) to DIR/config_<line>.ptx.
+// OPTUNE_SWEEP_B2B=N also times N calls back to back, fed by the host and then queued behind a
+// user event: per call the events' own spans, first start to last end, and host time.
 // OPTUNE_SWEEP_IO=DIR reads A and B from DIR/a.bin and DIR/b.bin (raw float32, row-major) instead
 // of drawing them, and writes each config's C to DIR/c_<line>.bin (for an error measured against
 // another library's on the same inputs).
@@ -29,6 +31,7 @@
 #include <iostream>
 #include <random>
 #include <sstream>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -194,8 +197,15 @@ int main(int argc, char** argv) {
       clEnqueueFillBuffer(queue, scratch, &zero, 4, 0, bytes, 0, nullptr, nullptr);
       clSetKernelArg(kernel, 3, sizeof(cl_mem), &scratch);
     }
-    auto launch = [&](cl_event* event) {
-      return clEnqueueNDRangeKernel(queue, kernel, dims, nullptr, global, local, 0, nullptr, event);
+    auto launch = [&](cl_event* event, cl_event after = nullptr) {
+      return clEnqueueNDRangeKernel(queue, kernel, dims, nullptr, global, local, after ? 1 : 0,
+                                    after ? &after : nullptr, event);
+    };
+    auto span_ns = [](cl_event event) {  // the event's profiled start and end
+      cl_ulong start = 0, end = 0;
+      clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
+      clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
+      return std::pair{start, end};
     };
     const float poison = NAN;
     clEnqueueFillBuffer(queue, dc, &poison, 4, 0, c.size() * 4, 0, nullptr, nullptr);
@@ -220,9 +230,7 @@ int main(int argc, char** argv) {
       cl_event event;
       launch(&event);
       clWaitForEvents(1, &event);
-      cl_ulong start = 0, end = 0;
-      clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
-      clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
+      const auto [start, end] = span_ns(event);
       clReleaseEvent(event);
       if (run >= 3) ms.push_back((end - start) * 1e-6);
     }
@@ -237,11 +245,9 @@ int main(int argc, char** argv) {
       for (const bool gated : {false, true}) {
         std::vector<cl_event> events(calls);
         clFinish(queue);
-        cl_event gate = gated ? clCreateUserEvent(context, &error) : nullptr;
+        cl_event gate = gated ? clCreateUserEvent(context, nullptr) : nullptr;
         const auto host_start = std::chrono::steady_clock::now();
-        for (int i = 0; i < calls; ++i)
-          clEnqueueNDRangeKernel(queue, kernel, dims, nullptr, global, local, gate && i == 0 ? 1 : 0,
-                                 gate && i == 0 ? &gate : nullptr, &events[i]);
+        for (int i = 0; i < calls; ++i) launch(&events[i], i == 0 ? gate : nullptr);
         if (gate) clSetUserEventStatus(gate, CL_COMPLETE);
         clFinish(queue);
         const double host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count();
@@ -249,9 +255,7 @@ int main(int argc, char** argv) {
         double sum_ms = 0;
         cl_ulong first = 0, last = 0;
         for (int i = 0; i < calls; ++i) {
-          cl_ulong start = 0, end = 0;
-          clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
-          clGetEventProfilingInfo(events[i], CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
+          const auto [start, end] = span_ns(events[i]);
           sum_ms += (end - start) * 1e-6;
           if (i == 0) first = start;
           if (i == calls - 1) last = end;
