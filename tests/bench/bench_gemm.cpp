@@ -212,6 +212,20 @@ std::vector<Implementation> optune_hand_picked() {
   return list;
 }
 
+// The widest ISA oneDNN's kernels use here (ONEDNN_MAX_CPU_ISA lowers it).
+const char* onednn_isa_name() {
+  using isa = dnnl::cpu_isa;
+  switch (dnnl::get_effective_cpu_isa()) {
+    case isa::avx2: return "avx2";
+    case isa::avx2_vnni: return "avx2_vnni";
+    case isa::avx512_core: return "avx512_core";
+    case isa::avx512_core_vnni: return "avx512_core_vnni";
+    case isa::avx512_core_bf16: return "avx512_core_bf16";
+    case isa::avx512_core_amx: return "avx512_core_amx";
+    default: return "other";
+  }
+}
+
 // oneDNN's matmul: the primitive is created once per shape, outside the timed region.
 class OneDnnMatmul {
  public:
@@ -413,6 +427,7 @@ int main(int argc, char** argv) try {
   const double peak = peaks[1];
   std::printf("FMA peak: %.1f GFLOP/s on %d cores (%d-lane FMA, median of 3; single core %.1f)\n",
               peak, cores, optune::kernels::cpu::kMaxLanes, fma_peak_gflops(1));
+  std::printf("oneDNN's ISA: %s; OpenBLAS core: %s\n", onednn_isa_name(), openblas_get_corename());
 
   OneDnnMatmul onednn;
   std::vector<Implementation> impls;

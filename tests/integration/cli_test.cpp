@@ -147,6 +147,33 @@ TEST_F(CliTest, DevicesListsThisCpu) {
   EXPECT_EQ(devices[0]["id"].get<std::string>().size(), 16u);
 }
 
+TEST_F(CliTest, Avx2CapTunesAnotherDeviceWithoutAvx512Candidates) {
+  CommandRun native = optune("devices --format json");
+  CommandRun capped = optune("devices --format json", "OPTUNE_MAX_CPU_ISA=avx2");
+  ASSERT_EQ(capped.code, 0) << capped.err;
+  const auto capped_cpu = nlohmann::json::parse(capped.out)[0];
+  const auto native_cpu = nlohmann::json::parse(native.out)[0];
+  const std::string capped_id = capped_cpu["id"];
+  for (const auto& flag : capped_cpu["fingerprint"]["isa"])
+    EXPECT_FALSE(flag.get<std::string>().starts_with("avx512")) << capped.out;
+  if (native_cpu["fingerprint"]["isa"].dump().find("avx512f") != std::string::npos)
+    EXPECT_NE(native_cpu["id"], capped_id);
+
+  CommandRun run = optune(std::string(kTinyTune) + " --db " + db(), "OPTUNE_MAX_CPU_ISA=avx2");
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  auto records = nlohmann::json::parse(optune("query --history --format json --db " + db()).out);
+  ASSERT_GE(records.size(), 5u);
+  for (const auto& r : records) {
+    EXPECT_EQ(r["device"], capped_id) << r.dump();
+    EXPECT_EQ(r["error_kind"], "ok") << r.dump();  // checked against the reference, so it ran
+    EXPECT_NE(r["config"]["lanes"], "16") << r.dump();
+  }
+
+  CommandRun bad = optune("devices", "OPTUNE_MAX_CPU_ISA=avx9");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err, "optune: error: OPTUNE_MAX_CPU_ISA: unknown ISA 'avx9' (supported: avx2)\n");
+}
+
 TEST_F(CliTest, HelpAndVersionExitZero) {
   EXPECT_EQ(optune("--help").code, 0);
   CommandRun help = optune("tune --help");

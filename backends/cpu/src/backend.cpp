@@ -66,6 +66,8 @@ class CpuBackend final : public measure::Backend {
       auto description = measure::find_target_description(target.spec, settings.target_description_dirs);
       build.compiler = description.compiler;
       build.flags = description.flags;
+    } else {
+      for (std::string& flag : measure::isa_cap_flags()) build.flags.push_back(std::move(flag));
     }
     return std::make_unique<measure::LocalBuilder>(build);
   }

@@ -1,10 +1,14 @@
 #include "optune/backends/cpu/cpu_device.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include <sched.h>
 #include <sys/utsname.h>
@@ -51,13 +55,36 @@ void read_caches(kernels::DeviceInfo& info) {
   }
 }
 
+// The cap OPTUNE_MAX_CPU_ISA names ("" when unset), checked against this machine's architecture.
+std::string isa_cap(const std::string& arch) {
+  const char* value = std::getenv("OPTUNE_MAX_CPU_ISA");
+  if (!value || !*value) return "";
+  std::string cap = value;
+  std::transform(cap.begin(), cap.end(), cap.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (cap != "avx2")
+    throw std::invalid_argument("OPTUNE_MAX_CPU_ISA: unknown ISA '" + std::string(value) + "' (supported: avx2)");
+  if (arch != "x86_64")
+    throw std::invalid_argument("OPTUNE_MAX_CPU_ISA=" + std::string(value) + " applies to x86_64 CPUs, not " + arch);
+  return cap;
+}
+
+std::string machine_arch() {
+  utsname names{};
+  return uname(&names) == 0 ? names.machine : "";
+}
+
 }  // namespace
+
+std::vector<std::string> isa_cap_flags() {
+  if (isa_cap(machine_arch()).empty()) return {};
+  return {"-mno-avx512f", "-mno-amx-tile"};  // -mno-avx512f also turns off every AVX-512 subset
+}
 
 kernels::DeviceInfo detect_local_cpu() {
   kernels::DeviceInfo info;
   info.kind = "cpu";
-  utsname names{};
-  if (uname(&names) == 0) info.arch = names.machine;
+  info.arch = machine_arch();
+  const std::string cap = isa_cap(info.arch);
   cpu_set_t cpus;
   info.cores = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
 
@@ -65,7 +92,7 @@ kernels::DeviceInfo detect_local_cpu() {
   std::set<std::string> flags;
   // x86 lists "flags", Arm "Features"; under user-mode emulation (qemu-aarch64) /proc/cpuinfo is
   // the host's, whose flags must not be taken for the emulated CPU's.
-  const std::string flags_key = info.arch == "x86_64" || info.arch.starts_with("i") ? "flags" : "Features";
+  const std::string_view flags_key = info.arch == "x86_64" || info.arch.starts_with("i") ? "flags" : "Features";
   bool host_cpuinfo = false;
   for (std::string line; std::getline(cpuinfo, line);) {
     auto colon = line.find(':');
@@ -83,6 +110,10 @@ kernels::DeviceInfo detect_local_cpu() {
   if (info.arch == "aarch64") flags.insert("neon");  // Advanced SIMD is mandatory on AArch64
   if (info.name.empty()) info.name = info.arch + " cpu";
   if (host_cpuinfo) info.name = info.arch + " (emulated on " + info.name + ")";
+  if (cap == "avx2") {
+    std::erase_if(flags, [](const std::string& flag) { return flag.starts_with("avx512") || flag.starts_with("amx"); });
+    info.name += " (ISA capped at AVX2)";
+  }
   info.isa.assign(flags.begin(), flags.end());
   read_caches(info);
   return info;
