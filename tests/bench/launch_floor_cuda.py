@@ -12,6 +12,7 @@ import statistics
 import sys
 
 import torch
+from torch_peers import graph_time_ms  # beside this script, in the repository and in the GPU pack
 
 torch.backends.cuda.matmul.allow_tf32 = False
 
@@ -31,30 +32,6 @@ def single_us(fn, runs):
     return statistics.median(costs)
 
 
-def graph_us(fn, number=20, repeat=20):
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(3):
-            fn()
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(number):
-            fn()
-    graph.replay()
-    torch.cuda.synchronize()
-    costs = []
-    for _ in range(repeat):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        graph.replay()
-        end.record()
-        torch.cuda.synchronize()
-        costs.append(start.elapsed_time(end) * 1e3 / number)
-    return statistics.median(costs)
-
-
 def main():
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     print("torch", torch.__version__, torch.cuda.get_device_name(), f"; {runs} launches; microseconds, medians")
@@ -66,7 +43,7 @@ def main():
         probes.append((f"cuBLAS {m}x{n}x{k}", lambda a=a, b=b, c=c: torch.mm(a, b, out=c)))
     print(f"{'probe':<22} {'single (events)':>16} {'graph per call':>15}")
     for name, fn in probes:
-        print(f"{name:<22} {single_us(fn, runs):16.2f} {graph_us(fn):15.2f}")
+        print(f"{name:<22} {single_us(fn, runs):16.2f} {graph_time_ms(fn) * 1e3:15.2f}")
 
 
 if __name__ == "__main__":

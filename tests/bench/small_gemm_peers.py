@@ -13,44 +13,19 @@ Usage: small_gemm_peers.py OPTUNE DB SWEEP GEMM_CL SHAPE...
 """
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 
 import numpy as np
 import torch
+from torch_peers import graph_time_ms  # beside this script, in the repository and in the GPU pack
 
 torch.backends.cuda.matmul.allow_tf32 = False
 
 MMA_KNOBS = ["mwg", "nwg", "kwg", "wm", "wn", "stages", "ldsm", "gsw", "splitk"]
 FMA_KNOBS = ["mwg", "nwg", "kwg", "mdimc", "ndimc", "vwm", "vwn", "sa", "sb", "strm", "strn", "kwi", "db",
              "wlay", "gsw", "splitk"]
-
-
-def graph_time_ms(fn, repeat=20, number=20):
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(3):
-            fn()
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(number):
-            fn()
-    for _ in range(3):
-        graph.replay()
-    torch.cuda.synchronize()
-    costs = []
-    for _ in range(repeat):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        graph.replay()
-        end.record()
-        torch.cuda.synchronize()
-        costs.append(start.elapsed_time(end) / number)
-    return statistics.median(costs)
 
 
 def records(optune, db, shape, history):
