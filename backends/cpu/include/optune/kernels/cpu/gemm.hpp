@@ -160,12 +160,22 @@ struct DenseB {
 
 // ---- micro-kernel --------------------------------------------------------------------------
 
+// What a micro-kernel does for B beside its FMAs, when macro_kernel packs B as it goes.
+struct BSideWork {
+  float* copy = nullptr;         // CopyB: each row of the unpacked B panel read is stored here, packed
+  const float* fetch = nullptr;  // Fetch: rows of B in place (the next panel's) to bring into L2,
+  Index fetch_ld = 0;            // spread over the K loop, fetch_rows of them
+  Index fetch_rows = 0;
+};
+
 // C[0:MR, 0:NR] (=|+=) A-panel * B-panel over depth kc. A packed: a[p*MR + r]; unpacked:
-// a[r*lda + p]. B packed: b[p*NR + j]; unpacked: b[p*ldb + j].
-template <int MR, int NR, int Lanes, int Unroll, bool PackedA, bool PackedB>
+// a[r*lda + p]. B packed: b[p*NR + j]; unpacked: b[p*ldb + j]. CopyB and Fetch: see BSideWork.
+template <int MR, int NR, int Lanes, int Unroll, bool PackedA, bool PackedB, bool CopyB = false, bool Fetch = false>
 [[gnu::hot, gnu::noinline]] void micro_kernel(Index kc, const float* __restrict a, Index lda,
                                               const float* __restrict b, Index ldb,
-                                              float* __restrict c, Index ldc, bool accumulate) {
+                                              float* __restrict c, Index ldc, bool accumulate,
+                                              BSideWork side = {}) {
+  static_assert(!(CopyB && PackedB), "only an unpacked B panel is copied");
   using S = Simd<Lanes>;
   using V = typename S::Vector;
   constexpr int NV = NR / Lanes;
@@ -184,11 +194,25 @@ template <int MR, int NR, int Lanes, int Unroll, bool PackedA, bool PackedB>
   const Index a_step = PackedA ? MR : 1;
   const Index b_step = PackedB ? NR : ldb;
 
-  auto step = [&](const float* ap, const float* bp) __attribute__((always_inline)) {
+  // One row fetched every fetch_every steps: prefetches spread among the FMAs keep memory busy
+  // without filling the line buffers that a burst of them would stall on.
+  const Index fetch_every = side.fetch_rows > 0 ? std::max<Index>(1, kc / side.fetch_rows) : kc + 1;
+  Index fetch_countdown = fetch_every;
+  auto step = [&](const float* ap, const float* bp, float* copy) __attribute__((always_inline)) {
+    if constexpr (Fetch) {
+      if (--fetch_countdown == 0 && side.fetch_rows > 0) {
+        __builtin_prefetch(side.fetch, 0, 2);
+        __builtin_prefetch(side.fetch + NR - 1, 0, 2);
+        side.fetch += side.fetch_ld;
+        --side.fetch_rows;
+        fetch_countdown = fetch_every;
+      }
+    }
     V bv[NV];
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) {
       bv[v] = S::load(bp + v * Lanes);
+      if constexpr (CopyB) S::store(copy + v * Lanes, bv[v]);
       S::keep_in_register(bv[v]);
     }
 #pragma GCC unroll 32
@@ -201,17 +225,20 @@ template <int MR, int NR, int Lanes, int Unroll, bool PackedA, bool PackedB>
 
   const float* ap = a;
   const float* bp = b;
+  float* copy = side.copy;
   Index p = 0;
   for (; p + Unroll <= kc; p += Unroll) {
 #pragma GCC unroll 8
-    for (int u = 0; u < Unroll; ++u) step(ap + u * a_step, bp + u * b_step);
+    for (int u = 0; u < Unroll; ++u) step(ap + u * a_step, bp + u * b_step, CopyB ? copy + u * NR : nullptr);
     ap += Unroll * a_step;
     bp += Unroll * b_step;
+    if constexpr (CopyB) copy += Unroll * NR;
   }
   for (; p < kc; ++p) {
-    step(ap, bp);
+    step(ap, bp, copy);
     ap += a_step;
     bp += b_step;
+    if constexpr (CopyB) copy += NR;
   }
 
 #pragma GCC unroll 32
@@ -224,15 +251,28 @@ template <int MR, int NR, int Lanes, int Unroll, bool PackedA, bool PackedB>
   }
 }
 
+// micro_kernel with A packed or in place, as the caller found it.
+template <int MR, int NR, int Lanes, int Unroll, bool PackedB, bool CopyB = false, bool Fetch = false>
+void micro_kernel_for_a(bool packed_a, Index kc, const float* a, Index lda, const float* b, Index ldb, float* c,
+                        Index ldc, bool accumulate, const BSideWork& side = {}) {
+  if (packed_a) {
+    micro_kernel<MR, NR, Lanes, Unroll, true, PackedB, CopyB, Fetch>(kc, a, lda, b, ldb, c, ldc, accumulate, side);
+  } else {
+    micro_kernel<MR, NR, Lanes, Unroll, false, PackedB, CopyB, Fetch>(kc, a, lda, b, ldb, c, ldc, accumulate, side);
+  }
+}
+
 // ---- macro-kernel --------------------------------------------------------------------------
 
 // One block: C[0:mc, 0:nc] (=|+=) A[0:mc, 0:kc] * B[0:kc, 0:nc], for the NR-column micro-panels
 // [jr_begin, jr_end). `a` and `b` point at packed blocks or, when unpacked, at the operands in
-// place (A + ic*lda + pc, B + pc*ldb + jc).
+// place (A + ic*lda + pc, B + pc*ldb + jc). With PackB and `pack_from` (B's block in place,
+// leading dimension pack_ld), the packed block buffers.b is not filled yet: each panel's first
+// micro-tile reads B in place and packs it as it goes, the others read the packed panel.
 template <GemmConfig Cfg, bool PackA, bool PackB>
 void macro_kernel(Index mc, Index nc, Index kc, const float* a, Index lda, const float* b,
                   Index ldb, float* c, Index ldc, bool accumulate, Index jr_begin, Index jr_end,
-                  const Buffers& buffers) {
+                  const Buffers& buffers, const float* pack_from = nullptr, Index pack_ld = 0) {
   constexpr int MR = Cfg.mr, NR = Cfg.nr, L = Cfg.lanes, U = Cfg.unroll;
   for (Index jp = jr_begin; jp < jr_end; ++jp) {
     const Index j = jp * NR;
@@ -244,6 +284,17 @@ void macro_kernel(Index mc, Index nc, Index kc, const float* a, Index lda, const
       b_panel = buffers.edge_b;
       packed_b = true;
     }
+    bool copy_b = PackB && pack_from != nullptr;
+    if (copy_b && n < NR) {  // a partial panel is zero-padded: packed the plain way
+      pack_b_panel<NR>(kc, n, pack_from + j, pack_ld, buffers.b + jp * NR * kc);
+      copy_b = false;
+    }
+    // While this panel's packed micro-tiles compute, they fetch the next panel's rows of B into
+    // L2, a share each, so that its copying micro-tile finds them there instead of in memory
+    // (49 x 512 x 4608, AVX2: 7-10% faster).
+    const float* next_panel = PackB && pack_from != nullptr && jp + 1 < jr_end ? pack_from + j + NR : nullptr;
+    const Index fetch_share = mc > MR ? ceil_div(kc, ceil_div(mc, MR) - 1) : 0;
+    Index fetched = 0;
     for (Index i = 0; i < mc; i += MR) {
       const Index m = std::min<Index>(MR, mc - i);
       bool packed_a = PackA;
@@ -257,14 +308,22 @@ void macro_kernel(Index mc, Index nc, Index kc, const float* a, Index lda, const
       float* out = full ? c + i * ldc + j : buffers.tile;
       const Index ldo = full ? ldc : NR;
       const bool acc = full && accumulate;
-      if (packed_a && packed_b) {
-        micro_kernel<MR, NR, L, U, true, true>(kc, a_panel, lda, b_panel, ldb, out, ldo, acc);
-      } else if (packed_a) {
-        micro_kernel<MR, NR, L, U, true, false>(kc, a_panel, lda, b_panel, ldb, out, ldo, acc);
+      if (copy_b) {
+        const BSideWork side{.copy = buffers.b + jp * NR * kc};
+        micro_kernel_for_a<MR, NR, L, U, false, true>(packed_a, kc, a_panel, lda, pack_from + j, pack_ld, out, ldo,
+                                                      acc, side);
+        copy_b = false;
+      } else if (next_panel != nullptr && fetched < kc) {
+        const BSideWork side{.fetch = next_panel + fetched * pack_ld,
+                             .fetch_ld = pack_ld,
+                             .fetch_rows = std::min(fetch_share, kc - fetched)};
+        fetched += side.fetch_rows;
+        micro_kernel_for_a<MR, NR, L, U, true, false, true>(packed_a, kc, a_panel, lda, b_panel, ldb, out, ldo, acc,
+                                                            side);
       } else if (packed_b) {
-        micro_kernel<MR, NR, L, U, false, true>(kc, a_panel, lda, b_panel, ldb, out, ldo, acc);
+        micro_kernel_for_a<MR, NR, L, U, true>(packed_a, kc, a_panel, lda, b_panel, ldb, out, ldo, acc);
       } else {
-        micro_kernel<MR, NR, L, U, false, false>(kc, a_panel, lda, b_panel, ldb, out, ldo, acc);
+        micro_kernel_for_a<MR, NR, L, U, false>(packed_a, kc, a_panel, lda, b_panel, ldb, out, ldo, acc);
       }
       if (full) continue;
       for (Index r = 0; r < m; ++r) {
@@ -288,7 +347,17 @@ void blocked_gemm(Index M, Index N, Index K, const ASource& A, const BSource& B,
   static_assert(Cfg.pack_b || BSource::kInPlace, "this B source must be packed (pack_b = true)");
   const Index MC = Cfg.mc, NC = Cfg.nc, KC = Cfg.kc;
 
+  // A thread that packs B for itself alone packs each panel while computing its first micro-tile
+  // (macro_kernel's pack_from): the copy's strided reads of B overlap FMAs instead of stalling a
+  // packing loop (49 x 512 x 4608, AVX2: packing took a fifth of the time, 4% faster packed this
+  // way). A team shares the block, so it packs it first, between barriers.
+  const bool pack_as_we_go = Cfg.pack_b && BSource::kInPlace && team.size == 1;
+  bool b_block_unpacked = false;
   auto pack_b = [&](Index jc, Index pc, Index nc, Index kc) {
+    if (pack_as_we_go) {
+      b_block_unpacked = true;
+      return;
+    }
     if constexpr (Cfg.pack_b) {
       Index begin = 0, end = 0;
       team.share(ceil_div(nc, NR), begin, end);
@@ -322,8 +391,14 @@ void blocked_gemm(Index M, Index N, Index K, const ASource& A, const BSource& B,
       b = B.at(pc, jc);
       ldb = B.ldb;
     }
+    const float* pack_from = nullptr;
+    Index pack_ld = 0;
+    if constexpr (BSource::kInPlace) {
+      if (b_block_unpacked) pack_from = B.at(pc, jc), pack_ld = B.ldb;
+      b_block_unpacked = false;
+    }
     macro_kernel<Cfg, kPackA, Cfg.pack_b>(mc, nc, kc, a, lda, b, ldb, C + ic * ldc + jc, ldc, pc > 0,
-                                          begin, end, buffers);
+                                          begin, end, buffers, pack_from, pack_ld);
   };
 
   if constexpr (Cfg.loop_order == LoopOrder::kJcPcIc) {
