@@ -195,8 +195,13 @@ class CpuGemmTemplate final : public KernelTemplate {
     // copies A in every thread of an N split (AVX-512 host, 2026-11-25: packed A up to 35% slower
     // at 32-3136 rows and nowhere faster beyond noise; on the AVX2 host A-in-place configs won the
     // skinny shapes). B packed only where at least 32 micro-panels read it (a 32 x 768 x 768 GEMM
-    // spends a third of its time packing B; tuned configs below M = 256 pack no B).
-    const bool pack_a = false, pack_b = shape.M >= 32 * mr;
+    // spent a third of its time packing B; tuned configs below M = 256 packed no B) or, with 16
+    // registers, where a second micro-panel reads it: since a panel is packed while its first
+    // micro-tile computes, packing costs little, and the 2-vector tiles of AVX2 code gained 10-18%
+    // from packed B at 14-128 rows (and 13% at 49 x 512 x 4608), where the 4-vector tiles of
+    // AVX-512 lost 5% at 14-20 rows and gained only from about 64 (2026-11-26, one Xeon, both ISAs).
+    const int panels_to_pack_b = unit.registers == 16 ? 2 : 32;
+    const bool pack_a = false, pack_b = shape.M >= panels_to_pack_b * mr;
     set(kPackA, [&](const ss::ConfigView& v) { return v.flag(kPackA) == pack_a; });
     set(kPackB, [&](const ss::ConfigView& v) { return v.flag(kPackB) == pack_b; });
     set(kLoopOrder, [](const ss::ConfigView& v) { return v.choice(kLoopOrder) == "jc_pc_ic"; });

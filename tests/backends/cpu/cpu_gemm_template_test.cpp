@@ -116,11 +116,12 @@ TEST(CpuGemmTemplate, DefaultConfigIsValidForAnyShape) {
       EXPECT_EQ(space.first_violation(config), "") << workload.key() << " " << device.arch;
       const cpu::GemmConfig c = cpu::gemm_config_from_view(ss::ConfigView(space, config));
       EXPECT_EQ(cpu::gemm_config_error(c), nullptr) << workload.key();
-      // A in place, B packed where 32 micro-panels of 6 rows read it; the threads split the
-      // longer of M and N; the micro-tile as wide as the registers hold.
+      // A in place, B packed where 32 micro-panels read it (with 16 registers, 2); the threads
+      // split the longer of M and N; the micro-tile as wide as the registers hold.
       const auto [M, N, K] = workload.gemm();
       EXPECT_FALSE(c.pack_a) << workload.key();
-      EXPECT_EQ(c.pack_b, M >= 32 * 6) << workload.key();
+      const bool sixteen_registers = device.arch == "x86_64" && !device.has_isa("avx512f");
+      EXPECT_EQ(c.pack_b, M >= (sixteen_registers ? 2 : 32) * c.mr) << workload.key() << " " << device.arch;
       EXPECT_EQ(c.threads, device.cores) << workload.key();
       const auto split = device.cores > 1 && M > N ? cpu::ParallelLoop::kIc : cpu::ParallelLoop::kJc;
       EXPECT_EQ(c.parallel, split) << workload.key() << " " << device.arch;
