@@ -3,8 +3,7 @@
 // tests/bench/opencl_gpu_bench.sh. CLBlast uses its own per-device tuned parameters (or its
 // defaults for a device its database lacks). Prints the median over repeats, and TFLOP/s.
 // Build: c++ -O2 clblast_sgemm.cpp -I<clblast include> -lclblast -lOpenCL
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
+#include "opencl_bench_device.hpp"  // CL/cl.h, OpenCL 1.2
 #include <clblast_c.h>
 
 #include <algorithm>
@@ -14,13 +13,7 @@
 #include <vector>
 
 int main(int argc, char** argv) {
-  cl_platform_id platforms[8];
-  cl_uint platform_count = 0;
-  clGetPlatformIDs(8, platforms, &platform_count);
-  cl_device_id device = nullptr;
-  for (cl_uint p = 0; p < platform_count && !device; ++p) {
-    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_GPU, 1, &device, nullptr) != CL_SUCCESS) device = nullptr;
-  }
+  cl_device_id device = first_opencl_device(false);
   if (!device) {
     std::fprintf(stderr, "clblast_sgemm: no OpenCL GPU\n");
     return 1;

@@ -22,7 +22,7 @@ arch_flags=(-march=native)
 case "${OPTUNE_MAX_CPU_ISA:-}" in
   "") ;;
   avx2|AVX2)
-    arch_flags+=(-mno-avx512f -mno-amx-tile)
+    arch_flags+=(-mno-avx512f -mno-amx-tile)  # what isa_cap_flags() adds to the tuner's compiles
     export ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell
     [ -n "${OPTUNE_BENCH_GEMM:-}" ] || { echo "gemm_vs_peers.sh: OPTUNE_MAX_CPU_ISA=avx2 needs OPTUNE_BENCH_GEMM (a bench_gemm built without AVX-512)" >&2; exit 2; } ;;
   *) echo "gemm_vs_peers.sh: OPTUNE_MAX_CPU_ISA: unknown ISA '$OPTUNE_MAX_CPU_ISA' (supported: avx2)" >&2; exit 2 ;;

@@ -19,8 +19,7 @@
 // of drawing them, and writes each config's C to DIR/c_<line>.bin (for an error measured against
 // another library's on the same inputs).
 // Build: c++ -O2 -std=c++17 opencl_gemm_sweep.cpp -lOpenCL
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
+#include "opencl_bench_device.hpp"  // CL/cl.h, OpenCL 1.2
 
 #include <algorithm>
 #include <chrono>
@@ -52,16 +51,7 @@ int main(int argc, char** argv) {
   const std::string mma_source = read_text(kernel_dir + "gemm_mma.cl");
   const long M = std::atol(argv[2]), N = std::atol(argv[3]), K = std::atol(argv[4]);
 
-  cl_platform_id platforms[8];
-  cl_uint platform_count = 0;
-  clGetPlatformIDs(8, platforms, &platform_count);
-  cl_device_id device = nullptr;
-  for (cl_uint p = 0; p < platform_count && !device; ++p) {
-    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_GPU, 1, &device, nullptr) != CL_SUCCESS) device = nullptr;
-  }
-  for (cl_uint p = 0; p < platform_count && !device; ++p) {
-    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 1, &device, nullptr) != CL_SUCCESS) device = nullptr;
-  }
+  cl_device_id device = first_opencl_device(true);
   if (!device) {
     std::fprintf(stderr, "opencl_gemm_sweep: no OpenCL device\n");
     return 1;

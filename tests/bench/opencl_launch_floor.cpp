@@ -9,8 +9,7 @@
 // Usage: opencl_launch_floor [RUNS]   (default 200; OPTUNE_FLOOR_ANY_DEVICE=1 takes a CPU device,
 // such as PoCL's, where there is no GPU)
 // Build: c++ -O2 -std=c++17 opencl_launch_floor.cpp -lOpenCL
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
+#include "opencl_bench_device.hpp"  // CL/cl.h, OpenCL 1.2
 
 #include <algorithm>
 #include <cstdio>
@@ -60,14 +59,7 @@ cl_ulong profiling(cl_event event, cl_profiling_info what) {
 
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::max(1, std::atoi(argv[1])) : 200;
-  cl_platform_id platforms[8];
-  cl_uint platform_count = 0;
-  clGetPlatformIDs(8, platforms, &platform_count);
-  cl_device_id device = nullptr;
-  for (cl_uint p = 0; p < platform_count && !device; ++p)
-    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_GPU, 1, &device, nullptr) != CL_SUCCESS) device = nullptr;
-  for (cl_uint p = 0; p < platform_count && !device && std::getenv("OPTUNE_FLOOR_ANY_DEVICE"); ++p)
-    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 1, &device, nullptr) != CL_SUCCESS) device = nullptr;
+  cl_device_id device = first_opencl_device(std::getenv("OPTUNE_FLOOR_ANY_DEVICE") != nullptr);
   if (!device) {
     std::fprintf(stderr, "opencl_launch_floor: no OpenCL GPU\n");
     return 1;

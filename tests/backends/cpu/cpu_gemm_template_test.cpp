@@ -119,16 +119,15 @@ TEST(CpuGemmTemplate, DefaultConfigIsValidForAnyShape) {
       // A in place, B packed where 32 micro-panels read it (with 16 registers, 2); the threads
       // split the longer of M and N; the micro-tile as wide as the registers hold.
       const auto [M, N, K] = workload.gemm();
+      const int registers = device.has_isa("avx512f") || device.arch == "aarch64" ? 32 : 16;
       EXPECT_FALSE(c.pack_a) << workload.key();
-      const bool sixteen_registers = device.arch == "x86_64" && !device.has_isa("avx512f");
-      EXPECT_EQ(c.pack_b, M >= (sixteen_registers ? 2 : 32) * c.mr) << workload.key() << " " << device.arch;
+      EXPECT_EQ(c.pack_b, M >= (registers == 16 ? 2 : 32) * c.mr) << workload.key() << " " << device.arch;
       EXPECT_EQ(c.threads, device.cores) << workload.key();
       const auto split = device.cores > 1 && M > N ? cpu::ParallelLoop::kIc : cpu::ParallelLoop::kJc;
       EXPECT_EQ(c.parallel, split) << workload.key() << " " << device.arch;
       // 6 rows, or all of a slightly larger M in one micro-panel that fits with two vectors (32
       // registers) and that an MC block divides: 7 rows take a panel of 8, 10 one of 10; 14 (no
       // MC block of 14s) and 15 (too many rows) keep 6. Then as many vectors as fit.
-      const int registers = device.has_isa("avx512f") || device.arch == "aarch64" ? 32 : 16;
       const int mr = registers == 32 && M == 7 ? 8 : registers == 32 && M == 10 ? 10 : 6;
       EXPECT_EQ(c.mr, mr) << workload.key() << " " << device.arch;
       EXPECT_EQ(c.nr, std::min(4, (registers - 1) / (mr + 1)) * c.lanes) << workload.key() << " " << device.arch;
