@@ -1,6 +1,6 @@
 // The CPU GEMM kernel (optune/kernels/cpu/gemm.hpp) computes the right answer for every config
 // of a small compile-time space that covers every value of every GemmConfig field, on odd shapes
-// whose extents no block size divides.
+// whose extents no block size divides and on edges that take the narrower edge kernels.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -130,7 +130,10 @@ TEST_P(GemmConfigs, ComputesProductOnOddShapes) {
   const std::size_t index = GetParam();
   SCOPED_TRACE(describe(kConfigs[index]));
   static constexpr ShapeCase kShapes[] = {
-      {1, 1000, 2048, 0}, {127, 509, 1021, 0}, {1, 1, 1, 0}, {17, 3, 5, 0}, {33, 65, 129, 3}};
+      {1, 1000, 2048, 0}, {127, 509, 1021, 0}, {1, 1, 1, 0}, {17, 3, 5, 0}, {33, 65, 129, 3},
+      // N in whole vectors that most nr leave a partial panel of (right-edge kernels narrower than
+      // nr, threads splitting N at a vector), M leaving a few rows, K no multiple of any unroll.
+      {20, 200, 77, 1}};
   for (const auto& s : kShapes) {
     // One reference per shape, shared by all configs (the reference dominates the run time).
     static std::vector<Problem> problems;

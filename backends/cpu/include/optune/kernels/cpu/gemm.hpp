@@ -98,7 +98,8 @@ void pack_b_panel(Index k, Index n, const float* __restrict b, Index ldb, float*
     return;
   }
   for (Index p = 0; p < k; ++p) {
-    for (int j = 0; j < NR; ++j) dst[p * NR + j] = j < n ? b[p * ldb + j] : 0.0f;
+    __builtin_memcpy(dst + p * NR, b + p * ldb, n * sizeof(float));
+    std::fill(dst + p * NR + n, dst + (p + 1) * NR, 0.0f);
   }
 }
 
@@ -168,11 +169,43 @@ struct BSideWork {
   Index fetch_rows = 0;
 };
 
+// Brings the cache lines of `floats` floats from `row` on towards the core (prefetch locality 0-3):
+// one prefetch per 64-byte line, the last included, however the row is aligned.
+template <int Locality>
+[[gnu::always_inline]] inline void prefetch_row(const float* row, int floats) {
+  for (int o = 0; o < floats; o += 16) __builtin_prefetch(row + o, 0, Locality);
+  __builtin_prefetch(row + floats - 1, 0, Locality);
+}
+
+// Independent accumulators a core needs in flight to keep its FMA units busy: FMA latency (4
+// cycles on current x86 and Arm cores) times FMA issue per cycle (2).
+inline constexpr int kAccumulatorsInFlight = 8;
+
+// Rows of B ahead that a micro-tile copying B in place fetches into L1 (8-16 measured alike, 4 and
+// 32 less well).
+inline constexpr Index kCopyAhead = 16;
+
+// Accumulator sets of an MR x NV-vector micro-kernel. One where the tile has enough accumulators.
+// A narrow edge kernel (1 x 3 vectors: 3 accumulators) keeps 2 or 4 sets, enough for 8 in all, each
+// set taking every Chains-th step of K, so that successive steps' FMAs do not wait on each other;
+// within the vector registers. Measured per kernel on one core, B packed in L1, A in place (AVX2
+// code: 1 x 24 52 -> 110 GFLOP/s, 4 x 8 68 -> 106; A packed, AVX-512 code: 1 x 32 65 -> 129, 4 x 16
+// 123 -> 162). Three sets, though as fast alone for 4 x 8, made a whole 512^3 GEMM whose right
+// edge took that kernel 8% slower (AVX2 code; not understood), and two did not.
+template <int MR, int NV>
+constexpr int accumulator_chains() {
+  int chains = 1;
+  while (chains < 4 && chains * MR * NV < kAccumulatorsInFlight) chains *= 2;
+  while (chains > 1 && chains * MR * NV + NV + 1 > kVectorRegisters) chains /= 2;
+  return chains;
+}
+
 // C[0:MR, 0:NR] (=|+=) A-panel * B-panel over depth kc. A packed: a[p*AStride + r] (AStride > MR:
-// the first MR rows of a wider packed panel); unpacked: a[r*lda + p]. B packed: b[p*NR + j];
-// unpacked: b[p*ldb + j]. CopyB and Fetch: see BSideWork.
+// the first MR rows of a wider packed panel); unpacked: a[r*lda + p]. B packed: b[p*BStride + j]
+// (BStride > NR: the first NR columns of a wider packed panel); unpacked: b[p*ldb + j]. CopyB and
+// Fetch: see BSideWork.
 template <int MR, int NR, int Lanes, int Unroll, bool PackedA, bool PackedB, bool CopyB = false, bool Fetch = false,
-          int AStride = MR>
+          int AStride = MR, int BStride = NR>
 [[gnu::hot, gnu::noinline]] void micro_kernel(Index kc, const float* __restrict a, Index lda,
                                               const float* __restrict b, Index ldb,
                                               float* __restrict c, Index ldc, bool accumulate,
@@ -181,11 +214,15 @@ template <int MR, int NR, int Lanes, int Unroll, bool PackedA, bool PackedB, boo
   using S = Simd<Lanes>;
   using V = typename S::Vector;
   constexpr int NV = NR / Lanes;
-  V acc[MR][NV];
+  constexpr int Chains = accumulator_chains<MR, NV>();
+  V acc[Chains][MR][NV];
+#pragma GCC unroll 4
+  for (int h = 0; h < Chains; ++h) {
 #pragma GCC unroll 32
-  for (int r = 0; r < MR; ++r) {
+    for (int r = 0; r < MR; ++r) {
 #pragma GCC unroll 8
-    for (int v = 0; v < NV; ++v) acc[r][v] = V{};
+      for (int v = 0; v < NV; ++v) acc[h][r][v] = V{};
+    }
   }
   // The C tile is read and written only after the K loop: start fetching its lines now.
 #pragma GCC unroll 32
@@ -194,22 +231,24 @@ template <int MR, int NR, int Lanes, int Unroll, bool PackedA, bool PackedB, boo
     __builtin_prefetch(c + r * ldc + NR - 1, 1, 3);
   }
   const Index a_step = PackedA ? AStride : 1;
-  const Index b_step = PackedB ? NR : ldb;
+  const Index b_step = PackedB ? BStride : ldb;
 
   // One row fetched every fetch_every steps: prefetches spread among the FMAs keep memory busy
   // without filling the line buffers that a burst of them would stall on.
   const Index fetch_every = side.fetch_rows > 0 ? std::max<Index>(1, kc / side.fetch_rows) : kc + 1;
   Index fetch_countdown = fetch_every;
-  auto step = [&](const float* ap, const float* bp, float* copy) __attribute__((always_inline)) {
+  auto step = [&](V (&sum)[MR][NV], const float* ap, const float* bp, float* copy) __attribute__((always_inline)) {
     if constexpr (Fetch) {
       if (--fetch_countdown == 0 && side.fetch_rows > 0) {
-        __builtin_prefetch(side.fetch, 0, 2);
-        __builtin_prefetch(side.fetch + NR - 1, 0, 2);
+        prefetch_row<2>(side.fetch, NR);
         side.fetch += side.fetch_ld;
         --side.fetch_rows;
         fetch_countdown = fetch_every;
       }
     }
+    // The row copied kCopyAhead steps from now, from L2 (where Fetch put it) into L1: the copying
+    // micro-tile stalled on these loads (49 x 512 x 4608, AVX2: 3% faster in all).
+    if constexpr (CopyB) prefetch_row<3>(bp + kCopyAhead * ldb, NR);
     V bv[NV];
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) {
@@ -221,23 +260,26 @@ template <int MR, int NR, int Lanes, int Unroll, bool PackedA, bool PackedB, boo
     for (int r = 0; r < MR; ++r) {
       const V av = S::broadcast(PackedA ? ap + r : ap + r * lda);
 #pragma GCC unroll 8
-      for (int v = 0; v < NV; ++v) acc[r][v] = S::fma(av, bv[v], acc[r][v]);
+      for (int v = 0; v < NV; ++v) sum[r][v] = S::fma(av, bv[v], sum[r][v]);
     }
   };
 
   const float* ap = a;
   const float* bp = b;
   float* copy = side.copy;
+  constexpr int Group = std::max(Unroll, Chains);  // steps per unrolled iteration
   Index p = 0;
-  for (; p + Unroll <= kc; p += Unroll) {
+  for (; p + Group <= kc; p += Group) {
 #pragma GCC unroll 8
-    for (int u = 0; u < Unroll; ++u) step(ap + u * a_step, bp + u * b_step, CopyB ? copy + u * NR : nullptr);
-    ap += Unroll * a_step;
-    bp += Unroll * b_step;
-    if constexpr (CopyB) copy += Unroll * NR;
+    for (int u = 0; u < Group; ++u) {
+      step(acc[u % Chains], ap + u * a_step, bp + u * b_step, CopyB ? copy + u * NR : nullptr);
+    }
+    ap += Group * a_step;
+    bp += Group * b_step;
+    if constexpr (CopyB) copy += Group * NR;
   }
   for (; p < kc; ++p) {
-    step(ap, bp, copy);
+    step(acc[0], ap, bp, copy);
     ap += a_step;
     bp += b_step;
     if constexpr (CopyB) copy += NR;
@@ -247,8 +289,11 @@ template <int MR, int NR, int Lanes, int Unroll, bool PackedA, bool PackedB, boo
   for (int r = 0; r < MR; ++r) {
 #pragma GCC unroll 8
     for (int v = 0; v < NV; ++v) {
+      V total = acc[0][r][v];
+#pragma GCC unroll 4
+      for (int h = 1; h < Chains; ++h) total += acc[h][r][v];
       float* cp = c + r * ldc + v * Lanes;
-      S::store(cp, accumulate ? S::load(cp) + acc[r][v] : acc[r][v]);
+      S::store(cp, accumulate ? S::load(cp) + total : total);
     }
   }
 }
@@ -286,6 +331,23 @@ void tail_rows(Index m, bool packed_a, Index kc, const float* a, Index lda, cons
   if constexpr (Rows > 1) tail_rows<MR, NR, Lanes, Unroll, PackedB, Rows / 2>(m, packed_a, kc, a, lda, b, ldb, c, ldc, accumulate);
 }
 
+// The n < NR columns of a right-edge micro-tile of MR whole rows, when n is whole vectors, straight
+// into C: a kernel n / Lanes vectors wide reads the first n columns of the packed, zero-padded
+// panel, instead of a whole-width tile computed into the tile buffer and copied out (512 columns in
+// panels of 24 leave 8 to one thread).
+template <int MR, int NR, int Lanes, int Unroll, bool PackedA, int Vectors = NR / Lanes - 1>
+bool tail_columns(Index n, Index kc, const float* a, Index lda, const float* b, float* c, Index ldc, bool accumulate) {
+  if constexpr (Vectors >= 1) {
+    if (n == Vectors * Lanes) {
+      micro_kernel<MR, Vectors * Lanes, Lanes, Unroll, PackedA, true, false, false, MR, NR>(kc, a, lda, b, 0, c, ldc,
+                                                                                          accumulate);
+      return true;
+    }
+    return tail_columns<MR, NR, Lanes, Unroll, PackedA, Vectors - 1>(n, kc, a, lda, b, c, ldc, accumulate);
+  }
+  return false;
+}
+
 // ---- macro-kernel --------------------------------------------------------------------------
 
 // One block: C[0:mc, 0:nc] (=|+=) A[0:mc, 0:kc] * B[0:kc, 0:nc], for the NR-column micro-panels
@@ -296,13 +358,15 @@ void tail_rows(Index m, bool packed_a, Index kc, const float* a, Index lda, cons
 template <GemmConfig Cfg, bool PackA, bool PackB>
 void macro_kernel(Index mc, Index nc, Index kc, const float* a, Index lda, const float* b,
                   Index ldb, float* c, Index ldc, bool accumulate, Index jr_begin, Index jr_end,
-                  const Buffers& buffers, const float* pack_from = nullptr, Index pack_ld = 0) {
+                  const Buffers& buffers, const float* pack_from = nullptr, Index pack_ld = 0,
+                  bool one_pass = false) {
   constexpr int MR = Cfg.mr, NR = Cfg.nr, L = Cfg.lanes, U = Cfg.unroll;
+  const Index panel_step = one_pass && pack_from != nullptr ? 0 : NR * kc;
   for (Index jp = jr_begin; jp < jr_end; ++jp) {
     const Index j = jp * NR;
     const Index n = std::min<Index>(NR, nc - j);
     bool packed_b = PackB;
-    const float* b_panel = PackB ? b + jp * NR * kc : b + j;
+    const float* b_panel = PackB ? b + jp * panel_step : b + j;
     if (!PackB && n < NR) {  // never read past the right edge of B
       pack_b_panel<NR>(kc, n, b_panel, ldb, buffers.edge_b);
       b_panel = buffers.edge_b;
@@ -311,7 +375,7 @@ void macro_kernel(Index mc, Index nc, Index kc, const float* a, Index lda, const
     const bool packing_as_we_go = PackB && pack_from != nullptr;
     bool copy_b = packing_as_we_go;
     if (copy_b && n < NR) {  // a partial panel is zero-padded: packed the plain way
-      pack_b_panel<NR>(kc, n, pack_from + j, pack_ld, buffers.b + jp * NR * kc);
+      pack_b_panel<NR>(kc, n, pack_from + j, pack_ld, buffers.b + jp * panel_step);
       copy_b = false;
     }
     // While this panel's packed micro-tiles compute, they fetch the next panel's rows of B into
@@ -331,6 +395,10 @@ void macro_kernel(Index mc, Index nc, Index kc, const float* a, Index lda, const
         tail_rows<MR, NR, L, U, PackB>(m, PackA, kc, a_panel, lda, b_panel, ldb, c + i * ldc + j, ldc, accumulate);
         continue;
       }
+      if (m == MR && n < NR &&
+          tail_columns<MR, NR, L, U, PackA>(n, kc, a_panel, lda, b_panel, c + i * ldc + j, ldc, accumulate)) {
+        continue;  // B's partial panel is always packed here: by PackB, or above into edge_b
+      }
       if (!PackA && m < MR) {  // never read past the bottom edge of A
         pack_a_panel<MR>(m, kc, a_panel, lda, buffers.edge_a);
         a_panel = buffers.edge_a;
@@ -341,7 +409,7 @@ void macro_kernel(Index mc, Index nc, Index kc, const float* a, Index lda, const
       const Index ldo = full ? ldc : NR;
       const bool acc = full && accumulate;
       if (copy_b) {
-        const BSideWork side{.copy = buffers.b + jp * NR * kc};
+        const BSideWork side{.copy = buffers.b + jp * panel_step};
         micro_kernel_for_a<MR, NR, L, U, false, true>(packed_a, kc, a_panel, lda, pack_from + j, pack_ld, out, ldo,
                                                       acc, side);
         copy_b = false;
@@ -384,6 +452,9 @@ void blocked_gemm(Index M, Index N, Index K, const ASource& A, const BSource& B,
   // packing loop (49 x 512 x 4608, AVX2: packing took a fifth of the time, 4% faster packed this
   // way). A team shares the block, so it packs it first, between barriers.
   const bool pack_as_we_go = Cfg.pack_b && BSource::kInPlace && team.size == 1;
+  // A B block that only one ic block reads (ic is the outer loop, or one MC block covers M) is
+  // packed into one panel's space, reused panel after panel, so the copies stay in L1.
+  const bool b_block_read_once = Cfg.loop_order == LoopOrder::kIcPcJc || M <= MC;
   bool b_block_unpacked = false;
   auto pack_b = [&](Index jc, Index pc, Index nc, Index kc) {
     if (pack_as_we_go) {
@@ -430,7 +501,7 @@ void blocked_gemm(Index M, Index N, Index K, const ASource& A, const BSource& B,
       b_block_unpacked = false;
     }
     macro_kernel<Cfg, kPackA, Cfg.pack_b>(mc, nc, kc, a, lda, b, ldb, C + ic * ldc + jc, ldc, pc > 0,
-                                          begin, end, buffers, pack_from, pack_ld);
+                                          begin, end, buffers, pack_from, pack_ld, b_block_read_once);
   };
 
   if constexpr (Cfg.loop_order == LoopOrder::kJcPcIc) {
@@ -529,7 +600,7 @@ void run_thread(int id, int size, Index M, Index N, Index K, const ASource& A, c
   }
   Index begin = 0, end = 0;
   if constexpr (Cfg.parallel == ParallelLoop::kJc) {
-    slice(N, Cfg.nr, id, size, begin, end);
+    slice(N, Cfg.lanes, id, size, begin, end);
     if (M <= 0 || end <= begin) return;
     run_private<Cfg>(M, end - begin, K, A, B.columns_from(begin), C + begin, ldc);
   } else {
