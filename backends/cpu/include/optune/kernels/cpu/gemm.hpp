@@ -388,10 +388,12 @@ void macro_kernel(Index mc, Index nc, Index kc, const float* a, Index lda, const
       const Index m = std::min<Index>(MR, mc - i);
       bool packed_a = PackA;
       const float* a_panel = PackA ? a + i * kc : a + i * lda;
-      // At most half a tile of rows left: narrower kernels. More: one whole tile on padded rows,
-      // since each narrower kernel is another pass over B (7 rows as 4 + 2 + 1 in tiles of 8
-      // ran 9% slower than one tile of 8; 1 row in tiles of 6, 1.5x faster than a tile of 6).
-      if (m < MR && 2 * m <= MR && n == NR && !copy_b) {
+      // At most half a tile of rows left, or rows one narrower kernel covers (4 in tiles of 6):
+      // narrower kernels. Else one whole tile on padded rows, since each narrower kernel is
+      // another pass over B (7 rows as 4 + 2 + 1 in tiles of 8 ran 9% slower than one tile of 8;
+      // 1 row in tiles of 6, 1.5x faster than a tile of 6).
+      const bool one_narrower_kernel = (m & (m - 1)) == 0;
+      if (m < MR && (2 * m <= MR || one_narrower_kernel) && n == NR && !copy_b) {
         tail_rows<MR, NR, L, U, PackB>(m, PackA, kc, a_panel, lda, b_panel, ldb, c + i * ldc + j, ldc, accumulate);
         continue;
       }
