@@ -8,9 +8,10 @@
 //   optune::kernels::cpu::gemm<GemmConfig{...}>(M, N, K, A, lda, B, ldb, C, ldc);
 // Compile with -O3 -march=<target> -fopenmp (without -fopenmp it runs on one thread).
 //
-// Edges: partial micro-tiles are computed into a small tile buffer and copied out; packed
-// panels are zero-padded to MR/NR, and unpacked operands are packed locally for edge tiles
-// only, so no read goes past A or B.
+// Edges: a bottom edge of few rows (tail_rows) and a right edge of whole vectors (tail_columns)
+// run in narrower micro-kernels straight into C; other partial micro-tiles are computed into a
+// small tile buffer and copied out. Packed panels are zero-padded to MR/NR, and unpacked operands
+// are packed locally for edge tiles only, so no read goes past A or B.
 //
 // The blocking loops take their operands from "sources" (DenseA/DenseB: row-major matrices, as
 // gemm() passes them; PrepackedA: A packed once by gemm_prepack_a, for constant weights). Other
