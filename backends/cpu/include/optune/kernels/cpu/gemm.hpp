@@ -356,14 +356,17 @@ bool tail_columns(Index n, Index kc, const float* a, Index lda, const float* b, 
 // [jr_begin, jr_end). `a` and `b` point at packed blocks or, when unpacked, at the operands in
 // place (A + ic*lda + pc, B + pc*ldb + jc). With PackB and `pack_from` (B's block in place,
 // leading dimension pack_ld), the packed block buffers.b is not filled yet: each panel's first
-// micro-tile reads B in place and packs it as it goes, the others read the packed panel.
+// micro-tile reads B in place and packs it as it goes, the others read the packed panel; if no
+// other block of A reads this block of B (b_block_read_once), every panel goes into the first
+// panel's space.
 template <GemmConfig Cfg, bool PackA, bool PackB>
 void macro_kernel(Index mc, Index nc, Index kc, const float* a, Index lda, const float* b,
                   Index ldb, float* c, Index ldc, bool accumulate, Index jr_begin, Index jr_end,
                   const Buffers& buffers, const float* pack_from = nullptr, Index pack_ld = 0,
-                  bool one_pass = false) {
+                  bool b_block_read_once = false) {
   constexpr int MR = Cfg.mr, NR = Cfg.nr, L = Cfg.lanes, U = Cfg.unroll;
-  const Index panel_step = one_pass && pack_from != nullptr ? 0 : NR * kc;
+  const bool packing_as_we_go = PackB && pack_from != nullptr;
+  const Index panel_step = packing_as_we_go && b_block_read_once ? 0 : NR * kc;
   for (Index jp = jr_begin; jp < jr_end; ++jp) {
     const Index j = jp * NR;
     const Index n = std::min<Index>(NR, nc - j);
@@ -374,7 +377,6 @@ void macro_kernel(Index mc, Index nc, Index kc, const float* a, Index lda, const
       b_panel = buffers.edge_b;
       packed_b = true;
     }
-    const bool packing_as_we_go = PackB && pack_from != nullptr;
     bool copy_b = packing_as_we_go;
     if (copy_b && n < NR) {  // a partial panel is zero-padded: packed the plain way
       pack_b_panel<NR>(kc, n, pack_from + j, pack_ld, buffers.b + jp * panel_step);
