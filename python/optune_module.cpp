@@ -72,6 +72,7 @@ std::string tune(const py::dict& arguments, const std::string& package_dir, cons
       update["trials"] = state.trials;
       update["best_gflops"] = state.best_gflops;
       update["failures"] = state.failures;
+      update["unit"] = state.unit;
       callback(update);
     });
   }

@@ -9,8 +9,17 @@
 namespace optune::app {
 namespace {
 
-// Share of valid configs, from uniform index samples (the space is never enumerated).
+// Configs of a space this small are counted, not sampled.
+constexpr std::uint64_t kCountedSpace = 20000;
+
+// Share of valid configs: counted in a small space, else from uniform index samples (a large
+// space is never enumerated).
 double estimate_valid_share(const search_space::ConfigSpace& space) {
+  if (space.size() <= kCountedSpace) {
+    std::uint64_t valid = 0;
+    for (std::uint64_t i = 0; i < space.size(); ++i) valid += space.is_valid(space.from_index(i));
+    return static_cast<double>(valid) / static_cast<double>(space.size());
+  }
   constexpr int kSamples = 20000;
   std::mt19937_64 rng(7);
   std::uniform_int_distribution<std::uint64_t> index(0, space.size() - 1);
@@ -34,6 +43,7 @@ nlohmann::json describe_space(const std::string& op, const std::string& shape, c
       {"device", task->device.name},
       {"size", space.size()},
       {"valid_share_estimate", estimate_valid_share(space)},
+      {"valid_share_counted", space.size() <= kCountedSpace},
       {"knobs", space.describe()},
       {"default_config", space.to_json(default_config)},
   };

@@ -1,8 +1,12 @@
 #include "optune/app/kernel_results.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "optune/app/bad_input.hpp"
 #include "optune/app/tasks.hpp"
@@ -96,6 +100,32 @@ ExportScope export_scope(const std::vector<db::TuningRecord>& records, const std
 
 }  // namespace
 
+namespace {
+
+// A cache measured at another problem size than the one its records would be stored under is
+// refused, unless --shape says which size they are: Kernel Tuner's problem_size may also be a grid
+// of other numbers than the file's extents, so only a list of as many values, other than the
+// extents in any order, is taken to be another size.
+void check_problem_size(const tuner::LandscapeFile& cache, const measure::MeasureTask& task,
+                        const KernelTunerImportRequest& request) {
+  if (!request.shape.empty() || cache.problem_size.empty()) return;
+  std::vector<std::int64_t> extents;
+  std::string named;
+  for (const auto& extent : task.workload.kernel().extents) {
+    extents.push_back(extent.value);
+    named += fmt::format("{}{}={}", named.empty() ? "" : ",", extent.name, extent.value);
+  }
+  auto sizes = cache.problem_size;
+  if (sizes.size() != extents.size()) return;
+  std::sort(sizes.begin(), sizes.end());
+  std::sort(extents.begin(), extents.end());
+  if (sizes == extents) return;
+  throw BadInput(fmt::format("{}: problem_size [{}] is not the kernel's size {}; give the cache's size with --shape",
+                             request.cache, fmt::join(cache.problem_size, ", "), named));
+}
+
+}  // namespace
+
 KernelTunerImportResult import_kernel_tuner(const KernelTunerImportRequest& request) {
   tuner::LandscapeFile cache;
   kernels::Target target;
@@ -122,6 +152,7 @@ KernelTunerImportResult import_kernel_tuner(const KernelTunerImportRequest& requ
   } catch (const BadInput& error) {  // no valid config at all
     throw BadInput(error.what() + name_only_hint(result.device_name, result.device_source));
   }
+  check_problem_size(cache, *task, request);
   result.workload_key = task->workload.key();
   result.device_id = task->device.fingerprint_id();
   result.configs = records.size();

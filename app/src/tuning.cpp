@@ -75,12 +75,18 @@ WorkloadOutcome tune_workload(const TuneRequest& request, const InstallPaths& pa
 std::vector<std::string> range_shapes(const TuneRequest& request) {
   std::vector<std::string> shapes;
   try {
-    const kernels::Op op = kernels::parse_op(request.op);
     shapes = tuner::representative_shapes(request.shape);
-    for (const auto& shape : shapes) kernels::parse_workload(op, shape);
+    if (request.kernel_file.empty()) {
+      const kernels::Op op = kernels::parse_op(request.op);
+      for (const auto& shape : shapes) kernels::parse_workload(op, shape);
+    }
   } catch (const std::invalid_argument& error) {
     throw BadInput(std::string("tune: ") + error.what());
   }
+  // A kernel file's sizes are checked against this machine's device (its rules may name the
+  // device's limits); a remote device's are checked as each size is tuned.
+  if (!request.kernel_file.empty() && request.measuring.rpc.empty())
+    for (const auto& shape : shapes) make_kernel_task(request.kernel_file, shape, request.measuring.target, nullptr);
   return shapes;
 }
 

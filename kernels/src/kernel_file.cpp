@@ -33,6 +33,25 @@ bool is_identifier(const std::string& name) {
                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
+// Extents and knobs reach the kernel's source as macros (-DNAME=value): a keyword of C++ (a CPU
+// kernel's language) or of OpenCL C's address spaces as a macro breaks every build of the kernel,
+// so the file is refused instead. Names that only some kernels use (read_only, half, float4) stay
+// allowed: Kernel Tuner's kernels name their knobs so (read_only in its convolution).
+bool is_source_keyword(const std::string& name, const std::string& backend) {
+  static const std::set<std::string> cpp = {
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+      "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
+      "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete",
+      "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+      "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+      "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
+      "requires", "restrict", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast",
+      "struct", "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid",
+      "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
+  static const std::set<std::string> opencl = {"kernel", "global", "local", "constant", "private"};
+  return cpp.count(name) > 0 || (backend == "opencl" && opencl.count(name) > 0);
+}
+
 // The name is part of workload keys (kernel.<name>.N4096), where '.' separates fields.
 bool is_kernel_name(const std::string& name) {
   if (name.empty() || name.size() > 64 || !std::isalpha(static_cast<unsigned char>(name[0]))) return false;
@@ -183,6 +202,9 @@ class KernelFileParser {
   void check_new_name(const std::string& name, const toml::node* where, const std::string& field) {
     if (!is_expression_name(name))
       fail(where, field, "'" + name + "' must be an identifier that is not a function's name (min, max, div, ...)");
+    if (is_source_keyword(name, spec_.backend))
+      fail(where, field, "'" + name + "' is a keyword of the kernel's language; the kernel gets it as a macro (-D" +
+                             name + "=...), which would break its build");
     const auto& limits = device_limit_names(spec_.backend);
     if (std::find(limits.begin(), limits.end(), name) != limits.end())
       fail(where, field, "'" + name + "' is the name of a device limit");

@@ -91,7 +91,8 @@ def tune(op="gemm", shape=None, target="cpu", tuner="xgb", trials=64, db="optune
     each, with ``name`` and ``count``) and the network's ``default_seconds`` and ``tuned_seconds``.
     A ``shape`` with a range (``"M=1..512,N=768,K=768"``) tunes its representative shapes, ``trials``
     split among them, and returns a list of one such dict per shape.
-    ``progress``: called with a dict (``task``, ``trial``, ``trials``, ``best_gflops``,
+    ``progress``: called with a dict (``task``, ``trial``, ``trials``, ``best_gflops``, ``unit``
+    (what ``best_gflops`` counts: GFLOP/s, or GB/s or runs/s for a kernel file without flops),
     ``failures``) after every batch; an exception it raises stops the run.
     """
     arguments = {
@@ -155,7 +156,8 @@ def replay(landscape, tuner="xgb", seeds=20, budgets=(25, 50, 100, 200, 400), *,
 
 def space(op="gemm", shape=None, target="cpu", *, kernel=None):
     """The template's space for a workload on a target (or a kernel file's, ``kernel``, at ``shape``,
-    its extents): ``knobs``, ``size``, ``valid_share_estimate``, ``default_config``."""
+    its extents): ``knobs``, ``size``, ``valid_share_estimate`` (counted exactly where
+    ``valid_share_counted``: spaces of at most 20,000 configs), ``default_config``."""
     return json.loads(_optune.space(_text("op", op), _shape_text(shape), _text("target", target),
                                     _text("kernel", None if kernel is None else os.fspath(kernel))))
 

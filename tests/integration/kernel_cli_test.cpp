@@ -102,6 +102,8 @@ TEST_F(KernelCliTest, SaxpyTunesOnTheCpuAgainstItsReference) {
   const auto described = nlohmann::json::parse(space.out);
   EXPECT_EQ(described["template"], "kernel.saxpy.cpu");
   EXPECT_EQ(described["size"], 16);
+  EXPECT_TRUE(described["valid_share_counted"]) << "a space of 16 configs is counted, not sampled";
+  EXPECT_EQ(described["valid_share_estimate"], 1.0);
   EXPECT_EQ(described["default_config"], nlohmann::json({{"BLOCK", 256}, {"UNROLL", 1}}));
 }
 
@@ -189,6 +191,104 @@ TEST_F(KernelCliTest, BadKernelFilesAndOptionsExitTwoWithOneLine) {
   fs::path job = write("bad_job.toml", "name = \"j\"\nbudget = 2\n[[workload]]\nkernel = \"nowhere.toml\"\n");
   expect_bad_input("job run " + job.string(), "nowhere.toml");
   EXPECT_FALSE(fs::exists(db())) << "a rejected command must not create a database";
+}
+
+TEST_F(KernelCliTest, KernelKeywordsAndOpWithKernelAreBadInput) {
+  const std::string saxpy = (kExamples / "saxpy_cpu.toml").string();
+  fs::copy_file(kExamples / "saxpy_cpu.cpp", dir_ / "saxpy_cpu.cpp");
+  std::string text = slurp(kExamples / "saxpy_cpu.toml");
+  text.replace(text.find("UNROLL = [1, 2, 4, 8]"), 21, "for = [1, 2, 4, 8]");
+  expect_bad_input("space --kernel " + write("keyword.toml", text).string(), "'for' is a keyword");
+  text.replace(text.find("for = [1, 2, 4, 8]"), 18, "unsigned = [1, 2, 4, 8]");
+  expect_bad_input("space --kernel " + write("type_name.toml", text).string(), "'unsigned' is a keyword");
+  expect_bad_input("tune --kernel " + saxpy + " --op conv2d --db " + db(), "--op");
+  EXPECT_FALSE(fs::exists(db()));
+}
+
+// A kernel file's default is only its knobs' first values: it may crash where other configs work.
+// A later batch that fails as the default did is then the configs' fault, not the environment's,
+// since a config that worked still works.
+TEST_F(KernelCliTest, ADefaultThatCrashesDoesNotStopARunThatFoundWorkingConfigs) {
+  std::string text = slurp(kTestKernels / "faulty_cpu.toml");
+  const std::string source = "source = \"faulty_cpu.cpp\"", modes = "MODE = [0, 1, 2, 3, 4, 5]";
+  text.replace(text.find(source), source.size(), "source = \"" + (kTestKernels / "faulty_cpu.cpp").string() + "\"");
+  text.replace(text.find(modes), modes.size(), "MODE = [3, 0]\nSPARE = [1, 2, 3]");
+  const fs::path kernel = write("crashing_default.toml", text);
+  CommandRun run = optune("tune --kernel " + kernel.string() + " --target cpu --tuner grid --batch-size 1 --trials 5 " +
+                          "--remeasure 0 " + kQuick + " --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("default    failed: crash"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("the default failed"), std::string::npos) << run.out;
+  std::size_t crashes = 0, successes = 0;
+  for (const auto& [config, kind] : outcomes()) {
+    const bool crashing = config.find("\"MODE\":3") != std::string::npos;
+    EXPECT_EQ(kind, crashing ? "crash" : "ok") << config;
+    (crashing ? crashes : successes) += 1;
+  }
+  EXPECT_EQ(crashes, 3u);
+  EXPECT_EQ(successes, 3u);
+}
+
+// A kernel that prints (as one does while debugging) or reads stdin is measured like any other:
+// the worker's messages travel apart from the candidate's stdio.
+TEST_F(KernelCliTest, KernelsThatPrintOrReadStdinAreMeasured) {
+  write("chatty.cpp", R"(#include <cstdint>
+#include <cstdio>
+extern "C" void chatty(const float* x, float* y, std::int32_t n) {
+  if (MODE == 1) std::printf("{\"not\": \"a reply\"}\ndebug: n=%d\n", n);
+  if (MODE == 2) std::fflush(stdout), std::puts("unbuffered"), std::fflush(stdout);
+  if (MODE == 3) {
+    char line[256];
+    if (std::fgets(line, sizeof line, stdin)) y[0] = -1;  // a request read away would show here
+  }
+  for (std::int32_t i = MODE == 3 && y[0] == -1 ? 1 : 0; i < n; ++i) y[i] = 2 * x[i];
+}
+extern "C" void chatty_reference(const float* x, float* y, std::int32_t n) {
+  for (std::int32_t i = 0; i < n; ++i) y[i] = 2 * x[i];
+}
+)");
+  const fs::path kernel = write("chatty.toml", R"(name = "chatty"
+backend = "cpu"
+source = "chatty.cpp"
+entry = "chatty"
+flops = "N"
+args = [
+  { name = "x", kind = "buffer", dtype = "f32", count = "N" },
+  { name = "y", kind = "buffer", dtype = "f32", count = "N", output = true },
+  { name = "n", kind = "scalar", dtype = "i32", value = "N" },
+]
+[extents]
+N = 1024
+[knobs]
+MODE = [0, 1, 2, 3]
+[check]
+reference = "chatty_reference"
+rtol = 1e-6
+atol = 1e-6
+)");
+  CommandRun run = optune("tune --kernel " + kernel.string() + " --target cpu --tuner grid --trials 4 --remeasure 0 " +
+                          kQuick + " --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  const auto by_config = outcomes();
+  ASSERT_EQ(by_config.size(), 4u);
+  for (const auto& [config, kind] : by_config) EXPECT_EQ(kind, "ok") << config;
+  EXPECT_NE(run.err.find("debug: n=1024"), std::string::npos) << "a kernel's output goes to stderr\n" << run.err;
+}
+
+TEST_F(KernelCliTest, ARangeOfAKernelsExtentTunesItsRepresentativeSizes) {
+  const std::string saxpy = (kExamples / "saxpy_cpu.toml").string();
+  CommandRun run = optune("tune --kernel " + saxpy + " --shape N=1000..8000 --target cpu --tuner random --trials 6 " +
+                          "--remeasure 0 " + kQuick + " --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("representative shapes (N=1000; "), std::string::npos) << run.out;
+  std::set<std::string> workloads;
+  for (const auto& record : Database::open(db(), Database::Mode::kReadOnly).records({})) workloads.insert(record.workload_key);
+  EXPECT_TRUE(workloads.count("kernel.saxpy.N1000")) << run.out;
+  EXPECT_TRUE(workloads.count("kernel.saxpy.N8000")) << run.out;
+  EXPECT_GE(workloads.size(), 3u) << run.out;
+  EXPECT_NE(run.out.find("apply-best --kernel"), std::string::npos) << run.out;
+  expect_bad_input("tune --kernel " + saxpy + " --shape N=8000..1000 --db " + dir_.string() + "/other.db", "N=8000..1000");
+  expect_bad_input("tune --kernel " + saxpy + " --shape Q=1..8 --db " + dir_.string() + "/other.db", "Q");
 }
 
 #ifdef OPTUNE_HAS_OPENCL

@@ -153,6 +153,23 @@ TEST_F(KernelResultsCliTest, ImportStoresTheCacheAsRecordsOfTheKernelWorkload) {
   EXPECT_NE(run.out.find("kernel.blocks.N4000"), std::string::npos) << run.out;
 }
 
+TEST_F(KernelResultsCliTest, ImportRefusesACacheOfAnotherProblemSizeUnlessShapeNamesIt) {
+  Json cache = synthetic_cache();
+  cache["problem_size"] = {4096};
+  const fs::path file = write("other_size.json", cache.dump());
+  expect_bad_input("import --kernel-tuner " + file.string() + " --kernel " + kernel() + " --db " + db(),
+                   "problem_size [4096] is not the kernel's size N=1000");
+  EXPECT_FALSE(fs::exists(db()));
+  CommandRun run = import_cache(file, "--shape N=4096");
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("kernel.blocks.N4096"), std::string::npos) << run.out;
+  // A problem_size of other length than the extents is a grid, not a size: nothing to compare.
+  cache["problem_size"] = {250, 4};
+  run = import_cache(write("grid.json", cache.dump()));
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("kernel.blocks.N1000"), std::string::npos) << run.out;
+}
+
 TEST_F(KernelResultsCliTest, ExportGivesBackTheImportedConfigurationsAndTimes) {
   const Json original = synthetic_cache();
   CommandRun run = import_cache(write("history.json", original.dump(2)));

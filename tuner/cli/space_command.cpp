@@ -1,5 +1,6 @@
 // optune space: the knobs of a template's space for a workload and target, its size, an estimate
 // of how much of it is valid, and the default config.
+#include <cmath>
 #include <cstdio>
 
 #include "cli_support.hpp"
@@ -28,8 +29,12 @@ int run_space(const SpaceOptions& options) {
               text("target").c_str(), text("device").c_str());
   const auto size = description["size"].get<std::uint64_t>();
   const double share = description["valid_share_estimate"].get<double>();
-  std::printf("size      %llu configs, about %.1f%% valid (%.3g valid)\n",
-              static_cast<unsigned long long>(size), share * 100, share * static_cast<double>(size));
+  if (description["valid_share_counted"].get<bool>())
+    std::printf("size      %llu configs, %.0f valid (%.1f%%)\n", static_cast<unsigned long long>(size),
+                std::round(share * static_cast<double>(size)), share * 100);
+  else
+    std::printf("size      %llu configs, about %.1f%% valid (%.3g valid)\n",
+                static_cast<unsigned long long>(size), share * 100, share * static_cast<double>(size));
   std::printf("knobs\n");
   for (const auto& knob : description["knobs"]) {
     std::string preview = knob.contains("preview") ? knob["preview"].dump() : "";

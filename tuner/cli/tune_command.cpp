@@ -40,8 +40,7 @@ void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
     std::printf(", warm-started from %zu records of other devices", summary.other_device_records);
   std::printf(")\n");
   // A kernel file's records count its own work: GFLOP/s, GB/s or runs per second.
-  const auto* kernel_file = kernels::kernel_file_of(*task.kernel_template);
-  const std::string unit = kernel_file ? kernel_file->throughput_unit(task.workload, task.device) : "GFLOP/s";
+  const std::string unit = kernels::throughput_unit(*task.kernel_template, task.workload, task.device);
   if (summary.default_config && summary.default_config->ok())
     std::printf("default    %.2f %s  %.4f ms\n", summary.default_config->gflops, unit.c_str(),
                 summary.default_config->median_seconds * 1e3);
@@ -54,9 +53,12 @@ void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
   if (summary.best_is_default())
     std::printf("best       %.2f %s  %.4f ms  no speed-up: the best config is the default\n",
                 summary.best->gflops, unit.c_str(), summary.best->median_seconds * 1e3);
-  else
+  else if (summary.speedup() > 0)
     std::printf("best       %.2f %s  %.4f ms  speed-up %.2fx over default\n", summary.best->gflops, unit.c_str(),
                 summary.best->median_seconds * 1e3, summary.speedup());
+  else
+    std::printf("best       %.2f %s  %.4f ms  (no speed-up to give: the default failed)\n", summary.best->gflops,
+                unit.c_str(), summary.best->median_seconds * 1e3);
   std::printf("config     %s\n", summary.best->config.dump().c_str());
   std::printf("database   %s (run %s)\n", options.request.database.c_str(), summary.run_id.c_str());
 }
@@ -110,8 +112,12 @@ int run_tune(const TuneOptions& options) {
       std::printf("\n");
       every_shape_tuned = every_shape_tuned && shape.summary.best.has_value();
     }
-    std::printf("every shape in %s now runs the config of its nearest tuned shape (optune pick shows it)\n",
-                options.request.shape.c_str());
+    if (options.request.kernel_file.empty())
+      std::printf("every shape in %s now runs the config of its nearest tuned shape (optune pick shows it)\n",
+                  options.request.shape.c_str());
+    else
+      std::printf("the sizes' best configs are in the database: optune apply-best --kernel %s writes their table\n",
+                  options.request.kernel_file.c_str());
     return every_shape_tuned ? 0 : 1;
   }
   auto outcome = app::tune_workload(options.request, install_paths(), progress, log);
@@ -124,7 +130,7 @@ int run_tune(const TuneOptions& options) {
 void add_tune_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<TuneOptions>();
   CLI::App* tune = app.add_subcommand("tune", "Tune one operator on a target; every measurement goes to the database");
-  tune->add_option("--op", options->request.op, "Operator: " + kernels::operator_names())->capture_default_str();
+  auto* op = tune->add_option("--op", options->request.op, "Operator: " + kernels::operator_names())->capture_default_str();
   tune->add_option("--shape", options->request.shape,
                    "Shape: M,N,K or named extents (M=512,N=512,K=512); a convolution's may name its layout "
                    "(...,layout=nchw8c); an extent may be a range LOW..HIGH (M=1..512,N=768,K=768): a few "
@@ -179,7 +185,11 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
   tune->add_option("--token-file", options->request.measuring.token_file, "--rpc: file holding the shared token");
   tune->add_option("--rpc-wait", options->request.measuring.rpc_wait, "--rpc: seconds to wait in the tracker's queue for a device")
       ->capture_default_str()->check(finite_number(0.0, 86400.0));
-  tune->callback([options, &action] { action = [options] { return run_tune(*options); }; });
+  tune->callback([options, op, &action] {
+    if (op->count() > 0 && !options->request.kernel_file.empty())
+      throw CLI::ValidationError("--op", "does not go with --kernel (the file is the kernel)");
+    action = [options] { return run_tune(*options); };
+  });
 }
 
 }  // namespace optune::cli

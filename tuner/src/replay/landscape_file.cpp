@@ -303,6 +303,12 @@ LandscapeFile read_measured_file(const std::filesystem::path& path) {
   file.name = stem_of(path);
   file.kernel = json.value("kernel_name", std::string());
   file.device = json.value("device_name", std::string());
+  if (const auto size = json.find("problem_size"); size != json.end()) {
+    if (size->is_number_integer()) file.problem_size.push_back(size->get<std::int64_t>());
+    if (size->is_array())
+      for (const auto& extent : *size)
+        if (extent.is_number_integer()) file.problem_size.push_back(extent.get<std::int64_t>());
+  }
   file.optimum = std::numeric_limits<double>::infinity();
   std::unordered_set<search_space::Config, search_space::ConfigHash> seen;
   for (std::size_t i = 0; i < measured.configs.size(); ++i) {

@@ -29,8 +29,8 @@ void Progress::update(const ProgressState& state) {
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   double eta = state.trial ? elapsed / state.trial * (state.trials - state.trial) : 0;
   std::string task = state.task.empty() ? "" : "[" + state.task + "] ";
-  std::string line = fmt::format("{}trial {}/{}  best {:.1f} GFLOP/s  failed {}  elapsed {}  eta {}", task,
-                                 state.trial, state.trials, state.best_gflops, state.failures,
+  std::string line = fmt::format("{}trial {}/{}  best {:.1f} {}  failed {}  elapsed {}  eta {}", task,
+                                 state.trial, state.trials, state.best_gflops, state.unit, state.failures,
                                  format_duration(elapsed), format_duration(eta));
   if (live_) {
     std::fprintf(out_, "\r\033[K%s", line.c_str());

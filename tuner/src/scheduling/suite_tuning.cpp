@@ -6,6 +6,8 @@
 #include <optional>
 #include <regex>
 
+#include "optune/kernels/kernel_file_template.hpp"
+
 namespace optune::tuner {
 namespace {
 
@@ -77,6 +79,7 @@ SuiteSummary tune_suite(const std::vector<SuiteTask>& tasks, RecordingMeasurer& 
     status[i].best_history.push_back(session.best_seconds());
     status[i].exhausted = measured == 0 || status[i].trials >= per_task_cap;
     state.task = tasks[i].entry.name;
+    state.unit = kernels::throughput_unit(*tasks[i].task->kernel_template, tasks[i].task->workload, tasks[i].task->device);
     state.trial = spent + summary.trials;
     state.failures = 0;
     for (const auto& s : sessions)

@@ -35,6 +35,8 @@ db::TuningRecord to_record(const measure::MeasureTask& task, const search_space:
 // Rounds of the closing re-measurement (measure::Runner::run), and how many waves of it at most.
 constexpr int kRemeasureRounds = 3;
 constexpr int kMaxRemeasureWaves = 4;
+// Records of the database's ranking read for the best of a task; past them, this run's best.
+constexpr std::size_t kMaxRankedForBest = 256;
 
 bool better(const db::TuningRecord& a, const std::optional<db::TuningRecord>& b) {
   return a.ok() && (!b || a.median_seconds < b->median_seconds);
@@ -110,6 +112,8 @@ TaskSession::TaskSession(std::shared_ptr<const measure::MeasureTask> task, const
     history.own.push_back(*summary_.default_config);
   }
   if (summary_.default_config->ok()) best_ = summary_.default_config;
+  for (const auto& record : history.own)
+    if (better(record, known_good_)) known_good_ = record;
 
   tuner_ = make_tuner(tuner_options, *task_, history);
   summary_.tuner = tuner_->name();
@@ -136,6 +140,7 @@ std::size_t TaskSession::step(std::size_t max_trials) {
     ++summary_.trials;
     if (!record.ok()) ++summary_.failures;
     if (record.ok()) successes_.push_back(record);
+    if (better(record, known_good_)) known_good_ = record;
     if (better(record, best_)) {
       best_ = record;
       last_improvement_ = summary_.trials;
@@ -153,7 +158,18 @@ void TaskSession::finish(std::size_t top) {
   // closing re-measurement, not a first measurement taken in a busier or quieter spell.
   db::Database& database = measurer_.database();
   const db::TaskKey key = task_key(*task_);
-  summary_.best = top > 0 ? database.best(key) : best_;
+  summary_.best = best_;
+  if (top > 0) {
+    // The database's ranking, less configs this space cannot run: records of an earlier version of
+    // a kernel file whose knobs or rules have changed since.
+    for (auto& record : database.top_k(task_filter(key), kMaxRankedForBest)) {
+      auto config = readable_config(task_->space, record);
+      if (config && task_->space.is_valid(*config)) {
+        summary_.best = std::move(record);
+        break;
+      }
+    }
+  }
   if (auto latest = database.latest_success(key, summary_.default_config->config_text())) summary_.default_config = latest;
   summary_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
@@ -210,6 +226,12 @@ void TaskSession::check_environment(const std::vector<db::TuningRecord>& records
     probe = measurer_.run(task_, {config}, "default", summary_.run_id, true).front();  // not recorded
   }
   if (probe->error_kind != kind) return;
+  // The default fails alike, as a kernel file's may on its own. A config that has worked for the
+  // task tells whether the environment still works.
+  if (known_good_ && known_good_->config_text() != probe->config_text()) {
+    auto good = readable_config(task_->space, *known_good_);
+    if (good && measurer_.run(task_, {*good}, "probe", summary_.run_id, false).front().error_kind != kind) return;
+  }
   std::string cause = probe->error_message.empty() ? records.front().error_message : probe->error_message;
   std::replace(cause.begin(), cause.end(), '\n', ' ');
   if (cause.size() > 300) cause = cause.substr(0, 297) + "...";

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "optune/kernels/kernel_file_template.hpp"
+
 namespace optune::tuner {
 
 TuningLoop::TuningLoop(measure::Builder& builder, measure::Runner& runner, db::Database& database,
@@ -13,7 +15,7 @@ TuningSummary TuningLoop::run(const std::shared_ptr<const measure::MeasureTask>&
                               const TuningOptions& options) {
   TaskSession session(task, options.tuner, measurer_, options.run_id.empty() ? make_run_id() : options.run_id);
   progress_.start(task->workload.key(), options.trials);
-  ProgressState state{"", 0, options.trials, 0, 0};
+  ProgressState state{"", 0, options.trials, 0, 0, kernels::throughput_unit(*task->kernel_template, task->workload, task->device)};
   while (session.summary().trials < options.trials) {
     if (!session.step(std::min(options.batch_size, options.trials - session.summary().trials))) break;
     state.trial = session.summary().trials;

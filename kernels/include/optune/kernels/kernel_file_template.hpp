@@ -84,4 +84,12 @@ inline const KernelFileBinding* kernel_file_of(const KernelTemplate& kernel_temp
   return source ? &source->binding() : nullptr;
 }
 
+// What a record's gflops column holds for a workload of the template: GFLOP/s for optune's own
+// templates, the kernel file's unit (KernelFileBinding::throughput_unit) for a kernel file.
+inline std::string throughput_unit(const KernelTemplate& kernel_template, const Workload& workload,
+                                   const DeviceInfo& device) {
+  const auto* file = kernel_file_of(kernel_template);
+  return file ? file->throughput_unit(workload, device) : "GFLOP/s";
+}
+
 }  // namespace optune::kernels

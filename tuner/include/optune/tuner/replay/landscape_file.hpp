@@ -36,6 +36,7 @@ struct LandscapeFile {
   std::string name;    // the file's name without .json / .json.gz
   std::string kernel;  // kernel_name ("" when the file has none)
   std::string device;  // device_name ("" when the file has none)
+  std::vector<std::int64_t> problem_size;  // Kernel Tuner's problem_size (empty when the file has none)
   std::shared_ptr<measure::MeasureTask> task;  // no template; the space described above
   std::vector<search_space::Config> configs;   // every configuration in the space
   std::vector<double> times;                   // the objective, lower is better; NaN: failed

@@ -1,5 +1,5 @@
 // Progress: the live display of a tuning run. On a terminal one line is redrawn in place
-// (trial i/N, best GFLOP/s, elapsed, ETA); elsewhere (CI logs, files) a plain line per batch.
+// (trial i/N, best throughput, elapsed, ETA); elsewhere (CI logs, files) a plain line per batch.
 #pragma once
 
 #include <chrono>
@@ -15,6 +15,7 @@ struct ProgressState {
   std::size_t trials = 0;  // budget
   double best_gflops = 0;
   std::size_t failures = 0;
+  std::string unit = "GFLOP/s";  // of best_gflops: a kernel file's may be GB/s or runs/s
 };
 
 class Progress {

@@ -77,7 +77,8 @@ class TaskSession {
               RecordingMeasurer& measurer, std::string run_id);
   // Measures up to max_trials new configs (one batch); returns how many, 0 when the space is used up.
   // Throws EnvironmentFailure, with nothing of the batch recorded, when every config of the batch
-  // failed the same way and the default config fails that way too.
+  // failed the same way and the default config fails that way too (and so does the fastest config
+  // that has worked for the task, where one has).
   std::size_t step(std::size_t max_trials);
   // Measures the best `top` configs and the default again, in interleaved rounds, and then any
   // config whose one record would still beat them; the summary's best is then the database's.
@@ -100,12 +101,17 @@ class TaskSession {
   // The default config's failed record, held back until a batch shows whether the failure is the
   // default's own or the environment's.
   std::optional<db::TuningRecord> unrecorded_default_;
+  // The fastest config that has succeeded for the task, in this run or an earlier one: proof that
+  // the environment worked, where the default itself fails (a kernel file's default is only its
+  // knobs' first values).
+  std::optional<db::TuningRecord> known_good_;
   std::size_t last_improvement_ = 0;
   bool exhausted_ = false;
   std::chrono::steady_clock::time_point start_;
 
   // Throws EnvironmentFailure when `records` (one batch) failed alike and the default config
-  // fails the same way: measured in this session, part of the batch, or measured again now.
+  // fails the same way (measured in this session, part of the batch, or measured again now), and
+  // so does known_good_ measured again, where there is one.
   void check_environment(const std::vector<db::TuningRecord>& records);
   // The closing waves of re-measurement (finish()).
   void remeasure_finalists(std::size_t top);
