@@ -306,7 +306,11 @@ OutputCheck check_outputs(const KernelOperands& operands) {
       if (std::isnan(diff) || diff > allowed) {
         if (wrong++ == 0)
           first = arg.spec.name + "[" + std::to_string(i) + "] = " + format_value(out) + ", expected " +
-                  format_value(ref) + " (atol " + format_value(atol) + ", rtol " + format_value(rtol) + ")";
+                  format_value(ref) + " (atol " + format_value(atol) + ", rtol " + format_value(rtol) + ")" +
+                  // The output is poisoned with NaN before the reference runs too.
+                  (std::isnan(ref) && !std::isnan(out) && operands.check.kind == kernels::KernelCheck::Kind::kReference
+                       ? ": the reference left it unwritten or computed NaN"
+                       : "");
       }
     }
   }

@@ -275,6 +275,38 @@ atol = 1e-6
   EXPECT_NE(run.err.find("debug: n=1024"), std::string::npos) << "a kernel's output goes to stderr\n" << run.err;
 }
 
+TEST_F(KernelCliTest, AReferenceThatLeavesAnOutputUnwrittenIsNamedAsTheCause) {
+  write("lazy.cpp", R"(#include <cstdint>
+extern "C" void lazy(const float* x, float* y, std::int32_t n) {
+  for (std::int32_t i = 0; i < n; ++i) y[i] = 2 * x[i] + V;
+}
+extern "C" void lazy_reference(const float* x, float* y, std::int32_t n) {
+  for (std::int32_t i = 1; i < n; ++i) y[i] = 2 * x[i];
+}
+)");
+  const fs::path kernel = write("lazy.toml", R"(name = "lazy"
+backend = "cpu"
+source = "lazy.cpp"
+entry = "lazy"
+flops = "N"
+args = [
+  { name = "x", kind = "buffer", dtype = "f32", count = "N" },
+  { name = "y", kind = "buffer", dtype = "f32", count = "N", output = true },
+  { name = "n", kind = "scalar", dtype = "i32", value = "N" },
+]
+[extents]
+N = 256
+[knobs]
+V = [0, 1]
+[check]
+reference = "lazy_reference"
+)");
+  CommandRun run = optune("tune --kernel " + kernel.string() + " --target cpu --tuner grid --trials 1 --remeasure 0 " +
+                          kQuick + " --db " + db());
+  EXPECT_NE(run.err.find("y[0] = "), std::string::npos) << run.out << run.err;
+  EXPECT_NE(run.err.find("the reference left it unwritten"), std::string::npos) << run.out << run.err;
+}
+
 TEST_F(KernelCliTest, ARangeOfAKernelsExtentTunesItsRepresentativeSizes) {
   const std::string saxpy = (kExamples / "saxpy_cpu.toml").string();
   CommandRun run = optune("tune --kernel " + saxpy + " --shape N=1000..8000 --target cpu --tuner random --trials 6 " +
