@@ -120,7 +120,7 @@ std::string replay(const std::string& landscape, const std::vector<std::string>&
   app::replay_landscape(request, [&](const tuner::LandscapeFile& file, const app::TunerReport& report) {
     all.push_back(app::replay_json(file, report, seeds));
   });
-  return all.dump();
+  return all.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);  // a file name need not be UTF-8
 }
 
 }  // namespace

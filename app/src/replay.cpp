@@ -3,43 +3,45 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <set>
+#include <unordered_set>
 
 #include "optune/app/bad_input.hpp"
 #include "optune/tuner/search/strategies.hpp"
+#include "optune/tuner/search/task_history.hpp"
 
 namespace optune::app {
 namespace {
 
-std::vector<std::string> tuner_list(const std::vector<std::string>& names) {
-  if (names.size() == 1 && names.front() == "all") return tuner::tuner_names();
-  if (names.empty()) throw BadInput("replay: --tuner is empty");
-  for (const auto& name : names) {
-    try {
-      tuner::check_tuner_name(name);
-    } catch (const std::invalid_argument& error) {
-      throw BadInput(error.what());
-    }
-  }
-  return names;
-}
-
-std::string first_knob_names(const tuner::LandscapeFile& file) {
-  std::string names;
+std::set<std::string> knob_names(const tuner::LandscapeFile& file) {
+  std::set<std::string> names;
   for (const auto& knob : file.task->space.knobs())
-    names += std::visit([](const auto& k) { return k.name; }, knob) + ",";
+    names.insert(std::visit([](const auto& k) { return k.name; }, knob));
   return names;
 }
 
-// Other devices' landscapes of the same kernel, as the records the model starts from.
+// Other devices' landscapes of the same kernel, as the records the model starts from. Parameters
+// match by name, in any order. The model reads a record in the target's space or passes it over,
+// so a source that shares no configuration with the target (other values, strings for numbers)
+// would be passed over whole without a word: it is refused.
 tuner::TaskHistory transfer_history(const tuner::LandscapeFile& target, const std::vector<std::string>& files) {
+  const std::unordered_set<search_space::Config, search_space::ConfigHash> measured(target.configs.begin(),
+                                                                                    target.configs.end());
   tuner::TaskHistory history;
   for (const auto& path : files) {
     auto source = tuner::read_landscape_file(path);
-    if (first_knob_names(source) != first_knob_names(target))
+    if (knob_names(source) != knob_names(target))
       throw BadInput("replay: --transfer-from " + path + " has other tunable parameters than " + target.name);
-    if (source.device == target.device)
-      throw BadInput("replay: --transfer-from " + path + " was measured on the same device (" + source.device + ")");
-    for (auto& record : tuner::landscape_records(source)) history.other_devices.push_back(std::move(record));
+    if (tuner::landscape_device(source) == tuner::landscape_device(target))
+      throw BadInput("replay: --transfer-from " + path + " was measured on the same device (" +
+                     tuner::landscape_device(source) + ")");
+    auto records = tuner::landscape_records(source);
+    const bool shared = std::any_of(records.begin(), records.end(), [&](const db::TuningRecord& record) {
+      const auto config = tuner::readable_config(target.task->space, record);
+      return config && measured.contains(*config);
+    });
+    if (!shared) throw BadInput("replay: --transfer-from " + path + " shares no configuration with " + target.name);
+    for (auto& record : records) history.other_devices.push_back(std::move(record));
   }
   return history;
 }
@@ -66,6 +68,21 @@ TunerReport replay_tuner(const tuner::LandscapeFile& file, const tuner::Landscap
 
 }  // namespace
 
+std::vector<std::string> replay_tuners(const std::vector<std::string>& names) {
+  if (names.size() == 1 && names.front() == "all") return tuner::tuner_names();
+  if (names.empty()) throw BadInput("replay: --tuner is empty");
+  std::vector<std::string> tuners;
+  for (const auto& name : names) {
+    try {
+      tuner::check_tuner_name(name);
+    } catch (const std::invalid_argument& error) {
+      throw BadInput(error.what());
+    }
+    if (std::find(tuners.begin(), tuners.end(), name) == tuners.end()) tuners.push_back(name);
+  }
+  return tuners;
+}
+
 void replay_landscape(const ReplayRequest& request,
                       const std::function<void(const tuner::LandscapeFile&, const TunerReport&)>& on_report) {
   if (request.landscape.empty()) throw BadInput("replay: --landscape is required");
@@ -77,7 +94,7 @@ void replay_landscape(const ReplayRequest& request,
   for (std::size_t budget : request.budgets)
     if (budget < 1 || budget > 1000000)
       throw BadInput("replay: --budgets takes positive integers up to 1000000 (got " + std::to_string(budget) + ")");
-  const auto tuners = tuner_list(request.tuners);
+  const auto tuners = replay_tuners(request.tuners);
   tuner::LandscapeFile file;
   tuner::TaskHistory history;
   try {
@@ -106,7 +123,8 @@ nlohmann::ordered_json replay_json(const tuner::LandscapeFile& file, const Tuner
   for (double value : report.summary.fraction) fraction.push_back(rounded(value));
   return {{"landscape", file.name}, {"tuner", report.tuner},       {"seeds", seeds},
           {"budgets", report.summary.budgets}, {"fraction", fraction}, {"evals_to", evals_to},
-          {"score", rounded(report.summary.score)}};
+          {"score", report.summary.score ? nlohmann::ordered_json(rounded(*report.summary.score))
+                                         : nlohmann::ordered_json(nullptr)}};
 }
 
 }  // namespace optune::app

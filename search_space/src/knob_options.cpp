@@ -123,11 +123,12 @@ void check_knob(const Knob& knob) {
   if (const auto* list = std::get_if<ValuesKnob>(&knob)) {
     if (list->values.empty()) reject(name, "a values knob needs at least one value");
     if (list->values.size() > kMaxOptionsPerKnob) reject(name, "more than 2^32 options");
-    for (std::size_t i = 0; i < list->values.size(); ++i) {
-      if (!std::isfinite(list->values[i])) reject(name, "values must be finite");
-      for (std::size_t j = 0; j < i; ++j)
-        if (list->values[j] == list->values[i]) reject(name, "duplicate value");
-    }
+    for (double value : list->values)
+      if (!std::isfinite(value)) reject(name, "values must be finite");
+    // Sorted, so that a measured landscape's 100,000 values take milliseconds, not seconds.
+    std::vector<double> sorted = list->values;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) reject(name, "duplicate value");
   }
   if (const auto* permutation = std::get_if<PermutationKnob>(&knob)) {
     check_distinct(name, permutation->items, "item");

@@ -241,6 +241,7 @@ TEST_F(KernelResultsCliTest, ImportRefusesBadInputWithOneLineAndWritesNothing) {
   Json missing = synthetic_cache();
   missing["tune_params_keys"] = {"BLOCK"};
   missing["tune_params"].erase("MODE");
+  for (const char* key : {"8,fast", "16,fast"}) missing["cache"].erase(key);  // one entry per configuration
   for (auto& [key, entry] : missing["cache"].items()) entry.erase("MODE");
   expect_bad_input("import --kernel-tuner " + write("missing.json", missing.dump()).string() + tail,
                    "knob 'MODE' of");

@@ -30,7 +30,7 @@ args = [
 [extents]
 N = 1000
 [knobs]
-BLOCK = [8, 16]
+BLOCK = [8, 16, 32]
 MODE = ["plain", "fast"]
 [launch]
 global = ["N"]
@@ -79,7 +79,8 @@ def test_simulation_mode_tunes_from_the_exported_cache(exported):
 
 def test_kernel_tuner_appends_to_the_exported_cache(exported):
     data = util.read_cache(str(exported), open_cache=True)  # what tune_kernel does before it appends
-    util.store_cache("16,extra", {"BLOCK": 16, "MODE": "plain", "time": 3.0}, str(exported), data["cache"])
+    # a configuration the cache lacks (BLOCK 32 is a knob value no entry has): one entry per configuration
+    util.store_cache("32,plain", {"BLOCK": 32, "MODE": "plain", "time": 3.0}, str(exported), data["cache"])
     util.close_cache(str(exported))
     assert len(json.loads(exported.read_text())["cache"]) == 5
     optune("replay", "--landscape", str(exported), "--tuner", "random", "--seeds", "2", "--budgets", "2",

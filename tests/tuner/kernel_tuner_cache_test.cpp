@@ -197,16 +197,36 @@ TEST_F(KernelTunerCacheTest, T4ResultsBecomeRecordsWithTheirInvalidities) {
   EXPECT_EQ(records[2].error_kind, "wrong_answer");
 }
 
+// The reader refuses it, for import and replay alike.
 TEST_F(KernelTunerCacheTest, CacheTunedForAnotherObjectiveIsRefused) {
   Json file = cache({{"8,plain", {{"BLOCK", 8}, {"MODE", "plain"}, {"time", 1.0}, {"GFLOP/s", 5.0}}}});
   file["objective"] = "GFLOP/s";
-  const auto landscape = read_measured_file(write("cache.json", file.dump()));
   try {
-    records_of_cache(landscape, *task(), "run");
+    read_measured_file(write("cache.json", file.dump()));
     FAIL() << "GFLOP/s were taken for times";
   } catch (const std::invalid_argument& error) {
     EXPECT_NE(std::string(error.what()).find("objective 'GFLOP/s'"), std::string::npos) << error.what();
   }
+}
+
+// Kernel Tuner 1.5 writes `objective` as a list and a failed configuration's failure string in
+// `__error__`, with no time; its simulation mode reads such a cache, and so does the import.
+TEST_F(KernelTunerCacheTest, KernelTuner15CacheWithFailuresIsImported) {
+  Json file = cache({{"8,plain", {{"BLOCK", 8}, {"MODE", "plain"}, {"time", 2.0}, {"times", {2.0, 2.0}}}},
+                     {"16,plain", {{"BLOCK", 16}, {"MODE", "plain"}, {"__error__", "CompilationFailedConfig"},
+                                   {"compile_time", 0.5}}},
+                     {"16,fast", {{"BLOCK", 16}, {"MODE", "fast"}, {"__error__", "RuntimeFailedConfig"}}},
+                     {"32,fast", {{"BLOCK", 32}, {"MODE", "fast"}, {"__error__", "InvalidConfig"}}}});
+  file["objective"] = {"time"};
+  file["problem_size"] = 1000;
+  const auto landscape = read_measured_file(write("cache.json", file.dump()));
+  EXPECT_EQ(landscape.invalid, 1u);
+  const auto records = records_of_cache(landscape, *task(), "run");
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_TRUE(records[0].ok());
+  EXPECT_EQ(records[1].error_kind, "build_error");
+  EXPECT_EQ(records[1].error_message, "Kernel Tuner: CompilationFailedConfig");
+  EXPECT_EQ(records[2].error_kind, "runtime_error");
 }
 
 }  // namespace

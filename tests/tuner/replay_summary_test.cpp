@@ -38,9 +38,22 @@ TEST(ReplaySummaryTest, FractionsEvaluationsAndScore) {
   EXPECT_EQ(*summary.evals_to["0.95"], 4u);  // lower median of 1, 4, never
   // The optimum from the first evaluation on scores 1; here the mean lies between.
   auto perfect = summarise_replay({{1, 2, 4, 8}}, 1.0, random_best, {4});
-  EXPECT_NEAR(perfect.score, 1.0, 1e-12);
-  EXPECT_GT(summary.score, -1.0);
-  EXPECT_LT(summary.score, 1.0);
+  EXPECT_NEAR(perfect.score.value(), 1.0, 1e-12);
+  EXPECT_GT(summary.score.value(), -1.0);
+  EXPECT_LT(summary.score.value(), 1.0);
+}
+
+// One successful configuration among failed ones: random search's expected best is its time from
+// the first draw on (a failed draw alone counts as the worst time, which is that one), so no t has
+// a term and the score is undefined; it read 1.0 for a search that found nothing.
+TEST(ReplaySummaryTest, ScoreWithoutAnyTermIsUndefined) {
+  const std::vector<double> times = {kFailed, kFailed, kFailed, kFailed, kFailed, 2.0};
+  const auto random_best = random_search_expected_best(times, 2);
+  EXPECT_DOUBLE_EQ(random_best[0], 2.0);
+  EXPECT_DOUBLE_EQ(random_best[1], 2.0);
+  auto summary = summarise_replay({{kFailed, kFailed}}, 2.0, random_best, {1, 2});
+  EXPECT_EQ(summary.fraction, (std::vector<double>{0.0, 0.0}));
+  EXPECT_FALSE(summary.score.has_value());
 }
 
 TEST(ReplaySummaryTest, FewerThanHalfTheSeedsReachingIsNone) {

@@ -2,6 +2,7 @@
 // 2 bad usage or bad input, with one line on stderr naming what was wrong.
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -9,6 +10,21 @@
 #include "optune/backends/registry.hpp"
 #include "optune/db/database.hpp"
 #include "optune/kernels/operator_catalog.hpp"
+
+namespace {
+
+// An error is one line on stderr, whatever it quotes: a file name may hold a line break.
+std::string one_line(const char* message) {
+  std::string line;
+  for (const char* c = message; *c != '\0'; ++c) {
+    if (*c == '\n') line += "\\n";
+    else if (*c == '\r') line += "\\r";
+    else line += *c;
+  }
+  return line;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"optune: auto-tuner for operator schedules (" + optune::kernels::operator_names() +
@@ -36,7 +52,7 @@ int main(int argc, char** argv) {
     return false;
   };
   if (argc > 1 && argv[1][0] != '-' && !is_subcommand(argv[1])) {
-    std::fprintf(stderr, "optune: error: unknown subcommand '%s' (see optune --help)\n", argv[1]);
+    std::fprintf(stderr, "optune: error: unknown subcommand '%s' (see optune --help)\n", one_line(argv[1]).c_str());
     return 2;
   }
   try {
@@ -48,25 +64,25 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& version) {
     return app.exit(version);
   } catch (const CLI::ParseError& error) {
-    std::fprintf(stderr, "optune: error: %s (see optune --help)\n", error.what());
+    std::fprintf(stderr, "optune: error: %s (see optune --help)\n", one_line(error.what()).c_str());
     return 2;
   }
   try {
     return action ? action() : 0;
   } catch (const optune::cli::UsageError& error) {
-    std::fprintf(stderr, "optune: error: %s\n", error.what());
+    std::fprintf(stderr, "optune: error: %s\n", one_line(error.what()).c_str());
     return 2;
   } catch (const optune::db::StorageError& error) {  // a full disk: the run failed, the input was fine
-    std::fprintf(stderr, "optune: failed: %s\n", error.what());
+    std::fprintf(stderr, "optune: failed: %s\n", one_line(error.what()).c_str());
     return 1;
   } catch (const optune::db::DatabaseError& error) {
-    std::fprintf(stderr, "optune: error: %s\n", error.what());
+    std::fprintf(stderr, "optune: error: %s\n", one_line(error.what()).c_str());
     return 2;
   } catch (const std::invalid_argument& error) {
-    std::fprintf(stderr, "optune: error: %s\n", error.what());
+    std::fprintf(stderr, "optune: error: %s\n", one_line(error.what()).c_str());
     return 2;
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "optune: failed: %s\n", error.what());
+    std::fprintf(stderr, "optune: failed: %s\n", one_line(error.what()).c_str());
     return 1;
   }
 }

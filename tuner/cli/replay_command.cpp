@@ -4,11 +4,14 @@
 #include <cstdio>
 #include <sstream>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "cli_support.hpp"
 #include "optune/app/replay.hpp"
 #include "optune/tuner/scheduling/tuning_loop.hpp"
+#include "optune/tuner/search/strategies.hpp"
 
 namespace optune::cli {
 namespace {
@@ -51,15 +54,25 @@ std::vector<std::size_t> parse_budgets(const std::string& text) {
 }
 
 
+// Which of the tuners the --transfer-from landscapes reach: only a tuner with a model reads them.
+std::string transfer_note(const std::vector<std::string>& tuners) {
+  std::vector<std::string> readers, others;
+  for (const auto& name : tuners) (tuner::reads_transfer_records(name) ? readers : others).push_back(name);
+  std::string note = ", other devices' landscapes warm-start the model of ";
+  note += readers.empty() ? std::string("none of these tuners") : fmt::format("{}", fmt::join(readers, ", "));
+  if (!others.empty()) note += fmt::format(" (not read by {})", fmt::join(others, ", "));
+  return note;
+}
+
 void print_table_header(const tuner::LandscapeFile& file, const ReplayOptions& options,
-                        const std::vector<std::size_t>& budgets) {
+                        const app::ReplayRequest& request) {
   std::printf("replay     %s: %s on %s, %zu configurations, optimum %.6g (replayed from the file: nothing is measured)\n",
               file.name.c_str(), file.kernel.c_str(), file.device.c_str(), file.configs.size(), file.optimum);
   std::printf("seeds      %zu from %zu, batches of %zu (optune tune measures batches of %zu)%s\n", options.seeds,
               options.first_seed, options.batch_size, tuner::TuningOptions{}.batch_size,
-              options.transfer_from.empty() ? "" : ", model warm-started from other devices' landscapes");
+              options.transfer_from.empty() ? "" : transfer_note(app::replay_tuners(request.tuners)).c_str());
   std::printf("%-8s", "tuner");
-  for (std::size_t budget : budgets) std::printf("  @%-5zu", budget);
+  for (std::size_t budget : request.budgets) std::printf("  @%-5zu", budget);
   std::printf("  to90%%  to95%%  to99%%  score  ms/decision\n");
 }
 
@@ -71,7 +84,9 @@ void print_table_row(const app::TunerReport& report) {
     if (evals) std::printf("  %5zu", *evals);
     else std::printf("  %5s", "-");
   }
-  std::printf("  %5.3f  %.2f\n", report.summary.score, report.seconds_per_decision * 1e3);
+  if (report.summary.score) std::printf("  %5.3f", *report.summary.score);
+  else std::printf("  %5s", "-");
+  std::printf("  %.2f\n", report.seconds_per_decision * 1e3);
 }
 
 int run_replay(const ReplayOptions& options) {
@@ -81,9 +96,12 @@ int run_replay(const ReplayOptions& options) {
   bool first = true;
   app::replay_landscape(request, [&](const tuner::LandscapeFile& file, const app::TunerReport& report) {
     if (options.format == "json") {
-      std::printf("%s\n", app::replay_json(file, report, options.seeds).dump().c_str());
+      // A file name need not be UTF-8 (JSON text must be): its odd bytes print as U+FFFD.
+      const auto line = app::replay_json(file, report, options.seeds)
+                            .dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+      std::printf("%s\n", line.c_str());
     } else {
-      if (first) print_table_header(file, options, request.budgets);
+      if (first) print_table_header(file, options, request);
       print_table_row(report);
     }
     first = false;

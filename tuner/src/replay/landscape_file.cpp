@@ -1,42 +1,55 @@
 // Reading Kernel Tuner cache files and T4 results files into a space with measured times.
 #include "optune/tuner/replay/landscape_file.hpp"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <stdexcept>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <nlohmann/json.hpp>
+
+#include "replay/landscape_json.hpp"
 
 namespace optune::tuner {
 namespace {
 
 using Json = nlohmann::ordered_json;  // keeps the file's parameter order
+using BadFile = BadLandscapeFile;
 
 constexpr double kFailed = std::numeric_limits<double>::quiet_NaN();
 
-struct BadFile : std::invalid_argument {
-  BadFile(const std::filesystem::path& path, const std::string& why)
-      : std::invalid_argument("landscape " + path.string() + ": " + why) {}
-};
+// Times are milliseconds. Past these bounds 1 / time, or one time over another, is no longer a
+// finite normal number, and no kernel's time is there.
+constexpr double kShortestTime = 1e-100;
+constexpr double kLongestTime = 1e100;
+const std::string kNotATime = "not a time in ms (from 1e-100 to 1e100)";
 
-// The whole file, gunzipped when it is gzip (zlib's gzread passes other files through as they are).
-std::string read_text(const std::filesystem::path& path) {
-  gzFile file = gzopen(path.c_str(), "rb");
-  if (file == nullptr) throw BadFile(path, "cannot open the file");
-  std::string text;
-  char buffer[1 << 16];
-  int got = 0;
-  while ((got = gzread(file, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(got));
-  int error = Z_OK;
-  const std::string message = got < 0 ? gzerror(file, &error) : "";
-  gzclose(file);
-  if (got < 0) throw BadFile(path, "unreadable (" + message + ")");
-  return text;
+std::string quoted(const Json& value) { return clipped(value.dump()); }
+
+bool is_time(const Json& value) {
+  return value.is_number() && value.get<double>() >= kShortestTime && value.get<double>() <= kLongestTime;
+}
+
+// An object's text field, `fallback` where it is absent; a field of another type is refused.
+std::string text_field(const std::filesystem::path& path, const Json& object, const std::string& name,
+                       const std::string& where, const std::string& fallback = "") {
+  const auto field = object.find(name);
+  if (field == object.end()) return fallback;
+  if (!field->is_string())
+    throw BadFile(path, where + (where.empty() ? "'" : ": '") + name + "' is " + quoted(*field) + ", not a string");
+  return field->get<std::string>();
+}
+
+// Only a landscape of times is read: a replay minimises the objective and an import stores it as
+// seconds, so another one (GFLOP/s, which is maximised) would be taken for times.
+void check_objective(const std::filesystem::path& path, const std::string& objective, const std::string& where) {
+  if (objective != "time")
+    throw BadFile(path, where + "objective '" + clipped(objective) +
+                            "' is not time: only a file tuned for time (Kernel Tuner's default) holds times");
 }
 
 // One tunable parameter: its values in the file's order, numbers as a values knob, anything else
@@ -78,11 +91,12 @@ class ConfigReader {
     if (!values.is_object()) throw BadFile(path_, where + " is not an object");
     search_space::Config config;
     for (std::size_t k = 0; k < parameters_.size(); ++k) {
+      const std::string name = clipped(parameters_[k].name);
       auto value = values.find(parameters_[k].name);
-      if (value == values.end()) throw BadFile(path_, where + " has no value for '" + parameters_[k].name + "'");
+      if (value == values.end()) throw BadFile(path_, where + " has no value for '" + name + "'");
       auto option = options_[k].find(key_of(*value));
       if (option == options_[k].end())
-        throw BadFile(path_, where + ": '" + parameters_[k].name + "' = " + value->dump() + " is not one of its values");
+        throw BadFile(path_, where + ": '" + name + "' = " + quoted(*value) + " is not one of its values");
       config.options.push_back(option->second);
     }
     return config;
@@ -102,31 +116,29 @@ class ConfigReader {
 };
 
 struct Measured {
-  std::string objective = "time";
   std::vector<search_space::Config> configs;
   std::vector<double> times;
   std::vector<LandscapeEntry> entries;
   std::size_t invalid = 0;
 };
 
-// A Kernel Tuner entry's single runs: positive finite numbers, or none.
+// A Kernel Tuner entry's single runs: times, or none.
 std::vector<double> samples_of(const std::filesystem::path& path, const Json& entry, const std::string& where) {
   std::vector<double> samples;
   const auto times = entry.find("times");
   if (times == entry.end() || !times->is_array()) return samples;
   for (const auto& time : *times) {
-    if (!time.is_number() || !std::isfinite(time.get<double>()) || !(time.get<double>() > 0))
-      throw BadFile(path, where + ": 'times' holds " + time.dump() + ", not a positive time");
+    if (!is_time(time)) throw BadFile(path, where + ": 'times' holds " + quoted(time) + ", " + kNotATime);
     samples.push_back(time.get<double>());
   }
   return samples;
 }
 
-LandscapeEntry kernel_tuner_entry(const std::filesystem::path& path, const Json& entry, const Json& value,
+LandscapeEntry kernel_tuner_entry(const std::filesystem::path& path, const Json& entry, const std::string& failure,
                                   const std::string& where) {
   LandscapeEntry details;
-  if (value.is_string()) details.failure = value.get<std::string>();
-  else details.samples = samples_of(path, entry, where);
+  details.failure = failure;
+  if (failure.empty()) details.samples = samples_of(path, entry, where);
   if (auto compile = entry.find("compile_time");
       compile != entry.end() && compile->is_number() && std::isfinite(compile->get<double>()) && compile->get<double>() >= 0)
     details.compile_ms = compile->get<double>();
@@ -135,53 +147,102 @@ LandscapeEntry kernel_tuner_entry(const std::filesystem::path& path, const Json&
   return details;
 }
 
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+// Kernel Tuner keys its cache by the values of `tune_params_keys` in that order; `tune_params`
+// holds each one's values. Both must name the same parameters.
 std::vector<Parameter> kernel_tuner_parameters(const std::filesystem::path& path, const Json& json) {
-  const auto keys = json.find("tune_params_keys");
   const auto params = json.find("tune_params");
   if (params == json.end() || !params->is_object()) throw BadFile(path, "no 'tune_params' object");
+  if (params->empty()) throw BadFile(path, "no tunable parameters ('tune_params' is empty)");
   std::vector<std::string> order;
-  if (keys != json.end() && keys->is_array()) {
+  if (const auto keys = json.find("tune_params_keys"); keys != json.end()) {
+    if (!keys->is_array()) throw BadFile(path, "'tune_params_keys' is " + quoted(*keys) + ", not a list of names");
     for (const auto& key : *keys) {
-      if (!key.is_string()) throw BadFile(path, "'tune_params_keys' holds a non-string");
+      if (!key.is_string()) throw BadFile(path, "'tune_params_keys' holds " + quoted(key) + ", not a name");
       order.push_back(key.get<std::string>());
     }
   } else {
     for (const auto& [name, values] : params->items()) order.push_back(name);
   }
+  const std::set<std::string> listed(order.begin(), order.end());
+  for (const auto& [name, values] : params->items())
+    if (!listed.contains(name))
+      throw BadFile(path, "parameter '" + clipped(name) + "' of 'tune_params' is not in 'tune_params_keys' (" +
+                              clipped(joined(order)) + ")");
   std::vector<Parameter> parameters;
   for (const auto& name : order) {
     auto values = params->find(name);
     if (values == params->end() || !values->is_array() || values->empty())
-      throw BadFile(path, "parameter '" + name + "' has no list of values in 'tune_params'");
+      throw BadFile(path, "parameter '" + clipped(name) + "' has no list of values in 'tune_params'");
     parameters.push_back({name, std::vector<Json>(values->begin(), values->end())});
   }
   return parameters;
 }
 
-// Kernel Tuner marks a failed configuration with a string instead of a time; InvalidConfig is a
-// configuration its restrictions removed, which is not in the space.
+// Kernel Tuner's `objective`: a name, or since 1.5 a list of names (several for multi-objective
+// tuning; the first is read, as T4's first objective is).
+std::string kernel_tuner_objective(const std::filesystem::path& path, const Json& json) {
+  const auto objective = json.find("objective");
+  if (objective == json.end()) return "time";
+  if (objective->is_string()) return objective->get<std::string>();
+  if (objective->is_array() && !objective->empty() && objective->front().is_string())
+    return objective->front().get<std::string>();
+  throw BadFile(path, "'objective' is " + quoted(*objective) + ", neither a name nor a list of names");
+}
+
+// Kernel Tuner marks a configuration it could not time with a failure string, before 1.5 in place
+// of the objective's value, since 1.5 in `__error__` (and no time); its own reader takes both
+// (util.read_cache), `__error__` first. InvalidConfig is a configuration its restrictions removed,
+// which is not in the space. Two entries of one configuration are refused: their keys disagree
+// with their values, and which one holds the time is unknown.
 Measured read_kernel_tuner(const std::filesystem::path& path, const Json& json, ConfigReader& reader) {
   const auto cache = json.find("cache");
   if (cache == json.end() || !cache->is_object()) throw BadFile(path, "no 'cache' object");
-  std::string objective = json.value("objective", std::string("time"));
+  const std::string objective = kernel_tuner_objective(path, json);
+  check_objective(path, objective, "");
   Measured measured;
-  measured.objective = objective;
+  std::unordered_map<search_space::Config, std::string, search_space::ConfigHash> keys;
   for (const auto& [key, entry] : cache->items()) {
-    const std::string where = "cache entry '" + key + "'";
+    const std::string where = "cache entry '" + clipped(key) + "'";
     if (!entry.is_object()) throw BadFile(path, where + " is not an object");
-    auto value = entry.find(objective);
+    const auto error = entry.find("__error__");
+    const auto value = error != entry.end() ? error : entry.find(objective);
     if (value == entry.end()) throw BadFile(path, where + " has no '" + objective + "'");
-    if (value->is_string() && value->get<std::string>() == "InvalidConfig") {
-      ++measured.invalid;
-      continue;
-    }
-    if (!value->is_number() && !value->is_string())
+    std::string failure;
+    if (value->is_string()) {
+      failure = value->get<std::string>();
+      if (failure == "InvalidConfig") {
+        ++measured.invalid;
+        continue;
+      }
+    } else if (value == error) {
+      throw BadFile(path, where + ": '__error__' is " + quoted(*value) + ", not a failure string");
+    } else if (!value->is_number()) {
       throw BadFile(path, where + ": '" + objective + "' is neither a number nor a failure string");
-    measured.configs.push_back(reader.read(entry, where));
-    measured.times.push_back(value->is_number() ? value->get<double>() : kFailed);
-    measured.entries.push_back(kernel_tuner_entry(path, entry, *value, where));
+    } else if (!is_time(*value)) {
+      throw BadFile(path, where + ": '" + objective + "' = " + quoted(*value) + " is " + kNotATime);
+    }
+    auto config = reader.read(entry, where);
+    if (const auto [first, added] = keys.emplace(config, key); !added)
+      throw BadFile(path, "cache entries '" + clipped(first->second) + "' and '" + clipped(key) +
+                              "' hold the same configuration");
+    measured.configs.push_back(std::move(config));
+    measured.times.push_back(failure.empty() ? value->get<double>() : kFailed);
+    measured.entries.push_back(kernel_tuner_entry(path, entry, failure, where));
   }
   return measured;
+}
+
+// Numbers (booleans as 0 and 1) ascending, then other values by their text.
+bool value_before(const Json& a, const Json& b) {
+  if (is_numeric(a) != is_numeric(b)) return is_numeric(a);
+  if (is_numeric(a)) return numeric(a) < numeric(b);
+  return text_of(a) < text_of(b);
 }
 
 // T4: the parameters are those of the first result, in its order; each parameter's values are the
@@ -189,27 +250,33 @@ Measured read_kernel_tuner(const std::filesystem::path& path, const Json& json, 
 std::vector<Parameter> t4_parameters(const std::filesystem::path& path, const Json& results) {
   if (!results.is_array() || results.empty()) throw BadFile(path, "'results' is not a non-empty array");
   std::vector<Parameter> parameters;
-  std::vector<std::vector<Json>> values;
   const auto& first = results.front().find("configuration");
   if (first == results.front().end() || !first->is_object() || first->empty())
     throw BadFile(path, "result 0 has no 'configuration' object");
   for (const auto& [name, value] : first->items()) parameters.push_back({name, {}});
   for (auto& parameter : parameters) {
-    std::vector<Json> seen;
+    std::vector<Json> values;
     for (const auto& result : results) {
       const auto configuration = result.find("configuration");
       if (configuration == result.end() || !configuration->is_object()) continue;
-      const auto value = configuration->find(parameter.name);
-      if (value != configuration->end() && std::find(seen.begin(), seen.end(), *value) == seen.end())
-        seen.push_back(*value);
+      if (const auto value = configuration->find(parameter.name); value != configuration->end())
+        values.push_back(*value);
     }
-    std::sort(seen.begin(), seen.end(), [](const Json& a, const Json& b) {
-      if (is_numeric(a) && is_numeric(b)) return numeric(a) < numeric(b);
-      return text_of(a) < text_of(b);
-    });
-    parameter.values = std::move(seen);
+    std::sort(values.begin(), values.end(), value_before);
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    parameter.values = std::move(values);
   }
   return parameters;
+}
+
+// T4's objective: a result's first `objectives` entry ("time" where it names none).
+std::string t4_objective(const std::filesystem::path& path, const Json& result, const std::string& where) {
+  const auto objectives = result.find("objectives");
+  if (objectives == result.end()) return "time";
+  if (objectives->is_string()) return objectives->get<std::string>();
+  if (objectives->is_array() && objectives->empty()) return "time";
+  if (objectives->is_array() && objectives->front().is_string()) return objectives->front().get<std::string>();
+  throw BadFile(path, where + ": 'objectives' is " + quoted(*objectives) + ", not a list of names");
 }
 
 Measured read_t4(const std::filesystem::path& path, const Json& results, ConfigReader& reader) {
@@ -218,28 +285,30 @@ Measured read_t4(const std::filesystem::path& path, const Json& results, ConfigR
     const auto& result = results[i];
     const std::string where = "result " + std::to_string(i);
     if (!result.is_object()) throw BadFile(path, where + " is not an object");
-    const std::string invalidity = result.value("invalidity", std::string("correct"));
+    const std::string invalidity = text_field(path, result, "invalidity", where, "correct");
     if (invalidity == "constraints") {  // outside the space, as Kernel Tuner's InvalidConfig
       ++measured.invalid;
       continue;
     }
-    std::string objective = "time";
-    if (auto objectives = result.find("objectives"); objectives != result.end() && objectives->is_array() &&
-                                                     !objectives->empty() && objectives->front().is_string())
-      objective = objectives->front().get<std::string>();
-    if (objective != "time") measured.objective = objective;
+    const std::string objective = t4_objective(path, result, where);
+    check_objective(path, objective, where + ": ");
     double time = kFailed;
     if (invalidity == "correct") {
       const auto measurements = result.find("measurements");
       if (measurements == result.end() || !measurements->is_array())
         throw BadFile(path, where + " has no 'measurements' array");
-      for (const auto& measurement : *measurements)
-        if (measurement.is_object() && measurement.value("name", std::string()) == objective &&
-            measurement.contains("value") && measurement["value"].is_number())
-          time = measurement["value"].get<double>();
+      for (const auto& measurement : *measurements) {
+        if (!measurement.is_object() || text_field(path, measurement, "name", where) != objective) continue;
+        const auto value = measurement.find("value");
+        if (value == measurement.end() || !value->is_number()) continue;
+        if (!is_time(*value))
+          throw BadFile(path, where + ": '" + objective + "' = " + quoted(*value) + " is " + kNotATime);
+        time = value->get<double>();
+      }
       if (std::isnan(time)) throw BadFile(path, where + " has no measurement named '" + objective + "'");
     }
-    measured.configs.push_back(reader.read(result.value("configuration", Json()), where));
+    const auto configuration = result.find("configuration");
+    measured.configs.push_back(reader.read(configuration == result.end() ? Json() : *configuration, where));
     measured.times.push_back(time);
     measured.entries.push_back({std::isnan(time) ? invalidity : "", {}, 0, ""});
   }
@@ -269,22 +338,7 @@ std::string stem_of(const std::filesystem::path& path) {
   return name;
 }
 
-}  // namespace
-
-LandscapeFile read_landscape_file(const std::filesystem::path& path) {
-  LandscapeFile file = read_measured_file(path);
-  if (!std::isfinite(file.optimum)) throw BadFile(path, "no configuration with a time");
-  return file;
-}
-
-LandscapeFile read_measured_file(const std::filesystem::path& path) {
-  const std::string text = read_text(path);
-  Json json;
-  try {
-    json = Json::parse(text);
-  } catch (const Json::parse_error& error) {
-    throw BadFile(path, std::string("not JSON (") + error.what() + ")");
-  }
+LandscapeFile landscape_of(const std::filesystem::path& path, const Json& json) {
   if (!json.is_object()) throw BadFile(path, "not a JSON object");
   Measured measured;
   std::vector<Parameter> parameters;
@@ -301,8 +355,8 @@ LandscapeFile read_measured_file(const std::filesystem::path& path) {
   }
   LandscapeFile file;
   file.name = stem_of(path);
-  file.kernel = json.value("kernel_name", std::string());
-  file.device = json.value("device_name", std::string());
+  file.kernel = text_field(path, json, "kernel_name", "");
+  file.device = text_field(path, json, "device_name", "");
   if (const auto size = json.find("problem_size"); size != json.end()) {
     if (size->is_number_integer()) file.problem_size.push_back(size->get<std::int64_t>());
     if (size->is_array())
@@ -312,20 +366,35 @@ LandscapeFile read_measured_file(const std::filesystem::path& path) {
   file.optimum = std::numeric_limits<double>::infinity();
   std::unordered_set<search_space::Config, search_space::ConfigHash> seen;
   for (std::size_t i = 0; i < measured.configs.size(); ++i) {
-    if (!seen.insert(measured.configs[i]).second) continue;  // a T4 file may repeat a configuration
+    if (!seen.insert(measured.configs[i]).second) continue;  // a T4 file may repeat a configuration: the first counts
     const double time = measured.times[i];
-    if (!std::isnan(time) && !(time > 0)) throw BadFile(path, "a time that is not positive");
     if (time < file.optimum) file.optimum = time;
     file.configs.push_back(measured.configs[i]);
     file.times.push_back(time);
     file.entries.push_back(std::move(measured.entries[i]));
   }
   file.invalid = measured.invalid;
-  file.objective = measured.objective;
   file.task = std::make_shared<measure::MeasureTask>();
   file.task->space = make_space(path, parameters, file.configs);
   file.task->device.name = file.device;
   return file;
+}
+
+}  // namespace
+
+LandscapeFile read_landscape_file(const std::filesystem::path& path) {
+  LandscapeFile file = read_measured_file(path);
+  if (!std::isfinite(file.optimum)) throw BadFile(path, "no configuration with a time");
+  return file;
+}
+
+LandscapeFile read_measured_file(const std::filesystem::path& path) {
+  const Json json = read_landscape_json(path);
+  try {
+    return landscape_of(path, json);
+  } catch (const Json::exception& error) {  // a field of a type the checks above did not foresee
+    throw BadFile(path, clipped(error.what(), 200));
+  }
 }
 
 Landscape replay_landscape(const LandscapeFile& file) {
@@ -337,12 +406,14 @@ Landscape replay_landscape(const LandscapeFile& file) {
   return landscape;
 }
 
+std::string landscape_device(const LandscapeFile& file) { return file.device.empty() ? file.name : file.device; }
+
 std::vector<db::TuningRecord> landscape_records(const LandscapeFile& file) {
   std::vector<db::TuningRecord> records;
   for (std::size_t i = 0; i < file.configs.size(); ++i) {
     db::TuningRecord record;
     record.workload_key = file.kernel;
-    record.device_id = file.device;
+    record.device_id = landscape_device(file);
     record.config = file.task->space.to_json(file.configs[i]);
     const double time = file.times[i];
     if (std::isnan(time)) {

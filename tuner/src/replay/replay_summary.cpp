@@ -91,7 +91,7 @@ ReplaySummary summarise_replay(const std::vector<std::vector<double>>& runs, dou
     total += (random_best[t] - mean) / (random_best[t] - optimum);
     ++counted;
   }
-  summary.score = counted ? total / static_cast<double>(counted) : 1.0;
+  if (counted > 0) summary.score = total / static_cast<double>(counted);
   summary.budgets = std::move(budgets);
   return summary;
 }

@@ -32,6 +32,10 @@ struct TunerReport {
   double wall_seconds_per_seed = 0;
 };
 
+// The tuners a request names, each once in the order named ({"all"}: every tuner). Throws
+// BadInput for an unknown one or none.
+std::vector<std::string> replay_tuners(const std::vector<std::string>& names);
+
 // Checks the request and reads the files (BadInput for anything wrong), then replays each tuner,
 // handing each report to `on_report` as it is done.
 void replay_landscape(const ReplayRequest& request,

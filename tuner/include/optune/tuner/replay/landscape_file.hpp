@@ -1,7 +1,8 @@
 // LandscapeFile: an exhaustively measured tuning space as the field publishes it, read so that a
 // search can be replayed against it (`optune replay --landscape FILE`). Two formats:
 //  - Kernel Tuner's cache file (.json, or .json.gz): `tune_params_keys`, `tune_params` and a
-//    `cache` of one entry per measured configuration, `time` a number (ms) or a failure string;
+//    `cache` of one entry per measured configuration, `time` a number (ms) or a failure string
+//    (since Kernel Tuner 1.5 the failure string is in `__error__`, and `objective` a list);
 //  - a T4 results file (the Auto-Tuning Association's TuningSchema): `results`, each with a
 //    `configuration`, an `invalidity` ("correct" or why not) and `measurements` by name.
 // Such a landscape has no optune template. Its space is the general shape of a declared kernel:
@@ -39,16 +40,18 @@ struct LandscapeFile {
   std::vector<std::int64_t> problem_size;  // Kernel Tuner's problem_size (empty when the file has none)
   std::shared_ptr<measure::MeasureTask> task;  // no template; the space described above
   std::vector<search_space::Config> configs;   // every configuration in the space
-  std::vector<double> times;                   // the objective, lower is better; NaN: failed
-  std::string objective = "time";  // what the times are: Kernel Tuner's `objective`, T4's first objective
+  std::vector<double> times;                   // milliseconds; NaN: failed
   std::vector<LandscapeEntry> entries;         // per configuration
   double optimum = 0;                          // the lowest time (infinity when none has one)
   std::size_t invalid = 0;  // configurations the file marks invalid (InvalidConfig, T4 "constraints"): not in the space
 };
 
-// Throws std::invalid_argument with one line naming the file and what is wrong: unreadable, not
-// gzip or JSON, neither format, a parameter without values, an entry whose values are not the
-// parameters', no successful configuration.
+// Throws std::invalid_argument with one line naming the file and what is wrong: unreadable, a
+// broken or truncated gzip stream, larger than 1 GiB, not JSON or nested deeper than 64, neither
+// format, a field of the wrong type, an objective other than time, no tunable parameters (or
+// Kernel Tuner's tune_params_keys and tune_params naming different ones), a parameter without
+// values, an entry whose values are not the parameters', two Kernel Tuner entries of one
+// configuration, a time outside 1e-100 to 1e100 ms, no successful configuration.
 LandscapeFile read_landscape_file(const std::filesystem::path& path);
 // The same, also for a file whose every configuration failed (an import takes it; a replay cannot).
 LandscapeFile read_measured_file(const std::filesystem::path& path);
@@ -57,8 +60,12 @@ LandscapeFile read_measured_file(const std::filesystem::path& path);
 // which maximise, minimise time.
 Landscape replay_landscape(const LandscapeFile& file);
 
-// The file's configurations as records of its device (device_id = the file's device name), for
-// the model's transfer set when another device's landscape of the same kernel is replayed.
+// The device that tells a landscape from another's: its device_name, else (no device_name, or
+// Kernel Tuner's "" where its runner names no device) the file's name.
+std::string landscape_device(const LandscapeFile& file);
+
+// The file's configurations as records of its device (device_id = landscape_device), for the
+// model's transfer set when another device's landscape of the same kernel is replayed.
 std::vector<db::TuningRecord> landscape_records(const LandscapeFile& file);
 
 }  // namespace optune::tuner

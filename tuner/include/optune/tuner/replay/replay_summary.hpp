@@ -10,7 +10,9 @@
 //    random(t) is the expected best time of random search without replacement after t draws,
 //    calculated exactly from the landscape (a failed configuration is a draw that finds
 //    nothing); then averaged over t = 1 .. the largest budget. 0 is random search, 1 the optimum
-//    from the first evaluation on, below 0 worse than random.
+//    from the first evaluation on, below 0 worse than random. A t where random(t) is the optimum
+//    already (a landscape of one successful configuration: a failed draw counts as the worst
+//    time) has no term; with no term at all the score is undefined.
 #pragma once
 
 #include <cstddef>
@@ -25,7 +27,7 @@ struct ReplaySummary {
   std::vector<std::size_t> budgets;
   std::vector<double> fraction;  // one per budget
   std::map<std::string, std::optional<std::size_t>> evals_to;  // "0.9", "0.95", "0.99"
-  double score = 0;
+  std::optional<double> score;  // none: undefined (no t had a term)
 };
 
 // Expected best time of random search without replacement after 1 .. max_draws draws from
