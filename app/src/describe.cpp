@@ -9,8 +9,10 @@
 namespace optune::app {
 namespace {
 
-// Configs of a space this small are counted, not sampled.
+// Configs of a space this small are counted, not sampled; a larger one's share is estimated from
+// this many uniform draws.
 constexpr std::uint64_t kCountedSpace = 20000;
+constexpr int kSamples = 20000;
 
 // Share of valid configs: counted in a small space, else from uniform index samples (a large
 // space is never enumerated).
@@ -20,7 +22,6 @@ double estimate_valid_share(const search_space::ConfigSpace& space) {
     for (std::uint64_t i = 0; i < space.size(); ++i) valid += space.is_valid(space.from_index(i));
     return static_cast<double>(valid) / static_cast<double>(space.size());
   }
-  constexpr int kSamples = 20000;
   std::mt19937_64 rng(7);
   std::uniform_int_distribution<std::uint64_t> index(0, space.size() - 1);
   int valid = 0;
@@ -44,6 +45,7 @@ nlohmann::json describe_space(const std::string& op, const std::string& shape, c
       {"size", space.size()},
       {"valid_share_estimate", estimate_valid_share(space)},
       {"valid_share_counted", space.size() <= kCountedSpace},
+      {"valid_share_samples", kSamples},
       {"knobs", space.describe()},
       {"default_config", space.to_json(default_config)},
   };

@@ -121,7 +121,12 @@ Pick pick_config(const PickRequest& request) {
   try {
     device = recorded ? *recorded : backends::find_device(target);
   } catch (const std::invalid_argument& error) {
-    throw BadInput(std::string("pick: ") + error.what());
+    // pick measures nothing: a device not on this machine (a remote target's) is known from its
+    // records alone, so the finder's advice to connect to it does not apply here.
+    std::string why = error.what();
+    if (auto advice = why.find(": give --rpc"); advice != std::string::npos) why.resize(advice);
+    throw BadInput("pick: " + request.database + " holds no records of target " + target.str() +
+                   " to read its device from, and " + why + " (tune it there first: optune tune --rpc)");
   }
   Pick pick;
   pick.workload = workload.key();

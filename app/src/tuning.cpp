@@ -83,10 +83,16 @@ std::vector<std::string> range_shapes(const TuneRequest& request) {
   } catch (const std::invalid_argument& error) {
     throw BadInput(std::string("tune: ") + error.what());
   }
-  // A kernel file's sizes are checked against this machine's device (its rules may name the
-  // device's limits); a remote device's are checked as each size is tuned.
-  if (!request.kernel_file.empty() && request.measuring.rpc.empty())
-    for (const auto& shape : shapes) make_kernel_task(request.kernel_file, shape, request.measuring.target, nullptr);
+  // Every point is bound to its template (or kernel file) on this machine's device before any is
+  // measured, so that a point no template runs (groups = 2 on the CPU) stops nothing half done; a
+  // remote device's points are checked as each is tuned.
+  if (request.measuring.rpc.empty())
+    for (const auto& shape : shapes) {
+      if (request.kernel_file.empty())
+        make_task(request.op, shape, request.measuring.target, nullptr, nullptr, request.template_name);
+      else
+        make_kernel_task(request.kernel_file, shape, request.measuring.target, nullptr);
+    }
   return shapes;
 }
 
@@ -134,6 +140,7 @@ nlohmann::json summary_json(const tuner::TuningSummary& summary) {
   const bool best_is_default = summary.best_is_default();
   const double speedup = summary.speedup();
   return {{"trials", summary.trials},
+          {"exhausted", summary.exhausted},
           {"failures", summary.failures},
           {"seconds", summary.seconds},
           {"tuner", summary.tuner},

@@ -85,6 +85,7 @@ std::vector<const kernels::KernelTemplate*> all_templates() {
 std::vector<const kernels::KernelTemplate*> templates_for(const kernels::Workload& workload, std::string_view backend,
                                                           const kernels::DeviceInfo& device) {
   std::vector<const kernels::KernelTemplate*> templates;
+  if (workload.dtype != "f32") return templates;  // every template of optune's computes float32
   for (const auto* candidate : all_templates())
     if (candidate->op() == workload.op && candidate->backend() == backend && candidate->applies(workload, device))
       templates.push_back(candidate);

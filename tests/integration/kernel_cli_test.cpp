@@ -266,9 +266,10 @@ reference = "chatty_reference"
 rtol = 1e-6
 atol = 1e-6
 )");
-  CommandRun run = optune("tune --kernel " + kernel.string() + " --target cpu --tuner grid --trials 4 --remeasure 0 " +
+  CommandRun run = optune("tune --kernel " + kernel.string() + " --target cpu --tuner grid --trials 6 --remeasure 0 " +
                           kQuick + " --db " + db());
   ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("note       the tuner found no other config to measure"), std::string::npos) << run.out;
   const auto by_config = outcomes();
   ASSERT_EQ(by_config.size(), 4u);
   for (const auto& [config, kind] : by_config) EXPECT_EQ(kind, "ok") << config;

@@ -99,12 +99,21 @@ TEST_F(PickCliTest, NothingTunedPicksTheDefault) {
   // A device never recorded has no default to tell: bad input, not this machine's default.
   expect_bad_input("pick --op gemm --shape 24,64,64 --device no-such-device --db " + db(),
                    "no records of target cpu match device 'no-such-device'");
+  // A remote target without records: nothing to read its device from, and pick has no --rpc.
+  expect_bad_input("pick --op gemm --shape 1,2,3 --target cpu:aarch64-linux-gnu --db " + db(),
+                   "holds no records of target cpu:aarch64-linux-gnu to read its device from");
 }
 
 TEST_F(PickCliTest, RejectsBadShapeAndOperatorWithOneLine) {
   expect_bad_input("pick --op gemm --shape 1,2 --db " + db(), "shape");
   expect_bad_input("pick --op gemmm --shape 1,2,3 --db " + db(), "gemmm");
   expect_bad_input("pick --op gemm --shape M=1..8,N=2,K=3 --db " + db(), "M");
+  // Workloads no template runs are refused by apply-best as by pick, not written as default rows.
+  const std::string out = " --out " + (dir_ / "tuned.hpp").string() + " --db " + db();
+  expect_bad_input("apply-best --target cpu --workload gemm.f16.M8.N8.K8" + out, "gemm.f16.M8.N8.K8");
+  expect_bad_input("apply-best --target cpu --workload conv2d.nchw.f32.N1.C16.H8.W8.K16.R3.S3.st1.pad1.dil1.g2" + out,
+                   "groups");
+  EXPECT_FALSE(fs::exists(dir_ / "tuned.hpp"));
 }
 
 // A range of M tunes its representative shapes (M = 1, 2, 4, 8, 16: log-spaced, both ends), the
@@ -135,6 +144,9 @@ TEST_F(PickCliTest, RejectsEmptyAndMalformedRangesWithOneLine) {
   expect_bad_input("tune --op gemm --shape M=x..8,N=768,K=768" + rest, "shape range 'M=x..8' is malformed");
   expect_bad_input("tune --op gemm --shape M=0..8,N=768,K=768" + rest, "shape range 'M=0..8' starts below 1");
   expect_bad_input("tune --op gemm --shape M=1..8,N=768" + rest, "K");  // a representative shape the op refuses
+  // A point the template cannot run is refused before the points before it are measured.
+  expect_bad_input("tune --op conv2d --shape N=1,C=8,H=7,W=7,K=8,R=3,S=3,stride=1,pad=1,groups=1..8 --target cpu" +
+                       rest, "groups");
   EXPECT_FALSE(fs::exists(db()));  // refused before anything was measured
 }
 

@@ -60,10 +60,24 @@ int run_apply_best(const ApplyBestOptions& options) {
   request.device = options.device;
   request.source = options.database;
   // Nothing recorded: the note of the default config is for this machine's device, if it has one.
+  bool device_here = false;
   try {
     request.fallback_device = backends::find_device(request.target);
+    device_here = true;
   } catch (const std::invalid_argument&) {
   }
+  // A wanted workload that no template of the target runs (another dtype, groups a template
+  // refuses) would get a row of nothing; checked where this machine has the target's device.
+  if (device_here)
+    for (const auto& key : options.workloads) {
+      try {
+        const auto workload = kernels::parse_workload_key(key);
+        backends::default_template(workload, request.target.backend, request.fallback_device)
+            .space(workload, request.fallback_device);
+      } catch (const std::invalid_argument& error) {
+        throw UsageError("apply-best: --workload " + key + ": " + error.what());
+      }
+    }
   auto database = open_database(options.database, db::Database::Mode::kReadOnly);
   tuner::TunedHeader header;
   try {

@@ -32,9 +32,12 @@ int run_space(const SpaceOptions& options) {
   if (description["valid_share_counted"].get<bool>())
     std::printf("size      %llu configs, %.0f valid (%.1f%%)\n", static_cast<unsigned long long>(size),
                 std::round(share * static_cast<double>(size)), share * 100);
-  else
+  else if (share > 0)
     std::printf("size      %llu configs, about %.1f%% valid (%.3g valid)\n",
                 static_cast<unsigned long long>(size), share * 100, share * static_cast<double>(size));
+  else  // the default config is valid: the space has some, too few for the samples to hit
+    std::printf("size      %llu configs, few valid: none in the %d sampled (the default config is one)\n",
+                static_cast<unsigned long long>(size), description["valid_share_samples"].get<int>());
   std::printf("knobs\n");
   for (const auto& knob : description["knobs"]) {
     std::string preview = knob.contains("preview") ? knob["preview"].dump() : "";

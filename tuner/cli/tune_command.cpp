@@ -39,6 +39,9 @@ void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
   if (summary.other_device_records)
     std::printf(", warm-started from %zu records of other devices", summary.other_device_records);
   std::printf(")\n");
+  if (summary.exhausted)
+    std::printf("note       the tuner found no other config to measure (%s searched what it could reach)\n",
+                summary.tuner.c_str());
   // A kernel file's records count its own work: GFLOP/s, GB/s or runs per second.
   const std::string unit = kernels::throughput_unit(*task.kernel_template, task.workload, task.device);
   if (summary.default_config && summary.default_config->ok())

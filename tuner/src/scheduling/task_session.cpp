@@ -128,7 +128,7 @@ double TaskSession::best_seconds() const {
 std::size_t TaskSession::step(std::size_t max_trials) {
   auto batch = tuner_->next_batch(max_trials);
   if (batch.empty()) {
-    exhausted_ = true;
+    exhausted_ = summary_.exhausted = true;
     return 0;
   }
   std::vector<measure::MeasureResult> results;

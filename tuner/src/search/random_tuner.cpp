@@ -10,6 +10,8 @@ namespace optune::tuner {
 // Draws per wanted config before the space is taken as exhausted: with most of a small space
 // measured, rejection sampling stops finding new points.
 constexpr int kDrawsPerConfig = 2000;
+// Random walks per wanted config before a space whose valid configs are rare is taken as exhausted.
+constexpr int kWalksPerConfig = 200;
 
 RandomTuner::RandomTuner(SearchDomain domain, std::uint64_t seed) : domain_(std::move(domain)), rng_(seed) {}
 
@@ -36,15 +38,18 @@ std::vector<search_space::Config> RandomTuner::next_batch(std::size_t n) {
     return left;
   }
   std::uniform_int_distribution<std::uint64_t> index(0, space.size() - 1);
-  for (int draws = 0; batch.size() < n; ++draws) {
-    if (draws > kDrawsPerConfig * static_cast<int>(n)) {
-      exhausted_ = true;
-      break;
-    }
+  for (int draws = 0; batch.size() < n && draws < kDrawsPerConfig * static_cast<int>(n); ++draws) {
     auto config = space.from_index(index(rng_));
-    if (!domain_.claim(config)) continue;
-    batch.push_back(std::move(config));
+    if (domain_.claim(config)) batch.push_back(std::move(config));
   }
+  // Valid configs too rare for uniform draws (or most of them measured): walks through valid
+  // neighbours of those measured find the rest of their connected region.
+  for (int walks = 0; batch.size() < n && walks < kWalksPerConfig * static_cast<int>(n); ++walks) {
+    auto config = domain_.walk_candidate(rng_);
+    if (!config) break;
+    if (domain_.claim(*config)) batch.push_back(std::move(*config));
+  }
+  if (batch.size() < n) exhausted_ = true;
   return batch;
 }
 

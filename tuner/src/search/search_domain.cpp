@@ -8,6 +8,9 @@ namespace optune::tuner {
 
 // Draws before the space is taken to have no valid config left to sample.
 constexpr int kSampleAttempts = 1000;
+// Steps of a random walk through valid neighbours (walk_candidate): enough to leave the start's
+// neighbourhood.
+constexpr int kWalkSteps = 16;
 
 SearchDomain::SearchDomain(const search_space::ConfigSpace& space, ConfigSet already_measured,
                            std::shared_ptr<const CandidatePool> pool)
@@ -47,8 +50,20 @@ std::optional<search_space::Config> SearchDomain::random_candidate(std::mt19937_
   try {
     return space_.sample_valid(rng, kSampleAttempts);
   } catch (const std::runtime_error&) {
-    return std::nullopt;  // no valid config found at all
+    return walk_candidate(rng);  // valid configs too rare for rejection sampling
   }
+}
+
+std::optional<search_space::Config> SearchDomain::walk_candidate(std::mt19937_64& rng) const {
+  if (pool_) return std::nullopt;
+  std::vector<const search_space::Config*> starts;
+  for (const auto& config : visited_)
+    if (space_.is_valid(config)) starts.push_back(&config);
+  if (starts.empty()) return std::nullopt;
+  std::uniform_int_distribution<std::size_t> pick(0, starts.size() - 1);
+  search_space::Config config = *starts[pick(rng)];
+  for (int step = 0; step < kWalkSteps; ++step) config = space_.random_neighbour(config, rng);
+  return config;
 }
 
 }  // namespace optune::tuner

@@ -66,6 +66,7 @@ struct TuningSummary {
   std::string tuner;
   std::size_t transfer_records = 0;  // records of other shapes the model started from
   std::size_t other_device_records = 0;  // records of this workload on other devices, likewise
+  bool exhausted = false;  // the tuner had no config left to propose (fewer trials than asked)
   double speedup() const;            // default median / best median; 0 when either is missing
   bool best_is_default() const;      // the default config is the best: no tuned config beat it
 };

@@ -47,8 +47,14 @@ class SearchDomain {
   // unvisited pool config with the fewest knobs different from it (nullopt when none is left).
   std::optional<search_space::Config> closest_candidate(const search_space::Config& config) const;
   // A random config to propose: a uniformly drawn unvisited pool config, or a valid config of the
-  // space (perhaps a visited one; claim() tells); nullopt when none is found.
+  // space (perhaps a visited one; claim() tells); nullopt when none is found. Where rejection
+  // sampling finds no valid config, a walk_candidate().
   std::optional<search_space::Config> random_candidate(std::mt19937_64& rng) const;
+  // Where valid configs are too rare for rejection sampling (a tiny shape leaves a few of a GPU
+  // template's 10^8 configs valid), the end of a random walk through valid one-knob neighbours
+  // from a visited valid config (the default, measured first); perhaps a visited one. nullopt in
+  // a pool, or with no valid config visited.
+  std::optional<search_space::Config> walk_candidate(std::mt19937_64& rng) const;
 
  private:
   const search_space::ConfigSpace& space_;
