@@ -194,14 +194,17 @@ class CpuGemmTemplate final : public KernelTemplate {
     // A in place: a micro-panel's 6 rows are 6 streams the prefetcher follows, while packing
     // copies A in every thread of an N split (AVX-512 host, 2026-11-25: packed A up to 35% slower
     // at 32-3136 rows and nowhere faster beyond noise; on the AVX2 host A-in-place configs won the
-    // skinny shapes). B packed only where at least 32 micro-panels read it (a 32 x 768 x 768 GEMM
-    // spent a third of its time packing B; tuned configs below M = 256 packed no B) or, with 16
-    // registers, where a second micro-panel reads it: since a panel is packed while its first
-    // micro-tile computes, packing costs little, and the 2-vector tiles of AVX2 code gained 10-18%
-    // from packed B at 14-128 rows (and 13% at 49 x 512 x 4608), where the 4-vector tiles of
-    // AVX-512 lost 5% at 14-20 rows and gained only from about 64 (2026-11-26, one Xeon, both ISAs).
-    const int panels_to_pack_b = unit.registers == 16 ? 2 : 32;
-    const bool pack_a = false, pack_b = shape.M >= panels_to_pack_b * mr;
+    // skinny shapes). B packed where a second micro-panel reads it with 16 registers, and with 32
+    // where 8 do, or 2 and B's rows are long: since a panel is packed while its first micro-tile
+    // computes, packing costs little. The 2-vector tiles of AVX2 code gained 10-18% from packed B
+    // at 14-128 rows (and 13% at 49 x 512 x 4608). The 4-vector tiles of AVX-512 lost 3-5% at
+    // 14-20 rows of N = 768, were level at 32 and gained 4-8% at 40-150; with rows of 2048 floats
+    // or more, read in place one cache line of each of K rows at 8 KB strides, they gained 13-55%
+    // at 8-100 rows (100 x 3072 x 768: 1.54x; 77 x 3000 x 500: 1.33x). One Xeon, 2026-11-26.
+    const bool long_b_rows = shape.N >= 2048;
+    const bool pack_b = unit.registers == 16 ? shape.M >= 2 * mr
+                                             : shape.M >= 8 * mr || (long_b_rows && shape.M >= 2 * mr);
+    const bool pack_a = false;
     set(kPackA, [&](const ss::ConfigView& v) { return v.flag(kPackA) == pack_a; });
     set(kPackB, [&](const ss::ConfigView& v) { return v.flag(kPackB) == pack_b; });
     set(kLoopOrder, [](const ss::ConfigView& v) { return v.choice(kLoopOrder) == "jc_pc_ic"; });

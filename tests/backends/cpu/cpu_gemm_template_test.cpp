@@ -107,7 +107,8 @@ TEST(CpuGemmTemplate, DefaultConfigIsValidForAnyShape) {
   const std::vector<Workload> workloads = {
       gemm(1, 1, 1),       gemm(17, 3, 5),      gemm(1, 1000, 2048), gemm(127, 509, 1021),
       gemm(512, 512, 512), gemm(3136, 64, 576), gemm(49, 512, 4608), gemm(100000, 7, 3),
-      gemm(7, 768, 768),   gemm(10, 33, 70),    gemm(14, 768, 768),  gemm(15, 768, 768)};
+      gemm(7, 768, 768),   gemm(10, 33, 70),    gemm(14, 768, 768),  gemm(15, 768, 768),
+      gemm(64, 768, 768),  gemm(20, 3072, 768), gemm(8, 3072, 768)};
   for (const DeviceInfo& device :
        {avx2_device(1), avx2_device(2), avx512_device(), neon_device()}) {
     for (const Workload& workload : workloads) {
@@ -116,19 +117,21 @@ TEST(CpuGemmTemplate, DefaultConfigIsValidForAnyShape) {
       EXPECT_EQ(space.first_violation(config), "") << workload.key() << " " << device.arch;
       const cpu::GemmConfig c = cpu::gemm_config_from_view(ss::ConfigView(space, config));
       EXPECT_EQ(cpu::gemm_config_error(c), nullptr) << workload.key();
-      // A in place, B packed where 32 micro-panels read it (with 16 registers, 2); the threads
-      // split the longer of M and N; the micro-tile as wide as the registers hold.
+      // A in place, B packed where 8 micro-panels read it, or 2 of rows of 2048 floats or more
+      // (with 16 registers, 2); the threads split the longer of M and N; the micro-tile as wide
+      // as the registers hold.
       const auto [M, N, K] = workload.gemm();
       const int registers = device.has_isa("avx512f") || device.arch == "aarch64" ? 32 : 16;
       EXPECT_FALSE(c.pack_a) << workload.key();
-      EXPECT_EQ(c.pack_b, M >= (registers == 16 ? 2 : 32) * c.mr) << workload.key() << " " << device.arch;
+      const bool pack_b = registers == 16 ? M >= 2 * c.mr : M >= 8 * c.mr || (N >= 2048 && M >= 2 * c.mr);
+      EXPECT_EQ(c.pack_b, pack_b) << workload.key() << " " << device.arch;
       EXPECT_EQ(c.threads, device.cores) << workload.key();
       const auto split = device.cores > 1 && M > N ? cpu::ParallelLoop::kIc : cpu::ParallelLoop::kJc;
       EXPECT_EQ(c.parallel, split) << workload.key() << " " << device.arch;
       // 6 rows, or all of a slightly larger M in one micro-panel that fits with two vectors (32
-      // registers) and that an MC block divides: 7 rows take a panel of 8, 10 one of 10; 14 (no
+      // registers) and that an MC block divides: 7 and 8 rows take a panel of 8, 10 one of 10; 14 (no
       // MC block of 14s) and 15 (too many rows) keep 6. Then as many vectors as fit.
-      const int mr = registers == 32 && M == 7 ? 8 : registers == 32 && M == 10 ? 10 : 6;
+      const int mr = registers == 32 && (M == 7 || M == 8) ? 8 : registers == 32 && M == 10 ? 10 : 6;
       EXPECT_EQ(c.mr, mr) << workload.key() << " " << device.arch;
       EXPECT_EQ(c.nr, std::min(4, (registers - 1) / (mr + 1)) * c.lanes) << workload.key() << " " << device.arch;
       EXPECT_EQ(c.lanes, device.simd_f32_lanes()) << workload.key();
