@@ -52,6 +52,17 @@ class KernelCliTest : public optune::test_support::JobCommandTest {
     std::ofstream(dir_ / name) << text;
     return dir_ / name;
   }
+  // The kernel file of a C++ kernel `name` in `name`.cpp (written by the test) computing y of x over
+  // `n` floats, with the knob lines `knobs`, checked against `name`_reference in the same source.
+  fs::path write_cpu_kernel(const std::string& name, int n, const std::string& knobs) {
+    return write(name + ".toml", "name = \"" + name + "\"\nbackend = \"cpu\"\nsource = \"" + name + ".cpp\"\nentry = \"" +
+                                     name + "\"\nflops = \"N\"\nargs = [\n"
+                                     "  { name = \"x\", kind = \"buffer\", dtype = \"f32\", count = \"N\" },\n"
+                                     "  { name = \"y\", kind = \"buffer\", dtype = \"f32\", count = \"N\", output = true },\n"
+                                     "  { name = \"n\", kind = \"scalar\", dtype = \"i32\", value = \"N\" },\n]\n"
+                                     "[extents]\nN = " + std::to_string(n) + "\n[knobs]\n" + knobs + "\n"
+                                     "[check]\nreference = \"" + name + "_reference\"\nrtol = 1e-6\natol = 1e-6\n");
+  }
 };
 
 TEST_F(KernelCliTest, CpuKernelFaultsAreRecordsAndTuningGoesOn) {
@@ -247,25 +258,7 @@ extern "C" void chatty_reference(const float* x, float* y, std::int32_t n) {
   for (std::int32_t i = 0; i < n; ++i) y[i] = 2 * x[i];
 }
 )");
-  const fs::path kernel = write("chatty.toml", R"(name = "chatty"
-backend = "cpu"
-source = "chatty.cpp"
-entry = "chatty"
-flops = "N"
-args = [
-  { name = "x", kind = "buffer", dtype = "f32", count = "N" },
-  { name = "y", kind = "buffer", dtype = "f32", count = "N", output = true },
-  { name = "n", kind = "scalar", dtype = "i32", value = "N" },
-]
-[extents]
-N = 1024
-[knobs]
-MODE = [0, 1, 2, 3]
-[check]
-reference = "chatty_reference"
-rtol = 1e-6
-atol = 1e-6
-)");
+  const fs::path kernel = write_cpu_kernel("chatty", 1024, "MODE = [0, 1, 2, 3]");
   CommandRun run = optune("tune --kernel " + kernel.string() + " --target cpu --tuner grid --trials 6 --remeasure 0 " +
                           kQuick + " --db " + db());
   ASSERT_EQ(run.code, 0) << run.out << run.err;
@@ -285,23 +278,7 @@ extern "C" void lazy_reference(const float* x, float* y, std::int32_t n) {
   for (std::int32_t i = 1; i < n; ++i) y[i] = 2 * x[i];
 }
 )");
-  const fs::path kernel = write("lazy.toml", R"(name = "lazy"
-backend = "cpu"
-source = "lazy.cpp"
-entry = "lazy"
-flops = "N"
-args = [
-  { name = "x", kind = "buffer", dtype = "f32", count = "N" },
-  { name = "y", kind = "buffer", dtype = "f32", count = "N", output = true },
-  { name = "n", kind = "scalar", dtype = "i32", value = "N" },
-]
-[extents]
-N = 256
-[knobs]
-V = [0, 1]
-[check]
-reference = "lazy_reference"
-)");
+  const fs::path kernel = write_cpu_kernel("lazy", 256, "V = [0, 1]");
   CommandRun run = optune("tune --kernel " + kernel.string() + " --target cpu --tuner grid --trials 1 --remeasure 0 " +
                           kQuick + " --db " + db());
   EXPECT_NE(run.err.find("y[0] = "), std::string::npos) << run.out << run.err;
