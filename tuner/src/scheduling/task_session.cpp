@@ -35,8 +35,6 @@ db::TuningRecord to_record(const measure::MeasureTask& task, const search_space:
 // Rounds of the closing re-measurement (measure::Runner::run), and how many waves of it at most.
 constexpr int kRemeasureRounds = 3;
 constexpr int kMaxRemeasureWaves = 4;
-// Records of the database's ranking read for the best of a task; past them, this run's best.
-constexpr std::size_t kMaxRankedForBest = 256;
 
 bool better(const db::TuningRecord& a, const std::optional<db::TuningRecord>& b) {
   return a.ok() && (!b || a.median_seconds < b->median_seconds);
@@ -159,17 +157,10 @@ void TaskSession::finish(std::size_t top) {
   db::Database& database = measurer_.database();
   const db::TaskKey key = task_key(*task_);
   summary_.best = best_;
-  if (top > 0) {
-    // The database's ranking, less configs this space cannot run: records of an earlier version of
-    // a kernel file whose knobs or rules have changed since.
-    for (auto& record : database.top_k(task_filter(key), kMaxRankedForBest)) {
-      auto config = readable_config(task_->space, record);
-      if (config && task_->space.is_valid(*config)) {
-        summary_.best = std::move(record);
-        break;
-      }
-    }
-  }
+  // The database's ranking, less configs this space cannot read (records of an earlier version of a
+  // kernel file whose knobs have changed since), as apply-best and regress read it.
+  if (top > 0)
+    if (auto usable = best_usable(database, key, task_->space)) summary_.best = std::move(usable->record);
   if (auto latest = database.latest_success(key, summary_.default_config->config_text())) summary_.default_config = latest;
   summary_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
