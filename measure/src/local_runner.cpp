@@ -13,6 +13,9 @@ using Clock = std::chrono::steady_clock;
 // Making inputs and the reference result of a large workload takes far longer than a candidate
 // may; it gets its own allowance, paid once per workload and worker.
 constexpr double kPrepareTimeoutSeconds = 600;
+// A kernel file's check reference is usually a plain loop, many times slower than a tuned
+// candidate: it may take this many candidates' timeouts.
+constexpr double kReferenceTimeoutFactor = 10;
 // How long a worker that closed its output may take to exit before it is killed.
 constexpr double kExitGraceSeconds = 2;
 
@@ -57,9 +60,16 @@ Subprocess& LocalRunner::worker() {
 
 namespace {
 
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g s", seconds);
+  return text;
+}
+
 // Sends one request and reads its reply; a dead or silent worker becomes a crash or timeout
-// reply and is replaced on the next request.
-WorkerReply exchange(std::unique_ptr<Subprocess>& worker, const nlohmann::json& request, double timeout_seconds) {
+// reply and is replaced on the next request. `running`: what ran in the worker, for messages.
+WorkerReply exchange(std::unique_ptr<Subprocess>& worker, const nlohmann::json& request, double timeout_seconds,
+                     const std::string& running = "candidate") {
   if (!worker->write_line(request.dump())) {
     auto status = worker->wait_until(after(kExitGraceSeconds));
     worker.reset();
@@ -76,12 +86,20 @@ WorkerReply exchange(std::unique_ptr<Subprocess>& worker, const nlohmann::json& 
   }
   if (worker->timed_out()) {
     worker.reset();  // kills the worker and the candidate running in it
-    return failure_reply("timeout", "no result within " + std::to_string(timeout_seconds) + " s");
+    return failure_reply("timeout", running == "candidate" ? "no result within " + seconds_text(timeout_seconds)
+                                                           : running + " gave no result within " + seconds_text(timeout_seconds));
   }
   auto status = worker->wait_until(after(kExitGraceSeconds));
   std::string how = status ? status->describe() : "closed its output";
   worker.reset();
-  return failure_reply("crash", "candidate crashed the worker: " + how);
+  return failure_reply("crash", running + " crashed the worker: " + how);
+}
+
+// The reply of a kernel file's reference run: "ready", a reference_error (the reference crashed,
+// hung or failed), or the candidate artifact's own failure to load.
+WorkerReply reference_reply(WorkerReply reply) {
+  if (reply.status == "crash" || reply.status == "timeout") reply.status = "reference_error";
+  return reply;
 }
 
 }  // namespace
@@ -98,7 +116,21 @@ WorkerReply LocalRunner::measure_request(WorkerRequest request, const std::strin
     if (ready.status == "runtime_error") ready.message = "preparing " + request.workload + ": " + ready.message;
     return ready;
   }
+  // A problem is its workload and, for a kernel file, the file's operands and check.
+  const std::string problem = request.workload + (request.kernel ? nlohmann::json(*request.kernel).dump() : "");
+  if (auto failed = failed_references_.find(problem); failed != failed_references_.end()) return failed->second;
   request.artifact = artifact;
+  if (ready.needs_reference.value_or(false)) {
+    request.reference = true;
+    worker();
+    const std::string running = "the check's reference '" + (request.kernel ? request.kernel->check.entry : "") + "'";
+    WorkerReply reference = reference_reply(
+        exchange(worker_, request, kReferenceTimeoutFactor * request.timing.timeout_seconds, running));
+    // A failed reference fails every candidate of the problem alike: it is not run again.
+    if (reference.status == "reference_error") failed_references_[problem] = reference;
+    if (reference.status != "ready") return reference;
+    request.reference = false;
+  }
   worker();
   return exchange(worker_, request, request.timing.timeout_seconds);
 }

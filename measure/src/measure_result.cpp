@@ -9,7 +9,7 @@
 namespace optune::measure {
 namespace {
 
-constexpr std::array<std::pair<ErrorKind, std::string_view>, 7> kNames = {{
+constexpr std::array<std::pair<ErrorKind, std::string_view>, 8> kNames = {{
     {ErrorKind::kOk, "ok"},
     {ErrorKind::kBuildError, "build_error"},
     {ErrorKind::kRuntimeError, "runtime_error"},
@@ -17,6 +17,7 @@ constexpr std::array<std::pair<ErrorKind, std::string_view>, 7> kNames = {{
     {ErrorKind::kWrongAnswer, "wrong_answer"},
     {ErrorKind::kCrash, "crash"},
     {ErrorKind::kTransportError, "transport_error"},
+    {ErrorKind::kReferenceError, "reference_error"},
 }};
 
 }  // namespace

@@ -103,7 +103,8 @@ class WorkerLoop {
     WorkerBackend& backend = backend_of(kernels::split_target(request.target));
     try {
       backend.prepare(request, operands_);
-      if (request.artifact.empty()) return ready();
+      if (request.reference) return run_reference(backend, request);
+      if (request.artifact.empty()) return ready(request);
       return check_and_time(backend, request);
     } catch (...) {
       backend.reset();
@@ -111,10 +112,28 @@ class WorkerLoop {
     }
   }
 
-  static WorkerReply ready() {
+  WorkerReply ready(const WorkerRequest& request) const {
     WorkerReply reply;
     reply.status = "ready";
+    if (request.kernel)
+      reply.needs_reference = !operands_.kernel.has_expected() &&
+                              operands_.kernel.check.kind == kernels::KernelCheck::Kind::kReference;
     return reply;
+  }
+
+  // A kernel file's reference, run before any candidate of the problem: what goes wrong in it is
+  // the file's fault, not a candidate's.
+  WorkerReply run_reference(WorkerBackend& backend, const WorkerRequest& request) {
+    if (!request.kernel) return ready(request);
+    WorkerReply reply;
+    try {
+      if (!backend.run_reference(request, operands_, reply)) return reply;
+    } catch (const std::exception& error) {
+      backend.reset();
+      return failure_reply("reference_error",
+                           "the check's reference '" + operands_.kernel.check.entry + "' failed: " + error.what());
+    }
+    return ready(request);
   }
 
   WorkerReply check_and_time(WorkerBackend& backend, const WorkerRequest& request) {

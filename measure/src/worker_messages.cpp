@@ -7,6 +7,7 @@ void to_json(nlohmann::json& json, const WorkerRequest& request) {
           {"target", request.target}};
   if (!request.cache_dir.empty()) json["cache_dir"] = request.cache_dir;
   if (!request.artifact.empty()) json["artifact"] = request.artifact;
+  if (request.reference) json["reference"] = true;
   if (request.kernel) json["kernel"] = *request.kernel;
 }
 
@@ -18,6 +19,7 @@ void from_json(const nlohmann::json& json, WorkerRequest& request) {
   request.target = json.value("target", request.target);
   request.cache_dir = json.value("cache_dir", "");
   request.artifact = json.value("artifact", "");
+  request.reference = json.value("reference", false);
   if (json.contains("kernel")) request.kernel = json.at("kernel").get<KernelOperandsSpec>();
 }
 
@@ -55,6 +57,7 @@ void to_json(nlohmann::json& json, const WorkerReply& reply) {
   if (reply.number > 0) json["number"] = reply.number;
   if (reply.build_seconds > 0) json["build_seconds"] = reply.build_seconds;
   if (reply.program_cached) json["program_cached"] = *reply.program_cached;
+  if (reply.needs_reference) json["needs_reference"] = *reply.needs_reference;
   if (reply.transfer) json["transfer"] = *reply.transfer;
   if (reply.device) json["device"] = *reply.device;
   if (reply.devices) json["devices"] = *reply.devices;
@@ -69,6 +72,7 @@ void from_json(const nlohmann::json& json, WorkerReply& reply) {
   reply.number = json.value("number", 0);
   reply.build_seconds = json.value("build_seconds", 0.0);
   if (json.contains("program_cached")) reply.program_cached = json.at("program_cached").get<bool>();
+  if (json.contains("needs_reference")) reply.needs_reference = json.at("needs_reference").get<bool>();
   if (json.contains("transfer")) reply.transfer = json.at("transfer").get<Transfers>();
   if (json.contains("device")) reply.device = json.at("device");
   if (json.contains("devices")) reply.devices = json.at("devices").get<std::vector<nlohmann::json>>();

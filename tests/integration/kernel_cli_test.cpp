@@ -285,6 +285,38 @@ extern "C" void lazy_reference(const float* x, float* y, std::int32_t n) {
   EXPECT_NE(run.err.find("the reference left it unwritten"), std::string::npos) << run.out << run.err;
 }
 
+// A reference that crashes or hangs fails every candidate alike: it runs on its own before any
+// candidate, and the file is named as the cause (exit 2), not the candidates nor the environment.
+// Records already in the database stay; none of the broken file's are added.
+TEST_F(KernelCliTest, AReferenceThatCrashesOrHangsIsTheFilesFaultNotTheCandidates) {
+  const std::string saxpy = (kExamples / "saxpy_cpu.toml").string();
+  ASSERT_EQ(optune("tune --kernel " + saxpy + " --shape N=4096 --target cpu --trials 2 --remeasure 0 " + kQuick +
+                   " --db " + db()).code, 0);
+  const std::size_t before = record_count();
+  ASSERT_GT(before, 0u);
+  write("broken.cpp", R"(#include <cstdint>
+extern "C" void broken(const float* x, float* y, std::int32_t n) {
+  for (std::int32_t i = 0; i < n; ++i) y[i] = 2 * x[i] + V;
+}
+extern "C" void broken_reference(const float* x, float* y, std::int32_t n) {
+  if (FAULT == 0) *static_cast<volatile float*>(nullptr) = x[0];
+  for (volatile std::int32_t i = 0; i < n; i = FAULT == 1 ? 0 : i + 1) y[i] = 2 * x[i];
+}
+)");
+  const fs::path crashing = write_cpu_kernel("broken", 256, "V = [0, 1]");
+  std::string text = slurp(crashing);
+  text.replace(text.find("flops"), 0, "build_options = [\"-DFAULT=0\"]\n");
+  write("broken.toml", text);
+  expect_bad_input("tune --kernel " + crashing.string() + " --target cpu --trials 4 " + kQuick + " --db " + db(),
+                   "kernel.broken.N256: the check's reference 'broken_reference' crashed the worker: signal 11");
+  text.replace(text.find("-DFAULT=0"), 9, "-DFAULT=1");
+  write("broken.toml", text);
+  expect_bad_input("tune --kernel " + crashing.string() + " --target cpu --trials 4 --timeout 0.3 " + kQuick + " --db " +
+                       db(),
+                   "the check's reference 'broken_reference' gave no result within 3 s; no config can be checked");
+  EXPECT_EQ(record_count(), before);
+}
+
 TEST_F(KernelCliTest, ARangeOfAKernelsExtentTunesItsRepresentativeSizes) {
   const std::string saxpy = (kExamples / "saxpy_cpu.toml").string();
   CommandRun run = optune("tune --kernel " + saxpy + " --shape N=1000..8000 --target cpu --tuner random --trials 6 " +

@@ -77,22 +77,33 @@ Function find_symbol(void* handle, const char* name, measure::WorkerReply& reply
   return function;
 }
 
+// Runs the reference compiled into a candidate's object and keeps its outputs as the expected ones.
+bool run_reference_in(void* handle, measure::KernelOperands& operands, measure::WorkerReply& reply) {
+  auto reference = find_symbol<kernels::UserKernelFunction>(handle, kernels::kUserReferenceSymbol, reply);
+  if (!reference) {
+    reply = measure::failure_reply("reference_error", "the check's reference '" + operands.check.entry +
+                                                          "' is not in the candidate's object: " + reply.message);
+    return false;
+  }
+  measure::reset_for_run(operands, 0);
+  reference(measure::argument_pointers(operands).data());
+  operands.expected = measure::output_bytes(operands);
+  return true;
+}
+
+bool needs_reference(const measure::KernelOperands& operands) {
+  return !operands.has_expected() && operands.check.kind == kernels::KernelCheck::Kind::kReference;
+}
+
 std::unique_ptr<measure::LoadedCandidate> load_user_kernel(const measure::WorkerRequest& request,
                                                            measure::KernelOperands& operands,
                                                            measure::WorkerReply& reply) {
   void* handle = open_shared_object(request.artifact, reply);
   if (!handle) return nullptr;
   auto function = find_symbol<kernels::UserKernelFunction>(handle, kernels::kUserKernelSymbol, reply);
-  if (function && !operands.has_expected() && operands.check.kind == kernels::KernelCheck::Kind::kReference) {
-    // The reference is in every candidate's object; the first candidate of a problem runs it.
-    if (auto reference = find_symbol<kernels::UserKernelFunction>(handle, kernels::kUserReferenceSymbol, reply)) {
-      measure::reset_for_run(operands, 0);
-      reference(measure::argument_pointers(operands).data());
-      operands.expected = measure::output_bytes(operands);
-    } else {
-      function = nullptr;
-    }
-  }
+  // The reference is in every candidate's object. The runner has it run on its own first
+  // (run_reference); a runner that did not gets it run here, by the problem's first candidate.
+  if (function && needs_reference(operands) && !run_reference_in(handle, operands, reply)) function = nullptr;
   if (!function) {
     dlclose(handle);
     return nullptr;
@@ -101,6 +112,16 @@ std::unique_ptr<measure::LoadedCandidate> load_user_kernel(const measure::Worker
 }
 
 }  // namespace
+
+bool CpuWorker::run_reference(const measure::WorkerRequest& request, measure::Operands& operands,
+                              measure::WorkerReply& reply) {
+  if (!needs_reference(operands.kernel)) return true;
+  void* handle = open_shared_object(request.artifact, reply);  // the candidate's fault when it fails
+  if (!handle) return false;
+  const bool ran = run_reference_in(handle, operands.kernel, reply);
+  dlclose(handle);
+  return ran;
+}
 
 std::vector<kernels::DeviceInfo> CpuWorker::devices() { return {measure::detect_local_cpu()}; }
 

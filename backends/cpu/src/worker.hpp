@@ -12,6 +12,8 @@ class CpuWorker final : public measure::WorkerBackend {
   kernels::DeviceInfo device(const kernels::Target& target) override;
   std::unique_ptr<measure::LoadedCandidate> load(const measure::WorkerRequest& request, measure::Operands& operands,
                                                  measure::WorkerReply& reply) override;
+  bool run_reference(const measure::WorkerRequest& request, measure::Operands& operands,
+                     measure::WorkerReply& reply) override;
 };
 
 }  // namespace optune::backends::cpu

@@ -122,13 +122,14 @@ void OpenCLWorker::allocate_kernel_buffers(const measure::KernelOperands& operan
 
 // Runs the file's reference kernel on the operands' initial values and keeps its outputs as the
 // expected ones. False with `reply` saying why when it does not build or run.
-bool OpenCLWorker::run_reference(measure::KernelOperands& operands, const std::string& cache_dir,
-                                 measure::WorkerReply& reply) {
+bool OpenCLWorker::run_kernel_reference(measure::KernelOperands& operands, const std::string& cache_dir,
+                                        measure::WorkerReply& reply) {
   const measure::KernelCheckSpec& check = operands.check;
   optune::opencl::ProgramBuild build = optune::opencl::build_program(context_.get(), device_.device, device_.info,
                                                                      check.source, check.build_options, cache_dir);
   if (!build.program) {
-    reply = measure::failure_reply("runtime_error", "the reference kernel does not build: " + clipped_build_log(build.log));
+    reply = measure::failure_reply("reference_error", "the check's reference kernel '" + check.entry +
+                                                          "' does not build: " + clipped_build_log(build.log));
     return false;
   }
   cl_int error = CL_SUCCESS;
@@ -156,8 +157,10 @@ std::unique_ptr<measure::LoadedCandidate> OpenCLWorker::load_user_kernel(const m
     reply = measure::failure_reply("runtime_error", "artifact is for " + artifact.workload_key + ", not " + request.workload);
     return nullptr;
   }
+  // The runner has the reference run on its own first (run_reference); a runner that did not gets
+  // it run here, by the problem's first candidate.
   if (!operands.has_expected() && operands.check.kind == kernels::KernelCheck::Kind::kReference &&
-      !run_reference(operands, request.cache_dir, reply)) {
+      !run_kernel_reference(operands, request.cache_dir, reply)) {
     return nullptr;
   }
   optune::opencl::ProgramBuild build = optune::opencl::build_program(
@@ -177,6 +180,13 @@ std::unique_ptr<measure::LoadedCandidate> OpenCLWorker::load_user_kernel(const m
   set_arguments(kernel.get(), operands, kernel_buffers_);
   return std::make_unique<UserKernelCandidate>(std::move(build.program), std::move(kernel), artifact.kernel,
                                                queue_.get(), operands, kernel_buffers_, build.seconds, build.from_cache);
+}
+
+bool OpenCLWorker::run_reference(const measure::WorkerRequest& request, measure::Operands& operands,
+                                 measure::WorkerReply& reply) {
+  measure::KernelOperands& kernel = operands.kernel;
+  if (kernel.has_expected() || kernel.check.kind != kernels::KernelCheck::Kind::kReference) return true;
+  return run_kernel_reference(kernel, request.cache_dir, reply);
 }
 
 }  // namespace optune::backends::opencl

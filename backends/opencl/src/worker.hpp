@@ -53,6 +53,8 @@ class OpenCLWorker final : public measure::WorkerBackend {
   void prepare(const measure::WorkerRequest& request, const measure::Operands& operands) override;
   std::unique_ptr<measure::LoadedCandidate> load(const measure::WorkerRequest& request, measure::Operands& operands,
                                                  measure::WorkerReply& reply) override;
+  bool run_reference(const measure::WorkerRequest& request, measure::Operands& operands,
+                     measure::WorkerReply& reply) override;
   // A failed launch or wait may leave the context unusable (NVIDIA's does after a fault).
   void reset() override { target_.clear(); }
 
@@ -61,7 +63,7 @@ class OpenCLWorker final : public measure::WorkerBackend {
   void allocate_buffers(const measure::Operands& operands);
   // User kernels (user_kernel_worker.cpp).
   void allocate_kernel_buffers(const measure::KernelOperands& operands);
-  bool run_reference(measure::KernelOperands& operands, const std::string& cache_dir, measure::WorkerReply& reply);
+  bool run_kernel_reference(measure::KernelOperands& operands, const std::string& cache_dir, measure::WorkerReply& reply);
   std::unique_ptr<measure::LoadedCandidate> load_user_kernel(const measure::WorkerRequest& request,
                                                              measure::KernelOperands& operands,
                                                              measure::WorkerReply& reply);

@@ -82,6 +82,10 @@ std::vector<db::TuningRecord> RecordingMeasurer::run(const std::shared_ptr<const
   // Build the whole batch first: no compile may run while a candidate is timed.
   auto builds = builder_.build(inputs);
   auto measured = runner_.run(inputs, builds, rounds);
+  for (const auto& result : measured)
+    if (result.error == measure::ErrorKind::kReferenceError)
+      throw ReferenceFailure(task->workload.key() + ": " + result.message +
+                             "; no config can be checked (nothing of this batch recorded)");
   std::vector<db::TuningRecord> records;
   for (std::size_t i = 0; i < configs.size(); ++i) {
     records.push_back(to_record(*task, configs[i], measured[i]));

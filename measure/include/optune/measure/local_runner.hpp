@@ -4,6 +4,7 @@
 // reference result of a workload between candidates.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -47,7 +48,9 @@ class LocalRunner final : public Runner {
   MeasureResult measure_one(const MeasureInput& input, const BuildResult& build);
   // The generic step the RPC server reuses: measures `artifact` for a worker request (the
   // request's own timing policy applies) and returns the worker's reply; a crash, hang or
-  // malformed reply becomes a reply with that status ("crash", "timeout", "runtime_error").
+  // malformed reply becomes a reply with that status ("crash", "timeout", "runtime_error"). A kernel
+  // file's reference runs first, on its own: one that crashes, hangs (past 10 candidate timeouts)
+  // or fails makes a "reference_error" reply, for this and every later candidate of the problem.
   WorkerReply measure_request(WorkerRequest request, const std::string& artifact);
 
  private:
@@ -56,6 +59,9 @@ class LocalRunner final : public Runner {
   Subprocess& worker();
   LocalRunnerOptions options_;
   std::unique_ptr<Subprocess> worker_;
+  // Kernel files' problems whose reference failed (by workload and operands): the reply every
+  // candidate gets.
+  std::map<std::string, WorkerReply> failed_references_;
 };
 
 // The worker request of one input (without the artifact), and the result of a worker's reply to

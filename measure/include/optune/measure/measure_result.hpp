@@ -9,7 +9,9 @@
 
 namespace optune::measure {
 
-enum class ErrorKind { kOk, kBuildError, kRuntimeError, kTimeout, kWrongAnswer, kCrash, kTransportError };
+// kReferenceError: a kernel file's check reference crashed, hung or failed, so no candidate of the
+// problem can be checked; the tuner stops on it (the file is at fault, not the candidate).
+enum class ErrorKind { kOk, kBuildError, kRuntimeError, kTimeout, kWrongAnswer, kCrash, kTransportError, kReferenceError };
 
 std::string_view error_kind_name(ErrorKind kind);  // "ok", "build_error", ...
 ErrorKind parse_error_kind(std::string_view name);  // throws std::invalid_argument

@@ -57,6 +57,12 @@ class WorkerBackend {
   // reference first on the operands' initial values and stores its outputs as the expected ones.
   virtual std::unique_ptr<LoadedCandidate> load(const WorkerRequest& request, Operands& operands,
                                                 WorkerReply& reply) = 0;
+  // Runs a user kernel's check reference on the operands' initial values and keeps its outputs as
+  // the expected ones, before any candidate runs (`request.artifact` is a candidate's, for backends
+  // whose reference lives in the candidate's object). A reference that cannot run gives false with
+  // `reply` saying why: a "reference_error" where the reference is at fault, another status where
+  // the candidate's artifact is.
+  virtual bool run_reference(const WorkerRequest& request, Operands& operands, WorkerReply& reply) = 0;
   // After an exception from this backend's candidate: drop state that may be broken (an OpenCL
   // context after a fault), so the next candidate starts clean.
   virtual void reset() {}

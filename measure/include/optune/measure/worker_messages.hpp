@@ -1,6 +1,9 @@
 // The messages between a runner and optune-worker, one JSON object per line (and, unchanged,
 // inside RPC frames). A request with an artifact measures it; without one it prepares the
-// workload's operands (a "ready" reply); a describe request asks for devices.
+// workload's operands (a "ready" reply, saying whether a kernel file's reference must still run);
+// one with `reference` set runs that reference alone, with the artifact's help where the reference
+// lives in the candidate's object (cpu), so that a reference that crashes or hangs is told apart
+// from the candidate; a describe request asks for devices.
 // A crash or hang shows up on the runner's side as a dead or silent worker.
 #pragma once
 
@@ -23,6 +26,7 @@ struct WorkerRequest {
   std::string target = "cpu";  // its backend measures (the text before ':')
   std::string cache_dir;   // where the backend may keep compiled programs; "" none
   std::string artifact;    // the candidate's file; "" prepares the operands only
+  bool reference = false;  // run the kernel file's check reference only (a "ready" reply)
   // A user kernel's operands and check (its key alone does not say them); absent for operators.
   std::optional<KernelOperandsSpec> kernel;
 };
@@ -46,6 +50,8 @@ struct WorkerReply {
   int number = 0;             // runs per repeat
   double build_seconds = 0;   // compiled in the worker (OpenCL): its compile or cache load
   std::optional<bool> program_cached;
+  // "ready" replies: the kernel file's reference has not run yet on these operands.
+  std::optional<bool> needs_reference;
   std::optional<Transfers> transfer;
   // Describe replies: the device asked for (or the first), and all of them.
   std::optional<nlohmann::json> device;

@@ -53,6 +53,13 @@ class EnvironmentFailure : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A kernel file's check reference crashed, hung or failed: no config can be checked, and the
+// file is at fault (bad input), not the configs nor the environment.
+class ReferenceFailure : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 struct TuningSummary {
   std::string run_id;
   std::size_t trials = 0;    // measured in this run, failures included
