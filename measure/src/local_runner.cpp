@@ -60,12 +60,6 @@ Subprocess& LocalRunner::worker() {
 
 namespace {
 
-std::string seconds_text(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g s", seconds);
-  return text;
-}
-
 // Sends one request and reads its reply; a dead or silent worker becomes a crash or timeout
 // reply and is replaced on the next request. `running`: what ran in the worker, for messages.
 WorkerReply exchange(std::unique_ptr<Subprocess>& worker, const nlohmann::json& request, double timeout_seconds,

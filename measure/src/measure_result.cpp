@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -32,6 +33,12 @@ ErrorKind parse_error_kind(std::string_view name) {
   for (const auto& [kind, n] : kNames)
     if (n == name) return kind;
   throw std::invalid_argument("unknown error kind '" + std::string(name) + "'");
+}
+
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g s", seconds);
+  return text;
 }
 
 double median(std::vector<double> values) {

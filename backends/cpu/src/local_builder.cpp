@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include "optune/backends/cpu/local_builder.hpp"
 
 #include <chrono>
@@ -105,7 +107,7 @@ std::vector<BuildResult> LocalBuilder::build(const std::vector<MeasureInput>& in
     if (!status) {
       compile.process.kill();
       result.error = ErrorKind::kBuildError;
-      result.message = "compile timed out after " + std::to_string(options_.timeout_seconds) + " s";
+      result.message = fmt::format("compile timed out after {:g} s", options_.timeout_seconds);
     } else if (!status->exited || status->code != 0) {
       result.error = ErrorKind::kBuildError;
       result.message = "compiler " + status->describe() + ":\n" +

@@ -129,7 +129,7 @@ std::vector<MeasureResult> RpcRunner::measure_round(const std::vector<MeasureInp
     }
     if (leases.empty()) {
       if (last_problem.empty())
-        last_problem = "no device of key " + options_.key + " within " + std::to_string(options_.lease_wait_seconds) + " s";
+        last_problem = "no device of key " + options_.key + " within " + seconds_text(options_.lease_wait_seconds);
       if (++rounds_without_device < options_.max_attempts) continue;
       break;
     }

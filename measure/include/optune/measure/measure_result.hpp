@@ -15,6 +15,7 @@ enum class ErrorKind { kOk, kBuildError, kRuntimeError, kTimeout, kWrongAnswer, 
 
 std::string_view error_kind_name(ErrorKind kind);  // "ok", "build_error", ...
 ErrorKind parse_error_kind(std::string_view name);  // throws std::invalid_argument
+std::string seconds_text(double seconds);  // "30 s", "0.5 s": a limit as messages give it
 
 struct BuildResult {
   std::string artifact;  // path of the built shared object; empty on failure
