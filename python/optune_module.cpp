@@ -40,6 +40,11 @@ std::string tune(const py::dict& arguments, const std::string& package_dir, cons
   request.suite = get("suite").cast<std::string>();
   request.kernel_file = get("kernel").cast<std::string>();
   request.layout = get("layout").cast<std::string>();
+  request.template_name = get("template").cast<std::string>();
+  request.tuning.tuner.objective = get("objective").cast<std::string>();
+  request.scheduler.policy = get("scheduler").cast<std::string>();
+  request.measuring.compile_timeout = get("compile_timeout").cast<double>();
+  request.measuring.rpc_wait = get("rpc_wait").cast<double>();
   request.database = get("db").cast<std::string>();
   request.wait_lock = get("wait_lock").cast<bool>();
   request.tuning.tuner.name = get("tuner").cast<std::string>();
@@ -63,9 +68,13 @@ std::string tune(const py::dict& arguments, const std::string& package_dir, cons
   if (request.tuning.batch_size == 0) throw app::BadInput("tune: batch_size must be at least 1");
 
   tuner::Progress progress(nullptr, false);
-  if (!callback.is_none()) {
-    progress.set_observer([callback](const tuner::ProgressState& state) {
-      py::gil_scoped_acquire gil;
+  // After every batch: Ctrl-C (Python's pending signals) stops the run as the callback's exceptions
+  // do, with the batches measured so far recorded.
+  progress.set_observer([callback](const tuner::ProgressState& state) {
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    if (callback.is_none()) return;
+    {
       py::dict update;
       update["task"] = state.task;
       update["trial"] = state.trial;
@@ -74,8 +83,8 @@ std::string tune(const py::dict& arguments, const std::string& package_dir, cons
       update["failures"] = state.failures;
       update["unit"] = state.unit;
       callback(update);
-    });
-  }
+    }
+  });
   const auto paths = install_paths(package_dir, get("cache_dir").cast<std::string>());
   nlohmann::json result;
   {

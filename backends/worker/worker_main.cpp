@@ -4,9 +4,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <ext/stdio_filebuf.h>
 #include <iostream>
+#include <thread>
 
 #include "optune/backends/registry.hpp"
 #include "optune/measure/worker_loop.hpp"
@@ -23,9 +25,20 @@ int take_private(int fd, int replacement) {
   return kept;
 }
 
+// A worker whose runner is gone (killed with SIGKILL, or a Python process ended by SIGTERM) would
+// go on running a candidate that never returns, at full speed, for good: it exits once orphaned.
+void exit_when_orphaned() {
+  const pid_t runner = getppid();
+  std::thread([runner] {
+    while (getppid() == runner) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    std::_Exit(3);
+  }).detach();
+}
+
 }  // namespace
 
 int main() {
+  exit_when_orphaned();
   // The messages travel on private descriptors: a candidate's printf (a user's kernel may print
   // while it is debugged) goes to the worker's stderr instead of into a reply, and a kernel that
   // reads stdin reads nothing instead of the next request.

@@ -45,6 +45,8 @@ struct Database::Impl {
 };
 
 Database Database::open(const std::string& path, Mode mode) {
+  // SQLite opens "" as a private temporary database: every record would be lost at exit.
+  if (path.empty()) throw DatabaseError("the database path is empty");
   const bool read_only = mode == Mode::kReadOnly;
   if (read_only && !std::filesystem::exists(path)) {
     throw DatabaseError(path + ": no such database file");

@@ -37,9 +37,9 @@ class Records(list):
         return pandas.DataFrame(list(self))
 
 
-def _count(name, value, minimum=0):
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum or value >= 2**63:
-        raise BadInput(f"{name}: expected an integer of at least {minimum}, got {value!r}")
+def _count(name, value, minimum=0, maximum=2**63 - 1):
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
+        raise BadInput(f"{name}: expected an integer in [{minimum}, {maximum}], got {value!r}")
     return value
 
 
@@ -55,6 +55,18 @@ def _text(name, value):
         return ""
     if not isinstance(value, str):
         raise BadInput(f"{name}: expected a string, got {value!r}")
+    return value
+
+
+# The command line's limits and choices (optune tune --help).
+_MAX_TRIALS = 100_000_000
+_OBJECTIVES = ("rank:pairwise", "reg:squarederror")
+_SCHEDULERS = ("gradient", "round_robin")
+
+
+def _choice(name, value, choices):
+    if value not in choices:
+        raise BadInput(f"{name}: expected one of {', '.join(choices)}, got {value!r}")
     return value
 
 
@@ -81,7 +93,8 @@ def _program_cache_dir():
 def tune(op="gemm", shape=None, target="cpu", tuner="xgb", trials=64, db="optune.db", *, suite=None, kernel=None,
          layout=None, trials_per_task=0, budget=None, seed=1, batch_size=8, early_stopping=0, remeasure=3,
          transfer=True, repeat=5, number=0, min_repeat_ms=40.0, timeout=30.0, jobs=0, compiler="c++",
-         rpc=None, token_file=None, wait_lock=False, progress=None):
+         rpc=None, token_file=None, wait_lock=False, progress=None, template=None, objective="rank:pairwise",
+         scheduler="gradient", compile_timeout=120.0, rpc_wait=60.0):
     """Tunes one workload (``op`` and ``shape``) or every workload of a ``suite`` file on ``target``.
 
     Returns a dict: for one workload ``workload``, ``template``, ``target``, ``device``, ``trials``,
@@ -99,15 +112,20 @@ def tune(op="gemm", shape=None, target="cpu", tuner="xgb", trials=64, db="optune
         "op": _text("op", op), "shape": _shape_text(shape), "suite": _text("suite", suite),
         "kernel": _text("kernel", None if kernel is None else os.fspath(kernel)),
         "layout": _text("layout", layout), "db": _text("db", os.fspath(db)), "target": _text("target", target),
-        "tuner": _text("tuner", tuner), "trials": _count("trials", trials, 1),
-        "trials_per_task": _count("trials_per_task", trials_per_task), "budget": _text("budget", budget),
-        "seed": _count("seed", seed), "batch_size": _count("batch_size", batch_size, 1),
-        "early_stopping": _count("early_stopping", early_stopping), "remeasure": _count("remeasure", remeasure),
+        "tuner": _text("tuner", tuner), "trials": _count("trials", trials, 1, _MAX_TRIALS),
+        "trials_per_task": _count("trials_per_task", trials_per_task, 0, _MAX_TRIALS), "budget": _text("budget", budget),
+        "seed": _count("seed", seed), "batch_size": _count("batch_size", batch_size, 1, 4096),
+        "early_stopping": _count("early_stopping", early_stopping, 0, _MAX_TRIALS),
+        "remeasure": _count("remeasure", remeasure, 0, 1000),
         "transfer": bool(transfer), "repeat": _count("repeat", repeat, 1), "number": _count("number", number),
         "min_repeat_ms": _seconds("min_repeat_ms", min_repeat_ms, 0, 60000),
-        "timeout": _seconds("timeout", timeout, 0.1, 86400), "jobs": _count("jobs", jobs),
+        "timeout": _seconds("timeout", timeout, 0.1, 86400), "jobs": _count("jobs", jobs, 0, 4096),
         "compiler": _text("compiler", compiler), "rpc": _text("rpc", rpc), "token_file": _text("token_file", token_file),
         "wait_lock": bool(wait_lock), "cache_dir": _program_cache_dir(),
+        "template": _text("template", template), "objective": _choice("objective", objective, _OBJECTIVES),
+        "scheduler": _choice("scheduler", scheduler, _SCHEDULERS),
+        "compile_timeout": _seconds("compile_timeout", compile_timeout, 1, 86400),
+        "rpc_wait": _seconds("rpc_wait", rpc_wait, 0, 86400),
     }
     if arguments["repeat"] > 1000 or arguments["number"] > 1000000:
         raise BadInput("repeat must be at most 1000 and number at most 1000000")

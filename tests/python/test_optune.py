@@ -211,3 +211,16 @@ def test_tune_kernel_reads_kernel_files_and_refuses_bad_arguments(tmp_path):
         bad["knobs"] = {"BLOCK": []}
         optune.tune_kernel(bad, db=tmp_path / "b.db", **QUICK)
     assert not (tmp_path / "b.db").exists()
+
+
+def test_options_keep_the_command_lines_limits_and_choices(tmp_path):
+    db = str(tmp_path / "limits.db")
+    for options, words in [({"trials": 10**9}, "trials"), ({"batch_size": 2**40}, "batch_size"),
+                           ({"jobs": 2**31}, "jobs"), ({"remeasure": 10**6}, "remeasure"),
+                           ({"objective": "rank:ndcg"}, "objective"), ({"scheduler": "fifo"}, "scheduler"),
+                           ({"compile_timeout": 0.5}, "compile_timeout"), ({"db": ""}, "database path is empty")]:
+        arguments = dict(op="gemm", shape="16,16,16", target="cpu", db=db, trials=1)
+        arguments.update(options)
+        with pytest.raises(optune.BadInput, match=words):
+            optune.tune(**arguments)
+    assert not os.path.exists(db)

@@ -84,6 +84,7 @@ std::string device_lock_path(const std::string& database_path, const std::string
 }
 
 std::string database_lock_path(const std::string& database_path) {
+  if (database_path.empty()) throw std::invalid_argument("the database path is empty");
   const std::filesystem::path database(database_path);
   return (database.parent_path() / (".optune-database-" + database.filename().string() + ".lock")).string();
 }
