@@ -48,9 +48,14 @@ Database Database::open(const std::string& path, Mode mode) {
   // SQLite opens "" as a private temporary database: every record would be lost at exit.
   if (path.empty()) throw DatabaseError("the database path is empty");
   const bool read_only = mode == Mode::kReadOnly;
-  if (read_only && !std::filesystem::exists(path)) {
-    throw DatabaseError(path + ": no such database file");
-  }
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (error && error != std::errc::no_such_file_or_directory)
+    throw DatabaseError(path + ": " + error.message());
+  if (read_only && !std::filesystem::exists(status)) throw DatabaseError(path + ": no such database file");
+  // A FIFO or a device would block the open, or be written into.
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+    throw DatabaseError(path + ": not a regular file");
   auto connection = sqlite::Connection::open(
       path, read_only ? sqlite::Connection::Access::kReadOnly : sqlite::Connection::Access::kReadWriteCreate,
       kBusyTimeout);

@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -12,7 +13,7 @@ namespace {
 // SHA-256 (hex) of the record's canonical JSON line: the identity that makes a repeated insert,
 // import or merge of the same record a no-op.
 std::string content_hash(const TuningRecord& record) {
-  const std::string text = to_json(record).dump();
+  const std::string text = to_json(record).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
   unsigned int size = 0;
   if (EVP_Digest(text.data(), text.size(), digest.data(), &size, EVP_sha256(), nullptr) != 1) {
@@ -53,6 +54,60 @@ void check_storable(const TuningRecord& record) {
   for (double cost : record.costs) require_finite(cost, "costs");
 }
 
+// Nesting of a stored JSON value beyond which it is not read: nlohmann's values copy, print and
+// free themselves recursively, so a forged row of 100,000 brackets would overflow the stack.
+constexpr int kMaxStoredDepth = 64;
+
+bool nests_deeper_than(const std::string& text, int limit) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if ((c == '[' || c == '{') && ++depth > limit) {
+      return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
+// A stored JSON column as written, or, where a hand edit or a damaged page left it unreadable, a
+// string saying so: the record then fails RecordCheck (passed over with a note) instead of
+// failing the command that reads it.
+nlohmann::json stored_json(const std::string& text, const char* column) {
+  if (nests_deeper_than(text, kMaxStoredDepth)) return std::string("unreadable ") + column + ": nested too deep";
+  auto value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) return std::string("unreadable ") + column + ": not JSON";
+  return value;
+}
+
+// Costs that are not a list of numbers read as none (a record without costs fails RecordCheck).
+std::vector<double> stored_costs(const std::string& text) {
+  const auto value = stored_json(text, "costs");
+  std::vector<double> costs;
+  if (!value.is_array()) return costs;
+  for (const auto& cost : value) {
+    if (!cost.is_number()) return {};
+    costs.push_back(cost.get<double>());
+  }
+  return costs;
+}
+
+// Text as valid UTF-8, each invalid byte as U+FFFD: a compiler's message in Latin-1 must not make
+// the record unstorable, nor a hand-edited one unreadable as JSON.
+std::string valid_utf8(const std::string& text) {
+  if (std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) return text;
+  const std::string checked =
+      nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return nlohmann::json::parse(checked).get<std::string>();
+}
+
 }  // namespace
 
 std::string select_records(const std::string& extra_columns) {
@@ -60,28 +115,29 @@ std::string select_records(const std::string& extra_columns) {
          " r.costs, r.median_seconds, r.gflops, r.error_kind, r.error_message, r.build_seconds, r.timestamp,"
          " r.tuner, r.run_id, r.optune_version, r.is_default" +
          extra_columns +
-         " FROM records r JOIN devices d ON d.id = r.device_id JOIN workloads w ON w.key = r.workload_key";
+         " FROM records r LEFT JOIN devices d ON d.id = r.device_id LEFT JOIN workloads w ON w.key = r.workload_key";
 }
 
 TuningRecord read_record(const sqlite::Statement& row) {
   TuningRecord record;
   record.id = row.column_int(0);
-  record.workload_key = row.column_text(1);
-  record.template_name = row.column_text(2);
-  record.target = row.column_text(3);
-  record.device_id = row.column_text(4);
-  record.device_fingerprint = nlohmann::json::parse(row.column_text(5));
-  record.config = nlohmann::json::parse(row.column_text(6));
-  record.costs = nlohmann::json::parse(row.column_text(7)).get<std::vector<double>>();
+  record.workload_key = valid_utf8(row.column_text(1));
+  record.template_name = valid_utf8(row.column_text(2));
+  record.target = valid_utf8(row.column_text(3));
+  record.device_id = valid_utf8(row.column_text(4));
+  // A record whose device row is missing reads with no fingerprint, which RecordCheck refuses.
+  record.device_fingerprint = stored_json(row.column_text(5), "device fingerprint");
+  record.config = stored_json(row.column_text(6), "config");
+  record.costs = stored_costs(row.column_text(7));
   record.median_seconds = row.column_double(8);
   record.gflops = row.column_double(9);
-  record.error_kind = row.column_text(10);
-  record.error_message = row.column_text(11);
+  record.error_kind = valid_utf8(row.column_text(10));
+  record.error_message = valid_utf8(row.column_text(11));
   record.build_seconds = row.column_double(12);
   record.timestamp = row.column_double(13);
-  record.tuner = row.column_text(14);
-  record.run_id = row.column_text(15);
-  record.optune_version = row.column_text(16);
+  record.tuner = valid_utf8(row.column_text(14));
+  record.run_id = valid_utf8(row.column_text(15));
+  record.optune_version = valid_utf8(row.column_text(16));
   record.is_default = row.column_int(17) != 0;
   return record;
 }
@@ -156,7 +212,7 @@ std::int64_t RecordWriter::write(const TuningRecord& record) {
   insert_device_.reset();
   insert_device_.bind_text(1, record.device_id)
       .bind_text(2, device_name(record.device_fingerprint))
-      .bind_text(3, record.device_fingerprint.dump());
+      .bind_text(3, record.device_fingerprint.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   insert_device_.step();
 
   insert_workload_.reset();
@@ -174,7 +230,7 @@ std::int64_t RecordWriter::write(const TuningRecord& record) {
       .bind_double(8, record.median_seconds)
       .bind_double(9, record.gflops)
       .bind_text(10, record.error_kind)
-      .bind_text(11, record.error_message)
+      .bind_text(11, valid_utf8(record.error_message))
       .bind_double(12, record.build_seconds)
       .bind_double(13, record.timestamp)
       .bind_text(14, record.tuner)

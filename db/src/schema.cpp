@@ -86,6 +86,10 @@ void check_accepted(const sqlite::Connection& connection, const FileState& state
   if (state.application_id != kApplicationId) {
     throw DatabaseError(path + " is not an optune database (it holds another application's SQLite data)");
   }
+  if (state.user_version < 0) {
+    throw DatabaseError(path + ": database schema version " + std::to_string(state.user_version) +
+                        " is not one optune writes");
+  }
   if (state.user_version > kSchemaVersion) {
     throw DatabaseError(path + ": database schema version " + std::to_string(state.user_version) +
                         " is newer than this optune supports (" + std::to_string(kSchemaVersion) + ")");

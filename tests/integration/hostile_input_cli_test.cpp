@@ -18,6 +18,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <sqlite3.h>
+#include <sys/stat.h>
 
 #include "optune/db/database.hpp"
 #include "../support/command_test.hpp"
@@ -324,6 +326,51 @@ TEST_F(HostileInputCliTest, QueryIsNotLedByAForgedRecord) {
   ASSERT_EQ(shown.size(), 1u) << run.out;
   EXPECT_EQ(shown[0]["config"], best.config) << run.out;
   EXPECT_NE(run.err.find("note: passed over 1 bad record"), std::string::npos) << run.err;
+}
+
+// A database edited by hand or damaged on disk: rows whose JSON columns nest 200,000 deep (a stack
+// overflow in every reader before), are not JSON, or belong to no device row are passed over with
+// a note; text that is no UTF-8 reads with U+FFFD. A FIFO, a negative schema version and an --out
+// naming the database are refused with one line, and the records stay.
+TEST_F(HostileInputCliTest, DamagedRowsArePassedOverAndDangerousPathsRefused) {
+  tune_tiny(db(), 1, 4);
+  const auto before = stored_records(db());
+  const std::string best = std::to_string(Database::open(db(), Database::Mode::kReadOnly).top_k({}, 1).front().id);
+  const std::string damaged = (dir_ / "damaged.db").string();
+  fs::copy_file(db(), damaged);
+  sqlite3* handle = nullptr;
+  ASSERT_EQ(sqlite3_open(damaged.c_str(), &handle), SQLITE_OK);
+  const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+  for (const std::string& sql :
+       {"UPDATE records SET config = '" + deep + "' WHERE id = " + best,
+        std::string("UPDATE records SET costs = '[1, \"x\"' WHERE id = (SELECT max(id) FROM records)"),
+        std::string("UPDATE records SET error_message = CAST(x'636166e920ff' AS TEXT) WHERE id = 1")})
+    ASSERT_EQ(sqlite3_exec(handle, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(handle);
+  sqlite3_close(handle);
+  const std::vector<std::string> readers = {"query --top 1 --format json", "query --history --format json",
+                                            "report --out " + (dir_ / "r.html").string(),
+                                            "apply-best --target cpu --out " + (dir_ / "t.hpp").string()};
+  for (const std::string& command : readers) {
+    CommandRun run = optune(command + " --db " + damaged);
+    EXPECT_EQ(run.code, 0) << command << "\n" << run.out << run.err;
+  }
+  CommandRun query = optune("query --top 1 --format json --db " + damaged);
+  EXPECT_NE(query.err.find("unreadable config: nested too deep"), std::string::npos) << query.err;
+  EXPECT_EQ(query.out.find("unreadable"), std::string::npos) << query.out;
+  EXPECT_NE(optune("query --history --format json --db " + damaged).out.find("caf\xef\xbf\xbd"), std::string::npos);
+
+  const std::string fifo = (dir_ / "fifo.db").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  expect_bad_input("query --db " + fifo, "not a regular file");
+  const std::string negative = (dir_ / "negative.db").string();
+  fs::copy_file(db(), negative);
+  ASSERT_EQ(sqlite3_open(negative.c_str(), &handle), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(handle, "PRAGMA user_version = -1", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(handle);
+  expect_bad_input("tune --op gemm --shape 8,8,8 --trials 1 --db " + negative, "schema version -1");
+  for (const std::string command : {"export --out ", "report --out ", "apply-best --target cpu --out "})
+    expect_bad_input(command + db() + " --db " + db(), "is the database");
+  EXPECT_EQ(stored_records(db()), before);
 }
 
 // --- Item 7: summaries count the default with its latest record -----------------------------------

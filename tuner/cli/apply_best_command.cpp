@@ -44,6 +44,7 @@ int run_kernel_apply_best(const ApplyBestOptions& options) {
 }
 
 int run_apply_best(const ApplyBestOptions& options) {
+  refuse_output_over_database("apply-best", options.out, options.database);
   if (!options.kernel_file.empty()) return run_kernel_apply_best(options);
   tuner::TunedHeaderRequest request;
   try {

@@ -137,4 +137,10 @@ void check_numeric_options(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({})) check_numeric_options(*sub);
 }
 
+void refuse_output_over_database(const std::string& command, const std::string& out, const std::string& database) {
+  std::error_code error;
+  if (std::filesystem::equivalent(out, database, error))
+    throw UsageError(command + ": --out " + out + " is the database " + database + " itself");
+}
+
 }  // namespace optune::cli

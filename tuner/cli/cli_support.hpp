@@ -44,6 +44,10 @@ using app::make_entry_task;
 using app::make_task;
 using app::open_database;
 
+// A command's --out naming its own database (or a link to it) would overwrite the records it reads:
+// refused as bad input before anything is opened.
+void refuse_output_over_database(const std::string& command, const std::string& out, const std::string& database);
+
 // Registers `--layout` for commands that take `--suite`.
 void add_layout_option(CLI::App& command, std::string& layout);
 

@@ -16,6 +16,7 @@ struct ReportOptions {
 };
 
 int run_report(const ReportOptions& options) {
+  refuse_output_over_database("report", options.out, options.database);
   auto database = open_database(options.database, db::Database::Mode::kReadOnly);
   const std::string page = tuner::html_report(database, options.database);
   try {

@@ -38,6 +38,7 @@ void write_output(const std::string& out, const std::string& text) {
 }
 
 int run_kernel_tuner_export(const ExportOptions& options) {
+  refuse_output_over_database("export", options.out, options.database);
   if (options.kernel_file.empty()) throw UsageError("export: --kernel-tuner needs --kernel FILE");
   if (!options.filter.op.empty()) throw UsageError("export: --op does not go with --kernel-tuner (the kernel file names the workload)");
   app::KernelTunerExportRequest request{options.database, options.kernel_file, options.shape,
@@ -53,6 +54,7 @@ int run_kernel_tuner_export(const ExportOptions& options) {
 
 int run_export(const ExportOptions& options) {
   if (options.kernel_tuner) return run_kernel_tuner_export(options);
+  refuse_output_over_database("export", options.out, options.database);
   if (!options.kernel_file.empty() || !options.shape.empty())
     throw UsageError("export: --kernel and --shape go with --kernel-tuner (JSON lines take --op, --target, --device)");
   auto database = open_database(options.database, db::Database::Mode::kReadOnly);

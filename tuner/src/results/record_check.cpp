@@ -65,6 +65,13 @@ kernels::Workload RecordCheck::workload(const std::string& key) {
 
 void RecordCheck::figures(const db::TuningRecord& record) {
   const kernels::Workload parsed = workload(record.workload_key);
+  // The database reads a JSON column it cannot parse as a string saying so (record_rows.cpp).
+  auto require_object = [](const nlohmann::json& value, const char* what) {
+    if (value.is_string()) reject(value.get<std::string>());
+    if (!value.is_object()) reject(std::string(what) + " must be an object");
+  };
+  require_object(record.config, "config");
+  require_object(record.device_fingerprint, "device fingerprint");
   try {
     measure::parse_error_kind(record.error_kind);
   } catch (const std::invalid_argument&) {

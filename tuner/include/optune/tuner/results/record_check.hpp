@@ -35,7 +35,7 @@ class RecordCheck {
   // are those of figures(). Throws std::invalid_argument naming the first problem.
   void full(const db::TuningRecord& record);
   // The figures alone, for records already in a database (an older space's config is fine there):
-  // the workload key parses; a success has positive finite costs, their median as median_seconds
+  // config and device fingerprint are JSON objects; the workload key parses; a success has positive finite costs, their median as median_seconds
   // and gflops = flops / median_seconds (within kGflopsTolerance, below kMaxPlausibleGflops); a
   // failure no negative or non-finite figure; the timestamp is not in the future.
   void figures(const db::TuningRecord& record);
