@@ -11,6 +11,7 @@
 #include "optune/app/bad_input.hpp"
 #include "optune/app/tasks.hpp"
 #include "optune/backends/registry.hpp"
+#include "optune/kernels/kernel_digest.hpp"
 #include "optune/kernels/kernel_file.hpp"
 #include "optune/kernels/kernel_problem.hpp"
 #include "optune/tuner/interop/kernel_tuner_cache.hpp"
@@ -168,7 +169,7 @@ KernelTunerExport export_kernel_tuner(const KernelTunerExportRequest& request) {
   try {
     const kernels::KernelSpec spec = kernels::load_kernel_file(request.kernel_file);
     filter.workload_key = kernels::kernel_workload_key(spec.name, kernels::resolve_extents(spec, request.shape));
-    filter.template_name = "kernel." + spec.name + "." + spec.backend;
+    filter.template_name = kernels::kernel_template_name(spec);  // this source's records, not an earlier one's
     if (!request.target.empty()) filter.target = backends::parse_target(request.target).str();
   } catch (const std::invalid_argument& error) {
     throw BadInput(error.what());

@@ -1,5 +1,7 @@
 #include "optune/kernels/kernel_file_template.hpp"
 
+#include "optune/kernels/kernel_digest.hpp"
+
 #include <algorithm>
 #include <random>
 #include <stdexcept>
@@ -13,9 +15,7 @@ constexpr std::uint64_t kMaxDefaultScan = 1'000'000;
 
 }  // namespace
 
-KernelFileBinding::KernelFileBinding(KernelSpec spec) : spec_(std::move(spec)) {}
-
-std::string KernelFileBinding::template_name() const { return "kernel." + spec_.name + "." + spec_.backend; }
+KernelFileBinding::KernelFileBinding(KernelSpec spec) : spec_(std::move(spec)), template_name_(kernel_template_name(spec_)) {}
 
 bool KernelFileBinding::applies(const Workload& workload, const DeviceInfo& device) const {
   if (workload.op != Op::kKernel || workload.kernel().name != spec_.name || device.kind != spec_.backend) return false;

@@ -55,7 +55,49 @@ def _text(name, value):
         return ""
     if not isinstance(value, str):
         raise BadInput(f"{name}: expected a string, got {value!r}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadInput(f"{name}: {value!r} is not UTF-8 text") from None
     return value
+
+
+def _path(name, value, required=True):
+    """A file's path as the native part takes it: bytes, so that a file name that is not UTF-8
+    (os.fsdecode's surrogate escapes) reaches the file system unchanged, as on the command line.
+    None is "not given" where the file is optional."""
+    if value is None and not required:
+        return b""
+    if not isinstance(value, (str, bytes, os.PathLike)):
+        raise BadInput(f"{name}: expected a path (str, bytes or os.PathLike), got {value!r}")
+    return os.fsencode(value)
+
+
+def _items(name, value, single=()):
+    """`value`'s items as a list; a value of a `single` type is one item (a name, not its characters)."""
+    if isinstance(value, single):
+        return [value]
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise BadInput(f"{name}: expected a list, got {value!r}")
+    return list(value)
+
+
+def _native(function, *arguments):
+    """Calls the native part, whose messages pybind11 decodes as UTF-8: one that names a file whose
+    name is not UTF-8 would arrive as a UnicodeDecodeError, so it is decoded here as file names are."""
+    try:
+        return function(*arguments)
+    except UnicodeDecodeError as error:
+        if not isinstance(error.object, bytes):
+            raise
+        raise BadInput(error.object.decode("utf-8", "surrogateescape")) from None
+
+
+def _target(target, kernel):
+    """The target given, else a kernel file's backend (the command line's --target default is cpu)."""
+    if target is not None:
+        return target
+    return (kernel and _kernel_file.backend_of(kernel)) or "cpu"
 
 
 # The command line's limits and choices (optune tune --help).
@@ -90,7 +132,7 @@ def _program_cache_dir():
     return os.path.join(tempfile.gettempdir(), "optune-program-cache")
 
 
-def tune(op="gemm", shape=None, target="cpu", tuner="xgb", trials=64, db="optune.db", *, suite=None, kernel=None,
+def tune(op="gemm", shape=None, target=None, tuner="xgb", trials=64, db="optune.db", *, suite=None, kernel=None,
          layout=None, trials_per_task=0, budget=None, seed=1, batch_size=8, early_stopping=0, remeasure=3,
          transfer=True, repeat=5, number=0, min_repeat_ms=40.0, timeout=30.0, jobs=0, compiler="c++",
          rpc=None, token_file=None, wait_lock=False, progress=None, template=None, objective="rank:pairwise",
@@ -104,14 +146,17 @@ def tune(op="gemm", shape=None, target="cpu", tuner="xgb", trials=64, db="optune
     each, with ``name`` and ``count``) and the network's ``default_seconds`` and ``tuned_seconds``.
     A ``shape`` with a range (``"M=1..512,N=768,K=768"``) tunes its representative shapes, ``trials``
     split among them, and returns a list of one such dict per shape.
+    ``target``: default cpu, or a ``kernel`` file's backend. ``db``, ``suite``, ``kernel`` and
+    ``token_file`` are paths (str, bytes or os.PathLike; None for ``db`` is bad input).
     ``progress``: called with a dict (``task``, ``trial``, ``trials``, ``best_gflops``, ``unit``
     (what ``best_gflops`` counts: GFLOP/s, or GB/s or runs/s for a kernel file without flops),
     ``failures``) after every batch; an exception it raises stops the run.
     """
+    kernel = _path("kernel", kernel, required=False)
     arguments = {
-        "op": _text("op", op), "shape": _shape_text(shape), "suite": _text("suite", suite),
-        "kernel": _text("kernel", None if kernel is None else os.fspath(kernel)),
-        "layout": _text("layout", layout), "db": _text("db", os.fspath(db)), "target": _text("target", target),
+        "op": _text("op", op), "shape": _shape_text(shape), "suite": _path("suite", suite, required=False),
+        "kernel": kernel, "layout": _text("layout", layout), "db": _path("db", db),
+        "target": _text("target", _target(target, kernel)),
         "tuner": _text("tuner", tuner), "trials": _count("trials", trials, 1, _MAX_TRIALS),
         "trials_per_task": _count("trials_per_task", trials_per_task, 0, _MAX_TRIALS), "budget": _text("budget", budget),
         "seed": _count("seed", seed), "batch_size": _count("batch_size", batch_size, 1, 4096),
@@ -120,7 +165,8 @@ def tune(op="gemm", shape=None, target="cpu", tuner="xgb", trials=64, db="optune
         "transfer": bool(transfer), "repeat": _count("repeat", repeat, 1), "number": _count("number", number),
         "min_repeat_ms": _seconds("min_repeat_ms", min_repeat_ms, 0, 60000),
         "timeout": _seconds("timeout", timeout, 0.1, 86400), "jobs": _count("jobs", jobs, 0, 4096),
-        "compiler": _text("compiler", compiler), "rpc": _text("rpc", rpc), "token_file": _text("token_file", token_file),
+        "compiler": _text("compiler", compiler), "rpc": _text("rpc", rpc),
+        "token_file": _path("token_file", token_file, required=False),
         "wait_lock": bool(wait_lock), "cache_dir": _program_cache_dir(),
         "template": _text("template", template), "objective": _choice("objective", objective, _OBJECTIVES),
         "scheduler": _choice("scheduler", scheduler, _SCHEDULERS),
@@ -131,7 +177,7 @@ def tune(op="gemm", shape=None, target="cpu", tuner="xgb", trials=64, db="optune
         raise BadInput("repeat must be at most 1000 and number at most 1000000")
     if progress is not None and not callable(progress):
         raise BadInput("progress: expected a callable")
-    return json.loads(_optune.tune(arguments, _PACKAGE_DIR, progress))
+    return json.loads(_native(_optune.tune, arguments, _PACKAGE_DIR, progress))
 
 
 def query(db="optune.db", op=None, shape=None, target=None, device=None, *, top=1, history=False, since=None,
@@ -139,9 +185,9 @@ def query(db="optune.db", op=None, shape=None, target=None, device=None, *, top=
     """The best ``top`` configs per workload, target and device (or, with ``history``, every record,
     failures included, oldest first), as ``Records`` of dicts; ``pandas=True`` returns a DataFrame.
     ``since``: a date (``"2026-11-22"``, ``"2026-11-22T18:30"``) or a duration back from now (``"12h"``)."""
-    records = Records(json.loads(_optune.query(_text("db", os.fspath(db)), _text("op", op), _shape_text(shape),
-                                               _text("target", target), _text("device", device),
-                                               _count("top", top, 1), bool(history), _text("since", since))))
+    records = Records(json.loads(_native(_optune.query, _path("db", db), _text("op", op), _shape_text(shape),
+                                         _text("target", target), _text("device", device), _count("top", top, 1),
+                                         bool(history), _text("since", since))))
     return records.to_pandas() if pandas else records
 
 
@@ -152,8 +198,8 @@ def pick(op, shape, target="cpu", device=None, db="optune.db"):
     names it) or ``"default"``; ``config``, ``template``, ``workload``, ``device`` and ``record``
     (the tuned record the config came from, None for the default). Shape ranges are not shapes:
     pick one shape of a range."""
-    return json.loads(_optune.pick(_text("db", os.fspath(db)), _text("op", op), _shape_text(shape),
-                                   _text("target", target), _text("device", device)))
+    return json.loads(_native(_optune.pick, _path("db", db), _text("op", op), _shape_text(shape),
+                              _text("target", target), _text("device", device)))
 
 
 def replay(landscape, tuner="xgb", seeds=20, budgets=(25, 50, 100, 200, 400), *, batch_size=1, transfer_from=()):
@@ -162,22 +208,25 @@ def replay(landscape, tuner="xgb", seeds=20, budgets=(25, 50, 100, 200, 400), *,
     of names or ``"all"``. Returns one dict per tuner: ``landscape``, ``tuner``, ``seeds``,
     ``budgets``, ``fraction`` (median fraction of the optimum after each budget), ``evals_to``
     (median evaluations to 90/95/99% of the optimum, None where fewer than half the seeds got
-    there) and ``score`` (0 = random search, 1 = the optimum)."""
-    tuners = [tuner] if isinstance(tuner, str) else list(tuner)
-    if isinstance(transfer_from, (str, os.PathLike)):
-        transfer_from = [transfer_from]
-    return json.loads(_optune.replay(_text("landscape", os.fspath(landscape)), [_text("tuner", t) for t in tuners],
-                                     _count("seeds", seeds, 1), [_count("budgets", b, 1) for b in budgets],
-                                     _count("batch_size", batch_size, 1),
-                                     [_text("transfer_from", os.fspath(f)) for f in transfer_from]))
+    there) and ``score`` (0 = random search, 1 = the optimum). ``landscape`` and ``transfer_from``
+    (one file or a list of files) are paths: str, bytes or os.PathLike."""
+    tuners = [_text("tuner", t) for t in _items("tuner", tuner, str)]
+    if "all" in tuners and len(tuners) > 1:  # as the command line's --tuner all,grid
+        raise BadInput(f"tuner: \"all\" is every tuner; give it alone, not in a list ({tuners!r})")
+    transfer_from = [_path("transfer_from", f) for f in _items("transfer_from", transfer_from, (str, bytes, os.PathLike))]
+    return json.loads(_native(_optune.replay, _path("landscape", landscape), tuners, _count("seeds", seeds, 1),
+                              [_count("budgets", b, 1) for b in _items("budgets", budgets)],
+                              _count("batch_size", batch_size, 1), transfer_from))
 
 
-def space(op="gemm", shape=None, target="cpu", *, kernel=None):
+def space(op="gemm", shape=None, target=None, *, kernel=None):
     """The template's space for a workload on a target (or a kernel file's, ``kernel``, at ``shape``,
     its extents): ``knobs``, ``size``, ``valid_share_estimate`` (counted exactly where
-    ``valid_share_counted``: spaces of at most 20,000 configs), ``default_config``."""
-    return json.loads(_optune.space(_text("op", op), _shape_text(shape), _text("target", target),
-                                    _text("kernel", None if kernel is None else os.fspath(kernel))))
+    ``valid_share_counted``: spaces of at most 20,000 configs), ``default_config``.
+    ``target``: default cpu, or the ``kernel`` file's backend."""
+    kernel = _path("kernel", kernel, required=False)
+    return json.loads(_native(_optune.space, _text("op", op), _shape_text(shape),
+                              _text("target", _target(target, kernel)), kernel))
 
 
 def devices():
@@ -191,16 +240,27 @@ def tune_kernel(kernel, arguments=None, answer=None, *, shape=None, atol=None, r
 
     ``kernel``: a kernel file's path (``configs/kernels/*.toml``), or a dict of the same fields
     (``name``, ``backend``, ``source``, ``entry``, ``args``, ``extents``, ``knobs``,
-    ``constraints``, ``launch``, ``check``; ``source`` relative to the working directory).
-    ``arguments``: optional, one value per kernel argument in order, as Kernel Tuner takes them:
-    numpy arrays for buffers (their bytes become the buffers' initial values: the file's ``data``)
-    and numbers for scalars (the file's ``value``). ``answer``: optional, one entry per argument,
-    None except for outputs, whose expected values it gives (the file's ``check.expected``);
+    ``constraints``, ``launch``, ``check``; ``source`` relative to the working directory, or the
+    code itself, as Kernel Tuner's kernel_string: a ``source`` or ``check.reference_source`` with a
+    newline is code, compiled from a temporary ``.cl`` (opencl) or ``.cpp`` (cpu) file). Knob values
+    and extents may be numpy arrays and scalars or ranges.
+    ``arguments``: optional, one value per kernel argument in order (a list or any iterable), as
+    Kernel Tuner takes them: numpy arrays for buffers (their bytes become the buffers' initial
+    values: the file's ``data``; any byte order) and numbers for scalars (the file's ``value``;
+    finite and within the dtype's range). ``answer``: optional, one entry per argument, None
+    except for outputs, whose expected values it gives (the file's ``check.expected``);
     ``atol``/``rtol`` set the check's tolerances. ``shape``: the extents (``{"N": 4096}`` or
-    ``"N=4096"``). ``target``: default the file's backend. Other keywords are ``tune``'s.
-    Returns what ``tune`` returns.
+    ``"N=4096"``). ``target``: default the file's backend. Other keywords are ``tune``'s, but
+    ``op`` (the kernel is the template). Returns what ``tune`` returns.
     """
+    if "op" in options:  # as the command line refuses --op with --kernel
+        raise BadInput("tune_kernel: op does not go with a kernel (the kernel is the template)")
     with tempfile.TemporaryDirectory(prefix="optune-kernel-") as folder:
-        path, backend = _kernel_file.prepare(kernel, arguments, answer, atol, rtol, folder, BadInput)
-        return tune(shape=shape, target=target or backend, tuner=tuner, trials=trials, db=db, kernel=path,
-                    **options)
+        path, backend, origin = _kernel_file.prepare(kernel, arguments, answer, atol, rtol, folder, BadInput)
+        try:
+            return tune(shape=shape, target=target or backend, tuner=tuner, trials=trials, db=db, kernel=path,
+                        **options)
+        except BadInput as error:
+            # The temporary files are gone when the message is read: name what the caller passed.
+            message = str(error).replace(path, origin).replace(os.path.join(folder, ""), "")
+            raise BadInput(message) from None

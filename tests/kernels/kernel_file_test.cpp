@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernel_file_fixture.hpp"
+#include "optune/kernels/kernel_digest.hpp"
 
 namespace optune::kernels {
 namespace {
@@ -372,6 +373,26 @@ TEST_F(KernelFileTest, TheValidFileLoads) {
   const KernelSpec spec = load(kValidOpenCLFile);
   EXPECT_EQ(spec.name, "k");
   EXPECT_EQ(spec.knobs.size(), 2u);
+}
+
+// Records belong to the kernel's digest: what a config computes and how it is checked changes it,
+// what only widens or narrows the search does not.
+TEST_F(KernelFileTest, TheDigestFollowsTheSourceTheArgumentsAndTheCheckButNotTheKnobs) {
+  const std::string base = kernel_digest(load(kValidOpenCLFile));
+  EXPECT_EQ(base.size(), 8u);
+  EXPECT_EQ(kernel_digest(load(kValidOpenCLFile)), base);
+  EXPECT_EQ(kernel_template_name(load(kValidOpenCLFile)), "kernel.k.opencl#" + base);
+  EXPECT_EQ(kernel_digest(load(replaced(kValidOpenCLFile, "WG = [32, 64]", "WG = [32, 64, 128]"))), base);
+  EXPECT_EQ(kernel_digest(load(replaced(kValidOpenCLFile, "N % WG == 0", "WG <= N"))), base);
+  EXPECT_EQ(kernel_digest(load(replaced(kValidOpenCLFile, "N = 1024", "N = 2048"))), base);
+  EXPECT_NE(kernel_digest(load(replaced(kValidOpenCLFile, "value = \"N\"", "value = \"N - 1\""))), base);
+  EXPECT_NE(kernel_digest(load(replaced(kValidOpenCLFile, "global = [\"N\"]", "global = [\"N / 2\"]"))), base);
+  write("k.cl", "__kernel void k(__global const float* in, __global float* out) { out[0] = in[0]; }\n");
+  EXPECT_NE(kernel_digest(load(kValidOpenCLFile)), base);
+  EXPECT_TRUE(is_kernel_template_of("kernel.k.opencl#" + base, "k", "opencl"));
+  EXPECT_TRUE(is_kernel_template_of("kernel.k.opencl", "k", "opencl"));  // written before digests
+  EXPECT_FALSE(is_kernel_template_of("kernel.k.openclx", "k", "opencl"));
+  EXPECT_FALSE(is_kernel_template_of("kernel.k.opencl#1", "k", "cpu"));
 }
 
 TEST_F(KernelFileTest, UnreadableFileIsNamed) {

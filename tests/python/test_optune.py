@@ -184,12 +184,12 @@ def test_tune_kernel_takes_numpy_arguments_and_answers_as_kernel_tuner_does(tmp_
     result = optune.tune_kernel(scale_kernel(tmp_path), [x, None, numpy.float32(3.0), numpy.int32(1000)],
                                 answer=[None, 3 * x, None, None], atol=1e-6, trials=3, db=db, tuner="grid", **QUICK)
     assert result["workload"] == "kernel.scale.N1000"
-    assert result["template"] == "kernel.scale.cpu"
+    assert result["template"].startswith("kernel.scale.cpu#")
     assert result["best"]["error_kind"] == "ok" and result["best"]["config"]["BLOCK"] in (64, 128, 256)
     records = optune.query(db=db, history=True)
     assert {r["error_kind"] for r in records} == {"ok"}
     # The answer is what is checked: a wrong one makes every config a wrong answer.
-    with pytest.raises(RuntimeError, match="wrong_answer"):
+    with pytest.raises(optune.BadInput, match="disagree with the check"):
         optune.tune_kernel(scale_kernel(tmp_path), [x, None, 3.0, 1000], answer=[None, 3 * x + 1, None, None],
                            trials=3, db=tmp_path / "wrong.db", tuner="grid", **QUICK)
 
@@ -224,3 +224,22 @@ def test_options_keep_the_command_lines_limits_and_choices(tmp_path):
         with pytest.raises(optune.BadInput, match=words):
             optune.tune(**arguments)
     assert not os.path.exists(db)
+
+
+def test_tune_kernel_checks_again_when_the_answer_changes(tmp_path):
+    # Records belong to the kernel's digest (source, arguments, answer): a second call with another
+    # answer is another kernel, measured and checked again, never served by the first call's records.
+    numpy = pytest.importorskip("numpy")
+    x = numpy.linspace(-1, 1, 1000, dtype=numpy.float32)
+    db = tmp_path / "again.db"
+    arguments = [x, None, numpy.float32(3.0), numpy.int32(1000)]
+    first = optune.tune_kernel(scale_kernel(tmp_path), arguments, answer=[None, 3 * x, None, None], atol=1e-6,
+                               trials=2, db=db, tuner="grid", **QUICK)
+    assert first["best"]["error_kind"] == "ok"
+    with pytest.raises(optune.BadInput, match="disagree with the check"):
+        optune.tune_kernel(scale_kernel(tmp_path), arguments, answer=[None, 3 * x + 1, None, None], atol=1e-6,
+                           trials=2, db=db, tuner="grid", **QUICK)
+    again = optune.tune_kernel(scale_kernel(tmp_path), arguments, answer=[None, 3 * x, None, None], atol=1e-6,
+                               trials=2, db=db, tuner="grid", **QUICK)
+    assert again["template"] == first["template"]  # the same kernel again: the first call's records count
+    assert {r["template"] for r in optune.query(db=db, history=True)} == {first["template"]}

@@ -9,6 +9,7 @@
 
 #include "optune/backends/registry.hpp"
 #include "optune/kernels/device_info.hpp"
+#include "optune/kernels/kernel_digest.hpp"
 #include "optune/kernels/kernel_file_template.hpp"
 #include "optune/kernels/kernel_template.hpp"
 #include "optune/kernels/target.hpp"
@@ -121,7 +122,7 @@ void RecordCheck::full(const db::TuningRecord& record) {
   }
   if (target.str() != record.target) reject("target '" + record.target + "' is not written as optune writes it");
   const bool runs_there = kernel ? target.backend == kernel->backend()
-                                 : record.template_name == "kernel." + parsed.kernel().name + "." + target.backend;
+                                 : kernels::is_kernel_template_of(record.template_name, parsed.kernel().name, target.backend);
   if (!runs_there) reject("template '" + record.template_name + "' does not run on target '" + record.target + "'");
   if (stored_fingerprint_id(record.device_fingerprint) != record.device_id)
     reject("device_id '" + record.device_id + "' is not the id of its device_fingerprint");

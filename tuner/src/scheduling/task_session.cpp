@@ -84,7 +84,7 @@ std::vector<db::TuningRecord> RecordingMeasurer::run(const std::shared_ptr<const
   auto measured = runner_.run(inputs, builds, rounds);
   for (const auto& result : measured)
     if (result.error == measure::ErrorKind::kReferenceError)
-      throw ReferenceFailure(task->workload.key() + ": " + result.message +
+      throw KernelCheckFailure(task->workload.key() + ": " + result.message +
                              "; no config can be checked (nothing of this batch recorded)");
   std::vector<db::TuningRecord> records;
   for (std::size_t i = 0; i < configs.size(); ++i) {
@@ -230,6 +230,11 @@ void TaskSession::check_environment(const std::vector<db::TuningRecord>& records
   std::string cause = probe->error_message.empty() ? records.front().error_message : probe->error_message;
   std::replace(cause.begin(), cause.end(), '\n', ' ');
   if (cause.size() > 300) cause = cause.substr(0, 297) + "...";
+  if (kind == "wrong_answer" && task_->workload.op == kernels::Op::kKernel)
+    throw KernelCheckFailure(fmt::format(
+        "{}: the default config and all {} configs of the batch disagree with the check: {} (nothing of the batch "
+        "recorded; check the kernel, its arguments and its reference or expected values)",
+        task_->workload.key(), records.size(), cause));
   throw EnvironmentFailure(fmt::format(
       "{}: the default config and all {} configs of the batch failed with {}: {} (nothing of the batch recorded; "
       "fix the environment and run again)",

@@ -6,7 +6,7 @@
 //
 // A kernel file's template is made from the file when a front end is given one (`--kernel FILE`,
 // backends::kernel_file_template), never listed in the registry: its name is
-// "kernel.<name>.<backend>", its op Op::kKernel, and it applies to the workloads of its own name
+// "kernel.<name>.<backend>#<digest>" (kernel_digest.hpp), its op Op::kKernel, and it applies to the workloads of its own name
 // whose extents are the file's. The default config (what runs untuned, and the speed-up's
 // baseline) is the first valid config in the space's order: every knob at its first listed value
 // where that is valid.
@@ -29,7 +29,8 @@ class KernelFileBinding {
   explicit KernelFileBinding(KernelSpec spec);
 
   const KernelSpec& spec() const { return spec_; }
-  std::string template_name() const;  // "kernel.transpose.opencl"
+  // "kernel.transpose.opencl#1a2b3c4d": the file's name, backend and digest (kernel_digest.hpp).
+  const std::string& template_name() const { return template_name_; }
   bool applies(const Workload& workload, const DeviceInfo& device) const;
   // The file bound to the workload's extents on the device (made once per pair). Throws
   // std::invalid_argument (file and field named) for a workload the file cannot bind.
@@ -44,6 +45,7 @@ class KernelFileBinding {
 
  private:
   KernelSpec spec_;
+  std::string template_name_;
   mutable std::mutex mutex_;
   mutable std::map<std::string, std::unique_ptr<KernelProblem>> problems_;  // by workload key and device id
 };

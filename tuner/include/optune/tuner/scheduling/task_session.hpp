@@ -53,9 +53,10 @@ class EnvironmentFailure : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A kernel file's check reference crashed, hung or failed: no config can be checked, and the
-// file is at fault (bad input), not the configs nor the environment.
-class ReferenceFailure : public std::invalid_argument {
+// A kernel file's check cannot pass: its reference crashed, hung or failed, or the default and a
+// whole batch of configs disagree with it. The file or the arguments and answer it was given are
+// at fault (bad input, exit 2), not the configs nor the environment.
+class KernelCheckFailure : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
