@@ -142,11 +142,13 @@ PYBIND11_MODULE(_optune, m) {
     try {
       if (error) std::rethrow_exception(error);
     } catch (const app::BadInput& e) {
-      bad_input(e.what());
+      bad_input(app::one_line(e.what()).c_str());
+    } catch (const db::StorageError& e) {  // a full disk: the run failed (exit 1 on the command line)
+      PyErr_SetString(PyExc_RuntimeError, app::one_line(e.what()).c_str());
     } catch (const db::DatabaseError& e) {
-      bad_input(e.what());
+      bad_input(app::one_line(e.what()).c_str());
     } catch (const std::invalid_argument& e) {
-      bad_input(e.what());
+      bad_input(app::one_line(e.what()).c_str());
     }
   });
   m.def("tune", &tune, py::arg("arguments"), py::arg("package_dir"), py::arg("progress"));

@@ -344,7 +344,10 @@ TEST_F(HostileInputCliTest, DamagedRowsArePassedOverAndDangerousPathsRefused) {
   for (const std::string& sql :
        {"UPDATE records SET config = '" + deep + "' WHERE id = " + best,
         std::string("UPDATE records SET costs = '[1, \"x\"' WHERE id = (SELECT max(id) FROM records)"),
-        std::string("UPDATE records SET error_message = CAST(x'636166e920ff' AS TEXT) WHERE id = 1")})
+        std::string("UPDATE records SET error_message = CAST(x'636166e920ff' AS TEXT) WHERE id = 1"),
+        // a time no run gives, and a template of another operator (apply-best crashed on it)
+        std::string("UPDATE records SET median_seconds = -1 WHERE id = 2"),
+        std::string("UPDATE records SET template_name = 'conv2d.cpu' WHERE id = 3")})
     ASSERT_EQ(sqlite3_exec(handle, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(handle);
   sqlite3_close(handle);
   const std::vector<std::string> readers = {"query --top 1 --format json", "query --history --format json",
@@ -355,9 +358,13 @@ TEST_F(HostileInputCliTest, DamagedRowsArePassedOverAndDangerousPathsRefused) {
     EXPECT_EQ(run.code, 0) << command << "\n" << run.out << run.err;
   }
   CommandRun query = optune("query --top 1 --format json --db " + damaged);
-  EXPECT_NE(query.err.find("unreadable config: nested too deep"), std::string::npos) << query.err;
+  EXPECT_NE(query.err.find("note: passed over"), std::string::npos) << query.err;
+  EXPECT_NE(optune("query --history --db " + damaged).out.find("unreadable config: nested too deep"), std::string::npos);
   EXPECT_EQ(query.out.find("unreadable"), std::string::npos) << query.out;
   EXPECT_NE(optune("query --history --format json --db " + damaged).out.find("caf\xef\xbf\xbd"), std::string::npos);
+  const std::string report = optune::test_support::slurp(dir_ / "r.html");
+  EXPECT_EQ(report.find("-1000.0000"), std::string::npos) << "a forged time is no task's best";
+  EXPECT_NE(report.find("bad records passed over"), std::string::npos);
 
   const std::string fifo = (dir_ / "fifo.db").string();
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);

@@ -13,16 +13,7 @@
 
 namespace {
 
-// An error is one line on stderr, whatever it quotes: a file name may hold a line break.
-std::string one_line(const char* message) {
-  std::string line;
-  for (const char* c = message; *c != '\0'; ++c) {
-    if (*c == '\n') line += "\\n";
-    else if (*c == '\r') line += "\\r";
-    else line += *c;
-  }
-  return line;
-}
+using optune::app::one_line;  // an error is one line on stderr, whatever it quotes
 
 }  // namespace
 

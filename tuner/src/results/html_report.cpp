@@ -7,6 +7,8 @@
 #include <ctime>
 #include <map>
 
+#include "optune/tuner/results/record_check.hpp"
+
 namespace optune::tuner {
 namespace {
 
@@ -176,7 +178,17 @@ std::string summary_table(const std::vector<TaskRecords>& tasks) {
 
 std::string html_report(const db::Database& database, const std::string& source) {
   std::map<std::string, TaskRecords> by_task;  // ordered by workload, template, target, device
+  // A forged or damaged record (a negative or impossible time) would be a task's "best" and its
+  // speed-up: it is passed over and counted, as query and apply-best pass it over.
+  RecordCheck check;
+  std::size_t passed_over = 0;
   for (auto& record : database.records(db::RecordFilter{})) {
+    try {
+      check.figures(record);
+    } catch (const std::invalid_argument&) {
+      ++passed_over;
+      continue;
+    }
     std::string id = record.workload_key + '\n' + record.template_name + '\n' + record.target + '\n' + record.device_id;
     auto& task = by_task[id];
     if (task.records.empty()) {
@@ -195,8 +207,9 @@ std::string html_report(const db::Database& database, const std::string& source)
       "td:first-child,th:first-child{{text-align:left}}"
       " code{{font-size:85%}} .legend{{list-style:none;padding:0}} .legend span{{display:inline-block;width:12px;"
       "height:12px;margin-right:6px}}</style>\n</head>\n<body>\n<h1>optune report</h1>\n"
-      "<p>Database <code>{0}</code>: {1} records, {2} tasks. Generated {3}.</p>\n<h2>Default vs tuned</h2>\n",
-      escaped(source), database.count(), tasks.size(), date_text(static_cast<double>(std::time(nullptr))));
+      "<p>Database <code>{0}</code>: {1} records, {2} tasks{4}. Generated {3}.</p>\n<h2>Default vs tuned</h2>\n",
+      escaped(source), database.count(), tasks.size(), date_text(static_cast<double>(std::time(nullptr))),
+      passed_over == 0 ? "" : fmt::format(" ({} bad records passed over: see optune query --history)", passed_over));
   html += summary_table(tasks);
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const auto& task = tasks[i];

@@ -91,6 +91,7 @@ std::optional<BestRow> best_row(const kernels::Workload& workload, const kernels
                                 const std::map<const kernels::KernelTemplate*, std::vector<db::TuningRecord>>& by_template) {
   std::optional<BestRow> best;
   for (const auto& [kernel, records] : by_template) {
+    if (kernel->op() != workload.op) continue;  // a forged template name: conv2d.cpu on a GEMM's record
     auto space = kernel->space(workload, device);
     auto usable = tuner::fastest_usable(space, records);
     if (usable && (!best || usable->record.gflops > best->usable.record.gflops))

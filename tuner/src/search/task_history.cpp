@@ -1,5 +1,7 @@
 #include "optune/tuner/search/task_history.hpp"
 
+#include "optune/tuner/results/record_check.hpp"
+
 namespace optune::tuner {
 
 TaskHistory load_history(const db::Database& database, const measure::MeasureTask& task,
@@ -60,9 +62,12 @@ std::optional<UsableRecord> fastest_usable(const search_space::ConfigSpace& spac
 
 std::optional<UsableRecord> best_usable(const db::Database& database, const db::TaskKey& task,
                                         const search_space::ConfigSpace& space) {
-  // Enough of the ranking that records of older spaces at its top do not hide a usable one.
+  // Enough of the ranking that records of older spaces at its top do not hide a usable one; a
+  // forged or damaged record (RecordCheck::figures) is passed over, so that it can neither be the
+  // summary's best nor fail a CI gate.
   constexpr std::size_t kCandidates = 16;
-  return fastest_usable(space, database.top_k(task_filter(task), kCandidates));
+  std::vector<std::string> passed_over;
+  return fastest_usable(space, checked_top_k(database, task_filter(task), kCandidates, passed_over));
 }
 
 db::TaskKey task_key(const measure::MeasureTask& task) {
