@@ -15,8 +15,9 @@ namespace optune::db {
 namespace {
 
 // How long a statement waits for another process's lock before failing with "database is
-// locked". A writer commits per batch, so readers and a second writer wait at most one commit.
-constexpr std::chrono::milliseconds kBusyTimeout{10'000};
+// locked". A writer commits per batch, so readers and a second writer wait at most one commit;
+// longer is a lock held by hand (an open sqlite3 shell), and a measured batch waits for it a while.
+constexpr std::chrono::milliseconds kBusyTimeout{60'000};
 
 }  // namespace
 
@@ -213,7 +214,7 @@ std::size_t Database::merge_from(const Database& other) {
 }
 
 std::size_t Database::prune(std::size_t keep, bool dry_run) {
-  impl_->require_writable();
+  if (!dry_run) impl_->require_writable();
   // row_number() ranks within each task; ids outside all four kept sets are deleted.
   const std::string task = "workload_key, template_name, target, device_id";
   const std::string kept =

@@ -18,6 +18,8 @@ std::string open_failure_reason(int code, Connection::Access access) {
 void throw_error(int code, const std::string& message) {
   const int primary = code & 0xff;
   if (primary == SQLITE_FULL || primary == SQLITE_IOERR) throw StorageError(message);
+  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)  // the moment is wrong, not the input
+    throw StorageError(message + " (another process held the database past the busy timeout)");
   throw SqliteError(primary, message);
 }
 

@@ -19,7 +19,9 @@ struct PruneOptions {
 };
 
 int run_prune(const PruneOptions& options) {
-  auto database = open_database(options.database, db::Database::Mode::kReadWrite);
+  // A dry run only reads: it neither creates a missing database nor migrates an old one.
+  auto database =
+      open_database(options.database, options.dry_run ? db::Database::Mode::kReadOnly : db::Database::Mode::kReadWrite);
   // Not under a run that measures into the database: it would lose its default and finalists
   // mid-run. Exit code 1, as a busy device refuses a job: the input is fine, the moment is not.
   std::optional<tuner::FileLock> hold;

@@ -16,6 +16,11 @@ namespace {
 
 int open_lock_file(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // The lock lives beside the database: a folder that does not exist is the database path's
+  // fault (bad input, as tune's own open of the database says), anything else the run's.
+  if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+    throw std::invalid_argument("cannot open the lock file " + path + ": " + std::strerror(errno) +
+                                " (the database's folder does not exist)");
   if (fd < 0) throw std::runtime_error("cannot open the lock file " + path + ": " + std::strerror(errno));
   return fd;
 }

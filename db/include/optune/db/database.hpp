@@ -25,7 +25,8 @@ class DatabaseError : public std::runtime_error {
 };
 
 // The storage failed a write: the disk is full, a file-size limit is reached, an I/O error
-// (SQLite's SQLITE_FULL and SQLITE_IOERR). A failure of the run, not bad input: the command line
+// (SQLite's SQLITE_FULL and SQLITE_IOERR), or another process held the database locked past the
+// busy timeout (SQLITE_BUSY, SQLITE_LOCKED). A failure of the run, not bad input: the command line
 // turns it into exit code 1. The transaction under way is rolled back, as for any DatabaseError.
 class StorageError : public DatabaseError {
  public:
