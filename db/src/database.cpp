@@ -6,6 +6,8 @@
 #include <istream>
 #include <ostream>
 
+#include <sqlite3.h>
+
 #include "record_rows.hpp"
 #include "schema.hpp"
 #include "sqlite_handle.hpp"
@@ -60,7 +62,17 @@ Database Database::open(const std::string& path, Mode mode) {
   auto connection = sqlite::Connection::open(
       path, read_only ? sqlite::Connection::Access::kReadOnly : sqlite::Connection::Access::kReadWriteCreate,
       kBusyTimeout);
-  const int version = prepare_schema(connection, read_only);
+  int version = 0;
+  try {
+    version = prepare_schema(connection, read_only);
+  } catch (const sqlite::SqliteError& error) {
+    // A WAL database in a folder this user cannot write: SQLite cannot make the -shm file a reader
+    // needs. No writer can be at work there either (it would need that file too), so the file is
+    // read as immutable.
+    if (!read_only || (error.code() & 0xff) != SQLITE_READONLY) throw;
+    connection = sqlite::Connection::open(path, sqlite::Connection::Access::kImmutable, kBusyTimeout);
+    version = prepare_schema(connection, read_only);
+  }
   return Database(std::make_unique<Impl>(Impl{std::move(connection), mode, version}));
 }
 

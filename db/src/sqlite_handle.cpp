@@ -1,5 +1,6 @@
 #include "sqlite_handle.hpp"
 
+#include <filesystem>
 #include <sqlite3.h>
 
 namespace optune::db::sqlite {
@@ -8,7 +9,7 @@ namespace {
 
 std::string open_failure_reason(int code, Connection::Access access) {
   if (code == SQLITE_CANTOPEN) {
-    return access == Connection::Access::kReadOnly ? "cannot open for reading" : "cannot open or create";
+    return access == Connection::Access::kReadWriteCreate ? "cannot open or create" : "cannot open for reading";
   }
   return "cannot open";
 }
@@ -26,10 +27,22 @@ void throw_error(int code, const std::string& message) {
 void Connection::Closer::operator()(sqlite3* handle) const { sqlite3_close_v2(handle); }
 
 Connection Connection::open(const std::string& path, Access access, std::chrono::milliseconds busy_timeout) {
-  const int flags = access == Access::kReadOnly ? SQLITE_OPEN_READONLY
-                                                : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  const int flags = access == Access::kReadWriteCreate ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+                                                       : SQLITE_OPEN_READONLY;
   sqlite3* handle = nullptr;
-  const int code = sqlite3_open_v2(path.c_str(), &handle, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  int code = SQLITE_OK;
+  if (access == Access::kImmutable) {
+    // A URI: '%', '?' and '#' of the path escaped, so that they stay part of the file's name.
+    std::string uri = "file:";
+    for (char c : std::filesystem::absolute(path).string()) {
+      if (c == '%' || c == '?' || c == '#') uri += c == '%' ? "%25" : c == '?' ? "%3f" : "%23";
+      else uri += c;
+    }
+    uri += "?immutable=1";
+    code = sqlite3_open_v2(uri.c_str(), &handle, flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, nullptr);
+  } else {
+    code = sqlite3_open_v2(path.c_str(), &handle, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  }
   // sqlite3_open_v2 allocates a handle even when it fails; it must be closed either way.
   Connection connection(path, handle);
   if (code != SQLITE_OK) {

@@ -34,7 +34,9 @@ class Statement;
 
 class Connection {
  public:
-  enum class Access { kReadWriteCreate, kReadOnly };
+  // kImmutable: read-only, with SQLite told that nothing changes the file, so that it needs no
+  // -shm file beside it (a WAL database in a folder this user cannot write).
+  enum class Access { kReadWriteCreate, kReadOnly, kImmutable };
   // Opens the file (creating it for kReadWriteCreate); reads nothing yet, so a foreign file is
   // left untouched until the caller has looked at it. Waits up to busy_timeout for locks.
   static Connection open(const std::string& path, Access access, std::chrono::milliseconds busy_timeout);

@@ -4,6 +4,7 @@
 // database as it was.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -378,6 +379,24 @@ TEST_F(HostileInputCliTest, DamagedRowsArePassedOverAndDangerousPathsRefused) {
   for (const std::string command : {"export --out ", "report --out ", "apply-best --target cpu --out "})
     expect_bad_input(command + db() + " --db " + db(), "is the database");
   EXPECT_EQ(stored_records(db()), before);
+}
+
+// A database in a folder its reader may not write (a results folder mounted read-only, a database
+// shipped beside the sources for apply-best): SQLite cannot make a WAL database's -shm file there,
+// and readers open it as immutable instead of failing with "attempt to write a readonly database".
+TEST_F(HostileInputCliTest, ADatabaseInAFolderTheReaderMayNotWriteIsRead) {
+  if (geteuid() != 0 || std::system("command -v runuser > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "reads as the user nobody: needs root and runuser";
+  tune_tiny(db(), 1);
+  const fs::path folder = dir_ / "read_only";
+  fs::create_directory(folder);
+  fs::copy_file(db(), folder / "optune.db");
+  fs::permissions(folder, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                              fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  CommandRun run = optune("query --format json --db " + (folder / "optune.db").string(), "runuser -u nobody --");
+  fs::permissions(folder, fs::perms::owner_all);  // the fixture removes it
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_EQ(nlohmann::json::parse(run.out).size(), 1u) << run.out;
 }
 
 // --- Item 7: summaries count the default with its latest record -----------------------------------
