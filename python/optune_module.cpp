@@ -74,16 +74,14 @@ std::string tune(const py::dict& arguments, const std::string& package_dir, cons
     py::gil_scoped_acquire gil;
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();
     if (callback.is_none()) return;
-    {
-      py::dict update;
-      update["task"] = state.task;
-      update["trial"] = state.trial;
-      update["trials"] = state.trials;
-      update["best_gflops"] = state.best_gflops;
-      update["failures"] = state.failures;
-      update["unit"] = state.unit;
-      callback(update);
-    }
+    py::dict update;
+    update["task"] = state.task;
+    update["trial"] = state.trial;
+    update["trials"] = state.trials;
+    update["best_gflops"] = state.best_gflops;
+    update["failures"] = state.failures;
+    update["unit"] = state.unit;
+    callback(update);
   });
   const auto paths = install_paths(package_dir, get("cache_dir").cast<std::string>());
   nlohmann::json result;

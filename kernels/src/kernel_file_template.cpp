@@ -1,10 +1,10 @@
 #include "optune/kernels/kernel_file_template.hpp"
 
-#include "optune/kernels/kernel_digest.hpp"
-
 #include <algorithm>
 #include <random>
 #include <stdexcept>
+
+#include "optune/kernels/kernel_digest.hpp"
 
 namespace optune::kernels {
 namespace {

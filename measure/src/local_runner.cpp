@@ -110,9 +110,11 @@ WorkerReply LocalRunner::measure_request(WorkerRequest request, const std::strin
     if (ready.status == "runtime_error") ready.message = "preparing " + request.workload + ": " + ready.message;
     return ready;
   }
-  // A problem is its workload and, for a kernel file, the file's operands and check.
-  const std::string problem = request.workload + (request.kernel ? nlohmann::json(*request.kernel).dump() : "");
-  if (auto failed = failed_references_.find(problem); failed != failed_references_.end()) return failed->second;
+  // A problem is its workload and, for a kernel file, the file's operands and check; the key is
+  // only made where some reference has failed, not for every candidate.
+  auto problem = [&] { return request.workload + (request.kernel ? nlohmann::json(*request.kernel).dump() : ""); };
+  if (!failed_references_.empty())
+    if (auto failed = failed_references_.find(problem()); failed != failed_references_.end()) return failed->second;
   request.artifact = artifact;
   if (ready.needs_reference.value_or(false)) {
     request.reference = true;
@@ -121,7 +123,7 @@ WorkerReply LocalRunner::measure_request(WorkerRequest request, const std::strin
     WorkerReply reference = reference_reply(
         exchange(worker_, request, kReferenceTimeoutFactor * request.timing.timeout_seconds, running));
     // A failed reference fails every candidate of the problem alike: it is not run again.
-    if (reference.status == "reference_error") failed_references_[problem] = reference;
+    if (reference.status == "reference_error") failed_references_[problem()] = reference;
     if (reference.status != "ready") return reference;
     request.reference = false;
   }

@@ -115,9 +115,7 @@ class WorkerLoop {
   WorkerReply ready(const WorkerRequest& request) const {
     WorkerReply reply;
     reply.status = "ready";
-    if (request.kernel)
-      reply.needs_reference = !operands_.kernel.has_expected() &&
-                              operands_.kernel.check.kind == kernels::KernelCheck::Kind::kReference;
+    if (request.kernel) reply.needs_reference = operands_.kernel.needs_reference();
     return reply;
   }
 

@@ -91,10 +91,6 @@ bool run_reference_in(void* handle, measure::KernelOperands& operands, measure::
   return true;
 }
 
-bool needs_reference(const measure::KernelOperands& operands) {
-  return !operands.has_expected() && operands.check.kind == kernels::KernelCheck::Kind::kReference;
-}
-
 std::unique_ptr<measure::LoadedCandidate> load_user_kernel(const measure::WorkerRequest& request,
                                                            measure::KernelOperands& operands,
                                                            measure::WorkerReply& reply) {
@@ -103,7 +99,7 @@ std::unique_ptr<measure::LoadedCandidate> load_user_kernel(const measure::Worker
   auto function = find_symbol<kernels::UserKernelFunction>(handle, kernels::kUserKernelSymbol, reply);
   // The reference is in every candidate's object. The runner has it run on its own first
   // (run_reference); a runner that did not gets it run here, by the problem's first candidate.
-  if (function && needs_reference(operands) && !run_reference_in(handle, operands, reply)) function = nullptr;
+  if (function && operands.needs_reference() && !run_reference_in(handle, operands, reply)) function = nullptr;
   if (!function) {
     dlclose(handle);
     return nullptr;
@@ -115,7 +111,7 @@ std::unique_ptr<measure::LoadedCandidate> load_user_kernel(const measure::Worker
 
 bool CpuWorker::run_reference(const measure::WorkerRequest& request, measure::Operands& operands,
                               measure::WorkerReply& reply) {
-  if (!needs_reference(operands.kernel)) return true;
+  if (!operands.kernel.needs_reference()) return true;
   void* handle = open_shared_object(request.artifact, reply);  // the candidate's fault when it fails
   if (!handle) return false;
   const bool ran = run_reference_in(handle, operands.kernel, reply);

@@ -159,10 +159,7 @@ std::unique_ptr<measure::LoadedCandidate> OpenCLWorker::load_user_kernel(const m
   }
   // The runner has the reference run on its own first (run_reference); a runner that did not gets
   // it run here, by the problem's first candidate.
-  if (!operands.has_expected() && operands.check.kind == kernels::KernelCheck::Kind::kReference &&
-      !run_kernel_reference(operands, request.cache_dir, reply)) {
-    return nullptr;
-  }
+  if (operands.needs_reference() && !run_kernel_reference(operands, request.cache_dir, reply)) return nullptr;
   optune::opencl::ProgramBuild build = optune::opencl::build_program(
       context_.get(), device_.device, device_.info, artifact.source, artifact.kernel.build_options, request.cache_dir);
   if (!build.program) {
@@ -184,9 +181,7 @@ std::unique_ptr<measure::LoadedCandidate> OpenCLWorker::load_user_kernel(const m
 
 bool OpenCLWorker::run_reference(const measure::WorkerRequest& request, measure::Operands& operands,
                                  measure::WorkerReply& reply) {
-  measure::KernelOperands& kernel = operands.kernel;
-  if (kernel.has_expected() || kernel.check.kind != kernels::KernelCheck::Kind::kReference) return true;
-  return run_kernel_reference(kernel, request.cache_dir, reply);
+  return !operands.kernel.needs_reference() || run_kernel_reference(operands.kernel, request.cache_dir, reply);
 }
 
 }  // namespace optune::backends::opencl

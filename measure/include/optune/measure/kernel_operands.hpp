@@ -74,6 +74,8 @@ struct KernelOperands {
   std::vector<std::vector<std::byte>> expected;  // per output argument in argument order; empty until known
   KernelCheckSpec check;
   bool has_expected() const { return !expected.empty(); }
+  // The check's reference has yet to run on these operands to give the expected outputs.
+  bool needs_reference() const { return !has_expected() && check.kind == kernels::KernelCheck::Kind::kReference; }
 };
 
 // Makes the operands of a request's kernel unless they are already there: inputs from their init
