@@ -1,5 +1,6 @@
 #include "optune/app/tasks.hpp"
 
+#include <algorithm>
 #include <optional>
 
 #include "optune/app/bad_input.hpp"
@@ -35,6 +36,13 @@ std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std
     if (task->kernel_template->op() != task->workload.op || task->kernel_template->backend() != task->target.backend)
       throw std::invalid_argument("template " + task->kernel_template->name() + " is not a template of " +
                                   std::string(kernels::op_name(task->workload.op)) + " on " + task->target.backend);
+    const auto dtypes = task->kernel_template->dtypes();
+    if (std::find(dtypes.begin(), dtypes.end(), task->workload.dtype) == dtypes.end()) {
+      std::string names;
+      for (kernels::DataType dtype : dtypes) names += (names.empty() ? "" : ", ") + std::string(kernels::data_type_name(dtype));
+      throw std::invalid_argument("template " + task->kernel_template->name() + " runs dtypes " + names + ", not " +
+                                  std::string(kernels::data_type_name(task->workload.dtype)));
+    }
     if (!task->kernel_template->applies(task->workload, task->device))
       throw std::invalid_argument(template_choices(*task));
   } catch (const std::invalid_argument& error) {

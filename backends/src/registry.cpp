@@ -37,6 +37,12 @@ std::string target_forms() {
 
 namespace {
 
+bool computes(const kernels::KernelTemplate& kernel_template, kernels::DataType dtype) {
+  if (kernel_template.op() == kernels::Op::kKernel) return true;
+  const auto dtypes = kernel_template.dtypes();
+  return std::find(dtypes.begin(), dtypes.end(), dtype) != dtypes.end();
+}
+
 const measure::Backend* backend_named(std::string_view name) {
   for (const auto* backend : all_backends())
     if (backend->name() == name) return backend;
@@ -85,18 +91,41 @@ std::vector<const kernels::KernelTemplate*> all_templates() {
 std::vector<const kernels::KernelTemplate*> templates_for(const kernels::Workload& workload, std::string_view backend,
                                                           const kernels::DeviceInfo& device) {
   std::vector<const kernels::KernelTemplate*> templates;
-  if (workload.dtype != "f32") return templates;  // every template of optune's computes float32
   for (const auto* candidate : all_templates())
-    if (candidate->op() == workload.op && candidate->backend() == backend && candidate->applies(workload, device))
+    if (candidate->op() == workload.op && candidate->backend() == backend && computes(*candidate, workload.dtype) &&
+        candidate->applies(workload, device))
       templates.push_back(candidate);
   std::stable_sort(templates.begin(), templates.end(),
                    [](const auto* a, const auto* b) { return a->priority() > b->priority(); });
   return templates;
 }
 
+std::vector<kernels::DataType> dtypes_of(kernels::Op op, std::string_view backend) {
+  std::vector<kernels::DataType> dtypes;
+  for (const auto* candidate : all_templates()) {
+    if (candidate->op() != op || candidate->backend() != backend) continue;
+    for (kernels::DataType dtype : candidate->dtypes())
+      if (std::find(dtypes.begin(), dtypes.end(), dtype) == dtypes.end()) dtypes.push_back(dtype);
+  }
+  std::sort(dtypes.begin(), dtypes.end());
+  return dtypes;
+}
+
+void check_dtype(const kernels::Workload& workload, std::string_view backend) {
+  if (workload.op == kernels::Op::kKernel) return;  // a kernel file's arguments carry their own
+  const auto dtypes = dtypes_of(workload.op, backend);
+  if (dtypes.empty() || std::find(dtypes.begin(), dtypes.end(), workload.dtype) != dtypes.end()) return;
+  std::string names;
+  for (kernels::DataType dtype : dtypes) names += (names.empty() ? "" : ", ") + std::string(kernels::data_type_name(dtype));
+  throw std::invalid_argument("dtype " + std::string(kernels::data_type_name(workload.dtype)) + ": " +
+                              std::string(kernels::op_name(workload.op)) + " on " + std::string(backend) +
+                              " runs " + names);
+}
+
 const kernels::KernelTemplate& default_template(const kernels::Workload& workload, std::string_view backend,
                                                 const kernels::DeviceInfo& device) {
   const auto templates = templates_for(workload, backend, device);
+  if (templates.empty()) check_dtype(workload, backend);
   if (templates.empty())
     throw std::invalid_argument("kernels: no template for op " + std::string(kernels::op_name(workload.op)) +
                                 " on backend " + std::string(backend) + " applies to " + workload.key());

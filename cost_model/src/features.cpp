@@ -69,10 +69,18 @@ std::vector<std::string> knob_feature_names(const Knob& knob) {
   return names;
 }
 
-// The catalog's shape features of an operator; a kernel file's are log2 of its extents, so that
-// a model of one kernel transfers across its problem sizes as an operator's does.
+// The catalog's shape features of an operator and its dtype (log2 of the element's bytes, and
+// whether it is an integer: records of one dtype of a template inform another, as other shapes
+// do); a kernel file's are log2 of its extents, so that a model of one kernel transfers across its
+// problem sizes as an operator's does.
 std::vector<std::pair<std::string, float>> shape_features(const kernels::Workload& workload) {
-  if (workload.op != kernels::Op::kKernel) return kernels::operator_entry(workload.op).shape_features(workload);
+  if (workload.op != kernels::Op::kKernel) {
+    auto features = kernels::operator_entry(workload.op).shape_features(workload);
+    features.emplace_back("dtype.log2_bytes",
+                          static_cast<float>(std::log2(static_cast<double>(kernels::data_type_bytes(workload.dtype)))));
+    features.emplace_back("dtype.integer", kernels::is_floating(workload.dtype) ? 0.0f : 1.0f);
+    return features;
+  }
   std::vector<std::pair<std::string, float>> features;
   for (const auto& extent : workload.kernel().extents)
     features.emplace_back("shape." + extent.name, static_cast<float>(std::log2(static_cast<double>(extent.value))));

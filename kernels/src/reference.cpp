@@ -1,8 +1,9 @@
-// Operand sizes and reference results of every op, for the runner's correctness check: each
-// operator's are its catalog entry's (ops/<op>.cpp); here the checks and the error measure
-// every operator shares.
+// Operand descriptions and reference results of every op, for the worker's correctness check:
+// each operator's counts and reference are its catalog entry's (ops/<op>.cpp); here the dtype
+// rules, the checks and the error measure every operator shares.
 #include "optune/kernels/reference.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -11,6 +12,59 @@
 #include "optune/kernels/operator_catalog.hpp"
 
 namespace optune::kernels {
+namespace {
+
+const OperatorEntry& checked_entry(const Workload& workload, std::size_t inputs) {
+  const OperatorEntry& entry = operator_entry(workload.op);
+  const std::size_t expected = entry.input_sizes(workload).size();
+  if (inputs != expected) {
+    throw std::invalid_argument("reference: " + std::string(entry.name()) + " takes " + std::to_string(expected) +
+                                " inputs, got " + std::to_string(inputs));
+  }
+  return entry;
+}
+
+template <typename T>
+double relative_l2(const T* got, const T* want, std::size_t n) {
+  double difference = 0.0, norm = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(got[i]) || !std::isfinite(want[i])) return std::numeric_limits<double>::infinity();
+    const double d = double(got[i]) - double(want[i]);
+    difference += d * d;
+    norm += double(want[i]) * double(want[i]);
+  }
+  if (difference == 0.0) return 0.0;
+  return norm == 0.0 ? std::numeric_limits<double>::infinity() : std::sqrt(difference / norm);
+}
+
+// The largest magnitude of a value of an integer type.
+double integer_magnitude(DataType type) {
+  switch (type) {
+    case DataType::kI8: return 128;
+    case DataType::kU8: return 255;
+    case DataType::kI16: return 32768;
+    case DataType::kU16: return 65535;
+    default: return std::ldexp(1.0, 31);
+  }
+}
+
+}  // namespace
+
+DataType output_dtype(DataType dtype) { return is_floating(dtype) ? dtype : DataType::kI32; }
+
+std::vector<OperandDescription> operator_operands(const Workload& workload, const std::vector<DataType>& input_dtypes) {
+  const OperatorEntry& entry = operator_entry(workload.op);
+  const std::vector<std::size_t> sizes = entry.input_sizes(workload);
+  const std::vector<std::string> names = entry.operand_names();
+  if (!input_dtypes.empty() && input_dtypes.size() != sizes.size())
+    throw std::invalid_argument(std::string(entry.name()) + " takes " + std::to_string(sizes.size()) +
+                                " inputs, not " + std::to_string(input_dtypes.size()) + " dtypes");
+  std::vector<OperandDescription> operands;
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    operands.push_back({names.at(i), input_dtypes.empty() ? workload.dtype : input_dtypes[i], sizes[i], false});
+  operands.push_back({names.at(sizes.size()), output_dtype(workload.dtype), entry.output_size(workload), true});
+  return operands;
+}
 
 std::vector<std::size_t> input_sizes(const Workload& workload) {
   return operator_entry(workload.op).input_sizes(workload);
@@ -18,28 +72,39 @@ std::vector<std::size_t> input_sizes(const Workload& workload) {
 
 std::size_t output_size(const Workload& workload) { return operator_entry(workload.op).output_size(workload); }
 
-void reference(const Workload& workload, const std::vector<const float*>& inputs, float* output) {
-  const OperatorEntry& entry = operator_entry(workload.op);
-  const std::size_t expected = entry.input_sizes(workload).size();
-  if (inputs.size() != expected) {
-    throw std::invalid_argument("reference: " + std::string(entry.name()) + " takes " + std::to_string(expected) +
-                                " inputs, got " + std::to_string(inputs.size()));
-  }
-  entry.reference(workload, inputs, output);
+void reference(const Workload& workload, const std::vector<const double*>& inputs, double* output) {
+  checked_entry(workload, inputs.size()).reference(workload, inputs, output);
 }
 
-double relative_l2_error(const float* got, const float* want, std::size_t n) {
-  double difference = 0.0, norm = 0.0;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!std::isfinite(got[i]) || !std::isfinite(want[i])) {
-      return std::numeric_limits<double>::infinity();
-    }
-    const double d = double(got[i]) - double(want[i]);
-    difference += d * d;
-    norm += double(want[i]) * double(want[i]);
+void reference(const Workload& workload, const std::vector<const float*>& inputs, float* output) {
+  const OperatorEntry& entry = checked_entry(workload, inputs.size());
+  const std::vector<std::size_t> sizes = entry.input_sizes(workload);
+  std::vector<std::vector<double>> widened;
+  widened.reserve(inputs.size());  // the pointers below stay valid
+  std::vector<const double*> pointers;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    widened.emplace_back(inputs[i], inputs[i] + sizes[i]);
+    pointers.push_back(widened.back().data());
   }
-  if (difference == 0.0) return 0.0;
-  return norm == 0.0 ? std::numeric_limits<double>::infinity() : std::sqrt(difference / norm);
+  std::vector<double> result(entry.output_size(workload));
+  entry.reference(workload, pointers, result.data());
+  std::transform(result.begin(), result.end(), output, [](double value) { return static_cast<float>(value); });
+}
+
+double relative_l2_error(const double* got, const double* want, std::size_t n) { return relative_l2(got, want, n); }
+double relative_l2_error(const float* got, const float* want, std::size_t n) { return relative_l2(got, want, n); }
+
+double check_tolerance(const Workload& workload, DataType output, double f32_tolerance) {
+  if (!is_floating(output)) return 0.0;
+  if (output == DataType::kF32 || output == DataType::kF64) return f32_tolerance;
+  const double length = operator_entry(workload.op).reduction_length(workload);
+  return std::max(f32_tolerance, 2 * unit_roundoff(output) + length * unit_roundoff(DataType::kF32));
+}
+
+bool accumulation_fits_int32(const Workload& workload, const std::vector<DataType>& input_dtypes) {
+  double product = 1;
+  for (DataType type : input_dtypes) product *= integer_magnitude(type);
+  return operator_entry(workload.op).reduction_length(workload) * product < std::ldexp(1.0, 31);
 }
 
 }  // namespace optune::kernels

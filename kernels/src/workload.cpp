@@ -18,6 +18,7 @@
 
 #include "ops/entry_support.hpp"
 #include "optune/kernels/operator_catalog.hpp"
+#include "optune/kernels/reference.hpp"
 #include "trim.hpp"
 
 namespace optune::kernels {
@@ -78,13 +79,6 @@ Workload workload_from_extents(const OperatorEntry& entry, const ExtentValues& g
   return entry.workload_from(extents, context);
 }
 
-std::size_t bytes_per_element(const std::string& dtype) {
-  if (dtype == "f64" || dtype == "i64") return 8;
-  if (dtype == "f16" || dtype == "bf16" || dtype == "i16") return 2;
-  if (dtype == "i8" || dtype == "u8") return 1;
-  return 4;
-}
-
 [[noreturn]] void bad_key(std::string_view key, const std::string& why) {
   fail("workload key", why + " in '" + std::string(key) + "'");
 }
@@ -116,7 +110,6 @@ void validate_kernel(const KernelShape& shape, std::string_view context) {
 
 void validate(const Workload& workload, std::string_view context) {
   if (workload.op == Op::kKernel) return validate_kernel(workload.kernel(), context);
-  if (workload.dtype.empty()) fail(context, "empty dtype");
   try {
     layout_name(workload.layout_block);
   } catch (const std::invalid_argument& error) {
@@ -124,7 +117,13 @@ void validate(const Workload& workload, std::string_view context) {
   }
   const OperatorEntry& entry = operator_entry(workload.op);
   entry.validate(workload, context);
-  const double bytes = entry.tensor_elements(workload) * double(bytes_per_element(workload.dtype));
+  // The widest inputs a template may read for an integer dtype: u8 activations, s8 weights.
+  if (!is_floating(workload.dtype) &&
+      !accumulation_fits_int32(workload, {DataType::kU8, DataType::kI8})) {
+    fail(context, "a sum of " + std::to_string(static_cast<long long>(entry.reduction_length(workload))) + " " +
+                      std::string(data_type_name(workload.dtype)) + " products could overflow its int32 accumulator");
+  }
+  const double bytes = entry.tensor_elements(workload) * double(data_type_bytes(workload.dtype));
   if (bytes > kMaxTensorBytes) {
     fail(context, "tensors would need " + format_gib(bytes) + ", more than the " +
                       std::to_string(static_cast<long long>(kMaxTensorBytes / double(1ull << 30))) +
@@ -186,7 +185,6 @@ std::string kernel_shape_text(const KernelShape& shape) {
 Workload kernel_workload(const std::string& kernel_name, const std::vector<Extent>& extents, double work) {
   Workload workload;
   workload.op = Op::kKernel;
-  workload.dtype.clear();  // a kernel's arguments each have their own
   workload.shape = KernelShape{kernel_name, extents, work};
   return workload;
 }
@@ -258,7 +256,7 @@ std::string Workload::key() const {
     key += layouts_name(layouts());
   }
   key += '.';
-  key += dtype;
+  key += data_type_name(dtype);
   const ExtentValues extents = entry.extents_of(*this);
   for (const auto& field : entry.key_fields()) {
     key += '.';
@@ -306,10 +304,16 @@ Workload parse_positional_shape(const OperatorEntry& entry, std::string_view tex
 Workload parse_named_shape(const OperatorEntry& entry, std::string_view text, std::string_view context) {
   ExtentValues extents;
   std::optional<Layouts> layouts;
+  std::optional<DataType> dtype;
+  std::vector<std::string_view> positional;  // "512,512,512,dtype=bf16": extents in order, then options
   for (const auto raw : split(text, ',')) {
     const auto item = trim(raw);
     const auto equals = item.find('=');
     if (item.empty()) fail(context, "empty extent in '" + std::string(text) + "'");
+    if (equals == std::string_view::npos && entry.takes_positional_shape()) {
+      positional.push_back(item);
+      continue;
+    }
     if (equals == std::string_view::npos) {
       fail(context, "extent '" + std::string(item) + "' has no name (write NAME=VALUE, e.g. " +
                         std::string(entry.extents()[0].name) + "=" + "512)");
@@ -325,6 +329,15 @@ Workload parse_named_shape(const OperatorEntry& entry, std::string_view text, st
       }
       continue;
     }
+    if (name == "dtype") {
+      if (dtype) fail(context, "dtype given twice");
+      try {
+        dtype = parse_data_type(value);
+      } catch (const std::invalid_argument& error) {
+        fail(context, error.what());
+      }
+      continue;
+    }
     bool known = false;
     for (const auto& spec : entry.extents()) known = known || name == spec.name;
     if (!known) {
@@ -334,15 +347,28 @@ Workload parse_named_shape(const OperatorEntry& entry, std::string_view text, st
     if (extents.count(name) != 0) fail(context, "extent " + std::string(name) + " given twice");
     extents[std::string(name)] = parse_extent(name, value, context);
   }
+  if (!positional.empty()) {
+    const auto& specs = entry.extents();
+    if (!extents.empty())
+      fail(context, "extent '" + std::string(positional.front()) + "' has no name (give " +
+                        std::string(entry.name()) + "'s extents " + positional_names(entry) +
+                        " all positional or all named)");
+    if (positional.size() != specs.size())
+      fail(context, std::string(entry.name()) + " takes " + std::to_string(specs.size()) + " extents " +
+                        positional_names(entry) + ", got " + std::to_string(positional.size()) + " in '" +
+                        std::string(text) + "'");
+    for (std::size_t i = 0; i < specs.size(); ++i) extents[specs[i].name] = parse_extent(specs[i].name, positional[i], context);
+  }
   Workload workload = workload_from_extents(entry, extents, context);
   workload.layout_block = layouts.value_or(Layouts{}).block;
   workload.nchw_input = layouts.value_or(Layouts{}).nchw_input;
+  workload.dtype = dtype.value_or(DataType::kF32);
   return workload;
 }
 
 }  // namespace
 
-Workload parse_workload(Op op, std::string_view shape_text) {
+Workload parse_workload(Op op, std::string_view shape_text, std::optional<DataType> dtype) {
   constexpr std::string_view kContext = "shape";
   const OperatorEntry& entry = operator_entry(op);
   const std::string_view text = trim(shape_text);
@@ -352,6 +378,13 @@ Workload parse_workload(Op op, std::string_view shape_text) {
   }
   const bool named = text.find('=') != std::string_view::npos;
   Workload workload = named ? parse_named_shape(entry, text, kContext) : parse_positional_shape(entry, text, kContext);
+  if (dtype) {
+    const bool said_otherwise = named && text.find("dtype") != std::string_view::npos && workload.dtype != *dtype;
+    if (said_otherwise)
+      fail(kContext, "dtype=" + std::string(data_type_name(workload.dtype)) + " contradicts --dtype " +
+                         std::string(data_type_name(*dtype)));
+    workload.dtype = *dtype;
+  }
   validate(workload, kContext);
   return workload;
 }
@@ -384,10 +417,11 @@ Workload parse_workload_key(std::string_view key) {
     bad("expected " + std::to_string(next + 1 + fields.size()) + " dot-separated fields, got " +
         std::to_string(parts.size()));
   }
-  const std::string dtype(parts[next++]);
-  if (dtype.empty() || dtype.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") !=
-                           std::string::npos) {
-    bad("bad dtype '" + dtype + "'");
+  DataType dtype = DataType::kF32;
+  try {
+    dtype = parse_data_type(parts[next++]);
+  } catch (const std::invalid_argument& error) {
+    bad(error.what());
   }
   // Extents the key leaves out (depthwise's K and groups) take their fallbacks.
   ExtentValues extents;

@@ -21,53 +21,8 @@ constexpr std::byte kIntegerPoison[2] = {std::byte{0xA5}, std::byte{0x5A}};
 // machine down rather than fail.
 constexpr double kMaxOperandBytes = 16.0 * (1ull << 30);
 
-template <typename T>
-void store(std::byte* out, T value) {
-  std::memcpy(out, &value, sizeof value);
-}
-
-template <typename T>
-T load(const std::byte* in) {
-  T value;
-  std::memcpy(&value, in, sizeof value);
-  return value;
-}
-
-// `value` converted to the dtype, at element i of `out`.
-void store_element(DataType dtype, std::byte* out, std::size_t i, double value) {
-  const std::size_t at = i * kernels::data_type_bytes(dtype);
-  switch (dtype) {
-    case DataType::kF16: return store(out + at, float_to_half(static_cast<float>(value)));
-    case DataType::kF32: return store(out + at, static_cast<float>(value));
-    case DataType::kF64: return store(out + at, value);
-    case DataType::kI8: return store(out + at, static_cast<std::int8_t>(value));
-    case DataType::kU8: return store(out + at, static_cast<std::uint8_t>(value));
-    case DataType::kI16: return store(out + at, static_cast<std::int16_t>(value));
-    case DataType::kU16: return store(out + at, static_cast<std::uint16_t>(value));
-    case DataType::kI32: return store(out + at, static_cast<std::int32_t>(value));
-    case DataType::kU32: return store(out + at, static_cast<std::uint32_t>(value));
-    case DataType::kI64: return store(out + at, static_cast<std::int64_t>(value));
-    case DataType::kU64: return store(out + at, static_cast<std::uint64_t>(value));
-  }
-}
-
-double element(DataType dtype, const std::byte* in, std::size_t i) {
-  const std::size_t at = i * kernels::data_type_bytes(dtype);
-  switch (dtype) {
-    case DataType::kF16: return half_to_float(load<std::uint16_t>(in + at));
-    case DataType::kF32: return load<float>(in + at);
-    case DataType::kF64: return load<double>(in + at);
-    case DataType::kI8: return load<std::int8_t>(in + at);
-    case DataType::kU8: return load<std::uint8_t>(in + at);
-    case DataType::kI16: return load<std::int16_t>(in + at);
-    case DataType::kU16: return load<std::uint16_t>(in + at);
-    case DataType::kI32: return load<std::int32_t>(in + at);
-    case DataType::kU32: return load<std::uint32_t>(in + at);
-    case DataType::kI64: return static_cast<double>(load<std::int64_t>(in + at));
-    case DataType::kU64: return static_cast<double>(load<std::uint64_t>(in + at));
-  }
-  return 0;
-}
+using kernels::load_element;
+using kernels::store_element;
 
 std::vector<std::byte> initial_values(const KernelArgument& arg, std::uint64_t seed) {
   std::vector<std::byte> bytes(static_cast<std::size_t>(arg.count) * kernels::data_type_bytes(arg.dtype));
@@ -99,12 +54,6 @@ std::vector<std::byte> read_values_file(const std::string& path, const HostArgum
     throw std::runtime_error(field + ": " + path + " does not hold exactly " + std::to_string(output.size()) +
                              " bytes (" + output.spec.name + ")");
   return bytes;
-}
-
-bool guard_intact(const HostArgument& arg) {
-  for (std::size_t i = arg.size(); i < arg.bytes.size(); ++i)
-    if (arg.bytes[i] != kGuardByte) return false;
-  return true;
 }
 
 std::string overrun_message(const KernelOperands& operands) {
@@ -207,6 +156,12 @@ void from_json(const nlohmann::json& json, KernelOperandsSpec& spec) {
   spec.check.expected_files = c.value("expected_files", std::vector<std::string>{});
 }
 
+bool guard_intact(const HostArgument& arg) {
+  for (std::size_t i = arg.size(); i < arg.bytes.size(); ++i)
+    if (arg.bytes[i] != kGuardByte) return false;
+  return true;
+}
+
 std::size_t HostArgument::size() const {
   return spec.is_buffer ? static_cast<std::size_t>(spec.count) * kernels::data_type_bytes(spec.dtype)
                         : kernels::data_type_bytes(spec.dtype);
@@ -294,8 +249,8 @@ OutputCheck check_outputs(const KernelOperands& operands) {
     if (!arg.spec.is_output) continue;
     const std::vector<std::byte>& expected = operands.expected.at(output++);
     for (std::size_t i = 0; i < static_cast<std::size_t>(arg.spec.count); ++i, ++total) {
-      const double out = element(arg.spec.dtype, arg.bytes.data(), i);
-      const double ref = element(arg.spec.dtype, expected.data(), i);
+      const double out = load_element(arg.spec.dtype, arg.bytes.data(), i);
+      const double ref = load_element(arg.spec.dtype, expected.data(), i);
       const double allowed = atol + rtol * std::fabs(ref);
       const double diff = std::fabs(out - ref);
       const double error = std::isnan(diff) ? std::numeric_limits<double>::infinity()
@@ -335,7 +290,7 @@ OutputCheck check_written(const KernelOperands& operands, const std::vector<std:
     const auto& before = previous.at(output++);
     const std::size_t width = kernels::data_type_bytes(arg.spec.dtype);
     for (std::size_t i = 0; i < static_cast<std::size_t>(arg.spec.count); ++i) {
-      const bool nan = kernels::is_floating(arg.spec.dtype) && std::isnan(element(arg.spec.dtype, now.data(), i));
+      const bool nan = kernels::is_floating(arg.spec.dtype) && std::isnan(load_element(arg.spec.dtype, now.data(), i));
       if (nan || std::memcmp(now.data() + i * width, before.data() + i * width, width) != 0) {
         result.max_error = std::numeric_limits<double>::infinity();
         result.message = arg.spec.name + "[" + std::to_string(i) + "] is " +
@@ -346,35 +301,6 @@ OutputCheck check_written(const KernelOperands& operands, const std::vector<std:
   }
   result.passed = true;
   return result;
-}
-
-std::uint16_t float_to_half(float value) {
-  const std::uint32_t bits = std::bit_cast<std::uint32_t>(value);
-  const std::uint32_t sign = (bits >> 16) & 0x8000u;
-  const std::uint32_t magnitude = bits & 0x7fffffffu;
-  if (magnitude >= 0x7f800000u)  // inf or NaN (a NaN keeps a payload bit)
-    return static_cast<std::uint16_t>(sign | 0x7c00u | (magnitude > 0x7f800000u ? 0x200u : 0));
-  if (magnitude >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // rounds past 65504
-  if (magnitude < 0x38800000u) {  // a half subnormal or zero: scale into integer units of 2^-24
-    const float scaled = std::bit_cast<float>(magnitude) * 16777216.0f;  // exact; rounding below is to even
-    return static_cast<std::uint16_t>(sign | static_cast<std::uint32_t>(std::nearbyint(scaled)));
-  }
-  // Normal: rebias the exponent, round the 13 dropped mantissa bits to nearest even.
-  const std::uint32_t rebased = magnitude - 0x38000000u;
-  const std::uint32_t rounded = rebased + 0xfffu + ((rebased >> 13) & 1u);
-  return static_cast<std::uint16_t>(sign | (rounded >> 13));
-}
-
-float half_to_float(std::uint16_t half) {
-  const std::uint32_t sign = static_cast<std::uint32_t>(half & 0x8000u) << 16;
-  const std::uint32_t exponent = (half >> 10) & 0x1fu;
-  const std::uint32_t mantissa = half & 0x3ffu;
-  if (exponent == 0) {  // zero or subnormal: mantissa * 2^-24
-    const float value = static_cast<float>(mantissa) / 16777216.0f;
-    return sign ? -value : value;
-  }
-  if (exponent == 31) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
-  return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
 }
 
 }  // namespace optune::measure

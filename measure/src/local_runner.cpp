@@ -172,6 +172,7 @@ WorkerRequest worker_request(const MeasureInput& input, const TimingPolicy& timi
   request.cache_dir = cache_dir;
   if (auto operands = input.task->kernel_template->worker_operands(input.task->workload, input.task->device))
     request.kernel = operands->get<KernelOperandsSpec>();
+  else request.input_dtypes = input.task->kernel_template->input_dtypes(input.task->workload, input.task->device);
   return request;
 }
 

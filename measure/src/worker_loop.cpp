@@ -17,33 +17,6 @@
 
 namespace optune::measure {
 
-Buffer allocate(std::size_t count) {
-  std::size_t bytes = (count * sizeof(float) + kAlignment - 1) / kAlignment * kAlignment;
-  auto* p = static_cast<float*>(std::aligned_alloc(kAlignment, std::max(bytes, kAlignment)));
-  if (!p) throw std::bad_alloc();
-  return Buffer(p);
-}
-
-void prepare(Operands& operands, const std::string& key, std::uint64_t seed) {
-  if (operands.workload_key == key) return;
-  kernels::Workload workload = kernels::parse_workload_key(key);
-  std::mt19937_64 rng(seed);
-  // Never zeros: a kernel that skips work would pass a check on zero inputs.
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  operands = Operands{};
-  for (std::size_t size : kernels::input_sizes(workload)) {
-    Buffer buffer = allocate(size);
-    for (std::size_t i = 0; i < size; ++i) buffer[i] = value(rng);
-    operands.input_pointers.push_back(buffer.get());
-    operands.inputs.push_back(std::move(buffer));
-  }
-  operands.output_size = kernels::output_size(workload);
-  operands.output = allocate(operands.output_size);
-  operands.expected = allocate(operands.output_size);
-  kernels::reference(workload, operands.input_pointers, operands.expected.get());
-  operands.workload_key = key;
-}
-
 namespace {
 
 // Runs per repeat when the policy leaves it open: enough for min_repeat_ms, and at most this many
@@ -98,8 +71,8 @@ class WorkerLoop {
   }
 
   WorkerReply measure(const WorkerRequest& request) {
-    if (request.kernel) prepare_kernel_operands(operands_.kernel, request.workload, request.seed, *request.kernel);
-    else prepare(operands_, request.workload, request.seed);
+    if (request.kernel) prepare_kernel_operands(operands_.values, request.workload, request.seed, *request.kernel);
+    else prepare_operator_operands(operands_, request.workload, request.seed, request.input_dtypes);
     WorkerBackend& backend = backend_of(kernels::split_target(request.target));
     try {
       backend.prepare(request, operands_);
@@ -115,7 +88,7 @@ class WorkerLoop {
   WorkerReply ready(const WorkerRequest& request) const {
     WorkerReply reply;
     reply.status = "ready";
-    if (request.kernel) reply.needs_reference = operands_.kernel.needs_reference();
+    if (request.kernel) reply.needs_reference = operands_.values.needs_reference();
     return reply;
   }
 
@@ -129,7 +102,7 @@ class WorkerLoop {
     } catch (const std::exception& error) {
       backend.reset();
       return failure_reply("reference_error",
-                           "the check's reference '" + operands_.kernel.check.entry + "' failed: " + error.what());
+                           "the check's reference '" + operands_.values.check.entry + "' failed: " + error.what());
     }
     return ready(request);
   }
@@ -140,25 +113,31 @@ class WorkerLoop {
     if (!candidate) return reply;
     if (request.kernel) {
       if (!check_kernel(*candidate, reply)) return reply;
-    } else if (!check_operator(*candidate, request.timing, reply)) {
+    } else if (!check_operator(*candidate, request, reply)) {
       return reply;
     }
     time_runs(*candidate, request.timing, reply);
     return reply;
   }
 
-  // A built-in operator's output against the reference, by relative L2 error.
-  bool check_operator(LoadedCandidate& candidate, const TimingPolicy& policy, WorkerReply& reply) {
+  // A built-in operator's output against the reference, by relative L2 error, within the
+  // tolerance of its dtype (kernels::check_tolerance).
+  bool check_operator(LoadedCandidate& candidate, const WorkerRequest& request, WorkerReply& reply) {
+    reset_for_run(operands_.values, 0);
     candidate.poison_output();
     candidate.run(1);
-    const float* output = candidate.output();
-    const double error = kernels::relative_l2_error(output, operands_.expected.get(), operands_.output_size);
+    candidate.fetch_outputs();
+    const double error = operator_output_error(operands_);
+    const double tolerance = kernels::check_tolerance(kernels::parse_workload_key(request.workload),
+                                                      operands_.values.args.back().spec.dtype,
+                                                      request.timing.max_relative_error);
     candidate.describe(reply);
     reply.error = std::isfinite(error) ? error : -1.0;
-    if (!(error <= policy.max_relative_error)) {
+    if (!(error <= tolerance)) {
       reply.status = "wrong_answer";
-      reply.message = "relative L2 error " + std::to_string(error) + " exceeds " +
-                      std::to_string(policy.max_relative_error);
+      reply.message = guard_intact(operands_.values.args.back())
+                          ? "relative L2 error " + std::to_string(error) + " exceeds " + std::to_string(tolerance)
+                          : "wrote past the end of output '" + operands_.values.args.back().spec.name + "'";
       return false;
     }
     return true;
@@ -167,7 +146,7 @@ class WorkerLoop {
   // A user kernel's outputs element by element against the expected values (the file's rtol and
   // atol), or without any, written by the run: two runs from different poisons must agree.
   bool check_kernel(LoadedCandidate& candidate, WorkerReply& reply) {
-    KernelOperands& operands = operands_.kernel;
+    KernelOperands& operands = operands_.values;
     auto checked_run = [&](int poison_pattern) {
       reset_for_run(operands, poison_pattern);
       candidate.poison_output();

@@ -9,6 +9,11 @@ void to_json(nlohmann::json& json, const WorkerRequest& request) {
   if (!request.artifact.empty()) json["artifact"] = request.artifact;
   if (request.reference) json["reference"] = true;
   if (request.kernel) json["kernel"] = *request.kernel;
+  if (!request.input_dtypes.empty()) {
+    nlohmann::json names = nlohmann::json::array();
+    for (kernels::DataType dtype : request.input_dtypes) names.push_back(kernels::data_type_name(dtype));
+    json["input_dtypes"] = names;
+  }
 }
 
 void from_json(const nlohmann::json& json, WorkerRequest& request) {
@@ -21,6 +26,8 @@ void from_json(const nlohmann::json& json, WorkerRequest& request) {
   request.artifact = json.value("artifact", "");
   request.reference = json.value("reference", false);
   if (json.contains("kernel")) request.kernel = json.at("kernel").get<KernelOperandsSpec>();
+  if (json.contains("input_dtypes"))
+    for (const auto& name : json.at("input_dtypes")) request.input_dtypes.push_back(kernels::parse_data_type(name.get<std::string>()));
 }
 
 void to_json(nlohmann::json& json, const DescribeRequest& request) {

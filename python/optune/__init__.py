@@ -112,7 +112,18 @@ def _choice(name, value, choices):
     return value
 
 
-def _shape_text(shape):
+def _shape_text(shape, dtype=None):
+    """A shape as the command line's --shape takes it; ``dtype`` ("bf16") becomes its dtype= item."""
+    text = _plain_shape_text(shape)
+    dtype = _text("dtype", dtype)
+    if dtype:
+        if not text:
+            raise BadInput("dtype: goes with a shape")
+        text += ",dtype=" + dtype
+    return text
+
+
+def _plain_shape_text(shape):
     # (512, 512, 512) or {"M": 512, ...} as well as "512,512,512".
     if isinstance(shape, dict):
         return ",".join(f"{k}={v}" for k, v in shape.items())
@@ -136,7 +147,7 @@ def tune(op="gemm", shape=None, target=None, tuner="xgb", trials=64, db="optune.
          layout=None, trials_per_task=0, budget=None, seed=1, batch_size=8, early_stopping=0, remeasure=3,
          transfer=True, repeat=5, number=0, min_repeat_ms=40.0, timeout=30.0, jobs=0, compiler="c++",
          rpc=None, token_file=None, wait_lock=False, progress=None, template=None, objective="rank:pairwise",
-         scheduler="gradient", compile_timeout=120.0, rpc_wait=60.0):
+         scheduler="gradient", compile_timeout=120.0, rpc_wait=60.0, dtype=None):
     """Tunes one workload (``op`` and ``shape``) or every workload of a ``suite`` file on ``target``.
 
     Returns a dict: for one workload ``workload``, ``template``, ``target``, ``device``, ``trials``,
@@ -151,10 +162,11 @@ def tune(op="gemm", shape=None, target=None, tuner="xgb", trials=64, db="optune.
     ``progress``: called with a dict (``task``, ``trial``, ``trials``, ``best_gflops``, ``unit``
     (what ``best_gflops`` counts: GFLOP/s, or GB/s or runs/s for a kernel file without flops),
     ``failures``) after every batch; an exception it raises stops the run.
+    ``dtype``: the operands' type, ``"f32"`` (default), ``"f16"``, ``"bf16"`` or ``"i8"`` (as ``--dtype``).
     """
     kernel = _path("kernel", kernel, required=False)
     arguments = {
-        "op": _text("op", op), "shape": _shape_text(shape), "suite": _path("suite", suite, required=False),
+        "op": _text("op", op), "shape": _shape_text(shape, dtype), "suite": _path("suite", suite, required=False),
         "kernel": kernel, "layout": _text("layout", layout), "db": _path("db", db),
         "target": _text("target", _target(target, kernel)),
         "tuner": _text("tuner", tuner), "trials": _count("trials", trials, 1, _MAX_TRIALS),
@@ -180,25 +192,25 @@ def tune(op="gemm", shape=None, target=None, tuner="xgb", trials=64, db="optune.
     return json.loads(_native(_optune.tune, arguments, _PACKAGE_DIR, progress))
 
 
-def query(db="optune.db", op=None, shape=None, target=None, device=None, *, top=1, history=False, since=None,
+def query(db="optune.db", op=None, shape=None, target=None, device=None, *, top=1, history=False, since=None, dtype=None,
           pandas=False):
     """The best ``top`` configs per workload, target and device (or, with ``history``, every record,
     failures included, oldest first), as ``Records`` of dicts; ``pandas=True`` returns a DataFrame.
     ``since``: a date (``"2026-11-22"``, ``"2026-11-22T18:30"``) or a duration back from now (``"12h"``)."""
-    records = Records(json.loads(_native(_optune.query, _path("db", db), _text("op", op), _shape_text(shape),
+    records = Records(json.loads(_native(_optune.query, _path("db", db), _text("op", op), _shape_text(shape, dtype),
                                          _text("target", target), _text("device", device), _count("top", top, 1),
                                          bool(history), _text("since", since))))
     return records.to_pandas() if pandas else records
 
 
-def pick(op, shape, target="cpu", device=None, db="optune.db"):
+def pick(op, shape, target="cpu", device=None, db="optune.db", *, dtype=None):
     """The config that would run for a shape on a device and where it came from, as a dict:
     ``source`` is ``"tuned"`` (the shape's own best), ``"nearest"`` (the config tuned for another
     shape of the template that optune's cost model ranks best for this one; ``from_workload``
     names it) or ``"default"``; ``config``, ``template``, ``workload``, ``device`` and ``record``
     (the tuned record the config came from, None for the default). Shape ranges are not shapes:
     pick one shape of a range."""
-    return json.loads(_native(_optune.pick, _path("db", db), _text("op", op), _shape_text(shape),
+    return json.loads(_native(_optune.pick, _path("db", db), _text("op", op), _shape_text(shape, dtype),
                               _text("target", target), _text("device", device)))
 
 
@@ -219,13 +231,13 @@ def replay(landscape, tuner="xgb", seeds=20, budgets=(25, 50, 100, 200, 400), *,
                               _count("batch_size", batch_size, 1), transfer_from))
 
 
-def space(op="gemm", shape=None, target=None, *, kernel=None):
+def space(op="gemm", shape=None, target=None, *, kernel=None, dtype=None):
     """The template's space for a workload on a target (or a kernel file's, ``kernel``, at ``shape``,
     its extents): ``knobs``, ``size``, ``valid_share_estimate`` (counted exactly where
     ``valid_share_counted``: spaces of at most 20,000 configs), ``default_config``.
     ``target``: default cpu, or the ``kernel`` file's backend."""
     kernel = _path("kernel", kernel, required=False)
-    return json.loads(_native(_optune.space, _text("op", op), _shape_text(shape),
+    return json.loads(_native(_optune.space, _text("op", op), _shape_text(shape, dtype),
                               _text("target", _target(target, kernel)), kernel))
 
 

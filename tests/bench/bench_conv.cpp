@@ -378,7 +378,7 @@ int main(int argc, char** argv) try {
       if (found == candidates->end()) continue;
       const CandidateFunction f = load_candidate(found->second);
       impls.push_back({row, [f](Operands& x) {
-                         const float* inputs[] = {x.input.data(), x.filter.data()};
+                         const void* inputs[] = {x.input.data(), x.filter.data()};
                          f(inputs, x.output.data());
                        }});
     }

@@ -25,8 +25,8 @@ TEST(FeatureExtractor, NamesAreTheSameForTwoShapesOfOneKnobSet) {
   const FeatureExtractor small(synthetic_space(256, 128), gemm_workload(256, 128), {});
   const FeatureExtractor large(synthetic_space(1024, 64), gemm_workload(1024, 64), {});
   EXPECT_EQ(small.names(), large.names());
-  // splits 2+2, choice 4, bool 1, int 2, permutation 3, shape 3
-  EXPECT_EQ(small.size(), 17u);
+  // splits 2+2, choice 4, bool 1, int 2, permutation 3, shape 3, dtype 2
+  EXPECT_EQ(small.size(), 19u);
   EXPECT_EQ(small.extract(small.space().from_index(0)).size(), small.size());
   const FeatureExtractor knobs_only(synthetic_space());
   EXPECT_EQ(knobs_only.size(), 14u);
@@ -81,7 +81,8 @@ TEST(FeatureExtractor, ConvolutionShapeFeaturesIncludeZeroPad) {
   EXPECT_FLOAT_EQ(x[column(features, "shape.C")], 6.0f);
   EXPECT_FLOAT_EQ(x[column(features, "shape.K")], 7.0f);
   EXPECT_FLOAT_EQ(x[column(features, "shape.pad")], 0.0f);
-  EXPECT_EQ(features.size(), 14u + 11u);
+  EXPECT_FLOAT_EQ(x[column(features, "dtype.log2_bytes")], 2.0f);  // f32
+  EXPECT_EQ(features.size(), 14u + 11u + 2u);
 }
 
 TEST(FeatureExtractor, LongPermutationIsEncodedWithoutATable) {

@@ -173,7 +173,7 @@ TEST(Reference, RelativeL2Error) {
   const std::vector<float> off = {3, 4.5};
   EXPECT_EQ(relative_l2_error(same.data(), want.data(), 2), 0.0);
   EXPECT_DOUBLE_EQ(relative_l2_error(off.data(), want.data(), 2), 0.5 / 5.0);
-  EXPECT_EQ(relative_l2_error(nullptr, nullptr, 0), 0.0);
+  EXPECT_EQ(relative_l2_error(static_cast<const float*>(nullptr), nullptr, 0), 0.0);
 
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();

@@ -243,3 +243,17 @@ def test_tune_kernel_checks_again_when_the_answer_changes(tmp_path):
                                trials=2, db=db, tuner="grid", **QUICK)
     assert again["template"] == first["template"]  # the same kernel again: the first call's records count
     assert {r["template"] for r in optune.query(db=db, history=True)} == {first["template"]}
+
+
+def test_dtype_tunes_a_bfloat16_gemm_under_its_own_key_and_bad_dtypes_are_badinput(tmp_path):
+    db = tmp_path / "d.db"
+    result = optune.tune(op="gemm", shape=(24, 40, 64), dtype="bf16", trials=2, db=db, **QUICK)
+    assert result["workload"] == "gemm.bf16.M24.N40.K64"
+    assert result["best"]["error_kind"] == "ok"
+    assert [r["workload"] for r in optune.query(db=db, op="gemm", shape="24,40,64", dtype="bf16")] == \
+        ["gemm.bf16.M24.N40.K64"]
+    assert optune.query(db=db, op="gemm", shape="24,40,64") == []
+    with pytest.raises(optune.BadInput, match="runs"):
+        optune.space(op="conv2d", shape="N=1,C=8,H=8,W=8,K=8,R=3,S=3", dtype="bf16")
+    with pytest.raises(optune.BadInput, match="dtype"):
+        optune.tune(op="gemm", dtype="bf16", db=db)

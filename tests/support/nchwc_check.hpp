@@ -66,7 +66,7 @@ inline Outcome run_blocked(kernels::Op op, const NchwcKernel& function, const ke
                            bool nchw_input = false) {
   using namespace kernels;
   using namespace kernels::cpu;
-  const Workload workload{op, "f32", shape};
+  const Workload workload{op, DataType::kF32, shape};
   std::mt19937 rng(23);
   std::uniform_real_distribution<float> value(-1.0f, 1.0f);
   std::vector<float> input(input_sizes(workload)[0]), filter(input_sizes(workload)[1]);

@@ -56,6 +56,7 @@ void add_pick_command(CLI::App& app, CommandAction& action) {
   CLI::App* pick = app.add_subcommand("pick", "Show the config that would run for a shape and where it came from");
   pick->add_option("--op", options->request.op, "Operator: " + kernels::operator_names())->required();
   pick->add_option("--shape", options->request.shape, "Shape: M,N,K or named extents (M=512,N=512,K=512)")->required();
+  add_dtype_option(*pick, options->request.shape);
   pick->add_option("--target", options->request.target, "Target: " + backends::target_forms())->capture_default_str();
   pick->add_option("--device", options->request.device, "Device id or part of its name (when several are recorded)");
   pick->add_option("--db", options->request.database, "SQLite database file")->capture_default_str();

@@ -75,6 +75,7 @@ void add_query_command(CLI::App& app, CommandAction& action) {
   query->add_option("--db", options->database, "SQLite database file")->capture_default_str();
   query->add_option("--op", options->op, "Only this operator");
   query->add_option("--shape", options->shape, "Only this shape (needs --op)");
+  add_dtype_option(*query, options->shape);
   query->add_option("--target", options->target, "Only this target (e.g. cpu)");
   query->add_option("--device", options->device, "Only this device: id or part of its name");
   query->add_option("--since", options->since, "Only records since a date (2026-11-22[T18:30]) or for a duration (12h, 7d)");

@@ -56,6 +56,7 @@ void add_space_command(CLI::App& app, CommandAction& action) {
   CLI::App* space = app.add_subcommand("space", "Show a template's knobs, space size and default config");
   space->add_option("--op", options->op, "Operator: " + kernels::operator_names())->capture_default_str();
   space->add_option("--shape", options->shape, "Shape: M,N,K or named extents");
+  add_dtype_option(*space, options->shape);
   space->add_option("--kernel", options->kernel_file, "A kernel file: its space (--shape: its extents)");
   space->add_option("--target", options->target, "Target")->capture_default_str();
   space->add_option("--format", options->format, "table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();

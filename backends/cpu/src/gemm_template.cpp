@@ -148,6 +148,8 @@ class CpuGemmTemplate final : public KernelTemplate {
   std::string name() const override { return "gemm.cpu"; }
   Op op() const override { return Op::kGemm; }
   std::string_view backend() const override { return "cpu"; }
+  // f16 and bf16 through gemm_widening.hpp: the float32 micro-kernels on widened panels.
+  std::vector<DataType> dtypes() const override { return {DataType::kF32, DataType::kF16, DataType::kBF16}; }
 
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     const GemmShape& shape = workload.gemm();
@@ -155,6 +157,12 @@ class CpuGemmTemplate final : public KernelTemplate {
     ss::ConfigSpace space;
     add_knobs(space, shape, device, unit);
     add_constraints(space, shape, unit);
+    if (workload.dtype != DataType::kF32) {
+      space.add_constraint("16-bit floats are widened as B is packed (pack_b)",
+                           [](const ss::ConfigView& v) { return v.flag(kPackB); });
+      space.add_constraint("16-bit floats: A is widened and packed once per call (pack_a off: one of equals)",
+                           [](const ss::ConfigView& v) { return !v.flag(kPackA); });
+    }
     return space;
   }
 
@@ -202,8 +210,9 @@ class CpuGemmTemplate final : public KernelTemplate {
     // or more, read in place one cache line of each of K rows at 8 KB strides, they gained 13-55%
     // at 8-100 rows (100 x 3072 x 768: 1.54x; 77 x 3000 x 500: 1.33x). One Xeon, 2026-11-26.
     const bool long_b_rows = shape.N >= 2048;
-    const bool pack_b = unit.registers == 16 ? shape.M >= 2 * mr
-                                             : shape.M >= 8 * mr || (long_b_rows && shape.M >= 2 * mr);
+    // 16-bit floats are widened as they are packed: B always.
+    const bool pack_b = workload.dtype != DataType::kF32 || (unit.registers == 16 ? shape.M >= 2 * mr
+                                             : shape.M >= 8 * mr || (long_b_rows && shape.M >= 2 * mr));
     const bool pack_a = false;
     set(kPackA, [&](const ss::ConfigView& v) { return v.flag(kPackA) == pack_a; });
     set(kPackB, [&](const ss::ConfigView& v) { return v.flag(kPackB) == pack_b; });
@@ -283,17 +292,23 @@ class CpuGemmTemplate final : public KernelTemplate {
                           const ss::ConfigView& config) const override {
     const GemmShape& s = workload.gemm();
     const std::string m = std::to_string(s.M), n = std::to_string(s.N), k = std::to_string(s.K);
+    const bool widening = workload.dtype != DataType::kF32;
+    const std::string element = workload.dtype == DataType::kF32   ? "float"
+                                : workload.dtype == DataType::kBF16 ? "optune::kernels::cpu::bfloat16"
+                                                                    : "optune::kernels::cpu::float16";
     return "// optune candidate of gemm.cpu for " + workload.key() +
            "\n"
            "// Build: c++ -std=c++20 -O3 -march=<target> -fopenmp -fPIC -shared "
            "-I<kernels/include>\n"
-           "#include <optune/kernels/cpu/gemm.hpp>\n\n"
+           "#include <optune/kernels/cpu/" + (widening ? "gemm_widening.hpp" : "gemm.hpp") + ">\n\n"
+           "using Element = " + element + ";\n\n"
            "extern \"C\" void " +
            std::string(kCandidateSymbol) +
-           "(const float* const* inputs, float* output) {\n"
-           "  optune::kernels::cpu::gemm<" +
-           cpu::gemm_config_literal(cpu::gemm_config_from_view(config)) + ">(\n      " + m + ", " +
-           n + ", " + k + ", inputs[0], " + k + ", inputs[1], " + n + ", output, " + n + ");\n}\n";
+           "(const void* const* inputs, void* output) {\n"
+           "  optune::kernels::cpu::" + (widening ? "gemm_widening<" : "gemm<") +
+           cpu::gemm_config_literal(cpu::gemm_config_from_view(config)) + ">(\n      " + m + ", " + n + ", " + k +
+           ", static_cast<const Element*>(inputs[0]), " + k + ", static_cast<const Element*>(inputs[1]), " + n +
+           ", static_cast<Element*>(output), " + n + ");\n}\n";
   }
 
   std::optional<TableForm> table_form() const override {

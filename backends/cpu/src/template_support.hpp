@@ -78,16 +78,17 @@ inline std::string conv_candidate_source(const std::string& template_name, const
          "constexpr auto kConfig = " + config_literal + ";\n"
          "}  // namespace\n\n"
          "extern \"C\" void " + std::string(kCandidateSymbol) +
-         "(const float* const* inputs, float* output) {\n"
+         "(const void* const* inputs, void* output) {\n"
          "  using namespace optune::kernels::cpu;\n"
          "  static AlignedBuffer packed;\n"
-         "  static const float* packed_from = nullptr;\n"
+         "  static const void* packed_from = nullptr;\n"
          "  if (packed_from != inputs[1]) {\n"
-         "    " + kernel + "_pack_filter<kConfig>(kDims, inputs[1], packed.reserve(" + kernel +
+         "    " + kernel + "_pack_filter<kConfig>(kDims, static_cast<const float*>(inputs[1]), packed.reserve(" + kernel +
          "_packed_filter_size<kConfig>(kDims)));\n"
          "    packed_from = inputs[1];\n"
          "  }\n"
-         "  " + run + "_packed<kConfig, " + constants + ">(kDims, inputs[0], packed.data(), output);\n"
+         "  " + run + "_packed<kConfig, " + constants +
+         ">(kDims, static_cast<const float*>(inputs[0]), packed.data(), static_cast<float*>(output));\n"
          "}\n";
 }
 

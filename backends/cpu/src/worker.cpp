@@ -19,30 +19,32 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// An operator's candidate, called with its inputs' addresses and its output's, on the host bytes
+// of Operands::values themselves (the loop poisons and restores them there).
 class SharedObjectCandidate final : public measure::LoadedCandidate {
  public:
-  SharedObjectCandidate(void* handle, kernels::CandidateFunction function, measure::Operands& operands)
+  SharedObjectCandidate(void* handle, kernels::CandidateFunction function, measure::KernelOperands& operands)
       : handle_(handle), function_(function), operands_(operands) {}
   ~SharedObjectCandidate() override { dlclose(handle_); }
 
-  void poison_output() override {
-    std::fill_n(operands_.output.get(), operands_.output_size, std::nanf(""));
-  }
+  void poison_output() override {}
   double run(int times) override {
+    const std::vector<void*> operands = measure::argument_pointers(operands_);
+    const std::vector<const void*> inputs(operands.begin(), operands.end() - 1);
+    void* output = operands.back();
     const auto start = Clock::now();
-    for (int i = 0; i < times; ++i) function_(operands_.input_pointers.data(), operands_.output.get());
+    for (int i = 0; i < times; ++i) function_(inputs.data(), output);
     return std::chrono::duration<double>(Clock::now() - start).count() / times;
   }
-  const float* output() override { return operands_.output.get(); }
 
  private:
   void* handle_;
   kernels::CandidateFunction function_;
-  measure::Operands& operands_;
+  measure::KernelOperands& operands_;
 };
 
 // A user kernel's candidate: the shared object's trampoline (kernel_file_template.cpp) takes every
-// argument's address in kernel order, and runs on the host bytes of Operands::kernel themselves.
+// argument's address in kernel order, and runs on the host bytes of Operands::values themselves.
 class UserKernelCandidate final : public measure::LoadedCandidate {
  public:
   UserKernelCandidate(void* handle, kernels::UserKernelFunction function, measure::KernelOperands& operands)
@@ -56,7 +58,6 @@ class UserKernelCandidate final : public measure::LoadedCandidate {
     for (int i = 0; i < times; ++i) function_(args.data());
     return std::chrono::duration<double>(Clock::now() - start).count() / times;
   }
-  const float* output() override { return nullptr; }
 
  private:
   void* handle_;
@@ -111,10 +112,10 @@ std::unique_ptr<measure::LoadedCandidate> load_user_kernel(const measure::Worker
 
 bool CpuWorker::run_reference(const measure::WorkerRequest& request, measure::Operands& operands,
                               measure::WorkerReply& reply) {
-  if (!operands.kernel.needs_reference()) return true;
+  if (!operands.values.needs_reference()) return true;
   void* handle = open_shared_object(request.artifact, reply);  // the candidate's fault when it fails
   if (!handle) return false;
-  const bool ran = run_reference_in(handle, operands.kernel, reply);
+  const bool ran = run_reference_in(handle, operands.values, reply);
   dlclose(handle);
   return ran;
 }
@@ -127,7 +128,7 @@ kernels::DeviceInfo CpuWorker::device(const kernels::Target&) { return measure::
 
 std::unique_ptr<measure::LoadedCandidate> CpuWorker::load(const measure::WorkerRequest& request,
                                                           measure::Operands& operands, measure::WorkerReply& reply) {
-  if (request.kernel) return load_user_kernel(request, operands.kernel, reply);
+  if (request.kernel) return load_user_kernel(request, operands.values, reply);
   void* handle = open_shared_object(request.artifact, reply);
   if (!handle) return nullptr;
   auto function = find_symbol<kernels::CandidateFunction>(handle, kernels::kCandidateSymbol, reply);
@@ -135,7 +136,7 @@ std::unique_ptr<measure::LoadedCandidate> CpuWorker::load(const measure::WorkerR
     dlclose(handle);
     return nullptr;
   }
-  return std::make_unique<SharedObjectCandidate>(handle, function, operands);
+  return std::make_unique<SharedObjectCandidate>(handle, function, operands.values);
 }
 
 }  // namespace optune::backends::cpu

@@ -2,67 +2,108 @@
 
 #include "optune/backends/opencl/backend.hpp"
 
-#include <limits>
 #include <vector>
 
 #include "optune/backends/opencl/artifact.hpp"
 #include "optune/backends/opencl/devices.hpp"
 #include "optune/kernels/opencl/program_cache.hpp"
-#include "optune/kernels/reference.hpp"
 
 namespace optune::backends::opencl {
 namespace cl = measure::cl;
+
+void set_arguments(cl_kernel kernel, measure::KernelOperands& operands, const std::vector<cl::Buffer>& buffers) {
+  for (std::size_t i = 0; i < operands.args.size(); ++i) {
+    const measure::HostArgument& arg = operands.args[i];
+    const auto index = static_cast<cl_uint>(i);
+    if (arg.spec.is_buffer) {
+      cl_mem mem = buffers[i].get();
+      cl::check(clSetKernelArg(kernel, index, sizeof mem, &mem), "clSetKernelArg");
+    } else {
+      cl::check(clSetKernelArg(kernel, index, arg.size(), arg.bytes.data()), "clSetKernelArg");
+    }
+  }
+}
+
+void upload(cl_command_queue queue, const measure::KernelOperands& operands, const std::vector<cl::Buffer>& buffers,
+            measure::Transfers& transfers) {
+  for (std::size_t i = 0; i < operands.args.size(); ++i) {
+    const measure::HostArgument& arg = operands.args[i];
+    if (!arg.spec.is_buffer) continue;
+    cl_event raw = nullptr;
+    cl::check(clEnqueueWriteBuffer(queue, buffers[i].get(), CL_TRUE, 0, arg.bytes.size(), arg.bytes.data(), 0, nullptr,
+                                   &raw),
+              "clEnqueueWriteBuffer");
+    cl::Event event(raw);
+    transfers.write_seconds += cl::event_seconds(event.get());
+    transfers.write_bytes += double(arg.bytes.size());
+  }
+}
+
+void download_outputs(cl_command_queue queue, measure::KernelOperands& operands, const std::vector<cl::Buffer>& buffers,
+                      measure::Transfers& transfers) {
+  transfers.read_seconds = transfers.read_bytes = 0;
+  for (std::size_t i = 0; i < operands.args.size(); ++i) {
+    measure::HostArgument& arg = operands.args[i];
+    if (!arg.spec.is_buffer || !arg.spec.is_output) continue;
+    cl_event raw = nullptr;
+    cl::check(clEnqueueReadBuffer(queue, buffers[i].get(), CL_TRUE, 0, arg.bytes.size(), arg.bytes.data(), 0, nullptr,
+                                  &raw),
+              "clEnqueueReadBuffer");
+    cl::Event event(raw);
+    transfers.read_seconds += cl::event_seconds(event.get());
+    transfers.read_bytes += double(arg.bytes.size());
+  }
+}
+
+cl_event launch(cl_command_queue queue, cl_kernel kernel, int dimensions, const std::array<std::size_t, 3>& global,
+                const std::array<std::size_t, 3>* local) {
+  cl_event raw = nullptr;
+  cl::check(clEnqueueNDRangeKernel(queue, kernel, static_cast<cl_uint>(dimensions), nullptr, global.data(),
+                                   local ? local->data() : nullptr, 0, nullptr, &raw),
+            "clEnqueueNDRangeKernel");
+  return raw;
+}
+
+std::array<std::size_t, 3> sizes(const std::array<std::int64_t, 3>& values) {
+  return {static_cast<std::size_t>(values[0]), static_cast<std::size_t>(values[1]), static_cast<std::size_t>(values[2])};
+}
+
 namespace {
 
+// One candidate, an operator's or a kernel file's: its arguments are the operands' device
+// buffers in order (and, for an operator's split-K kernel, a scratch buffer of its own); the loop's
+// poisoned and restored host bytes go up before each checked run, the outputs come back after it.
 class ProgramCandidate final : public BuiltCandidate {
  public:
   ProgramCandidate(cl::Program program, cl::Kernel kernel, kernels::OpenCLKernel launch, cl_command_queue queue,
-                   cl_mem output, cl::Buffer scratch, std::size_t output_size, measure::Transfers transfers,
+                   measure::KernelOperands& operands, const std::vector<cl::Buffer>& buffers, cl::Buffer scratch,
                    double build_seconds, bool from_cache)
       : BuiltCandidate(std::move(program), std::move(kernel), std::move(launch), queue, build_seconds, from_cache),
-        output_(output), scratch_(std::move(scratch)), host_output_(output_size) {
-    transfers_ = transfers;
-  }
+        operands_(operands), buffers_(buffers), scratch_(std::move(scratch)) {}
 
   void poison_output() override {
-    const std::vector<float> poison(host_output_.size(), std::numeric_limits<float>::quiet_NaN());
-    cl::check(clEnqueueWriteBuffer(queue_, output_, CL_TRUE, 0, poison.size() * sizeof(float), poison.data(), 0,
-                                   nullptr, nullptr),
-              "clEnqueueWriteBuffer");
+    transfers_ = {};
+    upload(queue_, operands_, buffers_, transfers_);
   }
 
   // A call's time: the kernel's, from its profiling events.
   double run(int times) override {
     std::vector<cl::Event> events;
     events.reserve(times);
-    for (int i = 0; i < times; ++i) {
-      cl_event raw = nullptr;
-      cl::check(clEnqueueNDRangeKernel(queue_, kernel_.get(), launch_.dimensions, nullptr, launch_.global_size.data(),
-                                       launch_.local_size.data(), 0, nullptr, &raw),
-                "clEnqueueNDRangeKernel");
-      events.emplace_back(raw);
-    }
+    for (int i = 0; i < times; ++i)
+      events.emplace_back(launch(queue_, kernel_.get(), launch_.dimensions, launch_.global_size, &launch_.local_size));
     cl::check(clFinish(queue_), "clFinish");
     double seconds = 0;
-    for (const cl::Event& event : events) seconds += cl::event_seconds(event.get());
+    for (const auto& event : events) seconds += cl::event_seconds(event.get());
     return seconds / times;
   }
 
-  const float* output() override {
-    cl_event raw = nullptr;
-    cl::check(clEnqueueReadBuffer(queue_, output_, CL_TRUE, 0, host_output_.size() * sizeof(float),
-                                  host_output_.data(), 0, nullptr, &raw),
-              "clEnqueueReadBuffer");
-    cl::Event read(raw);
-    transfers_.read_seconds = cl::event_seconds(read.get());
-    transfers_.read_bytes = double(host_output_.size() * sizeof(float));
-    return host_output_.data();
-  }
+  void fetch_outputs() override { download_outputs(queue_, operands_, buffers_, transfers_); }
 
  private:
-  cl_mem output_;
+  measure::KernelOperands& operands_;
+  const std::vector<cl::Buffer>& buffers_;
   cl::Buffer scratch_;  // the kernel's, for this candidate alone
-  std::vector<float> host_output_;
 };
 
 }  // namespace
@@ -81,10 +122,7 @@ void OpenCLWorker::open(const std::string& target_text) {
   if (target_ == target_text && context_) return;
   target_.clear();
   buffers_for_.clear();
-  inputs_.clear();
-  output_.reset();
-  kernel_buffers_for_.clear();
-  kernel_buffers_.clear();
+  buffers_.clear();
   queue_.reset();
   context_.reset();
   device_ = cl::select_device(kernels::split_target(target_text));
@@ -96,37 +134,38 @@ void OpenCLWorker::open(const std::string& target_text) {
   target_ = target_text;
 }
 
-void OpenCLWorker::allocate_buffers(const measure::Operands& operands) {
-  if (buffers_for_ == operands.workload_key) return;
+void OpenCLWorker::allocate_buffers(const measure::KernelOperands& operands) {
+  if (buffers_for_ == operands.id) return;
   buffers_for_.clear();
-  inputs_.clear();
-  const auto workload = kernels::parse_workload_key(operands.workload_key);
+  buffers_.clear();
   cl_int error = CL_SUCCESS;
-  for (std::size_t size : kernels::input_sizes(workload)) {
-    inputs_.emplace_back(clCreateBuffer(context_.get(), CL_MEM_READ_ONLY, size * sizeof(float), nullptr, &error));
+  for (const auto& arg : operands.args) {
+    if (!arg.spec.is_buffer) {
+      buffers_.emplace_back();
+      continue;
+    }
+    buffers_.emplace_back(clCreateBuffer(context_.get(), CL_MEM_READ_WRITE, arg.bytes.size(), nullptr, &error));
     cl::check(error, "clCreateBuffer");
   }
-  output_ = cl::Buffer(
-      clCreateBuffer(context_.get(), CL_MEM_READ_WRITE, operands.output_size * sizeof(float), nullptr, &error));
-  cl::check(error, "clCreateBuffer");
-  buffers_for_ = operands.workload_key;
+  buffers_for_ = operands.id;
 }
 
 void OpenCLWorker::prepare(const measure::WorkerRequest& request, const measure::Operands& operands) {
   open(request.target);
-  if (request.kernel) allocate_kernel_buffers(operands.kernel);
-  else allocate_buffers(operands);
+  allocate_buffers(operands.values);
 }
 
 std::unique_ptr<measure::LoadedCandidate> OpenCLWorker::load(const measure::WorkerRequest& request,
                                                              measure::Operands& operands, measure::WorkerReply& reply) {
-  if (request.kernel) return load_user_kernel(request, operands.kernel, reply);
   const measure::OpenCLArtifact artifact = measure::read_opencl_artifact(request.artifact);
-  if (artifact.workload_key != operands.workload_key) {
-    reply = measure::failure_reply("runtime_error",
-                                   "artifact is for " + artifact.workload_key + ", not " + operands.workload_key);
+  if (artifact.workload_key != request.workload) {
+    reply = measure::failure_reply("runtime_error", "artifact is for " + artifact.workload_key + ", not " + request.workload);
     return nullptr;
   }
+  // The runner has a kernel file's reference run on its own first (run_reference); a runner that
+  // did not gets it run here, by the problem's first candidate.
+  if (operands.values.needs_reference() && !run_kernel_reference(operands.values, request.cache_dir, reply))
+    return nullptr;
   optune::opencl::ProgramBuild build = optune::opencl::build_program(
       context_.get(), device_.device, device_.info, artifact.source, artifact.kernel.build_options, request.cache_dir);
   if (!build.program) {
@@ -136,38 +175,24 @@ std::unique_ptr<measure::LoadedCandidate> OpenCLWorker::load(const measure::Work
   }
   cl_int error = CL_SUCCESS;
   cl::Kernel kernel(clCreateKernel(build.program.get(), artifact.kernel.kernel_name.c_str(), &error));
-  cl::check(error, "clCreateKernel");
-  cl_uint argument = 0;
-  for (const auto& buffer : inputs_) {
-    cl_mem mem = buffer.get();
-    cl::check(clSetKernelArg(kernel.get(), argument++, sizeof mem, &mem), "clSetKernelArg");
+  if (error != CL_SUCCESS) {
+    reply = measure::failure_reply("build_error", "the program has no kernel '" + artifact.kernel.kernel_name + "' (" +
+                                                      cl::error_name(error) + ")");
+    return nullptr;
   }
-  cl_mem out = output_.get();
-  cl::check(clSetKernelArg(kernel.get(), argument++, sizeof out, &out), "clSetKernelArg");
+  set_arguments(kernel.get(), operands.values, buffers_);
   // A scratch buffer of its own, zero-filled: a candidate that crashed or left it dirty harms no
   // other candidate.
   cl::Buffer scratch;
   if (artifact.kernel.scratch_bytes > 0) {
     scratch = optune::opencl::zeroed_buffer(context_.get(), queue_.get(), artifact.kernel.scratch_bytes);
     cl_mem mem = scratch.get();
-    cl::check(clSetKernelArg(kernel.get(), argument, sizeof mem, &mem), "clSetKernelArg");
-  }
-
-  // Host -> device, timed apart from the kernel.
-  measure::Transfers transfers;
-  const auto sizes = kernels::input_sizes(kernels::parse_workload_key(operands.workload_key));
-  for (std::size_t i = 0; i < inputs_.size(); ++i) {
-    cl_event raw = nullptr;
-    cl::check(clEnqueueWriteBuffer(queue_.get(), inputs_[i].get(), CL_TRUE, 0, sizes[i] * sizeof(float),
-                                   operands.input_pointers[i], 0, nullptr, &raw),
-              "clEnqueueWriteBuffer");
-    cl::Event event(raw);
-    transfers.write_seconds += cl::event_seconds(event.get());
-    transfers.write_bytes += double(sizes[i] * sizeof(float));
+    const auto index = static_cast<cl_uint>(operands.values.args.size());
+    cl::check(clSetKernelArg(kernel.get(), index, sizeof mem, &mem), "clSetKernelArg");
   }
   return std::make_unique<ProgramCandidate>(std::move(build.program), std::move(kernel), artifact.kernel, queue_.get(),
-                                            output_.get(), std::move(scratch), operands.output_size, transfers,
-                                            build.seconds, build.from_cache);
+                                            operands.values, buffers_, std::move(scratch), build.seconds,
+                                            build.from_cache);
 }
 
 }  // namespace optune::backends::opencl

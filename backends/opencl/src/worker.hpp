@@ -1,10 +1,13 @@
 // The OpenCL backend's worker side (measure/worker_backend.hpp): keeps a context and queue for the
-// target's device, and device buffers for the current workload, between requests. A candidate is
-// an artifact (artifact.hpp) compiled through the program cache; its inputs are uploaded and its
-// output read back with both copies timed apart from the kernel, which is timed with profiling
+// target's device, and a device buffer per operand of the current workload (an operator's or a
+// kernel file's: one typed model, measure/worker_operands.hpp), between requests. A candidate is
+// an artifact (artifact.hpp) compiled through the program cache; its operands are uploaded and its
+// outputs read back with both copies timed apart from the kernel, which is timed with profiling
 // events.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +20,19 @@ namespace optune::backends::opencl {
 
 // A build log as a record keeps it: the first errors are the useful ones.
 std::string clipped_build_log(std::string log);
+
+// The operands as kernel arguments, in order: buffers by their device buffer, scalars by value.
+void set_arguments(cl_kernel kernel, measure::KernelOperands& operands, const std::vector<measure::cl::Buffer>& buffers);
+// Host -> device for every buffer, guards included; seconds and bytes added to `transfers`.
+void upload(cl_command_queue queue, const measure::KernelOperands& operands,
+            const std::vector<measure::cl::Buffer>& buffers, measure::Transfers& transfers);
+// Device -> host for every output buffer, guards included; `transfers`' reads are these copies.
+void download_outputs(cl_command_queue queue, measure::KernelOperands& operands,
+                      const std::vector<measure::cl::Buffer>& buffers, measure::Transfers& transfers);
+// Enqueues one launch; its event, which the caller owns.
+cl_event launch(cl_command_queue queue, cl_kernel kernel, int dimensions, const std::array<std::size_t, 3>& global,
+                const std::array<std::size_t, 3>* local);
+std::array<std::size_t, 3> sizes(const std::array<std::int64_t, 3>& values);
 
 // What every loaded OpenCL candidate holds (its program, kernel and launch, the queue it runs on,
 // the copies' times) and reports of its build: built-in templates and user kernels alike.
@@ -60,23 +76,16 @@ class OpenCLWorker final : public measure::WorkerBackend {
 
  private:
   void open(const std::string& target_text);
-  void allocate_buffers(const measure::Operands& operands);
-  // User kernels (user_kernel_worker.cpp).
-  void allocate_kernel_buffers(const measure::KernelOperands& operands);
+  void allocate_buffers(const measure::KernelOperands& operands);
+  // A kernel file's check reference (kernel_reference.cpp).
   bool run_kernel_reference(measure::KernelOperands& operands, const std::string& cache_dir, measure::WorkerReply& reply);
-  std::unique_ptr<measure::LoadedCandidate> load_user_kernel(const measure::WorkerRequest& request,
-                                                             measure::KernelOperands& operands,
-                                                             measure::WorkerReply& reply);
 
   std::string target_;  // the device the context is for; "" = none yet (or lost)
   measure::cl::SelectedDevice device_;
   measure::cl::Context context_;
   measure::cl::Queue queue_;
-  std::string buffers_for_;  // workload key of the device buffers
-  std::vector<measure::cl::Buffer> inputs_;
-  measure::cl::Buffer output_;
-  std::string kernel_buffers_for_;  // KernelOperands::id of kernel_buffers_
-  std::vector<measure::cl::Buffer> kernel_buffers_;  // one per argument (empty for scalars)
+  std::string buffers_for_;  // KernelOperands::id of buffers_
+  std::vector<measure::cl::Buffer> buffers_;  // one per operand (empty for scalars)
 };
 
 }  // namespace optune::backends::opencl

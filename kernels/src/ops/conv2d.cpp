@@ -74,8 +74,13 @@ class Conv2dEntry final : public OperatorEntry {
   std::size_t output_size(const Workload& workload) const override {
     return convolution_output_size(workload, workload.conv().K);
   }
-  void reference(const Workload& workload, const std::vector<const float*>& inputs,
-                 float* output) const override {
+  std::vector<std::string> operand_names() const override { return {"input", "filter", "output"}; }
+  double reduction_length(const Workload& workload) const override {
+    const auto& c = workload.conv();
+    return double(c.C / c.groups) * double(c.R) * double(c.S);
+  }
+  void reference(const Workload& workload, const std::vector<const double*>& inputs,
+                 double* output) const override {
     reference_convolution(workload, workload.conv(), inputs, output);
   }
 

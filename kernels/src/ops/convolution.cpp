@@ -23,8 +23,8 @@ std::pair<std::int64_t, std::int64_t> valid_range(std::int64_t offset, std::int6
 }
 
 // NCHW input, OIHW filter [K, C/groups, R, S], NCHW output; any stride, pad, dilation, groups.
-void reference_conv2d(const Conv2dShape& s, const float* input, const float* filter,
-                      float* output) {
+void reference_conv2d(const Conv2dShape& s, const double* input, const double* filter,
+                      double* output) {
   const std::int64_t P = s.out_h(), Q = s.out_w();
   const std::int64_t channels_per_group = s.C / s.groups;
   const std::int64_t outputs_per_group = s.K / s.groups;
@@ -35,8 +35,8 @@ void reference_conv2d(const Conv2dShape& s, const float* input, const float* fil
       const std::int64_t group = k / outputs_per_group;
       for (std::int64_t cg = 0; cg < channels_per_group; ++cg) {
         const std::int64_t c = group * channels_per_group + cg;
-        const float* plane = input + (n * s.C + c) * s.H * s.W;
-        const float* taps = filter + (k * channels_per_group + cg) * s.R * s.S;
+        const double* plane = input + (n * s.C + c) * s.H * s.W;
+        const double* taps = filter + (k * channels_per_group + cg) * s.R * s.S;
         for (std::int64_t r = 0; r < s.R; ++r) {
           const auto [p_first, p_last] = valid_range(r * s.dilation - s.pad, s.stride, s.H, P);
           for (std::int64_t t = 0; t < s.S; ++t) {
@@ -44,7 +44,7 @@ void reference_conv2d(const Conv2dShape& s, const float* input, const float* fil
             const std::int64_t w_offset = t * s.dilation - s.pad;
             const auto [q_first, q_last] = valid_range(w_offset, s.stride, s.W, Q);
             for (std::int64_t p = p_first; p < p_last; ++p) {
-              const float* row = plane + (p * s.stride + r * s.dilation - s.pad) * s.W;
+              const double* row = plane + (p * s.stride + r * s.dilation - s.pad) * s.W;
               double* out_row = acc.data() + p * Q;
               for (std::int64_t q = q_first; q < q_last; ++q) {
                 out_row[q] += weight * row[q * s.stride + w_offset];
@@ -53,8 +53,7 @@ void reference_conv2d(const Conv2dShape& s, const float* input, const float* fil
           }
         }
       }
-      float* out = output + (n * s.K + k) * P * Q;
-      for (std::int64_t i = 0; i < P * Q; ++i) out[i] = static_cast<float>(acc[i]);
+      std::copy(acc.begin(), acc.end(), output + (n * s.K + k) * P * Q);
     }
   }
 }
@@ -113,17 +112,17 @@ std::size_t convolution_output_size(const Workload& workload, std::int64_t chann
 }
 
 void reference_convolution(const Workload& workload, const Conv2dShape& c,
-                           const std::vector<const float*>& inputs, float* output) {
+                           const std::vector<const double*>& inputs, double* output) {
   if (workload.layout_block == kLayoutNchw) return reference_conv2d(c, inputs[0], inputs[1], output);
   // The NCHW reference between conversions: the input's padding channels are ignored, the
   // output's come out zero (what a kernel must write there).
   const int block = workload.layout_block;
-  std::vector<float> input;
+  std::vector<double> input;
   if (!workload.nchw_input) {
     input.resize(static_cast<std::size_t>(c.N * c.C * c.H * c.W));
     nchwc_to_nchw(inputs[0], c.N, c.C, c.H, c.W, block, input.data());
   }
-  std::vector<float> out(static_cast<std::size_t>(c.N * c.K * c.out_h() * c.out_w()));
+  std::vector<double> out(static_cast<std::size_t>(c.N * c.K * c.out_h() * c.out_w()));
   reference_conv2d(c, workload.nchw_input ? inputs[0] : input.data(), inputs[1], out.data());
   nchw_to_nchwc(out.data(), c.N, c.K, c.out_h(), c.out_w(), block, output);
 }

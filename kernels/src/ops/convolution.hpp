@@ -28,7 +28,7 @@ std::size_t convolution_output_size(const Workload& workload, std::int64_t chann
 // The exact result of the convolution `shape` (with any groups) on the workload's layouts: the
 // NCHW reference between layout conversions.
 void reference_convolution(const Workload& workload, const Conv2dShape& shape,
-                           const std::vector<const float*>& inputs, float* output);
+                           const std::vector<const double*>& inputs, double* output);
 std::vector<std::pair<std::string, float>> convolution_shape_features(const Conv2dShape& shape);
 
 }  // namespace optune::kernels

@@ -86,8 +86,12 @@ class DepthwiseConv2dEntry final : public OperatorEntry {
   std::size_t output_size(const Workload& workload) const override {
     return convolution_output_size(workload, workload.conv().C);
   }
-  void reference(const Workload& workload, const std::vector<const float*>& inputs,
-                 float* output) const override {
+  std::vector<std::string> operand_names() const override { return {"input", "filter", "output"}; }
+  double reduction_length(const Workload& workload) const override {
+    return double(workload.conv().R) * double(workload.conv().S);
+  }
+  void reference(const Workload& workload, const std::vector<const double*>& inputs,
+                 double* output) const override {
     reference_convolution(workload, depthwise_as_conv(workload.conv()), inputs, output);
   }
 

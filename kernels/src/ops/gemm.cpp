@@ -1,6 +1,6 @@
 // The catalog's entry for gemm: row-major C[M,N] = A[M,K] * B[K,N], no layout. Its `--shape` is
 // "M,N,K" or "M=512,N=512,K=512"; its key "gemm.f32.M512.N512.K512". The reference goes through
-// Eigen, in double while that is cheap.
+// Eigen, in double while that is cheap (and always for integer dtypes, where it is exact).
 #include <Eigen/Core>
 
 #include <cstdint>
@@ -74,16 +74,19 @@ class GemmEntry final : public OperatorEntry {
     const auto& g = workload.gemm();
     return static_cast<std::size_t>(g.M * g.N);
   }
-  void reference(const Workload& workload, const std::vector<const float*>& inputs,
-                 float* output) const override {
+  std::vector<std::string> operand_names() const override { return {"A", "B", "C"}; }
+  double reduction_length(const Workload& workload) const override { return double(workload.gemm().K); }
+
+  void reference(const Workload& workload, const std::vector<const double*>& inputs,
+                 double* output) const override {
     const auto& s = workload.gemm();
-    const Eigen::Map<const RowMajor<float>> A(inputs[0], s.M, s.K), B(inputs[1], s.K, s.N);
-    Eigen::Map<RowMajor<float>> C(output, s.M, s.N);
-    if (double(s.M) * double(s.N) * double(s.K) <= kMaxDoubleGemmMacs) {
-      const RowMajor<double> product = A.cast<double>() * B.cast<double>();
-      C = product.cast<float>();
-    } else {
+    const Eigen::Map<const RowMajor<double>> A(inputs[0], s.M, s.K), B(inputs[1], s.K, s.N);
+    Eigen::Map<RowMajor<double>> C(output, s.M, s.N);
+    if (double(s.M) * double(s.N) * double(s.K) <= kMaxDoubleGemmMacs || !is_floating(workload.dtype)) {
       C.noalias() = A * B;
+    } else {
+      const RowMajor<float> product = A.cast<float>() * B.cast<float>();
+      C = product.cast<double>();
     }
   }
 

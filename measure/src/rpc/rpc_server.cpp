@@ -98,7 +98,7 @@ std::string measure_request_problem(const nlohmann::json& metadata) {
   if (auto seed = request->find("seed"); seed != request->end() && !seed->is_number_unsigned())
     return "seed: expected an unsigned integer";
   if (request->contains("describe")) return "describe: ask with a describe message";
-  static const std::set<std::string> kFields = {"workload", "timing", "seed", "target", "cache_dir", "kernel"};
+  static const std::set<std::string> kFields = {"workload", "timing", "seed", "target", "cache_dir", "kernel", "input_dtypes"};
   for (const auto& [field, value] : request->items())
     if (!kFields.count(field)) return field + ": not a field of a measure request";
   if (auto target = request->find("target"); target != request->end()) {
@@ -111,6 +111,17 @@ std::string measure_request_problem(const nlohmann::json& metadata) {
   }
   if (auto cache = request->find("cache_dir"); cache != request->end() && !cache->is_string())
     return "cache_dir: expected text";
+  if (auto dtypes = request->find("input_dtypes"); dtypes != request->end()) {
+    if (!dtypes->is_array() || dtypes->size() > 8) return "input_dtypes: expected a list of dtypes";
+    for (const auto& name : *dtypes) {
+      if (!name.is_string()) return "input_dtypes: expected a list of dtypes";
+      try {
+        kernels::parse_data_type(name.get<std::string>());
+      } catch (const std::invalid_argument& error) {
+        return std::string("input_dtypes: ") + error.what();
+      }
+    }
+  }
   if (auto kernel = request->find("kernel"); kernel != request->end()) {
     KernelOperandsSpec spec;
     try {

@@ -45,11 +45,11 @@ DeviceInfo this_device() {
   return device;
 }
 
-Workload conv(Conv2dShape shape) { return Workload{Op::kConv2d, "f32", shape}; }
+Workload conv(Conv2dShape shape) { return Workload{Op::kConv2d, DataType::kF32, shape}; }
 Workload depthwise(Conv2dShape shape) {
   shape.K = shape.C;
   shape.groups = shape.C;
-  return Workload{Op::kDepthwiseConv2d, "f32", shape};
+  return Workload{Op::kDepthwiseConv2d, DataType::kF32, shape};
 }
 
 const KernelTemplate& cpu_conv2d() { return backends::find_template("conv2d.cpu"); }
@@ -533,7 +533,8 @@ TEST(CpuConv2dTemplate, EmittedCandidatesCompileLoadAndMatchTheReference) {
     }
     std::vector<float> got(output_size(workload), std::nanf("")), want(output_size(workload));
     reference(workload, pointers, want.data());
-    function(pointers.data(), got.data());
+    const std::vector<const void*> addresses(pointers.begin(), pointers.end());
+    function(addresses.data(), got.data());
     EXPECT_LE(relative_l2_error(got.data(), want.data(), got.size()), 1e-5) << all[i].source;
   }
   for (void* handle : handles) dlclose(handle);

@@ -176,7 +176,7 @@ TEST(CpuConv2dKernel, EveryConfigMatchesTheReferenceOnEveryLayer) {
       std::make_index_sequence<kConvConfigs.size()>{});
   for (std::size_t i = 0; i < functions.size(); ++i) {
     for (const auto& [name, shape] : conv_layers()) {
-      const Workload workload{Op::kConv2d, "f32", shape};
+      const Workload workload{Op::kConv2d, DataType::kF32, shape};
       EXPECT_LE(error_of(functions[i], workload), 1e-5) << "config " << i << ", layer " << name;
     }
   }
@@ -187,7 +187,7 @@ TEST(CpuDepthwiseConv2dKernel, EveryConfigMatchesTheReferenceOnEveryLayer) {
       std::make_index_sequence<kDepthwiseConfigs.size()>{});
   for (std::size_t i = 0; i < functions.size(); ++i) {
     for (const auto& [name, shape] : depthwise_layers()) {
-      const Workload workload{Op::kDepthwiseConv2d, "f32", shape};
+      const Workload workload{Op::kDepthwiseConv2d, DataType::kF32, shape};
       EXPECT_LE(error_of(functions[i], workload), 1e-5) << "config " << i << ", layer " << name;
     }
   }
@@ -196,7 +196,7 @@ TEST(CpuDepthwiseConv2dKernel, EveryConfigMatchesTheReferenceOnEveryLayer) {
 TEST(CpuConv2dKernel, PackedFilterIsReusedAcrossCalls) {
   constexpr Conv2dConfig config{.oc_vectors = 1, .ic_block = 4, .ow_block = 4};
   const Conv2dShape shape{1, 6, 9, 9, 10, 3, 3, 1, 1, 1, 1};
-  const Workload workload{Op::kConv2d, "f32", shape};
+  const Workload workload{Op::kConv2d, DataType::kF32, shape};
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> value(-1.0f, 1.0f);
   std::vector<float> input(input_sizes(workload)[0]), filter(input_sizes(workload)[1]);
@@ -233,7 +233,7 @@ TEST(TunedConv2d, RunsTheTunedRowForItsShapeAndTheFallbackElsewhere) {
       {{1, 8, 9, 9, 16, 3, 3, 1, 1, 1, 1}, true}, {{1, 8, 9, 9, 16, 3, 3, 2, 1, 1, 1}, false},
       {{1, 8, 9, 9, 16, 1, 1, 2, 0, 1, 1}, true}};  // a GEMM-path row
   for (const auto& [shape, tuned] : cases) {
-    const Workload workload{Op::kConv2d, "f32", shape};
+    const Workload workload{Op::kConv2d, DataType::kF32, shape};
     bool ran_tuned = false;
     const double error = error_of(
         [](const Conv2dDims& d, const float* in, const float* f, float* out) {
@@ -250,7 +250,7 @@ TEST(TunedConv2d, RunsTheTunedRowForItsShapeAndTheFallbackElsewhere) {
   // A rows row and a blocked row (whose filter the call packs).
   for (const Conv2dShape& dw_shape : {Conv2dShape{1, 8, 9, 9, 8, 3, 3, 2, 1, 1, 8},
                                       Conv2dShape{1, 12, 9, 9, 12, 3, 3, 1, 1, 1, 12}}) {
-    const Workload dw{Op::kDepthwiseConv2d, "f32", dw_shape};
+    const Workload dw{Op::kDepthwiseConv2d, DataType::kF32, dw_shape};
     EXPECT_LE(error_of(
                   [](const Conv2dDims& d, const float* in, const float* f, float* out) {
                     EXPECT_TRUE((depthwise_conv2d_tuned<kTunedDepthwise, DepthwiseConv2dConfig{}>(

@@ -29,7 +29,7 @@ using test_support::avx512_device;
 using test_support::neon_device;
 
 Workload gemm(std::int64_t M, std::int64_t N, std::int64_t K) {
-  return Workload{Op::kGemm, "f32", GemmShape{M, N, K}};
+  return Workload{Op::kGemm, DataType::kF32, GemmShape{M, N, K}};
 }
 
 const KernelTemplate& cpu_gemm() { return backends::find_template("gemm.cpu"); }
@@ -189,7 +189,7 @@ TEST(CpuGemmTemplate, EmittedSourceCompilesLoadsAndComputesTheProduct) {
   for (auto& x : a) x = dist(values);
   for (auto& x : b) x = dist(values);
   std::vector<float> c(static_cast<std::size_t>(M * N), std::nanf(""));
-  const float* inputs[] = {a.data(), b.data()};
+  const void* inputs[] = {a.data(), b.data()};
   function(inputs, c.data());
   const std::vector<double> want = naive_product(a, b, M, N, K);
   double num = 0, den = 0;

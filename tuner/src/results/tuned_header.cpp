@@ -162,6 +162,7 @@ std::string section(const SectionContext& context, const TemplateList& sharing,
   for (const auto& record : best) {
     const auto* owner = owning_template(record);
     if (!owner || std::find(sharing.begin(), sharing.end(), owner) == sharing.end()) continue;
+    if (kernels::parse_workload_key(record.workload_key).dtype != form.dtype) continue;
     auto& group = by_workload[record.workload_key];
     if (group.empty()) order.push_back(record.workload_key);
     group[owner].push_back(record);

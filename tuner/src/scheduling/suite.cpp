@@ -38,7 +38,7 @@ int parse_layout_key(const toml::table& table, const std::string& source) {
 // A user kernel's entry: its file, relative to the suite's, and its extents (`shape`, default the
 // file's). Operator keys do not go with it.
 SuiteEntry kernel_entry(const toml::table& table, const std::string& source) {
-  for (const char* key : {"op", "layout", "input_layout"})
+  for (const char* key : {"op", "layout", "input_layout", "dtype"})
     if (table.contains(key)) fail(source, table.get(key)->source(), std::string("'") + key + "' does not go with 'kernel'");
   const std::filesystem::path file =
       std::filesystem::absolute(std::filesystem::path(source).parent_path() / required_string(table, "kernel", source));
@@ -53,8 +53,21 @@ SuiteEntry kernel_entry(const toml::table& table, const std::string& source) {
 // An operator with a layout (convolutions) takes its own `layout` key, else a layout named in its
 // shape, else the suite's; with `input_layout = "nchw"` it reads NCHW whatever that layout is (a
 // network's first layer).
-SuiteEntry parse_entry(const toml::table& table, std::size_t index, const std::string& source, int suite_layout) {
-  static const std::set<std::string> kKnownKeys = {"name", "op", "shape", "count", "layout", "input_layout", "kernel"};
+// A `dtype` key's type ("bf16"), or nullopt where the table has none.
+std::optional<kernels::DataType> parse_dtype_key(const toml::table& table, const std::string& source) {
+  if (!table.contains("dtype")) return std::nullopt;
+  try {
+    return kernels::parse_data_type(required_string(table, "dtype", source));
+  } catch (const std::invalid_argument& error) {
+    fail(source, table.get("dtype")->source(), std::string("dtype: ") + error.what());
+  }
+}
+
+// An entry's dtype is its own `dtype` key, else one named in its shape, else the file's (f32).
+SuiteEntry parse_entry(const toml::table& table, std::size_t index, const std::string& source, int suite_layout,
+                       std::optional<kernels::DataType> suite_dtype) {
+  static const std::set<std::string> kKnownKeys = {"name", "op", "shape", "count", "layout", "input_layout", "kernel",
+                                                   "dtype"};
   for (const auto& [key, node] : table)
     if (!kKnownKeys.count(std::string(key.str())))
       fail(source, node.source(), "unknown key '" + std::string(key.str()) + "' in [[workload]]");
@@ -64,7 +77,9 @@ SuiteEntry parse_entry(const toml::table& table, std::size_t index, const std::s
       entry = kernel_entry(table, source);
     } else {
       const std::string shape = required_string(table, "shape", source);
-      entry.workload = kernels::parse_workload(kernels::parse_op(required_string(table, "op", source)), shape);
+      std::optional<kernels::DataType> dtype = parse_dtype_key(table, source);
+      if (!dtype && shape.find("dtype") == std::string::npos) dtype = suite_dtype;
+      entry.workload = kernels::parse_workload(kernels::parse_op(required_string(table, "op", source)), shape, dtype);
       const bool layout_in_shape = shape.find("layout") != std::string::npos;
       if (table.contains("layout")) {
         if (layout_in_shape) fail(source, table.source(), "layout given both in 'shape' and in 'layout'");
@@ -116,10 +131,11 @@ std::vector<SuiteEntry> parse_workload_tables(const toml::table& root, const std
   if (!workloads || workloads->empty()) fail(source, root.source(), "no [[workload]] tables");
   std::vector<SuiteEntry> entries;
   std::set<std::string> names, keys;
+  const std::optional<kernels::DataType> dtype = parse_dtype_key(root, source);
   for (std::size_t i = 0; i < workloads->size(); ++i) {
     const toml::table* table = (*workloads)[i].as_table();
     if (!table) fail(source, (*workloads)[i].source(), "each workload must be a [[workload]] table");
-    SuiteEntry entry = parse_entry(*table, i, source, layout);
+    SuiteEntry entry = parse_entry(*table, i, source, layout, dtype);
     if (!names.insert(entry.name).second) fail(source, table->source(), "duplicate workload name '" + entry.name + "'");
     if (!keys.insert(entry.workload.key()).second)
       fail(source, table->source(), "workload " + entry.workload.key() + " is listed twice; give it one entry with its count");
@@ -143,7 +159,7 @@ Suite parse_suite(const std::string& text, const std::string& source, std::optio
   suite.entries = parse_workload_tables(root, source, suite.layout_block);
   for (const auto& [key, node] : root) {
     std::string name(key.str());
-    if (name != "name" && name != "description" && name != "workload" && name != "layout")
+    if (name != "name" && name != "description" && name != "workload" && name != "layout" && name != "dtype")
       fail(source, node.source(), "unknown key '" + name + "'");
   }
   return suite;

@@ -37,8 +37,14 @@ std::vector<const kernels::KernelTemplate*> all_templates();
 // highest priority first (equal priorities in the backends' order).
 std::vector<const kernels::KernelTemplate*> templates_for(const kernels::Workload& workload, std::string_view backend,
                                                           const kernels::DeviceInfo& device);
+// The dtypes that some template of the op on the backend computes, in DataType order.
+std::vector<kernels::DataType> dtypes_of(kernels::Op op, std::string_view backend);
+// Throws std::invalid_argument "dtype bf16: gemm on opencl runs f32, f16" where no template of the
+// workload's op on the backend computes its dtype.
+void check_dtype(const kernels::Workload& workload, std::string_view backend);
 // The first of templates_for: the template whose default config runs untuned, and the one a
-// tuning run takes unless told otherwise. Throws std::invalid_argument naming op and backend.
+// tuning run takes unless told otherwise. Throws std::invalid_argument naming op and backend (and
+// the dtypes there are, where the workload's is none of them).
 const kernels::KernelTemplate& default_template(const kernels::Workload& workload, std::string_view backend,
                                                 const kernels::DeviceInfo& device);
 // The template of a name ("conv2d.cpu"); throws std::invalid_argument naming the templates there are.

@@ -132,14 +132,14 @@ Launch Runtime::run(const kernels::Workload& workload, const TunedTable& table, 
 
 Launch gemm(Runtime& runtime, const TunedTable& table, std::int64_t M, std::int64_t N, std::int64_t K, cl_mem A,
             cl_mem B, cl_mem C) {
-  const kernels::Workload workload{kernels::Op::kGemm, "f32", kernels::GemmShape{M, N, K}};
+  const kernels::Workload workload{kernels::Op::kGemm, kernels::DataType::kF32, kernels::GemmShape{M, N, K}};
   const cl_mem inputs[] = {A, B};
   return runtime.run(workload, table, inputs, C);
 }
 
 Launch conv2d(Runtime& runtime, const TunedTable& table, const kernels::Conv2dShape& shape, cl_mem input,
               cl_mem filter, cl_mem output) {
-  const kernels::Workload workload{kernels::Op::kConv2d, "f32", shape};
+  const kernels::Workload workload{kernels::Op::kConv2d, kernels::DataType::kF32, shape};
   const cl_mem inputs[] = {input, filter};
   return runtime.run(workload, table, inputs, output);
 }
@@ -147,7 +147,7 @@ Launch conv2d(Runtime& runtime, const TunedTable& table, const kernels::Conv2dSh
 Launch depthwise_conv2d(Runtime& runtime, const TunedTable& table, kernels::Conv2dShape shape, cl_mem input,
                         cl_mem filter, cl_mem output) {
   shape.K = shape.groups = shape.C;
-  const kernels::Workload workload{kernels::Op::kDepthwiseConv2d, "f32", shape};
+  const kernels::Workload workload{kernels::Op::kDepthwiseConv2d, kernels::DataType::kF32, shape};
   const cl_mem inputs[] = {input, filter};
   return runtime.run(workload, table, inputs, output);
 }

@@ -1,20 +1,39 @@
-// The element types of a user kernel's arguments (kernel_file.hpp) and how a buffer starts out:
-// names as kernel files and worker messages write them, sizes, and whether a type is floating.
-// Apart from the kernel file's reader so that a worker (even a cross-compiled one) can read a
-// kernel's operands without it.
+// The element types of every operand optune passes, built-in operators' and user kernels' alike:
+// names as keys, kernel files and worker messages write them, the one table of sizes, whether a
+// type is floating, its unit roundoff, and how a value of it is stored and read on the host.
+// Apart from the kernel file's reader so that a worker (even a cross-compiled one) can make and
+// check operands without it.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace optune::kernels {
 
-enum class DataType { kF16, kF32, kF64, kI8, kU8, kI16, kU16, kI32, kU32, kI64, kU64 };
+enum class DataType { kF16, kBF16, kF32, kF64, kI8, kU8, kI16, kU16, kI32, kU32, kI64, kU64 };
 
 std::string_view data_type_name(DataType type);  // "f32"
 DataType parse_data_type(std::string_view name);  // throws std::invalid_argument listing the known
 std::size_t data_type_bytes(DataType type);
 bool is_floating(DataType type);
+// Half the distance from 1 to the next value: 2^-11 for f16, 2^-8 for bf16, 2^-24 for f32, 2^-53
+// for f64; 0 for integers (exact). Rounding a value to the type moves it by at most this, relative.
+double unit_roundoff(DataType type);
+// The known names, space-separated, for messages: "f16 bf16 f32 ...".
+std::string data_type_names();
+
+// `value` converted to the type (round to nearest even for floats; integers as C++ converts
+// them, so callers keep values in range), stored at element i of `bytes`.
+void store_element(DataType type, std::byte* bytes, std::size_t i, double value);
+double load_element(DataType type, const std::byte* bytes, std::size_t i);
+
+// IEEE binary16 and bfloat16 <-> binary32, round to nearest even; NaN stays NaN.
+std::uint16_t float_to_half(float value);
+float half_to_float(std::uint16_t half);
+std::uint16_t float_to_bfloat16(float value);
+float bfloat16_to_float(std::uint16_t bfloat16);
 
 enum class BufferInit { kRandom, kZeros, kOnes, kIota };
 std::string_view buffer_init_name(BufferInit init);  // "random"

@@ -34,6 +34,15 @@ class KernelTemplate {
   virtual Op op() const = 0;
   virtual std::string_view backend() const = 0;  // the backend it runs on: "cpu", ...
 
+  // The dtypes of workloads it computes (Workload::dtype; the catalog entry says what each dtype
+  // means for each operand). A workload of another dtype is not the template's.
+  virtual std::vector<DataType> dtypes() const { return {DataType::kF32}; }
+  // The dtypes of its inputs where they are not the workload's (kernels::operator_operands: an i8
+  // GEMM on x86 reads u8 activations, as VNNI's vpdpbusd multiplies); empty: the workload's.
+  virtual std::vector<DataType> input_dtypes(const Workload& /*workload*/, const DeviceInfo& /*device*/) const {
+    return {};
+  }
+
   // Whether the template has a space for the workload on the device. A template that applies
   // to every workload of its op (the default) reports what it cannot do from space() instead,
   // as an error naming the workload, so the lowest-priority template of an op should say true.
@@ -75,6 +84,9 @@ class KernelTemplate {
     // OpenCL: the default config is chosen at run time for each shape and device (the program is
     // compiled then anyway), so the header has no default constant, only a note of it.
     bool default_at_run_time = false;
+    // The dtype of the workloads its rows serve (the table's config type runs that one); records of
+    // other dtypes stay out of it.
+    DataType dtype = DataType::kF32;
   };
   virtual std::optional<TableForm> table_form() const { return std::nullopt; }
   // One row of the table: a C++ initializer of row_type for the workload and config.

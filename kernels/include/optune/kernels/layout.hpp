@@ -18,17 +18,18 @@ constexpr std::size_t nchwc_size(std::int64_t N, std::int64_t C, std::int64_t H,
   return static_cast<std::size_t>(N * ((C + block - 1) / block) * block * H * W);
 }
 
-// NCHW -> NCHW[block]c; the padding channels of the last block become zero.
-inline void nchw_to_nchwc(const float* __restrict src, std::int64_t N, std::int64_t C, std::int64_t H,
-                          std::int64_t W, int block, float* __restrict dst) {
+// NCHW -> NCHW[block]c; the padding channels of the last block become zero. Any element type.
+template <typename T>
+void nchw_to_nchwc(const T* __restrict src, std::int64_t N, std::int64_t C, std::int64_t H, std::int64_t W, int block,
+                   T* __restrict dst) {
   const std::int64_t blocks = (C + block - 1) / block, plane = H * W;
   for (std::int64_t n = 0; n < N; ++n) {
     for (std::int64_t cb = 0; cb < blocks; ++cb) {
-      float* out = dst + (n * blocks + cb) * plane * block;
+      T* out = dst + (n * blocks + cb) * plane * block;
       for (std::int64_t i = 0; i < plane; ++i) {
         for (int c = 0; c < block; ++c) {
           const std::int64_t channel = cb * block + c;
-          out[i * block + c] = channel < C ? src[(n * C + channel) * plane + i] : 0.0f;
+          out[i * block + c] = channel < C ? src[(n * C + channel) * plane + i] : T(0);
         }
       }
     }
@@ -36,13 +37,14 @@ inline void nchw_to_nchwc(const float* __restrict src, std::int64_t N, std::int6
 }
 
 // NCHW[block]c -> NCHW; the padding channels are dropped.
-inline void nchwc_to_nchw(const float* __restrict src, std::int64_t N, std::int64_t C, std::int64_t H,
-                          std::int64_t W, int block, float* __restrict dst) {
+template <typename T>
+void nchwc_to_nchw(const T* __restrict src, std::int64_t N, std::int64_t C, std::int64_t H, std::int64_t W, int block,
+                   T* __restrict dst) {
   const std::int64_t blocks = (C + block - 1) / block, plane = H * W;
   for (std::int64_t n = 0; n < N; ++n) {
     for (std::int64_t channel = 0; channel < C; ++channel) {
-      const float* in = src + ((n * blocks + channel / block) * plane) * block + channel % block;
-      float* out = dst + (n * C + channel) * plane;
+      const T* in = src + ((n * blocks + channel / block) * plane) * block + channel % block;
+      T* out = dst + (n * C + channel) * plane;
       for (std::int64_t i = 0; i < plane; ++i) out[i] = in[i * block];
     }
   }

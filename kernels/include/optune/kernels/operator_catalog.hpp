@@ -71,12 +71,17 @@ class OperatorEntry {
   virtual double tensor_elements(const Workload& workload) const = 0;
   virtual double flops(const Workload& workload) const = 0;  // multiply-adds count as 2
 
-  // Operands as the runner allocates them (reference.hpp): element counts in ABI order, and the
-  // exact result of the inputs (inputs.size() already checked against input_sizes()).
+  // Operands as the worker allocates them (reference.hpp says their dtypes): element counts of
+  // the inputs in ABI order and of the output, and every operand's name (inputs, then output).
   virtual std::vector<std::size_t> input_sizes(const Workload& workload) const = 0;
   virtual std::size_t output_size(const Workload& workload) const = 0;
-  virtual void reference(const Workload& workload, const std::vector<const float*>& inputs,
-                         float* output) const = 0;
+  virtual std::vector<std::string> operand_names() const = 0;
+  // Products summed into one output element (K for GEMM): the check's tolerance grows with it.
+  virtual double reduction_length(const Workload& workload) const = 0;
+  // The exact result, in double, of inputs given as doubles (values of their dtypes, so exact);
+  // inputs.size() already checked against input_sizes().
+  virtual void reference(const Workload& workload, const std::vector<const double*>& inputs,
+                         double* output) const = 0;
 
   // The cost model's features of the workload, by stable name ("shape.M", ...): log2 of each
   // extent, so that a model trained on other shapes of a template transfers.

@@ -10,6 +10,8 @@
 #include <variant>
 #include <vector>
 
+#include "optune/kernels/data_type.hpp"
+
 namespace optune::kernels {
 
 // An operator's identifier. What optune knows of an operator (its extents, key, flops, reference,
@@ -76,7 +78,9 @@ Layouts parse_layouts(std::string_view name);     // throws std::invalid_argumen
 
 struct Workload {
   Op op = Op::kGemm;
-  std::string dtype = "f32";
+  // Of the operator's operands (a catalog entry says which operand takes which type); a kernel
+  // file's arguments each have their own, and its workload keeps the default.
+  DataType dtype = DataType::kF32;
   std::variant<GemmShape, Conv2dShape, KernelShape> shape;
   int layout_block = kLayoutNchw;  // convolutions: 0 (NCHW) or the b of NCHW[b]c
   // conv2d on a layout_block > 0: the input is NCHW nonetheless (a network's first layer, which
@@ -105,7 +109,9 @@ struct Workload {
 // extents for convolutions (DESIGN.md), which may also name their layouts ("...,layout=nchw8c",
 // "...,layout=nchw-nchw8c"). Throws std::invalid_argument with a one-line message naming the bad
 // part (zero, negative, absurd, unknown or missing extent).
-Workload parse_workload(Op op, std::string_view shape_text);
+// Named shapes may give the operands' dtype ("M=512,N=512,K=512,dtype=bf16"; default f32); a
+// `dtype` argument sets it for both forms (and contradicting a named one is an error).
+Workload parse_workload(Op op, std::string_view shape_text, std::optional<DataType> dtype = std::nullopt);
 // Inverse of Workload::key(); throws std::invalid_argument. A kernel key gives a kernel workload
 // whose work is unknown (0).
 Workload parse_workload_key(std::string_view key);

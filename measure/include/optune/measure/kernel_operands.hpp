@@ -68,6 +68,9 @@ struct HostArgument {
   std::size_t size() const;        // bytes of the elements (scalars: of the value), without the guard
 };
 
+// Whether the bytes after a buffer's elements are as reset_for_run left them.
+bool guard_intact(const HostArgument& arg);
+
 struct KernelOperands {
   std::string id;  // what they were made for (workload key, seed, spec); "" none
   std::vector<HostArgument> args;
@@ -107,9 +110,5 @@ OutputCheck check_outputs(const KernelOperands& operands);
 OutputCheck check_written(const KernelOperands& operands, const std::vector<std::vector<std::byte>>& previous);
 // The output arguments' current bytes (without guards), in argument order.
 std::vector<std::vector<std::byte>> output_bytes(const KernelOperands& operands);
-
-// IEEE binary16 <-> binary32, round to nearest even: f16 buffers are made and read on the host.
-std::uint16_t float_to_half(float value);
-float half_to_float(std::uint16_t half);
 
 }  // namespace optune::measure

@@ -20,19 +20,17 @@ namespace optune::measure {
 class LoadedCandidate {
  public:
   virtual ~LoadedCandidate() = default;
-  // NaN in every output element, so that a candidate leaving some unwritten cannot pass. For a
-  // user kernel, the loop has already written the poison (and restored the inputs) in the host
-  // bytes of Operands::kernel; the candidate puts every argument's host bytes, guards included,
-  // where it reads them (a no-op for a candidate that runs on the host bytes themselves).
+  // Before a checked run the loop has written the poison into the outputs' host bytes in
+  // Operands::values (NaN, or a byte pattern for integers, so that a candidate leaving some
+  // element unwritten cannot pass) and restored the inputs; the candidate puts every operand's
+  // host bytes, guards included, where it reads them (a no-op for a candidate that runs on the
+  // host bytes themselves).
   virtual void poison_output() = 0;
   // Launches the candidate `times` times back to back and waits for all: seconds per run on the
   // backend's clock (the host's for the CPU; the device's profiling events for OpenCL).
   virtual double run(int times) = 0;
-  // The output of the last run, in host memory (copied back where it lives on a device).
-  // Built-in operators only.
-  virtual const float* output() = 0;
-  // A user kernel: copies every output argument of the last run, guard included, into its host
-  // bytes in Operands::kernel (a no-op for a candidate that runs on those bytes).
+  // Copies every output of the last run, guard included, into its host bytes in
+  // Operands::values (a no-op for a candidate that runs on those bytes).
   virtual void fetch_outputs() {}
   // What the reply says beyond the loop's fields: compile time, transfers.
   virtual void describe(WorkerReply& /*reply*/) const {}

@@ -29,6 +29,9 @@ struct WorkerRequest {
   bool reference = false;  // run the kernel file's check reference only (a "ready" reply)
   // A user kernel's operands and check (its key alone does not say them); absent for operators.
   std::optional<KernelOperandsSpec> kernel;
+  // An operator's inputs' dtypes where its template reads other than the key's dtype says
+  // (kernels::operator_operands: u8 activations of an i8 GEMM on x86); empty: the key's.
+  std::vector<kernels::DataType> input_dtypes;
 };
 
 // {"describe": true}: every device of the worker; with a target, that target's device.

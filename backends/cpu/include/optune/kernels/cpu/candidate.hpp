@@ -1,11 +1,12 @@
 // The symbol every CPU candidate shared object exports. Shapes are compile-time constants of the
-// candidate; inputs are in the order of reference.hpp's input_sizes().
+// candidate; inputs are in the order of reference.hpp's input_sizes(), each of the dtype
+// operator_operands() gives it (the candidate knows its own and casts).
 #pragma once
 
 namespace optune::kernels {
 
 inline constexpr const char* kCandidateSymbol = "optune_kernel";
-using CandidateFunction = void (*)(const float* const* inputs, float* output);
+using CandidateFunction = void (*)(const void* const* inputs, void* output);
 
 // A user kernel's candidate (a kernel file of the cpu backend) exports a trampoline taking every
 // argument's address in kernel order (a buffer's first element, a scalar's value), which calls

@@ -24,12 +24,14 @@
 #include <cstdint>
 #include <cstdlib>
 #include <new>
+#include <type_traits>
 
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
 
 #include "optune/kernels/cpu/aligned_buffer.hpp"
+#include "optune/kernels/cpu/element_types.hpp"
 #include "optune/kernels/cpu/gemm_config.hpp"
 #include "optune/kernels/cpu/simd.hpp"
 
@@ -80,20 +82,30 @@ struct Buffers {
 
 // Rows [0, m) x depth [0, k) of A (leading dimension lda) into one MR-row panel, p-major,
 // zero-padded to MR rows. (An AVX 8 x 8 transposing version measured slower on Zen3: both run
-// near the L2 bandwidth that packing B, a plain copy, also reaches.)
-template <int MR>
-void pack_a_panel(Index m, Index k, const float* __restrict a, Index lda, float* __restrict dst) {
-  const float* rows[MR];
+// near the L2 bandwidth that packing B, a plain copy, also reaches.) A of 16-bit floats
+// (element_types.hpp) is widened to float32 as it is packed.
+template <int MR, typename T = float>
+void pack_a_panel(Index m, Index k, const T* __restrict a, Index lda, float* __restrict dst) {
+  const T* rows[MR];
   for (int r = 0; r < MR; ++r) rows[r] = r < m ? a + r * lda : nullptr;
   for (Index p = 0; p < k; ++p) {
 #pragma GCC unroll 32
-    for (int r = 0; r < MR; ++r) dst[p * MR + r] = r < m ? rows[r][p] : 0.0f;
+    for (int r = 0; r < MR; ++r) dst[p * MR + r] = r < m ? widen(rows[r][p]) : 0.0f;
   }
 }
 
-// Columns [0, n) x depth [0, k) of B into one NR-column panel, zero-padded to NR columns.
-template <int NR>
-void pack_b_panel(Index k, Index n, const float* __restrict b, Index ldb, float* __restrict dst) {
+// Columns [0, n) x depth [0, k) of B into one NR-column panel, zero-padded to NR columns (and,
+// for 16-bit floats, widened to float32).
+template <int NR, typename T = float>
+void pack_b_panel(Index k, Index n, const T* __restrict b, Index ldb, float* __restrict dst) {
+  if constexpr (!std::is_same_v<T, float>) {
+    for (Index p = 0; p < k; ++p) {
+#pragma GCC unroll 16
+      for (Index j = 0; j < n; ++j) dst[p * NR + j] = widen(b[p * ldb + j]);
+      std::fill(dst + p * NR + n, dst + (p + 1) * NR, 0.0f);
+    }
+    return;
+  }
   if (n == NR) {
     for (Index p = 0; p < k; ++p) __builtin_memcpy(dst + p * NR, b + p * ldb, NR * sizeof(float));
     return;
@@ -105,19 +117,19 @@ void pack_b_panel(Index k, Index n, const float* __restrict b, Index ldb, float*
 }
 
 // The panels [panel_begin, panel_end) of an m x k block of A.
-template <int MR>
-void pack_a_block(Index m, Index k, const float* a, Index lda, float* dst, Index panel_begin,
+template <int MR, typename T = float>
+void pack_a_block(Index m, Index k, const T* a, Index lda, float* dst, Index panel_begin,
                   Index panel_end) {
   for (Index i = panel_begin; i < panel_end; ++i) {
-    pack_a_panel<MR>(std::min<Index>(MR, m - i * MR), k, a + i * MR * lda, lda, dst + i * MR * k);
+    pack_a_panel<MR, T>(std::min<Index>(MR, m - i * MR), k, a + i * MR * lda, lda, dst + i * MR * k);
   }
 }
 
-template <int NR>
-void pack_b_block(Index k, Index n, const float* b, Index ldb, float* dst, Index panel_begin,
+template <int NR, typename T = float>
+void pack_b_block(Index k, Index n, const T* b, Index ldb, float* dst, Index panel_begin,
                   Index panel_end) {
   for (Index j = panel_begin; j < panel_end; ++j) {
-    pack_b_panel<NR>(k, std::min<Index>(NR, n - j * NR), b + j * NR, ldb, dst + j * NR * k);
+    pack_b_panel<NR, T>(k, std::min<Index>(NR, n - j * NR), b + j * NR, ldb, dst + j * NR * k);
   }
 }
 
@@ -667,14 +679,14 @@ std::size_t gemm_prepacked_a_size(std::int64_t M, std::int64_t K) {
 }
 
 // Packs row-major A (M x K, leading dimension lda) once, for gemm_detail::PrepackedA: per KC
-// block of depth, the MR-row micro-panels of all rows, zero-padded to MR.
-template <GemmConfig Cfg>
-void gemm_prepack_a(std::int64_t M, std::int64_t K, const float* A, std::int64_t lda, float* packed) {
+// block of depth, the MR-row micro-panels of all rows, zero-padded to MR (16-bit floats widened).
+template <GemmConfig Cfg, typename T = float>
+void gemm_prepack_a(std::int64_t M, std::int64_t K, const T* A, std::int64_t lda, float* packed) {
   using gemm_detail::Index;
   const Index padded_rows = gemm_detail::ceil_div(M, Cfg.mr) * Cfg.mr;
   for (Index pc = 0; pc < K; pc += Cfg.kc) {
     const Index kc = std::min<Index>(Cfg.kc, K - pc);
-    gemm_detail::pack_a_block<Cfg.mr>(M, kc, A + pc, lda, packed + pc * padded_rows, 0, padded_rows / Cfg.mr);
+    gemm_detail::pack_a_block<Cfg.mr, T>(M, kc, A + pc, lda, packed + pc * padded_rows, 0, padded_rows / Cfg.mr);
   }
 }
 

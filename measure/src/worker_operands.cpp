@@ -1,0 +1,85 @@
+#include "optune/measure/worker_operands.hpp"
+
+#include <limits>
+#include <random>
+#include <stdexcept>
+
+#include "optune/kernels/reference.hpp"
+#include "optune/kernels/workload.hpp"
+
+namespace optune::measure {
+namespace {
+
+// Random values over the type's range: floats uniform in [-1, 1) rounded to the type, integers
+// uniform over every value of the type (extremes included: a kernel that saturates an
+// intermediate, as AVX2's vpmaddubsw does, fails the check).
+std::vector<std::byte> random_values(kernels::DataType dtype, std::size_t count, std::uint64_t seed) {
+  std::vector<std::byte> bytes(count * kernels::data_type_bytes(dtype));
+  std::mt19937_64 rng(seed);
+  if (kernels::is_floating(dtype)) {
+    std::uniform_real_distribution<double> value(-1.0, 1.0);
+    for (std::size_t i = 0; i < count; ++i) kernels::store_element(dtype, bytes.data(), i, value(rng));
+    return bytes;
+  }
+  const auto [low, high] = [&]() -> std::pair<std::int64_t, std::int64_t> {
+    switch (dtype) {
+      case kernels::DataType::kI8: return {-128, 127};
+      case kernels::DataType::kU8: return {0, 255};
+      case kernels::DataType::kI16: return {-32768, 32767};
+      case kernels::DataType::kU16: return {0, 65535};
+      default: return {-1000, 1000};
+    }
+  }();
+  std::uniform_int_distribution<std::int64_t> value(low, high);
+  for (std::size_t i = 0; i < count; ++i) kernels::store_element(dtype, bytes.data(), i, double(value(rng)));
+  return bytes;
+}
+
+std::vector<double> widened(const HostArgument& arg) {
+  std::vector<double> values(static_cast<std::size_t>(arg.spec.count));
+  const std::vector<std::byte>& bytes = arg.initial.empty() ? arg.bytes : arg.initial;
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = kernels::load_element(arg.spec.dtype, bytes.data(), i);
+  return values;
+}
+
+}  // namespace
+
+void prepare_operator_operands(Operands& operands, const std::string& key, std::uint64_t seed,
+                               const std::vector<kernels::DataType>& input_dtypes) {
+  std::string id = key + " " + std::to_string(seed);
+  for (kernels::DataType dtype : input_dtypes) id += " " + std::string(kernels::data_type_name(dtype));
+  if (operands.values.id == id) return;
+  const kernels::Workload workload = kernels::parse_workload_key(key);
+  if (workload.op == kernels::Op::kKernel) throw std::invalid_argument(key + ": a kernel file's operands come with its request");
+  operands = Operands{};
+  std::vector<std::vector<double>> inputs;
+  std::uint64_t stream = seed;
+  for (const auto& operand : kernels::operator_operands(workload, input_dtypes)) {
+    HostArgument host;
+    host.spec.name = operand.name;
+    host.spec.dtype = operand.dtype;
+    host.spec.count = static_cast<std::int64_t>(operand.count);
+    host.spec.is_output = operand.is_output;
+    if (!operand.is_output) {
+      host.spec.init = kernels::BufferInit::kRandom;
+      host.initial = random_values(operand.dtype, operand.count, stream++);
+      inputs.push_back(widened(host));
+    }
+    host.bytes.resize(host.size() + kGuardBytes);
+    operands.values.args.push_back(std::move(host));
+  }
+  std::vector<const double*> pointers;
+  for (const auto& input : inputs) pointers.push_back(input.data());
+  operands.reference.resize(kernels::output_size(workload));
+  kernels::reference(workload, pointers, operands.reference.data());
+  operands.values.id = id;
+}
+
+double operator_output_error(const Operands& operands) {
+  const HostArgument& output = operands.values.args.back();
+  if (!guard_intact(output)) return std::numeric_limits<double>::infinity();
+  const std::vector<double> got = widened(output);
+  return kernels::relative_l2_error(got.data(), operands.reference.data(), got.size());
+}
+
+}  // namespace optune::measure

@@ -1,0 +1,86 @@
+// The worker's typed operands of a built-in operator: inputs over their type's range, a guard
+// after every buffer, the reference in double from those very inputs, and the output check.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "optune/kernels/reference.hpp"
+#include "optune/measure/worker_operands.hpp"
+
+namespace optune::measure {
+namespace {
+
+using kernels::DataType;
+
+// C = A * B computed from the operands' own bytes, in the output's type.
+void write_product(Operands& operands, std::int64_t M, std::int64_t N, std::int64_t K) {
+  const auto& a = operands.values.args[0];
+  const auto& b = operands.values.args[1];
+  auto& c = operands.values.args[2];
+  for (std::int64_t i = 0; i < M; ++i)
+    for (std::int64_t j = 0; j < N; ++j) {
+      double sum = 0;
+      for (std::int64_t p = 0; p < K; ++p)
+        sum += kernels::load_element(a.spec.dtype, a.initial.data(), i * K + p) *
+               kernels::load_element(b.spec.dtype, b.initial.data(), p * N + j);
+      kernels::store_element(c.spec.dtype, c.bytes.data(), i * N + j, sum);
+    }
+}
+
+TEST(WorkerOperands, IntegerGemmOperandsSpanTheirTypesAndCheckExactly) {
+  Operands operands;
+  prepare_operator_operands(operands, "gemm.i8.M16.N8.K64", 7, {DataType::kU8, DataType::kI8});
+  ASSERT_EQ(operands.values.args.size(), 3u);
+  const auto& a = operands.values.args[0];
+  const auto& b = operands.values.args[1];
+  EXPECT_EQ(a.spec.dtype, DataType::kU8);
+  EXPECT_EQ(b.spec.dtype, DataType::kI8);
+  EXPECT_EQ(operands.values.args[2].spec.dtype, DataType::kI32);
+  EXPECT_EQ(a.initial.size(), 16u * 64u);
+  double low = 0, high = 0;
+  for (std::size_t i = 0; i < 8 * 64; ++i) {
+    low = std::min(low, kernels::load_element(DataType::kI8, b.initial.data(), i));
+    high = std::max(high, kernels::load_element(DataType::kI8, b.initial.data(), i));
+  }
+  EXPECT_LT(low, -100);  // the signed range, not [0, 100)
+  EXPECT_GT(high, 100);
+
+  reset_for_run(operands.values, 0);
+  EXPECT_GT(operator_output_error(operands), 1.0);  // poisoned (0xA5 bytes), unwritten
+  write_product(operands, 16, 8, 64);
+  EXPECT_EQ(operator_output_error(operands), 0.0);
+  // One unit off in one element of an exact type is wrong.
+  auto& c = operands.values.args[2];
+  kernels::store_element(DataType::kI32, c.bytes.data(), 5, kernels::load_element(DataType::kI32, c.bytes.data(), 5) + 1);
+  EXPECT_GT(operator_output_error(operands), 0.0);
+}
+
+TEST(WorkerOperands, Bfloat16OutputWithinItsToleranceAndAWriteBeyondItIsCaught) {
+  Operands operands;
+  prepare_operator_operands(operands, "gemm.bf16.M8.N8.K32", 3, {});
+  for (const auto& arg : operands.values.args) EXPECT_EQ(arg.spec.dtype, DataType::kBF16);
+  reset_for_run(operands.values, 0);
+  write_product(operands, 8, 8, 32);
+  const double error = operator_output_error(operands);
+  const auto workload = kernels::parse_workload_key("gemm.bf16.M8.N8.K32");
+  EXPECT_GT(error, 0.0);  // rounded to bf16
+  EXPECT_LE(error, kernels::check_tolerance(workload, DataType::kBF16, 1e-4));
+  auto& c = operands.values.args[2];
+  c.bytes[c.size()] = std::byte{0};  // one byte past the output
+  EXPECT_TRUE(std::isinf(operator_output_error(operands)));
+}
+
+TEST(WorkerOperands, MadeOncePerKeySeedAndTypes) {
+  Operands operands;
+  prepare_operator_operands(operands, "gemm.f32.M4.N4.K4", 1, {});
+  const std::string id = operands.values.id;
+  const std::vector<double> reference = operands.reference;
+  prepare_operator_operands(operands, "gemm.f32.M4.N4.K4", 1, {});
+  EXPECT_EQ(operands.values.id, id);
+  prepare_operator_operands(operands, "gemm.f32.M4.N4.K4", 2, {});
+  EXPECT_NE(operands.reference, reference);
+  EXPECT_THROW(prepare_operator_operands(operands, "gemm.i8.M4.N4.K4", 1, {DataType::kU8}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace optune::measure
