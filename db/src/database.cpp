@@ -98,6 +98,10 @@ std::vector<std::int64_t> Database::insert(const std::vector<TuningRecord>& reco
 
 namespace {
 
+// A record that measured its config: a transport failure (the link to a remote device broke)
+// measured nothing of it (TuningRecord::is_transport_failure).
+constexpr const char* kMeasuredTheConfig = "r.error_kind != 'transport_error'";
+
 // The latest successful record of each config among those `where` selects (a config measured
 // again counts with its latest measurement), as a subquery; its `latest` column follows the
 // record's columns, where read_record() does not look.
@@ -152,7 +156,8 @@ std::vector<TuningRecord> Database::task_records(const TaskKey& task) const {
 }
 
 std::unordered_set<std::string> Database::measured_configs(const TaskKey& task) const {
-  const WhereClause where = where_clause(task);
+  WhereClause where = where_clause(task);
+  where.add(kMeasuredTheConfig);
   sqlite::Statement statement = impl_->connection.prepare("SELECT DISTINCT r.config FROM records r" + where.sql);
   where.bind(statement);
   std::unordered_set<std::string> configs;
@@ -162,6 +167,7 @@ std::unordered_set<std::string> Database::measured_configs(const TaskKey& task) 
 
 bool Database::is_measured(const TaskKey& task, const std::string& config_text) const {
   WhereClause where = where_clause(task);
+  where.add(kMeasuredTheConfig);
   where.add("r.config = ?");
   where.parameters.emplace_back(config_text);
   sqlite::Statement statement = impl_->connection.prepare("SELECT 1 FROM records r" + where.sql + " LIMIT 1");

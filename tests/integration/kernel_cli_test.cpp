@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "optune/db/database.hpp"
+#include "../support/cpu_kernel_file.hpp"
 #include "../support/job_command_test.hpp"
 
 namespace {
@@ -55,13 +56,7 @@ class KernelCliTest : public optune::test_support::JobCommandTest {
   // The kernel file of a C++ kernel `name` in `name`.cpp (written by the test) computing y of x over
   // `n` floats, with the knob lines `knobs`, checked against `name`_reference in the same source.
   fs::path write_cpu_kernel(const std::string& name, int n, const std::string& knobs) {
-    return write(name + ".toml", "name = \"" + name + "\"\nbackend = \"cpu\"\nsource = \"" + name + ".cpp\"\nentry = \"" +
-                                     name + "\"\nflops = \"N\"\nargs = [\n"
-                                     "  { name = \"x\", kind = \"buffer\", dtype = \"f32\", count = \"N\" },\n"
-                                     "  { name = \"y\", kind = \"buffer\", dtype = \"f32\", count = \"N\", output = true },\n"
-                                     "  { name = \"n\", kind = \"scalar\", dtype = \"i32\", value = \"N\" },\n]\n"
-                                     "[extents]\nN = " + std::to_string(n) + "\n[knobs]\n" + knobs + "\n"
-                                     "[check]\nreference = \"" + name + "_reference\"\nrtol = 1e-6\natol = 1e-6\n");
+    return write(name + ".toml", optune::test_support::cpu_kernel_file(name, n, knobs));
   }
 };
 
@@ -267,6 +262,34 @@ extern "C" void chatty_reference(const float* x, float* y, std::int32_t n) {
   ASSERT_EQ(by_config.size(), 4u);
   for (const auto& [config, kind] : by_config) EXPECT_EQ(kind, "ok") << config;
   EXPECT_NE(run.err.find("debug: n=1024"), std::string::npos) << "a kernel's output goes to stderr\n" << run.err;
+}
+
+// A transport_error record (an RPC server died under the candidate) says nothing of the config:
+// a later run measures the config again instead of skipping it as a known failure.
+TEST_F(KernelCliTest, ConfigsWhoseOnlyRecordIsATransportErrorAreMeasuredAgain) {
+  write("linked.cpp", optune::test_support::doubling_source("linked"));
+  const fs::path kernel = write_cpu_kernel("linked", 256, "V = [0, 1, 2]");
+  const std::string tune = "tune --kernel " + kernel.string() + " --target cpu --tuner grid --trials 2 --remeasure 0 " + kQuick;
+  const std::string first_db = (dir_ / "first.db").string();
+  ASSERT_EQ(optune(tune + " --db " + first_db).code, 0);
+  // The same records as an RPC run whose server died under V=1 and V=2 would have written.
+  std::vector<optune::db::TuningRecord> records = Database::open(first_db).records({});
+  ASSERT_EQ(records.size(), 3u);
+  for (auto& record : records) {
+    if (record.is_default) continue;
+    record.error_kind = "transport_error";
+    record.error_message = "device 127.0.0.1:9190: connection reset by peer";
+    record.costs.clear();
+    record.median_seconds = record.gflops = 0;
+  }
+  Database::open(db()).insert(records);
+
+  CommandRun run = optune(tune + " --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_EQ(run.out.find("found no other config to measure"), std::string::npos) << run.out;
+  const auto by_config = outcomes();  // the latest record of each config
+  EXPECT_EQ(by_config.at("{\"V\":1}"), "ok");
+  EXPECT_EQ(by_config.at("{\"V\":2}"), "ok");
 }
 
 TEST_F(KernelCliTest, AReferenceThatLeavesAnOutputUnwrittenIsNamedAsTheCause) {
