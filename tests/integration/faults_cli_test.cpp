@@ -1,0 +1,97 @@
+// The optune command under the faults of issue 40: its environment failing under it (a full
+// TMPDIR, a read-only mount, a log that cannot be written) and hostile input (numbers of hundreds
+// of digits, hostile kernel files). Real processes, file systems and SQLite files; each test states
+// the behaviour it pins: bad input is exit code 2 and one line, a failure of the environment is
+// exit 1 and never recorded as the candidates'.
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "optune/db/database.hpp"
+#include "../support/command_test.hpp"
+#include "../support/cpu_kernel_file.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using optune::db::Database;
+using optune::test_support::CommandRun;
+
+constexpr const char* kTiming = "--repeat 2 --min-repeat-ms 1 --quiet";
+// Room for a few candidates' compiles and objects, not for a batch of 15 (each object alone is
+// some 16 KiB; the compiler's temporary files take more while it runs).
+constexpr int kSmallTmpKilobytes = 160;
+
+// A tmpfs of `kilobytes` mounted at `folder` while it lives (the tests run as root; where mounting
+// is not permitted, mounted() is false and the test skips itself).
+class TmpfsMount {
+ public:
+  TmpfsMount(const fs::path& folder, int kilobytes) : folder_(folder) {
+    fs::create_directories(folder);
+    const std::string size = "size=" + std::to_string(kilobytes) + "k";
+    mounted_ = ::mount("tmpfs", folder.c_str(), "tmpfs", 0, size.c_str()) == 0;
+  }
+  ~TmpfsMount() {
+    if (mounted_) ::umount2(folder_.c_str(), MNT_DETACH);
+  }
+  TmpfsMount(const TmpfsMount&) = delete;
+  TmpfsMount& operator=(const TmpfsMount&) = delete;
+  bool mounted() const { return mounted_; }
+  bool remount_read_only() const {
+    return ::mount("tmpfs", folder_.c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY, nullptr) == 0;
+  }
+
+ private:
+  fs::path folder_;
+  bool mounted_ = false;
+};
+
+class FaultsCliTest : public optune::test_support::CommandTest {
+ protected:
+  fs::path write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return dir_ / name;
+  }
+  std::vector<optune::db::TuningRecord> records(const std::string& path) {
+    if (!fs::exists(path)) return {};
+    return Database::open(path, Database::Mode::kReadOnly).records({});
+  }
+  // A cpu kernel file of y = 2x over 1024 floats, whatever the value of its knob V (`values`).
+  fs::path write_kernel(const std::string& values) {
+    write("twice.cpp", optune::test_support::doubling_source("twice"));
+    return write("twice.toml", optune::test_support::cpu_kernel_file("twice", 1024, "V = " + values));
+  }
+};
+
+// A TMPDIR too small for a batch: the compiles that fail for want of space (their compiler's
+// message lost with it, or saying so) stop the run, and none of the batch is recorded, though the
+// default config and the batch's first compiles succeeded. They were build_error records with an
+// empty message, skipped by every later run.
+TEST_F(FaultsCliTest, AFullTmpdirFailsTheRunNotItsCandidates) {
+  const fs::path kernel = write_kernel("[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]");
+  const std::string tune = "tune --kernel " + kernel.string() + " --target cpu --tuner grid --trials 15 --batch-size 15 "
+                           "--jobs 1 --remeasure 0 " + kTiming + " --db " + db();
+  TmpfsMount small(dir_ / "small_tmp", kSmallTmpKilobytes);
+  if (!small.mounted()) GTEST_SKIP() << "mounting a tmpfs is not permitted here";
+  CommandRun run = optune(tune, "TMPDIR=" + (dir_ / "small_tmp").string());
+  EXPECT_EQ(run.code, 1) << run.out << run.err;
+  EXPECT_NE(run.err.find("build_error of the environment, not of the candidates: "), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("nothing of the batch recorded"), std::string::npos) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  const auto kept = records(db());
+  for (const auto& record : kept) EXPECT_TRUE(record.ok()) << record.config_text() << ": " << record.error_message;
+  EXPECT_LE(kept.size(), 1u);  // the default, measured before the batch
+  // With room to build, every config is measured: none was recorded as a failure.
+  CommandRun again = optune(tune);
+  ASSERT_EQ(again.code, 0) << again.out << again.err;
+  std::size_t ok = 0;
+  for (const auto& record : records(db())) ok += record.ok() ? 1 : 0;
+  EXPECT_EQ(ok, kept.size() + 16);
+}
+
+}  // namespace
