@@ -94,4 +94,16 @@ TEST_F(FaultsCliTest, AFullTmpdirFailsTheRunNotItsCandidates) {
   EXPECT_EQ(ok, kept.size() + 16);
 }
 
+// Hostile kernel files, as the command shows them: knobs of more than 2^64 configs are named so
+// (it said "no config of the knobs is valid"), and a NUL in a knob's name does not cut the line.
+TEST_F(FaultsCliTest, HostileKernelFilesGetTheMessageOfTheirFault) {
+  std::string knobs;
+  for (int knob = 0; knob < 17; ++knob) knobs += "K" + std::to_string(knob) + "x = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]\n";
+  write("twice.cpp", optune::test_support::doubling_source("twice"));
+  write("huge.toml", optune::test_support::cpu_kernel_file("twice", 1024, "V = [0, 1]\n" + knobs));
+  expect_bad_input("space --kernel " + (dir_ / "huge.toml").string(), "knobs' values make more than 2^64 configs");
+  write("nul.toml", optune::test_support::cpu_kernel_file("twice", 1024, "V = [0, 1]\n\"W\\u0000X\" = [1]"));
+  expect_bad_input("space --kernel " + (dir_ / "nul.toml").string(), "knobs.W\\x00X: 'W\\x00X' must be an identifier");
+}
+
 }  // namespace
