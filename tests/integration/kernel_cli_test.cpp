@@ -340,6 +340,24 @@ extern "C" void broken_reference(const float* x, float* y, std::int32_t n) {
   EXPECT_EQ(record_count(), before);
 }
 
+// A reference that writes one element past its output, or that does not build (a name the source
+// does not declare), is the file's fault too (exit 2, nothing recorded): no candidate can be
+// checked. Its outputs were taken as the expected values; every candidate was a build_error (exit 1).
+TEST_F(KernelCliTest, AReferenceThatWritesPastItsOutputOrDoesNotBuildIsTheFilesFault) {
+  write("over.cpp", optune::test_support::doubling_source("over", "y[n] = 0;"));
+  const fs::path kernel = write_cpu_kernel("over", 256, "V = [0, 1]");
+  const std::string tune = "tune --kernel " + kernel.string() + " --target cpu --trials 2 " + kQuick + " --db " + db();
+  expect_bad_input(tune, "kernel.over.N256: the check's reference 'over_reference' wrote past the end of argument 'y'");
+  EXPECT_EQ(record_count(), 0u);
+  std::string text = slurp(kernel);
+  text.replace(text.find("\"over_reference\""), 16, "\"missing_reference\"");
+  write("over.toml", text);
+  expect_bad_input(tune, "kernel.over.N256: the check's reference does not build (the candidate builds without it): ");
+  CommandRun run = optune(tune);
+  EXPECT_NE(run.err.find("missing_reference"), std::string::npos) << run.err;  // the compiler's first error
+  EXPECT_EQ(record_count(), 0u);
+}
+
 TEST_F(KernelCliTest, ARangeOfAKernelsExtentTunesItsRepresentativeSizes) {
   const std::string saxpy = (kExamples / "saxpy_cpu.toml").string();
   CommandRun run = optune("tune --kernel " + saxpy + " --shape N=1000..8000 --target cpu --tuner random --trials 6 " +

@@ -14,6 +14,7 @@
 
 #include <unistd.h>
 
+#include "optune/kernels/cpu/candidate.hpp"
 #include "optune/measure/subprocess.hpp"
 
 namespace optune::measure {
@@ -45,6 +46,17 @@ std::string environment_cause(const std::string& output) {
   return "";
 }
 
+// The compiler's first error line: what a one-line message quotes of its output.
+std::string first_error(const std::string& output) {
+  std::istringstream lines(output);
+  std::string first;
+  for (std::string line; std::getline(lines, line);) {
+    if (first.empty()) first = line;
+    if (line.find("error") != std::string::npos) return line;
+  }
+  return first;
+}
+
 std::string make_temp_dir() {
   std::string pattern = (fs::temp_directory_path() / "optune-build-XXXXXX").string();
   if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a build directory");
@@ -65,8 +77,26 @@ struct PendingCompile {
   std::size_t index;
   Subprocess process;
   Clock::time_point start;
+  std::vector<std::string> argv;
   std::string stem;  // work_dir/candidate_N: .cpp, .so and .log
+  bool has_reference = false;  // the source marks its check reference's part (kWithoutReferenceMacro)
 };
+
+// Whether the candidate of `compile` builds without its check reference's part, within `timeout`;
+// the object is not kept.
+bool builds_without_reference(const PendingCompile& compile, double timeout_seconds) {
+  std::vector<std::string> argv = compile.argv;
+  argv.insert(argv.begin() + 1, std::string("-D") + kernels::kWithoutReferenceMacro);
+  argv.back() = compile.stem + ".without_reference.so";
+  Subprocess compiler = start_compiler(argv, compile.stem + ".without_reference.log");
+  const auto status = compiler.wait_until(Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                             std::chrono::duration<double>(timeout_seconds)));
+  if (!status) compiler.kill();
+  std::error_code ignored;
+  fs::remove(argv.back(), ignored);
+  fs::remove(compile.stem + ".without_reference.log", ignored);
+  return status && status->exited && status->code == 0;
+}
 
 }  // namespace
 
@@ -116,7 +146,9 @@ std::vector<BuildResult> LocalBuilder::build(const std::vector<MeasureInput>& in
     for (auto& flag : input.task->kernel_template->compiler_flags(input.task->workload, input.task->device))
       argv.push_back(std::move(flag));
     argv.insert(argv.end(), {stem + ".cpp", "-o", stem + ".so"});
-    running.push_back({index, start_compiler(argv, stem + ".log"), Clock::now(), stem});
+    Subprocess process = start_compiler(argv, stem + ".log");
+    const bool has_reference = source.find(kernels::kWithoutReferenceMacro) != std::string::npos;
+    running.push_back({index, std::move(process), Clock::now(), std::move(argv), stem, has_reference});
   };
 
   auto finish = [&](PendingCompile& compile, std::optional<ExitStatus> status) {
@@ -132,8 +164,14 @@ std::vector<BuildResult> LocalBuilder::build(const std::vector<MeasureInput>& in
       if (const std::string cause = environment_cause(output); !cause.empty())
         throw EnvironmentFailure(kNotTheCandidates + std::string("compiling ") + compile.stem + ".cpp: " + cause +
                                  " (compiler " + status->describe() + ")" + kNothingRecorded);
-      result.error = ErrorKind::kBuildError;
-      result.message = "compiler " + status->describe() + ":\n" + output;
+      if (compile.has_reference && builds_without_reference(compile, options_.timeout_seconds)) {
+        // The kernel file's fault, not this candidate's: the tuner stops on it as bad input.
+        result.error = ErrorKind::kReferenceError;
+        result.message = "the check's reference does not build (the candidate builds without it): " + first_error(output);
+      } else {
+        result.error = ErrorKind::kBuildError;
+        result.message = "compiler " + status->describe() + ":\n" + output;
+      }
     } else {
       result.artifact = compile.stem + ".so";
     }
