@@ -106,4 +106,19 @@ TEST_F(FaultsCliTest, HostileKernelFilesGetTheMessageOfTheirFault) {
   expect_bad_input("space --kernel " + (dir_ / "nul.toml").string(), "knobs.W\\x00X: 'W\\x00X' must be an identifier");
 }
 
+// A duration of 400 digits, wherever a duration is read: one line naming the limit, exit 2 (it
+// was "failed: stod" with exit 1 for query, and "stod" alone for a budget).
+TEST_F(FaultsCliTest, DurationsOfHundredsOfDigitsAreBadInput) {
+  const std::string digits(400, '9');
+  expect_bad_input("query --since " + digits + "s --db " + db(), "is longer than 3650d");
+  expect_bad_input("tune --suite x.toml --budget " + digits + "m --db " + db(), "--budget: duration '");
+  const fs::path job = write("long.toml", "name = \"long\"\nbudget = \"" + digits + "h\"\ndatabase = \"" + db() +
+                                              "\"\n[[workload]]\nop = \"gemm\"\nshape = \"8,8,8\"\n");
+  expect_bad_input("job run " + job.string(), "is longer than 3650d");
+  write("long.toml", "name = \"long\"\nbudget = \"" + digits + "\"\ndatabase = \"" + db() +
+                         "\"\n[[workload]]\nop = \"gemm\"\nshape = \"8,8,8\"\n");
+  expect_bad_input("job run " + job.string(), "'budget' in trials must be at least 1 and at most 100000000");
+  EXPECT_FALSE(fs::exists(db()));
+}
+
 }  // namespace
