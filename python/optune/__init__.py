@@ -59,6 +59,8 @@ def _text(name, value):
         value.encode("utf-8")
     except UnicodeEncodeError:
         raise BadInput(f"{name}: {value!r} is not UTF-8 text") from None
+    if "\0" in value:  # the native part's C strings would end there
+        raise BadInput(f"{name}: {value!r} holds a NUL character")
     return value
 
 
@@ -70,7 +72,10 @@ def _path(name, value, required=True):
         return b""
     if not isinstance(value, (str, bytes, os.PathLike)):
         raise BadInput(f"{name}: expected a path (str, bytes or os.PathLike), got {value!r}")
-    return os.fsencode(value)
+    path = os.fsencode(value)
+    if b"\0" in path:  # the file system would take the path up to it: 'a\0b.db' would be ./a
+        raise BadInput(f"{name}: {value!r} holds a NUL byte, which no file name may")
+    return path
 
 
 def _items(name, value, single=()):
