@@ -149,8 +149,9 @@ def tune(op="gemm", shape=None, target=None, tuner="xgb", trials=64, db="optune.
     holds ``config``, ``gflops``, ``median_seconds``), ``speedup`` over the default (None when the
     best is the default itself, see ``best_is_default``); for a suite, ``tasks`` (one such dict
     each, with ``name`` and ``count``) and the network's ``default_seconds`` and ``tuned_seconds``.
-    A ``shape`` with a range (``"M=1..512,N=768,K=768"``) tunes its representative shapes, ``trials``
-    split among them, and returns a list of one such dict per shape.
+    A ``shape`` with a range (``"M=1..512,N=768,K=768"``) tunes its representative shapes (at most
+    ``trials`` of them, and at most 9), ``trials`` split among them, and returns a list of one such
+    dict per shape.
     ``target``: default cpu, or a ``kernel`` file's backend. ``db``, ``suite``, ``kernel`` and
     ``token_file`` are paths (str, bytes or os.PathLike; None for ``db`` is bad input).
     ``progress``: called with a dict (``task``, ``trial``, ``trials``, ``best_gflops``, ``unit``

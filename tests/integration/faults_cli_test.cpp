@@ -121,4 +121,22 @@ TEST_F(FaultsCliTest, DurationsOfHundredsOfDigitsAreBadInput) {
   EXPECT_FALSE(fs::exists(db()));
 }
 
+// A range spends --trials and no more, and says how: 2 trials over N=1000..64000 tune its two ends
+// with one trial each (it tuned 6 shapes, 6 trials and 6 defaults).
+TEST_F(FaultsCliTest, ARangeSpendsItsTrialsAndSaysHowTheyAreSplit) {
+  const std::string saxpy = (fs::path(OPTUNE_SOURCE_DIR) / "configs" / "kernels" / "saxpy_cpu.toml").string();
+  CommandRun run = optune("tune --kernel " + saxpy + " --shape N=1000..64000 --target cpu --tuner random --trials 2 "
+                          "--remeasure 0 " + kTiming + " --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("range N=1000..64000: 2 representative shapes (N=1000; N=64000) (2 of its 6: each shape "
+                         "needs a trial); --trials 2 split 1, 1 among them, each shape's default config measured "
+                         "besides"),
+            std::string::npos) << run.out;
+  std::size_t trials = 0, defaults = 0;
+  for (const auto& record : Database::open(db(), Database::Mode::kReadOnly).records({}))
+    ++(record.is_default ? defaults : trials);
+  EXPECT_EQ(trials, 2u);
+  EXPECT_EQ(defaults, 2u);
+}
+
 }  // namespace
