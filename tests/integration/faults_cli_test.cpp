@@ -94,6 +94,35 @@ TEST_F(FaultsCliTest, AFullTmpdirFailsTheRunNotItsCandidates) {
   EXPECT_EQ(ok, kept.size() + 16);
 }
 
+// A job whose log cannot be written stops with one line and exit 1, before it measures (it exited
+// 0, its log lost); a log that is the job's database is bad input (lines were appended to the
+// database). The records already stored stay, the database intact.
+TEST_F(FaultsCliTest, AJobLogThatCannotBeWrittenStopsTheJobAndLosesNoRecord) {
+  const std::string saxpy = (fs::path(OPTUNE_SOURCE_DIR) / "configs" / "kernels" / "saxpy_cpu.toml").string();
+  auto job_file = [&](int budget, const std::string& log) {
+    return write("nightly.toml", "name = \"nightly\"\nbudget = " + std::to_string(budget) +
+                                     "\ntuner = \"random\"\nbatch_size = 2\nremeasure = 0\ndatabase = \"" + db() + "\"\n" +
+                                     (log.empty() ? "" : "log = \"" + log + "\"\n") +
+                                     "[[workload]]\nkernel = \"" + saxpy + "\"\nshape = \"N=1024\"\n"
+                                     "[measure]\nrepeat = 2\nmin_repeat_ms = 1\n");
+  };
+  ASSERT_EQ(optune("job run " + job_file(2, "").string()).code, 0);
+  const auto before = records(db());
+  ASSERT_FALSE(before.empty());
+
+  CommandRun full = optune("job run " + job_file(4, "/dev/full").string());
+  EXPECT_EQ(full.code, 1) << full.out << full.err;
+  EXPECT_NE(full.err.find("job nightly: cannot write the log file /dev/full: No space left on device"),
+            std::string::npos) << full.err;
+  EXPECT_EQ(std::count(full.err.begin(), full.err.end(), '\n'), 1) << full.err;
+  EXPECT_EQ(records(db()).size(), before.size());
+
+  expect_bad_input("job run " + job_file(4, db()).string(), "is the job's database or the job file itself");
+  expect_bad_input("job run " + job_file(4, db() + "-wal").string(), "is the job's database or the job file itself");
+  EXPECT_EQ(records(db()).size(), before.size());
+  EXPECT_EQ(Database::open(db(), Database::Mode::kReadOnly).integrity_check(), "ok");
+}
+
 // Hostile kernel files, as the command shows them: knobs of more than 2^64 configs are named so
 // (it said "no config of the knobs is valid"), and a NUL in a knob's name does not cut the line.
 TEST_F(FaultsCliTest, HostileKernelFilesGetTheMessageOfTheirFault) {

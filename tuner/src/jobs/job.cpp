@@ -142,6 +142,19 @@ class JobReader {
   std::string source_;
 };
 
+// Whether `path` names the file `other` or one of SQLite's files beside it (a database's -wal,
+// -shm and -journal), by name or, where both exist, by identity (a link).
+bool is_file_or_companion(const std::string& path, const std::string& other) {
+  namespace fs = std::filesystem;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    const fs::path file = other + suffix;
+    std::error_code error;
+    if (fs::equivalent(path, file, error)) return true;
+    if (fs::absolute(path, error).lexically_normal() == fs::absolute(file, error).lexically_normal()) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 JobSpec parse_job(const std::string& text, const std::string& source) {
@@ -181,6 +194,10 @@ JobSpec parse_job(const std::string& text, const std::string& source) {
   reader.read(root, "database", job.database);
   reader.read(root, "log", job.log);
   if (job.log.empty()) job.log = (std::filesystem::path(job.database).parent_path() / (job.name + ".log")).string();
+  // Lines appended to the database (or the job file) would damage it, and the log be lost.
+  if (is_file_or_companion(job.log, job.database) || is_file_or_companion(job.log, source))
+    reader.fail(root.get("log") ? root.get("log")->source() : root.source(),
+                "'log' " + job.log + " is the job's database or the job file itself; give the log a file of its own");
   reader.read_budget(job);
   reader.read_measure(job);
   reader.read_workloads(job);
