@@ -194,7 +194,8 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
       ->check(CLI::IsMember({"gradient", "round_robin"}))->capture_default_str();
   tune->add_option("--rpc", options->request.measuring.rpc, "Measure on remote devices of KEY leased from the tracker at HOST:PORT");
   tune->add_option("--token-file", options->request.measuring.token_file, "--rpc: file holding the shared token");
-  tune->add_option("--rpc-wait", options->request.measuring.rpc_wait, "--rpc: seconds to wait in the tracker's queue for a device")
+  tune->add_option("--rpc-wait", options->request.measuring.rpc_wait, "--rpc: seconds to wait in the tracker's queue for a device, and for a tracker that "
+                   "cannot be reached (restarting)")
       ->capture_default_str()->check(finite_number(0.0, 86400.0));
   tune->callback([options, op, &action] {
     if (op->count() > 0 && !options->request.kernel_file.empty())
