@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "optune/db/database.hpp"
 #include "../support/command_test.hpp"
 #include "../support/cpu_kernel_file.hpp"
@@ -92,6 +94,30 @@ TEST_F(FaultsCliTest, AFullTmpdirFailsTheRunNotItsCandidates) {
   std::size_t ok = 0;
   for (const auto& record : records(db())) ok += record.ok() ? 1 : 0;
   EXPECT_EQ(ok, kept.size() + 16);
+}
+
+// A database on a read-only mount is read as immutable by every reading command (each failed with
+// "unable to open database file": SQLite could not make the WAL's -shm file there).
+TEST_F(FaultsCliTest, ADatabaseOnAReadOnlyMountIsRead) {
+  const std::string saxpy = (fs::path(OPTUNE_SOURCE_DIR) / "configs" / "kernels" / "saxpy_cpu.toml").string();
+  ASSERT_EQ(optune("tune --kernel " + saxpy + " --shape N=1024 --target cpu --trials 2 --remeasure 0 " +
+                   std::string(kTiming) + " --db " + db()).code, 0);
+  const std::size_t stored = records(db()).size();
+  TmpfsMount mount(dir_ / "read_only", 4096);
+  if (!mount.mounted()) GTEST_SKIP() << "mounting a tmpfs is not permitted here";
+  fs::copy_file(db(), dir_ / "read_only" / "optune.db");
+  ASSERT_TRUE(mount.remount_read_only());
+  const std::string database = (dir_ / "read_only" / "optune.db").string();
+  CommandRun query = optune("query --history --format json --db " + database);
+  ASSERT_EQ(query.code, 0) << query.err;
+  EXPECT_EQ(nlohmann::json::parse(query.out).size(), stored) << query.out;
+  CommandRun exported = optune("export --db " + database + " --out " + (dir_ / "records.jsonl").string());
+  EXPECT_EQ(exported.code, 0) << exported.err;
+  EXPECT_EQ(records(db()).size(), stored);
+  CommandRun pick = optune("pick --op gemm --shape 16,16,16 --target cpu --format json --db " + database);
+  EXPECT_EQ(pick.code, 0) << pick.err;
+  CommandRun prune = optune("prune --dry-run --keep 1 --db " + database);
+  EXPECT_EQ(prune.code, 0) << prune.err;
 }
 
 // A job whose log cannot be written stops with one line and exit 1, before it measures (it exited
