@@ -115,13 +115,19 @@ class JobLog {
   }
   std::FILE* file() const { return file_.get(); }
   void write(const std::string& line) const {
-    std::fprintf(file(), "%s %s\n", now_text().c_str(), line.c_str());
-    check();
+    errno = 0;
+    std::fprintf(file(), "%s %s\n", now_text().c_str(), line.c_str());  // flushes: the buffer is by line
+    check(errno);
   }
-  // Throws when a line has not reached the file (Progress writes its lines to file() too).
-  void check() const {
-    if (std::fflush(file()) == 0 && !std::ferror(file())) return;
-    throw std::runtime_error("job " + job_name_ + ": cannot write the log file " + path_ + ": " + std::strerror(errno) +
+  // Throws when a line has not reached the file (Progress writes its lines to file() too);
+  // `write_error`: errno after a write just made, the reason where the flush has none to give.
+  void check(int write_error = 0) const {
+    errno = 0;
+    const bool flushed = std::fflush(file()) == 0;
+    const int error = flushed ? write_error : errno;
+    if (flushed && !std::ferror(file())) return;
+    throw std::runtime_error("job " + job_name_ + ": cannot write the log file " + path_ +
+                             (error != 0 ? ": " + std::string(std::strerror(error)) : std::string()) +
                              "; the batches before this line are recorded");
   }
 
