@@ -195,7 +195,7 @@ KernelTunerExport export_kernel_tuner(const KernelTunerExportRequest& request) {
       exported.passed_over.push_back(error.what());
       continue;
     }
-    if (record.error_kind == "transport_error" || (request.ok_only && !record.ok())) continue;
+    if (record.is_transport_failure() || (request.ok_only && !record.ok())) continue;
     (record.ok() ? successes : failures)[task->space.to_index(task->space.from_json(record.config))] = record;
   }
   for (const auto& success : successes) failures.erase(success.first);

@@ -20,9 +20,8 @@ double parse_since(const std::string& text) {
   }
   try {
     return static_cast<double>(std::time(nullptr)) - tuner::parse_duration(text);
-  } catch (const std::invalid_argument&) {
-    throw BadInput("query: --since '" + text + "' is neither a date (2026-11-22, 2026-11-22T18:30) nor a "
-                   "duration (90m, 12h, 7d)");
+  } catch (const std::invalid_argument& error) {
+    throw BadInput("query: --since: " + std::string(error.what()) + "; or give a date (2026-11-22, 2026-11-22T18:30)");
   }
 }
 

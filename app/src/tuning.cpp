@@ -75,7 +75,7 @@ WorkloadOutcome tune_workload(const TuneRequest& request, const InstallPaths& pa
 std::vector<std::string> range_shapes(const TuneRequest& request) {
   std::vector<std::string> shapes;
   try {
-    shapes = tuner::representative_shapes(request.shape);
+    shapes = tuner::representative_shapes(request.shape, request.tuning.trials);
     if (request.kernel_file.empty()) {
       const kernels::Op op = kernels::parse_op(request.op);
       for (const auto& shape : shapes) kernels::parse_workload(op, shape);

@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include <sqlite3.h>
+#include <sys/statvfs.h>
 
 #include "record_rows.hpp"
 #include "schema.hpp"
@@ -20,6 +21,11 @@ namespace {
 // locked". A writer commits per batch, so readers and a second writer wait at most one commit;
 // longer is a lock held by hand (an open sqlite3 shell), and a measured batch waits for it a while.
 constexpr std::chrono::milliseconds kBusyTimeout{60'000};
+
+bool is_on_read_only_mount(const std::string& path) {
+  struct statvfs file_system {};
+  return ::statvfs(path.c_str(), &file_system) == 0 && (file_system.f_flag & ST_RDONLY) != 0;
+}
 
 }  // namespace
 
@@ -66,10 +72,12 @@ Database Database::open(const std::string& path, Mode mode) {
   try {
     version = prepare_schema(connection, read_only);
   } catch (const sqlite::SqliteError& error) {
-    // A WAL database in a folder this user cannot write: SQLite cannot make the -shm file a reader
-    // needs. No writer can be at work there either (it would need that file too), so the file is
-    // read as immutable.
-    if (!read_only || (error.code() & 0xff) != SQLITE_READONLY) throw;
+    // A WAL database in a folder this user cannot write, or on a read-only mount: SQLite cannot
+    // make the -shm file a reader needs (SQLITE_READONLY, or SQLITE_CANTOPEN where the mount
+    // refuses the open). No writer can be at work there either (it would need that file too), so
+    // the file is read as immutable.
+    const int code = error.code() & 0xff;
+    if (!read_only || !(code == SQLITE_READONLY || (code == SQLITE_CANTOPEN && is_on_read_only_mount(path)))) throw;
     connection = sqlite::Connection::open(path, sqlite::Connection::Access::kImmutable, kBusyTimeout);
     version = prepare_schema(connection, read_only);
   }
@@ -97,6 +105,10 @@ std::vector<std::int64_t> Database::insert(const std::vector<TuningRecord>& reco
 }
 
 namespace {
+
+// A record that measured its config: a transport failure (the link to a remote device broke)
+// measured nothing of it (TuningRecord::is_transport_failure).
+constexpr const char* kMeasuredTheConfig = "r.error_kind != 'transport_error'";
 
 // The latest successful record of each config among those `where` selects (a config measured
 // again counts with its latest measurement), as a subquery; its `latest` column follows the
@@ -152,7 +164,8 @@ std::vector<TuningRecord> Database::task_records(const TaskKey& task) const {
 }
 
 std::unordered_set<std::string> Database::measured_configs(const TaskKey& task) const {
-  const WhereClause where = where_clause(task);
+  WhereClause where = where_clause(task);
+  where.add(kMeasuredTheConfig);
   sqlite::Statement statement = impl_->connection.prepare("SELECT DISTINCT r.config FROM records r" + where.sql);
   where.bind(statement);
   std::unordered_set<std::string> configs;
@@ -162,6 +175,7 @@ std::unordered_set<std::string> Database::measured_configs(const TaskKey& task) 
 
 bool Database::is_measured(const TaskKey& task, const std::string& config_text) const {
   WhereClause where = where_clause(task);
+  where.add(kMeasuredTheConfig);
   where.add("r.config = ?");
   where.parameters.emplace_back(config_text);
   sqlite::Statement statement = impl_->connection.prepare("SELECT 1 FROM records r" + where.sql + " LIMIT 1");

@@ -9,23 +9,18 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_set>
 
 #include <toml++/toml.h>
 
 #include "optune/kernels/device_limits.hpp"
+#include "optune/kernels/one_line.hpp"
 
 namespace optune::kernels {
 namespace {
 
 // Integers in a double are exact up to here; knob values beyond it would not reach -D intact.
 constexpr double kLargestExactInteger = 9007199254740992.0;
-
-// toml++ quotes the file's own text in its messages; a message must stay one line.
-std::string one_line(const std::string& message) {
-  std::string line;
-  for (const char c : message) line += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
-  return line;
-}
 
 bool is_identifier(const std::string& name) {
   if (name.empty() || !std::isalpha(static_cast<unsigned char>(name[0]))) return false;
@@ -236,10 +231,17 @@ class KernelFileParser {
       check_new_name(name, &node, field);
       spec_.knobs.push_back(parse_knob(name, array_of(node, field), field));
     }
+    std::uint64_t configs = 1;  // the space's size, as search_space::ConfigSpace::size() counts it
+    for (const KernelKnob& knob : spec_.knobs)
+      if (__builtin_mul_overflow(configs, knob.size(), &configs))
+        fail(&knobs, "knobs", "the knobs' values make more than 2^64 configs, more than a search space can hold");
   }
 
   KernelKnob parse_knob(const std::string& name, const toml::array& values, const std::string& field) const {
     if (values.empty()) fail(&values, field, "no values");
+    if (values.size() > kMaxKnobValues)
+      fail(&values, field, std::to_string(values.size()) + " values; a knob may have at most " +
+                               std::to_string(kMaxKnobValues));
     KernelKnob knob{name, {}, {}};
     for (const toml::node& value : values) {
       if (const auto* text = value.as_string()) {
@@ -258,9 +260,9 @@ class KernelFileParser {
       }
     }
     if (!knob.numbers.empty() && !knob.strings.empty()) fail(&values, field, "mixes numbers and strings");
+    std::unordered_set<std::string> seen;
     for (std::size_t i = 0; i < knob.size(); ++i)
-      for (std::size_t j = 0; j < i; ++j)
-        if (knob.value_text(i) == knob.value_text(j)) fail(&values, field, "value " + knob.value_text(i) + " is listed twice");
+      if (!seen.insert(knob.value_text(i)).second) fail(&values, field, "value " + knob.value_text(i) + " is listed twice");
     return knob;
   }
 

@@ -50,7 +50,9 @@ LocalRunner::LocalRunner(LocalRunnerOptions options)
 LocalRunner::~LocalRunner() = default;
 
 Subprocess& LocalRunner::worker() {
-  if (!worker_ || worker_->poll()) {
+  // A worker stopped while idle (SIGSTOP) would answer nothing: the wait for it would count
+  // against the next candidate, which never ran. It is replaced like a dead one.
+  if (!worker_ || worker_->poll() || worker_->is_stopped()) {
     std::vector<std::string> argv = options_.launcher;
     argv.push_back(options_.worker_path);
     worker_ = std::make_unique<Subprocess>(Subprocess::spawn(argv, {.pipe_stdio = true, .output_file = ""}));
@@ -72,7 +74,11 @@ WorkerReply exchange(std::unique_ptr<Subprocess>& worker, const nlohmann::json& 
   auto line = worker->read_line(after(timeout_seconds));
   if (line) {
     try {
-      return nlohmann::json::parse(*line).get<WorkerReply>();
+      auto reply = nlohmann::json::parse(*line).get<WorkerReply>();
+      // The candidate left processes or descriptors behind: a fresh worker for the next one, so
+      // that they reach no later record (replacing it ends its process group).
+      if (reply.replace_worker.value_or(false)) worker.reset();
+      return reply;
     } catch (const std::exception& error) {
       worker.reset();
       return failure_reply("runtime_error", std::string("malformed worker reply: ") + error.what());

@@ -1,5 +1,6 @@
 #include "optune/measure/subprocess.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -30,6 +31,9 @@ ExitStatus decode(int raw) {
   }
   return status;
 }
+
+// How often read_line looks whether the child is still there while it waits for a line.
+constexpr int kLivenessCheckMilliseconds = 100;
 
 int milliseconds_until(std::chrono::steady_clock::time_point deadline) {
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -105,6 +109,7 @@ Subprocess& Subprocess::operator=(Subprocess&& other) noexcept {
   buffer_ = std::move(other.buffer_);
   timed_out_ = other.timed_out_;
   status_ = std::exchange(other.status_, std::nullopt);
+  stopped_ = other.stopped_;
   return *this;
 }
 
@@ -140,10 +145,18 @@ std::optional<std::string> Subprocess::read_line(std::chrono::steady_clock::time
       buffer_.erase(0, newline + 1);
       return line;
     }
+    // In slices: a child that has ended is seen as such even while a process it left behind holds
+    // its output open (no end of file comes then).
     pollfd fd{stdout_fd_, POLLIN, 0};
-    int ready = ::poll(&fd, 1, milliseconds_until(deadline));
+    int ready = ::poll(&fd, 1, std::min(milliseconds_until(deadline), kLivenessCheckMilliseconds));
     if (ready < 0 && errno == EINTR) continue;
     if (ready == 0) {
+      if (poll()) {  // ended: what it wrote before is in the pipe already
+        pollfd written{stdout_fd_, POLLIN, 0};
+        if (::poll(&written, 1, 0) > 0) continue;
+        return std::nullopt;
+      }
+      if (std::chrono::steady_clock::now() < deadline) continue;
       timed_out_ = true;
       return std::nullopt;
     }
@@ -158,9 +171,17 @@ std::optional<std::string> Subprocess::read_line(std::chrono::steady_clock::time
 std::optional<ExitStatus> Subprocess::poll() {
   if (status_) return status_;
   int raw = 0;
-  pid_t done = waitpid(pid_, &raw, WNOHANG);
-  if (done == pid_) status_ = decode(raw);
+  // Every change since the last call, stops and continues included, up to the end.
+  while (!status_ && waitpid(pid_, &raw, WNOHANG | WUNTRACED | WCONTINUED) == pid_) {
+    if (WIFSTOPPED(raw)) stopped_ = true;
+    else if (WIFCONTINUED(raw)) stopped_ = false;
+    else status_ = decode(raw);
+  }
   return status_;
+}
+
+bool Subprocess::is_stopped() {
+  return !poll() && stopped_;
 }
 
 std::optional<ExitStatus> Subprocess::wait_until(std::chrono::steady_clock::time_point deadline) {

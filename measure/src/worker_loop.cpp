@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
+#include <sys/wait.h>
 
 #include "optune/kernels/reference.hpp"
 #include "optune/kernels/workload.hpp"
@@ -18,6 +21,27 @@
 namespace optune::measure {
 
 namespace {
+
+// Descriptors a worker may gain over its candidates before it counts as leaking: a device runtime
+// opens some of its own as its first candidates run (a driver's device files, a cache).
+constexpr std::size_t kDescriptorSlack = 64;
+
+std::size_t open_descriptors() {
+  std::error_code error;
+  std::size_t count = 0;
+  for (std::filesystem::directory_iterator it("/proc/self/fd", error), end; !error && it != end; it.increment(error))
+    ++count;
+  return count;
+}
+
+// Reaps the children that have ended; true when some still run.
+bool has_running_children() {
+  int status = 0;
+  pid_t child = 0;
+  while ((child = ::waitpid(-1, &status, WNOHANG)) > 0) {
+  }
+  return child == 0;
+}
 
 // Runs per repeat when the policy leaves it open: enough for min_repeat_ms, and at most this many
 // (a candidate that returns at once must not spin for hours).
@@ -78,7 +102,10 @@ class WorkerLoop {
       backend.prepare(request, operands_);
       if (request.reference) return run_reference(backend, request);
       if (request.artifact.empty()) return ready(request);
-      return check_and_time(backend, request);
+      if (!descriptors_before_candidates_) descriptors_before_candidates_ = open_descriptors();
+      WorkerReply reply = check_and_time(backend, request);
+      if (left_behind()) reply.replace_worker = true;
+      return reply;
     } catch (...) {
       backend.reset();
       throw;
@@ -186,8 +213,16 @@ class WorkerLoop {
     reply.number = number;
   }
 
+  // Whether the candidates run so far left processes running or descriptors open: they would
+  // reach later candidates' records (a process holding the reply channel open hides the worker's
+  // crash; descriptors pile up to the limit).
+  bool left_behind() {
+    return has_running_children() || open_descriptors() > *descriptors_before_candidates_ + kDescriptorSlack;
+  }
+
   std::vector<std::unique_ptr<WorkerBackend>> backends_;
   Operands operands_;
+  std::optional<std::size_t> descriptors_before_candidates_;  // before this worker's first candidate
 };
 
 }  // namespace

@@ -59,6 +59,8 @@ def _text(name, value):
         value.encode("utf-8")
     except UnicodeEncodeError:
         raise BadInput(f"{name}: {value!r} is not UTF-8 text") from None
+    if "\0" in value:  # the native part's C strings would end there
+        raise BadInput(f"{name}: {value!r} holds a NUL character")
     return value
 
 
@@ -70,7 +72,10 @@ def _path(name, value, required=True):
         return b""
     if not isinstance(value, (str, bytes, os.PathLike)):
         raise BadInput(f"{name}: expected a path (str, bytes or os.PathLike), got {value!r}")
-    return os.fsencode(value)
+    path = os.fsencode(value)
+    if b"\0" in path:  # the file system would take the path up to it: 'a\0b.db' would be ./a
+        raise BadInput(f"{name}: {value!r} holds a NUL byte, which no file name may")
+    return path
 
 
 def _items(name, value, single=()):
@@ -155,8 +160,9 @@ def tune(op="gemm", shape=None, target=None, tuner="xgb", trials=64, db="optune.
     holds ``config``, ``gflops``, ``median_seconds``), ``speedup`` over the default (None when the
     best is the default itself, see ``best_is_default``); for a suite, ``tasks`` (one such dict
     each, with ``name`` and ``count``) and the network's ``default_seconds`` and ``tuned_seconds``.
-    A ``shape`` with a range (``"M=1..512,N=768,K=768"``) tunes its representative shapes, ``trials``
-    split among them, and returns a list of one such dict per shape.
+    A ``shape`` with a range (``"M=1..512,N=768,K=768"``) tunes its representative shapes (at most
+    ``trials`` of them, and at most 9), ``trials`` split among them, and returns a list of one such
+    dict per shape.
     ``target``: default cpu, or a ``kernel`` file's backend. ``db``, ``suite``, ``kernel`` and
     ``token_file`` are paths (str, bytes or os.PathLike; None for ``db`` is bad input).
     ``progress``: called with a dict (``task``, ``trial``, ``trials``, ``best_gflops``, ``unit``

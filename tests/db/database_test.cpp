@@ -117,16 +117,19 @@ TEST(Database, ConfigsCountWithTheirLatestMeasurement) {
   EXPECT_EQ(db.best(kGemmTask)->config["tile_m"], 16);
 }
 
-TEST(Database, MeasuredConfigsIncludeFailedRecords) {
+// A transport failure measured nothing of its config (the link broke): the config stays unmeasured.
+TEST(Database, MeasuredConfigsIncludeFailedRecordsButNotTransportFailures) {
   TempDir dir;
   auto db = Database::open(dir.file("optune.db"));
   const TuningRecord ok = ok_record(8, 0.005);
   const TuningRecord crashed = failed_record(16, "crash");
-  db.insert({ok, crashed, with_workload(ok_record(32, 0.001), "gemm.f32.M64.N64.K64")});
+  const TuningRecord unreached = failed_record(64, "transport_error");
+  db.insert({ok, crashed, unreached, with_workload(ok_record(32, 0.001), "gemm.f32.M64.N64.K64")});
   const auto configs = db.measured_configs(kGemmTask);
   EXPECT_EQ(configs, (std::unordered_set<std::string>{ok.config_text(), crashed.config_text()}));
   EXPECT_TRUE(db.is_measured(kGemmTask, crashed.config_text()));
   EXPECT_FALSE(db.is_measured(kGemmTask, ok_record(32, 0.001).config_text()));
+  EXPECT_FALSE(db.is_measured(kGemmTask, unreached.config_text()));
 }
 
 TEST(Database, IdenticalRecordIsStoredOnce) {

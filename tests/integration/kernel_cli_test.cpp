@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "optune/db/database.hpp"
+#include "../support/cpu_kernel_file.hpp"
 #include "../support/job_command_test.hpp"
 
 namespace {
@@ -55,13 +56,7 @@ class KernelCliTest : public optune::test_support::JobCommandTest {
   // The kernel file of a C++ kernel `name` in `name`.cpp (written by the test) computing y of x over
   // `n` floats, with the knob lines `knobs`, checked against `name`_reference in the same source.
   fs::path write_cpu_kernel(const std::string& name, int n, const std::string& knobs) {
-    return write(name + ".toml", "name = \"" + name + "\"\nbackend = \"cpu\"\nsource = \"" + name + ".cpp\"\nentry = \"" +
-                                     name + "\"\nflops = \"N\"\nargs = [\n"
-                                     "  { name = \"x\", kind = \"buffer\", dtype = \"f32\", count = \"N\" },\n"
-                                     "  { name = \"y\", kind = \"buffer\", dtype = \"f32\", count = \"N\", output = true },\n"
-                                     "  { name = \"n\", kind = \"scalar\", dtype = \"i32\", value = \"N\" },\n]\n"
-                                     "[extents]\nN = " + std::to_string(n) + "\n[knobs]\n" + knobs + "\n"
-                                     "[check]\nreference = \"" + name + "_reference\"\nrtol = 1e-6\natol = 1e-6\n");
+    return write(name + ".toml", optune::test_support::cpu_kernel_file(name, n, knobs));
   }
 };
 
@@ -269,6 +264,34 @@ extern "C" void chatty_reference(const float* x, float* y, std::int32_t n) {
   EXPECT_NE(run.err.find("debug: n=1024"), std::string::npos) << "a kernel's output goes to stderr\n" << run.err;
 }
 
+// A transport_error record (an RPC server died under the candidate) says nothing of the config:
+// a later run measures the config again instead of skipping it as a known failure.
+TEST_F(KernelCliTest, ConfigsWhoseOnlyRecordIsATransportErrorAreMeasuredAgain) {
+  write("linked.cpp", optune::test_support::doubling_source("linked"));
+  const fs::path kernel = write_cpu_kernel("linked", 256, "V = [0, 1, 2]");
+  const std::string tune = "tune --kernel " + kernel.string() + " --target cpu --tuner grid --trials 2 --remeasure 0 " + kQuick;
+  const std::string first_db = (dir_ / "first.db").string();
+  ASSERT_EQ(optune(tune + " --db " + first_db).code, 0);
+  // The same records as an RPC run whose server died under V=1 and V=2 would have written.
+  std::vector<optune::db::TuningRecord> records = Database::open(first_db).records({});
+  ASSERT_EQ(records.size(), 3u);
+  for (auto& record : records) {
+    if (record.is_default) continue;
+    record.error_kind = "transport_error";
+    record.error_message = "device 127.0.0.1:9190: connection reset by peer";
+    record.costs.clear();
+    record.median_seconds = record.gflops = 0;
+  }
+  Database::open(db()).insert(records);
+
+  CommandRun run = optune(tune + " --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_EQ(run.out.find("found no other config to measure"), std::string::npos) << run.out;
+  const auto by_config = outcomes();  // the latest record of each config
+  EXPECT_EQ(by_config.at("{\"V\":1}"), "ok");
+  EXPECT_EQ(by_config.at("{\"V\":2}"), "ok");
+}
+
 TEST_F(KernelCliTest, AReferenceThatLeavesAnOutputUnwrittenIsNamedAsTheCause) {
   write("lazy.cpp", R"(#include <cstdint>
 extern "C" void lazy(const float* x, float* y, std::int32_t n) {
@@ -315,6 +338,24 @@ extern "C" void broken_reference(const float* x, float* y, std::int32_t n) {
                        db(),
                    "the check's reference 'broken_reference' gave no result within 3 s; no config can be checked");
   EXPECT_EQ(record_count(), before);
+}
+
+// A reference that writes one element past its output, or that does not build (a name the source
+// does not declare), is the file's fault too (exit 2, nothing recorded): no candidate can be
+// checked. Its outputs were taken as the expected values; every candidate was a build_error (exit 1).
+TEST_F(KernelCliTest, AReferenceThatWritesPastItsOutputOrDoesNotBuildIsTheFilesFault) {
+  write("over.cpp", optune::test_support::doubling_source("over", "y[n] = 0;"));
+  const fs::path kernel = write_cpu_kernel("over", 256, "V = [0, 1]");
+  const std::string tune = "tune --kernel " + kernel.string() + " --target cpu --trials 2 " + kQuick + " --db " + db();
+  expect_bad_input(tune, "kernel.over.N256: the check's reference 'over_reference' wrote past the end of argument 'y'");
+  EXPECT_EQ(record_count(), 0u);
+  std::string text = slurp(kernel);
+  text.replace(text.find("\"over_reference\""), 16, "\"missing_reference\"");
+  write("over.toml", text);
+  expect_bad_input(tune, "kernel.over.N256: the check's reference does not build (the candidate builds without it): ");
+  CommandRun run = optune(tune);
+  EXPECT_NE(run.err.find("missing_reference"), std::string::npos) << run.err;  // the compiler's first error
+  EXPECT_EQ(record_count(), 0u);
 }
 
 TEST_F(KernelCliTest, ARangeOfAKernelsExtentTunesItsRepresentativeSizes) {

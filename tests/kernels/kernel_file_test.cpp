@@ -342,6 +342,9 @@ const HostileCase kHostileCases[] = {
     {"KernelNameWithADot", "name = \"k\"", "name = \"my.k\"", "name: 'my.k'", ""},
     {"KnobNotAList", "WG = [32, 64]", "WG = 32", "knobs.WG: must be a list, not an integer", ""},
     {"BuildOptionWithSpace", "", "build_options = [\"-D X=1\"]\n", "build_options[0]", "without whitespace"},
+    // A NUL in a name is written as an escape: left in, it cut the message where C strings end.
+    {"KnobNameWithANul", "WG = [32, 64]", "WG = [32, 64]\n\"A\\u0000B\" = [1]", "knobs.A\\x00B",
+     "'A\\x00B' must be an identifier"},
 };
 
 class HostileKernelFile : public KernelFileTest, public ::testing::WithParamInterface<HostileCase> {};
@@ -393,6 +396,31 @@ TEST_F(KernelFileTest, TheDigestFollowsTheSourceTheArgumentsAndTheCheckButNotThe
   EXPECT_TRUE(is_kernel_template_of("kernel.k.opencl", "k", "opencl"));  // written before digests
   EXPECT_FALSE(is_kernel_template_of("kernel.k.openclx", "k", "opencl"));
   EXPECT_FALSE(is_kernel_template_of("kernel.k.opencl#1", "k", "cpu"));
+}
+
+// The knobs' space must fit a search space's 64-bit count; beyond it the file is refused naming
+// why (it was "no config of the knobs is valid").
+TEST_F(KernelFileTest, KnobsOfMoreThan2To64ConfigsAreRefusedNamingWhy) {
+  std::string knobs;
+  for (int knob = 0; knob < 17; ++knob) {  // 16^17 = 2^68 configs
+    knobs += "K" + std::to_string(knob) + "x = [";
+    for (int value = 0; value < 16; ++value) knobs += std::to_string(value) + (value < 15 ? ", " : "]\n");
+  }
+  const std::string error = error_of(replaced(kValidOpenCLFile, "WG = [32, 64]\n", "WG = [32, 64]\n" + knobs));
+  EXPECT_NE(error.find("knobs: the knobs' values make more than 2^64 configs"), std::string::npos) << error;
+}
+
+// A knob's values are checked for repeats in linear time, and their number is limited: 100,000
+// values are refused at once (they took more than a minute to be accepted), 4,096 are taken.
+TEST_F(KernelFileTest, KnobValueListsAreLimitedAndReadInLinearTime) {
+  auto with_values = [](std::size_t count) {
+    std::string list = "WG = [";
+    for (std::size_t value = 0; value < count; ++value) list += std::to_string(value) + ", ";
+    return replaced(kValidOpenCLFile, "WG = [32, 64]", list + "]");
+  };
+  const std::string error = error_of(with_values(100'000));
+  EXPECT_NE(error.find("knobs.WG: 100000 values; a knob may have at most 4096"), std::string::npos) << error;
+  EXPECT_EQ(load(with_values(kMaxKnobValues)).knobs[0].size(), kMaxKnobValues);
 }
 
 TEST_F(KernelFileTest, UnreadableFileIsNamed) {

@@ -5,7 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <future>
+#include <sstream>
+#include <thread>
 
 #include "behaviour_template.hpp"
 #include "optune/backends/cpu/cpu_device.hpp"
@@ -30,17 +38,25 @@ class LocalRunnerTest : public ::testing::Test {
     return {task_, task_->space.from_json({{"behaviour", behaviour}})};
   }
 
+  // Compiles quickly: the candidates are small.
+  static LocalBuilderOptions quick_build() {
+    LocalBuilderOptions options;
+    options.flags = {"-std=c++20", "-O1", "-fPIC", "-shared"};
+    return options;
+  }
+  static TimingPolicy timing(double timeout_seconds, int repeat, double min_repeat_ms) {
+    TimingPolicy policy;
+    policy.timeout_seconds = timeout_seconds;
+    policy.repeat = repeat;
+    policy.min_repeat_ms = min_repeat_ms;
+    return policy;
+  }
+
   std::vector<MeasureResult> build_and_run(const std::vector<std::string>& behaviours, int rounds = 1) {
     std::vector<MeasureInput> inputs;
     for (const auto& b : behaviours) inputs.push_back(input(b));
-    LocalBuilderOptions build_options;
-    build_options.flags = {"-std=c++20", "-O1", "-fPIC", "-shared"};
-    LocalBuilder builder(build_options);
-    TimingPolicy timing;
-    timing.timeout_seconds = 2;
-    timing.repeat = 3;
-    timing.min_repeat_ms = 1;
-    LocalRunner runner({OPTUNE_WORKER_PATH, timing, true});
+    LocalBuilder builder(quick_build());
+    LocalRunner runner({OPTUNE_WORKER_PATH, timing(2, 3, 1), true});
     auto builds = builder.build(inputs);
     auto results = runner.run(inputs, builds, rounds);
     for (const auto& build : builds)
@@ -116,6 +132,90 @@ TEST_F(LocalRunnerTest, MissingArtifactIsRuntimeError) {
   auto result = runner.measure_one(input("correct"), build);
   EXPECT_EQ(result.error, ErrorKind::kRuntimeError);
   EXPECT_NE(result.message.find("dlopen"), std::string::npos);
+}
+
+// The optune-worker processes this test process started (through its runners).
+std::vector<pid_t> worker_processes() {
+  std::vector<pid_t> workers;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string text;
+    std::getline(stat, text);
+    // "pid (comm) state ppid ...": comm may hold spaces, so the fields after it follow the last ')'.
+    const auto open = text.find('('), close = text.rfind(')');
+    if (open == std::string::npos || close == std::string::npos) continue;
+    std::istringstream rest(text.substr(close + 1));
+    char state = 0;
+    pid_t parent = 0;
+    rest >> state >> parent;
+    if (parent == ::getpid() && text.substr(open + 1, close - open - 1) == "optune-worker")
+      workers.push_back(std::stoi(name));
+  }
+  return workers;
+}
+
+// The state letter of /proc/<pid>/stat: 'T' once a SIGSTOP has taken effect.
+char process_state(pid_t process) {
+  std::ifstream stat("/proc/" + std::to_string(process) + "/stat");
+  std::string text;
+  std::getline(stat, text);
+  const auto close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() ? text[close + 2] : '?';
+}
+
+std::size_t open_descriptors(pid_t process) {
+  std::size_t count = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/" + std::to_string(process) + "/fd"))
+    ++count;
+  return count;
+}
+
+// A worker stopped while idle (SIGSTOP) is replaced: the next candidate is measured within its
+// timeout and is a success, not a timeout charged after the 600 s the stopped worker was waited for.
+TEST_F(LocalRunnerTest, AStoppedIdleWorkerIsReplacedAndTheNextCandidateMeasured) {
+  LocalBuilder builder(quick_build());  // its folder holds the objects while it lives
+  auto builds = builder.build({input("correct"), input("correct")});
+  LocalRunner runner({OPTUNE_WORKER_PATH, timing(3, 2, 1), true});
+  ASSERT_EQ(runner.measure_one(input("correct"), builds[0]).error, ErrorKind::kOk);
+  const auto workers = worker_processes();
+  ASSERT_EQ(workers.size(), 1u);
+  ASSERT_EQ(::kill(workers[0], SIGSTOP), 0);
+  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+       process_state(workers[0]) != 'T' && std::chrono::steady_clock::now() < deadline;)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // its other threads stop, and we hear of it
+  auto measured = std::async(std::launch::async, [&] { return runner.measure_one(input("correct"), builds[1]); });
+  if (measured.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+    ::kill(workers[0], SIGKILL);  // ends the runner's wait
+    FAIL() << "the runner waited on the stopped worker";
+  }
+  const MeasureResult result = measured.get();
+  EXPECT_EQ(result.error, ErrorKind::kOk) << result.message;
+}
+
+// What a candidate leaves in its worker reaches no later record: a child it forked (which holds
+// the worker's reply channel open) did make the next candidate's segfault a timeout, and a
+// descriptor leaked per run piled up in the worker that measured the next candidates.
+TEST_F(LocalRunnerTest, WhatACandidateLeavesBehindReachesNoLaterRecord) {
+  testing::BehaviourTemplate behaviour({"correct", "fork", "segfault", "leak"});
+  auto task = std::make_shared<MeasureTask>(*task_);
+  task->kernel_template = &behaviour;
+  task->space = behaviour.space(task->workload, task->device);
+  std::vector<MeasureInput> inputs;
+  for (const char* name : {"fork", "segfault", "leak", "correct"})
+    inputs.push_back({task, task->space.from_json({{"behaviour", name}})});
+  LocalRunner runner({OPTUNE_WORKER_PATH, timing(3, 3, 5), true});
+  const auto results = runner.run(inputs, LocalBuilder(quick_build()).build(inputs));
+  EXPECT_EQ(results[0].error, ErrorKind::kOk) << results[0].message;
+  EXPECT_EQ(results[1].error, ErrorKind::kCrash) << results[1].message;
+  EXPECT_NE(results[1].message.find("Segmentation fault"), std::string::npos) << results[1].message;
+  EXPECT_EQ(results[2].error, ErrorKind::kOk) << results[2].message;
+  EXPECT_EQ(results[3].error, ErrorKind::kOk) << results[3].message;
+  const auto workers = worker_processes();
+  ASSERT_EQ(workers.size(), 1u);
+  EXPECT_LT(open_descriptors(workers[0]), 64u);
 }
 
 TEST_F(LocalRunnerTest, ArtifactsAreRemovedOnceMeasured) {

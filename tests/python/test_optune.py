@@ -91,6 +91,18 @@ def test_bad_input_raises_badinput_with_the_command_lines_message(tmp_path):
     assert not os.path.exists(db)  # nothing was opened, let alone written
 
 
+def test_a_duration_of_hundreds_of_digits_is_badinput_with_the_command_lines_message(tmp_path):
+    db = str(tmp_path / "d.db")
+    digits = "9" * 400
+    with pytest.raises(optune.BadInput) as error:  # was IndexError (std::out_of_range of std::stod)
+        optune.query(db=db, since=digits + "s")
+    assert str(error.value) == cli_error("query", "--db", db, "--since", digits + "s")
+    assert "is longer than 3650d" in str(error.value)
+    with pytest.raises(optune.BadInput, match="--budget: duration '9+m' is longer than 3650d"):
+        optune.tune(suite=str(tmp_path / "x.toml"), budget=digits + "m", db=db)
+    assert not os.path.exists(db)
+
+
 def test_query_of_a_file_that_is_not_a_database_is_badinput(tmp_path):
     junk = tmp_path / "junk.db"
     junk.write_bytes(b"not a database, just bytes" * 100)

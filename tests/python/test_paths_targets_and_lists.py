@@ -3,6 +3,7 @@ that is not UTF-8 included, as the command line takes it), a kernel file's own b
 target, one file or a list where a list goes; anything else is optune.BadInput, not a TypeError."""
 import json
 import os
+import pathlib
 import shutil
 
 import pytest
@@ -33,6 +34,23 @@ def test_none_for_a_database_or_a_landscape_is_badinput():
                  lambda: optune.replay(None)):
         with pytest.raises(optune.BadInput, match="expected a path"):
             call()
+
+
+def test_a_path_or_text_with_a_nul_is_badinput_and_nothing_is_written(tmp_path, monkeypatch):
+    # A C string ends at a NUL: db='a\0b.db' wrote into ./a.
+    monkeypatch.chdir(tmp_path)
+    saxpy = os.path.join(KERNELS, "saxpy_cpu.toml")
+    calls = [lambda: optune.tune(op="gemm", shape="16,16,16", db="a\0b.db", **QUICK),
+             lambda: optune.tune(op="gemm", shape="16,16,16", db=b"a\0b.db", **QUICK),
+             lambda: optune.tune(op="gemm", shape="16,16,16", db=pathlib.Path("a\0b.db"), **QUICK),
+             lambda: optune.tune(kernel=saxpy + "\0.toml", db="k.db", **QUICK),
+             lambda: optune.tune(op="gemm", shape="16,16,16", compiler="c++\0 -O0", db="c.db", **QUICK),
+             lambda: optune.query(db="a\0b.db"), lambda: optune.pick("gemm", "16,16,16", db="a\0b.db"),
+             lambda: optune.replay("a\0b.json")]
+    for call in calls:
+        with pytest.raises(optune.BadInput, match="holds a NUL"):
+            call()
+    assert os.listdir(tmp_path) == []
 
 
 def test_space_of_a_kernel_file_takes_the_files_backend_as_its_target():

@@ -268,26 +268,36 @@ TEST_F(RpcTest, ServerKilledMidBatchLeavesMarkedRecordsAndAnIntactDatabase) {
   EXPECT_EQ(integrity(), "ok\n");
 }
 
-// RpcRunner in-process against a real tracker and server: candidates that crash, abort, hang or
-// compute a wrong answer become those records, and the server goes on measuring the rest.
-TEST_F(RpcTest, FaultyCandidatesBecomeRecordsAndTheServerKeepsServing) {
-  auto& tracker = start_tracker();
-  auto& server = start_server("server", "faults", tracker.port);
-  optune::testing::BehaviourTemplate behaviour;
+// Inputs of the behaviour template (behaviour_template.hpp) on the CPU, one per behaviour.
+std::vector<measure::MeasureInput> behaviour_inputs(const optune::testing::BehaviourTemplate& behaviour,
+                                                    const std::vector<std::string>& behaviours) {
   auto task = std::make_shared<measure::MeasureTask>();
   task->workload = kernels::parse_workload(kernels::Op::kGemm, "33,17,9");
   task->kernel_template = &behaviour;
   task->target = backends::parse_target("cpu");
   task->device = measure::detect_local_cpu();
   task->space = behaviour.space(task->workload, task->device);
-  const std::vector<std::string> behaviours = {"segfault", "correct", "abort", "wrong", "hang", "syntax", "correct"};
   std::vector<measure::MeasureInput> inputs;
   for (const auto& b : behaviours) inputs.push_back({task, task->space.from_json({{"behaviour", b}})});
+  return inputs;
+}
+
+std::vector<measure::BuildResult> quick_build(const std::vector<measure::MeasureInput>& inputs, const fs::path& dir) {
   measure::LocalBuilderOptions build_options;
   build_options.flags = {"-std=c++20", "-O1", "-fPIC", "-shared"};
-  build_options.work_dir = (dir_ / "builds").string();
-  measure::LocalBuilder builder(build_options);
-  auto builds = builder.build(inputs);
+  build_options.work_dir = dir.string();
+  return measure::LocalBuilder(build_options).build(inputs);
+}
+
+// RpcRunner in-process against a real tracker and server: candidates that crash, abort, hang or
+// compute a wrong answer become those records, and the server goes on measuring the rest.
+TEST_F(RpcTest, FaultyCandidatesBecomeRecordsAndTheServerKeepsServing) {
+  auto& tracker = start_tracker();
+  auto& server = start_server("server", "faults", tracker.port);
+  optune::testing::BehaviourTemplate behaviour;
+  const auto inputs =
+      behaviour_inputs(behaviour, {"segfault", "correct", "abort", "wrong", "hang", "syntax", "correct"});
+  auto builds = quick_build(inputs, dir_ / "builds");
 
   measure::rpc::RpcRunnerOptions options;
   options.tracker = {"127.0.0.1", tracker.port};
@@ -302,6 +312,37 @@ TEST_F(RpcTest, FaultyCandidatesBecomeRecordsAndTheServerKeepsServing) {
   EXPECT_EQ(kinds, (std::vector<std::string>{"crash", "ok", "crash", "wrong_answer", "timeout", "build_error", "ok"}));
   EXPECT_FALSE(server.process.poll()) << slurp(server.log);
   for (const auto& b : builds) EXPECT_FALSE(!b.artifact.empty() && fs::exists(b.artifact)) << "artifacts are removed";
+}
+
+// A tracker restarted under a tuner (4 s away) is reached again within the lease wait (--rpc-wait):
+// the batch is kept and measured on the server, which stayed up. The run ended at once (three
+// tries without a pause, the batch lost).
+TEST_F(RpcTest, ATrackerRestartIsWaitedForAndTheBatchKept) {
+  auto& tracker = start_tracker();
+  const unsigned short port = tracker.port;
+  start_server("server", "restart", port);
+  optune::testing::BehaviourTemplate behaviour;
+  const auto inputs = behaviour_inputs(behaviour, {"correct", "correct", "correct"});
+  const auto builds = quick_build(inputs, dir_ / "builds");
+
+  tracker.process.kill();
+  auto restarted = std::async(std::launch::async, [&] {
+    std::this_thread::sleep_for(std::chrono::seconds(4));
+    start("tracker-again", {"rpc", "tracker", "--port", std::to_string(port), "--heartbeat-timeout", "3"});
+  });
+  measure::rpc::RpcRunnerOptions options;
+  options.tracker = {"127.0.0.1", port};
+  options.key = "restart";
+  options.lease_wait_seconds = 30;
+  options.timing.timeout_seconds = 5;
+  options.timing.repeat = 2;
+  options.timing.min_repeat_ms = 1;
+  measure::rpc::RpcRunner runner(options);
+  std::vector<measure::MeasureResult> results;
+  EXPECT_NO_THROW(results = runner.run(inputs, builds));
+  restarted.get();
+  ASSERT_EQ(results.size(), 3u);
+  for (const auto& result : results) EXPECT_EQ(result.error, measure::ErrorKind::kOk) << result.message;
 }
 
 // The tracker alone, spoken to in-process: a second client waits in the queue while the only

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "optune/backends/registry.hpp"
 #include "optune/kernels/kernel_template.hpp"
@@ -12,13 +13,20 @@ namespace optune::testing {
 
 class BehaviourTemplate final : public kernels::KernelTemplate {
  public:
+  // The behaviours of the space. Beyond the default seven, a candidate may also leave something
+  // behind in the worker: "fork" (a child that outlives it, holding the worker's descriptors) and
+  // "leak" (a descriptor opened per run and never closed); both compute the right GEMM.
+  explicit BehaviourTemplate(std::vector<std::string> behaviours = {"correct", "wrong", "segfault", "abort", "hang",
+                                                                    "syntax", "partial"})
+      : behaviours_(std::move(behaviours)) {}
+
   std::string name() const override { return "gemm.behaviour_test"; }
   kernels::Op op() const override { return kernels::Op::kGemm; }
   std::string_view backend() const override { return "cpu"; }
 
   search_space::ConfigSpace space(const kernels::Workload&, const kernels::DeviceInfo&) const override {
     search_space::ConfigSpace space;
-    space.add(search_space::ChoiceKnob{"behaviour", {"correct", "wrong", "segfault", "abort", "hang", "syntax", "partial"}});
+    space.add(search_space::ChoiceKnob{"behaviour", behaviours_});
     return space;
   }
 
@@ -32,11 +40,14 @@ class BehaviourTemplate final : public kernels::KernelTemplate {
     const auto& shape = workload.gemm();
     const std::string& behaviour = config.choice("behaviour");
     std::string body;
-    if (behaviour == "correct" || behaviour == "wrong" || behaviour == "partial") {
+    if (behaviour == "correct" || behaviour == "wrong" || behaviour == "partial" || behaviour == "fork" ||
+        behaviour == "leak") {
       std::string scale = behaviour == "wrong" ? "1.01f" : "1.0f";
       std::string rows = behaviour == "partial" ? "M - 1" : "M";  // leaves the last row unwritten
       body = "for (long i = 0; i < " + rows + "; ++i) for (long j = 0; j < N; ++j) { double s = 0;"
              " for (long k = 0; k < K; ++k) s += (double)a[i*K+k] * b[k*N+j]; c[i*N+j] = " + scale + " * (float)s; }";
+      if (behaviour == "fork") body += " static bool forked = false; if (!forked && fork() == 0) { sleep(30); _exit(0); } forked = true;";
+      if (behaviour == "leak") body += " open(\"/dev/null\", O_RDONLY);";
     } else if (behaviour == "segfault") {
       body = "*(volatile int*)nullptr = 1;";
     } else if (behaviour == "abort") {
@@ -46,12 +57,15 @@ class BehaviourTemplate final : public kernels::KernelTemplate {
     } else {
       body = "this is not C++;";
     }
-    return "#include <cstdlib>\n"
+    return "#include <cstdlib>\n#include <fcntl.h>\n#include <unistd.h>\n"
            "static const long M = " + std::to_string(shape.M) + ", N = " + std::to_string(shape.N) +
            ", K = " + std::to_string(shape.K) + ";\n"
            "extern \"C\" void optune_kernel(const float* const* in, float* c) {\n"
            "  const float* a = in[0]; const float* b = in[1]; (void)a; (void)b; (void)c;\n  " + body + "\n}\n";
   }
+
+ private:
+  std::vector<std::string> behaviours_;
 };
 
 }  // namespace optune::testing

@@ -84,6 +84,17 @@ TEST(JobFileTest, MalformedJobsNameFileLineAndProblem) {
   expect_job_error("name = \"a\"\nbudget = [\n", "bad.toml:");
 }
 
+// A budget of 400 digits is one clear line, as a time or as trials (it was "bad.toml:2: 'budget':
+// stod", and the digits alone "stoul").
+TEST(JobFileTest, BudgetsTooLargeAreNamedAsSuch) {
+  const std::string workload = "[[workload]]\nop = \"gemm\"\nshape = \"8,8,8\"\n";
+  const std::string digits(400, '9');
+  expect_job_error("name = \"a\"\nbudget = \"" + digits + "h\"\n" + workload, "bad.toml:2: 'budget': duration '");
+  expect_job_error("name = \"a\"\nbudget = \"" + digits + "h\"\n" + workload, "is longer than 3650d");
+  expect_job_error("name = \"a\"\nbudget = \"" + digits + "\"\n" + workload, "at most 100000000");
+  expect_job_error("name = \"a\"\nbudget = 1000000000000\n" + workload, "at most 100000000");
+}
+
 TEST(JobFileTest, ShippedJobsParse) {
   // Their paths are relative to the repository root, where they are run from.
   const auto here = std::filesystem::current_path();

@@ -35,6 +35,21 @@ TEST(ShapeRangeTest, SeveralRangesTakeFewerPointsEach) {
   EXPECT_EQ(shapes.back(), "M=512,N=1024,K=768");
 }
 
+// The budget bounds the shapes: each needs a trial, and never more than nine, however many extents
+// are ranged (a conv2d range over 9 extents planned 256 shapes for 4 trials).
+TEST(ShapeRangeTest, ShapesNeverOutnumberTheTrialsNorNine) {
+  EXPECT_EQ(representative_shapes("M=1..512,N=768,K=768", 2),
+            (std::vector<std::string>{"M=1,N=768,K=768", "M=512,N=768,K=768"}));
+  EXPECT_EQ(representative_shapes("M=1..512,N=768,K=768", 1), (std::vector<std::string>{"M=23,N=768,K=768"}));
+  EXPECT_EQ(representative_shapes("M=1..512,N=768,K=768", 100).size(), 8u);
+  const std::string conv = "N=1..8,C=3..512,H=7..224,W=7..224,K=8..512,R=1..7,S=1..7,stride=1..2,dilation=1..2";
+  EXPECT_LE(representative_shapes(conv).size(), kMostShapes);
+  EXPECT_EQ(representative_shapes(conv, 4).size(), 4u);
+  // The widest ranges keep their ends; the narrowest give theirs up first, keeping their middle.
+  EXPECT_EQ(representative_shapes("M=1..512,N=500..512,K=1..4", 2),
+            (std::vector<std::string>{"M=1,N=506,K=2", "M=512,N=506,K=2"}));
+}
+
 TEST(ShapeRangeTest, PositionalRangeAndFixedExtentsAreKept) {
   EXPECT_EQ(representative_shapes("1..4,8,3"), (std::vector<std::string>{"1,8,3", "2,8,3", "4,8,3"}));
   EXPECT_EQ(representative_shapes("M=8,N=8,K=8"), (std::vector<std::string>{"M=8,N=8,K=8"}));

@@ -127,6 +127,24 @@ TEST(Duration, ParsesHoursMinutesSeconds) {
   EXPECT_THROW(parse_duration("2 hours"), std::invalid_argument);
   EXPECT_THROW(parse_duration("0m"), std::invalid_argument);
   EXPECT_THROW(parse_duration(""), std::invalid_argument);
+  EXPECT_THROW(parse_duration("30m1h"), std::invalid_argument);  // parts in the order d, h, m, s
+  EXPECT_THROW(parse_duration("1h1h"), std::invalid_argument);
+  EXPECT_THROW(parse_duration("h"), std::invalid_argument);
+  EXPECT_EQ(parse_duration("3650d"), 3650 * 86400.0);
+}
+
+// A number too long for a double, or a duration of more than ten years, is bad input named as
+// such (400 digits threw std::out_of_range, whose message is "stod").
+TEST(Duration, TooLongIsBadInputNamingTheLimit) {
+  for (const std::string text : {std::string(400, '9') + "s", "1" + std::string(399, '0') + "d", std::string("3651d"),
+                                 std::string("99999999999m")}) {
+    try {
+      parse_duration(text);
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const std::invalid_argument& error) {
+      EXPECT_NE(std::string(error.what()).find("is longer than 3650d"), std::string::npos) << error.what();
+    }
+  }
 }
 
 // Bad input is one line on stderr, whatever the file quotes: toml++ names the character it saw

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <functional>
@@ -88,11 +89,6 @@ class StopOnSignals {
   struct sigaction old_term_ {};
 };
 
-struct FileCloser {
-  void operator()(std::FILE* file) const { std::fclose(file); }
-};
-using LogFile = std::unique_ptr<std::FILE, FileCloser>;
-
 struct JobRunOptions {
   std::string file;
   bool wait_lock = false;
@@ -105,10 +101,49 @@ std::string now_text() {
   return text;
 }
 
+// The job's log file. Every line reaches the file at once (the job may be killed); a line that
+// cannot be written (a full disk, /dev/full) stops the job with exit 1 once the batch before it is
+// recorded, rather than the log being lost in silence.
+class JobLog {
+ public:
+  explicit JobLog(const tuner::JobSpec& job) : path_(job.log), job_name_(job.name) {
+    std::error_code ignored;  // a folder that cannot be made shows as the log's open failing
+    std::filesystem::create_directories(std::filesystem::path(path_).parent_path(), ignored);
+    file_.reset(std::fopen(path_.c_str(), "a"));
+    if (!file_) throw UsageError("job " + job_name_ + ": cannot write the log file " + path_);
+    setvbuf(file_.get(), nullptr, _IOLBF, 0);
+  }
+  std::FILE* file() const { return file_.get(); }
+  void write(const std::string& line) const {
+    errno = 0;
+    std::fprintf(file(), "%s %s\n", now_text().c_str(), line.c_str());  // flushes: the buffer is by line
+    check(errno);
+  }
+  // Throws when a line has not reached the file (Progress writes its lines to file() too);
+  // `write_error`: errno after a write just made, the reason where the flush has none to give.
+  void check(int write_error = 0) const {
+    errno = 0;
+    const bool flushed = std::fflush(file()) == 0;
+    const int error = flushed ? write_error : errno;
+    if (flushed && !std::ferror(file())) return;
+    throw std::runtime_error("job " + job_name_ + ": cannot write the log file " + path_ +
+                             (error != 0 ? ": " + std::string(std::strerror(error)) : std::string()) +
+                             "; the batches before this line are recorded");
+  }
+
+ private:
+  struct FileCloser {
+    void operator()(std::FILE* file) const { std::fclose(file); }
+  };
+  std::string path_;
+  std::string job_name_;
+  std::unique_ptr<std::FILE, FileCloser> file_;
+};
+
 // Writes the same line to standard output and the log.
-void say(std::FILE* log, const std::string& line) {
+void say(const JobLog& log, const std::string& line) {
   std::printf("%s\n", line.c_str());
-  std::fprintf(log, "%s %s\n", now_text().c_str(), line.c_str());
+  log.write(line);
 }
 
 std::string milliseconds(const std::optional<db::TuningRecord>& record) {
@@ -117,7 +152,7 @@ std::string milliseconds(const std::optional<db::TuningRecord>& record) {
 }
 
 // The end-of-job summary, read from the database so that it covers every run of the job.
-void print_job_summary(std::FILE* log, const tuner::JobSpec& job, const std::vector<tuner::SuiteTask>& tasks,
+void print_job_summary(const JobLog& log, const tuner::JobSpec& job, const std::vector<tuner::SuiteTask>& tasks,
                        const db::Database& database) {
   say(log, fmt::format("{:<24} {:>5} {:>7} {:>8} {:>12} {:>12} {:>9} {:>8}", "task", "count", "trials", "failed",
                        "default ms", "tuned ms", "GFLOP/s", "speed-up"));
@@ -181,16 +216,12 @@ int run_job(const JobRunOptions& options) {
   // The locks come before anything is measured or written.
   auto locks = lock_for_measuring("job " + job.name, job.database, tasks.front().task->device, options.wait_lock, true);
   auto database = open_database(job.database, db::Database::Mode::kReadWrite);
-  std::error_code ignored;  // a folder that cannot be made shows as the log's open failing
-  std::filesystem::create_directories(std::filesystem::path(job.log).parent_path(), ignored);
-  LogFile log(std::fopen(job.log.c_str(), "a"));
-  if (!log) throw UsageError("job " + job.name + ": cannot write the log file " + job.log);
-  setvbuf(log.get(), nullptr, _IOLBF, 0);  // every line reaches the file at once: the job may be killed
+  JobLog log(job);
 
   std::size_t done = 0;
   for (auto& task : tasks)
     done += task.trials_done = tuner::recorded_job_trials(database, tuner::task_key(*task.task), job.run_id());
-  say(log.get(), fmt::format("job {} ({}): {} workloads on {} ({}), tuner {}, {} trials already recorded; database {}, "
+  say(log, fmt::format("job {} ({}): {} workloads on {} ({}), tuner {}, {} trials already recorded; database {}, "
                              "log {}",
                              job.name, job.source, tasks.size(), job.target, tasks.front().task->device.name, job.tuner,
                              done, job.database, job.log));
@@ -209,7 +240,9 @@ int run_job(const JobRunOptions& options) {
 
   Measuring measuring(settings, remote);
   tuner::RecordingMeasurer measurer(*measuring.builder, measuring.runner, database);
-  tuner::Progress progress(log.get(), false);  // a plain line per batch in the log
+  tuner::Progress progress(log.file(), false);  // a plain line per batch in the log
+  // Called before each batch's line: a line of the batch before that did not reach the file stops the job.
+  progress.set_observer([&log](const tuner::ProgressState&) { log.check(); });
   StopOnSignals signals([&](int signal) {
     // The batch under way is given up; the batches before it are in the database.
     std::string recorded = "?";
@@ -220,29 +253,34 @@ int run_job(const JobRunOptions& options) {
       recorded = std::to_string(count);
     } catch (const std::exception&) {  // the end line matters more than its count
     }
-    say(log.get(), fmt::format("job {}: stopped at once by a second signal {} during a batch; {} trials recorded for "
-                               "the job; run it again to continue",
-                               job.name, signal, recorded));
+    const std::string line = fmt::format("job {}: stopped at once by a second signal {} during a batch; {} trials "
+                                         "recorded for the job; run it again to continue",
+                                         job.name, signal, recorded);
+    try {
+      say(log, line);
+    } catch (const std::runtime_error& error) {  // the log takes no line: stderr still does
+      std::fprintf(stderr, "optune: %s\n", error.what());
+    }
   });
   tuner::SuiteSummary summary;
   try {
     summary = tuner::tune_suite(tasks, measurer, tuning, budget, scheduler, progress);
   } catch (const tuner::EnvironmentFailure& error) {
-    std::fprintf(log.get(), "%s job %s: failed: %s\n", now_text().c_str(), job.name.c_str(), error.what());
+    std::fprintf(log.file(), "%s job %s: failed: %s\n", now_text().c_str(), job.name.c_str(), error.what());
     throw;  // exit code 1, with the same line on stderr
   } catch (const db::StorageError& error) {  // a full disk: the log may still take the line
-    std::fprintf(log.get(), "%s job %s: failed: %s\n", now_text().c_str(), job.name.c_str(), error.what());
+    std::fprintf(log.file(), "%s job %s: failed: %s\n", now_text().c_str(), job.name.c_str(), error.what());
     throw;
   }
 
   if (summary.stopped) {
-    say(log.get(), fmt::format("job {}: stopped by signal {} after {} trials in this run; run it again to continue",
+    say(log, fmt::format("job {}: stopped by signal {} after {} trials in this run; run it again to continue",
                                job.name, static_cast<int>(stop_signal), summary.trials));
   } else {
-    say(log.get(), fmt::format("job {}: finished, {} trials in this run in {}", job.name, summary.trials,
+    say(log, fmt::format("job {}: finished, {} trials in this run in {}", job.name, summary.trials,
                                tuner::format_duration(summary.seconds)));
   }
-  print_job_summary(log.get(), job, tasks, database);
+  print_job_summary(log, job, tasks, database);
   // 128 + signal, as a shell reports a process its signal ended: scripts see the job is unfinished.
   if (summary.stopped) return 128 + static_cast<int>(stop_signal);
   for (const auto& task : tasks)

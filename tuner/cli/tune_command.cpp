@@ -92,6 +92,20 @@ void print_suite_summary(const TuneOptions& options, const tuner::Suite& suite, 
   std::printf("database %s\n", options.request.database.c_str());
 }
 
+// How a range's budget is spent: its shapes, and the trials each gets.
+void print_range_plan(const std::string& range, const std::vector<std::string>& shapes, std::size_t trials) {
+  std::string listed, split;
+  for (const auto& shape : shapes) listed += (listed.empty() ? "" : "; ") + shape;
+  for (std::size_t share : tuner::split_trials(trials, shapes.size()))
+    split += (split.empty() ? "" : ", ") + std::to_string(share);
+  const std::size_t points = tuner::representative_shapes(range).size();
+  const std::string fewer =
+      shapes.size() < points ? fmt::format(" ({} of its {}: each shape needs a trial)", shapes.size(), points) : "";
+  std::printf("range %s: %zu representative shapes (%s)%s; --trials %zu split %s among them, each shape's default "
+              "config measured besides\n\n",
+              range.c_str(), shapes.size(), listed.c_str(), fewer.c_str(), trials, split.c_str());
+}
+
 int run_tune(const TuneOptions& options) {
   auto progress = make_progress(options);
   auto log = [](const std::string& line) { std::fprintf(stderr, "optune: %s\n", line.c_str()); };
@@ -101,13 +115,7 @@ int run_tune(const TuneOptions& options) {
     return std::isnan(outcome.summary.tuned_seconds) ? 1 : 0;
   }
   if (tuner::is_shape_range(options.request.shape)) {
-    const auto shapes = app::range_shapes(options.request);
-    std::string listed;
-    for (const auto& shape : shapes) listed += (listed.empty() ? "" : "; ") + shape;
-    std::size_t trials = 0;  // at least one a shape, so more than --trials when it is smaller
-    for (std::size_t share : tuner::split_trials(options.request.tuning.trials, shapes.size())) trials += share;
-    std::printf("range %s: %zu representative shapes (%s), %zu trials in all\n\n", options.request.shape.c_str(),
-                shapes.size(), listed.c_str(), trials);
+    print_range_plan(options.request.shape, app::range_shapes(options.request), options.request.tuning.trials);
     auto outcome = app::tune_range(options.request, install_paths(), progress, log);
     bool every_shape_tuned = true;
     for (const auto& shape : outcome.shapes) {
@@ -187,7 +195,8 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
       ->check(CLI::IsMember({"gradient", "round_robin"}))->capture_default_str();
   tune->add_option("--rpc", options->request.measuring.rpc, "Measure on remote devices of KEY leased from the tracker at HOST:PORT");
   tune->add_option("--token-file", options->request.measuring.token_file, "--rpc: file holding the shared token");
-  tune->add_option("--rpc-wait", options->request.measuring.rpc_wait, "--rpc: seconds to wait in the tracker's queue for a device")
+  tune->add_option("--rpc-wait", options->request.measuring.rpc_wait, "--rpc: seconds to wait in the tracker's queue for a device, and for a tracker that "
+                   "cannot be reached (restarting)")
       ->capture_default_str()->check(finite_number(0.0, 86400.0));
   tune->callback([options, op, &action] {
     if (op->count() > 0 && !options->request.kernel_file.empty())

@@ -57,12 +57,13 @@ class CpuKernelFileTemplate final : public KernelFileTemplate<KernelTemplate> {
     for (const KernelDefine& define : problem.defines(config.config()))
       source += fmt::format("#define {} {}\n", define.name, define.value);
     source += fmt::format("#include \"{}\"\n", spec.source.string());
-    const bool has_reference = spec.check.kind == KernelCheck::Kind::kReference;
-    if (has_reference && spec.check.reference_source != spec.source)
-      source += fmt::format("#include \"{}\"\n", spec.check.reference_source.string());
     source += trampoline(kUserKernelSymbol, spec.entry, problem.args());
-    if (has_reference) source += trampoline(kUserReferenceSymbol, spec.check.reference, problem.args());
-    return source;
+    if (spec.check.kind != KernelCheck::Kind::kReference) return source;
+    source += fmt::format("#ifndef {}\n", kWithoutReferenceMacro);
+    if (spec.check.reference_source != spec.source)
+      source += fmt::format("#include \"{}\"\n", spec.check.reference_source.string());
+    source += trampoline(kUserReferenceSymbol, spec.check.reference, problem.args());
+    return source + "#endif\n";
   }
 
   std::vector<std::string> compiler_flags(const Workload&, const DeviceInfo&) const override {

@@ -2,7 +2,9 @@
 
 #include "optune/backends/cpu/local_builder.hpp"
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +14,7 @@
 
 #include <unistd.h>
 
+#include "optune/kernels/cpu/candidate.hpp"
 #include "optune/measure/subprocess.hpp"
 
 namespace optune::measure {
@@ -22,6 +25,8 @@ using Clock = std::chrono::steady_clock;
 
 // Compiler output kept in a build_error record: the first errors are the useful ones.
 constexpr std::size_t kMaxMessageBytes = 4000;
+constexpr const char* kNotTheCandidates = "build_error of the environment, not of the candidates: ";
+constexpr const char* kNothingRecorded = "; nothing of the batch recorded (fix the environment and run again)";
 
 std::string read_text(const std::string& path, std::size_t limit) {
   std::ifstream in(path);
@@ -30,19 +35,68 @@ std::string read_text(const std::string& path, std::size_t limit) {
   return text;
 }
 
+// Why a failed compile is the environment's and not the candidate's, or "" where it is the
+// candidate's. A compiler that rejects a candidate says why; one that fails without a word was
+// killed or could not write its output (the log included), and one that ran out of disk space
+// would have failed any candidate.
+std::string environment_cause(const std::string& output) {
+  if (output.find_first_not_of(" \t\r\n") == std::string::npos) return "the compiler failed without a message";
+  for (const int error : {ENOSPC, EDQUOT, EFBIG, EROFS})
+    if (output.find(std::strerror(error)) != std::string::npos) return std::strerror(error);
+  return "";
+}
+
+// The compiler's first error line: what a one-line message quotes of its output.
+std::string first_error(const std::string& output) {
+  std::istringstream lines(output);
+  std::string first;
+  for (std::string line; std::getline(lines, line);) {
+    if (first.empty()) first = line;
+    if (line.find("error") != std::string::npos) return line;
+  }
+  return first;
+}
+
 std::string make_temp_dir() {
   std::string pattern = (fs::temp_directory_path() / "optune-build-XXXXXX").string();
   if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a build directory");
   return pattern;
 }
 
+// A compiler started on `argv`, its output in `log`. A compiler that cannot start, or has no room
+// for its log, is no candidate's fault.
+Subprocess start_compiler(const std::vector<std::string>& argv, const std::string& log) {
+  try {
+    return Subprocess::spawn(argv, {.pipe_stdio = false, .output_file = log});
+  } catch (const std::runtime_error& error) {
+    throw EnvironmentFailure(kNotTheCandidates + std::string(error.what()) + kNothingRecorded);
+  }
+}
+
 struct PendingCompile {
   std::size_t index;
   Subprocess process;
   Clock::time_point start;
-  std::string object;
-  std::string log;
+  std::vector<std::string> argv;
+  std::string stem;  // work_dir/candidate_N: .cpp, .so and .log
+  bool has_reference = false;  // the source marks its check reference's part (kWithoutReferenceMacro)
 };
+
+// Whether the candidate of `compile` builds without its check reference's part, within `timeout`;
+// the object is not kept.
+bool builds_without_reference(const PendingCompile& compile, double timeout_seconds) {
+  std::vector<std::string> argv = compile.argv;
+  argv.insert(argv.begin() + 1, std::string("-D") + kernels::kWithoutReferenceMacro);
+  argv.back() = compile.stem + ".without_reference.so";
+  Subprocess compiler = start_compiler(argv, compile.stem + ".without_reference.log");
+  const auto status = compiler.wait_until(Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                             std::chrono::duration<double>(timeout_seconds)));
+  if (!status) compiler.kill();
+  std::error_code ignored;
+  fs::remove(argv.back(), ignored);
+  fs::remove(compile.stem + ".without_reference.log", ignored);
+  return status && status->exited && status->code == 0;
+}
 
 }  // namespace
 
@@ -85,19 +139,16 @@ std::vector<BuildResult> LocalBuilder::build(const std::vector<MeasureInput>& in
       results[index] = {"", ErrorKind::kBuildError, std::string("emit: ") + error.what(), 0};
       return;
     }
-    std::ofstream(stem + ".cpp") << source;
+    write_build_file(stem + ".cpp", source);
     std::vector<std::string> argv = {options_.compiler};
     argv.insert(argv.end(), options_.flags.begin(), options_.flags.end());
     for (const auto& dir : options_.include_dirs) argv.push_back("-I" + dir);
     for (auto& flag : input.task->kernel_template->compiler_flags(input.task->workload, input.task->device))
       argv.push_back(std::move(flag));
     argv.insert(argv.end(), {stem + ".cpp", "-o", stem + ".so"});
-    try {
-      auto process = Subprocess::spawn(argv, {.pipe_stdio = false, .output_file = stem + ".log"});
-      running.push_back({index, std::move(process), Clock::now(), stem + ".so", stem + ".log"});
-    } catch (const std::exception& error) {
-      results[index] = {"", ErrorKind::kBuildError, error.what(), 0};
-    }
+    Subprocess process = start_compiler(argv, stem + ".log");
+    const bool has_reference = source.find(kernels::kWithoutReferenceMacro) != std::string::npos;
+    running.push_back({index, std::move(process), Clock::now(), std::move(argv), stem, has_reference});
   };
 
   auto finish = [&](PendingCompile& compile, std::optional<ExitStatus> status) {
@@ -109,15 +160,24 @@ std::vector<BuildResult> LocalBuilder::build(const std::vector<MeasureInput>& in
       result.error = ErrorKind::kBuildError;
       result.message = fmt::format("compile timed out after {:g} s", options_.timeout_seconds);
     } else if (!status->exited || status->code != 0) {
-      result.error = ErrorKind::kBuildError;
-      result.message = "compiler " + status->describe() + ":\n" +
-                       read_text(compile.log, kMaxMessageBytes);
+      const std::string output = read_text(compile.stem + ".log", kMaxMessageBytes);
+      if (const std::string cause = environment_cause(output); !cause.empty())
+        throw EnvironmentFailure(kNotTheCandidates + std::string("compiling ") + compile.stem + ".cpp: " + cause +
+                                 " (compiler " + status->describe() + ")" + kNothingRecorded);
+      if (compile.has_reference && builds_without_reference(compile, options_.timeout_seconds)) {
+        // The kernel file's fault, not this candidate's: the tuner stops on it as bad input.
+        result.error = ErrorKind::kReferenceError;
+        result.message = "the check's reference does not build (the candidate builds without it): " + first_error(output);
+      } else {
+        result.error = ErrorKind::kBuildError;
+        result.message = "compiler " + status->describe() + ":\n" + output;
+      }
     } else {
-      result.artifact = compile.object;
+      result.artifact = compile.stem + ".so";
     }
     std::error_code ignored;
-    fs::remove(compile.log, ignored);
-    if (!options_.keep_sources) fs::remove(fs::path(compile.object).replace_extension(".cpp"), ignored);
+    fs::remove(compile.stem + ".log", ignored);
+    if (!options_.keep_sources) fs::remove(compile.stem + ".cpp", ignored);
   };
 
   while (!queue.empty() || !running.empty()) {

@@ -88,7 +88,10 @@ bool run_reference_in(void* handle, measure::KernelOperands& operands, measure::
   }
   measure::reset_for_run(operands, 0);
   reference(measure::argument_pointers(operands).data());
-  operands.expected = measure::output_bytes(operands);
+  if (const std::string problem = measure::take_reference_outputs(operands); !problem.empty()) {
+    reply = measure::failure_reply("reference_error", "the check's reference '" + operands.check.entry + "' " + problem);
+    return false;
+  }
   return true;
 }
 

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "optune/measure/builder.hpp"
+
 namespace optune::measure {
 
 // Format version 1; a reader refuses others rather than guess.
@@ -27,9 +29,7 @@ void write_opencl_artifact(const OpenCLArtifact& artifact, const std::string& pa
       {"scratch_bytes", k.scratch_bytes},
       {"source", artifact.source},
   };
-  std::ofstream out(path);
-  out << json.dump() << "\n";
-  if (!out) throw std::runtime_error("cannot write OpenCL artifact " + path);
+  write_build_file(path, json.dump() + "\n");
 }
 
 OpenCLArtifact read_opencl_artifact(const std::string& path) {

@@ -61,6 +61,8 @@ std::vector<BuildResult> OpenCLBuilder::build(const std::vector<MeasureInput>& i
       OpenCLArtifact artifact{task.kernel_template->name(), task.workload.key(), kernel, source_text(kernel.source_file)};
       result.artifact = work_dir_ + "/candidate_" + std::to_string(next_id_++) + ".json";
       write_opencl_artifact(artifact, result.artifact);
+    } catch (const EnvironmentFailure&) {
+      throw;  // no candidate's fault: the run's (the batch goes unrecorded)
     } catch (const std::exception& error) {
       result = {"", ErrorKind::kBuildError, error.what(), 0};
     }

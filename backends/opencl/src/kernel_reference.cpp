@@ -33,7 +33,10 @@ bool OpenCLWorker::run_kernel_reference(measure::KernelOperands& operands, const
                         check.launch.has_local ? &local : nullptr));
   cl::check(clFinish(queue_.get()), "clFinish (reference)");
   download_outputs(queue_.get(), operands, buffers_, ignored);
-  operands.expected = measure::output_bytes(operands);
+  if (const std::string problem = measure::take_reference_outputs(operands); !problem.empty()) {
+    reply = measure::failure_reply("reference_error", "the check's reference kernel '" + check.entry + "' " + problem);
+    return false;
+  }
   return true;
 }
 

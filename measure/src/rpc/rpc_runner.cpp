@@ -1,5 +1,7 @@
 #include "optune/measure/rpc/rpc_runner.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <deque>
 #include <exception>
 #include <mutex>
@@ -49,6 +51,30 @@ struct BatchWork {
     else
       pending.push_front(index);
   }
+};
+
+// Waits between tries to reach a tracker that is gone, at first briefly (a restart takes
+// seconds), then longer, for `patience_seconds` in all from the first failure.
+class TrackerReconnection {
+ public:
+  explicit TrackerReconnection(double patience_seconds) : patience_(patience_seconds) {}
+  void reset() { lost_since_.reset(), delay_ = kFirstDelay; }
+  // Sleeps before the next try; false when the patience would be spent by then.
+  bool wait() {
+    const auto now = std::chrono::steady_clock::now();
+    if (!lost_since_) lost_since_ = now;
+    if (std::chrono::duration<double>(now - *lost_since_).count() + delay_ > patience_) return false;
+    std::this_thread::sleep_for(std::chrono::duration<double>(delay_));
+    delay_ = std::min(delay_ * 2, kLongestDelay);
+    return true;
+  }
+
+ private:
+  static constexpr double kFirstDelay = 0.25;  // seconds
+  static constexpr double kLongestDelay = 4;   // seconds
+  double patience_;
+  double delay_ = kFirstDelay;
+  std::optional<std::chrono::steady_clock::time_point> lost_since_;
 };
 
 }  // namespace
@@ -115,17 +141,24 @@ std::vector<MeasureResult> RpcRunner::measure_round(const std::vector<MeasureInp
   std::optional<TrackerClient> tracker;
   std::string last_problem;
   int rounds_without_device = 0;
+  TrackerReconnection reconnection(options_.lease_wait_seconds);
   while (!work.pending.empty() && !work.fatal) {
     std::vector<LeasedServer> leases;
     try {
       if (!tracker) tracker.emplace(options_.tracker, options_.token, options_.connect_timeout_seconds);
       leases = tracker->request_lease(options_.key, work.pending.size(), options_.lease_wait_seconds);
+      reconnection.reset();
     } catch (const AuthenticationError&) {
       throw;
     } catch (const TransportError& error) {
+      // The tracker is gone or restarting; the leased servers and the batch are not: try it again,
+      // the batch kept, until the wait for a device (--rpc-wait) is spent.
       tracker.reset();
       last_problem = "tracker " + options_.tracker.str() + ": " + error.what();
       log(last_problem);
+      if (reconnection.wait()) continue;
+      last_problem += "; tried again for " + seconds_text(options_.lease_wait_seconds);
+      break;
     }
     if (leases.empty()) {
       if (last_problem.empty())

@@ -252,7 +252,7 @@ std::string kernel_tuner_cache_text(const measure::MeasureTask& task, const std:
   std::string text = cache_header(task);
   std::size_t written = 0;
   for (const auto& record : records) {
-    if (record.error_kind == "transport_error") continue;
+    if (record.is_transport_failure()) continue;
     const auto config = task.space.from_json(record.config);
     text += "\n" + nlohmann::json(cache_key(task.space, config)).dump() + ": " +
             python_json(cache_entry(task, record, config, unit)) + ",";

@@ -18,6 +18,8 @@
 namespace optune::tuner {
 namespace {
 
+constexpr std::int64_t kMaxBudgetTrials = 100'000'000;  // as tune's --budget and trials_per_task
+
 // Reads one job file, failing with "<file>:<line>: <problem>".
 class JobReader {
  public:
@@ -66,7 +68,7 @@ class JobReader {
 
   // budget = 2000 (trials) or "8h" (time); "2000" as a string is trials too.
   void read_budget(JobSpec& job) const {
-    read(root_, "trials_per_task", job.budget.trials_per_task, 1, 100'000'000);
+    read(root_, "trials_per_task", job.budget.trials_per_task, 1, kMaxBudgetTrials);
     const toml::node* node = root_.get("budget");
     if (!node) {
       if (!job.budget.trials_per_task)
@@ -74,24 +76,27 @@ class JobReader {
       return;
     }
     if (auto trials = node->value_exact<std::int64_t>()) {
-      if (*trials < 1) fail(node->source(), "'budget' in trials must be at least 1");
+      if (*trials < 1 || *trials > kMaxBudgetTrials)
+        fail(node->source(), "'budget' in trials must be at least 1 and at most " + std::to_string(kMaxBudgetTrials));
       job.budget.total_trials = static_cast<std::size_t>(*trials);
       return;
     }
     auto text = node->value<std::string>();
     if (!text) fail(node->source(), "'budget' must be trials (2000) or a time (\"8h\", \"30m\", \"1h30m\")");
+    if (!text->empty() && text->find_first_not_of("0123456789") == std::string::npos) {
+      // Nine digits at most: the number is read exactly, whatever the length of the text.
+      if (text->size() > 9 || std::stoll(*text) < 1 || std::stoll(*text) > kMaxBudgetTrials)
+        fail(node->source(), "'budget' in trials must be at least 1 and at most " + std::to_string(kMaxBudgetTrials));
+      job.budget.total_trials = std::stoul(*text);
+      return;
+    }
     try {
-      if (!text->empty() && text->find_first_not_of("0123456789") == std::string::npos) {
-        job.budget.total_trials = std::stoul(*text);
-      } else {
-        job.budget.seconds = parse_duration(*text);
-        // Time alone bounds the run, unless a per-task cap ends it first.
-        if (!job.budget.trials_per_task) job.budget.total_trials = std::numeric_limits<std::size_t>::max() / 2;
-      }
-    } catch (const std::exception& error) {
+      job.budget.seconds = parse_duration(*text);
+    } catch (const std::invalid_argument& error) {
       fail(node->source(), std::string("'budget': ") + error.what());
     }
-    if (job.budget.total_trials == 0 && job.budget.seconds == 0) fail(node->source(), "'budget' must be at least 1");
+    // Time alone bounds the run, unless a per-task cap ends it first.
+    if (!job.budget.trials_per_task) job.budget.total_trials = std::numeric_limits<std::size_t>::max() / 2;
   }
 
   void read_measure(JobSpec& job) const {
@@ -137,6 +142,19 @@ class JobReader {
   std::string source_;
 };
 
+// Whether `path` names the file `other` or one of SQLite's files beside it (a database's -wal,
+// -shm and -journal), by name or, where both exist, by identity (a link).
+bool is_file_or_companion(const std::string& path, const std::string& other) {
+  namespace fs = std::filesystem;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    const fs::path file = other + suffix;
+    std::error_code error;
+    if (fs::equivalent(path, file, error)) return true;
+    if (fs::absolute(path, error).lexically_normal() == fs::absolute(file, error).lexically_normal()) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 JobSpec parse_job(const std::string& text, const std::string& source) {
@@ -176,6 +194,10 @@ JobSpec parse_job(const std::string& text, const std::string& source) {
   reader.read(root, "database", job.database);
   reader.read(root, "log", job.log);
   if (job.log.empty()) job.log = (std::filesystem::path(job.database).parent_path() / (job.name + ".log")).string();
+  // Lines appended to the database (or the job file) would damage it, and the log be lost.
+  if (is_file_or_companion(job.log, job.database) || is_file_or_companion(job.log, source))
+    reader.fail(root.get("log") ? root.get("log")->source() : root.source(),
+                "'log' " + job.log + " is the job's database or the job file itself; give the log a file of its own");
   reader.read_budget(job);
   reader.read_measure(job);
   reader.read_workloads(job);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 
@@ -70,17 +71,47 @@ RangePart parse_range_part(const std::string& part) {
   return {trimmed(name), *low, *high};
 }
 
+double octaves(const RangePart& range) {
+  return std::log2(static_cast<double>(range.high) / static_cast<double>(range.low));
+}
+
+// How many points each range gets: as many as it wants up to points_per_extent, then, while their
+// product exceeds `most_shapes`, one fewer for the range whose points lie closest together (in
+// octaves), where a point less loses the least cover.
+std::vector<std::size_t> point_counts(const std::vector<RangePart>& ranges, std::size_t most_shapes) {
+  std::vector<std::size_t> counts;
+  double shapes = 1;  // a double: two points each of many ranges would overflow a count
+  for (const auto& range : ranges) {
+    counts.push_back(range_points(range.low, range.high, points_per_extent(ranges.size())).size());
+    shapes *= static_cast<double>(counts.back());
+  }
+  while (shapes > static_cast<double>(most_shapes)) {
+    std::size_t densest = 0;
+    double closest = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+      if (counts[i] < 2) continue;
+      const double gap = octaves(ranges[i]) / static_cast<double>(counts[i] - 1);
+      if (gap < closest) closest = gap, densest = i;
+    }
+    shapes = shapes / static_cast<double>(counts[densest]) * static_cast<double>(counts[densest] - 1);
+    --counts[densest];
+  }
+  return counts;
+}
+
 }  // namespace
 
 bool is_shape_range(std::string_view shape_text) { return shape_text.find(kRangeMark) != std::string_view::npos; }
 
 std::vector<std::int64_t> range_points(std::int64_t low, std::int64_t high, std::size_t most) {
   const double octaves = std::log2(static_cast<double>(high) / static_cast<double>(low));
-  const std::size_t wanted = 1 + static_cast<std::size_t>(std::ceil(octaves / kOctavesPerPoint));
-  const std::size_t count = std::clamp<std::size_t>(wanted, high > low ? 2 : 1, std::max<std::size_t>(most, 2));
+  const std::size_t wanted = std::max<std::size_t>(1 + static_cast<std::size_t>(std::ceil(octaves / kOctavesPerPoint)),
+                                                   high > low ? 2 : 1);
+  const std::size_t count = std::clamp<std::size_t>(wanted, 1, most);
   std::vector<std::int64_t> points;
   for (std::size_t i = 0; i < count; ++i) {
-    const double at = count == 1 ? 0.0 : static_cast<double>(i) / static_cast<double>(count - 1);
+    // One point alone is the range's middle in log2: the nearest to all of it.
+    const double at = count == 1 ? 0.5 : static_cast<double>(i) / static_cast<double>(count - 1);
     const auto point = static_cast<std::int64_t>(std::llround(static_cast<double>(low) * std::pow(2.0, octaves * at)));
     points.push_back(std::clamp(point, low, high));
   }
@@ -88,18 +119,21 @@ std::vector<std::int64_t> range_points(std::int64_t low, std::int64_t high, std:
   return points;
 }
 
-std::vector<std::string> representative_shapes(std::string_view shape_text) {
+std::vector<std::string> representative_shapes(std::string_view shape_text, std::size_t most_shapes) {
   const auto parts = split_parts(shape_text);
-  std::size_t ranged = 0;
-  for (const auto& part : parts) ranged += is_shape_range(part) ? 1 : 0;
+  std::vector<RangePart> ranges;
+  for (const auto& part : parts)
+    if (is_shape_range(part)) ranges.push_back(parse_range_part(part));
+  const std::vector<std::size_t> counts = point_counts(ranges, std::clamp<std::size_t>(most_shapes, 1, kMostShapes));
   // The cartesian product of every part's values, built part by part.
   std::vector<std::string> shapes = {""};
+  std::size_t range_index = 0;
   for (const auto& part : parts) {
     std::vector<std::string> values = {trimmed(part)};
     if (is_shape_range(part)) {
-      const RangePart range = parse_range_part(part);
+      const RangePart& range = ranges[range_index];
       values.clear();
-      for (auto point : range_points(range.low, range.high, points_per_extent(ranged)))
+      for (auto point : range_points(range.low, range.high, counts[range_index++]))
         values.push_back(range.name + std::to_string(point));
     }
     std::vector<std::string> extended;

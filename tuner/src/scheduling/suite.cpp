@@ -112,20 +112,6 @@ SuiteEntry parse_entry(const toml::table& table, std::size_t index, const std::s
 
 }  // namespace
 
-std::string one_line(const std::string& message) {
-  static const char* kHex = "0123456789abcdef";
-  std::string line;
-  for (const char c : message) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '\n') line += "\\n";
-    else if (c == '\r') line += "\\r";
-    else if (c == '\t') line += "\\t";
-    else if (byte < 0x20 || byte == 0x7f) line += std::string("\\x") + kHex[byte >> 4] + kHex[byte & 0xf];
-    else line += c;
-  }
-  return line;
-}
-
 std::vector<SuiteEntry> parse_workload_tables(const toml::table& root, const std::string& source, int layout) {
   const toml::array* workloads = root["workload"].as_array();
   if (!workloads || workloads->empty()) fail(source, root.source(), "no [[workload]] tables");

@@ -7,6 +7,7 @@
 
 #include <toml++/toml.h>
 
+#include "optune/kernels/one_line.hpp"
 #include "optune/tuner/scheduling/suite.hpp"
 
 namespace optune::tuner {
@@ -19,6 +20,6 @@ std::vector<SuiteEntry> parse_workload_tables(const toml::table& root, const std
 
 // An error message about a file, as one line: the file's own text in it (a quoted value holding a
 // newline, the character toml++ saw) has its control characters written as escapes ("\n").
-std::string one_line(const std::string& message);
+using kernels::one_line;
 
 }  // namespace optune::tuner

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
-#include <regex>
+#include <string_view>
 
 #include "optune/kernels/kernel_file_template.hpp"
 
@@ -24,16 +24,28 @@ double weighted_latency(const std::vector<SuiteTaskResult>& results, bool tuned)
 }  // namespace
 
 double parse_duration(const std::string& text) {
-  static const std::regex kDuration(R"(^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$)");
-  std::smatch match;
-  if (text.empty() || !std::regex_match(text, match, kDuration))
-    throw std::invalid_argument("duration '" + text + "' is not like 2h, 30m, 90s, 1h30m or 7d");
+  // Parts in the order of `kUnits`, each at most once; read by hand, digit by digit, so that any
+  // length of text costs linear time and a number too long is said as such.
+  constexpr std::string_view kUnits = "dhms";
+  constexpr double kUnitSeconds[] = {86400, 3600, 60, 1};
+  constexpr std::size_t kMaxDigits = 9;  // per part: well past kMaxDurationSeconds, exact in a double
+  const std::string not_a_duration = "duration '" + text + "' is not like 2h, 30m, 90s, 1h30m or 7d";
+  if (text.empty()) throw std::invalid_argument(not_a_duration);
   double seconds = 0;
-  if (match[1].matched) seconds += 86400.0 * std::stod(match[1]);
-  if (match[2].matched) seconds += 3600.0 * std::stod(match[2]);
-  if (match[3].matched) seconds += 60.0 * std::stod(match[3]);
-  if (match[4].matched) seconds += std::stod(match[4]);
+  std::size_t next_unit = 0;
+  for (std::size_t position = 0; position < text.size();) {
+    const std::size_t digits_end = text.find_first_not_of("0123456789", position);
+    if (digits_end == position || digits_end == std::string::npos) throw std::invalid_argument(not_a_duration);
+    const std::size_t unit = kUnits.find(text[digits_end], next_unit);
+    if (unit == std::string_view::npos) throw std::invalid_argument(not_a_duration);
+    if (digits_end - position > kMaxDigits) seconds = std::numeric_limits<double>::infinity();
+    else seconds += kUnitSeconds[unit] * std::stod(text.substr(position, digits_end - position));
+    next_unit = unit + 1;
+    position = digits_end + 1;
+  }
   if (seconds <= 0) throw std::invalid_argument("duration '" + text + "' must be positive");
+  if (seconds > kMaxDurationSeconds)
+    throw std::invalid_argument("duration '" + text + "' is longer than " + std::to_string(kMaxDurationDays) + "d");
   return seconds;
 }
 

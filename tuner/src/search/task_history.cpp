@@ -6,21 +6,26 @@ namespace optune::tuner {
 
 TaskHistory load_history(const db::Database& database, const measure::MeasureTask& task,
                          bool include_related) {
+  // A transport failure measured nothing of its config: the config stays unmeasured (a later run
+  // measures it) and the record is no training row.
   TaskHistory history;
-  history.own = database.task_records(task_key(task));
+  for (auto& record : database.task_records(task_key(task)))
+    if (!record.is_transport_failure()) history.own.push_back(std::move(record));
   if (!include_related) return history;
   db::RecordFilter filter;
   filter.template_name = task.kernel_template->name();
   filter.target = task.target.str();
   filter.device = task.device.fingerprint_id();
   for (auto& record : database.records(filter))
-    if (record.workload_key != task.workload.key()) history.related.push_back(std::move(record));
+    if (record.workload_key != task.workload.key() && !record.is_transport_failure())
+      history.related.push_back(std::move(record));
   db::RecordFilter same_workload;
   same_workload.workload_key = task.workload.key();
   same_workload.template_name = task.kernel_template->name();
   same_workload.target = task.target.str();
   for (auto& record : database.records(same_workload))
-    if (record.device_id != filter.device && record.tuner != "remeasure") history.other_devices.push_back(std::move(record));
+    if (record.device_id != filter.device && record.tuner != "remeasure" && !record.is_transport_failure())
+      history.other_devices.push_back(std::move(record));
   return history;
 }
 

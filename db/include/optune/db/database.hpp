@@ -83,7 +83,8 @@ class Database {
   // All matching records, oldest first (history).
   std::vector<TuningRecord> records(const RecordFilter& filter) const;
   std::vector<TuningRecord> task_records(const TaskKey& task) const;
-  // config_text() of every config of the task that has been measured, failed ones included.
+  // config_text() of every config of the task that has been measured, failed ones included; a
+  // transport failure (TuningRecord::is_transport_failure) measured nothing of its config.
   std::unordered_set<std::string> measured_configs(const TaskKey& task) const;
   bool is_measured(const TaskKey& task, const std::string& config_text) const;
   std::size_t count() const;

@@ -32,6 +32,9 @@ struct TuningRecord {
   bool is_default = false;            // the template's default config
 
   bool ok() const { return error_kind == "ok"; }
+  // The link to a remote device failed, not the config (transport_error): the record says nothing
+  // of the config, which counts as unmeasured and is measured again by a later run.
+  bool is_transport_failure() const { return error_kind == "transport_error"; }
   // Canonical config text (sorted keys, no spaces): the identity of a config within a task.
   std::string config_text() const { return config.dump(); }
 };

@@ -43,9 +43,11 @@
 //                           `--shape N=1024,M=512` overrides them.
 //   [knobs]                 required, at least one: NAME = [values...], a non-empty list of
 //                           distinct numbers (integers or decimals) or of strings (tokens made of
-//                           letters, digits and _ . + - * / ( ), e.g. "row_major"). Order matters:
-//                           neighbouring values are neighbours to the search. String knobs reach
-//                           only the source; expressions use numeric knobs.
+//                           letters, digits and _ . + - * / ( ), e.g. "row_major"), at most
+//                           4096 values (kMaxKnobValues). Order matters: neighbouring values are
+//                           neighbours to the search. String knobs reach only the source;
+//                           expressions use numeric knobs. All knobs together make at most
+//                           2^64 configs (the product of their value counts).
 //   [constraints]           optional
 //     rules = ["TILE % WPT == 0", ...]   boolean expressions of extents, knobs and device limits;
 //                           a config is valid when all hold
@@ -97,6 +99,10 @@ struct KernelArg {
   bool is_output = false;
   bool is_buffer() const { return kind == Kind::kBuffer; }
 };
+
+// Values of one knob at most: more than any search tries of one knob, and each is a point of the
+// cost model's features and of every neighbourhood walk.
+inline constexpr std::size_t kMaxKnobValues = 4096;
 
 // A knob's values, numbers or strings (one of the two lists is empty).
 struct KernelKnob {

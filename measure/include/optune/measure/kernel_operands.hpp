@@ -110,5 +110,9 @@ OutputCheck check_outputs(const KernelOperands& operands);
 OutputCheck check_written(const KernelOperands& operands, const std::vector<std::vector<std::byte>>& previous);
 // The output arguments' current bytes (without guards), in argument order.
 std::vector<std::vector<std::byte>> output_bytes(const KernelOperands& operands);
+// After the check's reference has run (from reset_for_run): its outputs become the expected ones,
+// unless it wrote past the end of a buffer, which leaves its outputs untrusted and the operands
+// without expected values. Returns that problem ("wrote past the end of argument 'y'"), "" if none.
+std::string take_reference_outputs(KernelOperands& operands);
 
 }  // namespace optune::measure

@@ -1,8 +1,10 @@
 // What measuring one candidate produced (DESIGN.md's measure result). A candidate that fails to
 // build, crashes, hangs or computes a wrong answer is a result with an error kind, never an
-// exception: the tuner records it and goes on.
+// exception: the tuner records it and goes on. A failure of the measuring environment is no
+// candidate's result: it is an EnvironmentFailure.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,6 +14,17 @@ namespace optune::measure {
 // kReferenceError: a kernel file's check reference crashed, hung or failed, so no candidate of the
 // problem can be checked; the tuner stops on it (the file is at fault, not the candidate).
 enum class ErrorKind { kOk, kBuildError, kRuntimeError, kTimeout, kWrongAnswer, kCrash, kTransportError, kReferenceError };
+
+// The measuring environment failed, not a candidate: a compiler that is missing, a worker that
+// cannot start, a build folder that cannot be written (a full or read-only TMPDIR), a compiler
+// that fails without a word. That is the run's failure: the batch is not recorded (its configs
+// would be skipped by later runs as known failures) and the run stops; the command exits 1 with
+// this message. Thrown by builders and runners where one candidate shows it, and by the tuning
+// session where a whole batch does (tuner::TaskSession::check_environment).
+class EnvironmentFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 std::string_view error_kind_name(ErrorKind kind);  // "ok", "build_error", ...
 ErrorKind parse_error_kind(std::string_view name);  // throws std::invalid_argument

@@ -39,13 +39,16 @@ class Subprocess {
   pid_t pid() const { return pid_; }
   // False when the child has closed its stdin (it died).
   bool write_line(const std::string& line);
-  // A line from the child's stdout, or nullopt on end of file or when the deadline passes
+  // A line from the child's stdout, or nullopt on end of file, once the child has ended (a
+  // process it started may hold its stdout open after it), or when the deadline passes
   // (timed_out() tells which).
   std::optional<std::string> read_line(std::chrono::steady_clock::time_point deadline);
   bool timed_out() const { return timed_out_; }
 
   // Exit status once the child has ended, else nullopt (non-blocking).
   std::optional<ExitStatus> poll();
+  // Whether the child is stopped (SIGSTOP, SIGTSTP) and not continued since: it answers nothing.
+  bool is_stopped();
   // Waits until the deadline; nullopt if still running then.
   std::optional<ExitStatus> wait_until(std::chrono::steady_clock::time_point deadline);
   // SIGKILL and reap.
@@ -59,6 +62,7 @@ class Subprocess {
   int stdout_fd_ = -1;
   std::string buffer_;
   bool timed_out_ = false;
+  bool stopped_ = false;
   std::optional<ExitStatus> status_;
 };
 

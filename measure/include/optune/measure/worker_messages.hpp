@@ -56,6 +56,9 @@ struct WorkerReply {
   // "ready" replies: the kernel file's reference has not run yet on these operands.
   std::optional<bool> needs_reference;
   std::optional<Transfers> transfer;
+  // Measure replies: the candidate left processes running or descriptors open in the worker, which
+  // the runner replaces before the next candidate.
+  std::optional<bool> replace_worker;
   // Describe replies: the device asked for (or the first), and all of them.
   std::optional<nlohmann::json> device;
   std::optional<std::vector<nlohmann::json>> devices;

@@ -5,8 +5,10 @@
 // that keeps failing that way becomes a transport_error result, as does one whose target no
 // leased server measures on the task's device (each server is asked, per target, which device it
 // measures it on: its CPU, or an OpenCL device). Results already measured are
-// never lost. Only when no device of the key can be had at all, and nothing of the batch was
-// measured, does run() throw, so the tuning stops cleanly instead of spinning.
+// never lost. A tracker that cannot be reached (restarting) is tried again, at growing intervals,
+// for lease_wait_seconds, the batch kept meanwhile. Only when no device of the key can be had at
+// all, and nothing of the batch was measured, does run() throw, so the tuning stops cleanly
+// instead of spinning.
 #pragma once
 
 #include <functional>
@@ -25,7 +27,8 @@ struct RpcRunnerOptions {
   Token token;
   TimingPolicy timing;
   int max_attempts = 3;             // per candidate, counting transport failures
-  double lease_wait_seconds = 60;   // queueing at the tracker for a device of the key
+  double lease_wait_seconds = 60;   // queueing at the tracker for a device of the key; also how long
+                                    // a tracker that cannot be reached is tried again
   double connect_timeout_seconds = 10;
   double prepare_allowance_seconds = 600;  // a server's first candidate of a workload makes its inputs
   bool remove_artifacts = true;

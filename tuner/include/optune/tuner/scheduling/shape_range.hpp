@@ -7,9 +7,13 @@
 // Which shapes: for each ranged extent, points log-spaced from LOW to HIGH, both ends included,
 // about one per 1.25 octaves, so that an untuned shape is at most ~1.5x from a tuned one in that
 // extent (farther where the cap spaces them wider): at most 8 for one ranged extent, 3 each for
-// two, 2 each for more (so that a range never asks for more than 9 shapes). Log spacing because a kernel's best config changes with an
-// extent's ratio to its tiles and caches, which is multiplicative: equal steps in log2 cover 1..32
-// as well as 32..512. The ends are included because a model ranks worst where it extrapolates.
+// two, 2 each for more. Log spacing because a kernel's best config changes with an extent's ratio
+// to its tiles and caches, which is multiplicative: equal steps in log2 cover 1..32 as well as
+// 32..512. The ends are included because a model ranks worst where it extrapolates.
+// The budget bounds the shapes: never more than kMostShapes (four ranged extents of 2 points
+// would be 16, nine 512), nor more than the trials, since every shape needs a trial. Where the
+// points make more, the range whose points lie closest together gives one up, until they fit; a
+// range of one point is its middle in log2.
 #pragma once
 
 #include <cstdint>
@@ -22,17 +26,22 @@ namespace optune::tuner {
 // Whether a `--shape` names a range (an extent written LOW..HIGH).
 bool is_shape_range(std::string_view shape_text);
 
-// The representative shapes of a range as `--shape` texts (each range replaced by one point), in
-// the order of the parts, each range's points from LOW to HIGH. Throws std::invalid_argument with one line naming the range when a range is
-// malformed (not two whole numbers around "..") or empty (LOW > HIGH). The shapes themselves are
-// the operator's to check (kernels::parse_workload).
-std::vector<std::string> representative_shapes(std::string_view shape_text);
+inline constexpr std::size_t kMostShapes = 9;
 
-// The points of one range LOW..HIGH (1 <= LOW <= HIGH): log-spaced, both ends, at most `most`.
+// The representative shapes of a range as `--shape` texts (each range replaced by one point), in
+// the order of the parts, each range's points from LOW to HIGH; at most `most_shapes` of them (the
+// trials of the budget), and at most kMostShapes. Throws std::invalid_argument with one line
+// naming the range when a range is malformed (not two whole numbers around "..") or empty
+// (LOW > HIGH). The shapes themselves are the operator's to check (kernels::parse_workload).
+std::vector<std::string> representative_shapes(std::string_view shape_text, std::size_t most_shapes = kMostShapes);
+
+// The points of one range LOW..HIGH (1 <= LOW <= HIGH): log-spaced, both ends, at most `most`
+// (one point: the middle in log2).
 std::vector<std::int64_t> range_points(std::int64_t low, std::int64_t high, std::size_t most);
 
 // The trials each of `shapes` representative shapes gets from a budget of `trials`: an even
-// split, the first ones one more where it does not divide, at least 1 each.
+// split, the first ones one more where it does not divide, at least 1 each (representative_shapes
+// keeps shapes <= trials, so the split spends the budget and no more).
 std::vector<std::size_t> split_trials(std::size_t trials, std::size_t shapes);
 
 }  // namespace optune::tuner

@@ -50,7 +50,11 @@ SuiteSummary tune_suite(const std::vector<SuiteTask>& tasks, RecordingMeasurer& 
                         const TuningOptions& options, const SuiteBudget& budget,
                         const SchedulerOptions& scheduler_options, Progress& progress);
 
-// "2h", "30m", "90s", "1h30m", "7d" -> seconds; throws std::invalid_argument.
+// "2h", "30m", "90s", "1h30m", "7d" -> seconds; throws std::invalid_argument naming the text when
+// it is not a duration or is longer than kMaxDurationDays (a budget or a look back of more than ten
+// years is a slip of the keyboard).
+inline constexpr int kMaxDurationDays = 3650;
+inline constexpr double kMaxDurationSeconds = kMaxDurationDays * 86400.0;
 double parse_duration(const std::string& text);
 
 }  // namespace optune::tuner

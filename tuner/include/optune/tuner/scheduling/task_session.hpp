@@ -44,14 +44,9 @@ class RecordingMeasurer {
   db::Database& database_;
 };
 
-// The measuring environment fails every config alike, the default config included: a compiler
-// that is missing, a worker that cannot start, a device that is gone. That is the run's failure,
-// not the candidates': the batch is not recorded (its configs would be skipped by later runs as
-// known failures) and the run stops; the command exits 1 with this message.
-class EnvironmentFailure : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// The measuring environment failed (measure::EnvironmentFailure); thrown here too when every
+// config of a batch fails alike, the default config included.
+using EnvironmentFailure = measure::EnvironmentFailure;
 
 // A kernel file's check cannot pass: its reference crashed, hung or failed, or the default and a
 // whole batch of configs disagree with it. The file or the arguments and answer it was given are

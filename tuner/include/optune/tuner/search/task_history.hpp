@@ -1,5 +1,6 @@
 // What the database already knows when a task starts: its own records (skipped by every tuner,
-// and the model's first training set when a run resumes), the records of the same template on
+// and the model's first training set when a run resumes; a transport failure is none of them: it
+// measured nothing of its config, which a later run measures again), the records of the same template on
 // the same target and device for other workloads, and the records of the same workload and
 // template measured on other devices (both the model's transfer set; another device's records
 // warm-start the model, weighted below this device's, and never count as this device's results).

@@ -1,6 +1,10 @@
 // LocalBuilder: compiles each candidate's emitted source into a shared object with the configured
 // compiler (a cross compiler too), on all cores in parallel, each compile under a timeout.
-// Compile errors and timeouts become build_error/timeout results carrying the compiler's output.
+// Compile errors and timeouts become build_error results carrying the compiler's output. A kernel
+// file's candidate that builds only without its check reference is a reference_error result (the
+// file's fault). A failure of the environment is no result: a build folder that cannot be written,
+// a compiler that cannot start, fails without a message or for want of disk space throws
+// EnvironmentFailure, however few candidates of the batch it hit.
 #pragma once
 
 #include <string>

@@ -14,6 +14,11 @@ using CandidateFunction = void (*)(const void* const* inputs, void* output);
 // object exports that too, with the same calling convention.
 inline constexpr const char* kUserKernelSymbol = "optune_user_kernel";
 inline constexpr const char* kUserReferenceSymbol = "optune_user_reference";
+// The part of a candidate's source that builds its check reference stands inside
+// `#ifndef OPTUNE_WITHOUT_REFERENCE`: where a candidate does not build, the builder builds it again
+// with this macro defined, and a candidate that builds so tells a reference that does not build
+// (the kernel file's fault) from a candidate that does not (a build_error record).
+inline constexpr const char* kWithoutReferenceMacro = "OPTUNE_WITHOUT_REFERENCE";
 using UserKernelFunction = void (*)(void* const* args);
 
 }  // namespace optune::kernels

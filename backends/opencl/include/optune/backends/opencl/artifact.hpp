@@ -18,7 +18,8 @@ struct OpenCLArtifact {
   std::string source;  // text of kernel.source_file
 };
 
-// Throws std::runtime_error when the file cannot be written or read, or is malformed.
+// Writing: throws EnvironmentFailure when the file cannot be written (builder.hpp's
+// write_build_file). Reading: throws std::runtime_error when it cannot be read or is malformed.
 void write_opencl_artifact(const OpenCLArtifact& artifact, const std::string& path);
 OpenCLArtifact read_opencl_artifact(const std::string& path);
 
