@@ -62,7 +62,10 @@ double unit_roundoff(DataType type) {
 
 std::string data_type_names() {
   std::string names;
-  for (const auto& row : kDataTypes) names += (names.empty() ? "" : " ") + std::string(row.name);
+  for (const auto& row : kDataTypes) {
+    if (!names.empty()) names += ' ';
+    names += row.name;
+  }
   return names;
 }
 

@@ -47,7 +47,10 @@ std::vector<double> widened(const HostArgument& arg) {
 void prepare_operator_operands(Operands& operands, const std::string& key, std::uint64_t seed,
                                const std::vector<kernels::DataType>& input_dtypes) {
   std::string id = key + " " + std::to_string(seed);
-  for (kernels::DataType dtype : input_dtypes) id += " " + std::string(kernels::data_type_name(dtype));
+  for (kernels::DataType dtype : input_dtypes) {
+    id += ' ';
+    id += kernels::data_type_name(dtype);
+  }
   if (operands.values.id == id) return;
   const kernels::Workload workload = kernels::parse_workload_key(key);
   if (workload.op == kernels::Op::kKernel) throw std::invalid_argument(key + ": a kernel file's operands come with its request");

@@ -135,7 +135,7 @@ TEST(FeatureExtractor, AppendsTemplateDerivedFeatures) {
   const auto workload = gemm_workload(256, 128);
   const FeatureExtractor features(kernel_template.space(workload, {}), workload, {},
                                   &kernel_template);
-  EXPECT_EQ(features.size(), 17u + 3u);
+  EXPECT_EQ(features.size(), 19u + 3u);
   EXPECT_EQ(features.names().back(), "derived.fits_l1");
   const auto config = features.space().from_json({{"tile_m", {16, 16}},
                                                   {"tile_n", {16, 8}},
