@@ -73,8 +73,14 @@ int run_apply_best(const ApplyBestOptions& options) {
     for (const auto& key : options.workloads) {
       try {
         const auto workload = kernels::parse_workload_key(key);
-        backends::default_template(workload, request.target.backend, request.fallback_device)
-            .space(workload, request.fallback_device);
+        const auto& kernel_template =
+            backends::default_template(workload, request.target.backend, request.fallback_device);
+        kernel_template.space(workload, request.fallback_device);
+        // A table's config type runs one dtype (f32 today): another would get a row that runs it.
+        const auto form = kernel_template.table_form();
+        if (!form || form->dtype != workload.dtype)
+          throw std::invalid_argument("template " + kernel_template.name() + " has no build-time table of " +
+                                      std::string(kernels::data_type_name(workload.dtype)) + " workloads");
       } catch (const std::invalid_argument& error) {
         throw UsageError("apply-best: --workload " + key + ": " + error.what());
       }
