@@ -58,7 +58,10 @@ nlohmann::json record_json(const db::TuningRecord& record) {
           {"gflops", record.gflops},           {"error_kind", record.error_kind},
           {"error_message", record.error_message}, {"costs", record.costs},
           {"tuner", record.tuner},             {"run_id", record.run_id},
-          {"timestamp", record.timestamp},     {"is_default", record.is_default}};
+          {"timestamp", record.timestamp},     {"is_default", record.is_default},
+          {"spread", record.spread ? nlohmann::json(*record.spread) : nlohmann::json(nullptr)},
+          {"load", record.load ? nlohmann::json(*record.load) : nlohmann::json(nullptr)},
+          {"noisy", record.is_noisy()}};
 }
 
 }  // namespace optune::app

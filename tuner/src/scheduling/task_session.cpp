@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "optune/measure/median_interval.hpp"
 #include "optune/tuner/search/task_history.hpp"
 
 namespace optune::tuner {
@@ -29,6 +30,10 @@ db::TuningRecord to_record(const measure::MeasureTask& task, const search_space:
   record.build_seconds = result.build_seconds;
   record.timestamp = result.timestamp;
   record.optune_version = OPTUNE_VERSION;
+  if (result.ok()) {
+    record.spread = measure::median_spread(result.costs);
+    record.load = result.load;
+  }
   return record;
 }
 

@@ -4,12 +4,20 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace optune::db {
+
+// When a record's median is not to be trusted as it stands (TuningRecord::is_noisy): it is known to
+// no better than +-10% (its spread), or other processes took over a tenth of the machine's CPU
+// time while it was measured (its load). On a quiet machine a record's spread is mostly under 3%
+// and its load under 2%; a build beside it, or a busy loop per core, takes 45-100% of the cores.
+inline constexpr double kNoisySpread = 0.10;
+inline constexpr double kBusyLoad = 0.10;
 
 struct TuningRecord {
   std::int64_t id = 0;                // assigned by the database
@@ -30,13 +38,31 @@ struct TuningRecord {
   std::string run_id;                 // groups the records of one tuning run
   std::string optune_version;
   bool is_default = false;            // the template's default config
+  // The relative half-width of the 95% confidence interval of the median of `costs`
+  // (measure/median_interval.hpp): 0.04 means the median is known to about +-4%. nullopt: unknown
+  // (a failure, one cost, or a record of schema 1).
+  std::optional<double> spread;
+  // The share of the machine's CPU time (all cores, 0..1) that other processes took while it was
+  // measured (measure/machine_load.hpp); nullopt: unknown (measured elsewhere, or schema 1).
+  std::optional<double> load;
 
   bool ok() const { return error_kind == "ok"; }
+  // Measured on a busy machine or with a wide spread: query, pick, apply-best and regress say so,
+  // and such a record cannot displace a winner (database.hpp's ranking).
+  bool is_noisy() const {
+    return (spread && *spread > kNoisySpread) || (load && *load > kBusyLoad);
+  }
   // Canonical config text (sorted keys, no spaces): the identity of a config within a task.
   std::string config_text() const { return config.dump(); }
 };
 
-nlohmann::json to_json(const TuningRecord& record);  // every field but id
+// Why a noisy record is not to be trusted as it stands ("measured while other processes took 45% of
+// the CPU", "its median is known to +-14% only"); "" for a record that is not noisy.
+std::string noise_text(const TuningRecord& record);
+
+// Every field but id; spread and load only where known, so that a record of schema 1 keeps the
+// JSON line (and the content hash) it had.
+nlohmann::json to_json(const TuningRecord& record);
 // Throws std::invalid_argument naming the missing or mistyped field.
 TuningRecord record_from_json(const nlohmann::json& json);
 

@@ -53,6 +53,9 @@ struct WorkerReply {
   // "ready" replies: the kernel file's reference has not run yet on these operands.
   std::optional<bool> needs_reference;
   std::optional<Transfers> transfer;
+  // Set by the runner that watched the worker (LocalRunner, here or on an RPC server), never by
+  // the worker: other processes' share of the CPU time while it measured (machine_load.hpp).
+  std::optional<double> load;
   // Describe replies: the device asked for (or the first), and all of them.
   std::optional<nlohmann::json> device;
   std::optional<std::vector<nlohmann::json>> devices;

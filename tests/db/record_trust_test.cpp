@@ -1,0 +1,172 @@
+// How far a record is to be trusted: its spread and load are stored and read back, exported and
+// imported, unknown where they were not measured, and a database of schema 1 (before them) is read
+// as it is and migrated with them unknown.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <sstream>
+
+#include "db_test_support.hpp"
+
+namespace optune::db {
+namespace {
+
+using testing::TempDir;
+using testing::kGemmTask;
+using testing::ok_record;
+using testing::read_bytes;
+
+void run_sql(const std::string& path, const std::string& sql) {
+  sqlite3* handle = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &handle), SQLITE_OK);
+  char* message = nullptr;
+  EXPECT_EQ(sqlite3_exec(handle, sql.c_str(), nullptr, nullptr, &message), SQLITE_OK) << (message ? message : "");
+  sqlite3_free(message);
+  sqlite3_close(handle);
+}
+
+// A database as optune wrote it at schema 1, with one record of kGemmTask (tile_m 8, 5 ms).
+void write_schema_one_database(const std::string& path) {
+  run_sql(path, R"sql(
+    PRAGMA journal_mode = WAL;
+    CREATE TABLE devices (id TEXT PRIMARY KEY, name TEXT NOT NULL, fingerprint TEXT NOT NULL);
+    CREATE TABLE workloads (key TEXT PRIMARY KEY, op TEXT NOT NULL);
+    CREATE TABLE records (
+      id INTEGER PRIMARY KEY, content_hash TEXT NOT NULL UNIQUE, workload_key TEXT NOT NULL REFERENCES workloads(key),
+      template_name TEXT NOT NULL, target TEXT NOT NULL, device_id TEXT NOT NULL REFERENCES devices(id),
+      config TEXT NOT NULL, costs TEXT NOT NULL, median_seconds REAL NOT NULL, gflops REAL NOT NULL,
+      error_kind TEXT NOT NULL, error_message TEXT NOT NULL, build_seconds REAL NOT NULL, timestamp REAL NOT NULL,
+      tuner TEXT NOT NULL, run_id TEXT NOT NULL, optune_version TEXT NOT NULL, is_default INTEGER NOT NULL);
+    CREATE INDEX records_by_task ON records (workload_key, template_name, target, device_id, config);
+    CREATE INDEX records_best ON records (workload_key, target, device_id, median_seconds) WHERE error_kind = 'ok';
+    CREATE INDEX records_by_time ON records (timestamp);
+    INSERT INTO devices VALUES ('dev0001', 'Intel(R) Xeon(R) Platinum 8480', '{"kind":"cpu","name":"Intel(R) Xeon(R) Platinum 8480"}');
+    INSERT INTO workloads VALUES ('gemm.f32.M512.N512.K512', 'gemm');
+    INSERT INTO records VALUES (1, 'hash-of-the-old-record', 'gemm.f32.M512.N512.K512', 'cpu_gemm', 'cpu', 'dev0001',
+      '{"tile_m":8}', '[0.005,0.005,0.005]', 0.005, 53.7, 'ok', '', 0.25, 1000, 'xgb', 'run-0', '0.0.9', 0);
+    PRAGMA application_id = 1330664533;
+    PRAGMA user_version = 1;
+  )sql");
+}
+
+TEST(RecordTrust, SpreadAndLoadAreWrittenAndReadBack) {
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  TuningRecord quiet = ok_record(8, 0.004);
+  quiet.spread = 0.012;
+  quiet.load = 0.0;
+  TuningRecord busy = ok_record(16, 0.003);
+  busy.spread = 0.02;
+  busy.load = 0.47;
+  db.insert({quiet, busy});
+  const auto stored = db.task_records(kGemmTask);
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_EQ(stored[0].spread, 0.012);
+  EXPECT_EQ(stored[0].load, 0.0);
+  EXPECT_FALSE(stored[0].is_noisy());
+  EXPECT_EQ(stored[1].spread, 0.02);
+  EXPECT_EQ(stored[1].load, 0.47);
+  EXPECT_TRUE(stored[1].is_noisy()) << "measured while other processes took half the machine";
+}
+
+TEST(RecordTrust, AWideSpreadAloneMakesARecordNoisy) {
+  TuningRecord record = ok_record(8, 0.004);
+  record.spread = kNoisySpread * 2;
+  EXPECT_TRUE(record.is_noisy());
+  record.spread = kNoisySpread / 2;
+  EXPECT_FALSE(record.is_noisy());
+  record.spread.reset();
+  EXPECT_FALSE(record.is_noisy()) << "unknown is not noisy: an old record is read as it always was";
+}
+
+TEST(RecordTrust, UnknownFieldsStayUnknownAndOutOfTheJsonLine) {
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  db.insert({ok_record(8, 0.004)});
+  const auto stored = db.task_records(kGemmTask).front();
+  EXPECT_FALSE(stored.spread.has_value());
+  EXPECT_FALSE(stored.load.has_value());
+  const auto line = to_json(stored);
+  EXPECT_FALSE(line.contains("spread")) << line.dump();
+  EXPECT_FALSE(line.contains("load")) << line.dump();
+}
+
+TEST(RecordTrust, ExportAndImportCarryThemAndNullReadsAsUnknown) {
+  TempDir dir;
+  auto source = Database::open(dir.file("a.db"));
+  TuningRecord record = ok_record(8, 0.004);
+  record.spread = 0.031;
+  record.load = 0.25;
+  source.insert({record});
+  std::stringstream lines;
+  source.export_jsonl(lines, {});
+  auto copy = Database::open(dir.file("b.db"));
+  EXPECT_EQ(copy.import_jsonl(lines), 1u);
+  const auto stored = copy.task_records(kGemmTask).front();
+  EXPECT_EQ(stored.spread, 0.031);
+  EXPECT_EQ(stored.load, 0.25);
+
+  auto with_nulls = to_json(ok_record(16, 0.005));
+  with_nulls["spread"] = nullptr;
+  with_nulls["load"] = nullptr;
+  std::stringstream null_line(with_nulls.dump() + "\n");
+  EXPECT_EQ(copy.import_jsonl(null_line), 1u);
+  for (const auto& r : copy.task_records(kGemmTask))
+    if (r.config["tile_m"] == 16) EXPECT_FALSE(r.spread || r.load);
+
+  auto mistyped = to_json(ok_record(32, 0.005));
+  mistyped["load"] = "busy";
+  std::stringstream bad(mistyped.dump() + "\n");
+  try {
+    copy.import_jsonl(bad);
+    FAIL() << "a load that is not a number was imported";
+  } catch (const DatabaseError& error) {
+    EXPECT_STREQ(error.what(), "line 1: field \"load\" must be a number or null");
+  }
+}
+
+TEST(RecordTrust, ALineWithoutThemImportsOnceAsBefore) {
+  // An export of an older optune has no spread or load: importing it twice, or into a database that
+  // already holds its records, adds nothing (the content hash is the one it always had).
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  const std::string line = to_json(ok_record(8, 0.004)).dump() + "\n";
+  std::stringstream first(line), second(line);
+  EXPECT_EQ(db.import_jsonl(first), 1u);
+  EXPECT_EQ(db.import_jsonl(second), 0u);
+}
+
+TEST(RecordTrust, SchemaOneDatabaseIsReadAsItIsAndMigratesWithTheFieldsUnknown) {
+  TempDir dir;
+  const std::string path = dir.file("old.db");
+  write_schema_one_database(path);
+  const std::string before = read_bytes(path);
+  {
+    // Read-only (query, export, pick, regress): read as it is, nothing written to it.
+    auto reader = Database::open(path, Database::Mode::kReadOnly);
+    EXPECT_EQ(reader.schema_version(), 1);
+    const auto records = reader.task_records(kGemmTask);
+    ASSERT_EQ(records.size(), 1u);
+    EXPECT_FALSE(records[0].spread.has_value());
+    EXPECT_FALSE(records[0].load.has_value());
+    ASSERT_TRUE(reader.best(kGemmTask));
+    EXPECT_EQ(reader.best(kGemmTask)->config["tile_m"], 8);
+  }
+  EXPECT_EQ(read_bytes(path), before);
+
+  auto writer = Database::open(path);
+  EXPECT_EQ(writer.schema_version(), kSchemaVersion);
+  TuningRecord measured = ok_record(16, 0.003);
+  measured.spread = 0.02;
+  measured.load = 0.01;
+  writer.insert({measured});
+  const auto records = writer.task_records(kGemmTask);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_FALSE(records[0].spread.has_value()) << "the old record's spread is unknown, not 0";
+  EXPECT_FALSE(records[0].load.has_value());
+  EXPECT_EQ(records[1].spread, 0.02);
+  EXPECT_EQ(writer.integrity_check(), "ok");
+}
+
+}  // namespace
+}  // namespace optune::db
