@@ -81,6 +81,9 @@ std::string tune(const py::dict& arguments, const std::string& package_dir, cons
     update["best_gflops"] = state.best_gflops;
     update["failures"] = state.failures;
     update["unit"] = state.unit;
+    update["noisy"] = state.noisy;
+    if (state.load) update["load"] = *state.load;
+    else update["load"] = py::none();
     callback(update);
   });
   const auto paths = install_paths(package_dir, get("cache_dir").cast<std::string>());

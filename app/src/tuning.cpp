@@ -142,6 +142,7 @@ nlohmann::json summary_json(const tuner::TuningSummary& summary) {
   return {{"trials", summary.trials},
           {"exhausted", summary.exhausted},
           {"failures", summary.failures},
+          {"noisy", summary.noisy},
           {"seconds", summary.seconds},
           {"tuner", summary.tuner},
           {"tuner_seconds", summary.overhead_seconds},

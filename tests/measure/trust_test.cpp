@@ -12,9 +12,12 @@
 
 #include "optune/measure/machine_load.hpp"
 #include "optune/measure/median_interval.hpp"
+#include "busy_processes.hpp"
 
 namespace optune::measure {
 namespace {
+
+using test_support::BusyProcesses;
 
 TEST(MedianInterval, FiveValuesGiveTheirRange) {
   const Interval interval = median_interval({5, 1, 4, 2, 3});
@@ -43,28 +46,6 @@ TEST(MedianInterval, TooFewValuesHaveNoSpread) {
   EXPECT_FALSE(median_spread({0.001}).has_value());
   EXPECT_TRUE(median_spread({0.001, 0.002}).has_value());
 }
-
-// Processes this test starts, each spinning on a core until the test ends.
-class BusyProcesses {
- public:
-  explicit BusyProcesses(unsigned count) {
-    for (unsigned i = 0; i < count; ++i) {
-      const pid_t pid = ::fork();
-      if (pid == 0) {
-        for (volatile unsigned long spin = 0;; spin = spin + 1) {
-        }
-      }
-      if (pid > 0) pids_.push_back(pid);
-    }
-  }
-  ~BusyProcesses() {
-    for (pid_t pid : pids_) ::kill(pid, SIGKILL);
-    for (pid_t pid : pids_) ::waitpid(pid, nullptr, 0);
-  }
-
- private:
-  std::vector<pid_t> pids_;
-};
 
 TEST(LoadWindow, SeesProcessesBusyBesideTheMeasuredOne) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());

@@ -46,6 +46,7 @@ int run_pick(const PickOptions& options) {
   std::printf("source     %s\n", source_text(pick).c_str());
   std::printf("template   %s\n", pick.template_name.c_str());
   std::printf("config     %s\n", pick.config.dump().c_str());
+  if (pick.record && pick.record->is_noisy()) std::printf("note       %s\n", db::noise_text(*pick.record).c_str());
   return 0;
 }
 

@@ -28,6 +28,17 @@ tuner::Progress make_progress(const TuneOptions& options) {
   return options.quiet ? tuner::Progress(nullptr, false) : tuner::Progress::for_stderr();
 }
 
+// Says how many trials were taken on a busy machine or with a wide spread: their figures are not
+// to be trusted as they stand (query marks them).
+void print_noise(std::size_t noisy, std::size_t trials, const std::optional<double>& peak_load) {
+  if (noisy == 0) return;
+  std::printf("noise      %zu of %zu trials measured while the machine was busy or with a wide spread (marked noisy",
+              noisy, trials);
+  if (peak_load && *peak_load > db::kBusyLoad)
+    std::printf("; other processes took up to %.0f%% of the CPU", *peak_load * 100);
+  std::printf(")\n");
+}
+
 void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
                    const tuner::TuningSummary& summary) {
   std::printf("workload   %s on %s (%s)\n", task.workload.key().c_str(), task.target.str().c_str(),
@@ -39,6 +50,7 @@ void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
   if (summary.other_device_records)
     std::printf(", warm-started from %zu records of other devices", summary.other_device_records);
   std::printf(")\n");
+  print_noise(summary.noisy, summary.trials, summary.peak_load);
   if (summary.exhausted)
     std::printf("note       the tuner found no other config to measure (%s searched what it could reach)\n",
                 summary.tuner.c_str());
@@ -89,6 +101,13 @@ void print_suite_summary(const TuneOptions& options, const tuner::Suite& suite, 
   std::printf("\nnetwork latency, estimated as the sum of count x latency: default %.3f ms, tuned %.3f ms, "
               "speed-up %.2fx\n", summary.default_seconds * 1e3, summary.tuned_seconds * 1e3,
               summary.default_seconds / summary.tuned_seconds);
+  std::size_t noisy = 0;
+  std::optional<double> peak_load;
+  for (const auto& task : summary.tasks) {
+    noisy += task.summary.noisy;
+    if (task.summary.peak_load) peak_load = std::max(peak_load.value_or(0), *task.summary.peak_load);
+  }
+  print_noise(noisy, summary.trials, peak_load);
   std::printf("database %s\n", options.request.database.c_str());
 }
 

@@ -127,6 +127,7 @@ struct SectionContext {
   const db::Database& database;
   const TunedHeaderRequest& request;
   bool has_records;  // false: nothing recorded for the target, so no nearest config either
+  std::vector<std::string>& noisy;  // TunedHeader::noisy
 };
 
 // One table: the default config of the default template (the highest-priority one that applies
@@ -172,10 +173,14 @@ std::string section(const SectionContext& context, const TemplateList& sharing,
     auto row = best_row(workload, device, by_workload[key]);
     if (!row) continue;  // only records of an older space: the workload runs the default
     const std::string of_template = row->kernel == &kernel ? "" : " (" + row->kernel->name() + ")";
+    const db::TuningRecord& record = row->usable.record;
+    // A noisy figure is said where the application's reader sees it, and on stderr.
+    const std::string noise = db::noise_text(record);
+    if (!noise.empty()) context.noisy.push_back(key + ": " + noise);
     rows.push_back(fmt::format(
-        "    {},  // {}: {:.1f} GFLOP/s{}",
+        "    {},  // {}: {:.1f} GFLOP/s{}{}",
         row->kernel->table_row(workload, device, search_space::ConfigView(row->space, row->usable.config)), key,
-        row->usable.record.gflops, of_template));
+        record.gflops, of_template, noise.empty() ? "" : " (noisy: " + noise + ")"));
     tuned_keys.insert(key);
   }
   if (context.has_records) {
@@ -208,7 +213,7 @@ TunedHeader make_tuned_header(const db::Database& database, const TunedHeaderReq
   std::set<std::string> tuned_keys;
   std::set<std::string> nearest_keys;
   std::set<std::string> tables;
-  const SectionContext context{database, request, device_record.has_value()};
+  const SectionContext context{database, request, device_record.has_value(), header.noisy};
   for (const auto* kernel : backends::all_templates()) {
     if (kernel->backend() != request.target.backend) continue;
     auto form = kernel->table_form();

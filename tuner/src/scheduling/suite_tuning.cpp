@@ -82,8 +82,14 @@ SuiteSummary tune_suite(const std::vector<SuiteTask>& tasks, RecordingMeasurer& 
     state.unit = kernels::throughput_unit(*tasks[i].task->kernel_template, tasks[i].task->workload, tasks[i].task->device);
     state.trial = spent + summary.trials;
     state.failures = 0;
+    state.noisy = 0;
     for (const auto& s : sessions)
-      if (s) state.failures += s->summary().failures;
+      if (s) {
+        state.failures += s->summary().failures;
+        state.noisy += s->summary().noisy;
+      }
+    state.load = session.last_batch_load();
+    state.best_is_provisional = options.remeasure_top > 0;
     state.best_gflops = std::isfinite(session.best_seconds())
                             ? tasks[i].task->workload.flops() / session.best_seconds() / 1e9 : 0;
     progress.update(state);

@@ -143,6 +143,7 @@ std::size_t TaskSession::step(std::size_t max_trials) {
   check_environment(records);
   record(records);
   tuner_->update(batch, results);
+  note_noise(records);
   for (auto& record : records) {
     ++summary_.trials;
     if (!record.ok()) ++summary_.failures;
@@ -209,6 +210,23 @@ void TaskSession::remeasure_finalists(std::size_t top) {
       if (better(record, fastest)) fastest = std::move(record);
     if (!fastest) break;  // every one failed this time: nothing to compare the next wave with
   }
+}
+
+void TaskSession::note_noise(const std::vector<db::TuningRecord>& records) {
+  double load = 0;
+  std::size_t known = 0;
+  for (const auto& record : records) {
+    if (!record.ok()) continue;
+    if (record.is_noisy()) ++summary_.noisy;
+    if (record.load) {
+      load += *record.load;
+      ++known;
+    }
+  }
+  last_batch_load_.reset();
+  if (known == 0) return;
+  last_batch_load_ = load / static_cast<double>(known);
+  summary_.peak_load = std::max(summary_.peak_load.value_or(0), *last_batch_load_);
 }
 
 void TaskSession::check_environment(const std::vector<db::TuningRecord>& records) {

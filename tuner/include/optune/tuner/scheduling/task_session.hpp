@@ -65,6 +65,10 @@ struct TuningSummary {
   std::string run_id;
   std::size_t trials = 0;    // measured in this run, failures included
   std::size_t failures = 0;
+  // Trials of this run measured on a busy machine or with a wide spread (TuningRecord::is_noisy).
+  std::size_t noisy = 0;
+  // The most any batch's mean load reached (other processes' share of the CPU); nullopt: unknown.
+  std::optional<double> peak_load;
   std::optional<db::TuningRecord> best;            // best successful config, after re-measuring
   // The default config, measured in this run; after finish() its latest successful record (the
   // closing re-measurement's), the record the database ranks it by, as it ranks `best`.
@@ -99,6 +103,8 @@ class TaskSession {
   // Best median seconds so far (the default included); +infinity when nothing succeeded.
   double best_seconds() const;
   std::size_t trials_since_improvement() const { return summary_.trials - last_improvement_; }
+  // The mean load of the last batch's successful measurements; nullopt where unknown.
+  std::optional<double> last_batch_load() const { return last_batch_load_; }
 
  private:
   std::shared_ptr<const measure::MeasureTask> task_;
@@ -115,6 +121,7 @@ class TaskSession {
   // knobs' first values).
   std::optional<db::TuningRecord> known_good_;
   std::size_t last_improvement_ = 0;
+  std::optional<double> last_batch_load_;
   bool exhausted_ = false;
   std::chrono::steady_clock::time_point start_;
 
@@ -126,6 +133,8 @@ class TaskSession {
   void remeasure_finalists(std::size_t top);
   // Records a batch that passed check_environment(), with the default's held-back record.
   void record(const std::vector<db::TuningRecord>& records);
+  // Counts a batch's noisy records and keeps its mean load.
+  void note_noise(const std::vector<db::TuningRecord>& records);
 };
 
 std::string make_run_id();
