@@ -95,6 +95,7 @@ nlohmann::json to_json(const TuningRecord& record) {
   };
   if (record.spread) line["spread"] = *record.spread;
   if (record.load) line["load"] = *record.load;
+  if (record.winner) line["winner"] = true;
   return line;
 }
 
@@ -124,6 +125,7 @@ TuningRecord record_from_json(const nlohmann::json& object) {
   read_bool(object, "is_default", record.is_default);
   record.spread = read_optional_number(object, "spread");
   record.load = read_optional_number(object, "load");
+  read_bool(object, "winner", record.winner);
   return record;
 }
 

@@ -38,7 +38,8 @@ std::vector<MeasureResult> Runner::run(const std::vector<MeasureInput>& inputs,
   for (auto& result : results)
     if (result.ok()) result.round_medians = {result.median_seconds};
   for (int round = 1; round < std::max(rounds, max_rounds); ++round) {
-    if (round >= rounds && !(more && more(results))) break;
+    const bool wanted = more && more(results);
+    if (round >= rounds && !wanted) break;
     std::vector<std::size_t> still_ok;
     std::vector<MeasureInput> again;
     std::vector<BuildResult> again_builds;

@@ -1,6 +1,7 @@
 // How far a record is to be trusted: its spread and load are stored and read back, exported and
 // imported, unknown where they were not measured, and a database of schema 1 (before them) is read
-// as it is and migrated with them unknown.
+// as it is and migrated with them unknown. And the tie rule: a winner a final comparison declared
+// stays the best until a config is measured faster beyond noise.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -166,6 +167,100 @@ TEST(RecordTrust, SchemaOneDatabaseIsReadAsItIsAndMigratesWithTheFieldsUnknown) 
   EXPECT_FALSE(records[0].load.has_value());
   EXPECT_EQ(records[1].spread, 0.02);
   EXPECT_EQ(writer.integrity_check(), "ok");
+}
+
+}  // namespace
+}  // namespace optune::db
+
+// --- The tie rule: a declared winner stays the best until a config is faster beyond noise ------
+
+namespace optune::db {
+namespace {
+
+// A record of kGemmTask at `median` seconds known to +-`spread`, measured at `timestamp`.
+TuningRecord timed(int tile, double median, double spread, double timestamp, const std::string& run = "run-2") {
+  TuningRecord record = testing::ok_record(tile, median, timestamp);
+  record.spread = spread;
+  record.load = 0.01;
+  record.run_id = run;
+  return record;
+}
+
+TuningRecord marked_winner(TuningRecord record) {
+  record.winner = true;
+  record.tuner = "final";
+  return record;
+}
+
+TEST(TieRule, AWinnerStaysTheBestAgainstAConfigFasterWithinNoise) {
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  db.insert({marked_winner(timed(8, 0.0100, 0.03, 1000, "run-1")), timed(16, 0.0098, 0.03, 2000)});
+  ASSERT_TRUE(db.best(kGemmTask));
+  EXPECT_EQ(db.best(kGemmTask)->config["tile_m"], 8) << "2% faster, within +-3% either side: tied";
+  const auto top = db.top_k({}, 2);
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0].config["tile_m"], 8);
+  EXPECT_EQ(top[1].config["tile_m"], 16);
+  EXPECT_TRUE(are_tied(top[0], top[1]));
+  EXPECT_EQ(db.top_k({}, 1).at(0).config["tile_m"], 8);
+}
+
+TEST(TieRule, AConfigFasterBeyondNoiseOnAQuietMachineReplacesTheWinner) {
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  db.insert({marked_winner(timed(8, 0.0100, 0.02, 1000, "run-1")), timed(16, 0.0080, 0.02, 2000)});
+  EXPECT_EQ(db.best(kGemmTask)->config["tile_m"], 16);
+  EXPECT_EQ(db.top_k({}, 1).at(0).config["tile_m"], 16);
+}
+
+TEST(TieRule, ANoisyOrOlderRecordCannotReplaceTheWinner) {
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  TuningRecord busy = timed(16, 0.0050, 0.02, 2000);
+  busy.load = 0.6;  // twice as fast, on a busy machine: not to be believed over the winner
+  TuningRecord older = timed(32, 0.0060, 0.02, 500, "run-0");  // measured before the winner was declared
+  db.insert({marked_winner(timed(8, 0.0100, 0.02, 1000, "run-1")), busy, older});
+  EXPECT_EQ(db.best(kGemmTask)->config["tile_m"], 8);
+  EXPECT_EQ(db.top_k({}, 1).at(0).config["tile_m"], 8);
+}
+
+TEST(TieRule, TheComparisonThatDeclaredTheWinnerIsNotReopened) {
+  // Its finalists' records have the mark's run and tuner: that comparison already weighed them.
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  TuningRecord finalist = timed(16, 0.0080, 0.01, 1001, "run-1");
+  finalist.tuner = "final";
+  db.insert({marked_winner(timed(8, 0.0100, 0.01, 1000, "run-1")), finalist});
+  EXPECT_EQ(db.best(kGemmTask)->config["tile_m"], 8);
+}
+
+TEST(TieRule, TheWinnersLatestRecordIsTheOneGiven) {
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  db.insert({marked_winner(timed(8, 0.0100, 0.03, 1000, "run-1")), timed(8, 0.0110, 0.03, 3000, "run-3"),
+             timed(16, 0.0105, 0.03, 2000)});
+  const auto best = db.best(kGemmTask);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->config["tile_m"], 8);
+  EXPECT_DOUBLE_EQ(best->median_seconds, 0.0110);
+}
+
+TEST(TieRule, PruneKeepsTheWinnerAndItsLatestRecord) {
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  db.insert({marked_winner(timed(8, 0.0100, 0.03, 1000, "run-1")), timed(16, 0.0098, 0.03, 2000),
+             timed(32, 0.0099, 0.03, 2100), timed(64, 0.0097, 0.03, 2200)});
+  db.prune(1);
+  EXPECT_EQ(db.best(kGemmTask)->config["tile_m"], 8) << "the winner survives a prune that keeps one";
+  ASSERT_TRUE(db.winner(kGemmTask));
+}
+
+TEST(TieRule, TheWinnerMarkTravelsInJsonLinesAndOnlyWhereSet) {
+  EXPECT_FALSE(to_json(timed(8, 0.01, 0.01, 1000)).contains("winner"));
+  const auto line = to_json(marked_winner(timed(8, 0.01, 0.01, 1000)));
+  EXPECT_EQ(line["winner"], true);
+  EXPECT_TRUE(record_from_json(line).winner);
 }
 
 }  // namespace

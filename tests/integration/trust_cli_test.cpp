@@ -4,9 +4,17 @@
 // generous hang bounds.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -83,6 +91,111 @@ TEST_F(TrustCliTest, ABusyMachineMarksItsRecordsNoisyAndTheRunSaysSo) {
   EXPECT_TRUE(records[0]["noisy"].get<bool>()) << records[0].dump();
   EXPECT_GT(records[0]["load"].get<double>(), optune::db::kBusyLoad);
   EXPECT_TRUE(records[0]["spread"].is_number());
+}
+
+TEST_F(TrustCliTest, TheSpeedupComesFromAnInterleavedFinalComparison) {
+  CommandRun run = optune(tune_work("--format json --quiet"));
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  const auto outcome = nlohmann::json::parse(run.out);
+  const auto& comparison = outcome["comparison"];
+  ASSERT_TRUE(comparison.is_object()) << outcome.dump(2);
+  EXPECT_GE(comparison["rounds"].get<int>(), 5);
+  EXPECT_LE(comparison["rounds"].get<int>(), 11);
+  std::set<std::string> roles;
+  for (const auto& finalist : comparison["finalists"]) roles.insert(finalist["role"].get<std::string>());
+  EXPECT_EQ(roles, (std::set<std::string>{"default", "best"})) << comparison.dump(2);
+  EXPECT_EQ(outcome["speedup_source"], "final comparison");
+  // Four passes against one: the tuned config is faster beyond noise, whatever the machine does.
+  const auto& interval = outcome["speedup_interval"];
+  ASSERT_TRUE(interval.is_array()) << outcome.dump(2);
+  EXPECT_GT(interval[0].get<double>(), 1.0) << outcome.dump(2);
+  EXPECT_EQ(outcome["best"]["config"]["WORK"], 1);
+  if (outcome["speedup"].is_number()) {
+    EXPECT_TRUE(outcome["unreliable"].is_null());
+    EXPECT_LE(interval[0].get<double>(), outcome["speedup"].get<double>());
+    EXPECT_GE(interval[1].get<double>(), outcome["speedup"].get<double>());
+  } else {
+    EXPECT_EQ(outcome["unreliable"].get<std::string>().rfind("the machine was busy", 0), 0u) << outcome.dump(2);
+  }
+  // Each finalist's rounds are one record, tuner "final", the winner marked; it is the best query gives.
+  std::size_t finals = 0, winners = 0;
+  for (const auto& record : Database::open(db(), Database::Mode::kReadOnly).records({})) {
+    if (record.tuner != "final") continue;
+    ++finals;
+    winners += record.winner;
+    EXPECT_EQ(record.costs.size(), 3u * comparison["rounds"].get<std::size_t>()) << "3 repeats a round";
+    if (record.winner) EXPECT_EQ(record.config["WORK"], 1);
+  }
+  EXPECT_EQ(finals, 2u);
+  EXPECT_EQ(winners, 1u);
+  const auto top = nlohmann::json::parse(optune("query --format json --db " + db()).out);
+  ASSERT_EQ(top.size(), 1u);
+  EXPECT_EQ(top[0]["config"], outcome["best"]["config"]);
+  EXPECT_DOUBLE_EQ(top[0]["median_seconds"].get<double>(), outcome["best"]["median_seconds"].get<double>());
+}
+
+TEST_F(TrustCliTest, ABusyMachineMakesTheSummarySayUnreliableInsteadOfANumber) {
+  CommandRun run;
+  {
+    BusyProcesses busy;
+    run = optune(tune_work("--quiet"));
+  }
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("speed-up unreliable: the machine was busy (other processes took"), std::string::npos)
+      << run.out;
+  EXPECT_EQ(run.out.find("speed-up 4"), std::string::npos) << run.out;
+}
+
+// Records of the two best configs of the database's one task, ahead of every record: the first at
+// `first` times the fastest median recorded, marked as the winner of a final comparison, the second
+// measured after it at `second` times; both known to +-3%, on a quiet machine.
+void plant_pair(const std::string& path, double first, double second) {
+  auto database = Database::open(path);
+  std::vector<optune::db::TuningRecord> records;
+  for (const auto& record : database.top_k({}, 2)) records.push_back(record);
+  ASSERT_EQ(records.size(), 2u);
+  const double fastest = std::min(records[0].median_seconds, records[1].median_seconds);
+  const double first_median = first * fastest, second_median = second * fastest;
+  double timestamp = 0;
+  for (const auto& record : database.records({})) timestamp = std::max(timestamp, record.timestamp);
+  auto planted = [&](optune::db::TuningRecord record, double median, double at) {
+    record.gflops = record.gflops * record.median_seconds / median;  // the same work in another time
+    record.costs = {median * 0.97, median, median * 1.03};
+    record.median_seconds = median;
+    record.spread = 0.03;
+    record.load = 0.0;
+    record.timestamp = at;
+    record.run_id = "planted";
+    record.tuner = "planted";
+    return record;
+  };
+  auto winner = planted(records[0], first_median, timestamp + 1);
+  winner.winner = true;
+  winner.tuner = "final";
+  database.insert({winner, planted(records[1], second_median, timestamp + 2)});
+}
+
+TEST_F(TrustCliTest, QueryAndPickSayWhenTheBestTwoAreTiedAndTheWinnerStays) {
+  ASSERT_EQ(optune("tune --op gemm --shape 48,40,36 --tuner random --trials 2 --batch-size 2 --remeasure 0 "
+                   "--repeat 2 --min-repeat-ms 1 --quiet --db " + db()).code, 0);
+  plant_pair(db(), 0.5, 0.49);  // 2% faster than the winner, within +-3% either side
+  const auto top = nlohmann::json::parse(optune("query --format json --db " + db()).out);
+  ASSERT_EQ(top.size(), 1u);
+  EXPECT_TRUE(top[0]["winner"].get<bool>()) << "the winner stays first: " << top[0].dump();
+  EXPECT_TRUE(top[0].contains("tied_with")) << top[0].dump();
+  CommandRun table = optune("query --db " + db());
+  EXPECT_NE(table.out.find("tied: gemm.f32.M48.N40.K36"), std::string::npos) << table.out;
+  CommandRun pick = optune("pick --op gemm --shape 48,40,36 --db " + db());
+  EXPECT_NE(pick.out.find("tied within noise with"), std::string::npos) << pick.out;
+  const auto picked = nlohmann::json::parse(optune("pick --op gemm --shape 48,40,36 --format json --db " + db()).out);
+  EXPECT_EQ(picked["record"]["median_seconds"], top[0]["median_seconds"]);
+  EXPECT_TRUE(picked["tied_with"].is_object());
+
+  // Now 30% faster than a new winner, measured after it on a quiet machine: it replaces the winner.
+  plant_pair(db(), 0.5, 0.35);
+  const auto replaced = nlohmann::json::parse(optune("query --format json --db " + db()).out);
+  EXPECT_FALSE(replaced[0]["winner"].get<bool>()) << replaced[0].dump();
+  EXPECT_FALSE(replaced[0].contains("tied_with"));
 }
 
 }  // namespace

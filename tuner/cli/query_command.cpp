@@ -34,7 +34,7 @@ std::string spread_text(const db::TuningRecord& record) {
   return record.spread ? fmt::format("+-{:.1f}%", *record.spread * 100) : "-";
 }
 
-void print_table(const std::vector<db::TuningRecord>& records) {
+void print_table(const std::vector<db::TuningRecord>& records, const std::map<std::int64_t, db::TuningRecord>& tied) {
   std::printf("%-44s %-8s %-16s %10s %11s %8s %-13s %s\n", "workload", "target", "device", "GFLOP/s",
               "median ms", "spread", "status", "config");
   bool any_noisy = false;
@@ -47,6 +47,10 @@ void print_table(const std::vector<db::TuningRecord>& records) {
                 r.config.dump().c_str());
   }
   if (records.empty()) std::printf("(no records match)\n");
+  for (const auto& r : records)
+    if (auto next = tied.find(r.id); next != tied.end())
+      std::printf("tied: %s on %s: the best two configs are within noise (%.4f ms and %.4f ms)\n",
+                  r.workload_key.c_str(), r.device_id.c_str(), r.median_seconds * 1e3, next->second.median_seconds * 1e3);
   if (any_noisy)
     std::printf("noisy: measured while other processes took over %.0f%% of the CPU, or known to no better than "
                 "+-%.0f%%\n",
@@ -69,7 +73,11 @@ int run_query(const QueryOptions& options) {
   const auto& records = result.records;
   if (options.format == "json") {
     nlohmann::json all = nlohmann::json::array();
-    for (const auto& record : records) all.push_back(app::record_json(record));
+    for (const auto& record : records) {
+      all.push_back(app::record_json(record));
+      // Where the best two are tied within noise, the best says which config it is tied with.
+      if (auto next = result.tied.find(record.id); next != result.tied.end()) all.back()["tied_with"] = next->second.config;
+    }
     std::printf("%s\n", all.dump(2).c_str());
   } else if (options.format == "csv") {
     std::printf("workload,template,target,device,device_name,median_seconds,gflops,error_kind,tuner,timestamp,config,"
@@ -82,7 +90,7 @@ int run_query(const QueryOptions& options) {
                                       optional_number(r.spread), optional_number(r.load), r.is_noisy() ? 1 : 0)
                               .c_str());
   } else {
-    print_table(records);
+    print_table(records, result.tied);
   }
   return 0;
 }

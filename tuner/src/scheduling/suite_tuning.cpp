@@ -100,8 +100,13 @@ SuiteSummary tune_suite(const std::vector<SuiteTask>& tasks, RecordingMeasurer& 
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     SuiteTaskResult result{tasks[i].entry, sessions[i] != nullptr, {}};
     if (sessions[i]) {
-      if (!summary.stopped) sessions[i]->finish(options.remeasure_top);
+      const std::string name = tasks[i].entry.name;
+      if (!summary.stopped)
+        sessions[i]->finish(
+            options.remeasure_top, [&](const std::string& line) { progress.note("[" + name + "] " + line); },
+            budget.stop);
       result.summary = sessions[i]->summary();
+      result.summary.stopped = summary.stopped;
     }
     summary.tasks.push_back(std::move(result));
   }

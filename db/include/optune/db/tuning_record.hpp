@@ -45,6 +45,9 @@ struct TuningRecord {
   // The share of the machine's CPU time (all cores, 0..1) that other processes took while it was
   // measured (measure/machine_load.hpp); nullopt: unknown (measured elsewhere, or schema 1).
   std::optional<double> load;
+  // This record's config won its run's final comparison (tuner/scheduling/final_comparison.hpp):
+  // it stays the task's best until a config is measured faster beyond noise (is_displaced_by).
+  bool winner = false;
 
   bool ok() const { return error_kind == "ok"; }
   // Measured on a busy machine or with a wide spread: query, pick, apply-best and regress say so,
@@ -56,12 +59,24 @@ struct TuningRecord {
   std::string config_text() const { return config.dump(); }
 };
 
+// `challenger` is faster than `incumbent` beyond noise: its median stays below the incumbent's
+// with both at the far ends of their spreads (an unknown spread counts as none).
+bool is_faster_beyond_noise(const TuningRecord& challenger, const TuningRecord& incumbent);
+// Neither of two records is faster than the other beyond noise.
+bool are_tied(const TuningRecord& a, const TuningRecord& b);
+// Whether `fastest` (a config's latest successful record, the fastest of its task) takes the
+// place of the winner that a final comparison declared (`mark`, the record it marked, and
+// `latest`, that config's latest success): only a record measured after the mark, outside that
+// comparison, on a quiet machine, and faster than the winner beyond noise. So tables stop flipping
+// between configs that are equal within noise.
+bool displaces_winner(const TuningRecord& fastest, const TuningRecord& mark, const TuningRecord& latest);
+
 // Why a noisy record is not to be trusted as it stands ("measured while other processes took 45% of
 // the CPU", "its median is known to +-14% only"); "" for a record that is not noisy.
 std::string noise_text(const TuningRecord& record);
 
-// Every field but id; spread and load only where known, so that a record of schema 1 keeps the
-// JSON line (and the content hash) it had.
+// Every field but id; spread and load only where known, and winner only where set, so that a
+// record of schema 1 keeps the JSON line (and the content hash) it had.
 nlohmann::json to_json(const TuningRecord& record);
 // Throws std::invalid_argument naming the missing or mistyped field.
 TuningRecord record_from_json(const nlohmann::json& json);

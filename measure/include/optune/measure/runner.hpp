@@ -22,8 +22,9 @@ class Runner {
   // options say so) after the last round.
   std::vector<MeasureResult> run(const std::vector<MeasureInput>& inputs, const std::vector<BuildResult>& builds,
                                  int rounds = 1);
-  // Asked after each round from the `rounds`-th on, with the results merged so far: whether one more
-  // round is worth it (the closing comparison of finalists goes on while they are tied).
+  // Asked after each round, with the results merged so far (so it can show progress), whether one
+  // more round is worth it; the answer counts from the `rounds`-th round on (the closing
+  // comparison of finalists goes on while they are tied).
   using MoreRounds = std::function<bool(const std::vector<MeasureResult>& merged)>;
   // run(), then further rounds while `more` says so, up to `max_rounds` in all.
   std::vector<MeasureResult> run(const std::vector<MeasureInput>& inputs, const std::vector<BuildResult>& builds,
