@@ -65,7 +65,7 @@ WorkloadOutcome tune_workload(const TuneRequest& request, const InstallPaths& pa
                   ? make_task(request.op, request.shape, request.measuring.target, nullptr, device, request.template_name)
                   : make_kernel_task(request.kernel_file, request.shape, request.measuring.target, device);
   auto database = open_database(request.database, db::Database::Mode::kReadWrite);
-  auto locks = lock_for_measuring("tune", request.database, task->device, request.wait_lock, true, log);
+  auto locks = lock_for_measuring("tune", paths.lock_dir, request.database, task->device, request.wait_lock, true, log);
   Measuring measuring(request.measuring, paths, remote, std::move(log));
   tuner::TuningLoop loop(*measuring.builder, measuring.runner, database, progress);
   tuner::TuningOptions tuning = request.tuning;
@@ -127,7 +127,8 @@ SuiteOutcome tune_suite(const TuneRequest& request, const InstallPaths& paths, t
     tasks.push_back({entry, task});
   }
   auto database = open_database(request.database, db::Database::Mode::kReadWrite);
-  auto locks = lock_for_measuring("tune", request.database, tasks.front().task->device, request.wait_lock, true, log);
+  auto locks =
+      lock_for_measuring("tune", paths.lock_dir, request.database, tasks.front().task->device, request.wait_lock, true, log);
   Measuring measuring(request.measuring, paths, remote, std::move(log));
   tuner::RecordingMeasurer measurer(*measuring.builder, measuring.runner, database);
   auto summary = tuner::tune_suite(tasks, measurer, request.tuning, budget, request.scheduler, progress);

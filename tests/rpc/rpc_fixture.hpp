@@ -56,8 +56,11 @@ class RpcTest : public ::testing::Test {
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
+    // This test's own machine-wide run locks: tests run side by side do not refuse each other.
+    ::setenv("OPTUNE_LOCK_DIR", (dir_ / "locks").c_str(), 1);
   }
   void TearDown() override {
+    ::unsetenv("OPTUNE_LOCK_DIR");
     daemons_.clear();  // kills them
     if (!HasFailure()) fs::remove_all(dir_);
   }

@@ -178,9 +178,10 @@ int run_job(const JobRunOptions& options) {
   auto remote = find_remote(settings);
   auto tasks = make_tasks(job, remote);
 
-  // The locks come before anything is measured or written.
-  auto locks = lock_for_measuring("job " + job.name, job.database, tasks.front().task->device, options.wait_lock, true);
+  // The locks come before anything is measured; the database's is named after the file's identity,
+  // so the file is opened (made) first.
   auto database = open_database(job.database, db::Database::Mode::kReadWrite);
+  auto locks = lock_for_measuring("job " + job.name, job.database, tasks.front().task->device, options.wait_lock, true);
   std::error_code ignored;  // a folder that cannot be made shows as the log's open failing
   std::filesystem::create_directories(std::filesystem::path(job.log).parent_path(), ignored);
   LogFile log(std::fopen(job.log.c_str(), "a"));
