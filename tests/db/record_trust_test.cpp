@@ -50,16 +50,18 @@ void write_schema_one_database(const std::string& path) {
   )sql");
 }
 
+// A successful record of kGemmTask known to +-`spread`, measured beside a load of `load`.
+TuningRecord measured(int tile, double median, double spread, double load) {
+  TuningRecord record = ok_record(tile, median);
+  record.spread = spread;
+  record.load = load;
+  return record;
+}
+
 TEST(RecordTrust, SpreadAndLoadAreWrittenAndReadBack) {
   TempDir dir;
   auto db = Database::open(dir.file("optune.db"));
-  TuningRecord quiet = ok_record(8, 0.004);
-  quiet.spread = 0.012;
-  quiet.load = 0.0;
-  TuningRecord busy = ok_record(16, 0.003);
-  busy.spread = 0.02;
-  busy.load = 0.47;
-  db.insert({quiet, busy});
+  db.insert({measured(8, 0.004, 0.012, 0.0), measured(16, 0.003, 0.02, 0.47)});
   const auto stored = db.task_records(kGemmTask);
   ASSERT_EQ(stored.size(), 2u);
   EXPECT_EQ(stored[0].spread, 0.012);
@@ -95,10 +97,7 @@ TEST(RecordTrust, UnknownFieldsStayUnknownAndOutOfTheJsonLine) {
 TEST(RecordTrust, ExportAndImportCarryThemAndNullReadsAsUnknown) {
   TempDir dir;
   auto source = Database::open(dir.file("a.db"));
-  TuningRecord record = ok_record(8, 0.004);
-  record.spread = 0.031;
-  record.load = 0.25;
-  source.insert({record});
+  source.insert({measured(8, 0.004, 0.031, 0.25)});
   std::stringstream lines;
   source.export_jsonl(lines, {});
   auto copy = Database::open(dir.file("b.db"));
@@ -157,10 +156,7 @@ TEST(RecordTrust, SchemaOneDatabaseIsReadAsItIsAndMigratesWithTheFieldsUnknown) 
 
   auto writer = Database::open(path);
   EXPECT_EQ(writer.schema_version(), kSchemaVersion);
-  TuningRecord measured = ok_record(16, 0.003);
-  measured.spread = 0.02;
-  measured.load = 0.01;
-  writer.insert({measured});
+  writer.insert({measured(16, 0.003, 0.02, 0.01)});
   const auto records = writer.task_records(kGemmTask);
   ASSERT_EQ(records.size(), 2u);
   EXPECT_FALSE(records[0].spread.has_value()) << "the old record's spread is unknown, not 0";
@@ -179,9 +175,8 @@ namespace {
 
 // A record of kGemmTask at `median` seconds known to +-`spread`, measured at `timestamp`.
 TuningRecord timed(int tile, double median, double spread, double timestamp, const std::string& run = "run-2") {
-  TuningRecord record = testing::ok_record(tile, median, timestamp);
-  record.spread = spread;
-  record.load = 0.01;
+  TuningRecord record = measured(tile, median, spread, 0.01);
+  record.timestamp = timestamp;
   record.run_id = run;
   return record;
 }

@@ -130,7 +130,7 @@ void print_job_summary(std::FILE* log, const tuner::JobSpec& job, const std::vec
       if (record.run_id != job.run_id()) continue;
       if (record.is_default) {
         default_record = record;  // the latest
-      } else if (record.tuner != "remeasure") {
+      } else if (!record.is_remeasurement()) {
         ++task_trials;
         if (!record.ok()) ++failures;
       }

@@ -20,7 +20,7 @@ TaskHistory load_history(const db::Database& database, const measure::MeasureTas
   same_workload.template_name = task.kernel_template->name();
   same_workload.target = task.target.str();
   for (auto& record : database.records(same_workload))
-    if (record.device_id != filter.device && record.tuner != "remeasure") history.other_devices.push_back(std::move(record));
+    if (record.device_id != filter.device && !record.is_remeasurement()) history.other_devices.push_back(std::move(record));
   return history;
 }
 

@@ -34,7 +34,7 @@ struct TuningRecord {
   std::string error_message;
   double build_seconds = 0;
   double timestamp = 0;               // unix seconds
-  std::string tuner;                  // "random", "grid", "xgb", "default", "remeasure", ...
+  std::string tuner;                  // "random", "grid", "xgb", "default", "remeasure", "final", ...
   std::string run_id;                 // groups the records of one tuning run
   std::string optune_version;
   bool is_default = false;            // the template's default config
@@ -50,6 +50,9 @@ struct TuningRecord {
   bool winner = false;
 
   bool ok() const { return error_kind == "ok"; }
+  // A config measured again at the end of a run (the closing waves, "remeasure", or the final
+  // comparison, "final"), not a trial of the budget.
+  bool is_remeasurement() const { return tuner == "remeasure" || tuner == "final"; }
   // Measured on a busy machine or with a wide spread: query, pick, apply-best and regress say so,
   // and such a record cannot displace a winner (database.hpp's ranking).
   bool is_noisy() const {
