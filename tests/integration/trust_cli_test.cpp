@@ -198,4 +198,55 @@ TEST_F(TrustCliTest, QueryAndPickSayWhenTheBestTwoAreTiedAndTheWinnerStays) {
   EXPECT_FALSE(replaced[0].contains("tied_with"));
 }
 
+// Records of the database by tuner ("default", "random", "final", ...).
+std::map<std::string, std::size_t> records_by_tuner(const std::string& path) {
+  std::map<std::string, std::size_t> counts;
+  if (!fs::exists(path)) return counts;
+  try {
+    for (const auto& record : Database::open(path, Database::Mode::kReadOnly).records({})) ++counts[record.tuner];
+  } catch (const optune::db::DatabaseError&) {  // made, its schema not yet committed
+  }
+  return counts;
+}
+
+TEST_F(TrustCliTest, CtrlCKeepsTheBatchInFlightAndSaysHowToContinue) {
+  const std::string tune = "tune --op gemm --shape 48,40,36 --tuner random --trials 40 --batch-size 2 --repeat 3 "
+                           "--min-repeat-ms 300 --db " + db();
+  const pid_t pid = start_optune(tune, "tune");
+  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(180);
+       records_by_tuner(db())["random"] < 2;) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << optune::test_support::slurp(dir_ / "tune.out");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  // Into the second batch (two configs of at least 0.9 s each), which must be kept.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const std::size_t before = records_by_tuner(db())["random"];
+  ::kill(pid, SIGINT);
+  EXPECT_EQ(wait_job(pid), 128 + SIGINT);
+  const std::string out = optune::test_support::slurp(dir_ / "tune.out");
+  auto after = records_by_tuner(db());
+  EXPECT_GE(after["random"], before + 2) << "the batch in flight was measured to its end and recorded\n" << out;
+  EXPECT_EQ(after["random"] % 2, 0u) << "whole batches only";
+  EXPECT_LT(after["random"], 40u);
+  EXPECT_EQ(after["final"], 0u) << "a stopped run does not start its closing comparison";
+  EXPECT_NE(out.find("stopped    by signal 2 after the batch in flight: " + std::to_string(after["random"]) +
+                     " trials of this run recorded in " + db() + "; run the same command again to continue"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(Database::open(db(), Database::Mode::kReadOnly).integrity_check(), "ok");
+
+  // The same command again continues, and says what it found.
+  CommandRun again = optune("tune --op gemm --shape 48,40,36 --tuner random --trials 2 --batch-size 2 --repeat 2 "
+                            "--min-repeat-ms 1 --remeasure 0 --db " + db());
+  ASSERT_EQ(again.code, 0) << again.out << again.err;
+  const std::size_t recorded = after["random"] + 1;  // and the default
+  EXPECT_NE(again.err.find(std::to_string(recorded) + " configs of this task already recorded in " + db() +
+                           ": not measured again"),
+            std::string::npos)
+      << again.err;
+  EXPECT_NE(again.out.find("; " + std::to_string(recorded) + " configs recorded before, not measured again"),
+            std::string::npos)
+      << again.out;
+}
+
 }  // namespace

@@ -15,6 +15,7 @@
 #include "optune/tuner/scheduling/shape_range.hpp"
 #include "optune/tuner/scheduling/suite_tuning.hpp"
 #include "optune/tuner/scheduling/tuning_loop.hpp"
+#include "stop_signals.hpp"
 
 namespace optune::cli {
 namespace {
@@ -146,7 +147,23 @@ void print_suite_summary(const TuneOptions& options, const tuner::Suite& suite, 
   std::printf("database %s\n", options.request.database.c_str());
 }
 
-int run_tune(const TuneOptions& options) {
+// How a run stopped by a signal ends: what was kept and how to go on.
+void print_stopped(const TuneOptions& options, std::size_t trials) {
+  std::printf("stopped    by signal %d after the batch in flight: %zu trials of this run recorded in %s; run the "
+              "same command again to continue (configs already measured are skipped)\n",
+              StopOnSignals::first_signal(), trials, options.request.database.c_str());
+}
+
+int run_tune(const TuneOptions& given) {
+  TuneOptions options = given;
+  // Ctrl-C stops after the batch in flight, which is recorded; a second one stops at once.
+  options.request.stop = &StopOnSignals::stop_requested();
+  StopOnSignals signals([&options](int signal) {
+    std::fprintf(stderr,
+                 "\noptune: stopped at once by a second signal %d; the batches before this one are recorded in %s; "
+                 "run the same command again to continue\n",
+                 signal, options.request.database.c_str());
+  });
   const bool json = options.format == "json";
   auto progress = make_progress(options);
   auto log = [](const std::string& line) { std::fprintf(stderr, "optune: %s\n", line.c_str()); };
@@ -154,6 +171,10 @@ int run_tune(const TuneOptions& options) {
     auto outcome = app::tune_suite(options.request, install_paths(), progress, log);
     if (json) std::printf("%s\n", app::outcome_json(outcome).dump(2).c_str());
     else print_suite_summary(options, outcome.suite, outcome.summary);
+    if (outcome.summary.stopped) {
+      if (!json) print_stopped(options, outcome.summary.trials);
+      return 128 + StopOnSignals::first_signal();
+    }
     return std::isnan(outcome.summary.tuned_seconds) ? 1 : 0;
   }
   if (tuner::is_shape_range(options.request.shape)) {
@@ -166,15 +187,22 @@ int run_tune(const TuneOptions& options) {
       std::printf("range %s: %zu representative shapes (%s), %zu trials in all\n\n", options.request.shape.c_str(),
                   shapes.size(), listed.c_str(), trials);
     auto outcome = app::tune_range(options.request, install_paths(), progress, log);
-    bool every_shape_tuned = true;
+    bool every_shape_tuned = true, stopped = false;
+    std::size_t measured = 0;
     nlohmann::json outcomes = nlohmann::json::array();
     for (const auto& shape : outcome.shapes) {
       if (json) outcomes.push_back(app::outcome_json(shape));
       else print_summary(options, *shape.task, shape.summary);
       if (!json) std::printf("\n");
       every_shape_tuned = every_shape_tuned && shape.summary.best.has_value();
+      stopped = stopped || shape.summary.stopped;
+      measured += shape.summary.trials;
     }
     if (json) std::printf("%s\n", outcomes.dump(2).c_str());
+    if (stopped) {
+      if (!json) print_stopped(options, measured);
+      return 128 + StopOnSignals::first_signal();
+    }
     if (json) return every_shape_tuned ? 0 : 1;
     if (options.request.kernel_file.empty())
       std::printf("every shape in %s now runs the config of its nearest tuned shape (optune pick shows it)\n",
@@ -187,6 +215,10 @@ int run_tune(const TuneOptions& options) {
   auto outcome = app::tune_workload(options.request, install_paths(), progress, log);
   if (json) std::printf("%s\n", app::outcome_json(outcome).dump(2).c_str());
   else print_summary(options, *outcome.task, outcome.summary);
+  if (outcome.summary.stopped) {
+    if (!json) print_stopped(options, outcome.summary.trials);
+    return 128 + StopOnSignals::first_signal();
+  }
   return outcome.summary.best ? 0 : 1;
 }
 
