@@ -127,7 +127,9 @@ TEST_F(TrustCliTest, TheSpeedupComesFromAnInterleavedFinalComparison) {
     if (record.winner) EXPECT_EQ(record.config["WORK"], 1);
   }
   EXPECT_EQ(finals, 2u);
-  EXPECT_EQ(winners, 1u);
+  // Marked only where the machine was quiet enough to believe the rounds.
+  const bool busy = comparison["load"].is_number() && comparison["load"].get<double>() > optune::db::kBusyLoad;
+  EXPECT_EQ(winners, busy ? 0u : 1u) << comparison.dump(2);
   const auto top = nlohmann::json::parse(optune("query --format json --db " + db()).out);
   ASSERT_EQ(top.size(), 1u);
   EXPECT_EQ(top[0]["config"], outcome["best"]["config"]);
@@ -144,6 +146,8 @@ TEST_F(TrustCliTest, ABusyMachineMakesTheSummarySayUnreliableInsteadOfANumber) {
   EXPECT_NE(run.out.find("speed-up unreliable: the machine was busy (other processes took"), std::string::npos)
       << run.out;
   EXPECT_EQ(run.out.find("speed-up 4"), std::string::npos) << run.out;
+  for (const auto& record : Database::open(db(), Database::Mode::kReadOnly).records({}))
+    EXPECT_FALSE(record.winner) << "no winner is declared on a busy machine";
 }
 
 // Records of the two best configs of the database's one task, ahead of every record: the first at

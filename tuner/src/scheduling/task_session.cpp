@@ -253,8 +253,12 @@ void TaskSession::compare_finalists(const std::function<void(const std::string&)
   for (const auto& result : results)
     comparison.rounds = std::max(comparison.rounds, static_cast<int>(result.round_medians.size()));
   // The winner is marked in the database: later runs and readers stand by it until a config is
-  // measured faster beyond noise (db::displaces_winner).
-  if (comparison.verdict.winner) records[*comparison.verdict.winner].winner = true;
+  // measured faster beyond noise (db::displaces_winner). Not a winner found on a busy machine: a
+  // hog beside it ranks single-threaded configs above the parallel ones they lose to when quiet,
+  // and a mark would keep such a config first against the later quiet run that measures better.
+  const auto& verdict = comparison.verdict;
+  const bool busy = verdict.load && *verdict.load > db::kBusyLoad;
+  if (verdict.winner && !busy) records[*verdict.winner].winner = true;
   record(records);
   for (std::size_t i = 0; i < records.size(); ++i) comparison.finalists[i].record = records[i];
   if (note) note(fmt::format("  after {} rounds: {}", comparison.rounds, verdict_text(comparison.verdict)));

@@ -108,7 +108,8 @@ class TaskSession {
   std::size_t step(std::size_t max_trials);
   // Measures the best `top` configs and the default again, in interleaved rounds, and then any
   // config whose one record would still beat them; then (top > 0) the final comparison
-  // (final_comparison.hpp), whose winner is marked in the database. The summary's best is then the
+  // (final_comparison.hpp), whose winner is marked in the database unless the machine was busy
+  // meanwhile. The summary's best is then the
   // database's. `note` gets a line per round of the comparison; `stop` ends it after its first
   // kMinFinalRounds rounds.
   void finish(std::size_t top, const std::function<void(const std::string&)>& note = {},
