@@ -26,10 +26,11 @@ namespace {
 
 // An installed wheel carries the worker in the package (optune/bin); a build tree's module uses
 // the build's bin folder.
-app::InstallPaths install_paths(const std::string& package_dir, const std::string& cache_dir) {
+app::InstallPaths install_paths(const std::string& package_dir, const std::string& cache_dir,
+                                const std::string& lock_dir) {
   fs::path packaged = fs::path(package_dir) / "bin";
   const std::string bin = fs::exists(packaged / "optune-worker") ? packaged.string() : OPTUNE_BUILD_BIN_DIR;
-  return app::install_paths_beside(bin, cache_dir);
+  return app::install_paths_beside(bin, cache_dir, lock_dir);
 }
 
 std::string tune(const py::dict& arguments, const std::string& package_dir, const py::object& callback) {
@@ -81,9 +82,13 @@ std::string tune(const py::dict& arguments, const std::string& package_dir, cons
     update["best_gflops"] = state.best_gflops;
     update["failures"] = state.failures;
     update["unit"] = state.unit;
+    update["noisy"] = state.noisy;
+    if (state.load) update["load"] = *state.load;
+    else update["load"] = py::none();
     callback(update);
   });
-  const auto paths = install_paths(package_dir, get("cache_dir").cast<std::string>());
+  const auto paths =
+      install_paths(package_dir, get("cache_dir").cast<std::string>(), get("lock_dir").cast<std::string>());
   nlohmann::json result;
   {
     py::gil_scoped_release no_gil;

@@ -2,10 +2,13 @@
 
 #include <filesystem>
 
+#include "optune/app/run_locks.hpp"
+
 namespace optune::app {
 namespace fs = std::filesystem;
 
-InstallPaths install_paths_beside(const std::string& bin_dir, const std::string& program_cache_dir) {
+InstallPaths install_paths_beside(const std::string& bin_dir, const std::string& program_cache_dir,
+                                  const std::string& lock_dir) {
   const fs::path bin(bin_dir);
   const fs::path prefix = bin.parent_path();
   const fs::path source_kernels(OPTUNE_SOURCE_KERNEL_INCLUDE_DIR);
@@ -21,6 +24,7 @@ InstallPaths install_paths_beside(const std::string& bin_dir, const std::string&
   paths.target_description_dirs = {(prefix / "share" / "optune" / "targets").string(),
                                    std::string(OPTUNE_SOURCE_CONFIG_DIR) + "/targets"};
   paths.program_cache_dir = program_cache_dir;
+  paths.lock_dir = machine_lock_dir(lock_dir);
   return paths;
 }
 

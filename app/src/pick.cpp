@@ -43,15 +43,17 @@ std::optional<kernels::DeviceInfo> recorded_device(const db::Database& database,
   }
 }
 
-// The workload's fastest record on the device whose config its template's space reads.
+// The workload's best record on the device (the database's ranking) whose config its template's
+// space reads.
 bool pick_tuned(const db::Database& database, const kernels::Workload& workload, Pick& pick) {
   db::RecordFilter filter;
   filter.workload_key = pick.workload;
   filter.target = pick.target;
   filter.device = pick.device_id;
   std::vector<std::string> passed_over;
+  // The first in the database's ranking (its declared winner, then by median) that reads.
   for (const auto& record : tuner::checked_top_k(database, filter, kOwnCandidates, passed_over)) {
-    if (pick.record && pick.record->median_seconds <= record.median_seconds) continue;
+    if (pick.record) break;
     try {
       const auto& kernel = backends::template_of_record(record.template_name, record.config);
       auto device = kernels::DeviceInfo::from_fingerprint(record.device_fingerprint);
@@ -65,8 +67,10 @@ bool pick_tuned(const db::Database& database, const kernels::Workload& workload,
       continue;  // a template this build does not have, or an unreadable device
     }
   }
-  if (pick.record) pick.source = PickSource::kTuned;
-  return pick.record.has_value();
+  if (!pick.record) return false;
+  pick.source = PickSource::kTuned;
+  pick.tied_with = tied_runner_up(database, *pick.record);
+  return true;
 }
 
 bool pick_nearest(const db::Database& database, const kernels::Workload& workload, const kernels::Target& target,
@@ -155,6 +159,7 @@ nlohmann::json pick_json(const Pick& pick) {
                                                                 : nlohmann::json(nullptr)},
           {"record", pick.record ? record_json(*pick.record) : nlohmann::json(nullptr)},
           {"ranked_by_model", pick.ranked_by_model},
+          {"tied_with", pick.tied_with ? record_json(*pick.tied_with) : nlohmann::json(nullptr)},
           {"candidates", pick.candidates}};
 }
 

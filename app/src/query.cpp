@@ -1,6 +1,7 @@
 #include "optune/app/query.hpp"
 
 #include <ctime>
+#include <set>
 
 #include "optune/app/bad_input.hpp"
 #include "optune/app/tasks.hpp"
@@ -44,9 +45,28 @@ QueryResult query_records(const QueryRequest& request) {
   }
   auto database = open_database(request.database, db::Database::Mode::kReadOnly);
   QueryResult result;
-  if (request.history) result.records = database.records(filter);
-  else result.records = tuner::checked_top_k(database, filter, request.top, result.passed_over);
+  if (request.history) {
+    result.records = database.records(filter);
+    return result;
+  }
+  result.records = tuner::checked_top_k(database, filter, request.top, result.passed_over);
+  std::set<std::string> seen;  // workload, target, device: only the best of each is asked
+  for (const auto& record : result.records) {
+    if (!seen.insert(record.workload_key + '\n' + record.target + '\n' + record.device_id).second) continue;
+    if (auto next = tied_runner_up(database, record)) result.tied.emplace(record.id, std::move(*next));
+  }
   return result;
+}
+
+std::optional<db::TuningRecord> tied_runner_up(const db::Database& database, const db::TuningRecord& best) {
+  db::RecordFilter filter;
+  filter.workload_key = best.workload_key;
+  filter.target = best.target;
+  filter.device = best.device_id;
+  std::vector<std::string> passed_over;
+  const auto ranked = tuner::checked_top_k(database, filter, 2, passed_over);
+  if (ranked.size() < 2 || ranked[0].id != best.id || !db::are_tied(ranked[0], ranked[1])) return std::nullopt;
+  return ranked[1];
 }
 
 nlohmann::json record_json(const db::TuningRecord& record) {
@@ -57,7 +77,11 @@ nlohmann::json record_json(const db::TuningRecord& record) {
           {"gflops", record.gflops},           {"error_kind", record.error_kind},
           {"error_message", record.error_message}, {"costs", record.costs},
           {"tuner", record.tuner},             {"run_id", record.run_id},
-          {"timestamp", record.timestamp},     {"is_default", record.is_default}};
+          {"timestamp", record.timestamp},     {"is_default", record.is_default},
+          {"spread", record.spread ? nlohmann::json(*record.spread) : nlohmann::json(nullptr)},
+          {"load", record.load ? nlohmann::json(*record.load) : nlohmann::json(nullptr)},
+          {"noisy", record.is_noisy()},
+          {"winner", record.winner}};
 }
 
 }  // namespace optune::app

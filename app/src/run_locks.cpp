@@ -1,12 +1,31 @@
 #include "optune/app/run_locks.hpp"
 
-namespace optune::app {
+#include <sys/stat.h>
 
-RunLocks lock_for_measuring(const std::string& who, const std::string& database_path,
+namespace optune::app {
+namespace {
+
+// Sticky and writable by all: a folder where any user may make files that only they can remove.
+bool is_open_to_every_user(const char* folder) {
+  struct stat status {};
+  return ::stat(folder, &status) == 0 && S_ISDIR(status.st_mode) && (status.st_mode & S_ISVTX) &&
+         (status.st_mode & S_IWOTH);
+}
+
+}  // namespace
+
+std::string machine_lock_dir(const std::string& configured) {
+  if (!configured.empty()) return configured;
+  if (is_open_to_every_user("/run/lock")) return "/run/lock/optune";
+  return "/tmp/optune-locks";
+}
+
+RunLocks lock_for_measuring(const std::string& who, const std::string& lock_dir, const std::string& database_path,
                             const kernels::DeviceInfo& device, bool wait_for_device, bool writes_records,
                             const std::function<void(const std::string&)>& log) {
+  tuner::make_lock_dir(lock_dir);
   const std::string device_id = device.fingerprint_id();
-  const std::string path = tuner::device_lock_path(database_path, device_id);
+  const std::string path = tuner::device_lock_path(lock_dir, device_id);
   std::string holder;
   auto device_lock = tuner::FileLock::try_acquire(path, tuner::FileLock::Mode::kExclusive, who, &holder);
   if (!device_lock && !wait_for_device)
@@ -19,9 +38,16 @@ RunLocks lock_for_measuring(const std::string& who, const std::string& database_
   RunLocks locks{std::move(*device_lock), std::nullopt};
   // Shared with other runs writing to it; waits only while a prune holds it (seconds at most).
   if (writes_records)
-    locks.database = tuner::FileLock::acquire(tuner::database_lock_path(database_path),
+    locks.database = tuner::FileLock::acquire(tuner::database_lock_path(lock_dir, database_path),
                                               tuner::FileLock::Mode::kShared, who);
   return locks;
+}
+
+std::optional<tuner::FileLock> lock_database_exclusively(const std::string& who, const std::string& lock_dir,
+                                                         const std::string& database_path, std::string& holder) {
+  tuner::make_lock_dir(lock_dir);
+  return tuner::FileLock::try_acquire(tuner::database_lock_path(lock_dir, database_path),
+                                      tuner::FileLock::Mode::kExclusive, who, &holder);
 }
 
 }  // namespace optune::app

@@ -65,10 +65,12 @@ WorkloadOutcome tune_workload(const TuneRequest& request, const InstallPaths& pa
                   ? make_task(request.op, request.shape, request.measuring.target, nullptr, device, request.template_name)
                   : make_kernel_task(request.kernel_file, request.shape, request.measuring.target, device);
   auto database = open_database(request.database, db::Database::Mode::kReadWrite);
-  auto locks = lock_for_measuring("tune", request.database, task->device, request.wait_lock, true, log);
+  auto locks = lock_for_measuring("tune", paths.lock_dir, request.database, task->device, request.wait_lock, true, log);
   Measuring measuring(request.measuring, paths, remote, std::move(log));
   tuner::TuningLoop loop(*measuring.builder, measuring.runner, database, progress);
-  auto summary = loop.run(task, request.tuning);
+  tuner::TuningOptions tuning = request.tuning;
+  tuning.stop = request.stop;
+  auto summary = loop.run(task, tuning);
   return {task, std::move(summary)};
 }
 
@@ -107,6 +109,7 @@ RangeOutcome tune_range(const TuneRequest& request, const InstallPaths& paths, t
     one.shape = shapes[i];
     one.tuning.trials = trials[i];
     outcome.shapes.push_back(tune_workload(one, paths, progress, log));
+    if (request.stop && request.stop->load()) break;  // the shapes after it are left for the next run
   }
   return outcome;
 }
@@ -115,7 +118,8 @@ SuiteOutcome tune_suite(const TuneRequest& request, const InstallPaths& paths, t
                         std::function<void(const std::string&)> log) {
   check_tune_request(request);
   tuner::Suite suite = load_suite_option(request.suite, request.layout);
-  const auto budget = suite_budget(request);
+  auto budget = suite_budget(request);
+  budget.stop = request.stop;
   auto remote = find_remote(request.measuring);
   std::vector<tuner::SuiteTask> tasks;
   for (const auto& entry : suite.entries) {
@@ -123,7 +127,8 @@ SuiteOutcome tune_suite(const TuneRequest& request, const InstallPaths& paths, t
     tasks.push_back({entry, task});
   }
   auto database = open_database(request.database, db::Database::Mode::kReadWrite);
-  auto locks = lock_for_measuring("tune", request.database, tasks.front().task->device, request.wait_lock, true, log);
+  auto locks =
+      lock_for_measuring("tune", paths.lock_dir, request.database, tasks.front().task->device, request.wait_lock, true, log);
   Measuring measuring(request.measuring, paths, remote, std::move(log));
   tuner::RecordingMeasurer measurer(*measuring.builder, measuring.runner, database);
   auto summary = tuner::tune_suite(tasks, measurer, request.tuning, budget, request.scheduler, progress);
@@ -136,21 +141,68 @@ nlohmann::json optional_record(const std::optional<db::TuningRecord>& record) {
   return record ? record_json(*record) : nlohmann::json(nullptr);
 }
 
-nlohmann::json summary_json(const tuner::TuningSummary& summary) {
+nlohmann::json optional_number(const std::optional<double>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json comparison_json(const tuner::FinalComparison& comparison) {
+  nlohmann::json finalists = nlohmann::json::array();
+  for (const auto& finalist : comparison.finalists)
+    finalists.push_back({{"role", finalist.role},
+                         {"config", finalist.record.config},
+                         {"median_seconds", finalist.record.median_seconds},
+                         {"spread", optional_number(finalist.record.spread)},
+                         {"load", optional_number(finalist.record.load)},
+                         {"winner", finalist.record.winner}});
+  const auto& verdict = comparison.verdict;
+  return {{"rounds", comparison.rounds},
+          {"load", optional_number(verdict.load)},
+          {"tied", verdict.tied},
+          {"kept_stored_winner", verdict.kept_stored_winner},
+          {"finalists", std::move(finalists)}};
+}
+
+// The speed-up as the summary gives it: measured by the final comparison where it ran (a number
+// only where it can be trusted, else null and why), else from the records.
+void add_speedup(nlohmann::json& json, const tuner::TuningSummary& summary) {
   const bool best_is_default = summary.best_is_default();
-  const double speedup = summary.speedup();
-  return {{"trials", summary.trials},
-          {"exhausted", summary.exhausted},
-          {"failures", summary.failures},
-          {"seconds", summary.seconds},
-          {"tuner", summary.tuner},
-          {"tuner_seconds", summary.overhead_seconds},
-          {"transfer_records", summary.transfer_records},
-          {"default", optional_record(summary.default_config)},
-          {"best", optional_record(summary.best)},
-          {"best_is_default", best_is_default},
-          {"speedup", speedup > 0 && !best_is_default ? nlohmann::json(speedup) : nlohmann::json(nullptr)},
-          {"run_id", summary.run_id}};
+  json["speedup"] = nullptr;
+  json["speedup_interval"] = nullptr;
+  json["speedup_source"] = nullptr;
+  json["unreliable"] = nullptr;
+  json["comparison"] = summary.comparison ? comparison_json(*summary.comparison) : nlohmann::json(nullptr);
+  if (best_is_default) return;
+  if (summary.comparison && summary.comparison->verdict.speedup) {
+    const auto& verdict = summary.comparison->verdict;
+    json["speedup_source"] = "final comparison";
+    json["speedup_interval"] = {verdict.speedup->low, verdict.speedup->high};
+    if (summary.comparison->is_reliable()) json["speedup"] = verdict.speedup->value;
+    else json["unreliable"] = verdict.unreliable;
+    return;
+  }
+  if (summary.speedup() > 0) {
+    json["speedup"] = summary.speedup();
+    json["speedup_source"] = "records";
+  }
+}
+
+nlohmann::json summary_json(const tuner::TuningSummary& summary) {
+  nlohmann::json json = {{"trials", summary.trials},
+                         {"exhausted", summary.exhausted},
+                         {"failures", summary.failures},
+                         {"noisy", summary.noisy},
+                         {"already_recorded", summary.already_recorded},
+                         {"stopped", summary.stopped},
+                         {"seconds", summary.seconds},
+                         {"tuner", summary.tuner},
+                         {"tuner_seconds", summary.overhead_seconds},
+                         {"transfer_records", summary.transfer_records},
+                         {"default", optional_record(summary.default_config)},
+                         {"best", optional_record(summary.best)},
+                         {"best_is_default", summary.best_is_default()},
+                         {"run_id", summary.run_id}};
+  add_speedup(json, summary);
+  return json;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "optune/db/database.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -122,11 +123,44 @@ std::string latest_per_config(const WhereClause& where) {
 
 }  // namespace
 
+namespace {
+
+// The winner a final comparison declared, where `fastest` does not displace it: its config's
+// latest success (nullopt: `fastest` stands).
+std::optional<TuningRecord> standing_winner(const Database& database, const TuningRecord& fastest,
+                                            const TuningRecord& mark) {
+  const TaskKey task{mark.workload_key, mark.template_name, mark.target, mark.device_id};
+  if (task.template_name == fastest.template_name && mark.config_text() == fastest.config_text()) return std::nullopt;
+  auto latest = database.latest_success(task, mark.config_text());
+  if (!latest || displaces_winner(fastest, mark, *latest)) return std::nullopt;
+  return latest;
+}
+
+bool same_config(const TuningRecord& a, const TuningRecord& b) {
+  return a.template_name == b.template_name && a.config_text() == b.config_text();
+}
+
+std::string partition_of(const TuningRecord& record) {
+  return record.workload_key + '\n' + record.target + '\n' + record.device_id;
+}
+
+}  // namespace
+
 std::optional<TuningRecord> Database::best(const TaskKey& task) const {
   WhereClause where = where_clause(task);
   // The literal error_kind = 'ok' lets SQLite use the partial index records_best.
   where.add("r.error_kind = 'ok'");
   auto records = impl_->collect(latest_per_config(where) + " ORDER BY median_seconds, id LIMIT 1", where);
+  if (records.empty()) return std::nullopt;
+  if (auto mark = winner(task))
+    if (auto standing = standing_winner(*this, records.front(), *mark)) return standing;
+  return std::move(records.front());
+}
+
+std::optional<TuningRecord> Database::winner(const TaskKey& task) const {
+  WhereClause where = where_clause(task);
+  where.add("r.winner = 1");
+  auto records = impl_->collect(select_records() + where.sql + " ORDER BY r.timestamp DESC, r.id DESC LIMIT 1", where);
   if (records.empty()) return std::nullopt;
   return std::move(records.front());
 }
@@ -141,7 +175,31 @@ std::vector<TuningRecord> Database::top_k(const RecordFilter& filter, std::size_
                              " device_id ORDER BY median_seconds, id) AS rank FROM (" +
                              latest_per_config(where) + ")) WHERE rank <= " + std::to_string(k) +
                              " ORDER BY median_seconds, id";
-  return impl_->collect(ranked, where);
+  std::vector<TuningRecord> records = impl_->collect(ranked, where);
+  // Each partition's latest winner mark (of any template) keeps its config first, in the place of
+  // the fastest, unless the fastest displaces it.
+  WhereClause marks_where = where_clause(filter);
+  marks_where.add("r.winner = 1");
+  const auto marks = impl_->collect(
+      "SELECT * FROM (" +
+          select_records(", row_number() OVER (PARTITION BY r.workload_key, r.target, r.device_id"
+                         " ORDER BY r.timestamp DESC, r.id DESC) AS latest_mark") +
+          marks_where.sql + ") WHERE latest_mark = 1",
+      marks_where);
+  for (const auto& mark : marks) {
+    const std::string partition = partition_of(mark);
+    const auto first = std::find_if(records.begin(), records.end(),
+                                    [&](const TuningRecord& r) { return partition_of(r) == partition; });
+    if (first == records.end()) continue;
+    auto standing = standing_winner(*this, *first, mark);
+    if (!standing || standing->timestamp < filter.since) continue;
+    const auto position = first - records.begin();
+    std::erase_if(records, [&](const TuningRecord& r) { return partition_of(r) == partition && same_config(r, *standing); });
+    records.insert(records.begin() + position, std::move(*standing));
+    std::size_t kept = 0;
+    std::erase_if(records, [&](const TuningRecord& r) { return partition_of(r) == partition && ++kept > k; });
+  }
+  return records;
 }
 
 std::optional<TuningRecord> Database::latest_success(const TaskKey& task, const std::string& config_text) const {
@@ -259,7 +317,15 @@ std::size_t Database::prune(std::size_t keep, bool dry_run) {
       ", config ORDER BY timestamp DESC, id DESC) AS latest FROM records WHERE error_kind = 'ok' AND config IN"
       " (SELECT config FROM records WHERE is_default = 1)) WHERE latest = 1"
       " UNION SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY " + task +
-      ", config ORDER BY timestamp DESC, id DESC) AS rank FROM records WHERE error_kind <> 'ok') WHERE rank = 1";
+      ", config ORDER BY timestamp DESC, id DESC) AS rank FROM records WHERE error_kind <> 'ok') WHERE rank = 1"
+      // (the latest winner mark, and its config's latest success: the winner best() stands by)
+      " UNION SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY " + task +
+      " ORDER BY timestamp DESC, id DESC) AS rank FROM records WHERE winner = 1) WHERE rank = 1"
+      " UNION SELECT id FROM (SELECT r.id, row_number() OVER (PARTITION BY r.workload_key, r.template_name, r.target,"
+      " r.device_id ORDER BY r.timestamp DESC, r.id DESC) AS latest FROM records r JOIN (SELECT * FROM (SELECT"
+      " workload_key, template_name, target, device_id, config, row_number() OVER (PARTITION BY " + task +
+      " ORDER BY timestamp DESC, id DESC) AS rank FROM records WHERE winner = 1) WHERE rank = 1) w USING"
+      " (workload_key, template_name, target, device_id, config) WHERE r.error_kind = 'ok') WHERE latest = 1";
   sqlite::Transaction transaction(impl_->connection);
   const auto doomed = static_cast<std::size_t>(
       impl_->connection.query_int("SELECT count(*) FROM records WHERE id NOT IN (" + kept + ")"));

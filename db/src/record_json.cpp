@@ -50,6 +50,14 @@ void read_bool(const json& object, const char* field, bool& out) {
   out = it->get<bool>();
 }
 
+// A number, or null / absent for unknown.
+std::optional<double> read_optional_number(const json& object, const char* field) {
+  const auto it = object.find(field);
+  if (it == object.end() || it->is_null()) return std::nullopt;
+  if (!it->is_number()) mistyped(field, "a number or null");
+  return it->get<double>();
+}
+
 std::vector<double> read_costs(const json& object) {
   const auto it = object.find("costs");
   if (it == object.end()) return {};
@@ -66,7 +74,7 @@ std::vector<double> read_costs(const json& object) {
 }  // namespace
 
 nlohmann::json to_json(const TuningRecord& record) {
-  return json{
+  json line{
       {"workload_key", record.workload_key},
       {"template_name", record.template_name},
       {"target", record.target},
@@ -85,6 +93,10 @@ nlohmann::json to_json(const TuningRecord& record) {
       {"optune_version", record.optune_version},
       {"is_default", record.is_default},
   };
+  if (record.spread) line["spread"] = *record.spread;
+  if (record.load) line["load"] = *record.load;
+  if (record.winner) line["winner"] = true;
+  return line;
 }
 
 TuningRecord record_from_json(const nlohmann::json& object) {
@@ -111,6 +123,9 @@ TuningRecord record_from_json(const nlohmann::json& object) {
   read_string(object, "run_id", record.run_id);
   read_string(object, "optune_version", record.optune_version);
   read_bool(object, "is_default", record.is_default);
+  record.spread = read_optional_number(object, "spread");
+  record.load = read_optional_number(object, "load");
+  read_bool(object, "winner", record.winner);
   return record;
 }
 

@@ -9,50 +9,86 @@ namespace optune::db {
 
 namespace {
 
+// Columns added to `records` after schema 1, each with the version that added it and the value
+// it reads as in the rows that were there before: unknown. Append only, as the migrations.
+struct AddedColumn {
+  int version;             // the schema version that has it
+  const char* definition;  // as ALTER TABLE ADD COLUMN takes it
+  const char* name;
+  const char* before;      // its value in older rows
+};
+constexpr AddedColumn kAddedColumns[] = {
+    {2, "spread REAL", "spread", "NULL"},  // relative half-width of the median's 95% interval
+    {2, "load REAL", "load", "NULL"},      // other processes' share of the CPU time meanwhile
+    {3, "winner INTEGER NOT NULL DEFAULT 0", "winner", "0"},  // its config won a final comparison
+};
+
 // migrations[i] takes a database from schema version i to i + 1. Append only: a released step
 // never changes, since files in the field have already run it.
 const std::vector<std::string>& migrations() {
-  static const std::vector<std::string> steps = {
-      // 0 -> 1: devices, workloads, records.
-      R"sql(
-        CREATE TABLE devices (
-          id          TEXT PRIMARY KEY,   -- DeviceInfo::fingerprint_id()
-          name        TEXT NOT NULL,      -- fingerprint's "name", for --device substring queries
-          fingerprint TEXT NOT NULL       -- JSON
-        );
-        CREATE TABLE workloads (
-          key TEXT PRIMARY KEY,           -- Workload::key()
-          op  TEXT NOT NULL               -- the key up to its first '.'
-        );
-        CREATE TABLE records (
-          id             INTEGER PRIMARY KEY,
-          content_hash   TEXT NOT NULL UNIQUE,  -- SHA-256 of the record's JSON line: skips duplicates
-          workload_key   TEXT NOT NULL REFERENCES workloads(key),
-          template_name  TEXT NOT NULL,
-          target         TEXT NOT NULL,
-          device_id      TEXT NOT NULL REFERENCES devices(id),
-          config         TEXT NOT NULL,         -- canonical JSON (TuningRecord::config_text())
-          costs          TEXT NOT NULL,         -- JSON array of seconds, one per repeat
-          median_seconds REAL NOT NULL,
-          gflops         REAL NOT NULL,
-          error_kind     TEXT NOT NULL,
-          error_message  TEXT NOT NULL,
-          build_seconds  REAL NOT NULL,
-          timestamp      REAL NOT NULL,         -- unix seconds
-          tuner          TEXT NOT NULL,
-          run_id         TEXT NOT NULL,
-          optune_version TEXT NOT NULL,
-          is_default     INTEGER NOT NULL
-        );
-        -- A task's records and measured configs.
-        CREATE INDEX records_by_task ON records (workload_key, template_name, target, device_id, config);
-        -- best() and top_k(): successful records by median within a task.
-        CREATE INDEX records_best ON records (workload_key, target, device_id, median_seconds)
-          WHERE error_kind = 'ok';
-        CREATE INDEX records_by_time ON records (timestamp);
-      )sql",
-  };
+  static const std::vector<std::string> steps = [] {
+    std::vector<std::string> sql = {
+        // 0 -> 1: devices, workloads, records.
+        R"sql(
+          CREATE TABLE devices (
+            id          TEXT PRIMARY KEY,   -- DeviceInfo::fingerprint_id()
+            name        TEXT NOT NULL,      -- fingerprint's "name", for --device substring queries
+            fingerprint TEXT NOT NULL       -- JSON
+          );
+          CREATE TABLE workloads (
+            key TEXT PRIMARY KEY,           -- Workload::key()
+            op  TEXT NOT NULL               -- the key up to its first '.'
+          );
+          CREATE TABLE records (
+            id             INTEGER PRIMARY KEY,
+            content_hash   TEXT NOT NULL UNIQUE,  -- SHA-256 of the record's JSON line: skips duplicates
+            workload_key   TEXT NOT NULL REFERENCES workloads(key),
+            template_name  TEXT NOT NULL,
+            target         TEXT NOT NULL,
+            device_id      TEXT NOT NULL REFERENCES devices(id),
+            config         TEXT NOT NULL,         -- canonical JSON (TuningRecord::config_text())
+            costs          TEXT NOT NULL,         -- JSON array of seconds, one per repeat
+            median_seconds REAL NOT NULL,
+            gflops         REAL NOT NULL,
+            error_kind     TEXT NOT NULL,
+            error_message  TEXT NOT NULL,
+            build_seconds  REAL NOT NULL,
+            timestamp      REAL NOT NULL,         -- unix seconds
+            tuner          TEXT NOT NULL,
+            run_id         TEXT NOT NULL,
+            optune_version TEXT NOT NULL,
+            is_default     INTEGER NOT NULL
+          );
+          -- A task's records and measured configs.
+          CREATE INDEX records_by_task ON records (workload_key, template_name, target, device_id, config);
+          -- best() and top_k(): successful records by median within a task.
+          CREATE INDEX records_best ON records (workload_key, target, device_id, median_seconds)
+            WHERE error_kind = 'ok';
+          CREATE INDEX records_by_time ON records (timestamp);
+        )sql",
+    };
+    // 1 -> 2 and on: the columns each version added.
+    for (int version = 2;; ++version) {
+      std::string step;
+      for (const auto& column : kAddedColumns)
+        if (column.version == version) step += std::string("ALTER TABLE records ADD COLUMN ") + column.definition + ";\n";
+      if (step.empty()) break;
+      sql.push_back(step);
+    }
+    return sql;
+  }();
   return steps;
+}
+
+// A file of an older schema opened read-only cannot be migrated; a temporary view (in the
+// connection's own memory, shadowing the file's table by name) shows its records with the newer
+// columns, as unknown. So every reading command reads an old database as it is.
+void show_as_current(sqlite::Connection& connection, std::int64_t version) {
+  std::string columns;
+  for (const auto& column : kAddedColumns)
+    if (column.version > version) columns += std::string(", ") + column.before + " AS " + column.name;
+  if (columns.empty()) return;
+  connection.execute("CREATE TEMP VIEW records AS SELECT *" + columns + " FROM main.records");
 }
 
 struct FileState {
@@ -94,10 +130,6 @@ void check_accepted(const sqlite::Connection& connection, const FileState& state
     throw DatabaseError(path + ": database schema version " + std::to_string(state.user_version) +
                         " is newer than this optune supports (" + std::to_string(kSchemaVersion) + ")");
   }
-  if (read_only && state.user_version < kSchemaVersion) {
-    throw DatabaseError(path + ": database schema version " + std::to_string(state.user_version) +
-                        " needs a migration; open it once for writing");
-  }
 }
 
 void enable_wal(sqlite::Connection& connection) {
@@ -122,10 +154,14 @@ void migrate(sqlite::Connection& connection) {
 }  // namespace
 
 int prepare_schema(sqlite::Connection& connection, bool read_only) {
-  static_assert(kSchemaVersion >= 1);
+  if (migrations().size() != static_cast<std::size_t>(kSchemaVersion))
+    throw DatabaseError("optune's schema steps do not reach its schema version " + std::to_string(kSchemaVersion));
   const FileState state = inspect(connection);
   check_accepted(connection, state, read_only);
-  if (read_only) return static_cast<int>(state.user_version);
+  if (read_only) {
+    show_as_current(connection, state.user_version);
+    return static_cast<int>(state.user_version);
+  }
   if (connection.is_read_only()) {
     throw DatabaseError(connection.path() + " is not writable (open it read-only to query it)");
   }

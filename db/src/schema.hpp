@@ -12,7 +12,8 @@ namespace optune::db {
 inline constexpr std::int64_t kApplicationId = 0x4f505455;
 
 // Checks that the file is an optune database (or a new, empty file) before anything writes to
-// it; then, unless read_only, switches it to WAL and applies the missing migrations. Returns the
+// it; then, unless read_only, switches it to WAL and applies the missing migrations (read_only: shows an
+// older file's records with the newer columns, as unknown, without writing to it). Returns the
 // schema version. Throws DatabaseError naming the file when it is refused.
 int prepare_schema(sqlite::Connection& connection, bool read_only);
 

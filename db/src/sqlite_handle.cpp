@@ -101,6 +101,14 @@ Statement& Statement::bind_text(int index, std::string_view value) {
   return *this;
 }
 
+Statement& Statement::bind_optional_double(int index, std::optional<double> value) {
+  if (!value) {
+    check_bind(sqlite3_bind_null(handle_.get(), index));
+    return *this;
+  }
+  return bind_double(index, *value);
+}
+
 Statement& Statement::bind_double(int index, double value) {
   check_bind(sqlite3_bind_double(handle_.get(), index, value));
   return *this;
@@ -130,6 +138,11 @@ std::string Statement::column_text(int column) const {
 }
 
 double Statement::column_double(int column) const { return sqlite3_column_double(handle_.get(), column); }
+
+std::optional<double> Statement::column_optional_double(int column) const {
+  if (sqlite3_column_type(handle_.get(), column) == SQLITE_NULL) return std::nullopt;
+  return column_double(column);
+}
 
 std::int64_t Statement::column_int(int column) const { return sqlite3_column_int64(handle_.get(), column); }
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -70,6 +71,7 @@ class Statement {
   Statement& bind_text(int index, std::string_view value);
   Statement& bind_double(int index, double value);
   Statement& bind_int(int index, std::int64_t value);
+  Statement& bind_optional_double(int index, std::optional<double> value);  // nullopt: NULL
   // true: a row is ready to read; false: the statement is done.
   bool step();
   // Makes the statement ready to run again with new parameters.
@@ -78,6 +80,7 @@ class Statement {
   std::string column_text(int column) const;
   double column_double(int column) const;
   std::int64_t column_int(int column) const;
+  std::optional<double> column_optional_double(int column) const;  // NULL: nullopt
 
  private:
   struct Finalizer {

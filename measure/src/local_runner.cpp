@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "optune/measure/machine_load.hpp"
+
 namespace optune::measure {
 namespace {
 
@@ -134,7 +136,11 @@ WorkerReply LocalRunner::measure_request(WorkerRequest request, const std::strin
     request.reference = false;
   }
   worker();
-  return exchange(worker_, request, request.timing.timeout_seconds);
+  // The window covers the candidate's check and timing: what ran beside it then is what disturbed it.
+  const LoadWindow window = LoadWindow::open(worker_->pid());
+  WorkerReply reply = exchange(worker_, request, request.timing.timeout_seconds);
+  if (reply.status == "ok") reply.load = window.close();
+  return reply;
 }
 
 kernels::DeviceInfo LocalRunner::describe_device(const std::string& target) {
@@ -192,6 +198,7 @@ MeasureResult result_from_worker_reply(const MeasureInput& input, const WorkerRe
       if (result.costs.empty()) throw std::runtime_error("no costs");
       result.median_seconds = median(result.costs);
       result.gflops = input.task->workload.flops() / result.median_seconds / 1e9;
+      result.load = reply.load;
     }
     // Backends that compile in the worker: its compile (or cache load) is the candidate's build time.
     result.build_seconds = reply.build_seconds;

@@ -1,5 +1,6 @@
 #include "optune/measure/runner.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 namespace optune::measure {
@@ -12,6 +13,11 @@ void merge_round(MeasureResult& merged, MeasureResult round, const MeasureInput&
     merged = std::move(round);
     return;
   }
+  const auto earlier_rounds = static_cast<double>(merged.round_medians.size());
+  // The mean over rounds: one busy moment does not stand for a whole comparison, nor is it lost in it.
+  if (merged.load && round.load) merged.load = (*merged.load * earlier_rounds + *round.load) / (earlier_rounds + 1);
+  else merged.load.reset();
+  merged.round_medians.push_back(round.median_seconds);
   merged.costs.insert(merged.costs.end(), round.costs.begin(), round.costs.end());
   merged.median_seconds = median(merged.costs);
   merged.gflops = input.task->workload.flops() / merged.median_seconds / 1e9;
@@ -22,8 +28,18 @@ void merge_round(MeasureResult& merged, MeasureResult round, const MeasureInput&
 
 std::vector<MeasureResult> Runner::run(const std::vector<MeasureInput>& inputs,
                                        const std::vector<BuildResult>& builds, int rounds) {
+  return run(inputs, builds, rounds, rounds, {});
+}
+
+std::vector<MeasureResult> Runner::run(const std::vector<MeasureInput>& inputs,
+                                       const std::vector<BuildResult>& builds, int rounds, int max_rounds,
+                                       const MoreRounds& more) {
   std::vector<MeasureResult> results = measure_round(inputs, builds);
-  for (int round = 1; round < rounds; ++round) {
+  for (auto& result : results)
+    if (result.ok()) result.round_medians = {result.median_seconds};
+  for (int round = 1; round < std::max(rounds, max_rounds); ++round) {
+    const bool wanted = more && more(results);
+    if (round >= rounds && !wanted) break;
     std::vector<std::size_t> still_ok;
     std::vector<MeasureInput> again;
     std::vector<BuildResult> again_builds;

@@ -67,6 +67,7 @@ void to_json(nlohmann::json& json, const WorkerReply& reply) {
   if (reply.needs_reference) json["needs_reference"] = *reply.needs_reference;
   if (reply.transfer) json["transfer"] = *reply.transfer;
   if (reply.replace_worker) json["replace_worker"] = *reply.replace_worker;
+  if (reply.load) json["load"] = *reply.load;
   if (reply.device) json["device"] = *reply.device;
   if (reply.devices) json["devices"] = *reply.devices;
 }
@@ -83,6 +84,7 @@ void from_json(const nlohmann::json& json, WorkerReply& reply) {
   if (json.contains("needs_reference")) reply.needs_reference = json.at("needs_reference").get<bool>();
   if (json.contains("transfer")) reply.transfer = json.at("transfer").get<Transfers>();
   if (json.contains("replace_worker")) reply.replace_worker = json.at("replace_worker").get<bool>();
+  if (json.contains("load")) reply.load = json.at("load").get<double>();
   if (json.contains("device")) reply.device = json.at("device");
   if (json.contains("devices")) reply.devices = json.at("devices").get<std::vector<nlohmann::json>>();
 }

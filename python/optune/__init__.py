@@ -186,6 +186,8 @@ def tune(op="gemm", shape=None, target=None, tuner="xgb", trials=64, db="optune.
         "compiler": _text("compiler", compiler), "rpc": _text("rpc", rpc),
         "token_file": _path("token_file", token_file, required=False),
         "wait_lock": bool(wait_lock), "cache_dir": _program_cache_dir(),
+        # The machine's folder of run locks, as the command line reads it ("": the machine's default).
+        "lock_dir": os.environ.get("OPTUNE_LOCK_DIR", ""),
         "template": _text("template", template), "objective": _choice("objective", objective, _OBJECTIVES),
         "scheduler": _choice("scheduler", scheduler, _SCHEDULERS),
         "compile_timeout": _seconds("compile_timeout", compile_timeout, 1, 86400),

@@ -16,6 +16,8 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 test -x "$prefix/bin/optune" && test -x "$prefix/bin/optune-worker"
 test -f "$prefix/include/optune/kernels/cpu/gemm.hpp"
 cd "$prefix"
+# Run locks of its own: tests beside it (ctest -j) measure on this machine's CPU too.
+export OPTUNE_LOCK_DIR="$prefix/locks"
 "$prefix/bin/optune" tune --op gemm --shape 16,24,8 --trials 3 --remeasure 0 --quiet --db "$prefix/tuned.db" \
   --min-repeat-ms 1 --repeat 2 >/dev/null
 # The CPU consumer is configured as on a machine without OpenCL: it must not need it.

@@ -30,21 +30,24 @@ using Clock = std::chrono::steady_clock;
 class ConcurrentRunsTest : public optune::test_support::JobCommandTest {
  protected:
   // `measure` is the job file's [measure] table: the timing sets how long a batch takes.
-  fs::path write_job(const std::string& name, std::size_t budget, const std::string& measure) {
+  fs::path write_job(const std::string& name, std::size_t budget, const std::string& measure,
+                     const std::string& database = "") {
     fs::path file = dir_ / (name + ".toml");
     std::ofstream(file) << "name = \"" << name << "\"\nbudget = " << budget
-                        << "\ntuner = \"random\"\nbatch_size = 2\nremeasure = 0\nseed = 3\ndatabase = \"" << db()
+                        << "\ntuner = \"random\"\nbatch_size = 2\nremeasure = 0\nseed = 3\ndatabase = \""
+                        << (database.empty() ? db() : database)
                         << "\"\n[[workload]]\nop = \"gemm\"\nshape = \"48,40,36\"\n[measure]\n"
                         << measure;
     return file;
   }
 
   // Records of the job's run: (defaults, trials).
-  std::pair<std::size_t, std::size_t> job_records(const std::string& name) {
+  std::pair<std::size_t, std::size_t> job_records(const std::string& name, const std::string& database = "") {
     std::pair<std::size_t, std::size_t> counts{0, 0};
-    if (!fs::exists(db())) return counts;
+    const std::string path = database.empty() ? db() : database;
+    if (!fs::exists(path)) return counts;
     try {
-      for (const auto& record : Database::open(db(), Database::Mode::kReadOnly).records({})) {
+      for (const auto& record : Database::open(path, Database::Mode::kReadOnly).records({})) {
         if (record.run_id != "job:" + name) continue;
         (record.is_default ? counts.first : counts.second) += 1;
       }
@@ -138,6 +141,62 @@ TEST_F(ConcurrentRunsTest, TuneRegressAndPruneKeepAwayFromARunningJob) {
       << waited.err;
   // With the job gone, prune goes ahead.
   CommandRun pruned = optune("prune --keep 1 --db " + db());
+  EXPECT_EQ(pruned.code, 0) << pruned.err;
+}
+
+// The device lock is the machine's, not a database folder's (issue 37): a tune writing another
+// database, in another folder, is still refused while a job measures on the device, or waits.
+TEST_F(ConcurrentRunsTest, RunsWritingDatabasesInOtherFoldersAreKeptApartOnOneDevice) {
+  fs::create_directories(dir_ / "a");
+  fs::create_directories(dir_ / "b");
+  const std::string job_db = (dir_ / "a" / "job.db").string();
+  const std::string other_db = (dir_ / "b" / "other.db").string();
+  pid_t job = start_job(write_job("nightly", 400, kQuickBatches, job_db), "nightly");
+  wait_until([&] { return job_records("nightly", job_db).first > 0; }, slurp(dir_ / "nightly.out"));
+
+  const std::string tune = "tune --op gemm --shape 48,40,36 --tuner random --trials 2 --batch-size 2 --remeasure 0 "
+                           "--repeat 2 --min-repeat-ms 1 --quiet --db " + other_db;
+  CommandRun refused = optune(tune);
+  EXPECT_EQ(refused.code, 1) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("tune: another run (pid " + std::to_string(job) + ", job nightly) is measuring on device"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+  EXPECT_EQ(Database::open(other_db, Database::Mode::kReadOnly).count(), 0u) << "the refused tune measured";
+
+  const pid_t waiting = start_optune(tune + " --wait-lock", "waiting");
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  EXPECT_EQ(Database::open(other_db, Database::Mode::kReadOnly).count(), 0u) << "did not wait";
+  ::kill(job, SIGKILL);
+  EXPECT_EQ(wait_job(job), 128 + SIGKILL);
+  EXPECT_EQ(wait_job(waiting), 0) << slurp(dir_ / "waiting.out");
+  EXPECT_NE(slurp(dir_ / "waiting.out").find("waiting for another run (pid " + std::to_string(job) + ", job nightly)"),
+            std::string::npos);
+  EXPECT_EQ(Database::open(other_db, Database::Mode::kReadOnly).count(), 3u) << "the default and two trials";
+}
+
+// The database lock is the file's, not its name's (issue 40, item 1): prune through a symlink or a
+// hard link of the database a job writes is refused, and deletes nothing.
+TEST_F(ConcurrentRunsTest, PruneThroughAnotherNameOfTheDatabaseIsRefusedUnderARun) {
+  pid_t job = start_job(write_job("nightly", 400, kQuickBatches), "nightly");
+  wait_until([&] { return job_records("nightly").second >= 2; }, slurp(dir_ / "nightly.out"));
+  fs::create_directories(dir_ / "elsewhere");
+  const fs::path symlink = dir_ / "link.db";
+  const fs::path hard_link = dir_ / "elsewhere" / "hard.db";
+  fs::create_symlink(db(), symlink);
+  fs::create_hard_link(db(), hard_link);
+  for (const fs::path& name : {symlink, hard_link}) {
+    const std::size_t before = Database::open(db(), Database::Mode::kReadOnly).count();
+    CommandRun prune = optune("prune --keep 1 --db " + name.string());
+    EXPECT_EQ(prune.code, 1) << name << "\n" << prune.out << prune.err;
+    EXPECT_NE(prune.err.find("prune: a run (pid " + std::to_string(job) + ", job nightly) is measuring into"),
+              std::string::npos)
+        << prune.err;
+    EXPECT_GE(Database::open(db(), Database::Mode::kReadOnly).count(), before) << "prune deleted records mid-run";
+  }
+  ::kill(job, SIGKILL);
+  EXPECT_EQ(wait_job(job), 128 + SIGKILL);
+  CommandRun pruned = optune("prune --keep 1 --db " + symlink.string());
   EXPECT_EQ(pruned.code, 0) << pruned.err;
 }
 

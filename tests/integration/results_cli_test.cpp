@@ -69,7 +69,7 @@ class ResultsCliTest : public optune::test_support::JobCommandTest {
       if (record.run_id != "job:" + name) continue;
       if (record.is_default) {
         ++result.defaults;
-      } else if (record.tuner != "remeasure") {
+      } else if (!record.is_remeasurement()) {
         ++result.trials;
         EXPECT_TRUE(result.trial_configs.insert(record.config_text()).second)
             << "measured twice: " << record.config_text();

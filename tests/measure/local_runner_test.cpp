@@ -52,11 +52,12 @@ class LocalRunnerTest : public ::testing::Test {
     return policy;
   }
 
-  std::vector<MeasureResult> build_and_run(const std::vector<std::string>& behaviours, int rounds = 1) {
+  std::vector<MeasureResult> build_and_run(const std::vector<std::string>& behaviours, int rounds = 1,
+                                           double min_repeat_ms = 1) {
     std::vector<MeasureInput> inputs;
     for (const auto& b : behaviours) inputs.push_back(input(b));
     LocalBuilder builder(quick_build());
-    LocalRunner runner({OPTUNE_WORKER_PATH, timing(2, 3, 1), true});
+    LocalRunner runner({OPTUNE_WORKER_PATH, timing(2, 3, min_repeat_ms), true});
     auto builds = builder.build(inputs);
     auto results = runner.run(inputs, builds, rounds);
     for (const auto& build : builds)
@@ -92,6 +93,24 @@ TEST_F(LocalRunnerTest, RoundsMergeEachCandidatesCostsOverTheRounds) {
   }
   EXPECT_EQ(results[1].error, ErrorKind::kWrongAnswer);
   EXPECT_TRUE(results[1].costs.empty());
+}
+
+// Each round's median is kept, for the final comparison that pairs candidates round by round, and
+// the load beside the worker is read on Linux (over a window of several clock ticks: 3 repeats of
+// 20 ms at least).
+TEST_F(LocalRunnerTest, RoundsKeepTheirMediansAndTheLoad) {
+  auto results = build_and_run({"correct", "correct"}, 3, 20);
+  for (const auto& result : results) {
+    ASSERT_EQ(result.error, ErrorKind::kOk) << result.message;
+    ASSERT_EQ(result.round_medians.size(), 3u);
+    for (std::size_t round = 0; round < 3; ++round) {
+      const std::vector<double> costs(result.costs.begin() + 3 * round, result.costs.begin() + 3 * round + 3);
+      EXPECT_DOUBLE_EQ(result.round_medians[round], median(costs));
+    }
+    ASSERT_TRUE(result.load.has_value());
+    EXPECT_GE(*result.load, 0);
+    EXPECT_LE(*result.load, 1);
+  }
 }
 
 TEST_F(LocalRunnerTest, WrongAndPartialOutputsAreWrongAnswers) {

@@ -11,4 +11,7 @@ if [ ! -x "$venv/bin/pytest" ]; then
 fi
 export PYTHONPATH="$build/python" OPTUNE_BIN="$build/bin/optune"
 cd "$(mktemp -d)"
+# The run locks of these tests' runs: their own folder, so that other tests running beside them
+# (ctest -j) on this machine's one CPU device do not refuse them.
+export OPTUNE_LOCK_DIR="$PWD/locks"
 exec "$venv/bin/pytest" -q -p no:cacheprovider "$here"

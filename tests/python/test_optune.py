@@ -23,6 +23,16 @@ def test_tune_returns_the_best_record_and_the_database_holds_it(tmp_path):
     # The default config, counted by its latest record (the closing re-measurement's).
     assert result["default"]["config"] == optune.space(op="gemm", shape="64,64,64")["default_config"]
     assert result["speedup"] is None or result["speedup"] > 0
+    # The speed-up is the final comparison's: an interval of interleaved rounds, or why it is not given.
+    comparison = result["comparison"]
+    assert comparison["rounds"] >= 5 and {f["role"] for f in comparison["finalists"]} >= {"default"}
+    if not result["best_is_default"]:
+        assert result["speedup_source"] == "final comparison"
+        low, high = result["speedup_interval"]
+        assert (result["speedup"] is None) == (result["unreliable"] is not None)
+        if result["speedup"] is not None:
+            assert low <= result["speedup"] <= high
+    assert result["noisy"] <= result["trials"]
     top = optune.query(db=db, op="gemm", shape=(64, 64, 64))
     assert len(top) == 1
     assert top[0]["config"] == best["config"]
@@ -35,6 +45,7 @@ def test_progress_callback_sees_every_batch_and_its_exception_stops_the_run(tmp_
     seen = []
     optune.tune(op="gemm", shape="32,32,32", trials=8, db=tmp_path / "p.db", progress=seen.append, **QUICK)
     assert seen and seen[-1]["trial"] == 8 and seen[-1]["trials"] == 8
+    assert all(s["noisy"] <= s["trial"] and (s["load"] is None or 0 <= s["load"] <= 1) for s in seen)
     assert all(s["trial"] <= s["trials"] for s in seen)
 
     class Stop(Exception):

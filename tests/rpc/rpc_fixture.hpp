@@ -56,8 +56,11 @@ class RpcTest : public ::testing::Test {
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
+    // This test's own machine-wide run locks: tests run side by side do not refuse each other.
+    ::setenv("OPTUNE_LOCK_DIR", (dir_ / "locks").c_str(), 1);
   }
   void TearDown() override {
+    ::unsetenv("OPTUNE_LOCK_DIR");
     daemons_.clear();  // kills them
     if (!HasFailure()) fs::remove_all(dir_);
   }
@@ -143,6 +146,28 @@ class RpcTest : public ::testing::Test {
 
 inline constexpr const char* kTinyTune =
     "tune --op gemm --shape 48,40,36 --tuner random --repeat 2 --min-repeat-ms 1 --quiet --seed 5 --rpc-wait 20";
+
+// Whether a record holds the costs of its rounds, `repeat` a round: three rounds for the closing
+// waves ("remeasure"), 5 to 11 for the final comparison ("final"), one for a trial or the default.
+inline bool has_the_costs_of_its_rounds(const db::TuningRecord& record, std::size_t repeat) {
+  if (record.tuner == "remeasure") return record.costs.size() == 3 * repeat;
+  if (record.tuner == "final")
+    return record.costs.size() % repeat == 0 && record.costs.size() >= 5 * repeat && record.costs.size() <= 11 * repeat;
+  return record.costs.size() == repeat;
+}
+
+// The records of a `--trials 2 --remeasure 1` run: the default, the trials, the closing waves of
+// the best and the default (and of the third config when its one record beat them), and the final
+// comparison of the default and the best two.
+inline void expect_the_records_of_a_tiny_run(const std::vector<db::TuningRecord>& records) {
+  std::size_t finals = 0;
+  for (const auto& record : records) finals += record.tuner == "final";
+  EXPECT_GE(finals, 2u);
+  EXPECT_LE(finals, 3u);
+  EXPECT_GE(records.size() - finals, 1u + 2u + 2u);
+  EXPECT_LE(records.size() - finals, 1u + 2u + 4u);
+  for (const auto& record : records) EXPECT_TRUE(has_the_costs_of_its_rounds(record, 2)) << record.tuner;
+}
 
 inline std::string rpc(const std::string& key, const Daemon& tracker) {
   return " --rpc " + key + "@127.0.0.1:" + std::to_string(tracker.port);

@@ -42,10 +42,14 @@ class CommandTest : public ::testing::Test {
     // folder, a killed command's leftovers go with it.
     if (const char* tmpdir = std::getenv("TMPDIR")) saved_tmpdir_ = tmpdir;
     ::setenv("TMPDIR", (dir_ / "tmp").c_str(), 1);
+    // The machine-wide run locks of this test's commands: the test's own, so that tests run side by
+    // side (ctest -j) do not refuse each other's runs on this machine's one CPU device.
+    ::setenv("OPTUNE_LOCK_DIR", (dir_ / "locks").c_str(), 1);
   }
   void TearDown() override {
     if (saved_tmpdir_.empty()) ::unsetenv("TMPDIR");
     else ::setenv("TMPDIR", saved_tmpdir_.c_str(), 1);
+    ::unsetenv("OPTUNE_LOCK_DIR");
     std::filesystem::remove_all(dir_);
   }
 

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "optune/tuner/results/regression.hpp"
@@ -151,6 +153,55 @@ TEST(RegressionTest, BestOfKeepsTheFastestSuccessAndTheVerdictSaysHowManyRuns) {
   c.tuned_now = timed(1.0);
   EXPECT_EQ(judge(c, 0.05).verdict, Verdict::kPass);
   EXPECT_EQ(judge(c, 0.05).reason, "");
+}
+
+TEST(RegressionTest, ARegressionMeasuredOnABusyMachineSaysSo) {
+  measure::MeasureResult busy = timed(2.0);
+  busy.costs = {2.0, 2.0, 2.0};
+  busy.load = 0.6;
+  RegressionCase c{"w", "gemm.f32.M8.N8.K8", 1.0, busy, timed(3.0), 0.1};
+  const Judgement judgement = judge(c, 0.05);
+  EXPECT_EQ(judgement.verdict, Verdict::kRegression);
+  EXPECT_NE(judgement.reason.find("noisy: the tuned config measured while other processes took 60% of the CPU"),
+            std::string::npos)
+      << judgement.reason;
+  c.tuned_now->load = 0.01;
+  EXPECT_EQ(judge(c, 0.05).reason.find("noisy"), std::string::npos) << judge(c, 0.05).reason;
+}
+
+TEST(RegressionTest, TheRecordedFigureGoesByQuietRecordsWhereThereAreAny) {
+  const auto dir = std::filesystem::temp_directory_path() / ("optune-recorded-figure-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "quiet.db").string();
+  const std::string noisy_path = (dir / "noisy.db").string();
+  const db::TaskKey task{"gemm.f32.M8.N8.K8", "gemm.cpu", "cpu", "dev"};
+  auto record = [&](double seconds, std::optional<double> load) {
+    db::TuningRecord r;
+    r.workload_key = task.workload_key;
+    r.template_name = task.template_name;
+    r.target = task.target;
+    r.device_id = task.device_id;
+    r.device_fingerprint = {{"name", "cpu"}};
+    r.config = {{"tile", 8}};
+    r.costs = {seconds};
+    r.median_seconds = seconds;
+    r.gflops = 1;
+    r.timestamp = 1000 + seconds;
+    r.load = load;
+    return r;
+  };
+  {
+    auto database = db::Database::open(path);
+    // Two quiet measurements of 1 s; three taken beside a build, slower.
+    database.insert({record(1.0, 0.0), record(1.02, 0.01), record(5.0, 0.8), record(6.0, 0.9), record(7.0, 0.7)});
+    EXPECT_DOUBLE_EQ(*recorded_figure(database, task, record(1.0, 0.0)), 1.01);
+  }
+  {
+    auto database = db::Database::open(noisy_path);
+    database.insert({record(5.0, 0.8), record(7.0, 0.7)});
+    EXPECT_DOUBLE_EQ(*recorded_figure(database, task, record(5.0, 0.8)), 6.0) << "noisy ones when there is nothing else";
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(RegressionTest, JunitCountsFailuresAndSkipsAndEscapes) {

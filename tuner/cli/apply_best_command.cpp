@@ -25,6 +25,13 @@ struct ApplyBestOptions {
   bool target_given = false;
 };
 
+// Rows compiled in from noisy records: their configs may not be the fastest on a quiet machine.
+void note_noisy(const std::vector<std::string>& rows) {
+  for (const auto& row : rows)
+    std::fprintf(stderr, "optune: note: the tuned row of %s (noisy); tune it again on a quiet machine to trust it\n",
+                 row.c_str());
+}
+
 int run_kernel_apply_best(const ApplyBestOptions& options) {
   if (!options.suite.empty() || !options.layout.empty())
     throw UsageError("apply-best: --suite and --layout do not go with --kernel (name its sizes with --workload)");
@@ -36,6 +43,7 @@ int run_kernel_apply_best(const ApplyBestOptions& options) {
   const bool written = tuner::write_if_changed(options.out, header.text);
   for (const auto& item : header.untuned)
     std::fprintf(stderr, "optune: note: no tuned config for %s; it runs the default config\n", item.c_str());
+  note_noisy(header.noisy);
   std::string devices;
   for (const auto& name : header.devices) devices += (devices.empty() ? "" : ", ") + name;
   std::printf("%s: %zu tuned rows of %s%s%s\n", options.out.c_str(), header.rows, options.kernel_file.c_str(),
@@ -101,6 +109,7 @@ int run_apply_best(const ApplyBestOptions& options) {
   for (const auto& key : header.untuned)
     std::fprintf(stderr, "optune: note: no tuned config for %s on %s; it runs the default config\n", key.c_str(),
                  header.device_name.c_str());
+  note_noisy(header.noisy);
   std::printf("%s: %zu tuned workloads for %s on %s%s\n", options.out.c_str(), header.tuned,
               request.target.str().c_str(), header.device_name.c_str(), written ? "" : " (unchanged)");
   return 0;

@@ -58,7 +58,9 @@ fs::path executable_dir() {
 }  // namespace
 
 app::InstallPaths install_paths() {
-  return app::install_paths_beside(executable_dir().string(), program_cache_dir());
+  // OPTUNE_LOCK_DIR: another folder for the machine's run locks (tests keep theirs apart with it).
+  const char* lock_dir = std::getenv("OPTUNE_LOCK_DIR");
+  return app::install_paths_beside(executable_dir().string(), program_cache_dir(), lock_dir ? lock_dir : "");
 }
 
 std::string worker_path() {
@@ -100,13 +102,14 @@ void add_dtype_option(CLI::App& command, std::string& shape) {
 
 RunLocks lock_for_measuring(const std::string& who, const std::string& database_path,
                             const kernels::DeviceInfo& device, bool wait_for_device, bool writes_records) {
-  return app::lock_for_measuring(who, database_path, device, wait_for_device, writes_records,
+  return app::lock_for_measuring(who, install_paths().lock_dir, database_path, device, wait_for_device, writes_records,
                                  [](const std::string& line) { std::fprintf(stderr, "optune: %s\n", line.c_str()); });
 }
 
 void add_wait_lock_option(CLI::App& command, bool& wait) {
   command.add_flag("--wait-lock", wait,
-                   "When another run measures on the device (same database folder), wait for it instead of exiting 1");
+                   "When another run on this machine measures on the device (whatever its database), wait for it "
+                   "instead of exiting 1");
 }
 
 Measuring::Measuring(const MeasureSettings& settings, const std::optional<Remote>& remote)

@@ -5,89 +5,22 @@
 // line written still); running the job again continues where it stopped.
 #include <fmt/format.h>
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <atomic>
 #include <cerrno>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <functional>
 #include <memory>
-#include <thread>
 
 #include "cli_support.hpp"
 #include "measuring.hpp"
 #include "optune/tuner/jobs/job.hpp"
+#include "stop_signals.hpp"
 
 namespace optune::cli {
 namespace {
 
-// Set by the signal handler, read between batches: the only state a handler may touch.
-std::atomic<bool> stop_requested{false};
-volatile std::sig_atomic_t stop_signal = 0;
-int second_signal_pipe = -1;  // the write end of StopOnSignals' pipe while it lives
-
-void request_stop(int signal) {
-  if (stop_requested.exchange(true)) {
-    // The second: its number to the thread that ends the job (write(2) is async-signal-safe).
-    const unsigned char number = static_cast<unsigned char>(signal);
-    [[maybe_unused]] auto written = ::write(second_signal_pipe, &number, 1);
-    return;
-  }
-  stop_signal = signal;
-}
-
-// While alive, SIGINT and SIGTERM ask the job to stop after the current batch; a second one stops
-// it at once. A handler may not write the log (stdio is not async-signal-safe), so it passes the
-// second signal through a pipe to a thread of ours, which calls `stop_now` (the job's end line)
-// and then ends the process by that signal, as it would have died without a handler.
-class StopOnSignals {
- public:
-  explicit StopOnSignals(std::function<void(int)> stop_now) : stop_now_(std::move(stop_now)) {
-    if (::pipe2(pipe_, O_CLOEXEC) != 0) throw std::runtime_error("cannot make a pipe for the job's signals");
-    second_signal_pipe = pipe_[1];
-    watcher_ = std::thread([this] { watch(); });
-    struct sigaction action {};
-    action.sa_handler = request_stop;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    sigaction(SIGINT, &action, &old_int_);
-    sigaction(SIGTERM, &action, &old_term_);
-  }
-  ~StopOnSignals() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-    const unsigned char finished = 0;
-    [[maybe_unused]] auto written = ::write(pipe_[1], &finished, 1);
-    watcher_.join();
-    second_signal_pipe = -1;
-    ::close(pipe_[0]);
-    ::close(pipe_[1]);
-  }
-  StopOnSignals(const StopOnSignals&) = delete;
-  StopOnSignals& operator=(const StopOnSignals&) = delete;
-
- private:
-  void watch() {
-    unsigned char number = 0;
-    while (::read(pipe_[0], &number, 1) < 0 && errno == EINTR) {
-    }
-    if (number == 0) return;  // the job ended first
-    stop_now_(number);
-    std::fflush(nullptr);
-    std::signal(number, SIG_DFL);
-    std::raise(number);
-  }
-  std::function<void(int)> stop_now_;
-  int pipe_[2] = {-1, -1};
-  std::thread watcher_;
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-};
 
 struct JobRunOptions {
   std::string file;
@@ -165,7 +98,7 @@ void print_job_summary(const JobLog& log, const tuner::JobSpec& job, const std::
       if (record.run_id != job.run_id()) continue;
       if (record.is_default) {
         default_record = record;  // the latest
-      } else if (record.tuner != "remeasure") {
+      } else if (!record.is_remeasurement()) {
         ++task_trials;
         if (!record.ok()) ++failures;
       }
@@ -213,9 +146,10 @@ int run_job(const JobRunOptions& options) {
   auto remote = find_remote(settings);
   auto tasks = make_tasks(job, remote);
 
-  // The locks come before anything is measured or written.
-  auto locks = lock_for_measuring("job " + job.name, job.database, tasks.front().task->device, options.wait_lock, true);
+  // The locks come before anything is measured; the database's is named after the file's identity,
+  // so the file is opened (made) first.
   auto database = open_database(job.database, db::Database::Mode::kReadWrite);
+  auto locks = lock_for_measuring("job " + job.name, job.database, tasks.front().task->device, options.wait_lock, true);
   JobLog log(job);
 
   std::size_t done = 0;
@@ -236,7 +170,7 @@ int run_job(const JobRunOptions& options) {
   scheduler.policy = job.scheduler;
   scheduler.seed = job.seed;
   tuner::SuiteBudget budget = job.budget;
-  budget.stop = &stop_requested;
+  budget.stop = &StopOnSignals::stop_requested();
 
   Measuring measuring(settings, remote);
   tuner::RecordingMeasurer measurer(*measuring.builder, measuring.runner, database);
@@ -275,14 +209,14 @@ int run_job(const JobRunOptions& options) {
 
   if (summary.stopped) {
     say(log, fmt::format("job {}: stopped by signal {} after {} trials in this run; run it again to continue",
-                               job.name, static_cast<int>(stop_signal), summary.trials));
+                         job.name, StopOnSignals::first_signal(), summary.trials));
   } else {
     say(log, fmt::format("job {}: finished, {} trials in this run in {}", job.name, summary.trials,
                                tuner::format_duration(summary.seconds)));
   }
   print_job_summary(log, job, tasks, database);
   // 128 + signal, as a shell reports a process its signal ended: scripts see the job is unfinished.
-  if (summary.stopped) return 128 + static_cast<int>(stop_signal);
+  if (summary.stopped) return 128 + StopOnSignals::first_signal();
   for (const auto& task : tasks)
     if (!database.best(tuner::task_key(*task.task))) return 1;  // a workload without any working config
   return 0;

@@ -46,6 +46,11 @@ int run_pick(const PickOptions& options) {
   std::printf("source     %s\n", source_text(pick).c_str());
   std::printf("template   %s\n", pick.template_name.c_str());
   std::printf("config     %s\n", pick.config.dump().c_str());
+  if (pick.record && pick.record->is_noisy()) std::printf("note       %s\n", db::noise_text(*pick.record).c_str());
+  if (pick.tied_with)
+    std::printf("note       tied within noise with %s (%.4f ms against %.4f ms): either may be the fastest here\n",
+                pick.tied_with->config.dump().c_str(), pick.tied_with->median_seconds * 1e3,
+                pick.record->median_seconds * 1e3);
   return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "cli_support.hpp"
+#include "optune/app/run_locks.hpp"
 #include "optune/tuner/jobs/device_lock.hpp"
 
 namespace optune::cli {
@@ -27,8 +28,7 @@ int run_prune(const PruneOptions& options) {
   std::optional<tuner::FileLock> hold;
   if (!options.dry_run) {
     std::string holder;
-    hold = tuner::FileLock::try_acquire(tuner::database_lock_path(options.database),
-                                        tuner::FileLock::Mode::kExclusive, "prune", &holder);
+    hold = app::lock_database_exclusively("prune", install_paths().lock_dir, options.database, holder);
     if (!hold)
       throw std::runtime_error("prune: a run (" + holder + ") is measuring into " + options.database +
                                "; nothing deleted (prune once it has ended)");

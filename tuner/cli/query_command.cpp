@@ -29,14 +29,36 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
-void print_table(const std::vector<db::TuningRecord>& records) {
-  std::printf("%-44s %-8s %-16s %10s %11s %-13s %s\n", "workload", "target", "device", "GFLOP/s",
-              "median ms", "status", "config");
-  for (const auto& r : records)
-    std::printf("%-44s %-8s %-16s %10.2f %11.4f %-13s %s\n", r.workload_key.c_str(), r.target.c_str(),
-                r.device_id.c_str(), r.gflops, r.median_seconds * 1e3, r.error_kind.c_str(),
+// "+-2.1%", "-" where unknown.
+std::string spread_text(const db::TuningRecord& record) {
+  return record.spread ? fmt::format("+-{:.1f}%", *record.spread * 100) : "-";
+}
+
+void print_table(const std::vector<db::TuningRecord>& records, const std::map<std::int64_t, db::TuningRecord>& tied) {
+  std::printf("%-44s %-8s %-16s %10s %11s %8s %-13s %s\n", "workload", "target", "device", "GFLOP/s",
+              "median ms", "spread", "status", "config");
+  bool any_noisy = false;
+  for (const auto& r : records) {
+    // A noisy record is marked where it is read: its figure is not to be trusted as it stands.
+    const std::string status = r.error_kind + (r.is_noisy() ? " noisy" : "");
+    any_noisy = any_noisy || r.is_noisy();
+    std::printf("%-44s %-8s %-16s %10.2f %11.4f %8s %-13s %s\n", r.workload_key.c_str(), r.target.c_str(),
+                r.device_id.c_str(), r.gflops, r.median_seconds * 1e3, spread_text(r).c_str(), status.c_str(),
                 r.config.dump().c_str());
+  }
   if (records.empty()) std::printf("(no records match)\n");
+  for (const auto& r : records)
+    if (auto next = tied.find(r.id); next != tied.end())
+      std::printf("tied: %s on %s: the best two configs are within noise (%.4f ms and %.4f ms)\n",
+                  r.workload_key.c_str(), r.device_id.c_str(), r.median_seconds * 1e3, next->second.median_seconds * 1e3);
+  if (any_noisy)
+    std::printf("noisy: measured while other processes took over %.0f%% of the CPU, or known to no better than "
+                "+-%.0f%%\n",
+                db::kBusyLoad * 100, db::kNoisySpread * 100);
+}
+
+std::string optional_number(const std::optional<double>& value) {
+  return value ? fmt::format("{:.4g}", *value) : "";
 }
 
 int run_query(const QueryOptions& options) {
@@ -51,18 +73,24 @@ int run_query(const QueryOptions& options) {
   const auto& records = result.records;
   if (options.format == "json") {
     nlohmann::json all = nlohmann::json::array();
-    for (const auto& record : records) all.push_back(app::record_json(record));
+    for (const auto& record : records) {
+      all.push_back(app::record_json(record));
+      // Where the best two are tied within noise, the best says which config it is tied with.
+      if (auto next = result.tied.find(record.id); next != result.tied.end()) all.back()["tied_with"] = next->second.config;
+    }
     std::printf("%s\n", all.dump(2).c_str());
   } else if (options.format == "csv") {
-    std::printf("workload,template,target,device,device_name,median_seconds,gflops,error_kind,tuner,timestamp,config\n");
+    std::printf("workload,template,target,device,device_name,median_seconds,gflops,error_kind,tuner,timestamp,config,"
+                "spread,load,noisy\n");
     for (const auto& r : records)
-      std::printf("%s\n", fmt::format("{},{},{},{},{},{:.9g},{:.4f},{},{},{:.0f},{}", r.workload_key,
+      std::printf("%s\n", fmt::format("{},{},{},{},{},{:.9g},{:.4f},{},{},{:.0f},{},{},{},{}", r.workload_key,
                                       r.template_name, r.target, r.device_id,
                                       csv_field(r.device_fingerprint.value("name", "")), r.median_seconds,
-                                      r.gflops, r.error_kind, r.tuner, r.timestamp, csv_field(r.config.dump()))
+                                      r.gflops, r.error_kind, r.tuner, r.timestamp, csv_field(r.config.dump()),
+                                      optional_number(r.spread), optional_number(r.load), r.is_noisy() ? 1 : 0)
                               .c_str());
   } else {
-    print_table(records);
+    print_table(records, result.tied);
   }
   return 0;
 }

@@ -15,6 +15,7 @@
 #include "optune/tuner/scheduling/shape_range.hpp"
 #include "optune/tuner/scheduling/suite_tuning.hpp"
 #include "optune/tuner/scheduling/tuning_loop.hpp"
+#include "stop_signals.hpp"
 
 namespace optune::cli {
 namespace {
@@ -22,10 +23,53 @@ namespace {
 struct TuneOptions {
   app::TuneRequest request;
   bool quiet = false;
+  std::string format = "table";
 };
 
 tuner::Progress make_progress(const TuneOptions& options) {
   return options.quiet ? tuner::Progress(nullptr, false) : tuner::Progress::for_stderr();
+}
+
+// Says how many trials were taken on a busy machine or with a wide spread: their figures are not
+// to be trusted as they stand (query marks them).
+void print_noise(std::size_t noisy, std::size_t trials, const std::optional<double>& peak_load) {
+  if (noisy == 0) return;
+  std::printf("noise      %zu of %zu trials measured while the machine was busy or with a wide spread (marked noisy",
+              noisy, trials);
+  if (peak_load && *peak_load > db::kBusyLoad)
+    std::printf("; other processes took up to %.0f%% of the CPU", *peak_load * 100);
+  std::printf(")\n");
+}
+
+// What follows the best's figures: its speed-up over the default as measured, with its interval,
+// or why no number is given.
+std::string speedup_line(const tuner::TuningSummary& summary) {
+  if (summary.best_is_default()) return "no speed-up: the best config is the default";
+  if (summary.comparison && summary.comparison->verdict.speedup) {
+    const auto& comparison = *summary.comparison;
+    if (!comparison.is_reliable()) return "speed-up unreliable: " + comparison.verdict.unreliable;
+    const auto& speedup = *comparison.verdict.speedup;
+    return fmt::format("speed-up {:.2f}x ({:.2f}x to {:.2f}x) over default, {} interleaved rounds", speedup.value,
+                       speedup.low, speedup.high, comparison.rounds);
+  }
+  if (summary.speedup() <= 0) return "(no speed-up to give: the default failed)";
+  const char* why = summary.stopped ? "the run was stopped" : "--remeasure 0";
+  return fmt::format("speed-up {:.2f}x over default (from the records, not re-measured: {})", summary.speedup(), why);
+}
+
+// The final comparison's runner-up and its verdict on the winner an earlier run stored.
+void print_comparison(const tuner::FinalComparison& comparison, const std::string& unit) {
+  const db::TuningRecord* winner = comparison.winner();
+  const db::TuningRecord* runner_up = comparison.runner_up();
+  if (winner && runner_up) {
+    const std::string& role = comparison.finalists[*comparison.verdict.runner_up].role;
+    std::printf("runner-up  %.2f %s  %.4f ms  %s%s\n", runner_up->gflops, unit.c_str(), runner_up->median_seconds * 1e3,
+                role == "default" || role == "stored winner" ? ("(the " + role + ") ").c_str() : "",
+                comparison.verdict.tied ? "tied within noise with the best" : "slower than the best beyond noise");
+  }
+  if (comparison.verdict.kept_stored_winner)
+    std::printf("note       a config measured faster was within noise of the winner stored before: that winner "
+                "stays the best\n");
 }
 
 void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
@@ -35,10 +79,13 @@ void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
   std::printf("trials     %zu measured, %zu failed, in %s (tuner %s: %.1fs choosing",
               summary.trials, summary.failures, tuner::format_duration(summary.seconds).c_str(),
               summary.tuner.c_str(), summary.overhead_seconds);
+  if (summary.already_recorded)
+    std::printf("; %zu configs recorded before, not measured again", summary.already_recorded);
   if (summary.transfer_records) std::printf(", started from %zu records of other shapes", summary.transfer_records);
   if (summary.other_device_records)
     std::printf(", warm-started from %zu records of other devices", summary.other_device_records);
   std::printf(")\n");
+  print_noise(summary.noisy, summary.trials, summary.peak_load);
   if (summary.exhausted)
     std::printf("note       the tuner found no other config to measure (%s searched what it could reach)\n",
                 summary.tuner.c_str());
@@ -53,22 +100,18 @@ void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
     std::printf("best       no config succeeded\n");
     return;
   }
-  if (summary.best_is_default())
-    std::printf("best       %.2f %s  %.4f ms  no speed-up: the best config is the default\n",
-                summary.best->gflops, unit.c_str(), summary.best->median_seconds * 1e3);
-  else if (summary.speedup() > 0)
-    std::printf("best       %.2f %s  %.4f ms  speed-up %.2fx over default\n", summary.best->gflops, unit.c_str(),
-                summary.best->median_seconds * 1e3, summary.speedup());
-  else
-    std::printf("best       %.2f %s  %.4f ms  (no speed-up to give: the default failed)\n", summary.best->gflops,
-                unit.c_str(), summary.best->median_seconds * 1e3);
+  std::printf("best       %.2f %s  %.4f ms  %s\n", summary.best->gflops, unit.c_str(),
+              summary.best->median_seconds * 1e3, speedup_line(summary).c_str());
+  if (summary.comparison) print_comparison(*summary.comparison, unit);
   std::printf("config     %s\n", summary.best->config.dump().c_str());
   std::printf("database   %s (run %s)\n", options.request.database.c_str(), summary.run_id.c_str());
 }
 
-// A task's speed-up column: "default" where no tuned config beat the default config.
+// A task's speed-up column: "default" where no tuned config beat the default config, "busy" where
+// the final comparison could not trust its figure.
 std::string speedup_text(const tuner::TuningSummary& summary) {
   if (summary.best_is_default()) return "default";
+  if (summary.comparison && summary.comparison->verdict.speedup && !summary.comparison->is_reliable()) return "busy";
   return fmt::format("{:.2f}x", summary.speedup());
 }
 
@@ -89,6 +132,18 @@ void print_suite_summary(const TuneOptions& options, const tuner::Suite& suite, 
   std::printf("\nnetwork latency, estimated as the sum of count x latency: default %.3f ms, tuned %.3f ms, "
               "speed-up %.2fx\n", summary.default_seconds * 1e3, summary.tuned_seconds * 1e3,
               summary.default_seconds / summary.tuned_seconds);
+  std::size_t noisy = 0;
+  std::optional<double> peak_load;
+  for (const auto& task : summary.tasks) {
+    noisy += task.summary.noisy;
+    if (task.summary.peak_load) peak_load = std::max(peak_load.value_or(0), *task.summary.peak_load);
+  }
+  print_noise(noisy, summary.trials, peak_load);
+  for (const auto& task : summary.tasks)
+    if (speedup_text(task.summary) == "busy") {
+      std::printf("busy: a speed-up left out is unreliable: the machine was busy while it was re-measured\n");
+      break;
+    }
   std::printf("database %s\n", options.request.database.c_str());
 }
 
@@ -106,23 +161,57 @@ void print_range_plan(const std::string& range, const std::vector<std::string>& 
               range.c_str(), shapes.size(), listed.c_str(), fewer.c_str(), trials, split.c_str());
 }
 
-int run_tune(const TuneOptions& options) {
+// How a run stopped by a signal ends: what was kept and how to go on.
+void print_stopped(const TuneOptions& options, std::size_t trials) {
+  std::printf("stopped    by signal %d after the batch in flight: %zu trials of this run recorded in %s; run the "
+              "same command again to continue (configs already measured are skipped)\n",
+              StopOnSignals::first_signal(), trials, options.request.database.c_str());
+}
+
+int run_tune(const TuneOptions& given) {
+  TuneOptions options = given;
+  // Ctrl-C stops after the batch in flight, which is recorded; a second one stops at once.
+  options.request.stop = &StopOnSignals::stop_requested();
+  StopOnSignals signals([&options](int signal) {
+    std::fprintf(stderr,
+                 "\noptune: stopped at once by a second signal %d; the batches before this one are recorded in %s; "
+                 "run the same command again to continue\n",
+                 signal, options.request.database.c_str());
+  });
+  const bool json = options.format == "json";
   auto progress = make_progress(options);
   auto log = [](const std::string& line) { std::fprintf(stderr, "optune: %s\n", line.c_str()); };
   if (!options.request.suite.empty()) {
     auto outcome = app::tune_suite(options.request, install_paths(), progress, log);
-    print_suite_summary(options, outcome.suite, outcome.summary);
+    if (json) std::printf("%s\n", app::outcome_json(outcome).dump(2).c_str());
+    else print_suite_summary(options, outcome.suite, outcome.summary);
+    if (outcome.summary.stopped) {
+      if (!json) print_stopped(options, outcome.summary.trials);
+      return 128 + StopOnSignals::first_signal();
+    }
     return std::isnan(outcome.summary.tuned_seconds) ? 1 : 0;
   }
   if (tuner::is_shape_range(options.request.shape)) {
-    print_range_plan(options.request.shape, app::range_shapes(options.request), options.request.tuning.trials);
+    if (!json)
+      print_range_plan(options.request.shape, app::range_shapes(options.request), options.request.tuning.trials);
     auto outcome = app::tune_range(options.request, install_paths(), progress, log);
-    bool every_shape_tuned = true;
+    bool every_shape_tuned = true, stopped = false;
+    std::size_t measured = 0;
+    nlohmann::json outcomes = nlohmann::json::array();
     for (const auto& shape : outcome.shapes) {
-      print_summary(options, *shape.task, shape.summary);
-      std::printf("\n");
+      if (json) outcomes.push_back(app::outcome_json(shape));
+      else print_summary(options, *shape.task, shape.summary);
+      if (!json) std::printf("\n");
       every_shape_tuned = every_shape_tuned && shape.summary.best.has_value();
+      stopped = stopped || shape.summary.stopped;
+      measured += shape.summary.trials;
     }
+    if (json) std::printf("%s\n", outcomes.dump(2).c_str());
+    if (stopped) {
+      if (!json) print_stopped(options, measured);
+      return 128 + StopOnSignals::first_signal();
+    }
+    if (json) return every_shape_tuned ? 0 : 1;
     if (options.request.kernel_file.empty())
       std::printf("every shape in %s now runs the config of its nearest tuned shape (optune pick shows it)\n",
                   options.request.shape.c_str());
@@ -132,7 +221,12 @@ int run_tune(const TuneOptions& options) {
     return every_shape_tuned ? 0 : 1;
   }
   auto outcome = app::tune_workload(options.request, install_paths(), progress, log);
-  print_summary(options, *outcome.task, outcome.summary);
+  if (json) std::printf("%s\n", app::outcome_json(outcome).dump(2).c_str());
+  else print_summary(options, *outcome.task, outcome.summary);
+  if (outcome.summary.stopped) {
+    if (!json) print_stopped(options, outcome.summary.trials);
+    return 128 + StopOnSignals::first_signal();
+  }
   return outcome.summary.best ? 0 : 1;
 }
 
@@ -186,6 +280,10 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
       ->capture_default_str()->check(whole_number(0, 4096));
   tune->add_option("--compiler", options->request.measuring.compiler, "C++ compiler for CPU candidates")->capture_default_str();
   tune->add_flag("--quiet", options->quiet, "No progress display");
+  tune->add_option("--format", options->format,
+                   "table, or json: the outcome's fields as Python's optune.tune returns them (the speed-up, its "
+                   "interval and the final comparison included)")
+      ->check(CLI::IsMember({"table", "json"}))->capture_default_str();
   add_wait_lock_option(*tune, options->request.wait_lock);
   tune->add_option("--suite", options->request.suite, "Tune every workload of a suite file (configs/workloads/*.toml)");
   tune->add_option("--trials-per-task", options->request.trials_per_task, "Suite: trials for each task (default: --trials)")

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,12 +16,15 @@ namespace optune::tuner {
 namespace {
 
 int open_lock_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  // The lock lives beside the database: a folder that does not exist is the database path's
-  // fault (bad input, as tune's own open of the database says), anything else the run's.
-  if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
-    throw std::invalid_argument("cannot open the lock file " + path + ": " + std::strerror(errno) +
-                                " (the database's folder does not exist)");
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd >= 0) {
+    // Another user's run opens it too (the folder is the machine's); a umask must not keep it out.
+    struct stat status {};
+    if (::fstat(fd, &status) == 0 && status.st_uid == ::geteuid()) ::fchmod(fd, 0666);
+    return fd;
+  }
+  // Made by another user whose umask kept it from us: flock(2) needs no write access.
+  if (errno == EACCES) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw std::runtime_error("cannot open the lock file " + path + ": " + std::strerror(errno));
   return fd;
 }
@@ -83,15 +87,31 @@ FileLock::~FileLock() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-std::string device_lock_path(const std::string& database_path, const std::string& device_id) {
-  auto folder = std::filesystem::path(database_path).parent_path();
-  return (folder / (".optune-device-" + device_id + ".lock")).string();
+std::string device_lock_path(const std::string& lock_dir, const std::string& device_id) {
+  return (std::filesystem::path(lock_dir) / ("device-" + device_id + ".lock")).string();
 }
 
-std::string database_lock_path(const std::string& database_path) {
+std::string database_lock_path(const std::string& lock_dir, const std::string& database_path) {
   if (database_path.empty()) throw std::invalid_argument("the database path is empty");
-  const std::filesystem::path database(database_path);
-  return (database.parent_path() / (".optune-database-" + database.filename().string() + ".lock")).string();
+  // The file's identity, not its name: prune through a symlink or a hard link must meet the lock
+  // of the run writing through another name (issue 40, item 1).
+  struct stat status {};
+  if (::stat(database_path.c_str(), &status) != 0)
+    throw std::invalid_argument("cannot lock the database " + database_path + ": " + std::strerror(errno));
+  return (std::filesystem::path(lock_dir) / ("database-" + std::to_string(status.st_dev) + "-" +
+                                             std::to_string(status.st_ino) + ".lock"))
+      .string();
+}
+
+void make_lock_dir(const std::string& lock_dir) {
+  std::error_code error;
+  if (std::filesystem::is_directory(lock_dir, error)) return;
+  if (!std::filesystem::create_directories(lock_dir, error) && !std::filesystem::is_directory(lock_dir)) {
+    throw std::runtime_error("cannot make the lock folder " + lock_dir + ": " + error.message());
+  }
+  // Only the maker can open it to all; a folder another user made is theirs to set.
+  if (::chmod(lock_dir.c_str(), 01777) != 0 && errno != EPERM)
+    throw std::runtime_error("cannot open the lock folder " + lock_dir + " to every user: " + std::strerror(errno));
 }
 
 }  // namespace optune::tuner

@@ -215,7 +215,7 @@ JobSpec load_job(const std::string& path) {
 std::size_t recorded_job_trials(const db::Database& database, const db::TaskKey& task, const std::string& run_id) {
   std::size_t trials = 0;
   for (const auto& record : database.task_records(task))
-    if (record.run_id == run_id && !record.is_default && record.tuner != "remeasure") ++trials;
+    if (record.run_id == run_id && !record.is_default && !record.is_remeasurement()) ++trials;
   return trials;
 }
 

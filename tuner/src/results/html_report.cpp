@@ -58,7 +58,7 @@ std::vector<RunCurve> run_curves(const TaskRecords& task) {
   std::vector<RunCurve> curves;
   std::map<std::string, std::size_t> index;
   for (const auto& record : task.records) {
-    if (record.tuner == "remeasure") continue;  // not a trial: the same configs timed again
+    if (record.is_remeasurement()) continue;  // not a trial: the same configs timed again
     auto [it, added] = index.emplace(record.run_id, curves.size());
     if (added) curves.push_back({record.run_id, "", record.timestamp, {}});
     RunCurve& curve = curves[it->second];

@@ -173,7 +173,8 @@ struct BestRows {
   std::map<std::string, kernels::DeviceInfo> devices;
 };
 BestRows best_rows(const db::Database& database, const kernels::KernelTemplate& kernel_file,
-                   const KernelHeaderRequest& request, std::vector<std::string>& passed_over) {
+                   const KernelHeaderRequest& request, std::vector<std::string>& passed_over,
+                   std::vector<std::string>& noisy) {
   db::RecordFilter filter;
   filter.template_name = kernel_file.name();
   filter.target = request.target;
@@ -190,6 +191,7 @@ BestRows best_rows(const db::Database& database, const kernels::KernelTemplate& 
       const auto device = kernels::DeviceInfo::from_fingerprint(record.device_fingerprint);
       best.rows.emplace(group, make_row(*kernels::kernel_file_of(kernel_file), record, device));
       best.devices.emplace(device.name, device);
+      if (record.is_noisy()) noisy.push_back(record.workload_key + " on " + device.name + ": " + db::noise_text(record));
     } catch (const std::invalid_argument& error) {
       passed_over.push_back(record.workload_key + ": " + error.what());
     }
@@ -249,7 +251,7 @@ KernelHeader make_kernel_header(const db::Database& database, const kernels::Ker
   if (binding == nullptr) throw std::logic_error("make_kernel_header: not a kernel file's template");
   check_wanted(binding->spec(), request.wanted);
   KernelHeader header;
-  BestRows best = best_rows(database, kernel_file, request, header.passed_over);
+  BestRows best = best_rows(database, kernel_file, request, header.passed_over, header.noisy);
   for (const auto& [name, device] : best.devices) header.devices.push_back(name);
   header.rows = best.rows.size();
   // Nothing recorded: the wanted sizes are untuned on this machine's device, whose default is shown.

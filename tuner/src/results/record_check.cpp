@@ -14,6 +14,7 @@
 #include "optune/kernels/kernel_template.hpp"
 #include "optune/kernels/target.hpp"
 #include "optune/measure/measure_result.hpp"
+#include "optune/measure/median_interval.hpp"
 
 namespace optune::tuner {
 namespace {
@@ -84,6 +85,7 @@ void RecordCheck::figures(const db::TuningRecord& record) {
   if (!is_finite_non_negative(record.build_seconds)) reject("build_seconds must be finite and not negative");
   for (double cost : record.costs)
     if (!std::isfinite(cost) || cost < 0) reject("costs must be finite and not negative");
+  if (record.load && !(*record.load >= 0 && *record.load <= 1)) reject("load must be a share from 0 to 1");
   if (!record.ok()) {
     if (!is_finite_non_negative(record.median_seconds) || !is_finite_non_negative(record.gflops))
       reject("a failed record's median_seconds and gflops must be finite and not negative");
@@ -104,6 +106,12 @@ void RecordCheck::figures(const db::TuningRecord& record) {
   if (!std::isfinite(record.gflops) || record.gflops < 0) reject("gflops must be finite and not negative");
   if (work_known && record.gflops > kMaxPlausibleGflops)
     reject(fmt::format("gflops {} is beyond any device ({} at most)", record.gflops, kMaxPlausibleGflops));
+  // A forged spread of 0 would make a record look trustworthy enough to displace a winner.
+  if (record.spread) {
+    const auto spread = measure::median_spread(record.costs);
+    if (!spread || !(std::abs(*record.spread - *spread) <= 1e-9 + 1e-6 * *spread))
+      reject(fmt::format("spread {} is not the spread of its costs ({})", *record.spread, spread.value_or(0)));
+  }
 }
 
 void RecordCheck::full(const db::TuningRecord& record) {

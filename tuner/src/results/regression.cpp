@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "optune/measure/median_interval.hpp"
+
 namespace optune::tuner {
 namespace {
 
@@ -37,6 +39,15 @@ std::string xml_escaped(const std::string& text) {
   return out;
 }
 
+// Why a measurement taken now is not to be trusted as it stands; "" when it is.
+std::string noise_of(const std::optional<measure::MeasureResult>& result) {
+  if (!result || !result->ok()) return "";
+  db::TuningRecord as_record;
+  as_record.spread = measure::median_spread(result->costs);
+  as_record.load = result->load;
+  return db::noise_text(as_record);
+}
+
 // The verdict of the measurements as they are.
 Judgement judge_once(const RegressionCase& c, double tolerance) {
   if (!c.recorded_seconds) return {Verdict::kUntuned, "no tuned config recorded for this device; runs the default"};
@@ -65,8 +76,12 @@ Judgement judge_once(const RegressionCase& c, double tolerance) {
 
 Judgement judge(const RegressionCase& c, double tolerance) {
   Judgement judgement = judge_once(c, tolerance);
-  if (judgement.verdict == Verdict::kRegression && c.attempts > 1)
-    judgement.reason += fmt::format(" (best of {} measurements)", c.attempts);
+  if (judgement.verdict != Verdict::kRegression) return judgement;
+  if (c.attempts > 1) judgement.reason += fmt::format(" (best of {} measurements)", c.attempts);
+  // A verdict from a busy machine is said to be one: the CI log shows why it may not hold.
+  for (const auto& [what, result] : {std::pair{"tuned", &c.tuned_now}, std::pair{"default", &c.default_now}})
+    if (const std::string noise = noise_of(*result); !noise.empty())
+      judgement.reason += fmt::format("; noisy: the {} config {}", what, noise);
   return judgement;
 }
 
@@ -79,10 +94,15 @@ measure::MeasureResult best_of(const std::optional<measure::MeasureResult>& kept
 
 std::optional<double> recorded_figure(const db::Database& database, const db::TaskKey& task,
                                       const db::TuningRecord& best) {
-  std::vector<double> medians;
+  std::vector<double> medians, quiet_medians;
   const std::string config = best.config_text();
-  for (const auto& record : database.task_records(task))
-    if (record.ok() && record.config_text() == config) medians.push_back(record.median_seconds);
+  for (const auto& record : database.task_records(task)) {
+    if (!record.ok() || record.config_text() != config) continue;
+    medians.push_back(record.median_seconds);
+    if (!record.is_noisy()) quiet_medians.push_back(record.median_seconds);
+  }
+  // Measurements of a busy machine count only where there is nothing else to go by.
+  if (!quiet_medians.empty()) medians = std::move(quiet_medians);
   if (medians.empty()) return std::nullopt;
   std::sort(medians.begin(), medians.end());
   const std::size_t middle = medians.size() / 2;

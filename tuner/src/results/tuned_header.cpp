@@ -80,24 +80,26 @@ const kernels::KernelTemplate* owning_template(const db::TuningRecord& record) {
   }
 }
 
-// The fastest record of a workload among its records of the table's templates, each read in
-// the space of its own template; nullopt when only records of an older space are left.
+// The first record of a workload, in the database's ranking, among its records of the table's
+// templates, each read in the space of its own template; nullopt when only records of an older
+// space are left.
 struct BestRow {
   const kernels::KernelTemplate* kernel;
   search_space::ConfigSpace space;
   tuner::UsableRecord usable;
 };
+using RankedRecords = std::vector<std::pair<const kernels::KernelTemplate*, db::TuningRecord>>;
 std::optional<BestRow> best_row(const kernels::Workload& workload, const kernels::DeviceInfo& device,
-                                const std::map<const kernels::KernelTemplate*, std::vector<db::TuningRecord>>& by_template) {
-  std::optional<BestRow> best;
-  for (const auto& [kernel, records] : by_template) {
+                                const RankedRecords& ranked) {
+  std::map<const kernels::KernelTemplate*, search_space::ConfigSpace> spaces;
+  for (const auto& [kernel, record] : ranked) {
     if (kernel->op() != workload.op) continue;  // a forged template name: conv2d.cpu on a GEMM's record
-    auto space = kernel->space(workload, device);
-    auto usable = tuner::fastest_usable(space, records);
-    if (usable && (!best || usable->record.gflops > best->usable.record.gflops))
-      best = BestRow{kernel, std::move(space), std::move(*usable)};
+    auto space = spaces.find(kernel);
+    if (space == spaces.end()) space = spaces.emplace(kernel, kernel->space(workload, device)).first;
+    if (auto usable = tuner::first_usable(space->second, {record}))
+      return BestRow{kernel, space->second, std::move(*usable)};
   }
-  return best;
+  return std::nullopt;
 }
 
 // Rows for the wanted workloads of the table that have no tuned row: the config of their nearest
@@ -127,6 +129,7 @@ struct SectionContext {
   const db::Database& database;
   const TunedHeaderRequest& request;
   bool has_records;  // false: nothing recorded for the target, so no nearest config either
+  std::vector<std::string>& noisy;  // TunedHeader::noisy
 };
 
 // One table: the default config of the default template (the highest-priority one that applies
@@ -155,17 +158,17 @@ std::string section(const SectionContext& context, const TemplateList& sharing,
           : fmt::format("// {}: the default config, for shapes without a tuned row.\n"
                         "inline constexpr {} {}Default = {};\n\n",
                         kernel.name(), form.config_type, form.table_name, kernel.config_literal(default_view));
-  // The fastest records of each workload, grouped by workload in the order of their best, then
-  // by the template they were measured in (an old record by the template that reads it now).
+  // The ranked records of each workload, grouped by workload in the order of their best, each with
+  // the template it was measured in (an old record with the template that reads it now).
   std::vector<std::string> order;
-  std::map<std::string, std::map<const kernels::KernelTemplate*, std::vector<db::TuningRecord>>> by_workload;
+  std::map<std::string, RankedRecords> by_workload;
   for (const auto& record : best) {
     const auto* owner = owning_template(record);
     if (!owner || std::find(sharing.begin(), sharing.end(), owner) == sharing.end()) continue;
     if (kernels::parse_workload_key(record.workload_key).dtype != form.dtype) continue;
     auto& group = by_workload[record.workload_key];
     if (group.empty()) order.push_back(record.workload_key);
-    group[owner].push_back(record);
+    group.emplace_back(owner, record);
   }
   std::vector<std::string> rows;
   for (const auto& key : order) {
@@ -173,10 +176,14 @@ std::string section(const SectionContext& context, const TemplateList& sharing,
     auto row = best_row(workload, device, by_workload[key]);
     if (!row) continue;  // only records of an older space: the workload runs the default
     const std::string of_template = row->kernel == &kernel ? "" : " (" + row->kernel->name() + ")";
+    const db::TuningRecord& record = row->usable.record;
+    // A noisy figure is said where the application's reader sees it, and on stderr.
+    const std::string noise = db::noise_text(record);
+    if (!noise.empty()) context.noisy.push_back(key + ": " + noise);
     rows.push_back(fmt::format(
-        "    {},  // {}: {:.1f} GFLOP/s{}",
+        "    {},  // {}: {:.1f} GFLOP/s{}{}",
         row->kernel->table_row(workload, device, search_space::ConfigView(row->space, row->usable.config)), key,
-        row->usable.record.gflops, of_template));
+        record.gflops, of_template, noise.empty() ? "" : " (noisy: " + noise + ")"));
     tuned_keys.insert(key);
   }
   if (context.has_records) {
@@ -209,7 +216,7 @@ TunedHeader make_tuned_header(const db::Database& database, const TunedHeaderReq
   std::set<std::string> tuned_keys;
   std::set<std::string> nearest_keys;
   std::set<std::string> tables;
-  const SectionContext context{database, request, device_record.has_value()};
+  const SectionContext context{database, request, device_record.has_value(), header.noisy};
   for (const auto* kernel : backends::all_templates()) {
     if (kernel->backend() != request.target.backend) continue;
     auto form = kernel->table_form();

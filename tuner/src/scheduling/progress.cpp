@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "optune/db/tuning_record.hpp"
+
 namespace optune::tuner {
 
 Progress::Progress(std::FILE* out, bool live) : out_(out), live_(live) {}
@@ -29,15 +31,28 @@ void Progress::update(const ProgressState& state) {
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   double eta = state.trial ? elapsed / state.trial * (state.trials - state.trial) : 0;
   std::string task = state.task.empty() ? "" : "[" + state.task + "] ";
-  std::string line = fmt::format("{}trial {}/{}  best {:.1f} {}  failed {}  elapsed {}  eta {}", task,
-                                 state.trial, state.trials, state.best_gflops, state.unit, state.failures,
-                                 format_duration(elapsed), format_duration(eta));
+  std::string line = fmt::format("{}trial {}/{}  best {:.1f} {}{}  failed {}", task, state.trial, state.trials,
+                                 state.best_gflops, state.unit,
+                                 state.best_is_provisional ? " (re-measured at the end)" : "", state.failures);
+  // Noise is said where it happens, not only in the summary.
+  if (state.noisy) line += fmt::format("  noisy {}", state.noisy);
+  if (state.load && *state.load > db::kBusyLoad)
+    line += fmt::format("  machine busy ({:.0f}% of the CPU taken by others)", *state.load * 100);
+  line += fmt::format("  elapsed {}  eta {}", format_duration(elapsed), format_duration(eta));
   if (live_) {
     std::fprintf(out_, "\r\033[K%s", line.c_str());
     drawn_ = true;
   } else {
     std::fprintf(out_, "%s\n", line.c_str());
   }
+  std::fflush(out_);
+}
+
+void Progress::note(const std::string& line) {
+  if (!out_) return;
+  if (live_ && drawn_) std::fprintf(out_, "\n");
+  drawn_ = false;
+  std::fprintf(out_, "%s\n", line.c_str());
   std::fflush(out_);
 }
 

@@ -94,8 +94,14 @@ SuiteSummary tune_suite(const std::vector<SuiteTask>& tasks, RecordingMeasurer& 
     state.unit = kernels::throughput_unit(*tasks[i].task->kernel_template, tasks[i].task->workload, tasks[i].task->device);
     state.trial = spent + summary.trials;
     state.failures = 0;
+    state.noisy = 0;
     for (const auto& s : sessions)
-      if (s) state.failures += s->summary().failures;
+      if (s) {
+        state.failures += s->summary().failures;
+        state.noisy += s->summary().noisy;
+      }
+    state.load = session.last_batch_load();
+    state.best_is_provisional = options.remeasure_top > 0;
     state.best_gflops = std::isfinite(session.best_seconds())
                             ? tasks[i].task->workload.flops() / session.best_seconds() / 1e9 : 0;
     progress.update(state);
@@ -106,8 +112,13 @@ SuiteSummary tune_suite(const std::vector<SuiteTask>& tasks, RecordingMeasurer& 
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     SuiteTaskResult result{tasks[i].entry, sessions[i] != nullptr, {}};
     if (sessions[i]) {
-      if (!summary.stopped) sessions[i]->finish(options.remeasure_top);
+      const std::string name = tasks[i].entry.name;
+      if (!summary.stopped)
+        sessions[i]->finish(
+            options.remeasure_top, [&](const std::string& line) { progress.note("[" + name + "] " + line); },
+            budget.stop);
       result.summary = sessions[i]->summary();
+      result.summary.stopped = summary.stopped;
     }
     summary.tasks.push_back(std::move(result));
   }

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "optune/measure/median_interval.hpp"
+#include "optune/tuner/results/record_check.hpp"
 #include "optune/tuner/search/task_history.hpp"
 
 namespace optune::tuner {
@@ -29,6 +32,10 @@ db::TuningRecord to_record(const measure::MeasureTask& task, const search_space:
   record.build_seconds = result.build_seconds;
   record.timestamp = result.timestamp;
   record.optune_version = OPTUNE_VERSION;
+  if (result.ok()) {
+    record.spread = measure::median_spread(result.costs);
+    record.load = result.load;
+  }
   return record;
 }
 
@@ -43,6 +50,7 @@ bool better(const db::TuningRecord& a, const std::optional<db::TuningRecord>& b)
 }  // namespace
 
 double TuningSummary::speedup() const {
+  if (comparison && comparison->verdict.speedup) return comparison->verdict.speedup->value;
   if (!best || !default_config || !default_config->ok() || best->median_seconds <= 0) return 0;
   return default_config->median_seconds / best->median_seconds;
 }
@@ -76,12 +84,13 @@ std::vector<db::TuningRecord> RecordingMeasurer::run(const std::shared_ptr<const
                                                      const std::vector<search_space::Config>& configs,
                                                      const std::string& tuner, const std::string& run_id,
                                                      bool is_default, std::vector<measure::MeasureResult>* results,
-                                                     int rounds) {
+                                                     int rounds, int max_rounds,
+                                                     const measure::Runner::MoreRounds& more) {
   std::vector<measure::MeasureInput> inputs;
   for (const auto& config : configs) inputs.push_back({task, config});
   // Build the whole batch first: no compile may run while a candidate is timed.
   auto builds = builder_.build(inputs);
-  auto measured = runner_.run(inputs, builds, rounds);
+  auto measured = runner_.run(inputs, builds, rounds, std::max(rounds, max_rounds), more);
   for (const auto& result : measured)
     if (result.error == measure::ErrorKind::kReferenceError)
       throw KernelCheckFailure(task->workload.key() + ": " + result.message +
@@ -101,6 +110,7 @@ TaskSession::TaskSession(std::shared_ptr<const measure::MeasureTask> task, const
                          RecordingMeasurer& measurer, std::string run_id)
     : task_(std::move(task)), measurer_(measurer), start_(std::chrono::steady_clock::now()) {
   summary_.run_id = std::move(run_id);
+  summary_.already_recorded = measurer_.database().measured_configs(task_key(*task_)).size();
   bool transfer = tuner_options.transfer && reads_transfer_records(tuner_options.name);
   auto history = load_history(measurer_.database(), *task_, transfer);
   // A resumed job (same run id) reuses the default config its earlier run measured.
@@ -138,6 +148,7 @@ std::size_t TaskSession::step(std::size_t max_trials) {
   check_environment(records);
   record(records);
   tuner_->update(batch, results);
+  note_noise(records);
   for (auto& record : records) {
     ++summary_.trials;
     if (!record.ok()) ++summary_.failures;
@@ -153,20 +164,105 @@ std::size_t TaskSession::step(std::size_t max_trials) {
   return batch.size();
 }
 
-void TaskSession::finish(std::size_t top) {
+void TaskSession::finish(std::size_t top, const std::function<void(const std::string&)>& note,
+                         const std::atomic<bool>* stop) {
   record({});  // a default held back while no batch followed
-  if (top > 0) remeasure_finalists(top);
+  if (top > 0) {
+    remeasure_finalists(top);
+    compare_finalists(note, stop);
+  }
   // The default counts with its latest successful record, as the best does: both from the same
   // closing re-measurement, not a first measurement taken in a busier or quieter spell.
   db::Database& database = measurer_.database();
   const db::TaskKey key = task_key(*task_);
   summary_.best = best_;
-  // The database's ranking, less configs this space cannot read (records of an earlier version of a
-  // kernel file whose knobs have changed since), as apply-best and regress read it.
+  // The database's ranking (its declared winner first), less configs this space cannot read
+  // (records of an earlier version of a kernel file whose knobs have changed since), as apply-best
+  // and regress read it.
   if (top > 0)
     if (auto usable = best_usable(database, key, task_->space)) summary_.best = std::move(usable->record);
   if (auto latest = database.latest_success(key, summary_.default_config->config_text())) summary_.default_config = latest;
   summary_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+namespace {
+
+// "speed-up 3.92x (3.85x to 4.01x)", or what keeps it from being given.
+std::string verdict_text(const FinalVerdict& verdict) {
+  std::string text;
+  if (verdict.speedup)
+    text = fmt::format("speed-up {:.2f}x ({:.2f}x to {:.2f}x)", verdict.speedup->value, verdict.speedup->low,
+                       verdict.speedup->high);
+  else
+    text = "no speed-up to measure";
+  if (verdict.tied) text += "; the best two are tied within noise";
+  if (verdict.load && *verdict.load > db::kBusyLoad)
+    text += fmt::format("; machine busy ({:.0f}% of the CPU taken by others)", *verdict.load * 100);
+  return text;
+}
+
+}  // namespace
+
+void TaskSession::compare_finalists(const std::function<void(const std::string&)>& note,
+                                    const std::atomic<bool>* stop) {
+  db::Database& database = measurer_.database();
+  const db::TaskKey key = task_key(*task_);
+  FinalComparison comparison;
+  std::vector<search_space::Config> configs;
+  std::map<std::string, std::size_t> index_of;  // config_text() -> finalist
+  auto add = [&](const db::TuningRecord& record, const std::string& role) -> std::optional<std::size_t> {
+    if (!record.ok()) return std::nullopt;
+    if (auto known = index_of.find(record.config_text()); known != index_of.end()) return known->second;
+    auto config = readable_config(task_->space, record);
+    if (!config) return std::nullopt;
+    configs.push_back(std::move(*config));
+    comparison.finalists.push_back({role, record});
+    return index_of[record.config_text()] = configs.size() - 1;
+  };
+  std::optional<std::size_t> default_index;
+  if (auto latest_default = database.latest_success(key, summary_.default_config->config_text()))
+    default_index = add(*latest_default, "default");
+  // The best two others by their records' medians, and the winner an earlier run declared.
+  std::vector<std::string> passed_over;
+  auto ranked = checked_top_k(database, task_filter(key), 8, passed_over);
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.median_seconds < b.median_seconds; });
+  std::size_t others = 0;
+  for (const auto& record : ranked)
+    if (others < 2 && !index_of.count(record.config_text()) && add(record, others == 0 ? "best" : "runner-up")) ++others;
+  std::optional<std::size_t> stored_index;
+  if (auto mark = database.winner(key))
+    if (auto latest = database.latest_success(key, mark->config_text())) stored_index = add(*latest, "stored winner");
+  if (configs.size() < 2) return;  // nothing to compare with
+
+  if (note)
+    note(fmt::format("re-measuring {} finalists in interleaved rounds ({} to {}) for the speed-up and the winner",
+                     configs.size(), kMinFinalRounds, kMaxFinalRounds));
+  auto more = [&](const std::vector<measure::MeasureResult>& merged) {
+    const FinalVerdict verdict = judge_finalists(merged, default_index, stored_index);
+    std::size_t rounds = 0;
+    for (const auto& result : merged) rounds = std::max(rounds, result.round_medians.size());
+    if (note) note(fmt::format("  round {}: {}", rounds, verdict_text(verdict)));
+    return verdict.is_unsettled() && !(stop && stop->load());
+  };
+  std::vector<measure::MeasureResult> results;
+  auto records = measurer_.run(task_, configs, "final", summary_.run_id, false, &results, kMinFinalRounds,
+                               kMaxFinalRounds, more);
+  check_environment(records);
+  comparison.verdict = judge_finalists(results, default_index, stored_index);
+  for (const auto& result : results)
+    comparison.rounds = std::max(comparison.rounds, static_cast<int>(result.round_medians.size()));
+  // The winner is marked in the database: later runs and readers stand by it until a config is
+  // measured faster beyond noise (db::displaces_winner). Not a winner found on a busy machine: a
+  // hog beside it ranks single-threaded configs above the parallel ones they lose to when quiet,
+  // and a mark would keep such a config first against the later quiet run that measures better.
+  const auto& verdict = comparison.verdict;
+  const bool busy = verdict.load && *verdict.load > db::kBusyLoad;
+  if (verdict.winner && !busy) records[*verdict.winner].winner = true;
+  record(records);
+  for (std::size_t i = 0; i < records.size(); ++i) comparison.finalists[i].record = records[i];
+  if (note) note(fmt::format("  after {} rounds: {}", comparison.rounds, verdict_text(comparison.verdict)));
+  summary_.comparison = std::move(comparison);
 }
 
 void TaskSession::remeasure_finalists(std::size_t top) {
@@ -204,6 +300,23 @@ void TaskSession::remeasure_finalists(std::size_t top) {
       if (better(record, fastest)) fastest = std::move(record);
     if (!fastest) break;  // every one failed this time: nothing to compare the next wave with
   }
+}
+
+void TaskSession::note_noise(const std::vector<db::TuningRecord>& records) {
+  double load = 0;
+  std::size_t known = 0;
+  for (const auto& record : records) {
+    if (!record.ok()) continue;
+    if (record.is_noisy()) ++summary_.noisy;
+    if (record.load) {
+      load += *record.load;
+      ++known;
+    }
+  }
+  last_batch_load_.reset();
+  if (known == 0) return;
+  last_batch_load_ = load / static_cast<double>(known);
+  summary_.peak_load = std::max(summary_.peak_load.value_or(0), *last_batch_load_);
 }
 
 void TaskSession::check_environment(const std::vector<db::TuningRecord>& records) {

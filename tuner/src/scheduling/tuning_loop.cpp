@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "optune/kernels/kernel_file_template.hpp"
 
 namespace optune::tuner {
@@ -15,18 +17,30 @@ TuningSummary TuningLoop::run(const std::shared_ptr<const measure::MeasureTask>&
                               const TuningOptions& options) {
   TaskSession session(task, options.tuner, measurer_, options.run_id.empty() ? make_run_id() : options.run_id);
   progress_.start(task->workload.key(), options.trials);
+  // A run that resumes says so: those configs are not measured again.
+  if (const std::size_t recorded = session.summary().already_recorded; recorded > 0)
+    progress_.note(fmt::format("{} configs of this task already recorded in {}: not measured again", recorded,
+                               measurer_.database().path()));
+  auto stop_requested = [&] { return options.stop && options.stop->load(); };
   ProgressState state{"", 0, options.trials, 0, 0, kernels::throughput_unit(*task->kernel_template, task->workload, task->device)};
-  while (session.summary().trials < options.trials) {
+  while (session.summary().trials < options.trials && !stop_requested()) {
     if (!session.step(std::min(options.batch_size, options.trials - session.summary().trials))) break;
     state.trial = session.summary().trials;
     state.failures = session.summary().failures;
     state.best_gflops = std::isfinite(session.best_seconds()) ? task->workload.flops() / session.best_seconds() / 1e9 : 0;
+    state.noisy = session.summary().noisy;
+    state.load = session.last_batch_load();
+    state.best_is_provisional = options.remeasure_top > 0;
     progress_.update(state);
     if (options.early_stopping && session.trials_since_improvement() >= options.early_stopping) break;
   }
   progress_.finish();
-  session.finish(options.remeasure_top);
-  return session.summary();
+  const bool stopped = stop_requested();
+  session.finish(stopped ? 0 : options.remeasure_top, [this](const std::string& line) { progress_.note(line); },
+                 options.stop);
+  TuningSummary summary = session.summary();
+  summary.stopped = stopped;
+  return summary;
 }
 
 }  // namespace optune::tuner

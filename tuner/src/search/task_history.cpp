@@ -24,7 +24,7 @@ TaskHistory load_history(const db::Database& database, const measure::MeasureTas
   same_workload.template_name = task.kernel_template->name();
   same_workload.target = task.target.str();
   for (auto& record : database.records(same_workload))
-    if (record.device_id != filter.device && record.tuner != "remeasure" && !record.is_transport_failure())
+    if (record.device_id != filter.device && !record.is_remeasurement() && !record.is_transport_failure())
       history.other_devices.push_back(std::move(record));
   return history;
 }
@@ -55,14 +55,13 @@ ConfigSet measured_set(const search_space::ConfigSpace& space, const std::vector
   return ConfigSet(parsed.configs.begin(), parsed.configs.end());
 }
 
-std::optional<UsableRecord> fastest_usable(const search_space::ConfigSpace& space,
-                                           const std::vector<db::TuningRecord>& records) {
-  std::optional<UsableRecord> fastest;
-  for (const auto& record : records) {
-    if (!record.ok() || (fastest && fastest->record.median_seconds <= record.median_seconds)) continue;
-    if (auto config = readable_config(space, record)) fastest = UsableRecord{record, std::move(*config)};
+std::optional<UsableRecord> first_usable(const search_space::ConfigSpace& space,
+                                         const std::vector<db::TuningRecord>& ranked) {
+  for (const auto& record : ranked) {
+    if (!record.ok()) continue;
+    if (auto config = readable_config(space, record)) return UsableRecord{record, std::move(*config)};
   }
-  return fastest;
+  return std::nullopt;
 }
 
 std::optional<UsableRecord> best_usable(const db::Database& database, const db::TaskKey& task,
@@ -72,7 +71,7 @@ std::optional<UsableRecord> best_usable(const db::Database& database, const db::
   // summary's best nor fail a CI gate.
   constexpr std::size_t kCandidates = 16;
   std::vector<std::string> passed_over;
-  return fastest_usable(space, checked_top_k(database, task_filter(task), kCandidates, passed_over));
+  return first_usable(space, checked_top_k(database, task_filter(task), kCandidates, passed_over));
 }
 
 db::TaskKey task_key(const measure::MeasureTask& task) {

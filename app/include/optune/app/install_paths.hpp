@@ -16,12 +16,17 @@ struct InstallPaths {
   std::string kernel_source_dir;                    // holding the device kernels (gemm.cl)
   std::vector<std::string> target_description_dirs; // configs/targets/*.toml, first match wins
   std::string program_cache_dir;                     // "" : compiled programs are not cached
+  // The machine's folder of run locks (run_locks.hpp's machine_lock_dir): one per machine, so
+  // runs of every database and user see each other.
+  std::string lock_dir;
 };
 
 // The paths of an installation whose executables are in `bin_dir` (<prefix>/bin, with
 // <prefix>/include and <prefix>/share/optune), each falling back to this build's source tree
-// where the installed file is missing. `program_cache_dir` is passed through (front ends choose it:
-// libraries read no environment).
-InstallPaths install_paths_beside(const std::string& bin_dir, const std::string& program_cache_dir);
+// where the installed file is missing. `program_cache_dir` is passed through, and `lock_dir`
+// ("": the machine's default) chosen by machine_lock_dir (front ends choose them: libraries read
+// no environment).
+InstallPaths install_paths_beside(const std::string& bin_dir, const std::string& program_cache_dir,
+                                  const std::string& lock_dir = "");
 
 }  // namespace optune::app

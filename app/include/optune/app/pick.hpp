@@ -39,6 +39,9 @@ struct Pick {
   std::optional<db::TuningRecord> record;
   bool ranked_by_model = false;  // nearest: whether the cost model chose (else the closest shape)
   std::size_t candidates = 0;    // nearest: tuned shapes whose best config was valid here
+  // tuned: the next config of the ranking where it is tied within noise with the one picked
+  // (db::are_tied): either could be the fastest on this device.
+  std::optional<db::TuningRecord> tied_with;
 };
 
 // Throws BadInput for a malformed shape, an unknown op or target, an unreadable database, or
@@ -48,7 +51,8 @@ struct Pick {
 Pick pick_config(const PickRequest& request);
 
 // workload, template, target, device, device_id, source, config, from_workload (nearest) and
-// record (as optune query gives it; null for the default), ranked_by_model.
+// record (as optune query gives it; null for the default), ranked_by_model, tied_with (the
+// record of the config tied within noise with the one picked; null when none).
 nlohmann::json pick_json(const Pick& pick);
 
 }  // namespace optune::app

@@ -3,12 +3,15 @@
 // the same field names in every front end (`optune query --format json`, optune.query()).
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "optune/db/database.hpp"
 #include "optune/db/tuning_record.hpp"
 
 namespace optune::app {
@@ -30,6 +33,9 @@ struct QueryRequest {
 struct QueryResult {
   std::vector<db::TuningRecord> records;
   std::vector<std::string> passed_over;
+  // The best records (not the history) whose workload, target and device have a next config tied
+  // with them within noise (db::are_tied): by record id, that next record.
+  std::map<std::int64_t, db::TuningRecord> tied;
 };
 QueryResult query_records(const QueryRequest& request);
 
@@ -38,5 +44,9 @@ QueryResult query_records(const QueryRequest& request);
 double parse_since(const std::string& text);
 
 nlohmann::json record_json(const db::TuningRecord& record);
+
+// The record ranked after `best` for its workload, target and device when the two are tied within
+// noise; nullopt when there is none, or it is slower beyond noise.
+std::optional<db::TuningRecord> tied_runner_up(const db::Database& database, const db::TuningRecord& best);
 
 }  // namespace optune::app

@@ -3,6 +3,7 @@
 // they only parse their arguments beforehand and print or return the summary afterwards.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -30,6 +31,8 @@ struct TuneRequest {
   std::string layout;       // suite: replaces the file's kept layout ("" keeps it)
   std::string database = kDefaultDatabase;
   bool wait_lock = false;   // another run measuring on the device: wait for it (else fail at once)
+  // Set (a front end's signal handler) to stop after the batch in flight; null: never.
+  const std::atomic<bool>* stop = nullptr;
   tuner::TuningOptions tuning;
   MeasureSettings measuring;
   // Suite budgets: trials per task (0: tuning.trials), total trials ("2000") or time ("8h", "30m").
@@ -76,9 +79,14 @@ RangeOutcome tune_range(const TuneRequest& request, const InstallPaths& paths, t
 std::vector<std::string> range_shapes(const TuneRequest& request);
 
 // Outcomes as JSON, the same fields for every front end: workload, template, target, device,
-// trials, failures, seconds, default and best (records as query gives them, or null), speedup
-// (default / best median; null when the best is the default itself or either is missing), run_id;
-// a suite's per task, with the network's estimated latency.
+// trials, failures, noisy (trials measured on a busy machine or with a wide spread),
+// already_recorded (configs earlier runs measured), stopped, seconds, default and best (records as
+// query gives them, or null), speedup, speedup_interval ([low, high]), speedup_source ("final
+// comparison" or "records"), unreliable (why the final comparison's speed-up is not given: null
+// when it is), comparison (rounds, load, tied, kept_stored_winner, finalists with role, config,
+// median_seconds, spread, load, winner; null where it did not run), run_id; a suite's per task,
+// with the network's estimated latency. speedup is null when the best is the default itself,
+// either is missing, or the final comparison found it unreliable.
 nlohmann::json outcome_json(const WorkloadOutcome& outcome);
 nlohmann::json outcome_json(const SuiteOutcome& outcome);
 

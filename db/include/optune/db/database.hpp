@@ -33,7 +33,7 @@ class StorageError : public DatabaseError {
   using DatabaseError::DatabaseError;
 };
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 3;
 
 // Identifies one tuning task's records: a template on a workload for a target and device.
 struct TaskKey {
@@ -73,10 +73,17 @@ class Database {
   // Best successful record of a task (lowest median); nullopt when it has none. A config measured
   // more than once counts with its latest successful record: the tuner's closing re-measure of
   // its finalists (and the default) supersedes a lucky first measurement on a noisy machine.
+  // Where a final comparison declared a winner (TuningRecord::winner), the winner's config stays
+  // the best until a config displaces it (db::displaces_winner: measured later, on a quiet machine,
+  // faster beyond noise); best() then gives the winner's latest successful record.
   std::optional<TuningRecord> best(const TaskKey& task) const;
-  // Successful records matching the filter, best (lowest median) first, at most k per workload
-  // key and target and device, one per config, its latest, as best() (k = 0: every record).
+  // Successful records matching the filter, best first, at most k per workload key and target
+  // and device, one per config, its latest, ranked as best() ranks them: by median, with the
+  // latest declared winner of each (any template's) kept first unless displaced (k = 0: every
+  // record, by median).
   std::vector<TuningRecord> top_k(const RecordFilter& filter, std::size_t k) const;
+  // The task's latest record that a final comparison marked as its winner; nullopt when none.
+  std::optional<TuningRecord> winner(const TaskKey& task) const;
   // The latest successful record of one config (config_text()) of a task: the record best() and
   // top_k() count it by. nullopt when the config never succeeded.
   std::optional<TuningRecord> latest_success(const TaskKey& task, const std::string& config_text) const;
@@ -106,7 +113,8 @@ class Database {
   // Deletes all but the records worth keeping, in one transaction, and returns how many went
   // (with dry_run: how many would go, nothing deleted). Kept per task (workload, template,
   // target, device): the `keep` best successful records, the most recent default-config record
-  // (the "default" of regress and report), and the most recent record of every config that
+  // (the "default" of regress and report), the most recent winner mark and its config's latest
+  // success (so the best stays the best), and the most recent record of every config that
   // failed, so a resumed tuning run still skips configs known to crash, hang or be wrong.
   std::size_t prune(std::size_t keep, bool dry_run = false);
   // Gives the space of deleted rows back to the file system (VACUUM); not inside a transaction.

@@ -4,12 +4,20 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace optune::db {
+
+// When a record's median is not to be trusted as it stands (TuningRecord::is_noisy): it is known to
+// no better than +-10% (its spread), or other processes took over a tenth of the machine's CPU
+// time while it was measured (its load). On a quiet machine a record's spread is mostly under 3%
+// and its load under 2%; a build beside it, or a busy loop per core, takes 45-100% of the cores.
+inline constexpr double kNoisySpread = 0.10;
+inline constexpr double kBusyLoad = 0.10;
 
 struct TuningRecord {
   std::int64_t id = 0;                // assigned by the database
@@ -26,20 +34,56 @@ struct TuningRecord {
   std::string error_message;
   double build_seconds = 0;
   double timestamp = 0;               // unix seconds
-  std::string tuner;                  // "random", "grid", "xgb", "default", "remeasure", ...
+  std::string tuner;                  // "random", "grid", "xgb", "default", "remeasure", "final", ...
   std::string run_id;                 // groups the records of one tuning run
   std::string optune_version;
   bool is_default = false;            // the template's default config
+  // The relative half-width of the 95% confidence interval of the median of `costs`
+  // (measure/median_interval.hpp): 0.04 means the median is known to about +-4%. nullopt: unknown
+  // (a failure, one cost, or a record of schema 1).
+  std::optional<double> spread;
+  // The share of the machine's CPU time (all cores, 0..1) that other processes took while it was
+  // measured (measure/machine_load.hpp); nullopt: unknown (measured elsewhere, or schema 1).
+  std::optional<double> load;
+  // This record's config won its run's final comparison (tuner/scheduling/final_comparison.hpp):
+  // it stays the task's best until a config is measured faster beyond noise (is_displaced_by).
+  bool winner = false;
 
   bool ok() const { return error_kind == "ok"; }
   // The link to a remote device failed, not the config (transport_error): the record says nothing
   // of the config, which counts as unmeasured and is measured again by a later run.
   bool is_transport_failure() const { return error_kind == "transport_error"; }
+  // A config measured again at the end of a run (the closing waves, "remeasure", or the final
+  // comparison, "final"), not a trial of the budget.
+  bool is_remeasurement() const { return tuner == "remeasure" || tuner == "final"; }
+  // Measured on a busy machine or with a wide spread: query, pick, apply-best and regress say so,
+  // and such a record cannot displace a winner (database.hpp's ranking).
+  bool is_noisy() const {
+    return (spread && *spread > kNoisySpread) || (load && *load > kBusyLoad);
+  }
   // Canonical config text (sorted keys, no spaces): the identity of a config within a task.
   std::string config_text() const { return config.dump(); }
 };
 
-nlohmann::json to_json(const TuningRecord& record);  // every field but id
+// `challenger` is faster than `incumbent` beyond noise: its median stays below the incumbent's
+// with both at the far ends of their spreads (an unknown spread counts as none).
+bool is_faster_beyond_noise(const TuningRecord& challenger, const TuningRecord& incumbent);
+// Neither of two records is faster than the other beyond noise.
+bool are_tied(const TuningRecord& a, const TuningRecord& b);
+// Whether `fastest` (a config's latest successful record, the fastest of its task) takes the
+// place of the winner that a final comparison declared (`mark`, the record it marked, and
+// `latest`, that config's latest success): only a record measured after the mark, outside that
+// comparison, on a quiet machine, and faster than the winner beyond noise. So tables stop flipping
+// between configs that are equal within noise.
+bool displaces_winner(const TuningRecord& fastest, const TuningRecord& mark, const TuningRecord& latest);
+
+// Why a noisy record is not to be trusted as it stands ("measured while other processes took 45% of
+// the CPU", "its median is known to +-14% only"); "" for a record that is not noisy.
+std::string noise_text(const TuningRecord& record);
+
+// Every field but id; spread and load only where known, and winner only where set, so that a
+// record of schema 1 keeps the JSON line (and the content hash) it had.
+nlohmann::json to_json(const TuningRecord& record);
 // Throws std::invalid_argument naming the missing or mistyped field.
 TuningRecord record_from_json(const nlohmann::json& json);
 

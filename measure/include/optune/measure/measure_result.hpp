@@ -5,6 +5,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +47,12 @@ struct MeasureResult {
   std::string message;
   double build_seconds = 0;
   double timestamp = 0;  // unix seconds at the end of the measurement
+  // Share of the machine's CPU time that other processes took while it ran (machine_load.hpp),
+  // averaged over its rounds; nullopt where unknown.
+  std::optional<double> load;
+  // The median of each round's costs, in round order (Runner::run): the final comparison of
+  // finalists pairs them round by round.
+  std::vector<double> round_medians;
   bool ok() const { return error == ErrorKind::kOk; }
 };
 

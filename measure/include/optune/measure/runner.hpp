@@ -2,6 +2,7 @@
 // LocalRunner (an isolated worker process on this machine) and rpc::RpcRunner (remote devices).
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "optune/measure/measure_input.hpp"
@@ -16,10 +17,18 @@ class Runner {
   // Candidates are measured one at a time, the whole list `rounds` times over in turn (A B C,
   // A B C, ...), and each input's costs are merged over its rounds: a slow spell of a shared
   // machine then falls on every candidate of the list alike, not on whichever was timed during
-  // it. A candidate that fails in any round is that failure. Artifacts are removed (when the
-  // runner's options say so) after the last round.
+  // it. A candidate that fails in any round is that failure. Each result keeps its rounds'
+  // medians (round_medians) and their mean load. Artifacts are removed (when the runner's
+  // options say so) after the last round.
   std::vector<MeasureResult> run(const std::vector<MeasureInput>& inputs, const std::vector<BuildResult>& builds,
                                  int rounds = 1);
+  // Asked after each round, with the results merged so far (so it can show progress), whether one
+  // more round is worth it; the answer counts from the `rounds`-th round on (the closing
+  // comparison of finalists goes on while they are tied).
+  using MoreRounds = std::function<bool(const std::vector<MeasureResult>& merged)>;
+  // run(), then further rounds while `more` says so, up to `max_rounds` in all.
+  std::vector<MeasureResult> run(const std::vector<MeasureInput>& inputs, const std::vector<BuildResult>& builds,
+                                 int rounds, int max_rounds, const MoreRounds& more);
 
  protected:
   explicit Runner(bool remove_artifacts) : remove_artifacts_(remove_artifacts) {}

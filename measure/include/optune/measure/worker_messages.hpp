@@ -59,6 +59,9 @@ struct WorkerReply {
   // Measure replies: the candidate left processes running or descriptors open in the worker, which
   // the runner replaces before the next candidate.
   std::optional<bool> replace_worker;
+  // Set by the runner that watched the worker (LocalRunner, here or on an RPC server), never by
+  // the worker: other processes' share of the CPU time while it measured (machine_load.hpp).
+  std::optional<double> load;
   // Describe replies: the device asked for (or the first), and all of them.
   std::optional<nlohmann::json> device;
   std::optional<std::vector<nlohmann::json>> devices;

@@ -1,14 +1,14 @@
-// The locks that keep optune's runs apart, each an flock(2) on a file in the database's folder;
-// the kernel releases one when its holder exits, even by SIGKILL, so a killed run never leaves a
-// stale lock behind. The file holds the holder's words ("pid 1234, tune"), for the message of a
-// run refused.
-//   - The device lock (exclusive): one run measures on a device at a time (timings taken beside
-//     another run's are disturbed). Every command that measures takes it: tune, regress, job run.
-//   - The database lock: a run that measures into a database holds it shared for the whole run;
-//     prune takes it exclusively and refuses while any run holds it (deleting records under a
-//     running tuner loses its default and its finalists mid-run).
-// Both are per database folder: runs whose databases live in different folders do not see each
-// other's locks.
+// The locks that keep optune's runs apart, each an flock(2) on a file in one folder shared by the
+// whole machine (app::machine_lock_dir: /run/lock/optune, else /tmp/optune-locks); the kernel
+// releases one when its holder exits, even by SIGKILL, so a killed run never leaves a stale lock
+// behind. The file holds the holder's words ("pid 1234, tune"), for the message of a run refused.
+//   - The device lock (exclusive), named after the device's fingerprint id: one run measures on a
+//     device at a time, whatever database it writes (timings taken beside another run's are
+//     disturbed). Every command that measures takes it: tune, regress, job run.
+//   - The database lock, named after the database file's identity (its device and inode, so that
+//     a symlink or a hard link of the file is the same database): a run that measures into a
+//     database holds it shared for the whole run; prune takes it exclusively and refuses while any
+//     run holds it (deleting records under a running tuner loses its default and its finalists).
 #pragma once
 
 #include <optional>
@@ -38,9 +38,15 @@ class FileLock {
   int fd_ = -1;
 };
 
-// "<database folder>/.optune-device-<id>.lock"
-std::string device_lock_path(const std::string& database_path, const std::string& device_id);
-// "<database folder>/.optune-database-<file name>.lock"
-std::string database_lock_path(const std::string& database_path);
+// "<lock folder>/device-<id>.lock"
+std::string device_lock_path(const std::string& lock_dir, const std::string& device_id);
+// "<lock folder>/database-<device>-<inode>.lock" of the file `database_path` names (through any
+// symlink). The file must exist (open the database first); throws std::invalid_argument when it
+// does not.
+std::string database_lock_path(const std::string& lock_dir, const std::string& database_path);
+// Makes the lock folder where it is missing, open to every user with the sticky bit (mode 1777, as
+// /tmp): runs of different users on one machine must see each other's locks. Throws
+// std::runtime_error when it cannot be made.
+void make_lock_dir(const std::string& lock_dir);
 
 }  // namespace optune::tuner

@@ -34,6 +34,7 @@ struct KernelHeader {
   std::size_t rows = 0;
   std::vector<std::string> untuned;      // "<workload key> on <device>": wanted, without a row
   std::vector<std::string> passed_over;  // records left out: forged, or of an older space
+  std::vector<std::string> noisy;        // "<workload key> on <device>: <why>": rows of noisy records
   std::vector<std::string> devices;      // names of the devices with rows
 };
 

@@ -37,7 +37,8 @@ class RecordCheck {
   // The figures alone, for records already in a database (an older space's config is fine there):
   // config and device fingerprint are JSON objects; the workload key parses; a success has positive finite costs, their median as median_seconds
   // and gflops = flops / median_seconds (within kGflopsTolerance, below kMaxPlausibleGflops); a
-  // failure no negative or non-finite figure; the timestamp is not in the future.
+  // failure no negative or non-finite figure; the timestamp is not in the future; a spread is
+  // that of the costs (measure::median_spread) and a load a share from 0 to 1.
   void figures(const db::TuningRecord& record);
   // Templates beyond the registry's that records may name (a user's kernel file, whose template
   // is made from the file): full() checks their records against their space. Without its file, a

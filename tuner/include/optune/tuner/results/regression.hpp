@@ -31,7 +31,8 @@ struct Judgement {
   std::string reason;  // why it regressed, or a note ("default failed now: crash")
 };
 
-// tolerance: allowed relative slowdown, e.g. 0.05 for 5%.
+// tolerance: allowed relative slowdown, e.g. 0.05 for 5%. A regression measured on a busy machine
+// or with a wide spread says so in its reason.
 Judgement judge(const RegressionCase& c, double tolerance);
 
 // The better of two measurements of one config: a successful one over a failure, the faster of
@@ -41,7 +42,8 @@ Judgement judge(const RegressionCase& c, double tolerance);
 measure::MeasureResult best_of(const std::optional<measure::MeasureResult>& kept, const measure::MeasureResult& now);
 
 // The figure a tuned config is held to: the median over every successful measurement of that
-// config in the task's records (one lucky minimum would make CI flaky).
+// config in the task's records (one lucky minimum would make CI flaky), over its quiet ones
+// alone where it has any (db::TuningRecord::is_noisy).
 std::optional<double> recorded_figure(const db::Database& database, const db::TaskKey& task,
                                       const db::TuningRecord& best);
 

@@ -32,6 +32,8 @@ struct TunedHeader {
   // Records passed over because they fail RecordCheck::figures() (forged or corrupted), each
   // "<workload key>: <problem>": the header is made from the others.
   std::vector<std::string> passed_over;
+  // Rows whose record is noisy (db::TuningRecord::is_noisy), each "<workload key>: <why>".
+  std::vector<std::string> noisy;
   std::string device_name;
 };
 

@@ -1,10 +1,12 @@
 // Progress: the live display of a tuning run. On a terminal one line is redrawn in place
-// (trial i/N, best throughput, elapsed, ETA); elsewhere (CI logs, files) a plain line per batch.
+// (trial i/N, best throughput, failures, noisy records and the machine's load, elapsed, ETA);
+// elsewhere (CI logs, files) a plain line per batch.
 #pragma once
 
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace optune::tuner {
@@ -16,6 +18,13 @@ struct ProgressState {
   double best_gflops = 0;
   std::size_t failures = 0;
   std::string unit = "GFLOP/s";  // of best_gflops: a kernel file's may be GB/s or runs/s
+  // Records of this run so far taken on a busy machine or with a wide spread (TuningRecord::is_noisy).
+  std::size_t noisy = 0;
+  // The last batch's mean load (other processes' share of the CPU time); nullopt where unknown.
+  std::optional<double> load;
+  // The best is a first measurement, which the end of the run measures again (the summary's best
+  // is the re-measured one); false where it is not re-measured (--remeasure 0).
+  bool best_is_provisional = false;
 };
 
 class Progress {
@@ -28,6 +37,8 @@ class Progress {
   void set_observer(std::function<void(const ProgressState&)> observer) { observer_ = std::move(observer); }
   void start(const std::string& task, std::size_t trials);
   void update(const ProgressState& state);
+  // A line of its own (the closing re-measurement's progress), below the redrawn one.
+  void note(const std::string& line);
   void finish();
 
  private:

@@ -3,7 +3,9 @@
 // task scheduler chooses. Every measurement is committed to the database per batch.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -13,6 +15,7 @@
 #include "optune/db/database.hpp"
 #include "optune/measure/builder.hpp"
 #include "optune/measure/runner.hpp"
+#include "optune/tuner/scheduling/final_comparison.hpp"
 #include "optune/tuner/search/strategies.hpp"
 #include "optune/tuner/search/task_history.hpp"
 
@@ -29,11 +32,13 @@ class RecordingMeasurer {
                                         const std::vector<search_space::Config>& configs,
                                         const std::string& tuner, const std::string& run_id, bool is_default,
                                         std::vector<measure::MeasureResult>* results = nullptr, int rounds = 1);
-  // Measures the batch into records without recording them.
+  // Measures the batch into records without recording them; from the `rounds`-th round on, further
+  // rounds while `more` says so, up to `max_rounds` (measure::Runner::run).
   std::vector<db::TuningRecord> run(const std::shared_ptr<const measure::MeasureTask>& task,
                                     const std::vector<search_space::Config>& configs, const std::string& tuner,
                                     const std::string& run_id, bool is_default,
-                                    std::vector<measure::MeasureResult>* results = nullptr, int rounds = 1);
+                                    std::vector<measure::MeasureResult>* results = nullptr, int rounds = 1,
+                                    int max_rounds = 0, const measure::Runner::MoreRounds& more = {});
   // Commits the records in one transaction: an interrupted run keeps every batch it recorded.
   void record(const std::vector<db::TuningRecord>& records);
   db::Database& database() { return database_; }
@@ -60,7 +65,17 @@ struct TuningSummary {
   std::string run_id;
   std::size_t trials = 0;    // measured in this run, failures included
   std::size_t failures = 0;
+  // Trials of this run measured on a busy machine or with a wide spread (TuningRecord::is_noisy).
+  std::size_t noisy = 0;
+  // The most any batch's mean load reached (other processes' share of the CPU); nullopt: unknown.
+  std::optional<double> peak_load;
   std::optional<db::TuningRecord> best;            // best successful config, after re-measuring
+  // The closing comparison of the default, the best, the runner-up and the stored winner, which
+  // the best and the speed-up come from; nullopt where it did not run (--remeasure 0, a stop, or
+  // fewer than two configs to compare).
+  std::optional<FinalComparison> comparison;
+  std::size_t already_recorded = 0;  // configs of the task that earlier runs measured (not measured again)
+  bool stopped = false;              // a stop request ended the run before its budget
   // The default config, measured in this run; after finish() its latest successful record (the
   // closing re-measurement's), the record the database ranks it by, as it ranks `best`.
   std::optional<db::TuningRecord> default_config;
@@ -70,7 +85,9 @@ struct TuningSummary {
   std::size_t transfer_records = 0;  // records of other shapes the model started from
   std::size_t other_device_records = 0;  // records of this workload on other devices, likewise
   bool exhausted = false;  // the tuner had no config left to propose (fewer trials than asked)
-  double speedup() const;            // default median / best median; 0 when either is missing
+  // The speed-up over the default: the final comparison's (median of its per-round ratios) where it
+  // ran, else default median / best median from the records; 0 when either is missing.
+  double speedup() const;
   bool best_is_default() const;      // the default config is the best: no tuned config beat it
 };
 
@@ -85,8 +102,13 @@ class TaskSession {
   // that has worked for the task, where one has).
   std::size_t step(std::size_t max_trials);
   // Measures the best `top` configs and the default again, in interleaved rounds, and then any
-  // config whose one record would still beat them; the summary's best is then the database's.
-  void finish(std::size_t top);
+  // config whose one record would still beat them; then (top > 0) the final comparison
+  // (final_comparison.hpp), whose winner is marked in the database unless the machine was busy
+  // meanwhile. The summary's best is then the
+  // database's. `note` gets a line per round of the comparison; `stop` ends it after its first
+  // kMinFinalRounds rounds.
+  void finish(std::size_t top, const std::function<void(const std::string&)>& note = {},
+              const std::atomic<bool>* stop = nullptr);
 
   const measure::MeasureTask& task() const { return *task_; }
   const TuningSummary& summary() const { return summary_; }
@@ -94,6 +116,8 @@ class TaskSession {
   // Best median seconds so far (the default included); +infinity when nothing succeeded.
   double best_seconds() const;
   std::size_t trials_since_improvement() const { return summary_.trials - last_improvement_; }
+  // The mean load of the last batch's successful measurements; nullopt where unknown.
+  std::optional<double> last_batch_load() const { return last_batch_load_; }
 
  private:
   std::shared_ptr<const measure::MeasureTask> task_;
@@ -110,6 +134,7 @@ class TaskSession {
   // knobs' first values).
   std::optional<db::TuningRecord> known_good_;
   std::size_t last_improvement_ = 0;
+  std::optional<double> last_batch_load_;
   bool exhausted_ = false;
   std::chrono::steady_clock::time_point start_;
 
@@ -119,8 +144,12 @@ class TaskSession {
   void check_environment(const std::vector<db::TuningRecord>& records);
   // The closing waves of re-measurement (finish()).
   void remeasure_finalists(std::size_t top);
+  // The closing comparison (finish()): records each finalist's rounds (tuner "final"), the winner marked.
+  void compare_finalists(const std::function<void(const std::string&)>& note, const std::atomic<bool>* stop);
   // Records a batch that passed check_environment(), with the default's held-back record.
   void record(const std::vector<db::TuningRecord>& records);
+  // Counts a batch's noisy records and keeps its mean load.
+  void note_noise(const std::vector<db::TuningRecord>& records);
 };
 
 std::string make_run_id();

@@ -2,9 +2,11 @@
 // the tuner's batches are built on all cores, run one candidate at a time and committed to the
 // database, until the trial budget is spent, the space is exhausted or early stopping triggers.
 // At the end the best few are measured again, so a lucky noisy measurement does not become
-// "the best".
+// "the best", and the default, the best and the runner-up are compared in interleaved rounds for
+// the summary's speed-up (final_comparison.hpp).
 #pragma once
 
+#include <atomic>
 #include <string>
 
 #include "optune/tuner/scheduling/progress.hpp"
@@ -19,6 +21,9 @@ struct TuningOptions {
   std::size_t remeasure_top = 3;   // best configs measured again at the end
   TunerOptions tuner;
   std::string run_id;              // "" = generated
+  // Set (e.g. by a signal handler) to stop after the batch in flight, which is recorded; the
+  // final comparison is then skipped (or, under way, ends after its first rounds). Null: never.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 class TuningLoop {

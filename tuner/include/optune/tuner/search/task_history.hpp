@@ -39,15 +39,16 @@ ParsedRecords parse_records(const search_space::ConfigSpace& space,
                             const std::vector<db::TuningRecord>& records);
 ConfigSet measured_set(const search_space::ConfigSpace& space, const std::vector<db::TuningRecord>& records);
 
-// The fastest successful record whose config this space can read, with that config: what
-// apply-best compiles in and regress re-measures. Records of an older space (a knob added or
-// renamed since) are passed over rather than failing the build or the CI gate.
+// The first successful record of a ranking (Database::top_k's order: its declared winner, then by
+// median) whose config this space can read, with that config: what apply-best compiles in and
+// regress re-measures. Records of an older space (a knob added or renamed since) are passed over
+// rather than failing the build or the CI gate.
 struct UsableRecord {
   db::TuningRecord record;
   search_space::Config config;
 };
-std::optional<UsableRecord> fastest_usable(const search_space::ConfigSpace& space,
-                                           const std::vector<db::TuningRecord>& records);
+std::optional<UsableRecord> first_usable(const search_space::ConfigSpace& space,
+                                         const std::vector<db::TuningRecord>& ranked);
 // The same among the task's configs as the database ranks them (each by its latest record).
 std::optional<UsableRecord> best_usable(const db::Database& database, const db::TaskKey& task,
                                         const search_space::ConfigSpace& space);

@@ -1,0 +1,262 @@
+// How far a record is to be trusted: its spread and load are stored and read back, exported and
+// imported, unknown where they were not measured, and a database of schema 1 (before them) is read
+// as it is and migrated with them unknown. And the tie rule: a winner a final comparison declared
+// stays the best until a config is measured faster beyond noise.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <sstream>
+
+#include "db_test_support.hpp"
+
+namespace optune::db {
+namespace {
+
+using testing::TempDir;
+using testing::kGemmTask;
+using testing::ok_record;
+using testing::read_bytes;
+
+void run_sql(const std::string& path, const std::string& sql) {
+  sqlite3* handle = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &handle), SQLITE_OK);
+  char* message = nullptr;
+  EXPECT_EQ(sqlite3_exec(handle, sql.c_str(), nullptr, nullptr, &message), SQLITE_OK) << (message ? message : "");
+  sqlite3_free(message);
+  sqlite3_close(handle);
+}
+
+// A database as optune wrote it at schema 1, with one record of kGemmTask (tile_m 8, 5 ms).
+void write_schema_one_database(const std::string& path) {
+  run_sql(path, R"sql(
+    PRAGMA journal_mode = WAL;
+    CREATE TABLE devices (id TEXT PRIMARY KEY, name TEXT NOT NULL, fingerprint TEXT NOT NULL);
+    CREATE TABLE workloads (key TEXT PRIMARY KEY, op TEXT NOT NULL);
+    CREATE TABLE records (
+      id INTEGER PRIMARY KEY, content_hash TEXT NOT NULL UNIQUE, workload_key TEXT NOT NULL REFERENCES workloads(key),
+      template_name TEXT NOT NULL, target TEXT NOT NULL, device_id TEXT NOT NULL REFERENCES devices(id),
+      config TEXT NOT NULL, costs TEXT NOT NULL, median_seconds REAL NOT NULL, gflops REAL NOT NULL,
+      error_kind TEXT NOT NULL, error_message TEXT NOT NULL, build_seconds REAL NOT NULL, timestamp REAL NOT NULL,
+      tuner TEXT NOT NULL, run_id TEXT NOT NULL, optune_version TEXT NOT NULL, is_default INTEGER NOT NULL);
+    CREATE INDEX records_by_task ON records (workload_key, template_name, target, device_id, config);
+    CREATE INDEX records_best ON records (workload_key, target, device_id, median_seconds) WHERE error_kind = 'ok';
+    CREATE INDEX records_by_time ON records (timestamp);
+    INSERT INTO devices VALUES ('dev0001', 'Intel(R) Xeon(R) Platinum 8480', '{"kind":"cpu","name":"Intel(R) Xeon(R) Platinum 8480"}');
+    INSERT INTO workloads VALUES ('gemm.f32.M512.N512.K512', 'gemm');
+    INSERT INTO records VALUES (1, 'hash-of-the-old-record', 'gemm.f32.M512.N512.K512', 'cpu_gemm', 'cpu', 'dev0001',
+      '{"tile_m":8}', '[0.005,0.005,0.005]', 0.005, 53.7, 'ok', '', 0.25, 1000, 'xgb', 'run-0', '0.0.9', 0);
+    PRAGMA application_id = 1330664533;
+    PRAGMA user_version = 1;
+  )sql");
+}
+
+// A successful record of kGemmTask known to +-`spread`, measured beside a load of `load`.
+TuningRecord measured(int tile, double median, double spread, double load) {
+  TuningRecord record = ok_record(tile, median);
+  record.spread = spread;
+  record.load = load;
+  return record;
+}
+
+TEST(RecordTrust, SpreadAndLoadAreWrittenAndReadBack) {
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  db.insert({measured(8, 0.004, 0.012, 0.0), measured(16, 0.003, 0.02, 0.47)});
+  const auto stored = db.task_records(kGemmTask);
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_EQ(stored[0].spread, 0.012);
+  EXPECT_EQ(stored[0].load, 0.0);
+  EXPECT_FALSE(stored[0].is_noisy());
+  EXPECT_EQ(stored[1].spread, 0.02);
+  EXPECT_EQ(stored[1].load, 0.47);
+  EXPECT_TRUE(stored[1].is_noisy()) << "measured while other processes took half the machine";
+}
+
+TEST(RecordTrust, AWideSpreadAloneMakesARecordNoisy) {
+  TuningRecord record = ok_record(8, 0.004);
+  record.spread = kNoisySpread * 2;
+  EXPECT_TRUE(record.is_noisy());
+  record.spread = kNoisySpread / 2;
+  EXPECT_FALSE(record.is_noisy());
+  record.spread.reset();
+  EXPECT_FALSE(record.is_noisy()) << "unknown is not noisy: an old record is read as it always was";
+}
+
+TEST(RecordTrust, UnknownFieldsStayUnknownAndOutOfTheJsonLine) {
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  db.insert({ok_record(8, 0.004)});
+  const auto stored = db.task_records(kGemmTask).front();
+  EXPECT_FALSE(stored.spread.has_value());
+  EXPECT_FALSE(stored.load.has_value());
+  const auto line = to_json(stored);
+  EXPECT_FALSE(line.contains("spread")) << line.dump();
+  EXPECT_FALSE(line.contains("load")) << line.dump();
+}
+
+TEST(RecordTrust, ExportAndImportCarryThemAndNullReadsAsUnknown) {
+  TempDir dir;
+  auto source = Database::open(dir.file("a.db"));
+  source.insert({measured(8, 0.004, 0.031, 0.25)});
+  std::stringstream lines;
+  source.export_jsonl(lines, {});
+  auto copy = Database::open(dir.file("b.db"));
+  EXPECT_EQ(copy.import_jsonl(lines), 1u);
+  const auto stored = copy.task_records(kGemmTask).front();
+  EXPECT_EQ(stored.spread, 0.031);
+  EXPECT_EQ(stored.load, 0.25);
+
+  auto with_nulls = to_json(ok_record(16, 0.005));
+  with_nulls["spread"] = nullptr;
+  with_nulls["load"] = nullptr;
+  std::stringstream null_line(with_nulls.dump() + "\n");
+  EXPECT_EQ(copy.import_jsonl(null_line), 1u);
+  for (const auto& r : copy.task_records(kGemmTask))
+    if (r.config["tile_m"] == 16) EXPECT_FALSE(r.spread || r.load);
+
+  auto mistyped = to_json(ok_record(32, 0.005));
+  mistyped["load"] = "busy";
+  std::stringstream bad(mistyped.dump() + "\n");
+  try {
+    copy.import_jsonl(bad);
+    FAIL() << "a load that is not a number was imported";
+  } catch (const DatabaseError& error) {
+    EXPECT_STREQ(error.what(), "line 1: field \"load\" must be a number or null");
+  }
+}
+
+TEST(RecordTrust, ALineWithoutThemImportsOnceAsBefore) {
+  // An export of an older optune has no spread or load: importing it twice, or into a database that
+  // already holds its records, adds nothing (the content hash is the one it always had).
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  const std::string line = to_json(ok_record(8, 0.004)).dump() + "\n";
+  std::stringstream first(line), second(line);
+  EXPECT_EQ(db.import_jsonl(first), 1u);
+  EXPECT_EQ(db.import_jsonl(second), 0u);
+}
+
+TEST(RecordTrust, SchemaOneDatabaseIsReadAsItIsAndMigratesWithTheFieldsUnknown) {
+  TempDir dir;
+  const std::string path = dir.file("old.db");
+  write_schema_one_database(path);
+  const std::string before = read_bytes(path);
+  {
+    // Read-only (query, export, pick, regress): read as it is, nothing written to it.
+    auto reader = Database::open(path, Database::Mode::kReadOnly);
+    EXPECT_EQ(reader.schema_version(), 1);
+    const auto records = reader.task_records(kGemmTask);
+    ASSERT_EQ(records.size(), 1u);
+    EXPECT_FALSE(records[0].spread.has_value());
+    EXPECT_FALSE(records[0].load.has_value());
+    ASSERT_TRUE(reader.best(kGemmTask));
+    EXPECT_EQ(reader.best(kGemmTask)->config["tile_m"], 8);
+  }
+  EXPECT_EQ(read_bytes(path), before);
+
+  auto writer = Database::open(path);
+  EXPECT_EQ(writer.schema_version(), kSchemaVersion);
+  writer.insert({measured(16, 0.003, 0.02, 0.01)});
+  const auto records = writer.task_records(kGemmTask);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_FALSE(records[0].spread.has_value()) << "the old record's spread is unknown, not 0";
+  EXPECT_FALSE(records[0].load.has_value());
+  EXPECT_EQ(records[1].spread, 0.02);
+  EXPECT_EQ(writer.integrity_check(), "ok");
+}
+
+}  // namespace
+}  // namespace optune::db
+
+// --- The tie rule: a declared winner stays the best until a config is faster beyond noise ------
+
+namespace optune::db {
+namespace {
+
+// A record of kGemmTask at `median` seconds known to +-`spread`, measured at `timestamp`.
+TuningRecord timed(int tile, double median, double spread, double timestamp, const std::string& run = "run-2") {
+  TuningRecord record = measured(tile, median, spread, 0.01);
+  record.timestamp = timestamp;
+  record.run_id = run;
+  return record;
+}
+
+TuningRecord marked_winner(TuningRecord record) {
+  record.winner = true;
+  record.tuner = "final";
+  return record;
+}
+
+TEST(TieRule, AWinnerStaysTheBestAgainstAConfigFasterWithinNoise) {
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  db.insert({marked_winner(timed(8, 0.0100, 0.03, 1000, "run-1")), timed(16, 0.0098, 0.03, 2000)});
+  ASSERT_TRUE(db.best(kGemmTask));
+  EXPECT_EQ(db.best(kGemmTask)->config["tile_m"], 8) << "2% faster, within +-3% either side: tied";
+  const auto top = db.top_k({}, 2);
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0].config["tile_m"], 8);
+  EXPECT_EQ(top[1].config["tile_m"], 16);
+  EXPECT_TRUE(are_tied(top[0], top[1]));
+  EXPECT_EQ(db.top_k({}, 1).at(0).config["tile_m"], 8);
+}
+
+TEST(TieRule, AConfigFasterBeyondNoiseOnAQuietMachineReplacesTheWinner) {
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  db.insert({marked_winner(timed(8, 0.0100, 0.02, 1000, "run-1")), timed(16, 0.0080, 0.02, 2000)});
+  EXPECT_EQ(db.best(kGemmTask)->config["tile_m"], 16);
+  EXPECT_EQ(db.top_k({}, 1).at(0).config["tile_m"], 16);
+}
+
+TEST(TieRule, ANoisyOrOlderRecordCannotReplaceTheWinner) {
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  TuningRecord busy = timed(16, 0.0050, 0.02, 2000);
+  busy.load = 0.6;  // twice as fast, on a busy machine: not to be believed over the winner
+  TuningRecord older = timed(32, 0.0060, 0.02, 500, "run-0");  // measured before the winner was declared
+  db.insert({marked_winner(timed(8, 0.0100, 0.02, 1000, "run-1")), busy, older});
+  EXPECT_EQ(db.best(kGemmTask)->config["tile_m"], 8);
+  EXPECT_EQ(db.top_k({}, 1).at(0).config["tile_m"], 8);
+}
+
+TEST(TieRule, TheComparisonThatDeclaredTheWinnerIsNotReopened) {
+  // Its finalists' records have the mark's run and tuner: that comparison already weighed them.
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  TuningRecord finalist = timed(16, 0.0080, 0.01, 1001, "run-1");
+  finalist.tuner = "final";
+  db.insert({marked_winner(timed(8, 0.0100, 0.01, 1000, "run-1")), finalist});
+  EXPECT_EQ(db.best(kGemmTask)->config["tile_m"], 8);
+}
+
+TEST(TieRule, TheWinnersLatestRecordIsTheOneGiven) {
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  db.insert({marked_winner(timed(8, 0.0100, 0.03, 1000, "run-1")), timed(8, 0.0110, 0.03, 3000, "run-3"),
+             timed(16, 0.0105, 0.03, 2000)});
+  const auto best = db.best(kGemmTask);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->config["tile_m"], 8);
+  EXPECT_DOUBLE_EQ(best->median_seconds, 0.0110);
+}
+
+TEST(TieRule, PruneKeepsTheWinnerAndItsLatestRecord) {
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  db.insert({marked_winner(timed(8, 0.0100, 0.03, 1000, "run-1")), timed(16, 0.0098, 0.03, 2000),
+             timed(32, 0.0099, 0.03, 2100), timed(64, 0.0097, 0.03, 2200)});
+  db.prune(1);
+  EXPECT_EQ(db.best(kGemmTask)->config["tile_m"], 8) << "the winner survives a prune that keeps one";
+  ASSERT_TRUE(db.winner(kGemmTask));
+}
+
+TEST(TieRule, TheWinnerMarkTravelsInJsonLinesAndOnlyWhereSet) {
+  EXPECT_FALSE(to_json(timed(8, 0.01, 0.01, 1000)).contains("winner"));
+  const auto line = to_json(marked_winner(timed(8, 0.01, 0.01, 1000)));
+  EXPECT_EQ(line["winner"], true);
+  EXPECT_TRUE(record_from_json(line).winner);
+}
+
+}  // namespace
+}  // namespace optune::db

@@ -1,0 +1,94 @@
+#include "optune/tuner/scheduling/final_comparison.hpp"
+
+#include <fmt/format.h>
+
+#include "optune/measure/median_interval.hpp"
+
+namespace optune::tuner {
+
+std::optional<RatioInterval> round_ratio(const measure::MeasureResult& numerator,
+                                         const measure::MeasureResult& denominator) {
+  if (!numerator.ok() || !denominator.ok()) return std::nullopt;
+  const auto& top = numerator.round_medians;
+  const auto& bottom = denominator.round_medians;
+  if (top.empty() || top.size() != bottom.size()) return std::nullopt;
+  std::vector<double> ratios;
+  for (std::size_t round = 0; round < top.size(); ++round) {
+    if (!(bottom[round] > 0)) return std::nullopt;
+    ratios.push_back(top[round] / bottom[round]);
+  }
+  const measure::Interval interval = measure::median_interval(ratios);
+  return RatioInterval{measure::median(ratios), interval.low, interval.high};
+}
+
+namespace {
+
+std::optional<std::size_t> fastest(const std::vector<measure::MeasureResult>& results,
+                                   std::optional<std::size_t> except = std::nullopt) {
+  std::optional<std::size_t> found;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].ok() || i == except) continue;
+    if (!found || results[i].median_seconds < results[*found].median_seconds) found = i;
+  }
+  return found;
+}
+
+// `a` beats `b` beyond noise: a's time is below b's in the rounds' interval as a whole.
+bool beats(const measure::MeasureResult& a, const measure::MeasureResult& b) {
+  const auto ratio = round_ratio(b, a);
+  return ratio && ratio->low > 1;
+}
+
+std::optional<double> mean_load(const std::vector<measure::MeasureResult>& results) {
+  double sum = 0;
+  int count = 0;
+  for (const auto& result : results) {
+    if (!result.ok()) continue;
+    if (!result.load) return std::nullopt;
+    sum += *result.load;
+    ++count;
+  }
+  if (count == 0) return std::nullopt;
+  return sum / count;
+}
+
+}  // namespace
+
+FinalVerdict judge_finalists(const std::vector<measure::MeasureResult>& results,
+                             std::optional<std::size_t> default_index, std::optional<std::size_t> stored_winner) {
+  FinalVerdict verdict;
+  verdict.load = mean_load(results);
+  verdict.winner = fastest(results);
+  if (!verdict.winner) return verdict;
+  if (stored_winner && *stored_winner != *verdict.winner && results[*stored_winner].ok() &&
+      !beats(results[*verdict.winner], results[*stored_winner])) {
+    verdict.winner = stored_winner;
+    verdict.kept_stored_winner = true;
+  }
+  const auto& winner = results[*verdict.winner];
+  verdict.runner_up = fastest(results, verdict.winner);
+  if (verdict.runner_up) verdict.tied = !beats(winner, results[*verdict.runner_up]);
+  if (default_index && *default_index != *verdict.winner)
+    verdict.speedup = round_ratio(results[*default_index], winner);
+  if (!verdict.speedup) return verdict;
+  if (verdict.load && *verdict.load > db::kBusyLoad) {
+    verdict.unreliable = fmt::format(
+        "the machine was busy (other processes took {:.0f}% of its CPU time while the finalists were re-measured)",
+        *verdict.load * 100);
+  } else if (verdict.speedup->spread() > kMaxSpeedupSpread) {
+    verdict.unreliable = fmt::format("the machine was busy (the speed-up measured {:.2f}x to {:.2f}x across {} "
+                                     "interleaved rounds)",
+                                     verdict.speedup->low, verdict.speedup->high, winner.round_medians.size());
+  }
+  return verdict;
+}
+
+const db::TuningRecord* FinalComparison::winner() const {
+  return verdict.winner ? &finalists[*verdict.winner].record : nullptr;
+}
+
+const db::TuningRecord* FinalComparison::runner_up() const {
+  return verdict.runner_up ? &finalists[*verdict.runner_up].record : nullptr;
+}
+
+}  // namespace optune::tuner
