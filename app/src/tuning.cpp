@@ -181,8 +181,10 @@ void add_speedup(nlohmann::json& json, const tuner::TuningSummary& summary) {
     return;
   }
   if (summary.speedup() > 0) {
-    json["speedup"] = summary.speedup();
     json["speedup_source"] = "records";
+    const std::string doubt = summary.records_speedup_doubt();
+    if (doubt.empty()) json["speedup"] = summary.speedup();
+    else json["unreliable"] = doubt;
   }
 }
 

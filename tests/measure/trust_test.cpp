@@ -73,8 +73,7 @@ TEST(LoadWindow, SeesProcessesBusyBesideTheMeasuredOne) {
 TEST(LoadWindow, TheMeasuredProcessItselfIsNotLoad) {
   const pid_t spinner = ::fork();
   if (spinner == 0) {
-    for (volatile unsigned long spin = 0;; spin = spin + 1) {
-    }
+    for (;;) asm volatile("" ::: "memory");  // spins; the barrier keeps the loop
   }
   const pid_t sleeper = ::fork();
   if (sleeper == 0) {

@@ -99,7 +99,7 @@ TEST(Handshake, RightTokenIsWelcomedWrongTokenRefused) {
     {
       OneConnectionListener listener([&](Channel& channel) {
         try {
-          accept_handshake(channel, Token{"s3cret"}, "server", {{"hello", 1}});
+          accept_handshake(channel, Token{"s3cret"}, "server", {}, {{"hello", 1}});
           outcome = "welcomed";
         } catch (const TransportError& error) {  // AuthenticationError, or the client gave up
           outcome = error.what();
@@ -121,7 +121,7 @@ TEST(Handshake, RightTokenIsWelcomedWrongTokenRefused) {
 TEST(Handshake, ClientWithATokenRefusesAListenerThatCannotProveItHoldsIt) {
   OneConnectionListener impostor([](Channel& channel) {
     try {
-      accept_handshake(channel, Token{}, "server", {{"device", "fake"}});  // accepts anyone, proves nothing
+      accept_handshake(channel, Token{}, "server", {}, {{"device", "fake"}});  // accepts anyone, proves nothing
       channel.receive(Seconds(5));
     } catch (const TransportError&) {
     }

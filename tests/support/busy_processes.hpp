@@ -19,8 +19,7 @@ class BusyProcesses {
     for (unsigned i = 0; i < count; ++i) {
       const pid_t pid = ::fork();
       if (pid == 0) {
-        for (volatile unsigned long spin = 0;; spin = spin + 1) {
-        }
+        for (;;) asm volatile("" ::: "memory");  // spins; the barrier keeps the loop
       }
       if (pid > 0) pids_.push_back(pid);
     }

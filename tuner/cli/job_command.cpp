@@ -110,6 +110,8 @@ void print_job_summary(const JobLog& log, const tuner::JobSpec& job, const std::
     auto best = database.best(tuner::task_key(*task.task));
     std::string speedup = "-";
     if (best && default_record && best->config_text() == default_record->config_text()) speedup = "default";
+    else if (best && default_record && default_record->ok() && (best->is_noisy() || default_record->is_noisy()))
+      speedup = "busy";  // either record measured on a busy machine or with a wide spread: no ratio to trust
     else if (best && default_record && default_record->ok())
       speedup = fmt::format("{:.2f}x", default_record->median_seconds / best->median_seconds);
     say(log, fmt::format("{:<24} {:>5} {:>7} {:>8} {:>12} {:>12} {:>9} {:>8}", task.entry.name, task.entry.count,

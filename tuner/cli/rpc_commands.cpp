@@ -114,8 +114,10 @@ int run_status(const std::string& tracker_text, const std::string& token_file, c
   nlohmann::json status;
   try {
     status = rpc::TrackerClient(*tracker, load_token(token_file)).status();
-  } catch (const rpc::TransportError& error) {
+  } catch (const rpc::AuthenticationError& error) {  // the token given: bad input
     throw UsageError("tracker " + tracker->str() + ": " + error.what());
+  } catch (const rpc::TransportError& error) {  // unreachable, busy or gone: exit 1, try again later
+    throw std::runtime_error("tracker " + tracker->str() + ": " + error.what());
   }
   if (format == "json") {
     std::printf("%s\n", status.dump(2).c_str());

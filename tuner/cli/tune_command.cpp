@@ -53,7 +53,10 @@ std::string speedup_line(const tuner::TuningSummary& summary) {
                        speedup.low, speedup.high, comparison.rounds);
   }
   if (summary.speedup() <= 0) return "(no speed-up to give: the default failed)";
-  const char* why = summary.stopped ? "the run was stopped" : "--remeasure 0";
+  if (const std::string doubt = summary.records_speedup_doubt(); !doubt.empty()) return "speed-up unreliable: " + doubt;
+  const char* why = summary.stopped            ? "the run was stopped"
+                    : summary.comparison ? "the final comparison could not pair the default with the best"
+                                         : "--remeasure 0";
   return fmt::format("speed-up {:.2f}x over default (from the records, not re-measured: {})", summary.speedup(), why);
 }
 
@@ -111,7 +114,11 @@ void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
 // the final comparison could not trust its figure.
 std::string speedup_text(const tuner::TuningSummary& summary) {
   if (summary.best_is_default()) return "default";
-  if (summary.comparison && summary.comparison->verdict.speedup && !summary.comparison->is_reliable()) return "busy";
+  if (summary.comparison && summary.comparison->verdict.speedup) {
+    if (!summary.comparison->is_reliable()) return "busy";
+  } else if (!summary.records_speedup_doubt().empty()) {
+    return "busy";
+  }
   return fmt::format("{:.2f}x", summary.speedup());
 }
 

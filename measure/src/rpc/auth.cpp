@@ -1,5 +1,7 @@
 #include "optune/measure/rpc/auth.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <sstream>
 
@@ -63,16 +65,21 @@ std::string hmac_sha256_hex(const Token& token, const std::string& message) {
 }
 
 nlohmann::json accept_handshake(Channel& channel, const Token& token, const std::string& listener_role,
-                                nlohmann::json welcome) {
+                                const std::function<void()>& admit, nlohmann::json welcome) {
   const std::string nonce = random_nonce();
-  const Channel::Seconds timeout(kHandshakeTimeoutSeconds);
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            Channel::Seconds(kAcceptHandshakeTimeoutSeconds));
+  const auto left = [&] {
+    return std::max(Channel::Seconds(0.001), Channel::Seconds(deadline - std::chrono::steady_clock::now()));
+  };
   channel.send({MessageType::kChallenge,
                 {{"nonce", nonce}, {"token_required", !token.empty()}, {"role", listener_role}},
                 {}},
-               timeout);
+               left());
   // Nothing but the answer is read before the peer is known: no payload bytes at all.
   channel.set_max_payload_bytes(0);
-  Frame answer = expect(channel, MessageType::kAuthenticate, timeout);
+  Frame answer = expect(channel, MessageType::kAuthenticate, left());
   channel.set_max_payload_bytes(kDefaultMaxPayloadBytes);
   if (!token.empty()) {
     const auto* mac = answer.metadata.contains("mac") ? answer.metadata["mac"].get_ptr<const std::string*>() : nullptr;
@@ -82,7 +89,14 @@ nlohmann::json accept_handshake(Channel& channel, const Token& token, const std:
                                            : "authentication failed: this " + listener_role + " requires a token");
     welcome["proof"] = hmac_sha256_hex(token, "listener:" + answer.metadata.value("nonce", std::string()));
   }
-  channel.send({MessageType::kWelcome, std::move(welcome), {}}, timeout);
+  try {
+    if (admit) admit();
+  } catch (const ServiceBusy& busy) {
+    channel.send_error(busy.what());
+    channel.close();
+    throw;
+  }
+  channel.send({MessageType::kWelcome, std::move(welcome), {}}, Channel::Seconds(kHandshakeTimeoutSeconds));
   return answer.metadata;
 }
 

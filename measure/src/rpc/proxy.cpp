@@ -33,13 +33,15 @@ unsigned short Proxy::start() {
 }
 
 void Proxy::serve() {
-  listener_.accept_forever([this](Channel channel) { connection(std::move(channel)); }, log_, slots_, "proxy");
+  listener_.accept_forever(
+      [this](Channel channel, Admission& admission) { connection(std::move(channel), admission); }, log_, slots_,
+      "proxy");
 }
 
-void Proxy::connection(Channel channel) {
+void Proxy::connection(Channel channel, Admission& admission) {
   const std::string peer = channel.peer();
   try {
-    accept_handshake(channel, options_.token, "proxy");
+    accept_handshake(channel, options_.token, "proxy", [&admission] { admission.admit(); });
     channel.set_max_payload_bytes(0);
     Frame frame = channel.receive(kReplyTimeout);
     const std::string key = frame.metadata.value("key", std::string());

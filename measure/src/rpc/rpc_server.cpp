@@ -171,14 +171,18 @@ void RpcServer::serve() {
   if (options_.proxy) {
     keep_proxy_connection();  // never returns
   }
-  listener_.accept_forever([this](Channel channel) { session(std::move(channel)); }, log_, slots_, "server");
+  listener_.accept_forever([this](Channel channel, Admission& admission) { session(std::move(channel), &admission); },
+                           log_, slots_, "server");
 }
 
-void RpcServer::session(Channel channel) {
+void RpcServer::session(Channel channel, Admission* admission) {
   const std::string peer = channel.peer();
   channel.set_stall_timeout(Seconds(options_.frame_stall_seconds));
   try {
-    accept_handshake(channel, options_.token, "server",
+    // Through a proxy (no admission) the slot is taken before the connection is offered.
+    const std::function<void()> admit = admission ? std::function<void()>([admission] { admission->admit(); })
+                                                  : std::function<void()>();
+    accept_handshake(channel, options_.token, "server", admit,
                      {{"key", options_.key}, {"device", device_.fingerprint()}, {"devices", devices_json()}});
     log_("client " + peer + " connected");
     channel.set_max_payload_bytes(options_.max_artifact_bytes);
@@ -301,7 +305,7 @@ void RpcServer::keep_proxy_connection() {
       // it while the next idle connection is opened.
       expect(channel, MessageType::kProxyStart, Seconds(options_.idle_session_seconds));
       std::thread([this, channel = std::move(channel), slot = std::move(slot)]() mutable {
-        session(std::move(channel));
+        session(std::move(channel), nullptr);
       }).detach();
       continue;
     } catch (const std::exception& error) {

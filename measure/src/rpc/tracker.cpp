@@ -23,13 +23,15 @@ unsigned short Tracker::start() {
 }
 
 void Tracker::serve() {
-  listener_.accept_forever([this](Channel channel) { connection(std::move(channel)); }, log_, slots_, "tracker");
+  listener_.accept_forever(
+      [this](Channel channel, Admission& admission) { connection(std::move(channel), admission); }, log_, slots_,
+      "tracker");
 }
 
-void Tracker::connection(Channel channel) {
+void Tracker::connection(Channel channel, Admission& admission) {
   const std::string peer = channel.peer();
   try {
-    accept_handshake(channel, options_.token, "tracker");
+    accept_handshake(channel, options_.token, "tracker", [&admission] { admission.admit(); });
     channel.set_max_payload_bytes(0);  // nothing a tracker is sent carries a payload
     Frame first = channel.receive(kIdleClientTimeout);
     if (first.type == MessageType::kRegister) serve_server(channel, first);

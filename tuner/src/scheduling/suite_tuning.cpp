@@ -74,7 +74,9 @@ SuiteSummary tune_suite(const std::vector<SuiteTask>& tasks, RecordingMeasurer& 
 
   SuiteSummary summary;
   progress.start("suite of " + std::to_string(tasks.size()) + " tasks", total);
-  ProgressState state{"", spent, total, 0, 0};
+  ProgressState state;
+  state.trial = spent;
+  state.trials = total;
   while (spent + summary.trials < total && !(budget.seconds > 0 && elapsed() >= budget.seconds)) {
     if (stop_requested()) break;
     std::size_t i = scheduler.next(status);

@@ -55,6 +55,20 @@ double TuningSummary::speedup() const {
   return default_config->median_seconds / best->median_seconds;
 }
 
+std::string TuningSummary::records_speedup_doubt() const {
+  if (!best || !default_config) return "";
+  if (!best->is_noisy() && !default_config->is_noisy()) return "";
+  const auto busy = [](const db::TuningRecord& record) { return record.load && *record.load > db::kBusyLoad; };
+  if (busy(*best) || busy(*default_config)) {
+    const double load = std::max(best->load.value_or(0), default_config->load.value_or(0));
+    return fmt::format("the machine was busy (other processes took {:.0f}% of its CPU time while the {} was measured)",
+                       load * 100, busy(*best) ? "best" : "default");
+  }
+  return fmt::format("the {}'s timings spread too widely to give a ratio (+-{:.0f}%)",
+                     best->is_noisy() ? "best" : "default",
+                     (best->is_noisy() ? best->spread : default_config->spread).value_or(0) * 100);
+}
+
 bool TuningSummary::best_is_default() const {
   return best && default_config && best->config_text() == default_config->config_text();
 }

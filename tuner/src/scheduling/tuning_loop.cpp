@@ -22,7 +22,9 @@ TuningSummary TuningLoop::run(const std::shared_ptr<const measure::MeasureTask>&
     progress_.note(fmt::format("{} configs of this task already recorded in {}: not measured again", recorded,
                                measurer_.database().path()));
   auto stop_requested = [&] { return options.stop && options.stop->load(); };
-  ProgressState state{"", 0, options.trials, 0, 0, kernels::throughput_unit(*task->kernel_template, task->workload, task->device)};
+  ProgressState state;
+  state.trials = options.trials;
+  state.unit = kernels::throughput_unit(*task->kernel_template, task->workload, task->device);
   while (session.summary().trials < options.trials && !stop_requested()) {
     if (!session.step(std::min(options.batch_size, options.trials - session.summary().trials))) break;
     state.trial = session.summary().trials;

@@ -79,8 +79,12 @@ db::TaskKey task_key(const measure::MeasureTask& task) {
 }
 
 db::RecordFilter task_filter(const db::TaskKey& task) {
-  return {.workload_key = task.workload_key, .target = task.target, .device = task.device_id,
-          .template_name = task.template_name};
+  db::RecordFilter filter;
+  filter.workload_key = task.workload_key;
+  filter.target = task.target;
+  filter.device = task.device_id;
+  filter.template_name = task.template_name;
+  return filter;
 }
 
 }  // namespace optune::tuner

@@ -9,6 +9,7 @@
 // networks, run it inside a VPN or SSH tunnel.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -35,13 +36,23 @@ Token read_token_file(const std::string& path);
 // HMAC-SHA256 of `message` under `token`, lower-case hex.
 std::string hmac_sha256_hex(const Token& token, const std::string& message);
 
-inline constexpr double kHandshakeTimeoutSeconds = 10;
+// A listener at its limit of sessions, told to a peer that proved the token in place of the welcome.
+class ServiceBusy : public TransportError {
+ public:
+  using TransportError::TransportError;
+};
 
-// Listener side: challenge, check the answer, send the welcome (with `welcome` metadata, e.g. a
-// server's device) and return the connector's metadata (its role, ...). Throws
-// AuthenticationError (after telling the peer) on a wrong or missing token.
+inline constexpr double kHandshakeTimeoutSeconds = 10;
+// The listener's side is shorter, and one deadline for the whole exchange (a few small frames):
+// a connection that has not proved the token holds its place no longer.
+inline constexpr double kAcceptHandshakeTimeoutSeconds = 5;
+
+// Listener side: challenge, check the answer, call `admit` (Admission::admit: a session slot, or
+// ServiceBusy), send the welcome (with `welcome` metadata, e.g. a server's device) and return the
+// connector's metadata (its role, ...). Throws AuthenticationError (after telling the peer) on a
+// wrong or missing token, ServiceBusy (after telling the peer) when `admit` finds no slot.
 nlohmann::json accept_handshake(Channel& channel, const Token& token, const std::string& listener_role,
-                                nlohmann::json welcome = nlohmann::json::object());
+                                const std::function<void()>& admit, nlohmann::json welcome = nlohmann::json::object());
 
 // Connector side: answer the challenge with `metadata` (e.g. {"role": "client"}) and wait for the
 // welcome, whose metadata is returned. Throws AuthenticationError when refused, or when we hold

@@ -32,7 +32,7 @@ class Proxy {
   [[noreturn]] void serve();
 
  private:
-  void connection(Channel channel);
+  void connection(Channel channel, Admission& admission);
   void join(Channel& client, const std::string& key, double wait_seconds);
   ProxyOptions options_;
   LogFunction log_;

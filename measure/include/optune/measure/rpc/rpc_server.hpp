@@ -70,7 +70,8 @@ class RpcServer {
   const std::vector<kernels::DeviceInfo>& devices() const { return devices_; }  // the CPU first, then OpenCL
 
  private:
-  void session(Channel channel);
+  // `admission`: null for a connection the server made to a proxy (its slot already taken).
+  void session(Channel channel, Admission* admission);
   Frame measure(const Frame& request);
   Frame describe(const Frame& request);
   nlohmann::json devices_json() const;

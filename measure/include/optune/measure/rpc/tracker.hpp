@@ -49,7 +49,7 @@ class Tracker {
     std::int64_t server = 0;
     std::string client;
   };
-  void connection(Channel channel);
+  void connection(Channel channel, Admission& admission);
   void serve_server(Channel& channel, const Frame& registration);
   void serve_client(Channel& channel, Frame first);
   nlohmann::json lease(const nlohmann::json& request, const std::string& client, std::vector<std::int64_t>& held);

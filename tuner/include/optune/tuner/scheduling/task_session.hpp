@@ -88,6 +88,10 @@ struct TuningSummary {
   // The speed-up over the default: the final comparison's (median of its per-round ratios) where it
   // ran, else default median / best median from the records; 0 when either is missing.
   double speedup() const;
+  // Where the speed-up comes from the records (no final comparison gave one): why that number is
+  // not to be trusted, "" where it is. A record of the two taken on a busy machine or with a wide
+  // spread (db::TuningRecord::is_noisy) says nothing of their ratio on a quiet one.
+  std::string records_speedup_doubt() const;
   bool best_is_default() const;      // the default config is the best: no tuned config beat it
 };
 
