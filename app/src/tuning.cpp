@@ -193,6 +193,8 @@ nlohmann::json summary_json(const tuner::TuningSummary& summary) {
                          {"exhausted", summary.exhausted},
                          {"failures", summary.failures},
                          {"noisy", summary.noisy},
+                         {"noisy_remeasured", summary.noisy_remeasured},
+                         {"noisy_now_quiet", summary.noisy_now_quiet},
                          {"already_recorded", summary.already_recorded},
                          {"stopped", summary.stopped},
                          {"seconds", summary.seconds},

@@ -32,13 +32,17 @@ tuner::Progress make_progress(const TuneOptions& options) {
 
 // Says how many trials were taken on a busy machine or with a wide spread: their figures are not
 // to be trusted as they stand (query marks them).
-void print_noise(std::size_t noisy, std::size_t trials, const std::optional<double>& peak_load) {
+void print_noise(std::size_t noisy, std::size_t trials, const std::optional<double>& peak_load,
+                 std::size_t remeasured = 0, std::size_t now_quiet = 0) {
   if (noisy == 0) return;
   std::printf("noise      %zu of %zu trials measured while the machine was busy or with a wide spread (marked noisy",
               noisy, trials);
   if (peak_load && *peak_load > db::kBusyLoad)
     std::printf("; other processes took up to %.0f%% of the CPU", *peak_load * 100);
   std::printf(")\n");
+  if (remeasured > 0)
+    std::printf("           %zu that might be the best without the noise measured again at the end: %zu came out quiet\n",
+                remeasured, now_quiet);
 }
 
 // What follows the best's figures: its speed-up over the default as measured, with its interval,
@@ -88,7 +92,7 @@ void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
   if (summary.other_device_records)
     std::printf(", warm-started from %zu records of other devices", summary.other_device_records);
   std::printf(")\n");
-  print_noise(summary.noisy, summary.trials, summary.peak_load);
+  print_noise(summary.noisy, summary.trials, summary.peak_load, summary.noisy_remeasured, summary.noisy_now_quiet);
   if (summary.exhausted)
     std::printf("note       the tuner found no other config to measure (%s searched what it could reach)\n",
                 summary.tuner.c_str());

@@ -5,6 +5,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -42,6 +43,20 @@ db::TuningRecord to_record(const measure::MeasureTask& task, const search_space:
 // Rounds of the closing re-measurement (measure::Runner::run), and how many waves of it at most.
 constexpr int kRemeasureRounds = 3;
 constexpr int kMaxRemeasureWaves = 4;
+
+// Noisy records measured again at the end (remeasure_noisy): at most this many configs, in at most
+// this many tries; a try finding the machine still busy is followed by a pause, and the pauses
+// together take at most a tenth of the run's time so far (and kMaxQuietWait): a short test run
+// hardly waits, an overnight one waits up to a minute for a build beside it to end.
+constexpr std::size_t kMaxNoisyRemeasures = 8;
+constexpr int kNoisyTries = 3;
+constexpr double kMaxQuietWaitSeconds = 60;
+constexpr double kQuietWaitShare = 0.1;
+
+// How far noise may have slowed a record: the busy share of the CPU or the spread of its timings.
+double noise_slack(const db::TuningRecord& record) {
+  return std::min(0.9, std::max(record.load.value_or(0), record.spread.value_or(0)));
+}
 
 bool better(const db::TuningRecord& a, const std::optional<db::TuningRecord>& b) {
   return a.ok() && (!b || a.median_seconds < b->median_seconds);
@@ -182,6 +197,7 @@ void TaskSession::finish(std::size_t top, const std::function<void(const std::st
                          const std::atomic<bool>* stop) {
   record({});  // a default held back while no batch followed
   if (top > 0) {
+    remeasure_noisy(note, stop);
     remeasure_finalists(top);
     compare_finalists(note, stop);
   }
@@ -277,6 +293,60 @@ void TaskSession::compare_finalists(const std::function<void(const std::string&)
   for (std::size_t i = 0; i < records.size(); ++i) comparison.finalists[i].record = records[i];
   if (note) note(fmt::format("  after {} rounds: {}", comparison.rounds, verdict_text(comparison.verdict)));
   summary_.comparison = std::move(comparison);
+}
+
+void TaskSession::remeasure_noisy(const std::function<void(const std::string&)>& note,
+                                  const std::atomic<bool>* stop) {
+  db::Database& database = measurer_.database();
+  const db::TaskKey key = task_key(*task_);
+  const auto best = database.best(key);
+  if (!best) return;
+  // Contenders: configs whose latest record is one of this run's, noisy, and would be the best
+  // with its noise taken off. The fastest first.
+  std::vector<db::TuningRecord> contenders;
+  std::set<std::string> seen;
+  for (const auto& record : database.task_records(key)) {
+    if (record.run_id != summary_.run_id || !record.ok() || !seen.insert(record.config_text()).second) continue;
+    const auto latest = database.latest_success(key, record.config_text());
+    if (!latest || !latest->is_noisy() || latest->run_id != summary_.run_id) continue;
+    if (latest->median_seconds * (1 - noise_slack(*latest)) <= best->median_seconds) contenders.push_back(*latest);
+  }
+  if (contenders.empty()) return;
+  std::sort(contenders.begin(), contenders.end(),
+            [](const auto& a, const auto& b) { return a.median_seconds < b.median_seconds; });
+  if (contenders.size() > kMaxNoisyRemeasures) contenders.resize(kMaxNoisyRemeasures);
+  summary_.noisy_remeasured = contenders.size();
+
+  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); };
+  const double wait_budget = std::min(kMaxQuietWaitSeconds, kQuietWaitShare * elapsed());
+  double waited = 0;
+  for (int attempt = 0; attempt < kNoisyTries && !contenders.empty(); ++attempt) {
+    if (stop && stop->load()) return;
+    if (attempt > 0) {
+      const double pause = std::min(wait_budget - waited, wait_budget / (kNoisyTries - 1));
+      if (pause <= 0) break;
+      if (note) note(fmt::format("machine still busy: measuring {} noisy configs again in {:.0f} s", contenders.size(), pause));
+      for (const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(pause);
+           std::chrono::steady_clock::now() < until && !(stop && stop->load());)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      waited += pause;
+    } else if (note) {
+      note(fmt::format("measuring {} noisy configs again: with the noise taken off, each might be the best",
+                       contenders.size()));
+    }
+    std::vector<search_space::Config> configs;
+    for (const auto& record : contenders)
+      if (auto config = readable_config(task_->space, record)) configs.push_back(std::move(*config));
+    if (configs.empty()) return;
+    auto records = measurer_.run(task_, configs, "remeasure", summary_.run_id, false, nullptr, 1);
+    check_environment(records);
+    record(records);
+    contenders.clear();
+    for (const auto& remeasured : records) {
+      if (remeasured.ok() && !remeasured.is_noisy()) ++summary_.noisy_now_quiet;
+      else if (remeasured.ok()) contenders.push_back(remeasured);
+    }
+  }
 }
 
 void TaskSession::remeasure_finalists(std::size_t top) {

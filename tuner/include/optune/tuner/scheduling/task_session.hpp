@@ -67,6 +67,10 @@ struct TuningSummary {
   std::size_t failures = 0;
   // Trials of this run measured on a busy machine or with a wide spread (TuningRecord::is_noisy).
   std::size_t noisy = 0;
+  // Of those, the configs measured again at the end because they might be the best on a quiet
+  // machine (TaskSession::remeasure_noisy), and how many of them came out quiet that time.
+  std::size_t noisy_remeasured = 0;
+  std::size_t noisy_now_quiet = 0;
   // The most any batch's mean load reached (other processes' share of the CPU); nullopt: unknown.
   std::optional<double> peak_load;
   std::optional<db::TuningRecord> best;            // best successful config, after re-measuring
@@ -146,6 +150,9 @@ class TaskSession {
   // fails the same way (measured in this session, part of the batch, or measured again now), and
   // so does known_good_ measured again, where there is one.
   void check_environment(const std::vector<db::TuningRecord>& records);
+  // Before the closing waves (finish()): this run's noisy records whose configs might be the best
+  // once the noise is taken off are measured again, waiting for a quieter machine within a bound.
+  void remeasure_noisy(const std::function<void(const std::string&)>& note, const std::atomic<bool>* stop);
   // The closing waves of re-measurement (finish()).
   void remeasure_finalists(std::size_t top);
   // The closing comparison (finish()): records each finalist's rounds (tuner "final"), the winner marked.
