@@ -300,7 +300,8 @@ void TaskSession::remeasure_noisy(const std::function<void(const std::string&)>&
   db::Database& database = measurer_.database();
   const db::TaskKey key = task_key(*task_);
   const auto best = database.best(key);
-  if (!best) return;
+  // With one working config there is no order for the noise to have upset.
+  if (!best || database.top_k(task_filter(key), 2).size() < 2) return;
   // Contenders: configs whose latest record is one of this run's, noisy, and would be the best
   // with its noise taken off. The fastest first.
   std::vector<db::TuningRecord> contenders;
