@@ -41,7 +41,7 @@ void print_noise(std::size_t noisy, std::size_t trials, const std::optional<doub
     std::printf("; other processes took up to %.0f%% of the CPU", *peak_load * 100);
   std::printf(")\n");
   if (remeasured > 0)
-    std::printf("           %zu that might be the best without the noise measured again at the end: %zu came out quiet\n",
+    std::printf("           %zu that might be the best without the noise joined the closing re-measurement: %zu came out quiet\n",
                 remeasured, now_quiet);
 }
 

@@ -9,6 +9,9 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include "optune/measure/machine_load.hpp"
 #include "optune/measure/median_interval.hpp"
 #include "optune/tuner/results/record_check.hpp"
 #include "optune/tuner/search/task_history.hpp"
@@ -44,14 +47,14 @@ db::TuningRecord to_record(const measure::MeasureTask& task, const search_space:
 constexpr int kRemeasureRounds = 3;
 constexpr int kMaxRemeasureWaves = 4;
 
-// Noisy records measured again at the end (remeasure_noisy): at most this many configs, in at most
-// this many tries; a try finding the machine still busy is followed by a pause, and the pauses
-// together take at most a tenth of the run's time so far (and kMaxQuietWait): a short test run
-// hardly waits, an overnight one waits up to a minute for a build beside it to end.
+// Noisy contenders joining the closing re-measurement (noisy_contenders): at most this many. Before
+// it, a busy machine is waited for, probed every kQuietProbeSeconds, for at most a tenth of the
+// run's time so far (and kMaxQuietWaitSeconds): a short test run hardly waits, an overnight one
+// waits up to a minute for a build beside it to end.
 constexpr std::size_t kMaxNoisyRemeasures = 8;
-constexpr int kNoisyTries = 3;
 constexpr double kMaxQuietWaitSeconds = 60;
 constexpr double kQuietWaitShare = 0.1;
+constexpr double kQuietProbeSeconds = 0.5;
 
 // How far noise may have slowed a record: the busy share of the CPU or the spread of its timings.
 double noise_slack(const db::TuningRecord& record) {
@@ -197,8 +200,9 @@ void TaskSession::finish(std::size_t top, const std::function<void(const std::st
                          const std::atomic<bool>* stop) {
   record({});  // a default held back while no batch followed
   if (top > 0) {
-    remeasure_noisy(note, stop);
-    remeasure_finalists(top);
+    const auto contenders = noisy_contenders();
+    if (!contenders.empty()) wait_for_quiet(contenders.size(), note, stop);
+    remeasure_finalists(top, contenders);
     compare_finalists(note, stop);
   }
   // The default counts with its latest successful record, as the best does: both from the same
@@ -295,15 +299,14 @@ void TaskSession::compare_finalists(const std::function<void(const std::string&)
   summary_.comparison = std::move(comparison);
 }
 
-void TaskSession::remeasure_noisy(const std::function<void(const std::string&)>& note,
-                                  const std::atomic<bool>* stop) {
+std::vector<db::TuningRecord> TaskSession::noisy_contenders() const {
   db::Database& database = measurer_.database();
   const db::TaskKey key = task_key(*task_);
   const auto best = database.best(key);
   // With one working config there is no order for the noise to have upset.
-  if (!best || database.top_k(task_filter(key), 2).size() < 2) return;
-  // Contenders: configs whose latest record is one of this run's, noisy, and would be the best
-  // with its noise taken off. The fastest first.
+  if (!best || database.top_k(task_filter(key), 2).size() < 2) return {};
+  // Configs whose latest record is one of this run's, noisy, and would be the best with its noise
+  // taken off. The fastest first.
   std::vector<db::TuningRecord> contenders;
   std::set<std::string> seen;
   for (const auto& record : database.task_records(key)) {
@@ -312,45 +315,33 @@ void TaskSession::remeasure_noisy(const std::function<void(const std::string&)>&
     if (!latest || !latest->is_noisy() || latest->run_id != summary_.run_id) continue;
     if (latest->median_seconds * (1 - noise_slack(*latest)) <= best->median_seconds) contenders.push_back(*latest);
   }
-  if (contenders.empty()) return;
   std::sort(contenders.begin(), contenders.end(),
             [](const auto& a, const auto& b) { return a.median_seconds < b.median_seconds; });
   if (contenders.size() > kMaxNoisyRemeasures) contenders.resize(kMaxNoisyRemeasures);
-  summary_.noisy_remeasured = contenders.size();
+  return contenders;
+}
 
-  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); };
-  const double wait_budget = std::min(kMaxQuietWaitSeconds, kQuietWaitShare * elapsed());
-  double waited = 0;
-  for (int attempt = 0; attempt < kNoisyTries && !contenders.empty(); ++attempt) {
-    if (stop && stop->load()) return;
-    if (attempt > 0) {
-      const double pause = std::min(wait_budget - waited, wait_budget / (kNoisyTries - 1));
-      if (pause <= 0) break;
-      if (note) note(fmt::format("machine still busy: measuring {} noisy configs again in {:.0f} s", contenders.size(), pause));
-      for (const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(pause);
-           std::chrono::steady_clock::now() < until && !(stop && stop->load());)
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      waited += pause;
-    } else if (note) {
-      note(fmt::format("measuring {} noisy configs again: with the noise taken off, each might be the best",
-                       contenders.size()));
-    }
-    std::vector<search_space::Config> configs;
-    for (const auto& record : contenders)
-      if (auto config = readable_config(task_->space, record)) configs.push_back(std::move(*config));
-    if (configs.empty()) return;
-    auto records = measurer_.run(task_, configs, "remeasure", summary_.run_id, false, nullptr, 1);
-    check_environment(records);
-    record(records);
-    contenders.clear();
-    for (const auto& remeasured : records) {
-      if (remeasured.ok() && !remeasured.is_noisy()) ++summary_.noisy_now_quiet;
-      else if (remeasured.ok()) contenders.push_back(remeasured);
-    }
+void TaskSession::wait_for_quiet(std::size_t contenders, const std::function<void(const std::string&)>& note,
+                                 const std::atomic<bool>* stop) const {
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double budget = std::min(kMaxQuietWaitSeconds, kQuietWaitShare * elapsed);
+  bool said = false;
+  for (double waited = 0; budget - waited >= kQuietProbeSeconds && !(stop && stop->load());
+       waited += kQuietProbeSeconds) {
+    // This machine's load, with nothing of ours running: the device's where it is measured here.
+    const auto window = measure::LoadWindow::open(::getpid());
+    std::this_thread::sleep_for(std::chrono::duration<double>(kQuietProbeSeconds));
+    const auto load = window.close();
+    if (!load || *load <= db::kBusyLoad) return;
+    if (!said && note)
+      note(fmt::format("machine busy ({:.0f}% of the CPU taken by others): waiting up to {:.0f} s before measuring "
+                       "{} noisy configs again",
+                       *load * 100, budget, contenders));
+    said = true;
   }
 }
 
-void TaskSession::remeasure_finalists(std::size_t top) {
+void TaskSession::remeasure_finalists(std::size_t top, const std::vector<db::TuningRecord>& noisy) {
   // The database ranks each config by its latest record (Database::best). The first wave re-measures
   // the default and the best `top` other configs in interleaved rounds, so they are compared at one
   // time on a machine whose speed drifts. Re-measured finalists tend to come out slower than the
@@ -371,16 +362,26 @@ void TaskSession::remeasure_finalists(std::size_t top) {
       return config.has_value();
     };
     if (wave == 0 && summary_.default_config->ok()) take(*summary_.default_config);
+    std::size_t contenders = 0;
+    if (wave == 0)
+      for (const auto& record : noisy) contenders += take(record);
     if (fastest) configs.push_back(task_->space.from_json(fastest->config));
     std::size_t fresh = 0;
     for (const auto& record : database.top_k(task_filter(key), remeasured.size() + top))
       if (fresh < top && (!fastest || record.median_seconds < fastest->median_seconds) && take(record)) ++fresh;
-    if (fresh == 0) break;
+    if (fresh + contenders == 0) break;
     if (configs.size() < 2) break;  // a lone config has nothing to be compared with
     fastest.reset();
     auto records = measurer_.run(task_, configs, "remeasure", summary_.run_id, false, nullptr, kRemeasureRounds);
     check_environment(records);
     record(records);
+    if (wave == 0) {
+      summary_.noisy_remeasured = contenders;
+      for (const auto& remeasured : records)
+        for (const auto& contender : noisy)
+          if (remeasured.config_text() == contender.config_text() && remeasured.ok() && !remeasured.is_noisy())
+            ++summary_.noisy_now_quiet;
+    }
     for (auto& record : records)
       if (better(record, fastest)) fastest = std::move(record);
     if (!fastest) break;  // every one failed this time: nothing to compare the next wave with

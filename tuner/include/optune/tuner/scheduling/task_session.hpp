@@ -67,8 +67,8 @@ struct TuningSummary {
   std::size_t failures = 0;
   // Trials of this run measured on a busy machine or with a wide spread (TuningRecord::is_noisy).
   std::size_t noisy = 0;
-  // Of those, the configs measured again at the end because they might be the best on a quiet
-  // machine (TaskSession::remeasure_noisy), and how many of them came out quiet that time.
+  // Of those, the configs that joined the closing re-measurement because they might be the best on
+  // a quiet machine (TaskSession::noisy_contenders), and how many of them came out quiet there.
   std::size_t noisy_remeasured = 0;
   std::size_t noisy_now_quiet = 0;
   // The most any batch's mean load reached (other processes' share of the CPU); nullopt: unknown.
@@ -150,11 +150,14 @@ class TaskSession {
   // fails the same way (measured in this session, part of the batch, or measured again now), and
   // so does known_good_ measured again, where there is one.
   void check_environment(const std::vector<db::TuningRecord>& records);
-  // Before the closing waves (finish()): this run's noisy records whose configs might be the best
-  // once the noise is taken off are measured again, waiting for a quieter machine within a bound.
-  void remeasure_noisy(const std::function<void(const std::string&)>& note, const std::atomic<bool>* stop);
-  // The closing waves of re-measurement (finish()).
-  void remeasure_finalists(std::size_t top);
+  // This run's configs whose latest record is noisy and which might be the best once the noise is
+  // taken off (at most kMaxNoisyRemeasures, the fastest first): they join the closing waves' first.
+  std::vector<db::TuningRecord> noisy_contenders() const;
+  // Before those waves, while this machine is busy, waits within a bound (task_session.cpp).
+  void wait_for_quiet(std::size_t contenders, const std::function<void(const std::string&)>& note,
+                      const std::atomic<bool>* stop) const;
+  // The closing waves of re-measurement (finish()), the first taking in the `noisy` contenders.
+  void remeasure_finalists(std::size_t top, const std::vector<db::TuningRecord>& noisy);
   // The closing comparison (finish()): records each finalist's rounds (tuner "final"), the winner marked.
   void compare_finalists(const std::function<void(const std::string&)>& note, const std::atomic<bool>* stop);
   // Records a batch that passed check_environment(), with the default's held-back record.
