@@ -7,8 +7,8 @@
 # tuned on PoCL), whose programs come from the on-disk cache on a second run.
 # Usage: install_and_consume.sh BUILD SOURCE [OPENCL]  (OPENCL: ON, or OFF for a CPU-only build)
 set -euo pipefail
-build=$1
-source=$2
+build=$(cd "$1" && pwd)    # absolute: the script changes into the prefix below
+source=$(cd "$2" && pwd)
 opencl=${3:-ON}
 prefix=$(mktemp -d /tmp/optune-install-XXXXXX)
 trap 'rm -rf "$prefix"' EXIT
