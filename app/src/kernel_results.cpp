@@ -131,7 +131,7 @@ KernelTunerImportResult import_kernel_tuner(const KernelTunerImportRequest& requ
   tuner::LandscapeFile cache;
   kernels::Target target;
   try {
-    const kernels::KernelSpec spec = kernels::load_kernel_file(request.kernel_file);
+    const kernels::KernelSpec spec = backends::load_kernel_file(request.kernel_file);
     target = backends::parse_target(request.target.empty() ? spec.backend : request.target);
     cache = tuner::read_measured_file(request.cache);
   } catch (const std::invalid_argument& error) {
@@ -167,7 +167,7 @@ KernelTunerImportResult import_kernel_tuner(const KernelTunerImportRequest& requ
 KernelTunerExport export_kernel_tuner(const KernelTunerExportRequest& request) {
   db::RecordFilter filter;
   try {
-    const kernels::KernelSpec spec = kernels::load_kernel_file(request.kernel_file);
+    const kernels::KernelSpec spec = backends::load_kernel_file(request.kernel_file);
     filter.workload_key = kernels::kernel_workload_key(spec.name, kernels::resolve_extents(spec, request.shape));
     filter.template_name = kernels::kernel_template_name(spec);  // this source's records, not an earlier one's
     if (!request.target.empty()) filter.target = backends::parse_target(request.target).str();
@@ -218,7 +218,7 @@ tuner::KernelHeader kernel_apply_best(const KernelApplyBestRequest& request) {
   std::unique_ptr<kernels::KernelTemplate> kernel_file;
   kernels::Target target;
   try {
-    const kernels::KernelSpec spec = kernels::load_kernel_file(request.kernel_file);
+    const kernels::KernelSpec spec = backends::load_kernel_file(request.kernel_file);
     target = backends::parse_target(request.target.empty() ? spec.backend : request.target);
     if (target.backend != spec.backend)
       throw std::invalid_argument(request.kernel_file + ": backend: the kernel runs on " + spec.backend +

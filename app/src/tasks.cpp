@@ -56,7 +56,7 @@ std::shared_ptr<measure::MeasureTask> make_kernel_task(const std::string& kernel
                                                        const std::string& target, const kernels::DeviceInfo* device) {
   auto task = std::make_shared<measure::MeasureTask>();
   try {
-    kernels::KernelSpec spec = kernels::load_kernel_file(kernel_file);
+    kernels::KernelSpec spec = backends::load_kernel_file(kernel_file);
     task->target = backends::parse_target(target);
     if (task->target.backend != spec.backend)
       throw std::invalid_argument(kernel_file + ": backend: the kernel runs on " + spec.backend + ", not on target " +

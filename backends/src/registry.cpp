@@ -1,27 +1,16 @@
-// The one list of backends: adding a backend is its folder, its line here (with its include) and
-// its line in backends/CMakeLists.txt.
+// What the rest of optune asks of the backends, over the list backends/CMakeLists.txt generates
+// (backend_list.cpp): no backend is named here.
 #include "optune/backends/registry.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
-#include "optune/backends/cpu/backend.hpp"
-#if OPTUNE_HAS_OPENCL
-#include "optune/backends/opencl/backend.hpp"
-#endif
-
 namespace optune::backends {
 
-const std::vector<const measure::Backend*>& all_backends() {
-  static const std::vector<const measure::Backend*> backends = {
-      &cpu_backend(),
-#if OPTUNE_HAS_OPENCL
-      &opencl_backend(),
-#endif
-  };
-  return backends;
-}
+const std::vector<const measure::Backend*>& built_backends();  // backend_list.cpp, generated
+
+const std::vector<const measure::Backend*>& all_backends() { return built_backends(); }
 
 std::vector<std::unique_ptr<measure::WorkerBackend>> make_workers() {
   std::vector<std::unique_ptr<measure::WorkerBackend>> workers;
@@ -145,6 +134,20 @@ const kernels::KernelTemplate& template_of_record(std::string_view template_name
   for (const auto* candidate : all_templates())
     if (candidate->reads_record(template_name, config)) return *candidate;
   throw std::invalid_argument("unknown template '" + std::string(template_name) + "'");
+}
+
+const kernels::KernelFileBackends& kernel_file_backends() {
+  static const kernels::KernelFileBackends backends = [] {
+    std::vector<const kernels::KernelFileTraits*> traits;
+    for (const auto* backend : all_backends())
+      if (const auto* found = backend->kernel_file_traits()) traits.push_back(found);
+    return kernels::KernelFileBackends(std::move(traits));
+  }();
+  return backends;
+}
+
+kernels::KernelSpec load_kernel_file(const std::filesystem::path& path) {
+  return kernels::load_kernel_file(path, kernel_file_backends());
 }
 
 std::unique_ptr<kernels::KernelTemplate> kernel_file_template(const kernels::KernelSpec& spec) {

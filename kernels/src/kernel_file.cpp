@@ -13,7 +13,6 @@
 
 #include <toml++/toml.h>
 
-#include "optune/kernels/device_limits.hpp"
 #include "optune/kernels/one_line.hpp"
 
 namespace optune::kernels {
@@ -28,11 +27,12 @@ bool is_identifier(const std::string& name) {
                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
-// Extents and knobs reach the kernel's source as macros (-DNAME=value): a keyword of C++ (a CPU
-// kernel's language) or of OpenCL C's address spaces as a macro breaks every build of the kernel,
-// so the file is refused instead. Names that only some kernels use (read_only, half, float4) stay
-// allowed: Kernel Tuner's kernels name their knobs so (read_only in its convolution).
-bool is_source_keyword(const std::string& name, const std::string& backend) {
+// Extents and knobs reach the kernel's source as macros (-DNAME=value): a keyword of C++ (every
+// backend's kernel language is C or C++ based) or of the backend's own language (its traits: OpenCL
+// C's address spaces) as a macro breaks every build of the kernel, so the file is refused instead.
+// Names that only some kernels use (read_only, half, float4) stay allowed: Kernel Tuner's kernels
+// name their knobs so (read_only in its convolution).
+bool is_source_keyword(const std::string& name, const KernelFileTraits& traits) {
   static const std::set<std::string> cpp = {
       "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
       "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
@@ -43,8 +43,7 @@ bool is_source_keyword(const std::string& name, const std::string& backend) {
       "requires", "restrict", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast",
       "struct", "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid",
       "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
-  static const std::set<std::string> opencl = {"kernel", "global", "local", "constant", "private"};
-  return cpp.count(name) > 0 || (backend == "opencl" && opencl.count(name) > 0);
+  return cpp.count(name) > 0 || traits.reserves(name);
 }
 
 // The name is part of workload keys (kernel.<name>.N4096), where '.' separates fields.
@@ -91,7 +90,8 @@ std::vector<std::pair<std::string, const toml::node*>> entries_in_file_order(con
 // path in the file ("args[1].dtype", "knobs.TILE", "constraints.rules[0]").
 class KernelFileParser {
  public:
-  KernelFileParser(const toml::table& root, const std::filesystem::path& path) : root_(root) {
+  KernelFileParser(const toml::table& root, const std::filesystem::path& path, const KernelFileBackends& backends)
+      : root_(root), backends_(backends) {
     spec_.file = path;
   }
 
@@ -170,11 +170,9 @@ class KernelFileParser {
     if (!is_kernel_name(spec_.name))
       fail(root_.get("name"), "name", "'" + spec_.name + "' must be letters, digits, '_' or '-', starting with a letter");
     spec_.backend = required_string(root_, "backend", "backend");
-    try {
-      device_limit_names(spec_.backend);  // a backend kernel files may name
-    } catch (const std::invalid_argument& error) {
-      fail(root_.get("backend"), "backend", error.what());
-    }
+    spec_.traits = backends_.find(spec_.backend);
+    if (!spec_.traits)
+      fail(root_.get("backend"), "backend", "'" + spec_.backend + "' is not a backend of kernel files (" + backends_.names() + ")");
     spec_.source = existing_file(required(root_, "source", "source"), "source");
     spec_.entry = required_string(root_, "entry", "entry");
     if (!is_identifier(spec_.entry)) fail(root_.get("entry"), "entry", "'" + spec_.entry + "' is not an identifier");
@@ -197,11 +195,10 @@ class KernelFileParser {
   void check_new_name(const std::string& name, const toml::node* where, const std::string& field) {
     if (!is_expression_name(name))
       fail(where, field, "'" + name + "' must be an identifier that is not a function's name (min, max, div, ...)");
-    if (is_source_keyword(name, spec_.backend))
+    if (is_source_keyword(name, *spec_.traits))
       fail(where, field, "'" + name + "' is a keyword of the kernel's language; the kernel gets it as a macro (-D" +
                              name + "=...), which would break its build");
-    const auto& limits = device_limit_names(spec_.backend);
-    if (std::find(limits.begin(), limits.end(), name) != limits.end())
+    if (spec_.traits->has_limit(name))
       fail(where, field, "'" + name + "' is the name of a device limit");
     if (!declared_names_.insert(name).second) fail(where, field, "'" + name + "' is declared twice (extents and knobs share names)");
   }
@@ -380,7 +377,7 @@ class KernelFileParser {
 
   void parse_launch() {
     const toml::node* node = root_.get("launch");
-    if (!launches_over_ndrange(spec_.backend)) {
+    if (spec_.traits->launch == LaunchModel::kCall) {
       if (node) fail(node, "launch", "a " + spec_.backend + " kernel has no launch (its entry is called once)");
       return;
     }
@@ -434,9 +431,9 @@ class KernelFileParser {
       fail(table.get("reference"), "check.reference", "'" + check.reference + "' is not an identifier");
     check.reference_source = spec_.source;
     if (const toml::node* source = table.get("reference_source")) check.reference_source = existing_file(*source, "check.reference_source");
-    if (spec_.backend == "cpu") {
+    if (spec_.traits->launch == LaunchModel::kCall) {
       for (const char* key : {"global", "local"})
-        if (table.contains(key)) fail(table.get(key), std::string("check.") + key, "a cpu reference has no launch");
+        if (table.contains(key)) fail(table.get(key), std::string("check.") + key, "a " + spec_.backend + " reference has no launch");
       return;
     }
     const toml::node& global = required(table, "global", "check.global");
@@ -468,6 +465,7 @@ class KernelFileParser {
   }
 
   const toml::table& root_;
+  const KernelFileBackends& backends_;
   KernelSpec spec_;
   std::set<std::string> declared_names_;
   std::vector<std::string> names_;  // what expressions may name: spec_.expression_names()
@@ -489,11 +487,12 @@ std::vector<std::string> KernelSpec::expression_names() const {
   std::vector<std::string> names;
   for (const Extent& extent : extents) names.push_back(extent.name);
   for (const KernelKnob& knob : knobs) names.push_back(knob.name);
-  for (const std::string& limit : device_limit_names(backend)) names.push_back(limit);
+  if (traits)
+    for (const DeviceLimit& limit : traits->device_limits) names.emplace_back(limit.name);
   return names;
 }
 
-KernelSpec parse_kernel_file(std::string_view text, const std::filesystem::path& path) {
+KernelSpec parse_kernel_file(std::string_view text, const std::filesystem::path& path, const KernelFileBackends& backends) {
   toml::table root;
   try {
     root = toml::parse(text, path.string());
@@ -501,15 +500,15 @@ KernelSpec parse_kernel_file(std::string_view text, const std::filesystem::path&
     throw std::invalid_argument(one_line(path.string() + ":" + std::to_string(error.source().begin.line) + ": " +
                                          std::string(error.description())));
   }
-  return KernelFileParser(root, path).parse();
+  return KernelFileParser(root, path, backends).parse();
 }
 
-KernelSpec load_kernel_file(const std::filesystem::path& path) {
+KernelSpec load_kernel_file(const std::filesystem::path& path, const KernelFileBackends& backends) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::invalid_argument(path.string() + ": cannot read the kernel file");
   std::stringstream text;
   text << in.rdbuf();
-  return parse_kernel_file(text.str(), path);
+  return parse_kernel_file(text.str(), path, backends);
 }
 
 }  // namespace optune::kernels

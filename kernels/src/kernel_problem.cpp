@@ -9,7 +9,6 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "optune/kernels/device_limits.hpp"
 #include "optune/kernels/workload.hpp"
 
 namespace optune::kernels {
@@ -44,10 +43,6 @@ std::pair<double, double> integer_range(DataType type) {
 }
 
 // What the device allows a work-group; 0 where it does not say.
-struct WorkGroupLimits {
-  double max_size = 0;
-  std::array<double, 3> max_per_dimension{0, 0, 0};
-};
 
 // A launch evaluated for one set of values: the sizes, or the first problem found.
 struct LaunchOutcome {
@@ -101,11 +96,6 @@ LaunchOutcome evaluate_launch(const KernelLaunch& launch, const std::string& fie
                       " work-items exceeds max_work_group_size " + std::to_string(static_cast<std::int64_t>(limits.max_size));
   }
   return outcome;
-}
-
-double limit_value(const std::vector<std::string>& names, const std::vector<double>& values, const std::string& name) {
-  const auto at = std::find(names.begin(), names.end(), name);
-  return at == names.end() ? 0 : values[static_cast<std::size_t>(at - names.begin())];
 }
 
 }  // namespace
@@ -168,18 +158,16 @@ KernelProblem::KernelProblem(KernelSpec spec, std::string_view shape_text, const
   workload_key_ = kernel_workload_key(spec_.name, extents_);
   if (device.kind != spec_.backend)
     fail("backend", spec_.backend + " kernel, but the device '" + device.name + "' is " + device.kind);
+  if (!spec_.traits) fail("backend", "no kernel-file traits for " + spec_.backend + " (a spec not made by the parser)");
   auto values = std::make_shared<Values>();
   for (const Extent& extent : extents_) values->fixed.push_back(static_cast<double>(extent.value));
   values->first_knob = values->fixed.size();
   values->fixed.resize(values->fixed.size() + spec_.knobs.size(), 0.0);
-  const std::vector<std::string>& limit_names = device_limit_names(spec_.backend);
-  const std::vector<double> limits = device_limit_values(spec_.backend, device);
+  const std::vector<double> limits = spec_.traits->limit_values(device);
   values->fixed.insert(values->fixed.end(), limits.begin(), limits.end());
   values->knobs = spec_.knobs;
   values->launch = spec_.launch;
-  values->work_group_limits.max_size = limit_value(limit_names, limits, "max_work_group_size");
-  for (std::size_t d = 0; d < 3; ++d)
-    values->work_group_limits.max_per_dimension[d] = limit_value(limit_names, limits, "max_work_item_size_" + std::to_string(d));
+  if (spec_.traits->work_group_limits) values->work_group_limits = spec_.traits->work_group_limits(device);
   values_ = std::move(values);
   bind_totals();
   bind_args();

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "optune/backends/registry.hpp"
 #include "optune/kernels/kernel_file.hpp"
 
 namespace optune::kernels::testing {
@@ -34,7 +35,7 @@ class KernelFileTest : public ::testing::Test {
     return path;
   }
 
-  KernelSpec load(const std::string& toml) const { return load_kernel_file(write("k.toml", toml)); }
+  KernelSpec load(const std::string& toml) const { return optune::backends::load_kernel_file(write("k.toml", toml)); }
 
   // The message of the std::invalid_argument loading `toml` gives, or "(loaded)".
   std::string error_of(const std::string& toml) const {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "optune/backends/registry.hpp"
 #include "optune/kernels/kernel_problem.hpp"
 #include "optune/kernels/opencl/cl_api.hpp"
 
@@ -105,7 +106,7 @@ class TransposeExample : public ::testing::Test {
 };
 
 TEST_F(TransposeExample, ValidConfigsMatchTheReferenceExactly) {
-  const KernelSpec spec = load_kernel_file(std::string(OPTUNE_SOURCE_DIR) + "/configs/kernels/transpose.toml");
+  const KernelSpec spec = optune::backends::load_kernel_file(std::string(OPTUNE_SOURCE_DIR) + "/configs/kernels/transpose.toml");
   const KernelProblem problem(spec, "N=128,M=64", opencl::describe_device(device_));  // not square: n and m differ
   const auto& space = problem.space();
   std::vector<search_space::Config> valid;
@@ -205,7 +206,7 @@ class KernelFileExample : public ::testing::Test {
   }
 
   KernelProblem bind(const std::string& file, std::string_view shape) const {
-    return KernelProblem(load_kernel_file(std::string(OPTUNE_SOURCE_DIR) + "/configs/kernels/" + file), shape,
+    return KernelProblem(optune::backends::load_kernel_file(std::string(OPTUNE_SOURCE_DIR) + "/configs/kernels/" + file), shape,
                          opencl::describe_device(device_));
   }
 
@@ -379,7 +380,7 @@ TEST_F(KernelFileExample, AxpyF16ValidConfigsMatchTheReference) {
 // same source with half mapped to float by -D (buffers of f32), every config of a small problem.
 // This says nothing of half arithmetic; the test above does, on a device with cl_khr_fp16.
 TEST_F(KernelFileExample, AxpyF16IndexingMatchesWithHalfMappedToFloat) {
-  KernelSpec spec = load_kernel_file(std::string(OPTUNE_SOURCE_DIR) + "/configs/kernels/axpy_f16.toml");
+  KernelSpec spec = optune::backends::load_kernel_file(std::string(OPTUNE_SOURCE_DIR) + "/configs/kernels/axpy_f16.toml");
   for (KernelArg& arg : spec.args)
     if (arg.dtype == DataType::kF16) arg.dtype = DataType::kF32;
   for (const std::string& width : {"", "2", "4", "8"}) {

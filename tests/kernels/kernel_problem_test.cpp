@@ -1,6 +1,7 @@
 // A kernel file bound to a problem size and a device: workload keys, flops, bytes and counts, the
 // search space (valid configs counted by hand for the transpose example), defines and launches,
 // errors found only with the extents, and the cpu example compiled and checked per config.
+#include "optune/backends/registry.hpp"
 #include "optune/kernels/kernel_problem.hpp"
 
 #include <dlfcn.h>
@@ -61,7 +62,7 @@ std::uint64_t valid_configs(const search_space::ConfigSpace& space) {
 Config config_of(const search_space::ConfigSpace& space, const nlohmann::json& values) { return space.from_json(values); }
 
 KernelProblem transpose(std::string_view shape, const DeviceInfo& device) {
-  return KernelProblem(load_kernel_file(kExamples / "transpose.toml"), shape, device);
+  return KernelProblem(optune::backends::load_kernel_file(kExamples / "transpose.toml"), shape, device);
 }
 
 std::string bind_error(const KernelSpec& spec, std::string_view shape, const DeviceInfo& device) {
@@ -101,7 +102,7 @@ TEST(KernelProblem, ShapeOverridesKeepTheFilesOrder) {
 }
 
 TEST(KernelProblem, RejectsBadShapes) {
-  const KernelSpec spec = load_kernel_file(kExamples / "transpose.toml");
+  const KernelSpec spec = optune::backends::load_kernel_file(kExamples / "transpose.toml");
   const DeviceInfo device = opencl_device(1024, 49152);
   const std::string file = (kExamples / "transpose.toml").string() + ": shape: ";
   EXPECT_EQ(bind_error(spec, "K=5", device), file + "unknown extent 'K' (transpose has N, M)");
@@ -114,7 +115,7 @@ TEST(KernelProblem, RejectsBadShapes) {
 }
 
 TEST(KernelProblem, RejectsADeviceOfAnotherBackend) {
-  const std::string error = bind_error(load_kernel_file(kExamples / "transpose.toml"), "", cpu_device(1 << 20));
+  const std::string error = bind_error(optune::backends::load_kernel_file(kExamples / "transpose.toml"), "", cpu_device(1 << 20));
   EXPECT_NE(error.find("transpose.toml: backend: opencl kernel, but the device 'test cpu' is cpu"), std::string::npos) << error;
 }
 
@@ -245,7 +246,7 @@ TEST(KernelWorkloadKey, RoundTrips) {
 
 // l2_bytes bounds BLOCK: 12 * BLOCK <= l2_bytes.
 TEST(KernelProblem, SaxpySpaceFollowsTheCache) {
-  const KernelSpec spec = load_kernel_file(kExamples / "saxpy_cpu.toml");
+  const KernelSpec spec = optune::backends::load_kernel_file(kExamples / "saxpy_cpu.toml");
   const KernelProblem roomy(spec, "", cpu_device(512 * 1024));
   EXPECT_EQ(roomy.workload_key(), "kernel.saxpy.N1048576");
   EXPECT_EQ(roomy.flops(), 2.0 * 1048576);
@@ -261,7 +262,7 @@ TEST(KernelProblem, SaxpySpaceFollowsTheCache) {
 // The cpu example is a correct kernel: each valid config, compiled as the cpu backend will (the
 // knobs as -D defines, the file's build options), matches the reference on a size with tails.
 TEST(KernelProblem, SaxpyExampleMatchesItsReferenceForEachConfig) {
-  const KernelProblem problem(load_kernel_file(kExamples / "saxpy_cpu.toml"), "N=1000", cpu_device(512 * 1024));
+  const KernelProblem problem(optune::backends::load_kernel_file(kExamples / "saxpy_cpu.toml"), "N=1000", cpu_device(512 * 1024));
   const fs::path dir = fs::temp_directory_path() / ("optune_saxpy_example_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const int n = static_cast<int>(problem.args()[4].value);
@@ -300,7 +301,7 @@ TEST(KernelProblem, SaxpyExampleMatchesItsReferenceForEachConfig) {
 // ---- conv2d, reduction, axpy_f16, stencil_cpu: keys, totals, spaces counted by hand ----
 
 KernelProblem example(const std::string& file, std::string_view shape, const DeviceInfo& device) {
-  return KernelProblem(load_kernel_file(kExamples / file), shape, device);
+  return KernelProblem(optune::backends::load_kernel_file(kExamples / file), shape, device);
 }
 
 TEST(KernelProblem, Conv2dBindsAndCoversEdgesWithWholeWorkGroups) {
@@ -325,7 +326,7 @@ TEST(KernelProblem, Conv2dBindsAndCoversEdgesWithWholeWorkGroups) {
 // Work-groups of 64 to 1024 work-items: 16 x {4,8}, 32 x {2,4,8}, 64 x 4 and 128 x 4 = 13 blocks;
 // TILE_X * TILE_Y <= 8 leaves 8 of the 9 tiles (not 4 x 4): 104 pairs, 208 with UNROLL.
 TEST(KernelProblem, Conv2dSpaceHasTheValidConfigsCountedByHand) {
-  const KernelSpec spec = load_kernel_file(kExamples / "conv2d.toml");
+  const KernelSpec spec = optune::backends::load_kernel_file(kExamples / "conv2d.toml");
   // No local memory reported (0): only USE_LOCAL 0, 208.
   const KernelProblem bare(spec, "", opencl_device(1024, 0));
   EXPECT_EQ(bare.space().size(), 576u);
@@ -354,7 +355,7 @@ TEST(KernelProblem, ReductionBindsOnePartialSumPerWorkGroup) {
 
 // WG 6 x VW 4 x UNROLL 3 x ACCESS 2 = 144.
 TEST(KernelProblem, ReductionSpaceHasTheValidConfigsCountedByHand) {
-  const KernelSpec spec = load_kernel_file(kExamples / "reduction.toml");
+  const KernelSpec spec = optune::backends::load_kernel_file(kExamples / "reduction.toml");
   EXPECT_EQ(valid_configs(KernelProblem(spec, "", opencl_device(1024, 49152)).space()), 144u);
   // Work-groups of at most 256: WG 32 to 256, 4 x 4 x 3 x 2 = 96.
   EXPECT_EQ(valid_configs(KernelProblem(spec, "", opencl_device(256, 49152)).space()), 96u);
@@ -377,7 +378,7 @@ TEST(KernelProblem, AxpyF16BindsHalfBuffers) {
 
 // WG {64..512} x VW {1,2,4,8} x WPT {1,2,4,8} x MATH 2 = 128; all divide 2^24.
 TEST(KernelProblem, AxpyF16SpaceHasTheValidConfigsCountedByHand) {
-  const KernelSpec spec = load_kernel_file(kExamples / "axpy_f16.toml");
+  const KernelSpec spec = optune::backends::load_kernel_file(kExamples / "axpy_f16.toml");
   EXPECT_EQ(valid_configs(KernelProblem(spec, "", opencl_device(1024, 49152)).space()), 128u);
   // N = 4096 and work-groups of at most 256: WG * VW * WPT <= 4096 (powers of two). WG 64: all 16
   // (VW, WPT); 128: VW * WPT <= 32, 15; 256: <= 16, 13. 44 x 2 MATH = 88.
@@ -397,7 +398,7 @@ TEST(KernelProblem, StencilBindsTheGridWithItsHalo) {
 // BX {64,256,1024,4096} x BY {4,16,64,256} x UNROLL 4 x THREADS {1,2,4} = 192. A block needs
 // about 8 * BX * BY bytes of L2 (its input with the halo, its output).
 TEST(KernelProblem, StencilSpaceHasTheValidConfigsCountedByHand) {
-  const KernelSpec spec = load_kernel_file(kExamples / "stencil_cpu.toml");
+  const KernelSpec spec = optune::backends::load_kernel_file(kExamples / "stencil_cpu.toml");
   // 512 KiB, 8 cores: BX 64 with every BY (4), 256 up to 64 (3; 256 x 256 needs 528400 bytes),
   // 1024 up to 16 (2), 4096 with 4 (1): 10 blocks x 4 UNROLL x 3 THREADS = 120.
   const KernelProblem problem(spec, "", cpu_device(512 * 1024));
@@ -412,7 +413,7 @@ TEST(KernelProblem, StencilSpaceHasTheValidConfigsCountedByHand) {
 // The stencil is a correct kernel: configs compiled as the cpu backend will (the knobs as -D
 // defines, the file's build options) match the reference on a grid no block divides.
 TEST(KernelProblem, StencilExampleMatchesItsReferenceForSeveralConfigs) {
-  const KernelProblem problem(load_kernel_file(kExamples / "stencil_cpu.toml"), "N=37,M=150", cpu_device(512 * 1024));
+  const KernelProblem problem(optune::backends::load_kernel_file(kExamples / "stencil_cpu.toml"), "N=37,M=150", cpu_device(512 * 1024));
   const auto& space = problem.space();
   const fs::path dir = fs::temp_directory_path() / ("optune_stencil_example_" + std::to_string(::getpid()));
   fs::create_directories(dir);

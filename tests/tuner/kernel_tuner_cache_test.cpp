@@ -45,7 +45,7 @@ class KernelTunerCacheTest : public ::testing::Test {
     made->device.kind = "cpu";
     made->device.name = "Imported CPU";
     made->target.backend = "cpu";
-    made->owned_template = backends::kernel_file_template(kernels::load_kernel_file(dir_ / "blocks.toml"));
+    made->owned_template = backends::kernel_file_template(backends::load_kernel_file(dir_ / "blocks.toml"));
     made->kernel_template = made->owned_template.get();
     made->workload = kernels::kernel_file_of(*made->kernel_template)->workload("", made->device);
     made->space = made->kernel_template->space(made->workload, made->device);

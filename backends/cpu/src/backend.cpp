@@ -49,6 +49,7 @@ class CpuBackend final : public measure::Backend {
             &kernels::cpu_conv2d_gemm_template(), &kernels::cpu_depthwise_conv2d_template()};
   }
 
+  const kernels::KernelFileTraits* kernel_file_traits() const override { return &kernels::cpu_kernel_file_traits(); }
   std::unique_ptr<kernels::KernelTemplate> kernel_file_template(kernels::KernelSpec spec) const override {
     return kernels::cpu_kernel_file_template(std::move(spec));
   }

@@ -15,5 +15,7 @@ const KernelTemplate& cpu_conv2d_gemm_template();
 const KernelTemplate& cpu_depthwise_conv2d_template();
 // A user's kernel file of the cpu backend as a template (kernel_file_template.cpp).
 std::unique_ptr<KernelTemplate> cpu_kernel_file_template(KernelSpec spec);
+// What the kernel-file format asks of the cpu backend (kernel_file_traits.cpp).
+const KernelFileTraits& cpu_kernel_file_traits();
 
 }  // namespace optune::kernels

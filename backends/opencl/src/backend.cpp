@@ -41,6 +41,7 @@ class OpenCLBackend final : public measure::Backend {
     return all;
   }
 
+  const kernels::KernelFileTraits* kernel_file_traits() const override { return &kernels::opencl_kernel_file_traits(); }
   std::unique_ptr<kernels::KernelTemplate> kernel_file_template(kernels::KernelSpec spec) const override {
     return kernels::opencl_kernel_file_template(std::move(spec));
   }

@@ -20,5 +20,7 @@ const OpenCLTemplate& opencl_template_for(Op op);
 // A user's kernel file of the opencl backend as a template (kernel_file_template.cpp; in the
 // backend's library, not in optune::opencl, since it speaks to the worker).
 std::unique_ptr<KernelTemplate> opencl_kernel_file_template(KernelSpec spec);
+// What the kernel-file format asks of the opencl backend (kernel_file_traits.cpp).
+const KernelFileTraits& opencl_kernel_file_traits();
 
 }  // namespace optune::kernels

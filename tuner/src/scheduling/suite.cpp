@@ -7,6 +7,7 @@
 
 #include <toml++/toml.h>
 
+#include "optune/backends/registry.hpp"
 #include "optune/kernels/kernel_problem.hpp"
 #include "optune/kernels/operator_catalog.hpp"
 #include "scheduling/suite_toml.hpp"
@@ -42,7 +43,7 @@ SuiteEntry kernel_entry(const toml::table& table, const std::string& source) {
     if (table.contains(key)) fail(source, table.get(key)->source(), std::string("'") + key + "' does not go with 'kernel'");
   const std::filesystem::path file =
       std::filesystem::absolute(std::filesystem::path(source).parent_path() / required_string(table, "kernel", source));
-  const kernels::KernelSpec spec = kernels::load_kernel_file(file);
+  const kernels::KernelSpec spec = backends::load_kernel_file(file);
   const std::string shape = table.contains("shape") ? required_string(table, "shape", source) : "";
   SuiteEntry entry;
   entry.workload = kernels::kernel_workload(spec.name, kernels::resolve_extents(spec, shape));

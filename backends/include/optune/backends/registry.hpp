@@ -1,13 +1,15 @@
 // The backends this build of optune has (the CPU always; OpenCL unless built with
-// -DOPTUNE_OPENCL=OFF), listed once in registry.cpp, and what the rest of optune asks of them
-// without naming any: targets, devices, templates, builders and the worker's side.
+// -DOPTUNE_OPENCL=OFF), in the list backends/CMakeLists.txt generates, and what the rest of optune
+// asks of them without naming any: targets, devices, templates, builders and the worker's side.
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "optune/kernels/kernel_file.hpp"
 #include "optune/kernels/kernel_template.hpp"
 #include "optune/kernels/target.hpp"
 #include "optune/kernels/workload.hpp"
@@ -49,6 +51,10 @@ const kernels::KernelTemplate& default_template(const kernels::Workload& workloa
                                                 const kernels::DeviceInfo& device);
 // The template of a name ("conv2d.cpu"); throws std::invalid_argument naming the templates there are.
 const kernels::KernelTemplate& find_template(std::string_view name);
+// The backends of this build that take kernel files, for the parser (kernel_file.hpp).
+const kernels::KernelFileBackends& kernel_file_backends();
+// kernels::load_kernel_file over this build's backends: throws std::invalid_argument, one line.
+kernels::KernelSpec load_kernel_file(const std::filesystem::path& path);
 // The template of a user's kernel file, made by the backend the file names. Throws
 // std::invalid_argument when this optune has no such backend.
 std::unique_ptr<kernels::KernelTemplate> kernel_file_template(const kernels::KernelSpec& spec);

@@ -9,7 +9,9 @@
 //
 //   name = "transpose"      required; letters, digits, '_', '-', starting with a letter. The
 //                           workload key is kernel.<name>.<extent><value>... (kernel_problem.hpp)
-//   backend = "opencl"      required; "opencl" | "cpu"
+//   backend = "opencl"      required; a backend of this build that takes kernel files ("cpu",
+//                           "opencl"): its traits (kernel_file_traits.hpp) give the device
+//                           limits, reserved words and launch model below
 //   source = "transpose.cl" required; path relative to this file; must exist
 //   entry = "transpose"     required; the OpenCL kernel, or for cpu the extern "C" function
 //                           taking the args in order: buffers as pointers (const for inputs),
@@ -51,7 +53,7 @@
 //   [constraints]           optional
 //     rules = ["TILE % WPT == 0", ...]   boolean expressions of extents, knobs and device limits;
 //                           a config is valid when all hold
-//   [launch]                opencl: required; cpu: not allowed
+//   [launch]                opencl (NDRange launch): required; cpu (called once): not allowed
 //     global = ["N / WPT", "M"]          1 to 3 expressions of extents, knobs and device limits:
 //     local = ["TILE / WPT", "TILE"]     NDRange and work-group size, as many dims in both. For a
 //                           config, each must be a positive integer, local must divide global
@@ -69,7 +71,7 @@
 //     rtol = 1e-5           |out - ref| <= atol + rtol * |ref|. Defaults by the first output's
 //     atol = 1e-6           dtype: f32/f64 1e-5 and 1e-6, f16 1e-2 and 1e-3, integers 0 and 0
 //
-// Names share one namespace: extents, knobs and the backend's device limits (device_limits.hpp)
+// Names share one namespace: extents, knobs and the backend's device limits (its traits)
 // must be distinct identifiers, and not an expression function's name (min, max, div, ...).
 #pragma once
 
@@ -82,6 +84,7 @@
 
 #include "optune/kernels/data_type.hpp"
 #include "optune/kernels/expression.hpp"
+#include "optune/kernels/kernel_file_traits.hpp"
 #include "optune/kernels/workload.hpp"
 
 namespace optune::kernels {
@@ -134,7 +137,8 @@ struct KernelCheck {
 struct KernelSpec {
   std::filesystem::path file;    // the kernel file, as given (messages name it)
   std::string name;
-  std::string backend;           // "opencl" | "cpu"
+  std::string backend;           // "opencl" | "cpu" | ...
+  const KernelFileTraits* traits = nullptr;  // the backend's (static in its library; set by the parser)
   std::filesystem::path source;  // absolute
   std::string entry;
   std::string description;
@@ -156,8 +160,10 @@ struct KernelSpec {
 // Reads and parses a kernel file. Throws std::invalid_argument with one line naming the file, the
 // line where toml++ knows it, the field and the problem:
 //   "configs/kernels/t.toml:12: knobs.TILE: no values"
-KernelSpec load_kernel_file(const std::filesystem::path& path);
+// `backends` are those the file may name (backends::kernel_file_backends(), or
+// backends::load_kernel_file, which passes them).
+KernelSpec load_kernel_file(const std::filesystem::path& path, const KernelFileBackends& backends);
 // The same on text already read; `path` names it in messages and anchors relative paths.
-KernelSpec parse_kernel_file(std::string_view text, const std::filesystem::path& path);
+KernelSpec parse_kernel_file(std::string_view text, const std::filesystem::path& path, const KernelFileBackends& backends);
 
 }  // namespace optune::kernels

@@ -56,6 +56,9 @@ class Backend {
   virtual std::string details(const kernels::DeviceInfo& device) const = 0;
 
   virtual std::vector<const kernels::KernelTemplate*> templates() const = 0;
+  // The kernel-file format's rules for this backend (limits, reserved words, launch model,
+  // source extensions); nullptr: it takes no kernel files.
+  virtual const kernels::KernelFileTraits* kernel_file_traits() const { return nullptr; }
   // A user's kernel file of this backend as a template (kernels/kernel_file_template.hpp).
   virtual std::unique_ptr<kernels::KernelTemplate> kernel_file_template(kernels::KernelSpec spec) const = 0;
   // Throws std::invalid_argument when the settings do not serve the target (e.g. a cross target
