@@ -2,6 +2,7 @@
 // optune command (optune/app/*), releases the GIL while measuring, and hands results to the
 // Python side (optune/__init__.py) as JSON text, which that side turns into dicts.
 #include <filesystem>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -15,6 +16,7 @@
 #include "optune/app/query.hpp"
 #include "optune/app/replay.hpp"
 #include "optune/app/tuning.hpp"
+#include "optune/backends/registry.hpp"
 #include "optune/db/database.hpp"
 #include "optune/tuner/scheduling/shape_range.hpp"
 
@@ -163,5 +165,14 @@ PYBIND11_MODULE(_optune, m) {
   m.def("space", [](const std::string& op, const std::string& shape, const std::string& target,
                     const std::string& kernel) { return app::describe_space(op, shape, target, kernel).dump(); });
   m.def("devices", [] { return app::describe_devices().dump(); });
+  // The source extensions of each backend kernel files may name, from the build's backends: the
+  // file a kernel given as code text is written to (_kernel_file.py).
+  m.def("kernel_source_extensions", [] {
+    std::map<std::string, std::vector<std::string>> extensions;
+    for (const auto* traits : backends::kernel_file_backends().all())
+      for (std::string_view extension : traits->source_extensions)
+        extensions[std::string(traits->backend)].emplace_back(extension);
+    return extensions;
+  });
   m.attr("__version__") = OPTUNE_VERSION;
 }

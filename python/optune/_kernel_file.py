@@ -15,8 +15,6 @@ _DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8", "
            "u16": "uint16", "i32": "int32", "u32": "uint32", "i64": "int64", "u64": "uint64"}
 # The largest finite value of each floating dtype: a larger scalar would reach the kernel as inf.
 _FLOAT_MAX = {"f16": 65504.0, "f32": 3.4028234663852886e38, "f64": sys.float_info.max}
-# A source given as code text is written to a file with the extension its backend compiles.
-_SOURCE_EXTENSIONS = {"opencl": ".cl", "cpu": ".cpp"}
 
 
 def _plain(value):
@@ -46,8 +44,12 @@ def _sequence(name, value, bad_input):
 def _write_source_text(fields, check, folder):
     """Kernel Tuner takes a kernel as code text: a `source` with a newline cannot be a file name, so it
     is written to a file in `folder` (extension by backend), which the fields then name."""
+    from . import _optune  # the build's backends know their extensions
+
     backend = fields.get("backend")
-    extension = _SOURCE_EXTENSIONS.get(backend, ".cpp") if isinstance(backend, str) else ".cpp"
+    # An unknown backend still gets a file: the loader then names the backends there are.
+    extensions = _optune.kernel_source_extensions().get(backend, [".cpp"]) if isinstance(backend, str) else [".cpp"]
+    extension = extensions[0]
     for table, key in ((fields, "source"), (check, "reference_source")):
         if isinstance(table.get(key), str) and "\n" in table[key]:
             path = os.path.join(folder, key + extension)

@@ -19,6 +19,7 @@ const KernelFileTraits& cpu_kernel_file_traits() {
               {"simd_lanes", [](const DeviceInfo& d) { return static_cast<double>(d.simd_f32_lanes()); }},
           },
       .launch = LaunchModel::kCall,
+      .header = {.device_name_note = "", .build_options_note = "the compiler's, for the shared object"},
   };
   return traits;
 }

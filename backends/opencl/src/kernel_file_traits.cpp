@@ -41,6 +41,7 @@ const KernelFileTraits& opencl_kernel_file_traits() {
             for (std::size_t i = 0; i < 3; ++i) limits.max_per_dimension[i] = work_item_size(d, i);
             return limits;
           },
+      .header = {.device_name_note = " (CL_DEVICE_NAME)", .build_options_note = "clBuildProgram's options"},
   };
   return traits;
 }

@@ -80,6 +80,10 @@ std::string defines_text(const kernels::KernelProblem& problem, const search_spa
   return joined(defines, " ");
 }
 
+bool launches_over_ndrange(const kernels::KernelSpec& spec) {
+  return spec.traits->launch == kernels::LaunchModel::kNDRange;
+}
+
 Row make_row(const kernels::KernelFileBinding& binding, const db::TuningRecord& record,
              const kernels::DeviceInfo& device) {
   const kernels::Workload workload = kernels::parse_workload_key(record.workload_key);
@@ -92,7 +96,7 @@ Row make_row(const kernels::KernelFileBinding& binding, const db::TuningRecord& 
                                  literal(record.device_id), config_initializer(binding.spec(), config),
                                  literal(defines_text(problem, config)),
                                  literal(joined(problem.build_options(config), " ")));
-  if (binding.spec().backend == "opencl") {
+  if (launches_over_ndrange(binding.spec())) {
     const kernels::LaunchSize launch = problem.launch(config);
     text += fmt::format(", {}, {}, {}", launch.dimensions, size_list(launch.global), size_list(launch.local));
   }
@@ -108,7 +112,7 @@ std::string default_note(const kernels::KernelFileBinding& binding, const kernel
     const kernels::KernelProblem& problem = binding.problem(workload, device);
     const search_space::Config config = binding.first_valid(problem.space());
     std::string note = "//   on " + device.name + ": " + defines_text(problem, config);
-    if (binding.spec().backend == "opencl") {
+    if (launches_over_ndrange(binding.spec())) {
       const kernels::LaunchSize launch = problem.launch(config);
       note += ", global " + size_list(launch.global) + ", local " + size_list(launch.local);
     }
@@ -135,9 +139,9 @@ std::string struct_text(const kernels::KernelSpec& spec, std::size_t extent_coun
       "  Config config;\n"
       "  std::string_view defines;     // the knobs as -D options\n"
       "  std::string_view build_options;  // the defines, then the kernel file's build_options: {}\n",
-      spec.name, extent_count, joined(extent_names, ", "), spec.backend == "opencl" ? " (CL_DEVICE_NAME)" : "",
-      spec.backend == "opencl" ? "clBuildProgram's options" : "the compiler's, for the shared object");
-  if (spec.backend == "opencl")
+      spec.name, extent_count, joined(extent_names, ", "), spec.traits->header.device_name_note,
+      spec.traits->header.build_options_note);
+  if (launches_over_ndrange(spec))
     row += "  int dimensions;\n  std::array<std::size_t, 3> global_size;  // work-items; unused dimensions 1\n"
            "  std::array<std::size_t, 3> local_size;\n";
   return config + row + "};\n\n";

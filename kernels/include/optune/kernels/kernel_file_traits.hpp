@@ -32,6 +32,13 @@ struct WorkGroupLimits {
   std::array<double, 3> max_per_dimension{0, 0, 0};
 };
 
+// How `optune apply-best --kernel`'s header (tuner/src/results/kernel_header.cpp) describes a
+// table of the backend's kernels; the launch's members follow from the launch model.
+struct KernelHeaderForm {
+  std::string_view device_name_note;    // what names the device: " (CL_DEVICE_NAME)"; "" none
+  std::string_view build_options_note;  // who reads the build options: "clBuildProgram's options"
+};
+
 struct KernelFileTraits {
   std::string_view backend;                       // what `backend = "..."` names
   std::vector<std::string_view> source_extensions;  // the first is where Python writes source text
@@ -39,6 +46,7 @@ struct KernelFileTraits {
   std::vector<DeviceLimit> device_limits;         // in the order expressions see them
   LaunchModel launch = LaunchModel::kCall;
   WorkGroupLimits (*work_group_limits)(const DeviceInfo&) = nullptr;  // kNDRange
+  KernelHeaderForm header;
 
   std::vector<std::string> limit_names() const;
   std::vector<double> limit_values(const DeviceInfo& device) const;  // in limit_names()' order
