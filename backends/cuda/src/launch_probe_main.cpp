@@ -25,45 +25,12 @@
 #include "driver_api.hpp"
 #include "driver_handles.hpp"
 #include "nvrtc_api.hpp"
+#include "probe_kernels.hpp"
 
 namespace {
 
 using namespace optune::backends::cuda;
 using nlohmann::json;
-
-// The probe's kernels. matmul stages `stage_tiles` K-tiles of A and B per step in dynamic shared
-// memory (2 * TILE * TILE * stage_tiles * sizeof(T) bytes), so one instantiation and a deep
-// stage exceed the 48 KiB a kernel gets without opting in.
-constexpr const char* kSource = R"(
-__global__ void vector_add(const float* a, const float* b, float* c, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) c[i] = a[i] + b[i];
-}
-
-// C = A * B, n x n, row-major; n a multiple of TILE * stage_tiles; blocks of TILE x TILE threads.
-template <typename T, int TILE>
-__global__ void matmul(const T* a, const T* b, T* c, int n, int stage_tiles) {
-  extern __shared__ __align__(16) unsigned char shared[];
-  const int depth = TILE * stage_tiles;
-  T* tile_a = reinterpret_cast<T*>(shared);  // [TILE][depth]
-  T* tile_b = tile_a + TILE * depth;         // [depth][TILE]
-  const int row = blockIdx.y * TILE + threadIdx.y;
-  const int col = blockIdx.x * TILE + threadIdx.x;
-  T sum = 0;
-  for (int k0 = 0; k0 < n; k0 += depth) {
-    for (int s = 0; s < stage_tiles; ++s) {
-      tile_a[threadIdx.y * depth + s * TILE + threadIdx.x] = a[row * n + k0 + s * TILE + threadIdx.x];
-      tile_b[(s * TILE + threadIdx.y) * TILE + threadIdx.x] = b[(k0 + s * TILE + threadIdx.y) * n + col];
-    }
-    __syncthreads();
-    for (int k = 0; k < depth; ++k) sum += tile_a[threadIdx.y * depth + k] * tile_b[k * TILE + threadIdx.x];
-    __syncthreads();
-  }
-  c[row * n + col] = sum;
-}
-
-__global__ void write_through(int* pointer) { *pointer = 42; }
-)";
 
 struct Options {
   int device = 0;
@@ -224,7 +191,7 @@ json provoke_sticky_error(const Module& module, const CompileResult& compiled, C
     if (later == CUDA_SUCCESS) api.cuMemFree(pointer);
     report = {{"code", error.code()}, {"message", error.what()}, {"is_sticky", error.is_sticky()},
               {"later_cuMemAlloc", error_text(later)},
-              {"ok", error.code() == CUDA_ERROR_ILLEGAL_ADDRESS && error.is_sticky() && later == error.code()}};
+              {"ok", error.is_sticky() && later == error.code()}};
   }
   return report;
 }
@@ -251,11 +218,10 @@ int run(const Options& options) {
   }
   const CudaDeviceInfo& device = devices[options.device];
   CompileRequest request;
-  request.source = kSource;
+  request.source = kProbeSource;
   request.program_name = "probe.cu";
   request.arch = compile_arch(device.compute_major, device.compute_minor, nvrtc.supported_archs());
-  request.name_expressions = {"&vector_add", "&matmul<float, 16>", "&matmul<float, 32>", "&matmul<double, 16>",
-                              "&write_through"};
+  request.name_expressions = kProbeNameExpressions;
   const CompileResult compiled = compile_cuda(request);
   out["nvrtc"] = {{"library", nvrtc.library}, {"version", fmt::format("{}.{}", nvrtc.major, nvrtc.minor)},
                   {"supported_archs", nvrtc.supported_archs()}};

@@ -19,6 +19,7 @@
 
 #include "compile.hpp"
 #include "nvrtc_api.hpp"
+#include "probe_kernels.hpp"
 
 namespace {
 
@@ -126,6 +127,19 @@ TEST_F(NvrtcCompile, HalfAndBfloat16HeadersAreFound) {
 __global__ void convert(const __half* a, __nv_bfloat16* b) { b[threadIdx.x] = __float2bfloat16(__half2float(a[threadIdx.x])); }
 )", "sm_90a"));
   EXPECT_TRUE(result.ok) << result.log;
+}
+
+// What optune-cuda-probe will load on an H100: every entry, the 64 KiB-shared case included.
+TEST_F(NvrtcCompile, ProbeKernelsCompileForHopper) {
+  CompileRequest request = request_for(kProbeSource, "sm_90a");
+  request.name_expressions = kProbeNameExpressions;
+  const CompileResult result = compile_cuda(request);
+  ASSERT_TRUE(result.ok) << result.log;
+  EXPECT_EQ(result.lowered_names.size(), kProbeNameExpressions.size());
+  const std::string binary(result.binary.begin(), result.binary.end());
+  for (const auto& [expression, lowered] : result.lowered_names) {
+    EXPECT_NE(binary.find(lowered), std::string::npos) << expression;
+  }
 }
 
 const std::vector<int> kNvrtc13Archs = {75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121};
