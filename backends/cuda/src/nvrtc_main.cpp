@@ -7,7 +7,8 @@
 //                "name_expressions": ["&matmul<float, 16>"], "program_name": "kernel.cu" (optional),
 //                "include_dir": "/usr/local/cuda/include" (optional)}
 // The source path is relative to the request's directory unless absolute.
-// RESULT.json: {"ok", "is_ptx", "lowered_names": {expression: symbol}, "log", "seconds", "binary_bytes"}
+// RESULT.json: {"ok", "nvrtc": {"library", "version"}, "is_ptx", "lowered_names": {expression: symbol},
+//               "log", "seconds", "binary_bytes"}
 // Exit status: 0 compiled (binary and result written), 1 compile error (result with the log
 // written, no binary), 2 bad input or no NVRTC (one line on stderr).
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compile.hpp"
+#include "nvrtc_api.hpp"
 
 namespace {
 
@@ -56,7 +58,9 @@ CompileRequest parse_request(const fs::path& request_path) {
 }
 
 nlohmann::json result_json(const CompileResult& result) {
+  const auto& nvrtc = optune::backends::cuda::NvrtcApi::get();
   return {{"ok", result.ok},
+          {"nvrtc", {{"library", nvrtc.library}, {"version", std::to_string(nvrtc.major) + "." + std::to_string(nvrtc.minor)}}},
           {"is_ptx", result.is_ptx},
           {"lowered_names", result.lowered_names},
           {"log", result.log},

@@ -79,7 +79,7 @@ TEST(CudaErrors, CheckThrowsAnErrorNamingTheCallAndTheCode) {
   } catch (const CudaError& error) {
     EXPECT_EQ(error.code(), CUDA_ERROR_ILLEGAL_ADDRESS);
     EXPECT_TRUE(error.is_sticky());
-    EXPECT_TRUE(std::string(error.what()).starts_with("cuLaunchKernel: CUDA_ERROR_ILLEGAL_ADDRESS")) << error.what();
+    EXPECT_STREQ(error.what(), "cuLaunchKernel: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered");
   }
   EXPECT_EQ(error_text(12345), "CUDA error 12345");
 }

@@ -225,6 +225,7 @@ TEST_F(NvrtcExecutable, CompiledWritesTheBinaryAndTheResult) {
   EXPECT_TRUE(json["ok"].get<bool>());
   EXPECT_FALSE(json["is_ptx"].get<bool>());
   EXPECT_EQ(json["binary_bytes"].get<std::size_t>(), fs::file_size(directory_ / "kernel.cubin"));
+  EXPECT_EQ(json["nvrtc"]["library"].get<std::string>(), NvrtcApi::get().library);
   EXPECT_TRUE(json["lowered_names"]["&scale<float, 16>"].get<std::string>().starts_with("_Z5scale"));
 }
 
