@@ -10,10 +10,10 @@
 // failed (the JSON says which), 2 no usable driver, device or NVRTC (one line on stderr).
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
 #include <iostream>
+#include <limits>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -189,11 +189,50 @@ json provoke_sticky_error(const Module& module, const CompileResult& compiled, C
     CUdeviceptr pointer = 0;
     const CUresult later = api.cuMemAlloc(&pointer, 4);
     if (later == CUDA_SUCCESS) api.cuMemFree(pointer);
-    report = {{"code", error.code()}, {"message", error.what()}, {"is_sticky", error.is_sticky()},
+    const std::string text = error_text(error.code());
+    report = {{"code", error.code()}, {"name", text.substr(0, text.find(':'))}, {"message", error.what()},
+              {"is_sticky", error.is_sticky()},
               {"later_cuMemAlloc", error_text(later)},
               {"ok", error.is_sticky() && later == error.code()}};
   }
   return report;
+}
+
+CompileResult compile_probe(const CudaDeviceInfo& device, const NvrtcApi& nvrtc, json& out) {
+  CompileRequest request;
+  request.source = kProbeSource;
+  request.program_name = "probe.cu";
+  request.arch = compile_arch(device.compute_major, device.compute_minor, nvrtc.supported_archs());
+  request.name_expressions = kProbeNameExpressions;
+  CompileResult compiled = compile_cuda(request);
+  out["nvrtc"] = {{"library", nvrtc.library}, {"version", fmt::format("{}.{}", nvrtc.major, nvrtc.minor)},
+                  {"supported_archs", nvrtc.supported_archs()}};
+  out["compile"] = {{"arch", request.arch}, {"ok", compiled.ok}, {"is_ptx", compiled.is_ptx},
+                    {"seconds", compiled.seconds}, {"binary_bytes", compiled.binary.size()},
+                    {"lowered_names", compiled.lowered_names}, {"log", compiled.log}};
+  return compiled;
+}
+
+// The launches, in one primary context; true when every check passed. The sticky error comes
+// last: nothing works in this process after it.
+bool run_checks(const Options& options, const CompileResult& compiled, json& out) {
+  CUdevice device = 0;
+  check(DriverApi::get().cuDeviceGet(&device, options.device), "cuDeviceGet");
+  PrimaryContext context(device);
+  Stream owned_stream = create_stream();
+  const CUstream stream = owned_stream.get();
+  Module module = load_module(compiled.binary.data());
+  const int n = options.n, repeats = options.repeats;
+  json checks = json::array();
+  checks.push_back(check_vector_add(module, compiled, stream, repeats));
+  checks.push_back(check_matmul<float>(module, compiled, "&matmul<float, 16>", 16, 1, n, stream, repeats));
+  checks.push_back(check_matmul<float>(module, compiled, "&matmul<float, 32>", 32, 8, n, stream, repeats));
+  checks.push_back(check_matmul<double>(module, compiled, "&matmul<double, 16>", 16, 2, n, stream, repeats));
+  out["checks"] = checks;
+  out["sticky_error"] = provoke_sticky_error(module, compiled, stream);
+  bool ok = out["sticky_error"]["ok"].get<bool>();
+  for (const json& c : checks) ok = ok && c["ok"].get<bool>();
+  return ok;
 }
 
 int run(const Options& options) {
@@ -202,55 +241,28 @@ int run(const Options& options) {
     std::cerr << "optune-cuda-probe: " << driver.missing << "\n";
     return 2;
   }
-  json out{{"driver_library", driver.library}};
+  json out{{"driver_library", driver.library}, {"ok", false}};
   const std::vector<CudaDeviceInfo> devices = list_cuda_devices();
   out["devices"] = devices;
-  if (options.device < 0 || options.device >= int(devices.size())) {
-    std::cout << out.dump(2) << "\n";
-    std::cerr << fmt::format("optune-cuda-probe: no CUDA device {} ({} found)\n", options.device, devices.size());
-    return 2;
-  }
   const NvrtcApi& nvrtc = NvrtcApi::get();
-  if (!nvrtc.is_available()) {
+  std::string unusable;
+  if (options.device < 0 || options.device >= int(devices.size())) {
+    unusable = fmt::format("no CUDA device {} ({} found)", options.device, devices.size());
+  } else if (!nvrtc.is_available()) {
+    unusable = nvrtc.missing;
+  }
+  if (!unusable.empty()) {
     std::cout << out.dump(2) << "\n";
-    std::cerr << "optune-cuda-probe: " << nvrtc.missing << "\n";
+    std::cerr << "optune-cuda-probe: " << unusable << "\n";
     return 2;
   }
-  const CudaDeviceInfo& device = devices[options.device];
-  CompileRequest request;
-  request.source = kProbeSource;
-  request.program_name = "probe.cu";
-  request.arch = compile_arch(device.compute_major, device.compute_minor, nvrtc.supported_archs());
-  request.name_expressions = kProbeNameExpressions;
-  const CompileResult compiled = compile_cuda(request);
-  out["nvrtc"] = {{"library", nvrtc.library}, {"version", fmt::format("{}.{}", nvrtc.major, nvrtc.minor)},
-                  {"supported_archs", nvrtc.supported_archs()}};
-  out["compile"] = {{"arch", request.arch}, {"ok", compiled.ok}, {"is_ptx", compiled.is_ptx},
-                    {"seconds", compiled.seconds}, {"binary_bytes", compiled.binary.size()},
-                    {"lowered_names", compiled.lowered_names}, {"log", compiled.log}};
-  out["ok"] = false;
-  if (!compiled.ok) {
-    std::cout << out.dump(2) << "\n";
-    return 1;
-  }
-  try {
-    CUdevice handle = 0;
-    check(driver.cuDeviceGet(&handle, options.device), "cuDeviceGet");
-    PrimaryContext context(handle);
-    Stream stream = create_stream();
-    Module module = load_module(compiled.binary.data());
-    json checks = json::array();
-    checks.push_back(check_vector_add(module, compiled, stream.get(), options.repeats));
-    checks.push_back(check_matmul<float>(module, compiled, "&matmul<float, 16>", 16, 1, options.n, stream.get(), options.repeats));
-    checks.push_back(check_matmul<float>(module, compiled, "&matmul<float, 32>", 32, 8, options.n, stream.get(), options.repeats));
-    checks.push_back(check_matmul<double>(module, compiled, "&matmul<double, 16>", 16, 2, options.n, stream.get(), options.repeats));
-    out["checks"] = checks;
-    out["sticky_error"] = provoke_sticky_error(module, compiled, stream.get());
-    bool ok = out["sticky_error"]["ok"].get<bool>();
-    for (const json& c : checks) ok = ok && c["ok"].get<bool>();
-    out["ok"] = ok;
-  } catch (const CudaError& error) {
-    out["error"] = {{"message", error.what()}, {"code", error.code()}, {"is_sticky", error.is_sticky()}};
+  const CompileResult compiled = compile_probe(devices[options.device], nvrtc, out);
+  if (compiled.ok) {
+    try {
+      out["ok"] = run_checks(options, compiled, out);
+    } catch (const CudaError& error) {
+      out["error"] = {{"message", error.what()}, {"code", error.code()}, {"is_sticky", error.is_sticky()}};
+    }
   }
   std::cout << out.dump(2) << "\n";
   return out["ok"].get<bool>() ? 0 : 1;
