@@ -17,6 +17,13 @@ target_compile_definitions(test_cuda_driver PRIVATE
   OPTUNE_CUDA_PROBE_EXECUTABLE="$<TARGET_FILE:optune-cuda-probe>"
   OPTUNE_CUDA_STUB_LIBRARY="${OPTUNE_CUDA_STUB_LIBRARY}")
 add_dependencies(test_cuda_driver optune-cuda-probe)
+# A stand-in driver (build/fake_libcuda/libcuda.so.1, never installed or linked): the driver test
+# runs itself again with it first on the loader's path.
+add_library(optune_fake_libcuda SHARED ${CMAKE_CURRENT_LIST_DIR}/fake_libcuda.c)
+set_target_properties(optune_fake_libcuda PROPERTIES OUTPUT_NAME cuda SOVERSION 1
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fake_libcuda)
+target_compile_definitions(test_cuda_driver PRIVATE OPTUNE_FAKE_LIBCUDA_DIR="$<TARGET_FILE_DIR:optune_fake_libcuda>")
+add_dependencies(test_cuda_driver optune_fake_libcuda)
 
 # Our declarations against the toolkit's headers, where a toolkit is installed (the test compiles
 # with cuda.h; nothing else in optune does).
