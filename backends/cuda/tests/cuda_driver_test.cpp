@@ -5,15 +5,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "devices.hpp"
 #include "driver_api.hpp"
@@ -25,12 +24,12 @@ using namespace optune::backends::cuda;
 
 struct Child {
   int status = -1;
-  std::string output;  // stdout and stderr
+  std::string output;  // stdout, and stderr unless left out
 };
 
-Child run(const std::string& command) {
+Child run(const std::string& command, bool with_stderr = true) {
   Child child;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  FILE* pipe = popen((command + (with_stderr ? " 2>&1" : " 2>/dev/null")).c_str(), "r");
   if (!pipe) throw std::runtime_error("popen failed: " + command);
   char buffer[4096];
   while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) child.output.append(buffer, n);
@@ -70,95 +69,72 @@ TEST(CudaDriver, ToolkitStubIsNamedAsTheStub) {
       << probe.output;
 }
 
-// DriverApi and list_cuda_devices() against tests/fake_libcuda.c: this binary runs again with the
-// fake first on the loader's path and one FakeDriverChild test selected, whose assertions decide
-// the child's exit status. The FakeDriverChild tests skip when run directly.
-Child run_with_fake_driver(const std::string& test, const std::string& environment = "") {
-  const std::string self = fs::read_symlink("/proc/self/exe").string();
-  return run("LD_LIBRARY_PATH=" OPTUNE_FAKE_LIBCUDA_DIR " OPTUNE_FAKE_DRIVER_CHILD=1 " + environment + " " + self +
-             " --gtest_filter=FakeDriverChild." + test);
+// DriverApi and list_cuda_devices() against tests/fake_libcuda.c, through the probe: with the
+// fake first on its loader path it lists the fake's devices, compiles for them and stops at the
+// first call the fake refuses (cuDevicePrimaryCtxRetain), printing its JSON on stdout.
+Child run_probe_with_fake_driver(const std::string& environment = "") {
+  return run(environment + " LD_LIBRARY_PATH=" OPTUNE_FAKE_LIBCUDA_DIR " " OPTUNE_CUDA_PROBE_EXECUTABLE, false);
 }
 
-void expect_child_passed(const Child& child) {
-  EXPECT_EQ(child.status, 0) << child.output;
-  EXPECT_NE(child.output.find("[  PASSED  ] 1 test."), std::string::npos) << child.output;
-  EXPECT_EQ(child.output.find("[  SKIPPED ]"), std::string::npos) << child.output;
+nlohmann::json parse_probe(const Child& probe) {
+  try {
+    return nlohmann::json::parse(probe.output);
+  } catch (const std::exception& error) {
+    ADD_FAILURE() << error.what() << "\n" << probe.output;
+    return nlohmann::json::object();
+  }
 }
 
 TEST(FakeDriver, DevicesAreDescribedThroughCuGetProcAddress) {
-  expect_child_passed(run_with_fake_driver("TwoDevicesThroughProcAddress"));
-}
-TEST(FakeDriver, DlsymOfTheVersionedNamesServesADriverWithoutProcAddress) {
-  expect_child_passed(run_with_fake_driver("OneDeviceThroughDlsym", "FAKE_CUDA_NO_PROC_ADDRESS=1"));
-}
-TEST(FakeDriver, NoDeviceLeavesTheDriverUsableAndTheListEmpty) {
-  expect_child_passed(run_with_fake_driver("NoDevice", "FAKE_CUDA_NO_DEVICE=1"));
-}
-
-// The probe as far as a driver without GPUs lets it go: devices listed, kernels compiled for the
-// fake's compute capability 9.0, then the context refused, reported as JSON with exit status 1.
-TEST(FakeDriver, ProbeCompilesForTheDeviceAndReportsTheFailingCall) {
-  const Child probe = run("LD_LIBRARY_PATH=" OPTUNE_FAKE_LIBCUDA_DIR " " OPTUNE_CUDA_PROBE_EXECUTABLE);
-  if (probe.status == 2 && probe.output.find("no NVRTC") != std::string::npos) GTEST_SKIP() << probe.output;
-  EXPECT_EQ(probe.status, 1) << probe.output;
-  EXPECT_NE(probe.output.find("\"name\": \"Fake GPU 1\""), std::string::npos) << probe.output;
-  EXPECT_NE(probe.output.find("\"arch\": \"sm_90a\""), std::string::npos) << probe.output;
-  EXPECT_NE(probe.output.find("\"_Z6matmulIfLi32EEvPKT_S2_PS0_ii\""), std::string::npos) << probe.output;
-  EXPECT_NE(probe.output.find("cuDevicePrimaryCtxRetain: CUDA_ERROR_INVALID_VALUE"), std::string::npos)
-      << probe.output;
-}
-
-class FakeDriverChild : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!std::getenv("OPTUNE_FAKE_DRIVER_CHILD")) GTEST_SKIP() << "runs as a child of the FakeDriver tests";
-  }
-};
-
-TEST_F(FakeDriverChild, TwoDevicesThroughProcAddress) {
-  const DriverApi& api = DriverApi::get();
-  ASSERT_TRUE(api.is_available()) << api.missing;
-  EXPECT_TRUE(api.library.starts_with(OPTUNE_FAKE_LIBCUDA_DIR)) << api.library;
-  const std::vector<CudaDeviceInfo> devices = list_cuda_devices();
-  ASSERT_EQ(devices.size(), 2u) << "the fake's cuGetProcAddress_v2 counts two devices, its dlsym'd export one";
-  const CudaDeviceInfo& device = devices[1];
-  EXPECT_EQ(device.ordinal, 1);
-  EXPECT_EQ(device.name, "Fake GPU 1");
-  EXPECT_EQ(device.compute_major, 9);
-  EXPECT_EQ(device.compute_minor, 0);
-  EXPECT_EQ(device.sm_count, 133);
-  EXPECT_EQ(device.total_memory_bytes, std::uint64_t(80) << 30);
-  EXPECT_EQ(device.l2_bytes, 52428800);
-  EXPECT_EQ(device.max_threads_per_block, 1024);
-  EXPECT_EQ(device.max_block_dims, (std::array<int, 3>{1024, 1024, 64}));
-  EXPECT_EQ(device.max_grid_dims, (std::array<int, 3>{2147483647, 65535, 65535}));
-  EXPECT_EQ(device.max_shared_per_block, 49152);
-  EXPECT_EQ(device.max_shared_per_block_optin, 232448);
-  EXPECT_EQ(device.registers_per_block, 65536);
-  EXPECT_EQ(device.warp_size, 32);
-  EXPECT_EQ(device.clock_khz, 1980000);
+  const Child probe = run_probe_with_fake_driver();
+  if (probe.status == 2) GTEST_SKIP() << "no NVRTC here, so the probe stops before the devices";
+  EXPECT_EQ(probe.status, 1);
+  const nlohmann::json out = parse_probe(probe);
+  EXPECT_TRUE(out.value("driver_library", "").starts_with(OPTUNE_FAKE_LIBCUDA_DIR)) << out;
+  ASSERT_EQ(out["devices"].size(), 2u) << "the fake's cuGetProcAddress_v2 counts two devices, its export one";
+  const nlohmann::json& device = out["devices"][1];
+  EXPECT_EQ(device["ordinal"], 1);
+  EXPECT_EQ(device["name"], "Fake GPU 1");
+  EXPECT_EQ(device["compute_capability"], "9.0");
+  EXPECT_EQ(device["sm_count"], 133);
+  EXPECT_EQ(device["total_memory_bytes"], std::uint64_t(80) << 30);
+  EXPECT_EQ(device["l2_bytes"], 52428800);
+  EXPECT_EQ(device["max_threads_per_block"], 1024);
+  EXPECT_EQ(device["max_block_dims"], nlohmann::json({1024, 1024, 64}));
+  EXPECT_EQ(device["max_grid_dims"], nlohmann::json({2147483647, 65535, 65535}));
+  EXPECT_EQ(device["max_shared_per_block"], 49152);
+  EXPECT_EQ(device["max_shared_per_block_optin"], 232448);
+  EXPECT_EQ(device["registers_per_block"], 65536);
+  EXPECT_EQ(device["warp_size"], 32);
+  EXPECT_EQ(device["clock_khz"], 1980000);
   if (fs::exists("/proc/driver/nvidia/version")) {
-    EXPECT_FALSE(device.driver_version.empty());
+    EXPECT_NE(device["driver_version"], "");
   } else {
-    EXPECT_EQ(device.driver_version, "13.0");
+    EXPECT_EQ(device["driver_version"], "13.0");
   }
+  EXPECT_EQ(out["compile"]["arch"], "sm_90a");
+  EXPECT_TRUE(out["compile"]["ok"].get<bool>());
+  EXPECT_EQ(out["compile"]["lowered_names"]["&matmul<float, 32>"], "_Z6matmulIfLi32EEvPKT_S2_PS0_ii");
+  EXPECT_TRUE(out["error"]["message"].get<std::string>().starts_with(
+      "cuDevicePrimaryCtxRetain: CUDA_ERROR_INVALID_VALUE"))
+      << out["error"];
+  EXPECT_FALSE(out["ok"].get<bool>());
 }
 
-TEST_F(FakeDriverChild, OneDeviceThroughDlsym) {
-  ASSERT_TRUE(DriverApi::get().is_available()) << DriverApi::get().missing;
-  const std::vector<CudaDeviceInfo> devices = list_cuda_devices();
-  ASSERT_EQ(devices.size(), 1u);
-  EXPECT_EQ(devices[0].name, "Fake GPU 0");
-  EXPECT_EQ(devices[0].total_memory_bytes, std::uint64_t(80) << 30);
+TEST(FakeDriver, DlsymOfTheVersionedNamesServesADriverWithoutProcAddress) {
+  const Child probe = run_probe_with_fake_driver("FAKE_CUDA_NO_PROC_ADDRESS=1");
+  if (probe.status == 2) GTEST_SKIP() << "no NVRTC here, so the probe stops before the devices";
+  const nlohmann::json out = parse_probe(probe);
+  ASSERT_EQ(out["devices"].size(), 1u) << out;
+  EXPECT_EQ(out["devices"][0]["name"], "Fake GPU 0");
+  EXPECT_EQ(out["devices"][0]["total_memory_bytes"], std::uint64_t(80) << 30);
 }
 
-TEST_F(FakeDriverChild, NoDevice) {
-  const DriverApi& api = DriverApi::get();
-  EXPECT_TRUE(api.is_available()) << api.missing;
-  EXPECT_EQ(api.init_result, CUDA_ERROR_NO_DEVICE);
-  EXPECT_FALSE(api.has_devices());
-  EXPECT_TRUE(list_cuda_devices().empty());
-  EXPECT_EQ(error_text(CUDA_ERROR_NO_DEVICE), "CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected");
+TEST(FakeDriver, NoDeviceLeavesTheDriverUsableAndTheListEmpty) {
+  const Child probe = run("FAKE_CUDA_NO_DEVICE=1 LD_LIBRARY_PATH=" OPTUNE_FAKE_LIBCUDA_DIR " " OPTUNE_CUDA_PROBE_EXECUTABLE);
+  EXPECT_EQ(probe.status, 2);
+  EXPECT_NE(probe.output.find("\"devices\": []"), std::string::npos) << probe.output;
+  EXPECT_NE(probe.output.find("optune-cuda-probe: no CUDA device 0 (0 found)"), std::string::npos) << probe.output;
 }
 
 TEST(CudaErrors, StickyCodesAreTheOnesThatPoisonTheProcess) {
