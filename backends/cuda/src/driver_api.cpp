@@ -126,10 +126,13 @@ DriverApi DriverApi::load(const std::string& name) {
   }
   api.library = library.path;
   resolve_all(library, api);
-  if (!api.missing.empty()) return api;
+  if (!api.cuInit) return api;
+  // cuInit first: a stub of another release may lack a function, but it is a stub before all.
   api.init_result = api.cuInit(0);
   if (api.init_result == CUDA_ERROR_STUB_LIBRARY) {
     api.missing = fmt::format("{} is the CUDA toolkit's stub, not a driver ({})", name, library.path);
+  } else if (!api.missing.empty()) {
+    return api;
   } else if (api.init_result != CUDA_SUCCESS && api.init_result != CUDA_ERROR_NO_DEVICE) {
     api.missing = fmt::format("cuInit: {} ({})", error_text(api, api.init_result), library.path);
   }
