@@ -12,8 +12,16 @@ optune="$build/bin/optune"
 # CLI11 prints argv[0] on the Usage line, an absolute path that differs per build folder; it is
 # replaced by "optune" so the output is the same on every machine. No other line of the help holds
 # a path, a date or a machine-specific default (--jobs says "0: all cores", not the count).
+# The target forms depend on the backends a build has (-DOPTUNE_OPENCL=OFF, a CUDA backend): they
+# are written as one placeholder, so the reference is the same for every build.
+target_forms=$("$optune" --help | sed -n -E 's/.*; targets: (.*)$/\1/p' | head -n 1)
+[ -n "$target_forms" ] || { echo "optune --help names no targets" >&2; exit 1; }
 help() {
-  "$optune" "$@" --help | sed -E 's#^Usage: [^ ]*optune#Usage: optune#'
+  local text
+  # The sentinel keeps the help's trailing blank lines, which $(...) would strip.
+  text=$("$optune" "$@" --help | sed -E 's#^Usage: [^ ]*optune#Usage: optune#'; echo .)
+  text=${text%.}
+  printf '%s' "${text//"$target_forms"/cpu, cpu:<triple>, ... (those of the build\'s backends)}"
 }
 
 # The names listed under "Subcommands:" in a help text: two spaces, the name, then its description.

@@ -100,6 +100,7 @@ nlohmann::json DeviceInfo::fingerprint() const {
   // Only devices that report it (OpenCL's) carry it: adding it to CPU fingerprints would change
   // their ids.
   if (preferred_vector_width > 0) json["preferred_vector_width"] = preferred_vector_width;
+  if (!attributes.empty()) json["attributes"] = attributes;
   return json;
 }
 
@@ -137,6 +138,11 @@ DeviceInfo DeviceInfo::from_fingerprint(const nlohmann::json& json) {
       for (const auto& size : *sizes) info.max_work_item_sizes.push_back(count_value(size, "max_work_item_sizes", 0, kMaxBytes));
     }
     info.preferred_vector_width = count(json, "preferred_vector_width", info.preferred_vector_width, 0, 1024);
+    if (auto attributes = json.find("attributes"); attributes != json.end()) {
+      if (!attributes->is_object()) throw std::invalid_argument("device fingerprint: attributes: expected an object");
+      for (const auto& [name, value] : attributes->items())
+        info.attributes[name] = count_value(value, ("attributes." + name).c_str(), 0, kMaxBytes);
+    }
   } catch (const nlohmann::json::exception& error) {
     throw std::invalid_argument("device fingerprint: " + std::string(error.what()));
   }

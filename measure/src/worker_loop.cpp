@@ -106,6 +106,12 @@ class WorkerLoop {
       WorkerReply reply = check_and_time(backend, request);
       if (left_behind()) reply.replace_worker = true;
       return reply;
+    } catch (const std::exception& error) {
+      backend.reset();
+      if (!backend.needs_fresh_process()) throw;
+      WorkerReply reply = failure_reply("runtime_error", error.what());
+      reply.replace_worker = true;
+      return reply;
     } catch (...) {
       backend.reset();
       throw;

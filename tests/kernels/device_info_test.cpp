@@ -128,5 +128,23 @@ TEST(DeviceInfo, FromFingerprintRefusesCountsOutOfRange) {
   EXPECT_EQ(read.l3_bytes, std::int64_t{1} << 40);
 }
 
+TEST(DeviceInfo, AttributesRoundTripAndLeaveFingerprintsWithoutThemAsTheyWere) {
+  const DeviceInfo cpu = sample_cpu();
+  EXPECT_FALSE(cpu.fingerprint().contains("attributes"));
+  // The id this device had before attributes existed: records stored under it still match.
+  EXPECT_EQ(cpu.fingerprint_id(), "9ee885e83df49e6e");
+  DeviceInfo gpu = cpu;
+  gpu.attributes = {{"warp_size", 32}, {"max_grid_dim_y", 65535}};
+  EXPECT_NE(gpu.fingerprint_id(), cpu.fingerprint_id());
+  const DeviceInfo back = DeviceInfo::from_fingerprint(gpu.fingerprint());
+  EXPECT_EQ(back.attributes, gpu.attributes);
+  EXPECT_EQ(back.fingerprint_id(), gpu.fingerprint_id());
+  nlohmann::json listed = gpu.fingerprint();
+  listed["attributes"] = nlohmann::json::array({32});
+  EXPECT_THROW(DeviceInfo::from_fingerprint(listed), std::invalid_argument);
+  listed["attributes"] = {{"warp_size", -1}};
+  EXPECT_THROW(DeviceInfo::from_fingerprint(listed), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace optune::kernels

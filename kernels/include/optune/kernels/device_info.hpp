@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,7 @@
 namespace optune::kernels {
 
 struct DeviceInfo {
-  std::string kind = "cpu";  // "cpu" or "opencl"
+  std::string kind = "cpu";  // the backend: "cpu", "opencl", ...
   std::string name;          // CPU model name, or OpenCL device name
   std::string arch;          // "x86_64", "aarch64", ...
   int cores = 1;             // cores available to this process (CPU) or compute units (OpenCL)
@@ -29,6 +30,9 @@ struct DeviceInfo {
   std::int64_t max_work_group_size = 0;
   std::vector<std::int64_t> max_work_item_sizes;
   int preferred_vector_width = 0;  // CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT; 0 = unknown
+  // Further facts a backend reports by name (a GPU's warp size, grid limits, registers per block),
+  // integers; empty for CPUs and OpenCL devices, whose fingerprints (and ids) stay as they were.
+  std::map<std::string, std::int64_t, std::less<>> attributes;
 
   bool has_isa(const std::string& flag) const;
   // Widest float32 SIMD vector the kernels should use: 16 (AVX-512), 8 (AVX2), 4 (NEON/SSE).

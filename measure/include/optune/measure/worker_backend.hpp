@@ -64,6 +64,10 @@ class WorkerBackend {
   // After an exception from this backend's candidate: drop state that may be broken (an OpenCL
   // context after a fault), so the next candidate starts clean.
   virtual void reset() {}
+  // After reset(): whether this process can no longer measure on the backend (a CUDA context lost
+  // to an illegal address stays lost until the process exits). The loop then tells the runner to
+  // replace the worker, so the fault is one record and the next candidate runs in a fresh process.
+  virtual bool needs_fresh_process() const { return false; }
 };
 
 }  // namespace optune::measure
