@@ -16,27 +16,15 @@
 
 #include "devices.hpp"
 #include "driver_api.hpp"
+#include "child_process.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace optune::backends::cuda;
 
-struct Child {
-  int status = -1;
-  std::string output;  // stdout, and stderr unless left out
-};
-
-Child run(const std::string& command, bool with_stderr = true) {
-  Child child;
-  FILE* pipe = popen((command + (with_stderr ? " 2>&1" : " 2>/dev/null")).c_str(), "r");
-  if (!pipe) throw std::runtime_error("popen failed: " + command);
-  char buffer[4096];
-  while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) child.output.append(buffer, n);
-  const int status = pclose(pipe);
-  child.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return child;
-}
+using test_support::Child;
+using test_support::run;
 
 TEST(CudaDriver, NoDriverMeansNoDevicesAndAReasonNamingLibcuda) {
   const DriverApi& api = DriverApi::get();

@@ -20,6 +20,7 @@
 #include "compile.hpp"
 #include "nvrtc_api.hpp"
 #include "probe_kernels.hpp"
+#include "child_process.hpp"
 
 namespace {
 
@@ -173,21 +174,8 @@ TEST_F(NvrtcCompile, LoadedNvrtcSupportsHopperAndFallsBackBeyondItsList) {
 }
 
 // optune-nvrtc, one compile per process.
-struct Child {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
-
-Child run(const std::string& command) {
-  Child child;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) throw std::runtime_error("popen failed: " + command);
-  char buffer[4096];
-  while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) child.output.append(buffer, n);
-  const int status = pclose(pipe);
-  child.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return child;
-}
+using test_support::Child;
+using test_support::run;
 
 class NvrtcExecutable : public NvrtcCompile {
  protected:
