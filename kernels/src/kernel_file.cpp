@@ -27,6 +27,34 @@ bool is_identifier(const std::string& name) {
                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
 }
 
+// A template instance as a compiler names it by text (NVRTC's name expressions): an identifier,
+// '<', arguments made of identifiers, numbers, '::', '*', '&', commas, spaces and nested <...>,
+// and the '>' that closes the first '<' last. Anything else (parentheses, quotes, operators)
+// would reach the compiler as code, so it is refused. Returns the problem, or "" when well-formed.
+std::string template_entry_problem(const std::string& entry) {
+  const auto open = entry.find('<');
+  if (!is_identifier(entry.substr(0, open))) return "its name before '<' is not an identifier";
+  int depth = 0;
+  for (std::size_t i = open; i < entry.size(); ++i) {
+    const char c = entry[i];
+    if (std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_.,*& ").find(c) != std::string_view::npos) continue;
+    if (c == ':') {
+      if (i + 1 >= entry.size() || entry[i + 1] != ':') return "a ':' that is not part of '::'";
+      ++i;
+    } else if (c == '<') {
+      ++depth;
+    } else if (c == '>') {
+      if (--depth < 0) return "a '>' closes no '<'";
+      if (depth == 0 && i + 1 != entry.size()) return "text after the '>' that closes its arguments";
+    } else {
+      return std::string("'") + c + "', which a template argument of identifiers, numbers, ::, *, & and spaces cannot hold";
+    }
+  }
+  if (depth != 0) return "a '<' that no '>' closes";
+  if (entry.find_first_not_of(' ', open + 1) == entry.size() - 1) return "no template arguments between '<' and '>'";
+  return "";
+}
+
 // Extents and knobs reach the kernel's source as macros (-DNAME=value): a keyword of C++ (every
 // backend's kernel language is C or C++ based) or of the backend's own language (its traits: OpenCL
 // C's address spaces) as a macro breaks every build of the kernel, so the file is refused instead.
@@ -175,9 +203,20 @@ class KernelFileParser {
       fail(root_.get("backend"), "backend", "'" + spec_.backend + "' is not a backend of kernel files (" + backends_.names() + ")");
     spec_.source = existing_file(required(root_, "source", "source"), "source");
     spec_.entry = required_string(root_, "entry", "entry");
-    if (!is_identifier(spec_.entry)) fail(root_.get("entry"), "entry", "'" + spec_.entry + "' is not an identifier");
+    check_entry(spec_.entry, root_.get("entry"), "entry");
     if (const toml::node* description = root_.get("description")) spec_.description = string_of(*description, "description");
     if (const toml::node* options = root_.get("build_options")) parse_build_options(*options);
+  }
+
+  // An entry (or a reference) as the backend names kernels: an identifier, or with
+  // template_entries also a template instance, "matmul<float, TILE>".
+  void check_entry(const std::string& entry, const toml::node* where, const std::string& field) const {
+    if (is_identifier(entry)) return;
+    if (!spec_.traits->template_entries || entry.find('<') == std::string::npos)
+      fail(where, field, "'" + entry + "' is not an identifier" +
+                             (spec_.traits->template_entries ? " or a template instance name<args>" : ""));
+    if (const std::string problem = template_entry_problem(entry); !problem.empty())
+      fail(where, field, "'" + entry + "' is not a template instance name<args>: " + problem);
   }
 
   void parse_build_options(const toml::node& node) {
@@ -377,13 +416,36 @@ class KernelFileParser {
 
   void parse_launch() {
     const toml::node* node = root_.get("launch");
-    if (spec_.traits->launch == LaunchModel::kCall) {
+    const LaunchModel model = spec_.traits->launch;
+    if (model == LaunchModel::kCall) {
       if (node) fail(node, "launch", "a " + spec_.backend + " kernel has no launch (its entry is called once)");
       return;
     }
-    if (!node) fail(&root_, "launch", "missing; an " + spec_.backend + " kernel needs global and local sizes");
+    if (!node)
+      fail(&root_, "launch", model == LaunchModel::kNDRange
+                                 ? "missing; an " + spec_.backend + " kernel needs global and local sizes"
+                                 : "missing; a " + spec_.backend + " kernel needs a grid (blocks) and a block (threads)");
     const toml::table& table = table_of(*node, "launch");
-    reject_unknown_keys(table, "launch.", {"global", "local"});
+    reject_unknown_keys(table, "launch.", {"global", "local", "grid", "block", "shared_memory"});
+    reject_other_launch_model(table, "launch", "kernel");
+    spec_.launch = model == LaunchModel::kNDRange ? parse_ndrange(table) : parse_grid_block(table);
+  }
+
+  // The other launch model's keys, refused by name: a file moved between an OpenCL and a
+  // grid/block backend is their likely cause, and "unknown key" would not say so.
+  void reject_other_launch_model(const toml::table& table, const std::string& section, const std::string& what) const {
+    const bool grid_block = spec_.traits->launch == LaunchModel::kGridBlock;
+    const std::vector<const char*> others =
+        grid_block ? std::vector<const char*>{"global", "local"} : std::vector<const char*>{"grid", "block", "shared_memory"};
+    for (const char* key : others) {
+      if (!table.contains(key)) continue;
+      fail(table.get(key), section + "." + key,
+           grid_block ? "a " + spec_.backend + " " + what + " launches a grid of blocks: give grid and block (Kernel Tuner's terms), not global and local"
+                      : "belongs to grid/block backends; an " + spec_.backend + " " + what + " launches an NDRange: give global and local");
+    }
+  }
+
+  KernelLaunch parse_ndrange(const toml::table& table) const {
     KernelLaunch launch;
     launch.global = dims(array_of(required(table, "global", "launch.global"), "launch.global"), "launch.global", true);
     const toml::array& local = array_of(required(table, "local", "launch.local"), "launch.local");
@@ -391,7 +453,50 @@ class KernelFileParser {
     if (launch.local.size() != launch.global.size())
       fail(&local, "launch.local", "has " + std::to_string(launch.local.size()) + " dimensions, global " +
                                        std::to_string(launch.global.size()));
-    spec_.launch = std::move(launch);
+    return launch;
+  }
+
+  KernelLaunch parse_grid_block(const toml::table& table) const {
+    KernelLaunch launch;
+    launch.global = dims(array_of(required(table, "grid", "launch.grid"), "launch.grid"), "launch.grid", true);
+    if (const toml::node* block = table.get("block")) {
+      launch.local = dims(array_of(*block, "launch.block"), "launch.block", true);
+      if (launch.local.size() != launch.global.size())
+        fail(block, "launch.block", "has " + std::to_string(launch.local.size()) + " dimensions, grid " +
+                                        std::to_string(launch.global.size()));
+    } else {
+      launch.local = default_block(table, launch.global.size());
+    }
+    if (const toml::node* shared = table.get("shared_memory"))
+      launch.shared_memory = expression(*shared, "launch.shared_memory", true);
+    return launch;
+  }
+
+  // Without `block`, the block is the knobs Kernel Tuner's block_size_names default to:
+  // block_size_x, _y and _z, each the dimension its letter names, 1 where the knob is absent.
+  std::vector<Expression> default_block(const toml::table& table, std::size_t dimensions) const {
+    static constexpr std::array<const char*, 3> kNames = {"block_size_x", "block_size_y", "block_size_z"};
+    const auto knob_named = [&](const std::string& name) -> const KernelKnob* {
+      const auto found = std::find_if(spec_.knobs.begin(), spec_.knobs.end(), [&](const KernelKnob& k) { return k.name == name; });
+      return found == spec_.knobs.end() ? nullptr : &*found;
+    };
+    if (!knob_named(kNames[0]))
+      fail(&table, "launch.block", "missing, and there is no knob block_size_x to default it to (Kernel Tuner's block_size_names)");
+    std::vector<Expression> block;
+    for (std::size_t d = 0; d < kNames.size(); ++d) {
+      const KernelKnob* knob = knob_named(kNames[d]);
+      if (d >= dimensions) {
+        if (knob)
+          fail(&table, "launch.block", std::string("missing, and knob ") + kNames[d] + " makes the block " + std::to_string(d + 1) +
+                                           "-dimensional, but launch.grid has " + std::to_string(dimensions) +
+                                           "; give the grid as many dimensions (\"1\" where unused)");
+        continue;
+      }
+      if (knob && !knob->is_numeric())
+        fail(&table, "launch.block", std::string("missing, and knob ") + kNames[d] + ", its default, has strings for values");
+      block.emplace_back(knob ? kNames[d] : "1", names_);
+    }
+    return block;
   }
 
   void parse_check() {
@@ -400,7 +505,8 @@ class KernelFileParser {
     set_default_tolerances(check);
     if (!node) return;
     const toml::table& table = table_of(*node, "check");
-    reject_unknown_keys(table, "check.", {"reference", "reference_source", "global", "local", "expected", "rtol", "atol"});
+    reject_unknown_keys(table, "check.", {"reference", "reference_source", "global", "local", "grid", "block",
+                                          "shared_memory", "expected", "rtol", "atol"});
     if (table.contains("reference") == table.contains("expected"))
       fail(&table, "check", "give either reference or expected");
     if (table.contains("reference")) parse_reference(table);
@@ -427,15 +533,20 @@ class KernelFileParser {
     KernelCheck& check = spec_.check;
     check.kind = KernelCheck::Kind::kReference;
     check.reference = required_string(table, "reference", "check.reference");
-    if (!is_identifier(check.reference))
-      fail(table.get("reference"), "check.reference", "'" + check.reference + "' is not an identifier");
+    check_entry(check.reference, table.get("reference"), "check.reference");
     check.reference_source = spec_.source;
     if (const toml::node* source = table.get("reference_source")) check.reference_source = existing_file(*source, "check.reference_source");
     if (spec_.traits->launch == LaunchModel::kCall) {
-      for (const char* key : {"global", "local"})
+      for (const char* key : {"global", "local", "grid", "block", "shared_memory"})
         if (table.contains(key)) fail(table.get(key), std::string("check.") + key, "a " + spec_.backend + " reference has no launch");
       return;
     }
+    reject_other_launch_model(table, "check", "reference");
+    if (spec_.traits->launch == LaunchModel::kNDRange) parse_reference_ndrange(table);
+    else parse_reference_grid_block(table);
+  }
+
+  void parse_reference_ndrange(const toml::table& table) {
     const toml::node& global = required(table, "global", "check.global");
     KernelLaunch launch;
     launch.global = dims(array_of(global, "check.global"), "check.global", false);
@@ -443,13 +554,26 @@ class KernelFileParser {
       launch.local = dims(array_of(*local, "check.local"), "check.local", false);
       if (launch.local.size() != launch.global.size()) fail(local, "check.local", "needs as many dimensions as check.global");
     }
-    check.reference_launch = std::move(launch);
+    spec_.check.reference_launch = std::move(launch);
+  }
+
+  // The reference's launch is the same for every config, so it names no knobs, and its block has
+  // no default from them.
+  void parse_reference_grid_block(const toml::table& table) {
+    KernelLaunch launch;
+    launch.global = dims(array_of(required(table, "grid", "check.grid"), "check.grid"), "check.grid", false);
+    const toml::node& block = required(table, "block", "check.block");
+    launch.local = dims(array_of(block, "check.block"), "check.block", false);
+    if (launch.local.size() != launch.global.size()) fail(&block, "check.block", "needs as many dimensions as check.grid");
+    if (const toml::node* shared = table.get("shared_memory"))
+      launch.shared_memory = expression(*shared, "check.shared_memory", false);
+    spec_.check.reference_launch = std::move(launch);
   }
 
   void parse_expected(const toml::table& table) {
     KernelCheck& check = spec_.check;
     check.kind = KernelCheck::Kind::kExpected;
-    for (const char* key : {"reference_source", "global", "local"})
+    for (const char* key : {"reference_source", "global", "local", "grid", "block", "shared_memory"})
       if (table.contains(key)) fail(table.get(key), std::string("check.") + key, "belongs to a reference, not to expected");
     const toml::node& expected = *table.get("expected");
     if (expected.is_string()) {

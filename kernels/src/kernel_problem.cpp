@@ -42,8 +42,6 @@ std::pair<double, double> integer_range(DataType type) {
   }
 }
 
-// What the device allows a work-group; 0 where it does not say.
-
 // A launch evaluated for one set of values: the sizes, or the first problem found.
 struct LaunchOutcome {
   LaunchSize size;
@@ -51,12 +49,22 @@ struct LaunchOutcome {
   std::string problem;
 };
 
-LaunchOutcome evaluate_launch(const KernelLaunch& launch, const std::string& field, std::span<const double> values,
-                              const WorkGroupLimits& limits) {
-  LaunchOutcome outcome;
+std::string count_text(double value) { return std::to_string(static_cast<std::int64_t>(value)); }
+
+// "launch.global[1]"
+std::string dimension_field(const std::string& field, std::string_view key, std::size_t dimension) {
+  std::string text = field;
+  text.append(key).append("[").append(std::to_string(dimension)).append("]");
+  return text;
+}
+
+// The sizes: each a positive integer, as the expression gives it (no rounding).
+void evaluate_sizes(const KernelLaunch& launch, const std::string& field, std::span<const double> values,
+                    LaunchModel model, LaunchOutcome& outcome) {
+  const bool grid_block = model == LaunchModel::kGridBlock;
   outcome.size.dimensions = static_cast<int>(launch.global.size());
   outcome.size.has_local = !launch.local.empty();
-  const auto size_of = [&](const Expression& expression, const std::string& dimension_field) -> std::int64_t {
+  const auto size_of = [&](const Expression& expression, const std::string& size_field) -> std::int64_t {
     if (!outcome.problem.empty()) return 1;
     try {
       const std::int64_t size = expression.evaluate_integer(values);
@@ -65,36 +73,86 @@ LaunchOutcome evaluate_launch(const KernelLaunch& launch, const std::string& fie
     } catch (const std::domain_error& error) {
       outcome.problem = error.what();
     }
-    outcome.field = dimension_field;
+    outcome.field = size_field;
     return 1;
   };
   for (std::size_t d = 0; d < launch.global.size(); ++d) {
-    const std::string index = "[" + std::to_string(d) + "]";
-    outcome.size.global[d] = size_of(launch.global[d], field + ".global" + index);
-    if (outcome.size.has_local) outcome.size.local[d] = size_of(launch.local[d], field + ".local" + index);
+    outcome.size.global[d] = size_of(launch.global[d], dimension_field(field, grid_block ? ".grid" : ".global", d));
+    if (outcome.size.has_local)
+      outcome.size.local[d] = size_of(launch.local[d], dimension_field(field, grid_block ? ".block" : ".local", d));
   }
-  if (!outcome.problem.empty() || !outcome.size.has_local) return outcome;
+}
+
+// OpenCL 1.2: local divides global, and the work-group fits the device.
+void check_ndrange(const std::string& field, const WorkGroupLimits& limits, LaunchOutcome& outcome) {
   double work_group = 1;
-  for (std::size_t d = 0; d < launch.global.size(); ++d) {
-    const std::string index = "[" + std::to_string(d) + "]";
+  for (std::size_t d = 0; d < static_cast<std::size_t>(outcome.size.dimensions); ++d) {
     const std::int64_t global = outcome.size.global[d], local = outcome.size.local[d];
     work_group *= static_cast<double>(local);
     if (global % local != 0) {
-      outcome.field = field + ".global" + index;
+      outcome.field = dimension_field(field, ".global", d);
       outcome.problem = std::to_string(global) + " is not a multiple of the local size " + std::to_string(local);
-      return outcome;
+      return;
     }
     if (limits.max_per_dimension[d] > 0 && static_cast<double>(local) > limits.max_per_dimension[d]) {
-      outcome.field = field + ".local" + index;
+      outcome.field = dimension_field(field, ".local", d);
       outcome.problem = std::to_string(local) + " exceeds max_work_item_size_" + std::to_string(d);
-      return outcome;
+      return;
     }
   }
   if (limits.max_size > 0 && work_group > limits.max_size) {
     outcome.field = field + ".local";
-    outcome.problem = "a work-group of " + std::to_string(static_cast<std::int64_t>(work_group)) +
-                      " work-items exceeds max_work_group_size " + std::to_string(static_cast<std::int64_t>(limits.max_size));
+    outcome.problem = "a work-group of " + count_text(work_group) + " work-items exceeds max_work_group_size " +
+                      count_text(limits.max_size);
   }
+}
+
+// A grid counts blocks, so only the block is held to the device: its threads per dimension and in
+// all, and its dynamic shared memory (a whole number of bytes, at least 0).
+void check_grid_block(const KernelLaunch& launch, const std::string& field, std::span<const double> values,
+                      const WorkGroupLimits& limits, LaunchOutcome& outcome) {
+  static constexpr std::array<const char*, 3> kAxes = {"x", "y", "z"};
+  double threads = 1;
+  for (std::size_t d = 0; d < static_cast<std::size_t>(outcome.size.dimensions); ++d) {
+    const std::int64_t block = outcome.size.local[d];
+    threads *= static_cast<double>(block);
+    if (limits.max_per_dimension[d] > 0 && static_cast<double>(block) > limits.max_per_dimension[d]) {
+      outcome.field = dimension_field(field, ".block", d);
+      outcome.problem = std::to_string(block) + " threads exceed the device's max_block_dim_" + kAxes[d] + " " +
+                        count_text(limits.max_per_dimension[d]);
+      return;
+    }
+  }
+  if (limits.max_size > 0 && threads > limits.max_size) {
+    outcome.field = field + ".block";
+    outcome.problem = "a block of " + count_text(threads) + " threads exceeds the device's max_threads_per_block " +
+                      count_text(limits.max_size);
+    return;
+  }
+  if (!launch.shared_memory) return;
+  const Expression& shared_memory = *launch.shared_memory;
+  std::int64_t bytes = 0;
+  try {
+    bytes = shared_memory.evaluate_integer(values);
+  } catch (const std::domain_error& error) {
+    outcome.problem = error.what();
+  }
+  if (outcome.problem.empty() && bytes < 0)
+    outcome.problem = "\"" + shared_memory.text() + "\" is " + std::to_string(bytes) + "; bytes must be at least 0";
+  if (outcome.problem.empty() && limits.max_shared_memory > 0 && static_cast<double>(bytes) > limits.max_shared_memory)
+    outcome.problem = std::to_string(bytes) + " bytes exceed the device's max_shared_memory_per_block " +
+                      count_text(limits.max_shared_memory);
+  if (!outcome.problem.empty()) outcome.field = field + ".shared_memory";
+  else outcome.size.shared_memory_bytes = bytes;
+}
+
+LaunchOutcome evaluate_launch(const KernelLaunch& launch, const std::string& field, std::span<const double> values,
+                              LaunchModel model, const WorkGroupLimits& limits) {
+  LaunchOutcome outcome;
+  evaluate_sizes(launch, field, values, model, outcome);
+  if (!outcome.problem.empty() || !outcome.size.has_local) return outcome;
+  if (model == LaunchModel::kGridBlock) check_grid_block(launch, field, values, limits, outcome);
+  else check_ndrange(field, limits, outcome);
   return outcome;
 }
 
@@ -107,6 +165,7 @@ struct KernelProblem::Values {
   std::size_t first_knob = 0;
   std::vector<KernelKnob> knobs;
   std::optional<KernelLaunch> launch;
+  LaunchModel launch_model = LaunchModel::kCall;
   WorkGroupLimits work_group_limits;
 
   std::vector<double> of(const search_space::Config& config) const {
@@ -167,6 +226,7 @@ KernelProblem::KernelProblem(KernelSpec spec, std::string_view shape_text, const
   values->fixed.insert(values->fixed.end(), limits.begin(), limits.end());
   values->knobs = spec_.knobs;
   values->launch = spec_.launch;
+  values->launch_model = spec_.traits->launch;
   if (spec_.traits->work_group_limits) values->work_group_limits = spec_.traits->work_group_limits(device);
   values_ = std::move(values);
   bind_totals();
@@ -249,7 +309,8 @@ void KernelProblem::check_expected_files() const {
 
 void KernelProblem::bind_reference_launch() {
   if (!spec_.check.reference_launch) return;
-  const LaunchOutcome outcome = evaluate_launch(*spec_.check.reference_launch, "check", values_->fixed, values_->work_group_limits);
+  const LaunchOutcome outcome = evaluate_launch(*spec_.check.reference_launch, "check", values_->fixed,
+                                                values_->launch_model, values_->work_group_limits);
   if (!outcome.problem.empty()) fail(outcome.field, outcome.problem);
   reference_launch_ = outcome.size;
 }
@@ -265,11 +326,14 @@ void KernelProblem::build_space() {
     });
   }
   if (!spec_.launch) return;
-  space_.add_constraint(
-      "launch: positive whole sizes, local dividing global, a work-group within the device's limits",
-      [values = values_](const search_space::ConfigView& view) {
-        return evaluate_launch(*values->launch, "launch", values->of(view.config()), values->work_group_limits).problem.empty();
-      });
+  const std::string description =
+      values_->launch_model == LaunchModel::kGridBlock
+          ? "launch: positive whole grid and block sizes, a block and its shared memory within the device's limits"
+          : "launch: positive whole sizes, local dividing global, a work-group within the device's limits";
+  space_.add_constraint(description, [values = values_](const search_space::ConfigView& view) {
+    return evaluate_launch(*values->launch, "launch", values->of(view.config()), values->launch_model, values->work_group_limits)
+        .problem.empty();
+  });
 }
 
 std::vector<KernelDefine> KernelProblem::defines(const search_space::Config& config) const {
@@ -286,9 +350,45 @@ std::vector<std::string> KernelProblem::build_options(const search_space::Config
   return options;
 }
 
+std::string KernelProblem::entry(const search_space::Config& config) const { return instantiated(spec_.entry, config); }
+
+std::string KernelProblem::reference_entry(const search_space::Config& config) const {
+  return instantiated(spec_.check.reference, config);
+}
+
+// The parser has checked a template entry's form, so a scan for identifier tokens suffices; a
+// token after '::' is a member of a scope (std::size_t), not one of the file's names.
+std::string KernelProblem::instantiated(const std::string& entry, const search_space::Config& config) const {
+  const auto open = entry.find('<');
+  if (open == std::string::npos) return entry;
+  const auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  const auto value_of = [&](const std::string& name) {
+    for (std::size_t k = 0; k < spec_.knobs.size(); ++k)
+      if (spec_.knobs[k].name == name) return spec_.knobs[k].value_text(config.options.at(k));
+    for (const Extent& extent : extents_)
+      if (extent.name == name) return std::to_string(extent.value);
+    return name;
+  };
+  std::string result = entry.substr(0, open);
+  for (std::size_t i = open; i < entry.size();) {
+    if (!is_word(entry[i])) {
+      result += entry[i++];
+      continue;
+    }
+    std::size_t end = i;
+    while (end < entry.size() && is_word(entry[end])) ++end;
+    const std::string token = entry.substr(i, end - i);
+    const bool is_scoped = i >= 2 && entry.compare(i - 2, 2, "::") == 0;
+    result += is_scoped || std::isdigit(static_cast<unsigned char>(token[0])) ? token : value_of(token);
+    i = end;
+  }
+  return result;
+}
+
 LaunchSize KernelProblem::launch(const search_space::Config& config) const {
   if (!spec_.launch) throw std::logic_error(spec_.file.string() + ": a " + spec_.backend + " kernel has no launch");
-  const LaunchOutcome outcome = evaluate_launch(*spec_.launch, "launch", values_->of(config), values_->work_group_limits);
+  const LaunchOutcome outcome =
+      evaluate_launch(*spec_.launch, "launch", values_->of(config), values_->launch_model, values_->work_group_limits);
   if (!outcome.problem.empty()) fail(outcome.field, outcome.problem);
   return outcome.size;
 }

@@ -112,6 +112,9 @@ void to_json(nlohmann::json& json, const KernelOperandsSpec& spec) {
   if (check.kind == kernels::KernelCheck::Kind::kReference) {
     const auto& l = check.launch;
     c["launch"] = {{"dimensions", l.dimensions}, {"global", l.global}, {"local", l.local}, {"has_local", l.has_local}};
+    // Only grid/block launches have it: written when set, so other launches' JSON (and the
+    // operands' id, which is made of it) stays as it was.
+    if (l.shared_memory_bytes != 0) c["launch"]["shared_memory_bytes"] = l.shared_memory_bytes;
   }
   if (!check.expected_files.empty()) c["expected_files"] = check.expected_files;
   json["check"] = std::move(c);
@@ -152,6 +155,7 @@ void from_json(const nlohmann::json& json, KernelOperandsSpec& spec) {
     spec.check.launch.global = l.at("global").get<std::array<std::int64_t, 3>>();
     spec.check.launch.local = l.at("local").get<std::array<std::int64_t, 3>>();
     spec.check.launch.has_local = l.at("has_local").get<bool>();
+    spec.check.launch.shared_memory_bytes = l.value("shared_memory_bytes", std::int64_t{0});
   }
   spec.check.expected_files = c.value("expected_files", std::vector<std::string>{});
 }

@@ -1,9 +1,10 @@
 // The kernel file: a user's own kernel declared for tuning (issue 20), parsed into KernelSpec.
 // A kernel file names a source (OpenCL C or C++), its entry, its arguments, the problem's extents,
 // the knobs (tunable parameters, which reach the source as -D NAME=value), the rules a config must
-// satisfy, the OpenCL launch, and how to check an output. kernel_problem.hpp binds a spec to a
-// problem size and a device: workload key, buffer sizes, the search space, a config's defines and
-// launch. Expressions (expression.hpp) are parsed here, so a spec that loads is well-formed.
+// satisfy, the launch (an OpenCL NDRange, or a grid of blocks), and how to check an output.
+// kernel_problem.hpp binds a spec to a problem size and a device: workload key, buffer sizes, the
+// search space, a config's defines and launch. Expressions (expression.hpp) are parsed here, so a
+// spec that loads is well-formed.
 //
 // The format (TOML; every field below; any other key is an error, so typos do not pass):
 //
@@ -15,7 +16,11 @@
 //   source = "transpose.cl" required; path relative to this file; must exist
 //   entry = "transpose"     required; the OpenCL kernel, or for cpu the extern "C" function
 //                           taking the args in order: buffers as pointers (const for inputs),
-//                           scalars by value (f32 float, i32 int32_t, ...)
+//                           scalars by value (f32 float, i32 int32_t, ...). On backends whose
+//                           traits allow template_entries, also a template instance name<args>,
+//                           "matmul<float, TILE>": args of identifiers, numbers, ::, *, &, spaces
+//                           and nested <>; knob and extent names among them (whole tokens) take
+//                           the config's values (KernelProblem::entry)
 //   description = "..."     optional; for people
 //   build_options = ["-cl-mad-enable"]   optional; compiler options after the defines, each one
 //                           token without whitespace (OpenCL build options, or the C++ compiler's)
@@ -59,6 +64,19 @@
 //                           config, each must be a positive integer, local must divide global
 //                           (OpenCL 1.2), and the work-group must fit max_work_group_size and
 //                           max_work_item_size_d; configs where not are invalid in the space.
+//   [launch]                grid/block backends (the coming CUDA one; Kernel Tuner's terms):
+//     grid = ["ceil_div(N, block_size_x)"]  required; 1 to 3 expressions of extents, knobs and
+//                           device limits: blocks (the grid counts blocks: nothing need divide)
+//     block = ["block_size_x"]  optional; threads per block, as many dims as grid. Absent: the
+//                           knobs block_size_x, block_size_y, block_size_z that exist, each the
+//                           dimension it names (1 where absent), as Kernel Tuner's
+//                           block_size_names; no block and no knob block_size_x is an error
+//     shared_memory = "TILE * 4"  optional expression: bytes of dynamic shared memory per block
+//                           (default 0). For a config, sizes must be positive integers, the block
+//                           must fit the device's threads per block (in all, per dimension) and
+//                           shared_memory be an integer from 0 to its limit; configs where not are
+//                           invalid in the space. global and local are refused here, and grid,
+//                           block and shared_memory on opencl and cpu.
 //   [check]                 optional; without it, an output is only checked to be written
 //     reference = "transpose_naive"      a kernel (cpu: a function with the entry's signature)
 //                           in `source`, built with a valid config's defines, run once per
@@ -66,6 +84,9 @@
 //     reference_source = "ref.cl"        optional; the reference's file instead of `source`
 //     global = ["N", "M"]   opencl reference: its NDRange, expressions of extents and device
 //     local = ["16", "16"]  limits (required); local optional (absent: the runtime picks)
+//     grid = ["N / 256"]    grid/block reference: grid and block (both required) and an optional
+//     block = ["256"]       shared_memory, expressions of extents and device limits; reference
+//     shared_memory = "0"   may be a template instance as entry may
 //     expected = "out.bin"  instead of reference: raw little-endian values of the output, or a
 //                           list of files, one per output buffer in arg order
 //     rtol = 1e-5           |out - ref| <= atol + rtol * |ref|. Defaults by the first output's
@@ -118,9 +139,12 @@ struct KernelKnob {
   std::string value_text(std::size_t option) const;
 };
 
+// An NDRange launch, or a grid/block one (kGridBlock), which keeps its grid in `global` and its
+// block in `local`, as LaunchSize does.
 struct KernelLaunch {
-  std::vector<Expression> global;  // 1 to 3 dims
-  std::vector<Expression> local;   // as many as global (the reference's may be empty)
+  std::vector<Expression> global;  // 1 to 3 dims: work-items, or blocks of the grid
+  std::vector<Expression> local;   // as many as global (an NDRange reference's may be empty): threads per block
+  std::optional<Expression> shared_memory;  // kGridBlock: bytes of dynamic shared memory; absent: 0
 };
 
 struct KernelCheck {
@@ -128,7 +152,7 @@ struct KernelCheck {
   Kind kind = Kind::kNone;
   std::string reference;                  // kReference: the kernel or function
   std::filesystem::path reference_source; // kReference: absolute; `source` unless given
-  std::optional<KernelLaunch> reference_launch;  // kReference on opencl
+  std::optional<KernelLaunch> reference_launch;  // kReference with an NDRange or grid/block launch
   std::vector<std::filesystem::path> expected;   // kExpected: absolute, one per output buffer
   double rtol = 0;
   double atol = 0;
@@ -140,7 +164,7 @@ struct KernelSpec {
   std::string backend;           // "opencl" | "cpu" | ...
   const KernelFileTraits* traits = nullptr;  // the backend's (static in its library; set by the parser)
   std::filesystem::path source;  // absolute
-  std::string entry;
+  std::string entry;             // an identifier, or with template_entries "name<args>"
   std::string description;
   std::vector<std::string> build_options;
   std::optional<Expression> flops;
@@ -149,7 +173,7 @@ struct KernelSpec {
   std::vector<Extent> extents;   // in file order
   std::vector<KernelKnob> knobs; // in file order
   std::vector<Expression> rules;
-  std::optional<KernelLaunch> launch;  // opencl
+  std::optional<KernelLaunch> launch;  // NDRange and grid/block backends
   KernelCheck check;
 
   // The names every expression of this spec is parsed over, and evaluated with values in this

@@ -1,6 +1,6 @@
 // What the kernel-file format (kernel_file.hpp) asks of a backend, so that the parser and
 // kernel_problem.hpp name no backend: the limits a file's expressions may name, the words its
-// language reserves, how its entry is started and the source extensions it compiles. Each backend
+// language reserves, how its entry is started and named, and the source extensions it compiles. Each backend
 // that takes kernel files defines one KernelFileTraits (backends/<name>/src/kernel_file_traits.cpp);
 // the registry hands the parser the build's list as a KernelFileBackends.
 #pragma once
@@ -18,6 +18,10 @@ namespace optune::kernels {
 enum class LaunchModel {
   kCall,     // called once on the host (cpu): [launch] is refused, a reference has no launch
   kNDRange,  // over an NDRange: [launch] global and local, local divides global (OpenCL 1.2)
+  // Over a grid of thread blocks, in Kernel Tuner's (and CUDA's) terms: [launch] grid (blocks),
+  // block (threads per block; absent, the knobs block_size_x/_y/_z) and optional shared_memory
+  // (bytes of dynamic shared memory). The grid counts blocks, so nothing need divide anything.
+  kGridBlock,
 };
 
 // A device limit a kernel file's expressions may name; 0 where the device does not report it.
@@ -26,10 +30,11 @@ struct DeviceLimit {
   double (*read)(const DeviceInfo&);
 };
 
-// What a launch's work-group is held to (0: unknown, not checked).
+// What a launch's work-group (an NDRange's) or block (a grid's) is held to (0: unknown, not checked).
 struct WorkGroupLimits {
-  double max_size = 0;
-  std::array<double, 3> max_per_dimension{0, 0, 0};
+  double max_size = 0;                                // work-items, or threads per block
+  std::array<double, 3> max_per_dimension{0, 0, 0};   // work-items, or threads, per dimension
+  double max_shared_memory = 0;                       // kGridBlock: bytes of dynamic shared memory a block may ask for
 };
 
 // How `optune apply-best --kernel`'s header (tuner/src/results/kernel_header.cpp) describes a
@@ -45,7 +50,11 @@ struct KernelFileTraits {
   std::vector<std::string_view> reserved_words;   // the language's beyond C++'s keywords
   std::vector<DeviceLimit> device_limits;         // in the order expressions see them
   LaunchModel launch = LaunchModel::kCall;
-  WorkGroupLimits (*work_group_limits)(const DeviceInfo&) = nullptr;  // kNDRange
+  WorkGroupLimits (*work_group_limits)(const DeviceInfo&) = nullptr;  // kNDRange, kGridBlock
+  // Whether `entry` and `check.reference` may name a template instance, "matmul<float, TILE>"
+  // (C++ kernels compiled by name, as NVRTC's name expressions and Kernel Tuner's kernel_name);
+  // knob and extent names among its arguments take the config's values (KernelProblem::entry).
+  bool template_entries = false;
   KernelHeaderForm header;
 
   std::vector<std::string> limit_names() const;

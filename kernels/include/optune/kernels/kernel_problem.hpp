@@ -1,7 +1,7 @@
 // KernelProblem: a kernel file (kernel_file.hpp) bound to one problem size and one device. It is
 // what a kernel-file template stands on: the canonical workload key, flops and bytes, each
 // argument's element count or scalar value, the search space with the file's rules evaluated for
-// these extents and device limits, and for one config its -D defines and its OpenCL launch.
+// these extents and device limits, and for one config its -D defines, its entry and its launch.
 //
 // Binding checks everything that needs the extents: counts (at least 1, at most kMaxTensorBytes a
 // buffer), scalar values against their dtype, expected files' sizes, the reference's launch. Each
@@ -10,8 +10,12 @@
 // Semantics of the launch (OpenCL): for a config, every global and local size must be a positive
 // integer (`/` is exact, so "N / WPT" with WPT not dividing N is no size), local must divide
 // global in every dimension, and the work-group must fit max_work_group_size and
-// max_work_item_size_d where the device reports them. The space holds this as one more
-// constraint, so every valid config has a launch and launch() throws only for invalid ones.
+// max_work_item_size_d where the device reports them. A grid/block launch (CUDA's, in Kernel
+// Tuner's terms) has no divisibility rule, since its grid counts blocks: its sizes must be
+// positive integers, the block must fit the device's threads per block (in all and per
+// dimension), and shared_memory must be a whole number of bytes from 0 to the device's limit.
+// The space holds this as one more constraint, so every valid config has a launch and launch()
+// throws only for invalid ones.
 #pragma once
 
 #include <array>
@@ -42,12 +46,15 @@ struct BoundArg {
   bool is_buffer() const { return kind == KernelArg::Kind::kBuffer; }
 };
 
-// An NDRange: sizes in work-items; unused dimensions are 1.
+// An NDRange: sizes in work-items; unused dimensions are 1. A grid/block launch
+// (LaunchModel::kGridBlock) keeps the grid in `global`, in blocks, and the block in `local`, in
+// threads per block, so that code that only passes sizes on serves both models.
 struct LaunchSize {
   int dimensions = 1;
   std::array<std::int64_t, 3> global{1, 1, 1};
   std::array<std::int64_t, 3> local{1, 1, 1};  // all 1 and has_local false: the runtime picks
   bool has_local = true;
+  std::int64_t shared_memory_bytes = 0;  // grid/block: dynamic shared memory per block
   friend bool operator==(const LaunchSize&, const LaunchSize&) = default;
 };
 
@@ -83,10 +90,16 @@ class KernelProblem {
   std::vector<KernelDefine> defines(const search_space::Config& config) const;
   // "-DTILE=16", ... then the file's build_options: compiler tokens, for OpenCL joined by spaces.
   std::vector<std::string> build_options(const search_space::Config& config) const;
-  // OpenCL: the config's launch. Throws std::invalid_argument naming the field for a config the
-  // space rejects for its launch (and std::logic_error on a cpu kernel).
+  // The entry to start for the config: the file's entry, or for a template instance
+  // ("k<float, TILE>", backends with template_entries) the same with whole-token knob and extent
+  // names among its arguments replaced by their values ("k<float, 16>").
+  std::string entry(const search_space::Config& config) const;
+  // The same for check.reference ("" when the check has no reference).
+  std::string reference_entry(const search_space::Config& config) const;
+  // NDRange and grid/block backends: the config's launch. Throws std::invalid_argument naming the
+  // field for a config the space rejects for its launch (and std::logic_error on a cpu kernel).
   LaunchSize launch(const search_space::Config& config) const;
-  // OpenCL with a reference kernel: its launch, the same for every config.
+  // With a reference kernel (NDRange, grid/block): its launch, the same for every config.
   std::optional<LaunchSize> reference_launch() const { return reference_launch_; }
 
   // The values every expression is evaluated with for this config (spec().expression_names()'s
@@ -101,6 +114,7 @@ class KernelProblem {
   void check_expected_files() const;
   void bind_reference_launch();
   void build_space();
+  std::string instantiated(const std::string& entry, const search_space::Config& config) const;
 
   KernelSpec spec_;
   std::vector<Extent> extents_;
