@@ -59,6 +59,8 @@ std::string kernel_digest(const KernelSpec& spec) {
   if (spec.launch) {
     digest.add(spec.launch->global);
     digest.add(spec.launch->local);
+    // Only where given (grid/block launches), so the digests of other files stay as they were.
+    if (spec.launch->shared_memory) digest.add(spec.launch->shared_memory);
   }
   const KernelCheck& check = spec.check;
   digest.add(std::to_string(static_cast<int>(check.kind)));
@@ -68,6 +70,7 @@ std::string kernel_digest(const KernelSpec& spec) {
   if (check.reference_launch) {
     digest.add(check.reference_launch->global);
     digest.add(check.reference_launch->local);
+    if (check.reference_launch->shared_memory) digest.add(check.reference_launch->shared_memory);
   }
   for (const auto& expected : check.expected) digest.add_file(expected);
   digest.add(std::to_string(check.rtol) + " " + std::to_string(check.atol));

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernel_file_fixture.hpp"
+#include "optune/kernels/kernel_digest.hpp"
 #include "optune/kernels/kernel_problem.hpp"
 #include "optune/measure/kernel_operands.hpp"
 
@@ -163,6 +164,15 @@ TEST_F(GridKernelFileTest, ExplicitBlockAndSharedMemoryPerConfig) {
   EXPECT_EQ(launch.local, (std::array<std::int64_t, 3>{32, 8, 1}));
   EXPECT_EQ(launch.shared_memory_bytes, 32 * 8 * 4);
   EXPECT_EQ(problem.launch(problem.space().from_json({{"TX", 16}, {"TY", 2}})).shared_memory_bytes, 16 * 2 * 4);
+}
+
+TEST_F(GridKernelFileTest, SharedMemoryIsPartOfTheKernelsDigest) {
+  const std::string with = replaced(kValidGridFile, "grid = [", "shared_memory = \"block_size_x * 4\"\ngrid = [");
+  const std::string more = replaced(kValidGridFile, "grid = [", "shared_memory = \"block_size_x * 8\"\ngrid = [");
+  const std::string plain = kernel_digest(load_grid(kValidGridFile));
+  EXPECT_NE(kernel_digest(load_grid(with)), plain);
+  EXPECT_NE(kernel_digest(load_grid(with)), kernel_digest(load_grid(more)));
+  EXPECT_EQ(kernel_digest(load_grid(kValidGridFile)), plain);
 }
 
 TEST_F(GridKernelFileTest, BlocksBeyondTheDeviceAreInvalidInTheSpace) {
