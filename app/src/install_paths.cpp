@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "optune/app/run_locks.hpp"
+#include "optune/backends/registry.hpp"
 
 namespace optune::app {
 namespace fs = std::filesystem;
@@ -11,16 +12,15 @@ InstallPaths install_paths_beside(const std::string& bin_dir, const std::string&
                                   const std::string& lock_dir) {
   const fs::path bin(bin_dir);
   const fs::path prefix = bin.parent_path();
-  const fs::path source_kernels(OPTUNE_SOURCE_KERNEL_INCLUDE_DIR);
   InstallPaths paths;
   paths.worker = (bin / "optune-worker").string();
-  const fs::path installed_include = prefix / "include";
-  paths.kernel_include_dirs = {fs::exists(installed_include / "optune" / "kernels" / "cpu" / "gemm.hpp")
-                                   ? installed_include.string()
-                                   : source_kernels.string()};
-  const fs::path installed_sources = prefix / OPTUNE_INSTALLED_KERNEL_SOURCE_DIR;
-  paths.kernel_source_dir =
-      fs::exists(installed_sources) ? installed_sources.string() : std::string(OPTUNE_SOURCE_KERNEL_SOURCE_DIR);
+  for (const auto* backend : backends::all_backends()) {
+    const std::optional<measure::KernelSourceDir> sources = backend->kernel_sources();
+    if (!sources) continue;
+    const fs::path installed = prefix / sources->installed;
+    paths.kernel_source_dirs[std::string(backend->name())] =
+        fs::exists(installed / sources->marker) ? installed.string() : sources->in_source_tree;
+  }
   paths.target_description_dirs = {(prefix / "share" / "optune" / "targets").string(),
                                    std::string(OPTUNE_SOURCE_CONFIG_DIR) + "/targets"};
   paths.program_cache_dir = program_cache_dir;

@@ -19,8 +19,7 @@ std::unique_ptr<measure::Builder> make_builder(const MeasureSettings& settings, 
     build.compiler = settings.compiler;
     build.jobs = settings.jobs;
     build.compile_timeout = settings.compile_timeout;
-    build.kernel_include_dirs = paths.kernel_include_dirs;
-    build.kernel_source_dir = paths.kernel_source_dir;
+    build.kernel_source_dirs = paths.kernel_source_dirs;
     build.target_description_dirs = paths.target_description_dirs;
     return backends::find_backend(target.backend).make_builder(target, build);
   } catch (const std::invalid_argument& error) {

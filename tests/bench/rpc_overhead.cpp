@@ -73,8 +73,8 @@ int main(int argc, char** argv) {
   fs::path dir = fs::temp_directory_path() / ("optune-bench-rpc-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   measure::BuildSettings build_settings;
-  build_settings.kernel_include_dirs = {OPTUNE_SOURCE_KERNEL_INCLUDE_DIR};
-  build_settings.kernel_source_dir = OPTUNE_SOURCE_KERNEL_SOURCE_DIR;
+  build_settings.kernel_source_dirs = {{"cpu", OPTUNE_SOURCE_DIR "/backends/cpu/include"},
+                                       {"opencl", OPTUNE_SOURCE_DIR "/backends/opencl/kernels"}};
   auto builder = backends::find_backend(task->target.backend).make_builder(task->target, build_settings);
   const std::vector<measure::BuildResult> builds = builder->build(inputs);
 

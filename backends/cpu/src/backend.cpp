@@ -49,6 +49,10 @@ class CpuBackend final : public measure::Backend {
             &kernels::cpu_conv2d_gemm_template(), &kernels::cpu_depthwise_conv2d_template()};
   }
 
+  std::optional<measure::KernelSourceDir> kernel_sources() const override {
+    return measure::KernelSourceDir{OPTUNE_CPU_KERNEL_INCLUDE_DIR, OPTUNE_CPU_INSTALLED_INCLUDE_DIR,
+                                    "optune/kernels/cpu/gemm.hpp"};
+  }
   const kernels::KernelFileTraits* kernel_file_traits() const override { return &kernels::cpu_kernel_file_traits(); }
   std::unique_ptr<kernels::KernelTemplate> kernel_file_template(kernels::KernelSpec spec) const override {
     return kernels::cpu_kernel_file_template(std::move(spec));
@@ -60,7 +64,7 @@ class CpuBackend final : public measure::Backend {
                                                  const measure::BuildSettings& settings) const override {
     measure::LocalBuilderOptions build;
     build.compiler = settings.compiler;
-    build.include_dirs = settings.kernel_include_dirs;
+    if (std::string headers = settings.kernel_sources_of(name()); !headers.empty()) build.include_dirs = {std::move(headers)};
     build.jobs = settings.jobs;
     build.timeout_seconds = settings.compile_timeout;
     if (!runs_here(target)) {

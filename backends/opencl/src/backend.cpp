@@ -41,6 +41,9 @@ class OpenCLBackend final : public measure::Backend {
     return all;
   }
 
+  std::optional<measure::KernelSourceDir> kernel_sources() const override {
+    return measure::KernelSourceDir{OPTUNE_OPENCL_KERNEL_SOURCE_DIR, OPTUNE_OPENCL_INSTALLED_KERNEL_SOURCE_DIR, "gemm.cl"};
+  }
   const kernels::KernelFileTraits* kernel_file_traits() const override { return &kernels::opencl_kernel_file_traits(); }
   std::unique_ptr<kernels::KernelTemplate> kernel_file_template(kernels::KernelSpec spec) const override {
     return kernels::opencl_kernel_file_template(std::move(spec));
@@ -50,7 +53,7 @@ class OpenCLBackend final : public measure::Backend {
 
   std::unique_ptr<measure::Builder> make_builder(const kernels::Target&,
                                                  const measure::BuildSettings& settings) const override {
-    return std::make_unique<measure::OpenCLBuilder>(measure::OpenCLBuilderOptions{settings.kernel_source_dir, ""});
+    return std::make_unique<measure::OpenCLBuilder>(measure::OpenCLBuilderOptions{settings.kernel_sources_of(name()), ""});
   }
 };
 

@@ -4,7 +4,10 @@
 // those folders names one. Its worker side (loading and running a candidate) is worker_backend.hpp.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,9 +27,23 @@ struct BuildSettings {
   std::string compiler = "c++";                      // of C++ candidates (a cross target's description names its own)
   int jobs = 0;                                      // parallel compiles; 0: all cores
   double compile_timeout = 120;                      // seconds per compile
-  std::vector<std::string> kernel_include_dirs;      // holding optune/kernels/cpu/gemm.hpp
-  std::string kernel_source_dir;                     // holding device kernels' sources (gemm.cl)
+  // By backend name: the folder of its own kernel sources or headers (Backend::kernel_sources()).
+  std::map<std::string, std::string, std::less<>> kernel_source_dirs;
   std::vector<std::string> target_description_dirs;  // configs/targets/*.toml, first match wins
+
+  // The backend's folder; "" when it has none.
+  std::string kernel_sources_of(std::string_view backend) const {
+    const auto found = kernel_source_dirs.find(backend);
+    return found == kernel_source_dirs.end() ? std::string() : found->second;
+  }
+};
+
+// Where a backend's own kernel sources or headers are, which its builder compiles candidates
+// from: the source tree for a build, a folder below the prefix for an installation.
+struct KernelSourceDir {
+  std::string in_source_tree;  // absolute: compiled in by the backend's CMakeLists
+  std::string installed;       // relative to the installation's prefix: "include", "share/optune/opencl"
+  std::string marker;          // a file below `installed` that shows the folder is optune's: "gemm.cl"
 };
 
 // A device of this machine and the target that names it.
@@ -59,6 +76,8 @@ class Backend {
   // The kernel-file format's rules for this backend (limits, reserved words, launch model,
   // source extensions); nullptr: it takes no kernel files.
   virtual const kernels::KernelFileTraits* kernel_file_traits() const { return nullptr; }
+  // Its own kernel sources or headers; nullopt: it has none.
+  virtual std::optional<KernelSourceDir> kernel_sources() const { return std::nullopt; }
   // A user's kernel file of this backend as a template (kernels/kernel_file_template.hpp).
   virtual std::unique_ptr<kernels::KernelTemplate> kernel_file_template(kernels::KernelSpec spec) const = 0;
   // Throws std::invalid_argument when the settings do not serve the target (e.g. a cross target
