@@ -49,12 +49,11 @@ function(optune_apply_best target)
     COMMENT "optune apply-best: ${ARG_DB} -> ${header}"
     VERBATIM)
   add_dependencies(${target} ${target}_optune_tuned)
-  if(ARG_TARGET MATCHES "^opencl")
-    if(NOT TARGET optune::opencl OR NOT optune_opencl_FOUND)
-      message(FATAL_ERROR "optune_apply_best(${target} ... TARGET ${ARG_TARGET}) needs optune::opencl, "
-                          "which needs OpenCL: find_package(optune COMPONENTS opencl)")
-    endif()
-    target_link_libraries(${target} PRIVATE optune::opencl)
+  # A backend whose tables need a runtime links it to the target: its installed part of the
+  # package config (backends/<name>.cmake) defines optune_apply_best_link_<name>.
+  string(REGEX MATCH "^[a-z0-9_]+" _optune_backend "${ARG_TARGET}")
+  if(COMMAND optune_apply_best_link_${_optune_backend})
+    cmake_language(CALL optune_apply_best_link_${_optune_backend} ${target} ${ARG_TARGET})
   endif()
   target_include_directories(${target} PRIVATE ${dir})
 endfunction()
