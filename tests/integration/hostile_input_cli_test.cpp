@@ -341,12 +341,13 @@ TEST_F(HostileInputCliTest, DamagedRowsArePassedOverAndDangerousPathsRefused) {
   sqlite3* handle = nullptr;
   ASSERT_EQ(sqlite3_open(damaged.c_str(), &handle), SQLITE_OK);
   // Without the final comparison's winner mark (which keeps its config first), the fastest record
-  // leads the ranking: that is the row damaged first.
+  // leads the ranking: its config is the one damaged first, in every record of it (damaging only
+  // the latest would let an earlier, faster measurement of that config lead in its place).
   ASSERT_EQ(sqlite3_exec(handle, "UPDATE records SET winner = 0", nullptr, nullptr, nullptr), SQLITE_OK);
   const std::string best = std::to_string(Database::open(damaged, Database::Mode::kReadOnly).top_k({}, 1).front().id);
   const std::string deep = std::string(200000, '[') + std::string(200000, ']');
   for (const std::string& sql :
-       {"UPDATE records SET config = '" + deep + "' WHERE id = " + best,
+       {"UPDATE records SET config = '" + deep + "' WHERE config = (SELECT config FROM records WHERE id = " + best + ")",
         std::string("UPDATE records SET costs = '[1, \"x\"' WHERE id = (SELECT max(id) FROM records)"),
         std::string("UPDATE records SET error_message = CAST(x'636166e920ff' AS TEXT) WHERE id = 1"),
         // a time no run gives, and a template of another operator (apply-best crashed on it)

@@ -7,12 +7,24 @@
 
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 
 #include "optune/backends/registry.hpp"
 #include "optune/kernels/kernel_file.hpp"
 
 namespace optune::kernels::testing {
+
+// The message of the std::invalid_argument `attempt` throws, or `success` when it throws none.
+template <typename Attempt>
+std::string message_of(Attempt&& attempt, const std::string& success = "(loaded)") {
+  try {
+    attempt();
+  } catch (const std::invalid_argument& error) {
+    return error.what();
+  }
+  return success;
+}
 
 class KernelFileTest : public ::testing::Test {
  protected:
@@ -39,12 +51,7 @@ class KernelFileTest : public ::testing::Test {
 
   // The message of the std::invalid_argument loading `toml` gives, or "(loaded)".
   std::string error_of(const std::string& toml) const {
-    try {
-      load(toml);
-    } catch (const std::invalid_argument& error) {
-      return error.what();
-    }
-    return "(loaded)";
+    return message_of([&] { load(toml); });
   }
 
   std::filesystem::path dir_;

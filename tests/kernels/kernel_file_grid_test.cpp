@@ -106,22 +106,12 @@ class GridKernelFileTest : public KernelFileTest {
   }
 
   std::string grid_error_of(const std::string& toml) const {
-    try {
-      load_grid(toml);
-    } catch (const std::invalid_argument& error) {
-      return error.what();
-    }
-    return "(loaded)";
+    return testing::message_of([&] { load_grid(toml); });
   }
 };
 
 std::string launch_error(const KernelProblem& problem, const Config& config) {
-  try {
-    problem.launch(config);
-  } catch (const std::invalid_argument& error) {
-    return error.what();
-  }
-  return "(launched)";
+  return testing::message_of([&] { problem.launch(config); }, "(launched)");
 }
 
 TEST_F(GridKernelFileTest, BlockDefaultsToTheBlockSizeKnobs) {
