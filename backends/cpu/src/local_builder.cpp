@@ -5,7 +5,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "optune/kernels/cpu/candidate.hpp"
+#include "optune/measure/parallel_processes.hpp"
 #include "optune/measure/subprocess.hpp"
 
 namespace optune::measure {
@@ -73,10 +73,8 @@ Subprocess start_compiler(const std::vector<std::string>& argv, const std::strin
   }
 }
 
+// A candidate's compile: its command and files.
 struct PendingCompile {
-  std::size_t index;
-  Subprocess process;
-  Clock::time_point start;
   std::vector<std::string> argv;
   std::string stem;  // work_dir/candidate_N: .cpp, .so and .log
   bool has_reference = false;  // the source marks its check reference's part (kWithoutReferenceMacro)
@@ -120,16 +118,15 @@ LocalBuilder::~LocalBuilder() {
 
 std::vector<BuildResult> LocalBuilder::build(const std::vector<MeasureInput>& inputs) {
   std::vector<BuildResult> results(inputs.size());
-  std::deque<std::size_t> queue;
-  for (std::size_t i = 0; i < inputs.size(); ++i) queue.push_back(i);
-  std::vector<PendingCompile> running;
-  auto timeout = std::chrono::duration<double>(options_.timeout_seconds);
+  std::vector<PendingCompile> compiles(inputs.size());
 
-  auto start_next = [&] {
-    std::size_t index = queue.front();
-    queue.pop_front();
+  ParallelProcesses processes;
+  processes.jobs = options_.jobs;
+  processes.timeout_seconds = options_.timeout_seconds;
+  processes.start = [&](std::size_t index) -> std::optional<Subprocess> {
     const MeasureInput& input = inputs[index];
-    std::string stem = work_dir_ + "/candidate_" + std::to_string(next_id_++);
+    PendingCompile& compile = compiles[index];
+    compile.stem = work_dir_ + "/candidate_" + std::to_string(next_id_++);
     std::string source;
     try {
       search_space::ConfigView view(input.task->space, input.config);
@@ -137,26 +134,23 @@ std::vector<BuildResult> LocalBuilder::build(const std::vector<MeasureInput>& in
                                                         view);
     } catch (const std::exception& error) {
       results[index] = {"", ErrorKind::kBuildError, std::string("emit: ") + error.what(), 0};
-      return;
+      return std::nullopt;
     }
-    write_build_file(stem + ".cpp", source);
-    std::vector<std::string> argv = {options_.compiler};
-    argv.insert(argv.end(), options_.flags.begin(), options_.flags.end());
-    for (const auto& dir : options_.include_dirs) argv.push_back("-I" + dir);
+    write_build_file(compile.stem + ".cpp", source);
+    compile.argv = {options_.compiler};
+    compile.argv.insert(compile.argv.end(), options_.flags.begin(), options_.flags.end());
+    for (const auto& dir : options_.include_dirs) compile.argv.push_back("-I" + dir);
     for (auto& flag : input.task->kernel_template->compiler_flags(input.task->workload, input.task->device))
-      argv.push_back(std::move(flag));
-    argv.insert(argv.end(), {stem + ".cpp", "-o", stem + ".so"});
-    Subprocess process = start_compiler(argv, stem + ".log");
-    const bool has_reference = source.find(kernels::kWithoutReferenceMacro) != std::string::npos;
-    running.push_back({index, std::move(process), Clock::now(), std::move(argv), stem, has_reference});
+      compile.argv.push_back(std::move(flag));
+    compile.argv.insert(compile.argv.end(), {compile.stem + ".cpp", "-o", compile.stem + ".so"});
+    compile.has_reference = source.find(kernels::kWithoutReferenceMacro) != std::string::npos;
+    return start_compiler(compile.argv, compile.stem + ".log");
   };
-
-  auto finish = [&](PendingCompile& compile, std::optional<ExitStatus> status) {
-    double seconds = std::chrono::duration<double>(Clock::now() - compile.start).count();
-    BuildResult& result = results[compile.index];
+  processes.finish = [&](std::size_t index, std::optional<ExitStatus> status, double seconds) {
+    const PendingCompile& compile = compiles[index];
+    BuildResult& result = results[index];
     result.build_seconds = seconds;
     if (!status) {
-      compile.process.kill();
       result.error = ErrorKind::kBuildError;
       result.message = fmt::format("compile timed out after {:g} s", options_.timeout_seconds);
     } else if (!status->exited || status->code != 0) {
@@ -179,21 +173,7 @@ std::vector<BuildResult> LocalBuilder::build(const std::vector<MeasureInput>& in
     fs::remove(compile.stem + ".log", ignored);
     if (!options_.keep_sources) fs::remove(compile.stem + ".cpp", ignored);
   };
-
-  while (!queue.empty() || !running.empty()) {
-    while (!queue.empty() && running.size() < static_cast<std::size_t>(options_.jobs)) start_next();
-    for (auto it = running.begin(); it != running.end();) {
-      auto status = it->process.poll();
-      bool expired = Clock::now() - it->start > timeout;
-      if (status || expired) {
-        finish(*it, status);
-        it = running.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    if (!running.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  processes.run(inputs.size());
   return results;
 }
 
