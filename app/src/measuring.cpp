@@ -21,6 +21,8 @@ std::unique_ptr<measure::Builder> make_builder(const MeasureSettings& settings, 
     build.compile_timeout = settings.compile_timeout;
     build.kernel_source_dirs = paths.kernel_source_dirs;
     build.target_description_dirs = paths.target_description_dirs;
+    build.bin_dir = std::filesystem::path(paths.worker).parent_path().string();
+    build.program_cache_dir = paths.program_cache_dir;
     return backends::find_backend(target.backend).make_builder(target, build);
   } catch (const std::invalid_argument& error) {
     throw BadInput(error.what());

@@ -30,6 +30,8 @@ struct BuildSettings {
   // By backend name: the folder of its own kernel sources or headers (Backend::kernel_sources()).
   std::map<std::string, std::string, std::less<>> kernel_source_dirs;
   std::vector<std::string> target_description_dirs;  // configs/targets/*.toml, first match wins
+  std::string bin_dir;            // optune's executables (optune-worker's folder): a backend's helpers
+  std::string program_cache_dir;  // where compiled device programs may be kept; "" none
 
   // The backend's folder; "" when it has none.
   std::string kernel_sources_of(std::string_view backend) const {
