@@ -303,7 +303,7 @@ const HostileCase kHostileCases[] = {
     {"UnknownArgKey", "output = true", "outptu = true", "args[1].outptu: unknown key", ""},
     {"UnknownDtype", "dtype = \"f32\", count = \"N\" }", "dtype = \"f128\", count = \"N\" }", "args[0].dtype", "'f128' is not a dtype"},
     {"NameOfWrongType", "name = \"k\"", "name = 5", "name: must be a string, not an integer", ""},
-    {"UnknownBackend", "\"opencl\"", "\"vulkan\"", "backend: 'vulkan' is not a backend of kernel files (cpu | opencl)", ""},
+    {"UnknownBackend", "\"opencl\"", "\"vulkan\"", "backend: 'vulkan' is not a backend of kernel files (cpu | opencl", ""},
     {"MissingSource", "\"k.cl\"", "\"gone.cl\"", "source: no file", "gone.cl"},
     {"NoOutputBuffer", ", output = true", "", "args: no output buffer", ""},
     {"EmptyKnob", "WG = [32, 64]", "WG = []", "knobs.WG: no values", ""},

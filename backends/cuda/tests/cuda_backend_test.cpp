@@ -1,0 +1,280 @@
+// The CUDA backend on a machine without a GPU: its targets, the no-driver answers, its kernel
+// files bound to a paper H100, and its builder compiling real candidates with NVRTC through
+// optune-nvrtc (compile errors as records, the cubin cache, templated entries, a reference in the
+// module). Running candidates needs the GPU machine (README.md).
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "artifact.hpp"
+#include "cuda_device.hpp"
+#include "driver_api.hpp"
+#include "nvrtc_api.hpp"
+#include "optune/backends/registry.hpp"
+#include "optune/kernels/kernel_file_template.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace optune;
+using optune::backends::cuda::CudaArtifact;
+
+const measure::Backend& backend() { return backends::find_backend("cuda"); }
+
+// An H100 SXM as cuDeviceGetAttribute describes it.
+kernels::DeviceInfo paper_h100() {
+  backends::cuda::CudaDeviceInfo device;
+  device.name = "NVIDIA H100 80GB HBM3";
+  device.compute_major = 9;
+  device.sm_count = 132;
+  device.total_memory_bytes = std::uint64_t{80} << 30;
+  device.l2_bytes = 50 << 20;
+  device.max_threads_per_block = 1024;
+  device.max_block_dims = {1024, 1024, 64};
+  device.max_grid_dims = {2147483647, 65535, 65535};
+  device.max_shared_per_block = 48 << 10;
+  device.max_shared_per_block_optin = 227 << 10;
+  device.registers_per_block = 65536;
+  device.warp_size = 32;
+  device.clock_khz = 1980000;
+  device.driver_version = "580.159.04";
+  return backends::cuda::cuda_device_info(device);
+}
+
+void write(const fs::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+// A scaled vector add whose entry is a template over the elements per thread (the knob TILE is
+// also a macro, as every knob is); TILE 3 does not compile, and the reference lives in a file of
+// its own.
+constexpr const char* kSource = R"(
+#include "tile_check.cuh"
+template <int PER_THREAD>
+__global__ void scaled_add(const float* x, float* y, float a, int n) {
+  const int first = (blockIdx.x * block_size_x + threadIdx.x) * PER_THREAD;
+  for (int i = first; i < first + PER_THREAD && i < n; ++i) y[i] = a * x[i] + y[i];
+}
+)";
+constexpr const char* kHeader = "#if TILE == 3\n#error TILE 3 is refused\n#endif\n";
+constexpr const char* kReference = R"(
+extern "C" __global__ void scaled_add_reference(const float* x, float* y, float a, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+)";
+constexpr const char* kFile = R"toml(
+name = "scaled_add"
+backend = "cuda"
+source = "scaled_add.cu"
+entry = "scaled_add<TILE>"
+build_options = ["--use_fast_math"]
+bytes = "12 * N"
+args = [
+  { name = "x", kind = "buffer", dtype = "f32", count = "N", init = "random" },
+  { name = "y", kind = "buffer", dtype = "f32", count = "N", init = "random", output = true },
+  { name = "a", kind = "scalar", dtype = "f32", value = "0.5" },
+  { name = "n", kind = "scalar", dtype = "i32", value = "N" },
+]
+[extents]
+N = 100000
+[knobs]
+block_size_x = [64, 128, 2048]
+TILE = [1, 2, 3]
+[launch]
+grid = ["ceil_div(N, block_size_x * TILE)"]
+shared_memory = "block_size_x * 4"
+[check]
+reference = "scaled_add_reference"
+reference_source = "reference.cu"
+grid = ["ceil_div(N, 256)"]
+block = ["256"]
+)toml";
+
+class CudaBackendTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("optune_cuda_backend_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    write(dir_ / "scaled_add.cu", kSource);
+    write(dir_ / "tile_check.cuh", kHeader);
+    write(dir_ / "reference.cu", kReference);
+    write(dir_ / "scaled_add.toml", kFile);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::shared_ptr<measure::MeasureTask> task() {
+    auto task = std::make_shared<measure::MeasureTask>();
+    task->owned_template = backend().kernel_file_template(backends::load_kernel_file(dir_ / "scaled_add.toml"));
+    task->kernel_template = task->owned_template.get();
+    task->target = kernels::Target{"cuda", "0"};
+    task->device = paper_h100();
+    task->workload = kernels::kernel_file_of(*task->kernel_template)->workload("", task->device);
+    task->space = task->kernel_template->space(task->workload, task->device);
+    return task;
+  }
+
+  std::unique_ptr<measure::Builder> builder() {
+    measure::BuildSettings settings;
+    settings.bin_dir = OPTUNE_BIN_DIR;
+    settings.program_cache_dir = (dir_ / "cache").string();
+    settings.jobs = 2;
+    return backend().make_builder(kernels::Target{"cuda", "0"}, settings);
+  }
+
+  std::vector<measure::MeasureInput> inputs(const std::shared_ptr<measure::MeasureTask>& t,
+                                            const std::vector<std::pair<int, int>>& configs) {
+    std::vector<measure::MeasureInput> list;
+    for (auto [block, tile] : configs)
+      list.push_back({t, t->space.from_json({{"block_size_x", block}, {"TILE", tile}})});
+    return list;
+  }
+
+  fs::path dir_;
+};
+
+TEST(CudaBackend, IsRegisteredWithOrdinalTargets) {
+  EXPECT_EQ(backend().target_forms(), "cuda, cuda:<ordinal>");
+  EXPECT_EQ(backend().canonical_spec(""), "");
+  EXPECT_EQ(backend().canonical_spec("007"), "7");
+  EXPECT_EQ(backends::parse_target("cuda:1").str(), "cuda:1");
+  for (const char* bad : {"x", "-1", "0:1", "123456"}) {
+    try {
+      backend().canonical_spec(bad);
+      ADD_FAILURE() << bad;
+    } catch (const std::invalid_argument& error) {
+      EXPECT_NE(std::string(error.what()).find("bad CUDA device '" + std::string(bad) + "'"), std::string::npos)
+          << error.what();
+    }
+  }
+}
+
+TEST(CudaBackend, WithoutADriverThereIsNoDeviceAndTheTargetNamesWhatIsMissing) {
+  if (backends::cuda::DriverApi::get().is_available()) GTEST_SKIP() << "a CUDA driver is present";
+  EXPECT_TRUE(backend().devices().empty());
+  try {
+    backend().device(backends::parse_target("cuda"));
+    ADD_FAILURE() << "a device without a driver";
+  } catch (const std::invalid_argument& error) {
+    const std::string message = error.what();
+    EXPECT_TRUE(message.starts_with("target cuda: no CUDA driver (libcuda.so.1")) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+}
+
+TEST(CudaBackend, DeviceInfoCarriesTheLimitsKernelFilesName) {
+  const kernels::DeviceInfo h100 = paper_h100();
+  EXPECT_EQ(h100.kind, "cuda");
+  EXPECT_EQ(h100.nvidia_compute_capability(), 90);
+  const auto& traits = *backend().kernel_file_traits();
+  const auto names = traits.limit_names();
+  const auto values = traits.limit_values(h100);
+  auto value = [&](const std::string& name) {
+    const auto at = std::find(names.begin(), names.end(), name);
+    return at == names.end() ? -1.0 : values[at - names.begin()];
+  };
+  EXPECT_EQ(value("max_threads_per_block"), 1024);
+  EXPECT_EQ(value("max_block_dim_z"), 64);
+  EXPECT_EQ(value("max_grid_dim_y"), 65535);
+  EXPECT_EQ(value("max_shared_memory_per_block"), 227 * 1024);
+  EXPECT_EQ(value("multiprocessor_count"), 132);
+  EXPECT_EQ(value("warp_size"), 32);
+  EXPECT_EQ(value("compute_capability"), 90);
+  // The fingerprint (records' key) holds the attributes, and reads back the same.
+  EXPECT_EQ(kernels::DeviceInfo::from_fingerprint(h100.fingerprint()).fingerprint_id(), h100.fingerprint_id());
+}
+
+TEST_F(CudaBackendTest, SpaceHoldsBlocksToTheDevice) {
+  const auto t = task();
+  // 2048 threads exceed the block limit: only 64 and 128 remain, with 3 tiles each.
+  std::size_t valid = 0;
+  for (std::uint64_t i = 0; i < t->space.size(); ++i) valid += t->space.is_valid(t->space.from_index(i));
+  EXPECT_EQ(valid, 6u);
+  EXPECT_EQ(t->space.to_json(t->kernel_template->default_config(t->workload, t->device, t->space)),
+            nlohmann::json({{"block_size_x", 64}, {"TILE", 1}}));
+}
+
+TEST_F(CudaBackendTest, BuilderCompilesCandidatesWithTheirReferenceAndRecordsCompileErrors) {
+  if (!backends::cuda::NvrtcApi::get().is_available()) GTEST_SKIP() << "no NVRTC here";
+  const auto t = task();
+  auto build = builder();  // its artifacts live as long as it
+  auto results = build->build(inputs(t, {{64, 1}, {128, 2}, {128, 3}}));
+  ASSERT_EQ(results.size(), 3u);
+  for (int i : {0, 1}) {
+    ASSERT_TRUE(results[i].ok()) << results[i].message;
+    const CudaArtifact artifact = backends::cuda::read_cuda_artifact(results[i].artifact);
+    EXPECT_EQ(artifact.arch, "sm_90a");
+    EXPECT_FALSE(artifact.is_ptx);
+    EXPECT_EQ(std::string(artifact.module.data(), 4), "\x7f" "ELF");
+    EXPECT_TRUE(artifact.entry.starts_with("_Z10scaled_addILi")) << artifact.entry;  // the instance's mangled name
+    EXPECT_EQ(artifact.reference, "scaled_add_reference");
+    EXPECT_EQ(artifact.workload_key, t->workload.key());
+    EXPECT_FALSE(artifact.from_cache);
+    EXPECT_EQ(artifact.launch.local[0], i == 0 ? 64 : 128);
+    EXPECT_EQ(artifact.launch.global[0], i == 0 ? 1563 : 391);  // ceil(100000 / (64 * 1)), ceil(100000 / 256)
+    EXPECT_EQ(artifact.launch.shared_memory_bytes, i == 0 ? 256 : 512);
+  }
+  EXPECT_NE(results[0].artifact, results[1].artifact);
+  EXPECT_EQ(results[2].error, measure::ErrorKind::kBuildError);
+  EXPECT_NE(results[2].message.find("TILE 3 is refused"), std::string::npos) << results[2].message;
+}
+
+TEST_F(CudaBackendTest, SecondBuildOfACandidateComesFromTheCubinCache) {
+  if (!backends::cuda::NvrtcApi::get().is_available()) GTEST_SKIP() << "no NVRTC here";
+  const auto t = task();
+  auto first_builder = builder(), second_builder = builder(), third_builder = builder();
+  auto first = first_builder->build(inputs(t, {{64, 2}}));
+  ASSERT_TRUE(first[0].ok()) << first[0].message;
+  auto second = second_builder->build(inputs(t, {{64, 2}}));
+  ASSERT_TRUE(second[0].ok()) << second[0].message;
+  const CudaArtifact cached = backends::cuda::read_cuda_artifact(second[0].artifact);
+  EXPECT_TRUE(cached.from_cache);
+  EXPECT_EQ(cached.module, backends::cuda::read_cuda_artifact(first[0].artifact).module);
+  // A header beside the source is part of the key: editing it compiles again.
+  write(dir_ / "tile_check.cuh", std::string(kHeader) + "// edited\n");
+  auto third = third_builder->build(inputs(t, {{64, 2}}));
+  ASSERT_TRUE(third[0].ok()) << third[0].message;
+  EXPECT_FALSE(backends::cuda::read_cuda_artifact(third[0].artifact).from_cache);
+}
+
+TEST(CudaArtifact, DamagedFilesAreRefusedNamingTheFile) {
+  const fs::path path = fs::temp_directory_path() / ("optune_cuda_artifact_" + std::to_string(::getpid()));
+  CudaArtifact artifact;
+  artifact.template_name = "kernel.k.cuda#00000000";
+  artifact.workload_key = "kernel.k.N4";
+  artifact.arch = "sm_90a";
+  artifact.entry = "k";
+  artifact.launch.global = {4, 1, 1};
+  artifact.launch.local = {32, 1, 1};
+  artifact.module = {'\x7f', 'E', 'L', 'F', '\0', '\n', '\1'};
+  backends::cuda::write_cuda_artifact(artifact, path.string());
+  const CudaArtifact back = backends::cuda::read_cuda_artifact(path.string());
+  EXPECT_EQ(back.module, artifact.module);
+  EXPECT_EQ(back.launch, artifact.launch);
+  // Cut short by a byte, and with a grid of no blocks.
+  std::string text;
+  {
+    std::ifstream in(path, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  write(path, text.substr(0, text.size() - 1));
+  EXPECT_THROW(backends::cuda::read_cuda_artifact(path.string()), std::runtime_error);
+  std::string zero_grid = text;
+  zero_grid.replace(zero_grid.find("\"grid\":[4,1,1]"), 14, "\"grid\":[0,1,1]");
+  write(path, zero_grid);
+  try {
+    backends::cuda::read_cuda_artifact(path.string());
+    ADD_FAILURE() << "a grid of no blocks";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find(path.string()), std::string::npos) << error.what();
+  }
+  fs::remove(path);
+}
+
+}  // namespace

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Packs what cuda_gpu_run.sh needs on a GPU machine with no package registry: the installed optune
+# (optune, optune-worker, optune-nvrtc), the shared libraries they link that such a machine may
+# lack, and the example CUDA kernel files. Usage: pack_gpu_cuda.sh BUILD_DIR PREFIX
+set -euo pipefail
+build=$1; mkdir -p "$2"; prefix=$(cd "$2" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+rm -rf "$prefix"; mkdir -p "$prefix/lib" "$prefix/kernels"
+cmake --install "$build" --prefix "$prefix" >/dev/null
+rm -rf "$prefix/include" "$prefix/lib/cmake" "$prefix/lib"/*.a
+for binary in "$prefix/bin/optune" "$prefix/bin/optune-worker" "$prefix/bin/optune-nvrtc"; do
+  ldd "$binary" | awk '/=> \// {print $3}'
+done | sort -u | grep -v -E '/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so' | while read -r lib; do
+  case "$lib" in "$prefix"/*) ;; *) cp -L "$lib" "$prefix/lib/" ;; esac
+done
+cp "$root"/configs/kernels/*_cuda.* "$prefix/kernels/"
+cp "$here/cuda_gpu_run.sh" "$root/tests/bench/torch_peers.py" "$prefix/"
+du -sh "$prefix"
