@@ -48,7 +48,10 @@ class CudaBackend final : public measure::Backend {
     return text;
   }
 
-  std::vector<const kernels::KernelTemplate*> templates() const override { return {}; }
+  std::vector<const kernels::KernelTemplate*> templates() const override { return {&cuda::gemm_template()}; }
+  std::optional<measure::KernelSourceDir> kernel_sources() const override {
+    return measure::KernelSourceDir{OPTUNE_CUDA_KERNEL_SOURCE_DIR, OPTUNE_CUDA_INSTALLED_KERNEL_SOURCE_DIR, "gemm_mma.cu"};
+  }
   const kernels::KernelFileTraits* kernel_file_traits() const override { return &cuda::cuda_kernel_file_traits(); }
   std::unique_ptr<kernels::KernelTemplate> kernel_file_template(kernels::KernelSpec spec) const override {
     return cuda::cuda_kernel_file_template(std::move(spec));
@@ -66,6 +69,7 @@ class CudaBackend final : public measure::Backend {
       throw std::runtime_error("the CUDA compiler helper " + helper + " is missing");
     cuda::CudaBuilderOptions options;
     options.nvrtc_executable = helper;
+    options.kernel_source_dir = settings.kernel_sources_of(name());
     options.jobs = settings.jobs;
     options.timeout_seconds = settings.compile_timeout;
     if (!settings.program_cache_dir.empty())

@@ -98,6 +98,14 @@ const std::string& CudaBuilder::headers_of(const std::string& dir) {
   return headers_[dir] = text;
 }
 
+const std::string& CudaBuilder::kernel_source(const std::string& file) {
+  if (auto found = sources_.find(file); found != sources_.end()) return found->second;
+  const fs::path path = fs::path(options_.kernel_source_dir) / file;
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("CUDA kernel source " + path.string() + " not found");
+  return sources_[file] = read_text(path);
+}
+
 std::vector<measure::BuildResult> CudaBuilder::build(const std::vector<measure::MeasureInput>& inputs) {
   using measure::ErrorKind;
   std::vector<measure::BuildResult> results(inputs.size());
@@ -140,6 +148,10 @@ std::vector<measure::BuildResult> CudaBuilder::build(const std::vector<measure::
       compile.kernel = as_cuda(*task.kernel_template)
                            .cuda_kernel(task.workload, task.device, search_space::ConfigView(task.space, inputs[index].config));
       compile.arch = arch_of(task.device, nvrtc);
+      if (!compile.kernel.source_file.empty()) {
+        compile.kernel.source = kernel_source(compile.kernel.source_file);
+        compile.kernel.include_dir = options_.kernel_source_dir;
+      }
     } catch (const std::exception& error) {
       results[index] = {"", ErrorKind::kBuildError, error.what(), 0};
       return std::nullopt;

@@ -17,6 +17,7 @@ namespace optune::backends::cuda {
 
 struct CudaBuilderOptions {
   std::string nvrtc_executable;  // optune-nvrtc
+  std::string kernel_source_dir;  // the backend's own kernels (CudaKernel::source_file)
   int jobs = 0;                  // 0: all cores
   double timeout_seconds = 120;  // per compile
   std::string cache_dir;         // compiled modules; "" none
@@ -31,12 +32,14 @@ class CudaBuilder final : public measure::Builder {
 
  private:
   const std::string& headers_of(const std::string& dir);
+  const std::string& kernel_source(const std::string& file);
   CudaBuilderOptions options_;
   CubinCache cache_;
   std::string work_dir_;
   bool owns_work_dir_ = false;
   std::size_t next_id_ = 0;
   std::map<std::string, std::string> headers_;  // include dir -> its headers' names and text, read once
+  std::map<std::string, std::string> sources_;  // the backend's kernel files, read once
 };
 
 }  // namespace optune::backends::cuda

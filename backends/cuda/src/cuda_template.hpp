@@ -14,7 +14,8 @@
 namespace optune::backends::cuda {
 
 struct CudaKernel {
-  std::string source;                    // CUDA C++ text
+  std::string source;                    // CUDA C++ text, or:
+  std::string source_file;               // a file of the backend's own kernels (backends/cuda/kernels)
   std::string program_name = "kernel.cu";  // names the source in NVRTC's log
   std::vector<std::string> options;      // "-DTILE=16", then the file's options ("--use_fast_math")
   std::filesystem::path include_dir;     // the source's own folder ("#include \"helpers.cuh\""); "" none

@@ -243,6 +243,50 @@ TEST_F(CudaBackendTest, SecondBuildOfACandidateComesFromTheCubinCache) {
   EXPECT_FALSE(backends::cuda::read_cuda_artifact(third[0].artifact).from_cache);
 }
 
+// gemm.cuda's candidates compile for the paper H100 in both dtypes, from the backend's own kernels.
+TEST(CudaGemmTemplate, CandidatesCompileInBf16AndF16AndEdgesOfTheSpaceAreRefused) {
+  if (!backends::cuda::NvrtcApi::get().is_available()) GTEST_SKIP() << "no NVRTC here";
+  const auto& gemm = backends::find_template("gemm.cuda");
+  const kernels::DeviceInfo h100 = paper_h100();
+  measure::BuildSettings settings;
+  settings.bin_dir = OPTUNE_BIN_DIR;
+  settings.kernel_source_dirs = {{"cuda", std::string(OPTUNE_SOURCE_DIR) + "/backends/cuda/kernels"}};
+  auto builder = backend().make_builder(kernels::Target{"cuda", ""}, settings);
+  std::vector<measure::MeasureInput> inputs;
+  for (const char* dtype : {"bf16", "f16"}) {
+    auto task = std::make_shared<measure::MeasureTask>();
+    task->workload = kernels::parse_workload(kernels::Op::kGemm, "200,136,72");
+    task->workload.dtype = kernels::parse_data_type(dtype);
+    task->kernel_template = &gemm;
+    task->target = kernels::Target{"cuda", ""};
+    task->device = h100;
+    task->space = gemm.space(task->workload, h100);
+    inputs.push_back({task, gemm.default_config(task->workload, h100, task->space)});
+    // A large tile (64 x 64 per warp, the most accumulators a thread may hold) in a short pipeline.
+    inputs.push_back({task, task->space.from_json({{"bm", 256}, {"bn", 128}, {"bk", 64}, {"wm", 4}, {"wn", 2},
+                                                   {"stages", 2}, {"group_m", 1}})});
+    EXPECT_TRUE(task->space.is_valid(inputs.back().config));
+  }
+  const auto results = builder->build(inputs);
+  for (const auto& result : results) {
+    ASSERT_TRUE(result.ok()) << result.message;
+    const CudaArtifact artifact = backends::cuda::read_cuda_artifact(result.artifact);
+    EXPECT_EQ(artifact.entry, "gemm_mma");
+    EXPECT_GT(artifact.launch.shared_memory_bytes, 0);
+  }
+  // 200 x 136 in 128 x 128 tiles: 2 x 2 blocks of 4 warps.
+  const CudaArtifact first = backends::cuda::read_cuda_artifact(results[0].artifact);
+  EXPECT_EQ(first.launch.global[0], 4);
+  EXPECT_EQ(first.launch.local[0], 128);
+  // K not a multiple of 8, or a device before tensor cores' bf16: not the template's.
+  kernels::Workload odd = kernels::parse_workload(kernels::Op::kGemm, "64,64,60");
+  odd.dtype = kernels::DataType::kBF16;
+  EXPECT_FALSE(gemm.applies(odd, h100));
+  kernels::DeviceInfo volta = h100;
+  volta.isa = {"sm_70"};
+  EXPECT_FALSE(gemm.applies(inputs[0].task->workload, volta));
+}
+
 TEST(CudaArtifact, DamagedFilesAreRefusedNamingTheFile) {
   const fs::path path = fs::temp_directory_path() / ("optune_cuda_artifact_" + std::to_string(::getpid()));
   CudaArtifact artifact;

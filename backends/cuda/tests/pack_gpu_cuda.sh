@@ -15,5 +15,5 @@ done | sort -u | grep -v -E '/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc
   case "$lib" in "$prefix"/*) ;; *) cp -L "$lib" "$prefix/lib/" ;; esac
 done
 cp "$root"/configs/kernels/*_cuda.* "$prefix/kernels/"
-cp "$here/cuda_gpu_run.sh" "$root/tests/bench/torch_peers.py" "$prefix/"
+cp "$here/cuda_gpu_run.sh" "$here/cuda_gemm_run.sh" "$here/torch_gemm_peers.py" "$root/tests/bench/torch_peers.py" "$prefix/"
 du -sh "$prefix"
