@@ -16,7 +16,9 @@
 #include "driver_api.hpp"
 #include "nvrtc_api.hpp"
 #include "optune/backends/registry.hpp"
+#include "optune/db/database.hpp"
 #include "optune/kernels/kernel_file_template.hpp"
+#include "optune/tuner/results/kernel_header.hpp"
 
 namespace {
 
@@ -241,6 +243,42 @@ TEST_F(CudaBackendTest, SecondBuildOfACandidateComesFromTheCubinCache) {
   auto third = third_builder->build(inputs(t, {{64, 2}}));
   ASSERT_TRUE(third[0].ok()) << third[0].message;
   EXPECT_FALSE(backends::cuda::read_cuda_artifact(third[0].artifact).from_cache);
+}
+
+// `apply-best --kernel`'s table of a CUDA kernel file: each row names the instance to start and its
+// grid, block and shared memory, and the header compiles.
+TEST_F(CudaBackendTest, KernelHeaderRowsCarryTheEntryGridBlockAndSharedMemory) {
+  const auto t = task();
+  db::TuningRecord record;
+  record.workload_key = t->workload.key();
+  record.template_name = t->kernel_template->name();
+  record.target = "cuda:0";
+  record.device_fingerprint = t->device.fingerprint();
+  record.device_id = t->device.fingerprint_id();
+  record.config = {{"block_size_x", 128}, {"TILE", 2}};
+  record.costs = {1e-5, 1e-5, 1e-5};
+  record.median_seconds = 1e-5;
+  record.gflops = 12.0 * 100000 / 1e-5 / 1e9;  // GB/s: the file gives bytes
+  record.timestamp = 1000;
+  record.tuner = "xgb";
+  record.run_id = "run-1";
+  const std::string path = (dir_ / "records.db").string();
+  {
+    auto database = db::Database::open(path);
+    database.insert({record});
+  }
+  const auto header = tuner::make_kernel_header(db::Database::open(path, db::Database::Mode::kReadOnly),
+                                                *t->kernel_template, {});
+  ASSERT_EQ(header.rows, 1u) << header.text;
+  EXPECT_NE(header.text.find("std::string_view entry;"), std::string::npos) << header.text;
+  EXPECT_NE(header.text.find("\"scaled_add<2>\", 1, {391, 1, 1}, {128, 1, 1}, 512}"), std::string::npos) << header.text;
+  EXPECT_NE(header.text.find("entry scaled_add<1>, grid {1563, 1, 1}, block {64, 1, 1}, shared memory 256 bytes"),
+            std::string::npos)
+      << header.text;
+  write(dir_ / "tuned.hpp", header.text);
+  write(dir_ / "use.cpp", "#include \"tuned.hpp\"\nint main() { return 0; }\n");
+  const std::string command = "c++ -std=c++17 -fsyntax-only " + (dir_ / "use.cpp").string() + " 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0) << header.text;
 }
 
 // gemm.cuda's candidates compile for the paper H100 in both dtypes, from the backend's own kernels.

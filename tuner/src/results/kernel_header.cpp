@@ -80,8 +80,52 @@ std::string defines_text(const kernels::KernelProblem& problem, const search_spa
   return joined(defines, " ");
 }
 
-bool launches_over_ndrange(const kernels::KernelSpec& spec) {
-  return spec.traits->launch == kernels::LaunchModel::kNDRange;
+kernels::LaunchModel launch_model(const kernels::KernelSpec& spec) { return spec.traits->launch; }
+
+// A row's launch members after build_options (none for kernels called on the host).
+std::string launch_initializer(const kernels::KernelProblem& problem, const search_space::Config& config) {
+  if (launch_model(problem.spec()) == kernels::LaunchModel::kCall) return "";
+  const kernels::LaunchSize launch = problem.launch(config);
+  switch (launch_model(problem.spec())) {
+    case kernels::LaunchModel::kNDRange:
+      return fmt::format(", {}, {}, {}", launch.dimensions, size_list(launch.global), size_list(launch.local));
+    case kernels::LaunchModel::kGridBlock:
+      return fmt::format(", {}, {}, {}, {}, {}", literal(problem.entry(config)), launch.dimensions,
+                         size_list(launch.global), size_list(launch.local), launch.shared_memory_bytes);
+    case kernels::LaunchModel::kCall: break;
+  }
+  return "";
+}
+
+// The same members declared in the row struct.
+std::string launch_members(const kernels::KernelSpec& spec) {
+  switch (launch_model(spec)) {
+    case kernels::LaunchModel::kNDRange:
+      return "  int dimensions;\n  std::array<std::size_t, 3> global_size;  // work-items; unused dimensions 1\n"
+             "  std::array<std::size_t, 3> local_size;\n";
+    case kernels::LaunchModel::kGridBlock:
+      return "  std::string_view entry;       // the kernel to start (a template instance: a name expression)\n"
+             "  int dimensions;\n  std::array<unsigned, 3> grid;   // blocks; unused dimensions 1\n"
+             "  std::array<unsigned, 3> block;  // threads per block\n"
+             "  unsigned shared_memory_bytes;  // dynamic shared memory per block\n";
+    case kernels::LaunchModel::kCall: break;
+  }
+  return "";
+}
+
+// The default's launch in a note: ", global {..}, local {..}" or ", entry .., grid .., block ..".
+std::string launch_note(const kernels::KernelProblem& problem, const search_space::Config& config) {
+  if (launch_model(problem.spec()) == kernels::LaunchModel::kCall) return "";
+  const kernels::LaunchSize launch = problem.launch(config);
+  switch (launch_model(problem.spec())) {
+    case kernels::LaunchModel::kNDRange:
+      return ", global " + size_list(launch.global) + ", local " + size_list(launch.local);
+    case kernels::LaunchModel::kGridBlock:
+      return fmt::format(", entry {}, grid {}, block {}, shared memory {} bytes", problem.entry(config),
+                         size_list(launch.global), size_list(launch.local), launch.shared_memory_bytes);
+    case kernels::LaunchModel::kCall: break;
+  }
+  return "";
 }
 
 Row make_row(const kernels::KernelFileBinding& binding, const db::TuningRecord& record,
@@ -96,10 +140,7 @@ Row make_row(const kernels::KernelFileBinding& binding, const db::TuningRecord& 
                                  literal(record.device_id), config_initializer(binding.spec(), config),
                                  literal(defines_text(problem, config)),
                                  literal(joined(problem.build_options(config), " ")));
-  if (launches_over_ndrange(binding.spec())) {
-    const kernels::LaunchSize launch = problem.launch(config);
-    text += fmt::format(", {}, {}, {}", launch.dimensions, size_list(launch.global), size_list(launch.local));
-  }
+  text += launch_initializer(problem, config);
   const std::string unit = problem.flops() > 0 ? "GFLOP/s" : problem.bytes() > 0 ? "GB/s" : "runs/s";
   text += fmt::format("}},  // {:.4g} {}{}", record.gflops, unit, record.tuner == "kernel_tuner" ? " (Kernel Tuner)" : "");
   return {record.workload_key, device.name, text};
@@ -111,12 +152,7 @@ std::string default_note(const kernels::KernelFileBinding& binding, const kernel
     const kernels::Workload workload = binding.workload("", device);
     const kernels::KernelProblem& problem = binding.problem(workload, device);
     const search_space::Config config = binding.first_valid(problem.space());
-    std::string note = "//   on " + device.name + ": " + defines_text(problem, config);
-    if (launches_over_ndrange(binding.spec())) {
-      const kernels::LaunchSize launch = problem.launch(config);
-      note += ", global " + size_list(launch.global) + ", local " + size_list(launch.local);
-    }
-    return note + "\n";
+    return "//   on " + device.name + ": " + defines_text(problem, config) + launch_note(problem, config) + "\n";
   } catch (const std::exception&) {
     return "//   on " + device.name + ": no config is valid at these extents\n";
   }
@@ -141,10 +177,7 @@ std::string struct_text(const kernels::KernelSpec& spec, std::size_t extent_coun
       "  std::string_view build_options;  // the defines, then the kernel file's build_options: {}\n",
       spec.name, extent_count, joined(extent_names, ", "), spec.traits->header.device_name_note,
       spec.traits->header.build_options_note);
-  if (launches_over_ndrange(spec))
-    row += "  int dimensions;\n  std::array<std::size_t, 3> global_size;  // work-items; unused dimensions 1\n"
-           "  std::array<std::size_t, 3> local_size;\n";
-  return config + row + "};\n\n";
+  return config + row + launch_members(spec) + "};\n\n";
 }
 
 // The namespace of a kernel's table: its name, '-' as '_'.
