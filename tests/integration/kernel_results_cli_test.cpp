@@ -194,6 +194,40 @@ TEST_F(KernelResultsCliTest, ExportGivesBackTheImportedConfigurationsAndTimes) {
   EXPECT_EQ(run.code, 0) << run.out << run.err;
 }
 
+// A CUDA kernel file's cache as Kernel Tuner writes it (block_size_x among its tune_params): imported
+// for a GPU known by name alone, exported back, and tabled by apply-best with each row's entry,
+// grid and block; no GPU needed.
+TEST_F(KernelResultsCliTest, CudaKernelCacheImportsExportsAndTables) {
+  const std::string kernel = std::string(OPTUNE_SOURCE_DIR) + "/configs/kernels/reduction_cuda.toml";
+  Json cache = Json::object();
+  cache["128,1,4"] = {{"block_size_x", 128}, {"rows_per_block", 1}, {"VEC", 4}, {"time", 0.051}, {"times", {0.05, 0.051, 0.052}}};
+  cache["256,2,2"] = {{"block_size_x", 256}, {"rows_per_block", 2}, {"VEC", 2}, {"time", 0.049}};
+  cache["64,4,1"] = {{"block_size_x", 64}, {"rows_per_block", 4}, {"VEC", 1}, {"time", "RuntimeFailedConfig"}};
+  const Json original = {{"device_name", "NVIDIA H100 80GB HBM3"},
+                         {"kernel_name", "row_sums"},
+                         {"problem_size", {4096, 8192}},
+                         {"tune_params_keys", {"block_size_x", "rows_per_block", "VEC"}},
+                         {"tune_params", {{"block_size_x", {32, 64, 128, 256, 512, 1024}},
+                                          {"rows_per_block", {1, 2, 4, 8}}, {"VEC", {1, 2, 4}}}},
+                         {"objective", "time"},
+                         {"cache", cache}};
+  CommandRun run = optune("import --kernel-tuner " + write("cuda.json", original.dump()).string() + " --kernel " +
+                          kernel + " --db " + db());
+  if (run.err.find("is not a backend of kernel files") != std::string::npos) GTEST_SKIP() << "built without CUDA";
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  EXPECT_EQ(records().size(), 3u);
+  const fs::path back = dir_ / "back.json";
+  run = optune("export --kernel-tuner --kernel " + kernel + " --db " + db() + " --out " + back.string());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  expect_same_configurations(original, Json::parse(test_support::slurp(back)));
+  const fs::path header = dir_ / "tuned.hpp";
+  run = optune("apply-best --kernel " + kernel + " --db " + db() + " --out " + header.string());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  // The fastest: 256 threads a row, 2 rows a block (4096 / 2 blocks), float2 loads.
+  EXPECT_NE(test_support::slurp(header).find("\"row_sums<2>\", 2, {2048, 1, 1}, {256, 2, 1}, 0}"), std::string::npos)
+      << test_support::slurp(header);
+}
+
 TEST_F(KernelResultsCliTest, ImportFindsTheDeviceByItsName) {
   CommandRun run = import_cache(write("first.json", synthetic_cache("Lab CPU").dump()));
   ASSERT_EQ(run.code, 0) << run.out << run.err;
