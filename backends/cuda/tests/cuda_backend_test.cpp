@@ -4,6 +4,7 @@
 // module). Running candidates needs the GPU machine (README.md).
 #include <algorithm>
 #include <filesystem>
+#include <random>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -279,6 +280,37 @@ TEST_F(CudaBackendTest, KernelHeaderRowsCarryTheEntryGridBlockAndSharedMemory) {
   write(dir_ / "use.cpp", "#include \"tuned.hpp\"\nint main() { return 0; }\n");
   const std::string command = "c++ -std=c++17 -fsyntax-only " + (dir_ / "use.cpp").string() + " 2>&1";
   EXPECT_EQ(std::system(command.c_str()), 0) << header.text;
+}
+
+// Every CUDA example of configs/kernels compiles with NVRTC for the paper H100, in its default
+// config and a few others drawn from its space (running them is the GPU machine's part).
+TEST(CudaExamples, DefaultAndSampledConfigsCompile) {
+  if (!backends::cuda::NvrtcApi::get().is_available()) GTEST_SKIP() << "no NVRTC here";
+  measure::BuildSettings settings;
+  settings.bin_dir = OPTUNE_BIN_DIR;
+  auto builder = backend().make_builder(kernels::Target{"cuda", ""}, settings);
+  std::vector<measure::MeasureInput> inputs;
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(OPTUNE_SOURCE_DIR) / "configs/kernels")) {
+    if (entry.path().extension() != ".toml") continue;
+    const kernels::KernelSpec spec = backends::load_kernel_file(entry.path());
+    if (spec.backend != "cuda") continue;
+    ++files;
+    auto task = std::make_shared<measure::MeasureTask>();
+    task->owned_template = backend().kernel_file_template(spec);
+    task->kernel_template = task->owned_template.get();
+    task->device = paper_h100();
+    task->workload = kernels::kernel_file_of(*task->kernel_template)->workload("", task->device);
+    task->space = task->kernel_template->space(task->workload, task->device);
+    inputs.push_back({task, task->kernel_template->default_config(task->workload, task->device, task->space)});
+    std::mt19937_64 rng(7);
+    for (auto& config : task->space.sample_valid_distinct(rng, 2)) inputs.push_back({task, config});
+  }
+  EXPECT_GE(files, 3u);
+  const auto results = builder->build(inputs);
+  for (std::size_t i = 0; i < results.size(); ++i)
+    EXPECT_TRUE(results[i].ok()) << inputs[i].task->workload.key() << " "
+                                 << inputs[i].task->space.to_json(inputs[i].config).dump() << ": " << results[i].message;
 }
 
 // gemm.cuda's candidates compile for the paper H100 in both dtypes, from the backend's own kernels.
