@@ -112,6 +112,22 @@ void add_wait_lock_option(CLI::App& command, bool& wait) {
                    "instead of exiting 1");
 }
 
+void add_timing_options(CLI::App& command, MeasureSettings& measuring, const std::string& what) {
+  command.add_option("--repeat", measuring.timing.repeat, "Timed repeats per " + what)
+      ->capture_default_str()->check(whole_number(1, 1000));
+  command.add_option("--number", measuring.timing.number, "Runs per repeat (0: from --min-repeat-ms)")
+      ->capture_default_str()->check(whole_number(0, 1000000));
+  command.add_option("--min-repeat-ms", measuring.timing.min_repeat_ms, "Shortest repeat, in milliseconds")
+      ->capture_default_str()->check(finite_number(0.0, 60000.0));
+  command.add_option("--timeout", measuring.timing.timeout_seconds, "Seconds a " + what + " may run (check and timing)")
+      ->capture_default_str()->check(finite_number(0.1, 86400.0));
+  command.add_option("--compile-timeout", measuring.compile_timeout, "Seconds a compile may take")
+      ->capture_default_str()->check(finite_number(1.0, 86400.0));
+  command.add_option("--jobs", measuring.jobs, "Parallel compiles (0: all cores)")
+      ->capture_default_str()->check(whole_number(0, 4096));
+  command.add_option("--compiler", measuring.compiler, "C++ compiler for CPU " + what + "s")->capture_default_str();
+}
+
 Measuring::Measuring(const MeasureSettings& settings, const std::optional<Remote>& remote)
     : app::Measuring(settings, install_paths(), remote,
                      [](const std::string& line) { std::fprintf(stderr, "optune: %s\n", line.c_str()); }) {}

@@ -25,6 +25,10 @@ RunLocks lock_for_measuring(const std::string& who, const std::string& database_
                             const kernels::DeviceInfo& device, bool wait_for_device, bool writes_records);
 // Registers `--wait-lock` for a command that measures.
 void add_wait_lock_option(CLI::App& command, bool& wait);
+// Registers the timing and building options of a command that measures (--repeat, --number,
+// --min-repeat-ms, --timeout, --compile-timeout, --jobs, --compiler); `what` names what is
+// measured in their help ("candidate", "config").
+void add_timing_options(CLI::App& command, MeasureSettings& measuring, const std::string& what);
 
 struct Measuring : app::Measuring {
   explicit Measuring(const MeasureSettings& settings, const std::optional<Remote>& remote = std::nullopt);

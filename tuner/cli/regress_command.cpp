@@ -134,26 +134,7 @@ void add_regress_command(CLI::App& app, CommandAction& action) {
       ->check(whole_number(1, 20));
   regress->add_option("--junit", options->junit, "Write JUnit XML here, for CI servers");
   add_wait_lock_option(*regress, options->wait_lock);
-  auto& timing = options->measuring.timing;
-  regress->add_option("--repeat", timing.repeat, "Timed repeats per config")
-      ->capture_default_str()
-      ->check(whole_number(1, 1000));
-  regress->add_option("--number", timing.number, "Runs per repeat (0: from --min-repeat-ms)")
-      ->capture_default_str()
-      ->check(whole_number(0, 1000000));
-  regress->add_option("--min-repeat-ms", timing.min_repeat_ms, "Shortest repeat, in milliseconds")
-      ->capture_default_str()
-      ->check(finite_number(0.0, 60000.0));
-  regress->add_option("--timeout", timing.timeout_seconds, "Seconds a config may run")
-      ->capture_default_str()
-      ->check(finite_number(0.1, 86400.0));
-  regress->add_option("--compile-timeout", options->measuring.compile_timeout, "Seconds a compile may take")
-      ->capture_default_str()
-      ->check(finite_number(1.0, 86400.0));
-  regress->add_option("--jobs", options->measuring.jobs, "Parallel compiles (0: all cores)")
-      ->capture_default_str()
-      ->check(whole_number(0, 4096));
-  regress->add_option("--compiler", options->measuring.compiler, "C++ compiler for CPU configs")->capture_default_str();
+  add_timing_options(*regress, options->measuring, "config");
   regress->callback([options, &action] { action = [options] { return run_regress(*options); }; });
 }
 

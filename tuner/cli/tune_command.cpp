@@ -277,19 +277,7 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
   tune->add_option("--seed", options->request.tuning.tuner.seed, "Seed of the tuner's random choices")
       ->capture_default_str()->check(whole_number(0, std::numeric_limits<std::int64_t>::max()));
   tune->add_option("--db", options->request.database, "SQLite database file")->capture_default_str();
-  tune->add_option("--repeat", options->request.measuring.timing.repeat, "Timed repeats per candidate")
-      ->capture_default_str()->check(whole_number(1, 1000));
-  tune->add_option("--number", options->request.measuring.timing.number, "Runs per repeat (0: from --min-repeat-ms)")
-      ->capture_default_str()->check(whole_number(0, 1000000));
-  tune->add_option("--min-repeat-ms", options->request.measuring.timing.min_repeat_ms, "Shortest repeat, in milliseconds")
-      ->capture_default_str()->check(finite_number(0.0, 60000.0));
-  tune->add_option("--timeout", options->request.measuring.timing.timeout_seconds, "Seconds a candidate may run (check and timing)")
-      ->capture_default_str()->check(finite_number(0.1, 86400.0));
-  tune->add_option("--compile-timeout", options->request.measuring.compile_timeout, "Seconds a compile may take")
-      ->capture_default_str()->check(finite_number(1.0, 86400.0));
-  tune->add_option("--jobs", options->request.measuring.jobs, "Parallel compiles (0: all cores)")
-      ->capture_default_str()->check(whole_number(0, 4096));
-  tune->add_option("--compiler", options->request.measuring.compiler, "C++ compiler for CPU candidates")->capture_default_str();
+  add_timing_options(*tune, options->request.measuring, "candidate");
   tune->add_flag("--quiet", options->quiet, "No progress display");
   tune->add_option("--format", options->format,
                    "table, or json: the outcome's fields as Python's optune.tune returns them (the speed-up, its "
