@@ -1,7 +1,9 @@
 #include "optune/kernels/kernel_file_template.hpp"
 
 #include <algorithm>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 
 #include "optune/kernels/kernel_digest.hpp"
@@ -65,6 +67,14 @@ std::string KernelFileBinding::build_options(const Workload& workload, const Dev
   for (const std::string& option : problem(workload, device).build_options(config))
     text += (text.empty() ? "" : " ") + option;
   return text;
+}
+
+std::string read_kernel_source(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument(path.string() + ": cannot read the kernel's source");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace optune::kernels

@@ -57,12 +57,6 @@ std::string first_error(const std::string& output) {
   return first;
 }
 
-std::string make_temp_dir() {
-  std::string pattern = (fs::temp_directory_path() / "optune-build-XXXXXX").string();
-  if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a build directory");
-  return pattern;
-}
-
 // A compiler started on `argv`, its output in `log`. A compiler that cannot start, or has no room
 // for its log, is no candidate's fault.
 Subprocess start_compiler(const std::vector<std::string>& argv, const std::string& log) {
@@ -98,23 +92,12 @@ bool builds_without_reference(const PendingCompile& compile, double timeout_seco
 
 }  // namespace
 
-LocalBuilder::LocalBuilder(LocalBuilderOptions options) : options_(std::move(options)) {
+LocalBuilder::LocalBuilder(LocalBuilderOptions options)
+    : options_(std::move(options)), work_dir_(options_.work_dir, "build") {
   if (options_.jobs <= 0) options_.jobs = std::max(1u, std::thread::hardware_concurrency());
-  if (options_.work_dir.empty()) {
-    work_dir_ = make_temp_dir();
-    owns_work_dir_ = true;
-  } else {
-    work_dir_ = options_.work_dir;
-    fs::create_directories(work_dir_);
-  }
 }
 
-LocalBuilder::~LocalBuilder() {
-  if (owns_work_dir_) {
-    std::error_code ignored;
-    fs::remove_all(work_dir_, ignored);
-  }
-}
+LocalBuilder::~LocalBuilder() = default;
 
 std::vector<BuildResult> LocalBuilder::build(const std::vector<MeasureInput>& inputs) {
   std::vector<BuildResult> results(inputs.size());
@@ -126,7 +109,7 @@ std::vector<BuildResult> LocalBuilder::build(const std::vector<MeasureInput>& in
   processes.start = [&](std::size_t index) -> std::optional<Subprocess> {
     const MeasureInput& input = inputs[index];
     PendingCompile& compile = compiles[index];
-    compile.stem = work_dir_ + "/candidate_" + std::to_string(next_id_++);
+    compile.stem = work_dir_.path() + "/candidate_" + std::to_string(next_id_++);
     std::string source;
     try {
       search_space::ConfigView view(input.task->space, input.config);

@@ -8,7 +8,6 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <stdlib.h>
 
 #include "artifact.hpp"
 #include "compile.hpp"
@@ -59,25 +58,12 @@ std::vector<std::string> name_expressions(const CudaKernel& kernel) {
 
 }  // namespace
 
-CudaBuilder::CudaBuilder(CudaBuilderOptions options) : options_(std::move(options)), cache_(options_.cache_dir) {
+CudaBuilder::CudaBuilder(CudaBuilderOptions options)
+    : options_(std::move(options)), cache_(options_.cache_dir), work_dir_(options_.work_dir, "cuda") {
   if (options_.jobs <= 0) options_.jobs = std::max(1u, std::thread::hardware_concurrency());
-  if (options_.work_dir.empty()) {
-    std::string pattern = (fs::temp_directory_path() / "optune-cuda-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a build directory");
-    work_dir_ = pattern;
-    owns_work_dir_ = true;
-  } else {
-    work_dir_ = options_.work_dir;
-    fs::create_directories(work_dir_);
-  }
 }
 
-CudaBuilder::~CudaBuilder() {
-  if (owns_work_dir_) {
-    std::error_code ignored;
-    fs::remove_all(work_dir_, ignored);
-  }
-}
+CudaBuilder::~CudaBuilder() = default;
 
 // The headers beside a kernel's source (what its #includes may read): part of the cache key, so
 // that editing one compiles again.
@@ -143,7 +129,7 @@ std::vector<measure::BuildResult> CudaBuilder::build(const std::vector<measure::
   processes.start = [&](std::size_t index) -> std::optional<measure::Subprocess> {
     const measure::MeasureTask& task = *inputs[index].task;
     Compile& compile = compiles[index];
-    compile.stem = work_dir_ + "/candidate_" + std::to_string(next_id_++);
+    compile.stem = work_dir_.path() + "/candidate_" + std::to_string(next_id_++);
     try {
       compile.kernel = as_cuda(*task.kernel_template)
                            .cuda_kernel(task.workload, task.device, search_space::ConfigView(task.space, inputs[index].config));

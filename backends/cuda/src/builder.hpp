@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cubin_cache.hpp"
+#include "optune/measure/build_directory.hpp"
 #include "optune/measure/builder.hpp"
 
 namespace optune::backends::cuda {
@@ -35,8 +36,7 @@ class CudaBuilder final : public measure::Builder {
   const std::string& kernel_source(const std::string& file);
   CudaBuilderOptions options_;
   CubinCache cache_;
-  std::string work_dir_;
-  bool owns_work_dir_ = false;
+  measure::BuildDirectory work_dir_;
   std::size_t next_id_ = 0;
   std::map<std::string, std::string> headers_;  // include dir -> its headers' names and text, read once
   std::map<std::string, std::string> sources_;  // the backend's kernel files, read once

@@ -16,14 +16,6 @@
 namespace optune::backends::cuda {
 namespace {
 
-std::string read_source(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(path.string() + ": cannot read the kernel's source");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 class CudaKernelFileTemplate final : public kernels::KernelFileTemplate<CudaTemplate> {
  public:
   using KernelFileTemplate::KernelFileTemplate;
@@ -33,7 +25,7 @@ class CudaKernelFileTemplate final : public kernels::KernelFileTemplate<CudaTemp
     const kernels::KernelProblem& problem = binding().problem(workload, device);
     const kernels::KernelSpec& spec = problem.spec();
     CudaKernel kernel;
-    kernel.source = read_source(spec.source);
+    kernel.source = kernels::read_kernel_source(spec.source);
     kernel.program_name = spec.source.filename().string();
     kernel.include_dir = spec.source.parent_path();
     kernel.options = problem.build_options(config.config());

@@ -6,8 +6,6 @@
 #include <sstream>
 #include <stdexcept>
 
-#include <stdlib.h>
-
 #include "optune/backends/opencl/artifact.hpp"
 #include "optune/kernels/opencl/opencl_template.hpp"
 #include "optune/kernels/opencl/program_text.hpp"
@@ -15,24 +13,10 @@
 namespace optune::measure {
 namespace fs = std::filesystem;
 
-OpenCLBuilder::OpenCLBuilder(OpenCLBuilderOptions options) : options_(std::move(options)) {
-  if (options_.work_dir.empty()) {
-    std::string pattern = (fs::temp_directory_path() / "optune-opencl-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a build directory");
-    work_dir_ = pattern;
-    owns_work_dir_ = true;
-  } else {
-    work_dir_ = options_.work_dir;
-    fs::create_directories(work_dir_);
-  }
-}
+OpenCLBuilder::OpenCLBuilder(OpenCLBuilderOptions options)
+    : options_(std::move(options)), work_dir_(options_.work_dir, "opencl") {}
 
-OpenCLBuilder::~OpenCLBuilder() {
-  if (owns_work_dir_) {
-    std::error_code ignored;
-    fs::remove_all(work_dir_, ignored);
-  }
-}
+OpenCLBuilder::~OpenCLBuilder() = default;
 
 const std::string& OpenCLBuilder::source_text(const std::string& file) {
   auto found = sources_.find(file);
@@ -59,7 +43,7 @@ std::vector<BuildResult> OpenCLBuilder::build(const std::vector<MeasureInput>& i
       const auto kernel = kernels::as_opencl(*task.kernel_template)
                               .opencl_kernel(task.workload, task.device, search_space::ConfigView(task.space, input.config));
       OpenCLArtifact artifact{task.kernel_template->name(), task.workload.key(), kernel, source_text(kernel.source_file)};
-      result.artifact = work_dir_ + "/candidate_" + std::to_string(next_id_++) + ".json";
+      result.artifact = work_dir_.path() + "/candidate_" + std::to_string(next_id_++) + ".json";
       write_opencl_artifact(artifact, result.artifact);
     } catch (const EnvironmentFailure&) {
       throw;  // no candidate's fault: the run's (the batch goes unrecorded)

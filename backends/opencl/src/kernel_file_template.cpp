@@ -13,14 +13,6 @@
 namespace optune::kernels {
 namespace {
 
-std::string read_source(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(path.string() + ": cannot read the kernel's source");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::array<std::size_t, 3> sizes(const std::array<std::int64_t, 3>& values) {
   return {static_cast<std::size_t>(values[0]), static_cast<std::size_t>(values[1]), static_cast<std::size_t>(values[2])};
 }
@@ -46,7 +38,7 @@ class OpenCLKernelFileTemplate final : public KernelFileTemplate<OpenCLTemplate>
   std::string emit_source(const Workload& workload, const DeviceInfo& device,
                           const search_space::ConfigView& config) const override {
     return "// build options: " + binding().build_options(workload, device, config.config()) + "\n" +
-           read_source(binding().spec().source);
+           read_kernel_source(binding().spec().source);
   }
 
   // The reference is built with the default config's defines (any valid config's would do).
@@ -54,7 +46,7 @@ class OpenCLKernelFileTemplate final : public KernelFileTemplate<OpenCLTemplate>
     const KernelProblem& problem = binding().problem(workload, device);
     std::string source, options;
     if (problem.spec().check.kind == KernelCheck::Kind::kReference) {
-      source = read_source(problem.spec().check.reference_source);
+      source = read_kernel_source(problem.spec().check.reference_source);
       options = binding().build_options(workload, device, binding().first_valid(problem.space()));
     }
     return nlohmann::json(measure::kernel_operands_spec(problem, source, options));

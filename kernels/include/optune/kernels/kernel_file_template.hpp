@@ -80,6 +80,10 @@ class KernelFileTemplate : public TemplateBase, public KernelFileSource {
   KernelFileBinding binding_;
 };
 
+// The text of a kernel file's source (or its reference's), for the builders that compile it;
+// throws std::invalid_argument "<path>: cannot read the kernel's source".
+std::string read_kernel_source(const std::filesystem::path& path);
+
 // The kernel file behind a template, or nullptr for optune's own templates.
 inline const KernelFileBinding* kernel_file_of(const KernelTemplate& kernel_template) {
   const auto* source = dynamic_cast<const KernelFileSource*>(&kernel_template);

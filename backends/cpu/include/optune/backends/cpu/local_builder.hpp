@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "optune/measure/build_directory.hpp"
 #include "optune/measure/builder.hpp"
 
 namespace optune::measure {
@@ -30,12 +31,11 @@ class LocalBuilder final : public Builder {
   explicit LocalBuilder(LocalBuilderOptions options);
   ~LocalBuilder() override;
   std::vector<BuildResult> build(const std::vector<MeasureInput>& inputs) override;
-  const std::string& work_dir() const { return work_dir_; }
+  const std::string& work_dir() const { return work_dir_.path(); }
 
  private:
   LocalBuilderOptions options_;
-  std::string work_dir_;
-  bool owns_work_dir_ = false;
+  BuildDirectory work_dir_;
   std::size_t next_id_ = 0;
 };
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "optune/measure/build_directory.hpp"
 #include "optune/measure/builder.hpp"
 
 namespace optune::measure {
@@ -26,8 +27,7 @@ class OpenCLBuilder final : public Builder {
  private:
   const std::string& source_text(const std::string& file);
   OpenCLBuilderOptions options_;
-  std::string work_dir_;
-  bool owns_work_dir_ = false;
+  BuildDirectory work_dir_;
   std::size_t next_id_ = 0;
   std::map<std::string, std::string> sources_;  // file name -> text, read once
 };

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine, from a pack (pack_gpu_cuda.sh): the devices optune sees, then each example
 # CUDA kernel file tuned end to end (NVRTC compiles, CUDA events time, the reference checks), with
-# the best record of each. Usage: cuda_gpu_run.sh PACK TRIALS
+# the best record of each. Usage: cuda_examples_run.sh PACK TRIALS
 set -uo pipefail
 pack=$(cd "$1" && pwd); trials=${2:-64}
 export LD_LIBRARY_PATH="$pack/lib:${LD_LIBRARY_PATH:-}"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Packs what cuda_gpu_run.sh needs on a GPU machine with no package registry: the installed optune
+# Packs what cuda_examples_run.sh and cuda_gemm_run.sh need on a GPU machine with no package registry: the installed optune
 # (optune, optune-worker, optune-nvrtc), the shared libraries they link that such a machine may
 # lack, and the example CUDA kernel files. Usage: pack_gpu_cuda.sh BUILD_DIR PREFIX
 set -euo pipefail
 build=$1; mkdir -p "$2"; prefix=$(cd "$2" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../.." && pwd)
+root=$(cd "$here/../.." && pwd)
 rm -rf "$prefix"; mkdir -p "$prefix/lib" "$prefix/kernels"
 cmake --install "$build" --prefix "$prefix" >/dev/null
 rm -rf "$prefix/include" "$prefix/lib/cmake" "$prefix/lib"/*.a
@@ -15,5 +15,5 @@ done | sort -u | grep -v -E '/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc
   case "$lib" in "$prefix"/*) ;; *) cp -L "$lib" "$prefix/lib/" ;; esac
 done
 cp "$root"/configs/kernels/*_cuda.* "$prefix/kernels/"
-cp "$here/cuda_gpu_run.sh" "$here/cuda_gemm_run.sh" "$here/torch_gemm_peers.py" "$root/tests/bench/torch_peers.py" "$prefix/"
+cp "$here/cuda_examples_run.sh" "$here/cuda_gemm_run.sh" "$here/torch_gemm_peers.py" "$here/torch_peers.py" "$prefix/"
 du -sh "$prefix"

@@ -1,30 +1,15 @@
 #!/usr/bin/env python3
 """cuBLAS GEMM through PyTorch in bf16 and f16 (float32 accumulation, as optune's gemm.cuda): the
-peers of cuda_gpu_run.sh. Usage: torch_gemm_peers.py DTYPE M,N,K [M,N,K ...]. Prints per shape the
+peers of cuda_gemm_run.sh. Usage: torch_gemm_peers.py DTYPE M,N,K [M,N,K ...]. Prints per shape the
 median of CUDA-event-timed batches, TFLOP/s, and the relative L2 error of C against a float64
 reference of the same bf16/f16 inputs (as optune's check measures its candidates)."""
-import statistics
 import sys
 
 import torch
 
+from torch_peers import time_ms  # beside this file, here and in the pack
+
 DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16}
-
-
-def time_ms(fn, repeat=20, number=20):
-    for _ in range(5):
-        fn()
-    torch.cuda.synchronize()
-    costs = []
-    for _ in range(repeat):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(number):
-            fn()
-        end.record()
-        torch.cuda.synchronize()
-        costs.append(start.elapsed_time(end) / number)
-    return statistics.median(costs)
 
 
 def main():
