@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "cuda_template.hpp"
+#include "gemm_support.hpp"
 #include "templates.hpp"
 
 namespace optune::backends::cuda {
@@ -31,12 +32,6 @@ constexpr const char* kGroupM = "group_m";   // row tiles per band of the block 
 constexpr int kPadElements = 8;  // gemm_mma.cu's PAD: 16 bytes per shared-memory row
 constexpr std::int64_t kMaxAccumulators = 128;
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-std::int64_t next_pow2(std::int64_t x) {
-  std::int64_t p = 1;
-  while (p < x) p *= 2;
-  return p;
-}
 
 struct Tile {
   std::int64_t bm, bn, bk, wm, wn, stages, group_m;
@@ -98,7 +93,7 @@ class CudaGemmTemplate final : public CudaTemplate {
     });
     space.add_constraint("tiles not far beyond the matrix", [s](const ss::ConfigView& v) {
       const Tile t(v);
-      return t.bm <= std::max<std::int64_t>(64, next_pow2(s.M)) && t.bn <= std::max<std::int64_t>(64, next_pow2(s.N));
+      return tile_fits_shape(s, t.bm, t.bn);
     });
     space.add_constraint("group_m is 1 unless there are row tiles to band", [s](const ss::ConfigView& v) {
       const Tile t(v);
@@ -127,9 +122,8 @@ class CudaGemmTemplate final : public CudaTemplate {
     kernel.options = {fmt::format("-DBM={}", t.bm),         fmt::format("-DBN={}", t.bn),
                       fmt::format("-DBK={}", t.bk),         fmt::format("-DWM={}", t.wm),
                       fmt::format("-DWN={}", t.wn),         fmt::format("-DSTAGES={}", t.stages),
-                      fmt::format("-DGROUP_M={}", t.group_m), fmt::format("-DGEMM_M={}", s.M),
-                      fmt::format("-DGEMM_N={}", s.N),      fmt::format("-DGEMM_K={}", s.K)};
-    if (workload.dtype == DataType::kF16) kernel.options.push_back("-DOPTUNE_F16");
+                      fmt::format("-DGROUP_M={}", t.group_m)};
+    for (auto& define : gemm_defines(workload)) kernel.options.push_back(std::move(define));
     kernel.entry = "gemm_mma";
     kernel.launch.dimensions = 1;
     kernel.launch.global = {ceil_div(s.M, t.bm) * ceil_div(s.N, t.bn), 1, 1};

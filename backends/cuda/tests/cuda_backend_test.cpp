@@ -357,6 +357,47 @@ TEST(CudaGemmTemplate, CandidatesCompileInBf16AndF16AndEdgesOfTheSpaceAreRefused
   EXPECT_FALSE(gemm.applies(inputs[0].task->workload, volta));
 }
 
+// gemm_wgmma.cuda: the default GEMM on Hopper (ahead of gemm.cuda), its candidates compile for
+// sm_90a in both dtypes, at an edge shape too; on Ampere it does not apply.
+TEST(CudaGemmTemplate, WgmmaIsHoppersDefaultAndItsCandidatesCompile) {
+  const kernels::DeviceInfo h100 = paper_h100();
+  kernels::Workload workload = kernels::parse_workload(kernels::Op::kGemm, "200,136,72");
+  workload.dtype = kernels::DataType::kBF16;
+  EXPECT_EQ(backends::default_template(workload, "cuda", h100).name(), "gemm_wgmma.cuda");
+  kernels::DeviceInfo a100 = h100;
+  a100.isa = {"sm_80"};
+  EXPECT_EQ(backends::default_template(workload, "cuda", a100).name(), "gemm.cuda");
+  if (!backends::cuda::NvrtcApi::get().is_available()) GTEST_SKIP() << "no NVRTC here";
+  const auto& wgmma = backends::find_template("gemm_wgmma.cuda");
+  measure::BuildSettings settings;
+  settings.bin_dir = OPTUNE_BIN_DIR;
+  settings.kernel_source_dirs = {{"cuda", std::string(OPTUNE_SOURCE_DIR) + "/backends/cuda/kernels"}};
+  auto builder = backend().make_builder(kernels::Target{"cuda", ""}, settings);
+  std::vector<measure::MeasureInput> inputs;
+  for (const char* shape : {"200,136,72", "4096,4096,4096"}) {
+    for (const char* dtype : {"bf16", "f16"}) {
+      auto task = std::make_shared<measure::MeasureTask>();
+      task->workload = kernels::parse_workload(kernels::Op::kGemm, shape);
+      task->workload.dtype = kernels::parse_data_type(dtype);
+      task->kernel_template = &wgmma;
+      task->target = kernels::Target{"cuda", ""};
+      task->device = h100;
+      task->space = wgmma.space(task->workload, h100);
+      inputs.push_back({task, wgmma.default_config(task->workload, h100, task->space)});
+    }
+  }
+  const auto results = builder->build(inputs);
+  for (const auto& result : results) {
+    ASSERT_TRUE(result.ok()) << result.message;
+    EXPECT_EQ(backends::cuda::read_cuda_artifact(result.artifact).entry, "gemm_wgmma");
+  }
+  // 4096^3 in the default 128 x 256 tiles of two warpgroups: 32 x 16 blocks of 256 threads.
+  const CudaArtifact big = backends::cuda::read_cuda_artifact(results[2].artifact);
+  EXPECT_EQ(big.launch.global[0], 512);
+  EXPECT_EQ(big.launch.local[0], 256);
+  EXPECT_EQ(big.launch.shared_memory_bytes, 3 * (128 + 256) * 128 + 1024);
+}
+
 TEST(CudaArtifact, DamagedFilesAreRefusedNamingTheFile) {
   const fs::path path = fs::temp_directory_path() / ("optune_cuda_artifact_" + std::to_string(::getpid()));
   CudaArtifact artifact;

@@ -1,0 +1,37 @@
+// What the CUDA GEMM templates share (gemm_template.cpp: mma.sync; gemm_wgmma_template.cpp:
+// Hopper's wgmma): arithmetic on tile counts, the workload's defines, the rules every tile obeys.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "optune/kernels/workload.hpp"
+
+namespace optune::backends::cuda {
+
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+inline std::int64_t next_pow2(std::int64_t x) {
+  std::int64_t p = 1;
+  while (p < x) p *= 2;
+  return p;
+}
+
+// The workload as the kernels read it: -DGEMM_M/N/K, and OPTUNE_F16 for f16 (else bf16).
+inline std::vector<std::string> gemm_defines(const kernels::Workload& workload) {
+  const auto& s = workload.gemm();
+  std::vector<std::string> defines = {fmt::format("-DGEMM_M={}", s.M), fmt::format("-DGEMM_N={}", s.N),
+                                      fmt::format("-DGEMM_K={}", s.K)};
+  if (workload.dtype == kernels::DataType::kF16) defines.push_back("-DOPTUNE_F16");
+  return defines;
+}
+
+// A block tile not far beyond the matrix: at most the next power of two of M and N (64 at least).
+inline bool tile_fits_shape(const kernels::GemmShape& s, std::int64_t bm, std::int64_t bn) {
+  return bm <= std::max<std::int64_t>(64, next_pow2(s.M)) && bn <= std::max<std::int64_t>(64, next_pow2(s.N));
+}
+
+}  // namespace optune::backends::cuda
