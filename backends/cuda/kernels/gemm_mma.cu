@@ -9,20 +9,7 @@
 //
 // Defines (the config's knobs and the workload): BM BN BK WM WN STAGES GROUP_M, GEMM_M GEMM_N
 // GEMM_K, and OPTUNE_F16 for f16 (else bf16).
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
-#ifdef OPTUNE_F16
-typedef __half element;
-typedef __half2 element2;
-#define MMA_TYPE "f16"
-__device__ inline element2 to_element2(float a, float b) { return __floats2half2_rn(a, b); }
-#else
-typedef __nv_bfloat16 element;
-typedef __nv_bfloat162 element2;
-#define MMA_TYPE "bf16"
-__device__ inline element2 to_element2(float a, float b) { return __floats2bfloat162_rn(a, b); }
-#endif
+#include "gemm_common.cuh"
 
 constexpr int THREADS = WM * WN * 32;
 constexpr int WARP_M = BM / WM;  // a warp's tile
@@ -35,20 +22,6 @@ constexpr int B_STRIDE = BN + PAD;
 constexpr int A_STAGE = BM * A_STRIDE;
 constexpr int B_STAGE = BK * B_STRIDE;
 
-__device__ inline unsigned shared_address(const void* pointer) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
-}
-
-// 16 bytes global -> shared, or 16 zero bytes where `valid` is false.
-__device__ inline void copy16(void* shared, const void* global, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(shared)), "l"(global),
-               "r"(valid ? 16 : 0));
-}
-__device__ inline void commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int PENDING>
-__device__ inline void wait_groups() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
-}
 
 __device__ inline void load_tiles(element* As, element* Bs, const element* A, const element* B, int row0, int col0,
                                   int k0) {
@@ -59,13 +32,15 @@ __device__ inline void load_tiles(element* As, element* Bs, const element* A, co
   for (int i = thread; i < A_CHUNKS; i += THREADS) {
     const int r = i / (BK / 8), c = (i % (BK / 8)) * 8;
     const bool valid = row0 + r < GEMM_M && k0 + c < GEMM_K;
-    copy16(As + r * A_STRIDE + c, valid ? A + static_cast<long>(row0 + r) * GEMM_K + k0 + c : A, valid);
+    copy16(shared_address(As + r * A_STRIDE + c), valid ? A + static_cast<long>(row0 + r) * GEMM_K + k0 + c : A,
+           valid);
   }
 #pragma unroll
   for (int i = thread; i < B_CHUNKS; i += THREADS) {
     const int r = i / (BN / 8), c = (i % (BN / 8)) * 8;
     const bool valid = k0 + r < GEMM_K && col0 + c < GEMM_N;
-    copy16(Bs + r * B_STRIDE + c, valid ? B + static_cast<long>(k0 + r) * GEMM_N + col0 + c : B, valid);
+    copy16(shared_address(Bs + r * B_STRIDE + c), valid ? B + static_cast<long>(k0 + r) * GEMM_N + col0 + c : B,
+           valid);
   }
 }
 
@@ -83,15 +58,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_mma(const element* __
   element* As = reinterpret_cast<element*>(shared_bytes);
   element* Bs = As + STAGES * A_STAGE;
 
-  // Bands of GROUP_M row tiles, walked column by column.
-  constexpr int TILES_M = (GEMM_M + BM - 1) / BM, TILES_N = (GEMM_N + BN - 1) / BN;
-  const int tile = blockIdx.x;
-  const int band = tile / (GROUP_M * TILES_N);
-  const int first_m = band * GROUP_M;
-  const int band_rows = min(TILES_M - first_m, GROUP_M);
-  const int tile_m = first_m + (tile % (GROUP_M * TILES_N)) % band_rows;
-  const int tile_n = (tile % (GROUP_M * TILES_N)) / band_rows;
-  const int row0 = tile_m * BM, col0 = tile_n * BN;
+  int row0, col0;
+  block_origin<BM, BN>(row0, col0);
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int warp_row = (warp / WN) * WARP_M, warp_col = (warp % WN) * WARP_N;
@@ -104,7 +72,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_mma(const element* __
     commit();
   }
   for (int kt = 0; kt < K_TILES; ++kt) {
-    wait_groups<STAGES - 2>();
+    wait_copies<STAGES - 2>();
     __syncthreads();
     const int next = kt + STAGES - 1;
     if (next < K_TILES)
@@ -135,7 +103,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_mma(const element* __
         for (int ni = 0; ni < NI; ++ni) mma(acc[mi][ni], a[mi], b[ni]);
     }
   }
-  wait_groups<0>();
+  wait_copies<0>();
 
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {

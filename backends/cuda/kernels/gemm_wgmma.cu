@@ -5,20 +5,7 @@
 // buffers in the 128-byte swizzled layouts wgmma reads: A K-major (rows of 64 k), B MN-major
 // (slabs of 64 n, one 128-byte row per k), so B needs the instruction's transpose flag.
 // Defines: BN MI WGS STAGES GROUP_M, GEMM_M GEMM_N GEMM_K, OPTUNE_F16 for f16 (else bf16).
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
-#ifdef OPTUNE_F16
-typedef __half element;
-typedef __half2 element2;
-#define MMA_TYPE "f16"
-__device__ inline element2 to_element2(float a, float b) { return __floats2half2_rn(a, b); }
-#else
-typedef __nv_bfloat16 element;
-typedef __nv_bfloat162 element2;
-#define MMA_TYPE "bf16"
-__device__ inline element2 to_element2(float a, float b) { return __floats2bfloat162_rn(a, b); }
-#endif
+#include "gemm_common.cuh"
 
 constexpr int BK = 64;
 constexpr int BM = 64 * MI * WGS;
@@ -26,18 +13,6 @@ constexpr int THREADS = 128 * WGS;
 constexpr int A_STAGE_BYTES = BM * 128;
 constexpr int B_STAGE_BYTES = BN * 128;
 constexpr int B_SLAB_BYTES = BK * 128;  // 64 n of every k
-
-__device__ inline unsigned shared_address(const void* pointer) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
-}
-__device__ inline void copy16(unsigned shared, const void* global, bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared), "l"(global), "r"(valid ? 16 : 0));
-}
-__device__ inline void commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int PENDING>
-__device__ inline void wait_copies() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
-}
 
 // The 128-byte swizzle: 16-byte chunk c of row r sits at chunk c ^ (r % 8).
 __device__ inline unsigned swizzled(int row, int chunk) { return row * 128 + ((chunk ^ (row & 7)) << 4); }
@@ -110,14 +85,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_wgmma(const element* 
   const unsigned base = (shared_address(shared_bytes) + 1023) & ~1023u;
   const unsigned a_stages = base, b_stages = base + STAGES * A_STAGE_BYTES;
 
-  constexpr int TILES_M = (GEMM_M + BM - 1) / BM, TILES_N = (GEMM_N + BN - 1) / BN;
-  const int tile = blockIdx.x;
-  const int band = tile / (GROUP_M * TILES_N);
-  const int first_m = band * GROUP_M;
-  const int band_rows = min(TILES_M - first_m, GROUP_M);
-  const int tile_m = first_m + (tile % (GROUP_M * TILES_N)) % band_rows;
-  const int tile_n = (tile % (GROUP_M * TILES_N)) / band_rows;
-  const int row0 = tile_m * BM, col0 = tile_n * BN;
+  int row0, col0;
+  block_origin<BM, BN>(row0, col0);
   const int group = threadIdx.x / 128;
 
   float acc[MI][BN / 2];

@@ -8,8 +8,11 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
+#include "cuda_template.hpp"
 #include "optune/kernels/workload.hpp"
+#include "optune/search_space/config_space.hpp"
 
 namespace optune::backends::cuda {
 
@@ -33,5 +36,19 @@ inline std::vector<std::string> gemm_defines(const kernels::Workload& workload) 
 inline bool tile_fits_shape(const kernels::GemmShape& s, std::int64_t bm, std::int64_t bn) {
   return bm <= std::max<std::int64_t>(64, next_pow2(s.M)) && bn <= std::max<std::int64_t>(64, next_pow2(s.N));
 }
+
+// `preferred` where the space holds it as a valid config, else the space's first valid config;
+// throws std::invalid_argument "<template>: no valid config".
+search_space::Config preferred_config(const search_space::ConfigSpace& space, const nlohmann::json& preferred,
+                                      const std::string& template_name);
+
+// A kernel of kernels/<file>.cu whose entry is named as the file: the knobs' -D defines, then the
+// workload's, launched as one row of `blocks` blocks of `threads` threads.
+CudaKernel gemm_kernel(const std::string& file, const std::vector<std::pair<const char*, std::int64_t>>& knobs,
+                       const kernels::Workload& workload, std::int64_t blocks, std::int64_t threads,
+                       std::int64_t shared_bytes);
+
+// emit_source of such a kernel: its options and launch as comments, then the include of its file.
+std::string gemm_source_text(const CudaKernel& kernel);
 
 }  // namespace optune::backends::cuda

@@ -105,40 +105,22 @@ class CudaGemmTemplate final : public CudaTemplate {
   ss::Config default_config(const kernels::Workload&, const kernels::DeviceInfo&,
                             const ss::ConfigSpace& space) const override {
     const nlohmann::json preferred = {{kBm, 128}, {kBn, 128}, {kBk, 32}, {kWm, 2}, {kWn, 2}, {kStages, 4}, {kGroupM, 8}};
-    const ss::Config config = space.from_json(preferred);
-    if (space.is_valid(config)) return config;
-    for (std::uint64_t i = 0; i < space.size(); ++i)
-      if (space.is_valid(space.from_index(i))) return space.from_index(i);
-    throw std::invalid_argument("gemm.cuda: no valid config");
+    return preferred_config(space, preferred, name());
   }
 
   CudaKernel cuda_kernel(const kernels::Workload& workload, const kernels::DeviceInfo&,
                          const ss::ConfigView& config) const override {
     const auto& s = workload.gemm();
     const Tile t(config);
-    CudaKernel kernel;
-    kernel.source_file = "gemm_mma.cu";
-    kernel.program_name = "gemm_mma.cu";
-    kernel.options = {fmt::format("-DBM={}", t.bm),         fmt::format("-DBN={}", t.bn),
-                      fmt::format("-DBK={}", t.bk),         fmt::format("-DWM={}", t.wm),
-                      fmt::format("-DWN={}", t.wn),         fmt::format("-DSTAGES={}", t.stages),
-                      fmt::format("-DGROUP_M={}", t.group_m)};
-    for (auto& define : gemm_defines(workload)) kernel.options.push_back(std::move(define));
-    kernel.entry = "gemm_mma";
-    kernel.launch.dimensions = 1;
-    kernel.launch.global = {ceil_div(s.M, t.bm) * ceil_div(s.N, t.bn), 1, 1};
-    kernel.launch.local = {t.threads(), 1, 1};
-    kernel.launch.shared_memory_bytes = t.shared_bytes();
-    return kernel;
+    return gemm_kernel("gemm_mma",
+                       {{"BM", t.bm}, {"BN", t.bn}, {"BK", t.bk}, {"WM", t.wm}, {"WN", t.wn}, {"STAGES", t.stages},
+                        {"GROUP_M", t.group_m}},
+                       workload, ceil_div(s.M, t.bm) * ceil_div(s.N, t.bn), t.threads(), t.shared_bytes());
   }
 
   std::string emit_source(const kernels::Workload& workload, const kernels::DeviceInfo& device,
                           const ss::ConfigView& config) const override {
-    const CudaKernel kernel = cuda_kernel(workload, device, config);
-    return fmt::format("// NVRTC options: {}\n// grid {} blocks of {} threads, {} bytes of shared memory\n"
-                       "#include \"{}\"\n",
-                       fmt::join(kernel.options, " "), kernel.launch.global[0], kernel.launch.local[0],
-                       kernel.launch.shared_memory_bytes, kernel.source_file);
+    return gemm_source_text(cuda_kernel(workload, device, config));
   }
 
   std::vector<std::pair<std::string, double>> derived_features(const kernels::Workload& workload,

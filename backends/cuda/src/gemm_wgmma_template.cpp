@@ -95,38 +95,21 @@ class CudaWgmmaGemmTemplate final : public CudaTemplate {
   ss::Config default_config(const kernels::Workload&, const kernels::DeviceInfo&,
                             const ss::ConfigSpace& space) const override {
     const nlohmann::json preferred = {{kBn, 256}, {kMi, 1}, {kWgs, 2}, {kStages, 3}, {kGroupM, 8}};
-    const ss::Config config = space.from_json(preferred);
-    if (space.is_valid(config)) return config;
-    for (std::uint64_t i = 0; i < space.size(); ++i)
-      if (space.is_valid(space.from_index(i))) return space.from_index(i);
-    throw std::invalid_argument("gemm_wgmma.cuda: no valid config");
+    return preferred_config(space, preferred, name());
   }
 
   CudaKernel cuda_kernel(const kernels::Workload& workload, const kernels::DeviceInfo&,
                          const ss::ConfigView& config) const override {
     const auto& s = workload.gemm();
     const Tile t(config);
-    CudaKernel kernel;
-    kernel.source_file = "gemm_wgmma.cu";
-    kernel.program_name = "gemm_wgmma.cu";
-    kernel.options = {fmt::format("-DBN={}", t.bn), fmt::format("-DMI={}", t.mi), fmt::format("-DWGS={}", t.wgs),
-                      fmt::format("-DSTAGES={}", t.stages), fmt::format("-DGROUP_M={}", t.group_m)};
-    for (auto& define : gemm_defines(workload)) kernel.options.push_back(std::move(define));
-    kernel.entry = "gemm_wgmma";
-    kernel.launch.dimensions = 1;
-    kernel.launch.global = {ceil_div(s.M, t.bm()) * ceil_div(s.N, t.bn), 1, 1};
-    kernel.launch.local = {t.threads(), 1, 1};
-    kernel.launch.shared_memory_bytes = t.shared_bytes();
-    return kernel;
+    return gemm_kernel("gemm_wgmma",
+                       {{"BN", t.bn}, {"MI", t.mi}, {"WGS", t.wgs}, {"STAGES", t.stages}, {"GROUP_M", t.group_m}},
+                       workload, ceil_div(s.M, t.bm()) * ceil_div(s.N, t.bn), t.threads(), t.shared_bytes());
   }
 
   std::string emit_source(const kernels::Workload& workload, const kernels::DeviceInfo& device,
                           const ss::ConfigView& config) const override {
-    const CudaKernel kernel = cuda_kernel(workload, device, config);
-    return fmt::format("// NVRTC options: {}\n// grid {} blocks of {} threads, {} bytes of shared memory\n"
-                       "#include \"{}\"\n",
-                       fmt::join(kernel.options, " "), kernel.launch.global[0], kernel.launch.local[0],
-                       kernel.launch.shared_memory_bytes, kernel.source_file);
+    return gemm_source_text(cuda_kernel(workload, device, config));
   }
 
   std::vector<std::pair<std::string, double>> derived_features(const kernels::Workload& workload,

@@ -49,6 +49,28 @@ kernels::DeviceInfo paper_h100() {
   return backends::cuda::cuda_device_info(device);
 }
 
+// The backend's builder as the command makes it here: optune-nvrtc beside it, its own kernels in
+// the source tree.
+std::unique_ptr<measure::Builder> source_tree_builder() {
+  measure::BuildSettings settings;
+  settings.bin_dir = OPTUNE_BIN_DIR;
+  settings.kernel_source_dirs = {{"cuda", std::string(OPTUNE_SOURCE_DIR) + "/backends/cuda/kernels"}};
+  return backend().make_builder(kernels::Target{"cuda", ""}, settings);
+}
+
+// The task of a GEMM workload ("M,N,K", a dtype) of a built-in template on a device.
+std::shared_ptr<measure::MeasureTask> gemm_task(const kernels::KernelTemplate& gemm, const char* shape,
+                                                const char* dtype, const kernels::DeviceInfo& device) {
+  auto task = std::make_shared<measure::MeasureTask>();
+  task->workload = kernels::parse_workload(kernels::Op::kGemm, shape);
+  task->workload.dtype = kernels::parse_data_type(dtype);
+  task->kernel_template = &gemm;
+  task->target = kernels::Target{"cuda", ""};
+  task->device = device;
+  task->space = gemm.space(task->workload, device);
+  return task;
+}
+
 void write(const fs::path& path, const std::string& text) {
   std::ofstream out(path);
   out << text;
@@ -286,9 +308,7 @@ TEST_F(CudaBackendTest, KernelHeaderRowsCarryTheEntryGridBlockAndSharedMemory) {
 // config and a few others drawn from its space (running them is the GPU machine's part).
 TEST(CudaExamples, DefaultAndSampledConfigsCompile) {
   if (!backends::cuda::NvrtcApi::get().is_available()) GTEST_SKIP() << "no NVRTC here";
-  measure::BuildSettings settings;
-  settings.bin_dir = OPTUNE_BIN_DIR;
-  auto builder = backend().make_builder(kernels::Target{"cuda", ""}, settings);
+  auto builder = source_tree_builder();
   std::vector<measure::MeasureInput> inputs;
   std::size_t files = 0;
   for (const auto& entry : fs::directory_iterator(fs::path(OPTUNE_SOURCE_DIR) / "configs/kernels")) {
@@ -318,19 +338,10 @@ TEST(CudaGemmTemplate, CandidatesCompileInBf16AndF16AndEdgesOfTheSpaceAreRefused
   if (!backends::cuda::NvrtcApi::get().is_available()) GTEST_SKIP() << "no NVRTC here";
   const auto& gemm = backends::find_template("gemm.cuda");
   const kernels::DeviceInfo h100 = paper_h100();
-  measure::BuildSettings settings;
-  settings.bin_dir = OPTUNE_BIN_DIR;
-  settings.kernel_source_dirs = {{"cuda", std::string(OPTUNE_SOURCE_DIR) + "/backends/cuda/kernels"}};
-  auto builder = backend().make_builder(kernels::Target{"cuda", ""}, settings);
+  auto builder = source_tree_builder();
   std::vector<measure::MeasureInput> inputs;
   for (const char* dtype : {"bf16", "f16"}) {
-    auto task = std::make_shared<measure::MeasureTask>();
-    task->workload = kernels::parse_workload(kernels::Op::kGemm, "200,136,72");
-    task->workload.dtype = kernels::parse_data_type(dtype);
-    task->kernel_template = &gemm;
-    task->target = kernels::Target{"cuda", ""};
-    task->device = h100;
-    task->space = gemm.space(task->workload, h100);
+    auto task = gemm_task(gemm, "200,136,72", dtype, h100);
     inputs.push_back({task, gemm.default_config(task->workload, h100, task->space)});
     // A large tile (64 x 64 per warp, the most accumulators a thread may hold) in a short pipeline.
     inputs.push_back({task, task->space.from_json({{"bm", 256}, {"bn", 128}, {"bk", 64}, {"wm", 4}, {"wn", 2},
@@ -369,20 +380,11 @@ TEST(CudaGemmTemplate, WgmmaIsHoppersDefaultAndItsCandidatesCompile) {
   EXPECT_EQ(backends::default_template(workload, "cuda", a100).name(), "gemm.cuda");
   if (!backends::cuda::NvrtcApi::get().is_available()) GTEST_SKIP() << "no NVRTC here";
   const auto& wgmma = backends::find_template("gemm_wgmma.cuda");
-  measure::BuildSettings settings;
-  settings.bin_dir = OPTUNE_BIN_DIR;
-  settings.kernel_source_dirs = {{"cuda", std::string(OPTUNE_SOURCE_DIR) + "/backends/cuda/kernels"}};
-  auto builder = backend().make_builder(kernels::Target{"cuda", ""}, settings);
+  auto builder = source_tree_builder();
   std::vector<measure::MeasureInput> inputs;
   for (const char* shape : {"200,136,72", "4096,4096,4096"}) {
     for (const char* dtype : {"bf16", "f16"}) {
-      auto task = std::make_shared<measure::MeasureTask>();
-      task->workload = kernels::parse_workload(kernels::Op::kGemm, shape);
-      task->workload.dtype = kernels::parse_data_type(dtype);
-      task->kernel_template = &wgmma;
-      task->target = kernels::Target{"cuda", ""};
-      task->device = h100;
-      task->space = wgmma.space(task->workload, h100);
+      auto task = gemm_task(wgmma, shape, dtype, h100);
       inputs.push_back({task, wgmma.default_config(task->workload, h100, task->space)});
     }
   }

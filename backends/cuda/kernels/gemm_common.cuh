@@ -1,0 +1,44 @@
+// What the CUDA GEMM kernels share (gemm_mma.cu, gemm_wgmma.cu): the element type the workload's
+// dtype names, cp.async's copies, and the banded walk of C's tiles.
+// Defines read: OPTUNE_F16 for f16 (else bf16); GROUP_M, GEMM_M, GEMM_N.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#ifdef OPTUNE_F16
+typedef __half element;
+typedef __half2 element2;
+#define MMA_TYPE "f16"
+__device__ inline element2 to_element2(float a, float b) { return __floats2half2_rn(a, b); }
+#else
+typedef __nv_bfloat16 element;
+typedef __nv_bfloat162 element2;
+#define MMA_TYPE "bf16"
+__device__ inline element2 to_element2(float a, float b) { return __floats2bfloat162_rn(a, b); }
+#endif
+
+__device__ inline unsigned shared_address(const void* pointer) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
+}
+
+// 16 bytes global -> shared (a shared-space address), or 16 zero bytes where `valid` is false.
+__device__ inline void copy16(unsigned shared, const void* global, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared), "l"(global), "r"(valid ? 16 : 0));
+}
+__device__ inline void commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int PENDING>
+__device__ inline void wait_copies() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
+}
+
+// The first row and column of this block's tile of C: blocks walk bands of GROUP_M row tiles
+// column by column, so the B tiles a band reads stay in L2.
+template <int TILE_M, int TILE_N>
+__device__ inline void block_origin(int& row0, int& col0) {
+  constexpr int TILES_M = (GEMM_M + TILE_M - 1) / TILE_M, TILES_N = (GEMM_N + TILE_N - 1) / TILE_N;
+  const int tile = blockIdx.x;
+  const int first_m = tile / (GROUP_M * TILES_N) * GROUP_M;
+  const int band_rows = min(TILES_M - first_m, GROUP_M);
+  row0 = (first_m + (tile % (GROUP_M * TILES_N)) % band_rows) * TILE_M;
+  col0 = (tile % (GROUP_M * TILES_N)) / band_rows * TILE_N;
+}

@@ -1,0 +1,39 @@
+#include "gemm_support.hpp"
+
+#include <stdexcept>
+
+namespace optune::backends::cuda {
+
+search_space::Config preferred_config(const search_space::ConfigSpace& space, const nlohmann::json& preferred,
+                                      const std::string& template_name) {
+  const search_space::Config config = space.from_json(preferred);
+  if (space.is_valid(config)) return config;
+  for (std::uint64_t i = 0; i < space.size(); ++i)
+    if (space.is_valid(space.from_index(i))) return space.from_index(i);
+  throw std::invalid_argument(template_name + ": no valid config");
+}
+
+CudaKernel gemm_kernel(const std::string& file, const std::vector<std::pair<const char*, std::int64_t>>& knobs,
+                       const kernels::Workload& workload, std::int64_t blocks, std::int64_t threads,
+                       std::int64_t shared_bytes) {
+  CudaKernel kernel;
+  kernel.source_file = file + ".cu";
+  kernel.program_name = kernel.source_file;
+  for (const auto& [name, value] : knobs) kernel.options.push_back(fmt::format("-D{}={}", name, value));
+  for (auto& define : gemm_defines(workload)) kernel.options.push_back(std::move(define));
+  kernel.entry = file;
+  kernel.launch.dimensions = 1;
+  kernel.launch.global = {blocks, 1, 1};
+  kernel.launch.local = {threads, 1, 1};
+  kernel.launch.shared_memory_bytes = shared_bytes;
+  return kernel;
+}
+
+std::string gemm_source_text(const CudaKernel& kernel) {
+  return fmt::format("// NVRTC options: {}\n// grid {} blocks of {} threads, {} bytes of shared memory\n"
+                     "#include \"{}\"\n",
+                     fmt::join(kernel.options, " "), kernel.launch.global[0], kernel.launch.local[0],
+                     kernel.launch.shared_memory_bytes, kernel.source_file);
+}
+
+}  // namespace optune::backends::cuda
