@@ -100,13 +100,18 @@ XGBCostModel::~XGBCostModel() = default;
 XGBCostModel::XGBCostModel(XGBCostModel&&) noexcept = default;
 XGBCostModel& XGBCostModel::operator=(XGBCostModel&&) noexcept = default;
 
-void XGBCostModel::update(const std::vector<search_space::Config>& configs,
-                          const std::vector<double>& gflops) {
+void XGBCostModel::update(const std::vector<search_space::Config>& configs, const std::vector<double>& gflops,
+                          const std::vector<bool>& noisy) {
   if (configs.size() != gflops.size()) {
     throw std::invalid_argument("cost model update: configs and gflops differ in length");
   }
+  if (!noisy.empty() && noisy.size() != configs.size()) {
+    throw std::invalid_argument("cost model update: configs and noisy flags differ in length");
+  }
   for (std::size_t i = 0; i < configs.size(); ++i) {
-    task_rows_.push_back({features_.extract(configs[i]), sanitised(gflops[i]), 0});
+    // A failure is no timing: it stays with the quiet rows whatever the machine did.
+    const bool is_noisy = !noisy.empty() && noisy[i] && sanitised(gflops[i]) > 0;
+    task_rows_.push_back({features_.extract(configs[i]), sanitised(gflops[i]), 0, is_noisy ? kNoisyRowWeight : 1.0});
   }
   fit();
 }

@@ -20,8 +20,16 @@ class CostModel {
  public:
   virtual ~CostModel() = default;
   // Learns from configs and their measured throughput (GFLOP/s; 0 for failed candidates).
-  virtual void update(const std::vector<search_space::Config>& configs,
-                      const std::vector<double>& gflops) = 0;
+  // `noisy` is empty or flags each config measured on a busy machine or with a wide spread
+  // (db::TuningRecord::is_noisy): such a throughput is slowed by the others beside it, and not
+  // alike for every config (a hog on the cores slows a config by the threads it uses), so it is
+  // weighed less (xgb_cost_model.hpp). Callers pass such a throughput as its quiet estimate
+  // (db::quiet_gflops_estimate), the load taken off.
+  virtual void update(const std::vector<search_space::Config>& configs, const std::vector<double>& gflops,
+                      const std::vector<bool>& noisy) = 0;
+  void update(const std::vector<search_space::Config>& configs, const std::vector<double>& gflops) {
+    update(configs, gflops, {});
+  }
   // A score per config; higher means predicted faster. Only the order is meaningful. All zeros
   // while untrained.
   virtual std::vector<double> predict(std::span<const search_space::Config> configs) const = 0;

@@ -37,6 +37,15 @@ struct XGBCostModelOptions {
   std::uint64_t seed = 0;
 };
 
+// What a row measured on a busy machine or with a wide spread counts against a quiet one: enough
+// to steer the search while every row is noisy (weights are scaled to a mean of one), little
+// against quiet rows, whose order it would bend towards configs that the load happened to spare.
+// Rows stay in their task's group: ranked apart, noisy rows would never be compared with quiet
+// ones, and a hog that arrives midway through a run slows the later, better configs (measured in
+// tests/cost_model: apart, held-out Spearman fell from 0.91 to 0.77). XGBoost weighs a ranking
+// objective's groups, not its rows, so the weight tells only with reg:squarederror.
+inline constexpr double kNoisyRowWeight = 0.25;
+
 // One measured row, already turned into features. `group` names the workload it was measured
 // on: labels are normalised and ranked within a group (throughputs of different shapes are not
 // comparable).
@@ -63,9 +72,11 @@ class XGBCostModel final : public CostModel {
   XGBCostModel& operator=(XGBCostModel&&) noexcept;
 
   // Appends the task's measured configs (failed ones with gflops 0; NaN and negatives count as 0)
-  // and retrains on every row, the task's and the transfer rows.
-  void update(const std::vector<search_space::Config>& configs,
-              const std::vector<double>& gflops) override;
+  // and retrains on every row, the task's and the transfer rows. Noisy rows weigh kNoisyRowWeight
+  // of a quiet row.
+  using CostModel::update;
+  void update(const std::vector<search_space::Config>& configs, const std::vector<double>& gflops,
+              const std::vector<bool>& noisy) override;
   // Higher is predicted faster; only the order is meaningful for the ranking objective. All
   // zeros while untrained (no rows yet, or no row with positive throughput).
   std::vector<double> predict(std::span<const search_space::Config> configs) const override;
