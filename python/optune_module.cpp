@@ -85,8 +85,8 @@ std::string tune(const py::dict& arguments, const std::string& package_dir, cons
     update["failures"] = state.failures;
     update["unit"] = state.unit;
     update["noisy"] = state.noisy;
-    if (state.load) update["load"] = *state.load;
-    else update["load"] = py::none();
+    update["load"] = state.load ? py::cast(*state.load) : py::none();
+    update["device_load"] = state.device_load ? py::cast(*state.device_load) : py::none();
     callback(update);
   });
   const auto paths =

@@ -80,6 +80,7 @@ nlohmann::json record_json(const db::TuningRecord& record) {
           {"timestamp", record.timestamp},     {"is_default", record.is_default},
           {"spread", record.spread ? nlohmann::json(*record.spread) : nlohmann::json(nullptr)},
           {"load", record.load ? nlohmann::json(*record.load) : nlohmann::json(nullptr)},
+          {"device_load", record.device_load ? nlohmann::json(*record.device_load) : nlohmann::json(nullptr)},
           {"noisy", record.is_noisy()},
           {"winner", record.winner}};
 }

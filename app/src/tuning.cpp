@@ -153,10 +153,12 @@ nlohmann::json comparison_json(const tuner::FinalComparison& comparison) {
                          {"median_seconds", finalist.record.median_seconds},
                          {"spread", optional_number(finalist.record.spread)},
                          {"load", optional_number(finalist.record.load)},
+                         {"device_load", optional_number(finalist.record.device_load)},
                          {"winner", finalist.record.winner}});
   const auto& verdict = comparison.verdict;
   return {{"rounds", comparison.rounds},
           {"load", optional_number(verdict.load)},
+          {"device_load", optional_number(verdict.device_load)},
           {"tied", verdict.tied},
           {"kept_stored_winner", verdict.kept_stored_winner},
           {"finalists", std::move(finalists)}};

@@ -95,6 +95,7 @@ nlohmann::json to_json(const TuningRecord& record) {
   };
   if (record.spread) line["spread"] = *record.spread;
   if (record.load) line["load"] = *record.load;
+  if (record.device_load) line["device_load"] = *record.device_load;
   if (record.winner) line["winner"] = true;
   return line;
 }
@@ -125,6 +126,7 @@ TuningRecord record_from_json(const nlohmann::json& object) {
   read_bool(object, "is_default", record.is_default);
   record.spread = read_optional_number(object, "spread");
   record.load = read_optional_number(object, "load");
+  record.device_load = read_optional_number(object, "device_load");
   read_bool(object, "winner", record.winner);
   return record;
 }

@@ -54,6 +54,7 @@ void check_storable(const TuningRecord& record) {
   for (double cost : record.costs) require_finite(cost, "costs");
   if (record.spread) require_finite(*record.spread, "spread");
   if (record.load) require_finite(*record.load, "load");
+  if (record.device_load) require_finite(*record.device_load, "device_load");
 }
 
 // Nesting of a stored JSON value beyond which it is not read: nlohmann's values copy, print and
@@ -115,7 +116,7 @@ std::string valid_utf8(const std::string& text) {
 std::string select_records(const std::string& extra_columns) {
   return "SELECT r.id, r.workload_key, r.template_name, r.target, r.device_id, d.fingerprint, r.config,"
          " r.costs, r.median_seconds, r.gflops, r.error_kind, r.error_message, r.build_seconds, r.timestamp,"
-         " r.tuner, r.run_id, r.optune_version, r.is_default, r.spread, r.load, r.winner" +
+         " r.tuner, r.run_id, r.optune_version, r.is_default, r.spread, r.load, r.winner, r.device_load" +
          extra_columns +
          " FROM records r LEFT JOIN devices d ON d.id = r.device_id LEFT JOIN workloads w ON w.key = r.workload_key";
 }
@@ -144,6 +145,7 @@ TuningRecord read_record(const sqlite::Statement& row) {
   record.spread = row.column_optional_double(18);
   record.load = row.column_optional_double(19);
   record.winner = row.column_int(20) != 0;
+  record.device_load = row.column_optional_double(21);
   return record;
 }
 
@@ -206,8 +208,8 @@ RecordWriter::RecordWriter(sqlite::Connection& connection)
       insert_record_(connection.prepare(
           "INSERT INTO records (content_hash, workload_key, template_name, target, device_id, config, costs,"
           " median_seconds, gflops, error_kind, error_message, build_seconds, timestamp, tuner, run_id,"
-          " optune_version, is_default, spread, load, winner)"
-          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)"
+          " optune_version, is_default, spread, load, winner, device_load)"
+          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)"
           // Only the content hash may conflict; any other violation must fail loudly.
           " ON CONFLICT (content_hash) DO NOTHING")) {}
 
@@ -244,7 +246,8 @@ std::int64_t RecordWriter::write(const TuningRecord& record) {
       .bind_int(17, record.is_default ? 1 : 0)
       .bind_optional_double(18, record.spread)
       .bind_optional_double(19, record.load)
-      .bind_int(20, record.winner ? 1 : 0);
+      .bind_int(20, record.winner ? 1 : 0)
+      .bind_optional_double(21, record.device_load);
   insert_record_.step();
   return connection_.changes() == 1 ? connection_.last_insert_rowid() : 0;
 }

@@ -21,6 +21,7 @@ constexpr AddedColumn kAddedColumns[] = {
     {2, "spread REAL", "spread", "NULL"},  // relative half-width of the median's 95% interval
     {2, "load REAL", "load", "NULL"},      // other processes' share of the CPU time meanwhile
     {3, "winner INTEGER NOT NULL DEFAULT 0", "winner", "0"},  // its config won a final comparison
+    {4, "device_load REAL", "device_load", "NULL"},  // other processes' share of the GPU's time meanwhile
 };
 
 // migrations[i] takes a database from schema version i to i + 1. Append only: a released step

@@ -20,13 +20,33 @@ bool displaces_winner(const TuningRecord& fastest, const TuningRecord& mark, con
   return measured_after && !of_that_comparison && !fastest.is_noisy() && is_faster_beyond_noise(fastest, latest);
 }
 
+bool is_busy(std::optional<double> load, std::optional<double> device_load) {
+  return (load && *load > kBusyLoad) || (device_load && *device_load > kBusyLoad);
+}
+
+double busy_share(std::optional<double> load, std::optional<double> device_load) {
+  return std::clamp(std::max(load.value_or(0), device_load.value_or(0)), 0.0, kMaxBusyShare);
+}
+
+double quiet_gflops_estimate(double gflops, std::optional<double> load, std::optional<double> device_load) {
+  return gflops / (1 - busy_share(load, device_load));
+}
+
+std::string busy_text(std::optional<double> load, std::optional<double> device_load) {
+  if (!is_busy(load, device_load)) return "";
+  char text[96];
+  if (device_load.value_or(0) > load.value_or(0))
+    std::snprintf(text, sizeof text, "other processes took %.0f%% of the GPU", *device_load * 100);
+  else
+    std::snprintf(text, sizeof text, "other processes took %.0f%% of the CPU", *load * 100);
+  return text;
+}
+
 std::string noise_text(const TuningRecord& record) {
   if (!record.is_noisy()) return "";
-  char text[128];
-  if (record.load && *record.load > kBusyLoad)
-    std::snprintf(text, sizeof text, "measured while other processes took %.0f%% of the CPU", *record.load * 100);
-  else
-    std::snprintf(text, sizeof text, "its median is known to +-%.0f%% only", record.spread.value_or(0) * 100);
+  if (is_busy(record.load, record.device_load)) return "measured while " + busy_text(record.load, record.device_load);
+  char text[64];
+  std::snprintf(text, sizeof text, "its median is known to +-%.0f%% only", record.spread.value_or(0) * 100);
   return text;
 }
 

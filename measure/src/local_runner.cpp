@@ -198,7 +198,13 @@ MeasureResult result_from_worker_reply(const MeasureInput& input, const WorkerRe
       if (result.costs.empty()) throw std::runtime_error("no costs");
       result.median_seconds = median(result.costs);
       result.gflops = input.task->workload.flops() / result.median_seconds / 1e9;
-      result.load = reply.load;
+      // Shares come from a worker, perhaps a remote one: outside 0..1 the reply is malformed.
+      const auto share = [](std::optional<double> value, const char* name) {
+        if (value && !(*value >= 0 && *value <= 1)) throw std::runtime_error(std::string(name) + " out of 0..1");
+        return value;
+      };
+      result.load = share(reply.load, "load");
+      result.device_load = share(reply.device_load, "device_load");
     }
     // Backends that compile in the worker: its compile (or cache load) is the candidate's build time.
     result.build_seconds = reply.build_seconds;

@@ -15,8 +15,14 @@ void merge_round(MeasureResult& merged, MeasureResult round, const MeasureInput&
   }
   const auto earlier_rounds = static_cast<double>(merged.round_medians.size());
   // The mean over rounds: one busy moment does not stand for a whole comparison, nor is it lost in it.
-  if (merged.load && round.load) merged.load = (*merged.load * earlier_rounds + *round.load) / (earlier_rounds + 1);
-  else merged.load.reset();
+  const auto mean_over_rounds = [&](std::optional<double>& merged_share, std::optional<double> round_share) {
+    if (merged_share && round_share)
+      merged_share = (*merged_share * earlier_rounds + *round_share) / (earlier_rounds + 1);
+    else
+      merged_share.reset();
+  };
+  mean_over_rounds(merged.load, round.load);
+  mean_over_rounds(merged.device_load, round.device_load);
   merged.round_medians.push_back(round.median_seconds);
   merged.costs.insert(merged.costs.end(), round.costs.begin(), round.costs.end());
   merged.median_seconds = median(merged.costs);

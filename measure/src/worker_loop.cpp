@@ -17,6 +17,7 @@
 
 #include "optune/kernels/reference.hpp"
 #include "optune/kernels/workload.hpp"
+#include "optune/measure/measure_result.hpp"
 
 namespace optune::measure {
 
@@ -149,7 +150,9 @@ class WorkerLoop {
     } else if (!check_operator(*candidate, request, reply)) {
       return reply;
     }
+    const double timing_started = unix_now();
     time_runs(*candidate, request.timing, reply);
+    reply.device_load = backend.device_load_since(request, timing_started);
     return reply;
   }
 

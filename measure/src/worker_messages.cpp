@@ -68,6 +68,7 @@ void to_json(nlohmann::json& json, const WorkerReply& reply) {
   if (reply.transfer) json["transfer"] = *reply.transfer;
   if (reply.replace_worker) json["replace_worker"] = *reply.replace_worker;
   if (reply.load) json["load"] = *reply.load;
+  if (reply.device_load) json["device_load"] = *reply.device_load;
   if (reply.device) json["device"] = *reply.device;
   if (reply.devices) json["devices"] = *reply.devices;
 }
@@ -85,6 +86,7 @@ void from_json(const nlohmann::json& json, WorkerReply& reply) {
   if (json.contains("transfer")) reply.transfer = json.at("transfer").get<Transfers>();
   if (json.contains("replace_worker")) reply.replace_worker = json.at("replace_worker").get<bool>();
   if (json.contains("load")) reply.load = json.at("load").get<double>();
+  if (json.contains("device_load")) reply.device_load = json.at("device_load").get<double>();
   if (json.contains("device")) reply.device = json.at("device");
   if (json.contains("devices")) reply.devices = json.at("devices").get<std::vector<nlohmann::json>>();
 }

@@ -72,6 +72,40 @@ TEST(RecordTrust, SpreadAndLoadAreWrittenAndReadBack) {
   EXPECT_TRUE(stored[1].is_noisy()) << "measured while other processes took half the machine";
 }
 
+TEST(RecordTrust, TheGpuSharedWithAnotherProcessIsStoredExportedAndNoisy) {
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  TuningRecord shared = measured(8, 0.004, 0.03, 0.01);
+  shared.device_load = 0.46;  // a second process ran kernels on the GPU half the time
+  TuningRecord alone = measured(16, 0.003, 0.03, 0.01);
+  alone.device_load = 0.0;
+  db.insert({shared, alone});
+  const auto stored = db.task_records(kGemmTask);
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_EQ(stored[0].device_load, 0.46);
+  EXPECT_TRUE(stored[0].is_noisy());
+  EXPECT_EQ(noise_text(stored[0]), "measured while other processes took 46% of the GPU");
+  EXPECT_EQ(stored[1].device_load, 0.0);
+  EXPECT_FALSE(stored[1].is_noisy());
+  EXPECT_EQ(busy_text(0.3, 0.2), "other processes took 30% of the CPU") << "the larger share is named";
+  EXPECT_EQ(busy_text(0.05, 0.02), "");
+
+  std::stringstream lines;
+  db.export_jsonl(lines, {});
+  auto copy = Database::open(dir.file("copy.db"));
+  EXPECT_EQ(copy.import_jsonl(lines), 2u);
+  EXPECT_EQ(copy.task_records(kGemmTask)[0].device_load, 0.46);
+  EXPECT_FALSE(to_json(ok_record(8, 0.004)).contains("device_load")) << "unknown stays out of the line";
+}
+
+TEST(RecordTrust, AQuietEstimateTakesTheLargerBusyShareOff) {
+  EXPECT_DOUBLE_EQ(quiet_gflops_estimate(100, 0.5, std::nullopt), 200);
+  EXPECT_DOUBLE_EQ(quiet_gflops_estimate(100, 0.2, 0.75), 400) << "the GPU's share is the larger";
+  EXPECT_DOUBLE_EQ(quiet_gflops_estimate(100, std::nullopt, std::nullopt), 100) << "unknown loads take nothing off";
+  EXPECT_DOUBLE_EQ(quiet_gflops_estimate(100, 1.0, std::nullopt), 1000) << "at most kMaxBusyShare is taken off";
+  EXPECT_DOUBLE_EQ(quiet_gflops_estimate(0, 0.5, 0.5), 0) << "a failure stays a failure";
+}
+
 TEST(RecordTrust, AWideSpreadAloneMakesARecordNoisy) {
   TuningRecord record = ok_record(8, 0.004);
   record.spread = kNoisySpread * 2;
@@ -161,6 +195,7 @@ TEST(RecordTrust, SchemaOneDatabaseIsReadAsItIsAndMigratesWithTheFieldsUnknown) 
   ASSERT_EQ(records.size(), 2u);
   EXPECT_FALSE(records[0].spread.has_value()) << "the old record's spread is unknown, not 0";
   EXPECT_FALSE(records[0].load.has_value());
+  EXPECT_FALSE(records[0].device_load.has_value());
   EXPECT_EQ(records[1].spread, 0.02);
   EXPECT_EQ(writer.integrity_check(), "ok");
 }

@@ -81,13 +81,14 @@ int run_query(const QueryOptions& options) {
     std::printf("%s\n", all.dump(2).c_str());
   } else if (options.format == "csv") {
     std::printf("workload,template,target,device,device_name,median_seconds,gflops,error_kind,tuner,timestamp,config,"
-                "spread,load,noisy\n");
+                "spread,load,device_load,noisy\n");
     for (const auto& r : records)
-      std::printf("%s\n", fmt::format("{},{},{},{},{},{:.9g},{:.4f},{},{},{:.0f},{},{},{},{}", r.workload_key,
+      std::printf("%s\n", fmt::format("{},{},{},{},{},{:.9g},{:.4f},{},{},{:.0f},{},{},{},{},{}", r.workload_key,
                                       r.template_name, r.target, r.device_id,
                                       csv_field(r.device_fingerprint.value("name", "")), r.median_seconds,
                                       r.gflops, r.error_kind, r.tuner, r.timestamp, csv_field(r.config.dump()),
-                                      optional_number(r.spread), optional_number(r.load), r.is_noisy() ? 1 : 0)
+                                      optional_number(r.spread), optional_number(r.load),
+                                      optional_number(r.device_load), r.is_noisy() ? 1 : 0)
                               .c_str());
   } else {
     print_table(records, result.tied);

@@ -33,12 +33,14 @@ tuner::Progress make_progress(const TuneOptions& options) {
 // Says how many trials were taken on a busy machine or with a wide spread: their figures are not
 // to be trusted as they stand (query marks them).
 void print_noise(std::size_t noisy, std::size_t trials, const std::optional<double>& peak_load,
-                 std::size_t remeasured = 0, std::size_t now_quiet = 0) {
+                 const std::optional<double>& peak_device_load, std::size_t remeasured = 0, std::size_t now_quiet = 0) {
   if (noisy == 0) return;
   std::printf("noise      %zu of %zu trials measured while the machine was busy or with a wide spread (marked noisy",
               noisy, trials);
   if (peak_load && *peak_load > db::kBusyLoad)
     std::printf("; other processes took up to %.0f%% of the CPU", *peak_load * 100);
+  if (peak_device_load && *peak_device_load > db::kBusyLoad)
+    std::printf("; other processes took up to %.0f%% of the GPU", *peak_device_load * 100);
   std::printf(")\n");
   if (remeasured > 0)
     std::printf("           %zu that might be the best without the noise joined the closing re-measurement: %zu came out quiet\n",
@@ -92,7 +94,8 @@ void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
   if (summary.other_device_records)
     std::printf(", warm-started from %zu records of other devices", summary.other_device_records);
   std::printf(")\n");
-  print_noise(summary.noisy, summary.trials, summary.peak_load, summary.noisy_remeasured, summary.noisy_now_quiet);
+  print_noise(summary.noisy, summary.trials, summary.peak_load, summary.peak_device_load, summary.noisy_remeasured,
+              summary.noisy_now_quiet);
   if (summary.exhausted)
     std::printf("note       the tuner found no other config to measure (%s searched what it could reach)\n",
                 summary.tuner.c_str());
@@ -144,12 +147,14 @@ void print_suite_summary(const TuneOptions& options, const tuner::Suite& suite, 
               "speed-up %.2fx\n", summary.default_seconds * 1e3, summary.tuned_seconds * 1e3,
               summary.default_seconds / summary.tuned_seconds);
   std::size_t noisy = 0;
-  std::optional<double> peak_load;
+  std::optional<double> peak_load, peak_device_load;
   for (const auto& task : summary.tasks) {
     noisy += task.summary.noisy;
     if (task.summary.peak_load) peak_load = std::max(peak_load.value_or(0), *task.summary.peak_load);
+    if (task.summary.peak_device_load)
+      peak_device_load = std::max(peak_device_load.value_or(0), *task.summary.peak_device_load);
   }
-  print_noise(noisy, summary.trials, peak_load);
+  print_noise(noisy, summary.trials, peak_load, peak_device_load);
   for (const auto& task : summary.tasks)
     if (speedup_text(task.summary) == "busy") {
       std::printf("busy: a speed-up left out is unreliable: the machine was busy while it was re-measured\n");

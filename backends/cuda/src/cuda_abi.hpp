@@ -87,6 +87,7 @@ using cuDriverGetVersion_t = CUresult (*)(int* version);
 using cuDeviceGetCount_t = CUresult (*)(int* count);
 using cuDeviceGet_t = CUresult (*)(CUdevice* device, int ordinal);
 using cuDeviceGetName_t = CUresult (*)(char* name, int length, CUdevice device);
+using cuDeviceGetPCIBusId_t = CUresult (*)(char* pci_bus_id, int length, CUdevice device);
 using cuDeviceGetAttribute_t = CUresult (*)(int* value, CUdevice_attribute attribute, CUdevice device);
 using cuDeviceTotalMem_t = CUresult (*)(std::size_t* bytes, CUdevice device);
 using cuDevicePrimaryCtxRetain_t = CUresult (*)(CUcontext* context, CUdevice device);

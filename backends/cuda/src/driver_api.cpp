@@ -46,6 +46,7 @@ void resolve_all(const SharedLibrary& library, DriverApi& api) {
   resolve(api.cuDeviceGetCount, "cuDeviceGetCount");
   resolve(api.cuDeviceGet, "cuDeviceGet");
   resolve(api.cuDeviceGetName, "cuDeviceGetName");
+  resolve(api.cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId");
   resolve(api.cuDeviceGetAttribute, "cuDeviceGetAttribute");
   resolve(api.cuDeviceTotalMem, "cuDeviceTotalMem", "cuDeviceTotalMem_v2");
   resolve(api.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");

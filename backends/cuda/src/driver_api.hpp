@@ -23,6 +23,7 @@ struct DriverApi {
   cuDeviceGetCount_t cuDeviceGetCount = nullptr;
   cuDeviceGet_t cuDeviceGet = nullptr;
   cuDeviceGetName_t cuDeviceGetName = nullptr;
+  cuDeviceGetPCIBusId_t cuDeviceGetPCIBusId = nullptr;
   cuDeviceGetAttribute_t cuDeviceGetAttribute = nullptr;
   cuDeviceTotalMem_t cuDeviceTotalMem = nullptr;
   cuDevicePrimaryCtxRetain_t cuDevicePrimaryCtxRetain = nullptr;

@@ -1,5 +1,7 @@
 #include "worker.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
 
 #include "cuda_device.hpp"
@@ -180,6 +182,15 @@ void CudaWorker::open(int ordinal) {
   context_ = std::make_unique<PrimaryContext>(device);
   stream_ = create_stream();
   ordinal_ = ordinal;
+  char pci_bus_id[32] = {};
+  check(api.cuDeviceGetPCIBusId(pci_bus_id, sizeof pci_bus_id, device), "cuDeviceGetPCIBusId");
+  sharing_ = std::make_unique<GpuSharing>(pci_bus_id);
+}
+
+std::optional<double> CudaWorker::device_load_since(const measure::WorkerRequest& /*request*/,
+                                                    double since_unix_seconds) {
+  if (!sharing_) return std::nullopt;
+  return sharing_->others_share_since(since_unix_seconds, ::getpid());
 }
 
 void CudaWorker::allocate_buffers(const measure::KernelOperands& operands) {

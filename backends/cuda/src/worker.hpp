@@ -13,6 +13,7 @@
 
 #include "artifact.hpp"
 #include "driver_handles.hpp"
+#include "gpu_sharing.hpp"
 #include "optune/measure/kernel_operands.hpp"
 #include "optune/measure/worker_backend.hpp"
 
@@ -31,6 +32,8 @@ class CudaWorker final : public measure::WorkerBackend {
                      measure::WorkerReply& reply) override;
   void reset() override;
   bool needs_fresh_process() const override { return poisoned_; }
+  // Other processes' share of the GPU since then (gpu_sharing.hpp); nullopt without NVML.
+  std::optional<double> device_load_since(const measure::WorkerRequest& request, double since_unix_seconds) override;
 
  private:
   void open(int ordinal);
@@ -45,6 +48,7 @@ class CudaWorker final : public measure::WorkerBackend {
   std::string buffers_for_;            // KernelOperands::id of buffers_
   std::vector<DeviceMemory> buffers_;  // one per operand (empty for scalars)
   bool poisoned_ = false;              // a sticky fault happened: this process measures no more
+  std::unique_ptr<GpuSharing> sharing_;  // NVML's view of the context's GPU
 };
 
 }  // namespace optune::backends::cuda

@@ -77,7 +77,7 @@ UNUSED(cuCtxSetCurrent) UNUSED(cuStreamCreate) UNUSED(cuStreamDestroy_v2) UNUSED
 UNUSED(cuModuleLoadData) UNUSED(cuModuleUnload) UNUSED(cuModuleGetFunction) UNUSED(cuFuncSetAttribute)
 UNUSED(cuLaunchKernel) UNUSED(cuEventCreate) UNUSED(cuEventRecord) UNUSED(cuEventSynchronize)
 UNUSED(cuEventElapsedTime) UNUSED(cuEventDestroy_v2) UNUSED(cuMemAlloc_v2) UNUSED(cuMemFree_v2)
-UNUSED(cuMemcpyHtoD_v2) UNUSED(cuMemcpyDtoH_v2) UNUSED(cuMemsetD8_v2)
+UNUSED(cuMemcpyHtoD_v2) UNUSED(cuMemcpyDtoH_v2) UNUSED(cuMemsetD8_v2) UNUSED(cuDeviceGetPCIBusId)
 
 struct Entry {
   const char* name;

@@ -86,6 +86,8 @@ void RecordCheck::figures(const db::TuningRecord& record) {
   for (double cost : record.costs)
     if (!std::isfinite(cost) || cost < 0) reject("costs must be finite and not negative");
   if (record.load && !(*record.load >= 0 && *record.load <= 1)) reject("load must be a share from 0 to 1");
+  if (record.device_load && !(*record.device_load >= 0 && *record.device_load <= 1))
+    reject("device_load must be a share from 0 to 1");
   if (!record.ok()) {
     if (!is_finite_non_negative(record.median_seconds) || !is_finite_non_negative(record.gflops))
       reject("a failed record's median_seconds and gflops must be finite and not negative");

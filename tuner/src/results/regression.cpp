@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "optune/measure/median_interval.hpp"
+#include "optune/tuner/search/task_history.hpp"
 
 namespace optune::tuner {
 namespace {
@@ -42,10 +42,7 @@ std::string xml_escaped(const std::string& text) {
 // Why a measurement taken now is not to be trusted as it stands; "" when it is.
 std::string noise_of(const std::optional<measure::MeasureResult>& result) {
   if (!result || !result->ok()) return "";
-  db::TuningRecord as_record;
-  as_record.spread = measure::median_spread(result->costs);
-  as_record.load = result->load;
-  return db::noise_text(as_record);
+  return db::noise_text(trust_fields(*result));
 }
 
 // The verdict of the measurements as they are.

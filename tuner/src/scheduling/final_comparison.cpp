@@ -39,13 +39,15 @@ bool beats(const measure::MeasureResult& a, const measure::MeasureResult& b) {
   return ratio && ratio->low > 1;
 }
 
-std::optional<double> mean_load(const std::vector<measure::MeasureResult>& results) {
+// The successful results' mean of one share (load, device_load); nullopt where one is unknown.
+std::optional<double> mean_share(const std::vector<measure::MeasureResult>& results,
+                                 std::optional<double> measure::MeasureResult::*share) {
   double sum = 0;
   int count = 0;
   for (const auto& result : results) {
     if (!result.ok()) continue;
-    if (!result.load) return std::nullopt;
-    sum += *result.load;
+    if (!(result.*share)) return std::nullopt;
+    sum += *(result.*share);
     ++count;
   }
   if (count == 0) return std::nullopt;
@@ -57,7 +59,8 @@ std::optional<double> mean_load(const std::vector<measure::MeasureResult>& resul
 FinalVerdict judge_finalists(const std::vector<measure::MeasureResult>& results,
                              std::optional<std::size_t> default_index, std::optional<std::size_t> stored_winner) {
   FinalVerdict verdict;
-  verdict.load = mean_load(results);
+  verdict.load = mean_share(results, &measure::MeasureResult::load);
+  verdict.device_load = mean_share(results, &measure::MeasureResult::device_load);
   verdict.winner = fastest(results);
   if (!verdict.winner) return verdict;
   if (stored_winner && *stored_winner != *verdict.winner && results[*stored_winner].ok() &&
@@ -71,10 +74,9 @@ FinalVerdict judge_finalists(const std::vector<measure::MeasureResult>& results,
   if (default_index && *default_index != *verdict.winner)
     verdict.speedup = round_ratio(results[*default_index], winner);
   if (!verdict.speedup) return verdict;
-  if (verdict.load && *verdict.load > db::kBusyLoad) {
-    verdict.unreliable = fmt::format(
-        "the machine was busy (other processes took {:.0f}% of its CPU time while the finalists were re-measured)",
-        *verdict.load * 100);
+  if (db::is_busy(verdict.load, verdict.device_load)) {
+    verdict.unreliable = "the machine was busy (" + db::busy_text(verdict.load, verdict.device_load) +
+                         " while the finalists were re-measured)";
   } else if (verdict.speedup->spread() > kMaxSpeedupSpread) {
     verdict.unreliable = fmt::format("the machine was busy (the speed-up measured {:.2f}x to {:.2f}x across {} "
                                      "interleaved rounds)",

@@ -36,8 +36,8 @@ void Progress::update(const ProgressState& state) {
                                  state.best_is_provisional ? " (re-measured at the end)" : "", state.failures);
   // Noise is said where it happens, not only in the summary.
   if (state.noisy) line += fmt::format("  noisy {}", state.noisy);
-  if (state.load && *state.load > db::kBusyLoad)
-    line += fmt::format("  machine busy ({:.0f}% of the CPU taken by others)", *state.load * 100);
+  if (db::is_busy(state.load, state.device_load))
+    line += "  machine busy (" + db::busy_text(state.load, state.device_load) + ")";
   line += fmt::format("  elapsed {}  eta {}", format_duration(elapsed), format_duration(eta));
   if (live_) {
     std::fprintf(out_, "\r\033[K%s", line.c_str());

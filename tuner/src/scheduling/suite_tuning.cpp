@@ -103,6 +103,7 @@ SuiteSummary tune_suite(const std::vector<SuiteTask>& tasks, RecordingMeasurer& 
         state.noisy += s->summary().noisy;
       }
     state.load = session.last_batch_load();
+    state.device_load = session.last_batch_device_load();
     state.best_is_provisional = options.remeasure_top > 0;
     state.best_gflops = std::isfinite(session.best_seconds())
                             ? tasks[i].task->workload.flops() / session.best_seconds() / 1e9 : 0;

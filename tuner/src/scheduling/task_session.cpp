@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "optune/measure/machine_load.hpp"
-#include "optune/measure/median_interval.hpp"
 #include "optune/tuner/results/record_check.hpp"
 #include "optune/tuner/search/task_history.hpp"
 
@@ -37,8 +36,10 @@ db::TuningRecord to_record(const measure::MeasureTask& task, const search_space:
   record.timestamp = result.timestamp;
   record.optune_version = OPTUNE_VERSION;
   if (result.ok()) {
-    record.spread = measure::median_spread(result.costs);
-    record.load = result.load;
+    const db::TuningRecord trust = trust_fields(result);
+    record.spread = trust.spread;
+    record.load = trust.load;
+    record.device_load = trust.device_load;
   }
   return record;
 }
@@ -56,9 +57,9 @@ constexpr double kMaxQuietWaitSeconds = 60;
 constexpr double kQuietWaitShare = 0.1;
 constexpr double kQuietProbeSeconds = 0.5;
 
-// How far noise may have slowed a record: the busy share of the CPU or the spread of its timings.
+// How far noise may have slowed a record: the busy share of the CPU or GPU, or the spread of its timings.
 double noise_slack(const db::TuningRecord& record) {
-  return std::min(0.9, std::max(record.load.value_or(0), record.spread.value_or(0)));
+  return std::min(db::kMaxBusyShare, std::max(db::busy_share(record.load, record.device_load), record.spread.value_or(0)));
 }
 
 bool better(const db::TuningRecord& a, const std::optional<db::TuningRecord>& b) {
@@ -76,11 +77,11 @@ double TuningSummary::speedup() const {
 std::string TuningSummary::records_speedup_doubt() const {
   if (!best || !default_config) return "";
   if (!best->is_noisy() && !default_config->is_noisy()) return "";
-  const auto busy = [](const db::TuningRecord& record) { return record.load && *record.load > db::kBusyLoad; };
+  const auto busy = [](const db::TuningRecord& record) { return db::is_busy(record.load, record.device_load); };
   if (busy(*best) || busy(*default_config)) {
-    const double load = std::max(best->load.value_or(0), default_config->load.value_or(0));
-    return fmt::format("the machine was busy (other processes took {:.0f}% of its CPU time while the {} was measured)",
-                       load * 100, busy(*best) ? "best" : "default");
+    const auto& measured = busy(*best) ? *best : *default_config;
+    return fmt::format("the machine was busy ({} while the {} was measured)",
+                       db::busy_text(measured.load, measured.device_load), busy(*best) ? "best" : "default");
   }
   return fmt::format("the {}'s timings spread too widely to give a ratio (+-{:.0f}%)",
                      best->is_noisy() ? "best" : "default",
@@ -230,8 +231,8 @@ std::string verdict_text(const FinalVerdict& verdict) {
   else
     text = "no speed-up to measure";
   if (verdict.tied) text += "; the best two are tied within noise";
-  if (verdict.load && *verdict.load > db::kBusyLoad)
-    text += fmt::format("; machine busy ({:.0f}% of the CPU taken by others)", *verdict.load * 100);
+  if (db::is_busy(verdict.load, verdict.device_load))
+    text += "; machine busy (" + db::busy_text(verdict.load, verdict.device_load) + ")";
   return text;
 }
 
@@ -291,7 +292,7 @@ void TaskSession::compare_finalists(const std::function<void(const std::string&)
   // hog beside it ranks single-threaded configs above the parallel ones they lose to when quiet,
   // and a mark would keep such a config first against the later quiet run that measures better.
   const auto& verdict = comparison.verdict;
-  const bool busy = verdict.load && *verdict.load > db::kBusyLoad;
+  const bool busy = db::is_busy(verdict.load, verdict.device_load);
   if (verdict.winner && !busy) records[*verdict.winner].winner = true;
   record(records);
   for (std::size_t i = 0; i < records.size(); ++i) comparison.finalists[i].record = records[i];
@@ -389,20 +390,25 @@ void TaskSession::remeasure_finalists(std::size_t top, const std::vector<db::Tun
 }
 
 void TaskSession::note_noise(const std::vector<db::TuningRecord>& records) {
-  double load = 0;
-  std::size_t known = 0;
-  for (const auto& record : records) {
-    if (!record.ok()) continue;
-    if (record.is_noisy()) ++summary_.noisy;
-    if (record.load) {
-      load += *record.load;
-      ++known;
-    }
-  }
-  last_batch_load_.reset();
-  if (known == 0) return;
-  last_batch_load_ = load / static_cast<double>(known);
-  summary_.peak_load = std::max(summary_.peak_load.value_or(0), *last_batch_load_);
+  for (const auto& record : records)
+    if (record.ok() && record.is_noisy()) ++summary_.noisy;
+  // The successful records' mean of one share where some know it, and the run's peak of it.
+  auto note_mean = [&](std::optional<double> db::TuningRecord::*share, std::optional<double>& last,
+                       std::optional<double>& peak) {
+    double sum = 0;
+    std::size_t known = 0;
+    for (const auto& record : records)
+      if (record.ok() && record.*share) {
+        sum += *(record.*share);
+        ++known;
+      }
+    last.reset();
+    if (known == 0) return;
+    last = sum / static_cast<double>(known);
+    peak = std::max(peak.value_or(0), *last);
+  };
+  note_mean(&db::TuningRecord::load, last_batch_load_, summary_.peak_load);
+  note_mean(&db::TuningRecord::device_load, last_batch_device_load_, summary_.peak_device_load);
 }
 
 void TaskSession::check_environment(const std::vector<db::TuningRecord>& records) {

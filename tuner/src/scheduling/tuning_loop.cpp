@@ -32,6 +32,7 @@ TuningSummary TuningLoop::run(const std::shared_ptr<const measure::MeasureTask>&
     state.best_gflops = std::isfinite(session.best_seconds()) ? task->workload.flops() / session.best_seconds() / 1e9 : 0;
     state.noisy = session.summary().noisy;
     state.load = session.last_batch_load();
+    state.device_load = session.last_batch_device_load();
     state.best_is_provisional = options.remeasure_top > 0;
     progress_.update(state);
     if (options.early_stopping && session.trials_since_improvement() >= options.early_stopping) break;

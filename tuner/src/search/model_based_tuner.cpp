@@ -31,7 +31,7 @@ ModelBasedTuner::ModelBasedTuner(std::string name, const measure::MeasureTask& t
   own_ = own;
   weigh_sources();
   if (!own.configs.empty()) {
-    model_->update(own.configs, own.gflops);  // a resumed run starts from what it measured
+    model_->update(own.configs, own.gflops, own.noisy);  // a resumed run starts from what it measured
     remember_best(own.configs, own.gflops);
   } else if (model_->transfer_row_count() > 0) {
     model_->fit();
@@ -71,6 +71,7 @@ ParsedRecords ModelBasedTuner::keep_rows(ParsedRecords parsed, std::size_t limit
   for (std::size_t i = 0; i < limit; ++i) {
     kept.configs.push_back(std::move(parsed.configs[order[i]]));
     kept.gflops.push_back(parsed.gflops[order[i]]);
+    kept.noisy.push_back(parsed.noisy[order[i]]);
   }
   return kept;
 }
@@ -240,11 +241,16 @@ std::vector<search_space::Config> ModelBasedTuner::next_batch(std::size_t n) {
 void ModelBasedTuner::update(const std::vector<search_space::Config>& configs,
                              const std::vector<measure::MeasureResult>& results) {
   std::vector<double> gflops;
-  for (const auto& result : results) gflops.push_back(result.ok() ? result.gflops : 0.0);
+  std::vector<bool> noisy;
+  for (const auto& result : results) {
+    gflops.push_back(quiet_gflops(result));
+    noisy.push_back(is_noisy(result));
+  }
   own_.configs.insert(own_.configs.end(), configs.begin(), configs.end());
   own_.gflops.insert(own_.gflops.end(), gflops.begin(), gflops.end());
+  own_.noisy.insert(own_.noisy.end(), noisy.begin(), noisy.end());
   weigh_sources();
-  model_->update(configs, gflops);
+  model_->update(configs, gflops, noisy);
   remember_best(configs, gflops);
 }
 

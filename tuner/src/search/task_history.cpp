@@ -1,5 +1,6 @@
 #include "optune/tuner/search/task_history.hpp"
 
+#include "optune/measure/median_interval.hpp"
 #include "optune/tuner/results/record_check.hpp"
 
 namespace optune::tuner {
@@ -44,10 +45,26 @@ ParsedRecords parse_records(const search_space::ConfigSpace& space,
   for (const auto& record : records) {
     if (auto config = readable_config(space, record)) {
       parsed.configs.push_back(std::move(*config));
-      parsed.gflops.push_back(record.ok() ? record.gflops : 0.0);
+      parsed.gflops.push_back(record.ok() ? db::quiet_gflops_estimate(record.gflops, record.load, record.device_load)
+                                          : 0.0);
+      parsed.noisy.push_back(record.ok() && record.is_noisy());
     }
   }
   return parsed;
+}
+
+db::TuningRecord trust_fields(const measure::MeasureResult& result) {
+  db::TuningRecord record;
+  record.spread = measure::median_spread(result.costs);
+  record.load = result.load;
+  record.device_load = result.device_load;
+  return record;
+}
+
+bool is_noisy(const measure::MeasureResult& result) { return result.ok() && trust_fields(result).is_noisy(); }
+
+double quiet_gflops(const measure::MeasureResult& result) {
+  return result.ok() ? db::quiet_gflops_estimate(result.gflops, result.load, result.device_load) : 0.0;
 }
 
 ConfigSet measured_set(const search_space::ConfigSpace& space, const std::vector<db::TuningRecord>& records) {

@@ -14,10 +14,27 @@ namespace optune::db {
 
 // When a record's median is not to be trusted as it stands (TuningRecord::is_noisy): it is known to
 // no better than +-10% (its spread), or other processes took over a tenth of the machine's CPU
-// time while it was measured (its load). On a quiet machine a record's spread is mostly under 3%
-// and its load under 2%; a build beside it, or a busy loop per core, takes 45-100% of the cores.
+// time (its load) or of the GPU's time (its device load) while it was measured. On a quiet
+// machine a record's spread is mostly under 3% and its load under 2%; a build beside it, or a busy
+// loop per core, takes 45-100% of the cores; a second process running kernels on the GPU takes
+// about half of it.
 inline constexpr double kNoisySpread = 0.10;
 inline constexpr double kBusyLoad = 0.10;
+
+// Either share of what other processes took is over kBusyLoad.
+bool is_busy(std::optional<double> load, std::optional<double> device_load);
+// Why such shares make a measurement untrustworthy: "other processes took 45% of the CPU" or
+// "other processes took 60% of the GPU", the larger busy one; "" when neither is busy.
+std::string busy_text(std::optional<double> load, std::optional<double> device_load);
+// The larger share that other processes took of the CPU or the GPU, at most kMaxBusyShare (a
+// measurement left a tenth of the machine says little more than that it was slowed).
+inline constexpr double kMaxBusyShare = 0.9;
+double busy_share(std::optional<double> load, std::optional<double> device_load);
+// What a throughput measured while others took `busy_share` of the machine would be on a quiet one,
+// to first order: the others' share taken off its time (gflops / (1 - share)). A config that uses
+// fewer cores than the machine has is slowed less than that, so the estimate is an upper bound on
+// the CPU; on a GPU, whose time other processes' kernels take in slices, it is close.
+double quiet_gflops_estimate(double gflops, std::optional<double> load, std::optional<double> device_load);
 
 struct TuningRecord {
   std::int64_t id = 0;                // assigned by the database
@@ -45,6 +62,10 @@ struct TuningRecord {
   // The share of the machine's CPU time (all cores, 0..1) that other processes took while it was
   // measured (measure/machine_load.hpp); nullopt: unknown (measured elsewhere, or schema 1).
   std::optional<double> load;
+  // The share of the device's time (0..1) that other processes' work took while it was measured:
+  // a GPU shared with another process (measure::WorkerBackend::device_load_since); nullopt: a CPU
+  // target (its share is `load`), a device that cannot tell, or a record of schema 3 or older.
+  std::optional<double> device_load;
   // This record's config won its run's final comparison (tuner/scheduling/final_comparison.hpp):
   // it stays the task's best until a config is measured faster beyond noise (is_displaced_by).
   bool winner = false;
@@ -59,7 +80,7 @@ struct TuningRecord {
   // Measured on a busy machine or with a wide spread: query, pick, apply-best and regress say so,
   // and such a record cannot displace a winner (database.hpp's ranking).
   bool is_noisy() const {
-    return (spread && *spread > kNoisySpread) || (load && *load > kBusyLoad);
+    return (spread && *spread > kNoisySpread) || is_busy(load, device_load);
   }
   // Canonical config text (sorted keys, no spaces): the identity of a config within a task.
   std::string config_text() const { return config.dump(); }
@@ -78,10 +99,10 @@ bool are_tied(const TuningRecord& a, const TuningRecord& b);
 bool displaces_winner(const TuningRecord& fastest, const TuningRecord& mark, const TuningRecord& latest);
 
 // Why a noisy record is not to be trusted as it stands ("measured while other processes took 45% of
-// the CPU", "its median is known to +-14% only"); "" for a record that is not noisy.
+// the CPU", or of the GPU, "its median is known to +-14% only"); "" for a record that is not noisy.
 std::string noise_text(const TuningRecord& record);
 
-// Every field but id; spread and load only where known, and winner only where set, so that a
+// Every field but id; spread, load and device_load only where known, and winner only where set, so that a
 // record of schema 1 keeps the JSON line (and the content hash) it had.
 nlohmann::json to_json(const TuningRecord& record);
 // Throws std::invalid_argument naming the missing or mistyped field.

@@ -50,6 +50,10 @@ struct MeasureResult {
   // Share of the machine's CPU time that other processes took while it ran (machine_load.hpp),
   // averaged over its rounds; nullopt where unknown.
   std::optional<double> load;
+  // Share of the device's time that other processes' work took while it was timed (a GPU shared
+  // with another process: WorkerBackend::device_load_since), averaged likewise; nullopt where
+  // unknown, and for CPU targets, whose share is `load`.
+  std::optional<double> device_load;
   // The median of each round's costs, in round order (Runner::run): the final comparison of
   // finalists pairs them round by round.
   std::vector<double> round_medians;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +62,13 @@ class WorkerBackend {
   // `reply` saying why: a "reference_error" where the reference is at fault, another status where
   // the candidate's artifact is.
   virtual bool run_reference(const WorkerRequest& request, Operands& operands, WorkerReply& reply) = 0;
+  // The share of the target's device time (0..1) that other processes' work took since
+  // `since_unix_seconds`: a GPU that another process runs kernels on slows the candidate's own
+  // (time-slicing). The loop asks around each candidate's timed runs. nullopt where the backend
+  // cannot tell; CPU backends leave it so (the runner measures the CPU's load itself).
+  virtual std::optional<double> device_load_since(const WorkerRequest& /*request*/, double /*since_unix_seconds*/) {
+    return std::nullopt;
+  }
   // After an exception from this backend's candidate: drop state that may be broken (an OpenCL
   // context after a fault), so the next candidate starts clean.
   virtual void reset() {}

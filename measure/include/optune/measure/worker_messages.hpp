@@ -62,6 +62,9 @@ struct WorkerReply {
   // Set by the runner that watched the worker (LocalRunner, here or on an RPC server), never by
   // the worker: other processes' share of the CPU time while it measured (machine_load.hpp).
   std::optional<double> load;
+  // Set by the worker's loop where its backend can tell: other processes' share of the device's
+  // time while the candidate was timed (WorkerBackend::device_load_since).
+  std::optional<double> device_load;
   // Describe replies: the device asked for (or the first), and all of them.
   std::optional<nlohmann::json> device;
   std::optional<std::vector<nlohmann::json>> devices;

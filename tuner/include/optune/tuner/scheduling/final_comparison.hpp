@@ -43,6 +43,7 @@ struct FinalVerdict {
   bool kept_stored_winner = false;       // a faster finalist did not beat the stored winner beyond noise
   std::optional<RatioInterval> speedup;  // default / winner; none when the winner is the default
   std::optional<double> load;            // the finalists' mean load over their rounds
+  std::optional<double> device_load;     // and their mean device load (a GPU shared with others)
   std::string unreliable;                // why the speed-up is not to be trusted; "" when it is
   // Another round could still settle a tie or narrow the speed-up (or find the machine quiet).
   bool is_unsettled() const { return tied || !unreliable.empty(); }

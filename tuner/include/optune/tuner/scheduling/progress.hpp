@@ -22,6 +22,8 @@ struct ProgressState {
   std::size_t noisy = 0;
   // The last batch's mean load (other processes' share of the CPU time); nullopt where unknown.
   std::optional<double> load;
+  // Its mean device load (other processes' share of the GPU's time); nullopt where unknown.
+  std::optional<double> device_load;
   // The best is a first measurement, which the end of the run measures again (the summary's best
   // is the re-measured one); false where it is not re-measured (--remeasure 0).
   bool best_is_provisional = false;

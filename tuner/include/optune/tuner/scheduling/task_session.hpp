@@ -73,6 +73,8 @@ struct TuningSummary {
   std::size_t noisy_now_quiet = 0;
   // The most any batch's mean load reached (other processes' share of the CPU); nullopt: unknown.
   std::optional<double> peak_load;
+  // The same of the device load (other processes' share of the GPU's time).
+  std::optional<double> peak_device_load;
   std::optional<db::TuningRecord> best;            // best successful config, after re-measuring
   // The closing comparison of the default, the best, the runner-up and the stored winner, which
   // the best and the speed-up come from; nullopt where it did not run (--remeasure 0, a stop, or
@@ -126,6 +128,7 @@ class TaskSession {
   std::size_t trials_since_improvement() const { return summary_.trials - last_improvement_; }
   // The mean load of the last batch's successful measurements; nullopt where unknown.
   std::optional<double> last_batch_load() const { return last_batch_load_; }
+  std::optional<double> last_batch_device_load() const { return last_batch_device_load_; }
 
  private:
   std::shared_ptr<const measure::MeasureTask> task_;
@@ -143,6 +146,7 @@ class TaskSession {
   std::optional<db::TuningRecord> known_good_;
   std::size_t last_improvement_ = 0;
   std::optional<double> last_batch_load_;
+  std::optional<double> last_batch_device_load_;
   bool exhausted_ = false;
   std::chrono::steady_clock::time_point start_;
 

@@ -11,6 +11,7 @@
 
 #include "optune/db/database.hpp"
 #include "optune/measure/measure_input.hpp"
+#include "optune/measure/measure_result.hpp"
 #include "optune/tuner/search/search_domain.hpp"
 
 namespace optune::tuner {
@@ -33,10 +34,19 @@ std::optional<search_space::Config> readable_config(const search_space::ConfigSp
 // The configs of records that this space can read (records of an older space may not be).
 struct ParsedRecords {
   std::vector<search_space::Config> configs;
-  std::vector<double> gflops;  // 0 for failed candidates
+  std::vector<double> gflops;  // quiet estimates (db::quiet_gflops_estimate); 0 for failed candidates
+  std::vector<bool> noisy;     // measured on a busy machine or with a wide spread (is_noisy)
 };
 ParsedRecords parse_records(const search_space::ConfigSpace& space,
                             const std::vector<db::TuningRecord>& records);
+// A successful measurement's trust fields as its record carries them (spread, load, device_load), on
+// an otherwise empty record: is_noisy() and noise_text() before it is recorded.
+db::TuningRecord trust_fields(const measure::MeasureResult& result);
+// Whether a measurement's record will be noisy (db::TuningRecord::is_noisy); a failure is not.
+bool is_noisy(const measure::MeasureResult& result);
+// What the cost model learns from a measurement: its throughput with the others' share of the
+// machine taken off (db::quiet_gflops_estimate), 0 for a failure.
+double quiet_gflops(const measure::MeasureResult& result);
 ConfigSet measured_set(const search_space::ConfigSpace& space, const std::vector<db::TuningRecord>& records);
 
 // The first successful record of a ranking (Database::top_k's order: its declared winner, then by
