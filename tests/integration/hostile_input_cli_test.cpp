@@ -350,9 +350,12 @@ TEST_F(HostileInputCliTest, DamagedRowsArePassedOverAndDangerousPathsRefused) {
        {"UPDATE records SET config = '" + deep + "' WHERE config = (SELECT config FROM records WHERE id = " + best + ")",
         std::string("UPDATE records SET costs = '[1, \"x\"' WHERE id = (SELECT max(id) FROM records)"),
         std::string("UPDATE records SET error_message = CAST(x'636166e920ff' AS TEXT) WHERE id = 1"),
-        // a time no run gives, and a template of another operator (apply-best crashed on it)
+        // a time no run gives, and a template of another operator (apply-best crashed on it), on a
+        // record made a consistent 1 s: under that template of its own it is the latest record of
+        // its config, and an early one fast on a busy machine would otherwise rank first
         std::string("UPDATE records SET median_seconds = -1 WHERE id = 2"),
-        std::string("UPDATE records SET template_name = 'conv2d.cpu' WHERE id = 3")})
+        std::string("UPDATE records SET template_name = 'conv2d.cpu', costs = '[1.0]', median_seconds = 1, "
+                    "gflops = 2.0 * 48 * 40 * 36 / 1e9, spread = NULL WHERE id = 3")})
     ASSERT_EQ(sqlite3_exec(handle, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(handle);
   sqlite3_close(handle);
   const std::vector<std::string> readers = {"query --top 1 --format json", "query --history --format json",
