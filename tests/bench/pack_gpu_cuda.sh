@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Packs what cuda_examples_run.sh and cuda_gemm_run.sh need on a GPU machine with no package registry: the installed optune
+# Packs what cuda_examples_run.sh, cuda_gemm_run.sh and trust_under_gpu_load.sh need on a GPU machine with no package registry: the installed optune
 # (optune, optune-worker, optune-nvrtc), the shared libraries they link that such a machine may
 # lack, and the example CUDA kernel files. Usage: pack_gpu_cuda.sh BUILD_DIR PREFIX
 set -euo pipefail
@@ -9,11 +9,14 @@ root=$(cd "$here/../.." && pwd)
 rm -rf "$prefix"; mkdir -p "$prefix/lib" "$prefix/kernels"
 cmake --install "$build" --prefix "$prefix" >/dev/null
 rm -rf "$prefix/include" "$prefix/lib/cmake" "$prefix/lib"/*.a
-for binary in "$prefix/bin/optune" "$prefix/bin/optune-worker" "$prefix/bin/optune-nvrtc"; do
+# The trust benchmark's quiet truth (cmake --build BUILD_DIR --target bench_interleaved_truth).
+cp "$build/tests/bench/bench_interleaved_truth" "$prefix/bin/"
+for binary in "$prefix/bin/optune" "$prefix/bin/optune-worker" "$prefix/bin/optune-nvrtc" "$prefix/bin/bench_interleaved_truth"; do
   ldd "$binary" | awk '/=> \// {print $3}'
 done | sort -u | grep -v -E '/(libc|libm|libpthread|libdl|librt|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so' | while read -r lib; do
   case "$lib" in "$prefix"/*) ;; *) cp -L "$lib" "$prefix/lib/" ;; esac
 done
 cp "$root"/configs/kernels/*_cuda.* "$prefix/kernels/"
-cp "$here/cuda_examples_run.sh" "$here/cuda_gemm_run.sh" "$here/torch_gemm_peers.py" "$here/torch_peers.py" "$prefix/"
+cp "$here/cuda_examples_run.sh" "$here/cuda_gemm_run.sh" "$here/torch_gemm_peers.py" "$here/torch_peers.py" \
+  "$here/trust_under_gpu_load.sh" "$here/trust_verdict.py" "$prefix/"
 du -sh "$prefix"

@@ -56,32 +56,8 @@ done
 # The truth, with no hog: each run's best against the default, 11 interleaved rounds.
 while read -r condition op shape; do
   name=$(basename "$op" .toml)
-  read -r reported best <<<"$(python3 - "$work/$condition-$name.json" <<'PY'
-import json, sys
-o = json.load(open(sys.argv[1]))
-if o["best_is_default"]:
-    r = "default"
-elif o["speedup"] is not None:
-    lo, hi = o["speedup_interval"] or (o["speedup"], o["speedup"])
-    r = "%.2fx(%.2f-%.2f)" % (o["speedup"], lo, hi)
-else:
-    r = "unreliable"
-print(r, json.dumps(o["best"]["config"], separators=(",", ":")))
-PY
-)"
-  read -r _ value _ low _ high _ load <<<"$("$truth" "$build/bin" "$op" "$shape" "$best" 11)"
-  verdict=$(python3 - "$reported" "$value" <<'PY'
-import sys
-reported, truth = sys.argv[1], float(sys.argv[2])
-if reported == "unreliable":
-    print("flagged unreliable" + ("" if truth >= 1 else " (the best is slower than the default)"))
-elif reported == "default":
-    print("ok: the default kept" if truth <= 1.10 else "MISSED: a faster config than the default was found but not kept")
-else:
-    value = float(reported.split("x")[0])
-    ok = abs(value / truth - 1) <= 0.10 and not (truth < 1 and value > 1)
-    print(("ok" if ok else "WRONG") + ": %+.1f%% off" % ((value / truth - 1) * 100))
-PY
-)
+  read -r reported best <<<"$(python3 "$source/tests/bench/trust_verdict.py" reported "$work/$condition-$name.json")"
+  read -r _ value _ low _ high _ load _ <<<"$("$truth" "$build/bin" "$op" "$shape" "$best" 11)"
+  verdict=$(python3 "$source/tests/bench/trust_verdict.py" verdict "$reported" "$value")
   printf '%-8s %-6s %-44s %-10s %-28s %s\n' "$name" "$condition" "$reported" "${value}x" "$low-$high ($load)" "$verdict"
 done <"$results"
