@@ -46,6 +46,14 @@ Int8Config config_from_view(const ss::ConfigView& v) {
 
 bool is_x86(const DeviceInfo& device) { return device.arch == "x86_64" || device.has_isa("avx2"); }
 
+// Whether candidates compile to gemm_int8.hpp's VNNI path (u8 activations, as x86 runs them, and
+// vpdpbusd on zmm registers): micro-tiles are then whole 16-lane int32 vectors, 32 registers deep.
+bool runs_vnni(const DeviceInfo& device) {
+  return is_x86(device) && device.has_isa("avx512_vnni") && device.has_isa("avx512bw");
+}
+// The int32 lanes of the accumulating vector on the device's path (gemm_int8_lanes in the header).
+int int32_lanes(const DeviceInfo& device) { return runs_vnni(device) ? 16 : 8; }
+
 // A block no larger than twice the extent rounded to its unit (or a floor for small extents):
 // larger ones compute nothing more.
 bool block_fits(std::int64_t block, std::int64_t extent, std::int64_t unit, std::int64_t floor) {
@@ -65,18 +73,18 @@ class CpuGemmInt8Template final : public KernelTemplate {
 
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     const GemmShape& shape = workload.gemm();
-    const int registers = vector_unit(device).registers;
+    const int registers = vector_unit(device).registers, lanes = int32_lanes(device);
     ss::ConfigSpace space;
     space.add(ss::SplitKnob{kTileMc, shape.M, 2, ss::SplitPolicy::kCandidates, kMcCandidates, 0});
     space.add(ss::SplitKnob{kTileNc, shape.N, 2, ss::SplitPolicy::kCandidates, kNcCandidates, 0});
     space.add(ss::SplitKnob{kTileKc, shape.K, 2, ss::SplitPolicy::kCandidates, kKcCandidates, 0});
-    space.add(ss::IntRangeKnob{kMr, 1, 12, 1});
-    space.add(ss::IntRangeKnob{kNr, 8, 32, 8});
+    space.add(ss::IntRangeKnob{kMr, 1, runs_vnni(device) ? 14 : 12, 1});
+    space.add(ss::IntRangeKnob{kNr, lanes, 4 * lanes, lanes});
     space.add(ss::IntRangeKnob{kThreads, 1, std::max(1, device.cores), 1});
     space.add(ss::ChoiceKnob{kActivations, {is_x86(device) ? "u8" : "s8"}});
     space.add_constraint("accumulators, a row of B and a broadcast fit the vector registers",
-                         [registers](const ss::ConfigView& v) {
-                           const auto vectors = v.integer(kNr) / 8;
+                         [registers, lanes](const ss::ConfigView& v) {
+                           const auto vectors = v.integer(kNr) / lanes;
                            return v.integer(kMr) * vectors + vectors + 1 <= registers;
                          });
     space.add_constraint("MC is a multiple of mr and not far beyond M", [shape](const ss::ConfigView& v) {
@@ -93,8 +101,9 @@ class CpuGemmInt8Template final : public KernelTemplate {
     return space;
   }
 
-  // Untuned: 6 x 16 micro-tiles (two int32 vectors, 15 of AVX2's 16 registers), MC 96, NC 512 and
-  // KC 512 where the shape has them (else the nearest blocks that fit), all cores.
+  // Untuned: 6 x 16 micro-tiles (two int32 vectors, 15 of AVX2's 16 registers; with VNNI 6 x 32, two
+  // zmm), MC 96, NC 512 and KC 512 where the shape has them (else the nearest blocks that fit), all
+  // cores.
   ss::Config default_config(const Workload& /*workload*/, const DeviceInfo& device,
                             const ss::ConfigSpace& space) const override {
     ss::Config config{std::vector<std::uint32_t>(space.knobs().size(), 0)};
@@ -104,7 +113,8 @@ class CpuGemmInt8Template final : public KernelTemplate {
         throw std::logic_error(std::string("gemm_int8.cpu: default has no option for ") + knob);
     };
     set(kMr, [&](const ss::ConfigView& v) { return v.integer(kMr) == mr; });
-    set(kNr, [](const ss::ConfigView& v) { return v.integer(kNr) == 16; });
+    const int nr = 2 * int32_lanes(device);
+    set(kNr, [nr](const ss::ConfigView& v) { return v.integer(kNr) == nr; });
     set(kThreads, [&](const ss::ConfigView& v) { return v.integer(kThreads) == std::max(1, device.cores); });
     // The largest valid block up to the preferred size, else the smallest valid one.
     auto block = [&](const char* knob, std::int64_t preferred) {
@@ -134,7 +144,8 @@ class CpuGemmInt8Template final : public KernelTemplate {
                                                                const ss::ConfigView& view) const override {
     const GemmShape& s = workload.gemm();
     const Int8Config c = config_from_view(view);
-    const double vectors = static_cast<double>(c.nr) / 8;
+    const double vectors = static_cast<double>(c.nr) / int32_lanes(device);
+    const double packed_bytes = runs_vnni(device) ? 1 : 2;  // per packed element: bytes, or widened pairs
     const double kc = std::min<double>(static_cast<double>(c.kc), static_cast<double>(s.K));
     const double l1 = std::max<double>(1, static_cast<double>(device.l1d_bytes));
     const double l2 = std::max<double>(1, static_cast<double>(device.l2_bytes));
@@ -142,8 +153,8 @@ class CpuGemmInt8Template final : public KernelTemplate {
     return {
         {"madd_per_load", double(c.mr) * vectors / (double(c.mr) + vectors)},
         {"register_use", (double(c.mr) * vectors + vectors + 1) / vector_unit(device).registers},
-        {"b_micropanel_over_l1", 2.0 * kc * double(c.nr) / l1},
-        {"a_block_over_l2", 2.0 * kc * double(std::min(c.mc, s.M)) / l2},
+        {"b_micropanel_over_l1", packed_bytes * kc * double(c.nr) / l1},
+        {"a_block_over_l2", packed_bytes * kc * double(std::min(c.mc, s.M)) / l2},
         {"edge_waste", 1.0 - double(s.M) * double(s.N) / (tiles_m * double(c.mr) * tiles_n * double(c.nr))},
         {"threads_per_core", double(c.threads) / std::max(1, device.cores)},
     };

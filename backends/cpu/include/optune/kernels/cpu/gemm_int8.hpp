@@ -4,11 +4,20 @@
 // column blocks, KC depth blocks (B's block packed into micro-panels) and MC row blocks (A's block
 // packed into micro-panels), then over NR-column and MR-row micro-tiles.
 //
-// Products are summed in pairs along K: operands are widened to int16 as they are packed (A's two
-// values of a pair in one 32-bit word, broadcast; B's as pairs of adjacent K per column), and
-// AVX2's vpmaddwd multiplies 16 pairs and adds each pair into 8 int32 lanes, exact for any 8-bit
-// inputs (vpmaddubsw, 2x the products per instruction, would saturate its int16 sums at u8 x s8).
-// Where AVX2 is missing the same packed layout runs in plain C++.
+// Three paths, chosen at compile time; all pack K in groups of G consecutive values (A's G values
+// of a row in one 32-bit word, broadcast; B's as G adjacent K per column), zero padded, so any KC
+// is correct and each depth block is packed on its own:
+//  - AVX-512 VNNI (__AVX512VNNI__ and __AVX512BW__) with u8 A: G = 4 bytes, unwidened. vpdpbusd
+//    multiplies u8 x s8 and adds four products straight into each of 16 int32 lanes of a zmm,
+//    exact (no int16 intermediate; |4 * 255 * -128| is far inside int32), 4x the products per
+//    instruction of the AVX2 pair path. NR is a multiple of 16 (one zmm).
+//  - AVX2, and s8 A on a VNNI machine (vpdpbusd's first operand is unsigned): G = 2, operands
+//    widened to int16 as they are packed, vpmaddwd multiplies 16 pairs and adds each pair into
+//    8 int32 lanes, exact for any 8-bit inputs (vpmaddubsw, 2x the products per instruction,
+//    would saturate its int16 sums at u8 x s8). NR is a multiple of 8 (one ymm).
+//  - Elsewhere the pair layout runs in plain C++ (NR a multiple of 8, as for AVX2).
+// gemm_int8_lanes<TA>() says which NR the compiled path accepts; a KC that is a multiple of G
+// wastes no padding.
 //
 //   optune::kernels::cpu::gemm_int8<GemmInt8Config{...}>(M, N, K, A, lda, B, ldb, C, ldc);
 // Compile with -O3 -march=<target> -fopenmp (without -fopenmp it runs on one thread).
@@ -17,8 +26,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
-#if defined(__AVX2__)
+#if defined(__AVX2__) || defined(__AVX512F__)
 #include <immintrin.h>
 #endif
 #if defined(_OPENMP)
@@ -27,27 +37,42 @@
 
 #include "optune/kernels/cpu/aligned_buffer.hpp"
 
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__)
+#define OPTUNE_GEMM_INT8_VNNI 1
+#endif
+
 namespace optune::kernels::cpu {
 
 struct GemmInt8Config {
   int mc = 96;     // rows of A per block (multiple of mr)
   int nc = 512;    // columns of B per block (multiple of nr)
-  int kc = 512;    // depth per block (even: products are summed in pairs)
+  int kc = 512;    // depth per block (any; a multiple of 4 wastes no zero padding on any path)
   int mr = 4;      // micro-tile rows
-  int nr = 16;     // micro-tile columns, a multiple of 8 (one int32 vector of AVX2)
+  int nr = 16;     // micro-tile columns, a multiple of gemm_int8_lanes<TA>() (8, or 16 on VNNI with u8 A)
   int threads = 1;
 
   friend constexpr bool operator==(const GemmInt8Config&, const GemmInt8Config&) = default;
 };
 
+// Path-independent limits; the path compiled in may ask more of nr (gemm_int8_lanes).
 constexpr const char* gemm_int8_config_error(const GemmInt8Config& c) {
-  if (c.mr < 1 || c.mr > 12) return "mr must be in 1..12";
-  if (c.nr < 8 || c.nr > 32 || c.nr % 8 != 0) return "nr must be 8, 16, 24 or 32";
+  if (c.mr < 1 || c.mr > 14) return "mr must be in 1..14";
+  if (c.nr < 8 || c.nr > 64 || c.nr % 8 != 0) return "nr must be a multiple of 8 in 8..64";
   if (c.mc < c.mr || c.mc % c.mr != 0) return "mc must be a positive multiple of mr";
   if (c.nc < c.nr || c.nc % c.nr != 0) return "nc must be a positive multiple of nr";
-  if (c.kc < 2 || c.kc % 2 != 0) return "kc must be a positive even number";
+  if (c.kc < 1) return "kc must be positive";
   if (c.threads < 1 || c.threads > 1024) return "threads must be in 1..1024";
   return nullptr;
+}
+
+// The int32 lanes of the vector the compiled path accumulates in for activations TA (u8 is what
+// the gemm_int8.cpu template emits on x86): nr must be a multiple of it.
+template <typename TA = std::uint8_t>
+constexpr int gemm_int8_lanes() {
+#if defined(OPTUNE_GEMM_INT8_VNNI)
+  if constexpr (std::is_same_v<TA, std::uint8_t>) return 16;
+#endif
+  return 8;
 }
 
 namespace gemm_int8_detail {
@@ -55,6 +80,16 @@ namespace gemm_int8_detail {
 using Index = std::int64_t;
 
 inline Index ceil_div(Index a, Index b) { return (a + b - 1) / b; }
+
+// Whether A of type TA takes the VNNI quad path.
+template <typename TA>
+constexpr bool use_quads() {
+#if defined(OPTUNE_GEMM_INT8_VNNI)
+  return std::is_same_v<TA, std::uint8_t>;
+#else
+  return false;
+#endif
+}
 
 // Rows [0, m) x depth [0, k) of A into one MR-row panel of pair words: word (p2, r) holds
 // A[r][2 p2] in its low and A[r][2 p2 + 1] in its high 16 bits; rows past m and a last odd
@@ -129,44 +164,147 @@ void micro_kernel(Index pairs, const std::int32_t* a, const std::int16_t* b, std
 #endif
 }
 
+#if defined(OPTUNE_GEMM_INT8_VNNI)
+// Rows [0, m) x depth [0, k) of u8 A into one MR-row panel of quad words: word (q, r) holds
+// A[r][4 q + t] in its byte t; rows past m and depth past k are zeros.
+template <int MR>
+void pack_a_quads(Index m, Index k, const std::uint8_t* a, Index lda, std::uint32_t* dst) {
+  const Index quads = ceil_div(k, 4);
+  for (Index q = 0; q < quads; ++q)
+    for (int r = 0; r < MR; ++r) {
+      std::uint32_t word = 0;
+      if (r < m)
+        for (Index t = 0; t < 4 && 4 * q + t < k; ++t)
+          word |= static_cast<std::uint32_t>(a[r * lda + 4 * q + t]) << (8 * t);
+      dst[q * MR + r] = word;
+    }
+}
+
+// Columns [0, n) x depth [0, k) of B into one NR-column panel of s8 quads: byte (q, j, t) =
+// B[4 q + t][j], so a zmm load is 16 columns' quads, zeros past n and past k.
+template <int NR>
+void pack_b_quads(Index k, Index n, const std::int8_t* b, Index ldb, std::int8_t* dst) {
+  const Index quads = ceil_div(k, 4);
+  for (Index q = 0; q < quads; ++q) {
+    std::int8_t* out = dst + q * NR * 4;
+    for (Index t = 0; t < 4; ++t) {
+      const std::int8_t* row = 4 * q + t < k ? b + (4 * q + t) * ldb : nullptr;
+      for (Index j = 0; j < NR; ++j) out[4 * j + t] = row && j < n ? row[j] : 0;
+    }
+  }
+}
+
+// C[0:MR, 0:NR] (=|+=) the packed A panel times the packed B panel over `quads` quads of depth.
+template <int MR, int NR>
+void micro_kernel_quads(Index quads, const std::uint32_t* a, const std::int8_t* b, std::int32_t* c, Index ldc,
+                        bool accumulate) {
+  constexpr int V = NR / 16;
+  __m512i acc[MR][V];
+  // Unrolled whole so the accumulators stay in registers (GCC's -O2 would keep them in memory).
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_si512();
+  }
+  for (Index q = 0; q < quads; ++q) {
+    __m512i bv[V];
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) bv[v] = _mm512_load_si512(b + (q * NR + v * 16) * 4);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      const __m512i av = _mm512_set1_epi32(static_cast<int>(a[q * MR + r]));
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], av, bv[v]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) {
+      std::int32_t* out = c + r * ldc + v * 16;
+      const __m512i sum = accumulate ? _mm512_add_epi32(_mm512_loadu_si512(out), acc[r][v]) : acc[r][v];
+      _mm512_storeu_si512(out, sum);
+    }
+  }
+}
+#endif
+
+// The packing and micro-kernel of one path: depth in groups of G, each group 4 bytes per row of
+// A and per column of B.
+template <int MR, int NR, typename TA, bool Quads = use_quads<TA>()>
+struct Path {
+  static constexpr Index G = 2;
+  using AWord = std::int32_t;
+  using BElement = std::int16_t;
+  static void pack_a(Index m, Index k, const TA* a, Index lda, AWord* dst) { pack_a_panel<MR>(m, k, a, lda, dst); }
+  static void pack_b(Index k, Index n, const std::int8_t* b, Index ldb, BElement* dst) {
+    pack_b_panel<NR>(k, n, b, ldb, dst);
+  }
+  static void kernel(Index groups, const AWord* a, const BElement* b, std::int32_t* c, Index ldc, bool accumulate) {
+    micro_kernel<MR, NR>(groups, a, b, c, ldc, accumulate);
+  }
+};
+
+#if defined(OPTUNE_GEMM_INT8_VNNI)
+template <int MR, int NR, typename TA>
+struct Path<MR, NR, TA, true> {
+  static constexpr Index G = 4;
+  using AWord = std::uint32_t;
+  using BElement = std::int8_t;
+  static void pack_a(Index m, Index k, const TA* a, Index lda, AWord* dst) { pack_a_quads<MR>(m, k, a, lda, dst); }
+  static void pack_b(Index k, Index n, const std::int8_t* b, Index ldb, BElement* dst) {
+    pack_b_quads<NR>(k, n, b, ldb, dst);
+  }
+  static void kernel(Index groups, const AWord* a, const BElement* b, std::int32_t* c, Index ldc, bool accumulate) {
+    micro_kernel_quads<MR, NR>(groups, a, b, c, ldc, accumulate);
+  }
+};
+#endif
+
 // One thread's columns [0, N) of C, all rows.
 template <GemmInt8Config Cfg, typename TA>
 void run_slice(Index M, Index N, Index K, const TA* A, Index lda, const std::int8_t* B, Index ldb, std::int32_t* C,
                Index ldc) {
   constexpr int MR = Cfg.mr, NR = Cfg.nr;
+  using P = Path<MR, NR, TA>;
+  constexpr Index G = P::G;
+  using AWord = typename P::AWord;
+  using BElement = typename P::BElement;
+  // Per group of depth: an A panel holds MR words, a B panel NR columns x G elements, 4 bytes each.
+  static_assert(sizeof(AWord) == 4 && sizeof(BElement) * G == 4);
   thread_local AlignedBuffer a_buffer, b_buffer;
-  const Index kc_max = std::min<Index>(Cfg.kc, K + (K & 1));
+  const Index groups_max = ceil_div(std::min<Index>(Cfg.kc, K), G);
   const Index mc_max = std::min<Index>(Cfg.mc, ceil_div(M, MR) * MR);
   const Index nc_max = std::min<Index>(Cfg.nc, ceil_div(N, NR) * NR);
-  // Sizes in floats (4 bytes): A words, B int16 pairs.
-  auto* packed_a = reinterpret_cast<std::int32_t*>(a_buffer.reserve(static_cast<std::size_t>(mc_max * kc_max / 2)));
-  auto* packed_b = reinterpret_cast<std::int16_t*>(b_buffer.reserve(static_cast<std::size_t>(nc_max * kc_max / 2)));
-  alignas(32) std::int32_t tile[MR * NR];
+  // Sizes in floats (4 bytes), one per A word and per B column-group.
+  auto* packed_a = reinterpret_cast<AWord*>(a_buffer.reserve(static_cast<std::size_t>(mc_max * groups_max)));
+  auto* packed_b = reinterpret_cast<BElement*>(b_buffer.reserve(static_cast<std::size_t>(nc_max * groups_max)));
+  alignas(64) std::int32_t tile[MR * NR];
   for (Index jc = 0; jc < N; jc += Cfg.nc) {
     const Index nc = std::min<Index>(Cfg.nc, N - jc);
     for (Index pc = 0; pc < K; pc += Cfg.kc) {
-      const Index kc = std::min<Index>(Cfg.kc, K - pc), pairs = ceil_div(kc, 2);
+      const Index kc = std::min<Index>(Cfg.kc, K - pc), groups = ceil_div(kc, G);
       for (Index j = 0; j < ceil_div(nc, NR); ++j)
-        pack_b_panel<NR>(kc, std::min<Index>(NR, nc - j * NR), B + pc * ldb + jc + j * NR, ldb,
-                         packed_b + j * NR * 2 * pairs);
+        P::pack_b(kc, std::min<Index>(NR, nc - j * NR), B + pc * ldb + jc + j * NR, ldb,
+                  packed_b + j * NR * G * groups);
       for (Index ic = 0; ic < M; ic += Cfg.mc) {
         const Index mc = std::min<Index>(Cfg.mc, M - ic);
         for (Index i = 0; i < ceil_div(mc, MR); ++i)
-          pack_a_panel<MR>(std::min<Index>(MR, mc - i * MR), kc, A + (ic + i * MR) * lda + pc, lda,
-                           packed_a + i * MR * pairs);
+          P::pack_a(std::min<Index>(MR, mc - i * MR), kc, A + (ic + i * MR) * lda + pc, lda,
+                    packed_a + i * MR * groups);
         for (Index j = 0; j < ceil_div(nc, NR); ++j) {
           const Index n = std::min<Index>(NR, nc - j * NR);
           for (Index i = 0; i < ceil_div(mc, MR); ++i) {
             const Index m = std::min<Index>(MR, mc - i * MR);
             std::int32_t* c = C + (ic + i * MR) * ldc + jc + j * NR;
-            const std::int32_t* a = packed_a + i * MR * pairs;
-            const std::int16_t* b = packed_b + j * NR * 2 * pairs;
+            const AWord* a = packed_a + i * MR * groups;
+            const BElement* b = packed_b + j * NR * G * groups;
             if (m == MR && n == NR) {
-              micro_kernel<MR, NR>(pairs, a, b, c, ldc, pc > 0);
+              P::kernel(groups, a, b, c, ldc, pc > 0);
               continue;
             }
             // An edge tile: computed whole on zero padding, its part inside C added or stored.
-            micro_kernel<MR, NR>(pairs, a, b, tile, NR, false);
+            P::kernel(groups, a, b, tile, NR, false);
             for (Index r = 0; r < m; ++r)
               for (Index col = 0; col < n; ++col)
                 c[r * ldc + col] = pc > 0 ? c[r * ldc + col] + tile[r * NR + col] : tile[r * NR + col];
@@ -186,7 +324,10 @@ void gemm_int8(std::int64_t M, std::int64_t N, std::int64_t K, const TA* A, std:
                std::int64_t ldb, std::int32_t* C, std::int64_t ldc) {
   using namespace gemm_int8_detail;
   static_assert(gemm_int8_config_error(Cfg) == nullptr, "invalid GemmInt8Config (see gemm_int8_config_error)");
-  static_assert(sizeof(TA) == 1, "A is u8 or s8");
+  static_assert(std::is_same_v<TA, std::uint8_t> || std::is_same_v<TA, std::int8_t>, "A is u8 or s8");
+  static_assert(Cfg.nr % gemm_int8_lanes<TA>() == 0,
+                "GemmInt8Config::nr must be a multiple of gemm_int8_lanes<TA>(): 16 (one zmm of int32) on the "
+                "AVX-512 VNNI path with u8 A, 8 elsewhere");
   if (M <= 0 || N <= 0) return;
   if (K <= 0) {
     for (Index i = 0; i < M; ++i) std::fill_n(C + i * ldc, N, 0);
