@@ -16,7 +16,8 @@ class DtypeCliTest : public optune::test_support::CommandTest {};
 TEST_F(DtypeCliTest, Bfloat16AndHalfGemmsTuneCheckAndRecordUnderTheirKeys) {
   for (const char* dtype : {"bf16", "f16"}) {
     const std::string shape = "37,45,300";  // odd edges; K long enough for accumulation error
-    CommandRun run = optune("tune --op gemm --shape " + shape + " --dtype " + dtype +
+    // gemm.cpu widens to float32 as it packs: every CPU's path (AVX-512 BF16 has its own below).
+    CommandRun run = optune("tune --op gemm --template gemm.cpu --shape " + shape + " --dtype " + dtype +
                             " --target cpu --tuner random --trials 3 --batch-size 3 --repeat 1 --min-repeat-ms 1 "
                             "--remeasure 0 --quiet --seed 3 --db " + db());
     ASSERT_EQ(run.code, 0) << run.out << run.err;
@@ -38,6 +39,32 @@ TEST_F(DtypeCliTest, Bfloat16AndHalfGemmsTuneCheckAndRecordUnderTheirKeys) {
   CommandRun f32 = optune("query --history --format json --op gemm --shape 37,45,300 --db " + db());
   ASSERT_EQ(f32.code, 0);
   EXPECT_TRUE(nlohmann::json::parse(f32.out).empty()) << f32.out;
+}
+
+// Where the CPU has AVX-512 BF16, bf16 GEMMs default to gemm_bf16.cpu (vdpbf16ps) and its
+// candidates pass the check on odd shapes; elsewhere that template is refused, naming gemm.cpu.
+TEST_F(DtypeCliTest, Bfloat16GemmRunsOnTheDotProductKernelWhereTheCpuHasIt) {
+  CommandRun space = optune("space --op gemm --shape 37,45,300 --dtype bf16 --target cpu --format json");
+  ASSERT_EQ(space.code, 0) << space.err;
+  if (nlohmann::json::parse(space.out)["template"] != "gemm_bf16.cpu") {
+    expect_bad_input("tune --op gemm --template gemm_bf16.cpu --shape 37,45,300 --dtype bf16 --target cpu --db " + db(),
+                     "gemm.cpu");
+    return;
+  }
+  for (const std::string shape : {"37,45,300", "1,17,3", "70,33,129"}) {
+    CommandRun run = optune("tune --op gemm --shape " + shape + " --dtype bf16 --target cpu --tuner random --trials 4 "
+                            "--batch-size 4 --repeat 1 --min-repeat-ms 1 --remeasure 0 --quiet --seed 5 --db " + db());
+    ASSERT_EQ(run.code, 0) << run.out << run.err;
+  }
+  CommandRun history = optune("query --history --format json --db " + db());
+  ASSERT_EQ(history.code, 0) << history.err;
+  const auto records = nlohmann::json::parse(history.out);
+  ASSERT_EQ(records.size(), 15u) << history.out;  // 3 shapes: the default and 4 trials each
+  for (const auto& record : records) {
+    EXPECT_EQ(record["template"], "gemm_bf16.cpu");
+    EXPECT_EQ(record["error_kind"], "ok") << record.dump();
+    EXPECT_EQ(record["config"]["nr"].get<int>() % 16, 0) << "whole zmm vectors of float32";
+  }
 }
 
 TEST_F(DtypeCliTest, ADtypeNoTemplateRunsIsBadInputNamingThoseThatAre) {

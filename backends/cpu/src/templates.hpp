@@ -10,6 +10,7 @@ namespace optune::kernels {
 
 const KernelTemplate& cpu_gemm_template();
 const KernelTemplate& cpu_gemm_int8_template();
+const KernelTemplate& cpu_gemm_bf16_template();  // where the device has avx512_bf16
 const KernelTemplate& cpu_conv2d_template();  // direct
 const KernelTemplate& cpu_conv2d_gemm_template();
 const KernelTemplate& cpu_depthwise_conv2d_template();

@@ -1,0 +1,282 @@
+// The CPU GEMM in bf16 on AVX-512 BF16's dot products: C[M,N] (bf16) = A[M,K] (bf16) *
+// B[K,N] (bf16), accumulated in float32 and rounded to bf16 once, at the end (round to nearest
+// even, as narrow<bfloat16> does). GotoBLAS structure as gemm_int8.hpp: each thread owns a slice
+// of N (in whole micro-panels), and loops over NC column blocks, KC depth blocks (B's block
+// packed into micro-panels) and MC row blocks (A's block packed into micro-panels), then over
+// NR-column and MR-row micro-tiles. CPUs without BF16 dot products take gemm_widening.hpp.
+//
+// Products are summed in pairs along K, as vdpbf16ps takes them: A's two bf16 of a pair in one
+// 32-bit word (broadcast), B's as pairs of adjacent K per column (a zmm is 16 columns' pairs),
+// zero padded past K and past the tile, so any KC is correct (an even one wastes no padding).
+// vdpbf16ps adds each pair's two products into 16 float32 lanes (the odd product first; each
+// product of two bf16 is exact in float32).
+//
+// C holds only bf16, so a sum over several depth blocks cannot wait in C: it waits in a per
+// thread float32 buffer, and the last depth block adds it and rounds into C. The buffer holds the
+// current column block only (all M rows x NC, not the thread's whole slice of N), since the depth
+// loop runs inside the column-block loop. When K <= KC the buffer is never touched and the
+// micro-kernel rounds straight from its registers.
+//
+// Paths, chosen at compile time:
+//  - __AVX512BF16__ and __AVX512F__: vdpbf16ps on zmm. Like the instruction, it treats
+//    denormal inputs and results as zero (it ignores MXCSR), which the plain path does not.
+//  - Elsewhere the same packed layout and float32 sums (the odd product first) in plain C++,
+//    correct anywhere but only tuned for where avx512_bf16 exists.
+// NR is a multiple of gemm_bf16_lanes() = 16 (one zmm of float32) on both paths, so a config
+// valid on one compiles on the other.
+//
+//   optune::kernels::cpu::gemm_bf16<GemmBf16Config{...}>(M, N, K, A, lda, B, ldb, C, ldc);
+// Compile with -O3 -march=<target> -fopenmp (without -fopenmp it runs on one thread).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#if defined(__AVX512BF16__) && defined(__AVX512F__)
+#include <immintrin.h>
+#define OPTUNE_GEMM_BF16_AVX512 1
+#endif
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#include "optune/kernels/cpu/aligned_buffer.hpp"
+#include "optune/kernels/cpu/element_types.hpp"
+
+namespace optune::kernels::cpu {
+
+struct GemmBf16Config {
+  int mc = 96;     // rows of A per block (multiple of mr)
+  int nc = 512;    // columns of B per block (multiple of nr)
+  int kc = 256;    // depth per block (any; even wastes no zero padding)
+  int mr = 6;      // micro-tile rows
+  int nr = 32;     // micro-tile columns, a multiple of gemm_bf16_lanes() (16)
+  int threads = 1;
+
+  friend constexpr bool operator==(const GemmBf16Config&, const GemmBf16Config&) = default;
+};
+
+// The float32 lanes of the vector the micro-kernels accumulate in: nr must be a multiple of it.
+// The plain path keeps AVX-512's 16 so that tuned configs stay valid on any machine.
+constexpr int gemm_bf16_lanes() { return 16; }
+
+constexpr const char* gemm_bf16_config_error(const GemmBf16Config& c) {
+  if (c.mr < 1 || c.mr > 14) return "mr must be in 1..14";
+  if (c.nr < 16 || c.nr > 64 || c.nr % 16 != 0) return "nr must be 16, 32, 48 or 64";
+  if (c.mc < c.mr || c.mc % c.mr != 0) return "mc must be a positive multiple of mr";
+  if (c.nc < c.nr || c.nc % c.nr != 0) return "nc must be a positive multiple of nr";
+  if (c.kc < 1) return "kc must be positive";
+  if (c.threads < 1 || c.threads > 1024) return "threads must be in 1..1024";
+  return nullptr;
+}
+
+namespace gemm_bf16_detail {
+
+using Index = std::int64_t;
+
+inline Index ceil_div(Index a, Index b) { return (a + b - 1) / b; }
+
+// Rows [0, m) x depth [0, k) of A into one MR-row panel of pair words: word (p, r) holds
+// A[r][2 p] in its low and A[r][2 p + 1] in its high 16 bits; rows past m and a last odd depth
+// are zeros.
+template <int MR>
+void pack_a_panel(Index m, Index k, const bfloat16* a, Index lda, std::uint32_t* dst) {
+  const Index pairs = ceil_div(k, 2);
+  for (Index p = 0; p < pairs; ++p)
+    for (int r = 0; r < MR; ++r) {
+      std::uint32_t low = 0, high = 0;
+      if (r < m) {
+        low = a[r * lda + 2 * p].bits;
+        if (2 * p + 1 < k) high = a[r * lda + 2 * p + 1].bits;
+      }
+      dst[p * MR + r] = low | (high << 16);
+    }
+}
+
+// Columns [0, n) x depth [0, k) of B into one NR-column panel of bf16 pairs (as bits): element
+// (p, j, t) = B[2 p + t][j], zeros past n and past k.
+template <int NR>
+void pack_b_panel(Index k, Index n, const bfloat16* b, Index ldb, std::uint16_t* dst) {
+  const Index pairs = ceil_div(k, 2);
+  for (Index p = 0; p < pairs; ++p) {
+    const bfloat16* even = b + 2 * p * ldb;
+    const bfloat16* odd = 2 * p + 1 < k ? even + ldb : nullptr;
+    std::uint16_t* out = dst + p * NR * 2;
+    for (Index j = 0; j < NR; ++j) {
+      out[2 * j] = j < n ? even[j].bits : 0;
+      out[2 * j + 1] = j < n && odd ? odd[j].bits : 0;
+    }
+  }
+}
+
+#if defined(OPTUNE_GEMM_BF16_AVX512)
+// 16 float32 to bf16 with narrow<bfloat16>'s rounding, bit for bit: vcvtneps2bf16 would flush
+// denormal values to zero. Shifts in vector extensions and a zero-masked vpmovdw: GCC 12 warns
+// (-Wmaybe-uninitialized) on the unmasked intrinsics' undefined pass-through operand.
+inline __m256i narrow_bf16(__m512 x) {
+  typedef std::uint32_t Bits __attribute__((vector_size(64)));
+  const Bits bits = (Bits)x, high = bits >> 16;
+  const Bits rounded = (bits + 0x7fffu + (high & 1u)) >> 16;
+  const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+  // NaN stays (quiet) NaN.
+  const __m512i result = _mm512_mask_or_epi32((__m512i)rounded, nan, (__m512i)high, _mm512_set1_epi32(0x40));
+  return _mm512_maskz_cvtepi32_epi16(0xffff, result);
+}
+#endif
+
+// The MR x NR tile of the packed A panel times the packed B panel over `pairs` pairs of depth,
+// plus the earlier depth blocks' sum in `wide` unless `first`; kept in `wide` for the next block,
+// or, when `last`, rounded into the bf16 tile `c`.
+template <int MR, int NR>
+void micro_kernel(Index pairs, const std::uint32_t* a, const std::uint16_t* b, float* wide, Index ldw,
+                  bfloat16* c, Index ldc, bool first, bool last) {
+#if defined(OPTUNE_GEMM_BF16_AVX512)
+  constexpr int V = NR / 16;
+  __m512 acc[MR][V];
+  // Unrolled whole so the accumulators stay in registers (GCC's -O2 would keep them in memory).
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_ps();
+  }
+  for (Index p = 0; p < pairs; ++p) {
+    __m512bh bv[V];
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) bv[v] = (__m512bh)_mm512_load_si512(b + (p * NR + v * 16) * 2);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      const __m512bh av = (__m512bh)_mm512_set1_epi32(static_cast<int>(a[p * MR + r]));
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], av, bv[v]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) {
+      float* w = wide + r * ldw + v * 16;
+      const __m512 sum = first ? acc[r][v] : _mm512_add_ps(_mm512_loadu_ps(w), acc[r][v]);
+      if (last)
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * ldc + v * 16), narrow_bf16(sum));
+      else
+        _mm512_storeu_ps(w, sum);
+    }
+  }
+#else
+  float acc[MR][NR] = {};
+  for (Index p = 0; p < pairs; ++p)
+    for (int r = 0; r < MR; ++r) {
+      const std::uint32_t word = a[p * MR + r];
+      const float low = widen(bfloat16{static_cast<std::uint16_t>(word & 0xffffu)});
+      const float high = widen(bfloat16{static_cast<std::uint16_t>(word >> 16)});
+      const std::uint16_t* pair = b + p * NR * 2;
+      for (int j = 0; j < NR; ++j) {
+        acc[r][j] += high * widen(bfloat16{pair[2 * j + 1]});
+        acc[r][j] += low * widen(bfloat16{pair[2 * j]});
+      }
+    }
+  for (int r = 0; r < MR; ++r)
+    for (int j = 0; j < NR; ++j) {
+      const float sum = first ? acc[r][j] : wide[r * ldw + j] + acc[r][j];
+      if (last)
+        c[r * ldc + j] = narrow<bfloat16>(sum);
+      else
+        wide[r * ldw + j] = sum;
+    }
+#endif
+}
+
+// One thread's columns [0, N) of C, all rows.
+template <GemmBf16Config Cfg>
+void run_slice(Index M, Index N, Index K, const bfloat16* A, Index lda, const bfloat16* B, Index ldb, bfloat16* C,
+               Index ldc) {
+  constexpr int MR = Cfg.mr, NR = Cfg.nr;
+  thread_local AlignedBuffer a_buffer, b_buffer, wide_buffer;
+  const Index pairs_max = ceil_div(std::min<Index>(Cfg.kc, K), 2);
+  const Index mc_max = std::min<Index>(Cfg.mc, ceil_div(M, MR) * MR);
+  const Index nc_max = std::min<Index>(Cfg.nc, ceil_div(N, NR) * NR);
+  // Sizes in floats (4 bytes): one per A pair word and per B column-pair.
+  auto* packed_a = reinterpret_cast<std::uint32_t*>(a_buffer.reserve(static_cast<std::size_t>(mc_max * pairs_max)));
+  auto* packed_b = reinterpret_cast<std::uint16_t*>(b_buffer.reserve(static_cast<std::size_t>(nc_max * pairs_max)));
+  // The float32 sums of the column block between depth blocks (row stride nc_max), only when K
+  // takes more than one.
+  float* wide = K > Cfg.kc ? wide_buffer.reserve(static_cast<std::size_t>(M * nc_max)) : nullptr;
+  alignas(64) float tile[MR * NR];
+  for (Index jc = 0; jc < N; jc += Cfg.nc) {
+    const Index nc = std::min<Index>(Cfg.nc, N - jc);
+    for (Index pc = 0; pc < K; pc += Cfg.kc) {
+      const Index kc = std::min<Index>(Cfg.kc, K - pc), pairs = ceil_div(kc, 2);
+      const bool first = pc == 0, last = pc + kc >= K;
+      for (Index j = 0; j < ceil_div(nc, NR); ++j)
+        pack_b_panel<NR>(kc, std::min<Index>(NR, nc - j * NR), B + pc * ldb + jc + j * NR, ldb,
+                         packed_b + j * NR * 2 * pairs);
+      for (Index ic = 0; ic < M; ic += Cfg.mc) {
+        const Index mc = std::min<Index>(Cfg.mc, M - ic);
+        for (Index i = 0; i < ceil_div(mc, MR); ++i)
+          pack_a_panel<MR>(std::min<Index>(MR, mc - i * MR), kc, A + (ic + i * MR) * lda + pc, lda,
+                           packed_a + i * MR * pairs);
+        for (Index j = 0; j < ceil_div(nc, NR); ++j) {
+          const Index n = std::min<Index>(NR, nc - j * NR);
+          for (Index i = 0; i < ceil_div(mc, MR); ++i) {
+            const Index m = std::min<Index>(MR, mc - i * MR);
+            bfloat16* c = C + (ic + i * MR) * ldc + jc + j * NR;
+            float* w = wide ? wide + (ic + i * MR) * nc_max + j * NR : nullptr;
+            const std::uint32_t* a = packed_a + i * MR * pairs;
+            const std::uint16_t* b = packed_b + j * NR * 2 * pairs;
+            if (m == MR && n == NR) {
+              micro_kernel<MR, NR>(pairs, a, b, w, nc_max, c, ldc, first, last);
+              continue;
+            }
+            // An edge tile: computed whole on zero padding, its part inside C carried on as a full
+            // tile's would be.
+            micro_kernel<MR, NR>(pairs, a, b, tile, NR, nullptr, 0, true, false);
+            for (Index r = 0; r < m; ++r)
+              for (Index col = 0; col < n; ++col) {
+                const float sum = first ? tile[r * NR + col] : w[r * nc_max + col] + tile[r * NR + col];
+                if (last)
+                  c[r * ldc + col] = narrow<bfloat16>(sum);
+                else
+                  w[r * nc_max + col] = sum;
+              }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace gemm_bf16_detail
+
+// C[M,N] = A[M,K] * B[K,N], row-major with leading dimensions in elements. Any M, N, K >= 0;
+// K == 0 gives C = 0.
+template <GemmBf16Config Cfg>
+void gemm_bf16(std::int64_t M, std::int64_t N, std::int64_t K, const bfloat16* A, std::int64_t lda,
+               const bfloat16* B, std::int64_t ldb, bfloat16* C, std::int64_t ldc) {
+  using namespace gemm_bf16_detail;
+  static_assert(gemm_bf16_config_error(Cfg) == nullptr, "invalid GemmBf16Config (see gemm_bf16_config_error)");
+  static_assert(Cfg.nr % gemm_bf16_lanes() == 0,
+                "GemmBf16Config::nr must be a multiple of gemm_bf16_lanes() (16: one zmm of float32)");
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) {
+    for (Index i = 0; i < M; ++i) std::fill_n(C + i * ldc, N, bfloat16{0});
+    return;
+  }
+  // Threads split N in whole micro-panels.
+  const Index panels = ceil_div(N, Cfg.nr);
+  auto run_thread = [&](int id, int size) {
+    const Index first = panels * id / size * Cfg.nr, last = std::min<Index>(N, panels * (id + 1) / size * Cfg.nr);
+    if (first < last) run_slice<Cfg>(M, last - first, K, A, lda, B + first, ldb, C + first, ldc);
+  };
+  if constexpr (Cfg.threads == 1) {
+    run_thread(0, 1);
+  } else {
+#if defined(_OPENMP)
+#pragma omp parallel num_threads(Cfg.threads)
+    run_thread(omp_get_thread_num(), omp_get_num_threads());
+#else
+    run_thread(0, 1);
+#endif
+  }
+}
+
+}  // namespace optune::kernels::cpu
