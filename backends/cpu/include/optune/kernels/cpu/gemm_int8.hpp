@@ -31,11 +31,9 @@
 #if defined(__AVX2__) || defined(__AVX512F__)
 #include <immintrin.h>
 #endif
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 #include "optune/kernels/cpu/aligned_buffer.hpp"
+#include "optune/kernels/cpu/column_split.hpp"
 
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__)
 #define OPTUNE_GEMM_INT8_VNNI 1
@@ -333,22 +331,9 @@ void gemm_int8(std::int64_t M, std::int64_t N, std::int64_t K, const TA* A, std:
     for (Index i = 0; i < M; ++i) std::fill_n(C + i * ldc, N, 0);
     return;
   }
-  // Threads split N in whole micro-panels.
-  const Index panels = ceil_div(N, Cfg.nr);
-  auto run_thread = [&](int id, int size) {
-    const Index first = panels * id / size * Cfg.nr, last = std::min<Index>(N, panels * (id + 1) / size * Cfg.nr);
-    if (first < last) run_slice<Cfg>(M, last - first, K, A, lda, B + first, ldb, C + first, ldc);
-  };
-  if constexpr (Cfg.threads == 1) {
-    run_thread(0, 1);
-  } else {
-#if defined(_OPENMP)
-#pragma omp parallel num_threads(Cfg.threads)
-    run_thread(omp_get_thread_num(), omp_get_num_threads());
-#else
-    run_thread(0, 1);
-#endif
-  }
+  for_each_column_slice<Cfg.threads>(N, Cfg.nr, [&](Index first, Index count) {
+    run_slice<Cfg>(M, count, K, A, lda, B + first, ldb, C + first, ldc);
+  });
 }
 
 }  // namespace optune::kernels::cpu
