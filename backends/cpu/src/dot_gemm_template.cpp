@@ -20,6 +20,7 @@ constexpr const char* kTileKc = "tile_kc";
 constexpr const char* kMr = "mr";
 constexpr const char* kNr = "nr";
 constexpr const char* kThreads = "threads";
+constexpr const char* kPackA = "pack_a";
 
 const std::vector<std::int64_t> kMcCandidates = {8, 12, 16, 24, 32, 48, 64, 72, 96, 120, 144, 192, 240, 288, 384, 576};
 const std::vector<std::int64_t> kNcCandidates = {16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 4096};
@@ -27,11 +28,13 @@ const std::vector<std::int64_t> kKcCandidates = {16, 32, 64, 128, 192, 256, 384,
 
 struct Blocking {
   std::int64_t mc, nc, kc, mr, nr, threads;
+  bool pack_a;
 };
 
 Blocking blocking_of(const ss::ConfigView& v) {
   return {v.split_factor(kTileMc, 1), v.split_factor(kTileNc, 1), v.split_factor(kTileKc, 1),
-          v.integer(kMr),             v.integer(kNr),             v.integer(kThreads)};
+          v.integer(kMr),             v.integer(kNr),             v.integer(kThreads),
+          v.flag(kPackA)};
 }
 
 // A block no larger than twice the extent rounded to its unit (or a floor for small extents):
@@ -60,7 +63,11 @@ ss::ConfigSpace DotGemmTemplate::space(const Workload& workload, const DeviceInf
   space.add(ss::IntRangeKnob{kMr, 1, max_mr(device), 1});
   space.add(ss::IntRangeKnob{kNr, vector_lanes, 4 * vector_lanes, vector_lanes});
   space.add(ss::IntRangeKnob{kThreads, 1, std::max(1, device.cores), 1});
+  space.add(ss::BoolKnob{kPackA});
   add_type_knobs(space, device);
+  const bool in_place = reads_a_in_place(workload, device);
+  space.add_constraint("A is read in place only where the kernel takes K's groups as they lie (pack_a off)",
+                       [in_place](const ss::ConfigView& v) { return v.flag(kPackA) || in_place; });
   space.add_constraint("accumulators, a row of B and a broadcast fit the vector registers",
                        [registers, vector_lanes](const ss::ConfigView& v) {
                          const auto vectors = v.integer(kNr) / vector_lanes;
@@ -80,7 +87,7 @@ ss::ConfigSpace DotGemmTemplate::space(const Workload& workload, const DeviceInf
   return space;
 }
 
-ss::Config DotGemmTemplate::default_config(const Workload& /*workload*/, const DeviceInfo& device,
+ss::Config DotGemmTemplate::default_config(const Workload& workload, const DeviceInfo& device,
                                            const ss::ConfigSpace& space) const {
   ss::Config config{std::vector<std::uint32_t>(space.knobs().size(), 0)};
   const int mr = vector_unit(device).registers >= 16 ? 6 : 2, nr = 2 * lanes(device);
@@ -91,6 +98,13 @@ ss::Config DotGemmTemplate::default_config(const Workload& /*workload*/, const D
   set(kMr, [&](const ss::ConfigView& v) { return v.integer(kMr) == mr; });
   set(kNr, [&](const ss::ConfigView& v) { return v.integer(kNr) == nr; });
   set(kThreads, [&](const ss::ConfigView& v) { return v.integer(kThreads) == std::max(1, device.cores); });
+  // A read in place where each thread's columns are few: every thread packs all of A for its own
+  // columns, which on 3136 x 64 x 576 int8 (32 a thread) cost half the time; at 1024^3 (512 a
+  // thread) packing is amortised and the packed panel's one stream reads faster than MR rows
+  // (in place there was 0.83x). docs/performance/lowp-cpu-gemm.md.
+  const std::int64_t columns_per_thread = workload.gemm().N / std::max(1, device.cores);
+  const bool pack_a = !(reads_a_in_place(workload, device) && columns_per_thread <= 128);
+  set(kPackA, [&](const ss::ConfigView& v) { return v.flag(kPackA) == pack_a; });
   // The largest valid block up to the preferred size, else the smallest valid one.
   auto block = [&](const char* knob, std::int64_t preferred) {
     const std::size_t k = space.knob_index(knob);
@@ -143,7 +157,7 @@ std::string DotGemmTemplate::emit_source(const Workload& workload, const DeviceI
   const auto i = [](std::int64_t value) { return std::to_string(value); };
   const std::string config = "optune::kernels::cpu::" + k.config_type + "{.mc = " + i(c.mc) + ", .nc = " + i(c.nc) +
                              ", .kc = " + i(c.kc) + ", .mr = " + i(c.mr) + ", .nr = " + i(c.nr) +
-                             ", .threads = " + i(c.threads) + "}";
+                             ", .threads = " + i(c.threads) + ", .pack_a = " + (c.pack_a ? "true" : "false") + "}";
   return "// optune candidate of " + name() + " for " + workload.key() +
          "\n"
          "// Build: c++ -std=c++20 -O3 -march=<target> -fopenmp -fPIC -shared -I<kernels/include>\n"

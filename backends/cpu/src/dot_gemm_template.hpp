@@ -28,7 +28,8 @@ class DotGemmTemplate : public KernelTemplate {
 
   search_space::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override;
   // Untuned: 6-row micro-tiles of two accumulating vectors, MC 96, NC 512 and KC 512 where the shape
-  // has them (else the nearest blocks that fit), all cores.
+  // has them (else the nearest blocks that fit), all cores, A read in place
+  // where it can be and each thread has at most 128 columns.
   search_space::Config default_config(const Workload& workload, const DeviceInfo& device,
                                       const search_space::ConfigSpace& space) const override;
   std::vector<std::pair<std::string, double>> derived_features(const Workload& workload, const DeviceInfo& device,
@@ -43,6 +44,9 @@ class DotGemmTemplate : public KernelTemplate {
   virtual int max_mr(const DeviceInfo& device) const = 0;
   // Bytes of one packed element (int8 widened to int16 pairs on AVX2 takes 2).
   virtual double packed_bytes(const DeviceInfo& device) const = 0;
+  // Whether the kernel can read full row panels of A where they lie (pack_a off): its K groups are
+  // consecutive elements of a row, and K is whole groups.
+  virtual bool reads_a_in_place(const Workload& workload, const DeviceInfo& device) const = 0;
   // Knobs of the element types, added after the blocking knobs (records name knobs, not positions).
   virtual void add_type_knobs(search_space::ConfigSpace& /*space*/, const DeviceInfo& /*device*/) const {}
   // The C++ element types of A, B and C in a candidate's call.

@@ -24,6 +24,9 @@ class CpuGemmBf16Template final : public DotGemmTemplate {
   int lanes(const DeviceInfo& /*device*/) const override { return 16; }  // float32 lanes of a zmm
   int max_mr(const DeviceInfo& /*device*/) const override { return 14; }
   double packed_bytes(const DeviceInfo& /*device*/) const override { return 2; }
+  bool reads_a_in_place(const Workload& workload, const DeviceInfo& /*device*/) const override {
+    return workload.gemm().K % 2 == 0;  // a pair of K is 4 bytes of a row as it lies
+  }
   std::vector<std::string> operand_types(const search_space::ConfigView& /*view*/) const override {
     return {"optune::kernels::cpu::bfloat16", "optune::kernels::cpu::bfloat16", "optune::kernels::cpu::bfloat16"};
   }

@@ -38,6 +38,10 @@ class CpuGemmInt8Template final : public DotGemmTemplate {
   int max_mr(const DeviceInfo& device) const override { return runs_vnni(device) ? 14 : 12; }
   // Bytes per packed element: as they are with VNNI, widened to int16 pairs elsewhere.
   double packed_bytes(const DeviceInfo& device) const override { return runs_vnni(device) ? 1 : 2; }
+  // VNNI's quads are 4 bytes of a row as they lie; the pair path widens A as it packs it.
+  bool reads_a_in_place(const Workload& workload, const DeviceInfo& device) const override {
+    return runs_vnni(device) && workload.gemm().K % 4 == 0;
+  }
   void add_type_knobs(ss::ConfigSpace& space, const DeviceInfo& device) const override {
     space.add(ss::ChoiceKnob{kActivations, {is_x86(device) ? "u8" : "s8"}});
   }

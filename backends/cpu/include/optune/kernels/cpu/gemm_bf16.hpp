@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #if defined(__AVX512BF16__) && defined(__AVX512F__)
 #include <immintrin.h>
@@ -50,6 +51,9 @@ struct GemmBf16Config {
   int mr = 6;      // micro-tile rows
   int nr = 32;     // micro-tile columns, a multiple of gemm_bf16_lanes() (16)
   int threads = 1;
+  // false: full MR-row panels of A are read where they lie (a pair of K is 4 bytes of a row as it
+  // is in memory) when K is even; elsewhere A is packed regardless.
+  bool pack_a = true;
 
   friend constexpr bool operator==(const GemmBf16Config&, const GemmBf16Config&) = default;
 };
@@ -125,9 +129,18 @@ inline __m256i narrow_bf16(__m512 x) {
 // The MR x NR tile of the packed A panel times the packed B panel over `pairs` pairs of depth,
 // plus the earlier depth blocks' sum in `wide` unless `first`; kept in `wide` for the next block,
 // or, when `last`, rounded into the bf16 tile `c`.
+// A pair of A: 4 bytes that may lie anywhere (memcpy: A's rows are bf16 values, not words).
+inline std::uint32_t load_pair(const std::uint8_t* at) {
+  std::uint32_t word;
+  std::memcpy(&word, at, sizeof word);
+  return word;
+}
+
+// Pair p of row r of A is the 4 bytes at a + p * pair_step + r * row_step: a packed panel
+// (pair_step 4 MR, row_step 4) or A's rows in place (4, 2 lda).
 template <int MR, int NR>
-void micro_kernel(Index pairs, const std::uint32_t* a, const std::uint16_t* b, float* wide, Index ldw,
-                  bfloat16* c, Index ldc, bool first, bool last) {
+void micro_kernel(Index pairs, const std::uint8_t* a, Index pair_step, Index row_step, const std::uint16_t* b,
+                  float* wide, Index ldw, bfloat16* c, Index ldc, bool first, bool last) {
 #if defined(OPTUNE_GEMM_BF16_AVX512)
   constexpr int V = NR / 16;
   __m512 acc[MR][V];
@@ -143,7 +156,7 @@ void micro_kernel(Index pairs, const std::uint32_t* a, const std::uint16_t* b, f
     for (int v = 0; v < V; ++v) bv[v] = (__m512bh)_mm512_load_si512(b + (p * NR + v * 16) * 2);
 #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) {
-      const __m512bh av = (__m512bh)_mm512_set1_epi32(static_cast<int>(a[p * MR + r]));
+      const __m512bh av = (__m512bh)_mm512_set1_epi32(static_cast<int>(load_pair(a + p * pair_step + r * row_step)));
 #pragma GCC unroll 4
       for (int v = 0; v < V; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], av, bv[v]);
     }
@@ -164,7 +177,7 @@ void micro_kernel(Index pairs, const std::uint32_t* a, const std::uint16_t* b, f
   float acc[MR][NR] = {};
   for (Index p = 0; p < pairs; ++p)
     for (int r = 0; r < MR; ++r) {
-      const std::uint32_t word = a[p * MR + r];
+      const std::uint32_t word = load_pair(a + p * pair_step + r * row_step);
       const float low = widen(bfloat16{static_cast<std::uint16_t>(word & 0xffffu)});
       const float high = widen(bfloat16{static_cast<std::uint16_t>(word >> 16)});
       const std::uint16_t* pair = b + p * NR * 2;
@@ -200,6 +213,8 @@ void run_slice(Index M, Index N, Index K, const bfloat16* A, Index lda, const bf
   // takes more than one.
   float* wide = K > Cfg.kc ? wide_buffer.reserve(static_cast<std::size_t>(M * nc_max)) : nullptr;
   alignas(64) float tile[MR * NR];
+  // Full row panels read in place: every depth block is then whole pairs of each row.
+  const bool in_place = !Cfg.pack_a && K % 2 == 0 && Cfg.kc % 2 == 0;
   for (Index jc = 0; jc < N; jc += Cfg.nc) {
     const Index nc = std::min<Index>(Cfg.nc, N - jc);
     for (Index pc = 0; pc < K; pc += Cfg.kc) {
@@ -211,23 +226,27 @@ void run_slice(Index M, Index N, Index K, const bfloat16* A, Index lda, const bf
       for (Index ic = 0; ic < M; ic += Cfg.mc) {
         const Index mc = std::min<Index>(Cfg.mc, M - ic);
         for (Index i = 0; i < ceil_div(mc, MR); ++i)
-          pack_a_panel<MR>(std::min<Index>(MR, mc - i * MR), kc, A + (ic + i * MR) * lda + pc, lda,
-                           packed_a + i * MR * pairs);
+          if (!in_place || mc - i * MR < MR)
+            pack_a_panel<MR>(std::min<Index>(MR, mc - i * MR), kc, A + (ic + i * MR) * lda + pc, lda,
+                             packed_a + i * MR * pairs);
         for (Index j = 0; j < ceil_div(nc, NR); ++j) {
           const Index n = std::min<Index>(NR, nc - j * NR);
           for (Index i = 0; i < ceil_div(mc, MR); ++i) {
             const Index m = std::min<Index>(MR, mc - i * MR);
             bfloat16* c = C + (ic + i * MR) * ldc + jc + j * NR;
             float* w = wide ? wide + (ic + i * MR) * nc_max + j * NR : nullptr;
-            const std::uint32_t* a = packed_a + i * MR * pairs;
+            const bool a_in_place = in_place && m == MR;
+            const auto* a = a_in_place ? reinterpret_cast<const std::uint8_t*>(A + (ic + i * MR) * lda + pc)
+                                       : reinterpret_cast<const std::uint8_t*>(packed_a + i * MR * pairs);
+            const Index pair_step = a_in_place ? 4 : 4 * MR, row_step = a_in_place ? 2 * lda : 4;
             const std::uint16_t* b = packed_b + j * NR * 2 * pairs;
             if (m == MR && n == NR) {
-              micro_kernel<MR, NR>(pairs, a, b, w, nc_max, c, ldc, first, last);
+              micro_kernel<MR, NR>(pairs, a, pair_step, row_step, b, w, nc_max, c, ldc, first, last);
               continue;
             }
             // An edge tile: computed whole on zero padding, its part inside C carried on as a full
             // tile's would be.
-            micro_kernel<MR, NR>(pairs, a, b, tile, NR, nullptr, 0, true, false);
+            micro_kernel<MR, NR>(pairs, a, pair_step, row_step, b, tile, NR, nullptr, 0, true, false);
             for (Index r = 0; r < m; ++r)
               for (Index col = 0; col < n; ++col) {
                 const float sum = first ? tile[r * NR + col] : w[r * nc_max + col] + tile[r * NR + col];

@@ -48,6 +48,9 @@ struct GemmInt8Config {
   int mr = 4;      // micro-tile rows
   int nr = 16;     // micro-tile columns, a multiple of gemm_int8_lanes<TA>() (8, or 16 on VNNI with u8 A)
   int threads = 1;
+  // false: full MR-row panels of A are read where they lie (the VNNI path's quads are 4 bytes of
+  // a row as they are in memory) when K is a multiple of 4; elsewhere A is packed regardless.
+  bool pack_a = true;
 
   friend constexpr bool operator==(const GemmInt8Config&, const GemmInt8Config&) = default;
 };
@@ -192,10 +195,19 @@ void pack_b_quads(Index k, Index n, const std::int8_t* b, Index ldb, std::int8_t
   }
 }
 
-// C[0:MR, 0:NR] (=|+=) the packed A panel times the packed B panel over `quads` quads of depth.
+// A quad of A: 4 bytes that may lie anywhere (memcpy: A's rows are bytes, not words).
+inline int load_quad(const std::uint8_t* at) {
+  std::uint32_t word;
+  std::memcpy(&word, at, sizeof word);
+  return static_cast<int>(word);
+}
+
+// C[0:MR, 0:NR] (=|+=) MR rows of A times the packed B panel over `quads` quads of depth. Quad q
+// of row r is the 4 bytes at a + q * quad_step + r * row_step: a packed panel (quad_step 4 MR,
+// row_step 4) or A's rows in place (4, lda).
 template <int MR, int NR>
-void micro_kernel_quads(Index quads, const std::uint32_t* a, const std::int8_t* b, std::int32_t* c, Index ldc,
-                        bool accumulate) {
+void micro_kernel_quads(Index quads, const std::uint8_t* a, Index quad_step, Index row_step, const std::int8_t* b,
+                        std::int32_t* c, Index ldc, bool accumulate) {
   constexpr int V = NR / 16;
   __m512i acc[MR][V];
   // Unrolled whole so the accumulators stay in registers (GCC's -O2 would keep them in memory).
@@ -210,7 +222,7 @@ void micro_kernel_quads(Index quads, const std::uint32_t* a, const std::int8_t* 
     for (int v = 0; v < V; ++v) bv[v] = _mm512_load_si512(b + (q * NR + v * 16) * 4);
 #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) {
-      const __m512i av = _mm512_set1_epi32(static_cast<int>(a[q * MR + r]));
+      const __m512i av = _mm512_set1_epi32(load_quad(a + q * quad_step + r * row_step));
 #pragma GCC unroll 4
       for (int v = 0; v < V; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], av, bv[v]);
     }
@@ -232,6 +244,7 @@ void micro_kernel_quads(Index quads, const std::uint32_t* a, const std::int8_t* 
 template <int MR, int NR, typename TA, bool Quads = use_quads<TA>()>
 struct Path {
   static constexpr Index G = 2;
+  static constexpr bool kReadsAInPlace = false;  // pairs are widened to int16: always packed
   using AWord = std::int32_t;
   using BElement = std::int16_t;
   static void pack_a(Index m, Index k, const TA* a, Index lda, AWord* dst) { pack_a_panel<MR>(m, k, a, lda, dst); }
@@ -241,12 +254,15 @@ struct Path {
   static void kernel(Index groups, const AWord* a, const BElement* b, std::int32_t* c, Index ldc, bool accumulate) {
     micro_kernel<MR, NR>(groups, a, b, c, ldc, accumulate);
   }
+  // Never called (kReadsAInPlace is false): run_slice names it for every path.
+  static void kernel_in_place(Index, const TA*, Index, const BElement*, std::int32_t*, Index, bool) {}
 };
 
 #if defined(OPTUNE_GEMM_INT8_VNNI)
 template <int MR, int NR, typename TA>
 struct Path<MR, NR, TA, true> {
   static constexpr Index G = 4;
+  static constexpr bool kReadsAInPlace = true;
   using AWord = std::uint32_t;
   using BElement = std::int8_t;
   static void pack_a(Index m, Index k, const TA* a, Index lda, AWord* dst) { pack_a_quads<MR>(m, k, a, lda, dst); }
@@ -254,7 +270,11 @@ struct Path<MR, NR, TA, true> {
     pack_b_quads<NR>(k, n, b, ldb, dst);
   }
   static void kernel(Index groups, const AWord* a, const BElement* b, std::int32_t* c, Index ldc, bool accumulate) {
-    micro_kernel_quads<MR, NR>(groups, a, b, c, ldc, accumulate);
+    micro_kernel_quads<MR, NR>(groups, reinterpret_cast<const std::uint8_t*>(a), 4 * MR, 4, b, c, ldc, accumulate);
+  }
+  static void kernel_in_place(Index groups, const TA* a, Index lda, const BElement* b, std::int32_t* c, Index ldc,
+                              bool accumulate) {
+    micro_kernel_quads<MR, NR>(groups, a, 4, lda, b, c, ldc, accumulate);
   }
 };
 #endif
@@ -278,6 +298,8 @@ void run_slice(Index M, Index N, Index K, const TA* A, Index lda, const std::int
   auto* packed_a = reinterpret_cast<AWord*>(a_buffer.reserve(static_cast<std::size_t>(mc_max * groups_max)));
   auto* packed_b = reinterpret_cast<BElement*>(b_buffer.reserve(static_cast<std::size_t>(nc_max * groups_max)));
   alignas(64) std::int32_t tile[MR * NR];
+  // Full row panels read in place: every depth block is then whole quads of each row.
+  const bool in_place = P::kReadsAInPlace && !Cfg.pack_a && K % G == 0 && Cfg.kc % G == 0;
   for (Index jc = 0; jc < N; jc += Cfg.nc) {
     const Index nc = std::min<Index>(Cfg.nc, N - jc);
     for (Index pc = 0; pc < K; pc += Cfg.kc) {
@@ -288,8 +310,9 @@ void run_slice(Index M, Index N, Index K, const TA* A, Index lda, const std::int
       for (Index ic = 0; ic < M; ic += Cfg.mc) {
         const Index mc = std::min<Index>(Cfg.mc, M - ic);
         for (Index i = 0; i < ceil_div(mc, MR); ++i)
-          P::pack_a(std::min<Index>(MR, mc - i * MR), kc, A + (ic + i * MR) * lda + pc, lda,
-                    packed_a + i * MR * groups);
+          if (!in_place || mc - i * MR < MR)
+            P::pack_a(std::min<Index>(MR, mc - i * MR), kc, A + (ic + i * MR) * lda + pc, lda,
+                      packed_a + i * MR * groups);
         for (Index j = 0; j < ceil_div(nc, NR); ++j) {
           const Index n = std::min<Index>(NR, nc - j * NR);
           for (Index i = 0; i < ceil_div(mc, MR); ++i) {
@@ -297,12 +320,16 @@ void run_slice(Index M, Index N, Index K, const TA* A, Index lda, const std::int
             std::int32_t* c = C + (ic + i * MR) * ldc + jc + j * NR;
             const AWord* a = packed_a + i * MR * groups;
             const BElement* b = packed_b + j * NR * G * groups;
-            if (m == MR && n == NR) {
-              P::kernel(groups, a, b, c, ldc, pc > 0);
-              continue;
-            }
-            // An edge tile: computed whole on zero padding, its part inside C added or stored.
-            P::kernel(groups, a, b, tile, NR, false);
+            // An edge tile is computed whole (on zero padding) into `tile`, its part inside C added
+            // or stored after.
+            const bool whole = m == MR && n == NR;
+            std::int32_t* out = whole ? c : tile;
+            const Index ld_out = whole ? ldc : NR;
+            if (in_place && m == MR)
+              P::kernel_in_place(groups, A + (ic + i * MR) * lda + pc, lda, b, out, ld_out, whole && pc > 0);
+            else
+              P::kernel(groups, a, b, out, ld_out, whole && pc > 0);
+            if (whole) continue;
             for (Index r = 0; r < m; ++r)
               for (Index col = 0; col < n; ++col)
                 c[r * ldc + col] = pc > 0 ? c[r * ldc + col] + tile[r * NR + col] : tile[r * NR + col];
