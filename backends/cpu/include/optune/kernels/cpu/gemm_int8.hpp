@@ -188,6 +188,23 @@ void pack_b_quads(Index k, Index n, const std::int8_t* b, Index ldb, std::int8_t
   const Index quads = ceil_div(k, 4);
   for (Index q = 0; q < quads; ++q) {
     std::int8_t* out = dst + q * NR * 4;
+    if (4 * q + 4 <= k && n == NR) {
+      // Whole quads of whole 16-column groups, interleaved in registers: a short-M GEMM uses each
+      // byte of B in few rows, and a byte-by-byte pack took as long as the products.
+      const std::int8_t* row = b + 4 * q * ldb;
+      for (Index j = 0; j < NR; j += 16) {
+        const auto load = [&](Index t) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + t * ldb + j)); };
+        const __m128i r0 = load(0), r1 = load(1), r2 = load(2), r3 = load(3);
+        const __m128i low01 = _mm_unpacklo_epi8(r0, r1), high01 = _mm_unpackhi_epi8(r0, r1);
+        const __m128i low23 = _mm_unpacklo_epi8(r2, r3), high23 = _mm_unpackhi_epi8(r2, r3);
+        auto* quad = reinterpret_cast<__m128i*>(out + 4 * j);
+        _mm_storeu_si128(quad + 0, _mm_unpacklo_epi16(low01, low23));
+        _mm_storeu_si128(quad + 1, _mm_unpackhi_epi16(low01, low23));
+        _mm_storeu_si128(quad + 2, _mm_unpacklo_epi16(high01, high23));
+        _mm_storeu_si128(quad + 3, _mm_unpackhi_epi16(high01, high23));
+      }
+      continue;
+    }
     for (Index t = 0; t < 4; ++t) {
       const std::int8_t* row = 4 * q + t < k ? b + (4 * q + t) * ldb : nullptr;
       for (Index j = 0; j < NR; ++j) out[4 * j + t] = row && j < n ? row[j] : 0;
