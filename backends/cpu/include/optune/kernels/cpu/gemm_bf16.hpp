@@ -101,6 +101,21 @@ template <int NR>
 void pack_b_panel(Index k, Index n, const bfloat16* b, Index ldb, std::uint16_t* dst) {
   const Index pairs = ceil_div(k, 2);
   for (Index p = 0; p < pairs; ++p) {
+#if defined(OPTUNE_GEMM_BF16_AVX512)
+    if (2 * p + 2 <= k && n == NR) {
+      // Whole pairs of whole 8-column groups, interleaved in registers: a short-M GEMM uses each
+      // value of B in few rows, and packing it one by one weighs.
+      const bfloat16* even_row = b + 2 * p * ldb;
+      auto* out = reinterpret_cast<__m128i*>(dst + p * NR * 2);
+      for (Index j = 0; j < NR; j += 8) {
+        const __m128i even = _mm_loadu_si128(reinterpret_cast<const __m128i*>(even_row + j));
+        const __m128i odd = _mm_loadu_si128(reinterpret_cast<const __m128i*>(even_row + ldb + j));
+        _mm_storeu_si128(out + j / 4, _mm_unpacklo_epi16(even, odd));
+        _mm_storeu_si128(out + j / 4 + 1, _mm_unpackhi_epi16(even, odd));
+      }
+      continue;
+    }
+#endif
     const bfloat16* even = b + 2 * p * ldb;
     const bfloat16* odd = 2 * p + 1 < k ? even + ldb : nullptr;
     std::uint16_t* out = dst + p * NR * 2;
