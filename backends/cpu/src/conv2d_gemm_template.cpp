@@ -10,11 +10,6 @@ namespace {
 
 using namespace cpu_conv2d;
 
-// A cache block is "absurd" past twice the (micro-tile rounded) extent, with a floor so that
-// small layers keep a few options (as gemm.cpu).
-bool block_fits(std::int64_t block, std::int64_t extent, std::int64_t unit, std::int64_t floor) {
-  return block <= std::max(2 * round_up(extent, unit), floor);
-}
 
 
 void add_gemm_knobs(ss::ConfigSpace& space, const DeviceInfo& device, const VectorUnit& unit) {

@@ -37,12 +37,6 @@ Blocking blocking_of(const ss::ConfigView& v) {
           v.flag(kPackA)};
 }
 
-// A block no larger than twice the extent rounded to its unit (or a floor for small extents):
-// larger ones compute nothing more.
-bool block_fits(std::int64_t block, std::int64_t extent, std::int64_t unit, std::int64_t floor) {
-  return block <= std::max(2 * ((extent + unit - 1) / unit * unit), floor);
-}
-
 // Whether the block knob's value breaks no constraint that names it (the others may not be set yet).
 bool valid_block(const ss::ConfigSpace& space, const ss::Config& config, const std::string& knob) {
   const std::string why = space.first_violation(config);

@@ -56,11 +56,6 @@ std::int64_t round_up(std::int64_t value, std::int64_t unit) {
   return (value + unit - 1) / unit * unit;
 }
 
-// A block is "absurd" past twice the (micro-tile rounded) extent, with a floor so that tiny
-// shapes keep a few options.
-bool block_fits(std::int64_t block, std::int64_t extent, std::int64_t unit, std::int64_t floor) {
-  return block <= std::max(2 * round_up(extent, unit), floor);
-}
 constexpr std::int64_t kMinBlockLimitMc = 128;
 constexpr std::int64_t kMinBlockLimitNc = 256;
 constexpr std::int64_t kMinBlockLimitKc = 128;

@@ -1,6 +1,7 @@
-// What the CPU templates (gemm.cpu, conv2d.cpu, depthwise_conv2d.cpu) share when they build a
-// space and a default config: the device's vector unit, and setting a knob to the first option
-// that satisfies a predicate; and the candidate source of the two conv templates.
+// What the CPU templates (gemm.cpu, the dot-product GEMMs, conv2d.cpu, depthwise_conv2d.cpu)
+// share when they build a space and a default config: the device's vector unit, which cache blocks
+// are worth an option, and setting a knob to the first option that satisfies a predicate; and the
+// candidate source of the two conv templates.
 #pragma once
 
 #include <algorithm>
@@ -31,6 +32,12 @@ inline VectorUnit vector_unit(const DeviceInfo& device) {
   const bool is_arm = device.arch == "aarch64" || device.has_isa("neon");
   unit.registers = (device.has_isa("avx512f") || is_arm) ? 32 : 16;
   return unit;
+}
+
+// Whether a cache block is worth a knob option: one past twice the extent rounded to its unit (the
+// micro-tile) computes nothing more; the floor keeps a few options for small shapes.
+inline bool block_fits(std::int64_t block, std::int64_t extent, std::int64_t unit, std::int64_t floor) {
+  return block <= std::max(2 * ((extent + unit - 1) / unit * unit), floor);
 }
 
 // Sets knob `name` of `config` to its first option whose value satisfies `wanted` (given the
