@@ -62,6 +62,8 @@ std::string tune(const py::dict& arguments, const std::string& package_dir, cons
   request.measuring.timing.number = get("number").cast<int>();
   request.measuring.timing.min_repeat_ms = get("min_repeat_ms").cast<double>();
   request.measuring.timing.timeout_seconds = get("timeout").cast<double>();
+  request.measuring.timing.bail_out = get("bail_out").cast<double>();
+  request.measuring.timing.adaptive = get("timing").cast<std::string>() == "adaptive";
   request.measuring.jobs = get("jobs").cast<int>();
   request.measuring.compiler = get("compiler").cast<std::string>();
   request.measuring.rpc = get("rpc").cast<std::string>();
@@ -85,6 +87,8 @@ std::string tune(const py::dict& arguments, const std::string& package_dir, cons
     update["failures"] = state.failures;
     update["unit"] = state.unit;
     update["noisy"] = state.noisy;
+    update["slow"] = state.slow;
+    update["saved_seconds"] = state.saved_seconds;
     update["load"] = state.load ? py::cast(*state.load) : py::none();
     update["device_load"] = state.device_load ? py::cast(*state.device_load) : py::none();
     callback(update);

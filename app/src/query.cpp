@@ -70,6 +70,9 @@ std::optional<db::TuningRecord> tied_runner_up(const db::Database& database, con
 }
 
 nlohmann::json record_json(const db::TuningRecord& record) {
+  const auto optional = [](const std::optional<double>& value) {
+    return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+  };
   return {{"workload", record.workload_key},   {"template", record.template_name},
           {"target", record.target},           {"device", record.device_id},
           {"device_name", record.device_fingerprint.value("name", "")},
@@ -78,9 +81,12 @@ nlohmann::json record_json(const db::TuningRecord& record) {
           {"error_message", record.error_message}, {"costs", record.costs},
           {"tuner", record.tuner},             {"run_id", record.run_id},
           {"timestamp", record.timestamp},     {"is_default", record.is_default},
-          {"spread", record.spread ? nlohmann::json(*record.spread) : nlohmann::json(nullptr)},
-          {"load", record.load ? nlohmann::json(*record.load) : nlohmann::json(nullptr)},
-          {"device_load", record.device_load ? nlohmann::json(*record.device_load) : nlohmann::json(nullptr)},
+          {"spread", optional(record.spread)},
+          {"load", optional(record.load)},
+          {"device_load", optional(record.device_load)},
+          {"build_seconds", record.build_seconds},
+          {"check_seconds", optional(record.check_seconds)},
+          {"timing_seconds", optional(record.timing_seconds)},
           {"noisy", record.is_noisy()},
           {"winner", record.winner}};
 }

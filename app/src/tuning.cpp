@@ -206,7 +206,15 @@ nlohmann::json summary_json(const tuner::TuningSummary& summary) {
                          {"default", optional_record(summary.default_config)},
                          {"best", optional_record(summary.best)},
                          {"best_is_default", summary.best_is_default()},
-                         {"run_id", summary.run_id}};
+                         {"run_id", summary.run_id},
+                         {"slow", summary.time.slow},
+                         // Where `seconds` went; `saved_seconds` is timing spared, not part of them.
+                         {"time", {{"building", summary.time.building},
+                                   {"checking", summary.time.checking},
+                                   {"timing", summary.time.timing},
+                                   {"choosing", summary.overhead_seconds},
+                                   {"waiting", summary.waiting_seconds()},
+                                   {"saved_seconds", summary.time.saved}}}};
   add_speedup(json, summary);
   return json;
 }

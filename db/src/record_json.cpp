@@ -96,6 +96,8 @@ nlohmann::json to_json(const TuningRecord& record) {
   if (record.spread) line["spread"] = *record.spread;
   if (record.load) line["load"] = *record.load;
   if (record.device_load) line["device_load"] = *record.device_load;
+  if (record.check_seconds) line["check_seconds"] = *record.check_seconds;
+  if (record.timing_seconds) line["timing_seconds"] = *record.timing_seconds;
   if (record.winner) line["winner"] = true;
   return line;
 }
@@ -127,6 +129,8 @@ TuningRecord record_from_json(const nlohmann::json& object) {
   record.spread = read_optional_number(object, "spread");
   record.load = read_optional_number(object, "load");
   record.device_load = read_optional_number(object, "device_load");
+  record.check_seconds = read_optional_number(object, "check_seconds");
+  record.timing_seconds = read_optional_number(object, "timing_seconds");
   read_bool(object, "winner", record.winner);
   return record;
 }

@@ -55,6 +55,8 @@ void check_storable(const TuningRecord& record) {
   if (record.spread) require_finite(*record.spread, "spread");
   if (record.load) require_finite(*record.load, "load");
   if (record.device_load) require_finite(*record.device_load, "device_load");
+  if (record.check_seconds) require_finite(*record.check_seconds, "check_seconds");
+  if (record.timing_seconds) require_finite(*record.timing_seconds, "timing_seconds");
 }
 
 // Nesting of a stored JSON value beyond which it is not read: nlohmann's values copy, print and
@@ -116,7 +118,8 @@ std::string valid_utf8(const std::string& text) {
 std::string select_records(const std::string& extra_columns) {
   return "SELECT r.id, r.workload_key, r.template_name, r.target, r.device_id, d.fingerprint, r.config,"
          " r.costs, r.median_seconds, r.gflops, r.error_kind, r.error_message, r.build_seconds, r.timestamp,"
-         " r.tuner, r.run_id, r.optune_version, r.is_default, r.spread, r.load, r.winner, r.device_load" +
+         " r.tuner, r.run_id, r.optune_version, r.is_default, r.spread, r.load, r.winner, r.device_load,"
+         " r.check_seconds, r.timing_seconds" +
          extra_columns +
          " FROM records r LEFT JOIN devices d ON d.id = r.device_id LEFT JOIN workloads w ON w.key = r.workload_key";
 }
@@ -146,6 +149,8 @@ TuningRecord read_record(const sqlite::Statement& row) {
   record.load = row.column_optional_double(19);
   record.winner = row.column_int(20) != 0;
   record.device_load = row.column_optional_double(21);
+  record.check_seconds = row.column_optional_double(22);
+  record.timing_seconds = row.column_optional_double(23);
   return record;
 }
 
@@ -208,8 +213,9 @@ RecordWriter::RecordWriter(sqlite::Connection& connection)
       insert_record_(connection.prepare(
           "INSERT INTO records (content_hash, workload_key, template_name, target, device_id, config, costs,"
           " median_seconds, gflops, error_kind, error_message, build_seconds, timestamp, tuner, run_id,"
-          " optune_version, is_default, spread, load, winner, device_load)"
-          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)"
+          " optune_version, is_default, spread, load, winner, device_load, check_seconds, timing_seconds)"
+          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,"
+          " ?22, ?23)"
           // Only the content hash may conflict; any other violation must fail loudly.
           " ON CONFLICT (content_hash) DO NOTHING")) {}
 
@@ -247,7 +253,9 @@ std::int64_t RecordWriter::write(const TuningRecord& record) {
       .bind_optional_double(18, record.spread)
       .bind_optional_double(19, record.load)
       .bind_int(20, record.winner ? 1 : 0)
-      .bind_optional_double(21, record.device_load);
+      .bind_optional_double(21, record.device_load)
+      .bind_optional_double(22, record.check_seconds)
+      .bind_optional_double(23, record.timing_seconds);
   insert_record_.step();
   return connection_.changes() == 1 ? connection_.last_insert_rowid() : 0;
 }

@@ -22,6 +22,8 @@ constexpr AddedColumn kAddedColumns[] = {
     {2, "load REAL", "load", "NULL"},      // other processes' share of the CPU time meanwhile
     {3, "winner INTEGER NOT NULL DEFAULT 0", "winner", "0"},  // its config won a final comparison
     {4, "device_load REAL", "device_load", "NULL"},  // other processes' share of the GPU's time meanwhile
+    {5, "check_seconds REAL", "check_seconds", "NULL"},    // the worker's seconds checking the output
+    {5, "timing_seconds REAL", "timing_seconds", "NULL"},  // and timing the runs
 };
 
 // migrations[i] takes a database from schema version i to i + 1. Append only: a released step

@@ -1,6 +1,8 @@
 #include "optune/measure/local_runner.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -139,7 +141,7 @@ WorkerReply LocalRunner::measure_request(WorkerRequest request, const std::strin
   // The window covers the candidate's check and timing: what ran beside it then is what disturbed it.
   const LoadWindow window = LoadWindow::open(worker_->pid());
   WorkerReply reply = exchange(worker_, request, request.timing.timeout_seconds);
-  if (reply.status == "ok") reply.load = window.close();
+  if (reply.status == "ok" || reply.status == "slow") reply.load = window.close();
   return reply;
 }
 
@@ -171,7 +173,8 @@ MeasureResult LocalRunner::measure_one(const MeasureInput& input, const BuildRes
     return result;
   }
   MeasureResult result = result_from_worker_reply(
-      input, measure_request(worker_request(input, options_.timing, options_.program_cache_dir), build.artifact));
+      input, measure_request(worker_request(input, options_.timing, options_.program_cache_dir), build.artifact),
+      options_.timing);
   result.build_seconds += build.build_seconds;
   return result;
 }
@@ -182,22 +185,29 @@ WorkerRequest worker_request(const MeasureInput& input, const TimingPolicy& timi
   request.timing = timing;
   request.target = input.task->target.str();
   request.cache_dir = cache_dir;
+  request.best_seconds = input.best_seconds;
   if (auto operands = input.task->kernel_template->worker_operands(input.task->workload, input.task->device))
     request.kernel = operands->get<KernelOperandsSpec>();
   else request.input_dtypes = input.task->kernel_template->input_dtypes(input.task->workload, input.task->device);
   return request;
 }
 
-MeasureResult result_from_worker_reply(const MeasureInput& input, const WorkerReply& reply) {
+MeasureResult result_from_worker_reply(const MeasureInput& input, const WorkerReply& reply, const TimingPolicy& timing) {
   MeasureResult result;
   try {
     result.error = parse_error_kind(reply.status);
     result.message = reply.message;
-    if (result.ok()) {
+    if (result.ok() || result.is_slow()) {
       result.costs = reply.costs;
       if (result.costs.empty()) throw std::runtime_error("no costs");
+      for (double cost : result.costs)
+        if (!(cost >= 0) || !std::isfinite(cost)) throw std::runtime_error("a cost that is negative or not finite");
       result.median_seconds = median(result.costs);
       result.gflops = input.task->workload.flops() / result.median_seconds / 1e9;
+      // The repeats the candidate was spared, at its own pace (a slow one's lower bound).
+      const int skipped = std::max(1, timing.repeat) - static_cast<int>(result.costs.size());
+      result.saved_seconds = std::max(0, skipped) * std::max(1, reply.number) * result.median_seconds;
+      // A slow record too says whether others held the machine: what made it slow may have been them.
       // Shares come from a worker, perhaps a remote one: outside 0..1 the reply is malformed.
       const auto share = [](std::optional<double> value, const char* name) {
         if (value && !(*value >= 0 && *value <= 1)) throw std::runtime_error(std::string(name) + " out of 0..1");
@@ -206,6 +216,12 @@ MeasureResult result_from_worker_reply(const MeasureInput& input, const WorkerRe
       result.load = share(reply.load, "load");
       result.device_load = share(reply.device_load, "device_load");
     }
+    const auto seconds = [](std::optional<double> value, const char* name) {
+      if (value && !(*value >= 0 && std::isfinite(*value))) throw std::runtime_error(std::string(name) + " negative");
+      return value;
+    };
+    result.check_seconds = seconds(reply.check_seconds, "check_seconds");
+    result.timing_seconds = seconds(reply.timing_seconds, "timing_seconds");
     // Backends that compile in the worker: its compile (or cache load) is the candidate's build time.
     result.build_seconds = reply.build_seconds;
     if (reply.transfer && result.message.empty()) result.message = describe_transfers(reply);

@@ -10,7 +10,7 @@
 namespace optune::measure {
 namespace {
 
-constexpr std::array<std::pair<ErrorKind, std::string_view>, 8> kNames = {{
+constexpr std::array<std::pair<ErrorKind, std::string_view>, 9> kNames = {{
     {ErrorKind::kOk, "ok"},
     {ErrorKind::kBuildError, "build_error"},
     {ErrorKind::kRuntimeError, "runtime_error"},
@@ -19,6 +19,7 @@ constexpr std::array<std::pair<ErrorKind, std::string_view>, 8> kNames = {{
     {ErrorKind::kCrash, "crash"},
     {ErrorKind::kTransportError, "transport_error"},
     {ErrorKind::kReferenceError, "reference_error"},
+    {ErrorKind::kSlow, "slow"},
 }};
 
 }  // namespace

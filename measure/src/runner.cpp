@@ -21,6 +21,12 @@ void merge_round(MeasureResult& merged, MeasureResult round, const MeasureInput&
     else
       merged_share.reset();
   };
+  const auto sum_over_rounds = [](std::optional<double>& merged_seconds, std::optional<double> round_seconds) {
+    if (round_seconds) merged_seconds = merged_seconds.value_or(0) + *round_seconds;
+  };
+  sum_over_rounds(merged.check_seconds, round.check_seconds);
+  sum_over_rounds(merged.timing_seconds, round.timing_seconds);
+  merged.saved_seconds += round.saved_seconds;
   mean_over_rounds(merged.load, round.load);
   mean_over_rounds(merged.device_load, round.device_load);
   merged.round_medians.push_back(round.median_seconds);
@@ -63,7 +69,7 @@ std::vector<MeasureResult> Runner::run(const std::vector<MeasureInput>& inputs,
   if (remove_artifacts_) {
     for (const auto& build : builds) {
       std::error_code ignored;
-      if (!build.artifact.empty()) std::filesystem::remove(build.artifact, ignored);
+      if (!build.artifact.empty() && !build.kept) std::filesystem::remove(build.artifact, ignored);
     }
   }
   return results;

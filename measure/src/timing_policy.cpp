@@ -8,7 +8,9 @@ nlohmann::json to_json(const TimingPolicy& policy) {
           {"repeat", policy.repeat},
           {"min_repeat_ms", policy.min_repeat_ms},
           {"timeout_seconds", policy.timeout_seconds},
-          {"max_relative_error", policy.max_relative_error}};
+          {"max_relative_error", policy.max_relative_error},
+          {"bail_out", policy.bail_out},
+          {"adaptive", policy.adaptive}};
 }
 
 TimingPolicy timing_policy_from_json(const nlohmann::json& json) {
@@ -19,6 +21,9 @@ TimingPolicy timing_policy_from_json(const nlohmann::json& json) {
   policy.min_repeat_ms = json.value("min_repeat_ms", policy.min_repeat_ms);
   policy.timeout_seconds = json.value("timeout_seconds", policy.timeout_seconds);
   policy.max_relative_error = json.value("max_relative_error", policy.max_relative_error);
+  // A peer that predates these fields times every candidate in full.
+  policy.bail_out = json.value("bail_out", 0.0);
+  policy.adaptive = json.value("adaptive", false);
   return policy;
 }
 

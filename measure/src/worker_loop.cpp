@@ -3,7 +3,10 @@
 #include "optune/measure/worker_loop.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <limits>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -47,6 +50,12 @@ bool has_running_children() {
 // Runs per repeat when the policy leaves it open: enough for min_repeat_ms, and at most this many
 // (a candidate that returns at once must not spin for hours).
 constexpr int kMaxNumber = 1 << 20;
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 class WorkerLoop {
  public:
@@ -145,13 +154,14 @@ class WorkerLoop {
     WorkerReply reply;
     std::unique_ptr<LoadedCandidate> candidate = backend.load(request, operands_, reply);
     if (!candidate) return reply;
-    if (request.kernel) {
-      if (!check_kernel(*candidate, reply)) return reply;
-    } else if (!check_operator(*candidate, request, reply)) {
-      return reply;
-    }
+    const auto check_started = Clock::now();
+    const bool passed = request.kernel ? check_kernel(*candidate, reply) : check_operator(*candidate, request, reply);
+    reply.check_seconds = seconds_since(check_started);
+    if (!passed) return reply;
     const double timing_started = unix_now();
-    time_runs(*candidate, request.timing, reply);
+    const auto timing_clock = Clock::now();
+    time_runs(*candidate, request.timing, request.best_seconds, reply);
+    reply.timing_seconds = seconds_since(timing_clock);
     reply.device_load = backend.device_load_since(request, timing_started);
     return reply;
   }
@@ -209,17 +219,47 @@ class WorkerLoop {
     return true;
   }
 
-  static void time_runs(LoadedCandidate& candidate, const TimingPolicy& policy, WorkerReply& reply) {
+  // Times the candidate (timing_policy.hpp): with the task's best known, only as long as its rank
+  // needs.
+  static void time_runs(LoadedCandidate& candidate, const TimingPolicy& policy, std::optional<double> best,
+                        WorkerReply& reply) {
     for (int i = 1; i < policy.warmup; ++i) candidate.run(1);
+    const double bail_out_seconds = best && policy.bail_out > 0 ? policy.bail_out * *best : 0;
     int number = policy.number;
     if (number <= 0) {
       const double once = candidate.run(1);
+      // One run, the check's being the first, is warm but may have been interrupted: it stops the
+      // timing only at twice the bail-out's bound.
+      if (bail_out_seconds > 0 && once > 2 * bail_out_seconds) return stop_slow(once, 1, 0, policy, *best, reply);
       number = static_cast<int>(std::ceil(policy.min_repeat_ms / 1e3 / std::max(once, 1e-9)));
       number = std::clamp(number, 1, kMaxNumber);
     }
-    for (int r = 0; r < std::max(1, policy.repeat); ++r) reply.costs.push_back(candidate.run(number));
     reply.status = "ok";
     reply.number = number;
+    const int repeats = std::max(1, policy.repeat);
+    double fastest = std::numeric_limits<double>::infinity();
+    for (int r = 0; r < repeats; ++r) {
+      reply.costs.push_back(candidate.run(number));
+      fastest = std::min(fastest, reply.costs.back());
+      if (bail_out_seconds > 0 && fastest > bail_out_seconds) {
+        const std::vector<double> costs = std::move(reply.costs);
+        return stop_slow(median(costs), number, static_cast<int>(costs.size()), policy, *best, reply);
+      }
+      if (best && policy.adaptive && r + 1 >= kSettledRepeats && fastest > kClearlySlower * *best) return;
+    }
+  }
+
+  // Ends the timing of a candidate that is over the bail-out bound: `cost` a run, from `repeats` repeats.
+  static void stop_slow(double cost, int number, int repeats, const TimingPolicy& policy, double best,
+                        WorkerReply& reply) {
+    reply.status = "slow";
+    reply.costs = {cost};
+    reply.number = number;
+    char message[160];
+    std::snprintf(message, sizeof message,
+                  "timing stopped after %d of %d repeats: %.4g ms a run, over %gx the best so far (%.4g ms)", repeats,
+                  std::max(1, policy.repeat), cost * 1e3, policy.bail_out, best * 1e3);
+    reply.message = message;
   }
 
   // Whether the candidates run so far left processes running or descriptors open: they would

@@ -1,5 +1,8 @@
 #include "optune/measure/worker_messages.hpp"
 
+#include <cmath>
+#include <stdexcept>
+
 namespace optune::measure {
 
 void to_json(nlohmann::json& json, const WorkerRequest& request) {
@@ -14,6 +17,7 @@ void to_json(nlohmann::json& json, const WorkerRequest& request) {
     for (kernels::DataType dtype : request.input_dtypes) names.push_back(kernels::data_type_name(dtype));
     json["input_dtypes"] = names;
   }
+  if (request.best_seconds) json["best_seconds"] = *request.best_seconds;
 }
 
 void from_json(const nlohmann::json& json, WorkerRequest& request) {
@@ -28,6 +32,11 @@ void from_json(const nlohmann::json& json, WorkerRequest& request) {
   if (json.contains("kernel")) request.kernel = json.at("kernel").get<KernelOperandsSpec>();
   if (json.contains("input_dtypes"))
     for (const auto& name : json.at("input_dtypes")) request.input_dtypes.push_back(kernels::parse_data_type(name.get<std::string>()));
+  if (json.contains("best_seconds")) {
+    const double best = json.at("best_seconds").get<double>();
+    if (!(best > 0) || !std::isfinite(best)) throw std::invalid_argument("best_seconds must be a positive number");
+    request.best_seconds = best;
+  }
 }
 
 void to_json(nlohmann::json& json, const DescribeRequest& request) {
@@ -62,6 +71,8 @@ void to_json(nlohmann::json& json, const WorkerReply& reply) {
   if (!reply.costs.empty()) json["costs"] = reply.costs;
   if (reply.status == "ok" || reply.status == "wrong_answer") json["error"] = reply.error;
   if (reply.number > 0) json["number"] = reply.number;
+  if (reply.check_seconds) json["check_seconds"] = *reply.check_seconds;
+  if (reply.timing_seconds) json["timing_seconds"] = *reply.timing_seconds;
   if (reply.build_seconds > 0) json["build_seconds"] = reply.build_seconds;
   if (reply.program_cached) json["program_cached"] = *reply.program_cached;
   if (reply.needs_reference) json["needs_reference"] = *reply.needs_reference;
@@ -80,6 +91,8 @@ void from_json(const nlohmann::json& json, WorkerReply& reply) {
   if (json.contains("costs")) reply.costs = json.at("costs").get<std::vector<double>>();
   reply.error = json.value("error", 0.0);
   reply.number = json.value("number", 0);
+  if (json.contains("check_seconds")) reply.check_seconds = json.at("check_seconds").get<double>();
+  if (json.contains("timing_seconds")) reply.timing_seconds = json.at("timing_seconds").get<double>();
   reply.build_seconds = json.value("build_seconds", 0.0);
   if (json.contains("program_cached")) reply.program_cached = json.at("program_cached").get<bool>();
   if (json.contains("needs_reference")) reply.needs_reference = json.at("needs_reference").get<bool>();

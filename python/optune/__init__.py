@@ -152,7 +152,7 @@ def tune(op="gemm", shape=None, target=None, tuner="xgb", trials=64, db="optune.
          layout=None, trials_per_task=0, budget=None, seed=1, batch_size=8, early_stopping=0, remeasure=3,
          transfer=True, repeat=5, number=0, min_repeat_ms=40.0, timeout=30.0, jobs=0, compiler="c++",
          rpc=None, token_file=None, wait_lock=False, progress=None, template=None, objective="rank:pairwise",
-         scheduler="gradient", compile_timeout=120.0, rpc_wait=60.0, dtype=None):
+         scheduler="gradient", compile_timeout=120.0, rpc_wait=60.0, dtype=None, bail_out=2.0, timing="adaptive"):
     """Tunes one workload (``op`` and ``shape``) or every workload of a ``suite`` file on ``target``.
 
     Returns a dict: for one workload ``workload``, ``template``, ``target``, ``device``, ``trials``,
@@ -169,6 +169,9 @@ def tune(op="gemm", shape=None, target=None, tuner="xgb", trials=64, db="optune.
     (what ``best_gflops`` counts: GFLOP/s, or GB/s or runs/s for a kernel file without flops),
     ``failures``) after every batch; an exception it raises stops the run.
     ``dtype``: the operands' type, ``"f32"`` (default), ``"f16"``, ``"bf16"`` or ``"i8"`` (as ``--dtype``).
+    ``bail_out``: stop timing a candidate whose first runs exceed this many times the best so far
+    (a ``slow`` record); ``"off"`` or None times every one in full. ``timing``: ``"adaptive"`` (3
+    repeats for a candidate clearly slower than the best) or ``"full"`` (as ``--timing``).
     """
     kernel = _path("kernel", kernel, required=False)
     arguments = {
@@ -192,6 +195,8 @@ def tune(op="gemm", shape=None, target=None, tuner="xgb", trials=64, db="optune.
         "scheduler": _choice("scheduler", scheduler, _SCHEDULERS),
         "compile_timeout": _seconds("compile_timeout", compile_timeout, 1, 86400),
         "rpc_wait": _seconds("rpc_wait", rpc_wait, 0, 86400),
+        "bail_out": 0.0 if bail_out in (None, "off") else _seconds("bail_out", bail_out, 1.1, 1000),
+        "timing": _choice("timing", timing, ("adaptive", "full")),
     }
     if arguments["repeat"] > 1000 or arguments["number"] > 1000000:
         raise BadInput("repeat must be at most 1000 and number at most 1000000")

@@ -196,8 +196,44 @@ TEST(RecordTrust, SchemaOneDatabaseIsReadAsItIsAndMigratesWithTheFieldsUnknown) 
   EXPECT_FALSE(records[0].spread.has_value()) << "the old record's spread is unknown, not 0";
   EXPECT_FALSE(records[0].load.has_value());
   EXPECT_FALSE(records[0].device_load.has_value());
+  EXPECT_FALSE(records[0].check_seconds.has_value()) << "schema 5's fields are unknown in old rows";
+  EXPECT_FALSE(records[0].timing_seconds.has_value());
   EXPECT_EQ(records[1].spread, 0.02);
   EXPECT_EQ(writer.integrity_check(), "ok");
+}
+
+// Where a record's time went (schema 5): stored, exported and imported; and a slow record (its
+// timing cut by the bail-out) keeps its partial time as a lower bound, neither a best nor a success.
+TEST(RecordTrust, CheckAndTimingSecondsAndSlowRecordsAreStoredAndTravel) {
+  TempDir dir;
+  auto db = Database::open(dir.file("optune.db"));
+  TuningRecord timed_record = ok_record(8, 0.004);
+  timed_record.check_seconds = 0.0125;
+  timed_record.timing_seconds = 0.21;
+  TuningRecord slow = ok_record(16, 0.011);
+  slow.error_kind = "slow";
+  slow.costs = {0.011};
+  slow.check_seconds = 0.02;
+  slow.timing_seconds = 0.012;
+  db.insert({timed_record, slow});
+  const auto stored = db.task_records(kGemmTask);
+  ASSERT_EQ(stored.size(), 2u);
+  EXPECT_EQ(stored[0].check_seconds, 0.0125);
+  EXPECT_EQ(stored[0].timing_seconds, 0.21);
+  EXPECT_TRUE(stored[1].is_slow());
+  EXPECT_FALSE(stored[1].ok());
+  EXPECT_EQ(stored[1].median_seconds, 0.011);
+  ASSERT_TRUE(db.best(kGemmTask));
+  EXPECT_EQ(db.best(kGemmTask)->config["tile_m"], 8) << "a slow record is never a best";
+
+  std::stringstream lines;
+  db.export_jsonl(lines, {});
+  auto copy = Database::open(dir.file("copy.db"));
+  EXPECT_EQ(copy.import_jsonl(lines), 2u);
+  const auto copied = copy.task_records(kGemmTask);
+  EXPECT_EQ(copied[0].timing_seconds, 0.21);
+  EXPECT_EQ(copied[1].error_kind, "slow");
+  EXPECT_FALSE(to_json(ok_record(8, 0.004)).contains("check_seconds")) << "unknown stays out of the line";
 }
 
 }  // namespace

@@ -52,7 +52,9 @@ TEST_F(CliTest, TuneOnTinyBudgetRecordsEveryTrialAndReportsTheBest) {
     EXPECT_EQ(r["workload"], "gemm.f32.M48.N40.K36");
     EXPECT_EQ(r["target"], "cpu");
     EXPECT_TRUE(r["config"].is_object());
-    EXPECT_EQ(r["error_kind"], "ok") << r.dump();
+    // Every config passed its check; one cut short by the bail-out (slower than twice the best so
+    // far, as a two-thread config of this tiny GEMM is beside a busy core) is a slow record.
+    EXPECT_TRUE(r["error_kind"] == "ok" || r["error_kind"] == "slow") << r.dump();
     EXPECT_GT(r["gflops"].get<double>(), 0);
     EXPECT_GT(r["median_seconds"].get<double>(), 0);
   }
@@ -171,7 +173,8 @@ TEST_F(CliTest, Avx2CapTunesAnotherDeviceWithoutAvx512Candidates) {
   ASSERT_GE(records.size(), 5u);
   for (const auto& r : records) {
     EXPECT_EQ(r["device"], capped_id) << r.dump();
-    EXPECT_EQ(r["error_kind"], "ok") << r.dump();  // checked against the reference, so it ran
+    // Checked against the reference, so it ran (a slow record was cut short after its check).
+    EXPECT_TRUE(r["error_kind"] == "ok" || r["error_kind"] == "slow") << r.dump();
     EXPECT_NE(r["config"]["lanes"], "16") << r.dump();
   }
 
@@ -358,7 +361,7 @@ TEST_F(CliTest, TunesAConv2dLayerEndToEnd) {
   EXPECT_EQ(records.size(), 1u + 4u + by_tuner["remeasure"] + by_tuner["final"]);
   for (const auto& r : records) {
     EXPECT_EQ(r["template"], "conv2d.cpu") << r.dump();
-    EXPECT_EQ(r["error_kind"], "ok") << r.dump();
+    EXPECT_TRUE(r["error_kind"] == "ok" || r["error_kind"] == "slow") << r.dump();
     EXPECT_GT(r["gflops"].get<double>(), 0);
   }
 }

@@ -61,7 +61,7 @@ class LocalRunnerTest : public ::testing::Test {
     auto builds = builder.build(inputs);
     auto results = runner.run(inputs, builds, rounds);
     for (const auto& build : builds)
-      EXPECT_FALSE(std::filesystem::exists(build.artifact)) << "removed after the last round";
+      if (build.ok()) EXPECT_TRUE(build.kept && std::filesystem::exists(build.artifact)) << "kept for reuse";
     return results;
   }
 
@@ -237,14 +237,48 @@ TEST_F(LocalRunnerTest, WhatACandidateLeavesBehindReachesNoLaterRecord) {
   EXPECT_LT(open_descriptors(workers[0]), 64u);
 }
 
-TEST_F(LocalRunnerTest, ArtifactsAreRemovedOnceMeasured) {
-  LocalBuilder builder({});
-  auto builds = builder.build({input("correct")});
-  ASSERT_TRUE(builds[0].ok()) << builds[0].message;
-  ASSERT_TRUE(std::filesystem::exists(builds[0].artifact));
-  LocalRunner runner({OPTUNE_WORKER_PATH, TimingPolicy{}, true});
-  runner.run({input("correct")}, builds);
-  EXPECT_FALSE(std::filesystem::exists(builds[0].artifact));
+// The builder compiles a candidate once: the same config in a later batch (a re-measurement) or
+// twice in one batch reuses its object, which the runner leaves in place and the builder removes
+// with its folder.
+TEST_F(LocalRunnerTest, ACandidateCompiledBeforeReusesItsObject) {
+  std::string artifact;
+  {
+    LocalBuilder builder(quick_build());
+    auto first = builder.build({input("correct"), input("wrong"), input("correct")});
+    ASSERT_TRUE(first[0].ok()) << first[0].message;
+    EXPECT_GT(first[0].build_seconds, 0);
+    EXPECT_TRUE(first[0].kept);
+    EXPECT_EQ(first[2].artifact, first[0].artifact) << "one compile for the batch's two alike";
+    EXPECT_EQ(first[2].build_seconds, 0);
+    EXPECT_NE(first[1].artifact, first[0].artifact);
+    LocalRunner runner({OPTUNE_WORKER_PATH, timing(3, 2, 1), true});
+    const auto results = runner.run({input("correct"), input("wrong"), input("correct")}, first);
+    EXPECT_EQ(results[0].error, ErrorKind::kOk) << results[0].message;
+    EXPECT_EQ(results[1].error, ErrorKind::kWrongAnswer) << results[1].message;
+    EXPECT_EQ(results[2].error, ErrorKind::kOk) << results[2].message;
+    ASSERT_TRUE(std::filesystem::exists(first[0].artifact)) << "kept for reuse";
+
+    const auto again = builder.build({input("correct")});
+    ASSERT_TRUE(again[0].ok());
+    EXPECT_EQ(again[0].artifact, first[0].artifact);
+    EXPECT_EQ(again[0].build_seconds, 0);
+    EXPECT_EQ(runner.run({input("correct")}, again)[0].error, ErrorKind::kOk);
+    artifact = first[0].artifact;
+  }
+  EXPECT_FALSE(std::filesystem::exists(artifact)) << "removed with the builder's folder";
+}
+
+// Another compile command (a flag) is another object.
+TEST_F(LocalRunnerTest, AnotherCompileCommandCompilesAgain) {
+  LocalBuilderOptions options = quick_build();
+  LocalBuilder builder(options);
+  const auto first = builder.build({input("correct")});
+  options.flags.push_back("-DOPTUNE_TEST_FLAG=1");
+  LocalBuilder other(options);
+  const auto second = other.build({input("correct")});
+  ASSERT_TRUE(first[0].ok() && second[0].ok());
+  EXPECT_NE(first[0].artifact, second[0].artifact);
+  EXPECT_GT(second[0].build_seconds, 0);
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
-// The worker's loop with a backend of the test's own: a fault that leaves the process unable to
+// The worker's loop with backends of the test's own: a fault that leaves the process unable to
 // measure (needs_fresh_process) is one runtime_error reply that asks for a fresh worker, and one
-// that does not is the same reply without that request.
+// that does not is the same reply without that request. Candidates of a known pace are timed only
+// as long as their rank needs (TimingPolicy): cut as slow over the bail-out bound, three repeats
+// when clearly slower than the best, every repeat otherwise.
 #include "optune/measure/worker_loop.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <sstream>
 #include <stdexcept>
 
@@ -59,6 +62,107 @@ TEST(WorkerLoop, AFaultTheBackendRecoversFromKeepsTheWorker) {
   EXPECT_EQ(reply.message, "device lost");
   EXPECT_FALSE(reply.replace_worker.value_or(false));
   EXPECT_EQ(resets, 1);
+}
+
+// A candidate that writes the exact result (so it passes the check) and reports a fixed time a run.
+class PacedCandidate : public LoadedCandidate {
+ public:
+  PacedCandidate(Operands& operands, double seconds_per_run) : operands_(operands), seconds_(seconds_per_run) {}
+  void poison_output() override {}
+  double run(int /*times*/) override {
+    HostArgument& output = operands_.values.args.back();
+    for (std::size_t i = 0; i < operands_.reference.size(); ++i) {
+      const auto value = static_cast<float>(operands_.reference[i]);
+      std::memcpy(output.bytes.data() + i * sizeof value, &value, sizeof value);
+    }
+    return seconds_;
+  }
+
+ private:
+  Operands& operands_;
+  double seconds_;
+};
+
+// The artifact's name is the candidate's time a run, in seconds.
+class PacedBackend : public WorkerBackend {
+ public:
+  std::string_view name() const override { return "paced"; }
+  std::vector<kernels::DeviceInfo> devices() override { return {}; }
+  kernels::DeviceInfo device(const kernels::Target&) override { return {}; }
+  std::unique_ptr<LoadedCandidate> load(const WorkerRequest& request, Operands& operands, WorkerReply&) override {
+    return std::make_unique<PacedCandidate>(operands, std::stod(request.artifact));
+  }
+  bool run_reference(const WorkerRequest&, Operands&, WorkerReply&) override { return true; }
+};
+
+WorkerReply time_paced(double seconds_per_run, std::optional<double> best, double bail_out = 2,
+                       bool adaptive = true) {
+  WorkerRequest request;
+  request.workload = "gemm.f32.M8.N8.K8";
+  request.target = "paced";
+  request.artifact = std::to_string(seconds_per_run);
+  request.best_seconds = best;
+  request.timing.bail_out = bail_out;
+  request.timing.adaptive = adaptive;
+  // The request as a runner sends it: through its JSON form.
+  std::istringstream in(nlohmann::json(request).dump() + "\n");
+  std::ostringstream out;
+  std::vector<std::unique_ptr<WorkerBackend>> backends;
+  backends.push_back(std::make_unique<PacedBackend>());
+  EXPECT_EQ(run_worker_loop(in, out, std::move(backends)), 0);
+  return nlohmann::json::parse(out.str()).get<WorkerReply>();
+}
+
+TEST(WorkerLoopTiming, ACandidateWithoutABestIsTimedInFullHoweverSlow) {
+  const WorkerReply reply = time_paced(0.010, std::nullopt);
+  EXPECT_EQ(reply.status, "ok") << reply.message;
+  EXPECT_EQ(reply.costs.size(), 5u);
+  ASSERT_TRUE(reply.check_seconds && reply.timing_seconds);
+  EXPECT_GE(*reply.check_seconds, 0);
+  EXPECT_GE(*reply.timing_seconds, 0);
+}
+
+TEST(WorkerLoopTiming, OverTheBailOutBoundTheTimingStopsAsSlow) {
+  // 3 ms against a best of 1 ms: over 2x after the first repeat, not over 4x in the first run.
+  WorkerReply reply = time_paced(0.003, 0.001);
+  EXPECT_EQ(reply.status, "slow");
+  ASSERT_EQ(reply.costs.size(), 1u);
+  EXPECT_DOUBLE_EQ(reply.costs[0], 0.003);
+  EXPECT_NE(reply.message.find("after 1 of 5 repeats"), std::string::npos) << reply.message;
+  EXPECT_NE(reply.message.find("over 2x the best"), std::string::npos) << reply.message;
+  EXPECT_TRUE(reply.check_seconds.has_value());
+  // 10 ms: over twice the bound in the run that sizes the repeats, so no repeat runs at all.
+  reply = time_paced(0.010, 0.001);
+  EXPECT_EQ(reply.status, "slow");
+  EXPECT_NE(reply.message.find("after 0 of 5 repeats"), std::string::npos) << reply.message;
+  // The factor is the request's: at 4x the 3 ms candidate is no longer cut.
+  EXPECT_EQ(time_paced(0.003, 0.001, 4).status, "ok");
+}
+
+TEST(WorkerLoopTiming, AClearlySlowerCandidateGetsThreeRepeatsAndACloseOneAllFive) {
+  EXPECT_EQ(time_paced(0.0015, 0.001).costs.size(), static_cast<std::size_t>(kSettledRepeats));
+  EXPECT_EQ(time_paced(0.00105, 0.001).costs.size(), 5u);
+  EXPECT_EQ(time_paced(0.0009, 0.001).costs.size(), 5u);
+}
+
+TEST(WorkerLoopTiming, BailOutOffAndFullTimingTimeEveryRepeat) {
+  WorkerReply reply = time_paced(0.010, 0.001, 0, false);
+  EXPECT_EQ(reply.status, "ok");
+  EXPECT_EQ(reply.costs.size(), 5u);
+  reply = time_paced(0.010, 0.001, 0, true);  // no bail-out, adaptive: clearly slower, three repeats
+  EXPECT_EQ(reply.status, "ok");
+  EXPECT_EQ(reply.costs.size(), static_cast<std::size_t>(kSettledRepeats));
+}
+
+TEST(WorkerLoopTiming, APeerWithoutTheNewFieldsTimesInFullAndABadBestIsMalformed) {
+  nlohmann::json request = WorkerRequest{};
+  request["timing"].erase("bail_out");
+  request["timing"].erase("adaptive");
+  const WorkerRequest read = request.get<WorkerRequest>();
+  EXPECT_EQ(read.timing.bail_out, 0);
+  EXPECT_FALSE(read.timing.adaptive);
+  request["best_seconds"] = -1;
+  EXPECT_THROW(request.get<WorkerRequest>(), std::invalid_argument);
 }
 
 }  // namespace

@@ -210,7 +210,8 @@ def test_tune_kernel_takes_numpy_arguments_and_answers_as_kernel_tuner_does(tmp_
     assert result["template"].startswith("kernel.scale.cpu#")
     assert result["best"]["error_kind"] == "ok" and result["best"]["config"]["BLOCK"] in (64, 128, 256)
     records = optune.query(db=db, history=True)
-    assert {r["error_kind"] for r in records} == {"ok"}
+    # Every config passed the check ("slow": one cut short by the bail-out after it).
+    assert {r["error_kind"] for r in records} <= {"ok", "slow"} and "ok" in {r["error_kind"] for r in records}
     # The answer is what is checked: a wrong one makes every config a wrong answer.
     with pytest.raises(optune.BadInput, match="disagree with the check"):
         optune.tune_kernel(scale_kernel(tmp_path), [x, None, 3.0, 1000], answer=[None, 3 * x + 1, None, None],

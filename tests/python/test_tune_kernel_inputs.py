@@ -38,7 +38,8 @@ def scale_kernel(tmp_path, **fields):
 
 def assert_all_ok(db):
     records = optune.query(db=db, history=True)
-    assert records and {r["error_kind"] for r in records} == {"ok"}
+    # Every config passed the check ("slow": one cut short by the bail-out after it).
+    assert records and {r["error_kind"] for r in records} <= {"ok", "slow"}
 
 
 # A scalar argument given an array or a complex, or a number that is not finite or is outside its

@@ -86,6 +86,22 @@ TEST(JobFileTest, MalformedJobsNameFileLineAndProblem) {
   expect_job_error("name = \"a\"\nbudget = [\n", "bad.toml:");
 }
 
+TEST(JobFileTest, BailOutAndTimingOfTheMeasureTable) {
+  const std::string workload = "[[workload]]\nop = \"gemm\"\nshape = \"8,8,8\"\n";
+  const std::string head = "name = \"a\"\nbudget = 5\n[measure]\n";
+  JobSpec job = parse_job(head + workload, "a.toml");
+  EXPECT_EQ(job.timing.bail_out, 2);  // the defaults, as the command's
+  EXPECT_TRUE(job.timing.adaptive);
+  job = parse_job(head + "bail_out = 3.5\ntiming = \"full\"\n" + workload, "a.toml");
+  EXPECT_EQ(job.timing.bail_out, 3.5);
+  EXPECT_FALSE(job.timing.adaptive);
+  job = parse_job(head + "bail_out = \"off\"\n" + workload, "a.toml");
+  EXPECT_EQ(job.timing.bail_out, 0);
+  expect_job_error(head + "bail_out = 1\n" + workload, "bad.toml:4: 'bail_out' must be \"off\" or a factor from 1.1");
+  expect_job_error(head + "bail_out = \"never\"\n" + workload, "'bail_out' must be");
+  expect_job_error(head + "timing = \"quick\"\n" + workload, "bad.toml:4: 'timing' must be \"adaptive\" or \"full\"");
+}
+
 // A budget of 400 digits is one clear line, as a time or as trials (it was "bad.toml:2: 'budget':
 // stod", and the digits alone "stoul").
 TEST(JobFileTest, BudgetsTooLargeAreNamedAsSuch) {

@@ -4,6 +4,7 @@
 #include "optune/tuner/search/grid_tuner.hpp"
 #include "optune/tuner/search/random_tuner.hpp"
 #include "optune/tuner/search/strategies.hpp"
+#include "optune/tuner/search/task_history.hpp"
 
 namespace optune::tuner {
 namespace {
@@ -33,6 +34,36 @@ std::vector<Config> drain(Tuner& tuner, std::size_t batch) {
   for (auto configs = tuner.next_batch(batch); !configs.empty(); configs = tuner.next_batch(batch))
     all.insert(all.end(), configs.begin(), configs.end());
   return all;
+}
+
+// What the cost model learns from each kind of record: a success at its quiet estimate, a failure
+// at 0, and a slow record (its timing cut by the bail-out) at its bound, the fastest it can be.
+TEST(TaskHistory, ASlowRecordIsLearntAtItsBoundAndAFailureAtZero) {
+  auto space = small_space();
+  auto record = [&](int a, const std::string& kind, double gflops) {
+    db::TuningRecord r;
+    r.config = {{"a", a}, {"b", 0}};
+    r.error_kind = kind;
+    r.gflops = gflops;
+    return r;
+  };
+  auto busy = record(3, "ok", 100);
+  busy.load = 0.5;
+  const auto parsed = parse_records(space, {record(1, "ok", 100), record(3, "slow", 30), record(5, "crash", 0), busy});
+  ASSERT_EQ(parsed.gflops.size(), 4u);
+  EXPECT_DOUBLE_EQ(parsed.gflops[0], 100);
+  EXPECT_DOUBLE_EQ(parsed.gflops[1], 30);
+  EXPECT_DOUBLE_EQ(parsed.gflops[2], 0);
+  EXPECT_DOUBLE_EQ(parsed.gflops[3], 200);
+  EXPECT_FALSE(parsed.noisy[1]);
+  // The same from a measurement before it is recorded.
+  measure::MeasureResult slow;
+  slow.error = measure::ErrorKind::kSlow;
+  slow.gflops = 30;
+  slow.load = 0.5;  // a slow result's load is not taken off: its bound is a bound already
+  EXPECT_DOUBLE_EQ(quiet_gflops(slow), 30);
+  slow.error = measure::ErrorKind::kCrash;
+  EXPECT_DOUBLE_EQ(quiet_gflops(slow), 0);
 }
 
 TEST(GridTuner, VisitsEveryValidConfigOnceThenStops) {

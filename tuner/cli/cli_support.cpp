@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -47,6 +48,21 @@ std::optional<double> parse_finite_number(const std::string& text) {
   const double value = std::strtod(text.c_str(), &end);
   if (end != text.c_str() + text.size() || !std::isfinite(value)) return std::nullopt;
   return value;
+}
+
+// --bail-out: a factor, or "off" (0).
+CLI::Validator bail_out_factor() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (text == "off") {
+          text = "0";
+          return "";
+        }
+        const auto factor = parse_finite_number(text);
+        if (factor && *factor >= measure::kMinBailOut && *factor <= measure::kMaxBailOut) return "";
+        return fmt::format("must be 'off' or a factor from {:g} to {:g}, not '{}'", measure::kMinBailOut, measure::kMaxBailOut, text);
+      },
+      "FACTOR|off", kNumberCheck);
 }
 
 fs::path executable_dir() {
@@ -119,6 +135,15 @@ void add_timing_options(CLI::App& command, MeasureSettings& measuring, const std
       ->capture_default_str()->check(whole_number(0, 1000000));
   command.add_option("--min-repeat-ms", measuring.timing.min_repeat_ms, "Shortest repeat, in milliseconds")
       ->capture_default_str()->check(finite_number(0.0, 60000.0));
+  command.add_option("--bail-out", measuring.timing.bail_out,
+                     "Stop timing a " + what + " whose first runs exceed this many times the best so far, recording "
+                     "it as slow (off: time every one in full; never the default, the first batch or finalists)")
+      ->capture_default_str()->transform(bail_out_factor());
+  command.add_option("--timing", measuring.timing.adaptive,
+                     "adaptive: stop timing a " + what + " after 3 repeats once it is clearly slower than the best; "
+                     "full: every repeat")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, bool>{{"adaptive", true}, {"full", false}}))
+      ->default_str("adaptive");
   command.add_option("--timeout", measuring.timing.timeout_seconds, "Seconds a " + what + " may run (check and timing)")
       ->capture_default_str()->check(finite_number(0.1, 86400.0));
   command.add_option("--compile-timeout", measuring.compile_timeout, "Seconds a compile may take")

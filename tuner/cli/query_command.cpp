@@ -34,17 +34,23 @@ std::string spread_text(const db::TuningRecord& record) {
   return record.spread ? fmt::format("+-{:.1f}%", *record.spread * 100) : "-";
 }
 
+// Where the record's seconds went: "1.2/0.01/0.21" s building, checking, timing ("-" unknown).
+std::string seconds_split_text(const db::TuningRecord& record) {
+  const auto part = [](const std::optional<double>& seconds) { return seconds ? fmt::format("{:.2g}", *seconds) : "-"; };
+  return fmt::format("{:.2g}/{}/{}", record.build_seconds, part(record.check_seconds), part(record.timing_seconds));
+}
+
 void print_table(const std::vector<db::TuningRecord>& records, const std::map<std::int64_t, db::TuningRecord>& tied) {
-  std::printf("%-44s %-8s %-16s %10s %11s %8s %-13s %s\n", "workload", "target", "device", "GFLOP/s",
-              "median ms", "spread", "status", "config");
+  std::printf("%-44s %-8s %-16s %10s %11s %8s %-13s %-16s %s\n", "workload", "target", "device", "GFLOP/s",
+              "median ms", "spread", "status", "build/check/time", "config");
   bool any_noisy = false;
   for (const auto& r : records) {
     // A noisy record is marked where it is read: its figure is not to be trusted as it stands.
     const std::string status = r.error_kind + (r.is_noisy() ? " noisy" : "");
     any_noisy = any_noisy || r.is_noisy();
-    std::printf("%-44s %-8s %-16s %10.2f %11.4f %8s %-13s %s\n", r.workload_key.c_str(), r.target.c_str(),
+    std::printf("%-44s %-8s %-16s %10.2f %11.4f %8s %-13s %-16s %s\n", r.workload_key.c_str(), r.target.c_str(),
                 r.device_id.c_str(), r.gflops, r.median_seconds * 1e3, spread_text(r).c_str(), status.c_str(),
-                r.config.dump().c_str());
+                seconds_split_text(r).c_str(), r.config.dump().c_str());
   }
   if (records.empty()) std::printf("(no records match)\n");
   for (const auto& r : records)
@@ -81,14 +87,15 @@ int run_query(const QueryOptions& options) {
     std::printf("%s\n", all.dump(2).c_str());
   } else if (options.format == "csv") {
     std::printf("workload,template,target,device,device_name,median_seconds,gflops,error_kind,tuner,timestamp,config,"
-                "spread,load,device_load,noisy\n");
+                "spread,load,device_load,noisy,build_seconds,check_seconds,timing_seconds\n");
     for (const auto& r : records)
-      std::printf("%s\n", fmt::format("{},{},{},{},{},{:.9g},{:.4f},{},{},{:.0f},{},{},{},{},{}", r.workload_key,
-                                      r.template_name, r.target, r.device_id,
+      std::printf("%s\n", fmt::format("{},{},{},{},{},{:.9g},{:.4f},{},{},{:.0f},{},{},{},{},{},{:.4g},{},{}",
+                                      r.workload_key, r.template_name, r.target, r.device_id,
                                       csv_field(r.device_fingerprint.value("name", "")), r.median_seconds,
                                       r.gflops, r.error_kind, r.tuner, r.timestamp, csv_field(r.config.dump()),
                                       optional_number(r.spread), optional_number(r.load),
-                                      optional_number(r.device_load), r.is_noisy() ? 1 : 0)
+                                      optional_number(r.device_load), r.is_noisy() ? 1 : 0, r.build_seconds,
+                                      optional_number(r.check_seconds), optional_number(r.timing_seconds))
                               .c_str());
   } else {
     print_table(records, result.tied);

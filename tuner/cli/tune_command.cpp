@@ -47,6 +47,18 @@ void print_noise(std::size_t noisy, std::size_t trials, const std::optional<doub
                 remeasured, now_quiet);
 }
 
+// Where the run's wall time went, and what the bail-out spared.
+void print_time_split(const tuner::TuningSummary& summary) {
+  const auto& time = summary.time;
+  std::printf("time       building %s, checking %s, timing %s, choosing %s, waiting %s",
+              tuner::format_duration(time.building).c_str(), tuner::format_duration(time.checking).c_str(),
+              tuner::format_duration(time.timing).c_str(), tuner::format_duration(summary.overhead_seconds).c_str(),
+              tuner::format_duration(summary.waiting_seconds()).c_str());
+  if (time.slow > 0 || time.saved >= 1)
+    std::printf("; %zu cut as slow, %s of timing saved", time.slow, tuner::format_duration(time.saved).c_str());
+  std::printf("\n");
+}
+
 // What follows the best's figures: its speed-up over the default as measured, with its interval,
 // or why no number is given.
 std::string speedup_line(const tuner::TuningSummary& summary) {
@@ -94,6 +106,7 @@ void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
   if (summary.other_device_records)
     std::printf(", warm-started from %zu records of other devices", summary.other_device_records);
   std::printf(")\n");
+  print_time_split(summary);
   print_noise(summary.noisy, summary.trials, summary.peak_load, summary.peak_device_load, summary.noisy_remeasured,
               summary.noisy_now_quiet);
   if (summary.exhausted)

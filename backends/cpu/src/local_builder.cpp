@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -99,37 +101,72 @@ LocalBuilder::LocalBuilder(LocalBuilderOptions options)
 
 LocalBuilder::~LocalBuilder() = default;
 
+void LocalBuilder::forget_oldest_objects() {
+  while (built_order_.size() > kMaxKeptObjects) {
+    const auto oldest = built_.find(built_order_.front());
+    std::error_code ignored;
+    if (oldest != built_.end()) {
+      fs::remove(oldest->second, ignored);
+      built_.erase(oldest);
+    }
+    built_order_.pop_front();
+  }
+}
+
 std::vector<BuildResult> LocalBuilder::build(const std::vector<MeasureInput>& inputs) {
+  forget_oldest_objects();
   std::vector<BuildResult> results(inputs.size());
   std::vector<PendingCompile> compiles(inputs.size());
-
-  ParallelProcesses processes;
-  processes.jobs = options_.jobs;
-  processes.timeout_seconds = options_.timeout_seconds;
-  processes.start = [&](std::size_t index) -> std::optional<Subprocess> {
+  // What each input compiles: its command (less the file names) and source. An input whose
+  // compile was built before reuses that object; of inputs sharing a compile in this batch only
+  // the first compiles, and the others take its result.
+  std::vector<std::string> keys(inputs.size());
+  std::vector<std::size_t> to_compile;
+  std::map<std::string, std::size_t> first_with_key;
+  std::vector<std::optional<std::size_t>> same_as(inputs.size());
+  for (std::size_t index = 0; index < inputs.size(); ++index) {
     const MeasureInput& input = inputs[index];
-    PendingCompile& compile = compiles[index];
-    compile.stem = work_dir_.path() + "/candidate_" + std::to_string(next_id_++);
     std::string source;
     try {
       search_space::ConfigView view(input.task->space, input.config);
-      source = input.task->kernel_template->emit_source(input.task->workload, input.task->device,
-                                                        view);
+      source = input.task->kernel_template->emit_source(input.task->workload, input.task->device, view);
     } catch (const std::exception& error) {
       results[index] = {"", ErrorKind::kBuildError, std::string("emit: ") + error.what(), 0};
-      return std::nullopt;
+      continue;
     }
-    write_build_file(compile.stem + ".cpp", source);
+    PendingCompile& compile = compiles[index];
     compile.argv = {options_.compiler};
     compile.argv.insert(compile.argv.end(), options_.flags.begin(), options_.flags.end());
     for (const auto& dir : options_.include_dirs) compile.argv.push_back("-I" + dir);
     for (auto& flag : input.task->kernel_template->compiler_flags(input.task->workload, input.task->device))
       compile.argv.push_back(std::move(flag));
-    compile.argv.insert(compile.argv.end(), {compile.stem + ".cpp", "-o", compile.stem + ".so"});
+    for (const auto& word : compile.argv) keys[index] += word + '\0';
+    keys[index] += source;
     compile.has_reference = source.find(kernels::kWithoutReferenceMacro) != std::string::npos;
+    if (const auto built = built_.find(keys[index]); built != built_.end() && fs::exists(built->second)) {
+      results[index] = {built->second, ErrorKind::kOk, "", 0, true};
+      continue;
+    }
+    if (const auto first = first_with_key.find(keys[index]); first != first_with_key.end()) {
+      same_as[index] = first->second;
+      continue;
+    }
+    first_with_key.emplace(keys[index], index);
+    compile.stem = work_dir_.path() + "/candidate_" + std::to_string(next_id_++);
+    compile.argv.insert(compile.argv.end(), {compile.stem + ".cpp", "-o", compile.stem + ".so"});
+    write_build_file(compile.stem + ".cpp", source);
+    to_compile.push_back(index);
+  }
+
+  ParallelProcesses processes;
+  processes.jobs = options_.jobs;
+  processes.timeout_seconds = options_.timeout_seconds;
+  processes.start = [&](std::size_t task) -> std::optional<Subprocess> {
+    const PendingCompile& compile = compiles[to_compile[task]];
     return start_compiler(compile.argv, compile.stem + ".log");
   };
-  processes.finish = [&](std::size_t index, std::optional<ExitStatus> status, double seconds) {
+  processes.finish = [&](std::size_t task, std::optional<ExitStatus> status, double seconds) {
+    const std::size_t index = to_compile[task];
     const PendingCompile& compile = compiles[index];
     BuildResult& result = results[index];
     result.build_seconds = seconds;
@@ -151,12 +188,20 @@ std::vector<BuildResult> LocalBuilder::build(const std::vector<MeasureInput>& in
       }
     } else {
       result.artifact = compile.stem + ".so";
+      result.kept = true;
+      built_.emplace(keys[index], result.artifact);
+      built_order_.push_back(keys[index]);
     }
     std::error_code ignored;
     fs::remove(compile.stem + ".log", ignored);
     if (!options_.keep_sources) fs::remove(compile.stem + ".cpp", ignored);
   };
-  processes.run(inputs.size());
+  processes.run(to_compile.size());
+  for (std::size_t index = 0; index < inputs.size(); ++index)
+    if (same_as[index]) {
+      results[index] = results[*same_as[index]];
+      results[index].build_seconds = 0;  // its compile is the first's
+    }
   return results;
 }
 

@@ -116,7 +116,7 @@ std::vector<MeasureResult> RpcRunner::measure_round(const std::vector<MeasureInp
           verified.insert(target + " " + wanted);
         }
         auto reply = session->measure(builds[*index].artifact, worker_request(input, options_.timing), reply_timeout);
-        work.finish(*index, result_from_worker_reply(input, reply));
+        work.finish(*index, result_from_worker_reply(input, reply, options_.timing));
       } catch (const AuthenticationError&) {
         std::lock_guard lock(work.mutex);
         work.pending.push_front(*index);

@@ -1,5 +1,6 @@
 #include "optune/tuner/jobs/job.hpp"
 
+#include <fmt/format.h>
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -104,7 +105,9 @@ class JobReader {
     if (!node) return;
     const toml::table* table = node->as_table();
     if (!table) fail(node->source(), "'measure' must be a [measure] table");
-    check_keys(*table, {"repeat", "number", "min_repeat_ms", "timeout", "compile_timeout", "jobs", "compiler"},
+    check_keys(*table,
+               {"repeat", "number", "min_repeat_ms", "timeout", "compile_timeout", "jobs", "compiler", "bail_out",
+                "timing"},
                " in [measure]");
     read(*table, "repeat", job.timing.repeat, 1, 1000);
     read(*table, "number", job.timing.number, 0, 1'000'000);
@@ -113,6 +116,28 @@ class JobReader {
     read_seconds(*table, "compile_timeout", job.compile_timeout, 1, 86'400);
     read(*table, "jobs", job.jobs, 0, 4096);
     read(*table, "compiler", job.compiler);
+    read_bail_out(*table, job.timing.bail_out);
+    if (const toml::node* timing = table->get("timing")) {
+      const auto text = timing->value<std::string>();
+      if (!text || (*text != "adaptive" && *text != "full"))
+        fail(timing->source(), "'timing' must be \"adaptive\" or \"full\"");
+      job.timing.adaptive = *text == "adaptive";
+    }
+  }
+
+  // bail_out = 2 (a factor) or "off".
+  void read_bail_out(const toml::table& table, double& factor) const {
+    const toml::node* node = table.get("bail_out");
+    if (!node) return;
+    if (node->value<std::string>() == "off") {
+      factor = 0;
+      return;
+    }
+    const auto number = node->value<double>();
+    if (!number || !(*number >= measure::kMinBailOut && *number <= measure::kMaxBailOut))
+      fail(node->source(), fmt::format("'bail_out' must be \"off\" or a factor from {:g} to {:g}", measure::kMinBailOut,
+                                       measure::kMaxBailOut));
+    factor = *number;
   }
 
   void read_workloads(JobSpec& job) const {

@@ -36,6 +36,8 @@ void Progress::update(const ProgressState& state) {
                                  state.best_is_provisional ? " (re-measured at the end)" : "", state.failures);
   // Noise is said where it happens, not only in the summary.
   if (state.noisy) line += fmt::format("  noisy {}", state.noisy);
+  if (state.slow) line += fmt::format("  slow {}", state.slow);
+  if (state.saved_seconds >= 1) line += "  saved " + format_duration(state.saved_seconds);
   if (db::is_busy(state.load, state.device_load))
     line += "  machine busy (" + db::busy_text(state.load, state.device_load) + ")";
   line += fmt::format("  elapsed {}  eta {}", format_duration(elapsed), format_duration(eta));

@@ -97,10 +97,14 @@ SuiteSummary tune_suite(const std::vector<SuiteTask>& tasks, RecordingMeasurer& 
     state.trial = spent + summary.trials;
     state.failures = 0;
     state.noisy = 0;
+    state.slow = 0;
+    state.saved_seconds = 0;
     for (const auto& s : sessions)
       if (s) {
         state.failures += s->summary().failures;
         state.noisy += s->summary().noisy;
+        state.slow += s->summary().time.slow;
+        state.saved_seconds += s->summary().time.saved;
       }
     state.load = session.last_batch_load();
     state.device_load = session.last_batch_device_load();

@@ -33,9 +33,11 @@ db::TuningRecord to_record(const measure::MeasureTask& task, const search_space:
   record.error_kind = std::string(measure::error_kind_name(result.error));
   record.error_message = result.message;
   record.build_seconds = result.build_seconds;
+  record.check_seconds = result.check_seconds;
+  record.timing_seconds = result.timing_seconds;
   record.timestamp = result.timestamp;
   record.optune_version = OPTUNE_VERSION;
-  if (result.ok()) {
+  if (result.ok() || result.is_slow()) {
     const db::TuningRecord trust = trust_fields(result);
     record.spread = trust.spread;
     record.load = trust.load;
@@ -67,6 +69,24 @@ bool better(const db::TuningRecord& a, const std::optional<db::TuningRecord>& b)
 }
 
 }  // namespace
+
+TimeSplit& TimeSplit::operator+=(const TimeSplit& other) {
+  building += other.building;
+  checking += other.checking;
+  timing += other.timing;
+  saved += other.saved;
+  slow += other.slow;
+  return *this;
+}
+
+TimeSplit TimeSplit::operator-(const TimeSplit& other) const {
+  return {building - other.building, checking - other.checking, timing - other.timing, saved - other.saved,
+          slow - other.slow};
+}
+
+double TuningSummary::waiting_seconds() const {
+  return std::max(0.0, seconds - overhead_seconds - time.building - time.checking - time.timing);
+}
 
 double TuningSummary::speedup() const {
   if (comparison && comparison->verdict.speedup) return comparison->verdict.speedup->value;
@@ -118,12 +138,21 @@ std::vector<db::TuningRecord> RecordingMeasurer::run(const std::shared_ptr<const
                                                      const std::string& tuner, const std::string& run_id,
                                                      bool is_default, std::vector<measure::MeasureResult>* results,
                                                      int rounds, int max_rounds,
-                                                     const measure::Runner::MoreRounds& more) {
+                                                     const measure::Runner::MoreRounds& more,
+                                                     std::optional<double> best_seconds) {
   std::vector<measure::MeasureInput> inputs;
-  for (const auto& config : configs) inputs.push_back({task, config});
+  for (const auto& config : configs) inputs.push_back({task, config, best_seconds});
   // Build the whole batch first: no compile may run while a candidate is timed.
+  const auto build_started = std::chrono::steady_clock::now();
   auto builds = builder_.build(inputs);
+  spent_.building += std::chrono::duration<double>(std::chrono::steady_clock::now() - build_started).count();
   auto measured = runner_.run(inputs, builds, rounds, std::max(rounds, max_rounds), more);
+  for (const auto& result : measured) {
+    spent_.checking += result.check_seconds.value_or(0);
+    spent_.timing += result.timing_seconds.value_or(0);
+    spent_.saved += result.saved_seconds;
+    spent_.slow += result.is_slow();
+  }
   for (const auto& result : measured)
     if (result.error == measure::ErrorKind::kReferenceError)
       throw KernelCheckFailure(task->workload.key() + ": " + result.message +
@@ -151,7 +180,7 @@ TaskSession::TaskSession(std::shared_ptr<const measure::MeasureTask> task, const
     if (record.is_default && record.run_id == summary_.run_id) summary_.default_config = record;
   if (!summary_.default_config) {
     auto default_config = task_->kernel_template->default_config(task_->workload, task_->device, task_->space);
-    summary_.default_config = measurer_.run(task_, {default_config}, "default", summary_.run_id, true).front();
+    summary_.default_config = run_batch(std::vector<search_space::Config>{default_config}, "default", summary_.run_id, true).front();
     if (summary_.default_config->ok()) measurer_.record({*summary_.default_config});
     else unrecorded_default_ = summary_.default_config;
     history.own.push_back(*summary_.default_config);
@@ -177,14 +206,19 @@ std::size_t TaskSession::step(std::size_t max_trials) {
     return 0;
   }
   std::vector<measure::MeasureResult> results;
-  auto records = measurer_.run(task_, batch, tuner_->name(), summary_.run_id, false, &results);
+  // A run's first batch is timed in full: its best so far is the default alone, which a first look
+  // at the space may be far from.
+  std::optional<double> cut_against;
+  if (summary_.trials > 0 && best_) cut_against = best_->median_seconds;
+  auto records = run_batch(batch, tuner_->name(), summary_.run_id, false, &results, 1, 0,
+                           measure::Runner::MoreRounds{}, cut_against);
   check_environment(records);
   record(records);
   tuner_->update(batch, results);
   note_noise(records);
   for (auto& record : records) {
     ++summary_.trials;
-    if (!record.ok()) ++summary_.failures;
+    if (!record.ok() && !record.is_slow()) ++summary_.failures;
     if (record.ok()) successes_.push_back(record);
     if (better(record, known_good_)) known_good_ = record;
     if (better(record, best_)) {
@@ -281,7 +315,7 @@ void TaskSession::compare_finalists(const std::function<void(const std::string&)
     return verdict.is_unsettled() && !(stop && stop->load());
   };
   std::vector<measure::MeasureResult> results;
-  auto records = measurer_.run(task_, configs, "final", summary_.run_id, false, &results, kMinFinalRounds,
+  auto records = run_batch(configs, "final", summary_.run_id, false, &results, kMinFinalRounds,
                                kMaxFinalRounds, more);
   check_environment(records);
   comparison.verdict = judge_finalists(results, default_index, stored_index);
@@ -373,7 +407,7 @@ void TaskSession::remeasure_finalists(std::size_t top, const std::vector<db::Tun
     if (fresh + contenders == 0) break;
     if (configs.size() < 2) break;  // a lone config has nothing to be compared with
     fastest.reset();
-    auto records = measurer_.run(task_, configs, "remeasure", summary_.run_id, false, nullptr, kRemeasureRounds);
+    auto records = run_batch(configs, "remeasure", summary_.run_id, false, nullptr, kRemeasureRounds);
     check_environment(records);
     record(records);
     if (wave == 0) {
@@ -412,7 +446,8 @@ void TaskSession::note_noise(const std::vector<db::TuningRecord>& records) {
 }
 
 void TaskSession::check_environment(const std::vector<db::TuningRecord>& records) {
-  if (records.empty() || records.front().ok()) return;
+  // A slow record passed its check: the environment worked.
+  if (records.empty() || records.front().ok() || records.front().is_slow()) return;
   const std::string& kind = records.front().error_kind;
   for (const auto& record : records)
     if (record.error_kind != kind) return;
@@ -423,14 +458,14 @@ void TaskSession::check_environment(const std::vector<db::TuningRecord>& records
     if (!probe && record.config_text() == summary_.default_config->config_text()) probe = record;
   if (!probe) {
     auto config = task_->kernel_template->default_config(task_->workload, task_->device, task_->space);
-    probe = measurer_.run(task_, {config}, "default", summary_.run_id, true).front();  // not recorded
+    probe = run_batch(std::vector<search_space::Config>{config}, "default", summary_.run_id, true).front();  // not recorded
   }
   if (probe->error_kind != kind) return;
   // The default fails alike, as a kernel file's may on its own. A config that has worked for the
   // task tells whether the environment still works.
   if (known_good_ && known_good_->config_text() != probe->config_text()) {
     auto good = readable_config(task_->space, *known_good_);
-    if (good && measurer_.run(task_, {*good}, "probe", summary_.run_id, false).front().error_kind != kind) return;
+    if (good && run_batch(std::vector<search_space::Config>{*good}, "probe", summary_.run_id, false).front().error_kind != kind) return;
   }
   std::string cause = probe->error_message.empty() ? records.front().error_message : probe->error_message;
   std::replace(cause.begin(), cause.end(), '\n', ' ');

@@ -31,6 +31,8 @@ TuningSummary TuningLoop::run(const std::shared_ptr<const measure::MeasureTask>&
     state.failures = session.summary().failures;
     state.best_gflops = std::isfinite(session.best_seconds()) ? task->workload.flops() / session.best_seconds() / 1e9 : 0;
     state.noisy = session.summary().noisy;
+    state.slow = session.summary().time.slow;
+    state.saved_seconds = session.summary().time.saved;
     state.load = session.last_batch_load();
     state.device_load = session.last_batch_device_load();
     state.best_is_provisional = options.remeasure_top > 0;

@@ -45,8 +45,9 @@ ParsedRecords parse_records(const search_space::ConfigSpace& space,
   for (const auto& record : records) {
     if (auto config = readable_config(space, record)) {
       parsed.configs.push_back(std::move(*config));
-      parsed.gflops.push_back(record.ok() ? db::quiet_gflops_estimate(record.gflops, record.load, record.device_load)
-                                          : 0.0);
+      parsed.gflops.push_back(record.ok()        ? db::quiet_gflops_estimate(record.gflops, record.load, record.device_load)
+                              : record.is_slow() ? record.gflops
+                                                 : 0.0);
       parsed.noisy.push_back(record.ok() && record.is_noisy());
     }
   }
@@ -64,6 +65,7 @@ db::TuningRecord trust_fields(const measure::MeasureResult& result) {
 bool is_noisy(const measure::MeasureResult& result) { return result.ok() && trust_fields(result).is_noisy(); }
 
 double quiet_gflops(const measure::MeasureResult& result) {
+  if (result.is_slow()) return result.gflops;
   return result.ok() ? db::quiet_gflops_estimate(result.gflops, result.load, result.device_load) : 0.0;
 }
 

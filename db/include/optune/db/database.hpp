@@ -33,7 +33,7 @@ class StorageError : public DatabaseError {
   using DatabaseError::DatabaseError;
 };
 
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 // Identifies one tuning task's records: a template on a workload for a target and device.
 struct TaskKey {

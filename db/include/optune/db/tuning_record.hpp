@@ -45,11 +45,19 @@ struct TuningRecord {
   nlohmann::json device_fingerprint;  // kernels::DeviceInfo::fingerprint()
   nlohmann::json config;              // ConfigSpace::to_json(), knob name -> value
   std::vector<double> costs;          // seconds, one per repeat
-  double median_seconds = 0;          // median of costs; 0 when the candidate failed
+  // Median of costs; 0 when the candidate failed. A `slow` record (its timing stopped by the
+  // bail-out, measure::ErrorKind::kSlow) has the median of the runs it had: a lower bound on its
+  // time, and gflops the matching upper bound.
+  double median_seconds = 0;
   double gflops = 0;                  // 0 when the candidate failed
-  std::string error_kind = "ok";      // ok, build_error, runtime_error, timeout, wrong_answer, crash, transport_error
+  // ok, build_error, runtime_error, timeout, wrong_answer, crash, transport_error, reference_error, slow
+  std::string error_kind = "ok";
   std::string error_message;
   double build_seconds = 0;
+  // Seconds the worker spent checking the output (the checked run included) and timing the runs;
+  // nullopt where unknown (a failure before the check, or a record of schema 4 or older).
+  std::optional<double> check_seconds;
+  std::optional<double> timing_seconds;
   double timestamp = 0;               // unix seconds
   std::string tuner;                  // "random", "grid", "xgb", "default", "remeasure", "final", ...
   std::string run_id;                 // groups the records of one tuning run
@@ -71,6 +79,8 @@ struct TuningRecord {
   bool winner = false;
 
   bool ok() const { return error_kind == "ok"; }
+  // Passed its check but was cut short as over the bail-out bound: at least median_seconds slow.
+  bool is_slow() const { return error_kind == "slow"; }
   // The link to a remote device failed, not the config (transport_error): the record says nothing
   // of the config, which counts as unmeasured and is measured again by a later run.
   bool is_transport_failure() const { return error_kind == "transport_error"; }
@@ -102,7 +112,7 @@ bool displaces_winner(const TuningRecord& fastest, const TuningRecord& mark, con
 // the CPU", or of the GPU, "its median is known to +-14% only"); "" for a record that is not noisy.
 std::string noise_text(const TuningRecord& record);
 
-// Every field but id; spread, load and device_load only where known, and winner only where set, so that a
+// Every field but id; spread, load, device_load, check_seconds and timing_seconds only where known, and winner only where set, so that a
 // record of schema 1 keeps the JSON line (and the content hash) it had.
 nlohmann::json to_json(const TuningRecord& record);
 // Throws std::invalid_argument naming the missing or mistyped field.

@@ -67,6 +67,6 @@ class LocalRunner final : public Runner {
 // The worker request of one input (without the artifact), and the result of a worker's reply to
 // it: shared by LocalRunner and the RPC runner, whose server returns the worker's reply as is.
 WorkerRequest worker_request(const MeasureInput& input, const TimingPolicy& timing, const std::string& cache_dir = "");
-MeasureResult result_from_worker_reply(const MeasureInput& input, const WorkerReply& reply);
+MeasureResult result_from_worker_reply(const MeasureInput& input, const WorkerReply& reply, const TimingPolicy& timing);
 
 }  // namespace optune::measure

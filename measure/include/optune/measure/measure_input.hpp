@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "optune/kernels/device_info.hpp"
@@ -26,6 +27,9 @@ struct MeasureTask {
 struct MeasureInput {
   std::shared_ptr<const MeasureTask> task;
   search_space::Config config;
+  // The task's best median so far where this candidate may be timed short (timing_policy.hpp):
+  // not for the default, a run's first batch or a re-measurement.
+  std::optional<double> best_seconds;
 };
 
 }  // namespace optune::measure

@@ -14,7 +14,10 @@ namespace optune::measure {
 
 // kReferenceError: a kernel file's check reference crashed, hung or failed, so no candidate of the
 // problem can be checked; the tuner stops on it (the file is at fault, not the candidate).
-enum class ErrorKind { kOk, kBuildError, kRuntimeError, kTimeout, kWrongAnswer, kCrash, kTransportError, kReferenceError };
+// kSlow: the candidate passed its check, but its first timed runs were already over the bail-out
+// factor times the task's best (TimingPolicy::bail_out), so its timing stopped there: its costs
+// are those runs, and its median a lower bound on its time (it is at least that slow).
+enum class ErrorKind { kOk, kBuildError, kRuntimeError, kTimeout, kWrongAnswer, kCrash, kTransportError, kReferenceError, kSlow };
 
 // The measuring environment failed, not a candidate: a compiler that is missing, a worker that
 // cannot start, a build folder that cannot be written (a full or read-only TMPDIR), a compiler
@@ -36,16 +39,26 @@ struct BuildResult {
   ErrorKind error = ErrorKind::kOk;
   std::string message;   // compiler output on failure (tail)
   double build_seconds = 0;
+  // The builder keeps the artifact to serve later candidates that compile to the same object
+  // (LocalBuilder): the runner leaves it in place.
+  bool kept = false;
   bool ok() const { return error == ErrorKind::kOk; }
 };
 
 struct MeasureResult {
   std::vector<double> costs;  // seconds per run, one per repeat
-  double median_seconds = 0;
-  double gflops = 0;
+  double median_seconds = 0;  // of costs; for kSlow a lower bound on the candidate's time
+  double gflops = 0;          // for kSlow an upper bound
   ErrorKind error = ErrorKind::kOk;
   std::string message;
   double build_seconds = 0;
+  // Where the worker's time went: checking the output against the reference (its run included),
+  // and timing (warm-up and timed runs), summed over rounds; nullopt where the worker did not say.
+  std::optional<double> check_seconds;
+  std::optional<double> timing_seconds;
+  // The timed runs a bail-out or an early settled ranking spared, in seconds (what the fixed
+  // repeat x number would have cost beyond what ran).
+  double saved_seconds = 0;
   double timestamp = 0;  // unix seconds at the end of the measurement
   // Share of the machine's CPU time that other processes took while it ran (machine_load.hpp),
   // averaged over its rounds; nullopt where unknown.
@@ -58,6 +71,7 @@ struct MeasureResult {
   // finalists pairs them round by round.
   std::vector<double> round_medians;
   bool ok() const { return error == ErrorKind::kOk; }
+  bool is_slow() const { return error == ErrorKind::kSlow; }
 };
 
 double median(std::vector<double> values);

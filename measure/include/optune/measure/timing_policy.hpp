@@ -1,6 +1,13 @@
 // How a candidate is timed (DESIGN.md): warm-up runs, then `repeat` repeats of `number` back to
 // back runs each; `number` grows until one repeat lasts at least min_repeat_ms, so fast kernels are
 // not timed at clock resolution. The reported cost is the median over repeats.
+//
+// A candidate sent with the task's best time so far (WorkerRequest::best_seconds) is timed only as
+// long as its rank needs: where even its fastest repeat is over `bail_out` times that best, timing
+// stops and the candidate is `slow` (a first run over twice that stops it before any repeat);
+// where, after kSettledRepeats repeats, its fastest is over kClearlySlower times the best, it is
+// clearly not the best and its timing ends there (`adaptive`). Candidates sent without a best (the
+// default, a run's first batch, the closing re-measurements) get every repeat.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -14,7 +21,17 @@ struct TimingPolicy {
   double min_repeat_ms = 40;
   double timeout_seconds = 30;  // whole candidate: check and timing; past it the worker is killed
   double max_relative_error = 1e-4;  // relative L2 against the reference, else wrong_answer
+  double bail_out = 2;   // 0: never cut a candidate as slow
+  bool adaptive = true;  // false: every repeat for every candidate that is not slow
 };
+
+// Repeats after which an adaptive timing may end, and how much slower than the best a candidate's
+// fastest repeat must then be: beyond the 3-10% that repeats of one config spread on a busy machine.
+inline constexpr int kSettledRepeats = 3;
+// The bail-out factors a user may give (0 is off): at 1 or below the best itself would be cut.
+inline constexpr double kMinBailOut = 1.1;
+inline constexpr double kMaxBailOut = 1000;
+inline constexpr double kClearlySlower = 1.15;
 
 nlohmann::json to_json(const TimingPolicy& policy);
 TimingPolicy timing_policy_from_json(const nlohmann::json& json);

@@ -32,6 +32,9 @@ struct WorkerRequest {
   // An operator's inputs' dtypes where its template reads other than the key's dtype says
   // (kernels::operator_operands: u8 activations of an i8 GEMM on x86); empty: the key's.
   std::vector<kernels::DataType> input_dtypes;
+  // The task's best median so far, which lets the worker stop timing a candidate that cannot be
+  // the best (timing_policy.hpp); absent: time it in full.
+  std::optional<double> best_seconds;
 };
 
 // {"describe": true}: every device of the worker; with a target, that target's device.
@@ -51,6 +54,9 @@ struct WorkerReply {
   std::vector<double> costs;  // seconds per run, one per repeat
   double error = 0;           // relative L2 error of the output; -1 for not finite
   int number = 0;             // runs per repeat
+  // Measure replies: the worker's seconds checking the output and timing the runs.
+  std::optional<double> check_seconds;
+  std::optional<double> timing_seconds;
   double build_seconds = 0;   // compiled in the worker (OpenCL): its compile or cache load
   std::optional<bool> program_cached;
   // "ready" replies: the kernel file's reference has not run yet on these operands.

@@ -20,6 +20,10 @@ struct ProgressState {
   std::string unit = "GFLOP/s";  // of best_gflops: a kernel file's may be GB/s or runs/s
   // Records of this run so far taken on a busy machine or with a wide spread (TuningRecord::is_noisy).
   std::size_t noisy = 0;
+  // Candidates of this run cut as slow by the bail-out, and the timing seconds that it and
+  // adaptive timing spared (TimeSplit::saved).
+  std::size_t slow = 0;
+  double saved_seconds = 0;
   // The last batch's mean load (other processes' share of the CPU time); nullopt where unknown.
   std::optional<double> load;
   // Its mean device load (other processes' share of the GPU's time); nullopt where unknown.

@@ -21,6 +21,21 @@
 
 namespace optune::tuner {
 
+// Where a run's wall time went: the builder's wall time (its compiles run side by side), and the
+// workers' checking and timing. What a run spent besides these and the tuner's choosing
+// (TuningSummary::overhead_seconds) is waiting: workers starting, operands being made, transfers,
+// the database. `saved`: timed runs that the bail-out and adaptive timing spared (timing_policy.hpp),
+// which the wall time does not contain; `slow`: candidates the bail-out cut.
+struct TimeSplit {
+  double building = 0;
+  double checking = 0;
+  double timing = 0;
+  double saved = 0;
+  std::size_t slow = 0;
+  TimeSplit& operator+=(const TimeSplit& other);
+  TimeSplit operator-(const TimeSplit& other) const;
+};
+
 // Builds a batch on all cores, then measures it (never both at once), `rounds` times over in turn
 // (measure::Runner::run), and records the results.
 class RecordingMeasurer {
@@ -33,20 +48,26 @@ class RecordingMeasurer {
                                         const std::string& tuner, const std::string& run_id, bool is_default,
                                         std::vector<measure::MeasureResult>* results = nullptr, int rounds = 1);
   // Measures the batch into records without recording them; from the `rounds`-th round on, further
-  // rounds while `more` says so, up to `max_rounds` (measure::Runner::run).
+  // rounds while `more` says so, up to `max_rounds` (measure::Runner::run). With `best_seconds`,
+  // the task's best so far, a candidate is timed only as long as its rank needs
+  // (measure::TimingPolicy).
   std::vector<db::TuningRecord> run(const std::shared_ptr<const measure::MeasureTask>& task,
                                     const std::vector<search_space::Config>& configs, const std::string& tuner,
                                     const std::string& run_id, bool is_default,
                                     std::vector<measure::MeasureResult>* results = nullptr, int rounds = 1,
-                                    int max_rounds = 0, const measure::Runner::MoreRounds& more = {});
+                                    int max_rounds = 0, const measure::Runner::MoreRounds& more = {},
+                                    std::optional<double> best_seconds = std::nullopt);
   // Commits the records in one transaction: an interrupted run keeps every batch it recorded.
   void record(const std::vector<db::TuningRecord>& records);
   db::Database& database() { return database_; }
+  // What every run() so far spent, summed.
+  const TimeSplit& spent() const { return spent_; }
 
  private:
   measure::Builder& builder_;
   measure::Runner& runner_;
   db::Database& database_;
+  TimeSplit spent_;
 };
 
 // The measuring environment failed (measure::EnvironmentFailure); thrown here too when every
@@ -87,6 +108,9 @@ struct TuningSummary {
   std::optional<db::TuningRecord> default_config;
   double seconds = 0;
   double overhead_seconds = 0;       // spent by the tuner choosing configs (model fits, searches)
+  TimeSplit time;                    // where the rest of `seconds` went
+  // What `seconds` spent neither building, checking, timing nor choosing: waiting.
+  double waiting_seconds() const;
   std::string tuner;
   std::size_t transfer_records = 0;  // records of other shapes the model started from
   std::size_t other_device_records = 0;  // records of this workload on other devices, likewise
@@ -166,6 +190,14 @@ class TaskSession {
   void compare_finalists(const std::function<void(const std::string&)>& note, const std::atomic<bool>* stop);
   // Records a batch that passed check_environment(), with the default's held-back record.
   void record(const std::vector<db::TuningRecord>& records);
+  // measurer_.run(), its time added to summary_.time.
+  template <typename... Args>
+  std::vector<db::TuningRecord> run_batch(Args&&... args) {
+    const TimeSplit before = measurer_.spent();
+    auto records = measurer_.run(task_, std::forward<Args>(args)...);
+    summary_.time += measurer_.spent() - before;
+    return records;
+  }
   // Counts a batch's noisy records and keeps its mean load.
   void note_noise(const std::vector<db::TuningRecord>& records);
 };

@@ -34,7 +34,7 @@ std::optional<search_space::Config> readable_config(const search_space::ConfigSp
 // The configs of records that this space can read (records of an older space may not be).
 struct ParsedRecords {
   std::vector<search_space::Config> configs;
-  std::vector<double> gflops;  // quiet estimates (db::quiet_gflops_estimate); 0 for failed candidates
+  std::vector<double> gflops;  // as quiet_gflops() gives them
   std::vector<bool> noisy;     // measured on a busy machine or with a wide spread (is_noisy)
 };
 ParsedRecords parse_records(const search_space::ConfigSpace& space,
@@ -45,7 +45,9 @@ db::TuningRecord trust_fields(const measure::MeasureResult& result);
 // Whether a measurement's record will be noisy (db::TuningRecord::is_noisy); a failure is not.
 bool is_noisy(const measure::MeasureResult& result);
 // What the cost model learns from a measurement: its throughput with the others' share of the
-// machine taken off (db::quiet_gflops_estimate), 0 for a failure.
+// machine taken off (db::quiet_gflops_estimate), 0 for a failure. A slow one (cut by the bail-out)
+// is a censored observation, at most so fast: it is learnt at that bound, which is under half the
+// task's best, so that every ranking the model is asked for (the best first) stays right.
 double quiet_gflops(const measure::MeasureResult& result);
 ConfigSet measured_set(const search_space::ConfigSpace& space, const std::vector<db::TuningRecord>& records);
 

@@ -1,5 +1,8 @@
 // LocalBuilder: compiles each candidate's emitted source into a shared object with the configured
-// compiler (a cross compiler too), on all cores in parallel, each compile under a timeout.
+// compiler (a cross compiler too), on all cores in parallel, each compile under a timeout. A
+// candidate whose compile (source and command) is one it has built before, in this batch or an
+// earlier one, reuses that object: the closing re-measurements of a run, the probes of a failing
+// batch and configs that differ only in what their template passes at run time compile nothing.
 // Compile errors and timeouts become build_error results carrying the compiler's output. A kernel
 // file's candidate that builds only without its check reference is a reference_error result (the
 // file's fault). A failure of the environment is no result: a build folder that cannot be written,
@@ -7,6 +10,8 @@
 // EnvironmentFailure, however few candidates of the batch it hit.
 #pragma once
 
+#include <deque>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +31,9 @@ struct LocalBuilderOptions {
   bool keep_sources = false;              // keep .cpp files next to the objects (debugging)
 };
 
+// Shared objects a LocalBuilder keeps for reuse (a few MB of a run's build folder).
+inline constexpr std::size_t kMaxKeptObjects = 256;
+
 class LocalBuilder final : public Builder {
  public:
   explicit LocalBuilder(LocalBuilderOptions options);
@@ -37,6 +45,11 @@ class LocalBuilder final : public Builder {
   LocalBuilderOptions options_;
   BuildDirectory work_dir_;
   std::size_t next_id_ = 0;
+  // Objects built so far by their compile (command and source), oldest first in `built_order_`:
+  // at most kMaxKeptObjects are kept, the oldest removed at the start of a batch.
+  std::map<std::string, std::string> built_;
+  std::deque<std::string> built_order_;
+  void forget_oldest_objects();
 };
 
 }  // namespace optune::measure

@@ -1,0 +1,170 @@
+// Time to a result (issue 42) through the optune command: a candidate whose first timed runs are
+// over the bail-out factor times the best so far is a `slow` record (its partial time a lower
+// bound), never the first batch's nor a finalist's; one clearly slower than the best gets three
+// repeats; --bail-out off and --timing full time every candidate in full; every record says its
+// check and timing seconds and the run's summary where its wall time went.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "command_test.hpp"
+#include "cpu_kernel_file.hpp"
+#include "optune/db/database.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using optune::db::Database;
+using optune::test_support::CommandRun;
+using optune::test_support::CommandTest;
+
+// y = 2x over N floats, done WORK times over (a compiler barrier keeps every pass): a config runs
+// about WORK times as long as WORK = 1 does. PAD only makes configs of equal speed.
+constexpr const char* kPacedSource = R"(#include <cstdint>
+extern "C" void paced(const float* x, float* y, std::int32_t n) {
+  for (int pass = 0; pass < WORK + (PAD - PAD); ++pass) {
+    for (std::int32_t i = 0; i < n; ++i) y[i] = 2 * x[i];
+    asm volatile("" ::: "memory");
+  }
+}
+extern "C" void paced_reference(const float* x, float* y, std::int32_t n) {
+  for (std::int32_t i = 0; i < n; ++i) y[i] = 2 * x[i];
+}
+)";
+
+class TimingCliTest : public CommandTest {
+ protected:
+  fs::path write_paced_kernel() {
+    std::ofstream(dir_ / "paced.cpp") << kPacedSource;
+    std::ofstream(dir_ / "paced.toml") << optune::test_support::cpu_kernel_file("paced", 65536,
+                                                                               "WORK = [1, 12, 24]\nPAD = [0, 1, 2]");
+    return dir_ / "paced.toml";
+  }
+  // Tunes the paced kernel over its whole grid, a config a batch.
+  nlohmann::json tune(const std::string& options) {
+    CommandRun run = optune("tune --kernel " + write_paced_kernel().string() + " --tuner grid --trials 9 --batch-size 1 "
+                            "--min-repeat-ms 5 --remeasure 1 --quiet --format json --db " + db() + " " + options);
+    EXPECT_EQ(run.code, 0) << run.out << run.err;
+    return nlohmann::json::parse(run.out);
+  }
+  std::vector<optune::db::TuningRecord> records() { return Database::open(db(), Database::Mode::kReadOnly).records({}); }
+};
+
+TEST_F(TimingCliTest, CandidatesOverTheBailOutBoundAreSlowRecordsAndTheRestAreTimedAsTheirRankNeeds) {
+  const auto summary = tune("");
+  const auto all = records();
+  double fastest_median = 1e9;
+  for (const auto& record : all)
+    if (record.ok()) fastest_median = std::min(fastest_median, record.median_seconds);
+  std::size_t slow = 0;
+  for (const auto& record : all) {
+    const int work = record.config.at("WORK").get<int>();
+    ASSERT_TRUE(record.ok() || record.is_slow()) << record.error_kind << ": " << record.error_message;
+    // The check ran for every one of them, and the timing too.
+    ASSERT_TRUE(record.check_seconds && record.timing_seconds) << record.config_text();
+    EXPECT_GE(*record.check_seconds, 0);
+    if (record.is_slow()) {
+      ++slow;
+      EXPECT_GE(work, 12) << "a config as fast as the best was cut: " << record.config_text();
+      EXPECT_EQ(record.tuner, "grid") << "the default and finalists are never cut";
+      EXPECT_NE(record.error_message.find("over 2x the best so far"), std::string::npos) << record.error_message;
+      // At least that slow: its partial time is a lower bound, well over the best's.
+      ASSERT_EQ(record.costs.size(), 1u);
+      EXPECT_GT(record.median_seconds, 0);
+      EXPECT_GT(record.gflops, 0);
+    } else if (record.tuner == "grid" && record.costs.size() != 5) {
+      // Three repeats only for a config whose fastest repeat was clearly slower than the best so far.
+      ASSERT_EQ(record.costs.size(), 3u);
+      EXPECT_GT(*std::min_element(record.costs.begin(), record.costs.end()), 1.15 * fastest_median);
+    }
+  }
+  // The grid's first config is the first batch, timed in full whatever it is; the other slow
+  // configs (WORK 12 and 24: 6 of the 9, the default's twin aside) are cut.
+  EXPECT_GE(slow, 4u);
+  EXPECT_EQ(summary["slow"], slow);
+  EXPECT_EQ(summary["failures"], 0) << "a slow record is no failure";
+  EXPECT_GT(summary["time"]["saved_seconds"].get<double>(), 0);
+  // Where the wall time went: its parts add up to no more than it.
+  const auto& time = summary["time"];
+  double parts = 0;
+  for (const char* part : {"building", "checking", "timing", "choosing", "waiting"}) {
+    ASSERT_TRUE(time.contains(part)) << time.dump();
+    EXPECT_GE(time[part].get<double>(), 0) << part;
+    parts += time[part].get<double>();
+  }
+  EXPECT_GT(time["building"].get<double>(), 0);
+  EXPECT_GT(time["timing"].get<double>(), 0);
+  EXPECT_NEAR(parts, summary["seconds"].get<double>(), 0.05 * summary["seconds"].get<double>() + 0.1);
+  // The best is a WORK = 1 config, measured in full.
+  EXPECT_EQ(summary["best"]["config"]["WORK"], 1) << summary["best"].dump();
+}
+
+TEST_F(TimingCliTest, WithoutBailOutAClearlySlowerCandidateGetsThreeRepeats) {
+  const auto summary = tune("--bail-out off");
+  EXPECT_EQ(summary["slow"], 0);
+  const auto all = records();
+  double fastest_median = 1e9;
+  for (const auto& record : all) fastest_median = std::min(fastest_median, record.median_seconds);
+  std::size_t settled = 0;
+  for (const auto& record : all) {
+    ASSERT_TRUE(record.ok()) << record.error_kind;
+    if (record.tuner != "grid") continue;
+    const int work = record.config.at("WORK").get<int>();
+    ASSERT_TRUE(record.costs.size() == 3 || record.costs.size() == 5) << record.costs.size();
+    if (record.costs.size() == 3) {
+      // Settled early only when even its fastest repeat was clearly slower than the best so far.
+      EXPECT_GT(*std::min_element(record.costs.begin(), record.costs.end()), 1.15 * fastest_median);
+      settled += work > 1;
+    }
+  }
+  EXPECT_GE(settled, 4u) << "WORK 12 and 24 are clearly slower than the best";
+  EXPECT_GT(summary["time"]["saved_seconds"].get<double>(), 0);
+}
+
+TEST_F(TimingCliTest, BailOutOffAndFullTimingTimeEveryCandidateInFull) {
+  const auto summary = tune("--bail-out off --timing full");
+  EXPECT_EQ(summary["slow"], 0);
+  EXPECT_EQ(summary["time"]["saved_seconds"], 0.0);
+  for (const auto& record : records()) {
+    ASSERT_TRUE(record.ok()) << record.error_kind;
+    if (record.tuner == "grid" || record.tuner == "default") EXPECT_EQ(record.costs.size(), 5u) << record.config_text();
+  }
+}
+
+TEST_F(TimingCliTest, QueryShowsWhereEachRecordsTimeWent) {
+  tune("");
+  CommandRun run = optune("query --history --format json --db " + db());
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto rows = nlohmann::json::parse(run.out);
+  ASSERT_FALSE(rows.empty());
+  std::size_t remeasured = 0;
+  for (const auto& row : rows) {
+    // A config is compiled once: its re-measurements at the end of the run reuse its object.
+    if (row["tuner"] == "remeasure" || row["tuner"] == "final") {
+      ++remeasured;
+      EXPECT_EQ(row["build_seconds"].get<double>(), 0) << row.dump();
+    } else {
+      EXPECT_GT(row["build_seconds"].get<double>(), 0) << row.dump();
+    }
+    EXPECT_TRUE(row["check_seconds"].is_number()) << row.dump();
+    EXPECT_TRUE(row["timing_seconds"].is_number()) << row.dump();
+  }
+  EXPECT_GT(remeasured, 0u);
+  run = optune("query --history --format csv --db " + db());
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.out.find(",build_seconds,check_seconds,timing_seconds\n"), std::string::npos) << run.out;
+}
+
+TEST_F(TimingCliTest, ABailOutFactorOutOfRangeIsBadInput) {
+  for (const char* factor : {"1", "0.5", "-2", "fast", "1e9"})
+    expect_bad_input("tune --op gemm --shape 8,8,8 --trials 1 --db " + db() + " --bail-out " + factor, "--bail-out");
+  expect_bad_input("tune --op gemm --shape 8,8,8 --trials 1 --db " + db() + " --timing sometimes", "--timing");
+  EXPECT_FALSE(fs::exists(db()));
+}
+
+}  // namespace
