@@ -45,6 +45,7 @@ std::string tune(const py::dict& arguments, const std::string& package_dir, cons
   request.layout = get("layout").cast<std::string>();
   request.template_name = get("template").cast<std::string>();
   request.tuning.tuner.objective = get("objective").cast<std::string>();
+  request.tuning.tuner.cheap_share = get("cheap_share").cast<double>();
   request.scheduler.policy = get("scheduler").cast<std::string>();
   request.measuring.compile_timeout = get("compile_timeout").cast<double>();
   request.measuring.rpc_wait = get("rpc_wait").cast<double>();

@@ -18,6 +18,7 @@ void to_json(nlohmann::json& json, const WorkerRequest& request) {
     json["input_dtypes"] = names;
   }
   if (request.best_seconds) json["best_seconds"] = *request.best_seconds;
+  if (!request.run_time_knobs.empty()) json["run_time_knobs"] = request.run_time_knobs;
 }
 
 void from_json(const nlohmann::json& json, WorkerRequest& request) {
@@ -37,6 +38,7 @@ void from_json(const nlohmann::json& json, WorkerRequest& request) {
     if (!(best > 0) || !std::isfinite(best)) throw std::invalid_argument("best_seconds must be a positive number");
     request.best_seconds = best;
   }
+  if (json.contains("run_time_knobs")) request.run_time_knobs = json.at("run_time_knobs").get<std::vector<long long>>();
 }
 
 void to_json(nlohmann::json& json, const DescribeRequest& request) {

@@ -152,7 +152,8 @@ def tune(op="gemm", shape=None, target=None, tuner="xgb", trials=64, db="optune.
          layout=None, trials_per_task=0, budget=None, seed=1, batch_size=8, early_stopping=0, remeasure=3,
          transfer=True, repeat=5, number=0, min_repeat_ms=40.0, timeout=30.0, jobs=0, compiler="c++",
          rpc=None, token_file=None, wait_lock=False, progress=None, template=None, objective="rank:pairwise",
-         scheduler="gradient", compile_timeout=120.0, rpc_wait=60.0, dtype=None, bail_out=2.0, timing="adaptive"):
+         scheduler="gradient", compile_timeout=120.0, rpc_wait=60.0, dtype=None, bail_out=2.0, timing="adaptive",
+         cheap_share=0.5):
     """Tunes one workload (``op`` and ``shape``) or every workload of a ``suite`` file on ``target``.
 
     Returns a dict: for one workload ``workload``, ``template``, ``target``, ``device``, ``trials``,
@@ -172,6 +173,8 @@ def tune(op="gemm", shape=None, target=None, tuner="xgb", trials=64, db="optune.
     ``bail_out``: stop timing a candidate whose first runs exceed this many times the best so far
     (a ``slow`` record); ``"off"`` or None times every one in full. ``timing``: ``"adaptive"`` (3
     repeats for a candidate clearly slower than the best) or ``"full"`` (as ``--timing``).
+    ``cheap_share``: xgb's share of each batch among run-time variants of the best configs, which
+    need no compile (as ``--cheap-share``; 0: none).
     """
     kernel = _path("kernel", kernel, required=False)
     arguments = {
@@ -197,6 +200,7 @@ def tune(op="gemm", shape=None, target=None, tuner="xgb", trials=64, db="optune.
         "rpc_wait": _seconds("rpc_wait", rpc_wait, 0, 86400),
         "bail_out": 0.0 if bail_out in (None, "off") else _seconds("bail_out", bail_out, 1.1, 1000),
         "timing": _choice("timing", timing, ("adaptive", "full")),
+        "cheap_share": _seconds("cheap_share", cheap_share, 0, 1),
     }
     if arguments["repeat"] > 1000 or arguments["number"] > 1000000:
         raise BadInput("repeat must be at most 1000 and number at most 1000000")

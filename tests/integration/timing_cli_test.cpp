@@ -61,13 +61,16 @@ TEST_F(TimingCliTest, CandidatesOverTheBailOutBoundAreSlowRecordsAndTheRestAreTi
   double fastest_median = 1e9;
   for (const auto& record : all)
     if (record.ok()) fastest_median = std::min(fastest_median, record.median_seconds);
-  std::size_t slow = 0;
+  std::size_t slow = 0, retimed = 0;
   for (const auto& record : all) {
     const int work = record.config.at("WORK").get<int>();
     ASSERT_TRUE(record.ok() || record.is_slow()) << record.error_kind << ": " << record.error_message;
     // The check ran for every one of them, and the timing too.
     ASSERT_TRUE(record.check_seconds && record.timing_seconds) << record.config_text();
     EXPECT_GE(*record.check_seconds, 0);
+    // On a busy machine a cut is not trusted: the config is timed again in full, and says so.
+    const bool timed_again = record.error_message.starts_with("timed in full: cut as slow while other processes took");
+    retimed += timed_again;
     if (record.is_slow()) {
       ++slow;
       EXPECT_GE(work, 12) << "a config as fast as the best was cut: " << record.config_text();
@@ -84,11 +87,12 @@ TEST_F(TimingCliTest, CandidatesOverTheBailOutBoundAreSlowRecordsAndTheRestAreTi
     }
   }
   // The grid's first config is the first batch, timed in full whatever it is; the other slow
-  // configs (WORK 12 and 24: 6 of the 9, the default's twin aside) are cut.
-  EXPECT_GE(slow, 4u);
+  // configs (WORK 12 and 24: 6 of the 9, the default's twin aside) are cut, or timed again in full
+  // where the machine was busy when they were cut.
+  EXPECT_GE(slow + retimed, 4u);
   EXPECT_EQ(summary["slow"], slow);
   EXPECT_EQ(summary["failures"], 0) << "a slow record is no failure";
-  EXPECT_GT(summary["time"]["saved_seconds"].get<double>(), 0);
+  if (slow > 0) EXPECT_GT(summary["time"]["saved_seconds"].get<double>(), 0);
   // Where the wall time went: its parts add up to no more than it.
   const auto& time = summary["time"];
   double parts = 0;

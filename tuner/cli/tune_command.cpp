@@ -290,6 +290,10 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
       ->capture_default_str()->check(whole_number(0, 1000));
   tune->add_option("--objective", options->request.tuning.tuner.objective, "xgb: cost model objective")
       ->check(CLI::IsMember({"rank:pairwise", "reg:squarederror"}))->capture_default_str();
+  tune->add_option("--cheap-share", options->request.tuning.tuner.cheap_share,
+                   "xgb: share of each batch among run-time variants of the best configs, which run on objects "
+                   "built already (no compile); 0: none")
+      ->capture_default_str()->check(finite_number(0.0, 1.0));
   tune->add_flag("--no-transfer", [options](std::int64_t) { options->request.tuning.tuner.transfer = false; },
                  "xgb: do not start from records of other shapes or of other devices");
   tune->add_option("--seed", options->request.tuning.tuner.seed, "Seed of the tuner's random choices")

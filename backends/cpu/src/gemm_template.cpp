@@ -283,8 +283,27 @@ class CpuGemmTemplate final : public KernelTemplate {
     };
   }
 
+  // The cache blocks and threads are passed at run time (GemmConfig::run_time_blocks): a candidate
+  // compiles only what its micro-kernel and loop structure need, and every config that differs
+  // from it in blocks or threads alone runs on the same object.
+  std::vector<std::string> run_time_knobs() const override { return {kTileMc, kTileNc, kTileKc, kThreads}; }
+
+  std::vector<long long> run_time_knob_values(const Workload&, const DeviceInfo&,
+                                              const ss::ConfigView& config) const override {
+    const cpu::GemmConfig c = cpu::gemm_config_from_view(config);
+    return {c.mc, c.nc, c.kc, c.threads};
+  }
+
   std::string emit_source(const Workload& workload, const DeviceInfo&,
                           const ss::ConfigView& config) const override {
+    // What is compiled in: the config less its blocks and threads, which stand at placeholders of
+    // the compiled part's own (so the source is one for all of them).
+    cpu::GemmConfig compiled = cpu::gemm_config_from_view(config);
+    compiled.run_time_blocks = true;
+    compiled.mc = compiled.mr;
+    compiled.nc = compiled.nr;
+    compiled.kc = 1;
+    compiled.threads = 1;
     const GemmShape& s = workload.gemm();
     const std::string m = std::to_string(s.M), n = std::to_string(s.N), k = std::to_string(s.K);
     const bool widening = workload.dtype != DataType::kF32;
@@ -297,11 +316,17 @@ class CpuGemmTemplate final : public KernelTemplate {
            "-I<kernels/include>\n"
            "#include <optune/kernels/cpu/" + (widening ? "gemm_widening.hpp" : "gemm.hpp") + ">\n\n"
            "using Element = " + element + ";\n\n"
+           "// tile_mc, tile_nc, tile_kc and threads, as the worker passes them.\n"
+           "extern \"C\" void " + std::string(kSetKnobsSymbol) + "(const long long* values, int count) {\n"
+           "  if (count == 4)\n"
+           "    optune::kernels::cpu::gemm_detail::run_time_blocks = {values[0], values[1], values[2],\n"
+           "                                                          static_cast<int>(values[3])};\n"
+           "}\n\n"
            "extern \"C\" void " +
            std::string(kCandidateSymbol) +
            "(const void* const* inputs, void* output) {\n"
            "  optune::kernels::cpu::" + (widening ? "gemm_widening<" : "gemm<") +
-           cpu::gemm_config_literal(cpu::gemm_config_from_view(config)) + ">(\n      " + m + ", " + n + ", " + k +
+           cpu::gemm_config_literal(compiled) + ">(\n      " + m + ", " + n + ", " + k +
            ", static_cast<const Element*>(inputs[0]), " + k + ", static_cast<const Element*>(inputs[1]), " + n +
            ", static_cast<Element*>(output), " + n + ");\n}\n";
   }
@@ -371,7 +396,7 @@ std::string gemm_config_literal(const GemmConfig& c) {
          ", .loop_order = optune::kernels::cpu::LoopOrder::" +
          kOrders[static_cast<int>(c.loop_order)] + ", .unroll = " + i(c.unroll) +
          ", .threads = " + i(c.threads) + ", .parallel = optune::kernels::cpu::ParallelLoop::" +
-         kParallel[static_cast<int>(c.parallel)] + "}";
+         kParallel[static_cast<int>(c.parallel)] + (c.run_time_blocks ? ", .run_time_blocks = true" : "") + "}";
 }
 
 }  // namespace cpu

@@ -73,6 +73,7 @@ Subprocess start_compiler(const std::vector<std::string>& argv, const std::strin
 struct PendingCompile {
   std::vector<std::string> argv;
   std::string stem;  // work_dir/candidate_N: .cpp, .so and .log
+  std::string source;  // written to stem.cpp as its compile starts (a full disk fails that compile)
   bool has_reference = false;  // the source marks its check reference's part (kWithoutReferenceMacro)
 };
 
@@ -154,7 +155,7 @@ std::vector<BuildResult> LocalBuilder::build(const std::vector<MeasureInput>& in
     first_with_key.emplace(keys[index], index);
     compile.stem = work_dir_.path() + "/candidate_" + std::to_string(next_id_++);
     compile.argv.insert(compile.argv.end(), {compile.stem + ".cpp", "-o", compile.stem + ".so"});
-    write_build_file(compile.stem + ".cpp", source);
+    compile.source = std::move(source);
     to_compile.push_back(index);
   }
 
@@ -162,7 +163,9 @@ std::vector<BuildResult> LocalBuilder::build(const std::vector<MeasureInput>& in
   processes.jobs = options_.jobs;
   processes.timeout_seconds = options_.timeout_seconds;
   processes.start = [&](std::size_t task) -> std::optional<Subprocess> {
-    const PendingCompile& compile = compiles[to_compile[task]];
+    PendingCompile& compile = compiles[to_compile[task]];
+    write_build_file(compile.stem + ".cpp", compile.source);
+    std::string().swap(compile.source);
     return start_compiler(compile.argv, compile.stem + ".log");
   };
   processes.finish = [&](std::size_t task, std::optional<ExitStatus> status, double seconds) {

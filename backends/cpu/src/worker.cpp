@@ -135,6 +135,12 @@ std::unique_ptr<measure::LoadedCandidate> CpuWorker::load(const measure::WorkerR
   void* handle = open_shared_object(request.artifact, reply);
   if (!handle) return nullptr;
   auto function = find_symbol<kernels::CandidateFunction>(handle, kernels::kCandidateSymbol, reply);
+  if (function && !request.run_time_knobs.empty()) {
+    if (auto set_knobs = find_symbol<kernels::SetKnobsFunction>(handle, kernels::kSetKnobsSymbol, reply))
+      set_knobs(request.run_time_knobs.data(), static_cast<int>(request.run_time_knobs.size()));
+    else
+      function = nullptr;
+  }
   if (!function) {
     dlclose(handle);
     return nullptr;

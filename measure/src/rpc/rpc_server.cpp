@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <cmath>
 #include <set>
 #include <thread>
 
@@ -99,7 +100,8 @@ std::string measure_request_problem(const nlohmann::json& metadata) {
   if (auto seed = request->find("seed"); seed != request->end() && !seed->is_number_unsigned())
     return "seed: expected an unsigned integer";
   if (request->contains("describe")) return "describe: ask with a describe message";
-  static const std::set<std::string> kFields = {"workload", "timing", "seed", "target", "cache_dir", "kernel", "input_dtypes"};
+  static const std::set<std::string> kFields = {"workload",     "timing",       "seed",          "target", "cache_dir",
+                                                "kernel",       "input_dtypes", "best_seconds", "run_time_knobs"};
   for (const auto& [field, value] : request->items())
     if (!kFields.count(field)) return field + ": not a field of a measure request";
   if (auto target = request->find("target"); target != request->end()) {
@@ -112,6 +114,14 @@ std::string measure_request_problem(const nlohmann::json& metadata) {
   }
   if (auto cache = request->find("cache_dir"); cache != request->end() && !cache->is_string())
     return "cache_dir: expected text";
+  if (auto best = request->find("best_seconds");
+      best != request->end() && !(best->is_number() && best->get<double>() > 0 && std::isfinite(best->get<double>())))
+    return "best_seconds: expected a positive number";
+  if (auto knobs = request->find("run_time_knobs"); knobs != request->end()) {
+    if (!knobs->is_array() || knobs->size() > 64) return "run_time_knobs: expected a list of at most 64 integers";
+    for (const auto& value : *knobs)
+      if (!value.is_number_integer()) return "run_time_knobs: expected a list of at most 64 integers";
+  }
   if (auto dtypes = request->find("input_dtypes"); dtypes != request->end()) {
     if (!dtypes->is_array() || dtypes->size() > 8) return "input_dtypes: expected a list of dtypes";
     for (const auto& name : *dtypes) {

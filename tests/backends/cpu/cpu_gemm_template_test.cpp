@@ -3,8 +3,10 @@
 // valid for any shape, and an emitted candidate compiles, loads and computes the product.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -155,7 +157,9 @@ std::vector<double> naive_product(const std::vector<float>& a, const std::vector
   return c;
 }
 
-TEST(CpuGemmTemplate, EmittedSourceCompilesLoadsAndComputesTheProduct) {
+// The cache blocks and threads are run-time knobs: configs that differ only in them emit one source,
+// compiled once, and the object computes the product for each of them once given their values.
+TEST(CpuGemmTemplate, EmittedSourceCompilesOnceAndComputesTheProductForEachRunTimeBlocking) {
   const std::int64_t M = 37, N = 45, K = 71;
   const Workload workload = gemm(M, N, K);
   const DeviceInfo device = avx2_device(2);
@@ -165,7 +169,22 @@ TEST(CpuGemmTemplate, EmittedSourceCompilesLoadsAndComputesTheProduct) {
   const std::string source =
       cpu_gemm().emit_source(workload, device, ss::ConfigView(space, config));
   ASSERT_NE(source.find(std::string("extern \"C\" void ") + kCandidateSymbol), std::string::npos);
+  ASSERT_NE(source.find(std::string("extern \"C\" void ") + kSetKnobsSymbol), std::string::npos);
   ASSERT_NE(source.find("#include <optune/kernels/cpu/gemm.hpp>"), std::string::npos);
+  // Its siblings: the same compiled knobs, other blocks and threads.
+  std::vector<ss::Config> siblings = {config};
+  const std::vector<std::size_t> run_time = {space.knob_index("tile_mc"), space.knob_index("tile_nc"),
+                                             space.knob_index("tile_kc"), space.knob_index("threads")};
+  for (int tries = 0; tries < 2000 && siblings.size() < 4; ++tries) {
+    ss::Config sibling = config;
+    const ss::Config other = space.sample_valid(rng);
+    for (std::size_t k : run_time) sibling.options[k] = other.options[k];
+    if (!space.is_valid(sibling) || std::find(siblings.begin(), siblings.end(), sibling) != siblings.end()) continue;
+    EXPECT_EQ(cpu_gemm().emit_source(workload, device, ss::ConfigView(space, sibling)), source)
+        << "blocks and threads are not compiled in";
+    siblings.push_back(sibling);
+  }
+  ASSERT_GE(siblings.size(), 3u);
 
   const auto dir = std::filesystem::temp_directory_path() /
                    ("optune_cpu_gemm_test_" + std::to_string(::getpid()));
@@ -181,23 +200,30 @@ TEST(CpuGemmTemplate, EmittedSourceCompilesLoadsAndComputesTheProduct) {
   void* handle = dlopen((dir / "candidate.so").c_str(), RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(handle, nullptr) << dlerror();
   auto function = reinterpret_cast<CandidateFunction>(dlsym(handle, kCandidateSymbol));
+  auto set_knobs = reinterpret_cast<SetKnobsFunction>(dlsym(handle, kSetKnobsSymbol));
   ASSERT_NE(function, nullptr);
+  ASSERT_NE(set_knobs, nullptr);
 
   std::mt19937 values(5);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<float> a(static_cast<std::size_t>(M * K)), b(static_cast<std::size_t>(K * N));
   for (auto& x : a) x = dist(values);
   for (auto& x : b) x = dist(values);
-  std::vector<float> c(static_cast<std::size_t>(M * N), std::nanf(""));
-  const void* inputs[] = {a.data(), b.data()};
-  function(inputs, c.data());
   const std::vector<double> want = naive_product(a, b, M, N, K);
-  double num = 0, den = 0;
-  for (std::size_t i = 0; i < c.size(); ++i) {
-    num += (c[i] - want[i]) * (c[i] - want[i]);
-    den += want[i] * want[i];
+  for (const ss::Config& sibling : siblings) {
+    const auto knobs = cpu_gemm().run_time_knob_values(workload, device, ss::ConfigView(space, sibling));
+    ASSERT_EQ(knobs.size(), 4u);
+    set_knobs(knobs.data(), static_cast<int>(knobs.size()));
+    std::vector<float> c(static_cast<std::size_t>(M * N), std::nanf(""));
+    const void* inputs[] = {a.data(), b.data()};
+    function(inputs, c.data());
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      num += (c[i] - want[i]) * (c[i] - want[i]);
+      den += want[i] * want[i];
+    }
+    EXPECT_LE(std::sqrt(num / den), 1e-4) << space.to_json(sibling).dump();
   }
-  EXPECT_LE(std::sqrt(num / den), 1e-4) << source;
   dlclose(handle);
   std::filesystem::remove_all(dir);
 }

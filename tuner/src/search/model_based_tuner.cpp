@@ -24,6 +24,14 @@ ModelBasedTuner::ModelBasedTuner(std::string name, const measure::MeasureTask& t
       options_(options),
       domain_(task.space, {}, std::move(pool)),
       model_(std::move(model)) {
+  if (task.kernel_template != nullptr && options_.cheap_share > 0)
+    for (const auto& name : task.kernel_template->run_time_knobs()) {
+      try {
+        run_time_knobs_.push_back(task.space.knob_index(name));
+      } catch (const std::out_of_range&) {
+        // A hand-made space of the template's without the knob: nothing cheap to vary in it.
+      }
+    }
   auto own = parse_records(task.space, history.own);
   domain_.claim_all(own.configs);
   add_transfer(history.related);
@@ -215,6 +223,56 @@ std::size_t ModelBasedTuner::local_picks(std::size_t n) {
   return count;
 }
 
+// The best-scored unmeasured run-time variants of the best measured configs (other blocks or
+// threads of a built object): measurements without a compile.
+std::vector<search_space::Config> ModelBasedTuner::rank_cheap(std::size_t n) {
+  constexpr std::size_t kParents = 3;         // best measured configs whose variants are drawn
+  constexpr std::size_t kDrawsPerParent = 256;
+  if (n == 0 || run_time_knobs_.empty() || best_measured_.empty()) return {};
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<search_space::Config> variants;
+  ConfigSet seen;
+  const std::size_t parents = std::min(kParents, best_measured_.size());
+  if (domain_.pool()) {
+    // A pool's configs that differ from a parent in run-time knobs alone.
+    auto compiled_alike = [&](const search_space::Config& a, const search_space::Config& b) {
+      for (std::size_t k = 0; k < a.options.size(); ++k)
+        if (a.options[k] != b.options[k] &&
+            std::find(run_time_knobs_.begin(), run_time_knobs_.end(), k) == run_time_knobs_.end())
+          return false;
+      return true;
+    };
+    for (const auto& config : domain_.pool()->configs())
+      for (std::size_t p = 0; p < parents; ++p)
+        if (!domain_.is_visited(config) && compiled_alike(config, best_measured_[p].config) &&
+            seen.insert(config).second)
+          variants.push_back(config);
+  }
+  for (std::size_t p = 0; p < parents && !domain_.pool(); ++p) {
+    const auto& parent = best_measured_[p].config;
+    for (std::size_t draw = 0; draw < kDrawsPerParent; ++draw) {
+      auto config = parent;
+      // Half the draws change one run-time knob, half all of them.
+      const bool one = draw % 2 == 0;
+      const std::size_t only = run_time_knobs_[draw / 2 % run_time_knobs_.size()];
+      for (std::size_t k : run_time_knobs_) {
+        if (one && k != only) continue;
+        std::uniform_int_distribution<std::uint64_t> option(0, task_.space.option_count(k) - 1);
+        config.options[k] = static_cast<std::uint32_t>(option(rng_));
+      }
+      if (domain_.is_open(config) && seen.insert(config).second) variants.push_back(std::move(config));
+    }
+  }
+  const auto scores = model_->predict(variants);
+  std::vector<std::size_t> order(variants.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
+  std::vector<search_space::Config> ranked;
+  for (std::size_t i = 0; i < order.size() && ranked.size() < n; ++i) ranked.push_back(variants[order[i]]);
+  search_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return ranked;
+}
+
 std::vector<search_space::Config> ModelBasedTuner::next_batch(std::size_t n) {
   // Random until the model may lead: untrained (no record yet, or every candidate failed), or
   // fewer own measurements than options_.initial_random (a model of a handful of points, with no
@@ -222,6 +280,17 @@ std::vector<search_space::Config> ModelBasedTuner::next_batch(std::size_t n) {
   const bool model_leads = model_->is_trained() && (own_.configs.size() >= options_.initial_random || transfer_leads());
   const double epsilon = model_leads ? options_.epsilon : 1.0;
   std::vector<search_space::Config> batch;
+  if (model_leads && !run_time_knobs_.empty()) {
+    // A share of the batch among run-time variants of the best: cheap to measure. Drawn per pick,
+    // as the local picks are, so batches of one get it too.
+    std::bernoulli_distribution cheap(options_.cheap_share);
+    std::size_t wanted = 0;
+    for (std::size_t i = 0; i < n; ++i) wanted += cheap(rng_);
+    batch = rank_cheap(wanted);
+    domain_.claim_all(batch);
+    n -= batch.size();
+    if (n == 0) return batch;
+  }
   if (domain_.pool()) {
     auto random_count = static_cast<std::size_t>(std::lround(epsilon * static_cast<double>(n)));
     const std::size_t wanted = n - std::min(n, random_count);

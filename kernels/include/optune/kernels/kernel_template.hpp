@@ -65,6 +65,17 @@ class KernelTemplate {
   // the header a build-time consumer includes), or as people read it.
   virtual std::string emit_source(const Workload& workload, const DeviceInfo& device,
                                   const search_space::ConfigView& config) const = 0;
+  // The knobs a candidate takes at run time rather than compiled in (names of space()'s knobs):
+  // a config that differs from a built one only in them costs no compile, which the model-based
+  // tuners use (ModelBasedTunerOptions::cheap_share).
+  virtual std::vector<std::string> run_time_knobs() const { return {}; }
+  // Their values as the candidate reads them, in the order its source reads them. emit_source leaves them out of the source, so configs that differ only
+  // in them compile to one object (the builder reuses it: compile once, run many), and the worker
+  // passes them to the loaded candidate (CPU: its optune_set_knobs). Empty: all compiled in.
+  virtual std::vector<long long> run_time_knob_values(const Workload& /*workload*/, const DeviceInfo& /*device*/,
+                                                      const search_space::ConfigView& /*config*/) const {
+    return {};
+  }
 
   // Features of a config that the knob values alone do not show, for the cost model: bytes moved
   // per tile, tile footprint against the caches, arithmetic intensity, register tile size, work

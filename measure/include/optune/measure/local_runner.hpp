@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -62,6 +63,8 @@ class LocalRunner final : public Runner {
   // Kernel files' problems whose reference failed (by workload and operands): the reply every
   // candidate gets.
   std::map<std::string, WorkerReply> failed_references_;
+  // The load of the latest measurement that could tell it (LoadWindow::close).
+  std::optional<double> recent_load_;
 };
 
 // The worker request of one input (without the artifact), and the result of a worker's reply to

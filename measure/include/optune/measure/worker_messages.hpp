@@ -35,6 +35,9 @@ struct WorkerRequest {
   // The task's best median so far, which lets the worker stop timing a candidate that cannot be
   // the best (timing_policy.hpp); absent: time it in full.
   std::optional<double> best_seconds;
+  // The candidate's run-time knob values (KernelTemplate::run_time_knob_values), passed to it once
+  // it is loaded; empty: its knobs are all compiled in.
+  std::vector<long long> run_time_knobs;
 };
 
 // {"describe": true}: every device of the worker; with a target, that target's device.

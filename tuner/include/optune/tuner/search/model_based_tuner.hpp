@@ -41,6 +41,10 @@ struct ModelBasedTunerOptions {
   // first training set. Chosen with local_share on held-out landscapes (README, Tuners).
   std::size_t initial_random = 20;
   double local_share = 0.3;  // share of picks among the best measured config's one-knob neighbours
+  // Where the template takes knobs at run time (KernelTemplate::run_time_knobs): share of picks
+  // among the best measured configs' run-time variants, which run on objects already built and so
+  // cost a measurement without a compile (a CPU GEMM candidate: about 0.3 s against 2 s).
+  double cheap_share = 0.5;
 };
 
 // What a cost model of this task reads: knob values, the workload's extents and the template's
@@ -73,6 +77,7 @@ class ModelBasedTuner final : public Tuner {
   std::vector<search_space::Config> rank_neighbours(std::size_t n);
   std::vector<search_space::Config> rank_pool(std::size_t n, std::size_t local);
   std::size_t local_picks(std::size_t n);
+  std::vector<search_space::Config> rank_cheap(std::size_t n);
   void remember_best(const std::vector<search_space::Config>& configs, const std::vector<double>& gflops);
 
   std::string name_;
@@ -84,6 +89,7 @@ class ModelBasedTuner final : public Tuner {
   std::vector<cost_model::ScoredConfig> best_measured_;  // annealing seeds, best first
   double search_seconds_ = 0;
   std::size_t other_device_rows_ = 0;
+  std::vector<std::size_t> run_time_knobs_;  // indices in the space of the template's run-time knobs
   // Another device's records of this workload: all of them, to measure its agreement with this
   // device's own, its estimate of each own config (in own_'s order, extended as records come),
   // and how many of its records the model holds (keep_rows).

@@ -22,6 +22,7 @@ struct TunerOptions {
   std::uint64_t seed = 1;
   bool transfer = true;      // xgb: start from records of the same template for other shapes
   std::string objective = "rank:pairwise";  // xgb: or "reg:squarederror"
+  double cheap_share = 0.5;  // xgb: ModelBasedTunerOptions::cheap_share
   // Restricts every tuner to these configs (replaying a measured landscape); null: the space.
   std::shared_ptr<const CandidatePool> pool;
 };

@@ -7,6 +7,10 @@ namespace optune::kernels {
 
 inline constexpr const char* kCandidateSymbol = "optune_kernel";
 using CandidateFunction = void (*)(const void* const* inputs, void* output);
+// A candidate whose template passes some knobs at run time (KernelTemplate::run_time_knob_values)
+// exports this too: the worker calls it with their values once the object is loaded, before any run.
+inline constexpr const char* kSetKnobsSymbol = "optune_set_knobs";
+using SetKnobsFunction = void (*)(const long long* values, int count);
 
 // A user kernel's candidate (a kernel file of the cpu backend) exports a trampoline taking every
 // argument's address in kernel order (a buffer's first element, a scalar's value), which calls

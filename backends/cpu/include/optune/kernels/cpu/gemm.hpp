@@ -42,6 +42,36 @@ using Index = std::int64_t;
 
 inline Index ceil_div(Index a, Index b) { return (a + b - 1) / b; }
 
+// The cache blocks and threads of a candidate compiled with GemmConfig::run_time_blocks, set before
+// it runs (by its optune_set_knobs: each candidate's shared object has its own). Until they are
+// set, blocks of 16 micro-tiles, a KC of 256 and one thread.
+struct RunTimeBlocks {
+  Index mc = 0, nc = 0, kc = 0;
+  int threads = 0;
+};
+inline RunTimeBlocks run_time_blocks;
+
+template <GemmConfig Cfg>
+Index mc_block() {
+  if constexpr (!Cfg.run_time_blocks) return Cfg.mc;
+  return run_time_blocks.mc > 0 ? run_time_blocks.mc : Index{16} * Cfg.mr;
+}
+template <GemmConfig Cfg>
+Index nc_block() {
+  if constexpr (!Cfg.run_time_blocks) return Cfg.nc;
+  return run_time_blocks.nc > 0 ? run_time_blocks.nc : Index{16} * Cfg.nr;
+}
+template <GemmConfig Cfg>
+Index kc_block() {
+  if constexpr (!Cfg.run_time_blocks) return Cfg.kc;
+  return run_time_blocks.kc > 0 ? run_time_blocks.kc : 256;
+}
+template <GemmConfig Cfg>
+int thread_count() {
+  if constexpr (!Cfg.run_time_blocks) return Cfg.threads;
+  return run_time_blocks.threads > 0 ? run_time_blocks.threads : 1;
+}
+
 using cpu::AlignedBuffer;
 
 enum BufferRole { kPackedA, kPackedB, kSharedA, kSharedB, kEdge, kRoleCount };
@@ -463,7 +493,7 @@ void blocked_gemm(Index M, Index N, Index K, const ASource& A, const BSource& B,
   constexpr int MR = Cfg.mr, NR = Cfg.nr;
   constexpr bool kPackA = Cfg.pack_a || ASource::kPrepacked;
   static_assert(Cfg.pack_b || BSource::kInPlace, "this B source must be packed (pack_b = true)");
-  const Index MC = Cfg.mc, NC = Cfg.nc, KC = Cfg.kc;
+  const Index MC = mc_block<Cfg>(), NC = nc_block<Cfg>(), KC = kc_block<Cfg>();
 
   // A thread that packs B for itself alone packs each panel while computing its first micro-tile
   // (macro_kernel's pack_from): the copy's strided reads of B overlap FMAs instead of stalling a
@@ -569,9 +599,9 @@ template <GemmConfig Cfg>
 struct BufferSizes {
   std::size_t a, b, edge;
   BufferSizes(Index M, Index N, Index K) {
-    const Index mc = std::min<Index>(Cfg.mc, ceil_div(M, Cfg.mr) * Cfg.mr);
-    const Index nc = std::min<Index>(Cfg.nc, ceil_div(N, Cfg.nr) * Cfg.nr);
-    const Index kc = std::min<Index>(Cfg.kc, K);
+    const Index mc = std::min<Index>(mc_block<Cfg>(), ceil_div(M, Cfg.mr) * Cfg.mr);
+    const Index nc = std::min<Index>(nc_block<Cfg>(), ceil_div(N, Cfg.nr) * Cfg.nr);
+    const Index kc = std::min<Index>(kc_block<Cfg>(), K);
     a = Cfg.pack_a ? static_cast<std::size_t>(mc * kc) : 0;
     b = Cfg.pack_b ? static_cast<std::size_t>(nc * kc) : 0;
     edge = static_cast<std::size_t>((Cfg.mr + Cfg.nr) * kc + Cfg.mr * Cfg.nr);
@@ -580,7 +610,7 @@ struct BufferSizes {
 
 template <GemmConfig Cfg>
 void private_buffers(const BufferSizes<Cfg>& sizes, Buffers& buffers, Index K) {
-  const Index kc = std::min<Index>(Cfg.kc, K);
+  const Index kc = std::min<Index>(kc_block<Cfg>(), K);
   buffers.edge_a = thread_buffer(kEdge, sizes.edge);
   buffers.edge_b = buffers.edge_a + Cfg.mr * kc;
   buffers.tile = buffers.edge_b + Cfg.nr * kc;
@@ -647,11 +677,11 @@ void run_operands(std::int64_t M, std::int64_t N, std::int64_t K, const ASource&
     if (sizes.a) shared_a = thread_buffer(kSharedA, sizes.a);
     if (sizes.b) shared_b = thread_buffer(kSharedB, sizes.b);
   }
-  if constexpr (Cfg.threads == 1) {
+  if (const int threads = thread_count<Cfg>(); threads == 1) {
     run_thread<Cfg>(0, 1, M, N, K, A, B, C, ldc, shared_a, shared_b);
   } else {
 #if defined(_OPENMP)
-#pragma omp parallel num_threads(Cfg.threads)
+#pragma omp parallel num_threads(threads)
     run_thread<Cfg>(omp_get_thread_num(), omp_get_num_threads(), M, N, K, A, B, C, ldc, shared_a, shared_b);
 #else
     run_thread<Cfg>(0, 1, M, N, K, A, B, C, ldc, shared_a, shared_b);
@@ -684,8 +714,8 @@ template <GemmConfig Cfg, typename T = float>
 void gemm_prepack_a(std::int64_t M, std::int64_t K, const T* A, std::int64_t lda, float* packed) {
   using gemm_detail::Index;
   const Index padded_rows = gemm_detail::ceil_div(M, Cfg.mr) * Cfg.mr;
-  for (Index pc = 0; pc < K; pc += Cfg.kc) {
-    const Index kc = std::min<Index>(Cfg.kc, K - pc);
+  for (Index pc = 0; pc < K; pc += gemm_detail::kc_block<Cfg>()) {
+    const Index kc = std::min<Index>(gemm_detail::kc_block<Cfg>(), K - pc);
     gemm_detail::pack_a_block<Cfg.mr, T>(M, kc, A + pc, lda, packed + pc * padded_rows, 0, padded_rows / Cfg.mr);
   }
 }

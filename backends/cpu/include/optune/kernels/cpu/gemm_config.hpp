@@ -38,6 +38,10 @@ struct GemmConfig {
   int unroll = 4;  // K-loop unroll of the micro-kernel: 1, 2, 4 or 8
   int threads = 1;
   ParallelLoop parallel = ParallelLoop::kJc;
+  // The cache blocks (mc, nc, kc) and threads are given at run time (gemm_detail::RunTimeBlocks),
+  // not by the fields above: one compiled candidate then serves every config that differs from it
+  // only in them (the tuner compiles once and runs many). Tuned tables leave it false.
+  bool run_time_blocks = false;
 
   friend constexpr bool operator==(const GemmConfig&, const GemmConfig&) = default;
 };

@@ -42,17 +42,19 @@ void gemm_widening(std::int64_t M, std::int64_t N, std::int64_t K, const T* A, s
   const Index padded_rows = ceil_div(M, Cfg.mr) * Cfg.mr;
   float* a = packed_a.reserve(static_cast<std::size_t>(padded_rows * std::max<Index>(K, 1)));
   float* c = wide_c.reserve(static_cast<std::size_t>(M * N));
-  const Index depth_blocks = ceil_div(K, Cfg.kc);
+  const Index KC = kc_block<Cfg>();
+  const int threads = thread_count<Cfg>();
+  const Index depth_blocks = ceil_div(K, KC);
 #if defined(_OPENMP)
-#pragma omp parallel for num_threads(Cfg.threads) if (Cfg.threads > 1)
+#pragma omp parallel for num_threads(threads) if (threads > 1)
 #endif
   for (Index block = 0; block < depth_blocks; ++block) {
-    const Index pc = block * Cfg.kc, kc = std::min<Index>(Cfg.kc, K - pc);
+    const Index pc = block * KC, kc = std::min<Index>(KC, K - pc);
     pack_a_block<Cfg.mr, T>(M, kc, A + pc, lda, a + pc * padded_rows, 0, padded_rows / Cfg.mr);
   }
   run_operands<Cfg>(M, N, K, PrepackedA{a, padded_rows}, WideningB<T>{B, ldb}, c, N);
 #if defined(_OPENMP)
-#pragma omp parallel for num_threads(Cfg.threads) if (Cfg.threads > 1)
+#pragma omp parallel for num_threads(threads) if (threads > 1)
 #endif
   for (Index i = 0; i < M; ++i)
     for (Index j = 0; j < N; ++j) C[i * ldc + j] = narrow<T>(c[i * N + j]);

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Time to a result (issue 42): wall time until a tuning run first holds a config within 5% of the
+# best that a long reference run finds, with today's settings ("after": bail-out 2, adaptive
+# timing, xgb's run-time variants of built objects) against the settings before them ("before":
+# --bail-out off --timing full --cheap-share 0), the median of SEEDS seeds each. Rows:
+#   gemm   CPU GEMM 1024 x 1024 x 1024 (gemm.cpu, float32)
+#   conv   a ResNet-18 conv layer on the CPU (conv2d.cpu: 1x128x28x28, 128 filters 3x3)
+#   pocl   a kernel file on PoCL (configs/kernels/conv2d.toml, OpenCL on this CPU)
+# Usage, from the repository root after a build:
+#   bash tests/bench/time_to_result.sh [ROWS] [TRIALS] [SEEDS] [REF_TRIALS] [WORKDIR]
+# defaults: gemm,conv,pocl 64 3 400 build/time-to-result. A row whose reference.db exists keeps it.
+# Nothing else may run on the machine meanwhile (its candidates' timings are the result).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+rows=${1:-gemm,conv,pocl}
+trials=${2:-64}
+seeds=${3:-3}
+ref_trials=${4:-400}
+work=${5:-$root/build/time-to-result}
+optune=${OPTUNE_BIN:-$root/build/bin}/optune
+before=(--bail-out off --timing full --cheap-share 0)
+
+row_arguments() {
+  case $1 in
+    gemm) echo "--op gemm --shape 1024,1024,1024 --target cpu" ;;
+    conv) echo "--op conv2d --shape N=1,C=128,H=28,W=28,K=128,R=3,S=3,stride=1,pad=1 --target cpu" ;;
+    pocl) echo "--kernel $root/configs/kernels/conv2d.toml --target opencl" ;;
+    *) echo "unknown row '$1' (gemm, conv, pocl)" >&2; exit 2 ;;
+  esac
+}
+
+# One run into DB, its start and wall time in DB's .json.
+tune() {
+  local db=$1; shift
+  rm -f "$db" "$db-wal" "$db-shm"
+  local start end
+  start=$(date +%s.%N)
+  "$optune" tune "$@" --remeasure 0 --quiet --db "$db" > "${db%.db}.log" 2>&1
+  end=$(date +%s.%N)
+  printf '{"start": %s, "wall": %s}\n' "$start" "$(echo "$end - $start" | bc)" > "${db%.db}.json"
+}
+
+"$optune" devices | head -3
+for row in ${rows//,/ }; do
+  read -r -a args <<< "$(row_arguments "$row")"
+  mkdir -p "$work/$row"
+  [ -f "$work/$row/reference.db" ] || tune "$work/$row/reference.db" "${args[@]}" --trials "$ref_trials" --seed 100
+  for seed in $(seq 1 "$seeds"); do
+    tune "$work/$row/before-$seed.db" "${args[@]}" --trials "$trials" --seed "$seed" "${before[@]}"
+    tune "$work/$row/after-$seed.db" "${args[@]}" --trials "$trials" --seed "$seed"
+  done
+done
+python3 "$root/tests/bench/time_to_result.py" "$work"
