@@ -13,6 +13,7 @@ namespace optune::app {
 
 void check_tune_request(const TuneRequest& request) {
   if (request.tuning.trials == 0) throw BadInput("tune: --trials must be at least 1");
+  if (!request.budget.empty()) suite_budget(request);  // its syntax, before anything is measured
   try {
     tuner::check_tuner_name(request.tuning.tuner.name);
   } catch (const std::invalid_argument& error) {
@@ -56,6 +57,26 @@ tuner::SuiteBudget suite_budget(const TuneRequest& request) {
   return budget;
 }
 
+namespace {
+
+// One workload's tuning options, its --budget applied: trials replace tuning.trials; a time bounds
+// the run, alone unless trials were given too.
+tuner::TuningOptions workload_tuning(const TuneRequest& request) {
+  tuner::TuningOptions tuning = request.tuning;
+  tuning.stop = request.stop;
+  if (request.budget.empty()) return tuning;
+  const tuner::SuiteBudget budget = suite_budget(request);
+  if (budget.seconds > 0) {
+    tuning.seconds = budget.seconds;
+    if (!request.trials_given) tuning.trials = tuner::kUnboundedTrials;
+  } else {
+    tuning.trials = budget.total_trials;
+  }
+  return tuning;
+}
+
+}  // namespace
+
 WorkloadOutcome tune_workload(const TuneRequest& request, const InstallPaths& paths, tuner::Progress& progress,
                               std::function<void(const std::string&)> log) {
   check_tune_request(request);
@@ -68,9 +89,7 @@ WorkloadOutcome tune_workload(const TuneRequest& request, const InstallPaths& pa
   auto locks = lock_for_measuring("tune", paths.lock_dir, request.database, task->device, request.wait_lock, true, log);
   Measuring measuring(request.measuring, paths, remote, std::move(log));
   tuner::TuningLoop loop(*measuring.builder, measuring.runner, database, progress);
-  tuner::TuningOptions tuning = request.tuning;
-  tuning.stop = request.stop;
-  auto summary = loop.run(task, tuning);
+  auto summary = loop.run(task, workload_tuning(request));
   return {task, std::move(summary)};
 }
 
@@ -104,10 +123,13 @@ RangeOutcome tune_range(const TuneRequest& request, const InstallPaths& paths, t
   const auto shapes = range_shapes(request);
   const auto trials = tuner::split_trials(request.tuning.trials, shapes.size());
   RangeOutcome outcome{request.shape, {}};
+  // A time budget is split as the trials are: evenly.
+  const double seconds = request.budget.empty() ? 0 : suite_budget(request).seconds;
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     TuneRequest one = request;
     one.shape = shapes[i];
     one.tuning.trials = trials[i];
+    if (seconds > 0) one.budget = std::to_string(std::max<long long>(1, std::llround(seconds / shapes.size()))) + "s";
     outcome.shapes.push_back(tune_workload(one, paths, progress, log));
     if (request.stop && request.stop->load()) break;  // the shapes after it are left for the next run
   }

@@ -6,6 +6,10 @@
 #   gemm   CPU GEMM 1024 x 1024 x 1024 (gemm.cpu, float32)
 #   conv   a ResNet-18 conv layer on the CPU (conv2d.cpu: 1x128x28x28, 128 filters 3x3)
 #   pocl   a kernel file on PoCL (configs/kernels/conv2d.toml, OpenCL on this CPU)
+# and on the GPU machine (from a pack of tests/bench/pack_gpu_cuda.sh, run there as
+# `OPTUNE_BIN=$PACK/bin KERNELS=$PACK/kernels bash $PACK/time_to_result.sh cuda-kernel,cuda-gemm ...`):
+#   cuda-kernel  the kernel file matmul_cuda (FP32 FMA, 2048 x 2048)
+#   cuda-gemm    gemm.cuda's bf16 GEMM 4096 x 4096 x 4096 (bf16 with f32 accumulate)
 # Usage, from the repository root after a build:
 #   bash tests/bench/time_to_result.sh [ROWS] [TRIALS] [SEEDS] [REF_TRIALS] [WORKDIR]
 # defaults: gemm,conv,pocl 64 3 400 build/time-to-result. A row whose reference.db exists keeps it.
@@ -18,14 +22,17 @@ seeds=${3:-3}
 ref_trials=${4:-400}
 work=${5:-$root/build/time-to-result}
 optune=${OPTUNE_BIN:-$root/build/bin}/optune
+kernels=${KERNELS:-$root/configs/kernels}
 before=(--bail-out off --timing full --cheap-share 0)
 
 row_arguments() {
   case $1 in
     gemm) echo "--op gemm --shape 1024,1024,1024 --target cpu" ;;
     conv) echo "--op conv2d --shape N=1,C=128,H=28,W=28,K=128,R=3,S=3,stride=1,pad=1 --target cpu" ;;
-    pocl) echo "--kernel $root/configs/kernels/conv2d.toml --target opencl" ;;
-    *) echo "unknown row '$1' (gemm, conv, pocl)" >&2; exit 2 ;;
+    pocl) echo "--kernel $kernels/conv2d.toml --target opencl" ;;
+    cuda-kernel) echo "--kernel $kernels/matmul_cuda.toml --target cuda" ;;
+    cuda-gemm) echo "--op gemm --shape 4096,4096,4096 --dtype bf16 --target cuda" ;;
+    *) echo "unknown row '$1' (gemm, conv, pocl, cuda-kernel, cuda-gemm)" >&2; exit 2 ;;
   esac
 }
 
@@ -37,7 +44,8 @@ tune() {
   start=$(date +%s.%N)
   "$optune" tune "$@" --remeasure 0 --quiet --db "$db" > "${db%.db}.log" 2>&1
   end=$(date +%s.%N)
-  printf '{"start": %s, "wall": %s}\n' "$start" "$(echo "$end - $start" | bc)" > "${db%.db}.json"
+  awk -v start="$start" -v end="$end" 'BEGIN { printf "{\"start\": %.3f, \"wall\": %.3f}\n", start, end - start }' \
+    > "${db%.db}.json"
 }
 
 "$optune" devices | head -3
@@ -50,4 +58,4 @@ for row in ${rows//,/ }; do
     tune "$work/$row/after-$seed.db" "${args[@]}" --trials "$trials" --seed "$seed"
   done
 done
-python3 "$root/tests/bench/time_to_result.py" "$work"
+python3 "$(dirname "${BASH_SOURCE[0]}")/time_to_result.py" "$work"

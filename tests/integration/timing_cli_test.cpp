@@ -164,6 +164,27 @@ TEST_F(TimingCliTest, QueryShowsWhereEachRecordsTimeWent) {
   EXPECT_NE(run.out.find(",build_seconds,check_seconds,timing_seconds\n"), std::string::npos) << run.out;
 }
 
+// --budget for one workload: a time alone bounds the run (no batch starts past it); with --trials
+// both bound it; trials as a count replace --trials.
+TEST_F(TimingCliTest, ATimeBudgetBoundsOneWorkloadsRun) {
+  const std::string tune = "tune --op gemm --shape 64,48,40 --repeat 2 --min-repeat-ms 1 --batch-size 2 --remeasure 0 "
+                           "--quiet --format json --db " + db();
+  CommandRun run = optune(tune + " --budget 6s");
+  ASSERT_EQ(run.code, 0) << run.err;
+  auto summary = nlohmann::json::parse(run.out);
+  EXPECT_GE(summary["trials"].get<int>(), 2);
+  EXPECT_LT(summary["trials"].get<int>(), 1000) << "time, not trials, ended it";
+  // The last batch started before 6 s, and one batch of two takes a few seconds at most.
+  EXPECT_LT(summary["seconds"].get<double>(), 6 + 30);
+  run = optune(tune + " --budget 1h --trials 3");
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(nlohmann::json::parse(run.out)["trials"], 3) << "the trials end it first";
+  run = optune(tune + " --budget 2");
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(nlohmann::json::parse(run.out)["trials"], 2) << "a count replaces --trials";
+  expect_bad_input(tune + " --budget 5x", "--budget");
+}
+
 TEST_F(TimingCliTest, ABailOutFactorOutOfRangeIsBadInput) {
   for (const char* factor : {"1", "0.5", "-2", "fast", "1e9"})
     expect_bad_input("tune --op gemm --shape 8,8,8 --trials 1 --db " + db() + " --bail-out " + factor, "--bail-out");

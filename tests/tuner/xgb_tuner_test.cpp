@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <set>
+#include <utility>
 
 #include "optune/tuner/search/random_tuner.hpp"
 #include "optune/tuner/search/task_history.hpp"
@@ -94,6 +96,65 @@ TEST(XGBTuner, ProposesValidUnmeasuredDistinctConfigs) {
     tuner->update(batch, results);
   }
   EXPECT_GT(tuner->overhead_seconds(), 0);
+}
+
+// A template of the synthetic space whose knobs k2 and k3 are taken at run time: a config that
+// differs from a measured one only in them needs no compile.
+class RunTimeKnobsTemplate final : public kernels::KernelTemplate {
+ public:
+  std::string name() const override { return "test.run_time_knobs"; }
+  kernels::Op op() const override { return kernels::Op::kGemm; }
+  std::string_view backend() const override { return "cpu"; }
+  search_space::ConfigSpace space(const kernels::Workload&, const kernels::DeviceInfo&) const override {
+    return synthetic_task()->space;
+  }
+  search_space::Config default_config(const kernels::Workload&, const kernels::DeviceInfo&,
+                                      const search_space::ConfigSpace& space) const override {
+    return space.from_json({{"k0", 0}, {"k1", 0}, {"k2", 0}, {"k3", 0}});
+  }
+  std::string emit_source(const kernels::Workload&, const kernels::DeviceInfo&,
+                          const search_space::ConfigView&) const override {
+    return "";
+  }
+  std::vector<std::string> run_time_knobs() const override { return {"k2", "k3"}; }
+};
+
+TEST(XGBTuner, SpendsItsCheapShareOnRunTimeVariantsOfTheBest) {
+  static const RunTimeKnobsTemplate kTemplate;
+  auto task = synthetic_task();
+  task->kernel_template = &kTemplate;
+  task->workload = kernels::parse_workload(kernels::Op::kGemm, "64,64,64");
+  ModelBasedTunerOptions options;
+  options.annealing.max_steps = 150;
+  options.cheap_share = 1.0;  // every pick a run-time variant, once the model leads
+  auto tuner = make_xgb_tuner(*task, 3, {}, options);
+  std::set<std::pair<std::int64_t, std::int64_t>> compiled;  // (k0, k1) of the configs measured
+  std::size_t picks = 0, cheap = 0;
+  for (int batch_index = 0; batch_index < 6; ++batch_index) {
+    const auto batch = tuner->next_batch(8);
+    ASSERT_EQ(batch.size(), 8u);
+    std::vector<measure::MeasureResult> results;
+    for (const auto& config : batch) {
+      search_space::ConfigView view(task->space, config);
+      const std::pair<std::int64_t, std::int64_t> part{view.integer("k0"), view.integer("k1")};
+      // The model leads after initial_random (20) measurements: batches 4 to 6.
+      if (batch_index >= 3) {
+        ++picks;
+        cheap += compiled.count(part);
+      }
+      measure::MeasureResult result;
+      result.gflops = landscape(task->space, config);
+      result.median_seconds = 1 / result.gflops;
+      results.push_back(result);
+    }
+    for (const auto& config : batch) {
+      search_space::ConfigView view(task->space, config);
+      compiled.insert({view.integer("k0"), view.integer("k1")});
+    }
+    tuner->update(batch, results);
+  }
+  EXPECT_EQ(picks, 24u);
+  EXPECT_EQ(cheap, picks) << "every pick a measured config's compiled part with other run-time knobs";
 }
 
 TEST(XGBTuner, ResumedRunSkipsRecordedConfigsAndStartsTrained) {

@@ -309,7 +309,10 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
   tune->add_option("--suite", options->request.suite, "Tune every workload of a suite file (configs/workloads/*.toml)");
   tune->add_option("--trials-per-task", options->request.trials_per_task, "Suite: trials for each task (default: --trials)")
       ->check(whole_number(1, app::kMaxTrials));
-  tune->add_option("--budget", options->request.budget, "Suite: total trials (2000) or time (8h, 30m, 1h30m)");
+  auto* trials = tune->get_option("--trials");
+  tune->add_option("--budget", options->request.budget,
+                   "Total trials (2000) or time (8h, 30m, 1h30m, 90s): of a suite, or of one workload, where a time "
+                   "alone bounds the run unless --trials is given too");
   tune->add_option("--scheduler", options->request.scheduler.policy, "Suite: gradient (Ansor) or round_robin")
       ->check(CLI::IsMember({"gradient", "round_robin"}))->capture_default_str();
   tune->add_option("--rpc", options->request.measuring.rpc, "Measure on remote devices of KEY leased from the tracker at HOST:PORT");
@@ -317,9 +320,10 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
   tune->add_option("--rpc-wait", options->request.measuring.rpc_wait, "--rpc: seconds to wait in the tracker's queue for a device, and for a tracker that "
                    "cannot be reached (restarting)")
       ->capture_default_str()->check(finite_number(0.0, 86400.0));
-  tune->callback([options, op, &action] {
+  tune->callback([options, op, trials, &action] {
     if (op->count() > 0 && !options->request.kernel_file.empty())
       throw CLI::ValidationError("--op", "does not go with --kernel (the file is the kernel)");
+    options->request.trials_given = trials->count() > 0;
     action = [options] { return run_tune(*options); };
   });
 }

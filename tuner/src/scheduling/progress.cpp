@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "optune/db/tuning_record.hpp"
@@ -30,8 +32,10 @@ void Progress::update(const ProgressState& state) {
   if (!out_) return;
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   double eta = state.trial ? elapsed / state.trial * (state.trials - state.trial) : 0;
+  if (state.budget_seconds > 0) eta = std::min(eta, std::max(0.0, state.budget_seconds - elapsed));
   std::string task = state.task.empty() ? "" : "[" + state.task + "] ";
-  std::string line = fmt::format("{}trial {}/{}  best {:.1f} {}{}  failed {}", task, state.trial, state.trials,
+  const std::string of = state.budget_seconds > 0 && state.trials >= kUnboundedTrials ? "" : fmt::format("/{}", state.trials);
+  std::string line = fmt::format("{}trial {}{}  best {:.1f} {}{}  failed {}", task, state.trial, of,
                                  state.best_gflops, state.unit,
                                  state.best_is_provisional ? " (re-measured at the end)" : "", state.failures);
   // Noise is said where it happens, not only in the summary.

@@ -1,6 +1,7 @@
 #include "optune/tuner/scheduling/tuning_loop.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -24,8 +25,14 @@ TuningSummary TuningLoop::run(const std::shared_ptr<const measure::MeasureTask>&
   auto stop_requested = [&] { return options.stop && options.stop->load(); };
   ProgressState state;
   state.trials = options.trials;
+  state.budget_seconds = options.seconds;
   state.unit = kernels::throughput_unit(*task->kernel_template, task->workload, task->device);
-  while (session.summary().trials < options.trials && !stop_requested()) {
+  const auto started = std::chrono::steady_clock::now();
+  auto out_of_time = [&] {
+    return options.seconds > 0 &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >= options.seconds;
+  };
+  while (session.summary().trials < options.trials && !stop_requested() && !out_of_time()) {
     if (!session.step(std::min(options.batch_size, options.trials - session.summary().trials))) break;
     state.trial = session.summary().trials;
     state.failures = session.summary().failures;

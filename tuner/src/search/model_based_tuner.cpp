@@ -279,19 +279,19 @@ std::vector<search_space::Config> ModelBasedTuner::next_batch(std::size_t n) {
   // transfer rows to lean on, ranks little better than chance and narrows the search too early).
   const bool model_leads = model_->is_trained() && (own_.configs.size() >= options_.initial_random || transfer_leads());
   const double epsilon = model_leads ? options_.epsilon : 1.0;
-  std::vector<search_space::Config> batch;
+  std::vector<search_space::Config> cheap_picks;
   if (model_leads && !run_time_knobs_.empty()) {
     // A share of the batch among run-time variants of the best: cheap to measure. Drawn per pick,
     // as the local picks are, so batches of one get it too.
     std::bernoulli_distribution cheap(options_.cheap_share);
     std::size_t wanted = 0;
     for (std::size_t i = 0; i < n; ++i) wanted += cheap(rng_);
-    batch = rank_cheap(wanted);
-    domain_.claim_all(batch);
-    n -= batch.size();
-    if (n == 0) return batch;
+    cheap_picks = rank_cheap(wanted);
+    domain_.claim_all(cheap_picks);
+    n -= cheap_picks.size();
   }
-  if (domain_.pool()) {
+  std::vector<search_space::Config> batch;
+  if (n > 0 && domain_.pool()) {
     auto random_count = static_cast<std::size_t>(std::lround(epsilon * static_cast<double>(n)));
     const std::size_t wanted = n - std::min(n, random_count);
     auto ranked = model_leads ? rank_pool(wanted, local_picks(wanted)) : std::vector<search_space::Config>{};
@@ -299,11 +299,12 @@ std::vector<search_space::Config> ModelBasedTuner::next_batch(std::size_t n) {
     taken.insert(ranked.begin(), ranked.end());
     batch = ranked;
     for (auto& config : domain_.pool()->random(n - ranked.size(), taken, rng_)) batch.push_back(std::move(config));
-  } else {
+  } else if (n > 0) {
     auto ranked = model_leads ? rank_by_annealing(n, local_picks(n)) : std::vector<search_space::Config>{};
     batch = cost_model::mix_in_random(task_.space, ranked, n, epsilon, domain_.visited(), rng_);
   }
   domain_.claim_all(batch);
+  batch.insert(batch.begin(), cheap_picks.begin(), cheap_picks.end());
   return batch;
 }
 

@@ -36,8 +36,11 @@ struct TuneRequest {
   tuner::TuningOptions tuning;
   MeasureSettings measuring;
   // Suite budgets: trials per task (0: tuning.trials), total trials ("2000") or time ("8h", "30m").
+  // One workload's: trials (replacing tuning.trials) or time, which alone bounds the run unless
+  // trials_given (the command line's --trials) says the trials bound it too.
   std::size_t trials_per_task = 0;
   std::string budget;
+  bool trials_given = true;
   tuner::SchedulerOptions scheduler;
 };
 

@@ -11,10 +11,14 @@
 
 namespace optune::tuner {
 
+// A trial count that bounds nothing: a run bounded by time alone.
+inline constexpr std::size_t kUnboundedTrials = std::size_t{1} << 40;
+
 struct ProgressState {
   std::string task;        // the task being tuned, shown when several share the run; "" for one
   std::size_t trial = 0;   // measured so far in this run
   std::size_t trials = 0;  // budget
+  double budget_seconds = 0;  // a time budget, which the line then counts down instead (0: none)
   double best_gflops = 0;
   std::size_t failures = 0;
   std::string unit = "GFLOP/s";  // of best_gflops: a kernel file's may be GB/s or runs/s

@@ -21,8 +21,8 @@
 
 namespace optune::tuner {
 
-// Where a run's wall time went: the builder's wall time (its compiles run side by side), and the
-// workers' checking and timing. What a run spent besides these and the tuner's choosing
+// Where a run's wall time went: the builder's wall time (its compiles run side by side) and the
+// workers' compiles (OpenCL builds its programs there), and the workers' checking and timing. What a run spent besides these and the tuner's choosing
 // (TuningSummary::overhead_seconds) is waiting: workers starting, operands being made, transfers,
 // the database. `saved`: timed runs that the bail-out and adaptive timing spared (timing_policy.hpp),
 // which the wall time does not contain; `slow`: candidates the bail-out cut.

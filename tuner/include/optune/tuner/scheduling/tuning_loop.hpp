@@ -19,6 +19,8 @@ struct TuningOptions {
   std::size_t batch_size = 8;
   std::size_t early_stopping = 0;  // stop after this many trials without improvement; 0 = never
   std::size_t remeasure_top = 3;   // best configs measured again at the end
+  // A time budget: no batch starts once this many seconds have passed (0: trials alone bound it).
+  double seconds = 0;
   TunerOptions tuner;
   std::string run_id;              // "" = generated
   // Set (e.g. by a signal handler) to stop after the batch in flight, which is recorded; the
