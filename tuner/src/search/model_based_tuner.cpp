@@ -165,12 +165,17 @@ std::vector<search_space::Config> ModelBasedTuner::rank_neighbours(std::size_t n
       }
     }
   }
-  const auto scores = model_->predict(near);
-  std::vector<std::size_t> order(near.size());
+  return best_predicted(near, n);
+}
+
+std::vector<search_space::Config> ModelBasedTuner::best_predicted(const std::vector<search_space::Config>& configs,
+                                                                  std::size_t n) const {
+  const auto scores = model_->predict(configs);
+  std::vector<std::size_t> order(configs.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
   std::vector<search_space::Config> ranked;
-  for (std::size_t i = 0; i < order.size() && ranked.size() < n; ++i) ranked.push_back(near[order[i]]);
+  for (std::size_t i = 0; i < order.size() && ranked.size() < n; ++i) ranked.push_back(configs[order[i]]);
   return ranked;
 }
 
@@ -263,12 +268,7 @@ std::vector<search_space::Config> ModelBasedTuner::rank_cheap(std::size_t n) {
       if (domain_.is_open(config) && seen.insert(config).second) variants.push_back(std::move(config));
     }
   }
-  const auto scores = model_->predict(variants);
-  std::vector<std::size_t> order(variants.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
-  std::vector<search_space::Config> ranked;
-  for (std::size_t i = 0; i < order.size() && ranked.size() < n; ++i) ranked.push_back(variants[order[i]]);
+  auto ranked = best_predicted(variants, n);
   search_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return ranked;
 }

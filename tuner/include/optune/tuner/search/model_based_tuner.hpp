@@ -78,6 +78,9 @@ class ModelBasedTuner final : public Tuner {
   std::vector<search_space::Config> rank_pool(std::size_t n, std::size_t local);
   std::size_t local_picks(std::size_t n);
   std::vector<search_space::Config> rank_cheap(std::size_t n);
+  // The n of `configs` the model scores best, best first.
+  std::vector<search_space::Config> best_predicted(const std::vector<search_space::Config>& configs,
+                                                   std::size_t n) const;
   void remember_best(const std::vector<search_space::Config>& configs, const std::vector<double>& gflops);
 
   std::string name_;
