@@ -121,15 +121,17 @@ RangeOutcome tune_range(const TuneRequest& request, const InstallPaths& paths, t
                         std::function<void(const std::string&)> log) {
   check_tune_request(request);
   const auto shapes = range_shapes(request);
-  const auto trials = tuner::split_trials(request.tuning.trials, shapes.size());
+  // The range's budget, trials or time, is split evenly among its shapes.
+  const tuner::TuningOptions whole = workload_tuning(request);
+  const auto trials = tuner::split_trials(whole.trials, shapes.size());
   RangeOutcome outcome{request.shape, {}};
-  // A time budget is split as the trials are: evenly.
-  const double seconds = request.budget.empty() ? 0 : suite_budget(request).seconds;
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     TuneRequest one = request;
     one.shape = shapes[i];
+    one.budget.clear();
+    one.tuning = whole;
     one.tuning.trials = trials[i];
-    if (seconds > 0) one.budget = std::to_string(std::max<long long>(1, std::llround(seconds / shapes.size()))) + "s";
+    one.tuning.seconds = whole.seconds / static_cast<double>(shapes.size());
     outcome.shapes.push_back(tune_workload(one, paths, progress, log));
     if (request.stop && request.stop->load()) break;  // the shapes after it are left for the next run
   }

@@ -140,23 +140,23 @@ WorkerReply LocalRunner::measure_request(WorkerRequest request, const std::strin
     if (reference.status != "ready") return reference;
     request.reference = false;
   }
-  worker();
   // The window covers the candidate's check and timing: what ran beside it then is what disturbed it.
-  LoadWindow window = LoadWindow::open(worker_->pid());
-  WorkerReply reply = exchange(worker_, request, request.timing.timeout_seconds);
-  if (reply.status == "ok" || reply.status == "slow") reply.load = window.close();
-  if (reply.load) recent_load_ = reply.load;
+  auto check_and_time = [&] {
+    worker();
+    const LoadWindow window = LoadWindow::open(worker_->pid());
+    WorkerReply reply = exchange(worker_, request, request.timing.timeout_seconds);
+    if (reply.status == "ok" || reply.status == "slow") reply.load = window.close();
+    if (reply.load) recent_load_ = reply.load;
+    return reply;
+  };
+  WorkerReply reply = check_and_time();
   // Cut as slow while others held the machine: the slowness may have been theirs, not the
   // candidate's. It is timed again in full rather than lost to a busy moment. A cut within the
   // first runs of a fast kernel may be too short for the clock to tell the load (no tick passed):
   // the last load known stands for it.
   if (const double busy = reply.load.value_or(recent_load_.value_or(0)); reply.status == "slow" && busy > kBusyShare) {
     request.best_seconds.reset();
-    worker();
-    window = LoadWindow::open(worker_->pid());
-    reply = exchange(worker_, request, request.timing.timeout_seconds);
-    if (reply.status == "ok") reply.load = window.close();
-    if (reply.load) recent_load_ = reply.load;
+    reply = check_and_time();
     if (reply.status == "ok" && reply.message.empty())
       reply.message = "timed in full: cut as slow while other processes took " +
                       std::to_string(static_cast<int>(busy * 100 + 0.5)) + "% of the CPU";

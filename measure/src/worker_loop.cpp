@@ -241,15 +241,15 @@ class WorkerLoop {
     for (int r = 0; r < repeats; ++r) {
       reply.costs.push_back(candidate.run(number));
       fastest = std::min(fastest, reply.costs.back());
-      if (bail_out_seconds > 0 && fastest > bail_out_seconds) {
-        const std::vector<double> costs = std::move(reply.costs);
-        return stop_slow(median(costs), number, static_cast<int>(costs.size()), policy, *best, reply);
-      }
+      // The fastest only falls: past the first repeat it is under the bound if it ever was.
+      if (r == 0 && bail_out_seconds > 0 && fastest > bail_out_seconds)
+        return stop_slow(fastest, number, 1, policy, *best, reply);
       if (best && policy.adaptive && r + 1 >= kSettledRepeats && fastest > kClearlySlower * *best) return;
     }
   }
 
-  // Ends the timing of a candidate that is over the bail-out bound: `cost` a run, from `repeats` repeats.
+  // Ends the timing of a candidate that is over the bail-out bound: `cost` a run, after `repeats`
+  // repeats (0: the sizing run alone).
   static void stop_slow(double cost, int number, int repeats, const TimingPolicy& policy, double best,
                         WorkerReply& reply) {
     reply.status = "slow";
