@@ -8,7 +8,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 packages=(
   build-essential cmake pkg-config git
-  libsqlite3-dev sqlite3 libxgboost-dev libeigen3-dev
+  libsqlite3-dev sqlite3 libpq-dev postgresql libxgboost-dev libeigen3-dev
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libasio-dev libssl-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libmuparser-dev libfmt-dev
   libgtest-dev libdnnl-dev libopenblas-dev zlib1g-dev pybind11-dev python3-dev python3-venv ccache

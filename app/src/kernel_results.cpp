@@ -25,7 +25,7 @@ namespace {
 // this machine's device of that name, else the name alone (kind: the backend; limits 0, unknown).
 kernels::DeviceInfo imported_device(const std::string& name, const kernels::Target& target,
                                     const std::string& database_path, std::string& source) {
-  if (std::filesystem::exists(database_path)) {
+  if (db::is_server_uri(database_path) || std::filesystem::exists(database_path)) {
     db::RecordFilter filter;
     filter.target = target.str();
     filter.device = name;

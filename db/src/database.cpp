@@ -4,12 +4,15 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <iostream>
 #include <istream>
 #include <ostream>
 
 #include <sqlite3.h>
 #include <sys/statvfs.h>
 
+#include "postgres_connection.hpp"
+#include "postgres_schema.hpp"
 #include "record_rows.hpp"
 #include "schema.hpp"
 #include "sqlite_handle.hpp"
@@ -30,34 +33,67 @@ bool is_on_read_only_mount(const std::string& path) {
 
 }  // namespace
 
+// How often a transaction that ran into another writer's (a deadlock the server broke) is run again.
+constexpr int kConflictRetries = 5;
+
 struct Database::Impl {
-  sqlite::Connection connection;
+  std::unique_ptr<Connection> connection;
   Mode mode;
   int schema_version = 0;
+  std::chrono::seconds reconnect_for = kDefaultReconnectFor;
+
+  // Runs `operation` (one transaction, or one read); where the server went away meanwhile, waits
+  // for it (reconnect_for at most) and runs it again: the server rolled the lost transaction
+  // back, and a commit whose answer was lost is skipped on the second run by the records' content
+  // hashes. So a batch is stored whole, once, or not at all.
+  template <typename Operation>
+  auto run(Operation&& operation) const -> decltype(operation()) {
+    std::optional<std::chrono::steady_clock::time_point> deadline;
+    for (int conflicts = 0;;) {
+      try {
+        return operation();
+      } catch (const ConnectionLost& lost) {
+        if (lost.connection() != connection.get()) throw;  // another database's, for its owner
+        if (!deadline) {
+          deadline = std::chrono::steady_clock::now() + reconnect_for;
+          std::cerr << "optune: " << lost.what() << "; reconnecting for up to " << reconnect_for.count() << " s\n";
+        }
+        if (!connection->reconnect(*deadline))
+          throw StorageError(connection->name() + ": the database server went away and was not back within " +
+                             std::to_string(reconnect_for.count()) + " s");
+      } catch (const TransactionConflict&) {
+        if (++conflicts > kConflictRetries) throw;
+      }
+    }
+  }
 
   // Runs `sql` (a SELECT built on select_records()) and passes each record to `visit`.
   void for_each_record(const std::string& sql, const WhereClause& where,
                        const std::function<void(TuningRecord&&)>& visit) const {
-    sqlite::Statement statement = connection.prepare(sql);
-    where.bind(statement);
-    while (statement.step()) visit(read_record(statement));
+    auto statement = connection->prepare(sql);
+    where.bind(*statement);
+    while (statement->step()) visit(read_record(*statement));
   }
 
   std::vector<TuningRecord> collect(const std::string& sql, const WhereClause& where) const {
-    std::vector<TuningRecord> records;
-    for_each_record(sql, where, [&records](TuningRecord&& record) { records.push_back(std::move(record)); });
-    return records;
+    return run([&] {
+      std::vector<TuningRecord> records;
+      for_each_record(sql, where, [&records](TuningRecord&& record) { records.push_back(std::move(record)); });
+      return records;
+    });
   }
 
   void require_writable() const {
-    if (mode == Mode::kReadOnly) throw DatabaseError(connection.path() + " is open read-only");
+    if (mode == Mode::kReadOnly) throw DatabaseError(connection->name() + " is open read-only");
   }
 };
 
-Database Database::open(const std::string& path, Mode mode) {
+namespace {
+
+std::unique_ptr<Connection> open_file(const std::string& path, Database::Mode mode, int& version) {
   // SQLite opens "" as a private temporary database: every record would be lost at exit.
   if (path.empty()) throw DatabaseError("the database path is empty");
-  const bool read_only = mode == Mode::kReadOnly;
+  const bool read_only = mode == Database::Mode::kReadOnly;
   std::error_code error;
   const auto status = std::filesystem::status(path, error);
   if (error && error != std::errc::no_such_file_or_directory)
@@ -69,9 +105,8 @@ Database Database::open(const std::string& path, Mode mode) {
   auto connection = sqlite::Connection::open(
       path, read_only ? sqlite::Connection::Access::kReadOnly : sqlite::Connection::Access::kReadWriteCreate,
       kBusyTimeout);
-  int version = 0;
   try {
-    version = prepare_schema(connection, read_only);
+    version = prepare_schema(*connection, read_only);
   } catch (const sqlite::SqliteError& error) {
     // A WAL database in a folder this user cannot write, or on a read-only mount: SQLite cannot
     // make the -shm file a reader needs (SQLITE_READONLY, or SQLITE_CANTOPEN where the mount
@@ -80,9 +115,25 @@ Database Database::open(const std::string& path, Mode mode) {
     const int code = error.code() & 0xff;
     if (!read_only || !(code == SQLITE_READONLY || (code == SQLITE_CANTOPEN && is_on_read_only_mount(path)))) throw;
     connection = sqlite::Connection::open(path, sqlite::Connection::Access::kImmutable, kBusyTimeout);
-    version = prepare_schema(connection, read_only);
+    version = prepare_schema(*connection, read_only);
   }
-  return Database(std::make_unique<Impl>(Impl{std::move(connection), mode, version}));
+  return connection;
+}
+
+std::unique_ptr<Connection> open_server(const std::string& uri, Database::Mode mode, int& version) {
+  auto connection = postgres::Connection::open(uri);
+  version = prepare_postgres_schema(*connection, mode == Database::Mode::kReadOnly);
+  return connection;
+}
+
+}  // namespace
+
+bool is_server_uri(const std::string& location) { return postgres::is_server_uri(location); }
+
+Database Database::open(const std::string& location, Mode mode, std::chrono::seconds reconnect_for) {
+  int version = 0;
+  auto connection = is_server_uri(location) ? open_server(location, mode, version) : open_file(location, mode, version);
+  return Database(std::make_unique<Impl>(Impl{std::move(connection), mode, version, reconnect_for}));
 }
 
 Database::Database(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -92,17 +143,21 @@ Database::~Database() = default;
 
 int Database::schema_version() const { return impl_->schema_version; }
 
-const std::string& Database::path() const { return impl_->connection.path(); }
+const std::string& Database::path() const { return impl_->connection->name(); }
+
+bool Database::is_on_server() const { return dynamic_cast<const postgres::Connection*>(impl_->connection.get()) != nullptr; }
 
 std::vector<std::int64_t> Database::insert(const std::vector<TuningRecord>& records) {
   impl_->require_writable();
-  std::vector<std::int64_t> ids;
-  ids.reserve(records.size());
-  sqlite::Transaction transaction(impl_->connection);
-  RecordWriter writer(impl_->connection);
-  for (const TuningRecord& record : records) ids.push_back(writer.write(record));
-  transaction.commit();
-  return ids;
+  return impl_->run([&] {
+    std::vector<std::int64_t> ids;
+    ids.reserve(records.size());
+    Transaction transaction(*impl_->connection);
+    RecordWriter writer(*impl_->connection);
+    for (const TuningRecord& record : records) ids.push_back(writer.write(record));
+    transaction.commit();
+    return ids;
+  });
 }
 
 namespace {
@@ -118,7 +173,7 @@ std::string latest_per_config(const WhereClause& where) {
   return "SELECT * FROM (" +
          select_records(", row_number() OVER (PARTITION BY r.workload_key, r.template_name, r.target,"
                         " r.device_id, r.config ORDER BY r.timestamp DESC, r.id DESC) AS latest") +
-         where.sql + ") WHERE latest = 1";
+         where.sql + ") AS latest_records WHERE latest = 1";
 }
 
 }  // namespace
@@ -173,7 +228,7 @@ std::vector<TuningRecord> Database::top_k(const RecordFilter& filter, std::size_
   // follows the record's columns too.
   const std::string ranked = "SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY workload_key, target,"
                              " device_id ORDER BY median_seconds, id) AS rank FROM (" +
-                             latest_per_config(where) + ")) WHERE rank <= " + std::to_string(k) +
+                             latest_per_config(where) + ") AS configs) AS ranked WHERE rank <= " + std::to_string(k) +
                              " ORDER BY median_seconds, id";
   std::vector<TuningRecord> records = impl_->collect(ranked, where);
   // Each partition's latest winner mark (of any template) keeps its config first, in the place of
@@ -184,7 +239,7 @@ std::vector<TuningRecord> Database::top_k(const RecordFilter& filter, std::size_
       "SELECT * FROM (" +
           select_records(", row_number() OVER (PARTITION BY r.workload_key, r.target, r.device_id"
                          " ORDER BY r.timestamp DESC, r.id DESC) AS latest_mark") +
-          marks_where.sql + ") WHERE latest_mark = 1",
+          marks_where.sql + ") AS marks WHERE latest_mark = 1",
       marks_where);
   for (const auto& mark : marks) {
     const std::string partition = partition_of(mark);
@@ -224,11 +279,13 @@ std::vector<TuningRecord> Database::task_records(const TaskKey& task) const {
 std::unordered_set<std::string> Database::measured_configs(const TaskKey& task) const {
   WhereClause where = where_clause(task);
   where.add(kMeasuredTheConfig);
-  sqlite::Statement statement = impl_->connection.prepare("SELECT DISTINCT r.config FROM records r" + where.sql);
-  where.bind(statement);
-  std::unordered_set<std::string> configs;
-  while (statement.step()) configs.insert(statement.column_text(0));
-  return configs;
+  return impl_->run([&] {
+    auto statement = impl_->connection->prepare("SELECT DISTINCT r.config FROM records r" + where.sql);
+    where.bind(*statement);
+    std::unordered_set<std::string> configs;
+    while (statement->step()) configs.insert(statement->column_text(0));
+    return configs;
+  });
 }
 
 bool Database::is_measured(const TaskKey& task, const std::string& config_text) const {
@@ -236,18 +293,21 @@ bool Database::is_measured(const TaskKey& task, const std::string& config_text) 
   where.add(kMeasuredTheConfig);
   where.add("r.config = ?");
   where.parameters.emplace_back(config_text);
-  sqlite::Statement statement = impl_->connection.prepare("SELECT 1 FROM records r" + where.sql + " LIMIT 1");
-  where.bind(statement);
-  return statement.step();
+  return impl_->run([&] {
+    auto statement = impl_->connection->prepare("SELECT 1 FROM records r" + where.sql + " LIMIT 1");
+    where.bind(*statement);
+    return statement->step();
+  });
 }
 
 std::size_t Database::count() const {
-  return static_cast<std::size_t>(impl_->connection.query_int("SELECT count(*) FROM records"));
+  return static_cast<std::size_t>(impl_->run([&] { return impl_->connection->query_int("SELECT count(*) FROM records"); }));
 }
 
 std::size_t Database::export_jsonl(std::ostream& out, const RecordFilter& filter) const {
   const WhereClause where = where_clause(filter);
   std::size_t written = 0;
+  // (Not run again after a lost server: the lines already written cannot be taken back.)
   impl_->for_each_record(select_records() + where.sql + " ORDER BY r.timestamp, r.id", where,
                          [&](TuningRecord&& record) {
                            out << to_json(record).dump() << '\n';
@@ -259,42 +319,58 @@ std::size_t Database::export_jsonl(std::ostream& out, const RecordFilter& filter
 
 std::size_t Database::import_jsonl(std::istream& in, const RecordCheck& check) {
   impl_->require_writable();
-  sqlite::Transaction transaction(impl_->connection);
-  RecordWriter writer(impl_->connection);
-  std::size_t added = 0;
+  // Every line read and checked before the one transaction that stores them, so that a server
+  // that goes away meanwhile can be given the whole import again.
+  std::vector<std::pair<std::size_t, TuningRecord>> numbered;
   std::string line;
   for (std::size_t number = 1; std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     try {
       TuningRecord record = record_from_json(nlohmann::json::parse(line));
       if (check) check(record);
-      if (writer.write(record) != 0) ++added;
+      numbered.emplace_back(number, std::move(record));
     } catch (const nlohmann::json::exception& error) {
       throw DatabaseError("line " + std::to_string(number) + ": not valid JSON (" + error.what() + ")");
     } catch (const std::invalid_argument& error) {
       throw DatabaseError("line " + std::to_string(number) + ": " + error.what());
-    } catch (const StorageError&) {
-      throw;  // the disk, not the line
-    } catch (const DatabaseError& error) {
-      throw DatabaseError("line " + std::to_string(number) + ": " + error.what());
     }
   }
   if (in.bad()) throw DatabaseError("cannot read the records to import into " + path());
-  transaction.commit();
-  return added;
+  return impl_->run([&] {
+    Transaction transaction(*impl_->connection);
+    RecordWriter writer(*impl_->connection);
+    std::size_t added = 0;
+    for (const auto& [number, record] : numbered) {
+      try {
+        if (writer.write(record) != 0) ++added;
+      } catch (const StorageError&) {
+        throw;  // the disk or the server, not the line
+      } catch (const DatabaseError& error) {
+        throw DatabaseError("line " + std::to_string(number) + ": " + error.what());
+      }
+    }
+    transaction.commit();
+    return added;
+  });
 }
 
 std::size_t Database::merge_from(const Database& other) {
   impl_->require_writable();
-  sqlite::Transaction transaction(impl_->connection);
-  RecordWriter writer(impl_->connection);
-  std::size_t added = 0;
-  other.impl_->for_each_record(select_records() + " ORDER BY r.timestamp, r.id", WhereClause{},
-                               [&](TuningRecord&& record) {
-                                 if (writer.write(record) != 0) ++added;
-                               });
-  transaction.commit();
-  return added;
+  return impl_->run([&] {
+    Transaction transaction(*impl_->connection);
+    RecordWriter writer(*impl_->connection);
+    std::size_t added = 0;
+    // A read of `other` broken by its server starts again: the records written before are then
+    // skipped by their content hashes.
+    other.impl_->run([&] {
+      other.impl_->for_each_record(select_records() + " ORDER BY r.timestamp, r.id", WhereClause{},
+                                   [&](TuningRecord&& record) {
+                                     if (writer.write(record) != 0) ++added;
+                                   });
+    });
+    transaction.commit();
+    return added;
+  });
 }
 
 std::size_t Database::prune(std::size_t keep, bool dry_run) {
@@ -305,43 +381,47 @@ std::size_t Database::prune(std::size_t keep, bool dry_run) {
       // (the best configs by their latest successful records, as best() ranks them)
       "SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY " + task +
       " ORDER BY median_seconds, id) AS rank FROM (SELECT *, row_number() OVER (PARTITION BY " + task +
-      ", config ORDER BY timestamp DESC, id DESC) AS latest FROM records WHERE error_kind = 'ok')"
-      " WHERE latest = 1) WHERE rank <= " +
+      ", config ORDER BY timestamp DESC, id DESC) AS latest FROM records WHERE error_kind = 'ok') AS latest_ok"
+      " WHERE latest = 1) AS ranked_ok WHERE rank <= " +
       std::to_string(keep) +
       " UNION SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY " + task +
-      " ORDER BY timestamp DESC, id DESC) AS rank FROM records WHERE is_default = 1) WHERE rank = 1"
+      " ORDER BY timestamp DESC, id DESC) AS rank FROM records WHERE is_default = 1) AS default_records WHERE rank = 1"
       // (and the latest successful record of a default config: were it measured again later, as
       // a candidate, and slower, dropping that record would leave its older, faster default
       // record as its latest, which could then outrank the best)
       " UNION SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY " + task +
       ", config ORDER BY timestamp DESC, id DESC) AS latest FROM records WHERE error_kind = 'ok' AND config IN"
-      " (SELECT config FROM records WHERE is_default = 1)) WHERE latest = 1"
+      " (SELECT config FROM records WHERE is_default = 1)) AS default_configs WHERE latest = 1"
       " UNION SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY " + task +
-      ", config ORDER BY timestamp DESC, id DESC) AS rank FROM records WHERE error_kind <> 'ok') WHERE rank = 1"
+      ", config ORDER BY timestamp DESC, id DESC) AS rank FROM records WHERE error_kind <> 'ok') AS failures"
+      " WHERE rank = 1"
       // (the latest winner mark, and its config's latest success: the winner best() stands by)
       " UNION SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY " + task +
-      " ORDER BY timestamp DESC, id DESC) AS rank FROM records WHERE winner = 1) WHERE rank = 1"
+      " ORDER BY timestamp DESC, id DESC) AS rank FROM records WHERE winner = 1) AS marks WHERE rank = 1"
       " UNION SELECT id FROM (SELECT r.id, row_number() OVER (PARTITION BY r.workload_key, r.template_name, r.target,"
       " r.device_id ORDER BY r.timestamp DESC, r.id DESC) AS latest FROM records r JOIN (SELECT * FROM (SELECT"
       " workload_key, template_name, target, device_id, config, row_number() OVER (PARTITION BY " + task +
-      " ORDER BY timestamp DESC, id DESC) AS rank FROM records WHERE winner = 1) WHERE rank = 1) w USING"
-      " (workload_key, template_name, target, device_id, config) WHERE r.error_kind = 'ok') WHERE latest = 1";
-  sqlite::Transaction transaction(impl_->connection);
-  const auto doomed = static_cast<std::size_t>(
-      impl_->connection.query_int("SELECT count(*) FROM records WHERE id NOT IN (" + kept + ")"));
-  if (dry_run) return doomed;
-  impl_->connection.execute("DELETE FROM records WHERE id NOT IN (" + kept + ")");
-  transaction.commit();
-  return doomed;
+      " ORDER BY timestamp DESC, id DESC) AS rank FROM records WHERE winner = 1) AS all_marks WHERE rank = 1) w USING"
+      " (workload_key, template_name, target, device_id, config) WHERE r.error_kind = 'ok') AS winner_successes"
+      " WHERE latest = 1";
+  return impl_->run([&] {
+    Transaction transaction(*impl_->connection);
+    const auto doomed = static_cast<std::size_t>(
+        impl_->connection->query_int("SELECT count(*) FROM records WHERE id NOT IN (" + kept + ")"));
+    if (dry_run) return doomed;
+    impl_->connection->execute("DELETE FROM records WHERE id NOT IN (" + kept + ")");
+    transaction.commit();
+    return doomed;
+  });
 }
 
 void Database::compact() {
   impl_->require_writable();
-  impl_->connection.execute("VACUUM");
+  impl_->run([&] { impl_->connection->execute("VACUUM"); });
 }
 
 std::string Database::integrity_check() const {
-  return impl_->connection.query_text("PRAGMA integrity_check");
+  return impl_->run([&] { return impl_->connection->integrity_check(); });
 }
 
 }  // namespace optune::db

@@ -113,6 +113,16 @@ std::string valid_utf8(const std::string& text) {
   return nlohmann::json::parse(checked).get<std::string>();
 }
 
+// `text` as a LIKE pattern that matches it literally: its '%', '_' and backslashes escaped.
+std::string like_literal(const std::string& text) {
+  std::string pattern;
+  for (char c : text) {
+    if (c == '%' || c == '_' || c == '\\') pattern += '\\';
+    pattern += c;
+  }
+  return pattern;
+}
+
 }  // namespace
 
 std::string select_records(const std::string& extra_columns) {
@@ -124,7 +134,7 @@ std::string select_records(const std::string& extra_columns) {
          " FROM records r LEFT JOIN devices d ON d.id = r.device_id LEFT JOIN workloads w ON w.key = r.workload_key";
 }
 
-TuningRecord read_record(const sqlite::Statement& row) {
+TuningRecord read_record(const Statement& row) {
   TuningRecord record;
   record.id = row.column_int(0);
   record.workload_key = valid_utf8(row.column_text(1));
@@ -159,7 +169,7 @@ void WhereClause::add(const std::string& condition) {
   sql += condition;
 }
 
-void WhereClause::bind(sqlite::Statement& statement, int first_index) const {
+void WhereClause::bind(Statement& statement, int first_index) const {
   int index = first_index;
   for (const auto& parameter : parameters) {
     if (const auto* text = std::get_if<std::string>(&parameter)) {
@@ -183,9 +193,10 @@ WhereClause where_clause(const RecordFilter& filter) {
   add_exact("r.template_name", filter.template_name);
   if (!filter.device.empty()) {
     // An exact id, or a case-insensitive substring of the name ("xeon", "rtx 4090").
-    where.add("(r.device_id = ? OR instr(lower(d.name), lower(?)) > 0)");
+    // (LIKE with the pattern's own wildcards escaped: both engines read it alike.)
+    where.add("(r.device_id = ? OR lower(d.name) LIKE '%' || lower(?) || '%' ESCAPE '\\')");
     where.parameters.emplace_back(filter.device);
-    where.parameters.emplace_back(filter.device);
+    where.parameters.emplace_back(like_literal(filter.device));
   }
   if (filter.since > 0) {
     where.add("r.timestamp >= ?");
@@ -204,9 +215,8 @@ WhereClause where_clause(const TaskKey& task) {
 
 std::string workload_op(const std::string& workload_key) { return workload_key.substr(0, workload_key.find('.')); }
 
-RecordWriter::RecordWriter(sqlite::Connection& connection)
-    : connection_(connection),
-      insert_device_(connection.prepare(
+RecordWriter::RecordWriter(Connection& connection)
+    : insert_device_(connection.prepare(
           "INSERT INTO devices (id, name, fingerprint) VALUES (?1, ?2, ?3) ON CONFLICT (id) DO NOTHING")),
       insert_workload_(connection.prepare(
           "INSERT INTO workloads (key, op) VALUES (?1, ?2) ON CONFLICT (key) DO NOTHING")),
@@ -217,23 +227,23 @@ RecordWriter::RecordWriter(sqlite::Connection& connection)
           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,"
           " ?22, ?23)"
           // Only the content hash may conflict; any other violation must fail loudly.
-          " ON CONFLICT (content_hash) DO NOTHING")) {}
+          " ON CONFLICT (content_hash) DO NOTHING RETURNING id")) {}
 
 std::int64_t RecordWriter::write(const TuningRecord& record) {
   check_storable(record);
   // The first fingerprint stored for an id is kept: the id is a hash of the fingerprint.
-  insert_device_.reset();
-  insert_device_.bind_text(1, record.device_id)
+  insert_device_->reset();
+  insert_device_->bind_text(1, record.device_id)
       .bind_text(2, device_name(record.device_fingerprint))
       .bind_text(3, record.device_fingerprint.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  insert_device_.step();
+  insert_device_->step();
 
-  insert_workload_.reset();
-  insert_workload_.bind_text(1, record.workload_key).bind_text(2, workload_op(record.workload_key));
-  insert_workload_.step();
+  insert_workload_->reset();
+  insert_workload_->bind_text(1, record.workload_key).bind_text(2, workload_op(record.workload_key));
+  insert_workload_->step();
 
-  insert_record_.reset();
-  insert_record_.bind_text(1, content_hash(record))
+  insert_record_->reset();
+  insert_record_->bind_text(1, content_hash(record))
       .bind_text(2, record.workload_key)
       .bind_text(3, record.template_name)
       .bind_text(4, record.target)
@@ -256,8 +266,11 @@ std::int64_t RecordWriter::write(const TuningRecord& record) {
       .bind_optional_double(21, record.device_load)
       .bind_optional_double(22, record.check_seconds)
       .bind_optional_double(23, record.timing_seconds);
-  insert_record_.step();
-  return connection_.changes() == 1 ? connection_.last_insert_rowid() : 0;
+  // A row comes back only when the record was new.
+  const std::int64_t id = insert_record_->step() ? insert_record_->column_int(0) : 0;
+  while (insert_record_->step()) {
+  }
+  return id;
 }
 
 }  // namespace optune::db

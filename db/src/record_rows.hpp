@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "optune/db/database.hpp"
-#include "sqlite_handle.hpp"
+#include "connection.hpp"
 
 namespace optune::db {
 
@@ -16,7 +16,7 @@ namespace optune::db {
 // read_record() ignores), from "records r" joined with "devices d" and "workloads w"; callers
 // append WHERE / ORDER BY.
 std::string select_records(const std::string& extra_columns = "");
-TuningRecord read_record(const sqlite::Statement& row);
+TuningRecord read_record(const Statement& row);
 
 // A WHERE clause ("" when the filter matches everything, else " WHERE ...") and its parameters
 // in order. Matches the filter semantics documented in database.hpp.
@@ -24,7 +24,7 @@ struct WhereClause {
   std::string sql;
   std::vector<std::variant<std::string, double>> parameters;
   void add(const std::string& condition);
-  void bind(sqlite::Statement& statement, int first_index = 1) const;
+  void bind(Statement& statement, int first_index = 1) const;
 };
 WhereClause where_clause(const RecordFilter& filter);
 WhereClause where_clause(const TaskKey& task);
@@ -36,16 +36,15 @@ std::string workload_op(const std::string& workload_key);
 // statements. Identical records (every field but id) are stored once.
 class RecordWriter {
  public:
-  explicit RecordWriter(sqlite::Connection& connection);
+  explicit RecordWriter(Connection& connection);
   // The new record's id, or 0 when an identical record is already stored. Throws DatabaseError
   // for a record that cannot be stored (empty key, non-finite number).
   std::int64_t write(const TuningRecord& record);
 
  private:
-  sqlite::Connection& connection_;
-  sqlite::Statement insert_device_;
-  sqlite::Statement insert_workload_;
-  sqlite::Statement insert_record_;
+  std::unique_ptr<Statement> insert_device_;
+  std::unique_ptr<Statement> insert_workload_;
+  std::unique_ptr<Statement> insert_record_;
 };
 
 }  // namespace optune::db

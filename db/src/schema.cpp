@@ -5,30 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "schema_steps.hpp"
+
 namespace optune::db {
 
-namespace {
-
-// Columns added to `records` after schema 1, each with the version that added it and the value
-// it reads as in the rows that were there before: unknown. Append only, as the migrations.
-struct AddedColumn {
-  int version;             // the schema version that has it
-  const char* definition;  // as ALTER TABLE ADD COLUMN takes it
-  const char* name;
-  const char* before;      // its value in older rows
-};
-constexpr AddedColumn kAddedColumns[] = {
-    {2, "spread REAL", "spread", "NULL"},  // relative half-width of the median's 95% interval
-    {2, "load REAL", "load", "NULL"},      // other processes' share of the CPU time meanwhile
-    {3, "winner INTEGER NOT NULL DEFAULT 0", "winner", "0"},  // its config won a final comparison
-    {4, "device_load REAL", "device_load", "NULL"},  // other processes' share of the GPU's time meanwhile
-    {5, "check_seconds REAL", "check_seconds", "NULL"},    // the worker's seconds checking the output
-    {5, "timing_seconds REAL", "timing_seconds", "NULL"},  // and timing the runs
-};
-
-// migrations[i] takes a database from schema version i to i + 1. Append only: a released step
-// never changes, since files in the field have already run it.
-const std::vector<std::string>& migrations() {
+const std::vector<std::string>& schema_steps() {
   static const std::vector<std::string> steps = [] {
     std::vector<std::string> sql = {
         // 0 -> 1: devices, workloads, records.
@@ -83,6 +64,8 @@ const std::vector<std::string>& migrations() {
   return steps;
 }
 
+namespace {
+
 // A file of an older schema opened read-only cannot be migrated; a temporary view (in the
 // connection's own memory, shadowing the file's table by name) shows its records with the newer
 // columns, as unknown. So every reading command reads an old database as it is.
@@ -108,7 +91,7 @@ FileState inspect(const sqlite::Connection& connection) {
                      connection.query_int("SELECT count(*) FROM sqlite_schema")};
   } catch (const sqlite::SqliteError& error) {
     if (error.code() != SQLITE_NOTADB) throw;
-    throw DatabaseError(connection.path() + " is not an optune database (file is not a database)");
+    throw DatabaseError(connection.name() + " is not an optune database (file is not a database)");
   }
 }
 
@@ -117,7 +100,7 @@ bool is_new_file(const FileState& state) {
 }
 
 void check_accepted(const sqlite::Connection& connection, const FileState& state, bool read_only) {
-  const std::string& path = connection.path();
+  const std::string& path = connection.name();
   if (is_new_file(state)) {
     if (read_only) throw DatabaseError(path + " is not an optune database (it is empty)");
     return;
@@ -142,12 +125,12 @@ void enable_wal(sqlite::Connection& connection) {
 }
 
 void migrate(sqlite::Connection& connection) {
-  sqlite::Transaction transaction(connection);
+  Transaction transaction(connection);
   // Read again under the write lock: another process may have migrated the file meanwhile.
   const FileState state = inspect(connection);
   check_accepted(connection, state, /*read_only=*/false);
   for (auto version = state.user_version; version < kSchemaVersion; ++version) {
-    connection.execute(migrations().at(static_cast<std::size_t>(version)));
+    connection.execute(schema_steps().at(static_cast<std::size_t>(version)));
   }
   connection.execute("PRAGMA application_id = " + std::to_string(kApplicationId));
   connection.execute("PRAGMA user_version = " + std::to_string(kSchemaVersion));
@@ -157,7 +140,7 @@ void migrate(sqlite::Connection& connection) {
 }  // namespace
 
 int prepare_schema(sqlite::Connection& connection, bool read_only) {
-  if (migrations().size() != static_cast<std::size_t>(kSchemaVersion))
+  if (schema_steps().size() != static_cast<std::size_t>(kSchemaVersion))
     throw DatabaseError("optune's schema steps do not reach its schema version " + std::to_string(kSchemaVersion));
   const FileState state = inspect(connection);
   check_accepted(connection, state, read_only);
@@ -166,7 +149,7 @@ int prepare_schema(sqlite::Connection& connection, bool read_only) {
     return static_cast<int>(state.user_version);
   }
   if (connection.is_read_only()) {
-    throw DatabaseError(connection.path() + " is not writable (open it read-only to query it)");
+    throw DatabaseError(connection.name() + " is not writable (open it read-only to query it)");
   }
   enable_wal(connection);
   if (state.user_version < kSchemaVersion) migrate(connection);

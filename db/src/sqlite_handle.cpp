@@ -26,7 +26,8 @@ void throw_error(int code, const std::string& message) {
 
 void Connection::Closer::operator()(sqlite3* handle) const { sqlite3_close_v2(handle); }
 
-Connection Connection::open(const std::string& path, Access access, std::chrono::milliseconds busy_timeout) {
+std::unique_ptr<Connection> Connection::open(const std::string& path, Access access,
+                                             std::chrono::milliseconds busy_timeout) {
   const int flags = access == Access::kReadWriteCreate ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
                                                        : SQLITE_OPEN_READONLY;
   sqlite3* handle = nullptr;
@@ -44,7 +45,7 @@ Connection Connection::open(const std::string& path, Access access, std::chrono:
     code = sqlite3_open_v2(path.c_str(), &handle, flags | SQLITE_OPEN_NOMUTEX, nullptr);
   }
   // sqlite3_open_v2 allocates a handle even when it fails; it must be closed either way.
-  Connection connection(path, handle);
+  std::unique_ptr<Connection> connection(new Connection(path, handle));
   if (code != SQLITE_OK) {
     const std::string detail = handle != nullptr ? sqlite3_errmsg(handle) : sqlite3_errstr(code);
     throw SqliteError(code, path + ": " + open_failure_reason(code, access) + " (" + detail + ")");
@@ -67,28 +68,14 @@ void Connection::execute(const std::string& sql) {
   throw_error(code, path_ + ": " + text);
 }
 
-Statement Connection::prepare(std::string_view sql) const {
+std::unique_ptr<db::Statement> Connection::prepare(std::string_view sql) const {
   sqlite3_stmt* handle = nullptr;
   const int code = sqlite3_prepare_v2(handle_.get(), sql.data(), static_cast<int>(sql.size()), &handle, nullptr);
   if (code != SQLITE_OK) fail(code);
-  return Statement(*this, handle);
-}
-
-std::int64_t Connection::query_int(std::string_view sql) const {
-  Statement statement = prepare(sql);
-  return statement.step() ? statement.column_int(0) : 0;
-}
-
-std::string Connection::query_text(std::string_view sql) const {
-  Statement statement = prepare(sql);
-  return statement.step() ? statement.column_text(0) : std::string();
+  return std::unique_ptr<db::Statement>(new Statement(*this, handle));
 }
 
 bool Connection::is_read_only() const { return sqlite3_db_readonly(handle_.get(), "main") == 1; }
-
-std::int64_t Connection::last_insert_rowid() const { return sqlite3_last_insert_rowid(handle_.get()); }
-
-int Connection::changes() const { return sqlite3_changes(handle_.get()); }
 
 void Statement::Finalizer::operator()(sqlite3_stmt* handle) const { sqlite3_finalize(handle); }
 
@@ -101,12 +88,9 @@ Statement& Statement::bind_text(int index, std::string_view value) {
   return *this;
 }
 
-Statement& Statement::bind_optional_double(int index, std::optional<double> value) {
-  if (!value) {
-    check_bind(sqlite3_bind_null(handle_.get(), index));
-    return *this;
-  }
-  return bind_double(index, *value);
+Statement& Statement::bind_null(int index) {
+  check_bind(sqlite3_bind_null(handle_.get(), index));
+  return *this;
 }
 
 Statement& Statement::bind_double(int index, double value) {
@@ -139,27 +123,8 @@ std::string Statement::column_text(int column) const {
 
 double Statement::column_double(int column) const { return sqlite3_column_double(handle_.get(), column); }
 
-std::optional<double> Statement::column_optional_double(int column) const {
-  if (sqlite3_column_type(handle_.get(), column) == SQLITE_NULL) return std::nullopt;
-  return column_double(column);
-}
+bool Statement::column_is_null(int column) const { return sqlite3_column_type(handle_.get(), column) == SQLITE_NULL; }
 
 std::int64_t Statement::column_int(int column) const { return sqlite3_column_int64(handle_.get(), column); }
-
-Transaction::Transaction(Connection& connection) : connection_(connection) { connection_.execute("BEGIN IMMEDIATE"); }
-
-Transaction::~Transaction() {
-  if (!is_open_) return;
-  try {
-    connection_.execute("ROLLBACK");
-  } catch (const DatabaseError&) {
-    // SQLite already rolled back (e.g. after an I/O error); nothing is left to undo.
-  }
-}
-
-void Transaction::commit() {
-  connection_.execute("COMMIT");
-  is_open_ = false;
-}
 
 }  // namespace optune::db::sqlite

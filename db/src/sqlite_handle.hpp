@@ -1,5 +1,5 @@
-// The one wrapper over SQLite's C API in optune: a connection, a prepared statement and an
-// immediate transaction, each owning its handle. SQLite result codes become DatabaseError (with
+// The one wrapper over SQLite's C API in optune: the SQLite engine of connection.hpp, a connection
+// and a prepared statement, each owning its handle. SQLite result codes become DatabaseError (with
 // the code kept, for the few places that tell them apart) at this boundary; nothing above it
 // sees a raw sqlite3 pointer or result code.
 #pragma once
@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "connection.hpp"
 #include "optune/db/database.hpp"
 
 struct sqlite3;
@@ -33,25 +34,22 @@ class SqliteError : public DatabaseError {
 
 class Statement;
 
-class Connection {
+class Connection final : public db::Connection {
  public:
   // kImmutable: read-only, with SQLite told that nothing changes the file, so that it needs no
   // -shm file beside it (a WAL database in a folder this user cannot write).
   enum class Access { kReadWriteCreate, kReadOnly, kImmutable };
   // Opens the file (creating it for kReadWriteCreate); reads nothing yet, so a foreign file is
   // left untouched until the caller has looked at it. Waits up to busy_timeout for locks.
-  static Connection open(const std::string& path, Access access, std::chrono::milliseconds busy_timeout);
+  static std::unique_ptr<Connection> open(const std::string& path, Access access,
+                                          std::chrono::milliseconds busy_timeout);
 
-  const std::string& path() const { return path_; }
-  // Runs SQL that returns no rows (may hold several statements).
-  void execute(const std::string& sql);
-  Statement prepare(std::string_view sql) const;
-  // A single integer from a query such as "PRAGMA user_version".
-  std::int64_t query_int(std::string_view sql) const;
-  std::string query_text(std::string_view sql) const;
+  const std::string& name() const override { return path_; }
+  void execute(const std::string& sql) override;
+  std::unique_ptr<db::Statement> prepare(std::string_view sql) const override;
+  void begin_writing() override { execute("BEGIN IMMEDIATE"); }
+  std::string integrity_check() const override { return query_text("PRAGMA integrity_check"); }
   bool is_read_only() const;
-  std::int64_t last_insert_rowid() const;
-  int changes() const;  // rows changed by the last statement
 
  private:
   struct Closer {
@@ -65,22 +63,19 @@ class Connection {
   friend class Statement;
 };
 
-// A prepared statement; parameters are 1-based as in SQL's "?1", columns 0-based.
-class Statement {
+class Statement final : public db::Statement {
  public:
-  Statement& bind_text(int index, std::string_view value);
-  Statement& bind_double(int index, double value);
-  Statement& bind_int(int index, std::int64_t value);
-  Statement& bind_optional_double(int index, std::optional<double> value);  // nullopt: NULL
-  // true: a row is ready to read; false: the statement is done.
-  bool step();
-  // Makes the statement ready to run again with new parameters.
-  void reset();
+  Statement& bind_text(int index, std::string_view value) override;
+  Statement& bind_double(int index, double value) override;
+  Statement& bind_int(int index, std::int64_t value) override;
+  Statement& bind_null(int index) override;
+  bool step() override;
+  void reset() override;
 
-  std::string column_text(int column) const;
-  double column_double(int column) const;
-  std::int64_t column_int(int column) const;
-  std::optional<double> column_optional_double(int column) const;  // NULL: nullopt
+  std::string column_text(int column) const override;
+  double column_double(int column) const override;
+  std::int64_t column_int(int column) const override;
+  bool column_is_null(int column) const override;
 
  private:
   struct Finalizer {
@@ -92,21 +87,6 @@ class Statement {
   const Connection* connection_;
   std::unique_ptr<sqlite3_stmt, Finalizer> handle_;
   friend class Connection;
-};
-
-// BEGIN IMMEDIATE on construction (takes the write lock at once, so a writer never fails halfway
-// on a lock upgrade); rolls back on destruction unless committed.
-class Transaction {
- public:
-  explicit Transaction(Connection& connection);
-  Transaction(const Transaction&) = delete;
-  Transaction& operator=(const Transaction&) = delete;
-  ~Transaction();
-  void commit();
-
- private:
-  Connection& connection_;
-  bool is_open_ = true;
 };
 
 }  // namespace optune::db::sqlite

@@ -39,7 +39,7 @@ int run_merge(const MergeOptions& options) {
     return fs::weakly_canonical(a, error) == fs::weakly_canonical(b, error);
   };
   if (same(options.first, options.second))
-    throw UsageError("merge: " + options.first + " and " + options.second + " are the same file");
+    throw UsageError("merge: " + options.first + " and " + options.second + " are the same database");
   auto second = open_database(options.second, db::Database::Mode::kReadOnly);
   check_records(second);
   if (options.into.empty()) {

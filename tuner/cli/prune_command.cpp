@@ -25,7 +25,7 @@ int run_prune(const PruneOptions& options) {
       open_database(options.database, options.dry_run ? db::Database::Mode::kReadOnly : db::Database::Mode::kReadWrite);
   // Not under a run that measures into the database: it would lose its default and finalists
   // mid-run. Exit code 1, as a busy device refuses a job: the input is fine, the moment is not.
-  std::optional<tuner::FileLock> hold;
+  std::optional<app::DatabaseHold> hold;
   if (!options.dry_run) {
     std::string holder;
     hold = app::lock_database_exclusively("prune", install_paths().lock_dir, options.database, holder);

@@ -218,7 +218,11 @@ JobSpec parse_job(const std::string& text, const std::string& source) {
   reader.read(root, "remeasure", job.remeasure, 0, 1000);
   reader.read(root, "database", job.database);
   reader.read(root, "log", job.log);
-  if (job.log.empty()) job.log = (std::filesystem::path(job.database).parent_path() / (job.name + ".log")).string();
+  if (job.log.empty()) {
+    // Beside the database file; a database on a server has no folder here: beside the job file.
+    const std::string beside = db::is_server_uri(job.database) ? source : job.database;
+    job.log = (std::filesystem::path(beside).parent_path() / (job.name + ".log")).string();
+  }
   // Lines appended to the database (or the job file) would damage it, and the log be lost.
   if (is_file_or_companion(job.log, job.database) || is_file_or_companion(job.log, source))
     reader.fail(root.get("log") ? root.get("log")->source() : root.source(),

@@ -1,13 +1,16 @@
 // What a run that measures holds for its whole length (tuner/device_lock.hpp): the device's lock,
 // so two runs on this machine never time candidates on one device at once, whatever databases
 // they write, and for a run that writes records a shared hold on its database (by the file's
-// identity), which keeps `prune` away.
+// identity), which keeps `prune` away. Where the database is on a PostgreSQL server, both are also
+// held there (db/server_lock.hpp): the device's, named by its id and this host, keeps apart runs
+// started anywhere that share the database; the database's is the server's own.
 #pragma once
 
 #include <functional>
 #include <optional>
 #include <string>
 
+#include "optune/db/server_lock.hpp"
 #include "optune/kernels/device_info.hpp"
 #include "optune/tuner/jobs/device_lock.hpp"
 
@@ -19,9 +22,16 @@ namespace optune::app {
 // folders alone, not on who asks, so every user's runs agree on it.
 std::string machine_lock_dir(const std::string& configured = "");
 
+// A hold on a database: a flock of the file's identity, or a lock on its server.
+struct DatabaseHold {
+  std::optional<tuner::FileLock> file;
+  std::optional<db::ServerLock> server;
+};
+
 struct RunLocks {
   tuner::FileLock device;
-  std::optional<tuner::FileLock> database;
+  std::optional<db::ServerLock> server_device;  // a server's database: the device's lock there too
+  std::optional<DatabaseHold> database;
 };
 
 // `who` names the run in the lock file and in messages ("tune", "job nightly"). When another run
@@ -34,7 +44,7 @@ RunLocks lock_for_measuring(const std::string& who, const std::string& lock_dir,
 
 // prune's hold: the database locked exclusively, without waiting; nullopt while a run holds it
 // (`holder` then says which).
-std::optional<tuner::FileLock> lock_database_exclusively(const std::string& who, const std::string& lock_dir,
+std::optional<DatabaseHold> lock_database_exclusively(const std::string& who, const std::string& lock_dir,
                                                          const std::string& database_path, std::string& holder);
 
 }  // namespace optune::app

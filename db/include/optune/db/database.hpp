@@ -1,8 +1,13 @@
-// Database: the SQLite file that holds every measurement (DESIGN.md: one file, WAL mode, schema
-// version stored, forward-only migrations). One process writes while others read. All writes are
-// transactions, so an interrupted run never leaves a half-written batch.
+// Database: where every measurement is kept. Two engines behind one interface: a SQLite file, the
+// embedded default for one machine (DESIGN.md: one file, WAL mode, schema version stored,
+// forward-only migrations; one process writes while others read), and a PostgreSQL server, a
+// team's shared store (many writers on many machines, readers never blocked). Both have the same
+// schema versions and the same rules: all writes are transactions, so an interrupted run never
+// leaves a half-written batch; the latest record of a config counts; a record stored twice is kept
+// once (by content hash).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -35,6 +40,14 @@ class StorageError : public DatabaseError {
 
 inline constexpr int kSchemaVersion = 5;
 
+// How long a database on a server that went away (a restart, a dropped network) is retried before
+// the operation fails with StorageError.
+inline constexpr std::chrono::seconds kDefaultReconnectFor{60};
+
+// Whether `location` names a PostgreSQL server rather than a SQLite file: a postgresql:// or
+// postgres:// URI, or a libpq keyword string ("service=team", "host=db dbname=optune").
+bool is_server_uri(const std::string& location);
+
 // Identifies one tuning task's records: a template on a workload for a target and device.
 struct TaskKey {
   std::string workload_key;
@@ -56,15 +69,22 @@ struct RecordFilter {
 class Database {
  public:
   enum class Mode { kReadWrite, kReadOnly };
-  // Opens or (kReadWrite) creates the file, enables WAL, creates or migrates the schema.
-  // Throws DatabaseError with a one-line message: not a database, newer schema, unwritable path.
-  static Database open(const std::string& path, Mode mode = Mode::kReadWrite);
+  // Opens or (kReadWrite) creates the file, enables WAL, creates or migrates the schema; or, for
+  // a server URI, connects (credentials the libpq way: ~/.pgpass, PGPASSFILE, service files;
+  // a URI holding a password is refused) and creates or migrates the schema there. A server that
+  // goes away later is reconnected for up to `reconnect_for` and the operation under way run
+  // again. Throws DatabaseError with a one-line message: not a database, newer schema, unwritable
+  // path, malformed URI, refused login, unreachable server.
+  static Database open(const std::string& location, Mode mode = Mode::kReadWrite,
+                       std::chrono::seconds reconnect_for = kDefaultReconnectFor);
   Database(Database&&) noexcept;
   Database& operator=(Database&&) noexcept;
   ~Database();
 
   int schema_version() const;
+  // The file's path or the server's URI.
   const std::string& path() const;
+  bool is_on_server() const;
 
   // Inserts in one transaction and returns the ids. Records identical in every field but id to
   // one already stored are skipped (id 0 returned for them), which makes import and merge safe.
@@ -117,9 +137,9 @@ class Database {
   // success (so the best stays the best), and the most recent record of every config that
   // failed, so a resumed tuning run still skips configs known to crash, hang or be wrong.
   std::size_t prune(std::size_t keep, bool dry_run = false);
-  // Gives the space of deleted rows back to the file system (VACUUM); not inside a transaction.
+  // Gives the space of deleted rows back (VACUUM); not inside a transaction.
   void compact();
-  // "ok" or SQLite's list of problems (PRAGMA integrity_check).
+  // "ok" or SQLite's list of problems (PRAGMA integrity_check); a server checks its own pages.
   std::string integrity_check() const;
 
  private:

@@ -20,8 +20,8 @@
 //   scheduler = "gradient"     # gradient or round_robin
 //   batch_size = 8             # configs built and measured per batch (a stop waits for one batch)
 //   remeasure = 3              # best configs measured again when the budget is spent
-//   database = "optune.db"     # default optune.db
-//   log = "jobs/resnet18-cpu.log"   # default: <name>.log next to the database
+//   database = "optune.db"     # default optune.db; or a PostgreSQL URI ("postgresql://db.lab/optune")
+//   log = "jobs/resnet18-cpu.log"   # default: <name>.log next to the database (a server's: next to the job file)
 //   [measure]                  # optional; defaults as `optune tune`
 //   repeat = 3
 //   number = 0                 # runs per repeat; 0: from min_repeat_ms

@@ -1,0 +1,36 @@
+// A lock held on the PostgreSQL server of a shared database: an advisory lock of a connection of
+// its own, named by text ("device 1a2b... on host lab-7"), held as long as the object lives. The
+// server releases it when its holder exits, even by SIGKILL, or loses its connection; so, as the
+// machine's flock(2) locks (tuner/jobs/device_lock.hpp) keep the runs of one machine apart, these
+// keep apart the runs of every machine that writes to one database. A held lock carries its
+// holder's words ("optune tune, pid 1234 on lab-7", the connection's application_name) for the
+// message of a run refused.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace optune::db {
+
+class ServerLock {
+ public:
+  enum class Mode { kExclusive, kShared };
+  // Takes the lock without waiting; nullopt when another session holds it in a conflicting mode
+  // (`holder` then says who). Throws DatabaseError when the server cannot be reached.
+  static std::optional<ServerLock> try_acquire(const std::string& uri, const std::string& name, Mode mode,
+                                               const std::string& who, std::string* holder = nullptr);
+  // Waits until it is free, asking the server each second.
+  static ServerLock acquire(const std::string& uri, const std::string& name, Mode mode, const std::string& who);
+
+  ServerLock(ServerLock&&) noexcept;
+  ServerLock& operator=(ServerLock&&) noexcept;
+  ~ServerLock();
+
+ private:
+  struct Session;
+  explicit ServerLock(std::unique_ptr<Session> session);
+  std::unique_ptr<Session> session_;
+};
+
+}  // namespace optune::db

@@ -1,0 +1,70 @@
+#include "optune/db/server_lock.hpp"
+
+#include <unistd.h>
+
+#include <thread>
+
+#include "postgres_connection.hpp"
+
+namespace optune::db {
+
+namespace {
+
+// The lock's two 32-bit keys (PostgreSQL's advisory locks take two int4s or one int8): a fixed
+// one for optune ("OPTU") and the FNV-1a hash of the name, folded to 32 bits.
+constexpr std::int64_t kOptuneKey = 0x4f505455;
+
+std::int64_t name_key(const std::string& name) {
+  std::uint64_t hash = 14695981039346656037ULL;
+  for (unsigned char c : name) hash = (hash ^ c) * 1099511628211ULL;
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(hash ^ (hash >> 32)));
+}
+
+std::string host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "an unknown host";
+  return name;
+}
+
+}  // namespace
+
+struct ServerLock::Session {
+  std::unique_ptr<postgres::Connection> connection;
+};
+
+ServerLock::ServerLock(std::unique_ptr<Session> session) : session_(std::move(session)) {}
+ServerLock::ServerLock(ServerLock&&) noexcept = default;
+ServerLock& ServerLock::operator=(ServerLock&&) noexcept = default;
+ServerLock::~ServerLock() = default;  // closing the connection releases the lock
+
+std::optional<ServerLock> ServerLock::try_acquire(const std::string& uri, const std::string& name, Mode mode,
+                                                  const std::string& who, std::string* holder) {
+  const std::string words = "optune " + who + ", pid " + std::to_string(::getpid()) + " on " + host_name();
+  auto connection = postgres::Connection::open(uri, words);
+  const std::string key = std::to_string(name_key(name));
+  const std::string take = mode == Mode::kExclusive ? "pg_try_advisory_lock" : "pg_try_advisory_lock_shared";
+  auto statement = connection->prepare("SELECT CASE WHEN " + take + "(" + std::to_string(kOptuneKey) + ", ?::int4) THEN 1 ELSE 0 END");
+  statement->bind_text(1, key);
+  if (statement->step() && statement->column_int(0) == 1)
+    return ServerLock(std::make_unique<Session>(Session{std::move(connection)}));
+  if (holder != nullptr) {
+    // (Another user's session may hide its application_name from us.)
+    auto who_holds = connection->prepare(
+        "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype ="
+        " 'advisory' AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+        " AND l.objsubid = 2 AND l.classid = ?::int4::oid AND l.objid = ?::int4::oid LIMIT 1");
+    who_holds->bind_text(1, std::to_string(kOptuneKey)).bind_text(2, key);
+    *holder = who_holds->step() && !who_holds->column_text(0).empty() ? who_holds->column_text(0)
+                                                                        : "another session of the database server";
+  }
+  return std::nullopt;
+}
+
+ServerLock ServerLock::acquire(const std::string& uri, const std::string& name, Mode mode, const std::string& who) {
+  for (;;) {
+    if (auto lock = try_acquire(uri, name, mode, who)) return std::move(*lock);
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+}  // namespace optune::db

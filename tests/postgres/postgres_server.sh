@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# A PostgreSQL server of the tests' (or a benchmark's) own: initdb in a folder, the server run by
+# an unprivileged user (the `postgres` account when run as root: PostgreSQL refuses root) on a free
+# loopback port, password logins only over TCP (scram-sha-256), the password in a pgpass file.
+#   postgres_server.sh start DIR [durable]   writes DIR/uri (postgresql://optune@127.0.0.1:PORT)
+#                                            and DIR/pgpass (for PGPASSFILE); without `durable`
+#                                            the server skips fsync (tests), with it a benchmark
+#                                            measures what a real server does
+#   postgres_server.sh stop DIR              stops it and removes DIR
+#   postgres_server.sh restart DIR           stops it at once (-m immediate) and starts it again
+set -euo pipefail
+action=${1:?start, stop or restart}
+dir=${2:?the server\'s folder}
+bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+[ -x "$bin/initdb" ] || { echo "postgres_server.sh: no PostgreSQL server installed (scripts/setup.sh installs it)" >&2; exit 1; }
+
+as_owner() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+start_server() {
+  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null
+}
+
+case $action in
+start)
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  dir=$(cd "$dir" && pwd)
+  [ "$(id -u)" = 0 ] && chown postgres "$dir"
+  password=$(head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
+  as_owner bash -c "umask 077 && printf '%s\n' '$password' > '$dir/pwfile'"
+  as_owner "$bin/initdb" -D "$dir/data" -U optune --pwfile="$dir/pwfile" --auth-local=trust \
+    --auth-host=scram-sha-256 -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log"
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  fsync=off
+  [ "${3:-}" = durable ] && fsync=on
+  as_owner bash -c "cat >> '$dir/data/postgresql.conf'" <<CONF
+port = $port
+listen_addresses = '127.0.0.1'
+unix_socket_directories = '$dir'
+fsync = $fsync
+max_connections = 200
+CONF
+  start_server
+  (umask 077 && printf '127.0.0.1:%s:*:optune:%s\n' "$port" "$password" >"$dir/pgpass")
+  printf 'postgresql://optune@127.0.0.1:%s\n' "$port" >"$dir/uri"
+  ;;
+stop)
+  [ -d "$dir/data" ] && as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+  rm -rf "$dir"
+  ;;
+restart)
+  as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null
+  start_server
+  ;;
+*)
+  echo "postgres_server.sh: unknown action $action" >&2
+  exit 2
+  ;;
+esac
