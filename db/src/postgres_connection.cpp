@@ -145,6 +145,7 @@ void Connection::fail(const pg_result* result) const {
 }
 
 void Connection::execute(const std::string& sql) {
+  if (reading_ != nullptr) reading_->finish();
   std::unique_ptr<pg_result, Statement::Clearer> result(PQexec(handle_.get(), sql.c_str()));
   const auto status = result ? PQresultStatus(result.get()) : PGRES_FATAL_ERROR;
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) fail(result.get());
@@ -207,11 +208,13 @@ void Statement::send() {
   std::vector<const char*> values;
   values.reserve(parameters_.size());
   for (const auto& parameter : parameters_) values.push_back(parameter ? parameter->c_str() : nullptr);
+  if (connection_->reading_ != nullptr) connection_->reading_->finish();
   pg_conn* handle = connection_->handle_.get();
   if (PQsendQueryParams(handle, sql_.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr,
                         nullptr, /*resultFormat=*/0) == 0)
     connection_->fail(nullptr);
   is_running_ = true;
+  connection_->reading_ = this;
   PQsetSingleRowMode(handle);  // fails only when too late, which it is not here
 }
 
@@ -223,8 +226,7 @@ bool Statement::step() {
   for (;;) {
     std::unique_ptr<pg_result, Clearer> result(PQgetResult(handle));
     if (!result) {
-      is_running_ = false;
-      is_done_ = true;
+      finish();
       return false;
     }
     const auto status = PQresultStatus(result.get());
@@ -234,7 +236,6 @@ bool Statement::step() {
     }
     if (status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK) continue;  // the end of the rows
     finish();
-    is_done_ = true;
     connection_->fail(result.get());
   }
 }
@@ -243,6 +244,8 @@ void Statement::finish() {
   if (!is_running_) return;
   while (pg_result* result = PQgetResult(connection_->handle_.get())) PQclear(result);
   is_running_ = false;
+  is_done_ = true;
+  if (connection_->reading_ == this) connection_->reading_ = nullptr;
 }
 
 void Statement::reset() {

@@ -56,6 +56,9 @@ class Connection final : public db::Connection {
   std::string uri_;
   std::unique_ptr<pg_conn, Closer> handle_;
   std::string session_setup_;
+  // The statement whose rows the server is sending: a connection reads one statement at a time, so
+  // running another (or execute()) first ends this one (its step() then answers false).
+  mutable Statement* reading_ = nullptr;
   friend class Statement;
 };
 

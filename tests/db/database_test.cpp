@@ -1,4 +1,5 @@
-// Database: inserting records and the queries the tuner and the command line run on them.
+// Database: inserting records and the queries the tuner and the command line run on them, on each
+// engine (Store: a SQLite file, a PostgreSQL server); DatabaseFile: what only a file has.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -13,22 +14,23 @@ using testing::ok_record;
 using testing::failed_record;
 using testing::content;
 
+class Store : public testing::OnEachEngine {};
+INSTANTIATE_ENGINES(Store);
+
 TuningRecord with_workload(TuningRecord record, const std::string& workload_key) {
   record.workload_key = workload_key;
   return record;
 }
 
-TEST(Database, CreatesSchemaInNewFile) {
-  TempDir dir;
-  auto db = Database::open(dir.file("new.db"));
+TEST_P(Store, CreatesSchemaInNewFile) {
+  auto db = Database::open(at("new.db"));
   EXPECT_EQ(db.schema_version(), kSchemaVersion);
-  EXPECT_EQ(db.path(), dir.file("new.db"));
+  EXPECT_EQ(db.path(), at("new.db"));
   EXPECT_EQ(db.count(), 0u);
 }
 
-TEST(Database, InsertThenReadBackEveryField) {
-  TempDir dir;
-  auto db = Database::open(dir.file("optune.db"));
+TEST_P(Store, InsertThenReadBackEveryField) {
+  auto db = Database::open(at("optune.db"));
   TuningRecord record = ok_record(32, 0.002);
   record.is_default = true;
   record.error_message = "warning: \"quoted\"\nsecond line";
@@ -46,9 +48,8 @@ TEST(Database, InsertThenReadBackEveryField) {
   EXPECT_TRUE(stored[0].is_default);
 }
 
-TEST(Database, BestPicksLowestMedianAmongSuccessfulRecords) {
-  TempDir dir;
-  auto db = Database::open(dir.file("optune.db"));
+TEST_P(Store, BestPicksLowestMedianAmongSuccessfulRecords) {
+  auto db = Database::open(at("optune.db"));
   EXPECT_FALSE(db.best(kGemmTask).has_value());
   db.insert({ok_record(8, 0.004), failed_record(16, "crash"), ok_record(32, 0.002), ok_record(64, 0.003),
              failed_record(128, "wrong_answer")});
@@ -62,16 +63,14 @@ TEST(Database, BestPicksLowestMedianAmongSuccessfulRecords) {
   EXPECT_FALSE(db.best(other_device).has_value());
 }
 
-TEST(Database, BestIsEmptyWhenEveryCandidateFailed) {
-  TempDir dir;
-  auto db = Database::open(dir.file("optune.db"));
+TEST_P(Store, BestIsEmptyWhenEveryCandidateFailed) {
+  auto db = Database::open(at("optune.db"));
   db.insert({failed_record(8, "timeout"), failed_record(16, "build_error")});
   EXPECT_FALSE(db.best(kGemmTask).has_value());
 }
 
-TEST(Database, TopKOrdersByMedianAndLimitsPerWorkload) {
-  TempDir dir;
-  auto db = Database::open(dir.file("optune.db"));
+TEST_P(Store, TopKOrdersByMedianAndLimitsPerWorkload) {
+  auto db = Database::open(at("optune.db"));
   const std::string small = "gemm.f32.M64.N64.K64";
   db.insert({ok_record(8, 0.005), ok_record(16, 0.001), ok_record(32, 0.003), failed_record(64, "crash"),
              with_workload(ok_record(8, 0.0004), small), with_workload(ok_record(16, 0.0002), small),
@@ -96,9 +95,8 @@ TEST(Database, TopKOrdersByMedianAndLimitsPerWorkload) {
 
 // A config measured again (the tuner's closing re-measure) counts with its latest record: a lucky
 // first measurement does not make it the best, in best() and top_k() alike.
-TEST(Database, ConfigsCountWithTheirLatestMeasurement) {
-  TempDir dir;
-  auto db = Database::open(dir.file("optune.db"));
+TEST_P(Store, ConfigsCountWithTheirLatestMeasurement) {
+  auto db = Database::open(at("optune.db"));
   db.insert({ok_record(8, 0.001, 1000), ok_record(16, 0.002, 1000), ok_record(32, 0.004, 1000)});
   db.insert({ok_record(8, 0.003, 2000), failed_record(16, "crash", 2000)});  // re-measured
   const auto best = db.best(kGemmTask);
@@ -118,9 +116,8 @@ TEST(Database, ConfigsCountWithTheirLatestMeasurement) {
 }
 
 // A transport failure measured nothing of its config (the link broke): the config stays unmeasured.
-TEST(Database, MeasuredConfigsIncludeFailedRecordsButNotTransportFailures) {
-  TempDir dir;
-  auto db = Database::open(dir.file("optune.db"));
+TEST_P(Store, MeasuredConfigsIncludeFailedRecordsButNotTransportFailures) {
+  auto db = Database::open(at("optune.db"));
   const TuningRecord ok = ok_record(8, 0.005);
   const TuningRecord crashed = failed_record(16, "crash");
   const TuningRecord unreached = failed_record(64, "transport_error");
@@ -132,9 +129,8 @@ TEST(Database, MeasuredConfigsIncludeFailedRecordsButNotTransportFailures) {
   EXPECT_FALSE(db.is_measured(kGemmTask, unreached.config_text()));
 }
 
-TEST(Database, IdenticalRecordIsStoredOnce) {
-  TempDir dir;
-  auto db = Database::open(dir.file("optune.db"));
+TEST_P(Store, IdenticalRecordIsStoredOnce) {
+  auto db = Database::open(at("optune.db"));
   const TuningRecord record = ok_record(8, 0.005);
   const auto first = db.insert({record});
   const auto second = db.insert({record, ok_record(8, 0.005, 2000)});
@@ -144,18 +140,16 @@ TEST(Database, IdenticalRecordIsStoredOnce) {
   EXPECT_EQ(db.count(), 2u);
 }
 
-TEST(Database, InsertRejectsRecordWithoutKeyAndKeepsNothingOfTheBatch) {
-  TempDir dir;
-  auto db = Database::open(dir.file("optune.db"));
+TEST_P(Store, InsertRejectsRecordWithoutKeyAndKeepsNothingOfTheBatch) {
+  auto db = Database::open(at("optune.db"));
   TuningRecord keyless = ok_record(16, 0.001);
   keyless.device_id.clear();
   EXPECT_THROW(db.insert({ok_record(8, 0.005), keyless}), DatabaseError);
   EXPECT_EQ(db.count(), 0u);
 }
 
-TEST(Database, RecordsFilterByOpDeviceTargetTimeAndOutcome) {
-  TempDir dir;
-  auto db = Database::open(dir.file("optune.db"));
+TEST_P(Store, RecordsFilterByOpDeviceTargetTimeAndOutcome) {
+  auto db = Database::open(at("optune.db"));
   TuningRecord conv = ok_record(8, 0.01, 3000);
   conv.workload_key = "conv2d.nchw.f32.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g1";
   conv.template_name = "cpu_conv2d";
@@ -183,10 +177,9 @@ TEST(Database, RecordsFilterByOpDeviceTargetTimeAndOutcome) {
   for (std::size_t i = 1; i < history.size(); ++i) EXPECT_LE(history[i - 1].timestamp, history[i].timestamp);
 }
 
-TEST(Database, ReaderSeesCommittedRecordsWhileWriterHoldsTheFile) {
-  TempDir dir;
-  auto writer = Database::open(dir.file("optune.db"));
-  auto reader = Database::open(dir.file("optune.db"), Database::Mode::kReadOnly);
+TEST_P(Store, ReaderSeesCommittedRecordsWhileWriterHoldsTheFile) {
+  auto writer = Database::open(at("optune.db"));
+  auto reader = Database::open(at("optune.db"), Database::Mode::kReadOnly);
   EXPECT_EQ(reader.count(), 0u);
   writer.insert({ok_record(8, 0.005)});
   EXPECT_EQ(reader.count(), 1u);
@@ -194,20 +187,19 @@ TEST(Database, ReaderSeesCommittedRecordsWhileWriterHoldsTheFile) {
   ASSERT_TRUE(reader.best(kGemmTask).has_value());
   EXPECT_EQ(reader.best(kGemmTask)->config["tile_m"], 16);
 
-  auto second_writer = Database::open(dir.file("optune.db"));
+  auto second_writer = Database::open(at("optune.db"));
   second_writer.insert({ok_record(32, 0.001)});
   EXPECT_EQ(writer.count(), 3u);
 }
 
-TEST(Database, ReadOnlyDatabaseRefusesWrites) {
-  TempDir dir;
-  Database::open(dir.file("optune.db")).insert({ok_record(8, 0.005)});
-  auto db = Database::open(dir.file("optune.db"), Database::Mode::kReadOnly);
+TEST_P(Store, ReadOnlyDatabaseRefusesWrites) {
+  Database::open(at("optune.db")).insert({ok_record(8, 0.005)});
+  auto db = Database::open(at("optune.db"), Database::Mode::kReadOnly);
   EXPECT_EQ(db.count(), 1u);
   EXPECT_THROW(db.insert({ok_record(16, 0.005)}), DatabaseError);
 }
 
-TEST(Database, FileStaysIntactInWalMode) {
+TEST(DatabaseFile, StaysIntactInWalMode) {
   TempDir dir;
   {
     auto db = Database::open(dir.file("optune.db"));
@@ -231,7 +223,7 @@ TEST(Database, FileStaysIntactInWalMode) {
   sqlite3_close(handle);
 }
 
-TEST(Database, MovedDatabaseKeepsWorking) {
+TEST(DatabaseFile, MovedDatabaseKeepsWorking) {
   TempDir dir;
   auto db = Database::open(dir.file("optune.db"));
   Database moved = std::move(db);

@@ -1,15 +1,19 @@
-// Shared by the db tests: a temporary directory per test and records that differ where a test
-// needs them to.
+// Shared by the db tests: a temporary directory per test, the engines a test runs on (a SQLite
+// file, a database on the tests' PostgreSQL server) and records that differ where a test needs
+// them to.
 #pragma once
 
 #include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <memory>
 #include <string>
 #include <unistd.h>
 
 #include "optune/db/database.hpp"
+#include "postgres_test_server.hpp"
 
 namespace optune::db::testing {
 
@@ -34,6 +38,40 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// Where one test's databases are, by name: files in a temporary folder (SQLite) or databases of
+// their own on the tests' PostgreSQL server. at(name) names the same database each time.
+class Stores {
+ public:
+  explicit Stores(std::string engine) : engine_(std::move(engine)) {}
+  std::string at(const std::string& name) {
+    if (engine_ == "sqlite") return dir_.file(name);
+    auto& database = server_databases_[name];
+    if (!database) database = std::make_unique<optune::testing::ScratchDatabase>();
+    return database->uri();
+  }
+
+ private:
+  std::string engine_;
+  TempDir dir_;
+  std::map<std::string, std::unique_ptr<optune::testing::ScratchDatabase>> server_databases_;
+};
+
+// A test of the database's contract, run on each engine (INSTANTIATE_ENGINES).
+class OnEachEngine : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "postgresql") OPTUNE_REQUIRE_POSTGRES();
+  }
+  std::string at(const std::string& name) { return stores_.at(name); }
+
+ private:
+  Stores stores_{GetParam()};
+};
+
+#define INSTANTIATE_ENGINES(suite)                                                                   \
+  INSTANTIATE_TEST_SUITE_P(Engines, suite, ::testing::Values("sqlite", "postgresql"),              \
+                           [](const ::testing::TestParamInfo<std::string>& info) { return info.param; })
 
 inline std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -8,10 +8,12 @@
 namespace optune::db {
 namespace {
 
-using testing::TempDir;
 using testing::ok_record;
 using testing::failed_record;
 using testing::content;
+
+class Jsonl : public testing::OnEachEngine {};
+INSTANTIATE_ENGINES(Jsonl);
 
 std::vector<nlohmann::json> contents(const std::vector<TuningRecord>& records) {
   std::vector<nlohmann::json> result;
@@ -27,21 +29,19 @@ std::vector<TuningRecord> sample_records() {
   return {ok_record(8, 0.005, 1000), failed_record(16, "wrong_answer", 2000), ok_record(32, 1.0 / 3.0, 3000), gpu};
 }
 
-TEST(Jsonl, ExportThenImportGivesIdenticalRecords) {
-  TempDir dir;
-  auto source = Database::open(dir.file("source.db"));
+TEST_P(Jsonl, ExportThenImportGivesIdenticalRecords) {
+  auto source = Database::open(at("source.db"));
   source.insert(sample_records());
   std::stringstream lines;
   EXPECT_EQ(source.export_jsonl(lines, {}), 4u);
 
-  auto target = Database::open(dir.file("target.db"));
+  auto target = Database::open(at("target.db"));
   EXPECT_EQ(target.import_jsonl(lines), 4u);
   EXPECT_EQ(contents(target.records({})), contents(source.records({})));
 }
 
-TEST(Jsonl, ExportHonoursFilter) {
-  TempDir dir;
-  auto db = Database::open(dir.file("optune.db"));
+TEST_P(Jsonl, ExportHonoursFilter) {
+  auto db = Database::open(at("optune.db"));
   db.insert(sample_records());
   std::stringstream lines;
   EXPECT_EQ(db.export_jsonl(lines, {.target = "opencl"}), 1u);
@@ -50,9 +50,8 @@ TEST(Jsonl, ExportHonoursFilter) {
   EXPECT_EQ(record_from_json(nlohmann::json::parse(line)).device_id, "dev0002");
 }
 
-TEST(Jsonl, ImportingTwiceAddsNothing) {
-  TempDir dir;
-  auto source = Database::open(dir.file("source.db"));
+TEST_P(Jsonl, ImportingTwiceAddsNothing) {
+  auto source = Database::open(at("source.db"));
   source.insert(sample_records());
   std::stringstream lines;
   source.export_jsonl(lines, {});
@@ -60,16 +59,15 @@ TEST(Jsonl, ImportingTwiceAddsNothing) {
 
   std::istringstream into_source(text);
   EXPECT_EQ(source.import_jsonl(into_source), 0u);
-  auto target = Database::open(dir.file("target.db"));
+  auto target = Database::open(at("target.db"));
   std::istringstream first(text), second(text);
   EXPECT_EQ(target.import_jsonl(first), 4u);
   EXPECT_EQ(target.import_jsonl(second), 0u);
   EXPECT_EQ(target.count(), 4u);
 }
 
-TEST(Jsonl, MalformedLineIsRejectedWithItsNumberAndNothingIsKept) {
-  TempDir dir;
-  auto db = Database::open(dir.file("optune.db"));
+TEST_P(Jsonl, MalformedLineIsRejectedWithItsNumberAndNothingIsKept) {
+  auto db = Database::open(at("optune.db"));
   db.insert({ok_record(64, 0.009)});
   const auto before = contents(db.records({}));
 

@@ -13,7 +13,11 @@ namespace {
 
 using testing::failed_record;
 using testing::ok_record;
-using testing::TempDir;
+
+class MergeTest : public testing::OnEachEngine {};
+INSTANTIATE_ENGINES(MergeTest);
+class PruneTest : public testing::OnEachEngine {};
+INSTANTIATE_ENGINES(PruneTest);
 
 std::multiset<std::string> contents(const Database& database) {
   std::multiset<std::string> all;
@@ -21,10 +25,9 @@ std::multiset<std::string> contents(const Database& database) {
   return all;
 }
 
-TEST(MergeTest, OverlappingDatabasesMergeWithoutDuplicatesOrLosses) {
-  TempDir dir;
-  auto a = Database::open(dir.file("a.db"));
-  auto b = Database::open(dir.file("b.db"));
+TEST_P(MergeTest, OverlappingDatabasesMergeWithoutDuplicatesOrLosses) {
+  auto a = Database::open(at("a.db"));
+  auto b = Database::open(at("b.db"));
   const TuningRecord shared = ok_record(4, 0.002);
   a.insert({shared, ok_record(8, 0.003), failed_record(16, "crash")});
   b.insert({shared, ok_record(32, 0.001, 2000), failed_record(64, "timeout", 2000)});
@@ -42,17 +45,15 @@ TEST(MergeTest, OverlappingDatabasesMergeWithoutDuplicatesOrLosses) {
   EXPECT_EQ(a.integrity_check(), "ok");
 }
 
-TEST(MergeTest, MergeIntoReadOnlyDatabaseIsRefused) {
-  TempDir dir;
-  { Database::open(dir.file("a.db")).insert({ok_record(4, 0.002)}); }
-  auto a = Database::open(dir.file("a.db"), Database::Mode::kReadOnly);
-  auto b = Database::open(dir.file("b.db"));
+TEST_P(MergeTest, MergeIntoReadOnlyDatabaseIsRefused) {
+  { Database::open(at("a.db")).insert({ok_record(4, 0.002)}); }
+  auto a = Database::open(at("a.db"), Database::Mode::kReadOnly);
+  auto b = Database::open(at("b.db"));
   EXPECT_THROW(a.merge_from(b), DatabaseError);
 }
 
-TEST(PruneTest, KeepsBestKLatestDefaultAndLatestRecordOfEachFailedConfig) {
-  TempDir dir;
-  auto database = Database::open(dir.file("p.db"));
+TEST_P(PruneTest, KeepsBestKLatestDefaultAndLatestRecordOfEachFailedConfig) {
+  auto database = Database::open(at("p.db"));
   std::vector<TuningRecord> records;
   for (int i = 0; i < 6; ++i) records.push_back(ok_record(i + 1, 0.001 * (i + 1), 1000 + i));
   TuningRecord old_default = ok_record(100, 0.01, 900);
@@ -92,9 +93,8 @@ TEST(PruneTest, KeepsBestKLatestDefaultAndLatestRecordOfEachFailedConfig) {
 // The default config measured again later as a candidate (the closing re-measure), slower: prune
 // keeps that latest record, so the best stays the best (dropping it left the default's older,
 // faster record as its latest, which outranked the best after a prune).
-TEST(PruneTest, TheBestStaysTheBestWhenTheDefaultWasMeasuredAgainSlower) {
-  TempDir dir;
-  auto database = Database::open(dir.file("p.db"));
+TEST_P(PruneTest, TheBestStaysTheBestWhenTheDefaultWasMeasuredAgainSlower) {
+  auto database = Database::open(at("p.db"));
   TuningRecord fast_default = ok_record(100, 0.001, 1000);
   fast_default.is_default = true;
   fast_default.tuner = "default";

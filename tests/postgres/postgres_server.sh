@@ -8,6 +8,8 @@
 #                                            measures what a real server does
 #   postgres_server.sh stop DIR              stops it and removes DIR
 #   postgres_server.sh restart DIR           stops it at once (-m immediate) and starts it again
+#   postgres_server.sh halt DIR              stops it at once, keeping DIR (start-again starts it)
+#   postgres_server.sh start-again DIR
 set -euo pipefail
 action=${1:?start, stop or restart}
 dir=${2:?the server\'s folder}
@@ -52,6 +54,12 @@ stop)
   ;;
 restart)
   as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null
+  start_server
+  ;;
+halt)
+  as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null
+  ;;
+start-again)
   start_server
   ;;
 *)
