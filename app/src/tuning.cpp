@@ -227,6 +227,7 @@ nlohmann::json summary_json(const tuner::TuningSummary& summary) {
                          {"tuner", summary.tuner},
                          {"tuner_seconds", summary.overhead_seconds},
                          {"transfer_records", summary.transfer_records},
+                         {"other_device_records", summary.other_device_records},
                          {"default", optional_record(summary.default_config)},
                          {"best", optional_record(summary.best)},
                          {"best_is_default", summary.best_is_default()},

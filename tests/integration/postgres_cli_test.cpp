@@ -12,6 +12,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <sstream>
 #include <set>
 #include <thread>
 
@@ -30,8 +31,9 @@ using optune::testing::ScratchDatabase;
 using optune::test_support::CommandRun;
 using optune::test_support::slurp;
 
-constexpr const char* kQuickTune =
-    "tune --op gemm --shape 48,40,36 --tuner random --batch-size 2 --remeasure 0 --repeat 2 --min-repeat-ms 1 --quiet";
+constexpr const char* kQuickTuneWith =
+    "tune --op gemm --shape 48,40,36 --batch-size 2 --remeasure 0 --repeat 2 --min-repeat-ms 1 --quiet --tuner ";
+const std::string kQuickTune = std::string(kQuickTuneWith) + "random";
 
 std::string host_name() {
   char name[256] = {};
@@ -140,6 +142,41 @@ TEST_F(PostgresCliTest, BadConnectionStringsRefusedLoginsAndNewerSchemasAreExitT
   optune::testing::run_on_database(server.uri(), "UPDATE optune_schema SET version = 99");
   expect_bad_input("query --db '" + server.uri() + "'", "is newer than this optune supports");
   expect_bad_input(std::string(kQuickTune) + " --trials 1 --db '" + server.uri() + "'", "is newer than this optune supports");
+}
+
+// A device's id as DeviceInfo::fingerprint_id() makes it: FNV-1a of the fingerprint's canonical dump.
+std::string fingerprint_id(const nlohmann::json& fingerprint) {
+  std::uint64_t hash = 14695981039346656037ULL;
+  for (unsigned char c : fingerprint.dump()) hash = (hash ^ c) * 1099511628211ULL;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return hex;
+}
+
+// Warm start across machines: the records another device left in the shared store start this
+// device's cost model (the transfer set, read from the server).
+TEST_F(PostgresCliTest, AnotherDevicesRecordsOnTheServerWarmStartTheModel) {
+  ScratchDatabase lab, team;
+  ASSERT_EQ(optune(std::string(kQuickTune) + " --trials 8 --db '" + lab.uri() + "'").code, 0);
+  // The lab machine's records, as if measured on another model of CPU, joined into the team's store.
+  std::ofstream other(dir_ / "other-device.jsonl");
+  std::size_t measurements = 0;  // the tuner's own and the default's, not re-measurements of finalists
+  std::istringstream lines(export_of(lab.uri()));
+  for (std::string line; std::getline(lines, line);) {
+    auto record = nlohmann::json::parse(line);
+    record["device_fingerprint"]["name"] = "Another EPYC";
+    record["device_id"] = fingerprint_id(record["device_fingerprint"]);
+    measurements += record["tuner"] != "remeasure" && record["tuner"] != "final";
+    other << record.dump() << "\n";
+  }
+  other.close();
+  ASSERT_EQ(optune("import --db '" + team.uri() + "' " + (dir_ / "other-device.jsonl").string()).code, 0);
+  const CommandRun tuned = optune(std::string(kQuickTuneWith) + "xgb --trials 4 --format json --db '" + team.uri() + "'");
+  ASSERT_EQ(tuned.code, 0) << tuned.err;
+  const auto outcome = nlohmann::json::parse(tuned.out);
+  EXPECT_GE(measurements, 9u);
+  EXPECT_EQ(outcome["other_device_records"].get<std::size_t>(), measurements) << tuned.out;
+  EXPECT_EQ(outcome["already_recorded"], 0);  // none of them counts as this device's
 }
 
 // Another machine's run: a lock folder of its own, and (where the test may name hosts) a host name

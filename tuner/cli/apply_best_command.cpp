@@ -120,7 +120,7 @@ int run_apply_best(const ApplyBestOptions& options) {
 void add_apply_best_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<ApplyBestOptions>();
   CLI::App* command = app.add_subcommand("apply-best", "Write a header of the best configs for build-time use");
-  command->add_option("--db", options->database, "SQLite database file")->capture_default_str();
+  add_database_option(*command, options->database);
   CLI::Option* target = command->add_option("--target", options->target,
                                             "Target the configs are for (with --kernel: default every target of its backend)")
                             ->capture_default_str();

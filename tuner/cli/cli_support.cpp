@@ -94,6 +94,15 @@ std::string program_cache_dir() {
   return (fs::temp_directory_path() / "optune-program-cache").string();
 }
 
+void add_database_option(CLI::App& command, std::string& database, const std::string& note) {
+  command
+      .add_option("--db", database,
+                  "Database: a SQLite file, or a PostgreSQL server's libpq URI (postgresql://HOST/DB) or keyword string "
+                  "(service=NAME); its password in ~/.pgpass or PGPASSFILE, never here" +
+                      (note.empty() ? std::string() : " (" + note + ")"))
+      ->capture_default_str();
+}
+
 void add_layout_option(CLI::App& command, std::string& layout) {
   command.add_option("--layout", layout,
                      "With --suite: the activation layout the network keeps between conv layers (nchw, nchw4c, "

@@ -49,6 +49,10 @@ using app::open_database;
 // refused as bad input before anything is opened.
 void refuse_output_over_database(const std::string& command, const std::string& out, const std::string& database);
 
+// Registers `--db`: a SQLite file, or a PostgreSQL server (a libpq URI or keyword string). `note`
+// says what the command does with it ("only read"), where that needs saying.
+void add_database_option(CLI::App& command, std::string& database, const std::string& note = "");
+
 // Registers `--layout` for commands that take `--suite`.
 void add_layout_option(CLI::App& command, std::string& layout);
 // Registers `--dtype` (f32, f16, bf16, i8: the operands' type) for a command's `--shape`, which

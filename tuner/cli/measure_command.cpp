@@ -85,8 +85,7 @@ void add_measure_command(CLI::App& app, CommandAction& action) {
       ->check(CLI::IsMember({"pick"}));
   measure->add_option("--rounds", request.rounds, "Interleaved rounds: every config timed once per round")
       ->capture_default_str()->check(whole_number(1, app::kMaxMeasureRounds));
-  measure->add_option("--db", request.database, "SQLite database file (records written; --from pick reads it)")
-      ->capture_default_str();
+  add_database_option(*measure, request.database, "records written; --from pick reads it");
   add_timing_options(*measure, request.measuring, "config");
   add_wait_lock_option(*measure, request.wait_lock);
   measure->add_option("--format", options->format, "table, or json: each config's record and interval")

@@ -64,7 +64,7 @@ void add_pick_command(CLI::App& app, CommandAction& action) {
   add_dtype_option(*pick, options->request.shape);
   pick->add_option("--target", options->request.target, "Target: " + backends::target_forms())->capture_default_str();
   pick->add_option("--device", options->request.device, "Device id or part of its name (when several are recorded)");
-  pick->add_option("--db", options->request.database, "SQLite database file")->capture_default_str();
+  add_database_option(*pick, options->request.database);
   pick->add_option("--format", options->format, "table or json")
       ->check(CLI::IsMember({"table", "json"}))->capture_default_str();
   pick->callback([options, &action] { action = [options] { return run_pick(*options); }; });

@@ -53,7 +53,7 @@ void add_prune_command(CLI::App& app, CommandAction& action) {
   CLI::App* prune = app.add_subcommand(
       "prune",
       "Keep the K best records per task, its latest default record and the latest record of each failed config");
-  prune->add_option("--db", options->database, "SQLite database file")->capture_default_str();
+  add_database_option(*prune, options->database);
   prune->add_option("--keep", options->keep, "Best successful records kept per task")
       ->required()->check(whole_number(1, 1'000'000));
   prune->add_flag("--dry-run", options->dry_run, "Only count what would be deleted");

@@ -108,7 +108,7 @@ int run_query(const QueryOptions& options) {
 void add_query_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<QueryOptions>();
   CLI::App* query = app.add_subcommand("query", "Show the best recorded configs, or the history of measurements");
-  query->add_option("--db", options->database, "SQLite database file")->capture_default_str();
+  add_database_option(*query, options->database);
   query->add_option("--op", options->op, "Only this operator");
   query->add_option("--shape", options->shape, "Only this shape (needs --op)");
   add_dtype_option(*query, options->shape);

@@ -121,7 +121,7 @@ void add_regress_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<RegressOptions>();
   CLI::App* regress = app.add_subcommand(
       "regress", "CI check: re-measure tuned and default configs of a suite; exit 1 when a tuned config regressed");
-  regress->add_option("--db", options->database, "SQLite database file (only read)")->capture_default_str();
+  add_database_option(*regress, options->database, "only read");
   regress->add_option("--suite", options->suite, "Suite file of the workloads to check")->required();
   add_layout_option(*regress, options->layout);
   regress->add_option("--target", options->target, "Target: " + backends::target_forms())->capture_default_str();

@@ -33,7 +33,7 @@ int run_report(const ReportOptions& options) {
 void add_report_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<ReportOptions>();
   CLI::App* report = app.add_subcommand("report", "Write an HTML report: tuning curves per task, default vs tuned");
-  report->add_option("--db", options->database, "SQLite database file (only read)")->capture_default_str();
+  add_database_option(*report, options->database, "only read");
   report->add_option("--out", options->out, "HTML file to write")->capture_default_str();
   report->callback([options, &action] { action = [options] { return run_report(*options); }; });
 }

@@ -104,7 +104,7 @@ void add_transfer_commands(CLI::App& app, CommandAction& action) {
   auto exporting = std::make_shared<ExportOptions>();
   CLI::App* export_command = app.add_subcommand(
       "export", "Write records as JSON lines, or a kernel file's as a Kernel Tuner cache (--kernel-tuner)");
-  export_command->add_option("--db", exporting->database, "SQLite database file")->capture_default_str();
+  add_database_option(*export_command, exporting->database);
   export_command->add_option("--out", exporting->out, "Output file ('-': standard output)")->capture_default_str();
   export_command->add_option("--op", exporting->filter.op, "Only this operator");
   export_command->add_option("--target", exporting->filter.target, "Only this target");
@@ -120,7 +120,7 @@ void add_transfer_commands(CLI::App& app, CommandAction& action) {
   CLI::App* import_command = app.add_subcommand(
       "import", "Add records from a JSON-lines file, or a Kernel Tuner cache's as a kernel file's (duplicates skipped)");
   import_command->add_option("file", importing->in, "JSON-lines file written by optune export");
-  import_command->add_option("--db", importing->database, "SQLite database file")->capture_default_str();
+  add_database_option(*import_command, importing->database);
   auto& kernel_tuner = importing->kernel_tuner;
   import_command->add_option("--kernel-tuner", kernel_tuner.cache,
                              "A Kernel Tuner cache file or T4 results file (.json, .json.gz) to import as records of --kernel");

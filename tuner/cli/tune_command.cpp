@@ -298,7 +298,7 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
                  "xgb: do not start from records of other shapes or of other devices");
   tune->add_option("--seed", options->request.tuning.tuner.seed, "Seed of the tuner's random choices")
       ->capture_default_str()->check(whole_number(0, std::numeric_limits<std::int64_t>::max()));
-  tune->add_option("--db", options->request.database, "SQLite database file")->capture_default_str();
+  add_database_option(*tune, options->request.database);
   add_timing_options(*tune, options->request.measuring, "candidate");
   tune->add_flag("--quiet", options->quiet, "No progress display");
   tune->add_option("--format", options->format,
