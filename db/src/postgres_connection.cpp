@@ -174,7 +174,12 @@ bool Connection::reconnect(std::chrono::steady_clock::time_point deadline) {
 
 void Statement::Clearer::operator()(pg_result* result) const { PQclear(result); }
 
-Statement::~Statement() { finish(); }
+Statement::~Statement() {
+  finish();
+  if (prepared_name_.empty()) return;
+  // (A session that went away took its prepared statements with it: nothing to undo.)
+  PQclear(PQexec(connection_->handle_.get(), ("DEALLOCATE " + prepared_name_).c_str()));
+}
 
 void Statement::set(int index, std::optional<std::string> value) {
   if (index < 1) throw DatabaseError(connection_->uri_ + ": parameter index " + std::to_string(index) + " out of range");
@@ -210,9 +215,18 @@ void Statement::send() {
   for (const auto& parameter : parameters_) values.push_back(parameter ? parameter->c_str() : nullptr);
   if (connection_->reading_ != nullptr) connection_->reading_->finish();
   pg_conn* handle = connection_->handle_.get();
-  if (PQsendQueryParams(handle, sql_.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr,
-                        nullptr, /*resultFormat=*/0) == 0)
-    connection_->fail(nullptr);
+  if (++runs_ == 2) {
+    const std::string name = "optune_" + std::to_string(++connection_->prepared_count_);
+    std::unique_ptr<pg_result, Clearer> prepared(PQprepare(handle, name.c_str(), sql_.c_str(), 0, nullptr));
+    if (!prepared || PQresultStatus(prepared.get()) != PGRES_COMMAND_OK) connection_->fail(prepared.get());
+    prepared_name_ = name;
+  }
+  const int sent = prepared_name_.empty()
+                       ? PQsendQueryParams(handle, sql_.c_str(), static_cast<int>(values.size()), nullptr, values.data(),
+                                           nullptr, nullptr, /*resultFormat=*/0)
+                       : PQsendQueryPrepared(handle, prepared_name_.c_str(), static_cast<int>(values.size()),
+                                             values.data(), nullptr, nullptr, /*resultFormat=*/0);
+  if (sent == 0) connection_->fail(nullptr);
   is_running_ = true;
   connection_->reading_ = this;
   PQsetSingleRowMode(handle);  // fails only when too late, which it is not here

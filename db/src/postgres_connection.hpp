@@ -59,6 +59,7 @@ class Connection final : public db::Connection {
   // The statement whose rows the server is sending: a connection reads one statement at a time, so
   // running another (or execute()) first ends this one (its step() then answers false).
   mutable Statement* reading_ = nullptr;
+  mutable int prepared_count_ = 0;  // names the session's prepared statements
   friend class Statement;
 };
 
@@ -89,6 +90,10 @@ class Statement final : public db::Statement {
 
   const Connection* connection_;
   std::string sql_;  // with $1, $2, ...
+  // A statement run again (a writer's insert) is prepared on the server at its second run, so its
+  // parse and plan are done once; "" until then.
+  std::string prepared_name_;
+  int runs_ = 0;
   std::vector<std::optional<std::string>> parameters_;
   std::unique_ptr<pg_result, Clearer> row_;
   bool is_running_ = false;  // sent, and the server still sending

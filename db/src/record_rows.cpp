@@ -232,15 +232,18 @@ RecordWriter::RecordWriter(Connection& connection)
 std::int64_t RecordWriter::write(const TuningRecord& record) {
   check_storable(record);
   // The first fingerprint stored for an id is kept: the id is a hash of the fingerprint.
-  insert_device_->reset();
-  insert_device_->bind_text(1, record.device_id)
-      .bind_text(2, device_name(record.device_fingerprint))
-      .bind_text(3, record.device_fingerprint.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  insert_device_->step();
-
-  insert_workload_->reset();
-  insert_workload_->bind_text(1, record.workload_key).bind_text(2, workload_op(record.workload_key));
-  insert_workload_->step();
+  if (stored_devices_.insert(record.device_id).second) {
+    insert_device_->reset();
+    insert_device_->bind_text(1, record.device_id)
+        .bind_text(2, device_name(record.device_fingerprint))
+        .bind_text(3, record.device_fingerprint.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    insert_device_->step();
+  }
+  if (stored_workloads_.insert(record.workload_key).second) {
+    insert_workload_->reset();
+    insert_workload_->bind_text(1, record.workload_key).bind_text(2, workload_op(record.workload_key));
+    insert_workload_->step();
+  }
 
   insert_record_->reset();
   insert_record_->bind_text(1, content_hash(record))

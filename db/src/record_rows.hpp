@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_set>
 #include <variant>
 #include <vector>
 
@@ -45,6 +46,10 @@ class RecordWriter {
   std::unique_ptr<Statement> insert_device_;
   std::unique_ptr<Statement> insert_workload_;
   std::unique_ptr<Statement> insert_record_;
+  // Devices and workloads this writer has stored (or found stored): a batch's records share them,
+  // and each is one statement fewer per record (a round trip to a server).
+  std::unordered_set<std::string> stored_devices_;
+  std::unordered_set<std::string> stored_workloads_;
 };
 
 }  // namespace optune::db
