@@ -36,13 +36,19 @@ start)
     --auth-host=scram-sha-256 -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log"
   port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   fsync=off
-  [ "${3:-}" = durable ] && fsync=on
+  extra=
+  if [ "${3:-}" = durable ]; then
+    fsync=on
+    # A benchmark's query plans, asked for per session (PGOPTIONS=-c auto_explain.log_min_duration=0).
+    extra="session_preload_libraries = 'auto_explain'"
+  fi
   as_owner bash -c "cat >> '$dir/data/postgresql.conf'" <<CONF
 port = $port
 listen_addresses = '127.0.0.1'
 unix_socket_directories = '$dir'
 fsync = $fsync
 max_connections = 200
+$extra
 CONF
   start_server
   (umask 077 && printf '127.0.0.1:%s:*:optune:%s\n' "$port" "$password" >"$dir/pgpass")
