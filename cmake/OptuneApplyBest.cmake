@@ -1,7 +1,8 @@
-# optune_apply_best(<cmake-target> DB <file> TARGET <optune-target> [DEVICE <device>]
+# optune_apply_best(<cmake-target> DB <file or URI> TARGET <optune-target> [DEVICE <device>]
 #                   [WORKLOADS <key>...] [SUITE <suite.toml>])
 #
-# Compiles the best configs of an optune database into <cmake-target>: `optune apply-best` writes
+# Compiles the best configs of an optune database (a SQLite file, or a PostgreSQL server's URI or
+# service=NAME, as --db takes it) into <cmake-target>: `optune apply-best` writes
 # optune_tuned.hpp (constexpr tables of tuned configs, with the default config for other shapes)
 # into the target's build folder, which is added to its include path. The command runs at every
 # build, because the database can change through its WAL file while the file's own time stays the

@@ -1,7 +1,6 @@
 #include "optune/app/run_locks.hpp"
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "optune/db/database.hpp"
 
@@ -15,18 +14,12 @@ bool is_open_to_every_user(const char* folder) {
          (status.st_mode & S_IWOTH);
 }
 
-std::string host_name() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "localhost";
-  return name;
-}
-
 // The device's lock on the database's server: one run measures on it, wherever the runs start. A
 // device is named by its fingerprint id and the host it is on (two machines of one model have
 // the same id and are two devices).
 db::ServerLock lock_device_on_server(const std::string& who, const std::string& uri, const std::string& device_id,
                                      bool wait_for_device, const std::function<void(const std::string&)>& log) {
-  const std::string name = "device " + device_id + " on " + host_name();
+  const std::string name = "device " + device_id + " on " + db::host_name();
   std::string holder;
   auto lock = db::ServerLock::try_acquire(uri, name, db::ServerLock::Mode::kExclusive, who, &holder);
   if (lock) return std::move(*lock);

@@ -20,13 +20,13 @@ std::int64_t name_key(const std::string& name) {
   return static_cast<std::int32_t>(static_cast<std::uint32_t>(hash ^ (hash >> 32)));
 }
 
+}  // namespace
+
 std::string host_name() {
   char name[256] = {};
   if (::gethostname(name, sizeof name - 1) != 0) return "an unknown host";
   return name;
 }
-
-}  // namespace
 
 struct ServerLock::Session {
   std::unique_ptr<postgres::Connection> connection;

@@ -175,6 +175,26 @@ TEST(PostgresStore, ManyWritersAtOnceStoreEveryRecordOnce) {
   EXPECT_EQ(reader.best(kGemmTask)->config["tile_m"], 0);
 }
 
+// The first runs of a team start at once on an empty database: one makes the tables, the others
+// find them, and every batch is stored.
+TEST(PostgresStore, EightProcessesOpeningAnEmptyDatabaseAtOnceMakeOneSchema) {
+  OPTUNE_REQUIRE_POSTGRES();
+  ScratchDatabase scratch;
+  std::vector<std::thread> openers;
+  for (int i = 0; i < 8; ++i)
+    openers.emplace_back([&, i] {
+      try {
+        Database::open(scratch.uri()).insert(batch(10 * i, 10));
+      } catch (const std::exception& error) {
+        ADD_FAILURE() << error.what();
+      }
+    });
+  for (auto& opener : openers) opener.join();
+  auto database = Database::open(scratch.uri(), Database::Mode::kReadOnly);
+  EXPECT_EQ(database.schema_version(), kSchemaVersion);
+  EXPECT_EQ(database.count(), 80u);
+}
+
 TEST(PostgresStore, AServerRestartMidRunIsWaitedForAndTheBatchStoredOnce) {
   OPTUNE_REQUIRE_POSTGRES();
   TempDir dir;

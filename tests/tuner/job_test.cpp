@@ -49,6 +49,14 @@ TEST(JobFileTest, ReadsInlineWorkloadsBudgetAndMeasurement) {
   EXPECT_EQ(job.log, "/tmp/x/tiny.log");  // next to the database
 }
 
+// A database on a server has no folder here: the log goes next to the job file.
+TEST(JobFileTest, TheLogOfAJobWritingAServerGoesNextToTheJobFile) {
+  const std::string text = "name = \"team\"\nbudget = 4\ndatabase = \"postgresql://optune@db.lab/optune\"\n"
+                           "[[workload]]\nop = \"gemm\"\nshape = \"32,32,32\"\n";
+  EXPECT_EQ(parse_job(text, "/srv/jobs/team.toml").log, "/srv/jobs/team.log");
+  EXPECT_EQ(parse_job(text, "/srv/jobs/team.toml").database, "postgresql://optune@db.lab/optune");
+}
+
 TEST(JobFileTest, TimeBudgetWithPerTaskCap) {
   JobSpec job = parse_job(
       "name = \"t\"\nbudget = \"1h30m\"\ntrials_per_task = 50\nrpc = \"pi@h:9190\"\n"

@@ -13,6 +13,10 @@
 
 namespace optune::db {
 
+// This machine's host name ("an unknown host" where it has none): what names a device's lock on a
+// server (a device is its fingerprint id on a host) and a holder in the lock's words.
+std::string host_name();
+
 class ServerLock {
  public:
   enum class Mode { kExclusive, kShared };
