@@ -9,8 +9,9 @@ namespace optune::db {
 
 namespace {
 
-// Any number the migration's advisory lock is known by: "OPTU" in ASCII, as SQLite's application id.
-constexpr const char* kMigrationLock = "SELECT pg_advisory_xact_lock(1330664533)";
+// The migration's advisory lock, the session's: "OPTU" in ASCII, as SQLite's application id.
+constexpr const char* kTakeMigrationLock = "SELECT pg_advisory_lock(1330664533)";
+constexpr const char* kFreeMigrationLock = "SELECT pg_advisory_unlock(1330664533)";
 
 // A step of SQLite's SQL in PostgreSQL's types: REAL is 4 bytes there (DOUBLE PRECISION is
 // SQLite's REAL), and a row id is an identity column.
@@ -44,16 +45,31 @@ std::int64_t inspect(const postgres::Connection& connection, bool read_only) {
   return version;
 }
 
-void migrate(postgres::Connection& connection) {
+void apply_steps(postgres::Connection& connection) {
   Transaction transaction(connection);
-  connection.execute(kMigrationLock);
-  // Read again under the lock: another process may have migrated the database meanwhile.
+  // Read again under the lock: another process may have migrated the database meanwhile. (The
+  // lock is taken before this transaction starts, so that its catalogue lookups see what that
+  // process committed: a lock taken inside it would leave the session's cached "no such table".)
   const std::int64_t version = inspect(connection, /*read_only=*/false);
   if (version == 0) connection.execute("CREATE TABLE optune_schema (version INTEGER NOT NULL); INSERT INTO optune_schema VALUES (0)");
   for (auto step = version; step < kSchemaVersion; ++step)
     connection.execute(in_postgres_types(schema_steps().at(static_cast<std::size_t>(step))));
   connection.execute("UPDATE optune_schema SET version = " + std::to_string(kSchemaVersion));
   transaction.commit();
+}
+
+void migrate(postgres::Connection& connection) {
+  connection.execute(kTakeMigrationLock);
+  try {
+    apply_steps(connection);
+  } catch (...) {
+    try {
+      connection.execute(kFreeMigrationLock);
+    } catch (const DatabaseError&) {  // a lost session took its lock with it
+    }
+    throw;
+  }
+  connection.execute(kFreeMigrationLock);
 }
 
 // A temporary view (the session's own, found before the table of that name) that shows an older
