@@ -187,7 +187,7 @@ TEST_F(ResultsCliTest, BadJobFilesAndArgumentsExitTwoWithOneLine) {
   expect_bad_input("job run", "file");
   expect_bad_input("query --since yesterday-ish --db " + db(), "--since");
   expect_bad_input("merge " + db() + " " + (dir_ / "nope.db").string(), "nope.db");
-  expect_bad_input("merge " + db() + " " + db(), "same file");
+  expect_bad_input("merge " + db() + " " + db(), "same database");
   expect_bad_input("prune --keep 0 --db " + db(), "--keep");
   expect_bad_input("regress --db " + db(), "--suite");
   expect_bad_input("regress --suite " + write_suite().string() + " --tolerance -1 --db " + db(), "--tolerance");
