@@ -56,10 +56,10 @@ for writers in 1 4 8; do
 done
 
 # The plans the server chose, from its log (auto_explain, this session only).
-log_from=$(wc -l <"$server/server.log")
+log_from=$(bash tests/postgres/postgres_server.sh log "$server" | wc -l)
 PGOPTIONS="-c auto_explain.log_min_duration=0 -c auto_explain.log_analyze=on" \
   "$bench" latency "$postgres" "$tasks" 1 >/dev/null
 PGOPTIONS="-c auto_explain.log_min_duration=0 -c auto_explain.log_analyze=on" \
   "$optune" query --db "$postgres" --op gemm --shape "$m,512,512" --device bench0 >/dev/null
-tail -n +"$((log_from + 1))" "$server/server.log" >"$work/plans.txt"
+bash tests/postgres/postgres_server.sh log "$server" | tail -n +"$((log_from + 1))" >"$work/plans.txt"
 echo "plans: $work/plans.txt"

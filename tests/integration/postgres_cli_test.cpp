@@ -217,6 +217,26 @@ TEST_F(PostgresCliTest, TheServerKeepsRunsOfOtherLockFoldersOffTheDeviceAndPrune
   EXPECT_EQ(optune("prune --keep 1 --db '" + server.uri() + "'").code, 0);
 }
 
+// The server restarts while a tune writes to it: the tune waits, reconnects, and ends with every
+// record stored once.
+TEST_F(PostgresCliTest, ATuneWaitsOutAServerRestartAndStoresEveryRecord) {
+  optune::testing::PrivateServer private_server(dir_ / "private-server");
+  ScratchDatabase server(private_server.dir());
+  const pid_t tune = start_on_host("lab-restart",
+                                   std::string(kQuickTune) + " --trials 16 --format json --db '" + server.uri() + "'", false);
+  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120); records_per_run(server.uri()).empty();) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << slurp(dir_ / "lab-restart.err");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(private_server.run("restart"), 0);
+  ASSERT_EQ(wait_job(tune), 0) << slurp(dir_ / "lab-restart.err");
+  const std::string err = slurp(dir_ / "lab-restart.err");
+  EXPECT_NE(err.find("the server went away"), std::string::npos) << err;
+  EXPECT_NE(err.find("reconnecting for up to 60 s"), std::string::npos) << err;
+  const auto outcome = nlohmann::json::parse(slurp(dir_ / "lab-restart.out"));
+  EXPECT_EQ(records_per_run(server.uri())[outcome["run_id"].get<std::string>()], 17u);  // 16 trials and the default
+}
+
 // Issue 41's done-when: eight tunes and a job write one server database at once (eight hosts where
 // the test may name them; else they take the one device in turn, --wait-lock), one tune SIGKILLed
 // mid-run. Every finished run's records are all there; the killed one keeps what it had committed.
