@@ -145,8 +145,6 @@ int Database::schema_version() const { return impl_->schema_version; }
 
 const std::string& Database::path() const { return impl_->connection->name(); }
 
-bool Database::is_on_server() const { return dynamic_cast<const postgres::Connection*>(impl_->connection.get()) != nullptr; }
-
 std::vector<std::int64_t> Database::insert(const std::vector<TuningRecord>& records) {
   impl_->require_writable();
   return impl_->run([&] {

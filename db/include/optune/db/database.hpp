@@ -84,7 +84,6 @@ class Database {
   int schema_version() const;
   // The file's path or the server's URI.
   const std::string& path() const;
-  bool is_on_server() const;
 
   // Inserts in one transaction and returns the ids. Records identical in every field but id to
   // one already stored are skipped (id 0 returned for them), which makes import and merge safe.
