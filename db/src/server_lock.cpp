@@ -2,8 +2,6 @@
 
 #include <unistd.h>
 
-#include <thread>
-
 #include "postgres_connection.hpp"
 
 namespace optune::db {
@@ -18,6 +16,16 @@ std::int64_t name_key(const std::string& name) {
   std::uint64_t hash = 14695981039346656037ULL;
   for (unsigned char c : name) hash = (hash ^ c) * 1099511628211ULL;
   return static_cast<std::int32_t>(static_cast<std::uint32_t>(hash ^ (hash >> 32)));
+}
+
+// A connection of the lock's own, named by its holder's words (the application_name others see).
+std::unique_ptr<postgres::Connection> lock_connection(const std::string& uri, const std::string& who) {
+  return postgres::Connection::open(uri, "optune " + who + ", pid " + std::to_string(::getpid()) + " on " + host_name());
+}
+
+// "pg_advisory_lock(KEY, ?::int4)", or its shared or trying form.
+std::string lock_call(const std::string& function, ServerLock::Mode mode) {
+  return function + (mode == ServerLock::Mode::kShared ? "_shared(" : "(") + std::to_string(kOptuneKey) + ", ?::int4)";
 }
 
 }  // namespace
@@ -39,11 +47,9 @@ ServerLock::~ServerLock() = default;  // closing the connection releases the loc
 
 std::optional<ServerLock> ServerLock::try_acquire(const std::string& uri, const std::string& name, Mode mode,
                                                   const std::string& who, std::string* holder) {
-  const std::string words = "optune " + who + ", pid " + std::to_string(::getpid()) + " on " + host_name();
-  auto connection = postgres::Connection::open(uri, words);
+  auto connection = lock_connection(uri, who);
   const std::string key = std::to_string(name_key(name));
-  const std::string take = mode == Mode::kExclusive ? "pg_try_advisory_lock" : "pg_try_advisory_lock_shared";
-  auto statement = connection->prepare("SELECT CASE WHEN " + take + "(" + std::to_string(kOptuneKey) + ", ?::int4) THEN 1 ELSE 0 END");
+  auto statement = connection->prepare("SELECT CASE WHEN " + lock_call("pg_try_advisory_lock", mode) + " THEN 1 ELSE 0 END");
   statement->bind_text(1, key);
   if (statement->step() && statement->column_int(0) == 1)
     return ServerLock(std::make_unique<Session>(Session{std::move(connection)}));
@@ -61,10 +67,13 @@ std::optional<ServerLock> ServerLock::try_acquire(const std::string& uri, const 
 }
 
 ServerLock ServerLock::acquire(const std::string& uri, const std::string& name, Mode mode, const std::string& who) {
-  for (;;) {
-    if (auto lock = try_acquire(uri, name, mode, who)) return std::move(*lock);
-    std::this_thread::sleep_for(std::chrono::seconds(1));
-  }
+  auto connection = lock_connection(uri, who);
+  // The server answers once the lock is granted: a wait without polling.
+  auto statement = connection->prepare("SELECT " + lock_call("pg_advisory_lock", mode));
+  statement->bind_text(1, std::to_string(name_key(name)));
+  statement->step();
+  statement.reset();
+  return ServerLock(std::make_unique<Session>(Session{std::move(connection)}));
 }
 
 }  // namespace optune::db

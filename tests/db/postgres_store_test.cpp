@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <future>
 #include <set>
 #include <thread>
 
@@ -240,6 +241,21 @@ TEST(ServerLockTest, AnExclusiveLockRefusesOthersNamingItsHolderUntilReleased) {
     EXPECT_TRUE(ServerLock::try_acquire(other.uri(), name, ServerLock::Mode::kExclusive, "job"));
   }
   EXPECT_TRUE(ServerLock::try_acquire(scratch.uri(), name, ServerLock::Mode::kExclusive, "job"));
+}
+
+TEST(ServerLockTest, AcquireWaitsForTheHolderToLetGo) {
+  OPTUNE_REQUIRE_POSTGRES();
+  ScratchDatabase scratch;
+  auto held = ServerLock::try_acquire(scratch.uri(), "device 01 on lab-1", ServerLock::Mode::kExclusive, "tune");
+  ASSERT_TRUE(held.has_value());
+  auto waiting = std::async(std::launch::async, [&] {
+    return ServerLock::acquire(scratch.uri(), "device 01 on lab-1", ServerLock::Mode::kExclusive, "job");
+  });
+  EXPECT_EQ(waiting.wait_for(std::chrono::milliseconds(500)), std::future_status::timeout) << "did not wait";
+  held.reset();
+  ASSERT_EQ(waiting.wait_for(std::chrono::seconds(20)), std::future_status::ready);
+  auto taken = waiting.get();
+  EXPECT_FALSE(ServerLock::try_acquire(scratch.uri(), "device 01 on lab-1", ServerLock::Mode::kExclusive, "regress"));
 }
 
 TEST(ServerLockTest, SharedHoldersKeepAnExclusiveOneAway) {

@@ -24,7 +24,7 @@ class ServerLock {
   // (`holder` then says who). Throws DatabaseError when the server cannot be reached.
   static std::optional<ServerLock> try_acquire(const std::string& uri, const std::string& name, Mode mode,
                                                const std::string& who, std::string* holder = nullptr);
-  // Waits until it is free, asking the server each second.
+  // Waits until it is free (the server answers once it grants it).
   static ServerLock acquire(const std::string& uri, const std::string& name, Mode mode, const std::string& who);
 
   ServerLock(ServerLock&&) noexcept;
