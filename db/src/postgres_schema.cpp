@@ -27,13 +27,19 @@ bool has_table(const postgres::Connection& connection, const char* table) {
                               "') AS t) AS c WHERE t IS NOT NULL") == 1;
 }
 
+// What a look at the database may conclude: outside the migration's lock, another process may be
+// making the tables between two lookups (a records table seen without its optune_schema), so a
+// writer judges a database foreign only under the lock.
+enum class Look { kReading, kBeforeTheLock, kUnderTheLock };
+
 // The schema version; 0 for a database without optune's tables. Refuses another application's.
-std::int64_t inspect(const postgres::Connection& connection, bool read_only) {
+std::int64_t inspect(const postgres::Connection& connection, Look look) {
   const std::string& name = connection.name();
   if (!has_table(connection, "optune_schema")) {
+    if (look == Look::kBeforeTheLock) return 0;
     if (has_table(connection, "records"))
       throw DatabaseError(name + " is not an optune database (it has a records table that optune did not make)");
-    if (read_only) throw DatabaseError(name + " is not an optune database (it has no optune tables)");
+    if (look == Look::kReading) throw DatabaseError(name + " is not an optune database (it has no optune tables)");
     return 0;
   }
   const std::int64_t version = connection.query_int("SELECT max(version) FROM optune_schema");
@@ -50,7 +56,7 @@ void apply_steps(postgres::Connection& connection) {
   // Read again under the lock: another process may have migrated the database meanwhile. (The
   // lock is taken before this transaction starts, so that its catalogue lookups see what that
   // process committed: a lock taken inside it would leave the session's cached "no such table".)
-  const std::int64_t version = inspect(connection, /*read_only=*/false);
+  const std::int64_t version = inspect(connection, Look::kUnderTheLock);
   if (version == 0) connection.execute("CREATE TABLE optune_schema (version INTEGER NOT NULL); INSERT INTO optune_schema VALUES (0)");
   for (auto step = version; step < kSchemaVersion; ++step)
     connection.execute(in_postgres_types(schema_steps().at(static_cast<std::size_t>(step))));
@@ -89,7 +95,7 @@ std::string view_as_current(const postgres::Connection& connection, std::int64_t
 }  // namespace
 
 int prepare_postgres_schema(postgres::Connection& connection, bool read_only) {
-  const std::int64_t version = inspect(connection, read_only);
+  const std::int64_t version = inspect(connection, read_only ? Look::kReading : Look::kBeforeTheLock);
   if (read_only) {
     const std::string view = view_as_current(connection, version);
     if (!view.empty()) {
