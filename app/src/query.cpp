@@ -88,7 +88,9 @@ nlohmann::json record_json(const db::TuningRecord& record) {
           {"check_seconds", optional(record.check_seconds)},
           {"timing_seconds", optional(record.timing_seconds)},
           {"noisy", record.is_noisy()},
-          {"winner", record.winner}};
+          {"winner", record.winner},
+          {"toolchain", record.toolchain},
+          {"optune_version", record.optune_version}};
 }
 
 }  // namespace optune::app

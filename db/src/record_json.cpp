@@ -99,6 +99,7 @@ nlohmann::json to_json(const TuningRecord& record) {
   if (record.check_seconds) line["check_seconds"] = *record.check_seconds;
   if (record.timing_seconds) line["timing_seconds"] = *record.timing_seconds;
   if (record.winner) line["winner"] = true;
+  if (!record.toolchain.is_null()) line["toolchain"] = record.toolchain;
   return line;
 }
 
@@ -132,6 +133,12 @@ TuningRecord record_from_json(const nlohmann::json& object) {
   record.check_seconds = read_optional_number(object, "check_seconds");
   record.timing_seconds = read_optional_number(object, "timing_seconds");
   read_bool(object, "winner", record.winner);
+  if (const auto it = object.find("toolchain"); it != object.end() && !it->is_null()) {
+    if (!it->is_object()) mistyped("toolchain", "an object (compiler, flags)");
+    for (const auto& [key, value] : it->items())
+      if (!value.is_string()) mistyped("toolchain", "an object of strings");
+    record.toolchain = *it;
+  }
   return record;
 }
 

@@ -23,6 +23,7 @@ inline constexpr AddedColumn kAddedColumns[] = {
     {4, "device_load REAL", "device_load", "NULL"},  // other processes' share of the GPU's time meanwhile
     {5, "check_seconds REAL", "check_seconds", "NULL"},    // the worker's seconds checking the output
     {5, "timing_seconds REAL", "timing_seconds", "NULL"},  // and timing the runs
+    {6, "toolchain TEXT", "toolchain", "NULL"},  // JSON: the compiler and flags that built it
 };
 
 // schema_steps()[i] takes a database from schema version i to i + 1, in SQLite's SQL. Append

@@ -35,6 +35,7 @@ TEST_P(Store, InsertThenReadBackEveryField) {
   record.is_default = true;
   record.error_message = "warning: \"quoted\"\nsecond line";
   record.config["ratio"] = 0.1;
+  record.toolchain = {{"compiler", "c++ (Debian 12.2.0-14) 12.2.0"}, {"flags", "-O3 -march=native"}};
   const auto ids = db.insert({record});
   ASSERT_EQ(ids.size(), 1u);
   EXPECT_GT(ids[0], 0);
@@ -46,6 +47,7 @@ TEST_P(Store, InsertThenReadBackEveryField) {
   EXPECT_EQ(stored[0].config_text(), record.config_text());
   EXPECT_EQ(stored[0].costs, record.costs);
   EXPECT_TRUE(stored[0].is_default);
+  EXPECT_EQ(stored[0].toolchain, record.toolchain);
 }
 
 TEST_P(Store, BestPicksLowestMedianAmongSuccessfulRecords) {

@@ -118,9 +118,10 @@ TEST(PostgresStore, AnOlderSchemaReadsWithItsNewerColumnsUnknownAndMigratesOnWri
   record.check_seconds = 0.5;
   record.timing_seconds = 1.5;
   Database::open(scratch.uri()).insert({record});
-  // What schema 4 had: no check_seconds, no timing_seconds.
+  // What schema 4 had: no check_seconds, no timing_seconds (5), no toolchain (6).
   optune::testing::run_on_database(scratch.uri(),
-                                   "ALTER TABLE records DROP COLUMN check_seconds, DROP COLUMN timing_seconds;"
+                                   "ALTER TABLE records DROP COLUMN check_seconds, DROP COLUMN timing_seconds,"
+                                   " DROP COLUMN toolchain;"
                                    " UPDATE optune_schema SET version = 4");
   {
     auto reader = Database::open(scratch.uri(), Database::Mode::kReadOnly);

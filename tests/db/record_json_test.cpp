@@ -19,6 +19,7 @@ TEST(RecordJson, RoundTripsEveryFieldButId) {
   TuningRecord record = testing::failed_record(8, "transport_error");
   record.id = 17;
   record.is_default = true;
+  record.toolchain = {{"compiler", "clang version 14.0.6"}, {"flags", "-O3"}};
   const nlohmann::json json = to_json(record);
   EXPECT_FALSE(json.contains("id"));
   const TuningRecord back = record_from_json(json);
@@ -26,6 +27,9 @@ TEST(RecordJson, RoundTripsEveryFieldButId) {
   EXPECT_EQ(to_json(back), json);
   EXPECT_EQ(back.error_kind, "transport_error");
   EXPECT_TRUE(back.is_default);
+  EXPECT_EQ(back.toolchain, record.toolchain);
+  // Unknown (a record of schema 5 or older): no field, so its line and content hash stay as they were.
+  EXPECT_FALSE(to_json(testing::ok_record(8, 0.005)).contains("toolchain"));
 }
 
 TEST(RecordJson, OptionalFieldsDefault) {
@@ -61,6 +65,8 @@ TEST(RecordJson, RejectionNamesTheField) {
   EXPECT_EQ(rejection(with("target", "")), "field \"target\" must be a non-empty string");
   EXPECT_EQ(rejection(with("run_id", 7)), "field \"run_id\" must be a string");
   EXPECT_EQ(rejection(nlohmann::json::array()), "a record must be a JSON object");
+  EXPECT_EQ(rejection(with("toolchain", "gcc")), "field \"toolchain\" must be an object (compiler, flags)");
+  EXPECT_EQ(rejection(with("toolchain", {{"compiler", 12}})), "field \"toolchain\" must be an object of strings");
 }
 
 }  // namespace

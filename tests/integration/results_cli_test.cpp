@@ -308,10 +308,14 @@ TEST_F(ResultsCliTest, RegressPassesOnReachableRecordsAndFailsOnAPlantedRegressi
   EXPECT_EQ(pass.code, 0) << pass.out << pass.err;
   EXPECT_NE(pass.out.find(kWorkload), std::string::npos) << pass.out;
   EXPECT_NE(pass.out.find("0 regressed"), std::string::npos) << pass.out;
+  EXPECT_EQ(pass.out.find("another toolchain"), std::string::npos) << "tuned and checked with today's compiler";
   EXPECT_TRUE(valid_junit(junit, "testsuites 1 0 1 0"));
 
   const std::string planted = (dir_ / "planted.db").string();
-  plant_record(db(), planted, 1e-3);
+  // ... tuned, it says, by an older compiler with other flags.
+  plant_record(db(), planted, 1e-3, {}, [](optune::db::TuningRecord& record) {
+    record.toolchain = {{"compiler", "g++ (GCC) 4.8.5"}, {"flags", "-O2"}};
+  });
   fs::path failed = dir_ / "fail.xml";
   CommandRun fail =
       optune("regress --db " + planted + " --suite " + suite + " " + kRegressTiming + " --junit " + failed.string());
@@ -319,6 +323,9 @@ TEST_F(ResultsCliTest, RegressPassesOnReachableRecordsAndFailsOnAPlantedRegressi
   EXPECT_NE(fail.out.find("REGRESSION"), std::string::npos) << fail.out;
   EXPECT_NE(fail.out.find("1 regressed"), std::string::npos) << fail.out;
   EXPECT_NE(fail.out.find("(best of 3 measurements)"), std::string::npos) << "measured again before failing";
+  EXPECT_NE(fail.out.find("note: tuned under another toolchain: compiler g++ (GCC) 4.8.5, now "), std::string::npos)
+      << fail.out;
+  EXPECT_NE(fail.out.find("; flags -O2, now -std=c++20"), std::string::npos) << fail.out;
   EXPECT_TRUE(valid_junit(failed, "testsuites 1 1 1 1"));
   // regress only reads: the planted database still holds its one record.
   EXPECT_EQ(Database::open(planted, Database::Mode::kReadOnly).count(), 1u);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 
 #include "behaviour_template.hpp"
@@ -71,7 +72,17 @@ TEST_F(TuningLoopTest, EveryOutcomeIsRecordedAndTheLoopFinishes) {
   EXPECT_EQ(kinds["build_error"], 1);
   EXPECT_EQ(kinds["wrong_answer"], 2);
   EXPECT_EQ(kinds["ok"], 1);  // the default
+  // What built them: the compiler as its --version names it, and the builder's flags.
+  std::string version;
+  if (FILE* pipe = ::popen("c++ --version", "r")) {
+    char line[512] = {};
+    if (std::fgets(line, sizeof line, pipe)) version = line;
+    ::pclose(pipe);
+  }
+  version.erase(version.find_last_not_of('\n') + 1);
+  ASSERT_FALSE(version.empty());
   for (const auto& r : records) {
+    EXPECT_EQ(r.toolchain, (nlohmann::json{{"compiler", version}, {"flags", "-std=c++20 -O1 -fPIC -shared"}}));
     EXPECT_EQ(r.run_id, summary.run_id);
     EXPECT_EQ(r.template_name, "gemm.behaviour_test");
     EXPECT_EQ(r.workload_key, "gemm.f32.M20.N12.K7");

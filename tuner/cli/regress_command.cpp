@@ -13,6 +13,7 @@
 #include "optune/backends/registry.hpp"
 #include "measuring.hpp"
 #include "optune/tuner/results/regression.hpp"
+#include "optune/tuner/results/toolchain_change.hpp"
 #include "optune/tuner/search/task_history.hpp"
 #include "optune/tuner/scheduling/suite.hpp"
 #include "optune/tuner/scheduling/task_session.hpp"
@@ -47,6 +48,7 @@ tuner::RegressionCase check_workload(const tuner::SuiteEntry& entry, const Regre
   if (auto best = tuner::best_usable(database, key, task->space)) {
     inputs.push_back({task, best->config});
     result.recorded_seconds = tuner::recorded_figure(database, key, best->record);
+    result.toolchain_change = tuner::toolchain_change(best->record, measuring.builder->toolchain(task->device));
   }
   inputs.push_back({task, task->kernel_template->default_config(task->workload, task->device, task->space)});
   for (int attempt = 1; attempt <= options.attempts; ++attempt) {
@@ -103,6 +105,8 @@ int run_regress(const RegressOptions& options) {
     regressions += judgement.verdict == tuner::Verdict::kRegression;
     untuned += judgement.verdict == tuner::Verdict::kUntuned;
     print_row(cases.back(), judgement);
+    if (!cases.back().toolchain_change.empty())
+      std::printf("  note: tuned under another toolchain: %s\n", cases.back().toolchain_change.c_str());
     std::fflush(stdout);
   }
   if (!options.junit.empty()) {

@@ -95,6 +95,24 @@ bool builds_without_reference(const PendingCompile& compile, double timeout_seco
 
 }  // namespace
 
+Toolchain LocalBuilder::toolchain(const kernels::DeviceInfo& /*device*/) const {
+  if (!compiler_version_) {
+    // "c++ (Debian 12.2.0-14) 12.2.0": what `--version` says first, GCC's and Clang's alike. A
+    // compiler that cannot say is named alone.
+    compiler_version_ = options_.compiler;
+    try {
+      Subprocess version = Subprocess::spawn({options_.compiler, "--version"}, {.pipe_stdio = true, .output_file = ""});
+      if (auto line = version.read_line(std::chrono::steady_clock::now() + std::chrono::seconds(10)); line && !line->empty())
+        compiler_version_ = *line;
+      version.kill();
+    } catch (const std::runtime_error&) {  // a compiler that cannot start fails the build, not this
+    }
+  }
+  std::string flags;
+  for (const auto& flag : options_.flags) flags += (flags.empty() ? "" : " ") + flag;
+  return {*compiler_version_, flags};
+}
+
 LocalBuilder::LocalBuilder(LocalBuilderOptions options)
     : options_(std::move(options)), work_dir_(options_.work_dir, "build") {
   if (options_.jobs <= 0) options_.jobs = std::max(1u, std::thread::hardware_concurrency());

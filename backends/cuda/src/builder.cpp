@@ -58,6 +58,12 @@ std::vector<std::string> name_expressions(const CudaKernel& kernel) {
 
 }  // namespace
 
+measure::Toolchain CudaBuilder::toolchain(const kernels::DeviceInfo& /*device*/) const {
+  const NvrtcApi& nvrtc = NvrtcApi::get();
+  if (!nvrtc.missing.empty()) return {"NVRTC (not found)", ""};
+  return {fmt::format("NVRTC {}.{}", nvrtc.major, nvrtc.minor), ""};
+}
+
 CudaBuilder::CudaBuilder(CudaBuilderOptions options)
     : options_(std::move(options)), cache_(options_.cache_dir), work_dir_(options_.work_dir, "cuda") {
   if (options_.jobs <= 0) options_.jobs = std::max(1u, std::thread::hardware_concurrency());

@@ -30,6 +30,8 @@ class CudaBuilder final : public measure::Builder {
   explicit CudaBuilder(CudaBuilderOptions options);
   ~CudaBuilder() override;
   std::vector<measure::BuildResult> build(const std::vector<measure::MeasureInput>& inputs) override;
+  // NVRTC's version (the driver's is in the device's fingerprint).
+  measure::Toolchain toolchain(const kernels::DeviceInfo& device) const override;
 
  private:
   const std::string& headers_of(const std::string& dir);

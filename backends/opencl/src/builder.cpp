@@ -13,6 +13,10 @@
 namespace optune::measure {
 namespace fs = std::filesystem;
 
+Toolchain OpenCLBuilder::toolchain(const kernels::DeviceInfo& device) const {
+  return {"OpenCL: " + device.platform + ", driver " + device.driver_version, ""};
+}
+
 OpenCLBuilder::OpenCLBuilder(OpenCLBuilderOptions options)
     : options_(std::move(options)), work_dir_(options_.work_dir, "opencl") {}
 

@@ -66,6 +66,7 @@ kernels::Workload RecordCheck::workload(const std::string& key) {
 }
 
 void RecordCheck::figures(const db::TuningRecord& record) {
+  if (!record.toolchain.is_null() && !record.toolchain.is_object()) reject("toolchain must be an object of strings");
   const kernels::Workload parsed = workload(record.workload_key);
   // The database reads a JSON column it cannot parse as a string saying so (record_rows.cpp).
   auto require_object = [](const nlohmann::json& value, const char* what) {

@@ -19,7 +19,7 @@ namespace optune::tuner {
 namespace {
 
 db::TuningRecord to_record(const measure::MeasureTask& task, const search_space::Config& config,
-                           const measure::MeasureResult& result) {
+                           const measure::MeasureResult& result, const measure::Toolchain& toolchain) {
   db::TuningRecord record;
   record.workload_key = task.workload.key();
   record.template_name = task.kernel_template->name();
@@ -37,6 +37,7 @@ db::TuningRecord to_record(const measure::MeasureTask& task, const search_space:
   record.timing_seconds = result.timing_seconds;
   record.timestamp = result.timestamp;
   record.optune_version = OPTUNE_VERSION;
+  if (!toolchain.compiler.empty()) record.toolchain = {{"compiler", toolchain.compiler}, {"flags", toolchain.flags}};
   if (result.ok() || result.is_slow()) {
     const db::TuningRecord trust = trust_fields(result);
     record.spread = trust.spread;
@@ -161,8 +162,9 @@ std::vector<db::TuningRecord> RecordingMeasurer::run(const std::shared_ptr<const
       throw KernelCheckFailure(task->workload.key() + ": " + result.message +
                              "; no config can be checked (nothing of this batch recorded)");
   std::vector<db::TuningRecord> records;
+  const measure::Toolchain toolchain = builder_.toolchain(task->device);
   for (std::size_t i = 0; i < configs.size(); ++i) {
-    records.push_back(to_record(*task, configs[i], measured[i]));
+    records.push_back(to_record(*task, configs[i], measured[i], toolchain));
     records.back().tuner = tuner;
     records.back().run_id = run_id;
     records.back().is_default = is_default;

@@ -77,6 +77,10 @@ struct TuningRecord {
   // This record's config won its run's final comparison (tuner/scheduling/final_comparison.hpp):
   // it stays the task's best until a config is measured faster beyond noise (is_displaced_by).
   bool winner = false;
+  // What built it (measure::Toolchain): {"compiler": "c++ (Debian 12.2.0-14) 12.2.0", "flags":
+  // "-std=c++20 -O3 ..."}, an object of strings; null: unknown (a record of schema 5 or older, or
+  // one imported without it). Its optune is optune_version.
+  nlohmann::json toolchain;
 
   bool ok() const { return error_kind == "ok"; }
   // Passed its check but was cut short as over the bail-out bound: at least median_seconds slow.
@@ -112,8 +116,9 @@ bool displaces_winner(const TuningRecord& fastest, const TuningRecord& mark, con
 // the CPU", or of the GPU, "its median is known to +-14% only"); "" for a record that is not noisy.
 std::string noise_text(const TuningRecord& record);
 
-// Every field but id; spread, load, device_load, check_seconds and timing_seconds only where known, and winner only where set, so that a
-// record of schema 1 keeps the JSON line (and the content hash) it had.
+// Every field but id; spread, load, device_load, check_seconds, timing_seconds and toolchain only
+// where known, and winner only where set, so that a record of schema 1 keeps the JSON line (and
+// the content hash) it had.
 nlohmann::json to_json(const TuningRecord& record);
 // Throws std::invalid_argument naming the missing or mistyped field.
 TuningRecord record_from_json(const nlohmann::json& json);

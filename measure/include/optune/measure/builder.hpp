@@ -11,11 +11,22 @@
 
 namespace optune::measure {
 
+// What builds a device's candidates, as their records keep it (db::TuningRecord::toolchain): the
+// compiler with its version ("c++ (Debian 12.2.0-14) 12.2.0", "NVRTC 13.0", "OpenCL: Portable
+// Computing Language, driver 5.0") and the flags the builder passes to every compile. A table
+// tuned under one toolchain may be slower, or wrong, under the next.
+struct Toolchain {
+  std::string compiler;
+  std::string flags;
+};
+
 class Builder {
  public:
   virtual ~Builder() = default;
   // One result per input, in order. Build failures are results, not exceptions.
   virtual std::vector<BuildResult> build(const std::vector<MeasureInput>& inputs) = 0;
+  // The toolchain of `device`'s candidates; empty where the builder cannot tell.
+  virtual Toolchain toolchain(const kernels::DeviceInfo& /*device*/) const { return {}; }
 };
 
 // Writes one of a builder's own files (a candidate's source, an artifact) whole. A failure is the

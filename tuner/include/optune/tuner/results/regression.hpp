@@ -22,6 +22,7 @@ struct RegressionCase {
   std::optional<measure::MeasureResult> default_now;  // the default config measured now
   double seconds = 0;                                 // spent measuring this case
   int attempts = 1;  // times both configs were measured; tuned_now and default_now are the best of them
+  std::string toolchain_change;  // the tuned record's toolchain against today's (toolchain_change.hpp); "" same or unknown
 };
 
 enum class Verdict { kPass, kRegression, kUntuned };

@@ -12,6 +12,7 @@
 
 #include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,8 @@ class LocalBuilder final : public Builder {
   explicit LocalBuilder(LocalBuilderOptions options);
   ~LocalBuilder() override;
   std::vector<BuildResult> build(const std::vector<MeasureInput>& inputs) override;
+  // The compiler's name and the first line of its --version (asked once), and the builder's flags.
+  Toolchain toolchain(const kernels::DeviceInfo& device) const override;
   const std::string& work_dir() const { return work_dir_.path(); }
 
  private:
@@ -49,6 +52,7 @@ class LocalBuilder final : public Builder {
   // at most kMaxKeptObjects are kept, the oldest removed at the start of a batch.
   std::map<std::string, std::string> built_;
   std::deque<std::string> built_order_;
+  mutable std::optional<std::string> compiler_version_;
   void forget_oldest_objects();
 };
 

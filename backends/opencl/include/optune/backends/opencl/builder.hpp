@@ -23,6 +23,8 @@ class OpenCLBuilder final : public Builder {
   explicit OpenCLBuilder(OpenCLBuilderOptions options);
   ~OpenCLBuilder() override;
   std::vector<BuildResult> build(const std::vector<MeasureInput>& inputs) override;
+  // The device's driver compiles the programs: its platform and driver version.
+  Toolchain toolchain(const kernels::DeviceInfo& device) const override;
 
  private:
   const std::string& source_text(const std::string& file);

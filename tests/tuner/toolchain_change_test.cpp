@@ -1,0 +1,27 @@
+// toolchain_change: what regress says when a tuned record was built by another compiler or flags.
+#include "optune/tuner/results/toolchain_change.hpp"
+
+#include <gtest/gtest.h>
+
+namespace optune::tuner {
+namespace {
+
+db::TuningRecord built_by(const std::string& compiler, const std::string& flags) {
+  db::TuningRecord record;
+  record.toolchain = {{"compiler", compiler}, {"flags", flags}};
+  return record;
+}
+
+TEST(ToolchainChange, SaysWhatChangedAndNothingWhenUnchangedOrUnknown) {
+  const measure::Toolchain today{"c++ (Debian 12.2.0-14) 12.2.0", "-O3 -march=native"};
+  EXPECT_EQ(toolchain_change(built_by(today.compiler, today.flags), today), "");
+  EXPECT_EQ(toolchain_change(db::TuningRecord{}, today), "");  // schema 5 or older: unknown
+  EXPECT_EQ(toolchain_change(built_by("clang version 14.0.6", today.flags), today),
+            "compiler clang version 14.0.6, now c++ (Debian 12.2.0-14) 12.2.0");
+  EXPECT_EQ(toolchain_change(built_by(today.compiler, "-O2"), today), "flags -O2, now -O3 -march=native");
+  EXPECT_EQ(toolchain_change(built_by("NVRTC 12.8", ""), {"NVRTC 13.0", ""}), "compiler NVRTC 12.8, now NVRTC 13.0");
+  EXPECT_EQ(toolchain_change(built_by("c++", "-O3"), {"", ""}), "");  // a builder that cannot tell
+}
+
+}  // namespace
+}  // namespace optune::tuner
