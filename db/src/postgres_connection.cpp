@@ -281,9 +281,7 @@ double Statement::column_double(int column) const {
 
 std::int64_t Statement::column_int(int column) const {
   if (!row_ || PQgetisnull(row_.get(), 0, column)) return 0;
-  const char* text = PQgetvalue(row_.get(), 0, column);
-  if (*text == 't' || *text == 'f') return *text == 't' ? 1 : 0;  // a boolean column
-  return std::strtoll(text, nullptr, 10);
+  return std::strtoll(PQgetvalue(row_.get(), 0, column), nullptr, 10);
 }
 
 bool Statement::column_is_null(int column) const { return !row_ || PQgetisnull(row_.get(), 0, column); }

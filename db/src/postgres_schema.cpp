@@ -29,8 +29,7 @@ std::string column_type(const std::string& definition) {
 }
 
 bool has_table(const postgres::Connection& connection, const char* table) {
-  return connection.query_int(std::string("SELECT count(*) FROM (SELECT to_regclass('") + table +
-                              "') AS t) AS c WHERE t IS NOT NULL") == 1;
+  return connection.query_int(std::string("SELECT CASE WHEN to_regclass('") + table + "') IS NULL THEN 0 ELSE 1 END") == 1;
 }
 
 // What a look at the database may conclude: outside the migration's lock, another process may be
