@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 #include <sys/statvfs.h>
 
+#include "database_impl.hpp"
 #include "postgres_connection.hpp"
 #include "postgres_schema.hpp"
 #include "record_rows.hpp"
@@ -32,61 +33,6 @@ bool is_on_read_only_mount(const std::string& path) {
 }
 
 }  // namespace
-
-// How often a transaction that ran into another writer's (a deadlock the server broke) is run again.
-constexpr int kConflictRetries = 5;
-
-struct Database::Impl {
-  std::unique_ptr<Connection> connection;
-  Mode mode;
-  int schema_version = 0;
-  std::chrono::seconds reconnect_for = kDefaultReconnectFor;
-
-  // Runs `operation` (one transaction, or one read); where the server went away meanwhile, waits
-  // for it (reconnect_for at most) and runs it again: the server rolled the lost transaction
-  // back, and a commit whose answer was lost is skipped on the second run by the records' content
-  // hashes. So a batch is stored whole, once, or not at all.
-  template <typename Operation>
-  auto run(Operation&& operation) const -> decltype(operation()) {
-    std::optional<std::chrono::steady_clock::time_point> deadline;
-    for (int conflicts = 0;;) {
-      try {
-        return operation();
-      } catch (const ConnectionLost& lost) {
-        if (lost.connection() != connection.get()) throw;  // another database's, for its owner
-        if (!deadline) {
-          deadline = std::chrono::steady_clock::now() + reconnect_for;
-          std::cerr << "optune: " << lost.what() << "; reconnecting for up to " << reconnect_for.count() << " s\n";
-        }
-        if (!connection->reconnect(*deadline))
-          throw StorageError(connection->name() + ": the database server went away and was not back within " +
-                             std::to_string(reconnect_for.count()) + " s");
-      } catch (const TransactionConflict&) {
-        if (++conflicts > kConflictRetries) throw;
-      }
-    }
-  }
-
-  // Runs `sql` (a SELECT built on select_records()) and passes each record to `visit`.
-  void for_each_record(const std::string& sql, const WhereClause& where,
-                       const std::function<void(TuningRecord&&)>& visit) const {
-    auto statement = connection->prepare(sql);
-    where.bind(*statement);
-    while (statement->step()) visit(read_record(*statement));
-  }
-
-  std::vector<TuningRecord> collect(const std::string& sql, const WhereClause& where) const {
-    return run([&] {
-      std::vector<TuningRecord> records;
-      for_each_record(sql, where, [&records](TuningRecord&& record) { records.push_back(std::move(record)); });
-      return records;
-    });
-  }
-
-  void require_writable() const {
-    if (mode == Mode::kReadOnly) throw DatabaseError(connection->name() + " is open read-only");
-  }
-};
 
 namespace {
 
@@ -366,6 +312,8 @@ std::size_t Database::merge_from(const Database& other) {
                                      if (writer.write(record) != 0) ++added;
                                    });
     });
+    // The dispatch rules too (a file of schema 6 or older shows none).
+    other.impl_->run([&] { merge_dispatches(*impl_->connection, *other.impl_->connection); });
     transaction.commit();
     return added;
   });

@@ -84,7 +84,8 @@ void migrate(postgres::Connection& connection) {
 }
 
 // A temporary view (the session's own, found before the table of that name) that shows an older
-// schema's records with the newer columns, as unknown.
+// schema's records with the newer columns, as unknown. (The tables it lacks are temporary empty
+// ones, as on SQLite.)
 std::string view_as_current(const postgres::Connection& connection, std::int64_t version) {
   std::string columns;
   for (const auto& column : kAddedColumns)
@@ -103,10 +104,13 @@ std::string view_as_current(const postgres::Connection& connection, std::int64_t
 int prepare_postgres_schema(postgres::Connection& connection, bool read_only) {
   const std::int64_t version = inspect(connection, read_only ? Look::kReading : Look::kBeforeTheLock);
   if (read_only) {
-    const std::string view = view_as_current(connection, version);
-    if (!view.empty()) {
-      connection.execute(view);
-      connection.set_session_setup(view);
+    std::string setup = view_as_current(connection, version);
+    for (const auto& table : kAddedTables)
+      if (table.version > version)
+        setup += (setup.empty() ? "" : "; ") + in_postgres_types(table_definition(table, std::string("TEMP TABLE ") + table.name));
+    if (!setup.empty()) {
+      connection.execute(setup);
+      connection.set_session_setup(setup);
     }
     return static_cast<int>(version);
   }

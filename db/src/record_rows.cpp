@@ -8,16 +8,11 @@
 
 namespace optune::db {
 
-namespace {
-
-// SHA-256 (hex) of the record's canonical JSON line: the identity that makes a repeated insert,
-// import or merge of the same record a no-op.
-std::string content_hash(const TuningRecord& record) {
-  const std::string text = to_json(record).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+std::string sha256_hex(const std::string& text) {
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
   unsigned int size = 0;
   if (EVP_Digest(text.data(), text.size(), digest.data(), &size, EVP_sha256(), nullptr) != 1) {
-    throw DatabaseError("cannot hash a record (OpenSSL SHA-256 failed)");
+    throw DatabaseError("cannot hash a row (OpenSSL SHA-256 failed)");
   }
   static constexpr char kHex[] = "0123456789abcdef";
   std::string hex;
@@ -27,6 +22,14 @@ std::string content_hash(const TuningRecord& record) {
     hex += kHex[digest[i] & 0xf];
   }
   return hex;
+}
+
+namespace {
+
+// SHA-256 (hex) of the record's canonical JSON line: the identity that makes a repeated insert,
+// import or merge of the same record a no-op.
+std::string content_hash(const TuningRecord& record) {
+  return sha256_hex(to_json(record).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 std::string device_name(const nlohmann::json& fingerprint) {

@@ -30,6 +30,9 @@ struct WhereClause {
 WhereClause where_clause(const RecordFilter& filter);
 WhereClause where_clause(const TaskKey& task);
 
+// SHA-256 of `text`, in hex: a row's identity for skipping duplicates.
+std::string sha256_hex(const std::string& text);
+
 // The op of a workload key: the key up to its first '.' ("gemm" of "gemm.f32.M512.N512.K512").
 std::string workload_op(const std::string& workload_key);
 

@@ -51,12 +51,13 @@ const std::vector<std::string>& schema_steps() {
           CREATE INDEX records_by_time ON records (timestamp);
         )sql",
     };
-    // 1 -> 2 and on: the columns each version added.
-    for (int version = 2;; ++version) {
+    // 1 -> 2 and on: the columns and tables each version added.
+    for (int version = 2; version <= kSchemaVersion; ++version) {
       std::string step;
       for (const auto& column : kAddedColumns)
         if (column.version == version) step += std::string("ALTER TABLE records ADD COLUMN ") + column.definition + ";\n";
-      if (step.empty()) break;
+      for (const auto& table : kAddedTables)
+        if (table.version == version) step += table_definition(table, std::string("TABLE ") + table.name) + ";\n";
       sql.push_back(step);
     }
     return sql;
@@ -64,17 +65,25 @@ const std::vector<std::string>& schema_steps() {
   return steps;
 }
 
+std::string table_definition(const AddedTable& table, const std::string& as) {
+  std::string sql = table.definition;
+  const std::string mark = "TABLE {TABLE}";
+  return sql.replace(sql.find(mark), mark.size(), as);
+}
+
 namespace {
 
 // A file of an older schema opened read-only cannot be migrated; a temporary view (in the
 // connection's own memory, shadowing the file's table by name) shows its records with the newer
-// columns, as unknown. So every reading command reads an old database as it is.
+// columns, as unknown, and temporary empty tables stand for the tables it lacks. So every reading
+// command reads an old database as it is.
 void show_as_current(sqlite::Connection& connection, std::int64_t version) {
   std::string columns;
   for (const auto& column : kAddedColumns)
     if (column.version > version) columns += std::string(", ") + column.before + " AS " + column.name;
-  if (columns.empty()) return;
-  connection.execute("CREATE TEMP VIEW records AS SELECT *" + columns + " FROM main.records");
+  if (!columns.empty()) connection.execute("CREATE TEMP VIEW records AS SELECT *" + columns + " FROM main.records");
+  for (const auto& table : kAddedTables)
+    if (table.version > version) connection.execute(table_definition(table, std::string("TEMP TABLE ") + table.name));
 }
 
 struct FileState {

@@ -26,6 +26,34 @@ inline constexpr AddedColumn kAddedColumns[] = {
     {6, "toolchain TEXT", "toolchain", "NULL"},  // JSON: the compiler and flags that built it
 };
 
+// Tables added after schema 1, each with the version that added it, as SQLite's CREATE TABLE takes
+// it with "{TABLE}" for its name (a read-only look at an older database makes it a temporary,
+// empty one of that name, so that readers find it). Append only.
+struct AddedTable {
+  int version;
+  const char* name;
+  const char* definition;
+};
+inline constexpr AddedTable kAddedTables[] = {
+    // The measured dispatch of shape ranges (tuner/results/shape_dispatch.hpp): per range,
+    // target and device, its latest rule is the one in force.
+    {7, "dispatch_rules", R"sql(CREATE TABLE {TABLE} (
+            id             INTEGER PRIMARY KEY,
+            content_hash   TEXT NOT NULL UNIQUE,  -- SHA-256 of the row's fields: merge skips duplicates
+            template_name  TEXT NOT NULL,
+            target         TEXT NOT NULL,
+            device_id      TEXT NOT NULL,
+            low_key        TEXT NOT NULL,         -- the range's lowest shape, as a workload key
+            high_key       TEXT NOT NULL,         -- and its highest
+            rule           TEXT NOT NULL,         -- JSON: configs, leaves, the matrix measured
+            timestamp      REAL NOT NULL,         -- unix seconds
+            optune_version TEXT NOT NULL
+          ))sql"},
+};
+
+// The definition of an added table under the name `as` (e.g. "TEMP TABLE dispatch_rules").
+std::string table_definition(const AddedTable& table, const std::string& as);
+
 // schema_steps()[i] takes a database from schema version i to i + 1, in SQLite's SQL. Append
 // only: a released step never changes, since databases in the field have already run it.
 const std::vector<std::string>& schema_steps();

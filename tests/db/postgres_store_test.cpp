@@ -118,10 +118,10 @@ TEST(PostgresStore, AnOlderSchemaReadsWithItsNewerColumnsUnknownAndMigratesOnWri
   record.check_seconds = 0.5;
   record.timing_seconds = 1.5;
   Database::open(scratch.uri()).insert({record});
-  // What schema 4 had: no check_seconds, no timing_seconds (5), no toolchain (6).
+  // What schema 4 had: no check_seconds, no timing_seconds (5), no toolchain (6), no dispatch rules (7).
   optune::testing::run_on_database(scratch.uri(),
                                    "ALTER TABLE records DROP COLUMN check_seconds, DROP COLUMN timing_seconds,"
-                                   " DROP COLUMN toolchain;"
+                                   " DROP COLUMN toolchain; DROP TABLE dispatch_rules;"
                                    " UPDATE optune_schema SET version = 4");
   {
     auto reader = Database::open(scratch.uri(), Database::Mode::kReadOnly);
@@ -130,6 +130,7 @@ TEST(PostgresStore, AnOlderSchemaReadsWithItsNewerColumnsUnknownAndMigratesOnWri
     ASSERT_EQ(records.size(), 1u);
     EXPECT_FALSE(records[0].check_seconds.has_value());
     EXPECT_EQ(records[0].config, record.config);
+    EXPECT_TRUE(reader.dispatches("", "").empty());
   }
   auto writer = Database::open(scratch.uri());
   EXPECT_EQ(writer.schema_version(), kSchemaVersion);

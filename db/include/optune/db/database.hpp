@@ -18,6 +18,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "optune/db/dispatch_record.hpp"
 #include "optune/db/tuning_record.hpp"
 
 namespace optune::db {
@@ -38,7 +39,7 @@ class StorageError : public DatabaseError {
   using DatabaseError::DatabaseError;
 };
 
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 // How long a database on a server that went away (a restart, a dropped network) is retried before
 // the operation fails with StorageError.
@@ -125,9 +126,16 @@ class Database {
   std::size_t export_jsonl(std::ostream& out, const RecordFilter& filter) const;
   std::size_t import_jsonl(std::istream& in, const RecordCheck& check = {});
 
-  // Adds every record of `other` not already stored (same content hash), in one transaction;
-  // returns how many were new. Nothing of either database is lost.
+  // Adds every record and dispatch rule of `other` not already stored (same content hash), in one
+  // transaction; returns how many records were new. Nothing of either database is lost.
   std::size_t merge_from(const Database& other);
+
+  // Stores a shape range's dispatch rule (in its own transaction) and returns its id; 0 when an
+  // identical one is stored already.
+  std::int64_t insert_dispatch(const DispatchRecord& dispatch);
+  // The rule in force of each range of `target` (every target when ""), on the device whose id
+  // is `device_id` (every device when ""): its latest; newest first.
+  std::vector<DispatchRecord> dispatches(const std::string& target, const std::string& device_id) const;
 
   // Deletes all but the records worth keeping, in one transaction, and returns how many went
   // (with dry_run: how many would go, nothing deleted). Kept per task (workload, template,

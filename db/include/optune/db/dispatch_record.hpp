@@ -1,0 +1,25 @@
+// A shape range's measured dispatch as the database keeps it (issue 38): which template, target
+// and device it was measured for, the range (its lowest and highest shapes as workload keys) and
+// the rule as JSON (tuner/results/shape_dispatch.hpp reads it). A newer rule of the same range,
+// target and device replaces an older one; both stay stored.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace optune::db {
+
+struct DispatchRecord {
+  std::int64_t id = 0;
+  std::string template_name;
+  std::string target;
+  std::string device_id;
+  std::string low_key, high_key;  // e.g. gemm.f32.M1.N768.K768 and gemm.f32.M2048.N768.K768
+  nlohmann::json rule;
+  double timestamp = 0;           // unix seconds
+  std::string optune_version;
+};
+
+}  // namespace optune::db
