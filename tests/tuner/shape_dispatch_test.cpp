@@ -99,6 +99,21 @@ TEST(ShapeDispatchTest, LeafRunsNoConfigThatFailedOnOneOfItsShapes) {
   EXPECT_EQ(leaves[0].config, 1u);
 }
 
+TEST(ShapeDispatchTest, LeafTakesAConfigThatRunsOverItsWholeBox) {
+  // X is fastest on both sampled shapes, but its rules break at the box's low corner (M=1).
+  auto matrix = over_m({4, 64}, {{1.0, 1.0}, {1.2, 1.2}});
+  auto runs_over = [](std::size_t config, const DispatchLeaf& box) { return config != 0 || box.low.at("M") > 1; };
+  auto leaves = fit_leaves(matrix, {0, 1}, gemm(1), gemm(64), 16, runs_over);
+  // So the box is split: Y runs from M=1, X where its rules hold.
+  ASSERT_EQ(leaves.size(), 2u);
+  EXPECT_EQ(leaves[0].config, 1u);
+  EXPECT_EQ(leaves[0].high.at("M"), 16);
+  EXPECT_EQ(leaves[1].config, 0u);
+  // Where no config runs over the box, the fastest is taken all the same.
+  auto none = [](std::size_t, const DispatchLeaf&) { return false; };
+  EXPECT_EQ(fit_leaves(matrix, {0, 1}, gemm(1), gemm(64), 16, none)[0].config, 0u);
+}
+
 TEST(ShapeDispatchTest, LeavesStopAtTheirBound) {
   // Each of four shapes has its own best config.
   auto matrix = over_m({1, 2, 4, 8}, {{1, 2, 2, 2}, {2, 1, 2, 2}, {2, 2, 1, 2}, {2, 2, 2, 1}});

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "optune/backends/registry.hpp"
@@ -71,6 +72,24 @@ TEST(ShapeRangeTest, RejectsMalformedRanges) {
                             "M=1..4..8,N=8,K=8", "M=-1..4,N=8,K=8", "M=0..4,N=8,K=8", "M=1..99999999,N=8,K=8"}) {
     EXPECT_THROW(representative_shapes(shape), std::invalid_argument) << shape;
   }
+}
+
+TEST(ShapeRangeTest, HeldOutShapesAreInTheRangeButNotSampledAndDrawnAlike) {
+  const std::string range = "M=1..2048,N=96,K=80";
+  const auto held_out = held_out_shapes(range, 6);
+  ASSERT_EQ(held_out.size(), 6u);
+  const auto sampled = representative_shapes(range);
+  for (const auto& shape : held_out) {
+    EXPECT_EQ(std::find(sampled.begin(), sampled.end(), shape), sampled.end()) << shape;
+    const auto workload = kernels::parse_workload(kernels::Op::kGemm, shape);
+    EXPECT_GE(workload.gemm().M, 1);
+    EXPECT_LE(workload.gemm().M, 2048);
+    EXPECT_EQ(workload.gemm().N, 96);
+    EXPECT_EQ(workload.gemm().K, 80);
+  }
+  EXPECT_EQ(held_out_shapes(range, 6), held_out);
+  // A range of two values, both sampled, holds no other shape.
+  EXPECT_TRUE(held_out_shapes("M=4..5,N=8,K=8", 3).empty());
 }
 
 TEST(ShapeRangeTest, TrialsAreSplitEvenlyWithAtLeastOneEach) {

@@ -33,11 +33,19 @@ double total_slowdown(const ConfigShapeMatrix& matrix, const std::vector<std::si
   return total;
 }
 
-// The chosen config (an index into `chosen`) of least total slowdown over `shapes`, and that total.
+// The chosen config (an index into `chosen`) of least total slowdown over `shapes`, and that total;
+// among those that may run over the whole box, where any may.
 std::pair<std::size_t, double> leaf_config(const ConfigShapeMatrix& matrix, const std::vector<std::size_t>& chosen,
-                                           const std::vector<std::size_t>& shapes) {
+                                           const std::vector<std::size_t>& shapes, const DispatchLeaf& box,
+                                           const RunsOverBox& runs_over) {
+  std::vector<bool> allowed(chosen.size(), true);
+  if (runs_over) {
+    for (std::size_t i = 0; i < chosen.size(); ++i) allowed[i] = runs_over(i, box);
+    if (std::find(allowed.begin(), allowed.end(), true) == allowed.end()) allowed.assign(chosen.size(), true);
+  }
   std::pair<std::size_t, double> best{0, std::numeric_limits<double>::infinity()};
   for (std::size_t i = 0; i < chosen.size(); ++i) {
+    if (!allowed[i]) continue;
     double total = 0;
     for (auto s : shapes)
       if (matrix.best(s)) total += slowdown_or_penalty(matrix, chosen[i], s);
@@ -58,34 +66,49 @@ struct Split {
   double gain = 0;
 };
 
-// The split of a leaf's shapes that saves the most slowdown: between two neighbouring sampled
-// values of a ranged extent, at their geometric middle.
-std::optional<Split> best_split(const ConfigShapeMatrix& matrix, const std::vector<std::size_t>& chosen,
-                                const GrowingLeaf& leaf) {
-  std::optional<Split> best;
-  for (const auto& [name, low] : leaf.box.low) {
-    if (low == leaf.box.high.at(name)) continue;
-    std::set<std::int64_t> values;
-    for (auto s : leaf.shapes) values.insert(matrix.shapes[s].at(name));
-    for (auto next = values.begin(); next != values.end() && std::next(next) != values.end(); ++next) {
-      const std::int64_t a = *next, b = *std::next(next);
-      const auto middle = static_cast<std::int64_t>(std::floor(std::sqrt(static_cast<double>(a) * static_cast<double>(b))));
-      const std::int64_t threshold = std::clamp(middle, a, b - 1);
-      std::vector<std::size_t> left, right;
-      for (auto s : leaf.shapes) (matrix.shapes[s].at(name) <= threshold ? left : right).push_back(s);
-      const double gain = leaf.loss - leaf_config(matrix, chosen, left).second - leaf_config(matrix, chosen, right).second;
-      if (gain >= kLeastGain && (!best || gain > best->gain + 1e-12)) best = Split{name, threshold, gain};
-    }
-  }
-  return best;
-}
+struct Fit {
+  const ConfigShapeMatrix& matrix;
+  const std::vector<std::size_t>& chosen;
+  const RunsOverBox& runs_over;
 
-GrowingLeaf make_leaf(const ConfigShapeMatrix& matrix, const std::vector<std::size_t>& chosen, DispatchLeaf box,
-                      std::vector<std::size_t> shapes) {
-  auto [config, loss] = leaf_config(matrix, chosen, shapes);
-  box.config = config;
-  return {std::move(box), std::move(shapes), loss};
-}
+  GrowingLeaf leaf(DispatchLeaf box, std::vector<std::size_t> shapes) const {
+    auto [config, loss] = leaf_config(matrix, chosen, shapes, box, runs_over);
+    box.config = config;
+    return {std::move(box), std::move(shapes), loss};
+  }
+
+  // The two leaves of a split.
+  std::pair<GrowingLeaf, GrowingLeaf> split(const GrowingLeaf& parent, const std::string& extent,
+                                            std::int64_t threshold) const {
+    DispatchLeaf left_box = parent.box, right_box = parent.box;
+    left_box.high[extent] = threshold;
+    right_box.low[extent] = threshold + 1;
+    std::vector<std::size_t> left, right;
+    for (auto s : parent.shapes) (matrix.shapes[s].at(extent) <= threshold ? left : right).push_back(s);
+    return {leaf(std::move(left_box), std::move(left)), leaf(std::move(right_box), std::move(right))};
+  }
+
+  // The split of a leaf's shapes that saves the most slowdown: between two neighbouring sampled
+  // values of a ranged extent, at their geometric middle.
+  std::optional<Split> best_split(const GrowingLeaf& parent) const {
+    std::optional<Split> best;
+    for (const auto& [name, low] : parent.box.low) {
+      if (low == parent.box.high.at(name)) continue;
+      std::set<std::int64_t> values;
+      for (auto s : parent.shapes) values.insert(matrix.shapes[s].at(name));
+      for (auto next = values.begin(); next != values.end() && std::next(next) != values.end(); ++next) {
+        const std::int64_t a = *next, b = *std::next(next);
+        const auto middle =
+            static_cast<std::int64_t>(std::floor(std::sqrt(static_cast<double>(a) * static_cast<double>(b))));
+        const std::int64_t threshold = std::clamp(middle, a, b - 1);
+        auto [left, right] = split(parent, name, threshold);
+        const double gain = parent.loss - left.loss - right.loss;
+        if (gain >= kLeastGain && (!best || gain > best->gain + 1e-12)) best = Split{name, threshold, gain};
+      }
+    }
+    return best;
+  }
+};
 
 }  // namespace
 
@@ -137,29 +160,24 @@ ConfigCover greedy_cover(const ConfigShapeMatrix& matrix, std::size_t most_confi
 
 std::vector<DispatchLeaf> fit_leaves(const ConfigShapeMatrix& matrix, const std::vector<std::size_t>& chosen,
                                      const kernels::ExtentValues& low, const kernels::ExtentValues& high,
-                                     std::size_t most_leaves) {
+                                     std::size_t most_leaves, const RunsOverBox& runs_over) {
   if (chosen.empty()) throw std::invalid_argument("a dispatch rule needs at least one config");
+  const Fit fit{matrix, chosen, runs_over};
   std::vector<std::size_t> all(matrix.shapes.size());
   for (std::size_t s = 0; s < all.size(); ++s) all[s] = s;
-  std::vector<GrowingLeaf> leaves{make_leaf(matrix, chosen, {low, high, 0}, all)};
+  std::vector<GrowingLeaf> leaves{fit.leaf({low, high, 0}, all)};
   // Best split first: the leaf whose split saves the most, until none saves enough or the leaves
   // reach their bound.
   while (leaves.size() < most_leaves) {
     std::optional<std::pair<std::size_t, Split>> next;
     for (std::size_t i = 0; i < leaves.size(); ++i)
-      if (auto split = best_split(matrix, chosen, leaves[i]); split && (!next || split->gain > next->second.gain))
+      if (auto split = fit.best_split(leaves[i]); split && (!next || split->gain > next->second.gain))
         next = {i, *split};
     if (!next) break;
-    auto [index, split] = *next;
-    GrowingLeaf parent = std::move(leaves[index]);
-    DispatchLeaf left_box = parent.box, right_box = parent.box;
-    left_box.high[split.extent] = split.threshold;
-    right_box.low[split.extent] = split.threshold + 1;
-    std::vector<std::size_t> left, right;
-    for (auto s : parent.shapes) (matrix.shapes[s].at(split.extent) <= split.threshold ? left : right).push_back(s);
-    leaves[index] = make_leaf(matrix, chosen, std::move(left_box), std::move(left));
-    leaves.insert(leaves.begin() + static_cast<std::ptrdiff_t>(index) + 1,
-                  make_leaf(matrix, chosen, std::move(right_box), std::move(right)));
+    const auto& [index, split] = *next;
+    auto [left, right] = fit.split(leaves[index], split.extent, split.threshold);
+    leaves[index] = std::move(left);
+    leaves.insert(leaves.begin() + static_cast<std::ptrdiff_t>(index) + 1, std::move(right));
   }
   std::vector<DispatchLeaf> boxes;
   for (auto& leaf : leaves) boxes.push_back(std::move(leaf.box));

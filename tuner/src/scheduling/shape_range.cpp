@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <random>
 #include <stdexcept>
 
 #include "optune/kernels/workload.hpp"
@@ -140,6 +141,32 @@ std::vector<std::string> representative_shapes(std::string_view shape_text, std:
     for (const auto& shape : shapes)
       for (const auto& value : values) extended.push_back(shape.empty() ? value : shape + "," + value);
     shapes = std::move(extended);
+  }
+  return shapes;
+}
+
+std::vector<std::string> held_out_shapes(std::string_view shape_text, std::size_t count) {
+  const auto parts = split_parts(shape_text);
+  const auto sampled = representative_shapes(shape_text);
+  std::vector<std::string> shapes;
+  // Seeded by the range: the same range is validated on the same shapes in every run.
+  std::mt19937_64 random(std::hash<std::string_view>{}(shape_text));
+  for (std::size_t attempt = 0; shapes.size() < count && attempt < 64 * count; ++attempt) {
+    std::string shape;
+    for (const auto& part : parts) {
+      std::string value = trimmed(part);
+      if (is_shape_range(part)) {
+        const RangePart range = parse_range_part(part);
+        std::uniform_real_distribution<double> at(0.0, 1.0);
+        const auto point = static_cast<std::int64_t>(std::llround(
+            static_cast<double>(range.low) * std::pow(2.0, octaves(range) * at(random))));
+        value = range.name + std::to_string(std::clamp(point, range.low, range.high));
+      }
+      shape += (shape.empty() ? "" : ",") + value;
+    }
+    if (std::find(sampled.begin(), sampled.end(), shape) == sampled.end() &&
+        std::find(shapes.begin(), shapes.end(), shape) == shapes.end())
+      shapes.push_back(shape);
   }
   return shapes;
 }

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,13 +62,18 @@ struct DispatchRule {
   std::string leaf_name(std::size_t leaf) const;
 };
 
+// Whether the chosen config `chosen_index` may run on every shape of a box (its template's rules
+// hold at the box's corners: a cache block not far beyond the smallest extent, say).
+using RunsOverBox = std::function<bool(std::size_t chosen_index, const DispatchLeaf& box)>;
+
 // The leaves of a rule over the range low..high: the shapes of `matrix` (inside the range), the
 // configs `chosen` (indices of the matrix; DispatchLeaf::config indexes this list), at most
 // `most_leaves` leaves. A leaf's config is the chosen one of least total slowdown over the
-// leaf's shapes; a config that did not run on one of them is not taken there.
+// leaf's shapes among those that `runs_over` its box (any, where none does or it is not given);
+// a config that did not run on one of the shapes is taken there only where every one failed.
 std::vector<DispatchLeaf> fit_leaves(const ConfigShapeMatrix& matrix, const std::vector<std::size_t>& chosen,
                                      const kernels::ExtentValues& low, const kernels::ExtentValues& high,
-                                     std::size_t most_leaves = 16);
+                                     std::size_t most_leaves = 16, const RunsOverBox& runs_over = {});
 
 nlohmann::json extents_json(const kernels::ExtentValues& extents);
 kernels::ExtentValues extents_from_json(const nlohmann::json& json);  // throws std::invalid_argument

@@ -39,6 +39,12 @@ std::vector<std::string> representative_shapes(std::string_view shape_text, std:
 // (one point: the middle in log2).
 std::vector<std::int64_t> range_points(std::int64_t low, std::int64_t high, std::size_t most);
 
+// Shapes of a range that representative_shapes does not sample, to validate what its shapes
+// decided on (a dispatch's rule): each ranged extent drawn log-uniformly from LOW..HIGH, the same
+// draw for the same range in every run; at most `count` of them (fewer where the range holds no
+// more). Throws as representative_shapes.
+std::vector<std::string> held_out_shapes(std::string_view shape_text, std::size_t count);
+
 // The trials each of `shapes` representative shapes gets from a budget of `trials`: an even
 // split, the first ones one more where it does not divide, at least 1 each (representative_shapes
 // keeps shapes <= trials, so the split spends the budget and no more).
