@@ -8,6 +8,7 @@
 #include "optune/backends/registry.hpp"
 #include "optune/tuner/results/nearest_config.hpp"
 #include "optune/tuner/results/record_check.hpp"
+#include "optune/tuner/results/stored_dispatch.hpp"
 #include "optune/tuner/search/task_history.hpp"
 
 namespace optune::app {
@@ -73,6 +74,32 @@ bool pick_tuned(const db::Database& database, const kernels::Workload& workload,
   return true;
 }
 
+// The leaf holding the workload of a measured dispatch of its range, where its config is valid
+// for the workload (the rule's leaves take configs valid over their boxes: apply-best's range
+// rows run them there).
+bool pick_dispatch(const db::Database& database, const kernels::Workload& workload, const kernels::DeviceInfo& device,
+                   Pick& pick) {
+  std::vector<std::string> passed_over;
+  auto match = tuner::dispatch_for(database.dispatches(pick.target, pick.device_id), workload, passed_over);
+  if (!match) return false;
+  const std::size_t config_index = match->rule.leaves[match->leaf].config;
+  try {
+    const auto& kernel = backends::template_of_record(match->record.template_name, match->rule.configs[config_index]);
+    auto space = kernel.space(workload, device);
+    auto config = tuner::config_for_shape(space, match->rule.configs[config_index]);
+    if (!config) return false;
+    pick.template_name = kernel.name();
+    pick.config = space.to_json(*config);
+  } catch (const std::invalid_argument&) {
+    return false;  // a template this build does not have
+  }
+  pick.source = PickSource::kDispatch;
+  pick.dispatch = Pick::DispatchLeaf{match->record.id, tuner::range_text(match->record),
+                                     match->rule.leaf_name(match->leaf), match->leaf,
+                                     match->rule.configs_from[config_index]};
+  return true;
+}
+
 bool pick_nearest(const db::Database& database, const kernels::Workload& workload, const kernels::Target& target,
                   const kernels::DeviceInfo& device, Pick& pick) {
   auto nearest = tuner::nearest_config(database, workload, target, device);
@@ -100,6 +127,7 @@ void pick_default(const kernels::Workload& workload, const kernels::Target& targ
 std::string_view pick_source_name(PickSource source) {
   switch (source) {
     case PickSource::kTuned: return "tuned";
+    case PickSource::kDispatch: return "dispatch";
     case PickSource::kNearest: return "nearest";
     case PickSource::kDefault: return "default";
   }
@@ -137,7 +165,8 @@ Pick pick_config(const PickRequest& request) {
   pick.target = target.str();
   pick.device = device.name;
   pick.device_id = device.fingerprint_id();
-  if (recorded && (pick_tuned(database, workload, pick) || pick_nearest(database, workload, target, device, pick)))
+  if (recorded && (pick_tuned(database, workload, pick) || pick_dispatch(database, workload, device, pick) ||
+                   pick_nearest(database, workload, target, device, pick)))
     return pick;
   try {
     pick_default(workload, target, device, pick);
@@ -155,8 +184,14 @@ nlohmann::json pick_json(const Pick& pick) {
           {"device_id", pick.device_id},
           {"source", pick_source_name(pick.source)},
           {"config", pick.config},
-          {"from_workload", pick.source == PickSource::kNearest ? nlohmann::json(pick.record->workload_key)
-                                                                : nlohmann::json(nullptr)},
+          {"from_workload", pick.source == PickSource::kNearest    ? nlohmann::json(pick.record->workload_key)
+                            : pick.source == PickSource::kDispatch ? nlohmann::json(pick.dispatch->from_workload)
+                                                                   : nlohmann::json(nullptr)},
+          {"dispatch", pick.dispatch ? nlohmann::json{{"rule_id", pick.dispatch->rule_id},
+                                                      {"range", pick.dispatch->range},
+                                                      {"leaf", pick.dispatch->leaf},
+                                                      {"leaf_index", pick.dispatch->leaf_index}}
+                                     : nlohmann::json(nullptr)},
           {"record", pick.record ? record_json(*pick.record) : nlohmann::json(nullptr)},
           {"ranked_by_model", pick.ranked_by_model},
           {"tied_with", pick.tied_with ? record_json(*pick.tied_with) : nlohmann::json(nullptr)},

@@ -36,6 +36,7 @@ void add_merge_command(CLI::App& app, CommandAction& action);
 void add_prune_command(CLI::App& app, CommandAction& action);
 void add_regress_command(CLI::App& app, CommandAction& action);
 void add_measure_command(CLI::App& app, CommandAction& action);
+void add_dispatch_command(CLI::App& app, CommandAction& action);
 void add_report_command(CLI::App& app, CommandAction& action);
 void add_replay_command(CLI::App& app, CommandAction& action);
 

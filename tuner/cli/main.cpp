@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   optune::cli::add_apply_best_command(app, action);
   optune::cli::add_pick_command(app, action);
   optune::cli::add_measure_command(app, action);
+  optune::cli::add_dispatch_command(app, action);
   optune::cli::add_rpc_commands(app, action);
   optune::cli::add_job_command(app, action);
   optune::cli::add_merge_command(app, action);

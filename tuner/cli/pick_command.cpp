@@ -21,6 +21,10 @@ std::string source_text(const app::Pick& pick) {
   switch (pick.source) {
     case app::PickSource::kTuned:
       return fmt::format("tuned ({:.1f} GFLOP/s measured)", pick.record->gflops);
+    case app::PickSource::kDispatch:
+      return fmt::format("dispatch: leaf {} of the measured rule {} over {} (the config tuned for {})",
+                         pick.dispatch->leaf, pick.dispatch->rule_id, pick.dispatch->range,
+                         pick.dispatch->from_workload);
     case app::PickSource::kNearest:
       if (pick.candidates == 1)
         return fmt::format("nearest: the config tuned for {} ({:.1f} GFLOP/s there), the only tuned shape whose "

@@ -1,0 +1,34 @@
+// The stored dispatch rule that holds a workload (`optune pick`, `optune apply-best`): among the
+// rules in force of a target and device (db::Database::dispatches, newest first), the first whose
+// range is of the workload's kind (op, dtype, layouts) and holds its extents, with the leaf of
+// the rule (tuner/results/shape_dispatch.hpp) that holds them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "optune/db/dispatch_record.hpp"
+#include "optune/kernels/workload.hpp"
+#include "optune/tuner/results/shape_dispatch.hpp"
+
+namespace optune::tuner {
+
+struct DispatchMatch {
+  db::DispatchRecord record;
+  DispatchRule rule;
+  std::size_t leaf = 0;
+};
+
+// Whether two workloads are shapes of one kind of problem (op, dtype, layouts), as one rule's are.
+bool is_same_kind(const kernels::Workload& a, const kernels::Workload& b);
+
+// Rules that cannot be read (a malformed range key or rule JSON) are passed over, each described
+// in `passed_over` ("dispatch rule <id>: <problem>").
+std::optional<DispatchMatch> dispatch_for(const std::vector<db::DispatchRecord>& in_force,
+                                          const kernels::Workload& workload, std::vector<std::string>& passed_over);
+
+// The range of a stored rule as text: "gemm.f32.M1.N768.K768 .. gemm.f32.M2048.N768.K768".
+std::string range_text(const db::DispatchRecord& record);
+
+}  // namespace optune::tuner

@@ -1,0 +1,48 @@
+#include "optune/tuner/results/stored_dispatch.hpp"
+
+#include <stdexcept>
+
+#include "optune/kernels/operator_catalog.hpp"
+
+namespace optune::tuner {
+namespace {
+
+bool between(const kernels::ExtentValues& extents, const kernels::ExtentValues& low, const kernels::ExtentValues& high) {
+  for (const auto& [name, value] : extents) {
+    auto lowest = low.find(name), highest = high.find(name);
+    if (lowest == low.end() || highest == high.end() || value < lowest->second || value > highest->second) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool is_same_kind(const kernels::Workload& a, const kernels::Workload& b) {
+  return a.op == b.op && a.dtype == b.dtype && a.layout_block == b.layout_block && a.nchw_input == b.nchw_input;
+}
+
+std::optional<DispatchMatch> dispatch_for(const std::vector<db::DispatchRecord>& in_force,
+                                          const kernels::Workload& workload, std::vector<std::string>& passed_over) {
+  if (workload.op == kernels::Op::kKernel) return std::nullopt;  // a kernel file's sizes have no rule
+  const auto& entry = kernels::operator_entry(workload.op);
+  const auto extents = entry.extents_of(workload);
+  for (const auto& record : in_force) {
+    try {
+      const auto low = kernels::parse_workload_key(record.low_key);
+      const auto high = kernels::parse_workload_key(record.high_key);
+      if (!is_same_kind(low, workload) || !is_same_kind(high, workload)) continue;
+      if (!between(extents, entry.extents_of(low), entry.extents_of(high))) continue;
+      DispatchRule rule = rule_from_json(record.rule);
+      auto leaf = rule.leaf_of(extents);
+      if (!leaf) continue;
+      return DispatchMatch{record, std::move(rule), *leaf};
+    } catch (const std::invalid_argument& error) {
+      passed_over.push_back("dispatch rule " + std::to_string(record.id) + ": " + error.what());
+    }
+  }
+  return std::nullopt;
+}
+
+std::string range_text(const db::DispatchRecord& record) { return record.low_key + " .. " + record.high_key; }
+
+}  // namespace optune::tuner
