@@ -23,15 +23,6 @@ namespace {
 
 using TaskPointer = std::shared_ptr<const measure::MeasureTask>;
 
-// The workload of `base`'s kind (op, dtype, layouts) at other extents.
-kernels::Workload workload_at(const kernels::Workload& base, const kernels::ExtentValues& extents) {
-  kernels::Workload workload = kernels::operator_entry(base.op).workload_from(extents, "dispatch");
-  workload.dtype = base.dtype;
-  workload.layout_block = base.layout_block;
-  workload.nchw_input = base.nchw_input;
-  return workload;
-}
-
 bool inside(const kernels::ExtentValues& extents, const kernels::ExtentValues& low, const kernels::ExtentValues& high) {
   return std::all_of(low.begin(), low.end(), [&](const auto& bound) {
     const auto value = extents.at(bound.first);
@@ -218,7 +209,7 @@ tuner::RunsOverBox runs_over_box(const kernels::KernelTemplate& kernel, const ke
   return [&kernel, base, device, configs](std::size_t config, const tuner::DispatchLeaf& box) {
     for (const auto* corner : {&box.low, &box.high}) {
       try {
-        const auto workload = workload_at(base, *corner);
+        const auto workload = tuner::workload_at(base, *corner);
         if (!tuner::config_for_shape(kernel.space(workload, device), configs.at(config))) return false;
       } catch (const std::invalid_argument&) {
         return false;
@@ -352,8 +343,8 @@ DispatchOutcome make_dispatch(const DispatchRequest& request, const InstallPaths
   stored.template_name = template_name;
   stored.target = backends::parse_target(request.tune.measuring.target).str();
   stored.device_id = first->device.fingerprint_id();
-  stored.low_key = workload_at(shapes.base, shapes.low).key();
-  stored.high_key = workload_at(shapes.base, shapes.high).key();
+  stored.low_key = tuner::workload_at(shapes.base, shapes.low).key();
+  stored.high_key = tuner::workload_at(shapes.base, shapes.high).key();
   stored.rule = stored_rule(outcome, request);
   stored.timestamp =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();

@@ -1,7 +1,7 @@
 // optune apply-best: writes the header of tuned configs an application compiles in (build-time
-// consumption), and notes on stderr the wanted workloads that have no tuned config (they run the
-// config of their nearest tuned shape, or the default). With --kernel, the table of a user's
-// kernel file (tuner/results/kernel_header.hpp).
+// consumption), and notes on stderr the wanted workloads that have no tuned config (they run their
+// leaf of a measured dispatch, the config of their nearest tuned shape, or the default). With
+// --kernel, the table of a user's kernel file (tuner/results/kernel_header.hpp).
 #include <cstdio>
 
 #include "cli_support.hpp"
@@ -103,6 +103,9 @@ int run_apply_best(const ApplyBestOptions& options) {
   for (const auto& problem : header.passed_over)
     std::fprintf(stderr, "optune: note: passed over a bad record of %s\n", problem.c_str());
   bool written = tuner::write_if_changed(options.out, header.text);
+  for (const auto& key : header.dispatched)
+    std::fprintf(stderr, "optune: note: no tuned config for %s on %s; it runs its leaf of a measured dispatch\n",
+                 key.c_str(), header.device_name.c_str());
   for (const auto& key : header.nearest)
     std::fprintf(stderr, "optune: note: no tuned config for %s on %s; it runs the config of its nearest tuned shape\n",
                  key.c_str(), header.device_name.c_str());
@@ -110,7 +113,8 @@ int run_apply_best(const ApplyBestOptions& options) {
     std::fprintf(stderr, "optune: note: no tuned config for %s on %s; it runs the default config\n", key.c_str(),
                  header.device_name.c_str());
   note_noisy(header.noisy);
-  std::printf("%s: %zu tuned workloads for %s on %s%s\n", options.out.c_str(), header.tuned,
+  std::printf("%s: %zu tuned workloads%s for %s on %s%s\n", options.out.c_str(), header.tuned,
+              header.range_rows ? (", " + std::to_string(header.range_rows) + " dispatch leaves").c_str() : "",
               request.target.str().c_str(), header.device_name.c_str(), written ? "" : " (unchanged)");
   return 0;
 }

@@ -275,6 +275,12 @@ class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
            config_literal(config) + ", " + std::to_string(workload.layout_block) + "}";
   }
 
+  std::string table_range_row(const Workload& low, const Workload& high, const DeviceInfo&,
+                              const ss::ConfigView& config) const override {
+    return "{" + cpu::conv2d_dims_literal(cpu::conv2d_dims(low)) + ", " + config_literal(config) + ", " +
+           std::to_string(low.layout_block) + ", " + cpu::conv2d_dims_literal(cpu::conv2d_dims(high)) + "}";
+  }
+
   std::string config_literal(const ss::ConfigView& config) const override {
     return cpu::depthwise_conv2d_config_literal(cpu::depthwise_conv2d_config_from_view(config));
   }

@@ -350,6 +350,14 @@ class CpuGemmTemplate final : public KernelTemplate {
            config_literal(config) + "}";
   }
 
+  std::string table_range_row(const Workload& low, const Workload& high, const DeviceInfo& device,
+                              const ss::ConfigView& config) const override {
+    const GemmShape& s = high.gemm();
+    std::string row = table_row(low, device, config);
+    row.pop_back();  // its closing brace: the upper bounds follow the config
+    return row + ", " + std::to_string(s.M) + ", " + std::to_string(s.N) + ", " + std::to_string(s.K) + "}";
+  }
+
   std::string config_literal(const ss::ConfigView& config) const override {
     return cpu::gemm_config_literal(cpu::gemm_config_from_view(config));
   }

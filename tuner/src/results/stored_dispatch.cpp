@@ -21,6 +21,14 @@ bool is_same_kind(const kernels::Workload& a, const kernels::Workload& b) {
   return a.op == b.op && a.dtype == b.dtype && a.layout_block == b.layout_block && a.nchw_input == b.nchw_input;
 }
 
+kernels::Workload workload_at(const kernels::Workload& kind, const kernels::ExtentValues& extents) {
+  kernels::Workload workload = kernels::operator_entry(kind.op).workload_from(extents, "dispatch");
+  workload.dtype = kind.dtype;
+  workload.layout_block = kind.layout_block;
+  workload.nchw_input = kind.nchw_input;
+  return workload;
+}
+
 std::optional<DispatchMatch> dispatch_for(const std::vector<db::DispatchRecord>& in_force,
                                           const kernels::Workload& workload, std::vector<std::string>& passed_over) {
   if (workload.op == kernels::Op::kKernel) return std::nullopt;  // a kernel file's sizes have no rule

@@ -14,6 +14,7 @@
 #include "optune/kernels/kernel_template.hpp"
 #include "optune/tuner/results/nearest_config.hpp"
 #include "optune/tuner/results/record_check.hpp"
+#include "optune/tuner/results/stored_dispatch.hpp"
 #include "optune/tuner/search/task_history.hpp"
 
 namespace optune::tuner {
@@ -102,16 +103,44 @@ std::optional<BestRow> best_row(const kernels::Workload& workload, const kernels
   return std::nullopt;
 }
 
-// Rows for the wanted workloads of the table that have no tuned row: the config of their nearest
-// tuned shape (nearest_config.hpp), so that they do not run the one default config.
-std::vector<std::string> nearest_rows(const db::Database& database, const TunedHeaderRequest& request,
+// The leaf's config of a matched rule read in the workload's space; nullopt where it is not valid
+// there, or of another template than the table's.
+std::optional<search_space::Config> leaf_config(const DispatchMatch& match, const kernels::KernelTemplate& kernel,
+                                                const search_space::ConfigSpace& space) {
+  if (match.record.template_name != kernel.name()) return std::nullopt;
+  return config_for_shape(space, match.rule.configs[match.rule.leaves[match.leaf].config]);
+}
+
+// Rows for the wanted workloads of the table that have no tuned row: where a measured dispatch's
+// rule holds one and the table has no range rows, its leaf's config; else the config of its
+// nearest tuned shape (nearest_config.hpp), so that they do not run the one default config.
+// Workloads a range row holds get none (`dispatched_keys`).
+std::vector<std::string> untuned_rows(const db::Database& database, const TunedHeaderRequest& request,
                                       const TemplateList& sharing, const kernels::DeviceInfo& device,
-                                      const std::set<std::string>& tuned_keys, std::set<std::string>& nearest_keys) {
+                                      const std::vector<db::DispatchRecord>& rules, bool has_range_rows,
+                                      const std::set<std::string>& tuned_keys, std::set<std::string>& nearest_keys,
+                                      std::set<std::string>& dispatched_keys) {
   std::vector<std::string> rows;
+  std::vector<std::string> passed_over;
   for (const auto& key : request.wanted) {
-    if (tuned_keys.count(key) || nearest_keys.count(key)) continue;
+    if (tuned_keys.count(key) || nearest_keys.count(key) || dispatched_keys.count(key)) continue;
     auto workload = kernels::parse_workload_key(key);
     if (workload.op != sharing.front()->op()) continue;
+    if (auto match = dispatch_for(rules, workload, passed_over)) {
+      const auto* kernel = &backends::template_of_record(match->record.template_name,
+                                                         match->rule.configs[match->rule.leaves[match->leaf].config]);
+      if (std::find(sharing.begin(), sharing.end(), kernel) != sharing.end()) {
+        auto space = kernel->space(workload, device);
+        if (auto config = leaf_config(*match, *kernel, space)) {
+          dispatched_keys.insert(key);
+          if (has_range_rows) continue;
+          rows.push_back(fmt::format("    {},  // {}: never tuned; leaf {} of dispatch rule {}",
+                                     kernel->table_row(workload, device, search_space::ConfigView(space, *config)), key,
+                                     match->rule.leaf_name(match->leaf), match->record.id));
+          continue;
+        }
+      }
+    }
     auto nearest = nearest_config(database, workload, request.target, device);
     if (!nearest || std::find(sharing.begin(), sharing.end(), nearest->kernel) == sharing.end()) continue;
     rows.push_back(fmt::format(
@@ -125,11 +154,51 @@ std::vector<std::string> nearest_rows(const db::Database& database, const TunedH
   return rows;
 }
 
+// One row per leaf of each measured dispatch of the table's templates, holding the leaf's box;
+// none where the table's rows hold one shape each. A leaf whose config is valid at neither corner
+// of its box is left out (its shapes run the default).
+std::vector<std::string> range_rows(const std::vector<db::DispatchRecord>& rules, const TemplateList& sharing,
+                                    const kernels::DeviceInfo& device, std::vector<std::string>& passed_over) {
+  std::vector<std::string> rows;
+  for (const auto& record : rules) {
+    const auto owner = std::find_if(sharing.begin(), sharing.end(),
+                                    [&](const auto* kernel) { return kernel->name() == record.template_name; });
+    if (owner == sharing.end()) continue;
+    const kernels::KernelTemplate& kernel = **owner;
+    try {
+      const auto rule = rule_from_json(record.rule);
+      const auto kind = kernels::parse_workload_key(record.low_key);
+      if (kind.op != kernel.op()) continue;
+      for (std::size_t l = 0; l < rule.leaves.size(); ++l) {
+        const auto low = workload_at(kind, rule.leaves[l].low), high = workload_at(kind, rule.leaves[l].high);
+        const auto& config = rule.configs[rule.leaves[l].config];
+        for (const auto* corner : {&low, &high}) {
+          auto space = kernel.space(*corner, device);
+          auto read = config_for_shape(space, config);
+          if (!read) continue;
+          std::string row = kernel.table_range_row(low, high, device, search_space::ConfigView(space, *read));
+          if (row.empty()) return {};  // the table's rows hold one shape each
+          rows.push_back(fmt::format("    {},  // {}: leaf {} of dispatch rule {} (the config tuned for {})", row,
+                                     range_text(record), rule.leaf_name(l), record.id,
+                                     rule.configs_from[rule.leaves[l].config]));
+          break;
+        }
+      }
+    } catch (const std::invalid_argument& error) {
+      passed_over.push_back("dispatch rule " + std::to_string(record.id) + ": " + error.what());
+    }
+  }
+  return rows;
+}
+
 struct SectionContext {
   const db::Database& database;
   const TunedHeaderRequest& request;
   bool has_records;  // false: nothing recorded for the target, so no nearest config either
+  const std::vector<db::DispatchRecord>& rules;  // the measured dispatches in force on the device
   std::vector<std::string>& noisy;  // TunedHeader::noisy
+  std::vector<std::string>& passed_over;  // TunedHeader::passed_over
+  std::size_t& range_rows;  // TunedHeader::range_rows
 };
 
 // One table: the default config of the default template (the highest-priority one that applies
@@ -138,7 +207,7 @@ struct SectionContext {
 std::string section(const SectionContext& context, const TemplateList& sharing,
                     const kernels::KernelTemplate::TableForm& form, const kernels::DeviceInfo& device,
                     const std::vector<db::TuningRecord>& best, std::set<std::string>& tuned_keys,
-                    std::set<std::string>& nearest_keys) {
+                    std::set<std::string>& nearest_keys, std::set<std::string>& dispatched_keys) {
   auto representative = kernels::parse_workload(sharing.front()->op(), form.default_shape);
   const kernels::KernelTemplate& kernel =
       backends::default_template(representative, sharing.front()->backend(), device);
@@ -186,12 +255,18 @@ std::string section(const SectionContext& context, const TemplateList& sharing,
         record.gflops, of_template, noise.empty() ? "" : " (noisy: " + noise + ")"));
     tuned_keys.insert(key);
   }
+  auto ranges = range_rows(context.rules, sharing, device, context.passed_over);
+  context.range_rows += ranges.size();
   if (context.has_records) {
-    for (auto& row : nearest_rows(context.database, context.request, sharing, device, tuned_keys, nearest_keys))
+    for (auto& row : untuned_rows(context.database, context.request, sharing, device, context.rules, !ranges.empty(),
+                                  tuned_keys, nearest_keys, dispatched_keys))
       rows.push_back(std::move(row));
   }
+  for (auto& row : ranges) rows.push_back(std::move(row));
   text += fmt::format("// {}: the best recorded config of each tuned shape, then each untuned shape the\n"
-                      "// application lists with the config of its nearest tuned shape.\n"
+                      "// application lists with its dispatch leaf's config or that of its nearest tuned shape,\n"
+                      "// then the leaves of measured dispatches, each holding a box of shapes. The first row\n"
+                      "// that holds a shape runs.\n"
                       "inline constexpr std::array<{}, {}> {} = {{{{\n", kernel.name(), form.row_type, rows.size(),
                       form.table_name);
   for (const auto& row : rows) text += row + "\n";
@@ -215,8 +290,12 @@ TunedHeader make_tuned_header(const db::Database& database, const TunedHeaderReq
   std::string entry_points;
   std::set<std::string> tuned_keys;
   std::set<std::string> nearest_keys;
+  std::set<std::string> dispatched_keys;
   std::set<std::string> tables;
-  const SectionContext context{database, request, device_record.has_value(), header.noisy};
+  const auto rules = device_record ? database.dispatches(request.target.str(), device_record->device_id)
+                                   : std::vector<db::DispatchRecord>{};
+  const SectionContext context{database,       request, device_record.has_value(), rules, header.noisy,
+                               header.passed_over, header.range_rows};
   for (const auto* kernel : backends::all_templates()) {
     if (kernel->backend() != request.target.backend) continue;
     auto form = kernel->table_form();
@@ -224,17 +303,19 @@ TunedHeader make_tuned_header(const db::Database& database, const TunedHeaderReq
     const std::string include = "#include <" + form->include + ">\n";
     if (includes.find(include) == std::string::npos) includes += include;
     body += section(context, sharing_table(*kernel, form->table_name), *form, device, best, tuned_keys,
-                    nearest_keys) + "\n";
+                    nearest_keys, dispatched_keys) + "\n";
     if (!form->entry_point.empty()) entry_points += "\n" + form->entry_point;
   }
   header.tuned = tuned_keys.size();
   std::set<std::string> noted;
   for (const auto& key : request.wanted) {
     if (tuned_keys.count(key) || !noted.insert(key).second) continue;
-    (nearest_keys.count(key) ? header.nearest : header.untuned).push_back(key);
+    (dispatched_keys.count(key) ? header.dispatched : nearest_keys.count(key) ? header.nearest : header.untuned)
+        .push_back(key);
   }
 
   std::string untuned;
+  for (const auto& key : header.dispatched) untuned += "//   " + key + " (its leaf of a measured dispatch)\n";
   for (const auto& key : header.nearest) untuned += "//   " + key + " (the config of its nearest tuned shape)\n";
   for (const auto& key : header.untuned) untuned += "//   " + key + " (the default config)\n";
   header.text = fmt::format(

@@ -105,6 +105,13 @@ class KernelTemplate {
                                 const search_space::ConfigView& /*config*/) const {
     return "";
   }
+  // A row holding every shape from `low` to `high` (a leaf of a measured dispatch, optune
+  // dispatch); "" where the table's rows hold one shape each (then the rule's leaf fills rows of
+  // the shapes the application lists).
+  virtual std::string table_range_row(const Workload& /*low*/, const Workload& /*high*/, const DeviceInfo& /*device*/,
+                                      const search_space::ConfigView& /*config*/) const {
+    return "";
+  }
   // The config as a C++ expression of config_type (CPU templates).
   virtual std::string config_literal(const search_space::ConfigView& /*config*/) const { return ""; }
 

@@ -23,6 +23,10 @@ struct DispatchMatch {
 // Whether two workloads are shapes of one kind of problem (op, dtype, layouts), as one rule's are.
 bool is_same_kind(const kernels::Workload& a, const kernels::Workload& b);
 
+// The workload of `kind`'s op, dtype and layouts at other extents (a corner of a rule's box).
+// Throws std::invalid_argument for extents the operator refuses.
+kernels::Workload workload_at(const kernels::Workload& kind, const kernels::ExtentValues& extents);
+
 // Rules that cannot be read (a malformed range key or rule JSON) are passed over, each described
 // in `passed_over` ("dispatch rule <id>: <problem>").
 std::optional<DispatchMatch> dispatch_for(const std::vector<db::DispatchRecord>& in_force,

@@ -41,7 +41,7 @@ namespace tuned_detail {
 constexpr bool nchw_input(const TunedConv2d& row) { return row.nchw_input; }
 constexpr bool nchw_input(const TunedDepthwiseConv2d&) { return false; }
 
-// Calls run.operator()<config>() for the first row of Table with these dims on layout Block
+// Calls run.operator()<config>() for the first row of Table that holds these dims on layout Block
 // (0: NCHW; NchwInput: reading NCHW into it) and returns true, or returns false. Rows of other
 // layouts are not instantiated: an NCHW row's config (the GEMM path, say) may not suit the
 // blocked kernels.
@@ -53,7 +53,7 @@ bool run_tuned_row(const Conv2dDims& dims, Run&& run) {
       if constexpr (entry.layout_block != Block || nchw_input(entry) != NchwInput) {
         return false;
       } else {
-        if (!(entry.dims == dims)) return false;
+        if (!holds(entry.dims, entry.upper, dims)) return false;
         run.template operator()<entry.config>();
         return true;
       }

@@ -1,0 +1,177 @@
+// optune dispatch (issue 38) end to end on this machine's CPU: a GEMM range's dispatch measured,
+// stored and validated on a held-out shape; pick answers each shape of the range with the leaf
+// that holds it; and a consumer compiled against apply-best's header runs, for 20 shapes, the row
+// pick names (the tuned shape's row, the leaf's box, the nearest shape's row or the default) and
+// computes the right product. Bad shapes and options are refused with one line and exit 2.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "command_test.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using optune::test_support::CommandRun;
+
+constexpr const char* kQuick = " --repeat 3 --min-repeat-ms 1 --timeout 20 --quiet";
+constexpr const char* kRange = "M=1..64,N=32,K=32";
+
+class DispatchCliTest : public optune::test_support::CommandTest {
+ protected:
+  nlohmann::json pick(std::int64_t m, std::int64_t n = 32) {
+    CommandRun run = optune("pick --op gemm --shape " + std::to_string(m) + "," + std::to_string(n) +
+                            ",32 --format json --db " + db());
+    EXPECT_EQ(run.code, 0) << run.err;
+    return nlohmann::json::parse(run.out);
+  }
+};
+
+// For each shape given as arguments (M N K ...): the index of the header's row that runs it, that
+// row's M and M upper bound, and the largest error of optune::gemm against a plain triple loop.
+constexpr const char* kConsumer = R"cpp(
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include "tuned.hpp"
+
+int main(int argc, char** argv) {
+  for (int i = 1; i + 2 < argc; i += 3) {
+    const long M = std::atol(argv[i]), N = std::atol(argv[i + 1]), K = std::atol(argv[i + 2]);
+    std::vector<float> A(M * K), B(K * N), C(M * N, 0.f);
+    for (long j = 0; j < M * K; ++j) A[j] = static_cast<float>((j * 7) % 13) / 13.f - 0.5f;
+    for (long j = 0; j < K * N; ++j) B[j] = static_cast<float>((j * 5) % 11) / 11.f - 0.5f;
+    optune::gemm(M, N, K, A.data(), K, B.data(), N, C.data(), N);
+    double error = 0;
+    for (long m = 0; m < M; ++m)
+      for (long n = 0; n < N; ++n) {
+        double sum = 0;
+        for (long k = 0; k < K; ++k) sum += double(A[m * K + k]) * double(B[k * N + n]);
+        error = std::fmax(error, std::fabs(sum - C[m * N + n]));
+      }
+    const int row = optune::kernels::cpu::tuned_gemm_row<optune::tuned::kGemm>(M, N, K);
+    const long low = row < 0 ? 0 : optune::tuned::kGemm[row].m;
+    const long upper = row < 0 ? 0 : optune::tuned::kGemm[row].m_upper;
+    std::printf("%ld %d %ld %ld %g\n", M, row, low, upper, error);
+  }
+}
+)cpp";
+
+TEST_F(DispatchCliTest, RangeIsMeasuredStoredPickedAndCompiledIn) {
+  CommandRun run = optune(std::string("dispatch --op gemm --shape ") + kRange +
+                          " --trials 2 --finalists 1 --held-out-count 1 --rounds 1 --format json --db " + db() + kQuick);
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto rule = nlohmann::json::parse(run.out);
+  EXPECT_EQ(rule["template"], "gemm.cpu");
+  EXPECT_EQ(rule["low"], "gemm.f32.M1.N32.K32");
+  EXPECT_EQ(rule["high"], "gemm.f32.M64.N32.K32");
+  EXPECT_EQ(rule["cover"], "greedy");
+  const auto& shapes = rule["shapes"];
+  ASSERT_GE(shapes.size(), 4u);
+  EXPECT_EQ(shapes.front(), "gemm.f32.M1.N32.K32");
+  EXPECT_EQ(shapes.back(), "gemm.f32.M64.N32.K32");
+  // The matrix: every finalist on every shape; each shape's best is 1 by definition of a row.
+  ASSERT_EQ(rule["matrix"].size(), rule["finalists"].size());
+  for (const auto& row : rule["matrix"]) EXPECT_EQ(row.size(), shapes.size());
+  ASSERT_GE(rule["configs"].size(), 1u);
+  EXPECT_LE(rule["configs"].size(), 8u);
+  // The leaves tile the range: M from 1 to 64, each next one starting after the last.
+  const auto& leaves = rule["leaves"];
+  ASSERT_GE(leaves.size(), 1u);
+  std::int64_t next = 1;
+  for (const auto& leaf : leaves) {
+    EXPECT_EQ(leaf["low"]["M"], next);
+    EXPECT_EQ(leaf["low"]["N"], 32);
+    EXPECT_EQ(leaf["high"]["K"], 32);
+    EXPECT_LT(leaf["config"].get<std::size_t>(), rule["configs"].size());
+    next = leaf["high"]["M"].get<std::int64_t>() + 1;
+  }
+  EXPECT_EQ(next, 65);
+  // One held-out shape of the range, not sampled, measured against its own tuned best.
+  ASSERT_EQ(rule["held_out"].size(), 1u);
+  const auto& held_out = rule["held_out"][0];
+  EXPECT_EQ(std::find(shapes.begin(), shapes.end(), held_out["workload"]), shapes.end());
+  EXPECT_TRUE(held_out["own_best"].is_number()) << held_out.dump();
+  EXPECT_TRUE(held_out["rule"].is_number()) << held_out.dump();
+  // The matrix's measurements are records of their own.
+  const auto records = nlohmann::json::parse(optune("query --op gemm --history --format json --db " + db()).out);
+  const auto dispatch_records =
+      std::count_if(records.begin(), records.end(), [](const auto& r) { return r["tuner"] == "dispatch"; });
+  EXPECT_GE(dispatch_records, static_cast<long>(shapes.size()));
+
+  // 20 shapes: pick's answer and the row the compiled header runs agree.
+  const std::vector<std::int64_t> ms = {1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 28, 33, 40, 50, 60, 64, 80, 100};
+  std::string workloads, arguments;
+  std::map<std::int64_t, nlohmann::json> picks;
+  for (auto m : ms) {
+    picks[m] = pick(m);
+    workloads += " --workload gemm.f32.M" + std::to_string(m) + ".N32.K32";
+    arguments += " " + std::to_string(m) + " 32 32";
+  }
+  std::size_t dispatched = 0;
+  for (const auto& [m, answer] : picks) {
+    const std::string source = answer["source"];
+    if (m <= 64) EXPECT_TRUE(source == "tuned" || source == "dispatch") << m << " " << answer.dump();
+    if (source != "dispatch") continue;
+    ++dispatched;
+    const auto& leaf = leaves[answer["dispatch"]["leaf_index"].get<std::size_t>()];
+    EXPECT_LE(leaf["low"]["M"].get<std::int64_t>(), m);
+    EXPECT_GE(leaf["high"]["M"].get<std::int64_t>(), m);
+    EXPECT_EQ(answer["dispatch"]["leaf"], leaf["name"]);
+    EXPECT_EQ(answer["dispatch"]["rule_id"], rule["id"]);
+  }
+  EXPECT_GE(dispatched, 10u);  // at most 7 of the 18 in the range were tuned
+  run = optune("apply-best --db " + db() + " --out " + (dir_ / "tuned.hpp").string() + workloads);
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.out.find(std::to_string(leaves.size()) + " dispatch leaves"), std::string::npos) << run.out;
+  std::ofstream(dir_ / "consumer.cpp") << kConsumer;
+  const std::string compile = "c++ -std=c++20 -O1 -march=native -fopenmp -I " + dir_.string() + " -I " +
+                              OPTUNE_SOURCE_DIR + "/backends/cpu/include " + (dir_ / "consumer.cpp").string() +
+                              " -o " + (dir_ / "consumer").string() + " 2> " + (dir_ / "compile.log").string();
+  ASSERT_EQ(std::system(compile.c_str()), 0) << optune::test_support::slurp(dir_ / "compile.log");
+  std::system(((dir_ / "consumer").string() + arguments + " > " + (dir_ / "rows.txt").string()).c_str());
+  std::istringstream rows(optune::test_support::slurp(dir_ / "rows.txt"));
+  std::size_t checked = 0;
+  std::int64_t m = 0, low = 0, upper = 0;
+  int row = 0;
+  double error = 0;
+  while (rows >> m >> row >> low >> upper >> error) {
+    ++checked;
+    EXPECT_LT(error, 1e-4) << "M=" << m;
+    const auto& answer = picks.at(m);
+    const std::string source = answer["source"];
+    if (source == "default") {
+      EXPECT_EQ(row, -1) << "M=" << m;
+    } else if (source == "dispatch") {
+      const auto& leaf = leaves[answer["dispatch"]["leaf_index"].get<std::size_t>()];
+      EXPECT_EQ(low, leaf["low"]["M"]) << "M=" << m;
+      EXPECT_EQ(upper, leaf["high"]["M"]) << "M=" << m;
+    } else {  // tuned or nearest: the shape's own row
+      EXPECT_GE(row, 0) << "M=" << m << " " << source;
+      EXPECT_EQ(low, m);
+      EXPECT_EQ(upper, 0);
+    }
+  }
+  EXPECT_EQ(checked, ms.size());
+}
+
+TEST_F(DispatchCliTest, BadShapesAndOptionsAreRefusedBeforeAnythingIsMeasured) {
+  expect_bad_input("dispatch --op gemm --shape 64,32,32 --db " + db(), "one shape is no range");
+  expect_bad_input("dispatch --op gemm --shape M=64..8,N=32,K=32 --db " + db(), "is empty");
+  expect_bad_input("dispatch --op gemm --shape M=1..8,N=32,K=32 --shape 4,32,32 --db " + db(), "not both");
+  expect_bad_input("dispatch --op gemm --shape 8,32,32 --shape 16,32,32,dtype=bf16 --db " + db(), "not of one kind");
+  expect_bad_input("dispatch --op gemm --shape M=1..8,N=32,K=32 --held-out 9,32,32 --db " + db(),
+                   "is not a shape of the range");
+  expect_bad_input("dispatch --op gemm --shape M=1..8,N=32,K=32 --configs 0 --db " + db(), "--configs");
+  expect_bad_input("dispatch --op gemm --shape M=1..8,N=32,K=x --db " + db(), "K");
+  EXPECT_FALSE(fs::exists(db()));  // nothing was measured, so no database was made
+}
+
+}  // namespace
