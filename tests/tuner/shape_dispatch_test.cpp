@@ -1,6 +1,7 @@
 // The dispatch of a shape range: the greedy cover's choice of configs from a configs x shapes
 // matrix, the rule's leaves (where it splits, which config each leaf runs) and its JSON form.
 #include "optune/tuner/results/shape_dispatch.hpp"
+#include "optune/tuner/results/stored_dispatch.hpp"
 
 #include <gtest/gtest.h>
 
@@ -140,6 +141,35 @@ TEST(ShapeDispatchTest, RuleReadsBackFromItsJsonAndRefusesMalformedOnes) {
   EXPECT_THROW(rule_from_json(nlohmann::json{{"configs", 3}}), std::invalid_argument);
   EXPECT_THROW(rule_from_json(nlohmann::json{{"configs", nlohmann::json::array()}, {"leaves", nlohmann::json::array()}}),
                std::invalid_argument);
+}
+
+db::DispatchRecord stored(std::int64_t id, const std::string& low, const std::string& high, nlohmann::json rule) {
+  return {id, "gemm.cpu", "cpu", "dev", low, high, std::move(rule), 1000.0 - static_cast<double>(id), "0.1.0"};
+}
+
+TEST(StoredDispatchTest, TheNewestRuleWhoseRangeHoldsTheWorkloadAnswersWithItsLeaf) {
+  auto matrix = over_m({1, 64}, {{1.0, 2.0}, {2.0, 1.0}});
+  DispatchRule rule{{{{"tile", 8}}, {{"tile", 32}}}, {"a", "b"},
+                    fit_leaves(matrix, {0, 1}, gemm(1, 32), {{"K", 64}, {"M", 64}, {"N", 32}})};
+  for (auto& leaf : rule.leaves) leaf.low["N"] = leaf.high["N"] = 32;
+  const std::vector<db::DispatchRecord> in_force = {
+      stored(1, "gemm.f32.M1.N32.K64", "gemm.f32.M64.N32.K64", nlohmann::json{{"leaves", 3}}),  // unreadable
+      stored(2, "gemm.f32.M1.N32.K64", "gemm.f32.M64.N32.K64", rule_json(rule)),
+      stored(3, "gemm.bf16.M1.N32.K64", "gemm.bf16.M64.N32.K64", rule_json(rule))};
+  std::vector<std::string> passed_over;
+  auto match = dispatch_for(in_force, kernels::parse_workload_key("gemm.f32.M50.N32.K64"), passed_over);
+  ASSERT_TRUE(match.has_value());
+  EXPECT_EQ(match->record.id, 2);
+  EXPECT_EQ(match->leaf, 1u);
+  ASSERT_EQ(passed_over.size(), 1u);
+  EXPECT_NE(passed_over[0].find("dispatch rule 1"), std::string::npos);
+  EXPECT_EQ(dispatch_for(in_force, kernels::parse_workload_key("gemm.bf16.M2.N32.K64"), passed_over)->record.id, 3);
+  // Outside every range: another N, past M's bound, another operator.
+  EXPECT_FALSE(dispatch_for(in_force, kernels::parse_workload_key("gemm.f32.M50.N33.K64"), passed_over));
+  EXPECT_FALSE(dispatch_for(in_force, kernels::parse_workload_key("gemm.f32.M65.N32.K64"), passed_over));
+  EXPECT_FALSE(dispatch_for(in_force, kernels::parse_workload_key("conv2d.nchw.f32.N1.C32.H8.W8.K64.R3.S3.st1.pad1.dil1.g1"),
+                            passed_over));
+  EXPECT_EQ(range_text(in_force[1]), "gemm.f32.M1.N32.K64 .. gemm.f32.M64.N32.K64");
 }
 
 }  // namespace

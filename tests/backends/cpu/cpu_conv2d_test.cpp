@@ -262,5 +262,32 @@ TEST(TunedConv2d, RunsTheTunedRowForItsShapeAndTheFallbackElsewhere) {
   }
 }
 
+// A leaf of a measured dispatch: one row holding batch 2 to 16 of a layer (and nothing else).
+constexpr std::array<TunedConv2d, 1> kBatchRange = {{
+    {Conv2dDims{.N = 2, .C = 8, .H = 9, .W = 9, .K = 16, .R = 3, .S = 3, .stride = 1, .pad = 1},
+     Conv2dConfig{.lanes = 4, .oc_vectors = 1, .ic_block = 4, .ow_block = 3}, 0, false,
+     Conv2dDims{.N = 16, .C = 8, .H = 9, .W = 9, .K = 16, .R = 3, .S = 3, .stride = 1, .pad = 1}},
+}};
+
+TEST(TunedConv2d, ARangeRowRunsEveryShapeOfItsBoxAndNoOther) {
+  for (const auto& [batch, held] : std::vector<std::pair<std::int64_t, bool>>{{1, false}, {2, true}, {7, true},
+                                                                              {16, true}, {17, false}}) {
+    const Conv2dShape shape{batch, 8, 9, 9, 16, 3, 3, 1, 1, 1, 1};
+    const Workload workload{Op::kConv2d, DataType::kF32, shape};
+    EXPECT_LE(error_of([](const Conv2dDims& d, const float* in, const float* f,
+                          float* out) { conv2d_tuned<kBatchRange, Conv2dConfig{}>(d, in, f, out); },
+                       workload),
+              1e-5);
+    std::vector<float> input(input_sizes(workload)[0], 1.0f), filter(input_sizes(workload)[1], 1.0f);
+    std::vector<float> output(output_size(workload));
+    EXPECT_EQ((conv2d_tuned<kBatchRange, Conv2dConfig{}>(dims(shape), input.data(), filter.data(), output.data())),
+              held)
+        << "batch " << batch;
+  }
+  // Another channel count within no box.
+  EXPECT_FALSE(holds(kBatchRange[0].dims, kBatchRange[0].upper,
+                     Conv2dDims{.N = 4, .C = 9, .H = 9, .W = 9, .K = 16, .R = 3, .S = 3, .stride = 1, .pad = 1}));
+}
+
 }  // namespace
 }  // namespace optune::kernels::cpu

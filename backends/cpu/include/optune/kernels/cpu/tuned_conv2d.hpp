@@ -1,9 +1,9 @@
 // Build-time consumption of tuned conv2d and depthwise conv2d configs: `optune apply-best` writes
-// a header with constexpr tables of TunedConv2d / TunedDepthwiseConv2d rows (one per tuned shape)
-// and each template's default config; an application includes it and calls
-// conv2d_tuned<table, default>(...), which runs the tuned config of the matching shape,
-// instantiated from the same kernel header the tuner measured, and the default config for any
-// other shape. These calls pack the filter in every call (conv2d() / depthwise_conv2d()); an
+// a header with constexpr tables of TunedConv2d / TunedDepthwiseConv2d rows (one per tuned shape,
+// and one per leaf of a measured dispatch, holding a box of shapes) and each template's default
+// config; an application includes it and calls conv2d_tuned<table, default>(...), which runs the
+// config of the first row that holds the shape, instantiated from the same kernel header the
+// tuner measured, and the default config for any other shape. These calls pack the filter in every call (conv2d() / depthwise_conv2d()); an
 // application that keeps packed weights calls conv2d_pack_filter / conv2d_packed with the
 // table's config itself.
 //
@@ -24,18 +24,33 @@
 
 namespace optune::kernels::cpu {
 
+// A row holds the shape of its dims, or, a leaf of a measured dispatch (optune dispatch), every
+// shape from dims to upper (upper.C = 0: dims alone).
+inline constexpr Conv2dDims kExactDims{0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+
 struct TunedConv2d {
   Conv2dDims dims;
   Conv2dConfig config;
   int layout_block = 0;     // 0: NCHW; b: NCHW[b]c kept between layers (the output's, at least)
   bool nchw_input = false;  // NCHW input, NCHW[b]c output: a network's first layer
+  Conv2dDims upper = kExactDims;
 };
 
 struct TunedDepthwiseConv2d {
   Conv2dDims dims;  // K = C
   DepthwiseConv2dConfig config;
   int layout_block = 0;
+  Conv2dDims upper = kExactDims;
 };
+
+constexpr bool holds(const Conv2dDims& low, const Conv2dDims& upper, const Conv2dDims& dims) {
+  if (upper.C == 0) return low == dims;
+  auto within = [](std::int64_t a, std::int64_t value, std::int64_t b) { return a <= value && value <= b; };
+  return within(low.N, dims.N, upper.N) && within(low.C, dims.C, upper.C) && within(low.H, dims.H, upper.H) &&
+         within(low.W, dims.W, upper.W) && within(low.K, dims.K, upper.K) && within(low.R, dims.R, upper.R) &&
+         within(low.S, dims.S, upper.S) && within(low.stride, dims.stride, upper.stride) &&
+         within(low.pad, dims.pad, upper.pad) && within(low.dilation, dims.dilation, upper.dilation);
+}
 
 namespace tuned_detail {
 constexpr bool nchw_input(const TunedConv2d& row) { return row.nchw_input; }
