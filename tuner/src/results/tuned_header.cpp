@@ -106,7 +106,8 @@ std::optional<BestRow> best_row(const kernels::Workload& workload, const kernels
 // tuned shape (nearest_config.hpp), so that they do not run the one default config.
 std::vector<std::string> nearest_rows(const db::Database& database, const TunedHeaderRequest& request,
                                       const TemplateList& sharing, const kernels::DeviceInfo& device,
-                                      const std::set<std::string>& tuned_keys, std::set<std::string>& nearest_keys) {
+                                      const std::set<std::string>& tuned_keys, std::set<std::string>& nearest_keys,
+                                      std::vector<db::TuningRecord>& row_records) {
   std::vector<std::string> rows;
   for (const auto& key : request.wanted) {
     if (tuned_keys.count(key) || nearest_keys.count(key)) continue;
@@ -121,6 +122,7 @@ std::vector<std::string> nearest_rows(const db::Database& database, const TunedH
         nearest->ranked_by_model ? "ranked first by the cost model" : "the closest tuned shape",
         nearest->kernel == sharing.front() ? "" : " (" + nearest->kernel->name() + ")"));
     nearest_keys.insert(key);
+    row_records.push_back(nearest->source);
   }
   return rows;
 }
@@ -130,6 +132,7 @@ struct SectionContext {
   const TunedHeaderRequest& request;
   bool has_records;  // false: nothing recorded for the target, so no nearest config either
   std::vector<std::string>& noisy;  // TunedHeader::noisy
+  std::vector<db::TuningRecord>& row_records;  // TunedHeader::row_records
 };
 
 // One table: the default config of the default template (the highest-priority one that applies
@@ -185,9 +188,11 @@ std::string section(const SectionContext& context, const TemplateList& sharing,
         row->kernel->table_row(workload, device, search_space::ConfigView(row->space, row->usable.config)), key,
         record.gflops, of_template, noise.empty() ? "" : " (noisy: " + noise + ")"));
     tuned_keys.insert(key);
+    context.row_records.push_back(record);
   }
   if (context.has_records) {
-    for (auto& row : nearest_rows(context.database, context.request, sharing, device, tuned_keys, nearest_keys))
+    for (auto& row : nearest_rows(context.database, context.request, sharing, device, tuned_keys, nearest_keys,
+                                  context.row_records))
       rows.push_back(std::move(row));
   }
   text += fmt::format("// {}: the best recorded config of each tuned shape, then each untuned shape the\n"
@@ -216,7 +221,7 @@ TunedHeader make_tuned_header(const db::Database& database, const TunedHeaderReq
   std::set<std::string> tuned_keys;
   std::set<std::string> nearest_keys;
   std::set<std::string> tables;
-  const SectionContext context{database, request, device_record.has_value(), header.noisy};
+  const SectionContext context{database, request, device_record.has_value(), header.noisy, header.row_records};
   for (const auto* kernel : backends::all_templates()) {
     if (kernel->backend() != request.target.backend) continue;
     auto form = kernel->table_form();
