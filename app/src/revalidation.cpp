@@ -143,9 +143,10 @@ std::optional<search_space::Config> fastest_of_run(const db::Database& database,
 
 // A regressed or broken entry tuned again through the tuning loop `tune` runs; then its new best,
 // the old config (where it still builds) and the default are measured together in interleaved
-// rounds, and the fastest (the old config unless beaten beyond noise) is recorded as the task's
-// winner, whatever the machine's load: otherwise a record of the old toolchain, faster on paper,
-// could stay the stored best.
+// rounds, and the fastest is recorded as the task's winner. The old config has lost its claim to
+// stay first (a stored winner keeps its place unless beaten beyond noise, final_comparison.hpp):
+// it regressed or broke. The mark is made whatever the machine's load: without it a record of the
+// old toolchain, faster on paper, could stay the stored best.
 Retune retune(const Context& context, const std::shared_ptr<const measure::MeasureTask>& task,
               const tuner::UsableRecord& old_best, const RevalidationEntry& entry) {
   tuner::TuningOptions tuning = context.request.retune;
@@ -179,7 +180,7 @@ Retune retune(const Context& context, const std::shared_ptr<const measure::Measu
   auto records =
       context.measurer.run(task, configs, "revalidate", context.run_id, false, &results, kClosingRounds);
   records[default_index].is_default = true;
-  const tuner::FinalVerdict verdict = tuner::judge_finalists(results, default_index, old_index);
+  const tuner::FinalVerdict verdict = tuner::judge_finalists(results, default_index, std::nullopt);
   if (verdict.winner) records[*verdict.winner].winner = true;
   context.measurer.record(records);
 
