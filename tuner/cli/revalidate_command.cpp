@@ -14,7 +14,6 @@
 #include "optune/app/revalidation.hpp"
 #include "optune/backends/registry.hpp"
 #include "optune/kernels/operator_catalog.hpp"
-#include "optune/tuner/search/strategies.hpp"
 
 namespace optune::cli {
 namespace {
@@ -55,6 +54,8 @@ void print_retune(const app::Retune& retune) {
   else if (retune.old_config && retune.speedup_over_old)
     against = fmt::format("{:.2f}x the old config now ({:.4f} ms)", *retune.speedup_over_old,
                           retune.old_config->median_seconds * 1e3);
+  else if (retune.old_config)
+    against = fmt::format("the old config now {:.4f} ms", retune.old_config->median_seconds * 1e3);
   std::printf("new best %.4f ms, %s; %s%s\n", retune.best->median_seconds * 1e3, against.c_str(),
               retune.best->is_default ? "(the default) " : "", retune.best->config.dump().c_str());
   if (retune.after.status != tuner::Revalidation::kHolds)
