@@ -56,6 +56,11 @@ std::unique_ptr<measure::Runner> make_runner(const MeasureSettings& settings, co
 
 }  // namespace
 
+measure::Toolchain todays_toolchain(const MeasureSettings& settings, const InstallPaths& paths,
+                                    const kernels::DeviceInfo& device) {
+  return make_builder(settings, paths)->toolchain(device);
+}
+
 Measuring::Measuring(const MeasureSettings& settings, const InstallPaths& paths, const std::optional<Remote>& remote,
                      std::function<void(const std::string&)> log)
     : builder(make_builder(settings, paths)),

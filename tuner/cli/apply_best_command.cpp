@@ -6,8 +6,10 @@
 
 #include "cli_support.hpp"
 #include "optune/app/kernel_results.hpp"
+#include "optune/app/measuring.hpp"
 #include "optune/backends/registry.hpp"
 #include "optune/tuner/scheduling/suite.hpp"
+#include "optune/tuner/results/toolchain_change.hpp"
 #include "optune/tuner/results/tuned_header.hpp"
 
 namespace optune::cli {
@@ -22,6 +24,7 @@ struct ApplyBestOptions {
   std::string suite;                   // or a suite file listing them
   std::string layout;  // --layout: replaces the suite's layout
   std::string kernel_file;             // --kernel: a user's kernel file's table instead
+  std::string compiler = "c++";  // today's, as tune's --compiler: the rows' records are held to its toolchain
   bool target_given = false;
 };
 
@@ -30,6 +33,33 @@ void note_noisy(const std::vector<std::string>& rows) {
   for (const auto& row : rows)
     std::fprintf(stderr, "optune: note: the tuned row of %s (noisy); tune it again on a quiet machine to trust it\n",
                  row.c_str());
+}
+
+// One note for the rows of this machine's device whose records another toolchain built, or one they
+// do not name (schema 5 or older): a table tuned under one may be slower, or not build, under the
+// next. Rows of another device are not held to this machine's toolchain.
+void note_other_toolchains(const tuner::TunedHeader& header, const ApplyBestOptions& options,
+                           const kernels::DeviceInfo& device) {
+  std::size_t rows = 0, other = 0;
+  std::string example;
+  std::optional<measure::Toolchain> today;
+  for (const auto& record : header.row_records) {
+    if (record.device_id != device.fingerprint_id()) continue;
+    if (!today) {
+      app::MeasureSettings settings;
+      settings.target = options.target;
+      settings.compiler = options.compiler;
+      today = app::todays_toolchain(settings, install_paths(), device);
+    }
+    ++rows;
+    if (tuner::match_toolchain(record, *today) == tuner::ToolchainMatch::kSame) continue;
+    if (++other == 1) example = record.workload_key + ": " + tuner::toolchain_difference(record, *today);
+  }
+  if (other > 0)
+    std::fprintf(stderr,
+                 "optune: note: %zu of %zu tuned rows come from records of another or an unknown toolchain than "
+                 "today's (%s); optune revalidate re-measures them\n",
+                 other, rows, example.c_str());
 }
 
 int run_kernel_apply_best(const ApplyBestOptions& options) {
@@ -113,6 +143,7 @@ int run_apply_best(const ApplyBestOptions& options) {
     std::fprintf(stderr, "optune: note: no tuned config for %s on %s; it runs the default config\n", key.c_str(),
                  header.device_name.c_str());
   note_noisy(header.noisy);
+  if (device_here) note_other_toolchains(header, options, request.fallback_device);
   std::printf("%s: %zu tuned workloads%s for %s on %s%s\n", options.out.c_str(), header.tuned,
               header.range_rows ? (", " + std::to_string(header.range_rows) + " dispatch leaves").c_str() : "",
               request.target.str().c_str(), header.device_name.c_str(), written ? "" : " (unchanged)");
@@ -133,6 +164,10 @@ void add_apply_best_command(CLI::App& app, CommandAction& action) {
   command->add_option("--workload", options->workloads, "Workload key the application uses (repeatable)");
   command->add_option("--suite", options->suite, "Suite file whose workloads the application uses");
   add_layout_option(*command, options->layout);
+  command->add_option("--compiler", options->compiler,
+                      "C++ compiler tuning uses today (CPU targets): rows whose records another toolchain built are "
+                      "noted")
+      ->capture_default_str();
   command->add_option("--kernel", options->kernel_file,
                       "A kernel file (configs/kernels/*.toml): write its table of -D strings and launch sizes instead");
   command->callback([options, target, &action] {

@@ -35,6 +35,7 @@ void add_job_command(CLI::App& app, CommandAction& action);
 void add_merge_command(CLI::App& app, CommandAction& action);
 void add_prune_command(CLI::App& app, CommandAction& action);
 void add_regress_command(CLI::App& app, CommandAction& action);
+void add_revalidate_command(CLI::App& app, CommandAction& action);
 void add_measure_command(CLI::App& app, CommandAction& action);
 void add_dispatch_command(CLI::App& app, CommandAction& action);
 void add_report_command(CLI::App& app, CommandAction& action);

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   optune::cli::add_merge_command(app, action);
   optune::cli::add_prune_command(app, action);
   optune::cli::add_regress_command(app, action);
+  optune::cli::add_revalidate_command(app, action);
   optune::cli::add_report_command(app, action);
   optune::cli::add_replay_command(app, action);
   optune::cli::check_numeric_options(app);

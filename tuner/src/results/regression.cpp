@@ -4,40 +4,11 @@
 
 #include <algorithm>
 
+#include "optune/tuner/results/junit.hpp"
 #include "optune/tuner/search/task_history.hpp"
 
 namespace optune::tuner {
 namespace {
-
-std::string xml_escaped(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        // Control characters other than tab and newline are not allowed in XML 1.0.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n')
-          out += ' ';
-        else
-          out += c;
-    }
-  }
-  return out;
-}
 
 // Why a measurement taken now is not to be trusted as it stands; "" when it is.
 std::string noise_of(const std::optional<measure::MeasureResult>& result) {
@@ -107,32 +78,15 @@ std::optional<double> recorded_figure(const db::Database& database, const db::Ta
 }
 
 std::string junit_xml(const std::vector<RegressionCase>& cases, double tolerance, const std::string& suite_name) {
-  std::size_t failures = 0, skipped = 0;
-  double seconds = 0;
-  std::string body;
+  std::vector<JUnitCase> junit;
   for (const auto& c : cases) {
     const Judgement judgement = judge(c, tolerance);
-    seconds += c.seconds;
-    body += fmt::format("    <testcase classname=\"optune.regress.{}\" name=\"{}\" time=\"{:.3f}\"",
-                        xml_escaped(suite_name), xml_escaped(c.workload_key), c.seconds);
-    if (judgement.verdict == Verdict::kPass) {
-      body += "/>\n";
-      continue;
-    }
-    if (judgement.verdict == Verdict::kRegression) {
-      ++failures;
-      body += fmt::format(">\n      <failure type=\"regression\" message=\"{}\"/>\n    </testcase>\n",
-                          xml_escaped(judgement.reason));
-    } else {
-      ++skipped;
-      body += fmt::format(">\n      <skipped message=\"{}\"/>\n    </testcase>\n", xml_escaped(judgement.reason));
-    }
+    const auto outcome = judgement.verdict == Verdict::kPass         ? JUnitCase::Outcome::kPassed
+                         : judgement.verdict == Verdict::kRegression ? JUnitCase::Outcome::kFailed
+                                                                     : JUnitCase::Outcome::kSkipped;
+    junit.push_back({c.workload_key, c.seconds, outcome, "regression", judgement.reason});
   }
-  return fmt::format(
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"optune regress\" tests=\"{0}\" failures=\"{1}\" "
-      "skipped=\"{2}\" time=\"{3:.3f}\">\n  <testsuite name=\"{4}\" tests=\"{0}\" failures=\"{1}\" errors=\"0\" "
-      "skipped=\"{2}\" time=\"{3:.3f}\">\n{5}  </testsuite>\n</testsuites>\n",
-      cases.size(), failures, skipped, seconds, xml_escaped(suite_name), body);
+  return tuner::junit_xml("regress", suite_name, junit);
 }
 
 }  // namespace optune::tuner

@@ -16,4 +16,20 @@ std::string toolchain_change(const db::TuningRecord& record, const measure::Tool
   return change;
 }
 
+ToolchainMatch match_toolchain(const db::TuningRecord& record, const measure::Toolchain& now) {
+  if (!record.toolchain.is_object() || now.compiler.empty()) return ToolchainMatch::kUnknown;
+  return toolchain_change(record, now).empty() ? ToolchainMatch::kSame : ToolchainMatch::kChanged;
+}
+
+std::string toolchain_difference(const db::TuningRecord& record, const measure::Toolchain& now) {
+  if (now.compiler.empty()) return "today's toolchain unknown (the builder cannot tell)";
+  if (!record.toolchain.is_object()) return "toolchain unknown (recorded before schema 6), now " + now.compiler;
+  return toolchain_change(record, now);
+}
+
+nlohmann::json toolchain_json(const measure::Toolchain& toolchain) {
+  if (toolchain.compiler.empty()) return nullptr;
+  return {{"compiler", toolchain.compiler}, {"flags", toolchain.flags}};
+}
+
 }  // namespace optune::tuner

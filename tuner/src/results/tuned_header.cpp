@@ -119,7 +119,8 @@ std::vector<std::string> untuned_rows(const db::Database& database, const TunedH
                                       const TemplateList& sharing, const kernels::DeviceInfo& device,
                                       const std::vector<db::DispatchRecord>& rules, bool has_range_rows,
                                       const std::set<std::string>& tuned_keys, std::set<std::string>& nearest_keys,
-                                      std::set<std::string>& dispatched_keys) {
+                                      std::set<std::string>& dispatched_keys,
+                                      std::vector<db::TuningRecord>& row_records) {
   std::vector<std::string> rows;
   std::vector<std::string> passed_over;
   for (const auto& key : request.wanted) {
@@ -150,6 +151,7 @@ std::vector<std::string> untuned_rows(const db::Database& database, const TunedH
         nearest->ranked_by_model ? "ranked first by the cost model" : "the closest tuned shape",
         nearest->kernel == sharing.front() ? "" : " (" + nearest->kernel->name() + ")"));
     nearest_keys.insert(key);
+    row_records.push_back(nearest->source);
   }
   return rows;
 }
@@ -199,6 +201,7 @@ struct SectionContext {
   std::vector<std::string>& noisy;  // TunedHeader::noisy
   std::vector<std::string>& passed_over;  // TunedHeader::passed_over
   std::size_t& range_rows;  // TunedHeader::range_rows
+  std::vector<db::TuningRecord>& row_records;  // TunedHeader::row_records
 };
 
 // One table: the default config of the default template (the highest-priority one that applies
@@ -254,12 +257,13 @@ std::string section(const SectionContext& context, const TemplateList& sharing,
         row->kernel->table_row(workload, device, search_space::ConfigView(row->space, row->usable.config)), key,
         record.gflops, of_template, noise.empty() ? "" : " (noisy: " + noise + ")"));
     tuned_keys.insert(key);
+    context.row_records.push_back(record);
   }
   auto ranges = range_rows(context.rules, sharing, device, context.passed_over);
   context.range_rows += ranges.size();
   if (context.has_records) {
     for (auto& row : untuned_rows(context.database, context.request, sharing, device, context.rules, !ranges.empty(),
-                                  tuned_keys, nearest_keys, dispatched_keys))
+                                  tuned_keys, nearest_keys, dispatched_keys, context.row_records))
       rows.push_back(std::move(row));
   }
   for (auto& row : ranges) rows.push_back(std::move(row));
@@ -295,7 +299,7 @@ TunedHeader make_tuned_header(const db::Database& database, const TunedHeaderReq
   const auto rules = device_record ? database.dispatches(request.target.str(), device_record->device_id)
                                    : std::vector<db::DispatchRecord>{};
   const SectionContext context{database,       request, device_record.has_value(), rules, header.noisy,
-                               header.passed_over, header.range_rows};
+                               header.passed_over, header.range_rows, header.row_records};
   for (const auto* kernel : backends::all_templates()) {
     if (kernel->backend() != request.target.backend) continue;
     auto form = kernel->table_form();

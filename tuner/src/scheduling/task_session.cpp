@@ -13,6 +13,7 @@
 
 #include "optune/measure/machine_load.hpp"
 #include "optune/tuner/results/record_check.hpp"
+#include "optune/tuner/results/toolchain_change.hpp"
 #include "optune/tuner/search/task_history.hpp"
 
 namespace optune::tuner {
@@ -37,7 +38,7 @@ db::TuningRecord to_record(const measure::MeasureTask& task, const search_space:
   record.timing_seconds = result.timing_seconds;
   record.timestamp = result.timestamp;
   record.optune_version = OPTUNE_VERSION;
-  if (!toolchain.compiler.empty()) record.toolchain = {{"compiler", toolchain.compiler}, {"flags", toolchain.flags}};
+  record.toolchain = toolchain_json(toolchain);
   if (result.ok() || result.is_slow()) {
     const db::TuningRecord trust = trust_fields(result);
     record.spread = trust.spread;

@@ -41,4 +41,9 @@ struct Measuring {
             std::function<void(const std::string&)> log = nullptr);
 };
 
+// The toolchain a run with `settings` builds `device`'s candidates with (measure::Builder::toolchain),
+// without starting a runner: what apply-best holds its rows' records to. BadInput for an unknown target.
+measure::Toolchain todays_toolchain(const MeasureSettings& settings, const InstallPaths& paths,
+                                    const kernels::DeviceInfo& device);
+
 }  // namespace optune::app

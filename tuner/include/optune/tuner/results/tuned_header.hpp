@@ -40,6 +40,9 @@ struct TunedHeader {
   std::vector<std::string> passed_over;
   // Rows whose record is noisy (db::TuningRecord::is_noisy), each "<workload key>: <why>".
   std::vector<std::string> noisy;
+  // The record each row was made from (a nearest row's: its tuned shape's): apply-best holds
+  // their toolchain to today's.
+  std::vector<db::TuningRecord> row_records;
   std::string device_name;
 };
 
