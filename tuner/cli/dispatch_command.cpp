@@ -3,6 +3,7 @@
 // cover chose, the rule's leaves and the held-out shapes' check beside today's nearest-shape
 // config; stores the rule, which pick and apply-best then follow.
 #include <cstdio>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -102,6 +103,10 @@ void add_dispatch_command(CLI::App& app, CommandAction& action) {
   command->add_option("--trials", request.tune.tuning.trials,
                       "Trials tuning each shape, sampled and held-out (0: use what is recorded)")
       ->capture_default_str()->check(whole_number(0, app::kMaxTrials));
+  command->add_option("--tuner", request.tune.tuning.tuner.name, "Tuner of each shape: xgb, ga, random, grid")
+      ->capture_default_str();
+  command->add_option("--seed", request.tune.tuning.tuner.seed, "Seed of the tuner's random choices")
+      ->capture_default_str()->check(whole_number(0, std::numeric_limits<std::int64_t>::max()));
   command->add_option("--configs", request.most_configs, "K: the most configs the rule may run")
       ->capture_default_str()->check(whole_number(1, 64));
   command->add_option("--within", options->within_percent, "X: percent of each shape's best the cover keeps it within")
