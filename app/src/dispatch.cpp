@@ -48,7 +48,7 @@ RangeShapes range_shapes(const DispatchRequest& request) {
   try {
     op = kernels::parse_op(request.tune.op);
     if (is_range) {
-      shapes.sampled = tuner::representative_shapes(given[0]);
+      shapes.sampled = tuner::dispatch_shapes(given[0], request.samples);
     } else if (given.size() < 2) {
       throw BadInput("dispatch: one shape is no range: give an extent as LOW..HIGH, or two shapes or more");
     } else {
@@ -57,7 +57,7 @@ RangeShapes range_shapes(const DispatchRequest& request) {
       shapes.sampled = given;
     }
     shapes.held_out = !request.held_out.empty() ? request.held_out
-                      : is_range               ? tuner::held_out_shapes(given[0], request.held_out_count)
+                      : is_range ? tuner::held_out_shapes(given[0], request.held_out_count, shapes.sampled)
                                                : std::vector<std::string>{};
   } catch (const std::invalid_argument& error) {
     throw BadInput(std::string("dispatch: ") + error.what());
@@ -309,6 +309,7 @@ DispatchOutcome make_dispatch(const DispatchRequest& request, const InstallPaths
   if (request.most_configs < 1) throw BadInput("dispatch: --configs must be at least 1");
   if (!(request.within >= 0) || request.within > 10) throw BadInput("dispatch: --within must be from 0 to 1000 (%)");
   if (request.finalists < 1) throw BadInput("dispatch: --finalists must be at least 1");
+  if (request.samples < 2) throw BadInput("dispatch: --samples must be at least 2");
   if (request.rounds < 1 || request.rounds > kMaxMeasureRounds)
     throw BadInput("dispatch: --rounds must be from 1 to " + std::to_string(kMaxMeasureRounds));
   const RangeShapes shapes = range_shapes(request);

@@ -66,7 +66,7 @@ int main(int argc, char** argv) {
 
 TEST_F(DispatchCliTest, RangeIsMeasuredStoredPickedAndCompiledIn) {
   CommandRun run = optune(std::string("dispatch --op gemm --shape ") + kRange +
-                          " --trials 2 --finalists 1 --held-out-count 1 --rounds 1 --format json --db " + db() + kQuick);
+                          " --samples 6 --trials 2 --finalists 1 --held-out-count 1 --rounds 1 --format json --db " + db() + kQuick);
   ASSERT_EQ(run.code, 0) << run.err;
   const auto rule = nlohmann::json::parse(run.out);
   EXPECT_EQ(rule["template"], "gemm.cpu");

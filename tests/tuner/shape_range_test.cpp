@@ -76,9 +76,9 @@ TEST(ShapeRangeTest, RejectsMalformedRanges) {
 
 TEST(ShapeRangeTest, HeldOutShapesAreInTheRangeButNotSampledAndDrawnAlike) {
   const std::string range = "M=1..2048,N=96,K=80";
-  const auto held_out = held_out_shapes(range, 6);
+  const auto sampled = dispatch_shapes(range, 16);
+  const auto held_out = held_out_shapes(range, 6, sampled);
   ASSERT_EQ(held_out.size(), 6u);
-  const auto sampled = representative_shapes(range);
   for (const auto& shape : held_out) {
     EXPECT_EQ(std::find(sampled.begin(), sampled.end(), shape), sampled.end()) << shape;
     const auto workload = kernels::parse_workload(kernels::Op::kGemm, shape);
@@ -87,9 +87,22 @@ TEST(ShapeRangeTest, HeldOutShapesAreInTheRangeButNotSampledAndDrawnAlike) {
     EXPECT_EQ(workload.gemm().N, 96);
     EXPECT_EQ(workload.gemm().K, 80);
   }
-  EXPECT_EQ(held_out_shapes(range, 6), held_out);
+  EXPECT_EQ(held_out_shapes(range, 6, sampled), held_out);
   // A range of two values, both sampled, holds no other shape.
-  EXPECT_TRUE(held_out_shapes("M=4..5,N=8,K=8", 3).empty());
+  EXPECT_TRUE(held_out_shapes("M=4..5,N=8,K=8", 3, {"M=4,N=8,K=8", "M=5,N=8,K=8"}).empty());
+}
+
+TEST(ShapeRangeTest, DispatchSamplesAboutTwoPointsPerOctaveUpToItsBound) {
+  // 1..2048 is 11 octaves: 23 points wanted, 16 allowed; both ends, log-spaced.
+  const auto shapes = dispatch_shapes("M=1..2048,N=96,K=80", 16);
+  ASSERT_EQ(shapes.size(), 16u);
+  EXPECT_EQ(shapes.front(), "M=1,N=96,K=80");
+  EXPECT_EQ(shapes.back(), "M=2048,N=96,K=80");
+  // 4 octaves: 9 points at every half octave, of which 1.41 rounds to 1 again.
+  EXPECT_EQ(dispatch_shapes("M=1..16,N=96,K=80", 16).size(), 8u);
+  // Two ranged extents share the bound: 4 x 4.
+  EXPECT_EQ(dispatch_shapes("M=1..1024,N=1..1024,K=64", 16).size(), 16u);
+  EXPECT_EQ(dispatch_shapes("M=1..1024,N=1..1024,K=64", 16)[1], "M=1,N=10,K=64");
 }
 
 TEST(ShapeRangeTest, TrialsAreSplitEvenlyWithAtLeastOneEach) {

@@ -95,6 +95,9 @@ void add_dispatch_command(CLI::App& app, CommandAction& action) {
   command->add_option("--shape", request.shapes,
                       "A range (M=1..2048,N=768,K=768) or, repeated, the shapes of a list")
       ->required();
+  command->add_option("--samples", request.samples,
+                      "A range's sampled shapes, at most: about two per octave of a ranged extent")
+      ->capture_default_str()->check(whole_number(2, 256));
   command->add_option("--dtype", options->dtype, "The operands' type of every shape: f32 (default), f16, bf16, i8")
       ->check(CLI::IsMember({"f32", "f16", "bf16", "i8"}));
   command->add_option("--template", request.tune.template_name, "Template (default: the first shape's default)");

@@ -13,8 +13,6 @@ namespace optune::tuner {
 namespace {
 
 constexpr std::string_view kRangeMark = "..";
-// About one point per this many octaves of a range.
-constexpr double kOctavesPerPoint = 1.25;
 
 // The most points per ranged extent, by how many extents are ranged (see the header).
 std::size_t points_per_extent(std::size_t ranged_extents) {
@@ -76,14 +74,23 @@ double octaves(const RangePart& range) {
   return std::log2(static_cast<double>(range.high) / static_cast<double>(range.low));
 }
 
+// How many points range_points spaces out (before rounding makes neighbours equal, as 1.41 and 1).
+std::size_t point_count(std::int64_t low, std::int64_t high, std::size_t most, double octaves_per_point) {
+  const double octaves = std::log2(static_cast<double>(high) / static_cast<double>(low));
+  const std::size_t wanted = std::max<std::size_t>(1 + static_cast<std::size_t>(std::ceil(octaves / octaves_per_point)),
+                                                   high > low ? 2 : 1);
+  return std::clamp<std::size_t>(wanted, 1, most);
+}
+
 // How many points each range gets: as many as it wants up to points_per_extent, then, while their
 // product exceeds `most_shapes`, one fewer for the range whose points lie closest together (in
 // octaves), where a point less loses the least cover.
-std::vector<std::size_t> point_counts(const std::vector<RangePart>& ranges, std::size_t most_shapes) {
+std::vector<std::size_t> point_counts(const std::vector<RangePart>& ranges, std::size_t most_shapes,
+                                      std::size_t most_per_extent, double octaves_per_point) {
   std::vector<std::size_t> counts;
   double shapes = 1;  // a double: two points each of many ranges would overflow a count
   for (const auto& range : ranges) {
-    counts.push_back(range_points(range.low, range.high, points_per_extent(ranges.size())).size());
+    counts.push_back(point_count(range.low, range.high, most_per_extent, octaves_per_point));
     shapes *= static_cast<double>(counts.back());
   }
   while (shapes > static_cast<double>(most_shapes)) {
@@ -104,11 +111,9 @@ std::vector<std::size_t> point_counts(const std::vector<RangePart>& ranges, std:
 
 bool is_shape_range(std::string_view shape_text) { return shape_text.find(kRangeMark) != std::string_view::npos; }
 
-std::vector<std::int64_t> range_points(std::int64_t low, std::int64_t high, std::size_t most) {
+std::vector<std::int64_t> range_points(std::int64_t low, std::int64_t high, std::size_t most, double octaves_per_point) {
   const double octaves = std::log2(static_cast<double>(high) / static_cast<double>(low));
-  const std::size_t wanted = std::max<std::size_t>(1 + static_cast<std::size_t>(std::ceil(octaves / kOctavesPerPoint)),
-                                                   high > low ? 2 : 1);
-  const std::size_t count = std::clamp<std::size_t>(wanted, 1, most);
+  const std::size_t count = point_count(low, high, most, octaves_per_point);
   std::vector<std::int64_t> points;
   for (std::size_t i = 0; i < count; ++i) {
     // One point alone is the range's middle in log2: the nearest to all of it.
@@ -120,12 +125,17 @@ std::vector<std::int64_t> range_points(std::int64_t low, std::int64_t high, std:
   return points;
 }
 
-std::vector<std::string> representative_shapes(std::string_view shape_text, std::size_t most_shapes) {
+namespace {
+
+// The shapes of a range: each ranged extent's points log-spaced about one per `octaves_per_point`,
+// at most `most_per_extent` each and `most_shapes` in all, in the cartesian product of the parts.
+std::vector<std::string> range_shapes(std::string_view shape_text, std::size_t most_shapes,
+                                      std::size_t most_per_extent, double octaves_per_point) {
   const auto parts = split_parts(shape_text);
   std::vector<RangePart> ranges;
   for (const auto& part : parts)
     if (is_shape_range(part)) ranges.push_back(parse_range_part(part));
-  const std::vector<std::size_t> counts = point_counts(ranges, std::clamp<std::size_t>(most_shapes, 1, kMostShapes));
+  const std::vector<std::size_t> counts = point_counts(ranges, most_shapes, most_per_extent, octaves_per_point);
   // The cartesian product of every part's values, built part by part.
   std::vector<std::string> shapes = {""};
   std::size_t range_index = 0;
@@ -134,7 +144,7 @@ std::vector<std::string> representative_shapes(std::string_view shape_text, std:
     if (is_shape_range(part)) {
       const RangePart& range = ranges[range_index];
       values.clear();
-      for (auto point : range_points(range.low, range.high, counts[range_index++]))
+      for (auto point : range_points(range.low, range.high, counts[range_index++], octaves_per_point))
         values.push_back(range.name + std::to_string(point));
     }
     std::vector<std::string> extended;
@@ -145,9 +155,29 @@ std::vector<std::string> representative_shapes(std::string_view shape_text, std:
   return shapes;
 }
 
-std::vector<std::string> held_out_shapes(std::string_view shape_text, std::size_t count) {
+std::size_t ranged_extents(std::string_view shape_text) {
   const auto parts = split_parts(shape_text);
-  const auto sampled = representative_shapes(shape_text);
+  return static_cast<std::size_t>(std::count_if(parts.begin(), parts.end(), [](const auto& p) { return is_shape_range(p); }));
+}
+
+}  // namespace
+
+std::vector<std::string> representative_shapes(std::string_view shape_text, std::size_t most_shapes) {
+  return range_shapes(shape_text, std::clamp<std::size_t>(most_shapes, 1, kMostShapes),
+                      points_per_extent(ranged_extents(shape_text)), kOctavesPerPoint);
+}
+
+std::vector<std::string> dispatch_shapes(std::string_view shape_text, std::size_t most_shapes) {
+  const std::size_t ranged = std::max<std::size_t>(1, ranged_extents(shape_text));
+  const auto per_extent = static_cast<std::size_t>(
+      std::floor(std::pow(static_cast<double>(std::max<std::size_t>(most_shapes, 2)), 1.0 / static_cast<double>(ranged)) + 1e-9));
+  return range_shapes(shape_text, std::max<std::size_t>(most_shapes, 1), std::max<std::size_t>(per_extent, 2),
+                      kDispatchOctavesPerPoint);
+}
+
+std::vector<std::string> held_out_shapes(std::string_view shape_text, std::size_t count,
+                                         const std::vector<std::string>& sampled) {
+  const auto parts = split_parts(shape_text);
   std::vector<std::string> shapes;
   // Seeded by the range: the same range is validated on the same shapes in every run.
   std::mt19937_64 random(std::hash<std::string_view>{}(shape_text));

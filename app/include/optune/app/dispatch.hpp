@@ -25,6 +25,7 @@ struct DispatchRequest {
   // shape (0: tune nothing, use what is recorded). Its shape is not read.
   TuneRequest tune;
   std::vector<std::string> shapes;    // one range ("M=1..2048,N=768,K=768") or two shapes or more
+  std::size_t samples = 16;           // a range's sampled shapes, at most (tuner::dispatch_shapes)
   std::vector<std::string> held_out;  // shapes to validate on; a range without them: held_out_count drawn
   std::size_t held_out_count = 4;
   std::size_t most_configs = 8;       // K

@@ -35,15 +35,25 @@ inline constexpr std::size_t kMostShapes = 9;
 // (LOW > HIGH). The shapes themselves are the operator's to check (kernels::parse_workload).
 std::vector<std::string> representative_shapes(std::string_view shape_text, std::size_t most_shapes = kMostShapes);
 
-// The points of one range LOW..HIGH (1 <= LOW <= HIGH): log-spaced, both ends, at most `most`
-// (one point: the middle in log2).
-std::vector<std::int64_t> range_points(std::int64_t low, std::int64_t high, std::size_t most);
+// The points of one range LOW..HIGH (1 <= LOW <= HIGH): log-spaced about one per
+// `octaves_per_point`, both ends, at most `most` (one point: the middle in log2).
+inline constexpr double kOctavesPerPoint = 1.25;
+std::vector<std::int64_t> range_points(std::int64_t low, std::int64_t high, std::size_t most,
+                                       double octaves_per_point = kOctavesPerPoint);
 
-// Shapes of a range that representative_shapes does not sample, to validate what its shapes
-// decided on (a dispatch's rule): each ranged extent drawn log-uniformly from LOW..HIGH, the same
-// draw for the same range in every run; at most `count` of them (fewer where the range holds no
-// more). Throws as representative_shapes.
-std::vector<std::string> held_out_shapes(std::string_view shape_text, std::size_t count);
+// The shapes a measured dispatch samples (optune dispatch): as representative_shapes, but about
+// two points per octave (a GPU kernel's tiles make its best config change within an octave: the
+// H200's bf16 GEMM at M = 340 ran 1.5x slower on the config of M = 232 or 689) and not capped
+// at kMostShapes: at most `most_shapes` in all, each ranged extent of r at most the r-th root.
+inline constexpr double kDispatchOctavesPerPoint = 0.5;
+std::vector<std::string> dispatch_shapes(std::string_view shape_text, std::size_t most_shapes);
+
+// Shapes of a range outside `sampled` (its shapes' --shape texts), to validate what those decided
+// on (a dispatch's rule): each ranged extent drawn log-uniformly from LOW..HIGH, the same draw for
+// the same range in every run; at most `count` of them (fewer where the range holds no more).
+// Throws as representative_shapes.
+std::vector<std::string> held_out_shapes(std::string_view shape_text, std::size_t count,
+                                         const std::vector<std::string>& sampled);
 
 // The trials each of `shapes` representative shapes gets from a budget of `trials`: an even
 // split, the first ones one more where it does not divide, at least 1 each (representative_shapes
