@@ -6,7 +6,7 @@
 # config (pick's answer without the rule) against the shape's own tuned best, all three measured
 # together in interleaved rounds; then whether every held-out shape is within 5% of its best.
 # Usage, from the repository root (a Release build in build/):
-#   bash tests/bench/dispatch_bench.sh [WORKDIR] [TRIALS_PER_SHAPE] [HELD_OUT]
+#   bash tests/bench/dispatch_bench.sh [WORKDIR] [TRIALS_PER_SHAPE] [HELD_OUT]   (SAMPLES=16: shapes sampled)
 # On a GPU machine, from a pack (pack_gpu_cuda.sh): TARGET=cuda DTYPE=bf16 OPTUNE_PREFIX=PACK \
 #   RANGES="gemm:M=1..2048,N=4096,K=4096" bash PACK/bench/dispatch_bench.sh ...
 set -euo pipefail
@@ -32,7 +32,7 @@ for item in $ranges; do
     rm -f "$db"*
     start=$(date +%s)
     "$optune" dispatch --op "$op" --shape "$range" ${DTYPE:+--dtype "$DTYPE"} --target "$target" \
-      --trials "$trials" --held-out-count "$held_out" --finalists 3 --rounds 5 --repeat 3 --min-repeat-ms 20 \
+      --trials "$trials" --samples "${SAMPLES:-16}" --held-out-count "$held_out" --finalists 3 --rounds 5 --repeat 3 --min-repeat-ms 20 \
       --seed 1 --quiet --format json --db "$db" > "$work/$name.json.part"
     echo "$(( $(date +%s) - start ))" > "$work/$name.seconds"
     mv "$work/$name.json.part" "$work/$name.json"
