@@ -1,5 +1,5 @@
 // optune dispatch (issue 38) end to end on this machine's CPU: a GEMM range's dispatch measured,
-// stored and validated on a held-out shape; pick answers each shape of the range with the leaf
+// stored and validated on a held-out shape, and shown by the report; pick answers each shape of the range with the leaf
 // that holds it; and a consumer compiled against apply-best's header runs, for 20 shapes, the row
 // pick names (the tuned shape's row, the leaf's box, the nearest shape's row or the default) and
 // computes the right product. Bad shapes and options are refused with one line and exit 2.
@@ -105,6 +105,13 @@ TEST_F(DispatchCliTest, RangeIsMeasuredStoredPickedAndCompiledIn) {
   const auto dispatch_records =
       std::count_if(records.begin(), records.end(), [](const auto& r) { return r["tuner"] == "dispatch"; });
   EXPECT_GE(dispatch_records, static_cast<long>(shapes.size()));
+
+  // The report shows the rule: its leaves and its matrix.
+  ASSERT_EQ(optune("report --db " + db() + " --out " + (dir_ / "report.html").string()).code, 0);
+  const std::string report = optune::test_support::slurp(dir_ / "report.html");
+  EXPECT_NE(report.find("Dispatch " + rule["id"].dump() + ": " + kRange), std::string::npos);
+  for (const auto& leaf : leaves) EXPECT_NE(report.find("<td>" + leaf["name"].get<std::string>() + "</td>"), std::string::npos);
+  EXPECT_NE(report.find("<th>" + shapes.back().get<std::string>() + "</th>"), std::string::npos);
 
   // 20 shapes: pick's answer and the row the compiled header runs agree.
   const std::vector<std::int64_t> ms = {1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 28, 33, 40, 50, 60, 64, 80, 100};

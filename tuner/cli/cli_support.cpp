@@ -162,6 +162,17 @@ void add_timing_options(CLI::App& command, MeasureSettings& measuring, const std
   command.add_option("--compiler", measuring.compiler, "C++ compiler for CPU " + what + "s")->capture_default_str();
 }
 
+std::string milliseconds(const std::optional<measure::MeasureResult>& result) {
+  if (!result) return "-";
+  return result->ok() ? fmt::format("{:.4f}", result->median_seconds * 1e3)
+                      : std::string(measure::error_kind_name(result->error));
+}
+
+std::string ratio(const std::optional<measure::MeasureResult>& now, std::optional<double> reference) {
+  if (!now || !now->ok() || !reference || *reference <= 0) return "-";
+  return fmt::format("{:.2f}x", now->median_seconds / *reference);
+}
+
 Measuring::Measuring(const MeasureSettings& settings, const std::optional<Remote>& remote)
     : app::Measuring(settings, install_paths(), remote,
                      [](const std::string& line) { std::fprintf(stderr, "optune: %s\n", line.c_str()); }) {}

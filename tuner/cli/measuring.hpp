@@ -10,6 +10,7 @@
 #include "cli_support.hpp"
 #include "optune/app/measuring.hpp"
 #include "optune/app/run_locks.hpp"
+#include "optune/measure/measure_result.hpp"
 #include "rpc_support.hpp"
 
 namespace optune::cli {
@@ -29,6 +30,12 @@ void add_wait_lock_option(CLI::App& command, bool& wait);
 // --min-repeat-ms, --timeout, --compile-timeout, --jobs, --compiler); `what` names what is
 // measured in their help ("candidate", "config").
 void add_timing_options(CLI::App& command, MeasureSettings& measuring, const std::string& what);
+
+// A measurement's median in milliseconds ("0.1234"), its error kind where it failed, "-" for none:
+// the table cells of regress and revalidate.
+std::string milliseconds(const std::optional<measure::MeasureResult>& result);
+// A successful measurement's median over `reference` seconds ("1.02x"); "-" where either is missing.
+std::string ratio(const std::optional<measure::MeasureResult>& now, std::optional<double> reference);
 
 struct Measuring : app::Measuring {
   explicit Measuring(const MeasureSettings& settings, const std::optional<Remote>& remote = std::nullopt);

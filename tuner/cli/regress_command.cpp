@@ -63,17 +63,6 @@ tuner::RegressionCase check_workload(const tuner::SuiteEntry& entry, const Regre
   return result;
 }
 
-std::string milliseconds(const std::optional<measure::MeasureResult>& result) {
-  if (!result) return "-";
-  return result->ok() ? fmt::format("{:.4f}", result->median_seconds * 1e3)
-                      : std::string(measure::error_kind_name(result->error));
-}
-
-std::string ratio(const std::optional<measure::MeasureResult>& now, std::optional<double> reference) {
-  if (!now || !now->ok() || !reference || *reference <= 0) return "-";
-  return fmt::format("{:.2f}x", now->median_seconds / *reference);
-}
-
 void print_row(const tuner::RegressionCase& c, const tuner::Judgement& judgement) {
   static const char* kVerdicts[] = {"ok", "REGRESSION", "untuned"};
   std::optional<double> default_seconds;

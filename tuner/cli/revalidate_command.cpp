@@ -25,17 +25,6 @@ struct RevalidateOptions {
   bool quiet = false;
 };
 
-std::string milliseconds(const std::optional<measure::MeasureResult>& result) {
-  if (!result) return "-";
-  return result->ok() ? fmt::format("{:.4f}", result->median_seconds * 1e3)
-                      : std::string(measure::error_kind_name(result->error));
-}
-
-std::string ratio(const std::optional<measure::MeasureResult>& now, std::optional<double> reference) {
-  if (!now || !now->ok() || !reference || *reference <= 0) return "-";
-  return fmt::format("{:.2f}x", now->median_seconds / *reference);
-}
-
 void print_header() {
   std::printf("%-40s %-10s %12s %12s %12s %11s %11s\n", "workload", "status", "recorded ms", "now ms", "default ms",
               "vs recorded", "vs default");
