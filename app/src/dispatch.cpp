@@ -23,12 +23,6 @@ namespace {
 
 using TaskPointer = std::shared_ptr<const measure::MeasureTask>;
 
-bool inside(const kernels::ExtentValues& extents, const kernels::ExtentValues& low, const kernels::ExtentValues& high) {
-  return std::all_of(low.begin(), low.end(), [&](const auto& bound) {
-    const auto value = extents.at(bound.first);
-    return value >= bound.second && value <= high.at(bound.first);
-  });
-}
 
 // The shapes a dispatch is measured on, the range they span and those it is validated on.
 struct RangeShapes {
@@ -38,7 +32,7 @@ struct RangeShapes {
   kernels::ExtentValues low, high;
 };
 
-RangeShapes range_shapes(const DispatchRequest& request) {
+RangeShapes shapes_of(const DispatchRequest& request) {
   RangeShapes shapes;
   const auto& given = request.shapes;
   if (given.empty())
@@ -95,7 +89,7 @@ RangeShapes range_shapes(const DispatchRequest& request) {
     } catch (const std::invalid_argument& error) {
       throw BadInput("dispatch: --held-out " + text + ": " + error.what());
     }
-    if (!tuner::is_same_kind(workload, shapes.base) || !inside(entry.extents_of(workload), shapes.low, shapes.high))
+    if (!tuner::is_same_kind(workload, shapes.base) || !tuner::is_between(entry.extents_of(workload), shapes.low, shapes.high))
       throw BadInput("dispatch: --held-out " + text + " is not a shape of the range");
   }
   return shapes;
@@ -312,7 +306,7 @@ DispatchOutcome make_dispatch(const DispatchRequest& request, const InstallPaths
   if (request.samples < 2) throw BadInput("dispatch: --samples must be at least 2");
   if (request.rounds < 1 || request.rounds > kMaxMeasureRounds)
     throw BadInput("dispatch: --rounds must be from 1 to " + std::to_string(kMaxMeasureRounds));
-  const RangeShapes shapes = range_shapes(request);
+  const RangeShapes shapes = shapes_of(request);
   std::string template_name = request.tune.template_name;
   const auto tasks = tune_shapes(request, shapes.sampled, template_name, paths, progress, log);
 

@@ -5,17 +5,14 @@
 #include "optune/kernels/operator_catalog.hpp"
 
 namespace optune::tuner {
-namespace {
 
-bool between(const kernels::ExtentValues& extents, const kernels::ExtentValues& low, const kernels::ExtentValues& high) {
+bool is_between(const kernels::ExtentValues& extents, const kernels::ExtentValues& low, const kernels::ExtentValues& high) {
   for (const auto& [name, value] : extents) {
     auto lowest = low.find(name), highest = high.find(name);
     if (lowest == low.end() || highest == high.end() || value < lowest->second || value > highest->second) return false;
   }
   return true;
 }
-
-}  // namespace
 
 bool is_same_kind(const kernels::Workload& a, const kernels::Workload& b) {
   return a.op == b.op && a.dtype == b.dtype && a.layout_block == b.layout_block && a.nchw_input == b.nchw_input;
@@ -39,7 +36,7 @@ std::optional<DispatchMatch> dispatch_for(const std::vector<db::DispatchRecord>&
       const auto low = kernels::parse_workload_key(record.low_key);
       const auto high = kernels::parse_workload_key(record.high_key);
       if (!is_same_kind(low, workload) || !is_same_kind(high, workload)) continue;
-      if (!between(extents, entry.extents_of(low), entry.extents_of(high))) continue;
+      if (!is_between(extents, entry.extents_of(low), entry.extents_of(high))) continue;
       DispatchRule rule = rule_from_json(record.rule);
       auto leaf = rule.leaf_of(extents);
       if (!leaf) continue;

@@ -20,6 +20,11 @@ struct DispatchMatch {
   std::size_t leaf = 0;
 };
 
+// Whether every extent is between low's and high's of that name (both included; an extent either
+// lacks is outside).
+bool is_between(const kernels::ExtentValues& extents, const kernels::ExtentValues& low,
+                const kernels::ExtentValues& high);
+
 // Whether two workloads are shapes of one kind of problem (op, dtype, layouts), as one rule's are.
 bool is_same_kind(const kernels::Workload& a, const kernels::Workload& b);
 
