@@ -1,6 +1,8 @@
 #include "optune/app/revalidation.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 
 #include "optune/app/bad_input.hpp"
@@ -22,6 +24,11 @@ using tuner::Revalidation;
 // Interleaved rounds of the closing measurement of a re-tuned entry (new best, old config,
 // default), whose per-round ratios give the new best's speed over the old config.
 constexpr int kClosingRounds = 3;
+// A re-tune's fastest configs that join that closing measurement: a trial's single measurement
+// may have flattered one, so the runner-up comes too.
+constexpr std::size_t kRunFinalists = 2;
+// The share of a re-tune's trials that measure the old ranking's head first.
+constexpr double kSeededShare = 0.5;
 
 // The workloads a request names: a suite's entries, then --shape's, then --workload keys; each once.
 struct Workloads {
@@ -126,24 +133,55 @@ void remeasure(const Context& context, const std::shared_ptr<const measure::Meas
   context.measurer.record(records);
 }
 
-// The fastest config of a tuning run, each by its latest successful record of that run: measured
-// under today's toolchain, unlike the task's older records.
-std::optional<search_space::Config> fastest_of_run(const db::Database& database, const measure::MeasureTask& task,
-                                                   const std::string& run_id) {
-  std::map<std::string, db::TuningRecord> latest;  // config_text() -> record
-  for (auto& record : database.task_records(tuner::task_key(task)))  // oldest first
-    if (record.run_id == run_id && record.ok()) latest[record.config_text()] = std::move(record);
-  std::optional<db::TuningRecord> fastest;
-  for (auto& [text, record] : latest)
-    if (tuner::readable_config(task.space, record) && (!fastest || record.median_seconds < fastest->median_seconds))
-      fastest = record;
-  if (!fastest) return std::nullopt;
-  return tuner::readable_config(task.space, *fastest);
+// The `count` fastest configs among `records`, each by its fastest successful record, fastest first;
+// configs this space cannot read, and `skip`, left out.
+std::vector<search_space::Config> fastest_configs(const std::vector<db::TuningRecord>& records,
+                                                  const search_space::ConfigSpace& space, std::size_t count,
+                                                  const std::optional<search_space::Config>& skip = std::nullopt) {
+  std::map<std::string, const db::TuningRecord*> fastest;  // config_text() -> record
+  for (const auto& record : records) {
+    if (!record.ok()) continue;
+    const db::TuningRecord*& kept = fastest[record.config_text()];
+    if (!kept || record.median_seconds < kept->median_seconds) kept = &record;
+  }
+  std::vector<const db::TuningRecord*> ranked;
+  for (const auto& [text, record] : fastest) ranked.push_back(record);
+  std::sort(ranked.begin(), ranked.end(), [](const auto* a, const auto* b) { return a->median_seconds < b->median_seconds; });
+  std::vector<search_space::Config> configs;
+  for (const auto* record : ranked) {
+    if (configs.size() == count) break;
+    auto config = tuner::readable_config(space, *record);
+    if (config && config != skip) configs.push_back(std::move(*config));
+  }
+  return configs;
 }
 
-// A regressed or broken entry tuned again through the tuning loop `tune` runs; then its new best,
-// the old config (where it still builds) and the default are measured together in interleaved
-// rounds, and the fastest is recorded as the task's winner. The old config has lost its claim to
+// Configs a re-tune measures first: the fastest of the old toolchains' records (the regressed or
+// broken best left out: it was just measured). A compiler change slows some configs more than
+// others, but the old ranking's head is still where the fast configs are most likely.
+std::vector<search_space::Config> old_ranking_head(const Context& context, const measure::MeasureTask& task,
+                                                   const search_space::Config& old_best, std::size_t count) {
+  std::vector<db::TuningRecord> old;
+  for (auto& record : context.database.task_records(tuner::task_key(task)))
+    if (tuner::match_toolchain(record, context.today) != tuner::ToolchainMatch::kSame) old.push_back(std::move(record));
+  return fastest_configs(old, task.space, count, old_best);
+}
+
+// The `count` fastest configs of a tuning run, each by its fastest record of that run: measured
+// under today's toolchain, unlike the task's older records.
+std::vector<search_space::Config> fastest_of_run(const db::Database& database, const measure::MeasureTask& task,
+                                                 const std::string& run_id, std::size_t count) {
+  std::vector<db::TuningRecord> of_run;
+  for (auto& record : database.task_records(tuner::task_key(task)))
+    if (record.run_id == run_id) of_run.push_back(std::move(record));
+  return fastest_configs(of_run, task.space, count);
+}
+
+// A regressed or broken entry tuned again through the tuning loop `tune` runs, on a budget: its
+// first half of the trials (kSeededShare) are the old ranking's head (old_ranking_head), the rest
+// the tuner's picks, and the loop's own closing waves are left out. Then the run's kRunFinalists
+// fastest, the old config (where it still builds) and the default are measured together in
+// interleaved rounds, and the fastest is recorded as the task's winner. The old config has lost its claim to
 // stay first (a stored winner keeps its place unless beaten beyond noise, final_comparison.hpp):
 // it regressed or broke. The mark is made whatever the machine's load: without it a record of the
 // old toolchain, faster on paper, could stay the stored best.
@@ -151,6 +189,9 @@ Retune retune(const Context& context, const std::shared_ptr<const measure::Measu
               const tuner::UsableRecord& old_best, const RevalidationEntry& entry) {
   tuner::TuningOptions tuning = context.request.retune;
   tuning.run_id = tuner::make_run_id();
+  tuning.remeasure_top = 0;  // the closing measurement below takes its place
+  tuning.first_configs = old_ranking_head(context, *task, old_best.config,
+                                          static_cast<std::size_t>(std::ceil(tuning.trials * kSeededShare)));
   Retune retuned;
   retuned.run_id = tuning.run_id;
   tuner::TuningLoop loop(*context.measuring.builder, context.measuring.runner, context.database, context.progress);
@@ -172,7 +213,7 @@ Retune retune(const Context& context, const std::shared_ptr<const measure::Measu
     return configs.size() - 1;
   };
   std::optional<std::size_t> old_index;
-  if (auto fastest = fastest_of_run(context.database, *task, retuned.run_id)) add(*fastest);
+  for (const auto& config : fastest_of_run(context.database, *task, retuned.run_id, kRunFinalists)) add(config);
   if (entry.verdict.status != Revalidation::kBroken) old_index = add(old_best.config);
   const std::size_t default_index =
       add(task->kernel_template->default_config(task->workload, task->device, task->space));

@@ -7,12 +7,14 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "optune/db/database.hpp"
 #include "../support/command_test.hpp"
@@ -66,9 +68,10 @@ class RevalidateCliTest : public optune::test_support::CommandTest {
     nlohmann::json json;
     const nlohmann::json& entry() const { return json.at("entries").at(0); }
   };
-  Revalidated revalidate(const std::string& database, const std::string& arguments) {
+  Revalidated revalidate(const std::string& database, const std::string& arguments,
+                         const std::string& retune = kRetune) {
     Revalidated result{optune("revalidate --suite " + suite().string() + " --target cpu --format json " + kTiming +
-                              " " + kRetune + " --db " + database + " " + arguments),
+                              " " + retune + " --db " + database + " " + arguments),
                        nullptr};
     try {
       result.json = nlohmann::json::parse(result.run.out);
@@ -225,6 +228,41 @@ TEST_F(RevalidateCliTest, RegressedBestIsRetunedAndItsNewBestRecordedUnderTodays
   Revalidated again = revalidate(db(), "");
   EXPECT_EQ(again.run.code, 0) << again.run.out << again.run.err;
   EXPECT_EQ(again.entry().at("status"), "current") << again.entry().dump(2);
+}
+
+// A re-tune measures the old toolchain's fastest configs first (tuner "seeded", as many as half its
+// trials), the regressed best itself left out, then the tuner's own picks; its run's fastest, the
+// old config and the default are measured together at the end.
+TEST_F(RevalidateCliTest, RetuneMeasuresTheOldRankingsHeadFirst) {
+  const std::string measured = (dir_ / "measured.db").string();
+  CommandRun tuned = optune("tune --op gemm --shape 32,32,32 --trials 6 --tuner random --seed 3 --remeasure 0 --quiet " +
+                            std::string(kTiming) + " --db " + measured);
+  ASSERT_EQ(tuned.code, 0) << tuned.out << tuned.err;
+  std::vector<TuningRecord> old = Database::open(measured, Database::Mode::kReadOnly).records({});
+  std::vector<TuningRecord> ok;
+  for (auto& record : old)
+    if (record.ok()) ok.push_back(record);
+  ASSERT_GE(ok.size(), 4u);
+  std::sort(ok.begin(), ok.end(), [](const auto& a, const auto& b) { return a.median_seconds < b.median_seconds; });
+  for (auto& record : ok) record.toolchain = {{"compiler", "g++ (GCC) 4.8.5"}, {"flags", "-O2"}};
+  scale(ok.front(), 1e-7 / ok.front().median_seconds);  // the stored best: regressed under any compiler
+  ok.front().winner = true;
+  Database::open(db()).insert(ok);
+
+  Revalidated run = revalidate(db(), "", "--trials 4 --tuner random --seed 1 --quiet");  // 2 seeded, 2 of the tuner's
+  ASSERT_EQ(run.run.code, 0) << run.run.out << run.run.err;
+  ASSERT_EQ(run.entry().at("status"), "regressed") << run.entry().dump(2);
+  const auto& retune = run.entry().at("retune");
+  EXPECT_EQ(retune.at("trials"), 4);
+  const std::string run_id = retune.at("run_id");
+  std::vector<std::string> seeded, picked;
+  for (const auto& record : Database::open(db(), Database::Mode::kReadOnly).records({}))
+    if (record.run_id == run_id && record.tuner == "seeded") seeded.push_back(record.config_text());
+    else if (record.run_id == run_id && record.tuner == "random") picked.push_back(record.config_text());
+  EXPECT_EQ(seeded, (std::vector<std::string>{ok[1].config_text(), ok[2].config_text()}));
+  EXPECT_EQ(picked.size(), 2u);
+  for (const auto& config : picked)
+    for (const auto& record : ok) EXPECT_NE(config, record.config_text()) << "the tuner's picks are new configs";
 }
 
 // A new toolchain that no longer builds the stored best (a compiler wrapper refusing its loop

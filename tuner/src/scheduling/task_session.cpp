@@ -205,8 +205,22 @@ double TaskSession::best_seconds() const {
   return best_ ? best_->median_seconds : std::numeric_limits<double>::infinity();
 }
 
+void TaskSession::measure_first(std::vector<search_space::Config> configs) {
+  first_.assign(configs.rbegin(), configs.rend());
+}
+
 std::size_t TaskSession::step(std::size_t max_trials) {
-  auto batch = tuner_->next_batch(max_trials);
+  std::vector<search_space::Config> batch;
+  std::string tuner_name = tuner_->name();
+  if (!first_.empty()) {
+    while (!first_.empty() && batch.size() < max_trials) {
+      batch.push_back(std::move(first_.back()));
+      first_.pop_back();
+    }
+    tuner_name = "seeded";
+  } else {
+    batch = tuner_->next_batch(max_trials);
+  }
   if (batch.empty()) {
     exhausted_ = summary_.exhausted = true;
     return 0;
@@ -216,7 +230,7 @@ std::size_t TaskSession::step(std::size_t max_trials) {
   // at the space may be far from.
   std::optional<double> cut_against;
   if (summary_.trials > 0 && best_) cut_against = best_->median_seconds;
-  auto records = run_batch(batch, tuner_->name(), summary_.run_id, false, &results, 1, 0,
+  auto records = run_batch(batch, tuner_name, summary_.run_id, false, &results, 1, 0,
                            measure::Runner::MoreRounds{}, cut_against);
   check_environment(records);
   record(records);

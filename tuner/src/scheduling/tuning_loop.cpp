@@ -17,6 +17,7 @@ TuningLoop::TuningLoop(measure::Builder& builder, measure::Runner& runner, db::D
 TuningSummary TuningLoop::run(const std::shared_ptr<const measure::MeasureTask>& task,
                               const TuningOptions& options) {
   TaskSession session(task, options.tuner, measurer_, options.run_id.empty() ? make_run_id() : options.run_id);
+  session.measure_first(options.first_configs);
   progress_.start(task->workload.key(), options.trials);
   // A run that resumes says so: those configs are not measured again.
   if (const std::size_t recorded = session.summary().already_recorded; recorded > 0)

@@ -135,6 +135,9 @@ class TaskSession {
   // failed the same way and the default config fails that way too (and so does the fastest config
   // that has worked for the task, where one has).
   std::size_t step(std::size_t max_trials);
+  // Configs the next steps measure before the tuner's own picks (TuningOptions::first_configs),
+  // recorded under tuner "seeded"; the tuner learns from them as from its own.
+  void measure_first(std::vector<search_space::Config> configs);
   // Measures the best `top` configs and the default again, in interleaved rounds, and then any
   // config whose one record would still beat them; then (top > 0) the final comparison
   // (final_comparison.hpp), whose winner is marked in the database unless the machine was busy
@@ -158,6 +161,7 @@ class TaskSession {
   std::shared_ptr<const measure::MeasureTask> task_;
   RecordingMeasurer& measurer_;
   std::unique_ptr<Tuner> tuner_;
+  std::vector<search_space::Config> first_;  // measure_first's configs not yet measured, next last
   TuningSummary summary_;
   std::optional<db::TuningRecord> best_;
   std::vector<db::TuningRecord> successes_;

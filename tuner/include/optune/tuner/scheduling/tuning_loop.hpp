@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <string>
+#include <vector>
 
 #include "optune/tuner/scheduling/progress.hpp"
 #include "optune/tuner/scheduling/task_session.hpp"
@@ -23,6 +24,10 @@ struct TuningOptions {
   double seconds = 0;
   TunerOptions tuner;
   std::string run_id;              // "" = generated
+  // Measured first, before the tuner's own picks and counted as trials, even where the task has
+  // records of them: revalidate's re-tune measures the old toolchain's fastest configs first under
+  // today's (a compiler change reorders a ranking less than it reshuffles it).
+  std::vector<search_space::Config> first_configs;
   // Set (e.g. by a signal handler) to stop after the batch in flight, which is recorded; the
   // final comparison is then skipped (or, under way, ends after its first rounds). Null: never.
   const std::atomic<bool>* stop = nullptr;
