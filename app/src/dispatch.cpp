@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <map>
+#include <set>
 #include <stdexcept>
 
 #include "optune/app/bad_input.hpp"
@@ -30,6 +32,7 @@ struct RangeShapes {
   std::vector<std::string> held_out;
   kernels::Workload base;            // the first sampled shape's workload
   kernels::ExtentValues low, high;
+  bool is_range = false;             // one range given (else a list of shapes)
 };
 
 RangeShapes shapes_of(const DispatchRequest& request) {
@@ -37,7 +40,7 @@ RangeShapes shapes_of(const DispatchRequest& request) {
   const auto& given = request.shapes;
   if (given.empty())
     throw BadInput("dispatch: --shape is required: a range (M=1..2048,N=768,K=768) or two shapes or more");
-  const bool is_range = given.size() == 1 && tuner::is_shape_range(given[0]);
+  const bool is_range = shapes.is_range = given.size() == 1 && tuner::is_shape_range(given[0]);
   kernels::Op op;
   try {
     op = kernels::parse_op(request.tune.op);
@@ -95,11 +98,12 @@ RangeShapes shapes_of(const DispatchRequest& request) {
   return shapes;
 }
 
-// Tunes each shape (trials of its own, the template of the first), or, with no trials, makes its
-// task to read what is recorded.
+// Tunes each shape (trials of its own, the template of the first), or, with no trials or for a
+// shape `tuned` names (tuned earlier in this run), makes its task to read what is recorded.
 std::vector<TaskPointer> tune_shapes(const DispatchRequest& request, const std::vector<std::string>& shapes,
                                      std::string& template_name, const InstallPaths& paths, tuner::Progress& progress,
-                                     const std::function<void(const std::string&)>& log) {
+                                     const std::function<void(const std::string&)>& log,
+                                     const std::set<std::string>& tuned = {}) {
   std::vector<TaskPointer> tasks;
   const auto remote = find_remote(request.tune.measuring);
   for (const auto& shape : shapes) {
@@ -107,7 +111,7 @@ std::vector<TaskPointer> tune_shapes(const DispatchRequest& request, const std::
     one.shape = shape;
     one.template_name = template_name;
     one.budget.clear();
-    if (request.tune.tuning.trials > 0) {
+    if (request.tune.tuning.trials > 0 && !tuned.count(shape)) {
       tasks.push_back(tune_workload(one, paths, progress, log).task);
     } else {
       tasks.push_back(make_task(one.op, shape, one.measuring.target, nullptr, remote ? &remote->device : nullptr,
@@ -151,13 +155,18 @@ struct Finalist {
   std::vector<std::optional<search_space::Config>> on_shape;
 };
 
-std::vector<Finalist> finalists_of(const DispatchRequest& request, const std::vector<TaskPointer>& tasks) {
+// The finalists of tasks[from..] (the --finalists best of each) added to `finalists`, which are
+// first read on those tasks' shapes too: a refinement adds shapes to a matrix already measured.
+void add_finalists(const DispatchRequest& request, const std::vector<TaskPointer>& tasks, std::size_t from,
+                   std::vector<Finalist>& finalists) {
+  for (auto& finalist : finalists)
+    for (std::size_t t = from; t < tasks.size(); ++t)
+      finalist.on_shape.push_back(tuner::config_for_shape(tasks[t]->space, finalist.config));
   auto database = open_database(request.tune.database, db::Database::Mode::kReadOnly);
-  std::vector<Finalist> finalists;
   std::vector<std::string> passed_over;
-  for (const auto& task : tasks) {
+  for (std::size_t t = from; t < tasks.size(); ++t) {
     for (const auto& record :
-         tuner::checked_top_k(database, tuner::task_filter(tuner::task_key(*task)), request.finalists, passed_over)) {
+         tuner::checked_top_k(database, tuner::task_filter(tuner::task_key(*tasks[t])), request.finalists, passed_over)) {
       Finalist finalist{record.config, record.workload_key, {}};
       for (const auto& other : tasks) finalist.on_shape.push_back(tuner::config_for_shape(other->space, record.config));
       // Two finalists that are one config on every shape are measured once.
@@ -166,13 +175,15 @@ std::vector<Finalist> finalists_of(const DispatchRequest& request, const std::ve
       if (!known) finalists.push_back(std::move(finalist));
     }
   }
-  return finalists;
 }
 
-// The configs x shapes matrix: every finalist measured on every shape where its config is valid.
+// The configs x shapes matrix: every finalist measured on every shape where its config is valid;
+// the cells of `known` (the matrix before a refinement added rows and columns) are not measured again.
 tuner::ConfigShapeMatrix measure_matrix(const DispatchRequest& request, const InstallPaths& paths,
                                         const std::vector<TaskPointer>& tasks, const std::vector<Finalist>& finalists,
+                                        const tuner::ConfigShapeMatrix& known,
                                         const std::function<void(const std::string&)>& log) {
+  auto is_known = [&known](std::size_t f, std::size_t t) { return f < known.seconds.size() && t < known.shapes.size(); };
   std::vector<std::vector<search_space::Config>> configs(tasks.size());
   // where[f][t]: the index of finalist f's config among configs[t].
   std::vector<std::vector<std::optional<std::size_t>>> where(finalists.size(),
@@ -180,7 +191,7 @@ tuner::ConfigShapeMatrix measure_matrix(const DispatchRequest& request, const In
   for (std::size_t f = 0; f < finalists.size(); ++f)
     for (std::size_t t = 0; t < tasks.size(); ++t) {
       const auto& config = finalists[f].on_shape[t];
-      if (!config) continue;
+      if (!config || is_known(f, t)) continue;
       auto& on_task = configs[t];
       const auto found = std::find(on_task.begin(), on_task.end(), *config);
       where[f][t] = static_cast<std::size_t>(found - on_task.begin());
@@ -192,7 +203,9 @@ tuner::ConfigShapeMatrix measure_matrix(const DispatchRequest& request, const In
   for (std::size_t f = 0; f < finalists.size(); ++f) {
     matrix.seconds.emplace_back();
     for (std::size_t t = 0; t < tasks.size(); ++t)
-      matrix.seconds.back().push_back(where[f][t] ? seconds[t][*where[f][t]] : std::nullopt);
+      matrix.seconds.back().push_back(is_known(f, t) ? known.seconds[f][t]
+                                      : where[f][t]  ? seconds[t][*where[f][t]]
+                                                     : std::nullopt);
   }
   return matrix;
 }
@@ -213,25 +226,33 @@ tuner::RunsOverBox runs_over_box(const kernels::KernelTemplate& kernel, const ke
   };
 }
 
-// Each held-out shape tuned for its own best, then measured together with the rule's config and
-// the nearest tuned shape's config (chosen before any held-out shape is tuned, as pick would have
-// answered without the rule).
-std::vector<HeldOutCheck> validate(const DispatchRequest& request, const InstallPaths& paths,
-                                   const RangeShapes& shapes, const tuner::DispatchRule& rule,
-                                   std::string template_name, const TaskPointer& first, tuner::Progress& progress,
-                                   const std::function<void(const std::string&)>& log) {
-  if (shapes.held_out.empty()) return {};
+// The held-out checks of one round and their shapes' tasks (each tuned for its own best).
+struct Validation {
+  std::vector<HeldOutCheck> checks;
+  std::vector<TaskPointer> tasks;
+};
+
+// Each held-out shape tuned for its own best (unless `tuned` names it: checked in an earlier round),
+// then measured together with the rule's config and the nearest tuned shape's config. That one is
+// chosen, once per shape, before the shape is tuned, as pick would have answered without the rule.
+Validation validate(const DispatchRequest& request, const InstallPaths& paths, const std::vector<std::string>& held_out,
+                    const std::set<std::string>& tuned,
+                    std::map<std::string, std::optional<tuner::NearestConfig>>& nearest, const kernels::Workload& base,
+                    const tuner::DispatchRule& rule, std::string template_name, const TaskPointer& first,
+                    tuner::Progress& progress, const std::function<void(const std::string&)>& log) {
+  Validation validation;
+  if (held_out.empty()) return validation;
   const auto target = backends::parse_target(request.tune.measuring.target);
-  std::vector<std::optional<tuner::NearestConfig>> nearest;
   {
     auto database = open_database(request.tune.database, db::Database::Mode::kReadOnly);
-    for (const auto& text : shapes.held_out)
-      nearest.push_back(tuner::nearest_config(database, kernels::parse_workload(shapes.base.op, text), target,
-                                              first->device, tuner::NearestRanking::kCostModel));
+    for (const auto& text : held_out)
+      if (!nearest.count(text))
+        nearest[text] = tuner::nearest_config(database, kernels::parse_workload(base.op, text), target, first->device,
+                                              tuner::NearestRanking::kCostModel);
   }
-  const auto tasks = tune_shapes(request, shapes.held_out, template_name, paths, progress, log);
+  const auto& tasks = validation.tasks = tune_shapes(request, held_out, template_name, paths, progress, log, tuned);
   auto database = open_database(request.tune.database, db::Database::Mode::kReadOnly);
-  std::vector<HeldOutCheck> checks;
+  auto& checks = validation.checks;
   std::vector<std::vector<search_space::Config>> configs(tasks.size());
   std::vector<std::array<std::optional<std::size_t>, 3>> where(tasks.size());  // own best, rule, nearest
   auto add = [&](std::size_t t, std::size_t role, const std::optional<search_space::Config>& config) {
@@ -248,7 +269,8 @@ std::vector<HeldOutCheck> validate(const DispatchRequest& request, const Install
     checks.push_back({task.workload.key(), leaf ? rule.leaf_name(*leaf) : "", {}, {}, {}});
     if (auto own = tuner::best_usable(database, tuner::task_key(task), task.space)) add(t, 0, own->config);
     if (leaf) add(t, 1, tuner::config_for_shape(task.space, rule.configs[rule.leaves[*leaf].config]));
-    if (nearest[t] && nearest[t]->kernel == task.kernel_template) add(t, 2, nearest[t]->config);
+    const auto& near = nearest.at(held_out[t]);
+    if (near && near->kernel == task.kernel_template) add(t, 2, near->config);
   }
   const Seconds seconds = measure_together(request, paths, tasks, configs, log);
   for (std::size_t t = 0; t < tasks.size(); ++t) {
@@ -257,11 +279,22 @@ std::vector<HeldOutCheck> validate(const DispatchRequest& request, const Install
     checks[t].rule = at(1);
     checks[t].nearest = at(2);
   }
-  return checks;
+  return validation;
 }
 
 nlohmann::json optional_json(const std::optional<double>& value) {
   return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json checks_json(const std::vector<HeldOutCheck>& checks) {
+  nlohmann::json json = nlohmann::json::array();
+  for (const auto& check : checks)
+    json.push_back({{"workload", check.workload},
+                    {"leaf", check.leaf},
+                    {"own_best", optional_json(check.own_best)},
+                    {"rule", optional_json(check.rule)},
+                    {"nearest", optional_json(check.nearest)}});
+  return json;
 }
 
 // Everything the stored rule keeps: the rule itself, and the measurements it was fitted to.
@@ -285,14 +318,11 @@ nlohmann::json stored_rule(const DispatchOutcome& outcome, const DispatchRequest
   nlohmann::json uncovered = nlohmann::json::array();
   for (auto s : outcome.cover.uncovered) uncovered.push_back(outcome.shape_keys[s]);
   json["uncovered"] = uncovered;
-  nlohmann::json held_out = nlohmann::json::array();
-  for (const auto& check : outcome.held_out)
-    held_out.push_back({{"workload", check.workload},
-                        {"leaf", check.leaf},
-                        {"own_best", optional_json(check.own_best)},
-                        {"rule", optional_json(check.rule)},
-                        {"nearest", optional_json(check.nearest)}});
-  json["held_out"] = held_out;
+  json["held_out"] = checks_json(outcome.held_out);
+  nlohmann::json refinements = nlohmann::json::array();
+  for (const auto& refinement : outcome.refinements)
+    refinements.push_back({{"held_out", checks_json(refinement.checks)}, {"promoted", refinement.promoted}});
+  json["refinements"] = refinements;
   return json;
 }
 
@@ -306,33 +336,72 @@ DispatchOutcome make_dispatch(const DispatchRequest& request, const InstallPaths
   if (request.samples < 2) throw BadInput("dispatch: --samples must be at least 2");
   if (request.rounds < 1 || request.rounds > kMaxMeasureRounds)
     throw BadInput("dispatch: --rounds must be from 1 to " + std::to_string(kMaxMeasureRounds));
-  const RangeShapes shapes = shapes_of(request);
+  RangeShapes shapes = shapes_of(request);
   std::string template_name = request.tune.template_name;
-  const auto tasks = tune_shapes(request, shapes.sampled, template_name, paths, progress, log);
+  auto tasks = tune_shapes(request, shapes.sampled, template_name, paths, progress, log);
+  const TaskPointer first = tasks.front();
 
   DispatchOutcome outcome;
   for (const auto& shape : request.shapes) outcome.range += (outcome.range.empty() ? "" : " ") + shape;
-  for (const auto& task : tasks) outcome.shape_keys.push_back(task->workload.key());
-  const auto finalists = finalists_of(request, tasks);
-  if (finalists.empty())
-    throw std::runtime_error("dispatch: no shape of " + outcome.range + " has a successful record to start from");
-  for (const auto& finalist : finalists) {
-    outcome.finalists.push_back(finalist.config);
-    outcome.finalist_from.push_back(finalist.from);
+  std::vector<Finalist> finalists;
+  std::map<std::string, std::optional<tuner::NearestConfig>> nearest;  // a held-out shape's, before it was tuned
+  std::set<std::string> tuned_held_out;
+  std::vector<std::string> held_out = shapes.held_out;
+  // Measure, cover, fit and check; then, while a held-out shape misses and rounds are left, it
+  // becomes a sampled shape (its finalists join; only the matrix's new cells are measured), the
+  // rule is fitted again and checked on the other held-out shapes and fresh ones drawn in its place.
+  for (std::size_t round = 0;; ++round) {
+    const std::size_t measured_shapes = outcome.shape_keys.size();
+    for (std::size_t t = measured_shapes; t < tasks.size(); ++t) outcome.shape_keys.push_back(tasks[t]->workload.key());
+    add_finalists(request, tasks, measured_shapes, finalists);
+    if (finalists.empty())
+      throw std::runtime_error("dispatch: no shape of " + outcome.range + " has a successful record to start from");
+    outcome.finalists.clear();
+    outcome.finalist_from.clear();
+    for (const auto& finalist : finalists) {
+      outcome.finalists.push_back(finalist.config);
+      outcome.finalist_from.push_back(finalist.from);
+    }
+    outcome.matrix = measure_matrix(request, paths, tasks, finalists, outcome.matrix, log);
+    outcome.cover = tuner::greedy_cover(outcome.matrix, request.most_configs, request.within);
+    if (outcome.cover.chosen.empty())
+      throw std::runtime_error("dispatch: no finalist ran on any shape of " + outcome.range);
+    outcome.rule = {};
+    for (auto c : outcome.cover.chosen) {
+      outcome.rule.configs.push_back(finalists[c].config);
+      outcome.rule.configs_from.push_back(finalists[c].from);
+    }
+    outcome.rule.leaves =
+        tuner::fit_leaves(outcome.matrix, outcome.cover.chosen, shapes.low, shapes.high, 16,
+                          runs_over_box(*first->kernel_template, shapes.base, first->device, outcome.rule.configs));
+    Validation validation = validate(request, paths, held_out, tuned_held_out, nearest, shapes.base, outcome.rule,
+                                     template_name, first, progress, log);
+    outcome.held_out = validation.checks;
+    for (const auto& text : held_out) tuned_held_out.insert(text);
+    std::vector<std::size_t> missed;
+    for (std::size_t h = 0; h < held_out.size(); ++h)
+      if (validation.checks[h].misses(request.within)) missed.push_back(h);
+    if (missed.empty() || round == request.refine) break;
+    std::vector<std::string> kept, promoted;
+    for (std::size_t h = 0; h < held_out.size(); ++h) {
+      if (std::find(missed.begin(), missed.end(), h) == missed.end()) {
+        kept.push_back(held_out[h]);
+        continue;
+      }
+      promoted.push_back(validation.checks[h].workload);
+      shapes.sampled.push_back(held_out[h]);
+      tasks.push_back(validation.tasks[h]);
+    }
+    outcome.refinements.push_back({validation.checks, promoted});
+    if (log) log("dispatch: the rule misses " + std::to_string(promoted.size()) + " held-out shapes: sampling them too");
+    if (shapes.is_range && request.held_out.empty()) {
+      std::vector<std::string> seen = shapes.sampled;
+      seen.insert(seen.end(), tuned_held_out.begin(), tuned_held_out.end());
+      for (auto& fresh : tuner::held_out_shapes(request.shapes.front(), promoted.size(), seen))
+        kept.push_back(std::move(fresh));
+    }
+    held_out = std::move(kept);
   }
-  outcome.matrix = measure_matrix(request, paths, tasks, finalists, log);
-  outcome.cover = tuner::greedy_cover(outcome.matrix, request.most_configs, request.within);
-  if (outcome.cover.chosen.empty())
-    throw std::runtime_error("dispatch: no finalist ran on any shape of " + outcome.range);
-  for (auto c : outcome.cover.chosen) {
-    outcome.rule.configs.push_back(finalists[c].config);
-    outcome.rule.configs_from.push_back(finalists[c].from);
-  }
-  const auto& first = tasks.front();
-  outcome.rule.leaves =
-      tuner::fit_leaves(outcome.matrix, outcome.cover.chosen, shapes.low, shapes.high, 16,
-                        runs_over_box(*first->kernel_template, shapes.base, first->device, outcome.rule.configs));
-  outcome.held_out = validate(request, paths, shapes, outcome.rule, template_name, first, progress, log);
 
   db::DispatchRecord& stored = outcome.stored;
   stored.template_name = template_name;

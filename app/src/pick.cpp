@@ -82,17 +82,11 @@ bool pick_dispatch(const db::Database& database, const kernels::Workload& worklo
   std::vector<std::string> passed_over;
   auto match = tuner::dispatch_for(database.dispatches(pick.target, pick.device_id), workload, passed_over);
   if (!match) return false;
+  const auto leaf = tuner::leaf_config(*match, workload, device);
+  if (!leaf) return false;
+  pick.template_name = leaf->kernel->name();
+  pick.config = leaf->space.to_json(leaf->config);
   const std::size_t config_index = match->rule.leaves[match->leaf].config;
-  try {
-    const auto& kernel = backends::template_of_record(match->record.template_name, match->rule.configs[config_index]);
-    auto space = kernel.space(workload, device);
-    auto config = tuner::config_for_shape(space, match->rule.configs[config_index]);
-    if (!config) return false;
-    pick.template_name = kernel.name();
-    pick.config = space.to_json(*config);
-  } catch (const std::invalid_argument&) {
-    return false;  // a template this build does not have
-  }
   pick.source = PickSource::kDispatch;
   pick.dispatch = Pick::DispatchLeaf{match->record.id, tuner::range_text(match->record),
                                      match->rule.leaf_name(match->leaf), match->leaf,

@@ -45,6 +45,11 @@ print(f"\n{rule['range']} ({rule['template']} on {rule['target']}): {len(rule['s
       f"{100 * rule['within']:.0f}%), {len(rule['leaves'])} leaves, {sys.argv[2]} s")
 for leaf in rule["leaves"]:
     print(f"  leaf {leaf['name']:<24} config {leaf['config']} (tuned for {rule['configs'][leaf['config']]['from']})")
+def ratio_text(check, key):
+    return f"{check[key] / check['own_best']:.3f}" if check[key] and check["own_best"] else "-"
+for r, refinement in enumerate(rule.get("refinements", []), 1):
+    print(f"  check {r}: " + ", ".join(f"{c['workload']} {ratio_text(c, 'rule')}" for c in refinement["held_out"]))
+    print(f"  refinement {r}: sampled too, the rule fitted again: {' '.join(refinement['promoted'])}")
 print(f"  {'held-out shape':<48} {'rule':>7} {'nearest':>8}   (time over its own tuned best)")
 worst_rule = worst_nearest = 0.0
 for check in rule["held_out"]:

@@ -19,5 +19,5 @@ done
 cp "$root"/configs/kernels/*_cuda.* "$prefix/kernels/"
 cp "$here/cuda_examples_run.sh" "$here/cuda_gemm_run.sh" "$here/torch_gemm_peers.py" "$here/torch_peers.py" \
   "$here/trust_under_gpu_load.sh" "$here/trust_verdict.py" "$here/time_to_result.sh" "$here/time_to_result.py" \
-  "$here/dispatch_bench.sh" "$here/dispatch_gpu.sh" "$prefix/"
+  "$here/dispatch_bench.sh" "$here/dispatch_gpu.sh" "$here/nvidia_opencl_icd.sh" "$prefix/"
 du -sh "$prefix"

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """cuBLAS FP32 SGEMM and cuDNN FP32 conv2d through PyTorch, TF32 off: the peers of optune's tuned
-OpenCL kernels in tests/bench/opencl_gpu_bench.sh. Prints one line per workload: median time over
+OpenCL kernels in tests/bench/opencl_gpu_bench.sh; `conv-keys KEY...` times cuDNN on conv2d workload keys
+(dispatch_gpu.sh's held-out shapes). Prints one line per workload: median time over
 repeats of CUDA-event-timed batches, and TFLOP/s (multiply-adds count as 2)."""
+import re
 import statistics
 import sys
 
@@ -63,9 +65,25 @@ def conv(c, h, k, stride):
               f"{flops / ms / 1e9:.2f} TFLOP/s")
 
 
+def conv_key(key):
+    """cuDNN FP32 on a conv2d workload key (conv2d.nchw.f32.N8.C64.H14.W14.K64.R3.S3.st1.pad1)."""
+    fields = dict(re.findall(r"\.(N|C|H|W|K|R|S|st|pad)(\d+)", key))
+    n, c, h, w, k, r, s, stride, pad = (int(fields[f]) for f in ("N", "C", "H", "W", "K", "R", "S", "st", "pad"))
+    x = torch.rand(n, c, h, w, device="cuda") * 2 - 1
+    weight = torch.rand(k, c, r, s, device="cuda") * 2 - 1
+    p, q = (h + 2 * pad - r) // stride + 1, (w + 2 * pad - s) // stride + 1
+    flops = 2 * n * k * p * q * c * r * s
+    run = lambda: torch.nn.functional.conv2d(x, weight, stride=stride, padding=pad)  # noqa: E731
+    ms = graph_time_ms(run)
+    print(f"cudnn-graph {key}  {ms:.4f} ms  {flops / ms / 1e9:.2f} TFLOP/s")
+
+
 if __name__ == "__main__":
     print("torch", torch.__version__, torch.cuda.get_device_name(), "cudnn", torch.backends.cudnn.version())
     what = sys.argv[1] if len(sys.argv) > 1 else "all"
+    if what == "conv-keys":  # cuDNN on the given conv2d workload keys
+        for key in sys.argv[2:]:
+            conv_key(key)
     if what in ("all", "gemm"):
         for n in (2048, 4096):
             gemm(n)

@@ -5,6 +5,7 @@
 // computes the right product. Bad shapes and options are refused with one line and exit 2.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command_test.hpp"
+#include "optune/db/database.hpp"
 
 namespace {
 
@@ -66,7 +68,7 @@ int main(int argc, char** argv) {
 
 TEST_F(DispatchCliTest, RangeIsMeasuredStoredPickedAndCompiledIn) {
   CommandRun run = optune(std::string("dispatch --op gemm --shape ") + kRange +
-                          " --samples 6 --trials 2 --finalists 1 --held-out-count 1 --rounds 1 --format json --db " + db() + kQuick);
+                          " --samples 6 --trials 2 --finalists 1 --held-out-count 1 --refine 0 --rounds 1 --format json --db " + db() + kQuick);
   ASSERT_EQ(run.code, 0) << run.err;
   const auto rule = nlohmann::json::parse(run.out);
   EXPECT_EQ(rule["template"], "gemm.cpu");
@@ -167,6 +169,60 @@ TEST_F(DispatchCliTest, RangeIsMeasuredStoredPickedAndCompiledIn) {
     }
   }
   EXPECT_EQ(checked, ms.size());
+}
+
+// Refinement: a held-out shape the rule misses joins the sampled shapes, the rule is fitted again
+// and checked on the other held-out shapes (a range with --held-out draws no fresh ones). M=200 is
+// tuned well beforehand, and the rule may keep one config (--configs 1), tuned in 2 trials for a
+// small M: at --within 0 it misses M=200 by far (1.5x and more here).
+TEST_F(DispatchCliTest, HeldOutShapesTheRuleMissesAreSampledAndTheRuleFittedAgain) {
+  ASSERT_EQ(optune("tune --op gemm --shape 200,32,32 --trials 12 --remeasure 0 --seed 2 --db " + db() + kQuick).code, 0);
+  CommandRun run = optune(std::string("dispatch --op gemm --shape M=1..256,N=32,K=32 --samples 3 --trials 2 ") +
+                          "--finalists 1 --configs 1 --held-out 200,32,32 --held-out 3,32,32 --within 0 --refine 1 " +
+                          "--rounds 1 --format json --db " + db() + kQuick);
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto rule = nlohmann::json::parse(run.out);
+  const auto& shapes = rule["shapes"];
+  auto sampled = [&shapes](const nlohmann::json& key) { return std::find(shapes.begin(), shapes.end(), key) != shapes.end(); };
+  auto misses = [](const nlohmann::json& check) {
+    return check["own_best"].is_number() &&
+           (!check["rule"].is_number() || check["rule"].get<double>() > check["own_best"].get<double>());
+  };
+  for (const auto& row : rule["matrix"]) EXPECT_EQ(row.size(), shapes.size());
+  ASSERT_EQ(rule["refinements"].size(), 1u) << rule.dump(1);
+  const auto& refinement = rule["refinements"][0];
+  ASSERT_EQ(refinement["held_out"].size(), 2u);
+  std::vector<std::string> missed;
+  for (const auto& check : refinement["held_out"])
+    if (misses(check)) missed.push_back(check["workload"]);
+  EXPECT_EQ(refinement["promoted"].get<std::vector<std::string>>(), missed) << "the promoted shapes are the misses";
+  EXPECT_NE(std::find(missed.begin(), missed.end(), "gemm.f32.M200.N32.K32"), missed.end()) << refinement.dump(1);
+  for (const auto& key : missed) EXPECT_TRUE(sampled(key)) << key << " was promoted: a column of the matrix";
+  EXPECT_EQ(shapes.size(), 3u + missed.size());
+  // The final check: the held-out shapes that were not promoted, against the rule fitted again.
+  ASSERT_EQ(rule["held_out"].size(), 2u - missed.size());
+  for (const auto& check : rule["held_out"]) EXPECT_FALSE(sampled(check["workload"])) << check.dump();
+}
+
+// A stored rule whose template this build lacks (stored by another build, or of a retired template)
+// holds no shape: pick and apply-best pass it over and answer with the nearest tuned shape.
+TEST_F(DispatchCliTest, RuleOfATemplateThisBuildLacksIsPassedOver) {
+  CommandRun run = optune("measure --op gemm --shape 32,32,32 --default --rounds 1 --repeat 3 --min-repeat-ms 1 --db " + db());
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto records = optune::db::Database::open(db(), optune::db::Database::Mode::kReadOnly).records({});
+  ASSERT_FALSE(records.empty());
+  const nlohmann::json extents_low = {{"M", 1}, {"N", 32}, {"K", 32}}, extents_high = {{"M", 64}, {"N", 32}, {"K", 32}};
+  const nlohmann::json rule = {
+      {"configs", {{{"config", records.front().config}, {"from", "gemm.f32.M32.N32.K32"}}}},
+      {"leaves", {{{"name", "M=1..64"}, {"low", extents_low}, {"high", extents_high}, {"config", 0}}}}};
+  optune::db::Database::open(db()).insert_dispatch({0, "gemm.retired", "cpu", records.front().device_id,
+                                                    "gemm.f32.M1.N32.K32", "gemm.f32.M64.N32.K32", rule, 1.0, "0.0.1"});
+  EXPECT_EQ(pick(5)["source"], "nearest");
+  run = optune("apply-best --db " + db() + " --out " + (dir_ / "tuned.hpp").string() +
+               " --workload gemm.f32.M5.N32.K32");
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(optune::test_support::slurp(dir_ / "tuned.hpp").find("gemm.f32.M5.N32.K32: never tuned; the config tuned for"),
+            std::string::npos);
 }
 
 TEST_F(DispatchCliTest, BadShapesAndOptionsAreRefusedBeforeAnythingIsMeasured) {

@@ -47,6 +47,14 @@ void print_matrix(const app::DispatchOutcome& outcome) {
                 outcome.matrix.best(s) ? fmt::format("{:.4f}", *outcome.matrix.best(s) * 1e3).c_str() : "-");
 }
 
+void print_checks(const std::string& title, const std::vector<app::HeldOutCheck>& checks) {
+  std::printf("%s: time over their own tuned best\n%-44s %-22s %8s %8s\n", title.c_str(), "workload", "leaf", "rule",
+              "nearest");
+  for (const auto& check : checks)
+    std::printf("%-44s %-22s %8s %8s\n", check.workload.c_str(), check.leaf.c_str(),
+                ratio_text(check.rule, check.own_best).c_str(), ratio_text(check.nearest, check.own_best).c_str());
+}
+
 void print_outcome(const app::DispatchOutcome& outcome, double within) {
   std::printf("dispatch %zu of %s (%s on %s), %zu shapes x %zu finalists\n", outcome.stored.id, outcome.range.c_str(),
               outcome.stored.template_name.c_str(), outcome.stored.target.c_str(), outcome.shape_keys.size(),
@@ -63,12 +71,15 @@ void print_outcome(const app::DispatchOutcome& outcome, double within) {
     std::printf("  %-28s config %zu (finalist %zu, tuned for %s)\n", outcome.rule.leaf_name(l).c_str(),
                 outcome.rule.leaves[l].config, outcome.cover.chosen[outcome.rule.leaves[l].config],
                 outcome.rule.configs_from[outcome.rule.leaves[l].config].c_str());
-  if (outcome.held_out.empty()) return;
-  std::printf("held-out shapes: time over their own tuned best\n%-44s %-22s %8s %8s\n", "workload", "leaf", "rule",
-              "nearest");
-  for (const auto& check : outcome.held_out)
-    std::printf("%-44s %-22s %8s %8s\n", check.workload.c_str(), check.leaf.c_str(),
-                ratio_text(check.rule, check.own_best).c_str(), ratio_text(check.nearest, check.own_best).c_str());
+  for (std::size_t r = 0; r < outcome.refinements.size(); ++r) {
+    const auto& refinement = outcome.refinements[r];
+    print_checks(fmt::format("held-out shapes, check {} (the rule fitted before refinement {})", r + 1, r + 1),
+                 refinement.checks);
+    std::printf("refinement %zu: sampled too, the rule fitted again:", r + 1);
+    for (const auto& key : refinement.promoted) std::printf(" %s", key.c_str());
+    std::printf("\n");
+  }
+  if (!outcome.held_out.empty()) print_checks("held-out shapes", outcome.held_out);
 }
 
 int run_dispatch(DispatchOptions& options) {
@@ -120,6 +131,9 @@ void add_dispatch_command(CLI::App& app, CommandAction& action) {
                       "A shape to validate the rule on (repeatable; default: --held-out-count drawn from the range)");
   command->add_option("--held-out-count", request.held_out_count, "Held-out shapes drawn from a range")
       ->capture_default_str()->check(whole_number(0, 64));
+  command->add_option("--refine", request.refine,
+                      "Rounds at most in which held-out shapes the rule misses are sampled too and it is fitted again")
+      ->capture_default_str()->check(whole_number(0, 8));
   command->add_option("--rounds", request.rounds, "Interleaved rounds of each shape's measurement")
       ->capture_default_str()->check(whole_number(1, app::kMaxMeasureRounds));
   add_database_option(*command, request.tune.database, "records and the rule written");

@@ -2,7 +2,9 @@
 
 #include <stdexcept>
 
+#include "optune/backends/registry.hpp"
 #include "optune/kernels/operator_catalog.hpp"
+#include "optune/tuner/results/nearest_config.hpp"
 
 namespace optune::tuner {
 
@@ -46,6 +48,20 @@ std::optional<DispatchMatch> dispatch_for(const std::vector<db::DispatchRecord>&
     }
   }
   return std::nullopt;
+}
+
+std::optional<LeafConfig> leaf_config(const DispatchMatch& match, const kernels::Workload& workload,
+                                      const kernels::DeviceInfo& device) {
+  const auto& stored = match.rule.configs.at(match.rule.leaves.at(match.leaf).config);
+  try {
+    const auto& kernel = backends::template_of_record(match.record.template_name, stored);
+    auto space = kernel.space(workload, device);
+    auto config = config_for_shape(space, stored);
+    if (!config) return std::nullopt;
+    return LeafConfig{&kernel, std::move(space), std::move(*config)};
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
 }
 
 std::string range_text(const db::DispatchRecord& record) { return record.low_key + " .. " + record.high_key; }

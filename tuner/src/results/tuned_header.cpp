@@ -103,14 +103,6 @@ std::optional<BestRow> best_row(const kernels::Workload& workload, const kernels
   return std::nullopt;
 }
 
-// The leaf's config of a matched rule read in the workload's space; nullopt where it is not valid
-// there, or of another template than the table's.
-std::optional<search_space::Config> leaf_config(const DispatchMatch& match, const kernels::KernelTemplate& kernel,
-                                                const search_space::ConfigSpace& space) {
-  if (match.record.template_name != kernel.name()) return std::nullopt;
-  return config_for_shape(space, match.rule.configs[match.rule.leaves[match.leaf].config]);
-}
-
 // Rows for the wanted workloads of the table that have no tuned row: where a measured dispatch's
 // rule holds one and the table has no range rows, its leaf's config; else the config of its
 // nearest tuned shape (nearest_config.hpp), so that they do not run the one default config.
@@ -128,18 +120,14 @@ std::vector<std::string> untuned_rows(const db::Database& database, const TunedH
     auto workload = kernels::parse_workload_key(key);
     if (workload.op != sharing.front()->op()) continue;
     if (auto match = dispatch_for(rules, workload, passed_over)) {
-      const auto* kernel = &backends::template_of_record(match->record.template_name,
-                                                         match->rule.configs[match->rule.leaves[match->leaf].config]);
-      if (std::find(sharing.begin(), sharing.end(), kernel) != sharing.end()) {
-        auto space = kernel->space(workload, device);
-        if (auto config = leaf_config(*match, *kernel, space)) {
-          dispatched_keys.insert(key);
-          if (has_range_rows) continue;
-          rows.push_back(fmt::format("    {},  // {}: never tuned; leaf {} of dispatch rule {}",
-                                     kernel->table_row(workload, device, search_space::ConfigView(space, *config)), key,
-                                     match->rule.leaf_name(match->leaf), match->record.id));
-          continue;
-        }
+      const auto leaf = leaf_config(*match, workload, device);
+      if (leaf && std::find(sharing.begin(), sharing.end(), leaf->kernel) != sharing.end()) {
+        dispatched_keys.insert(key);
+        if (has_range_rows) continue;
+        rows.push_back(fmt::format("    {},  // {}: never tuned; leaf {} of dispatch rule {}",
+                                   leaf->kernel->table_row(workload, device, search_space::ConfigView(leaf->space, leaf->config)),
+                                   key, match->rule.leaf_name(match->leaf), match->record.id));
+        continue;
       }
     }
     auto nearest = nearest_config(database, workload, request.target, device);

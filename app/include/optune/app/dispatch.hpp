@@ -32,6 +32,9 @@ struct DispatchRequest {
   double within = 0.05;               // X: 0.05 is 5%
   std::size_t finalists = 4;          // per representative shape
   int rounds = 3;                     // interleaved rounds of the matrix and the validation
+  // Rounds of refinement at most: held-out shapes the rule misses become sampled shapes, the rule
+  // is fitted again and checked on the other held-out shapes and fresh ones (a range's) in their place.
+  std::size_t refine = 2;
 };
 
 // One held-out shape: the seconds of its own tuned best, the rule's config and the config of its
@@ -41,6 +44,15 @@ struct HeldOutCheck {
   std::string workload;
   std::string leaf;
   std::optional<double> own_best, rule, nearest;
+  // The rule's config over `within` (0.05: 5%) slower than the shape's own best, or not run there.
+  bool misses(double within) const { return own_best && (!rule || *rule > *own_best * (1 + within)); }
+};
+
+// One round of refinement: the checks that found misses, and the shapes (workload keys) that then
+// joined the sampled ones.
+struct Refinement {
+  std::vector<HeldOutCheck> checks;
+  std::vector<std::string> promoted;
 };
 
 struct DispatchOutcome {
@@ -52,7 +64,8 @@ struct DispatchOutcome {
   std::vector<std::string> finalist_from;
   tuner::ConfigShapeMatrix matrix;
   tuner::ConfigCover cover;
-  std::vector<HeldOutCheck> held_out;
+  std::vector<HeldOutCheck> held_out;    // the last round's checks
+  std::vector<Refinement> refinements;   // the rounds before it, in order
 };
 
 // Throws BadInput for malformed shapes or ranges, a single plain shape, shapes of different

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "optune/db/dispatch_record.hpp"
+#include "optune/kernels/kernel_template.hpp"
 #include "optune/kernels/workload.hpp"
 #include "optune/tuner/results/shape_dispatch.hpp"
 
@@ -36,6 +37,19 @@ kernels::Workload workload_at(const kernels::Workload& kind, const kernels::Exte
 // in `passed_over` ("dispatch rule <id>: <problem>").
 std::optional<DispatchMatch> dispatch_for(const std::vector<db::DispatchRecord>& in_force,
                                           const kernels::Workload& workload, std::vector<std::string>& passed_over);
+
+// A matched leaf's config as a workload of its box runs it: its template, and the config read in
+// the workload's space (config_for_shape).
+struct LeafConfig {
+  const kernels::KernelTemplate* kernel = nullptr;
+  search_space::ConfigSpace space;
+  search_space::Config config;
+};
+
+// Nullopt where the leaf's config is not valid for `workload`, or names a template this build
+// does not have (a rule another build stored).
+std::optional<LeafConfig> leaf_config(const DispatchMatch& match, const kernels::Workload& workload,
+                                      const kernels::DeviceInfo& device);
 
 // The range of a stored rule as text: "gemm.f32.M1.N768.K768 .. gemm.f32.M2048.N768.K768".
 std::string range_text(const db::DispatchRecord& record);
