@@ -5,6 +5,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
@@ -12,6 +13,7 @@
 
 #include "optune/app/bad_input.hpp"
 #include "optune/app/describe.hpp"
+#include "optune/app/dispatch.hpp"
 #include "optune/app/pick.hpp"
 #include "optune/app/query.hpp"
 #include "optune/app/replay.hpp"
@@ -35,7 +37,8 @@ app::InstallPaths install_paths(const std::string& package_dir, const std::strin
   return app::install_paths_beside(bin, cache_dir, lock_dir);
 }
 
-std::string tune(const py::dict& arguments, const std::string& package_dir, const py::object& callback) {
+// tune()'s arguments (optune/__init__.py builds them) as the command line's request.
+app::TuneRequest tune_request(const py::dict& arguments) {
   auto get = [&](const char* key) { return arguments[key]; };
   app::TuneRequest request;
   request.op = get("op").cast<std::string>();
@@ -72,7 +75,12 @@ std::string tune(const py::dict& arguments, const std::string& package_dir, cons
   request.trials_per_task = get("trials_per_task").cast<std::size_t>();
   request.budget = get("budget").cast<std::string>();
   if (request.tuning.batch_size == 0) throw app::BadInput("tune: batch_size must be at least 1");
+  return request;
+}
 
+std::string tune(const py::dict& arguments, const std::string& package_dir, const py::object& callback) {
+  auto get = [&](const char* key) { return arguments[key]; };
+  const app::TuneRequest request = tune_request(arguments);
   tuner::Progress progress(nullptr, false);
   // After every batch: Ctrl-C (Python's pending signals) stops the run as the callback's exceptions
   // do, with the batches measured so far recorded.
@@ -109,6 +117,28 @@ std::string tune(const py::dict& arguments, const std::string& package_dir, cons
     }
   }
   return result.dump();
+}
+
+// A measured dispatch (app/dispatch.hpp): tune()'s arguments for each shape's tuning, and the
+// dispatch's own.
+std::string dispatch(const py::dict& arguments, const std::string& package_dir) {
+  auto get = [&](const char* key) { return arguments[key]; };
+  app::DispatchRequest request;
+  request.tune = tune_request(arguments);
+  request.shapes = get("shapes").cast<std::vector<std::string>>();
+  request.samples = get("samples").cast<std::size_t>();
+  request.held_out = get("held_out").cast<std::vector<std::string>>();
+  request.held_out_count = get("held_out_count").cast<std::size_t>();
+  request.most_configs = get("configs").cast<std::size_t>();
+  request.within = get("within").cast<double>() / 100;
+  request.finalists = get("finalists").cast<std::size_t>();
+  request.refine = get("refine").cast<std::size_t>();
+  request.rounds = get("rounds").cast<int>();
+  const auto paths =
+      install_paths(package_dir, get("cache_dir").cast<std::string>(), get("lock_dir").cast<std::string>());
+  tuner::Progress progress(nullptr, false);
+  py::gil_scoped_release no_gil;
+  return app::dispatch_json(app::make_dispatch(request, paths, progress)).dump();
 }
 
 std::string query(const std::string& database, const std::string& op, const std::string& shape,
@@ -162,6 +192,7 @@ PYBIND11_MODULE(_optune, m) {
     }
   });
   m.def("tune", &tune, py::arg("arguments"), py::arg("package_dir"), py::arg("progress"));
+  m.def("dispatch", &dispatch, py::arg("arguments"), py::arg("package_dir"));
   m.def("query", &query, py::arg("db"), py::arg("op"), py::arg("shape"), py::arg("target"), py::arg("device"),
         py::arg("top"), py::arg("history"), py::arg("since"));
   m.def("pick", &pick, py::arg("db"), py::arg("op"), py::arg("shape"), py::arg("target"), py::arg("device"));

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <istream>
 #include <ostream>
+#include <set>
 
 #include <sqlite3.h>
 #include <sys/statvfs.h>
@@ -248,29 +249,50 @@ std::size_t Database::count() const {
   return static_cast<std::size_t>(impl_->run([&] { return impl_->connection->query_int("SELECT count(*) FROM records"); }));
 }
 
-std::size_t Database::export_jsonl(std::ostream& out, const RecordFilter& filter) const {
+Database::JsonlCounts Database::export_jsonl(std::ostream& out, const RecordFilter& filter) const {
   const WhereClause where = where_clause(filter);
-  std::size_t written = 0;
+  JsonlCounts written;
+  std::set<std::string> devices;  // of the records written
   // (Not run again after a lost server: the lines already written cannot be taken back.)
   impl_->for_each_record(select_records() + where.sql + " ORDER BY r.timestamp, r.id", where,
                          [&](TuningRecord&& record) {
                            out << to_json(record).dump() << '\n';
-                           ++written;
+                           devices.insert(record.device_id);
+                           ++written.records;
                          });
+  if (filter.workload_key.empty())
+    for (const auto& dispatch : impl_->run([&] { return all_dispatches(*impl_->connection); })) {
+      const bool wanted = devices.count(dispatch.device_id) &&
+                          (filter.target.empty() || dispatch.target == filter.target) &&
+                          (filter.template_name.empty() || dispatch.template_name == filter.template_name) &&
+                          (filter.op.empty() || dispatch.low_key.rfind(filter.op + ".", 0) == 0);
+      if (!wanted) continue;
+      out << dispatch_line(dispatch).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+      ++written.dispatch_rules;
+    }
   if (!out) throw StorageError("cannot write the export of " + path());
   return written;
 }
 
-std::size_t Database::import_jsonl(std::istream& in, const RecordCheck& check) {
+Database::JsonlCounts Database::import_jsonl(std::istream& in, const RecordCheck& check,
+                                             const DispatchCheck& check_dispatch) {
   impl_->require_writable();
   // Every line read and checked before the one transaction that stores them, so that a server
   // that goes away meanwhile can be given the whole import again.
   std::vector<std::pair<std::size_t, TuningRecord>> numbered;
+  std::vector<DispatchRecord> dispatches;
   std::string line;
   for (std::size_t number = 1; std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     try {
-      TuningRecord record = record_from_json(nlohmann::json::parse(line));
+      const auto json = nlohmann::json::parse(line);
+      if (is_dispatch_line(json)) {
+        DispatchRecord dispatch = dispatch_from_line(json);
+        if (check_dispatch) check_dispatch(dispatch);
+        dispatches.push_back(std::move(dispatch));
+        continue;
+      }
+      TuningRecord record = record_from_json(json);
       if (check) check(record);
       numbered.emplace_back(number, std::move(record));
     } catch (const nlohmann::json::exception& error) {
@@ -283,16 +305,18 @@ std::size_t Database::import_jsonl(std::istream& in, const RecordCheck& check) {
   return impl_->run([&] {
     Transaction transaction(*impl_->connection);
     RecordWriter writer(*impl_->connection);
-    std::size_t added = 0;
+    JsonlCounts added;
     for (const auto& [number, record] : numbered) {
       try {
-        if (writer.write(record) != 0) ++added;
+        if (writer.write(record) != 0) ++added.records;
       } catch (const StorageError&) {
         throw;  // the disk or the server, not the line
       } catch (const DatabaseError& error) {
         throw DatabaseError("line " + std::to_string(number) + ": " + error.what());
       }
     }
+    for (const auto& dispatch : dispatches)
+      if (write_dispatch(*impl_->connection, dispatch) != 0) ++added.dispatch_rules;
     transaction.commit();
     return added;
   });

@@ -74,5 +74,9 @@ struct Database::Impl {
 // Copies the dispatch rules of `from` not stored in `into` (dispatch_rules.cpp), inside the
 // caller's transaction on `into`; returns how many were new.
 std::size_t merge_dispatches(Connection& into, const Connection& from);
+// Inserts a rule on `connection`, inside the caller's transaction; 0 for one stored already.
+std::int64_t write_dispatch(Connection& connection, const DispatchRecord& dispatch);
+// Every stored rule, oldest first.
+std::vector<DispatchRecord> all_dispatches(const Connection& connection);
 
 }  // namespace optune::db

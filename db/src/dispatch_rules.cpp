@@ -1,4 +1,7 @@
 // The dispatch_rules table (schema 7): shape ranges' measured rules, stored beside the records.
+#include <cmath>
+#include <stdexcept>
+
 #include "database_impl.hpp"
 
 namespace optune::db {
@@ -37,7 +40,17 @@ DispatchRecord read_dispatch(const Statement& row) {
   return dispatch;
 }
 
-// Inserts on `connection`, inside the caller's transaction; 0 for a row stored already.
+std::vector<DispatchRecord> read_dispatches(const Connection& connection, const std::string& sql,
+                                            const std::vector<std::string>& parameters) {
+  auto statement = connection.prepare(sql);
+  for (std::size_t i = 0; i < parameters.size(); ++i) statement->bind_text(static_cast<int>(i + 1), parameters[i]);
+  std::vector<DispatchRecord> dispatches;
+  while (statement->step()) dispatches.push_back(read_dispatch(*statement));
+  return dispatches;
+}
+
+}  // namespace
+
 std::int64_t write_dispatch(Connection& connection, const DispatchRecord& dispatch) {
   auto insert = connection.prepare(
       "INSERT INTO dispatch_rules (content_hash, template_name, target, device_id, low_key, high_key, rule,"
@@ -57,17 +70,6 @@ std::int64_t write_dispatch(Connection& connection, const DispatchRecord& dispat
   }
   return id;
 }
-
-std::vector<DispatchRecord> read_dispatches(const Connection& connection, const std::string& sql,
-                                            const std::vector<std::string>& parameters) {
-  auto statement = connection.prepare(sql);
-  for (std::size_t i = 0; i < parameters.size(); ++i) statement->bind_text(static_cast<int>(i + 1), parameters[i]);
-  std::vector<DispatchRecord> dispatches;
-  while (statement->step()) dispatches.push_back(read_dispatch(*statement));
-  return dispatches;
-}
-
-}  // namespace
 
 std::int64_t Database::insert_dispatch(const DispatchRecord& dispatch) {
   impl_->require_writable();
@@ -100,12 +102,55 @@ std::vector<DispatchRecord> Database::dispatches(const std::string& target, cons
   return impl_->run([&] { return read_dispatches(*impl_->connection, sql, parameters); });
 }
 
+std::vector<DispatchRecord> all_dispatches(const Connection& connection) {
+  std::string sql = "SELECT ";
+  sql.append(kColumns).append(" FROM dispatch_rules ORDER BY timestamp, id");
+  return read_dispatches(connection, sql, {});
+}
+
 std::size_t merge_dispatches(Connection& into, const Connection& from) {
   std::size_t added = 0;
-  for (const auto& dispatch :
-       read_dispatches(from, std::string("SELECT ") + kColumns + " FROM dispatch_rules ORDER BY timestamp, id", {}))
+  for (const auto& dispatch : all_dispatches(from))
     if (write_dispatch(into, dispatch) != 0) ++added;
   return added;
+}
+
+nlohmann::json dispatch_line(const DispatchRecord& dispatch) {
+  return {{"dispatch_rule",
+           {{"template", dispatch.template_name},
+            {"target", dispatch.target},
+            {"device_id", dispatch.device_id},
+            {"low", dispatch.low_key},
+            {"high", dispatch.high_key},
+            {"rule", dispatch.rule},
+            {"timestamp", dispatch.timestamp},
+            {"optune_version", dispatch.optune_version}}}};
+}
+
+bool is_dispatch_line(const nlohmann::json& line) { return line.is_object() && line.contains("dispatch_rule"); }
+
+DispatchRecord dispatch_from_line(const nlohmann::json& line) {
+  const auto& fields = line.at("dispatch_rule");
+  if (!fields.is_object()) throw std::invalid_argument("dispatch_rule is not an object");
+  auto text = [&fields](const std::string& name) {
+    if (!fields.contains(name) || !fields[name].is_string() || fields[name].get<std::string>().empty())
+      throw std::invalid_argument("dispatch_rule: " + name + " must be a non-empty string");
+    return fields[name].get<std::string>();
+  };
+  DispatchRecord dispatch;
+  dispatch.template_name = text("template");
+  dispatch.target = text("target");
+  dispatch.device_id = text("device_id");
+  dispatch.low_key = text("low");
+  dispatch.high_key = text("high");
+  dispatch.optune_version = text("optune_version");
+  if (!fields.contains("rule") || !fields["rule"].is_object())
+    throw std::invalid_argument("dispatch_rule: rule must be an object");
+  dispatch.rule = fields["rule"];
+  if (!fields.contains("timestamp") || !fields["timestamp"].is_number() || !std::isfinite(fields["timestamp"].get<double>()))
+    throw std::invalid_argument("dispatch_rule: timestamp must be a number");
+  dispatch.timestamp = fields["timestamp"].get<double>();
+  return dispatch;
 }
 
 }  // namespace optune::db

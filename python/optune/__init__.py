@@ -176,6 +176,24 @@ def tune(op="gemm", shape=None, target=None, tuner="xgb", trials=64, db="optune.
     ``cheap_share``: xgb's share of each batch among run-time variants of the best configs, which
     need no compile (as ``--cheap-share``; 0: none).
     """
+    arguments = _tune_arguments(op=op, shape=shape, target=target, tuner=tuner, trials=trials, db=db, suite=suite,
+                                kernel=kernel, layout=layout, trials_per_task=trials_per_task, budget=budget, seed=seed,
+                                batch_size=batch_size, early_stopping=early_stopping, remeasure=remeasure,
+                                transfer=transfer, repeat=repeat, number=number, min_repeat_ms=min_repeat_ms,
+                                timeout=timeout, jobs=jobs, compiler=compiler, rpc=rpc, token_file=token_file,
+                                wait_lock=wait_lock, template=template, objective=objective, scheduler=scheduler,
+                                compile_timeout=compile_timeout, rpc_wait=rpc_wait, dtype=dtype, bail_out=bail_out,
+                                timing=timing, cheap_share=cheap_share)
+    if progress is not None and not callable(progress):
+        raise BadInput("progress: expected a callable")
+    return json.loads(_native(_optune.tune, arguments, _PACKAGE_DIR, progress))
+
+
+def _tune_arguments(*, op, shape, target, tuner, trials, db, suite, kernel, layout, trials_per_task, budget, seed,
+                    batch_size, early_stopping, remeasure, transfer, repeat, number, min_repeat_ms, timeout, jobs,
+                    compiler, rpc, token_file, wait_lock, template, objective, scheduler, compile_timeout, rpc_wait,
+                    dtype, bail_out, timing, cheap_share):
+    """tune()'s keywords checked as the command line checks its options, as the native part takes them."""
     kernel = _path("kernel", kernel, required=False)
     arguments = {
         "op": _text("op", op), "shape": _shape_text(shape, dtype), "suite": _path("suite", suite, required=False),
@@ -204,9 +222,39 @@ def tune(op="gemm", shape=None, target=None, tuner="xgb", trials=64, db="optune.
     }
     if arguments["repeat"] > 1000 or arguments["number"] > 1000000:
         raise BadInput("repeat must be at most 1000 and number at most 1000000")
-    if progress is not None and not callable(progress):
-        raise BadInput("progress: expected a callable")
-    return json.loads(_native(_optune.tune, arguments, _PACKAGE_DIR, progress))
+    return arguments
+
+
+def dispatch(op, shape, target="cpu", trials=64, db="optune.db", *, samples=16, configs=8, within=5.0, finalists=4,
+             held_out=(), held_out_count=4, refine=2, rounds=3, dtype=None, template=None, tuner="xgb", seed=1,
+             repeat=5, number=0, min_repeat_ms=40.0, timeout=30.0, jobs=0, compiler="c++", rpc=None,
+             token_file=None, wait_lock=False):
+    """A measured dispatch for a shape range, as ``optune dispatch`` makes it: ``shape`` is one range
+    (``"M=1..2048,N=768,K=768"``) or a list of two shapes or more; each sampled shape is tuned with
+    ``trials`` (0: what is recorded serves), the ``finalists`` best of each measured on every shape,
+    at most ``configs`` kept so that every shape is within ``within`` percent of its best, a rule fitted
+    over the extents, checked on ``held_out`` shapes (or ``held_out_count`` drawn from a range) and
+    refined up to ``refine`` rounds. The rule is stored in ``db``, where ``pick`` and ``apply-best``
+    find it. Returns the stored rule as ``--format json`` prints it: ``id``, ``range``, ``template``,
+    ``configs``, ``leaves``, ``shapes``, ``finalists``, ``matrix`` (seconds, finalist by shape),
+    ``held_out`` (each ``own_best``, ``rule`` and ``nearest`` seconds) and ``refinements``."""
+    shapes = [_shape_text(shape, dtype)] if isinstance(shape, (str, dict)) else [
+        _shape_text(one, dtype) for one in _items("shape", shape)]
+    arguments = _tune_arguments(op=op, shape=None, target=target, tuner=tuner, trials=1, db=db, suite=None, kernel=None,
+                                layout=None, trials_per_task=0, budget=None, seed=seed, batch_size=8, early_stopping=0,
+                                remeasure=3, transfer=True, repeat=repeat, number=number, min_repeat_ms=min_repeat_ms,
+                                timeout=timeout, jobs=jobs, compiler=compiler, rpc=rpc, token_file=token_file,
+                                wait_lock=wait_lock, template=template, objective="rank:pairwise", scheduler="gradient",
+                                compile_timeout=120.0, rpc_wait=60.0, dtype=None, bail_out=2.0, timing="adaptive",
+                                cheap_share=0.5)
+    arguments.update({
+        "trials": _count("trials", trials, 0, _MAX_TRIALS), "shapes": shapes, "samples": _count("samples", samples, 2, 256),
+        "held_out": [_shape_text(one, dtype) for one in _items("held_out", held_out, str)],
+        "held_out_count": _count("held_out_count", held_out_count, 0, 64), "configs": _count("configs", configs, 1, 64),
+        "within": _seconds("within", within, 0, 1000), "finalists": _count("finalists", finalists, 1, 64),
+        "refine": _count("refine", refine, 0, 8), "rounds": _count("rounds", rounds, 1, 100),
+    })
+    return json.loads(_native(_optune.dispatch, arguments, _PACKAGE_DIR))
 
 
 def query(db="optune.db", op=None, shape=None, target=None, device=None, *, top=1, history=False, since=None, dtype=None,
@@ -224,7 +272,8 @@ def pick(op, shape, target="cpu", device=None, db="optune.db", *, dtype=None):
     """The config that would run for a shape on a device and where it came from, as a dict:
     ``source`` is ``"tuned"`` (the shape's own best), ``"nearest"`` (the config tuned for another
     shape of the template that optune's cost model ranks best for this one; ``from_workload``
-    names it) or ``"default"``; ``config``, ``template``, ``workload``, ``device`` and ``record``
+    names it), ``"dispatch"`` (the leaf holding it of a measured dispatch of its range: ``dispatch``
+    names the rule and the leaf) or ``"default"``; ``config``, ``template``, ``workload``, ``device`` and ``record``
     (the tuned record the config came from, None for the default). Shape ranges are not shapes:
     pick one shape of a range."""
     return json.loads(_native(_optune.pick, _path("db", db), _text("op", op), _shape_text(shape, dtype),

@@ -33,10 +33,10 @@ TEST_P(Jsonl, ExportThenImportGivesIdenticalRecords) {
   auto source = Database::open(at("source.db"));
   source.insert(sample_records());
   std::stringstream lines;
-  EXPECT_EQ(source.export_jsonl(lines, {}), 4u);
+  EXPECT_EQ(source.export_jsonl(lines, {}).records, 4u);
 
   auto target = Database::open(at("target.db"));
-  EXPECT_EQ(target.import_jsonl(lines), 4u);
+  EXPECT_EQ(target.import_jsonl(lines).records, 4u);
   EXPECT_EQ(contents(target.records({})), contents(source.records({})));
 }
 
@@ -44,7 +44,7 @@ TEST_P(Jsonl, ExportHonoursFilter) {
   auto db = Database::open(at("optune.db"));
   db.insert(sample_records());
   std::stringstream lines;
-  EXPECT_EQ(db.export_jsonl(lines, {.target = "opencl"}), 1u);
+  EXPECT_EQ(db.export_jsonl(lines, {.target = "opencl"}).records, 1u);
   std::string line;
   std::getline(lines, line);
   EXPECT_EQ(record_from_json(nlohmann::json::parse(line)).device_id, "dev0002");
@@ -58,11 +58,11 @@ TEST_P(Jsonl, ImportingTwiceAddsNothing) {
   const std::string text = lines.str();
 
   std::istringstream into_source(text);
-  EXPECT_EQ(source.import_jsonl(into_source), 0u);
+  EXPECT_EQ(source.import_jsonl(into_source).records, 0u);
   auto target = Database::open(at("target.db"));
   std::istringstream first(text), second(text);
-  EXPECT_EQ(target.import_jsonl(first), 4u);
-  EXPECT_EQ(target.import_jsonl(second), 0u);
+  EXPECT_EQ(target.import_jsonl(first).records, 4u);
+  EXPECT_EQ(target.import_jsonl(second).records, 0u);
   EXPECT_EQ(target.count(), 4u);
 }
 
@@ -90,6 +90,66 @@ TEST_P(Jsonl, MalformedLineIsRejectedWithItsNumberAndNothingIsKept) {
     }
     EXPECT_EQ(contents(db.records({})), before);
   }
+}
+
+// A dispatch rule of the exported records' device travels with them: one line after the records,
+// stored once however often it is imported; a filter on another target or on one workload leaves
+// it out; a malformed rule line rejects the whole import.
+DispatchRecord rule_for(const std::string& device_id) {
+  return DispatchRecord{0, "gemm.cpu", "cpu", device_id, "gemm.f32.M1.N8.K8", "gemm.f32.M64.N8.K8",
+                        nlohmann::json{{"configs", nlohmann::json::array()}}, 1500, "0.1.0"};
+}
+
+TEST_P(Jsonl, DispatchRulesTravelWithTheirDevicesRecords) {
+  auto source = Database::open(at("source.db"));
+  const auto records = sample_records();
+  source.insert(records);
+  source.insert_dispatch(rule_for(records[0].device_id));
+  source.insert_dispatch(rule_for("a-device-with-no-records"));
+  std::stringstream lines;
+  const auto written = source.export_jsonl(lines, {});
+  EXPECT_EQ(written.records, 4u);
+  EXPECT_EQ(written.dispatch_rules, 1u);
+  const std::string text = lines.str();
+
+  auto target = Database::open(at("target.db"));
+  std::istringstream first(text), second(text);
+  const auto added = target.import_jsonl(first);
+  EXPECT_EQ(added.records, 4u);
+  EXPECT_EQ(added.dispatch_rules, 1u);
+  EXPECT_EQ(target.import_jsonl(second).dispatch_rules, 0u);
+  const auto imported = target.dispatches("", "");
+  ASSERT_EQ(imported.size(), 1u);
+  const auto expected = rule_for(records[0].device_id);
+  EXPECT_EQ(imported[0].device_id, expected.device_id);
+  EXPECT_EQ(imported[0].low_key, expected.low_key);
+  EXPECT_EQ(imported[0].rule, expected.rule);
+  EXPECT_EQ(imported[0].timestamp, expected.timestamp);
+
+  std::stringstream none;
+  EXPECT_EQ(source.export_jsonl(none, {.target = "opencl"}).dispatch_rules, 0u);
+  EXPECT_EQ(source.export_jsonl(none, {.workload_key = records[0].workload_key}).dispatch_rules, 0u);
+
+  int rejected = 0;
+  auto check = [&rejected](const DispatchRecord&) {
+    ++rejected;
+    throw std::invalid_argument("unreadable rule");
+  };
+  auto checked = Database::open(at("checked.db"));
+  std::istringstream third(text);
+  try {
+    checked.import_jsonl(third, {}, check);
+    ADD_FAILURE() << "a rejected rule was imported";
+  } catch (const DatabaseError& error) {
+    EXPECT_EQ(std::string(error.what()), "line 5: unreadable rule");
+  }
+  EXPECT_EQ(rejected, 1);
+  EXPECT_EQ(checked.count(), 0u) << "nothing of a rejected import is kept";
+  for (const std::string bad : {R"({"dispatch_rule": {"template": "gemm.cpu"}})", R"({"dispatch_rule": 3})"}) {
+    std::istringstream malformed(bad + "\n");
+    EXPECT_THROW(checked.import_jsonl(malformed), DatabaseError) << bad;
+  }
+  EXPECT_TRUE(checked.dispatches("", "").empty());
 }
 
 }  // namespace

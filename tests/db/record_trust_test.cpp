@@ -93,7 +93,7 @@ TEST(RecordTrust, TheGpuSharedWithAnotherProcessIsStoredExportedAndNoisy) {
   std::stringstream lines;
   db.export_jsonl(lines, {});
   auto copy = Database::open(dir.file("copy.db"));
-  EXPECT_EQ(copy.import_jsonl(lines), 2u);
+  EXPECT_EQ(copy.import_jsonl(lines).records, 2u);
   EXPECT_EQ(copy.task_records(kGemmTask)[0].device_load, 0.46);
   EXPECT_FALSE(to_json(ok_record(8, 0.004)).contains("device_load")) << "unknown stays out of the line";
 }
@@ -135,7 +135,7 @@ TEST(RecordTrust, ExportAndImportCarryThemAndNullReadsAsUnknown) {
   std::stringstream lines;
   source.export_jsonl(lines, {});
   auto copy = Database::open(dir.file("b.db"));
-  EXPECT_EQ(copy.import_jsonl(lines), 1u);
+  EXPECT_EQ(copy.import_jsonl(lines).records, 1u);
   const auto stored = copy.task_records(kGemmTask).front();
   EXPECT_EQ(stored.spread, 0.031);
   EXPECT_EQ(stored.load, 0.25);
@@ -144,7 +144,7 @@ TEST(RecordTrust, ExportAndImportCarryThemAndNullReadsAsUnknown) {
   with_nulls["spread"] = nullptr;
   with_nulls["load"] = nullptr;
   std::stringstream null_line(with_nulls.dump() + "\n");
-  EXPECT_EQ(copy.import_jsonl(null_line), 1u);
+  EXPECT_EQ(copy.import_jsonl(null_line).records, 1u);
   for (const auto& r : copy.task_records(kGemmTask))
     if (r.config["tile_m"] == 16) EXPECT_FALSE(r.spread || r.load);
 
@@ -166,8 +166,8 @@ TEST(RecordTrust, ALineWithoutThemImportsOnceAsBefore) {
   auto db = Database::open(dir.file("optune.db"));
   const std::string line = to_json(ok_record(8, 0.004)).dump() + "\n";
   std::stringstream first(line), second(line);
-  EXPECT_EQ(db.import_jsonl(first), 1u);
-  EXPECT_EQ(db.import_jsonl(second), 0u);
+  EXPECT_EQ(db.import_jsonl(first).records, 1u);
+  EXPECT_EQ(db.import_jsonl(second).records, 0u);
 }
 
 TEST(RecordTrust, SchemaOneDatabaseIsReadAsItIsAndMigratesWithTheFieldsUnknown) {
@@ -229,7 +229,7 @@ TEST(RecordTrust, CheckAndTimingSecondsAndSlowRecordsAreStoredAndTravel) {
   std::stringstream lines;
   db.export_jsonl(lines, {});
   auto copy = Database::open(dir.file("copy.db"));
-  EXPECT_EQ(copy.import_jsonl(lines), 2u);
+  EXPECT_EQ(copy.import_jsonl(lines).records, 2u);
   const auto copied = copy.task_records(kGemmTask);
   EXPECT_EQ(copied[0].timing_seconds, 0.21);
   EXPECT_EQ(copied[1].error_kind, "slow");

@@ -225,6 +225,41 @@ TEST_F(DispatchCliTest, RuleOfATemplateThisBuildLacksIsPassedOver) {
             std::string::npos);
 }
 
+// A rule moves with `export` and `import` as the records do: the importing database's pick answers
+// with its leaf. A rule line whose leaf lies outside its range is refused (exit 2), nothing kept.
+TEST_F(DispatchCliTest, RulesMoveWithExportAndImport) {
+  ASSERT_EQ(optune("measure --op gemm --shape 32,32,32 --default --rounds 1 --repeat 3 --min-repeat-ms 1 --db " + db()).code, 0);
+  const auto records = optune::db::Database::open(db(), optune::db::Database::Mode::kReadOnly).records({});
+  ASSERT_FALSE(records.empty());
+  nlohmann::json rule = {
+      {"configs", {{{"config", records.front().config}, {"from", "gemm.f32.M32.N32.K32"}}}},
+      {"leaves", {{{"name", "all"}, {"low", {{"M", 16}, {"N", 32}, {"K", 32}}}, {"high", {{"M", 64}, {"N", 32}, {"K", 32}}},
+                   {"config", 0}}}}};
+  optune::db::Database::open(db()).insert_dispatch({0, "gemm.cpu", "cpu", records.front().device_id,
+                                                    "gemm.f32.M16.N32.K32", "gemm.f32.M64.N32.K32", rule, 1.0, "0.1.0"});
+  const std::string lines = (dir_ / "export.jsonl").string(), other = (dir_ / "other.db").string();
+  CommandRun run = optune("export --db " + db() + " --out " + lines);
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.err.find("and 1 dispatch rules"), std::string::npos) << run.err;
+  run = optune("import " + lines + " --db " + other);
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NE(run.out.find("and 1 new dispatch rules"), std::string::npos) << run.out;
+  run = optune("pick --op gemm --shape 48,32,32 --format json --db " + other);
+  ASSERT_EQ(run.code, 0) << run.err;
+  const auto answer = nlohmann::json::parse(run.out);
+  EXPECT_EQ(answer["source"], "dispatch") << answer.dump();
+  EXPECT_EQ(answer["config"], records.front().config);
+
+  rule["leaves"][0]["high"]["M"] = 128;  // beyond the range's M=64
+  const nlohmann::json forged = {{"dispatch_rule",
+                                  {{"template", "gemm.cpu"}, {"target", "cpu"}, {"device_id", records.front().device_id},
+                                   {"low", "gemm.f32.M16.N32.K32"}, {"high", "gemm.f32.M64.N32.K32"}, {"rule", rule},
+                                   {"timestamp", 2.0}, {"optune_version", "0.1.0"}}}};
+  std::ofstream(dir_ / "forged.jsonl") << forged.dump() << "\n";
+  expect_bad_input("import " + (dir_ / "forged.jsonl").string() + " --db " + other, "line 1: dispatch rule: leaf");
+  EXPECT_EQ(optune::db::Database::open(other, optune::db::Database::Mode::kReadOnly).dispatches("", "").size(), 1u);
+}
+
 TEST_F(DispatchCliTest, BadShapesAndOptionsAreRefusedBeforeAnythingIsMeasured) {
   expect_bad_input("dispatch --op gemm --shape 64,32,32 --db " + db(), "one shape is no range");
   expect_bad_input("dispatch --op gemm --shape M=64..8,N=32,K=32 --db " + db(), "is empty");

@@ -10,6 +10,7 @@ import optune
 
 OPTUNE = os.environ["OPTUNE_BIN"]  # the command line, to compare messages with
 QUICK = dict(target="cpu", repeat=2, min_repeat_ms=1.0, batch_size=4, remeasure=1)
+DISPATCH_QUICK = dict(target="cpu", repeat=2, min_repeat_ms=1.0)
 
 
 def test_tune_returns_the_best_record_and_the_database_holds_it(tmp_path):
@@ -144,6 +145,22 @@ def test_pick_gives_an_untuned_shape_the_config_of_a_tuned_one_and_tune_takes_a_
     assert nearest["from_workload"] in {"gemm.f32.M8.N16.K16", "gemm.f32.M16.N16.K16"}
     with pytest.raises(optune.BadInput, match="malformed"):
         optune.tune(op="gemm", shape="M=8..,N=16,K=16", db=db, **QUICK)
+
+
+def test_dispatch_measures_a_rule_that_pick_then_answers_with(tmp_path):
+    db = tmp_path / "d.db"
+    rule = optune.dispatch("gemm", "M=1..16,N=16,K=16", trials=2, db=db, samples=3, finalists=1, held_out="5,16,16",
+                           refine=0, rounds=1, tuner="random", **DISPATCH_QUICK)
+    assert rule["shapes"] == ["gemm.f32.M1.N16.K16", "gemm.f32.M4.N16.K16", "gemm.f32.M16.N16.K16"]
+    assert [check["workload"] for check in rule["held_out"]] == ["gemm.f32.M5.N16.K16"]
+    assert rule["leaves"][0]["low"]["M"] == 1 and rule["leaves"][-1]["high"]["M"] == 16
+    answer = optune.pick("gemm", (9, 16, 16), db=db)
+    assert answer["source"] == "dispatch"
+    assert answer["dispatch"]["rule_id"] == rule["id"]
+    with pytest.raises(optune.BadInput, match="one shape is no range"):
+        optune.dispatch("gemm", ["8,16,16"], db=db, **DISPATCH_QUICK)
+    with pytest.raises(optune.BadInput, match="configs"):
+        optune.dispatch("gemm", "M=1..16,N=16,K=16", db=db, configs=0, **DISPATCH_QUICK)
 
 
 def test_query_to_pandas(tmp_path):

@@ -8,6 +8,7 @@
 #include "cli_support.hpp"
 #include "optune/app/kernel_results.hpp"
 #include "optune/tuner/results/record_check.hpp"
+#include "optune/tuner/results/stored_dispatch.hpp"
 
 namespace optune::cli {
 namespace {
@@ -58,7 +59,7 @@ int run_export(const ExportOptions& options) {
   if (!options.kernel_file.empty() || !options.shape.empty())
     throw UsageError("export: --kernel and --shape go with --kernel-tuner (JSON lines take --op, --target, --device)");
   auto database = open_database(options.database, db::Database::Mode::kReadOnly);
-  std::size_t count = 0;
+  db::Database::JsonlCounts count;
   if (options.out == "-") {
     count = database.export_jsonl(std::cout, options.filter);
   } else {
@@ -66,7 +67,7 @@ int run_export(const ExportOptions& options) {
     if (!out) throw UsageError("export: cannot write " + options.out);
     count = database.export_jsonl(out, options.filter);
   }
-  std::fprintf(stderr, "exported %zu records\n", count);
+  std::fprintf(stderr, "exported %zu records and %zu dispatch rules\n", count.records, count.dispatch_rules);
   return 0;
 }
 
@@ -93,8 +94,10 @@ int run_import(const ImportOptions& options) {
   if (!in) throw UsageError("import: cannot read " + options.in);
   auto database = open_database(options.database, db::Database::Mode::kReadWrite);
   tuner::RecordCheck check;
-  std::size_t added = database.import_jsonl(in, [&check](const db::TuningRecord& record) { check.full(record); });
-  std::printf("imported %zu new records into %s\n", added, options.database.c_str());
+  const auto added = database.import_jsonl(in, [&check](const db::TuningRecord& record) { check.full(record); },
+                                           tuner::check_dispatch_record);
+  std::printf("imported %zu new records and %zu new dispatch rules into %s\n", added.records, added.dispatch_rules,
+              options.database.c_str());
   return 0;
 }
 

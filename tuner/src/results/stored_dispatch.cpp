@@ -64,6 +64,20 @@ std::optional<LeafConfig> leaf_config(const DispatchMatch& match, const kernels:
   }
 }
 
+void check_dispatch_record(const db::DispatchRecord& dispatch) {
+  const DispatchRule rule = rule_from_json(dispatch.rule);
+  const auto low = kernels::parse_workload_key(dispatch.low_key), high = kernels::parse_workload_key(dispatch.high_key);
+  if (!is_same_kind(low, high))
+    throw std::invalid_argument("dispatch rule: " + dispatch.low_key + " and " + dispatch.high_key + " are not of one kind");
+  const auto& entry = kernels::operator_entry(low.op);
+  const auto lowest = entry.extents_of(low), highest = entry.extents_of(high);
+  if (!is_between(lowest, lowest, highest))
+    throw std::invalid_argument("dispatch rule: " + dispatch.low_key + " is not below " + dispatch.high_key);
+  for (std::size_t l = 0; l < rule.leaves.size(); ++l)
+    if (!is_between(rule.leaves[l].low, lowest, highest) || !is_between(rule.leaves[l].high, lowest, highest))
+      throw std::invalid_argument("dispatch rule: leaf " + rule.leaf_name(l) + " is outside its range");
+}
+
 std::string range_text(const db::DispatchRecord& record) { return record.low_key + " .. " + record.high_key; }
 
 }  // namespace optune::tuner

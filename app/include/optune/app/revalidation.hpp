@@ -4,8 +4,9 @@
 // name (records of schema 5 or older), the stored best and the template's default are measured
 // again as `regress` measures them, and the verdict (tuner/results/revalidation.hpp) decides:
 // a best that holds keeps its place, now recorded under today's toolchain; a regressed or broken
-// one is tuned again through the tuning loop `tune` runs, then its new best, the old config and
-// the default are measured together, and the fastest is recorded as the workload's best. Every
+// one is tuned again on a budget through the tuning loop `tune` runs (the old toolchain's fastest
+// configs first), then its run's fastest, the old config and the default are measured together,
+// and the fastest is recorded as the workload's best. Every
 // measurement is a record (tuner "revalidate"), so a second run finds these entries current.
 #pragma once
 

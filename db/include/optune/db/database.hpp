@@ -120,11 +120,22 @@ class Database {
   // throws std::invalid_argument naming the problem.
   using RecordCheck = std::function<void(const TuningRecord&)>;
 
-  // JSON lines, one record per line (a stream that fails a write: StorageError); import returns
-  // how many were new. A malformed line, or one whose record `check` rejects, throws
-  // DatabaseError naming the line number, and nothing of that import is kept.
-  std::size_t export_jsonl(std::ostream& out, const RecordFilter& filter) const;
-  std::size_t import_jsonl(std::istream& in, const RecordCheck& check = {});
+  // Checks a dispatch rule that comes from elsewhere (the tuner reads its rule and range): throws
+  // std::invalid_argument naming the problem.
+  using DispatchCheck = std::function<void(const DispatchRecord&)>;
+
+  // What an export wrote, or an import added (new ones only).
+  struct JsonlCounts {
+    std::size_t records = 0;
+    std::size_t dispatch_rules = 0;
+  };
+  // JSON lines, one record per line, then one dispatch rule per line (dispatch_line(): those of
+  // the filter's target, op and template whose device has a record exported; none when the filter
+  // names one workload). A stream that fails a write: StorageError. A malformed line, or one that
+  // `check` or `check_dispatch` rejects, throws DatabaseError naming the line number, and nothing
+  // of that import is kept.
+  JsonlCounts export_jsonl(std::ostream& out, const RecordFilter& filter) const;
+  JsonlCounts import_jsonl(std::istream& in, const RecordCheck& check = {}, const DispatchCheck& check_dispatch = {});
 
   // Adds every record and dispatch rule of `other` not already stored (same content hash), in one
   // transaction; returns how many records were new. Nothing of either database is lost.

@@ -22,4 +22,12 @@ struct DispatchRecord {
   std::string optune_version;
 };
 
+// A rule as a line of `optune export`: {"dispatch_rule": {"template", "target", "device_id",
+// "low", "high", "rule", "timestamp", "optune_version"}} (no id: the importing database numbers it).
+nlohmann::json dispatch_line(const DispatchRecord& dispatch);
+// Whether a JSON line is a rule's (else a record's).
+bool is_dispatch_line(const nlohmann::json& line);
+// Throws std::invalid_argument naming the field that is missing, of the wrong type or empty.
+DispatchRecord dispatch_from_line(const nlohmann::json& line);
+
 }  // namespace optune::db

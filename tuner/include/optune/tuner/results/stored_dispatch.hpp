@@ -51,6 +51,11 @@ struct LeafConfig {
 std::optional<LeafConfig> leaf_config(const DispatchMatch& match, const kernels::Workload& workload,
                                       const kernels::DeviceInfo& device);
 
+// A rule that comes from elsewhere (`optune import`) checked before it is stored: its rule reads,
+// its range's keys are workloads of one kind with low below high, and each leaf lies in the range.
+// Throws std::invalid_argument naming the problem.
+void check_dispatch_record(const db::DispatchRecord& dispatch);
+
 // The range of a stored rule as text: "gemm.f32.M1.N768.K768 .. gemm.f32.M2048.N768.K768".
 std::string range_text(const db::DispatchRecord& record);
 
