@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <map>
 
 #include "optune/app/bad_input.hpp"
@@ -27,8 +26,8 @@ constexpr int kClosingRounds = 3;
 // A re-tune's fastest configs that join that closing measurement: a trial's single measurement
 // may have flattered one, so the runner-up comes too.
 constexpr std::size_t kRunFinalists = 2;
-// The share of a re-tune's trials that measure the old ranking's head first.
-constexpr double kSeededShare = 0.5;
+// The old ranking's head a re-tune measures first: at most this many configs, and half its trials.
+constexpr std::size_t kSeeded = 4;
 
 // The workloads a request names: a suite's entries, then --shape's, then --workload keys; each once.
 struct Workloads {
@@ -178,8 +177,9 @@ std::vector<search_space::Config> fastest_of_run(const db::Database& database, c
 }
 
 // A regressed or broken entry tuned again through the tuning loop `tune` runs, on a budget: its
-// first half of the trials (kSeededShare) are the old ranking's head (old_ranking_head), the rest
-// the tuner's picks, and the loop's own closing waves are left out. Then the run's kRunFinalists
+// first trials (kSeeded) are the old ranking's head (old_ranking_head), the rest the tuner's picks
+// until a batch of them finds nothing faster (kRetuneEarlyStop) or --trials are spent, and the
+// loop's own closing waves are left out. Then the run's kRunFinalists
 // fastest, the old config (where it still builds) and the default are measured together in
 // interleaved rounds, and the fastest is recorded as the task's winner. The old config has lost its claim to
 // stay first (a stored winner keeps its place unless beaten beyond noise, final_comparison.hpp):
@@ -190,8 +190,8 @@ Retune retune(const Context& context, const std::shared_ptr<const measure::Measu
   tuner::TuningOptions tuning = context.request.retune;
   tuning.run_id = tuner::make_run_id();
   tuning.remeasure_top = 0;  // the closing measurement below takes its place
-  tuning.first_configs = old_ranking_head(context, *task, old_best.config,
-                                          static_cast<std::size_t>(std::ceil(tuning.trials * kSeededShare)));
+  tuning.early_stopping = kRetuneEarlyStop;
+  tuning.first_configs = old_ranking_head(context, *task, old_best.config, std::min(kSeeded, (tuning.trials + 1) / 2));
   Retune retuned;
   retuned.run_id = tuning.run_id;
   tuner::TuningLoop loop(*context.measuring.builder, context.measuring.runner, context.database, context.progress);

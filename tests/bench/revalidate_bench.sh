@@ -6,7 +6,7 @@
 # against tuning the suite again under that toolchain (goal: under a tenth; clang++'s tuning is
 # timed too, the flags change's is taken as g++'s); then once more with the toolchain unchanged
 # (g++ again), where every entry is current.
-#   tests/bench/revalidate_bench.sh [BUILD=build] [WORK=a new temporary folder] [TRIALS=64] [RETUNE_TRIALS=8]
+#   tests/bench/revalidate_bench.sh [BUILD=build] [WORK=a new temporary folder] [TRIALS=64] [RETUNE_TRIALS=revalidate's default]
 # MEASURE (environment) is passed to every tune and revalidate ("--repeat 2 --min-repeat-ms 1" for
 # a quick check that the script runs). Builds nothing: needs BUILD/bin/optune and optune-worker,
 # and clang++ and g++ on the PATH. With the defaults, about 13 minutes on 2 cores.
@@ -15,7 +15,7 @@ source=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=$(cd "${1:-build}" && pwd)
 work=${2:-$(mktemp -d /tmp/optune-revalidate-XXXXXX)}
 trials=${3:-64}
-retune_trials=${4:-8}
+retune_trials=${4:-}
 read -r -a measure <<<"${MEASURE:-}"
 mkdir -p "$work"
 optune="$build/bin/optune"
@@ -56,7 +56,7 @@ counts() {
 }
 
 echo "revalidate_bench: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg);" \
-     "$trials trials a task, re-tunes of $retune_trials; g++: $(g++ --version | head -1); clang++: $(clang++ --version | head -1)"
+     "$trials trials a task, re-tunes of ${retune_trials:-the default number of} trials at most; g++: $(g++ --version | head -1); clang++: $(clang++ --version | head -1)"
 # The suite tuned from scratch under COMPILER into DATABASE; prints the seconds it took.
 tune_suite() {  # COMPILER DATABASE
   rm -f "$2"*
@@ -77,7 +77,7 @@ run_revalidate() {  # NAME COMPILER
   cp "$tuned" "$database"
   local started status=0
   started=$(now)
-  "$optune" revalidate --suite "$suite" --compiler "$2" --trials "$retune_trials" --tuner xgb --seed 1 --quiet \
+  "$optune" revalidate --suite "$suite" --compiler "$2" ${retune_trials:+--trials "$retune_trials"} --tuner xgb --seed 1 --quiet \
     "${measure[@]}" --format json --junit "$work/$1.xml" --db "$database" >"$work/$1.json" || status=$?
   local took
   took=$(seconds_since "$started")

@@ -22,6 +22,11 @@ TEST(ToolchainChange, SaysWhatChangedAndNothingWhenUnchangedOrUnknown) {
   EXPECT_EQ(toolchain_change(built_by(today.compiler, "-O2"), today), "flags -O2, now -O3 -march=native");
   EXPECT_EQ(toolchain_change(built_by("NVRTC 12.8", ""), {"NVRTC 13.0", ""}), "compiler NVRTC 12.8, now NVRTC 13.0");
   EXPECT_EQ(toolchain_change(built_by("c++", "-O3"), {"", ""}), "");  // a builder that cannot tell
+  // Another optune built it: its own code generation may differ (no version recorded: not compared).
+  db::TuningRecord older = built_by(today.compiler, today.flags);
+  older.optune_version = "0.0.9-older";
+  EXPECT_EQ(toolchain_change(older, today).rfind("optune 0.0.9-older, now ", 0), 0u) << toolchain_change(older, today);
+  EXPECT_EQ(match_toolchain(older, today), ToolchainMatch::kChanged);
 }
 
 // revalidate re-measures what is not the same: another toolchain, or one that nobody recorded.

@@ -58,10 +58,14 @@ std::vector<std::string> name_expressions(const CudaKernel& kernel) {
 
 }  // namespace
 
-measure::Toolchain CudaBuilder::toolchain(const kernels::DeviceInfo& /*device*/) const {
+// NVRTC compiles a candidate and the driver loads (and finalizes) its PTX: a change of either may
+// change its speed.
+measure::Toolchain CudaBuilder::toolchain(const kernels::DeviceInfo& device) const {
   const NvrtcApi& nvrtc = NvrtcApi::get();
   if (!nvrtc.missing.empty()) return {"NVRTC (not found)", ""};
-  return {fmt::format("NVRTC {}.{}", nvrtc.major, nvrtc.minor), ""};
+  std::string compiler = fmt::format("NVRTC {}.{}", nvrtc.major, nvrtc.minor);
+  if (!device.driver_version.empty()) compiler += ", driver " + device.driver_version;
+  return {compiler, ""};
 }
 
 CudaBuilder::CudaBuilder(CudaBuilderOptions options)

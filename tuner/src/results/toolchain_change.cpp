@@ -13,6 +13,9 @@ std::string toolchain_change(const db::TuningRecord& record, const measure::Tool
   };
   add("compiler", then("compiler"), now.compiler);
   add("flags", then("flags"), now.flags);
+  // optune's own code generation is part of what builds a candidate: a table of an older optune
+  // is held to today's as one of another compiler is.
+  if (!record.optune_version.empty()) add("optune", record.optune_version, OPTUNE_VERSION);
   return change;
 }
 

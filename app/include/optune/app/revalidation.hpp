@@ -28,10 +28,13 @@
 
 namespace optune::app {
 
-// Trials of each regressed or broken entry's tuning again: an eighth of a first tuning's default
-// (64). Half of them measure the old toolchain's fastest configs again under today's; the model,
-// which learns from all of the task's records, picks the rest among configs never measured.
-inline constexpr std::size_t kRetuneTrials = 8;
+// Trials of each regressed or broken entry's tuning again, at most: half a first tuning's default
+// (64). The first measure the old toolchain's fastest configs again under today's; the model, which
+// learns from all of the task's records, picks the rest among configs never measured, until
+// kRetuneEarlyStop of its trials in a row find nothing faster. A change that leaves the old
+// ranking standing costs a dozen trials; one that reorders it (another compiler) more.
+inline constexpr std::size_t kRetuneTrials = 32;
+inline constexpr std::size_t kRetuneEarlyStop = 8;
 
 struct RevalidateRequest {
   std::string suite;                // the workloads: a suite file's ...
