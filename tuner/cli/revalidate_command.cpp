@@ -124,7 +124,9 @@ void add_revalidate_command(CLI::App& app, CommandAction& action) {
                       "Measurements of an entry before it is called regressed (the best of each config counts)")
       ->capture_default_str()
       ->check(whole_number(1, 20));
-  command->add_option("--trials", request.retune.trials, "Trials of each regressed or broken entry's re-tune")
+  command->add_option("--trials", request.retune.trials,
+                      "Trials at most of each regressed or broken entry's re-tune (it stops when a batch finds "
+                      "nothing faster)")
       ->capture_default_str()
       ->check(whole_number(1, app::kMaxTrials));
   command->add_option("--tuner", request.retune.tuner.name, "Tuner of the re-tunes: xgb, ga, random, grid")
