@@ -174,7 +174,9 @@ TEST_F(DispatchCliTest, RangeIsMeasuredStoredPickedAndCompiledIn) {
 // Refinement: a held-out shape the rule misses joins the sampled shapes, the rule is fitted again
 // and checked on the other held-out shapes (a range with --held-out draws no fresh ones). M=200 is
 // tuned well beforehand, and the rule may keep one config (--configs 1), tuned in 2 trials for a
-// small M: at --within 0 it misses M=200 by far (1.5x and more here).
+// small M: at --within 0 it misses M=200 by far (1.5x and more here). The checks time
+// multi-threaded kernels, which another test's load beside them slows 1000x: these tests run
+// alone (SERIAL in CMakeLists.txt).
 TEST_F(DispatchCliTest, HeldOutShapesTheRuleMissesAreSampledAndTheRuleFittedAgain) {
   ASSERT_EQ(optune("tune --op gemm --shape 200,32,32 --trials 12 --remeasure 0 --seed 2 --db " + db() + kQuick).code, 0);
   CommandRun run = optune(std::string("dispatch --op gemm --shape M=1..256,N=32,K=32 --samples 3 --trials 2 ") +
