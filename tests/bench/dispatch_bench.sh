@@ -45,20 +45,20 @@ print(f"\n{rule['range']} ({rule['template']} on {rule['target']}): {len(rule['s
       f"{100 * rule['within']:.0f}%), {len(rule['leaves'])} leaves, {sys.argv[2]} s")
 for leaf in rule["leaves"]:
     print(f"  leaf {leaf['name']:<24} config {leaf['config']} (tuned for {rule['configs'][leaf['config']]['from']})")
-def ratio_text(check, key):
-    return f"{check[key] / check['own_best']:.3f}" if check[key] and check["own_best"] else "-"
+def ratio(check, key):
+    """A check's time over its own best; None where either did not run."""
+    return check[key] / check["own_best"] if check[key] and check["own_best"] else None
+def text(x):
+    return "-" if x is None else f"{x:.3f}"
 for r, refinement in enumerate(rule.get("refinements", []), 1):
-    print(f"  check {r}: " + ", ".join(f"{c['workload']} {ratio_text(c, 'rule')}" for c in refinement["held_out"]))
+    print(f"  check {r}: " + ", ".join(f"{c['workload']} {text(ratio(c, 'rule'))}" for c in refinement["held_out"]))
     print(f"  refinement {r}: sampled too, the rule fitted again: {' '.join(refinement['promoted'])}")
 print(f"  {'held-out shape':<48} {'rule':>7} {'nearest':>8}   (time over its own tuned best)")
 worst_rule = worst_nearest = 0.0
 for check in rule["held_out"]:
-    own = check["own_best"]
-    ratio = lambda t: (t / own) if (t and own) else None
-    r, n = ratio(check["rule"]), ratio(check["nearest"])
+    r, n = ratio(check, "rule"), ratio(check, "nearest")
     worst_rule = max(worst_rule, r or float("inf"))
     worst_nearest = max(worst_nearest, n or float("inf"))
-    text = lambda x: "-" if x is None else f"{x:.3f}"
     print(f"  {check['workload']:<48} {text(r):>7} {text(n):>8}")
 print(f"  worst: rule {worst_rule:.3f}, nearest {worst_nearest:.3f}; every held-out shape within 5% with the rule: "
       f"{'yes' if worst_rule <= 1.05 else 'no'}")

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -32,6 +33,23 @@ class DispatchCliTest : public optune::test_support::CommandTest {
                             ",32 --format json --db " + db());
     EXPECT_EQ(run.code, 0) << run.err;
     return nlohmann::json::parse(run.out);
+  }
+
+  // The default config of 32,32,32 measured into db(), and a rule of `template_name` over
+  // M=low_m..64 (N=K=32) with one leaf running that config, stored beside it: a rule without a
+  // dispatch run. Returns the measured record.
+  optune::db::TuningRecord plant_rule(const std::string& template_name, std::int64_t low_m, nlohmann::json& rule) {
+    CommandRun run = optune("measure --op gemm --shape 32,32,32 --default --rounds 1 --repeat 3 --min-repeat-ms 1 --db " + db());
+    EXPECT_EQ(run.code, 0) << run.err;
+    const auto records = optune::db::Database::open(db(), optune::db::Database::Mode::kReadOnly).records({});
+    if (records.empty()) throw std::runtime_error("measure recorded nothing");
+    const auto low = "gemm.f32.M" + std::to_string(low_m) + ".N32.K32";
+    rule = {{"configs", {{{"config", records.front().config}, {"from", "gemm.f32.M32.N32.K32"}}}},
+            {"leaves", {{{"name", "all"}, {"low", {{"M", low_m}, {"N", 32}, {"K", 32}}},
+                         {"high", {{"M", 64}, {"N", 32}, {"K", 32}}}, {"config", 0}}}}};
+    optune::db::Database::open(db()).insert_dispatch(
+        {0, template_name, "cpu", records.front().device_id, low, "gemm.f32.M64.N32.K32", rule, 1.0, "0.1.0"});
+    return records.front();
   }
 };
 
@@ -209,18 +227,10 @@ TEST_F(DispatchCliTest, HeldOutShapesTheRuleMissesAreSampledAndTheRuleFittedAgai
 // A stored rule whose template this build lacks (stored by another build, or of a retired template)
 // holds no shape: pick and apply-best pass it over and answer with the nearest tuned shape.
 TEST_F(DispatchCliTest, RuleOfATemplateThisBuildLacksIsPassedOver) {
-  CommandRun run = optune("measure --op gemm --shape 32,32,32 --default --rounds 1 --repeat 3 --min-repeat-ms 1 --db " + db());
-  ASSERT_EQ(run.code, 0) << run.err;
-  const auto records = optune::db::Database::open(db(), optune::db::Database::Mode::kReadOnly).records({});
-  ASSERT_FALSE(records.empty());
-  const nlohmann::json extents_low = {{"M", 1}, {"N", 32}, {"K", 32}}, extents_high = {{"M", 64}, {"N", 32}, {"K", 32}};
-  const nlohmann::json rule = {
-      {"configs", {{{"config", records.front().config}, {"from", "gemm.f32.M32.N32.K32"}}}},
-      {"leaves", {{{"name", "M=1..64"}, {"low", extents_low}, {"high", extents_high}, {"config", 0}}}}};
-  optune::db::Database::open(db()).insert_dispatch({0, "gemm.retired", "cpu", records.front().device_id,
-                                                    "gemm.f32.M1.N32.K32", "gemm.f32.M64.N32.K32", rule, 1.0, "0.0.1"});
+  nlohmann::json rule;
+  plant_rule("gemm.retired", 1, rule);
   EXPECT_EQ(pick(5)["source"], "nearest");
-  run = optune("apply-best --db " + db() + " --out " + (dir_ / "tuned.hpp").string() +
+  CommandRun run = optune("apply-best --db " + db() + " --out " + (dir_ / "tuned.hpp").string() +
                " --workload gemm.f32.M5.N32.K32");
   ASSERT_EQ(run.code, 0) << run.err;
   EXPECT_NE(optune::test_support::slurp(dir_ / "tuned.hpp").find("gemm.f32.M5.N32.K32: never tuned; the config tuned for"),
@@ -230,15 +240,8 @@ TEST_F(DispatchCliTest, RuleOfATemplateThisBuildLacksIsPassedOver) {
 // A rule moves with `export` and `import` as the records do: the importing database's pick answers
 // with its leaf. A rule line whose leaf lies outside its range is refused (exit 2), nothing kept.
 TEST_F(DispatchCliTest, RulesMoveWithExportAndImport) {
-  ASSERT_EQ(optune("measure --op gemm --shape 32,32,32 --default --rounds 1 --repeat 3 --min-repeat-ms 1 --db " + db()).code, 0);
-  const auto records = optune::db::Database::open(db(), optune::db::Database::Mode::kReadOnly).records({});
-  ASSERT_FALSE(records.empty());
-  nlohmann::json rule = {
-      {"configs", {{{"config", records.front().config}, {"from", "gemm.f32.M32.N32.K32"}}}},
-      {"leaves", {{{"name", "all"}, {"low", {{"M", 16}, {"N", 32}, {"K", 32}}}, {"high", {{"M", 64}, {"N", 32}, {"K", 32}}},
-                   {"config", 0}}}}};
-  optune::db::Database::open(db()).insert_dispatch({0, "gemm.cpu", "cpu", records.front().device_id,
-                                                    "gemm.f32.M16.N32.K32", "gemm.f32.M64.N32.K32", rule, 1.0, "0.1.0"});
+  nlohmann::json rule;
+  const auto measured = plant_rule("gemm.cpu", 16, rule);
   const std::string lines = (dir_ / "export.jsonl").string(), other = (dir_ / "other.db").string();
   CommandRun run = optune("export --db " + db() + " --out " + lines);
   ASSERT_EQ(run.code, 0) << run.err;
@@ -250,11 +253,11 @@ TEST_F(DispatchCliTest, RulesMoveWithExportAndImport) {
   ASSERT_EQ(run.code, 0) << run.err;
   const auto answer = nlohmann::json::parse(run.out);
   EXPECT_EQ(answer["source"], "dispatch") << answer.dump();
-  EXPECT_EQ(answer["config"], records.front().config);
+  EXPECT_EQ(answer["config"], measured.config);
 
   rule["leaves"][0]["high"]["M"] = 128;  // beyond the range's M=64
   const nlohmann::json forged = {{"dispatch_rule",
-                                  {{"template", "gemm.cpu"}, {"target", "cpu"}, {"device_id", records.front().device_id},
+                                  {{"template", "gemm.cpu"}, {"target", "cpu"}, {"device_id", measured.device_id},
                                    {"low", "gemm.f32.M16.N32.K32"}, {"high", "gemm.f32.M64.N32.K32"}, {"rule", rule},
                                    {"timestamp", 2.0}, {"optune_version", "0.1.0"}}}};
   std::ofstream(dir_ / "forged.jsonl") << forged.dump() << "\n";
