@@ -37,13 +37,27 @@ std::string host_name() {
 }
 
 struct ServerLock::Session {
+  explicit Session(std::unique_ptr<postgres::Connection> held) : connection(std::move(held)) {}
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
   std::unique_ptr<postgres::Connection> connection;
+  // Closing the connection releases the lock, but only once the server has seen the connection
+  // end: it is unlocked first, so that a lock given up is free when this returns (a prune right
+  // after a tune's end found it still held).
+  ~Session() {
+    if (!connection) return;
+    try {
+      connection->prepare("SELECT pg_advisory_unlock_all()")->step();
+    } catch (const std::exception&) {
+      // A connection already lost holds nothing.
+    }
+  }
 };
 
 ServerLock::ServerLock(std::unique_ptr<Session> session) : session_(std::move(session)) {}
 ServerLock::ServerLock(ServerLock&&) noexcept = default;
 ServerLock& ServerLock::operator=(ServerLock&&) noexcept = default;
-ServerLock::~ServerLock() = default;  // closing the connection releases the lock
+ServerLock::~ServerLock() = default;
 
 std::optional<ServerLock> ServerLock::try_acquire(const std::string& uri, const std::string& name, Mode mode,
                                                   const std::string& who, std::string* holder) {
@@ -52,7 +66,7 @@ std::optional<ServerLock> ServerLock::try_acquire(const std::string& uri, const 
   auto statement = connection->prepare("SELECT CASE WHEN " + lock_call("pg_try_advisory_lock", mode) + " THEN 1 ELSE 0 END");
   statement->bind_text(1, key);
   if (statement->step() && statement->column_int(0) == 1)
-    return ServerLock(std::make_unique<Session>(Session{std::move(connection)}));
+    return ServerLock(std::make_unique<Session>(std::move(connection)));
   if (holder != nullptr) {
     // (Another user's session may hide its application_name from us.)
     auto who_holds = connection->prepare(
@@ -73,7 +87,7 @@ ServerLock ServerLock::acquire(const std::string& uri, const std::string& name, 
   statement->bind_text(1, std::to_string(name_key(name)));
   statement->step();
   statement.reset();
-  return ServerLock(std::make_unique<Session>(Session{std::move(connection)}));
+  return ServerLock(std::make_unique<Session>(std::move(connection)));
 }
 
 }  // namespace optune::db
