@@ -11,10 +11,30 @@
 # LAYOUT=nchw8c (environment): the networks keep that layout between conv layers (tune, emit and
 # bench with --layout): optune's candidates and oneDNN's user memory are in it, nothing is
 # timed with a layout transform (the stems read the NCHW image, as the suites pin them).
+# DTYPE=f32|bf16|f16|i8 (environment, default f32): the precision of every layer, tuned, emitted
+# and benchmarked (bench_conv --dtype); WORKDIR defaults to build/conv-vs-peers-DTYPE for other
+# dtypes than f32. Arithmetic of the rows:
+#   f32:  float32 throughout; every row, OpenBLAS's included.
+#   bf16: bf16 input, filter and output, float32 accumulation (optune: conv2d_bf16.cpu where the
+#         CPU has avx512_bf16, else the float32 templates widened; oneDNN: bf16 src/weights/dst).
+#   f16:  f16 input, filter and output, float32 accumulation (optune: the float32 templates
+#         widened; oneDNN: f16 where its build implements it on this CPU, else "unavailable").
+#   i8:   u8 x s8 with int32 accumulation and int32 output (optune: conv2d_int8.cpu, NCHW only,
+#         so no LAYOUT, and depthwise_conv2d.cpu widened; oneDNN: u8 src, s8 weights, s32 dst).
+# No OpenBLAS rows for other dtypes than f32; their rows add the relative L2 error against a
+# float64 reference of the same inputs (0 for int8) and the machine's float32 FMA peak. The
+# goal "int8 and bf16 conv2d at or above oneDNN's geomean on ResNet-18's 3x3 layers" reads off
+# the tuned row's geometric mean with e.g.
+#   DTYPE=i8 BENCH_ARGS="--layers layer1.conv3x3,layer2.conv3x3,layer3.conv3x3,layer4.conv3x3" ...
+# `optune tune --suite` takes no --dtype (it goes with --shape only), so the suites are tuned and
+# emitted from copies in WORKDIR that carry a suite-level `dtype = "..."` key.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 budget=${1:-600}
-work=${2:-$root/build/conv-vs-peers}
+dtype=${DTYPE:-f32}
+work_default=$root/build/conv-vs-peers
+[ "$dtype" = f32 ] || work_default+=-$dtype
+work=${2:-$work_default}
 shift $(($# < 2 ? $# : 2))
 bin=${OPTUNE_BIN:-$root/build/bin}
 bench=${OPTUNE_BENCH_BIN:-$root/build/tests/bench}
@@ -22,6 +42,14 @@ suites=("$root/configs/workloads/resnet18.toml" "$root/configs/workloads/mobilen
 layout=()
 [ -n "${LAYOUT:-}" ] && layout=(--layout "$LAYOUT")
 mkdir -p "$work"
+if [ "$dtype" != f32 ]; then  # the suites with a suite-level dtype key (tune --suite has no --dtype)
+  typed=()
+  for suite in "${suites[@]}"; do
+    typed+=("$work/$(basename "$suite" .toml).$dtype.toml")
+    { echo "dtype = \"$dtype\""; cat "$suite"; } >"${typed[-1]}"
+  done
+  suites=("${typed[@]}")
+fi
 for suite in "${suites[@]}"; do
   [ "$budget" = 0 ] || [ "$budget" = defaults ] && break
   "$bin/optune" tune --suite "$suite" "${layout[@]}" --budget "$budget" --quiet --db "$work/tuned.db" "$@"
@@ -52,4 +80,4 @@ printf '%s\n' "${sources[@]}" | xargs -P 2 -I{} sh -c \
   _ {} "$root"
 suite_args=()
 for suite in "${suites[@]}"; do suite_args+=(--suite "$suite"); done
-"$bench/bench_conv" "${suite_args[@]}" "${layout[@]}" --rounds 2 ${BENCH_ARGS:-} "${args[@]}"
+"$bench/bench_conv" "${suite_args[@]}" "${layout[@]}" --dtype "$dtype" --rounds 2 ${BENCH_ARGS:-} "${args[@]}"
