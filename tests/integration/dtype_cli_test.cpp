@@ -1,6 +1,6 @@
 // Low-precision operators end to end: `--dtype` (or a shape's dtype= item) tunes, checks and
-// records a bf16 or f16 CPU GEMM under its own key; a dtype no template runs is bad input naming
-// those that are.
+// records bf16, f16 and i8 CPU GEMMs and convolutions under their own keys; a dtype no template
+// runs is bad input naming those that are.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -68,8 +68,8 @@ TEST_F(DtypeCliTest, Bfloat16GemmRunsOnTheDotProductKernelWhereTheCpuHasIt) {
 }
 
 TEST_F(DtypeCliTest, ADtypeNoTemplateRunsIsBadInputNamingThoseThatAre) {
-  expect_bad_input("tune --op conv2d --shape N=1,C=8,H=8,W=8,K=8,R=3,S=3 --dtype bf16 --target cpu --db " + db(),
-                   "runs f32");
+  expect_bad_input("tune --op conv2d --shape N=1,C=8,H=8,W=8,K=8,R=3,S=3 --dtype i32 --target cpu --db " + db(),
+                   "runs f16, bf16, f32, i8");
   expect_bad_input("tune --op gemm --shape 64,64,64 --dtype u16 --target cpu --db " + db(), "bf16");
   expect_bad_input("tune --op gemm --shape 64,64,64 --dtype q4 --target cpu --db " + db(), "not a dtype");
   expect_bad_input("tune --op gemm --shape M=64,N=64,K=64,dtype=f16 --dtype bf16 --target cpu --db " + db(),
@@ -112,6 +112,193 @@ TEST_F(DtypeCliTest, ATemplateNamedForAnotherDtypeIsBadInput) {
                    "runs dtypes f32, f16, bf16, not i8");
   expect_bad_input("tune --op gemm --shape 64,64,64 --template gemm_int8.cpu --target cpu --db " + db(),
                    "not f32");
+}
+
+}  // namespace
+
+namespace {
+
+// Every CPU convolution in every low precision, on layers with padding, strides, dilation, a 1x1
+// and a kept layout: each candidate is checked by the worker against the double reference
+// (int8 exactly), so a record `ok` is a correct result. The templates are the ones the dtype and
+// device call for: conv2d_int8.cpu for i8, conv2d_bf16.cpu for bf16 where the CPU has
+// avx512_bf16 (NCHW layers), the float32 kernels widened elsewhere; and the i8 records name
+// their activations' signedness.
+TEST_F(DtypeCliTest, ConvolutionsTuneAndCheckInEveryLowPrecision) {
+  CommandRun space = optune("space --op gemm --shape 8,8,8 --dtype bf16 --target cpu --format json");
+  ASSERT_EQ(space.code, 0) << space.err;
+  const bool bf16_dot = nlohmann::json::parse(space.out)["template"] == "gemm_bf16.cpu";
+  struct Case {
+    std::string op, shape, dtype, expected_template;  // "" : a widened float32 template
+  };
+  const std::vector<Case> cases = {
+      {"conv2d", "N=2,C=13,H=9,W=11,K=21,R=3,S=3,stride=2,pad=1", "i8", "conv2d_int8.cpu"},
+      {"conv2d", "N=1,C=6,H=10,W=9,K=17,R=3,S=2,pad=2,dilation=2", "i8", "conv2d_int8.cpu"},
+      {"conv2d", "N=1,C=24,H=6,W=5,K=40,R=1,S=1", "i8", "conv2d_int8.cpu"},
+      {"conv2d", "N=1,C=13,H=9,W=11,K=21,R=3,S=3,stride=2,pad=1", "bf16", bf16_dot ? "conv2d_bf16.cpu" : ""},
+      {"conv2d", "N=1,C=13,H=9,W=11,K=21,R=3,S=3,pad=1", "f16", ""},
+      {"conv2d", "N=1,C=16,H=7,W=6,K=32,R=3,S=3,pad=1,layout=nchw8c", "bf16", ""},
+      {"depthwise_conv2d", "N=1,C=20,H=11,W=9,R=3,S=3,stride=2,pad=1", "i8", "depthwise_conv2d.cpu"},
+      {"depthwise_conv2d", "N=1,C=12,H=9,W=10,R=5,S=5,pad=2", "bf16", "depthwise_conv2d.cpu"},
+      {"depthwise_conv2d", "N=2,C=8,H=7,W=7,R=3,S=3,pad=1", "f16", "depthwise_conv2d.cpu"},
+  };
+  for (const Case& c : cases) {
+    CommandRun run = optune("tune --op " + c.op + " --shape " + c.shape + " --dtype " + c.dtype +
+                            " --target cpu --tuner random --trials 3 --batch-size 3 --repeat 1 --min-repeat-ms 1 "
+                            "--remeasure 0 --quiet --seed 4 --format json --db " + db());
+    ASSERT_EQ(run.code, 0) << c.shape << " " << c.dtype << run.out << run.err;
+    const std::string key = nlohmann::json::parse(run.out)["workload"];
+    EXPECT_NE(key.find("." + c.dtype + "."), std::string::npos) << key;
+    CommandRun history = optune("query --history --format json --op " + c.op + " --shape " + c.shape + " --dtype " +
+                                c.dtype + " --db " + db());
+    ASSERT_EQ(history.code, 0) << history.err;
+    const auto records = nlohmann::json::parse(history.out);
+    ASSERT_EQ(records.size(), 4u) << key << history.out;  // the default and 3 trials
+    for (const auto& record : records) {
+      EXPECT_EQ(record["error_kind"], "ok") << record.dump();
+      const std::string name = record["template"];
+      if (c.expected_template.empty())
+        EXPECT_TRUE(name == "conv2d.cpu" || name == "conv2d_gemm.cpu") << key << " ran " << name;
+      else
+        EXPECT_EQ(name, c.expected_template) << key;
+      if (c.dtype == "i8") EXPECT_TRUE(record["config"].contains("activations")) << record.dump();
+    }
+  }
+}
+
+// What the low-precision convolutions cannot run is bad input naming why: a kept layout in int8,
+// a depthwise int8 filter whose float32 sums would not be exact, a float32 template named for i8.
+TEST_F(DtypeCliTest, ConvolutionsRefuseWhatTheirPrecisionCannotRun) {
+  expect_bad_input("tune --op conv2d --shape N=1,C=16,H=8,W=8,K=16,R=3,S=3,pad=1,layout=nchw16c --dtype i8 "
+                   "--target cpu --db " + db(), "NCHW");
+  expect_bad_input("tune --op depthwise_conv2d --shape N=1,C=4,H=40,W=40,R=23,S=23,pad=11 --dtype i8 --target cpu "
+                   "--db " + db(), "514");
+  expect_bad_input("tune --op conv2d --shape N=1,C=8,H=8,W=8,K=8,R=3,S=3 --dtype i8 --template conv2d.cpu "
+                   "--target cpu --db " + db(), "not i8");
+}
+
+}  // namespace
+
+namespace {
+
+// A consumer of apply-best's header in low precision: optune::gemm on u8 x s8 -> int32 and on
+// bf16, optune::conv2d on int8 (and on bf16 where the CPU has AVX-512 BF16: elsewhere the bf16
+// conv2d is widened and has no table), each checked against a double reference (int8 exactly), and
+// the dispatch each reports (a tuned row for the tuned shapes and the listed untuned one, the
+// default for another). Prints one line per call; exits 1 on any wrong answer or dispatch.
+constexpr const char* kLowPrecisionConsumer = R"(
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+#include "optune_tuned.hpp"
+
+namespace cpu = optune::kernels::cpu;
+std::mt19937 rng(3);
+
+template <typename T> std::vector<T> values(long n) {
+  std::vector<T> v(n);
+  for (auto& x : v) {
+    if constexpr (std::is_same_v<T, cpu::bfloat16>) x = cpu::narrow<cpu::bfloat16>(std::uniform_real_distribution<float>(-1, 1)(rng));
+    else x = static_cast<T>(std::uniform_int_distribution<int>(std::is_signed_v<T> ? -128 : 0, std::is_signed_v<T> ? 127 : 255)(rng));
+  }
+  return v;
+}
+double value(cpu::bfloat16 x) { return cpu::widen(x); }
+double value(long x) { return double(x); }
+template <typename T> double value(T x) { return double(x); }
+
+// Relative L2 error of got against want.
+template <typename T> double error(const std::vector<T>& got, const std::vector<double>& want) {
+  double e = 0, n = 0;
+  for (size_t i = 0; i < want.size(); ++i) e += (value(got[i]) - want[i]) * (value(got[i]) - want[i]), n += want[i] * want[i];
+  return std::sqrt(e / (n > 0 ? n : 1));
+}
+
+template <typename TA, typename TB, typename TC>
+int gemm(long M, long N, long K, bool expect_tuned, double bound) {
+  auto a = values<TA>(M * K);
+  auto b = values<TB>(K * N);
+  std::vector<TC> c(M * N);
+  const bool tuned = optune::gemm(M, N, K, a.data(), K, b.data(), N, c.data(), N);
+  std::vector<double> want(M * N, 0.0);
+  for (long i = 0; i < M; ++i)
+    for (long k = 0; k < K; ++k)
+      for (long j = 0; j < N; ++j) want[i * N + j] += value(a[i * K + k]) * value(b[k * N + j]);
+  const double e = error(c, want);
+  std::printf("gemm %ldx%ldx%ld %s: %s, error %.3g\n", M, N, K, sizeof(TC) == 4 ? "int8" : "bf16", tuned ? "tuned" : "default", e);
+  return e <= bound && tuned == expect_tuned ? 0 : 1;
+}
+
+template <typename TIn, typename TW, typename TOut>
+int conv(const cpu::Conv2dDims& d, bool expect_tuned, double bound) {
+  auto in = values<TIn>(d.N * d.C * d.H * d.W);
+  auto w = values<TW>(d.K * d.C * d.R * d.S);
+  const long P = d.out_h(), Q = d.out_w();
+  std::vector<TOut> out(d.N * d.K * P * Q);
+  const bool tuned = optune::conv2d(d, in.data(), w.data(), out.data());
+  std::vector<double> want(out.size(), 0.0);
+  for (long n = 0; n < d.N; ++n) for (long k = 0; k < d.K; ++k) for (long p = 0; p < P; ++p) for (long q = 0; q < Q; ++q)
+    for (long c = 0; c < d.C; ++c) for (long r = 0; r < d.R; ++r) for (long s = 0; s < d.S; ++s) {
+      const long h = p * d.stride - d.pad + r * d.dilation, x = q * d.stride - d.pad + s * d.dilation;
+      if (h >= 0 && h < d.H && x >= 0 && x < d.W)
+        want[((n * d.K + k) * P + p) * Q + q] += value(in[((n * d.C + c) * d.H + h) * d.W + x]) * value(w[((k * d.C + c) * d.R + r) * d.S + s]);
+    }
+  const double e = error(out, want);
+  std::printf("conv2d K%ld %s: %s, error %.3g\n", long(d.K), sizeof(TOut) == 4 ? "int8" : "bf16", tuned ? "tuned" : "default", e);
+  return e <= bound && tuned == expect_tuned ? 0 : 1;
+}
+
+int main() {
+  const double bf16 = 2 * std::ldexp(1.0, -8) + 1000 * std::ldexp(1.0, -24);
+  int failures = gemm<std::uint8_t, std::int8_t, std::int32_t>(29, 40, 132, true, 0) +
+                 gemm<std::uint8_t, std::int8_t, std::int32_t>(31, 40, 132, true, 0) +   // listed, never tuned
+                 gemm<std::uint8_t, std::int8_t, std::int32_t>(7, 9, 11, false, 0) +
+                 gemm<cpu::bfloat16, cpu::bfloat16, cpu::bfloat16>(37, 45, 300, true, bf16) +
+                 gemm<cpu::bfloat16, cpu::bfloat16, cpu::bfloat16>(5, 6, 7, false, bf16);
+  const cpu::Conv2dDims layer{.N = 1, .C = 13, .H = 9, .W = 11, .K = 21, .R = 3, .S = 3, .stride = 1, .pad = 1};
+  cpu::Conv2dDims other = layer;
+  other.K = 8;
+  failures += conv<std::uint8_t, std::int8_t, std::int32_t>(layer, true, 0) +
+              conv<std::uint8_t, std::int8_t, std::int32_t>(other, false, 0);
+#ifdef WITH_BF16_CONV
+  failures += conv<cpu::bfloat16, cpu::bfloat16, cpu::bfloat16>(layer, true, bf16);
+#endif
+  return failures == 0 ? 0 : 1;
+}
+)";
+
+TEST_F(DtypeCliTest, Int8AndBf16TablesAreCompiledIntoAConsumerThatGetsTheRightAnswers) {
+  CommandRun space = optune("space --op conv2d --shape N=1,C=13,H=9,W=11,K=21,R=3,S=3,pad=1 --dtype bf16 --target cpu "
+                            "--format json");
+  ASSERT_EQ(space.code, 0) << space.err;
+  const bool bf16_conv_table = nlohmann::json::parse(space.out)["template"] == "conv2d_bf16.cpu";
+  std::vector<std::string> tunes = {"--op gemm --shape 29,40,132 --dtype i8", "--op gemm --shape 37,45,300 --dtype bf16",
+                                    "--op conv2d --shape N=1,C=13,H=9,W=11,K=21,R=3,S=3,pad=1 --dtype i8"};
+  if (bf16_conv_table) tunes.push_back("--op conv2d --shape N=1,C=13,H=9,W=11,K=21,R=3,S=3,pad=1 --dtype bf16");
+  for (const auto& tune : tunes) {
+    CommandRun run = optune("tune " + tune + " --target cpu --tuner random --trials 2 --batch-size 2 --repeat 1 "
+                            "--min-repeat-ms 1 --remeasure 0 --quiet --seed 6 --db " + db());
+    ASSERT_EQ(run.code, 0) << tune << run.out << run.err;
+  }
+  const auto dir = std::filesystem::path(db()).parent_path();
+  CommandRun apply = optune("apply-best --target cpu --db " + db() + " --workload gemm.i8.M31.N40.K132 --out " +
+                            (dir / "optune_tuned.hpp").string());
+  ASSERT_EQ(apply.code, 0) << apply.err;
+  const std::string header = optune::test_support::slurp(dir / "optune_tuned.hpp");
+  EXPECT_NE(header.find("kGemmInt8 = "), std::string::npos) << header;
+  EXPECT_NE(header.find("{29, 40, 132, optune::kernels::cpu::GemmInt8Config{"), std::string::npos) << header;
+  EXPECT_NE(header.find("gemm.i8.M31.N40.K132: never tuned"), std::string::npos) << header;
+  EXPECT_NE(header.find("kConv2dInt8 = "), std::string::npos) << header;
+  EXPECT_EQ(header.find("kGemmF16"), std::string::npos) << "no f16 records, no f16 table";
+  std::ofstream(dir / "consumer.cpp") << kLowPrecisionConsumer;
+  const std::string compile = std::string("c++ -std=c++20 -O1 -march=native -fopenmp ") +
+                              (bf16_conv_table ? "-DWITH_BF16_CONV " : "") + "-I " + dir.string() + " -I " +
+                              OPTUNE_SOURCE_DIR + "/backends/cpu/include " + (dir / "consumer.cpp").string() + " -o " +
+                              (dir / "consumer").string() + " 2> " + (dir / "compile.log").string();
+  ASSERT_EQ(std::system(compile.c_str()), 0) << optune::test_support::slurp(dir / "compile.log");
+  const int status = std::system(((dir / "consumer").string() + " > " + (dir / "consumer.out").string()).c_str());
+  EXPECT_EQ(status, 0) << optune::test_support::slurp(dir / "consumer.out");
 }
 
 }  // namespace

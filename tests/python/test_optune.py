@@ -295,6 +295,6 @@ def test_dtype_tunes_a_bfloat16_gemm_under_its_own_key_and_bad_dtypes_are_badinp
         ["gemm.bf16.M24.N40.K64"]
     assert optune.query(db=db, op="gemm", shape="24,40,64") == []
     with pytest.raises(optune.BadInput, match="runs"):
-        optune.space(op="conv2d", shape="N=1,C=8,H=8,W=8,K=8,R=3,S=3", dtype="bf16")
+        optune.space(op="conv2d", shape="N=1,C=8,H=8,W=8,K=8,R=3,S=3", dtype="i32")
     with pytest.raises(optune.BadInput, match="dtype"):
         optune.tune(op="gemm", dtype="bf16", db=db)

@@ -2,6 +2,7 @@
 // consumption), and notes on stderr the wanted workloads that have no tuned config (they run their
 // leaf of a measured dispatch, the config of their nearest tuned shape, or the default). With
 // --kernel, the table of a user's kernel file (tuner/results/kernel_header.hpp).
+#include <algorithm>
 #include <cstdio>
 
 #include "cli_support.hpp"
@@ -114,9 +115,9 @@ int run_apply_best(const ApplyBestOptions& options) {
         const auto& kernel_template =
             backends::default_template(workload, request.target.backend, request.fallback_device);
         kernel_template.space(workload, request.fallback_device);
-        // A table's config type runs one dtype (f32 today): another would get a row that runs it.
-        const auto form = kernel_template.table_form();
-        if (!form || form->dtype != workload.dtype)
+        // A table serves one dtype: a workload of a dtype the template has no table of would get no row.
+        const auto forms = kernel_template.table_forms();
+        if (std::none_of(forms.begin(), forms.end(), [&](const auto& form) { return form.dtype == workload.dtype; }))
           throw std::invalid_argument("template " + kernel_template.name() + " has no build-time table of " +
                                       std::string(kernels::data_type_name(workload.dtype)) + " workloads");
       } catch (const std::invalid_argument& error) {

@@ -143,6 +143,8 @@ class CpuConv2dTemplate : public KernelTemplate {
  public:
   Op op() const override { return Op::kConv2d; }
   std::string_view backend() const override { return "cpu"; }
+  // f16 and bf16 on the float32 kernels, widened (conv_candidate_source); i8 is conv2d_int8.cpu's.
+  std::vector<DataType> dtypes() const override { return {DataType::kF32, DataType::kF16, DataType::kBF16}; }
 
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     const Conv2dShape& shape = workload.conv();
@@ -193,12 +195,12 @@ class CpuConv2dTemplate : public KernelTemplate {
     const cpu::Conv2dDims dims = cpu::conv2d_dims(workload);
     // The filter width (when unrolled) and the stride as constants of the kernel.
     const std::string fixed_s = c.unroll_kw ? std::to_string(dims.S) : "0";
-    return conv_candidate_source(name(), "conv2d", workload, cpu::conv2d_dims_literal(dims),
+    return conv_candidate_source(name(), "conv2d", workload, operator_operands(workload), cpu::conv2d_dims_literal(dims),
                                  cpu::conv2d_config_literal(c), fixed_s + ", " + std::to_string(dims.stride));
   }
 
-  std::optional<TableForm> table_form() const override {
-    return TableForm{"optune/kernels/cpu/tuned_conv2d.hpp", "optune::kernels::cpu::TunedConv2d",
+  std::vector<TableForm> table_forms() const override {
+    return {TableForm{"optune/kernels/cpu/tuned_conv2d.hpp", "optune::kernels::cpu::TunedConv2d",
                      "optune::kernels::cpu::Conv2dConfig", "kConv2d",
                      "N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1",
                      "// NCHW output = conv2d(NCHW input, OIHW filter), f32, with the tuned config of the shape\n"
@@ -221,7 +223,7 @@ class CpuConv2dTemplate : public KernelTemplate {
                      "                          const float* filter, float* output) {\n"
                      "  return kernels::cpu::conv2d_nchw_to_nchwc_tuned<tuned::kConv2d, tuned::kConv2dDefault, Block>(\n"
                      "      dims, input, filter, output);\n"
-                     "}\n"};
+                     "}\n"}};
   }
 
   std::string table_row(const Workload& workload, const DeviceInfo&, const ss::ConfigView& config) const override {

@@ -170,16 +170,33 @@ std::int64_t blocked_default_ow_block(std::int64_t Q) {
   return std::min<std::int64_t>(8, Q);
 }
 
+// An i8 layer's sums are exact in float32 while every partial sum is an integer below 2^24:
+// taps x 255 x 128 < 2^24.
+constexpr std::int64_t kMaxExactInt8Taps = ((std::int64_t{1} << 24) - 1) / (255 * 128);
+
 class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
  public:
   std::string name() const override { return "depthwise_conv2d.cpu"; }
   Op op() const override { return Op::kDepthwiseConv2d; }
   std::string_view backend() const override { return "cpu"; }
+  // Every dtype on the float32 kernels, widened (conv_candidate_source): a depthwise layer reads
+  // each input once per tap, so it is bound by memory, not by the width of its arithmetic.
+  std::vector<DataType> dtypes() const override {
+    return {DataType::kF32, DataType::kF16, DataType::kBF16, DataType::kI8};
+  }
+  std::vector<DataType> input_dtypes(const Workload& workload, const DeviceInfo& device) const override {
+    if (workload.dtype != DataType::kI8) return {};
+    return {int8_activations(device), DataType::kI8};
+  }
 
   // One space per algorithm, picked by the layer's shape (uses_blocked): the knobs of one
   // algorithm mean nothing to the other.
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     const Conv2dShape& shape = workload.conv();
+    if (workload.dtype == DataType::kI8 && shape.R * shape.S > kMaxExactInt8Taps) {
+      throw std::invalid_argument("depthwise_conv2d.cpu: i8 sums in float32, exact for R * S <= " +
+                                  std::to_string(kMaxExactInt8Taps) + " taps, not " + workload.key());
+    }
     const VectorUnit unit = vector_unit(device);
     check_kept_layout("depthwise_conv2d.cpu", workload, unit);
     ss::ConfigSpace space;
@@ -189,6 +206,8 @@ class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
     } else {
       add_rows_space(space, shape, unit);
     }
+    // An i8 record says which signedness its activations had (as gemm_int8.cpu's do).
+    if (workload.dtype == DataType::kI8) add_activations_knob(space, device);
     return space;
   }
 
@@ -238,17 +257,18 @@ class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
 
   // As conv2d.cpu: the filter is packed on the first call (a copy: the kernel reads the taps as
   // they are); the timed steady state is the padded plane copies plus the convolution.
-  std::string emit_source(const Workload& workload, const DeviceInfo&,
+  std::string emit_source(const Workload& workload, const DeviceInfo& device,
                           const ss::ConfigView& config) const override {
     const DepthwiseConv2dConfig c = cpu::depthwise_conv2d_config_from_view(config);
     const cpu::Conv2dDims dims = cpu::conv2d_dims(workload);
     const std::string fixed_s = c.unroll_kw ? std::to_string(dims.S) : "0";
     return conv_candidate_source("depthwise_conv2d.cpu", "depthwise_conv2d", workload,
+                                 operator_operands(workload, input_dtypes(workload, device)),
                                  cpu::conv2d_dims_literal(dims), cpu::depthwise_conv2d_config_literal(c), fixed_s);
   }
 
-  std::optional<TableForm> table_form() const override {
-    return TableForm{"optune/kernels/cpu/tuned_conv2d.hpp",
+  std::vector<TableForm> table_forms() const override {
+    return {TableForm{"optune/kernels/cpu/tuned_conv2d.hpp",
                      "optune::kernels::cpu::TunedDepthwiseConv2d",
                      "optune::kernels::cpu::DepthwiseConv2dConfig", "kDepthwiseConv2d",
                      "N=1,C=128,H=56,W=56,R=3,S=3,stride=1,pad=1",
@@ -267,7 +287,7 @@ class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
                      "  return kernels::cpu::depthwise_conv2d_nchwc_tuned<tuned::kDepthwiseConv2d,\n"
                      "                                                    tuned::kDepthwiseConv2dDefault, Block>(\n"
                      "      dims, input, filter, output);\n"
-                     "}\n"};
+                     "}\n"}};
   }
 
   std::string table_row(const Workload& workload, const DeviceInfo&, const ss::ConfigView& config) const override {

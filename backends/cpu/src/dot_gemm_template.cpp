@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "optune/kernels/cpu/candidate.hpp"
+#include "optune/kernels/cpu/conv2d_config_view.hpp"
 #include "template_support.hpp"
 
 namespace optune::kernels {
@@ -21,6 +22,10 @@ constexpr const char* kMr = "mr";
 constexpr const char* kNr = "nr";
 constexpr const char* kThreads = "threads";
 constexpr const char* kPackA = "pack_a";
+// What the threads share out: N's column panels, or M's row panels where N is too narrow (a
+// conv2d's 7x7 layer is a GEMM of 49 columns). Records from before the knob split columns.
+constexpr const char* kSplit = "split";
+const std::vector<std::string> kSplitNames = {"columns", "rows"};
 
 const std::vector<std::int64_t> kMcCandidates = {8, 12, 16, 24, 32, 48, 64, 72, 96, 120, 144, 192, 240, 288, 384, 576};
 const std::vector<std::int64_t> kNcCandidates = {16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 4096};
@@ -28,13 +33,13 @@ const std::vector<std::int64_t> kKcCandidates = {16, 32, 64, 128, 192, 256, 384,
 
 struct Blocking {
   std::int64_t mc, nc, kc, mr, nr, threads;
-  bool pack_a;
+  bool pack_a, split_rows;
 };
 
 Blocking blocking_of(const ss::ConfigView& v) {
   return {v.split_factor(kTileMc, 1), v.split_factor(kTileNc, 1), v.split_factor(kTileKc, 1),
           v.integer(kMr),             v.integer(kNr),             v.integer(kThreads),
-          v.flag(kPackA)};
+          v.flag(kPackA),             v.choice(kSplit) == kSplitNames[1]};
 }
 
 // Whether the block knob's value breaks no constraint that names it (the others may not be set yet).
@@ -47,8 +52,22 @@ bool valid_block(const ss::ConfigSpace& space, const ss::Config& config, const s
 
 }  // namespace
 
+std::string DotGemmTemplate::name() const {
+  return std::string(op_name(op_)) + "_" + element_name() + ".cpu";
+}
+
+GemmShape DotGemmTemplate::gemm_shape(const Workload& workload) const {
+  if (workload.op == Op::kGemm) return workload.gemm();
+  const Conv2dShape& c = workload.conv();
+  if (c.groups != 1 || workload.layout_block != kLayoutNchw || workload.nchw_input) {
+    throw std::invalid_argument(name() + ": runs NCHW conv2d layers with groups = 1 (no kept layout), not " +
+                                workload.key());
+  }
+  return GemmShape{c.K, c.out_h() * c.out_w(), c.C * c.R * c.S};
+}
+
 ss::ConfigSpace DotGemmTemplate::space(const Workload& workload, const DeviceInfo& device) const {
-  const GemmShape& shape = workload.gemm();
+  const GemmShape shape = gemm_shape(workload);
   const int registers = vector_unit(device).registers, vector_lanes = lanes(device);
   ss::ConfigSpace space;
   space.add(ss::SplitKnob{kTileMc, shape.M, 2, ss::SplitPolicy::kCandidates, kMcCandidates, 0});
@@ -58,7 +77,11 @@ ss::ConfigSpace DotGemmTemplate::space(const Workload& workload, const DeviceInf
   space.add(ss::IntRangeKnob{kNr, vector_lanes, 4 * vector_lanes, vector_lanes});
   space.add(ss::IntRangeKnob{kThreads, 1, std::max(1, device.cores), 1});
   space.add(ss::BoolKnob{kPackA});
+  space.add(ss::ChoiceKnob{kSplit, kSplitNames});
+  space.read_missing_as(kSplit, kSplitNames[0]);
   add_type_knobs(space, device);
+  space.add_constraint("one thread splits nothing (split = columns)",
+                       [](const ss::ConfigView& v) { return v.integer(kThreads) > 1 || v.choice(kSplit) == kSplitNames[0]; });
   const bool in_place = reads_a_in_place(workload, device);
   space.add_constraint("A is read in place only where the kernel takes K's groups as they lie (pack_a off)",
                        [in_place](const ss::ConfigView& v) { return v.flag(kPackA) || in_place; });
@@ -96,9 +119,14 @@ ss::Config DotGemmTemplate::default_config(const Workload& workload, const Devic
   // columns, which on 3136 x 64 x 576 int8 (32 a thread) cost half the time; at 1024^3 (512 a
   // thread) packing is amortised and the packed panel's one stream reads faster than MR rows
   // (in place there was 0.83x). docs/performance/lowp-cpu-gemm.md.
-  const std::int64_t columns_per_thread = workload.gemm().N / std::max(1, device.cores);
+  const std::int64_t columns_per_thread = gemm_shape(workload).N / std::max(1, device.cores);
   const bool pack_a = !(reads_a_in_place(workload, device) && columns_per_thread <= 128);
   set(kPackA, [&](const ss::ConfigView& v) { return v.flag(kPackA) == pack_a; });
+  // Rows where N has fewer than two column panels a thread and M has more.
+  const GemmShape shape = gemm_shape(workload);
+  const std::int64_t threads = std::max(1, device.cores);
+  const bool split_rows = threads > 1 && (shape.N + nr - 1) / nr < 2 * threads && (shape.M + mr - 1) / mr >= 2 * threads;
+  set(kSplit, [&](const ss::ConfigView& v) { return (v.choice(kSplit) == kSplitNames[1]) == split_rows; });
   // The largest valid block up to the preferred size, else the smallest valid one.
   auto block = [&](const char* knob, std::int64_t preferred) {
     const std::size_t k = space.knob_index(knob);
@@ -125,7 +153,7 @@ ss::Config DotGemmTemplate::default_config(const Workload& workload, const Devic
 std::vector<std::pair<std::string, double>> DotGemmTemplate::derived_features(const Workload& workload,
                                                                               const DeviceInfo& device,
                                                                               const ss::ConfigView& view) const {
-  const GemmShape& s = workload.gemm();
+  const GemmShape s = gemm_shape(workload);
   const Blocking c = blocking_of(view);
   const double vectors = static_cast<double>(c.nr) / lanes(device), bytes = packed_bytes(device);
   const double kc = std::min<double>(static_cast<double>(c.kc), static_cast<double>(s.K));
@@ -139,27 +167,101 @@ std::vector<std::pair<std::string, double>> DotGemmTemplate::derived_features(co
       {"a_block_over_l2", bytes * kc * double(std::min(c.mc, s.M)) / l2},
       {"edge_waste", 1.0 - double(s.M) * double(s.N) / (tiles_m * double(c.mr) * tiles_n * double(c.nr))},
       {"threads_per_core", double(c.threads) / std::max(1, device.cores)},
+      // Panels of the split extent per thread: under 1, threads idle; fractional, the last waits.
+      {"panels_per_thread", (c.split_rows ? tiles_m : tiles_n) / double(c.threads)},
   };
+}
+
+std::string DotGemmTemplate::config_literal(const ss::ConfigView& view) const {
+  const Blocking c = blocking_of(view);
+  const auto i = [](std::int64_t value) { return std::to_string(value); };
+  return "optune::kernels::cpu::" + kernel().config_type + "{.mc = " + i(c.mc) + ", .nc = " + i(c.nc) +
+         ", .kc = " + i(c.kc) + ", .mr = " + i(c.mr) + ", .nr = " + i(c.nr) + ", .threads = " + i(c.threads) +
+         ", .pack_a = " + (c.pack_a ? "true" : "false") + (c.split_rows ? ", .split_rows = true" : "") + "}";
+}
+
+std::vector<KernelTemplate::TableForm> DotGemmTemplate::table_forms() const {
+  const bool int8 = dtypes().front() == DataType::kI8;
+  const std::string suffix = int8 ? "Int8" : "Bf16";
+  const std::string table = std::string(op_ == Op::kGemm ? "kGemm" : "kConv2d") + suffix;
+  const std::string tuned = "<tuned::" + table + ", tuned::" + table + "Default>";
+  // int8 activations are u8 on x86 and s8 elsewhere: the entry point takes either.
+  const std::string head = int8 ? "template <typename Activations>\nbool " : "inline bool ";
+  const std::string activations = int8 ? "Activations" : "kernels::cpu::bfloat16";
+  const std::string weights = int8 ? "std::int8_t" : "kernels::cpu::bfloat16";
+  const std::string output = int8 ? "std::int32_t" : "kernels::cpu::bfloat16";
+  const std::string arithmetic = int8 ? "int32 sums and output" : "float32 sums";
+  TableForm form;
+  form.config_type = "optune::kernels::cpu::" + kernel().config_type;
+  form.table_name = table;
+  form.dtype = dtypes().front();
+  if (op_ == Op::kGemm) {
+    form.include = "optune/kernels/cpu/tuned_gemm_lowp.hpp";
+    form.row_type = "optune::kernels::cpu::TunedGemm" + suffix;
+    form.default_shape = "M=1024,N=1024,K=1024";
+    form.entry_point = "// C[M,N] = A[M,K] * B[K,N], row-major " + std::string(int8 ? "int8" : "bf16") + " (" + arithmetic +
+                       "), with the tuned config of the\n// shape (else the default config). Returns whether a tuned "
+                       "config ran.\n" + head + "gemm(std::int64_t M, std::int64_t N, std::int64_t K, const " +
+                       activations + "* A, std::int64_t lda,\n          const " + weights +
+                       "* B, std::int64_t ldb, " + output + "* C, std::int64_t ldc) {\n  return kernels::cpu::" +
+                       kernel().function + "_tuned" + tuned + "(M, N, K, A, lda, B, ldb, C, ldc);\n}\n";
+  } else {
+    form.include = "optune/kernels/cpu/tuned_conv2d_dot.hpp";
+    form.row_type = "optune::kernels::cpu::TunedConv2d" + suffix;
+    form.default_shape = "N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1";
+    form.entry_point = "// NCHW output = conv2d(NCHW input, OIHW filter), " + std::string(int8 ? "int8" : "bf16") + " (" +
+                       arithmetic + "), with the tuned config of\n// the layer (else the default config). Returns "
+                       "whether a tuned config ran.\n" + head + "conv2d(const kernels::cpu::Conv2dDims& dims, const " +
+                       activations + "* input, const " + weights + "* filter,\n            " + output +
+                       "* output) {\n  return kernels::cpu::conv2d_dot_tuned" + tuned +
+                       "(dims, input, filter, output);\n}\n";
+  }
+  return {form};
+}
+
+std::string DotGemmTemplate::table_row(const Workload& workload, const DeviceInfo& /*device*/,
+                                       const ss::ConfigView& view) const {
+  if (op_ != Op::kGemm)
+    return "{" + cpu::conv2d_dims_literal(cpu::conv2d_dims(workload)) + ", " + config_literal(view) + "}";
+  const GemmShape& s = workload.gemm();
+  return "{" + std::to_string(s.M) + ", " + std::to_string(s.N) + ", " + std::to_string(s.K) + ", " +
+         config_literal(view) + "}";
+}
+
+std::string DotGemmTemplate::table_range_row(const Workload& low, const Workload& high, const DeviceInfo& device,
+                                             const ss::ConfigView& view) const {
+  std::string row = table_row(low, device, view);
+  row.pop_back();  // its closing brace: the upper bounds follow the config
+  if (op_ != Op::kGemm) return row + ", " + cpu::conv2d_dims_literal(cpu::conv2d_dims(high)) + "}";
+  const GemmShape& s = high.gemm();
+  return row + ", " + std::to_string(s.M) + ", " + std::to_string(s.N) + ", " + std::to_string(s.K) + "}";
 }
 
 std::string DotGemmTemplate::emit_source(const Workload& workload, const DeviceInfo& /*device*/,
                                          const ss::ConfigView& view) const {
-  const GemmShape& s = workload.gemm();
-  const Blocking c = blocking_of(view);
+  const GemmShape s = gemm_shape(workload);
   const DotGemmKernel k = kernel();
-  const std::vector<std::string> types = operand_types(view);
+  const DotOperandTypes types = operand_types(view);
   const auto i = [](std::int64_t value) { return std::to_string(value); };
-  const std::string config = "optune::kernels::cpu::" + k.config_type + "{.mc = " + i(c.mc) + ", .nc = " + i(c.nc) +
-                             ", .kc = " + i(c.kc) + ", .mr = " + i(c.mr) + ", .nr = " + i(c.nr) +
-                             ", .threads = " + i(c.threads) + ", .pack_a = " + (c.pack_a ? "true" : "false") + "}";
-  return "// optune candidate of " + name() + " for " + workload.key() +
-         "\n"
-         "// Build: c++ -std=c++20 -O3 -march=<target> -fopenmp -fPIC -shared -I<kernels/include>\n"
-         "#include <cstdint>\n#include <optune/kernels/cpu/" + k.header + ">\n\n"
-         "extern \"C\" void " + std::string(kCandidateSymbol) + "(const void* const* inputs, void* output) {\n"
-         "  optune::kernels::cpu::" + k.function + "<" + config + ">(\n      " + i(s.M) + ", " + i(s.N) + ", " +
-         i(s.K) + ", static_cast<const " + types[0] + "*>(inputs[0]), " + i(s.K) + ", static_cast<const " + types[1] +
-         "*>(inputs[1]), " + i(s.N) + ", static_cast<" + types[2] + "*>(output), " + i(s.N) + ");\n}\n";
+  const std::string config = config_literal(view);
+  const std::string head = "// optune candidate of " + name() + " for " + workload.key() +
+                           "\n"
+                           "// Build: c++ -std=c++20 -O3 -march=<target> -fopenmp -fPIC -shared -I<kernels/include>\n"
+                           "#include <cstdint>\n#include <optune/kernels/cpu/" +
+                           (op_ == Op::kGemm ? k.header : std::string("conv2d_dot.hpp")) + ">\n\n" +
+                           "extern \"C\" void " + std::string(kCandidateSymbol) +
+                           "(const void* const* inputs, void* output) {\n";
+  const std::string activations = "static_cast<const " + types.activations + "*>(inputs[0])";
+  const std::string weights = "static_cast<const " + types.weights + "*>(inputs[1])";
+  const std::string output = "static_cast<" + types.output + "*>(output)";
+  if (op_ == Op::kGemm) {
+    return head + "  optune::kernels::cpu::" + k.function + "<" + config + ">(\n      " + i(s.M) + ", " + i(s.N) +
+           ", " + i(s.K) + ", " + activations + ", " + i(s.K) + ", " + weights + ", " + i(s.N) + ", " + output +
+           ", " + i(s.N) + ");\n}\n";
+  }
+  return head + "  optune::kernels::cpu::conv2d_dot<" + config + ">(\n      " +
+         cpu::conv2d_dims_literal(cpu::conv2d_dims(workload)) + ", " + activations + ", " + weights + ", " + output +
+         ");\n}\n";
 }
 
 }  // namespace optune::kernels

@@ -1,9 +1,12 @@
-// The CPU GEMM templates on dot-product micro-kernels (gemm_int8.hpp, gemm_bf16.hpp): K packed in
+// The CPU templates on dot-product micro-kernels (gemm_int8.hpp, gemm_bf16.hpp): K packed in
 // small groups that one instruction multiplies and sums into each 32-bit lane of a vector
 // (vpdpbusd, vpmaddwd, vdpbf16ps), GotoBLAS blocking around them. Both kernels take the same six
 // numbers (GemmInt8Config, GemmBf16Config), so their knobs, rules, default and features are one
 // thing; a template says what differs: its element types, the lanes of its accumulating vector on
 // the device, and the bytes a packed element takes.
+// Each element type has two templates, one per op: gemm_<element>.cpu runs the GEMM, and
+// conv2d_<element>.cpu an NCHW conv2d as the GEMM out[K][P*Q] = filter x im2col columns
+// (conv2d_dot.hpp), tuned in the same knobs over that GEMM's extents.
 #pragma once
 
 #include <cstdint>
@@ -21,10 +24,19 @@ struct DotGemmKernel {
   std::string config_type;  // "GemmInt8Config"
 };
 
+// The C++ element types of a candidate's operands, by role: A and B of the GEMM, the image and the
+// filter of the conv2d.
+struct DotOperandTypes {
+  std::string activations, weights, output;
+};
+
 class DotGemmTemplate : public KernelTemplate {
  public:
-  Op op() const override { return Op::kGemm; }
+  explicit DotGemmTemplate(Op op) : op_(op) {}
+  Op op() const override { return op_; }
   std::string_view backend() const override { return "cpu"; }
+  // "gemm_int8.cpu", "conv2d_bf16.cpu".
+  std::string name() const override;
 
   search_space::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override;
   // Untuned: 6-row micro-tiles of two accumulating vectors, MC 96, NC 512 and KC 512 where the shape
@@ -36,8 +48,21 @@ class DotGemmTemplate : public KernelTemplate {
                                                                const search_space::ConfigView& view) const override;
   std::string emit_source(const Workload& workload, const DeviceInfo& device,
                           const search_space::ConfigView& view) const override;
+  // apply-best's table of the dtype (tuned_gemm_lowp.hpp, tuned_conv2d_dot.hpp): rows of the
+  // kernel's config, and the entry point optune::gemm / optune::conv2d on the dtype's elements.
+  std::vector<TableForm> table_forms() const override;
+  std::string table_row(const Workload& workload, const DeviceInfo& device,
+                        const search_space::ConfigView& view) const override;
+  std::string table_range_row(const Workload& low, const Workload& high, const DeviceInfo& device,
+                              const search_space::ConfigView& view) const override;
+  std::string config_literal(const search_space::ConfigView& view) const override;
 
  protected:
+  // The GEMM the workload is: a GEMM's own extents, a conv2d's M = K, N = P * Q, K = C * R * S.
+  // Throws std::invalid_argument for a conv2d the template cannot run (groups, a kept layout).
+  GemmShape gemm_shape(const Workload& workload) const;
+
+  virtual std::string element_name() const = 0;  // "int8", "bf16"
   virtual DotGemmKernel kernel() const = 0;
   // The 32-bit lanes of the vector the kernel accumulates in on the device: nr is a multiple.
   virtual int lanes(const DeviceInfo& device) const = 0;
@@ -49,8 +74,10 @@ class DotGemmTemplate : public KernelTemplate {
   virtual bool reads_a_in_place(const Workload& workload, const DeviceInfo& device) const = 0;
   // Knobs of the element types, added after the blocking knobs (records name knobs, not positions).
   virtual void add_type_knobs(search_space::ConfigSpace& /*space*/, const DeviceInfo& /*device*/) const {}
-  // The C++ element types of A, B and C in a candidate's call.
-  virtual std::vector<std::string> operand_types(const search_space::ConfigView& view) const = 0;
+  virtual DotOperandTypes operand_types(const search_space::ConfigView& view) const = 0;
+
+ private:
+  Op op_;
 };
 
 }  // namespace optune::kernels

@@ -1,33 +1,39 @@
-// The "gemm_bf16.cpu" template: bf16 GEMM workloads (bf16 in and out, float32 accumulation) on
-// the header-only kernel optune/kernels/cpu/gemm_bf16.hpp, whose micro-kernel is AVX-512 BF16's
-// vdpbf16ps (two bf16 products summed into each float32 lane). It applies where the device has
-// avx512_bf16, and is then the default ahead of gemm.cpu, which widens bf16 to float32 as it packs
-// (the path for every other CPU). The knobs map one to one onto GemmBf16Config's fields
-// (dot_gemm_template.hpp).
+// The "gemm_bf16.cpu" and "conv2d_bf16.cpu" templates: bf16 GEMM and conv2d workloads (bf16 in
+// and out, float32 accumulation) on the header-only kernel optune/kernels/cpu/gemm_bf16.hpp (the
+// conv2d through conv2d_dot.hpp's im2col columns), whose micro-kernel is AVX-512 BF16's vdpbf16ps
+// (two bf16 products summed into each float32 lane). They apply where the device has avx512_bf16
+// (the conv2d on NCHW layers), and are then the defaults ahead of gemm.cpu and conv2d.cpu /
+// conv2d_gemm.cpu, which widen bf16 to float32 (the path for every other CPU and layout). The
+// knobs map one to one onto GemmBf16Config's fields (dot_gemm_template.hpp).
 #include "dot_gemm_template.hpp"
 #include "templates.hpp"
 
 namespace optune::kernels {
 namespace {
 
-class CpuGemmBf16Template final : public DotGemmTemplate {
+class CpuBf16Template final : public DotGemmTemplate {
  public:
-  std::string name() const override { return "gemm_bf16.cpu"; }
+  using DotGemmTemplate::DotGemmTemplate;
   std::vector<DataType> dtypes() const override { return {DataType::kBF16}; }
-  bool applies(const Workload& /*workload*/, const DeviceInfo& device) const override {
-    return device.has_isa("avx512_bf16");
+  bool applies(const Workload& workload, const DeviceInfo& device) const override {
+    if (!device.has_isa("avx512_bf16")) return false;
+    if (workload.op == Op::kGemm) return true;
+    const Conv2dShape& c = workload.conv();
+    return c.groups == 1 && workload.layout_block == kLayoutNchw && !workload.nchw_input;
   }
-  int priority() const override { return 1; }  // ahead of gemm.cpu where it applies
+  // Ahead of gemm.cpu (0), conv2d.cpu (0) and conv2d_gemm.cpu (10) where it applies.
+  int priority() const override { return 20; }
 
  protected:
+  std::string element_name() const override { return "bf16"; }
   DotGemmKernel kernel() const override { return {"gemm_bf16.hpp", "gemm_bf16", "GemmBf16Config"}; }
   int lanes(const DeviceInfo& /*device*/) const override { return 16; }  // float32 lanes of a zmm
   int max_mr(const DeviceInfo& /*device*/) const override { return 14; }
   double packed_bytes(const DeviceInfo& /*device*/) const override { return 2; }
   bool reads_a_in_place(const Workload& workload, const DeviceInfo& /*device*/) const override {
-    return workload.gemm().K % 2 == 0;  // a pair of K is 4 bytes of a row as it lies
+    return gemm_shape(workload).K % 2 == 0;  // a pair of K is 4 bytes of a row as it lies
   }
-  std::vector<std::string> operand_types(const search_space::ConfigView& /*view*/) const override {
+  DotOperandTypes operand_types(const search_space::ConfigView& /*view*/) const override {
     return {"optune::kernels::cpu::bfloat16", "optune::kernels::cpu::bfloat16", "optune::kernels::cpu::bfloat16"};
   }
 };
@@ -35,7 +41,12 @@ class CpuGemmBf16Template final : public DotGemmTemplate {
 }  // namespace
 
 const KernelTemplate& cpu_gemm_bf16_template() {
-  static const CpuGemmBf16Template kernel_template;
+  static const CpuBf16Template kernel_template(Op::kGemm);
+  return kernel_template;
+}
+
+const KernelTemplate& cpu_conv2d_bf16_template() {
+  static const CpuBf16Template kernel_template(Op::kConv2d);
   return kernel_template;
 }
 

@@ -1,8 +1,11 @@
-// The "gemm_int8.cpu" template: i8 GEMM workloads (int32 accumulation and output) on the
-// header-only kernel optune/kernels/cpu/gemm_int8.hpp. On x86 it reads activations as u8 (what
-// VNNI's vpdpbusd multiplies, and oneDNN's u8s8s32 matmul takes), elsewhere as s8; weights are s8.
-// The knobs map one to one onto GemmInt8Config's fields (dot_gemm_template.hpp).
+// The "gemm_int8.cpu" and "conv2d_int8.cpu" templates: i8 GEMM and conv2d workloads (int32
+// accumulation and output) on the header-only kernel optune/kernels/cpu/gemm_int8.hpp (the conv2d
+// through conv2d_dot.hpp's im2col columns). On x86 they read activations (A, the image) as u8 (what
+// VNNI's vpdpbusd multiplies, and oneDNN's u8s8s32 matmul and convolution take), elsewhere as s8;
+// weights (B, the filter) are s8. The knobs map one to one onto GemmInt8Config's fields
+// (dot_gemm_template.hpp).
 #include "dot_gemm_template.hpp"
+#include "template_support.hpp"
 #include "templates.hpp"
 
 namespace optune::kernels {
@@ -10,28 +13,23 @@ namespace {
 
 namespace ss = search_space;
 
-// The activations' signedness, one option per device (u8 on x86, s8 elsewhere): every record says
-// which ran.
-constexpr const char* kActivations = "activations";
-
-bool is_x86(const DeviceInfo& device) { return device.arch == "x86_64" || device.has_isa("avx2"); }
-
 // Whether candidates compile to gemm_int8.hpp's VNNI path (u8 activations, as x86 runs them, and
 // vpdpbusd on zmm registers): micro-tiles are then whole 16-lane int32 vectors, 32 registers deep.
 bool runs_vnni(const DeviceInfo& device) {
   return is_x86(device) && device.has_isa("avx512_vnni") && device.has_isa("avx512bw");
 }
 
-class CpuGemmInt8Template final : public DotGemmTemplate {
+class CpuInt8Template final : public DotGemmTemplate {
  public:
-  std::string name() const override { return "gemm_int8.cpu"; }
+  using DotGemmTemplate::DotGemmTemplate;
   std::vector<DataType> dtypes() const override { return {DataType::kI8}; }
 
   std::vector<DataType> input_dtypes(const Workload& /*workload*/, const DeviceInfo& device) const override {
-    return {is_x86(device) ? DataType::kU8 : DataType::kI8, DataType::kI8};
+    return {int8_activations(device), DataType::kI8};
   }
 
  protected:
+  std::string element_name() const override { return "int8"; }
   DotGemmKernel kernel() const override { return {"gemm_int8.hpp", "gemm_int8", "GemmInt8Config"}; }
   // gemm_int8_lanes() in the header: int32 lanes of a zmm on the VNNI path, of a ymm elsewhere.
   int lanes(const DeviceInfo& device) const override { return runs_vnni(device) ? 16 : 8; }
@@ -40,20 +38,25 @@ class CpuGemmInt8Template final : public DotGemmTemplate {
   double packed_bytes(const DeviceInfo& device) const override { return runs_vnni(device) ? 1 : 2; }
   // VNNI's quads are 4 bytes of a row as they lie; the pair path widens A as it packs it.
   bool reads_a_in_place(const Workload& workload, const DeviceInfo& device) const override {
-    return runs_vnni(device) && workload.gemm().K % 4 == 0;
+    return runs_vnni(device) && gemm_shape(workload).K % 4 == 0;
   }
   void add_type_knobs(ss::ConfigSpace& space, const DeviceInfo& device) const override {
-    space.add(ss::ChoiceKnob{kActivations, {is_x86(device) ? "u8" : "s8"}});
+    add_activations_knob(space, device);
   }
-  std::vector<std::string> operand_types(const ss::ConfigView& view) const override {
-    return {view.choice(kActivations) == "u8" ? "std::uint8_t" : "std::int8_t", "std::int8_t", "std::int32_t"};
+  DotOperandTypes operand_types(const ss::ConfigView& view) const override {
+    return {view.choice(kActivationsKnob) == "u8" ? "std::uint8_t" : "std::int8_t", "std::int8_t", "std::int32_t"};
   }
 };
 
 }  // namespace
 
 const KernelTemplate& cpu_gemm_int8_template() {
-  static const CpuGemmInt8Template kernel_template;
+  static const CpuInt8Template kernel_template(Op::kGemm);
+  return kernel_template;
+}
+
+const KernelTemplate& cpu_conv2d_int8_template() {
+  static const CpuInt8Template kernel_template(Op::kConv2d);
   return kernel_template;
 }
 

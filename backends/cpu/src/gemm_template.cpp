@@ -331,8 +331,8 @@ class CpuGemmTemplate final : public KernelTemplate {
            ", static_cast<Element*>(output), " + n + ");\n}\n";
   }
 
-  std::optional<TableForm> table_form() const override {
-    return TableForm{"optune/kernels/cpu/tuned_gemm.hpp", "optune::kernels::cpu::TunedGemm",
+  std::vector<TableForm> table_forms() const override {
+    return {TableForm{"optune/kernels/cpu/tuned_gemm.hpp", "optune::kernels::cpu::TunedGemm",
                      "optune::kernels::cpu::GemmConfig", "kGemm", "M=1024,N=1024,K=1024",
                      "// C[M,N] = A[M,K] * B[K,N], row-major f32, with the tuned config of the shape (else the\n"
                      "// default config). Returns whether a tuned config ran.\n"
@@ -341,7 +341,27 @@ class CpuGemmTemplate final : public KernelTemplate {
                      "                 std::int64_t ldc) {\n"
                      "  return kernels::cpu::gemm_tuned<tuned::kGemm, tuned::kGemmDefault>(M, N, K, A, lda, B, ldb,\n"
                      "                                                                    C, ldc);\n"
-                     "}\n"};
+                     "}\n"},
+            widened_form(DataType::kF16, "kGemmF16", "float16"),
+            widened_form(DataType::kBF16, "kGemmBf16Widened", "bfloat16")};
+  }
+
+  // The table of f16 or bf16 records: the float32 kernel on widened operands (gemm_widening.hpp).
+  static TableForm widened_form(DataType dtype, const std::string& table, const std::string& element) {
+    TableForm form{"optune/kernels/cpu/tuned_gemm_lowp.hpp", "optune::kernels::cpu::TunedGemm",
+                   "optune::kernels::cpu::GemmConfig", table, "M=1024,N=1024,K=1024",
+                   "// C[M,N] = A[M,K] * B[K,N], row-major " + element +
+                       " (float32 sums), with the tuned config of the shape (else the\n"
+                       "// default config). Returns whether a tuned config ran.\n"
+                       "inline bool gemm(std::int64_t M, std::int64_t N, std::int64_t K, const kernels::cpu::" +
+                       element + "* A,\n                 std::int64_t lda, const kernels::cpu::" + element +
+                       "* B, std::int64_t ldb, kernels::cpu::" + element +
+                       "* C,\n                 std::int64_t ldc) {\n"
+                       "  return kernels::cpu::gemm_widening_tuned<tuned::" + table + ", tuned::" + table +
+                       "Default>(M, N, K, A, lda, B, ldb, C, ldc);\n"
+                       "}\n"};
+    form.dtype = dtype;
+    return form;
   }
 
   std::string table_row(const Workload& workload, const DeviceInfo&, const ss::ConfigView& config) const override {

@@ -13,6 +13,7 @@
 #include "optune/kernels/device_info.hpp"
 #include "optune/kernels/cpu/candidate.hpp"
 #include "optune/kernels/kernel_template.hpp"
+#include "optune/kernels/reference.hpp"
 #include "optune/search_space/config_space.hpp"
 
 namespace optune::kernels {
@@ -62,6 +63,32 @@ inline void check_kept_layout(const std::string& template_name, const Workload& 
                               "-lane float vectors; this device's widest have " + std::to_string(unit.lanes.back()));
 }
 
+inline bool is_x86(const DeviceInfo& device) { return device.arch == "x86_64" || device.has_isa("avx2"); }
+
+// The 8-bit activations of an i8 workload: u8 on x86 (what VNNI's vpdpbusd multiplies, and
+// oneDNN's u8s8s32 primitives take), s8 elsewhere; weights are s8. Every record says which ran.
+inline DataType int8_activations(const DeviceInfo& device) { return is_x86(device) ? DataType::kU8 : DataType::kI8; }
+
+// The one-option knob that writes it into an i8 record's config ("u8" or "s8").
+inline constexpr const char* kActivationsKnob = "activations";
+inline void add_activations_knob(search_space::ConfigSpace& space, const DeviceInfo& device) {
+  space.add(search_space::ChoiceKnob{kActivationsKnob, {int8_activations(device) == DataType::kU8 ? "u8" : "s8"}});
+}
+
+// The C++ element type of a CPU kernel's operand of `type` (element_types.hpp's structs for the
+// 16-bit floats).
+inline std::string cpu_element_type(DataType type) {
+  switch (type) {
+    case DataType::kF32: return "float";
+    case DataType::kF16: return "optune::kernels::cpu::float16";
+    case DataType::kBF16: return "optune::kernels::cpu::bfloat16";
+    case DataType::kU8: return "std::uint8_t";
+    case DataType::kI8: return "std::int8_t";
+    case DataType::kI32: return "std::int32_t";
+    default: throw std::invalid_argument("cpu kernels: no element type for " + std::string(data_type_name(type)));
+  }
+}
+
 // The candidate translation unit of a conv template whose header
 // optune/kernels/cpu/<kernel>.hpp has <kernel>_pack_filter, <kernel>_packed_filter_size and
 // <kernel>_packed (and optune/kernels/cpu/<kernel>_nchwc.hpp <kernel>_nchwc_packed, for a kept
@@ -71,31 +98,59 @@ inline void check_kept_layout(const std::string& template_name, const Workload& 
 // timed call), so the steady state the runner times is the input transform (none on a kept
 // layout) plus the convolution. `constants`: the kernel's template arguments after the config
 // (the filter width, and for conv2d the stride, as compile-time constants).
+// `operands` (kernels::operator_operands: input, filter, output): where they are not all float32
+// the float32 kernel runs on widened copies (widened_operands.hpp): the filter widened as it is
+// packed, the input widened and the result rounded into the output in every timed call.
 inline std::string conv_candidate_source(const std::string& template_name, const std::string& kernel,
-                                         const Workload& workload, const std::string& dims_literal,
-                                         const std::string& config_literal, const std::string& constants) {
+                                         const Workload& workload, const std::vector<OperandDescription>& operands,
+                                         const std::string& dims_literal, const std::string& config_literal,
+                                         const std::string& constants) {
   const std::string header = workload.layout_block == kLayoutNchw ? kernel : kernel + "_nchwc";
   const std::string run = workload.nchw_input ? kernel + "_nchw_to_nchwc" : header;
-  return "// optune candidate of " + template_name + " for " + workload.key() +
-         "\n"
-         "// Build: c++ -std=c++20 -O3 -march=<target> -fopenmp -fPIC -shared -I<kernels/include>\n"
-         "#include <optune/kernels/cpu/" + header + ".hpp>\n\n"
-         "namespace {\n"
-         "constexpr auto kDims = " + dims_literal + ";\n"
-         "constexpr auto kConfig = " + config_literal + ";\n"
-         "}  // namespace\n\n"
-         "extern \"C\" void " + std::string(kCandidateSymbol) +
-         "(const void* const* inputs, void* output) {\n"
-         "  using namespace optune::kernels::cpu;\n"
-         "  static AlignedBuffer packed;\n"
-         "  static const void* packed_from = nullptr;\n"
-         "  if (packed_from != inputs[1]) {\n"
-         "    " + kernel + "_pack_filter<kConfig>(kDims, static_cast<const float*>(inputs[1]), packed.reserve(" + kernel +
-         "_packed_filter_size<kConfig>(kDims)));\n"
+  const bool widening = std::any_of(operands.begin(), operands.end(),
+                                    [](const OperandDescription& o) { return o.dtype != DataType::kF32; });
+  const std::string pack = kernel + "_pack_filter<kConfig>(kDims, ";
+  const std::string reserve = "packed.reserve(" + kernel + "_packed_filter_size<kConfig>(kDims))";
+  const auto type = [&](std::size_t i) { return cpu_element_type(operands.at(i).dtype); };
+  const auto count = [&](std::size_t i) { return std::to_string(operands.at(i).count); };
+  const std::string source =
+      "// optune candidate of " + template_name + " for " + workload.key() +
+      "\n"
+      "// Build: c++ -std=c++20 -O3 -march=<target> -fopenmp -fPIC -shared -I<kernels/include>\n"
+      "#include <optune/kernels/cpu/" + header + ".hpp>\n" +
+      (widening ? "#include <optune/kernels/cpu/widened_operands.hpp>\n" : "") +
+      "\n"
+      "namespace {\n"
+      "constexpr auto kDims = " + dims_literal + ";\n"
+      "constexpr auto kConfig = " + config_literal + ";\n"
+      "}  // namespace\n\n"
+      "extern \"C\" void " + std::string(kCandidateSymbol) +
+      "(const void* const* inputs, void* output) {\n"
+      "  using namespace optune::kernels::cpu;\n"
+      "  static AlignedBuffer packed;\n"
+      "  static const void* packed_from = nullptr;\n"
+      "  if (packed_from != inputs[1]) {\n";
+  if (!widening) {
+    return source + "    " + pack + "static_cast<const float*>(inputs[1]), " + reserve +
+           ");\n"
+           "    packed_from = inputs[1];\n"
+           "  }\n"
+           "  " + run + "_packed<kConfig, " + constants +
+           ">(kDims, static_cast<const float*>(inputs[0]), packed.data(), static_cast<float*>(output));\n"
+           "}\n";
+  }
+  return source + "    AlignedBuffer wide_filter;\n"
+         "    " + pack + "widened(static_cast<const " + type(1) + "*>(inputs[1]), " + count(1) +
+         ", wide_filter, 1), " + reserve +
+         ");\n"
          "    packed_from = inputs[1];\n"
          "  }\n"
-         "  " + run + "_packed<kConfig, " + constants +
-         ">(kDims, static_cast<const float*>(inputs[0]), packed.data(), static_cast<float*>(output));\n"
+         "  static AlignedBuffer wide_input, wide_output;\n"
+         "  const float* input = widened(static_cast<const " + type(0) + "*>(inputs[0]), " + count(0) +
+         ", wide_input, kConfig.threads);\n"
+         "  float* result = wide_output.reserve(" + count(2) + ");\n"
+         "  " + run + "_packed<kConfig, " + constants + ">(kDims, input, packed.data(), result);\n"
+         "  narrowed(result, " + count(2) + ", static_cast<" + type(2) + "*>(output), kConfig.threads);\n"
          "}\n";
 }
 

@@ -13,6 +13,8 @@ const KernelTemplate& cpu_gemm_int8_template();
 const KernelTemplate& cpu_gemm_bf16_template();  // where the device has avx512_bf16
 const KernelTemplate& cpu_conv2d_template();  // direct
 const KernelTemplate& cpu_conv2d_gemm_template();
+const KernelTemplate& cpu_conv2d_int8_template();  // im2col columns on gemm_int8.hpp
+const KernelTemplate& cpu_conv2d_bf16_template();  // the same on gemm_bf16.hpp, where avx512_bf16
 const KernelTemplate& cpu_depthwise_conv2d_template();
 // A user's kernel file of the cpu backend as a template (kernel_file_template.cpp).
 std::unique_ptr<KernelTemplate> cpu_kernel_file_template(KernelSpec spec);

@@ -160,15 +160,15 @@ class OpenCLConv2dTemplate final : public opencl::TemplateBase {
     return kernel;
   }
 
-  std::optional<TableForm> table_form() const override {
-    return opencl::table_form(
+  std::vector<TableForm> table_forms() const override {
+    return {opencl::table_form(
         "kConv2d", "N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1",
         "// NCHW output = conv2d(NCHW input, OIHW filter), f32 buffers of runtime's context, with the tuned\n"
         "// config of the shape (else the default config); enqueued on runtime's queue, not waited for.\n"
         "inline opencl::Launch conv2d(opencl::Runtime& runtime, const kernels::Conv2dShape& shape, cl_mem input,\n"
         "                             cl_mem filter, cl_mem output) {\n"
         "  return opencl::conv2d(runtime, {tuned::kDevice, tuned::kConv2d}, shape, input, filter, output);\n"
-        "}\n");
+        "}\n")};
   }
 
   std::vector<std::pair<std::string, double>> derived_features(const Workload& workload, const DeviceInfo& device,

@@ -127,8 +127,8 @@ class OpenCLDepthwiseConv2dTemplate final : public opencl::TemplateBase {
     return kernel;
   }
 
-  std::optional<TableForm> table_form() const override {
-    return opencl::table_form(
+  std::vector<TableForm> table_forms() const override {
+    return {opencl::table_form(
         "kDepthwiseConv2d", "N=1,C=128,H=56,W=56,R=3,S=3,stride=1,pad=1",
         "// NCHW output = depthwise_conv2d(NCHW input, [C,1,R,S] filter), f32 buffers of runtime's context\n"
         "// (shape.K and shape.groups are taken as shape.C), with the tuned config of the shape (else the\n"
@@ -137,7 +137,7 @@ class OpenCLDepthwiseConv2dTemplate final : public opencl::TemplateBase {
         "                                       cl_mem input, cl_mem filter, cl_mem output) {\n"
         "  return opencl::depthwise_conv2d(runtime, {tuned::kDevice, tuned::kDepthwiseConv2d}, shape, input,\n"
         "                                  filter, output);\n"
-        "}\n");
+        "}\n")};
   }
 
 };

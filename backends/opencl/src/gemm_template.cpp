@@ -424,15 +424,15 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
     return kernel;
   }
 
-  std::optional<TableForm> table_form() const override {
-    return opencl::table_form(
+  std::vector<TableForm> table_forms() const override {
+    return {opencl::table_form(
         "kGemm", "M=1024,N=1024,K=1024",
         "// C[M,N] = A[M,K] * B[K,N], row-major f32 buffers of runtime's context, with the tuned config of\n"
         "// the shape (else the default config); enqueued on runtime's queue, not waited for.\n"
         "inline opencl::Launch gemm(opencl::Runtime& runtime, std::int64_t M, std::int64_t N, std::int64_t K,\n"
         "                           cl_mem A, cl_mem B, cl_mem C) {\n"
         "  return opencl::gemm(runtime, {tuned::kDevice, tuned::kGemm}, M, N, K, A, B, C);\n"
-        "}\n");
+        "}\n")};
   }
 
   // Occupancy, register and local-memory pressure, reuse per loaded value and edge waste.

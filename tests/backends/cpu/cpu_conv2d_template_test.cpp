@@ -426,8 +426,8 @@ TEST(CpuConv2dTemplate, TableRowsAndLiteralsNameEveryField) {
                             "GemmConfig{.mc = 96, .nc = 1024, .kc = 128, .mr = 6, .nr = 16"}) {
     EXPECT_NE(gemm_row.find(field), std::string::npos) << field << " in " << gemm_row;
   }
-  ASSERT_TRUE(cpu_depthwise().table_form().has_value());
-  EXPECT_EQ(cpu_depthwise().table_form()->include, "optune/kernels/cpu/tuned_conv2d.hpp");
+  ASSERT_FALSE(cpu_depthwise().table_forms().empty());
+  EXPECT_EQ(cpu_depthwise().table_forms().front().include, "optune/kernels/cpu/tuned_conv2d.hpp");
 }
 
 // One candidate to check: its workload and its emitted source.

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -35,17 +36,20 @@ struct Layout {
 Layout layout_of(const Shape& s) { return s.padded ? Layout{s.K + 3, s.N + 5, s.N + 7} : Layout{s.K, s.N, s.N}; }
 
 // Between them: mr 1, 5, 6, 7, 14; nr 16, 32, 48, 64 (valid on every path: 16-lane vectors with
-// VNNI and BF16, 8 elsewhere); kc of whole and partial groups; A packed and in place.
+// VNNI and BF16, 8 elsewhere); kc of whole and partial groups; A packed and in place; the threads
+// splitting N, or M (the last two).
 template <typename Config>
-constexpr std::array<Config, 10> dot_configs() {
-  auto config = [](int mc, int nc, int kc, int mr, int nr, int threads, bool pack_a) {
-    return Config{.mc = mc, .nc = nc, .kc = kc, .mr = mr, .nr = nr, .threads = threads, .pack_a = pack_a};
+constexpr std::array<Config, 12> dot_configs() {
+  auto config = [](int mc, int nc, int kc, int mr, int nr, int threads, bool pack_a, bool split_rows = false) {
+    return Config{.mc = mc, .nc = nc, .kc = kc, .mr = mr, .nr = nr, .threads = threads, .pack_a = pack_a,
+                  .split_rows = split_rows};
   };
   return {config(96, 512, 512, 6, 32, 2, true), config(96, 512, 512, 6, 32, 2, false),
           config(28, 48, 7, 14, 16, 2, true),   config(28, 48, 8, 14, 16, 2, false),
           config(15, 48, 64, 5, 48, 1, false),  config(12, 64, 130, 6, 64, 2, true),
           config(12, 64, 132, 6, 64, 2, false), config(8, 16, 2, 1, 16, 2, false),
-          config(21, 80, 13, 7, 16, 2, true),   config(98, 256, 256, 14, 32, 1, false)};
+          config(21, 80, 13, 7, 16, 2, true),   config(98, 256, 256, 14, 32, 1, false),
+          config(96, 512, 512, 6, 32, 2, false, true), config(21, 48, 7, 7, 16, 2, true, true)};
 }
 constexpr auto kInt8Configs = dot_configs<GemmInt8Config>();
 constexpr auto kBf16Configs = dot_configs<GemmBf16Config>();
@@ -57,15 +61,20 @@ void for_each_config(Check&& check, std::index_sequence<I...>) {
   (check.template operator()<Configs[I]>(), ...);
 }
 
-TEST(CpuDotGemm, Int8IsExactForEveryConfigAndShape) {
-  std::mt19937 random(11);
-  std::uniform_int_distribution<int> u8(0, 255), s8(-128, 127);
+// Every config on every shape, exact against an int64 product, C's padding untouched.
+template <typename TA, typename TB>
+void expect_int8_exact(unsigned seed) {
+  std::mt19937 random(seed);
+  auto draw = [&random]<typename T>(std::vector<T>& values) {
+    std::uniform_int_distribution<int> range(std::is_signed_v<T> ? -128 : 0, std::is_signed_v<T> ? 127 : 255);
+    for (auto& x : values) x = static_cast<T>(range(random));
+  };
   for (const Shape& s : kShapes) {
     const Layout l = layout_of(s);
-    std::vector<std::uint8_t> a(std::max<std::int64_t>(1, s.M * l.lda));
-    std::vector<std::int8_t> b(std::max<std::int64_t>(1, s.K * l.ldb));
-    for (auto& x : a) x = static_cast<std::uint8_t>(u8(random));
-    for (auto& x : b) x = static_cast<std::int8_t>(s8(random));
+    std::vector<TA> a(std::max<std::int64_t>(1, s.M * l.lda));
+    std::vector<TB> b(std::max<std::int64_t>(1, s.K * l.ldb));
+    draw(a);
+    draw(b);
     std::vector<std::int64_t> expected(s.M * s.N, 0);
     for (std::int64_t i = 0; i < s.M; ++i)
       for (std::int64_t p = 0; p < s.K; ++p)
@@ -83,6 +92,16 @@ TEST(CpuDotGemm, Int8IsExactForEveryConfigAndShape) {
     };
     for_each_config<kInt8Configs>(check, std::make_index_sequence<kInt8Configs.size()>());
   }
+}
+
+// u8 activations by s8 weights: the GEMM's operands as x86 runs them (vpdpbusd's order).
+TEST(CpuDotGemm, Int8IsExactForEveryConfigAndShape) { expect_int8_exact<std::uint8_t, std::int8_t>(11); }
+
+// s8 A by u8 B (a conv2d's filter by its image columns: conv2d_dot.hpp): the u8 operand goes in
+// vpdpbusd's unsigned slot though it is B; and s8 by s8, the pair path on every machine.
+TEST(CpuDotGemm, Int8IsExactWithTheUnsignedOperandOnEitherSide) {
+  expect_int8_exact<std::int8_t, std::uint8_t>(13);
+  expect_int8_exact<std::int8_t, std::int8_t>(14);
 }
 
 TEST(CpuDotGemm, Bf16IsWithinItsBoundForEveryConfigAndShape) {

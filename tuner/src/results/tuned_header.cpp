@@ -67,9 +67,35 @@ TemplateList sharing_table(const kernels::KernelTemplate& first, const std::stri
   TemplateList sharing;
   for (const auto* kernel : backends::all_templates()) {
     if (kernel->backend() != first.backend() || kernel->op() != first.op()) continue;
-    if (auto form = kernel->table_form(); form && form->table_name == table_name) sharing.push_back(kernel);
+    const auto forms = kernel->table_forms();
+    if (std::any_of(forms.begin(), forms.end(), [&](const auto& form) { return form.table_name == table_name; }))
+      sharing.push_back(kernel);
   }
   return sharing;
+}
+
+// The form's workload of its default shape and dtype.
+kernels::Workload representative_of(const kernels::KernelTemplate& kernel,
+                                    const kernels::KernelTemplate::TableForm& form) {
+  auto representative = kernels::parse_workload(kernel.op(), form.default_shape);
+  representative.dtype = form.dtype;
+  return representative;
+}
+
+// Whether a table of another dtype than f32 belongs in the header: its op and dtype are recorded
+// or wanted, and the device's default template for them fills it (two tables of one dtype, as
+// gemm_bf16.cpu's and gemm.cpu's widened bf16, define the same entry point: only one may be there).
+bool low_precision_table_wanted(const kernels::KernelTemplate::TableForm& form, const TemplateList& sharing,
+                                const std::set<std::pair<kernels::Op, kernels::DataType>>& kinds,
+                                const kernels::DeviceInfo& device) {
+  const kernels::KernelTemplate& kernel = *sharing.front();
+  if (!kinds.count({kernel.op(), form.dtype})) return false;
+  try {
+    const auto& first = backends::default_template(representative_of(kernel, form), kernel.backend(), device);
+    return std::find(sharing.begin(), sharing.end(), &first) != sharing.end();
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
 }
 
 // The template a record was measured in; nullptr for a template this build does not have.
@@ -108,7 +134,8 @@ std::optional<BestRow> best_row(const kernels::Workload& workload, const kernels
 // nearest tuned shape (nearest_config.hpp), so that they do not run the one default config.
 // Workloads a range row holds get none (`dispatched_keys`).
 std::vector<std::string> untuned_rows(const db::Database& database, const TunedHeaderRequest& request,
-                                      const TemplateList& sharing, const kernels::DeviceInfo& device,
+                                      const TemplateList& sharing, kernels::DataType dtype,
+                                      const kernels::DeviceInfo& device,
                                       const std::vector<db::DispatchRecord>& rules, bool has_range_rows,
                                       const std::set<std::string>& tuned_keys, std::set<std::string>& nearest_keys,
                                       std::set<std::string>& dispatched_keys,
@@ -118,7 +145,7 @@ std::vector<std::string> untuned_rows(const db::Database& database, const TunedH
   for (const auto& key : request.wanted) {
     if (tuned_keys.count(key) || nearest_keys.count(key) || dispatched_keys.count(key)) continue;
     auto workload = kernels::parse_workload_key(key);
-    if (workload.op != sharing.front()->op()) continue;
+    if (workload.op != sharing.front()->op() || workload.dtype != dtype) continue;
     if (auto match = dispatch_for(rules, workload, passed_over)) {
       const auto leaf = leaf_config(*match, workload, device);
       if (leaf && std::find(sharing.begin(), sharing.end(), leaf->kernel) != sharing.end()) {
@@ -148,7 +175,8 @@ std::vector<std::string> untuned_rows(const db::Database& database, const TunedH
 // none where the table's rows hold one shape each. A leaf whose config is valid at neither corner
 // of its box is left out (its shapes run the default).
 std::vector<std::string> range_rows(const std::vector<db::DispatchRecord>& rules, const TemplateList& sharing,
-                                    const kernels::DeviceInfo& device, std::vector<std::string>& passed_over) {
+                                    kernels::DataType dtype, const kernels::DeviceInfo& device,
+                                    std::vector<std::string>& passed_over) {
   std::vector<std::string> rows;
   for (const auto& record : rules) {
     const auto owner = std::find_if(sharing.begin(), sharing.end(),
@@ -158,7 +186,7 @@ std::vector<std::string> range_rows(const std::vector<db::DispatchRecord>& rules
     try {
       const auto rule = rule_from_json(record.rule);
       const auto kind = kernels::parse_workload_key(record.low_key);
-      if (kind.op != kernel.op()) continue;
+      if (kind.op != kernel.op() || kind.dtype != dtype) continue;
       for (std::size_t l = 0; l < rule.leaves.size(); ++l) {
         const auto low = workload_at(kind, rule.leaves[l].low), high = workload_at(kind, rule.leaves[l].high);
         const auto& config = rule.configs[rule.leaves[l].config];
@@ -199,7 +227,7 @@ std::string section(const SectionContext& context, const TemplateList& sharing,
                     const kernels::KernelTemplate::TableForm& form, const kernels::DeviceInfo& device,
                     const std::vector<db::TuningRecord>& best, std::set<std::string>& tuned_keys,
                     std::set<std::string>& nearest_keys, std::set<std::string>& dispatched_keys) {
-  auto representative = kernels::parse_workload(sharing.front()->op(), form.default_shape);
+  const auto representative = representative_of(*sharing.front(), form);
   const kernels::KernelTemplate& kernel =
       backends::default_template(representative, sharing.front()->backend(), device);
   auto representative_space = kernel.space(representative, device);
@@ -247,10 +275,11 @@ std::string section(const SectionContext& context, const TemplateList& sharing,
     tuned_keys.insert(key);
     context.row_records.push_back(record);
   }
-  auto ranges = range_rows(context.rules, sharing, device, context.passed_over);
+  auto ranges = range_rows(context.rules, sharing, form.dtype, device, context.passed_over);
   context.range_rows += ranges.size();
   if (context.has_records) {
-    for (auto& row : untuned_rows(context.database, context.request, sharing, device, context.rules, !ranges.empty(),
+    for (auto& row : untuned_rows(context.database, context.request, sharing, form.dtype, device, context.rules,
+                                  !ranges.empty(),
                                   tuned_keys, nearest_keys, dispatched_keys, context.row_records))
       rows.push_back(std::move(row));
   }
@@ -288,15 +317,27 @@ TunedHeader make_tuned_header(const db::Database& database, const TunedHeaderReq
                                    : std::vector<db::DispatchRecord>{};
   const SectionContext context{database,       request, device_record.has_value(), rules, header.noisy,
                                header.passed_over, header.range_rows, header.row_records};
+  std::set<std::pair<kernels::Op, kernels::DataType>> kinds;  // of the records and wanted workloads
+  for (const auto& record : best) {
+    const auto workload = kernels::parse_workload_key(record.workload_key);
+    kinds.insert({workload.op, workload.dtype});
+  }
+  for (const auto& key : request.wanted) {
+    const auto workload = kernels::parse_workload_key(key);
+    kinds.insert({workload.op, workload.dtype});
+  }
   for (const auto* kernel : backends::all_templates()) {
     if (kernel->backend() != request.target.backend) continue;
-    auto form = kernel->table_form();
-    if (!form || !tables.insert(form->table_name).second) continue;
-    const std::string include = "#include <" + form->include + ">\n";
-    if (includes.find(include) == std::string::npos) includes += include;
-    body += section(context, sharing_table(*kernel, form->table_name), *form, device, best, tuned_keys,
-                    nearest_keys, dispatched_keys) + "\n";
-    if (!form->entry_point.empty()) entry_points += "\n" + form->entry_point;
+    for (const auto& form : kernel->table_forms()) {
+      if (tables.count(form.table_name)) continue;
+      const TemplateList sharing = sharing_table(*kernel, form.table_name);
+      if (form.dtype != kernels::DataType::kF32 && !low_precision_table_wanted(form, sharing, kinds, device)) continue;
+      tables.insert(form.table_name);
+      const std::string include = "#include <" + form.include + ">\n";
+      if (includes.find(include) == std::string::npos) includes += include;
+      body += section(context, sharing, form, device, best, tuned_keys, nearest_keys, dispatched_keys) + "\n";
+      if (!form.entry_point.empty()) entry_points += "\n" + form.entry_point;
+    }
   }
   header.tuned = tuned_keys.size();
   std::set<std::string> noted;

@@ -82,7 +82,7 @@ class KernelTemplate {
   // per thread, share of work wasted on edges. Names are stable; the same list for every config
   // and every shape of this template, so one model serves several shapes.
   // Build-time consumption (`optune apply-best`): how the template's tuned configs appear in a
-  // generated header. Templates without a build-time form return nullopt.
+  // generated header, one table per dtype it serves. Templates without a build-time form return none.
   struct TableForm {
     std::string include;        // header defining the row type and the dispatcher
     std::string row_type;       // e.g. "optune::kernels::cpu::TunedGemm"
@@ -95,11 +95,14 @@ class KernelTemplate {
     // OpenCL: the default config is chosen at run time for each shape and device (the program is
     // compiled then anyway), so the header has no default constant, only a note of it.
     bool default_at_run_time = false;
-    // The dtype of the workloads its rows serve (the table's config type runs that one); records of
-    // other dtypes stay out of it.
+    // The dtype of the workloads its rows serve (its entry point takes that type); records of other
+    // dtypes stay out of it. A header holds a table of another dtype than f32 only where the
+    // records (or the application's workloads) have that dtype, and only the table of the
+    // device's default template for it (gemm_bf16.cpu's where the CPU has AVX-512 BF16, gemm.cpu's
+    // widened one elsewhere: both define the same entry point).
     DataType dtype = DataType::kF32;
   };
-  virtual std::optional<TableForm> table_form() const { return std::nullopt; }
+  virtual std::vector<TableForm> table_forms() const { return {}; }
   // One row of the table: a C++ initializer of row_type for the workload and config.
   virtual std::string table_row(const Workload& /*workload*/, const DeviceInfo& /*device*/,
                                 const search_space::ConfigView& /*config*/) const {

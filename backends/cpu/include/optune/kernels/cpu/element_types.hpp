@@ -1,6 +1,7 @@
 // The 16-bit floating element types of CPU kernels, as they sit in memory (a consumer's buffers
 // of bf16 or IEEE half values), and their conversions to and from float32: widen() for reading,
-// narrow<T>() (round to nearest even) for writing. Plain structs, so that the two types, both 16
+// narrow<T>() (round to nearest even) for writing; also of 8-bit integers (read exactly) and int32
+// (written from a float32 sum that is an exact integer), for kernels that widen them. Plain structs, so that the two types, both 16
 // bits, never convert into each other or into integers by accident.
 #pragma once
 
@@ -57,6 +58,8 @@ using CompilerHalf = _Float16;
 #endif
 
 inline float widen(float value) { return value; }
+inline float widen(std::uint8_t value) { return static_cast<float>(value); }
+inline float widen(std::int8_t value) { return static_cast<float>(value); }
 inline float widen(bfloat16 value) { return std::bit_cast<float>(static_cast<std::uint32_t>(value.bits) << 16); }
 inline float widen(float16 value) {
 #ifdef OPTUNE_COMPILER_HALF
@@ -71,6 +74,10 @@ T narrow(float value);
 template <>
 inline float narrow<float>(float value) {
   return value;
+}
+template <>
+inline std::int32_t narrow<std::int32_t>(float value) {
+  return static_cast<std::int32_t>(__builtin_lrintf(value));
 }
 template <>
 inline bfloat16 narrow<bfloat16>(float value) {

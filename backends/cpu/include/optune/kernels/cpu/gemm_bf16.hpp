@@ -54,6 +54,8 @@ struct GemmBf16Config {
   // false: full MR-row panels of A are read where they lie (a pair of K is 4 bytes of a row as it
   // is in memory) when K is even; elsewhere A is packed regardless.
   bool pack_a = true;
+  // true: the threads split M (whole MR-row panels) instead of N, for N too narrow to share.
+  bool split_rows = false;
 
   friend constexpr bool operator==(const GemmBf16Config&, const GemmBf16Config&) = default;
 };
@@ -293,8 +295,8 @@ void gemm_bf16(std::int64_t M, std::int64_t N, std::int64_t K, const bfloat16* A
     for (Index i = 0; i < M; ++i) std::fill_n(C + i * ldc, N, bfloat16{0});
     return;
   }
-  for_each_column_slice<Cfg.threads>(N, Cfg.nr, [&](Index first, Index count) {
-    run_slice<Cfg>(M, count, K, A, lda, B + first, ldb, C + first, ldc);
+  for_each_share<Cfg.threads, Cfg.split_rows>(M, N, Cfg.mr, Cfg.nr, [&](Index i0, Index m, Index j0, Index n) {
+    run_slice<Cfg>(m, n, K, A + i0 * lda, lda, B + j0, ldb, C + i0 * ldc + j0, ldc);
   });
 }
 

@@ -1,5 +1,6 @@
-// The CPU GEMM in 8-bit integers: C[M,N] (int32) = A[M,K] (u8 or s8) * B[K,N] (s8), accumulated
-// exactly in int32, as oneDNN's u8s8s32 matmul and PyTorch's _int_mm compute it. GotoBLAS
+// The CPU GEMM in 8-bit integers: C[M,N] (int32) = A[M,K] * B[K,N], each of A and B u8 or s8,
+// accumulated exactly in int32, as oneDNN's u8s8s32 matmul and PyTorch's _int_mm compute it (A u8
+// activations, B s8 weights; conv2d_dot.hpp runs s8 filters as A on u8 image columns as B). GotoBLAS
 // structure as gemm.hpp: each thread owns a slice of N (in whole micro-panels), and loops over NC
 // column blocks, KC depth blocks (B's block packed into micro-panels) and MC row blocks (A's block
 // packed into micro-panels), then over NR-column and MR-row micro-tiles.
@@ -7,19 +8,21 @@
 // Three paths, chosen at compile time; all pack K in groups of G consecutive values (A's G values
 // of a row in one 32-bit word, broadcast; B's as G adjacent K per column), zero padded, so any KC
 // is correct and each depth block is packed on its own:
-//  - AVX-512 VNNI (__AVX512VNNI__ and __AVX512BW__) with u8 A: G = 4 bytes, unwidened. vpdpbusd
-//    multiplies u8 x s8 and adds four products straight into each of 16 int32 lanes of a zmm,
-//    exact (no int16 intermediate; |4 * 255 * -128| is far inside int32), 4x the products per
-//    instruction of the AVX2 pair path. NR is a multiple of 16 (one zmm).
-//  - AVX2, and s8 A on a VNNI machine (vpdpbusd's first operand is unsigned): G = 2, operands
+//  - AVX-512 VNNI (__AVX512VNNI__ and __AVX512BW__) with one operand u8 and the other s8: G = 4
+//    bytes, unwidened. vpdpbusd multiplies u8 x s8 and adds four products straight into each of
+//    16 int32 lanes of a zmm, exact (no int16 intermediate; |4 * 255 * -128| is far inside int32),
+//    4x the products per instruction of the AVX2 pair path. Which operand is broadcast does not
+//    matter to it: the u8 one goes in its unsigned slot. NR is a multiple of 16 (one zmm).
+//  - AVX2, and two operands of one signedness on a VNNI machine: G = 2, operands
 //    widened to int16 as they are packed, vpmaddwd multiplies 16 pairs and adds each pair into
 //    8 int32 lanes, exact for any 8-bit inputs (vpmaddubsw, 2x the products per instruction,
 //    would saturate its int16 sums at u8 x s8). NR is a multiple of 8 (one ymm).
 //  - Elsewhere the pair layout runs in plain C++ (NR a multiple of 8, as for AVX2).
-// gemm_int8_lanes<TA>() says which NR the compiled path accepts; a KC that is a multiple of G
+// gemm_int8_lanes<TA, TB>() says which NR the compiled path accepts; a KC that is a multiple of G
 // wastes no padding.
 //
 //   optune::kernels::cpu::gemm_int8<GemmInt8Config{...}>(M, N, K, A, lda, B, ldb, C, ldc);
+// (TA and TB deduced from A and B.)
 // Compile with -O3 -march=<target> -fopenmp (without -fopenmp it runs on one thread).
 #pragma once
 
@@ -46,11 +49,13 @@ struct GemmInt8Config {
   int nc = 512;    // columns of B per block (multiple of nr)
   int kc = 512;    // depth per block (any; a multiple of 4 wastes no zero padding on any path)
   int mr = 4;      // micro-tile rows
-  int nr = 16;     // micro-tile columns, a multiple of gemm_int8_lanes<TA>() (8, or 16 on VNNI with u8 A)
+  int nr = 16;     // micro-tile columns, a multiple of gemm_int8_lanes<TA, TB>() (8, or 16 on VNNI)
   int threads = 1;
   // false: full MR-row panels of A are read where they lie (the VNNI path's quads are 4 bytes of
   // a row as they are in memory) when K is a multiple of 4; elsewhere A is packed regardless.
   bool pack_a = true;
+  // true: the threads split M (whole MR-row panels) instead of N, for N too narrow to share.
+  bool split_rows = false;
 
   friend constexpr bool operator==(const GemmInt8Config&, const GemmInt8Config&) = default;
 };
@@ -66,12 +71,18 @@ constexpr const char* gemm_int8_config_error(const GemmInt8Config& c) {
   return nullptr;
 }
 
-// The int32 lanes of the vector the compiled path accumulates in for activations TA (u8 is what
-// the gemm_int8.cpu template emits on x86): nr must be a multiple of it.
-template <typename TA = std::uint8_t>
+// Whether operands TA and TB are one u8 and one s8: vpdpbusd multiplies such a pair.
+template <typename TA, typename TB>
+constexpr bool mixed_signedness() {
+  return std::is_same_v<TA, std::uint8_t> != std::is_same_v<TB, std::uint8_t>;
+}
+
+// The int32 lanes of the vector the compiled path accumulates in for operands TA and TB (u8 x s8
+// is what the gemm_int8.cpu template emits on x86): nr must be a multiple of it.
+template <typename TA = std::uint8_t, typename TB = std::int8_t>
 constexpr int gemm_int8_lanes() {
 #if defined(OPTUNE_GEMM_INT8_VNNI)
-  if constexpr (std::is_same_v<TA, std::uint8_t>) return 16;
+  if constexpr (mixed_signedness<TA, TB>()) return 16;
 #endif
   return 8;
 }
@@ -82,11 +93,11 @@ using Index = std::int64_t;
 
 inline Index ceil_div(Index a, Index b) { return (a + b - 1) / b; }
 
-// Whether A of type TA takes the VNNI quad path.
-template <typename TA>
+// Whether operands TA and TB take the VNNI quad path.
+template <typename TA, typename TB>
 constexpr bool use_quads() {
 #if defined(OPTUNE_GEMM_INT8_VNNI)
-  return std::is_same_v<TA, std::uint8_t>;
+  return mixed_signedness<TA, TB>();
 #else
   return false;
 #endif
@@ -113,12 +124,12 @@ void pack_a_panel(Index m, Index k, const TA* a, Index lda, std::int32_t* dst) {
 
 // Columns [0, n) x depth [0, k) of B into one NR-column panel of int16 pairs: element
 // (p2, j, t) = B[2 p2 + t][j], zeros past n and past k.
-template <int NR>
-void pack_b_panel(Index k, Index n, const std::int8_t* b, Index ldb, std::int16_t* dst) {
+template <int NR, typename TB>
+void pack_b_panel(Index k, Index n, const TB* b, Index ldb, std::int16_t* dst) {
   const Index pairs = ceil_div(k, 2);
   for (Index p2 = 0; p2 < pairs; ++p2) {
-    const std::int8_t* even = b + 2 * p2 * ldb;
-    const std::int8_t* odd = 2 * p2 + 1 < k ? even + ldb : nullptr;
+    const TB* even = b + 2 * p2 * ldb;
+    const TB* odd = 2 * p2 + 1 < k ? even + ldb : nullptr;
     std::int16_t* out = dst + p2 * NR * 2;
     for (Index j = 0; j < NR; ++j) {
       out[2 * j] = j < n ? even[j] : 0;
@@ -166,32 +177,32 @@ void micro_kernel(Index pairs, const std::int32_t* a, const std::int16_t* b, std
 }
 
 #if defined(OPTUNE_GEMM_INT8_VNNI)
-// Rows [0, m) x depth [0, k) of u8 A into one MR-row panel of quad words: word (q, r) holds
-// A[r][4 q + t] in its byte t; rows past m and depth past k are zeros.
-template <int MR>
-void pack_a_quads(Index m, Index k, const std::uint8_t* a, Index lda, std::uint32_t* dst) {
+// Rows [0, m) x depth [0, k) of A (bytes of either signedness) into one MR-row panel of quad
+// words: word (q, r) holds A[r][4 q + t] in its byte t; rows past m and depth past k are zeros.
+template <int MR, typename TA>
+void pack_a_quads(Index m, Index k, const TA* a, Index lda, std::uint32_t* dst) {
   const Index quads = ceil_div(k, 4);
   for (Index q = 0; q < quads; ++q)
     for (int r = 0; r < MR; ++r) {
       std::uint32_t word = 0;
       if (r < m)
         for (Index t = 0; t < 4 && 4 * q + t < k; ++t)
-          word |= static_cast<std::uint32_t>(a[r * lda + 4 * q + t]) << (8 * t);
+          word |= static_cast<std::uint32_t>(static_cast<std::uint8_t>(a[r * lda + 4 * q + t])) << (8 * t);
       dst[q * MR + r] = word;
     }
 }
 
-// Columns [0, n) x depth [0, k) of B into one NR-column panel of s8 quads: byte (q, j, t) =
-// B[4 q + t][j], so a zmm load is 16 columns' quads, zeros past n and past k.
-template <int NR>
-void pack_b_quads(Index k, Index n, const std::int8_t* b, Index ldb, std::int8_t* dst) {
+// Columns [0, n) x depth [0, k) of B (bytes of either signedness) into one NR-column panel of
+// quads: byte (q, j, t) = B[4 q + t][j], so a zmm load is 16 columns' quads, zeros past n and k.
+template <int NR, typename TB>
+void pack_b_quads(Index k, Index n, const TB* b, Index ldb, TB* dst) {
   const Index quads = ceil_div(k, 4);
   for (Index q = 0; q < quads; ++q) {
-    std::int8_t* out = dst + q * NR * 4;
+    TB* out = dst + q * NR * 4;
     if (4 * q + 4 <= k && n == NR) {
       // Whole quads of whole 16-column groups, interleaved in registers: a short-M GEMM uses each
       // byte of B in few rows, and a byte-by-byte pack took as long as the products.
-      const std::int8_t* row = b + 4 * q * ldb;
+      const TB* row = b + 4 * q * ldb;
       for (Index j = 0; j < NR; j += 16) {
         const auto load = [&](Index t) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + t * ldb + j)); };
         const __m128i r0 = load(0), r1 = load(1), r2 = load(2), r3 = load(3);
@@ -206,14 +217,14 @@ void pack_b_quads(Index k, Index n, const std::int8_t* b, Index ldb, std::int8_t
       continue;
     }
     for (Index t = 0; t < 4; ++t) {
-      const std::int8_t* row = 4 * q + t < k ? b + (4 * q + t) * ldb : nullptr;
+      const TB* row = 4 * q + t < k ? b + (4 * q + t) * ldb : nullptr;
       for (Index j = 0; j < NR; ++j) out[4 * j + t] = row && j < n ? row[j] : 0;
     }
   }
 }
 
 // A quad of A: 4 bytes that may lie anywhere (memcpy: A's rows are bytes, not words).
-inline int load_quad(const std::uint8_t* at) {
+inline int load_quad(const void* at) {
   std::uint32_t word;
   std::memcpy(&word, at, sizeof word);
   return static_cast<int>(word);
@@ -221,9 +232,10 @@ inline int load_quad(const std::uint8_t* at) {
 
 // C[0:MR, 0:NR] (=|+=) MR rows of A times the packed B panel over `quads` quads of depth. Quad q
 // of row r is the 4 bytes at a + q * quad_step + r * row_step: a packed panel (quad_step 4 MR,
-// row_step 4) or A's rows in place (4, lda).
-template <int MR, int NR>
-void micro_kernel_quads(Index quads, const std::uint8_t* a, Index quad_step, Index row_step, const std::int8_t* b,
+// row_step 4) or A's rows in place (4, lda). AUnsigned: A is the u8 operand (broadcast into
+// vpdpbusd's unsigned slot), else B is.
+template <int MR, int NR, bool AUnsigned>
+void micro_kernel_quads(Index quads, const std::uint8_t* a, Index quad_step, Index row_step, const void* b,
                         std::int32_t* c, Index ldc, bool accumulate) {
   constexpr int V = NR / 16;
   __m512i acc[MR][V];
@@ -236,12 +248,13 @@ void micro_kernel_quads(Index quads, const std::uint8_t* a, Index quad_step, Ind
   for (Index q = 0; q < quads; ++q) {
     __m512i bv[V];
 #pragma GCC unroll 4
-    for (int v = 0; v < V; ++v) bv[v] = _mm512_load_si512(b + (q * NR + v * 16) * 4);
+    for (int v = 0; v < V; ++v) bv[v] = _mm512_load_si512(static_cast<const std::int8_t*>(b) + (q * NR + v * 16) * 4);
 #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) {
       const __m512i av = _mm512_set1_epi32(load_quad(a + q * quad_step + r * row_step));
 #pragma GCC unroll 4
-      for (int v = 0; v < V; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], av, bv[v]);
+      for (int v = 0; v < V; ++v)
+        acc[r][v] = AUnsigned ? _mm512_dpbusd_epi32(acc[r][v], av, bv[v]) : _mm512_dpbusd_epi32(acc[r][v], bv[v], av);
     }
   }
 #pragma GCC unroll 16
@@ -258,16 +271,14 @@ void micro_kernel_quads(Index quads, const std::uint8_t* a, Index quad_step, Ind
 
 // The packing and micro-kernel of one path: depth in groups of G, each group 4 bytes per row of
 // A and per column of B.
-template <int MR, int NR, typename TA, bool Quads = use_quads<TA>()>
+template <int MR, int NR, typename TA, typename TB, bool Quads = use_quads<TA, TB>()>
 struct Path {
   static constexpr Index G = 2;
   static constexpr bool kReadsAInPlace = false;  // pairs are widened to int16: always packed
   using AWord = std::int32_t;
   using BElement = std::int16_t;
   static void pack_a(Index m, Index k, const TA* a, Index lda, AWord* dst) { pack_a_panel<MR>(m, k, a, lda, dst); }
-  static void pack_b(Index k, Index n, const std::int8_t* b, Index ldb, BElement* dst) {
-    pack_b_panel<NR>(k, n, b, ldb, dst);
-  }
+  static void pack_b(Index k, Index n, const TB* b, Index ldb, BElement* dst) { pack_b_panel<NR>(k, n, b, ldb, dst); }
   static void kernel(Index groups, const AWord* a, const BElement* b, std::int32_t* c, Index ldc, bool accumulate) {
     micro_kernel<MR, NR>(groups, a, b, c, ldc, accumulate);
   }
@@ -276,32 +287,32 @@ struct Path {
 };
 
 #if defined(OPTUNE_GEMM_INT8_VNNI)
-template <int MR, int NR, typename TA>
-struct Path<MR, NR, TA, true> {
+template <int MR, int NR, typename TA, typename TB>
+struct Path<MR, NR, TA, TB, true> {
   static constexpr Index G = 4;
   static constexpr bool kReadsAInPlace = true;
+  static constexpr bool kAUnsigned = std::is_same_v<TA, std::uint8_t>;
   using AWord = std::uint32_t;
-  using BElement = std::int8_t;
+  using BElement = TB;
   static void pack_a(Index m, Index k, const TA* a, Index lda, AWord* dst) { pack_a_quads<MR>(m, k, a, lda, dst); }
-  static void pack_b(Index k, Index n, const std::int8_t* b, Index ldb, BElement* dst) {
-    pack_b_quads<NR>(k, n, b, ldb, dst);
-  }
+  static void pack_b(Index k, Index n, const TB* b, Index ldb, BElement* dst) { pack_b_quads<NR>(k, n, b, ldb, dst); }
   static void kernel(Index groups, const AWord* a, const BElement* b, std::int32_t* c, Index ldc, bool accumulate) {
-    micro_kernel_quads<MR, NR>(groups, reinterpret_cast<const std::uint8_t*>(a), 4 * MR, 4, b, c, ldc, accumulate);
+    micro_kernel_quads<MR, NR, kAUnsigned>(groups, reinterpret_cast<const std::uint8_t*>(a), 4 * MR, 4, b, c, ldc,
+                                           accumulate);
   }
   static void kernel_in_place(Index groups, const TA* a, Index lda, const BElement* b, std::int32_t* c, Index ldc,
                               bool accumulate) {
-    micro_kernel_quads<MR, NR>(groups, a, 4, lda, b, c, ldc, accumulate);
+    micro_kernel_quads<MR, NR, kAUnsigned>(groups, reinterpret_cast<const std::uint8_t*>(a), 4, lda, b, c, ldc,
+                                           accumulate);
   }
 };
 #endif
 
 // One thread's columns [0, N) of C, all rows.
-template <GemmInt8Config Cfg, typename TA>
-void run_slice(Index M, Index N, Index K, const TA* A, Index lda, const std::int8_t* B, Index ldb, std::int32_t* C,
-               Index ldc) {
+template <GemmInt8Config Cfg, typename TA, typename TB>
+void run_slice(Index M, Index N, Index K, const TA* A, Index lda, const TB* B, Index ldb, std::int32_t* C, Index ldc) {
   constexpr int MR = Cfg.mr, NR = Cfg.nr;
-  using P = Path<MR, NR, TA>;
+  using P = Path<MR, NR, TA, TB>;
   constexpr Index G = P::G;
   using AWord = typename P::AWord;
   using BElement = typename P::BElement;
@@ -359,24 +370,25 @@ void run_slice(Index M, Index N, Index K, const TA* A, Index lda, const std::int
 
 }  // namespace gemm_int8_detail
 
-// C[M,N] = A[M,K] * B[K,N], row-major with leading dimensions in elements; TA is std::uint8_t or
-// std::int8_t. Any M, N, K >= 0; K == 0 gives C = 0.
-template <GemmInt8Config Cfg, typename TA>
-void gemm_int8(std::int64_t M, std::int64_t N, std::int64_t K, const TA* A, std::int64_t lda, const std::int8_t* B,
+// C[M,N] = A[M,K] * B[K,N], row-major with leading dimensions in elements; TA and TB are each
+// std::uint8_t or std::int8_t. Any M, N, K >= 0; K == 0 gives C = 0.
+template <GemmInt8Config Cfg, typename TA, typename TB>
+void gemm_int8(std::int64_t M, std::int64_t N, std::int64_t K, const TA* A, std::int64_t lda, const TB* B,
                std::int64_t ldb, std::int32_t* C, std::int64_t ldc) {
   using namespace gemm_int8_detail;
   static_assert(gemm_int8_config_error(Cfg) == nullptr, "invalid GemmInt8Config (see gemm_int8_config_error)");
   static_assert(std::is_same_v<TA, std::uint8_t> || std::is_same_v<TA, std::int8_t>, "A is u8 or s8");
-  static_assert(Cfg.nr % gemm_int8_lanes<TA>() == 0,
-                "GemmInt8Config::nr must be a multiple of gemm_int8_lanes<TA>(): 16 (one zmm of int32) on the "
-                "AVX-512 VNNI path with u8 A, 8 elsewhere");
+  static_assert(std::is_same_v<TB, std::uint8_t> || std::is_same_v<TB, std::int8_t>, "B is u8 or s8");
+  static_assert(Cfg.nr % gemm_int8_lanes<TA, TB>() == 0,
+                "GemmInt8Config::nr must be a multiple of gemm_int8_lanes<TA, TB>(): 16 (one zmm of int32) on the "
+                "AVX-512 VNNI path with one u8 and one s8 operand, 8 elsewhere");
   if (M <= 0 || N <= 0) return;
   if (K <= 0) {
     for (Index i = 0; i < M; ++i) std::fill_n(C + i * ldc, N, 0);
     return;
   }
-  for_each_column_slice<Cfg.threads>(N, Cfg.nr, [&](Index first, Index count) {
-    run_slice<Cfg>(M, count, K, A, lda, B + first, ldb, C + first, ldc);
+  for_each_share<Cfg.threads, Cfg.split_rows>(M, N, Cfg.mr, Cfg.nr, [&](Index i0, Index m, Index j0, Index n) {
+    run_slice<Cfg>(m, n, K, A + i0 * lda, lda, B + j0, ldb, C + i0 * ldc + j0, ldc);
   });
 }
 

@@ -4,7 +4,8 @@
 // of a shape range, holding a box of shapes), the template's default config, and optune::gemm(...),
 // which an application calls. It dispatches through gemm_tuned<table, default>(...): the config
 // of the first row that holds the shape, instantiated from the same kernel header the tuner
-// measured, and the default config for any other shape.
+// measured, and the default config for any other shape. The low-precision GEMMs' tables (rows of
+// their own config types) dispatch the same way: tuned_gemm_lowp.hpp.
 #pragma once
 
 #include <cstddef>
@@ -15,15 +16,18 @@
 
 namespace optune::kernels::cpu {
 
-struct TunedGemm {
+template <typename Config>
+struct TunedGemmRow {
   std::int64_t m = 0, n = 0, k = 0;
-  GemmConfig config;
+  Config config;
   // A leaf of a measured dispatch (optune dispatch): the row holds every shape from (m, n, k) to
   // (m_upper, n_upper, k_upper). 0: the row holds (m, n, k) alone.
   std::int64_t m_upper = 0, n_upper = 0, k_upper = 0;
 };
+using TunedGemm = TunedGemmRow<GemmConfig>;
 
-constexpr bool holds(const TunedGemm& row, std::int64_t M, std::int64_t N, std::int64_t K) {
+template <typename Config>
+constexpr bool holds(const TunedGemmRow<Config>& row, std::int64_t M, std::int64_t N, std::int64_t K) {
   if (row.m_upper == 0) return row.m == M && row.n == N && row.k == K;
   return row.m <= M && M <= row.m_upper && row.n <= N && N <= row.n_upper && row.k <= K && K <= row.k_upper;
 }
@@ -37,22 +41,32 @@ constexpr int tuned_gemm_row(std::int64_t M, std::int64_t N, std::int64_t K) {
   return -1;
 }
 
+namespace tuned_detail {
+// Calls run.template operator()<config>() with the config of the first row of Table that holds the
+// shape and returns true, or with Fallback and returns false.
+template <const auto& Table, auto Fallback, typename Run>
+bool run_tuned_gemm(std::int64_t M, std::int64_t N, std::int64_t K, Run&& run) {
+  const bool tuned = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    auto one = [&]<std::size_t J>() {
+      constexpr auto entry = Table[J];
+      if (!holds(entry, M, N, K)) return false;
+      run.template operator()<entry.config>();
+      return true;
+    };
+    return (one.template operator()<I>() || ...);
+  }(std::make_index_sequence<Table.size()>{});
+  if (!tuned) run.template operator()<Fallback>();
+  return tuned;
+}
+}  // namespace tuned_detail
+
 // C[M,N] = A[M,K] * B[K,N], row-major. Returns true when a tuned entry ran (the first that holds
 // the shape), false when none does and `Fallback` ran.
 template <const auto& Table, GemmConfig Fallback>
 bool gemm_tuned(std::int64_t M, std::int64_t N, std::int64_t K, const float* A, std::int64_t lda,
                 const float* B, std::int64_t ldb, float* C, std::int64_t ldc) {
-  bool tuned = [&]<std::size_t... I>(std::index_sequence<I...>) {
-    auto run = [&]<std::size_t J>() {
-      constexpr TunedGemm entry = Table[J];
-      if (!holds(entry, M, N, K)) return false;
-      gemm<entry.config>(M, N, K, A, lda, B, ldb, C, ldc);
-      return true;
-    };
-    return (run.template operator()<I>() || ...);
-  }(std::make_index_sequence<Table.size()>{});
-  if (!tuned) gemm<Fallback>(M, N, K, A, lda, B, ldb, C, ldc);
-  return tuned;
+  return tuned_detail::run_tuned_gemm<Table, Fallback>(
+      M, N, K, [&]<GemmConfig Config>() { gemm<Config>(M, N, K, A, lda, B, ldb, C, ldc); });
 }
 
 }  // namespace optune::kernels::cpu
