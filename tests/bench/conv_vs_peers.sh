@@ -38,7 +38,9 @@ work=${2:-$work_default}
 shift $(($# < 2 ? $# : 2))
 bin=${OPTUNE_BIN:-$root/build/bin}
 bench=${OPTUNE_BENCH_BIN:-$root/build/tests/bench}
-suites=("$root/configs/workloads/resnet18.toml" "$root/configs/workloads/mobilenet_v1.toml")
+# SUITES="a.toml b.toml" (environment) replaces the two networks, e.g. tests/bench/suites/resnet18_3x3.toml
+# (ResNet-18's 3x3 layers, which the low-precision goal names).
+read -r -a suites <<<"${SUITES:-$root/configs/workloads/resnet18.toml $root/configs/workloads/mobilenet_v1.toml}"
 layout=()
 [ -n "${LAYOUT:-}" ] && layout=(--layout "$LAYOUT")
 mkdir -p "$work"

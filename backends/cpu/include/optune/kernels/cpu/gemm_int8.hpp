@@ -223,6 +223,14 @@ void pack_b_quads(Index k, Index n, const TB* b, Index ldb, TB* dst) {
   }
 }
 
+// acc + the dot products of u8 quads and s8 quads. In assembly, the accumulator tied to the
+// instruction's destination: through the intrinsic, GCC 12 computes each product into a fresh
+// register and copies it back, a register move beside every vpdpbusd of the micro-kernel.
+inline __m512i dpbusd(__m512i acc, __m512i u8, __m512i s8) {
+  asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(u8), "v"(s8));
+  return acc;
+}
+
 // A quad of A: 4 bytes that may lie anywhere (memcpy: A's rows are bytes, not words).
 inline int load_quad(const void* at) {
   std::uint32_t word;
@@ -254,7 +262,7 @@ void micro_kernel_quads(Index quads, const std::uint8_t* a, Index quad_step, Ind
       const __m512i av = _mm512_set1_epi32(load_quad(a + q * quad_step + r * row_step));
 #pragma GCC unroll 4
       for (int v = 0; v < V; ++v)
-        acc[r][v] = AUnsigned ? _mm512_dpbusd_epi32(acc[r][v], av, bv[v]) : _mm512_dpbusd_epi32(acc[r][v], bv[v], av);
+        acc[r][v] = AUnsigned ? dpbusd(acc[r][v], av, bv[v]) : dpbusd(acc[r][v], bv[v], av);
     }
   }
 #pragma GCC unroll 16
