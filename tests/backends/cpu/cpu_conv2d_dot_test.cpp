@@ -25,6 +25,10 @@ const std::vector<Conv2dDims> kLayers = {
     {.N = 2, .C = 12, .H = 6, .W = 7, .K = 33, .R = 1, .S = 1},
     {.N = 1, .C = 3, .H = 20, .W = 17, .K = 16, .R = 7, .S = 7, .stride = 2, .pad = 3},
     {.N = 1, .C = 9, .H = 5, .W = 5, .K = 4, .R = 5, .S = 5, .stride = 1, .pad = 0},
+    // Rows as long as the input's (one copy per tap and padding columns zeroed after), dilated.
+    {.N = 2, .C = 4, .H = 9, .W = 8, .K = 5, .R = 3, .S = 3, .stride = 1, .pad = 2, .dilation = 2},
+    // Taps that read no input row or column at all (a filter larger than the padded image's edge).
+    {.N = 1, .C = 2, .H = 3, .W = 2, .K = 3, .R = 3, .S = 3, .stride = 1, .pad = 2, .dilation = 2},
 };
 
 template <typename Config>
