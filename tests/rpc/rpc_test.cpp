@@ -478,6 +478,34 @@ TEST_F(RpcTest, Aarch64CandidatesMeasuredUnderQemu) {
   EXPECT_EQ(refused.code, 2);
   EXPECT_TRUE(contains(refused.err, "--rpc")) << refused.err;
 }
+
+// The low precisions on Arm, cross-compiled for Armv8.2 with the dot-product and FP16 extensions
+// (configs/targets/aarch64-dotprod-linux-gnu.toml) and checked by the aarch64 worker under qemu:
+// int8 GEMM on SDOT (s8 activations, as Arm runs them; exact), f16 GEMM and int8 conv2d.
+TEST_F(RpcTest, Aarch64LowPrecisionCandidatesAreCheckedUnderQemu) {
+  if (std::system("command -v qemu-aarch64 >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "qemu-aarch64 is not installed (Debian package qemu-user; scripts/setup.sh installs it)";
+  auto& tracker = start_tracker();
+  start_server("server", "arm", tracker.port,
+               {"--worker", OPTUNE_AARCH64_WORKER, "--worker-launcher", "qemu-aarch64 -L /usr/aarch64-linux-gnu"});
+  const std::vector<std::string> workloads = {"--op gemm --shape 29,40,132 --dtype i8",
+                                              "--op gemm --shape 21,30,70 --dtype f16",
+                                              "--op conv2d --shape N=1,C=12,H=7,W=9,K=10,R=3,S=3,pad=1 --dtype i8"};
+  for (const auto& workload : workloads) {
+    CommandRun run = optune("tune " + workload + " --tuner random --repeat 1 --min-repeat-ms 1 --quiet --seed 4 "
+                            "--trials 2 --batch-size 2 --remeasure 0 --rpc-wait 20 --target cpu:aarch64-dotprod-linux-gnu "
+                            "--db " + db() + rpc("arm", tracker));
+    ASSERT_EQ(run.code, 0) << workload << run.out << run.err;
+  }
+  auto all = records();
+  ASSERT_EQ(all.size(), 3u * (1u + 2u));
+  for (const auto& r : all) {
+    EXPECT_EQ(r.error_kind, "ok") << r.workload_key << ": " << r.error_message;
+    EXPECT_EQ(r.target, "cpu:aarch64-dotprod-linux-gnu");
+    if (r.workload_key.find(".i8.") != std::string::npos)
+      EXPECT_EQ(r.config.value("activations", ""), "s8") << r.config;
+  }
+}
 #endif
 
 }  // namespace

@@ -5,7 +5,7 @@
 // column blocks, KC depth blocks (B's block packed into micro-panels) and MC row blocks (A's block
 // packed into micro-panels), then over NR-column and MR-row micro-tiles.
 //
-// Three paths, chosen at compile time; all pack K in groups of G consecutive values (A's G values
+// Four paths, chosen at compile time; all pack K in groups of G consecutive values (A's G values
 // of a row in one 32-bit word, broadcast; B's as G adjacent K per column), zero padded, so any KC
 // is correct and each depth block is packed on its own:
 //  - AVX-512 VNNI (__AVX512VNNI__ and __AVX512BW__) with one operand u8 and the other s8: G = 4
@@ -17,6 +17,10 @@
 //    widened to int16 as they are packed, vpmaddwd multiplies 16 pairs and adds each pair into
 //    8 int32 lanes, exact for any 8-bit inputs (vpmaddubsw, 2x the products per instruction,
 //    would saturate its int16 sums at u8 x s8). NR is a multiple of 8 (one ymm).
+//  - Arm with the dot-product extension (__ARM_FEATURE_DOTPROD: -march=armv8.2-a+dotprod) and
+//    s8 x s8, as Arm runs int8: G = 4 as VNNI's quads, SDOT adds four products into each of 4
+//    int32 lanes of a 128-bit vector, 4x the products of widening multiplies. NR a multiple of 8
+//    all the same (4 would do), so that a config runs on every path.
 //  - Elsewhere the pair layout runs in plain C++ (NR a multiple of 8, as for AVX2).
 // gemm_int8_lanes<TA, TB>() says which NR the compiled path accepts; a KC that is a multiple of G
 // wastes no padding.
@@ -31,8 +35,11 @@
 #include <cstring>
 #include <type_traits>
 
-#if defined(__AVX2__) || defined(__AVX512F__)
+#if defined(__SSE2__)
 #include <immintrin.h>
+#endif
+#if defined(__ARM_FEATURE_DOTPROD)
+#include <arm_neon.h>
 #endif
 
 #include "optune/kernels/cpu/aligned_buffer.hpp"
@@ -40,6 +47,8 @@
 
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__)
 #define OPTUNE_GEMM_INT8_VNNI 1
+#elif defined(__ARM_FEATURE_DOTPROD)
+#define OPTUNE_GEMM_INT8_SDOT 1
 #endif
 
 namespace optune::kernels::cpu {
@@ -93,11 +102,13 @@ using Index = std::int64_t;
 
 inline Index ceil_div(Index a, Index b) { return (a + b - 1) / b; }
 
-// Whether operands TA and TB take the VNNI quad path.
+// Whether operands TA and TB take a quad path: VNNI's u8 x s8, Arm's SDOT s8 x s8.
 template <typename TA, typename TB>
 constexpr bool use_quads() {
 #if defined(OPTUNE_GEMM_INT8_VNNI)
   return mixed_signedness<TA, TB>();
+#elif defined(OPTUNE_GEMM_INT8_SDOT)
+  return std::is_same_v<TA, std::int8_t> && std::is_same_v<TB, std::int8_t>;
 #else
   return false;
 #endif
@@ -176,7 +187,6 @@ void micro_kernel(Index pairs, const std::int32_t* a, const std::int16_t* b, std
 #endif
 }
 
-#if defined(OPTUNE_GEMM_INT8_VNNI)
 // Rows [0, m) x depth [0, k) of A (bytes of either signedness) into one MR-row panel of quad
 // words: word (q, r) holds A[r][4 q + t] in its byte t; rows past m and depth past k are zeros.
 template <int MR, typename TA>
@@ -199,7 +209,8 @@ void pack_b_quads(Index k, Index n, const TB* b, Index ldb, TB* dst) {
   const Index quads = ceil_div(k, 4);
   for (Index q = 0; q < quads; ++q) {
     TB* out = dst + q * NR * 4;
-    if (4 * q + 4 <= k && n == NR) {
+#if defined(__SSE2__)
+    if (4 * q + 4 <= k && n == NR && NR % 16 == 0) {
       // Whole quads of whole 16-column groups, interleaved in registers: a short-M GEMM uses each
       // byte of B in few rows, and a byte-by-byte pack took as long as the products.
       const TB* row = b + 4 * q * ldb;
@@ -216,6 +227,7 @@ void pack_b_quads(Index k, Index n, const TB* b, Index ldb, TB* dst) {
       }
       continue;
     }
+#endif
     for (Index t = 0; t < 4; ++t) {
       const TB* row = 4 * q + t < k ? b + (4 * q + t) * ldb : nullptr;
       for (Index j = 0; j < NR; ++j) out[4 * j + t] = row && j < n ? row[j] : 0;
@@ -223,6 +235,7 @@ void pack_b_quads(Index k, Index n, const TB* b, Index ldb, TB* dst) {
   }
 }
 
+#if defined(OPTUNE_GEMM_INT8_VNNI)
 // acc + the dot products of u8 quads and s8 quads. In assembly, the accumulator tied to the
 // instruction's destination: through the intrinsic, GCC 12 computes each product into a fresh
 // register and copies it back, a register move beside every vpdpbusd of the micro-kernel.
@@ -231,6 +244,8 @@ inline __m512i dpbusd(__m512i acc, __m512i u8, __m512i s8) {
   return acc;
 }
 
+#endif
+
 // A quad of A: 4 bytes that may lie anywhere (memcpy: A's rows are bytes, not words).
 inline int load_quad(const void* at) {
   std::uint32_t word;
@@ -238,6 +253,7 @@ inline int load_quad(const void* at) {
   return static_cast<int>(word);
 }
 
+#if defined(OPTUNE_GEMM_INT8_VNNI)
 // C[0:MR, 0:NR] (=|+=) MR rows of A times the packed B panel over `quads` quads of depth. Quad q
 // of row r is the 4 bytes at a + q * quad_step + r * row_step: a packed panel (quad_step 4 MR,
 // row_step 4) or A's rows in place (4, lda). AUnsigned: A is the u8 operand (broadcast into
@@ -277,6 +293,54 @@ void micro_kernel_quads(Index quads, const std::uint8_t* a, Index quad_step, Ind
 }
 #endif
 
+#if defined(OPTUNE_GEMM_INT8_SDOT)
+// The same tile on Arm's dot products (s8 x s8): SDOT adds four products of a quad into each int32
+// lane of a 128-bit vector, so a panel of NR columns is NR / 4 vectors; A's quad is broadcast.
+template <int MR, int NR>
+void micro_kernel_sdot(Index quads, const std::uint8_t* a, Index quad_step, Index row_step, const std::int8_t* b,
+                       std::int32_t* c, Index ldc, bool accumulate) {
+  constexpr int V = NR / 4;
+  int32x4_t acc[MR][V];
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 16
+    for (int v = 0; v < V; ++v) acc[r][v] = vdupq_n_s32(0);
+  }
+  for (Index q = 0; q < quads; ++q) {
+    int8x16_t bv[V];
+#pragma GCC unroll 16
+    for (int v = 0; v < V; ++v) bv[v] = vld1q_s8(b + (q * NR + v * 4) * 4);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      const int8x16_t av = vreinterpretq_s8_s32(vdupq_n_s32(load_quad(a + q * quad_step + r * row_step)));
+#pragma GCC unroll 16
+      for (int v = 0; v < V; ++v) acc[r][v] = vdotq_s32(acc[r][v], bv[v], av);
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 16
+    for (int v = 0; v < V; ++v) {
+      std::int32_t* out = c + r * ldc + v * 4;
+      vst1q_s32(out, accumulate ? vaddq_s32(vld1q_s32(out), acc[r][v]) : acc[r][v]);
+    }
+  }
+}
+#endif
+
+#if defined(OPTUNE_GEMM_INT8_VNNI) || defined(OPTUNE_GEMM_INT8_SDOT)
+// The quad path's micro-kernel (AUnsigned: A holds the u8 operand; SDOT's are both s8).
+template <int MR, int NR, bool AUnsigned, typename TB>
+void quads_kernel(Index quads, const std::uint8_t* a, Index quad_step, Index row_step, const TB* b, std::int32_t* c,
+                  Index ldc, bool accumulate) {
+#if defined(OPTUNE_GEMM_INT8_VNNI)
+  micro_kernel_quads<MR, NR, AUnsigned>(quads, a, quad_step, row_step, b, c, ldc, accumulate);
+#else
+  micro_kernel_sdot<MR, NR>(quads, a, quad_step, row_step, b, c, ldc, accumulate);
+#endif
+}
+#endif
+
 // The packing and micro-kernel of one path: depth in groups of G, each group 4 bytes per row of
 // A and per column of B.
 template <int MR, int NR, typename TA, typename TB, bool Quads = use_quads<TA, TB>()>
@@ -294,7 +358,7 @@ struct Path {
   static void kernel_in_place(Index, const TA*, Index, const BElement*, std::int32_t*, Index, bool) {}
 };
 
-#if defined(OPTUNE_GEMM_INT8_VNNI)
+#if defined(OPTUNE_GEMM_INT8_VNNI) || defined(OPTUNE_GEMM_INT8_SDOT)
 template <int MR, int NR, typename TA, typename TB>
 struct Path<MR, NR, TA, TB, true> {
   static constexpr Index G = 4;
@@ -305,13 +369,12 @@ struct Path<MR, NR, TA, TB, true> {
   static void pack_a(Index m, Index k, const TA* a, Index lda, AWord* dst) { pack_a_quads<MR>(m, k, a, lda, dst); }
   static void pack_b(Index k, Index n, const TB* b, Index ldb, BElement* dst) { pack_b_quads<NR>(k, n, b, ldb, dst); }
   static void kernel(Index groups, const AWord* a, const BElement* b, std::int32_t* c, Index ldc, bool accumulate) {
-    micro_kernel_quads<MR, NR, kAUnsigned>(groups, reinterpret_cast<const std::uint8_t*>(a), 4 * MR, 4, b, c, ldc,
-                                           accumulate);
+    quads_kernel<MR, NR, kAUnsigned>(groups, reinterpret_cast<const std::uint8_t*>(a), 4 * MR, 4, b, c, ldc,
+                                     accumulate);
   }
   static void kernel_in_place(Index groups, const TA* a, Index lda, const BElement* b, std::int32_t* c, Index ldc,
                               bool accumulate) {
-    micro_kernel_quads<MR, NR, kAUnsigned>(groups, reinterpret_cast<const std::uint8_t*>(a), 4, lda, b, c, ldc,
-                                           accumulate);
+    quads_kernel<MR, NR, kAUnsigned>(groups, reinterpret_cast<const std::uint8_t*>(a), 4, lda, b, c, ldc, accumulate);
   }
 };
 #endif
