@@ -95,11 +95,13 @@ db::Database open_database(const std::string& path, db::Database::Mode mode) {
   }
 }
 
-tuner::Suite load_suite_option(const std::string& path, const std::string& layout) {
+tuner::Suite load_suite_option(const std::string& path, const std::string& layout, const std::string& dtype) {
   std::optional<int> layout_block;
+  std::optional<kernels::DataType> suite_dtype;
   try {
     if (!layout.empty()) layout_block = kernels::parse_layout(layout);
-    return tuner::load_suite(path, layout_block);
+    if (!dtype.empty()) suite_dtype = kernels::parse_data_type(dtype);
+    return tuner::load_suite(path, layout_block, suite_dtype);
   } catch (const std::invalid_argument& error) {  // SuiteError too
     throw BadInput(error.what());
   }

@@ -23,6 +23,7 @@ void check_tune_request(const TuneRequest& request) {
     if (!request.suite.empty()) throw BadInput("tune: give either --kernel or --suite, not both");
     if (!request.template_name.empty()) throw BadInput("tune: --template does not go with --kernel (the file is the template)");
     if (!request.layout.empty()) throw BadInput("tune: --layout does not go with --kernel");
+    if (!request.dtype.empty()) throw BadInput("tune: --dtype goes with --shape or --suite");
     return;
   }
   if (!request.suite.empty()) {
@@ -141,7 +142,7 @@ RangeOutcome tune_range(const TuneRequest& request, const InstallPaths& paths, t
 SuiteOutcome tune_suite(const TuneRequest& request, const InstallPaths& paths, tuner::Progress& progress,
                         std::function<void(const std::string&)> log) {
   check_tune_request(request);
-  tuner::Suite suite = load_suite_option(request.suite, request.layout);
+  tuner::Suite suite = load_suite_option(request.suite, request.layout, request.dtype);
   auto budget = suite_budget(request);
   budget.stop = request.stop;
   auto remote = find_remote(request.measuring);

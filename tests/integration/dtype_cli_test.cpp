@@ -3,6 +3,10 @@
 // runs is bad input naming those that are.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "../support/command_test.hpp"
@@ -299,6 +303,32 @@ TEST_F(DtypeCliTest, Int8AndBf16TablesAreCompiledIntoAConsumerThatGetsTheRightAn
   ASSERT_EQ(std::system(compile.c_str()), 0) << optune::test_support::slurp(dir / "compile.log");
   const int status = std::system(((dir / "consumer").string() + " > " + (dir / "consumer.out").string()).c_str());
   EXPECT_EQ(status, 0) << optune::test_support::slurp(dir / "consumer.out");
+}
+
+}  // namespace
+
+namespace {
+
+// --dtype with --suite: every workload of the file that names no dtype of its own is tuned in it.
+TEST_F(DtypeCliTest, ASuiteIsTunedInTheDtypeGiven) {
+  const auto suite = std::filesystem::path(db()).parent_path() / "net.toml";
+  std::ofstream(suite) << "name = \"net\"\n"
+                          "[[workload]]\nname = \"fc\"\nop = \"gemm\"\nshape = \"3,40,68\"\n"
+                          "[[workload]]\nname = \"conv\"\nop = \"conv2d\"\nshape = \"C=8,H=6,W=6,K=8,R=3,S=3,pad=1\"\n"
+                          "[[workload]]\nname = \"pinned\"\nop = \"gemm\"\nshape = \"4,8,16\"\ndtype = \"f32\"\n";
+  CommandRun run = optune("tune --suite " + suite.string() + " --dtype i8 --budget 6 --tuner random --batch-size 2 "
+                          "--repeat 1 --min-repeat-ms 1 --remeasure 0 --quiet --seed 2 --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  const auto records = nlohmann::json::parse(optune("query --history --format json --db " + db()).out);
+  std::set<std::string> keys;
+  for (const auto& record : records) {
+    keys.insert(record["workload"].get<std::string>());
+    EXPECT_EQ(record["error_kind"], "ok") << record.dump();
+  }
+  EXPECT_EQ(keys, (std::set<std::string>{"gemm.i8.M3.N40.K68", "conv2d.nchw.i8.N1.C8.H6.W6.K8.R3.S3.st1.pad1.dil1.g1",
+                                         "gemm.f32.M4.N8.K16"}));
+  expect_bad_input("tune --kernel " + std::string(OPTUNE_SOURCE_DIR) + "/configs/kernels/reduction.toml --dtype i8 --db " +
+                       db(), "--dtype goes with --shape or --suite");
 }
 
 }  // namespace

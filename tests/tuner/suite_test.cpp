@@ -98,6 +98,24 @@ TEST(Suite, KeptLayoutGoesToConvolutionsThatPinNone) {
   EXPECT_EQ(resnet_nchw.entries.front().workload.key(), "conv2d.nchw.f32.N1.C3.H224.W224.K64.R7.S7.st2.pad3.dil1.g1");
 }
 
+// --dtype with --suite: the given dtype replaces the file's for every workload that names none;
+// one that pins its own (a dtype key, or dtype= in its shape) keeps it.
+TEST(Suite, AGivenDtypeGoesToWorkloadsThatPinNone) {
+  const std::string text =
+      "name = \"net\"\ndtype = \"bf16\"\n"
+      "[[workload]]\nname = \"conv\"\nop = \"conv2d\"\nshape = \"C=8,H=14,W=14,K=16,R=3,S=3,pad=1\"\n"
+      "[[workload]]\nname = \"own\"\nop = \"gemm\"\nshape = \"1,10,16\"\ndtype = \"f32\"\n"
+      "[[workload]]\nname = \"in_shape\"\nop = \"gemm\"\nshape = \"M=2,N=10,K=16,dtype=f16\"\n";
+  const Suite file = parse_suite(text, "net.toml");
+  EXPECT_EQ(file.entries[0].workload.dtype, kernels::DataType::kBF16);
+  const Suite given = parse_suite(text, "net.toml", std::nullopt, kernels::DataType::kI8);
+  EXPECT_EQ(given.entries[0].workload.key(), "conv2d.nchw.i8.N1.C8.H14.W14.K16.R3.S3.st1.pad1.dil1.g1");
+  EXPECT_EQ(given.entries[1].workload.dtype, kernels::DataType::kF32);
+  EXPECT_EQ(given.entries[2].workload.dtype, kernels::DataType::kF16);
+  const Suite resnet = load_suite(suite_path("resnet18"), std::nullopt, kernels::DataType::kBF16);
+  EXPECT_EQ(resnet.entries[1].workload.key(), "conv2d.nchw.bf16.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g1");
+}
+
 // input_layout = "nchw": a first layer reads NCHW into the suite's layout (or its own); only
 // conv2d may, and only from NCHW.
 TEST(Suite, InputLayoutReadsNchwIntoTheKeptLayout) {

@@ -109,20 +109,26 @@ void add_layout_option(CLI::App& command, std::string& layout) {
                      "nchw8c, nchw16c), replacing the suite file's; layers that pin their own keep it");
 }
 
-void add_dtype_option(CLI::App& command, std::string& shape) {
+void add_dtype_option(CLI::App& command, std::string& shape, std::string* suite_dtype) {
   command.add_option_function<std::string>(
       "--dtype",
-      [&shape](const std::string& dtype) {
+      [&shape, suite_dtype](const std::string& dtype) {
         try {
           kernels::parse_data_type(dtype);
         } catch (const std::invalid_argument& error) {
           throw CLI::ValidationError("--dtype", error.what());
         }
+        if (shape.empty() && suite_dtype != nullptr) {
+          *suite_dtype = dtype;  // the command checks that a suite takes it
+          return;
+        }
         if (shape.empty()) throw CLI::ValidationError("--dtype", "goes with --shape");
         shape += ",dtype=" + dtype;
       },
-      "The operands' type: f32 (default), f16, bf16 (float32 accumulation) or i8 (int32 accumulation and "
-      "output); same as the shape's dtype= item");
+      std::string("The operands' type: f32 (default), f16, bf16 (float32 accumulation) or i8 (int32 accumulation "
+                  "and output); same as the shape's dtype= item") +
+          (suite_dtype != nullptr ? "; with --suite, of every workload that names none (the file's dtype replaced)"
+                                  : ""));
 }
 
 RunLocks lock_for_measuring(const std::string& who, const std::string& database_path,

@@ -60,7 +60,8 @@ void add_layout_option(CLI::App& command, std::string& layout);
 // Registers `--dtype` (f32, f16, bf16, i8: the operands' type) for a command's `--shape`, which
 // takes it as its `dtype=` item ("512,512,512,dtype=bf16"), so that every reader of shapes sees one
 // form. Register it after `--shape`: CLI11 runs option callbacks in the order they were added.
-void add_dtype_option(CLI::App& command, std::string& shape);
+// `suite_dtype` (tune): where no --shape is given, the dtype goes there, for a suite's workloads.
+void add_dtype_option(CLI::App& command, std::string& shape, std::string* suite_dtype = nullptr);
 
 // Numbers on the command line are checked as text, before CLI11 converts them: CLI11 2.1 reads
 // "-5" into an unsigned option as 2^64 - 5, saturates a number too large for its type, reads

@@ -269,7 +269,7 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
                    "Shape: M,N,K or named extents (M=512,N=512,K=512); a convolution's may name its layout "
                    "(...,layout=nchw8c); an extent may be a range LOW..HIGH (M=1..512,N=768,K=768): a few "
                    "representative shapes of it are tuned, --trials split among them");
-  add_dtype_option(*tune, options->request.shape);
+  add_dtype_option(*tune, options->request.shape, &options->request.dtype);
   add_layout_option(*tune, options->request.layout);
   tune->add_option("--kernel", options->request.kernel_file,
                    "A kernel file (configs/kernels/*.toml): tune that kernel instead of --op; --shape sets its "

@@ -113,12 +113,14 @@ SuiteEntry parse_entry(const toml::table& table, std::size_t index, const std::s
 
 }  // namespace
 
-std::vector<SuiteEntry> parse_workload_tables(const toml::table& root, const std::string& source, int layout) {
+std::vector<SuiteEntry> parse_workload_tables(const toml::table& root, const std::string& source, int layout,
+                                              std::optional<kernels::DataType> dtype_override) {
   const toml::array* workloads = root["workload"].as_array();
   if (!workloads || workloads->empty()) fail(source, root.source(), "no [[workload]] tables");
   std::vector<SuiteEntry> entries;
   std::set<std::string> names, keys;
-  const std::optional<kernels::DataType> dtype = parse_dtype_key(root, source);
+  std::optional<kernels::DataType> dtype = parse_dtype_key(root, source);
+  if (dtype_override) dtype = dtype_override;
   for (std::size_t i = 0; i < workloads->size(); ++i) {
     const toml::table* table = (*workloads)[i].as_table();
     if (!table) fail(source, (*workloads)[i].source(), "each workload must be a [[workload]] table");
@@ -131,7 +133,8 @@ std::vector<SuiteEntry> parse_workload_tables(const toml::table& root, const std
   return entries;
 }
 
-Suite parse_suite(const std::string& text, const std::string& source, std::optional<int> layout) {
+Suite parse_suite(const std::string& text, const std::string& source, std::optional<int> layout,
+                  std::optional<kernels::DataType> dtype) {
   toml::table root;
   try {
     root = toml::parse(text, source);
@@ -143,7 +146,7 @@ Suite parse_suite(const std::string& text, const std::string& source, std::optio
   if (root.contains("description")) suite.description = required_string(root, "description", source);
   if (!layout && root.contains("layout")) layout = parse_layout_key(root, source);
   suite.layout_block = layout.value_or(kernels::kLayoutNchw);
-  suite.entries = parse_workload_tables(root, source, suite.layout_block);
+  suite.entries = parse_workload_tables(root, source, suite.layout_block, dtype);
   for (const auto& [key, node] : root) {
     std::string name(key.str());
     if (name != "name" && name != "description" && name != "workload" && name != "layout" && name != "dtype")
@@ -152,12 +155,12 @@ Suite parse_suite(const std::string& text, const std::string& source, std::optio
   return suite;
 }
 
-Suite load_suite(const std::string& path, std::optional<int> layout) {
+Suite load_suite(const std::string& path, std::optional<int> layout, std::optional<kernels::DataType> dtype) {
   std::ifstream in(path);
   if (!in) throw SuiteError(path + ": cannot read the suite file");
   std::stringstream text;
   text << in.rdbuf();
-  return parse_suite(text.str(), path, layout);
+  return parse_suite(text.str(), path, layout, dtype);
 }
 
 }  // namespace optune::tuner

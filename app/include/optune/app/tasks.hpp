@@ -36,7 +36,7 @@ std::shared_ptr<measure::MeasureTask> make_entry_task(const tuner::SuiteEntry& e
 db::Database open_database(const std::string& path, db::Database::Mode mode);
 
 // The suite of a file, with `layout` (a layout name; empty: the file's own) replacing its
-// suite-level layout.
-tuner::Suite load_suite_option(const std::string& path, const std::string& layout);
+// suite-level layout, and `dtype` (a dtype name; empty: the file's own) its suite-level dtype.
+tuner::Suite load_suite_option(const std::string& path, const std::string& layout, const std::string& dtype = "");
 
 }  // namespace optune::app

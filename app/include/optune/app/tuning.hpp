@@ -29,6 +29,7 @@ struct TuneRequest {
   std::string suite;        // ... or every workload of a suite file ...
   std::string kernel_file;  // ... or a user's kernel file at `shape` (its extents; "" the file's own)
   std::string layout;       // suite: replaces the file's kept layout ("" keeps it)
+  std::string dtype;        // suite: replaces the file's dtype for workloads that name none ("" keeps it)
   std::string database = kDefaultDatabase;
   bool wait_lock = false;   // another run measuring on the device: wait for it (else fail at once)
   // Set (a front end's signal handler) to stop after the batch in flight; null: never.

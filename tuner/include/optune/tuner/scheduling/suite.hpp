@@ -53,10 +53,11 @@ struct Suite {
   std::vector<SuiteEntry> entries;
 };
 
-// Throw SuiteError. `layout` replaces the file's suite-level layout (`--layout`); workloads that
-// pin their own keep it.
-Suite load_suite(const std::string& path, std::optional<int> layout = std::nullopt);
-Suite parse_suite(const std::string& text, const std::string& source_name,
-                  std::optional<int> layout = std::nullopt);
+// Throw SuiteError. `layout` replaces the file's suite-level layout (`--layout`), `dtype` its
+// suite-level dtype (`--dtype`); workloads that pin their own keep it.
+Suite load_suite(const std::string& path, std::optional<int> layout = std::nullopt,
+                 std::optional<kernels::DataType> dtype = std::nullopt);
+Suite parse_suite(const std::string& text, const std::string& source_name, std::optional<int> layout = std::nullopt,
+                  std::optional<kernels::DataType> dtype = std::nullopt);
 
 }  // namespace optune::tuner
