@@ -46,6 +46,7 @@ app::TuneRequest tune_request(const py::dict& arguments) {
   request.suite = get("suite").cast<std::string>();
   request.kernel_file = get("kernel").cast<std::string>();
   request.layout = get("layout").cast<std::string>();
+  request.dtype = get("suite_dtype").cast<std::string>();
   request.template_name = get("template").cast<std::string>();
   request.tuning.tuner.objective = get("objective").cast<std::string>();
   request.tuning.tuner.cheap_share = get("cheap_share").cast<double>();

@@ -169,7 +169,8 @@ def tune(op="gemm", shape=None, target=None, tuner="xgb", trials=64, db="optune.
     ``progress``: called with a dict (``task``, ``trial``, ``trials``, ``best_gflops``, ``unit``
     (what ``best_gflops`` counts: GFLOP/s, or GB/s or runs/s for a kernel file without flops),
     ``failures``) after every batch; an exception it raises stops the run.
-    ``dtype``: the operands' type, ``"f32"`` (default), ``"f16"``, ``"bf16"`` or ``"i8"`` (as ``--dtype``).
+    ``dtype``: the operands' type, ``"f32"`` (default), ``"f16"``, ``"bf16"`` or ``"i8"`` (as ``--dtype``; with
+    ``suite`` and no ``shape``, of the suite's workloads that name none).
     ``bail_out``: stop timing a candidate whose first runs exceed this many times the best so far
     (a ``slow`` record); ``"off"`` or None times every one in full. ``timing``: ``"adaptive"`` (3
     repeats for a candidate clearly slower than the best) or ``"full"`` (as ``--timing``).
@@ -195,8 +196,12 @@ def _tune_arguments(*, op, shape, target, tuner, trials, db, suite, kernel, layo
                     dtype, bail_out, timing, cheap_share):
     """tune()'s keywords checked as the command line checks its options, as the native part takes them."""
     kernel = _path("kernel", kernel, required=False)
+    suite = _path("suite", suite, required=False)
+    # With a suite and no shape, dtype is the suite's workloads' (as tune --suite --dtype).
+    suite_dtype = _text("dtype", dtype) if suite and shape is None else ""
     arguments = {
-        "op": _text("op", op), "shape": _shape_text(shape, dtype), "suite": _path("suite", suite, required=False),
+        "op": _text("op", op), "shape": _shape_text(shape, None if suite_dtype else dtype), "suite": suite,
+        "suite_dtype": suite_dtype,
         "kernel": kernel, "layout": _text("layout", layout), "db": _path("db", db),
         "target": _text("target", _target(target, kernel)),
         "tuner": _text("tuner", tuner), "trials": _count("trials", trials, 1, _MAX_TRIALS),

@@ -286,6 +286,14 @@ def test_tune_kernel_checks_again_when_the_answer_changes(tmp_path):
     assert {r["template"] for r in optune.query(db=db, history=True)} == {first["template"]}
 
 
+def test_dtype_with_a_suite_tunes_its_workloads_in_that_dtype(tmp_path):
+    suite = tmp_path / "net.toml"
+    suite.write_text('name = "net"\n[[workload]]\nname = "fc"\nop = "gemm"\nshape = "3,40,68"\n')
+    db = tmp_path / "d.db"
+    optune.tune(suite=str(suite), dtype="i8", budget="2", tuner="random", db=db, **QUICK)
+    assert {r["workload"] for r in optune.query(db=db, history=True)} == {"gemm.i8.M3.N40.K68"}
+
+
 def test_dtype_tunes_a_bfloat16_gemm_under_its_own_key_and_bad_dtypes_are_badinput(tmp_path):
     db = tmp_path / "d.db"
     result = optune.tune(op="gemm", shape=(24, 40, 64), dtype="bf16", trials=2, db=db, **QUICK)
