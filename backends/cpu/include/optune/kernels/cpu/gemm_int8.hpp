@@ -191,15 +191,24 @@ void micro_kernel(Index pairs, const std::int32_t* a, const std::int16_t* b, std
 // words: word (q, r) holds A[r][4 q + t] in its byte t; rows past m and depth past k are zeros.
 template <int MR, typename TA>
 void pack_a_quads(Index m, Index k, const TA* a, Index lda, std::uint32_t* dst) {
-  const Index quads = ceil_div(k, 4);
-  for (Index q = 0; q < quads; ++q)
-    for (int r = 0; r < MR; ++r) {
+  const Index quads = ceil_div(k, 4), whole = k / 4;
+  // A whole quad is the 4 bytes of the row as they lie: copied as one word (byte by byte, packing
+  // a short-M GEMM's A took a fifth of its time).
+  for (int r = 0; r < MR; ++r) {
+    const TA* row = a + r * lda;
+    for (Index q = 0; q < whole; ++q) {
       std::uint32_t word = 0;
-      if (r < m)
-        for (Index t = 0; t < 4 && 4 * q + t < k; ++t)
-          word |= static_cast<std::uint32_t>(static_cast<std::uint8_t>(a[r * lda + 4 * q + t])) << (8 * t);
+      if (r < m) std::memcpy(&word, row + 4 * q, sizeof word);
       dst[q * MR + r] = word;
     }
+    for (Index q = whole; q < quads; ++q) {
+      std::uint32_t word = 0;
+      if (r < m)
+        for (Index t = 0; 4 * q + t < k; ++t)
+          word |= static_cast<std::uint32_t>(static_cast<std::uint8_t>(row[4 * q + t])) << (8 * t);
+      dst[q * MR + r] = word;
+    }
+  }
 }
 
 // Columns [0, n) x depth [0, k) of B (bytes of either signedness) into one NR-column panel of
