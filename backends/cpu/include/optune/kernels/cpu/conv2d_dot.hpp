@@ -6,9 +6,10 @@
 // all threads (rows split between them) and packed by the GEMM as any dense B. A 1x1, stride-1,
 // unpadded layer's columns are the image itself.
 //
-// int8: a u8 image (activations, as VNNI's vpdpbusd wants its unsigned operand) with an s8 filter
-// (or s8 with s8, on the pair path), exact int32 sums and output; bf16: bf16 image, filter and
-// output, float32 sums rounded once. Padding reads as the element type's zero.
+// int8: a u8 image (activations, as VNNI's vpdpbusd wants its unsigned operand) with an s8 filter,
+// or s8 with s8 as Arm runs int8 (SDOT there, the pair path elsewhere), exact int32 sums and
+// output; bf16: bf16 image, filter and output, float32 sums rounded once. Padding reads as the
+// element type's zero.
 //
 //   optune::kernels::cpu::conv2d_dot<GemmInt8Config{...}>(dims, input, filter, output);
 //   optune::kernels::cpu::conv2d_dot<GemmBf16Config{...}>(dims, input, filter, output);
