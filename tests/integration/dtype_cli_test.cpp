@@ -203,12 +203,13 @@ std::mt19937 rng(3);
 template <typename T> std::vector<T> values(long n) {
   std::vector<T> v(n);
   for (auto& x : v) {
-    if constexpr (std::is_same_v<T, cpu::bfloat16>) x = cpu::narrow<cpu::bfloat16>(std::uniform_real_distribution<float>(-1, 1)(rng));
+    if constexpr (std::is_same_v<T, cpu::bfloat16> || std::is_same_v<T, cpu::float16>) x = cpu::narrow<T>(std::uniform_real_distribution<float>(-1, 1)(rng));
     else x = static_cast<T>(std::uniform_int_distribution<int>(std::is_signed_v<T> ? -128 : 0, std::is_signed_v<T> ? 127 : 255)(rng));
   }
   return v;
 }
 double value(cpu::bfloat16 x) { return cpu::widen(x); }
+double value(cpu::float16 x) { return cpu::widen(x); }
 double value(long x) { return double(x); }
 template <typename T> double value(T x) { return double(x); }
 
@@ -234,22 +235,27 @@ int gemm(long M, long N, long K, bool expect_tuned, double bound) {
   return e <= bound && tuned == expect_tuned ? 0 : 1;
 }
 
-template <typename TIn, typename TW, typename TOut>
+// A conv2d (or, Depthwise, a depthwise conv2d: K = C, filter [C, 1, R, S]) through the header.
+template <typename TIn, typename TW, typename TOut, bool Depthwise = false>
 int conv(const cpu::Conv2dDims& d, bool expect_tuned, double bound) {
   auto in = values<TIn>(d.N * d.C * d.H * d.W);
-  auto w = values<TW>(d.K * d.C * d.R * d.S);
+  auto w = values<TW>(d.K * (Depthwise ? 1 : d.C) * d.R * d.S);
   const long P = d.out_h(), Q = d.out_w();
   std::vector<TOut> out(d.N * d.K * P * Q);
-  const bool tuned = optune::conv2d(d, in.data(), w.data(), out.data());
+  bool tuned;
+  if constexpr (Depthwise) tuned = optune::depthwise_conv2d(d, in.data(), w.data(), out.data());
+  else tuned = optune::conv2d(d, in.data(), w.data(), out.data());
   std::vector<double> want(out.size(), 0.0);
   for (long n = 0; n < d.N; ++n) for (long k = 0; k < d.K; ++k) for (long p = 0; p < P; ++p) for (long q = 0; q < Q; ++q)
     for (long c = 0; c < d.C; ++c) for (long r = 0; r < d.R; ++r) for (long s = 0; s < d.S; ++s) {
+      if (Depthwise && c != k) continue;
       const long h = p * d.stride - d.pad + r * d.dilation, x = q * d.stride - d.pad + s * d.dilation;
+      const long tap = Depthwise ? (k * d.R + r) * d.S + s : ((k * d.C + c) * d.R + r) * d.S + s;
       if (h >= 0 && h < d.H && x >= 0 && x < d.W)
-        want[((n * d.K + k) * P + p) * Q + q] += value(in[((n * d.C + c) * d.H + h) * d.W + x]) * value(w[((k * d.C + c) * d.R + r) * d.S + s]);
+        want[((n * d.K + k) * P + p) * Q + q] += value(in[((n * d.C + c) * d.H + h) * d.W + x]) * value(w[tap]);
     }
   const double e = error(out, want);
-  std::printf("conv2d K%ld %s: %s, error %.3g\n", long(d.K), sizeof(TOut) == 4 ? "int8" : "bf16", tuned ? "tuned" : "default", e);
+  std::printf("%s K%ld %s: %s, error %.3g\n", Depthwise ? "depthwise" : "conv2d", long(d.K), sizeof(TOut) == 4 ? "int8" : "16-bit", tuned ? "tuned" : "default", e);
   return e <= bound && tuned == expect_tuned ? 0 : 1;
 }
 
@@ -268,6 +274,11 @@ int main() {
 #ifdef WITH_BF16_CONV
   failures += conv<cpu::bfloat16, cpu::bfloat16, cpu::bfloat16>(layer, true, bf16);
 #endif
+  // The widened tables: a depthwise layer in int8 and a conv2d layer in f16.
+  const cpu::Conv2dDims depthwise{.N = 1, .C = 12, .H = 9, .W = 10, .K = 12, .R = 3, .S = 3, .stride = 2, .pad = 1};
+  failures += conv<std::uint8_t, std::int8_t, std::int32_t, true>(depthwise, true, 0);
+  const cpu::Conv2dDims half{.N = 1, .C = 6, .H = 8, .W = 7, .K = 9, .R = 3, .S = 3, .stride = 1, .pad = 1};
+  failures += conv<cpu::float16, cpu::float16, cpu::float16>(half, true, 2 * std::ldexp(1.0, -11) + 100 * std::ldexp(1.0, -24));
   return failures == 0 ? 0 : 1;
 }
 )";
@@ -280,6 +291,8 @@ TEST_F(DtypeCliTest, Int8AndBf16TablesAreCompiledIntoAConsumerThatGetsTheRightAn
   std::vector<std::string> tunes = {"--op gemm --shape 29,40,132 --dtype i8", "--op gemm --shape 37,45,300 --dtype bf16",
                                     "--op conv2d --shape N=1,C=13,H=9,W=11,K=21,R=3,S=3,pad=1 --dtype i8"};
   if (bf16_conv_table) tunes.push_back("--op conv2d --shape N=1,C=13,H=9,W=11,K=21,R=3,S=3,pad=1 --dtype bf16");
+  tunes.push_back("--op depthwise_conv2d --shape N=1,C=12,H=9,W=10,R=3,S=3,stride=2,pad=1 --dtype i8");
+  tunes.push_back("--op conv2d --shape N=1,C=6,H=8,W=7,K=9,R=3,S=3,pad=1 --dtype f16");
   for (const auto& tune : tunes) {
     CommandRun run = optune("tune " + tune + " --target cpu --tuner random --trials 2 --batch-size 2 --repeat 1 "
                             "--min-repeat-ms 1 --remeasure 0 --quiet --seed 6 --db " + db());
@@ -294,7 +307,10 @@ TEST_F(DtypeCliTest, Int8AndBf16TablesAreCompiledIntoAConsumerThatGetsTheRightAn
   EXPECT_NE(header.find("{29, 40, 132, optune::kernels::cpu::GemmInt8Config{"), std::string::npos) << header;
   EXPECT_NE(header.find("gemm.i8.M31.N40.K132: never tuned"), std::string::npos) << header;
   EXPECT_NE(header.find("kConv2dInt8 = "), std::string::npos) << header;
-  EXPECT_EQ(header.find("kGemmF16"), std::string::npos) << "no f16 records, no f16 table";
+  EXPECT_EQ(header.find("kGemmF16"), std::string::npos) << "no f16 GEMM records, no f16 GEMM table";
+  EXPECT_NE(header.find("kDepthwiseConv2dInt8 = "), std::string::npos) << header;
+  EXPECT_NE(header.find("kConv2dF16 = "), std::string::npos) << header;
+  EXPECT_EQ(header.find("kConv2dBf16Widened"), std::string::npos) << "the dot or no bf16 conv2d table, never both";
   std::ofstream(dir / "consumer.cpp") << kLowPrecisionConsumer;
   const std::string compile = std::string("c++ -std=c++20 -O1 -march=native -fopenmp ") +
                               (bf16_conv_table ? "-DWITH_BF16_CONV " : "") + "-I " + dir.string() + " -I " +

@@ -200,7 +200,7 @@ class CpuConv2dTemplate : public KernelTemplate {
   }
 
   std::vector<TableForm> table_forms() const override {
-    return {TableForm{"optune/kernels/cpu/tuned_conv2d.hpp", "optune::kernels::cpu::TunedConv2d",
+    const TableForm f32{"optune/kernels/cpu/tuned_conv2d.hpp", "optune::kernels::cpu::TunedConv2d",
                      "optune::kernels::cpu::Conv2dConfig", "kConv2d",
                      "N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1",
                      "// NCHW output = conv2d(NCHW input, OIHW filter), f32, with the tuned config of the shape\n"
@@ -223,7 +223,10 @@ class CpuConv2dTemplate : public KernelTemplate {
                      "                          const float* filter, float* output) {\n"
                      "  return kernels::cpu::conv2d_nchw_to_nchwc_tuned<tuned::kConv2d, tuned::kConv2dDefault, Block>(\n"
                      "      dims, input, filter, output);\n"
-                     "}\n"}};
+                     "}\n"};
+    // bf16's widened table has a name of its own: conv2d_bf16.cpu's is kConv2dBf16.
+    return {f32, widened_conv_form(f32, DataType::kF16, "kConv2dF16", "conv2d"),
+            widened_conv_form(f32, DataType::kBF16, "kConv2dBf16Widened", "conv2d")};
   }
 
   std::string table_row(const Workload& workload, const DeviceInfo&, const ss::ConfigView& config) const override {

@@ -268,7 +268,7 @@ class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
   }
 
   std::vector<TableForm> table_forms() const override {
-    return {TableForm{"optune/kernels/cpu/tuned_conv2d.hpp",
+    const TableForm f32{"optune/kernels/cpu/tuned_conv2d.hpp",
                      "optune::kernels::cpu::TunedDepthwiseConv2d",
                      "optune::kernels::cpu::DepthwiseConv2dConfig", "kDepthwiseConv2d",
                      "N=1,C=128,H=56,W=56,R=3,S=3,stride=1,pad=1",
@@ -287,7 +287,10 @@ class CpuDepthwiseConv2dTemplate final : public KernelTemplate {
                      "  return kernels::cpu::depthwise_conv2d_nchwc_tuned<tuned::kDepthwiseConv2d,\n"
                      "                                                    tuned::kDepthwiseConv2dDefault, Block>(\n"
                      "      dims, input, filter, output);\n"
-                     "}\n"}};
+                     "}\n"};
+    return {f32, widened_conv_form(f32, DataType::kF16, "kDepthwiseConv2dF16", "depthwise_conv2d"),
+            widened_conv_form(f32, DataType::kBF16, "kDepthwiseConv2dBf16", "depthwise_conv2d"),
+            widened_conv_form(f32, DataType::kI8, "kDepthwiseConv2dInt8", "depthwise_conv2d")};
   }
 
   std::string table_row(const Workload& workload, const DeviceInfo&, const ss::ConfigView& config) const override {

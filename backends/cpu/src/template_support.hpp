@@ -89,6 +89,33 @@ inline std::string cpu_element_type(DataType type) {
   }
 }
 
+// The table of a float32 convolution template's records of another dtype, which ran widened
+// (conv_candidate_source): rows of the float32 config, and the entry point optune::<function> on
+// the dtype's elements through tuned_widened.hpp's run_widened and <function>_tuned.
+inline KernelTemplate::TableForm widened_conv_form(const KernelTemplate::TableForm& f32_form, DataType dtype,
+                                                   const std::string& table, const std::string& function) {
+  const bool int8 = dtype == DataType::kI8;
+  const std::string element = dtype == DataType::kF16 ? "kernels::cpu::float16" : "kernels::cpu::bfloat16";
+  const std::string input = int8 ? "Activations" : element, filter = int8 ? "std::int8_t" : element,
+                    output = int8 ? "std::int32_t" : element;
+  KernelTemplate::TableForm form = f32_form;
+  form.include = "optune/kernels/cpu/tuned_widened.hpp";
+  form.table_name = table;
+  form.dtype = dtype;
+  form.entry_point =
+      "// " + function + " in " + std::string(data_type_name(dtype)) + " (NCHW; " +
+      (int8 ? "int32 sums and output" : "float32 sums") +
+      ", on the float32 kernel with widened operands), with the tuned config of the\n// layer (else the "
+      "default config). Returns whether a tuned config ran.\n" +
+      (int8 ? "template <typename Activations>\nbool " : "inline bool ") + function +
+      "(const kernels::cpu::Conv2dDims& dims, const " + input + "* input, const " + filter + "* filter,\n    " +
+      output + "* output) {\n  return kernels::cpu::run_widened(dims, " +
+      (function == "depthwise_conv2d" ? "true" : "false") +
+      ", input, filter, output, [&](const float* in, const float* f, float* out) {\n    return kernels::cpu::" +
+      function + "_tuned<tuned::" + table + ", tuned::" + table + "Default>(dims, in, f, out);\n  });\n}\n";
+  return form;
+}
+
 // The candidate translation unit of a conv template whose header
 // optune/kernels/cpu/<kernel>.hpp has <kernel>_pack_filter, <kernel>_packed_filter_size and
 // <kernel>_packed (and optune/kernels/cpu/<kernel>_nchwc.hpp <kernel>_nchwc_packed, for a kept
