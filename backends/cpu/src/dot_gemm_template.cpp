@@ -119,12 +119,12 @@ ss::Config DotGemmTemplate::default_config(const Workload& workload, const Devic
   // columns, which on 3136 x 64 x 576 int8 (32 a thread) cost half the time; at 1024^3 (512 a
   // thread) packing is amortised and the packed panel's one stream reads faster than MR rows
   // (in place there was 0.83x). docs/performance/lowp-cpu-gemm.md.
-  const std::int64_t columns_per_thread = gemm_shape(workload).N / std::max(1, device.cores);
+  const GemmShape shape = gemm_shape(workload);
+  const std::int64_t threads = std::max(1, device.cores);
+  const std::int64_t columns_per_thread = shape.N / threads;
   const bool pack_a = !(reads_a_in_place(workload, device) && columns_per_thread <= 128);
   set(kPackA, [&](const ss::ConfigView& v) { return v.flag(kPackA) == pack_a; });
   // Rows where N has fewer than two column panels a thread and M has more.
-  const GemmShape shape = gemm_shape(workload);
-  const std::int64_t threads = std::max(1, device.cores);
   const bool split_rows = threads > 1 && (shape.N + nr - 1) / nr < 2 * threads && (shape.M + mr - 1) / mr >= 2 * threads;
   set(kSplit, [&](const ss::ConfigView& v) { return (v.choice(kSplit) == kSplitNames[1]) == split_rows; });
   // The largest valid block up to the preferred size, else the smallest valid one.

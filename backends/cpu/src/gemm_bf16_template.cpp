@@ -6,6 +6,7 @@
 // conv2d_gemm.cpu, which widen bf16 to float32 (the path for every other CPU and layout). The
 // knobs map one to one onto GemmBf16Config's fields (dot_gemm_template.hpp).
 #include "dot_gemm_template.hpp"
+#include "template_support.hpp"
 #include "templates.hpp"
 
 namespace optune::kernels {
@@ -34,7 +35,8 @@ class CpuBf16Template final : public DotGemmTemplate {
     return gemm_shape(workload).K % 2 == 0;  // a pair of K is 4 bytes of a row as it lies
   }
   DotOperandTypes operand_types(const search_space::ConfigView& /*view*/) const override {
-    return {"optune::kernels::cpu::bfloat16", "optune::kernels::cpu::bfloat16", "optune::kernels::cpu::bfloat16"};
+    const std::string bf16 = cpu_element_type(DataType::kBF16);
+    return {bf16, bf16, bf16};
   }
 };
 

@@ -44,7 +44,8 @@ class CpuInt8Template final : public DotGemmTemplate {
     add_activations_knob(space, device);
   }
   DotOperandTypes operand_types(const ss::ConfigView& view) const override {
-    return {view.choice(kActivationsKnob) == "u8" ? "std::uint8_t" : "std::int8_t", "std::int8_t", "std::int32_t"};
+    return {cpu_element_type(view.choice(kActivationsKnob) == "u8" ? DataType::kU8 : DataType::kI8),
+            cpu_element_type(DataType::kI8), cpu_element_type(DataType::kI32)};
   }
 };
 
