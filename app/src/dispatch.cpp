@@ -14,7 +14,7 @@
 #include "optune/backends/registry.hpp"
 #include "optune/kernels/operator_catalog.hpp"
 #include "optune/tuner/results/nearest_config.hpp"
-#include "optune/tuner/results/record_check.hpp"
+#include "optune/tuner/search/record_check.hpp"
 #include "optune/tuner/results/stored_dispatch.hpp"
 #include "optune/tuner/scheduling/shape_range.hpp"
 #include "optune/tuner/scheduling/task_session.hpp"

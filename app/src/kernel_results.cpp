@@ -16,7 +16,7 @@
 #include "optune/kernels/kernel_problem.hpp"
 #include "optune/tuner/interop/kernel_tuner_cache.hpp"
 #include "optune/tuner/replay/landscape_file.hpp"
-#include "optune/tuner/results/record_check.hpp"
+#include "optune/tuner/search/record_check.hpp"
 
 namespace optune::app {
 namespace {

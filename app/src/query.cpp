@@ -6,7 +6,7 @@
 #include "optune/app/bad_input.hpp"
 #include "optune/app/tasks.hpp"
 #include "optune/kernels/workload.hpp"
-#include "optune/tuner/results/record_check.hpp"
+#include "optune/tuner/search/record_check.hpp"
 #include "optune/tuner/scheduling/suite_tuning.hpp"
 
 namespace optune::app {

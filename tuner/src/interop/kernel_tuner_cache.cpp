@@ -12,7 +12,7 @@
 
 #include "optune/kernels/kernel_file_template.hpp"
 #include "optune/measure/measure_result.hpp"
-#include "optune/tuner/results/record_check.hpp"
+#include "optune/tuner/search/record_check.hpp"
 
 namespace optune::tuner {
 namespace {

@@ -7,7 +7,7 @@
 #include <ctime>
 #include <map>
 
-#include "optune/tuner/results/record_check.hpp"
+#include "optune/tuner/search/record_check.hpp"
 
 namespace optune::tuner {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "optune/kernels/kernel_file_template.hpp"
 #include "optune/kernels/kernel_problem.hpp"
-#include "optune/tuner/results/record_check.hpp"
+#include "optune/tuner/search/record_check.hpp"
 
 namespace optune::tuner {
 namespace {

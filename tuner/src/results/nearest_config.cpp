@@ -8,7 +8,7 @@
 #include "optune/backends/registry.hpp"
 #include "optune/cost_model/xgb_cost_model.hpp"
 #include "optune/kernels/operator_catalog.hpp"
-#include "optune/tuner/results/record_check.hpp"
+#include "optune/tuner/search/record_check.hpp"
 #include "optune/tuner/search/task_history.hpp"
 
 namespace optune::tuner {

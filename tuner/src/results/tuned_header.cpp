@@ -13,7 +13,7 @@
 #include "optune/backends/registry.hpp"
 #include "optune/kernels/kernel_template.hpp"
 #include "optune/tuner/results/nearest_config.hpp"
-#include "optune/tuner/results/record_check.hpp"
+#include "optune/tuner/search/record_check.hpp"
 #include "optune/tuner/results/stored_dispatch.hpp"
 #include "optune/tuner/search/task_history.hpp"
 

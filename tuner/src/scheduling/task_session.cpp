@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "optune/measure/machine_load.hpp"
-#include "optune/tuner/results/record_check.hpp"
+#include "optune/tuner/search/record_check.hpp"
 #include "optune/tuner/results/toolchain_change.hpp"
 #include "optune/tuner/search/task_history.hpp"
 

@@ -1,7 +1,7 @@
 #include "optune/tuner/search/task_history.hpp"
 
 #include "optune/measure/median_interval.hpp"
-#include "optune/tuner/results/record_check.hpp"
+#include "optune/tuner/search/record_check.hpp"
 
 namespace optune::tuner {
 

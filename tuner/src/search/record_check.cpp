@@ -1,4 +1,4 @@
-#include "optune/tuner/results/record_check.hpp"
+#include "optune/tuner/search/record_check.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -7,7 +7,7 @@
 
 #include "cli_support.hpp"
 #include "optune/app/kernel_results.hpp"
-#include "optune/tuner/results/record_check.hpp"
+#include "optune/tuner/search/record_check.hpp"
 #include "optune/tuner/results/stored_dispatch.hpp"
 
 namespace optune::cli {

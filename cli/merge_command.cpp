@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "cli_support.hpp"
-#include "optune/tuner/results/record_check.hpp"
+#include "optune/tuner/search/record_check.hpp"
 
 namespace optune::cli {
 namespace {
