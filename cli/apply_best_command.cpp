@@ -6,12 +6,8 @@
 #include <cstdio>
 
 #include "cli_support.hpp"
+#include "optune/app/apply_best.hpp"
 #include "optune/app/kernel_results.hpp"
-#include "optune/app/measuring.hpp"
-#include "optune/backends/registry.hpp"
-#include "optune/tuner/scheduling/suite.hpp"
-#include "optune/tuner/results/toolchain_change.hpp"
-#include "optune/tuner/results/tuned_header.hpp"
 
 namespace optune::cli {
 namespace {
@@ -36,33 +32,6 @@ void note_noisy(const std::vector<std::string>& rows) {
                  row.c_str());
 }
 
-// One note for the rows of this machine's device whose records another toolchain built, or one they
-// do not name (schema 5 or older): a table tuned under one may be slower, or not build, under the
-// next. Rows of another device are not held to this machine's toolchain.
-void note_other_toolchains(const tuner::TunedHeader& header, const ApplyBestOptions& options,
-                           const kernels::DeviceInfo& device) {
-  std::size_t rows = 0, other = 0;
-  std::string example;
-  std::optional<measure::Toolchain> today;
-  for (const auto& record : header.row_records) {
-    if (record.device_id != device.fingerprint_id()) continue;
-    if (!today) {
-      app::MeasureSettings settings;
-      settings.target = options.target;
-      settings.compiler = options.compiler;
-      today = app::todays_toolchain(settings, install_paths(), device);
-    }
-    ++rows;
-    if (tuner::match_toolchain(record, *today) == tuner::ToolchainMatch::kSame) continue;
-    if (++other == 1) example = record.workload_key + ": " + tuner::toolchain_difference(record, *today);
-  }
-  if (other > 0)
-    std::fprintf(stderr,
-                 "optune: note: %zu of %zu tuned rows come from records of another or an unknown toolchain than "
-                 "today's (%s); optune revalidate re-measures them\n",
-                 other, rows, example.c_str());
-}
-
 int run_kernel_apply_best(const ApplyBestOptions& options) {
   if (!options.suite.empty() || !options.layout.empty())
     throw UsageError("apply-best: --suite and --layout do not go with --kernel (name its sizes with --workload)");
@@ -71,7 +40,7 @@ int run_kernel_apply_best(const ApplyBestOptions& options) {
   const tuner::KernelHeader header = app::kernel_apply_best(request);
   for (const auto& problem : header.passed_over)
     std::fprintf(stderr, "optune: note: passed over a record of %s\n", problem.c_str());
-  const bool written = tuner::write_if_changed(options.out, header.text);
+  const bool written = app::write_if_changed(options.out, header.text);
   for (const auto& item : header.untuned)
     std::fprintf(stderr, "optune: note: no tuned config for %s; it runs the default config\n", item.c_str());
   note_noisy(header.noisy);
@@ -85,55 +54,14 @@ int run_kernel_apply_best(const ApplyBestOptions& options) {
 int run_apply_best(const ApplyBestOptions& options) {
   refuse_output_over_database("apply-best", options.out, options.database);
   if (!options.kernel_file.empty()) return run_kernel_apply_best(options);
-  tuner::TunedHeaderRequest request;
-  try {
-    request.target = backends::parse_target(options.target);
-    for (const auto& key : options.workloads) request.wanted.push_back(kernels::parse_workload_key(key).key());
-  } catch (const std::invalid_argument& error) {
-    throw UsageError(std::string("apply-best: ") + error.what());
-  }
-  if (!options.suite.empty()) {
-    for (const auto& entry : load_suite_option(options.suite, options.layout).entries) {
-      request.wanted.push_back(entry.workload.key());
-    }
-  }
-  request.device = options.device;
-  request.source = options.database;
-  // Nothing recorded: the note of the default config is for this machine's device, if it has one.
-  bool device_here = false;
-  try {
-    request.fallback_device = backends::find_device(request.target);
-    device_here = true;
-  } catch (const std::invalid_argument&) {
-  }
-  // A wanted workload that no template of the target runs (another dtype, groups a template
-  // refuses) would get a row of nothing; checked where this machine has the target's device.
-  if (device_here)
-    for (const auto& key : options.workloads) {
-      try {
-        const auto workload = kernels::parse_workload_key(key);
-        const auto& kernel_template =
-            backends::default_template(workload, request.target.backend, request.fallback_device);
-        kernel_template.space(workload, request.fallback_device);
-        // A table serves one dtype: a workload of a dtype the template has no table of would get no row.
-        const auto forms = kernel_template.table_forms();
-        if (std::none_of(forms.begin(), forms.end(), [&](const auto& form) { return form.dtype == workload.dtype; }))
-          throw std::invalid_argument("template " + kernel_template.name() + " has no build-time table of " +
-                                      std::string(kernels::data_type_name(workload.dtype)) + " workloads");
-      } catch (const std::invalid_argument& error) {
-        throw UsageError("apply-best: --workload " + key + ": " + error.what());
-      }
-    }
-  auto database = open_database(options.database, db::Database::Mode::kReadOnly);
-  tuner::TunedHeader header;
-  try {
-    header = tuner::make_tuned_header(database, request);
-  } catch (const std::invalid_argument& error) {
-    throw UsageError(std::string("apply-best: ") + error.what());
-  }
+  const app::AppliedTable table = app::apply_best(
+      {options.database, options.target, options.device, options.workloads, options.suite, options.layout,
+       options.compiler},
+      install_paths());
+  const tuner::TunedHeader& header = table.header;
   for (const auto& problem : header.passed_over)
     std::fprintf(stderr, "optune: note: passed over a bad record of %s\n", problem.c_str());
-  bool written = tuner::write_if_changed(options.out, header.text);
+  bool written = app::write_if_changed(options.out, header.text);
   for (const auto& key : header.dispatched)
     std::fprintf(stderr, "optune: note: no tuned config for %s on %s; it runs its leaf of a measured dispatch\n",
                  key.c_str(), header.device_name.c_str());
@@ -144,10 +72,14 @@ int run_apply_best(const ApplyBestOptions& options) {
     std::fprintf(stderr, "optune: note: no tuned config for %s on %s; it runs the default config\n", key.c_str(),
                  header.device_name.c_str());
   note_noisy(header.noisy);
-  if (device_here) note_other_toolchains(header, options, request.fallback_device);
+  if (table.other_toolchain_rows > 0)
+    std::fprintf(stderr,
+                 "optune: note: %zu of %zu tuned rows come from records of another or an unknown toolchain than "
+                 "today's (%s); optune revalidate re-measures them\n",
+                 table.other_toolchain_rows, table.device_rows, table.other_toolchain_example.c_str());
   std::printf("%s: %zu tuned workloads%s for %s on %s%s\n", options.out.c_str(), header.tuned,
               header.range_rows ? (", " + std::to_string(header.range_rows) + " dispatch leaves").c_str() : "",
-              request.target.str().c_str(), header.device_name.c_str(), written ? "" : " (unchanged)");
+              table.target.c_str(), header.device_name.c_str(), written ? "" : " (unchanged)");
   return 0;
 }
 

@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "measuring.hpp"
+#include "measure_options.hpp"
 
 namespace optune::cli {
 namespace fs = std::filesystem;
@@ -79,6 +79,10 @@ app::InstallPaths install_paths() {
   return app::install_paths_beside(executable_dir().string(), program_cache_dir(), lock_dir ? lock_dir : "");
 }
 
+std::function<void(const std::string&)> stderr_log() {
+  return [](const std::string& line) { std::fprintf(stderr, "optune: %s\n", line.c_str()); };
+}
+
 std::string worker_path() {
   auto worker = install_paths().worker;
   if (fs::exists(worker)) return worker;
@@ -131,12 +135,6 @@ void add_dtype_option(CLI::App& command, std::string& shape, std::string* suite_
                                   : ""));
 }
 
-RunLocks lock_for_measuring(const std::string& who, const std::string& database_path,
-                            const kernels::DeviceInfo& device, bool wait_for_device, bool writes_records) {
-  return app::lock_for_measuring(who, install_paths().lock_dir, database_path, device, wait_for_device, writes_records,
-                                 [](const std::string& line) { std::fprintf(stderr, "optune: %s\n", line.c_str()); });
-}
-
 void add_wait_lock_option(CLI::App& command, bool& wait) {
   command.add_flag("--wait-lock", wait,
                    "When another run on this machine measures on the device (whatever its database), wait for it "
@@ -161,11 +159,11 @@ void add_timing_options(CLI::App& command, MeasureSettings& measuring, const std
       ->default_str("adaptive");
   command.add_option("--timeout", measuring.timing.timeout_seconds, "Seconds a " + what + " may run (check and timing)")
       ->capture_default_str()->check(finite_number(0.1, 86400.0));
-  command.add_option("--compile-timeout", measuring.compile_timeout, "Seconds a compile may take")
+  command.add_option("--compile-timeout", measuring.build.compile_timeout, "Seconds a compile may take")
       ->capture_default_str()->check(finite_number(1.0, 86400.0));
-  command.add_option("--jobs", measuring.jobs, "Parallel compiles (0: all cores)")
+  command.add_option("--jobs", measuring.build.jobs, "Parallel compiles (0: all cores)")
       ->capture_default_str()->check(whole_number(0, 4096));
-  command.add_option("--compiler", measuring.compiler, "C++ compiler for CPU " + what + "s")->capture_default_str();
+  command.add_option("--compiler", measuring.build.compiler, "C++ compiler for CPU " + what + "s")->capture_default_str();
 }
 
 std::string milliseconds(const std::optional<measure::MeasureResult>& result) {
@@ -179,9 +177,6 @@ std::string ratio(const std::optional<measure::MeasureResult>& now, std::optiona
   return fmt::format("{:.2f}x", now->median_seconds / *reference);
 }
 
-Measuring::Measuring(const MeasureSettings& settings, const std::optional<Remote>& remote)
-    : app::Measuring(settings, install_paths(), remote,
-                     [](const std::string& line) { std::fprintf(stderr, "optune: %s\n", line.c_str()); }) {}
 
 CLI::Validator whole_number(std::int64_t low, std::int64_t high) {
   return CLI::Validator(

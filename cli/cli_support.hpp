@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "optune/app/bad_input.hpp"
+#include "optune/app/describe.hpp"
 #include "optune/app/install_paths.hpp"
 #include "optune/app/tasks.hpp"
 #include "optune/app/tuning.hpp"
@@ -82,6 +83,8 @@ void check_numeric_options(CLI::App& app);
 // runtimes to share the tuner's binaries).
 app::InstallPaths install_paths();
 std::string worker_path();
+// Where a library call's log lines go (a lock's waiting line, the RPC runner's): stderr, "optune: ...".
+std::function<void(const std::string&)> stderr_log();
 std::string program_cache_dir();
 
 }  // namespace optune::cli

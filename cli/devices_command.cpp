@@ -4,7 +4,6 @@
 
 #include "cli_support.hpp"
 #include "optune/app/describe.hpp"
-#include "optune/backends/registry.hpp"
 
 namespace optune::cli {
 namespace {
@@ -14,14 +13,12 @@ int run_devices(const std::string& format) {
     std::printf("%s\n", app::describe_devices().dump(2).c_str());
     return 0;
   }
-  for (const auto* backend : backends::all_backends()) {
-    const auto devices = backend->devices();
-    if (devices.empty()) std::printf("%-8s no device found\n", std::string(backend->name()).c_str());
-    for (const auto& [target, device] : devices) {
-      const std::string name = device.platform.empty() ? device.name : device.platform + " / " + device.name;
-      std::printf("%-8s %s  [%s]\n         %s\n", std::string(backend->name()).c_str(), name.c_str(),
-                  device.fingerprint_id().c_str(), backend->details(device).c_str());
-    }
+  for (const auto& backend : app::list_backend_devices()) {
+    const std::string name = backend["backend"];
+    if (backend["devices"].empty()) std::printf("%-8s no device found\n", name.c_str());
+    for (const auto& device : backend["devices"])
+      std::printf("%-8s %s  [%s]\n         %s\n", name.c_str(), device["name"].get<std::string>().c_str(),
+                  device["id"].get<std::string>().c_str(), device["details"].get<std::string>().c_str());
   }
   return 0;
 }

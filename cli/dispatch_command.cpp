@@ -8,11 +8,9 @@
 #include <fmt/format.h>
 
 #include "cli_support.hpp"
-#include "measuring.hpp"
+#include "measure_options.hpp"
 #include "optune/app/dispatch.hpp"
 #include "optune/app/measure_configs.hpp"
-#include "optune/backends/registry.hpp"
-#include "optune/kernels/operator_catalog.hpp"
 
 namespace optune::cli {
 namespace {
@@ -102,7 +100,7 @@ void add_dispatch_command(CLI::App& app, CommandAction& action) {
   auto& request = options->request;
   CLI::App* command = app.add_subcommand(
       "dispatch", "Measure a dispatch for a shape range: at most K configs and a rule over the extents, validated");
-  command->add_option("--op", request.tune.op, "Operator: " + kernels::operator_names())->capture_default_str();
+  command->add_option("--op", request.tune.op, "Operator: " + app::operator_names())->capture_default_str();
   command->add_option("--shape", request.shapes,
                       "A range (M=1..2048,N=768,K=768) or, repeated, the shapes of a list")
       ->required();
@@ -112,7 +110,7 @@ void add_dispatch_command(CLI::App& app, CommandAction& action) {
   command->add_option("--dtype", options->dtype, "The operands' type of every shape: f32 (default), f16, bf16, i8")
       ->check(CLI::IsMember({"f32", "f16", "bf16", "i8"}));
   command->add_option("--template", request.tune.template_name, "Template (default: the first shape's default)");
-  command->add_option("--target", request.tune.measuring.target, "Target: " + backends::target_forms())
+  command->add_option("--target", request.tune.measuring.target, "Target: " + app::target_forms())
       ->capture_default_str();
   command->add_option("--trials", request.tune.tuning.trials,
                       "Trials tuning each shape, sampled and held-out (0: use what is recorded)")

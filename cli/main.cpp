@@ -7,9 +7,8 @@
 #include <CLI/CLI.hpp>
 
 #include "cli_support.hpp"
-#include "optune/backends/registry.hpp"
-#include "optune/db/database.hpp"
-#include "optune/kernels/operator_catalog.hpp"
+#include "optune/app/describe.hpp"
+#include "optune/app/failure.hpp"
 
 namespace {
 
@@ -18,8 +17,8 @@ using optune::app::one_line;  // an error is one line on stderr, whatever it quo
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"optune: auto-tuner for operator schedules (" + optune::kernels::operator_names() +
-               "); targets: " + optune::backends::target_forms()};
+  CLI::App app{"optune: auto-tuner for operator schedules (" + optune::app::operator_names() +
+               "); targets: " + optune::app::target_forms()};
   app.set_version_flag("--version", std::string("optune ") + OPTUNE_VERSION);
   app.require_subcommand(1);
   optune::cli::CommandAction action;
@@ -63,20 +62,9 @@ int main(int argc, char** argv) {
   }
   try {
     return action ? action() : 0;
-  } catch (const optune::cli::UsageError& error) {
-    std::fprintf(stderr, "optune: error: %s\n", one_line(error.what()).c_str());
-    return 2;
-  } catch (const optune::db::StorageError& error) {  // a full disk: the run failed, the input was fine
-    std::fprintf(stderr, "optune: failed: %s\n", one_line(error.what()).c_str());
-    return 1;
-  } catch (const optune::db::DatabaseError& error) {
-    std::fprintf(stderr, "optune: error: %s\n", one_line(error.what()).c_str());
-    return 2;
-  } catch (const std::invalid_argument& error) {
-    std::fprintf(stderr, "optune: error: %s\n", one_line(error.what()).c_str());
-    return 2;
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "optune: failed: %s\n", one_line(error.what()).c_str());
-    return 1;
+    const bool bad_input = optune::app::failure_kind(error) == optune::app::FailureKind::kBadInput;
+    std::fprintf(stderr, "optune: %s: %s\n", bad_input ? "error" : "failed", one_line(error.what()).c_str());
+    return bad_input ? 2 : 1;
   }
 }

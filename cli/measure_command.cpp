@@ -6,12 +6,9 @@
 #include <fmt/format.h>
 
 #include "cli_support.hpp"
-#include "measuring.hpp"
+#include "measure_options.hpp"
 #include "optune/app/measure_configs.hpp"
 #include "optune/app/query.hpp"
-#include "optune/backends/registry.hpp"
-#include "optune/kernels/kernel_file_template.hpp"
-#include "optune/kernels/operator_catalog.hpp"
 
 namespace optune::cli {
 namespace {
@@ -45,7 +42,7 @@ int run_measure(MeasureOptions& options) {
     std::printf("%s\n", outcome_json(outcome).dump(2).c_str());
   } else {
     const auto& task = *outcome.task;
-    const std::string unit = kernels::throughput_unit(*task.kernel_template, task.workload, task.device);
+    const std::string unit = app::throughput_unit(task);
     std::printf("measured   %s (%s) on %s (%s), %d interleaved rounds\n", task.workload.key().c_str(),
                 task.kernel_template->name().c_str(), task.target.str().c_str(), task.device.name.c_str(), outcome.rounds);
     std::printf("%-12s %12s %25s %12s  %-13s %s\n", "source", "median ms", "95% interval ms", unit.c_str(), "status",
@@ -73,12 +70,12 @@ void add_measure_command(CLI::App& app, CommandAction& action) {
   auto& request = options->request;
   CLI::App* measure = app.add_subcommand(
       "measure", "Measure given configs of one workload, interleaved, with the interval of each median; records them");
-  auto* op = measure->add_option("--op", request.op, "Operator: " + kernels::operator_names())->capture_default_str();
+  auto* op = measure->add_option("--op", request.op, "Operator: " + app::operator_names())->capture_default_str();
   measure->add_option("--shape", request.shape, "Shape: M,N,K or named extents (a kernel file's: N=1024)");
   add_dtype_option(*measure, request.shape);
   measure->add_option("--kernel", request.kernel_file, "A kernel file: measure that kernel instead of --op");
   measure->add_option("--template", request.template_name, "Template of the configs (default: the workload's default)");
-  measure->add_option("--target", request.measuring.target, "Target: " + backends::target_forms())->capture_default_str();
+  measure->add_option("--target", request.measuring.target, "Target: " + app::target_forms())->capture_default_str();
   measure->add_option("--config", request.configs, "A config as JSON, knob values by name (repeatable)");
   measure->add_flag("--default", request.with_default, "Measure the template's default config too");
   measure->add_option("--from", options->from, "pick: measure the config `optune pick` gives (from --db)")

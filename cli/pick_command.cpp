@@ -6,8 +6,6 @@
 
 #include "cli_support.hpp"
 #include "optune/app/pick.hpp"
-#include "optune/backends/registry.hpp"
-#include "optune/kernels/operator_catalog.hpp"
 
 namespace optune::cli {
 namespace {
@@ -63,10 +61,10 @@ int run_pick(const PickOptions& options) {
 void add_pick_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<PickOptions>();
   CLI::App* pick = app.add_subcommand("pick", "Show the config that would run for a shape and where it came from");
-  pick->add_option("--op", options->request.op, "Operator: " + kernels::operator_names())->required();
+  pick->add_option("--op", options->request.op, "Operator: " + app::operator_names())->required();
   pick->add_option("--shape", options->request.shape, "Shape: M,N,K or named extents (M=512,N=512,K=512)")->required();
   add_dtype_option(*pick, options->request.shape);
-  pick->add_option("--target", options->request.target, "Target: " + backends::target_forms())->capture_default_str();
+  pick->add_option("--target", options->request.target, "Target: " + app::target_forms())->capture_default_str();
   pick->add_option("--device", options->request.device, "Device id or part of its name (when several are recorded)");
   add_database_option(*pick, options->request.database);
   pick->add_option("--format", options->format, "table or json")

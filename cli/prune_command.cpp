@@ -8,7 +8,6 @@
 
 #include "cli_support.hpp"
 #include "optune/app/run_locks.hpp"
-#include "optune/tuner/jobs/device_lock.hpp"
 
 namespace optune::cli {
 namespace {

@@ -10,8 +10,6 @@
 
 #include "cli_support.hpp"
 #include "optune/app/replay.hpp"
-#include "optune/tuner/scheduling/tuning_loop.hpp"
-#include "optune/tuner/search/strategies.hpp"
 
 namespace optune::cli {
 namespace {

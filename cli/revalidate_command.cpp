@@ -10,10 +10,8 @@
 #include <limits>
 
 #include "cli_support.hpp"
-#include "measuring.hpp"
+#include "measure_options.hpp"
 #include "optune/app/revalidation.hpp"
-#include "optune/backends/registry.hpp"
-#include "optune/kernels/operator_catalog.hpp"
 
 namespace optune::cli {
 namespace {
@@ -112,11 +110,11 @@ void add_revalidate_command(CLI::App& app, CommandAction& action) {
   add_database_option(*command, request.database, "its re-measurements and re-tunes are recorded");
   command->add_option("--suite", request.suite, "Suite file of the workloads to revalidate");
   add_layout_option(*command, request.layout);
-  command->add_option("--op", request.op, "Operator of --shape: " + kernels::operator_names())->capture_default_str();
+  command->add_option("--op", request.op, "Operator of --shape: " + app::operator_names())->capture_default_str();
   command->add_option("--shape", request.shape, "One workload's shape, as tune takes it (M,N,K or named extents)");
   add_dtype_option(*command, request.shape);
   command->add_option("--workload", request.workloads, "A workload key to revalidate (repeatable; gemm.f32.M64.N64.K64)");
-  command->add_option("--target", request.target, "Target: " + backends::target_forms())->capture_default_str();
+  command->add_option("--target", request.target, "Target: " + app::target_forms())->capture_default_str();
   command->add_option("--tolerance", request.tolerance, "Allowed slowdown, as a share (0.05: 5%)")
       ->capture_default_str()
       ->check(finite_number(0.0, 10.0));

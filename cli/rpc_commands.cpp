@@ -1,124 +1,50 @@
 // optune rpc server | tracker | proxy | status: measuring on remote devices (DESIGN.md). Each
 // listener prints one "listening on HOST:PORT" line on stdout once bound (port 0 picks a free
 // one), logs to stderr, and runs until killed.
-#include <csignal>
+#include <array>
 #include <cstdio>
+#include <memory>
 #include <mutex>
-#include <sstream>
-#include <utility>
-
-#include <fmt/format.h>
 
 #include "cli_support.hpp"
-#include "optune/measure/rpc/proxy.hpp"
-#include "optune/measure/rpc/rpc_server.hpp"
-#include "optune/measure/rpc/tracker.hpp"
-#include "rpc_support.hpp"
+#include "optune/app/rpc_services.hpp"
 
 namespace optune::cli {
 namespace {
 
 namespace rpc = measure::rpc;
 
-rpc::LogFunction stderr_log(const std::string& who) {
+// A listener's lines: the ready lines on stdout (scripts wait for them), its log on stderr.
+app::ListenerOutput listener_output(const std::string& who) {
   auto mutex = std::make_shared<std::mutex>();
-  return [who, mutex](const std::string& line) {
-    std::lock_guard lock(*mutex);
-    std::fprintf(stderr, "%s: %s\n", who.c_str(), line.c_str());
-    std::fflush(stderr);
-  };
+  return {[](const std::string& line) {
+            std::printf("%s\n", line.c_str());
+            std::fflush(stdout);
+          },
+          [who, mutex](const std::string& line) {
+            std::lock_guard lock(*mutex);
+            std::fprintf(stderr, "%s: %s\n", who.c_str(), line.c_str());
+            std::fflush(stderr);
+          }};
 }
 
-void announce(const std::string& line) {
-  std::printf("%s\n", line.c_str());
-  std::fflush(stdout);
-}
-
-std::optional<rpc::Endpoint> endpoint_option(const std::string& name, const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  try {
-    return rpc::parse_endpoint(text);
-  } catch (const std::invalid_argument& error) {
-    throw UsageError(name + ": " + error.what());
-  }
-}
-
-// Binding failures (port in use, address not here) are the user's to fix: exit code 2.
-template <class Listener>
-unsigned short start_listening(Listener& listener, const std::string& what, const std::string& host) {
-  try {
-    return listener.start();
-  } catch (const std::system_error& error) {
-    throw UsageError(what + ": cannot listen on " + host + ": " + error.what());
-  }
-}
-
-struct ServerCommand {
-  rpc::RpcServerOptions options;
-  std::string tracker, proxy, token_file, worker, launcher;
-  double max_artifact_mb = 64;
-};
-
-int run_server(const ServerCommand& command) {
-  auto options = command.options;
-  options.tracker = endpoint_option("--tracker", command.tracker);
-  options.proxy = endpoint_option("--proxy", command.proxy);
-  options.token = load_token(command.token_file);
-  if (!options.proxy) require_token_beyond_loopback("rpc server", options.host, options.token);
-  options.worker_path = command.worker.empty() ? worker_path() : command.worker;
-  std::istringstream words(command.launcher);
-  for (std::string word; words >> word;) options.worker_launcher.push_back(word);
-  options.max_artifact_bytes = static_cast<std::uint32_t>(command.max_artifact_mb * (1 << 20));
-  // Device programs are compiled here, for this machine's devices: cached where local tuning caches them.
-  if (options.program_cache_dir.empty()) options.program_cache_dir = program_cache_dir();
-  std::signal(SIGPIPE, SIG_IGN);
-  rpc::RpcServer server(options, stderr_log("optune rpc server"));
-  unsigned short port = start_listening(server, "rpc server", options.host);
-  const auto& device = server.device();
-  std::string where = options.proxy ? "serving through proxy " + options.proxy->str()
-                                    : fmt::format("listening on {}:{}", options.host, port);
-  // The other devices first (the first is the server's own): the last line says the server is ready.
-  for (std::size_t i = 1; i < server.devices().size(); ++i) {
-    const auto& other = server.devices()[i];
-    announce(fmt::format("optune rpc server: {} device {} / {} ({})", other.kind, other.platform, other.name,
-                         other.fingerprint_id()));
-  }
-  announce(fmt::format("optune rpc server: key {}, device {} ({}, {}), {}", options.key, device.name, device.arch,
-                       device.fingerprint_id(), where));
-  server.serve();
-}
-
-// The tracker and the proxy start alike: token, then listening, then serving until killed.
-template <typename Service, typename Options>
-int serve_until_killed(Options options, const std::string& token_file, const std::string& what) {
-  options.token = load_token(token_file);
-  require_token_beyond_loopback(what, options.host, options.token);
-  std::signal(SIGPIPE, SIG_IGN);
-  Service service(options, stderr_log("optune " + what));
-  unsigned short port = start_listening(service, what, options.host);
-  announce(fmt::format("optune {}: listening on {}:{}", what, options.host, port));
-  service.serve();
+int run_server(const app::RpcServerRequest& request) {
+  app::serve_rpc_server(request, install_paths(), listener_output("optune rpc server"));
   return 0;
 }
 
 int run_tracker(rpc::TrackerOptions options, const std::string& token_file) {
-  return serve_until_killed<rpc::Tracker>(std::move(options), token_file, "rpc tracker");
+  app::serve_tracker(std::move(options), token_file, listener_output("optune rpc tracker"));
+  return 0;
 }
 
 int run_proxy(rpc::ProxyOptions options, const std::string& token_file) {
-  return serve_until_killed<rpc::Proxy>(std::move(options), token_file, "rpc proxy");
+  app::serve_proxy(std::move(options), token_file, listener_output("optune rpc proxy"));
+  return 0;
 }
 
-int run_status(const std::string& tracker_text, const std::string& token_file, const std::string& format) {
-  auto tracker = endpoint_option("--tracker", tracker_text);
-  nlohmann::json status;
-  try {
-    status = rpc::TrackerClient(*tracker, load_token(token_file)).status();
-  } catch (const rpc::AuthenticationError& error) {  // the token given: bad input
-    throw UsageError("tracker " + tracker->str() + ": " + error.what());
-  } catch (const rpc::TransportError& error) {  // unreachable, busy or gone: exit 1, try again later
-    throw std::runtime_error("tracker " + tracker->str() + ": " + error.what());
-  }
+int run_status(const std::string& tracker, const std::string& token_file, const std::string& format) {
+  const nlohmann::json status = app::tracker_status(tracker, token_file);
   if (format == "json") {
     std::printf("%s\n", status.dump(2).c_str());
     return 0;
@@ -151,7 +77,7 @@ void add_rpc_commands(CLI::App& app, CommandAction& action) {
   rpc_app->require_subcommand(1);
   const char* token_help = "File holding the shared token (required when listening beyond loopback)";
 
-  auto server = std::make_shared<ServerCommand>();
+  auto server = std::make_shared<app::RpcServerRequest>();
   CLI::App* s = rpc_app->add_subcommand("server", "Run on the device: receive candidates, measure them, return results");
   s->add_option("--host", server->options.host, "Address to listen on")->capture_default_str();
   s->add_option("--port", server->options.port, "Port to listen on (0: any free one)")

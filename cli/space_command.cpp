@@ -5,7 +5,6 @@
 
 #include "cli_support.hpp"
 #include "optune/app/describe.hpp"
-#include "optune/kernels/operator_catalog.hpp"
 
 namespace optune::cli {
 namespace {
@@ -54,7 +53,7 @@ int run_space(const SpaceOptions& options) {
 void add_space_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<SpaceOptions>();
   CLI::App* space = app.add_subcommand("space", "Show a template's knobs, space size and default config");
-  space->add_option("--op", options->op, "Operator: " + kernels::operator_names())->capture_default_str();
+  space->add_option("--op", options->op, "Operator: " + app::operator_names())->capture_default_str();
   space->add_option("--shape", options->shape, "Shape: M,N,K or named extents");
   add_dtype_option(*space, options->shape);
   space->add_option("--kernel", options->kernel_file, "A kernel file: its space (--shape: its extents)");

@@ -7,8 +7,7 @@
 
 #include "cli_support.hpp"
 #include "optune/app/kernel_results.hpp"
-#include "optune/tuner/search/record_check.hpp"
-#include "optune/tuner/results/stored_dispatch.hpp"
+#include "optune/app/record_transfer.hpp"
 
 namespace optune::cli {
 namespace {
@@ -92,10 +91,7 @@ int run_import(const ImportOptions& options) {
   if (options.in.empty()) throw UsageError("import: give a JSON-lines file (optune export) or --kernel-tuner CACHE");
   std::ifstream in(options.in);
   if (!in) throw UsageError("import: cannot read " + options.in);
-  auto database = open_database(options.database, db::Database::Mode::kReadWrite);
-  tuner::RecordCheck check;
-  const auto added = database.import_jsonl(in, [&check](const db::TuningRecord& record) { check.full(record); },
-                                           tuner::check_dispatch_record);
+  const auto added = app::import_records(options.database, in);
   std::printf("imported %zu new records and %zu new dispatch rules into %s\n", added.records, added.dispatch_rules,
               options.database.c_str());
   return 0;

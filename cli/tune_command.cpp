@@ -8,13 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli_support.hpp"
-#include "optune/kernels/kernel_file_template.hpp"
-#include "optune/backends/registry.hpp"
-#include "measuring.hpp"
-#include "optune/kernels/operator_catalog.hpp"
-#include "optune/tuner/scheduling/shape_range.hpp"
-#include "optune/tuner/scheduling/suite_tuning.hpp"
-#include "optune/tuner/scheduling/tuning_loop.hpp"
+#include "measure_options.hpp"
 #include "stop_signals.hpp"
 
 namespace optune::cli {
@@ -113,7 +107,7 @@ void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
     std::printf("note       the tuner found no other config to measure (%s searched what it could reach)\n",
                 summary.tuner.c_str());
   // A kernel file's records count its own work: GFLOP/s, GB/s or runs per second.
-  const std::string unit = kernels::throughput_unit(*task.kernel_template, task.workload, task.device);
+  const std::string unit = app::throughput_unit(task);
   if (summary.default_config && summary.default_config->ok())
     std::printf("default    %.2f %s  %.4f ms\n", summary.default_config->gflops, unit.c_str(),
                 summary.default_config->median_seconds * 1e3);
@@ -177,17 +171,19 @@ void print_suite_summary(const TuneOptions& options, const tuner::Suite& suite, 
 }
 
 // How a range's budget is spent: its shapes, and the trials each gets.
-void print_range_plan(const std::string& range, const std::vector<std::string>& shapes, std::size_t trials) {
+void print_range_plan(const app::TunePlan& plan) {
   std::string listed, split;
-  for (const auto& shape : shapes) listed += (listed.empty() ? "" : "; ") + shape;
-  for (std::size_t share : tuner::split_trials(trials, shapes.size()))
-    split += (split.empty() ? "" : ", ") + std::to_string(share);
-  const std::size_t points = tuner::representative_shapes(range).size();
-  const std::string fewer =
-      shapes.size() < points ? fmt::format(" ({} of its {}: each shape needs a trial)", shapes.size(), points) : "";
+  for (const auto& shape : plan.shapes) {
+    listed += (listed.empty() ? "" : "; ") + shape.shape;
+    split += (split.empty() ? "" : ", ") + std::to_string(shape.tuning.trials);
+  }
+  const std::size_t shapes = plan.shapes.size();
+  const std::string fewer = shapes < plan.range_points
+                                ? fmt::format(" ({} of its {}: each shape needs a trial)", shapes, plan.range_points)
+                                : "";
   std::printf("range %s: %zu representative shapes (%s)%s; --trials %zu split %s among them, each shape's default "
               "config measured besides\n\n",
-              range.c_str(), shapes.size(), listed.c_str(), fewer.c_str(), trials, split.c_str());
+              plan.range.c_str(), shapes, listed.c_str(), fewer.c_str(), plan.range_trials, split.c_str());
 }
 
 // How a run stopped by a signal ends: what was kept and how to go on.
@@ -208,55 +204,36 @@ int run_tune(const TuneOptions& given) {
                  signal, options.request.database.c_str());
   });
   const bool json = options.format == "json";
+  const app::TunePlan plan = app::plan_tune(options.request);
+  if (plan.kind == app::TuneKind::kRange && !json) print_range_plan(plan);
   auto progress = make_progress(options);
-  auto log = [](const std::string& line) { std::fprintf(stderr, "optune: %s\n", line.c_str()); };
-  if (!options.request.suite.empty()) {
-    auto outcome = app::tune_suite(options.request, install_paths(), progress, log);
-    if (json) std::printf("%s\n", app::outcome_json(outcome).dump(2).c_str());
-    else print_suite_summary(options, outcome.suite, outcome.summary);
-    if (outcome.summary.stopped) {
-      if (!json) print_stopped(options, outcome.summary.trials);
-      return 128 + StopOnSignals::first_signal();
-    }
-    return std::isnan(outcome.summary.tuned_seconds) ? 1 : 0;
-  }
-  if (tuner::is_shape_range(options.request.shape)) {
-    if (!json)
-      print_range_plan(options.request.shape, app::range_shapes(options.request), options.request.tuning.trials);
-    auto outcome = app::tune_range(options.request, install_paths(), progress, log);
-    bool every_shape_tuned = true, stopped = false;
-    std::size_t measured = 0;
-    nlohmann::json outcomes = nlohmann::json::array();
+  const app::TuneOutcome outcome = app::run(plan, install_paths(), progress, stderr_log());
+  if (json) {
+    std::printf("%s\n", app::outcome_json(outcome).dump(2).c_str());
+  } else if (outcome.suite) {
+    print_suite_summary(options, outcome.suite->suite, outcome.suite->summary);
+  } else {
     for (const auto& shape : outcome.shapes) {
-      if (json) outcomes.push_back(app::outcome_json(shape));
-      else print_summary(options, *shape.task, shape.summary);
-      if (!json) std::printf("\n");
-      every_shape_tuned = every_shape_tuned && shape.summary.best.has_value();
-      stopped = stopped || shape.summary.stopped;
-      measured += shape.summary.trials;
+      print_summary(options, *shape.task, shape.summary);
+      if (plan.kind == app::TuneKind::kRange) std::printf("\n");
     }
-    if (json) std::printf("%s\n", outcomes.dump(2).c_str());
-    if (stopped) {
-      if (!json) print_stopped(options, measured);
-      return 128 + StopOnSignals::first_signal();
-    }
-    if (json) return every_shape_tuned ? 0 : 1;
+  }
+  if (outcome.stopped()) {
+    if (!json) print_stopped(options, outcome.trials());
+    return 128 + StopOnSignals::first_signal();
+  }
+  if (outcome.suite) return std::isnan(outcome.suite->summary.tuned_seconds) ? 1 : 0;
+  const bool every_shape_tuned =
+      std::all_of(outcome.shapes.begin(), outcome.shapes.end(), [](const auto& shape) { return shape.summary.best.has_value(); });
+  if (plan.kind == app::TuneKind::kRange && !json) {
     if (options.request.kernel_file.empty())
       std::printf("every shape in %s now runs the config of its nearest tuned shape (optune pick shows it)\n",
-                  options.request.shape.c_str());
+                  plan.range.c_str());
     else
       std::printf("the sizes' best configs are in the database: optune apply-best --kernel %s writes their table\n",
                   options.request.kernel_file.c_str());
-    return every_shape_tuned ? 0 : 1;
   }
-  auto outcome = app::tune_workload(options.request, install_paths(), progress, log);
-  if (json) std::printf("%s\n", app::outcome_json(outcome).dump(2).c_str());
-  else print_summary(options, *outcome.task, outcome.summary);
-  if (outcome.summary.stopped) {
-    if (!json) print_stopped(options, outcome.summary.trials);
-    return 128 + StopOnSignals::first_signal();
-  }
-  return outcome.summary.best ? 0 : 1;
+  return every_shape_tuned ? 0 : 1;
 }
 
 }  // namespace
@@ -264,7 +241,7 @@ int run_tune(const TuneOptions& given) {
 void add_tune_command(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<TuneOptions>();
   CLI::App* tune = app.add_subcommand("tune", "Tune one operator on a target; every measurement goes to the database");
-  auto* op = tune->add_option("--op", options->request.op, "Operator: " + kernels::operator_names())->capture_default_str();
+  auto* op = tune->add_option("--op", options->request.op, "Operator: " + app::operator_names())->capture_default_str();
   tune->add_option("--shape", options->request.shape,
                    "Shape: M,N,K or named extents (M=512,N=512,K=512); a convolution's may name its layout "
                    "(...,layout=nchw8c); an extent may be a range LOW..HIGH (M=1..512,N=768,K=768): a few "
@@ -276,7 +253,7 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
                    "extents (N=1024,M=512), default the file's");
   tune->add_option("--template", options->request.template_name,
                    "Template to tune (default: the workload's default; e.g. conv2d.cpu, conv2d_gemm.cpu)");
-  tune->add_option("--target", options->request.measuring.target, "Target: " + backends::target_forms())
+  tune->add_option("--target", options->request.measuring.target, "Target: " + app::target_forms())
       ->capture_default_str();
   tune->add_option("--tuner", options->request.tuning.tuner.name, "Tuner: xgb (model-based), ga (genetic), random, grid")->capture_default_str();
   tune->add_option("--trials", options->request.tuning.trials, "Configs to measure (the budget)")
@@ -288,8 +265,12 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
       ->capture_default_str()->check(whole_number(0, app::kMaxTrials));
   tune->add_option("--remeasure", options->request.tuning.remeasure_top, "Best configs measured again at the end")
       ->capture_default_str()->check(whole_number(0, 1000));
-  tune->add_option("--objective", options->request.tuning.tuner.objective, "xgb: cost model objective")
-      ->check(CLI::IsMember({"rank:pairwise", "reg:squarederror"}))->capture_default_str();
+  tune->add_option_function<std::string>(
+          "--objective",
+          [options](const std::string& name) { options->request.tuning.tuner.objective = cost_model::parse_objective(name); },
+          "xgb: cost model objective")
+      ->check(CLI::IsMember({"rank:pairwise", "reg:squarederror"}))
+      ->default_str(std::string(cost_model::objective_name(options->request.tuning.tuner.objective)));
   tune->add_option("--cheap-share", options->request.tuning.tuner.cheap_share,
                    "xgb: share of each batch among run-time variants of the best configs, which run on objects "
                    "built already (no compile); 0: none")
@@ -313,8 +294,12 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
   tune->add_option("--budget", options->request.budget,
                    "Total trials (2000) or time (8h, 30m, 1h30m, 90s): of a suite, or of one workload, where a time "
                    "alone bounds the run unless --trials is given too");
-  tune->add_option("--scheduler", options->request.scheduler.policy, "Suite: gradient (Ansor) or round_robin")
-      ->check(CLI::IsMember({"gradient", "round_robin"}))->capture_default_str();
+  tune->add_option_function<std::string>(
+          "--scheduler",
+          [options](const std::string& name) { options->request.scheduler.policy = tuner::parse_scheduler_policy(name); },
+          "Suite: gradient (Ansor) or round_robin")
+      ->check(CLI::IsMember({"gradient", "round_robin"}))
+      ->default_str(std::string(tuner::scheduler_policy_name(options->request.scheduler.policy)));
   tune->add_option("--rpc", options->request.measuring.rpc, "Measure on remote devices of KEY leased from the tracker at HOST:PORT");
   tune->add_option("--token-file", options->request.measuring.token_file, "--rpc: file holding the shared token");
   tune->add_option("--rpc-wait", options->request.measuring.rpc_wait, "--rpc: seconds to wait in the tracker's queue for a device, and for a tracker that "

@@ -13,6 +13,7 @@
 
 #include "optune/app/bad_input.hpp"
 #include "optune/app/describe.hpp"
+#include "optune/app/failure.hpp"
 #include "optune/app/dispatch.hpp"
 #include "optune/app/pick.hpp"
 #include "optune/app/query.hpp"
@@ -48,10 +49,14 @@ app::TuneRequest tune_request(const py::dict& arguments) {
   request.layout = get("layout").cast<std::string>();
   request.dtype = get("suite_dtype").cast<std::string>();
   request.template_name = get("template").cast<std::string>();
-  request.tuning.tuner.objective = get("objective").cast<std::string>();
+  try {
+    request.tuning.tuner.objective = cost_model::parse_objective(get("objective").cast<std::string>());
+    request.scheduler.policy = tuner::parse_scheduler_policy(get("scheduler").cast<std::string>());
+  } catch (const std::invalid_argument& error) {
+    throw app::BadInput(std::string("tune: ") + error.what());
+  }
   request.tuning.tuner.cheap_share = get("cheap_share").cast<double>();
-  request.scheduler.policy = get("scheduler").cast<std::string>();
-  request.measuring.compile_timeout = get("compile_timeout").cast<double>();
+  request.measuring.build.compile_timeout = get("compile_timeout").cast<double>();
   request.measuring.rpc_wait = get("rpc_wait").cast<double>();
   request.database = get("db").cast<std::string>();
   request.wait_lock = get("wait_lock").cast<bool>();
@@ -69,8 +74,8 @@ app::TuneRequest tune_request(const py::dict& arguments) {
   request.measuring.timing.timeout_seconds = get("timeout").cast<double>();
   request.measuring.timing.bail_out = get("bail_out").cast<double>();
   request.measuring.timing.adaptive = get("timing").cast<std::string>() == "adaptive";
-  request.measuring.jobs = get("jobs").cast<int>();
-  request.measuring.compiler = get("compiler").cast<std::string>();
+  request.measuring.build.jobs = get("jobs").cast<int>();
+  request.measuring.build.compiler = get("compiler").cast<std::string>();
   request.measuring.rpc = get("rpc").cast<std::string>();
   request.measuring.token_file = get("token_file").cast<std::string>();
   request.trials_per_task = get("trials_per_task").cast<std::size_t>();
@@ -108,14 +113,8 @@ std::string tune(const py::dict& arguments, const std::string& package_dir, cons
   nlohmann::json result;
   {
     py::gil_scoped_release no_gil;
-    if (!request.suite.empty()) {
-      result = app::outcome_json(app::tune_suite(request, paths, progress));
-    } else if (tuner::is_shape_range(request.shape)) {  // a range: one outcome per representative shape
-      result = nlohmann::json::array();
-      for (const auto& shape : app::tune_range(request, paths, progress).shapes) result.push_back(app::outcome_json(shape));
-    } else {
-      result = app::outcome_json(app::tune_workload(request, paths, progress));
-    }
+    // A suite's object, a range's array (one outcome per representative shape), one shape's object.
+    result = app::outcome_json(app::run(app::plan_tune(request), paths, progress));
   }
   return result.dump();
 }
@@ -182,14 +181,11 @@ PYBIND11_MODULE(_optune, m) {
   py::register_exception_translator([](std::exception_ptr error) {
     try {
       if (error) std::rethrow_exception(error);
-    } catch (const app::BadInput& e) {
-      bad_input(app::one_line(e.what()).c_str());
-    } catch (const db::StorageError& e) {  // a full disk: the run failed (exit 1 on the command line)
-      PyErr_SetString(PyExc_RuntimeError, app::one_line(e.what()).c_str());
-    } catch (const db::DatabaseError& e) {
-      bad_input(app::one_line(e.what()).c_str());
-    } catch (const std::invalid_argument& e) {
-      bad_input(app::one_line(e.what()).c_str());
+    } catch (const std::exception& e) {
+      // The command line's rule: exit 2 is optune.BadInput; a failed run (a full disk) RuntimeError.
+      if (app::failure_kind(e) == app::FailureKind::kBadInput) bad_input(app::one_line(e.what()).c_str());
+      else if (dynamic_cast<const db::DatabaseError*>(&e)) PyErr_SetString(PyExc_RuntimeError, app::one_line(e.what()).c_str());
+      else throw;  // pybind11's own translation (RuntimeError, MemoryError, ...)
     }
   });
   m.def("tune", &tune, py::arg("arguments"), py::arg("package_dir"), py::arg("progress"));

@@ -5,6 +5,8 @@
 #include "optune/app/bad_input.hpp"
 #include "optune/app/tasks.hpp"
 #include "optune/backends/registry.hpp"
+#include "optune/kernels/kernel_file_template.hpp"
+#include "optune/kernels/operator_catalog.hpp"
 
 namespace optune::app {
 namespace {
@@ -59,5 +61,26 @@ nlohmann::json describe_devices() {
   for (const auto& [target, device] : backends::local_devices()) add(device, target.str());
   return all;
 }
+
+nlohmann::json list_backend_devices() {
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto* backend : backends::all_backends()) {
+    nlohmann::json devices = nlohmann::json::array();
+    for (const auto& [target, device] : backend->devices())
+      devices.push_back({{"name", device.platform.empty() ? device.name : device.platform + " / " + device.name},
+                         {"id", device.fingerprint_id()},
+                         {"details", backend->details(device)}});
+    all.push_back({{"backend", std::string(backend->name())}, {"devices", std::move(devices)}});
+  }
+  return all;
+}
+
+std::string throughput_unit(const measure::MeasureTask& task) {
+  return kernels::throughput_unit(*task.kernel_template, task.workload, task.device);
+}
+
+std::string operator_names() { return kernels::operator_names(); }
+
+std::string target_forms() { return backends::target_forms(); }
 
 }  // namespace optune::app

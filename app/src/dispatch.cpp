@@ -112,7 +112,7 @@ std::vector<TaskPointer> tune_shapes(const DispatchRequest& request, const std::
     one.template_name = template_name;
     one.budget.clear();
     if (request.tune.tuning.trials > 0 && !tuned.count(shape)) {
-      tasks.push_back(tune_workload(one, paths, progress, log).task);
+      tasks.push_back(run(plan_tune(one), paths, progress, log).shapes.front().task);
     } else {
       tasks.push_back(make_task(one.op, shape, one.measuring.target, nullptr, remote ? &remote->device : nullptr,
                                 template_name));

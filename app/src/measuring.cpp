@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "optune/app/bad_input.hpp"
+#include "optune/app/tasks.hpp"
 #include "optune/backends/registry.hpp"
 #include "optune/measure/local_runner.hpp"
 #include "optune/measure/rpc/rpc_runner.hpp"
@@ -12,13 +13,10 @@ namespace {
 
 // Each backend builds its own candidates (C++ shared objects, cross-compiled for a `cpu:<triple>`
 // target; artifact files of device programs).
-std::unique_ptr<measure::Builder> make_builder(const MeasureSettings& settings, const InstallPaths& paths) {
+std::unique_ptr<measure::Builder> make_builder(const MeasureSettings& settings, const kernels::Target& target,
+                                              const InstallPaths& paths) {
   try {
-    const kernels::Target target = backends::parse_target(settings.target);
-    measure::BuildSettings build;
-    build.compiler = settings.compiler;
-    build.jobs = settings.jobs;
-    build.compile_timeout = settings.compile_timeout;
+    measure::BuildSettings build = settings.build;
     build.kernel_source_dirs = paths.kernel_source_dirs;
     build.target_description_dirs = paths.target_description_dirs;
     build.bin_dir = std::filesystem::path(paths.worker).parent_path().string();
@@ -58,12 +56,16 @@ std::unique_ptr<measure::Runner> make_runner(const MeasureSettings& settings, co
 
 measure::Toolchain todays_toolchain(const MeasureSettings& settings, const InstallPaths& paths,
                                     const kernels::DeviceInfo& device) {
-  return make_builder(settings, paths)->toolchain(device);
+  return make_builder(settings, parse_target_option(settings.target), paths)->toolchain(device);
 }
 
 Measuring::Measuring(const MeasureSettings& settings, const InstallPaths& paths, const std::optional<Remote>& remote,
                      std::function<void(const std::string&)> log)
-    : builder(make_builder(settings, paths)),
+    : Measuring(settings, parse_target_option(settings.target), paths, remote, std::move(log)) {}
+
+Measuring::Measuring(const MeasureSettings& settings, const kernels::Target& target, const InstallPaths& paths,
+                     const std::optional<Remote>& remote, std::function<void(const std::string&)> log)
+    : builder(make_builder(settings, target, paths)),
       runner_owner(make_runner(settings, paths, remote, std::move(log))),
       runner(*runner_owner) {}
 

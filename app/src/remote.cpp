@@ -64,15 +64,21 @@ kernels::DeviceInfo remote_device(const RpcAddress& address, const measure::rpc:
 std::optional<Remote> find_remote(const std::string& rpc, const std::string& token_file, double wait_seconds,
                                   const std::string& target) {
   if (rpc.empty()) return std::nullopt;
-  Remote remote{parse_rpc_address(rpc), load_token(token_file), {}};
-  std::string target_text;
+  kernels::Target parsed;
   try {
-    target_text = backends::parse_target(target).str();
+    parsed = backends::parse_target(target);
   } catch (const std::invalid_argument& error) {
     throw BadInput(error.what());
   }
+  return find_remote(rpc, token_file, wait_seconds, parsed);
+}
+
+std::optional<Remote> find_remote(const std::string& rpc, const std::string& token_file, double wait_seconds,
+                                  const kernels::Target& target) {
+  if (rpc.empty()) return std::nullopt;
+  Remote remote{parse_rpc_address(rpc), load_token(token_file), {}};
   // The server says which device it measures the target on: records carry that device.
-  remote.device = remote_device(remote.address, remote.token, wait_seconds, target_text);
+  remote.device = remote_device(remote.address, remote.token, wait_seconds, target.str());
   return remote;
 }
 

@@ -21,15 +21,54 @@ std::string template_choices(const measure::MeasureTask& task) {
 
 }  // namespace
 
+kernels::DeviceInfo find_device_option(const kernels::Target& target) {
+  try {
+    return backends::find_device(target);
+  } catch (const std::invalid_argument& error) {
+    throw BadInput(error.what());
+  }
+}
+
+void check_kernel_backend(const std::string& kernel_file, const kernels::Target& target) {
+  try {
+    const kernels::KernelSpec spec = backends::load_kernel_file(kernel_file);
+    if (target.backend != spec.backend)
+      throw std::invalid_argument(kernel_file + ": backend: the kernel runs on " + spec.backend + ", not on target " +
+                                  target.str());
+  } catch (const std::invalid_argument& error) {
+    throw BadInput(error.what());
+  }
+}
+
+kernels::Target parse_target_option(const std::string& target) {
+  try {
+    return backends::parse_target(target);
+  } catch (const std::invalid_argument& error) {
+    throw BadInput(error.what());
+  }
+}
+
 std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std::string& shape,
                                                 const std::string& target, const kernels::Workload* workload,
                                                 const kernels::DeviceInfo* device,
                                                 const std::string& template_name) {
+  kernels::Workload parsed;
+  try {
+    parsed = workload ? *workload : kernels::parse_workload(kernels::parse_op(op), shape);
+  } catch (const std::invalid_argument& error) {
+    throw BadInput(error.what());
+  }
+  const kernels::Target parsed_target = parse_target_option(target);
+  return make_task(parsed, parsed_target, device ? *device : find_device_option(parsed_target), template_name);
+}
+
+std::shared_ptr<measure::MeasureTask> make_task(const kernels::Workload& workload, const kernels::Target& target,
+                                                const kernels::DeviceInfo& device, const std::string& template_name) {
   auto task = std::make_shared<measure::MeasureTask>();
   try {
-    task->workload = workload ? *workload : kernels::parse_workload(kernels::parse_op(op), shape);
-    task->target = backends::parse_target(target);
-    task->device = device ? *device : backends::find_device(task->target);
+    task->workload = workload;
+    task->target = target;
+    task->device = device;
     task->kernel_template = template_name.empty()
                                 ? &backends::default_template(task->workload, task->target.backend, task->device)
                                 : &backends::find_template(template_name);
@@ -54,14 +93,23 @@ std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std
 
 std::shared_ptr<measure::MeasureTask> make_kernel_task(const std::string& kernel_file, const std::string& shape,
                                                        const std::string& target, const kernels::DeviceInfo* device) {
+  const kernels::Target parsed_target = parse_target_option(target);
+  if (device) return make_kernel_task(kernel_file, shape, parsed_target, *device);
+  // The file's backend is checked before a device of the target is looked for.
+  check_kernel_backend(kernel_file, parsed_target);
+  return make_kernel_task(kernel_file, shape, parsed_target, find_device_option(parsed_target));
+}
+
+std::shared_ptr<measure::MeasureTask> make_kernel_task(const std::string& kernel_file, const std::string& shape,
+                                                       const kernels::Target& target, const kernels::DeviceInfo& device) {
   auto task = std::make_shared<measure::MeasureTask>();
   try {
     kernels::KernelSpec spec = backends::load_kernel_file(kernel_file);
-    task->target = backends::parse_target(target);
+    task->target = target;
     if (task->target.backend != spec.backend)
       throw std::invalid_argument(kernel_file + ": backend: the kernel runs on " + spec.backend + ", not on target " +
                                   task->target.str());
-    task->device = device ? *device : backends::find_device(task->target);
+    task->device = device;
     task->owned_template = backends::kernel_file_template(spec);
     task->kernel_template = task->owned_template.get();
     task->workload = kernels::kernel_file_of(*task->kernel_template)->workload(shape, task->device);
@@ -83,6 +131,13 @@ std::shared_ptr<measure::MeasureTask> make_entry_task(const tuner::SuiteEntry& e
   if (!entry.kernel_file.empty())
     return make_kernel_task(entry.kernel_file, kernels::kernel_shape_text(entry.workload.kernel()), target, device);
   return make_task(std::string(kernels::op_name(entry.workload.op)), "", target, &entry.workload, device);
+}
+
+std::shared_ptr<measure::MeasureTask> make_entry_task(const tuner::SuiteEntry& entry, const kernels::Target& target,
+                                                      const kernels::DeviceInfo& device) {
+  if (!entry.kernel_file.empty())
+    return make_kernel_task(entry.kernel_file, kernels::kernel_shape_text(entry.workload.kernel()), target, device);
+  return make_task(entry.workload, target, device);
 }
 
 db::Database open_database(const std::string& path, db::Database::Mode mode) {

@@ -1,5 +1,6 @@
 #include "optune/app/tuning.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -11,6 +12,9 @@
 
 namespace optune::app {
 
+namespace {
+
+// What can be checked of the request's text before anything is parsed further.
 void check_tune_request(const TuneRequest& request) {
   if (request.tuning.trials == 0) throw BadInput("tune: --trials must be at least 1");
   if (!request.budget.empty()) suite_budget(request);  // its syntax, before anything is measured
@@ -29,13 +33,88 @@ void check_tune_request(const TuneRequest& request) {
   if (!request.suite.empty()) {
     if (!request.shape.empty()) throw BadInput("tune: give either --suite or --shape, not both");
     if (!request.template_name.empty()) throw BadInput("tune: --template goes with --shape (a suite tunes each layer's default template)");
-    suite_budget(request);
     return;
   }
   if (request.shape.empty()) throw BadInput("tune: --shape or --suite is required (e.g. --shape 512,512,512)");
   if (!request.layout.empty())
     throw BadInput("tune: --layout goes with --suite (a --shape names its own: layout=nchw8c)");
 }
+
+// One workload's tuning options, its --budget applied: trials replace tuning.trials; a time bounds
+// the run, alone unless trials were given too.
+tuner::TuningOptions workload_tuning(const TuneRequest& request) {
+  tuner::TuningOptions tuning = request.tuning;
+  tuning.stop = request.stop;
+  if (request.budget.empty()) return tuning;
+  const tuner::SuiteBudget budget = suite_budget(request);
+  if (budget.seconds > 0) {
+    tuning.seconds = budget.seconds;
+    if (!request.trials_given) tuning.trials = tuner::kUnboundedTrials;
+  } else {
+    tuning.trials = budget.total_trials;
+  }
+  return tuning;
+}
+
+// The shapes of a --shape: itself, or a range's representative shapes.
+std::vector<std::string> request_shapes(const TuneRequest& request, TunePlan& plan) {
+  if (plan.kind != TuneKind::kRange) return {request.shape};
+  try {
+    plan.range_points = tuner::representative_shapes(request.shape).size();
+    return tuner::representative_shapes(request.shape, request.tuning.trials);
+  } catch (const std::invalid_argument& error) {
+    throw BadInput(std::string("tune: ") + error.what());
+  }
+}
+
+// What the request's text says, read before any device is looked for: the shapes' workloads, the
+// kernel file's backend, the suite file.
+std::vector<kernels::Workload> read_workloads(const TuneRequest& request, const std::vector<std::string>& shapes,
+                                              TunePlan& plan) {
+  std::vector<kernels::Workload> workloads;
+  if (plan.kind == TuneKind::kSuite) {
+    plan.suite = load_suite_option(request.suite, request.layout, request.dtype);
+  } else if (!request.kernel_file.empty()) {
+    check_kernel_backend(request.kernel_file, plan.target);
+  } else {
+    try {
+      const kernels::Op op = kernels::parse_op(request.op);
+      for (const auto& shape : shapes) workloads.push_back(kernels::parse_workload(op, shape));
+    } catch (const std::invalid_argument& error) {
+      throw BadInput((plan.kind == TuneKind::kRange ? "tune: " : "") + std::string(error.what()));
+    }
+  }
+  return workloads;
+}
+
+// Every task, bound to its template (or kernel file) on the plan's device, each shape with its
+// share of the trials or time.
+void make_tasks(const TuneRequest& request, const std::vector<std::string>& shapes,
+                const std::vector<kernels::Workload>& workloads, TunePlan& plan) {
+  if (plan.kind == TuneKind::kSuite) {
+    plan.suite_budget = suite_budget(request);
+    plan.suite_budget.stop = request.stop;
+    for (const auto& entry : plan.suite->entries)
+      plan.suite_tasks.push_back({entry, make_entry_task(entry, plan.target, plan.device)});
+    return;
+  }
+  const tuner::TuningOptions whole = workload_tuning(request);
+  const auto trials = tuner::split_trials(whole.trials, shapes.size());
+  plan.range_trials = whole.trials;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    ShapeTuning shape{shapes[i],
+                      workloads.empty() ? make_kernel_task(request.kernel_file, shapes[i], plan.target, plan.device)
+                                        : make_task(workloads[i], plan.target, plan.device, request.template_name),
+                      whole};
+    if (plan.kind == TuneKind::kRange) {
+      shape.tuning.trials = trials[i];
+      shape.tuning.seconds = whole.seconds / static_cast<double>(shapes.size());
+    }
+    plan.shapes.push_back(std::move(shape));
+  }
+}
+
+}  // namespace
 
 tuner::SuiteBudget suite_budget(const TuneRequest& request) {
   tuner::SuiteBudget budget;
@@ -58,106 +137,59 @@ tuner::SuiteBudget suite_budget(const TuneRequest& request) {
   return budget;
 }
 
-namespace {
-
-// One workload's tuning options, its --budget applied: trials replace tuning.trials; a time bounds
-// the run, alone unless trials were given too.
-tuner::TuningOptions workload_tuning(const TuneRequest& request) {
-  tuner::TuningOptions tuning = request.tuning;
-  tuning.stop = request.stop;
-  if (request.budget.empty()) return tuning;
-  const tuner::SuiteBudget budget = suite_budget(request);
-  if (budget.seconds > 0) {
-    tuning.seconds = budget.seconds;
-    if (!request.trials_given) tuning.trials = tuner::kUnboundedTrials;
-  } else {
-    tuning.trials = budget.total_trials;
-  }
-  return tuning;
+TunePlan plan_tune(const TuneRequest& request) {
+  check_tune_request(request);
+  TunePlan plan;
+  plan.measuring = request.measuring;
+  plan.database = request.database;
+  plan.wait_lock = request.wait_lock;
+  plan.tuning = request.tuning;
+  plan.tuning.stop = request.stop;
+  plan.scheduler = request.scheduler;
+  plan.kind = !request.suite.empty()                  ? TuneKind::kSuite
+              : tuner::is_shape_range(request.shape) ? TuneKind::kRange
+                                                     : TuneKind::kWorkload;
+  if (plan.kind == TuneKind::kRange) plan.range = request.shape;
+  plan.target = parse_target_option(request.measuring.target);
+  const auto shapes = request_shapes(request, plan);
+  const auto workloads = read_workloads(request, shapes, plan);
+  plan.remote = find_remote(request.measuring.rpc, request.measuring.token_file, request.measuring.rpc_wait, plan.target);
+  plan.device = plan.remote ? plan.remote->device : find_device_option(plan.target);
+  make_tasks(request, shapes, workloads, plan);
+  return plan;
 }
 
-}  // namespace
+bool TuneOutcome::stopped() const {
+  if (suite) return suite->summary.stopped;
+  return std::any_of(shapes.begin(), shapes.end(), [](const auto& shape) { return shape.summary.stopped; });
+}
 
-WorkloadOutcome tune_workload(const TuneRequest& request, const InstallPaths& paths, tuner::Progress& progress,
-                              std::function<void(const std::string&)> log) {
-  check_tune_request(request);
-  auto remote = find_remote(request.measuring);
-  const kernels::DeviceInfo* device = remote ? &remote->device : nullptr;
-  auto task = request.kernel_file.empty()
-                  ? make_task(request.op, request.shape, request.measuring.target, nullptr, device, request.template_name)
-                  : make_kernel_task(request.kernel_file, request.shape, request.measuring.target, device);
-  auto database = open_database(request.database, db::Database::Mode::kReadWrite);
-  auto locks = lock_for_measuring("tune", paths.lock_dir, request.database, task->device, request.wait_lock, true, log);
-  Measuring measuring(request.measuring, paths, remote, std::move(log));
+std::size_t TuneOutcome::trials() const {
+  if (suite) return suite->summary.trials;
+  std::size_t trials = 0;
+  for (const auto& shape : shapes) trials += shape.summary.trials;
+  return trials;
+}
+
+TuneOutcome run(const TunePlan& plan, const InstallPaths& paths, tuner::Progress& progress,
+                std::function<void(const std::string&)> log) {
+  auto database = open_database(plan.database, db::Database::Mode::kReadWrite);
+  auto locks = lock_for_measuring("tune", paths.lock_dir, plan.database, plan.device, plan.wait_lock, true, log);
+  Measuring measuring(plan.measuring, plan.target, paths, plan.remote, std::move(log));
+  TuneOutcome outcome;
+  outcome.kind = plan.kind;
+  if (plan.kind == TuneKind::kSuite) {
+    tuner::RecordingMeasurer measurer(*measuring.builder, measuring.runner, database);
+    auto summary = tuner::tune_suite(plan.suite_tasks, measurer, plan.tuning, plan.suite_budget, plan.scheduler, progress);
+    outcome.suite = SuiteOutcome{*plan.suite, std::move(summary)};
+    return outcome;
+  }
   tuner::TuningLoop loop(*measuring.builder, measuring.runner, database, progress);
-  auto summary = loop.run(task, workload_tuning(request));
-  return {task, std::move(summary)};
-}
-
-std::vector<std::string> range_shapes(const TuneRequest& request) {
-  std::vector<std::string> shapes;
-  try {
-    shapes = tuner::representative_shapes(request.shape, request.tuning.trials);
-    if (request.kernel_file.empty()) {
-      const kernels::Op op = kernels::parse_op(request.op);
-      for (const auto& shape : shapes) kernels::parse_workload(op, shape);
-    }
-  } catch (const std::invalid_argument& error) {
-    throw BadInput(std::string("tune: ") + error.what());
-  }
-  // Every point is bound to its template (or kernel file) on this machine's device before any is
-  // measured, so that a point no template runs (groups = 2 on the CPU) stops nothing half done; a
-  // remote device's points are checked as each is tuned.
-  if (request.measuring.rpc.empty())
-    for (const auto& shape : shapes) {
-      if (request.kernel_file.empty())
-        make_task(request.op, shape, request.measuring.target, nullptr, nullptr, request.template_name);
-      else
-        make_kernel_task(request.kernel_file, shape, request.measuring.target, nullptr);
-    }
-  return shapes;
-}
-
-RangeOutcome tune_range(const TuneRequest& request, const InstallPaths& paths, tuner::Progress& progress,
-                        std::function<void(const std::string&)> log) {
-  check_tune_request(request);
-  const auto shapes = range_shapes(request);
-  // The range's budget, trials or time, is split evenly among its shapes.
-  const tuner::TuningOptions whole = workload_tuning(request);
-  const auto trials = tuner::split_trials(whole.trials, shapes.size());
-  RangeOutcome outcome{request.shape, {}};
-  for (std::size_t i = 0; i < shapes.size(); ++i) {
-    TuneRequest one = request;
-    one.shape = shapes[i];
-    one.budget.clear();
-    one.tuning = whole;
-    one.tuning.trials = trials[i];
-    one.tuning.seconds = whole.seconds / static_cast<double>(shapes.size());
-    outcome.shapes.push_back(tune_workload(one, paths, progress, log));
-    if (request.stop && request.stop->load()) break;  // the shapes after it are left for the next run
+  for (const auto& shape : plan.shapes) {
+    outcome.shapes.push_back({shape.task, loop.run(shape.task, shape.tuning)});
+    if (outcome.shapes.back().summary.stopped) break;  // the shapes after it are left for the next run
   }
   return outcome;
-}
-
-SuiteOutcome tune_suite(const TuneRequest& request, const InstallPaths& paths, tuner::Progress& progress,
-                        std::function<void(const std::string&)> log) {
-  check_tune_request(request);
-  tuner::Suite suite = load_suite_option(request.suite, request.layout, request.dtype);
-  auto budget = suite_budget(request);
-  budget.stop = request.stop;
-  auto remote = find_remote(request.measuring);
-  std::vector<tuner::SuiteTask> tasks;
-  for (const auto& entry : suite.entries) {
-    auto task = make_entry_task(entry, request.measuring.target, remote ? &remote->device : nullptr);
-    tasks.push_back({entry, task});
-  }
-  auto database = open_database(request.database, db::Database::Mode::kReadWrite);
-  auto locks =
-      lock_for_measuring("tune", paths.lock_dir, request.database, tasks.front().task->device, request.wait_lock, true, log);
-  Measuring measuring(request.measuring, paths, remote, std::move(log));
-  tuner::RecordingMeasurer measurer(*measuring.builder, measuring.runner, database);
-  auto summary = tuner::tune_suite(tasks, measurer, request.tuning, budget, request.scheduler, progress);
-  return {std::move(suite), std::move(summary)};
 }
 
 namespace {
@@ -254,6 +286,14 @@ nlohmann::json outcome_json(const WorkloadOutcome& outcome) {
   json["target"] = outcome.task->target.str();
   json["device"] = outcome.task->device.name;
   return json;
+}
+
+nlohmann::json outcome_json(const TuneOutcome& outcome) {
+  if (outcome.suite) return outcome_json(*outcome.suite);
+  if (outcome.kind == TuneKind::kWorkload) return outcome_json(outcome.shapes.front());
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const auto& shape : outcome.shapes) shapes.push_back(outcome_json(shape));
+  return shapes;
 }
 
 nlohmann::json outcome_json(const SuiteOutcome& outcome) {

@@ -3,6 +3,7 @@
 #include "optune/backends/registry.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <stdexcept>
 #include <string>
 
@@ -61,7 +62,16 @@ kernels::Target parse_target(std::string_view text) {
   return target;
 }
 
-kernels::DeviceInfo find_device(const kernels::Target& target) { return find_backend(target.backend).device(target); }
+namespace {
+std::atomic<std::size_t> detections{0};
+}  // namespace
+
+kernels::DeviceInfo find_device(const kernels::Target& target) {
+  ++detections;
+  return find_backend(target.backend).device(target);
+}
+
+std::size_t device_detections() { return detections.load(); }
 
 std::vector<measure::TargetDevice> local_devices() {
   std::vector<measure::TargetDevice> devices;

@@ -14,7 +14,7 @@ struct SyntheticTask {
 };
 
 std::vector<std::size_t> simulate(const std::vector<SyntheticTask>& tasks, const std::string& policy, int batches) {
-  TaskScheduler scheduler({.policy = policy, .backward_share = 0.5, .window = 3, .epsilon = 0.0, .seed = 1});
+  TaskScheduler scheduler({.policy = parse_scheduler_policy(policy), .backward_share = 0.5, .window = 3, .epsilon = 0.0, .seed = 1});
   std::vector<TaskStatus> status(tasks.size());
   std::vector<std::size_t> picks(tasks.size());
   for (std::size_t i = 0; i < tasks.size(); ++i) {
@@ -57,8 +57,11 @@ TEST(TaskScheduler, SkipsExhaustedTasksAndReportsWhenAllAre) {
   EXPECT_EQ(scheduler.next(status), 2u);
 }
 
-TEST(TaskScheduler, RejectsUnknownPolicy) {
-  EXPECT_THROW(TaskScheduler({.policy = "fifo"}), std::invalid_argument);
+TEST(TaskScheduler, PoliciesAreReadByNameAndAnUnknownOneIsRefused) {
+  EXPECT_EQ(parse_scheduler_policy("round_robin"), SchedulerPolicy::kRoundRobin);
+  EXPECT_EQ(parse_scheduler_policy("gradient"), SchedulerPolicy::kGradient);
+  EXPECT_EQ(scheduler_policy_name(parse_scheduler_policy("round_robin")), "round_robin");
+  EXPECT_THROW(parse_scheduler_policy("fifo"), std::invalid_argument);
 }
 
 }  // namespace

@@ -127,7 +127,7 @@ TEST_P(Conformance, EveryBehaviourBecomesItsRecordAndTheWorkerStaysUsable) {
   app::MeasureSettings settings;
   settings.target = task->target.str();
   settings.timing = {.warmup = 1, .number = 1, .repeat = 2, .min_repeat_ms = 1, .timeout_seconds = 5};
-  settings.compile_timeout = 60;
+  settings.build.compile_timeout = 60;
   const fs::path cache = fs::temp_directory_path() / ("optune_conformance_" + GetParam() + std::to_string(::getpid()));
   app::Measuring measuring(settings, app::install_paths_beside(std::string(OPTUNE_BINARY_DIR) + "/bin", cache.string()),
                            std::nullopt);

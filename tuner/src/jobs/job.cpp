@@ -113,9 +113,9 @@ class JobReader {
     read(*table, "number", job.timing.number, 0, 1'000'000);
     read_seconds(*table, "min_repeat_ms", job.timing.min_repeat_ms, 0, 60'000);
     read_seconds(*table, "timeout", job.timing.timeout_seconds, 0.1, 86'400);
-    read_seconds(*table, "compile_timeout", job.compile_timeout, 1, 86'400);
-    read(*table, "jobs", job.jobs, 0, 4096);
-    read(*table, "compiler", job.compiler);
+    read_seconds(*table, "compile_timeout", job.build.compile_timeout, 1, 86'400);
+    read(*table, "jobs", job.build.jobs, 0, 4096);
+    read(*table, "compiler", job.build.compiler);
     read_bail_out(*table, job.timing.bail_out);
     if (const toml::node* timing = table->get("timing")) {
       const auto text = timing->value<std::string>();
@@ -210,10 +210,13 @@ JobSpec parse_job(const std::string& text, const std::string& source) {
   if (std::find(tuners.begin(), tuners.end(), job.tuner) == tuners.end())
     reader.fail(root.get("tuner")->source(), "unknown tuner '" + job.tuner + "'");
   reader.read(root, "seed", job.seed, 0, std::numeric_limits<std::int64_t>::max());
-  reader.read(root, "scheduler", job.scheduler);
-  const auto policies = scheduler_policies();
-  if (std::find(policies.begin(), policies.end(), job.scheduler) == policies.end())
-    reader.fail(root.get("scheduler")->source(), "unknown scheduler '" + job.scheduler + "' (gradient or round_robin)");
+  std::string scheduler(scheduler_policy_name(job.scheduler));
+  reader.read(root, "scheduler", scheduler);
+  try {
+    job.scheduler = parse_scheduler_policy(scheduler);
+  } catch (const std::invalid_argument&) {
+    reader.fail(root.get("scheduler")->source(), "unknown scheduler '" + scheduler + "' (gradient or round_robin)");
+  }
   reader.read(root, "batch_size", job.batch_size, 1, 4096);
   reader.read(root, "remeasure", job.remeasure, 0, 1000);
   reader.read(root, "database", job.database);

@@ -6,12 +6,17 @@
 
 namespace optune::tuner {
 
-std::vector<std::string> scheduler_policies() { return {"gradient", "round_robin"}; }
-
-TaskScheduler::TaskScheduler(SchedulerOptions options) : options_(std::move(options)), rng_(options_.seed) {
-  if (options_.policy != "gradient" && options_.policy != "round_robin")
-    throw std::invalid_argument("unknown task scheduler '" + options_.policy + "' (expected gradient or round_robin)");
+std::string_view scheduler_policy_name(SchedulerPolicy policy) {
+  return policy == SchedulerPolicy::kRoundRobin ? "round_robin" : "gradient";
 }
+
+SchedulerPolicy parse_scheduler_policy(std::string_view name) {
+  for (SchedulerPolicy policy : {SchedulerPolicy::kGradient, SchedulerPolicy::kRoundRobin})
+    if (name == scheduler_policy_name(policy)) return policy;
+  throw std::invalid_argument("unknown task scheduler '" + std::string(name) + "' (expected gradient or round_robin)");
+}
+
+TaskScheduler::TaskScheduler(SchedulerOptions options) : options_(std::move(options)), rng_(options_.seed) {}
 
 double TaskScheduler::expected_gain(const TaskStatus& task) const {
   if (!std::isfinite(task.best_seconds)) return std::numeric_limits<double>::infinity();  // nothing works yet
@@ -34,7 +39,7 @@ std::size_t TaskScheduler::next(const std::vector<TaskStatus>& tasks) {
   if (open.empty()) return tasks.size();
   for (std::size_t i : open)
     if (tasks[i].best_history.empty()) return i;  // a first batch for everyone
-  if (options_.policy == "round_robin") {
+  if (options_.policy == SchedulerPolicy::kRoundRobin) {
     for (std::size_t step = 0; step < tasks.size(); ++step) {
       std::size_t i = turn_++ % tasks.size();
       if (!tasks[i].exhausted) return i;

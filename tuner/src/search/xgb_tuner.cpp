@@ -17,7 +17,7 @@ namespace strategies {
 
 std::unique_ptr<Tuner> xgb(const TunerRequest& request) {
   cost_model::XGBCostModelOptions model;
-  model.objective = cost_model::parse_objective(request.options.objective);
+  model.objective = request.options.objective;
   ModelBasedTunerOptions options;
   options.cheap_share = request.options.cheap_share;
   return make_xgb_tuner(request.task, request.options.seed, request.history, options, model, request.options.pool);

@@ -11,6 +11,7 @@
 
 #include "optune/app/install_paths.hpp"
 #include "optune/app/remote.hpp"
+#include "optune/measure/backend.hpp"
 #include "optune/measure/builder.hpp"
 #include "optune/measure/runner.hpp"
 #include "optune/measure/timing_policy.hpp"
@@ -20,9 +21,9 @@ namespace optune::app {
 struct MeasureSettings {
   std::string target = "cpu";  // chooses the builder
   measure::TimingPolicy timing;
-  int jobs = 0;                  // parallel compiles; 0: all cores
-  double compile_timeout = 120;  // seconds
-  std::string compiler = "c++";
+  // The compiler, parallel compiles and compile timeout; the installation's folders are filled in
+  // from InstallPaths when the builder is made.
+  measure::BuildSettings build;
   std::string rpc;               // KEY@TRACKER_HOST:PORT; "" measures on this machine
   std::string token_file;
   double rpc_wait = 60;          // seconds to wait for a device of the key
@@ -39,6 +40,9 @@ struct Measuring {
   // `log`: where the RPC runner's lines go, as "rpc: ..." (null: nowhere).
   Measuring(const MeasureSettings& settings, const InstallPaths& paths, const std::optional<Remote>& remote,
             std::function<void(const std::string&)> log = nullptr);
+  // The same for settings.target parsed already (a run's plan).
+  Measuring(const MeasureSettings& settings, const kernels::Target& target, const InstallPaths& paths,
+            const std::optional<Remote>& remote, std::function<void(const std::string&)> log = nullptr);
 };
 
 // The toolchain a run with `settings` builds `device`'s candidates with (measure::Builder::toolchain),

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "optune/kernels/device_info.hpp"
+#include "optune/kernels/target.hpp"
 #include "optune/measure/rpc/auth.hpp"
 #include "optune/measure/rpc/channel.hpp"
 
@@ -38,5 +39,7 @@ struct Remote {
 // nullopt for an empty `rpc`; else the remote of `rpc` (KEY@HOST:PORT) measuring `target`.
 std::optional<Remote> find_remote(const std::string& rpc, const std::string& token_file, double wait_seconds,
                                   const std::string& target);
+std::optional<Remote> find_remote(const std::string& rpc, const std::string& token_file, double wait_seconds,
+                                  const kernels::Target& target);
 
 }  // namespace optune::app

@@ -23,15 +23,37 @@ std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std
                                                 const kernels::DeviceInfo* device = nullptr,
                                                 const std::string& template_name = "");
 
+// The same on a parsed target and a device already found: no target text is read and no device
+// detected again (a run's plan makes every task of the run from one of each).
+std::shared_ptr<measure::MeasureTask> make_task(const kernels::Workload& workload, const kernels::Target& target,
+                                                const kernels::DeviceInfo& device,
+                                                const std::string& template_name = "");
+
+// The target a front end's text names (backends::parse_target); BadInput for one that no backend runs.
+kernels::Target parse_target_option(const std::string& target);
+
+// This machine's device of a target (the backend's detection: OpenCL platforms load, the CUDA
+// driver starts); BadInput where the backend says the target is malformed.
+kernels::DeviceInfo find_device_option(const kernels::Target& target);
+
+// BadInput when the kernel file cannot be read or runs on another backend than the target's: said
+// before any device is looked for.
+void check_kernel_backend(const std::string& kernel_file, const kernels::Target& target);
+
 // The task of a user's kernel file (kernels/kernel_file.hpp) at `shape` (its extents, "N=1024,M=512";
 // "" for the file's own) on a target of the file's backend; the task owns the file's template.
 std::shared_ptr<measure::MeasureTask> make_kernel_task(const std::string& kernel_file, const std::string& shape,
                                                        const std::string& target,
                                                        const kernels::DeviceInfo* device = nullptr);
 
+std::shared_ptr<measure::MeasureTask> make_kernel_task(const std::string& kernel_file, const std::string& shape,
+                                                       const kernels::Target& target, const kernels::DeviceInfo& device);
+
 // The task of a suite's or job's entry: its operator workload, or its kernel file.
 std::shared_ptr<measure::MeasureTask> make_entry_task(const tuner::SuiteEntry& entry, const std::string& target,
                                                       const kernels::DeviceInfo* device = nullptr);
+std::shared_ptr<measure::MeasureTask> make_entry_task(const tuner::SuiteEntry& entry, const kernels::Target& target,
+                                                      const kernels::DeviceInfo& device);
 
 db::Database open_database(const std::string& path, db::Database::Mode mode);
 

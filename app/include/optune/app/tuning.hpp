@@ -5,12 +5,15 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
+#include <vector>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "optune/app/install_paths.hpp"
 #include "optune/app/measuring.hpp"
+#include "optune/app/remote.hpp"
 #include "optune/tuner/scheduling/suite_tuning.hpp"
 #include "optune/tuner/scheduling/tuning_loop.hpp"
 
@@ -45,6 +48,49 @@ struct TuneRequest {
   tuner::SchedulerOptions scheduler;
 };
 
+// A request parsed once into what the run works on: the target, the remote (if any) and the device
+// found once, every task made before anything is measured (so a shape or suite entry that no
+// template runs stops nothing half done), and each task's budget. The command line prints it
+// before running it; Python runs it.
+enum class TuneKind {
+  kWorkload,  // one shape
+  kRange,     // a --shape with ranges (M=1..512,N=768,K=768): its representative shapes
+  kSuite,     // every workload of a suite file
+};
+
+// One shape's task and its tuning options, its share of the budget applied.
+struct ShapeTuning {
+  std::string shape;  // as the request or the range names it
+  std::shared_ptr<const measure::MeasureTask> task;
+  tuner::TuningOptions tuning;
+};
+
+struct TunePlan {
+  TuneKind kind = TuneKind::kWorkload;
+  kernels::Target target;
+  std::optional<Remote> remote;  // measuring on a remote server of an RPC key
+  kernels::DeviceInfo device;    // the remote's, else this machine's: detected once
+  // kWorkload: one shape; kRange: its representative shapes in order, each with an even share of
+  // the trials or time (tuned one after the other, later shapes starting from the earlier ones'
+  // records; every shape in the range is then covered by the nearest tuned shape's config).
+  std::vector<ShapeTuning> shapes;
+  std::string range;                 // kRange: the --shape as given
+  std::size_t range_points = 0;      // kRange: shapes the range would have with trials to spare
+  std::size_t range_trials = 0;      // kRange: the trials split among its shapes
+  std::optional<tuner::Suite> suite;           // kSuite
+  std::vector<tuner::SuiteTask> suite_tasks;   // kSuite: one per entry
+  tuner::SuiteBudget suite_budget;             // kSuite
+  tuner::TuningOptions tuning;                 // kSuite: each task's options
+  tuner::SchedulerOptions scheduler;           // kSuite
+  MeasureSettings measuring;
+  std::string database;
+  bool wait_lock = false;
+};
+
+// Checks and parses the whole request (trials, tuner name, shape xor suite, budget syntax, the
+// target, the remote, every task); throws BadInput before anything is measured.
+TunePlan plan_tune(const TuneRequest& request);
+
 struct WorkloadOutcome {
   std::shared_ptr<const measure::MeasureTask> task;
   tuner::TuningSummary summary;
@@ -55,32 +101,18 @@ struct SuiteOutcome {
   tuner::SuiteSummary summary;
 };
 
-// Checks what can be checked before anything is measured (trials, tuner name, shape xor suite,
-// budget syntax); throws BadInput.
-void check_tune_request(const TuneRequest& request);
-
-// Both hold the device's lock and a shared hold on the database while they measure (run_locks.hpp);
-// `log` takes the waiting line and the RPC runner's lines.
-WorkloadOutcome tune_workload(const TuneRequest& request, const InstallPaths& paths, tuner::Progress& progress,
-                              std::function<void(const std::string&)> log = nullptr);
-SuiteOutcome tune_suite(const TuneRequest& request, const InstallPaths& paths, tuner::Progress& progress,
-                        std::function<void(const std::string&)> log = nullptr);
-
-// A `--shape` with ranges (M=1..512,N=768,K=768; tuner/scheduling/shape_range.hpp): its
-// representative shapes, tuned one after the other, each with its share of tuning.trials (an even
-// split), so that the range costs the budget of one shape. Later shapes start from the records of
-// the earlier ones (the xgb tuner's transfer), and every shape in the range is then covered by
-// the nearest tuned shape's config (`optune pick`, apply-best).
-struct RangeOutcome {
-  std::string range;                    // the --shape as given
-  std::vector<WorkloadOutcome> shapes;  // one per representative shape, in order
+struct TuneOutcome {
+  TuneKind kind = TuneKind::kWorkload;
+  std::vector<WorkloadOutcome> shapes;  // kWorkload: one; kRange: those tuned (all unless stopped)
+  std::optional<SuiteOutcome> suite;    // kSuite
+  bool stopped() const;                 // by request.stop, after the batch in flight
+  std::size_t trials() const;           // measured in this run
 };
-// Throws BadInput for a malformed or empty range, or a representative shape that the operator
-// rejects, before anything is measured.
-RangeOutcome tune_range(const TuneRequest& request, const InstallPaths& paths, tuner::Progress& progress,
-                        std::function<void(const std::string&)> log = nullptr);
-// The representative shapes of a request's range (BadInput as tune_range).
-std::vector<std::string> range_shapes(const TuneRequest& request);
+
+// Runs a plan: holds the device's lock and a shared hold on the database while it measures
+// (run_locks.hpp); `log` takes the waiting line and the RPC runner's lines.
+TuneOutcome run(const TunePlan& plan, const InstallPaths& paths, tuner::Progress& progress,
+                std::function<void(const std::string&)> log = nullptr);
 
 // Outcomes as JSON, the same fields for every front end: workload, template, target, device,
 // trials, failures, noisy (trials measured on a busy machine or with a wide spread),
@@ -93,6 +125,8 @@ std::vector<std::string> range_shapes(const TuneRequest& request);
 // either is missing, or the final comparison found it unreliable.
 nlohmann::json outcome_json(const WorkloadOutcome& outcome);
 nlohmann::json outcome_json(const SuiteOutcome& outcome);
+// A suite's object, a range's array of its shapes' objects, one shape's object.
+nlohmann::json outcome_json(const TuneOutcome& outcome);
 
 // The suite budget of a request (trials per task, total trials or a duration).
 tuner::SuiteBudget suite_budget(const TuneRequest& request);

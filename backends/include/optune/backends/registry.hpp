@@ -31,6 +31,9 @@ std::string target_forms();  // "cpu, cpu:<triple>, opencl, ...": for help texts
 
 // This machine's device of a target; throws std::invalid_argument.
 kernels::DeviceInfo find_device(const kernels::Target& target);
+// How many times this process has asked a backend for a target's device. A detection can take
+// seconds (OpenCL platforms load, the CUDA driver starts), so a run detects once: its tests check.
+std::size_t device_detections();
 // Every device of this machine, backend by backend (the CPU first).
 std::vector<measure::TargetDevice> local_devices();
 

@@ -41,9 +41,11 @@
 #include <vector>
 
 #include "optune/db/database.hpp"
+#include "optune/measure/backend.hpp"
 #include "optune/measure/timing_policy.hpp"
 #include "optune/tuner/scheduling/suite.hpp"
 #include "optune/tuner/scheduling/suite_tuning.hpp"
+#include "optune/tuner/scheduling/task_scheduler.hpp"
 
 namespace optune::tuner {
 
@@ -63,16 +65,14 @@ struct JobSpec {
   Suite suite;
   std::string tuner = "xgb";
   std::uint64_t seed = 1;
-  std::string scheduler = "gradient";
+  SchedulerPolicy scheduler = SchedulerPolicy::kGradient;
   SuiteBudget budget;
   std::size_t batch_size = 8;
   std::size_t remeasure = 3;
   std::string database = "optune.db";
   std::string log;
   measure::TimingPolicy timing;
-  int jobs = 0;
-  double compile_timeout = 120;
-  std::string compiler = "c++";
+  measure::BuildSettings build;  // [measure] compiler, jobs, compile_timeout
 
   std::string run_id() const { return "job:" + name; }
 };

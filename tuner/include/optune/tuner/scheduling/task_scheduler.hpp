@@ -23,8 +23,14 @@ struct TaskStatus {
   bool exhausted = false;
 };
 
+// How a suite's next batch is given to a task: by expected gain (Ansor's gradient) or in turn.
+enum class SchedulerPolicy { kGradient, kRoundRobin };
+std::string_view scheduler_policy_name(SchedulerPolicy policy);  // "gradient", "round_robin"
+// Throws std::invalid_argument naming the policies for any other name.
+SchedulerPolicy parse_scheduler_policy(std::string_view name);
+
 struct SchedulerOptions {
-  std::string policy = "gradient";  // gradient or round_robin
+  SchedulerPolicy policy = SchedulerPolicy::kGradient;
   double backward_share = 0.5;      // alpha: weight of the backward estimate
   std::size_t window = 3;           // batches over which the backward estimate is taken
   double epsilon = 0.05;            // share of random choices
@@ -45,6 +51,5 @@ class TaskScheduler {
   std::size_t turn_ = 0;
 };
 
-std::vector<std::string> scheduler_policies();
 
 }  // namespace optune::tuner

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "optune/cost_model/xgb_cost_model.hpp"
 #include "optune/measure/measure_input.hpp"
 #include "optune/tuner/search/search_domain.hpp"
 #include "optune/tuner/search/tuner.hpp"
@@ -21,7 +22,7 @@ struct TunerOptions {
   std::string name = "xgb";  // xgb, ga, random, grid
   std::uint64_t seed = 1;
   bool transfer = true;      // xgb: start from records of the same template for other shapes
-  std::string objective = "rank:pairwise";  // xgb: or "reg:squarederror"
+  cost_model::Objective objective = cost_model::Objective::kRankPairwise;  // xgb's
   double cheap_share = 0.5;  // xgb: ModelBasedTunerOptions::cheap_share
   // Restricts every tuner to these configs (replaying a measured landscape); null: the space.
   std::shared_ptr<const CandidatePool> pool;

@@ -1,6 +1,5 @@
-// The measuring parts of a command that measures (tune, job run, regress): the library's
-// (optune/app/measuring.hpp), made with this installation's paths and with the RPC runner's lines
-// going to stderr.
+// The options and table cells of the commands that measure (tune, job run, regress, measure,
+// revalidate, dispatch).
 #pragma once
 
 #include <optional>
@@ -9,21 +8,11 @@
 
 #include "cli_support.hpp"
 #include "optune/app/measuring.hpp"
-#include "optune/app/run_locks.hpp"
-#include "optune/measure/measure_result.hpp"
-#include "rpc_support.hpp"
 
 namespace optune::cli {
 
 using app::MeasureSettings;
-using app::Remote;
-using app::find_remote;
 
-using app::RunLocks;
-
-// lock_for_measuring with its waiting line on stderr.
-RunLocks lock_for_measuring(const std::string& who, const std::string& database_path,
-                            const kernels::DeviceInfo& device, bool wait_for_device, bool writes_records);
 // Registers `--wait-lock` for a command that measures.
 void add_wait_lock_option(CLI::App& command, bool& wait);
 // Registers the timing and building options of a command that measures (--repeat, --number,
@@ -36,9 +25,5 @@ void add_timing_options(CLI::App& command, MeasureSettings& measuring, const std
 std::string milliseconds(const std::optional<measure::MeasureResult>& result);
 // A successful measurement's median over `reference` seconds ("1.02x"); "-" where either is missing.
 std::string ratio(const std::optional<measure::MeasureResult>& now, std::optional<double> reference);
-
-struct Measuring : app::Measuring {
-  explicit Measuring(const MeasureSettings& settings, const std::optional<Remote>& remote = std::nullopt);
-};
 
 }  // namespace optune::cli

@@ -1,0 +1,128 @@
+// app::plan_tune reads a request once: the target parsed once, the device detected once for every
+// task of a range or suite, bad input refused before any device is looked for; app::run measures
+// what the plan holds.
+#include <unistd.h>
+
+#include <filesystem>
+#include <numeric>
+
+#include <gtest/gtest.h>
+
+#include "optune/app/bad_input.hpp"
+#include "optune/app/tuning.hpp"
+#include "optune/backends/registry.hpp"
+
+namespace optune::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+TuneRequest gemm_request(const std::string& shape, std::size_t trials = 12) {
+  TuneRequest request;
+  request.op = "gemm";
+  request.shape = shape;
+  request.measuring.target = "cpu";
+  request.tuning.trials = trials;
+  return request;
+}
+
+// The detections plan_tune makes for `request` (it must not throw).
+std::size_t detections_of(const TuneRequest& request, TunePlan* plan = nullptr) {
+  const std::size_t before = backends::device_detections();
+  TunePlan made = plan_tune(request);
+  if (plan) *plan = std::move(made);
+  return backends::device_detections() - before;
+}
+
+TEST(TunePlan, ARangeDetectsItsDeviceOnceAndSplitsItsTrialsAmongItsShapes) {
+  TunePlan plan;
+  EXPECT_EQ(detections_of(gemm_request("M=1..512,N=64,K=64", 12), &plan), 1u);
+  EXPECT_EQ(plan.kind, TuneKind::kRange);
+  ASSERT_GE(plan.shapes.size(), 2u);
+  std::size_t trials = 0;
+  for (const auto& shape : plan.shapes) {
+    EXPECT_EQ(shape.task->device.fingerprint_id(), plan.device.fingerprint_id());
+    EXPECT_EQ(shape.task->target.str(), "cpu");
+    EXPECT_GE(shape.tuning.trials, 1u);
+    trials += shape.tuning.trials;
+  }
+  EXPECT_EQ(trials, 12u);
+  EXPECT_EQ(plan.range_trials, 12u);
+  EXPECT_EQ(plan.shapes.front().task->workload.key(), "gemm.f32.M1.N64.K64");
+}
+
+TEST(TunePlan, ASuiteDetectsItsDeviceOnceForAllItsEntries) {
+  TuneRequest request;
+  request.suite = std::string(OPTUNE_SOURCE_DIR) + "/configs/workloads/resnet18.toml";
+  request.tuning.trials = 4;
+  request.budget = "30m";
+  request.scheduler.policy = tuner::SchedulerPolicy::kRoundRobin;
+  TunePlan plan;
+  EXPECT_EQ(detections_of(request, &plan), 1u);
+  EXPECT_EQ(plan.kind, TuneKind::kSuite);
+  ASSERT_TRUE(plan.suite);
+  EXPECT_EQ(plan.suite_tasks.size(), plan.suite->entries.size());
+  EXPECT_GT(plan.suite_tasks.size(), 5u);
+  EXPECT_EQ(plan.suite_budget.seconds, 1800);
+  EXPECT_EQ(plan.scheduler.policy, tuner::SchedulerPolicy::kRoundRobin);
+}
+
+TEST(TunePlan, AMalformedTargetOrShapeIsRefusedBeforeAnyDeviceIsLookedFor) {
+  auto refused_without_detection = [](const TuneRequest& request, const std::string& says) {
+    const std::size_t before = backends::device_detections();
+    try {
+      plan_tune(request);
+      ADD_FAILURE() << "planned " << request.shape << " on " << request.measuring.target;
+    } catch (const BadInput& error) {
+      EXPECT_NE(std::string(error.what()).find(says), std::string::npos) << error.what();
+    }
+    EXPECT_EQ(backends::device_detections(), before) << says;
+  };
+  TuneRequest bad_target = gemm_request("M=1..512,N=64,K=64");
+  bad_target.measuring.target = "gpu";
+  refused_without_detection(bad_target, "unknown target 'gpu'");
+  refused_without_detection(gemm_request("M=1..512,N=64"), "K");
+  refused_without_detection(gemm_request("64,64"), "");
+  TuneRequest bad_budget = gemm_request("64,64,64");
+  bad_budget.budget = "soon";
+  refused_without_detection(bad_budget, "--budget");
+}
+
+TEST(TunePlan, ATargetWithNoDeviceHereIsOneDetectionAndAnError) {
+  TuneRequest request = gemm_request("M=1..512,N=64,K=64");
+  request.measuring.target = "opencl:0:99";
+  const std::size_t before = backends::device_detections();
+  EXPECT_ANY_THROW(plan_tune(request));
+  EXPECT_EQ(backends::device_detections() - before, 1u);
+}
+
+TEST(TunePlan, RunMeasuresEachShapeOfThePlanIntoTheDatabase) {
+  const fs::path folder = fs::temp_directory_path() / ("optune_tune_plan_" + std::to_string(::getpid()));
+  fs::create_directories(folder);
+  TuneRequest request = gemm_request("M=8..16,N=32,K=32", 4);
+  request.database = (folder / "plan.db").string();
+  request.measuring.timing = {.warmup = 1, .number = 1, .repeat = 2, .min_repeat_ms = 1, .timeout_seconds = 10};
+  request.tuning.batch_size = 2;
+  request.tuning.remeasure_top = 0;
+  const TunePlan plan = plan_tune(request);
+  const InstallPaths paths =
+      install_paths_beside(std::string(OPTUNE_BINARY_DIR) + "/bin", (folder / "cache").string(), (folder / "locks").string());
+  tuner::Progress quiet(nullptr, false);
+  const TuneOutcome outcome = run(plan, paths, quiet);
+  ASSERT_EQ(outcome.shapes.size(), plan.shapes.size());
+  EXPECT_FALSE(outcome.stopped());
+  const nlohmann::json json = outcome_json(outcome);
+  ASSERT_TRUE(json.is_array());
+  ASSERT_EQ(json.size(), plan.shapes.size());
+  for (std::size_t i = 0; i < plan.shapes.size(); ++i) {
+    EXPECT_EQ(json[i]["workload"], plan.shapes[i].task->workload.key());
+    EXPECT_GE(json[i]["trials"].get<std::size_t>(), 1u);
+    EXPECT_FALSE(json[i]["best"].is_null());
+  }
+  EXPECT_EQ(outcome.trials(), std::accumulate(outcome.shapes.begin(), outcome.shapes.end(), std::size_t{0},
+                                              [](std::size_t sum, const auto& shape) { return sum + shape.summary.trials; }));
+  fs::remove_all(folder);
+}
+
+}  // namespace
+}  // namespace optune::app
