@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
-# Installs optune's build dependencies (Debian 12 packages, as root) when any is missing,
-# then configures ./build (tests, benchmarks and the Python module included) and builds the
-# targets named as arguments (scripts/optune: only the command and its worker), or everything.
+# Installs optune's build dependencies (Debian 12 packages, as root) when any is missing, configures
+# ./build and builds. With targets as arguments (scripts/optune: the command and its worker) only
+# what they need is installed, and a first configure leaves out the tests, benchmarks and Python
+# module; without, everything: tests, benchmarks and the Python module included (scripts/test).
 # Called by the quick-start scripts; safe to rerun.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-packages=(
-  build-essential cmake pkg-config git
-  libsqlite3-dev sqlite3 libpq-dev postgresql libxgboost-dev libeigen3-dev
-  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
-  libasio-dev libssl-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libmuparser-dev libfmt-dev
-  libgtest-dev libdnnl-dev libopenblas-dev zlib1g-dev pybind11-dev python3-dev python3-venv ccache
+# What the command and its worker need (the quick start, scripts/optune: setup.sh TARGET...) ...
+command_packages=(
+  build-essential cmake pkg-config
+  libsqlite3-dev libpq-dev libxgboost-dev libeigen3-dev ocl-icd-opencl-dev opencl-headers
+  libasio-dev libssl-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libmuparser-dev libfmt-dev zlib1g-dev
+)
+# ... and what the tests, benchmarks, Python module and fuzz targets need besides (scripts/test).
+suite_packages=(
+  git sqlite3 postgresql pocl-opencl-icd clinfo
+  libgtest-dev libdnnl-dev libopenblas-dev pybind11-dev python3-dev python3-venv ccache
   g++-aarch64-linux-gnu qemu-user iproute2 clang
   libclang-rt-14-dev libomp-14-dev  # tests/fuzz: clang's libFuzzer and sanitizers, OpenMP for clang
 )
+packages=("${command_packages[@]}")
+[ $# -eq 0 ] && packages+=("${suite_packages[@]}")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -27,8 +34,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 build_type=${OPTUNE_BUILD_TYPE:-Release}
-cmake -S . -B build -DCMAKE_BUILD_TYPE="$build_type" -DOPTUNE_BUILD_TESTS=ON -DOPTUNE_BUILD_BENCH=ON \
-  -DOPTUNE_BUILD_PYTHON=ON >/dev/null
+if [ $# -eq 0 ]; then
+  cmake -S . -B build -DCMAKE_BUILD_TYPE="$build_type" -DOPTUNE_BUILD_TESTS=ON -DOPTUNE_BUILD_BENCH=ON \
+    -DOPTUNE_BUILD_PYTHON=ON >/dev/null
+elif [ ! -f build/CMakeCache.txt ]; then
+  # A first build for the command alone: no tests, benchmarks or Python module to configure.
+  cmake -S . -B build -DCMAKE_BUILD_TYPE="$build_type" -DOPTUNE_BUILD_TESTS=OFF -DOPTUNE_BUILD_BENCH=OFF \
+    -DOPTUNE_BUILD_PYTHON=OFF >/dev/null
+fi
 targets=()
 for target in "$@"; do targets+=(--target "$target"); done
 cmake --build build -j "$(nproc)" "${targets[@]}"
