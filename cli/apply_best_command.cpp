@@ -10,6 +10,7 @@
 #include "optune/app/measuring.hpp"
 #include "optune/backends/registry.hpp"
 #include "optune/tuner/scheduling/suite.hpp"
+#include "optune/tuner/results/output_text.hpp"
 #include "optune/tuner/results/toolchain_change.hpp"
 #include "optune/tuner/results/tuned_header.hpp"
 
@@ -145,8 +146,8 @@ int run_apply_best(const ApplyBestOptions& options) {
                  header.device_name.c_str());
   note_noisy(header.noisy);
   if (device_here) note_other_toolchains(header, options, request.fallback_device);
-  std::printf("%s: %zu tuned workloads%s for %s on %s%s\n", options.out.c_str(), header.tuned,
-              header.range_rows ? (", " + std::to_string(header.range_rows) + " dispatch leaves").c_str() : "",
+  std::printf("%s: %s%s for %s on %s%s\n", options.out.c_str(), tuner::counted(header.tuned, "tuned workload").c_str(),
+              header.range_rows ? (", " + tuner::counted(header.range_rows, "dispatch leaf", "dispatch leaves")).c_str() : "",
               request.target.str().c_str(), header.device_name.c_str(), written ? "" : " (unchanged)");
   return 0;
 }

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "measuring.hpp"
+#include "optune/tuner/results/output_text.hpp"
 
 namespace optune::cli {
 namespace fs = std::filesystem;
@@ -175,8 +176,8 @@ std::string milliseconds(const std::optional<measure::MeasureResult>& result) {
 }
 
 std::string ratio(const std::optional<measure::MeasureResult>& now, std::optional<double> reference) {
-  if (!now || !now->ok() || !reference || *reference <= 0) return "-";
-  return fmt::format("{:.2f}x", now->median_seconds / *reference);
+  if (!now || !now->ok() || !reference) return "-";
+  return tuner::speedup_text(*reference, now->median_seconds);
 }
 
 Measuring::Measuring(const MeasureSettings& settings, const std::optional<Remote>& remote)

@@ -16,6 +16,7 @@
 #include "cli_support.hpp"
 #include "measuring.hpp"
 #include "optune/tuner/jobs/job.hpp"
+#include "optune/tuner/results/output_text.hpp"
 #include "stop_signals.hpp"
 
 namespace optune::cli {
@@ -113,7 +114,7 @@ void print_job_summary(const JobLog& log, const tuner::JobSpec& job, const std::
     else if (best && default_record && default_record->ok() && (best->is_noisy() || default_record->is_noisy()))
       speedup = "busy";  // either record measured on a busy machine or with a wide spread: no ratio to trust
     else if (best && default_record && default_record->ok())
-      speedup = fmt::format("{:.2f}x", default_record->median_seconds / best->median_seconds);
+      speedup = tuner::speedup_text(default_record->median_seconds, best->median_seconds);
     say(log, fmt::format("{:<24} {:>5} {:>7} {:>8} {:>12} {:>12} {:>9} {:>8}", task.entry.name, task.entry.count,
                          task_trials, failures, milliseconds(default_record), milliseconds(best),
                          best ? fmt::format("{:.1f}", best->gflops) : "-", speedup));
@@ -157,10 +158,9 @@ int run_job(const JobRunOptions& options) {
   std::size_t done = 0;
   for (auto& task : tasks)
     done += task.trials_done = tuner::recorded_job_trials(database, tuner::task_key(*task.task), job.run_id());
-  say(log, fmt::format("job {} ({}): {} workloads on {} ({}), tuner {}, {} trials already recorded; database {}, "
-                             "log {}",
-                             job.name, job.source, tasks.size(), job.target, tasks.front().task->device.name, job.tuner,
-                             done, job.database, job.log));
+  say(log, fmt::format("job {} ({}): {} on {} ({}), tuner {}, {} already recorded; database {}, log {}", job.name,
+                       job.source, tuner::counted(tasks.size(), "workload"), job.target, tasks.front().task->device.name,
+                       job.tuner, tuner::counted(done, "trial"), job.database, job.log));
 
   tuner::TuningOptions tuning;
   tuning.batch_size = job.batch_size;
@@ -181,15 +181,15 @@ int run_job(const JobRunOptions& options) {
   progress.set_observer([&log](const tuner::ProgressState&) { log.check(); });
   StopOnSignals signals([&](int signal) {
     // The batch under way is given up; the batches before it are in the database.
-    std::string recorded = "?";
+    std::string recorded = "? trials";
     try {
       auto reader = db::Database::open(job.database, db::Database::Mode::kReadOnly);
       std::size_t count = 0;
       for (const auto& task : tasks) count += tuner::recorded_job_trials(reader, tuner::task_key(*task.task), job.run_id());
-      recorded = std::to_string(count);
+      recorded = tuner::counted(count, "trial");
     } catch (const std::exception&) {  // the end line matters more than its count
     }
-    const std::string line = fmt::format("job {}: stopped at once by a second signal {} during a batch; {} trials "
+    const std::string line = fmt::format("job {}: stopped at once by a second signal {} during a batch; {} "
                                          "recorded for the job; run it again to continue",
                                          job.name, signal, recorded);
     try {
@@ -210,11 +210,11 @@ int run_job(const JobRunOptions& options) {
   }
 
   if (summary.stopped) {
-    say(log, fmt::format("job {}: stopped by signal {} after {} trials in this run; run it again to continue",
-                         job.name, StopOnSignals::first_signal(), summary.trials));
+    say(log, fmt::format("job {}: stopped by signal {} after {} in this run; run it again to continue", job.name,
+                         StopOnSignals::first_signal(), tuner::counted(summary.trials, "trial")));
   } else {
-    say(log, fmt::format("job {}: finished, {} trials in this run in {}", job.name, summary.trials,
-                               tuner::format_duration(summary.seconds)));
+    say(log, fmt::format("job {}: finished, {} in this run in {}", job.name, tuner::counted(summary.trials, "trial"),
+                         tuner::format_duration(summary.seconds)));
   }
   print_job_summary(log, job, tasks, database);
   // 128 + signal, as a shell reports a process its signal ended: scripts see the job is unfinished.

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "cli_support.hpp"
+#include "optune/tuner/results/output_text.hpp"
 #include "optune/tuner/search/record_check.hpp"
 
 namespace optune::cli {
@@ -45,8 +46,8 @@ int run_merge(const MergeOptions& options) {
   if (options.into.empty()) {
     auto first = open_database(options.first, db::Database::Mode::kReadWrite);
     std::size_t added = first.merge_from(second);
-    std::printf("merged %zu new records from %s into %s (%zu records)\n", added, options.second.c_str(),
-                options.first.c_str(), first.count());
+    std::printf("merged %s from %s into %s (%s)\n", tuner::counted(added, "new record").c_str(),
+                options.second.c_str(), options.first.c_str(), tuner::counted(first.count(), "record").c_str());
     return 0;
   }
   if (same(options.into, options.first) || same(options.into, options.second))
@@ -56,8 +57,9 @@ int run_merge(const MergeOptions& options) {
   auto out = open_database(options.into, db::Database::Mode::kReadWrite);
   std::size_t from_first = out.merge_from(first);
   std::size_t from_second = out.merge_from(second);
-  std::printf("merged %zu new records from %s and %zu from %s into %s (%zu records)\n", from_first,
-              options.first.c_str(), from_second, options.second.c_str(), options.into.c_str(), out.count());
+  std::printf("merged %s from %s and %zu from %s into %s (%s)\n", tuner::counted(from_first, "new record").c_str(),
+              options.first.c_str(), from_second, options.second.c_str(), options.into.c_str(),
+              tuner::counted(out.count(), "record").c_str());
   return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "cli_support.hpp"
 #include "optune/backends/registry.hpp"
 #include "measuring.hpp"
+#include "optune/tuner/results/output_text.hpp"
 #include "optune/tuner/results/regression.hpp"
 #include "optune/tuner/results/toolchain_change.hpp"
 #include "optune/tuner/search/task_history.hpp"
@@ -67,7 +68,7 @@ void print_row(const tuner::RegressionCase& c, const tuner::Judgement& judgement
   static const char* kVerdicts[] = {"ok", "REGRESSION", "untuned"};
   std::optional<double> default_seconds;
   if (c.default_now && c.default_now->ok()) default_seconds = c.default_now->median_seconds;
-  std::printf("%-40s %12s %12s %12s %11s %11s  %s%s%s\n", c.workload_key.c_str(),
+  std::printf("%-40s %12s %12s %12s %20s %19s  %s%s%s\n", c.workload_key.c_str(),
               c.recorded_seconds ? fmt::format("{:.4f}", *c.recorded_seconds * 1e3).c_str() : "-",
               milliseconds(c.tuned_now).c_str(), milliseconds(c.default_now).c_str(),
               ratio(c.tuned_now, c.recorded_seconds).c_str(), ratio(c.tuned_now, default_seconds).c_str(),
@@ -84,8 +85,8 @@ int run_regress(const RegressOptions& options) {
   MeasureSettings settings = options.measuring;
   settings.target = options.target;
   Measuring measuring(settings);
-  std::printf("%-40s %12s %12s %12s %11s %11s  %s\n", "workload", "recorded ms", "tuned now", "default now",
-              "vs recorded", "vs default", "verdict");
+  std::printf("%-40s %12s %12s %12s %20s %19s  %s\n", "workload", "recorded ms", "tuned now", "default now",
+              "speed-up vs recorded", "speed-up vs default", "verdict");
   std::vector<tuner::RegressionCase> cases;
   std::size_t regressions = 0, untuned = 0;
   for (const auto& entry : suite.entries) {
@@ -103,8 +104,8 @@ int run_regress(const RegressOptions& options) {
     out << tuner::junit_xml(cases, options.tolerance, suite.name);
     if (!out) throw UsageError("regress: cannot write " + options.junit);
   }
-  std::printf("\n%zu workloads: %zu regressed, %zu untuned (tolerance %.0f%%)\n", cases.size(), regressions, untuned,
-              options.tolerance * 100);
+  std::printf("\n%s: %zu regressed, %zu untuned (tolerance %.0f%%)\n", tuner::counted(cases.size(), "workload").c_str(),
+              regressions, untuned, options.tolerance * 100);
   return regressions ? 1 : 0;
 }
 

@@ -245,10 +245,10 @@ TEST_F(DispatchCliTest, RulesMoveWithExportAndImport) {
   const std::string lines = (dir_ / "export.jsonl").string(), other = (dir_ / "other.db").string();
   CommandRun run = optune("export --db " + db() + " --out " + lines);
   ASSERT_EQ(run.code, 0) << run.err;
-  EXPECT_NE(run.err.find("and 1 dispatch rules"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("and 1 dispatch rule\n"), std::string::npos) << run.err;
   run = optune("import " + lines + " --db " + other);
   ASSERT_EQ(run.code, 0) << run.err;
-  EXPECT_NE(run.out.find("and 1 new dispatch rules"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("and 1 new dispatch rule into"), std::string::npos) << run.out;
   run = optune("pick --op gemm --shape 48,32,32 --format json --db " + other);
   ASSERT_EQ(run.code, 0) << run.err;
   const auto answer = nlohmann::json::parse(run.out);

@@ -341,7 +341,7 @@ TEST_F(ResultsCliTest, RecordsOfAnOlderSpaceArePassedOverByApplyBestAndRegress) 
   CommandRun apply = optune("apply-best --db " + db() + " --target cpu --out " + header.string());
   ASSERT_EQ(apply.code, 0) << apply.out << apply.err;
   const std::string text = slurp(header);
-  EXPECT_NE(text.find("// 1 tuned workloads."), std::string::npos) << text;
+  EXPECT_NE(text.find("// 1 tuned workload."), std::string::npos) << text;
   EXPECT_NE(text.find(std::string("// ") + kWorkload), std::string::npos) << text;
   EXPECT_EQ(text.find("retired_knob"), std::string::npos) << text;
 
