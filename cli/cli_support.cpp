@@ -104,6 +104,10 @@ void add_database_option(CLI::App& command, std::string& database, const std::st
       ->capture_default_str();
 }
 
+void add_since_option(CLI::App& command, std::string& since) {
+  command.add_option("--since", since, "Only records since a date (2026-11-22[T18:30]) or for a duration (12h, 7d)");
+}
+
 void add_layout_option(CLI::App& command, std::string& layout) {
   command.add_option("--layout", layout,
                      "With --suite: the activation layout the network keeps between conv layers (nchw, nchw4c, "

@@ -81,7 +81,7 @@ void add_query_command(CLI::App& app, CommandAction& action) {
   add_dtype_option(*query, options->shape);
   query->add_option("--target", options->target, "Only this target (e.g. cpu)");
   query->add_option("--device", options->device, "Only this device: id or part of its name");
-  query->add_option("--since", options->since, "Only records since a date (2026-11-22[T18:30]) or for a duration (12h, 7d)");
+  add_since_option(*query, options->since);
   query->add_option("--top", options->top, "Best K configs per workload, target and device")
       ->capture_default_str()->check(whole_number(1, 1000000));
   query->add_flag("--history", options->history, "Every record, failures included, oldest first");
