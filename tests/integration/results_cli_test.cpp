@@ -230,7 +230,7 @@ TEST_F(ResultsCliTest, QuerySinceMergePruneAndReport) {
   std::string html = slurp(page);
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   EXPECT_NE(html.find(kWorkload), std::string::npos);
-  EXPECT_NE(html.find("<table>"), std::string::npos);
+  EXPECT_NE(html.find("<table class=\"summary\">"), std::string::npos);
   std::size_t svgs = 0;
   for (auto at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 1)) ++svgs;
   EXPECT_EQ(svgs, 1u);  // one task
