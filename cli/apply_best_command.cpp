@@ -8,6 +8,7 @@
 #include "cli_support.hpp"
 #include "optune/app/apply_best.hpp"
 #include "optune/app/kernel_results.hpp"
+#include "optune/app/output_text.hpp"
 
 namespace optune::cli {
 namespace {
@@ -77,8 +78,8 @@ int run_apply_best(const ApplyBestOptions& options) {
                  "optune: note: %zu of %zu tuned rows come from records of another or an unknown toolchain than "
                  "today's (%s); optune revalidate re-measures them\n",
                  table.other_toolchain_rows, table.device_rows, table.other_toolchain_example.c_str());
-  std::printf("%s: %zu tuned workloads%s for %s on %s%s\n", options.out.c_str(), header.tuned,
-              header.range_rows ? (", " + std::to_string(header.range_rows) + " dispatch leaves").c_str() : "",
+  std::printf("%s: %s%s for %s on %s%s\n", options.out.c_str(), app::counted(header.tuned, "tuned workload").c_str(),
+              header.range_rows ? (", " + app::counted(header.range_rows, "dispatch leaf", "dispatch leaves")).c_str() : "",
               table.target.c_str(), header.device_name.c_str(), written ? "" : " (unchanged)");
   return 0;
 }

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "measure_options.hpp"
+#include "optune/app/output_text.hpp"
 
 namespace optune::cli {
 namespace fs = std::filesystem;
@@ -107,6 +108,10 @@ void add_database_option(CLI::App& command, std::string& database, const std::st
       ->capture_default_str();
 }
 
+void add_since_option(CLI::App& command, std::string& since) {
+  command.add_option("--since", since, "Only records since a date (2026-11-22[T18:30]) or for a duration (12h, 7d)");
+}
+
 void add_layout_option(CLI::App& command, std::string& layout) {
   command.add_option("--layout", layout,
                      "With --suite: the activation layout the network keeps between conv layers (nchw, nchw4c, "
@@ -173,8 +178,8 @@ std::string milliseconds(const std::optional<measure::MeasureResult>& result) {
 }
 
 std::string ratio(const std::optional<measure::MeasureResult>& now, std::optional<double> reference) {
-  if (!now || !now->ok() || !reference || *reference <= 0) return "-";
-  return fmt::format("{:.2f}x", now->median_seconds / *reference);
+  if (!now || !now->ok() || !reference) return "-";
+  return app::speedup_text(*reference, now->median_seconds);
 }
 
 

@@ -56,6 +56,10 @@ void refuse_output_over_database(const std::string& command, const std::string& 
 // says what the command does with it ("only read"), where that needs saying.
 void add_database_option(CLI::App& command, std::string& database, const std::string& note = "");
 
+// Registers `--since` (a date or a duration back from now, app::parse_since reads it) for the
+// commands that read records (query, report).
+void add_since_option(CLI::App& command, std::string& since);
+
 // Registers `--layout` for commands that take `--suite`.
 void add_layout_option(CLI::App& command, std::string& layout);
 // Registers `--dtype` (f32, f16, bf16, i8: the operands' type) for a command's `--shape`, which

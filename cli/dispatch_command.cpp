@@ -11,6 +11,7 @@
 #include "measure_options.hpp"
 #include "optune/app/dispatch.hpp"
 #include "optune/app/measure_configs.hpp"
+#include "optune/app/output_text.hpp"
 
 namespace optune::cli {
 namespace {
@@ -54,12 +55,13 @@ void print_checks(const std::string& title, const std::vector<app::HeldOutCheck>
 }
 
 void print_outcome(const app::DispatchOutcome& outcome, double within) {
-  std::printf("dispatch %zu of %s (%s on %s), %zu shapes x %zu finalists\n", outcome.stored.id, outcome.range.c_str(),
-              outcome.stored.template_name.c_str(), outcome.stored.target.c_str(), outcome.shape_keys.size(),
-              outcome.finalists.size());
+  std::printf("dispatch %zu of %s (%s on %s), %s x %s\n", outcome.stored.id, outcome.range.c_str(),
+              outcome.stored.template_name.c_str(), outcome.stored.target.c_str(),
+              app::counted(outcome.shape_keys.size(), "shape").c_str(),
+              app::counted(outcome.finalists.size(), "finalist").c_str());
   print_matrix(outcome);
-  std::printf("cover (greedy, within %.1f%% of each shape's best): %zu configs", within * 100,
-              outcome.cover.chosen.size());
+  std::printf("cover (greedy, within %.1f%% of each shape's best): %s", within * 100,
+              app::counted(outcome.cover.chosen.size(), "config").c_str());
   if (!outcome.cover.uncovered.empty()) {
     std::printf("; not within reach:");
     for (auto s : outcome.cover.uncovered) std::printf(" s%zu", s);

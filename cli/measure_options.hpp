@@ -23,7 +23,8 @@ void add_timing_options(CLI::App& command, MeasureSettings& measuring, const std
 // A measurement's median in milliseconds ("0.1234"), its error kind where it failed, "-" for none:
 // the table cells of regress and revalidate.
 std::string milliseconds(const std::optional<measure::MeasureResult>& result);
-// A successful measurement's median over `reference` seconds ("1.02x"); "-" where either is missing.
+// The speed-up of a successful measurement over `reference` seconds, as tune words its speed-up:
+// `reference` over its median ("0.98x" where it is slower); "-" where either is missing.
 std::string ratio(const std::optional<measure::MeasureResult>& now, std::optional<double> reference);
 
 }  // namespace optune::cli

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "cli_support.hpp"
+#include "optune/app/output_text.hpp"
 #include "optune/app/record_transfer.hpp"
 
 namespace optune::cli {
@@ -18,12 +19,12 @@ struct MergeOptions {
 int run_merge(const MergeOptions& options) {
   const app::MergeOutcome merged = app::merge_databases(options.first, options.second, options.into);
   if (options.into.empty())
-    std::printf("merged %zu new records from %s into %s (%zu records)\n", merged.from_second, options.second.c_str(),
-                options.first.c_str(), merged.records);
+    std::printf("merged %s from %s into %s (%s)\n", app::counted(merged.from_second, "new record").c_str(),
+                options.second.c_str(), options.first.c_str(), app::counted(merged.records, "record").c_str());
   else
-    std::printf("merged %zu new records from %s and %zu from %s into %s (%zu records)\n", merged.from_first,
-                options.first.c_str(), merged.from_second, options.second.c_str(), options.into.c_str(),
-                merged.records);
+    std::printf("merged %s from %s and %zu from %s into %s (%s)\n",
+                app::counted(merged.from_first, "new record").c_str(), options.first.c_str(), merged.from_second,
+                options.second.c_str(), options.into.c_str(), app::counted(merged.records, "record").c_str());
   return 0;
 }
 

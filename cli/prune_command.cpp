@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "cli_support.hpp"
+#include "optune/app/output_text.hpp"
 #include "optune/app/run_locks.hpp"
 
 namespace optune::cli {
@@ -35,13 +36,13 @@ int run_prune(const PruneOptions& options) {
   const std::size_t before = database.count();
   const std::size_t removed = database.prune(options.keep, options.dry_run);
   if (options.dry_run) {
-    std::printf("would delete %zu of %zu records from %s (nothing deleted: --dry-run)\n", removed, before,
-                options.database.c_str());
+    std::printf("would delete %zu of %s from %s (nothing deleted: --dry-run)\n", removed,
+                app::counted(before, "record").c_str(), options.database.c_str());
     return 0;
   }
   if (removed > 0) database.compact();
-  std::printf("deleted %zu of %zu records from %s; %zu kept\n", removed, before, options.database.c_str(),
-              database.count());
+  std::printf("deleted %zu of %s from %s; %zu kept\n", removed, app::counted(before, "record").c_str(),
+              options.database.c_str(), database.count());
   return 0;
 }
 

@@ -6,6 +6,7 @@
 
 #include "cli_support.hpp"
 #include "optune/app/query.hpp"
+#include "optune/app/query_table.hpp"
 
 namespace optune::cli {
 namespace {
@@ -27,40 +28,6 @@ std::string csv_field(const std::string& text) {
   std::string quoted = "\"";
   for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
   return quoted + "\"";
-}
-
-// "+-2.1%", "-" where unknown.
-std::string spread_text(const db::TuningRecord& record) {
-  return record.spread ? fmt::format("+-{:.1f}%", *record.spread * 100) : "-";
-}
-
-// Where the record's seconds went: "1.2/0.01/0.21" s building, checking, timing ("-" unknown).
-std::string seconds_split_text(const db::TuningRecord& record) {
-  const auto part = [](const std::optional<double>& seconds) { return seconds ? fmt::format("{:.2g}", *seconds) : "-"; };
-  return fmt::format("{:.2g}/{}/{}", record.build_seconds, part(record.check_seconds), part(record.timing_seconds));
-}
-
-void print_table(const std::vector<db::TuningRecord>& records, const std::map<std::int64_t, db::TuningRecord>& tied) {
-  std::printf("%-44s %-8s %-16s %10s %11s %8s %-13s %-16s %s\n", "workload", "target", "device", "GFLOP/s",
-              "median ms", "spread", "status", "build/check/time", "config");
-  bool any_noisy = false;
-  for (const auto& r : records) {
-    // A noisy record is marked where it is read: its figure is not to be trusted as it stands.
-    const std::string status = r.error_kind + (r.is_noisy() ? " noisy" : "");
-    any_noisy = any_noisy || r.is_noisy();
-    std::printf("%-44s %-8s %-16s %10.2f %11.4f %8s %-13s %-16s %s\n", r.workload_key.c_str(), r.target.c_str(),
-                r.device_id.c_str(), r.gflops, r.median_seconds * 1e3, spread_text(r).c_str(), status.c_str(),
-                seconds_split_text(r).c_str(), r.config.dump().c_str());
-  }
-  if (records.empty()) std::printf("(no records match)\n");
-  for (const auto& r : records)
-    if (auto next = tied.find(r.id); next != tied.end())
-      std::printf("tied: %s on %s: the best two configs are within noise (%.4f ms and %.4f ms)\n",
-                  r.workload_key.c_str(), r.device_id.c_str(), r.median_seconds * 1e3, next->second.median_seconds * 1e3);
-  if (any_noisy)
-    std::printf("noisy: measured while other processes took over %.0f%% of the CPU, or known to no better than "
-                "+-%.0f%%\n",
-                db::kBusyLoad * 100, db::kNoisySpread * 100);
 }
 
 std::string optional_number(const std::optional<double>& value) {
@@ -98,7 +65,7 @@ int run_query(const QueryOptions& options) {
                                       optional_number(r.check_seconds), optional_number(r.timing_seconds))
                               .c_str());
   } else {
-    print_table(records, result.tied);
+    std::fputs(app::query_table(result).c_str(), stdout);
   }
   return 0;
 }
@@ -114,7 +81,7 @@ void add_query_command(CLI::App& app, CommandAction& action) {
   add_dtype_option(*query, options->shape);
   query->add_option("--target", options->target, "Only this target (e.g. cpu)");
   query->add_option("--device", options->device, "Only this device: id or part of its name");
-  query->add_option("--since", options->since, "Only records since a date (2026-11-22[T18:30]) or for a duration (12h, 7d)");
+  add_since_option(*query, options->since);
   query->add_option("--top", options->top, "Best K configs per workload, target and device")
       ->capture_default_str()->check(whole_number(1, 1000000));
   query->add_flag("--history", options->history, "Every record, failures included, oldest first");

@@ -9,6 +9,7 @@
 
 #include "cli_support.hpp"
 #include "measure_options.hpp"
+#include "optune/app/output_text.hpp"
 #include "optune/app/regress.hpp"
 
 namespace optune::cli {
@@ -19,7 +20,7 @@ void print_row(const app::RegressCase& checked) {
   const tuner::RegressionCase& c = checked.measured;
   std::optional<double> default_seconds;
   if (c.default_now && c.default_now->ok()) default_seconds = c.default_now->median_seconds;
-  std::printf("%-40s %12s %12s %12s %11s %11s  %s%s%s\n", c.workload_key.c_str(),
+  std::printf("%-40s %12s %12s %12s %20s %19s  %s%s%s\n", c.workload_key.c_str(),
               c.recorded_seconds ? fmt::format("{:.4f}", *c.recorded_seconds * 1e3).c_str() : "-",
               milliseconds(c.tuned_now).c_str(), milliseconds(c.default_now).c_str(),
               ratio(c.tuned_now, c.recorded_seconds).c_str(), ratio(c.tuned_now, default_seconds).c_str(),
@@ -33,14 +34,15 @@ int run_regress(const app::RegressRequest& request) {
   bool header_printed = false;
   auto print = [&header_printed](const app::RegressCase& checked) {
     if (!header_printed)
-      std::printf("%-40s %12s %12s %12s %11s %11s  %s\n", "workload", "recorded ms", "tuned now", "default now",
-                  "vs recorded", "vs default", "verdict");
+      std::printf("%-40s %12s %12s %12s %20s %19s  %s\n", "workload", "recorded ms", "tuned now", "default now",
+                  "speed-up vs recorded", "speed-up vs default", "verdict");
     header_printed = true;
     print_row(checked);
   };
   const app::RegressOutcome outcome = app::regress(request, install_paths(), print, stderr_log());
-  std::printf("\n%zu workloads: %zu regressed, %zu untuned (tolerance %.0f%%)\n", outcome.cases.size(),
-              outcome.regressions, outcome.untuned, request.tolerance * 100);
+  std::printf("\n%s: %zu regressed, %zu untuned (tolerance %.0f%%)\n",
+              app::counted(outcome.cases.size(), "workload").c_str(), outcome.regressions, outcome.untuned,
+              request.tolerance * 100);
   return outcome.regressions ? 1 : 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include "cli_support.hpp"
 #include "optune/app/replay.hpp"
+#include "optune/app/output_text.hpp"
 
 namespace optune::cli {
 namespace {
@@ -64,8 +65,9 @@ std::string transfer_note(const std::vector<std::string>& tuners) {
 
 void print_table_header(const tuner::LandscapeFile& file, const ReplayOptions& options,
                         const app::ReplayRequest& request) {
-  std::printf("replay     %s: %s on %s, %zu configurations, optimum %.6g (replayed from the file: nothing is measured)\n",
-              file.name.c_str(), file.kernel.c_str(), file.device.c_str(), file.configs.size(), file.optimum);
+  std::printf("replay     %s: %s on %s, %s, optimum %.6g (replayed from the file: nothing is measured)\n",
+              file.name.c_str(), file.kernel.c_str(), file.device.c_str(),
+              app::counted(file.configs.size(), "configuration").c_str(), file.optimum);
   std::printf("seeds      %zu from %zu, batches of %zu (optune tune measures batches of %zu)%s\n", options.seeds,
               options.first_seed, options.batch_size, tuner::TuningOptions{}.batch_size,
               options.transfer_from.empty() ? "" : transfer_note(app::replay_tuners(request.tuners)).c_str());

@@ -12,6 +12,7 @@
 #include "cli_support.hpp"
 #include "measure_options.hpp"
 #include "optune/app/revalidation.hpp"
+#include "optune/app/output_text.hpp"
 
 namespace optune::cli {
 namespace {
@@ -24,13 +25,13 @@ struct RevalidateOptions {
 };
 
 void print_header() {
-  std::printf("%-40s %-10s %12s %12s %12s %11s %11s\n", "workload", "status", "recorded ms", "now ms", "default ms",
-              "vs recorded", "vs default");
+  std::printf("%-40s %-10s %12s %12s %12s %20s %19s\n", "workload", "status", "recorded ms", "now ms", "default ms",
+              "speed-up vs recorded", "speed-up vs default");
 }
 
 // What the re-tune of a regressed or broken entry came to.
 void print_retune(const app::Retune& retune) {
-  std::printf("  re-tuned (%zu trials, run %s): ", retune.trials, retune.run_id.c_str());
+  std::printf("  re-tuned (%s, run %s): ", app::counted(retune.trials, "trial").c_str(), retune.run_id.c_str());
   if (!retune.best) {
     std::printf("still broken: %s\n", retune.after.reason.c_str());
     return;
@@ -39,8 +40,8 @@ void print_retune(const app::Retune& retune) {
   if (retune.old_config && retune.old_config->config_text() == retune.best->config_text())
     against = "the old config is still the best";
   else if (retune.old_config && retune.speedup_over_old)
-    against = fmt::format("{:.2f}x the old config now ({:.4f} ms)", *retune.speedup_over_old,
-                          retune.old_config->median_seconds * 1e3);
+    against = fmt::format("speed-up {} over the old config now ({:.4f} ms)",
+                          app::speedup_text(*retune.speedup_over_old), retune.old_config->median_seconds * 1e3);
   else if (retune.old_config)
     against = fmt::format("the old config now {:.4f} ms", retune.old_config->median_seconds * 1e3);
   std::printf("new best %.4f ms, %s; %s%s\n", retune.best->median_seconds * 1e3, against.c_str(),
@@ -54,7 +55,7 @@ void print_entry(const app::RevalidationEntry& entry) {
   const auto& c = entry.measured;
   std::optional<double> default_seconds;
   if (c.default_now && c.default_now->ok()) default_seconds = c.default_now->median_seconds;
-  std::printf("%-40s %-10s %12s %12s %12s %11s %11s\n", entry.workload_key.c_str(),
+  std::printf("%-40s %-10s %12s %12s %12s %20s %19s\n", entry.workload_key.c_str(),
               std::string(tuner::revalidation_name(entry.verdict.status)).c_str(),
               c.recorded_seconds ? fmt::format("{:.4f}", *c.recorded_seconds * 1e3).c_str() : "-",
               milliseconds(c.tuned_now).c_str(), milliseconds(c.default_now).c_str(),
@@ -68,9 +69,10 @@ void print_entry(const app::RevalidationEntry& entry) {
 
 void print_totals(const app::RevalidateOutcome& outcome) {
   using tuner::Revalidation;
-  std::printf("\n%zu workloads: %zu current, %zu holds, %zu regressed, %zu broken, %zu untuned; %zu re-tuned, %zu "
+  std::printf("\n%s: %zu current, %zu holds, %zu regressed, %zu broken, %zu untuned; %zu re-tuned, %zu "
               "still regressed or broken (tolerance %.0f%%) in %s\n",
-              outcome.entries.size(), outcome.count(Revalidation::kCurrent), outcome.count(Revalidation::kHolds),
+              app::counted(outcome.entries.size(), "workload").c_str(), outcome.count(Revalidation::kCurrent),
+              outcome.count(Revalidation::kHolds),
               outcome.count(Revalidation::kRegressed), outcome.count(Revalidation::kBroken),
               outcome.count(Revalidation::kUntuned), outcome.retuned(), outcome.failing(), outcome.tolerance * 100,
               tuner::format_duration(outcome.seconds).c_str());

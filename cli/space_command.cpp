@@ -5,6 +5,7 @@
 
 #include "cli_support.hpp"
 #include "optune/app/describe.hpp"
+#include "optune/app/output_text.hpp"
 
 namespace optune::cli {
 namespace {
@@ -29,14 +30,14 @@ int run_space(const SpaceOptions& options) {
   const auto size = description["size"].get<std::uint64_t>();
   const double share = description["valid_share_estimate"].get<double>();
   if (description["valid_share_counted"].get<bool>())
-    std::printf("size      %llu configs, %.0f valid (%.1f%%)\n", static_cast<unsigned long long>(size),
+    std::printf("size      %s, %.0f valid (%.1f%%)\n", app::counted(size, "config").c_str(),
                 std::round(share * static_cast<double>(size)), share * 100);
   else if (share > 0)
-    std::printf("size      %llu configs, about %.1f%% valid (%.3g valid)\n",
-                static_cast<unsigned long long>(size), share * 100, share * static_cast<double>(size));
+    std::printf("size      %s, about %.1f%% valid (%.3g valid)\n", app::counted(size, "config").c_str(),
+                share * 100, share * static_cast<double>(size));
   else  // the default config is valid: the space has some, too few for the samples to hit
-    std::printf("size      %llu configs, few valid: none in the %d sampled (the default config is one)\n",
-                static_cast<unsigned long long>(size), description["valid_share_samples"].get<int>());
+    std::printf("size      %s, few valid: none in the %d sampled (the default config is one)\n",
+                app::counted(size, "config").c_str(), description["valid_share_samples"].get<int>());
   std::printf("knobs\n");
   for (const auto& knob : description["knobs"]) {
     std::string preview = knob.contains("preview") ? knob["preview"].dump() : "";

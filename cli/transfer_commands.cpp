@@ -7,6 +7,7 @@
 
 #include "cli_support.hpp"
 #include "optune/app/kernel_results.hpp"
+#include "optune/app/output_text.hpp"
 #include "optune/app/record_transfer.hpp"
 
 namespace optune::cli {
@@ -47,8 +48,9 @@ int run_kernel_tuner_export(const ExportOptions& options) {
   for (const auto& problem : exported.passed_over)
     std::fprintf(stderr, "optune: note: passed over a bad record of %s: %s\n", exported.workload_key.c_str(), problem.c_str());
   write_output(options.out, exported.text);
-  std::fprintf(stderr, "exported %zu configurations of %s on %s (%zu failed) as a Kernel Tuner cache\n",
-               exported.configs, exported.workload_key.c_str(), exported.device_name.c_str(), exported.failed);
+  std::fprintf(stderr, "exported %s of %s on %s (%zu failed) as a Kernel Tuner cache\n",
+               app::counted(exported.configs, "configuration").c_str(), exported.workload_key.c_str(),
+               exported.device_name.c_str(), exported.failed);
   return 0;
 }
 
@@ -66,7 +68,8 @@ int run_export(const ExportOptions& options) {
     if (!out) throw UsageError("export: cannot write " + options.out);
     count = database.export_jsonl(out, options.filter);
   }
-  std::fprintf(stderr, "exported %zu records and %zu dispatch rules\n", count.records, count.dispatch_rules);
+  std::fprintf(stderr, "exported %s and %s\n", app::counted(count.records, "record").c_str(),
+               app::counted(count.dispatch_rules, "dispatch rule").c_str());
   return 0;
 }
 
@@ -76,9 +79,9 @@ int run_kernel_tuner_import(const ImportOptions& options) {
   app::KernelTunerImportRequest request = options.kernel_tuner;
   request.database = options.database;
   const app::KernelTunerImportResult result = app::import_kernel_tuner(request);
-  std::printf("imported %zu new records into %s: %zu configurations of %s (%zu failed, %zu invalid left out) on %s [%s, "
-              "fingerprint from %s]\n",
-              result.added, options.database.c_str(), result.configs, result.workload_key.c_str(), result.failed,
+  std::printf("imported %s into %s: %s of %s (%zu failed, %zu invalid left out) on %s [%s, fingerprint from %s]\n",
+              app::counted(result.added, "new record").c_str(), options.database.c_str(),
+              app::counted(result.configs, "configuration").c_str(), result.workload_key.c_str(), result.failed,
               result.invalid, result.device_name.c_str(), result.device_id.c_str(), result.device_source.c_str());
   return 0;
 }
@@ -92,8 +95,8 @@ int run_import(const ImportOptions& options) {
   std::ifstream in(options.in);
   if (!in) throw UsageError("import: cannot read " + options.in);
   const auto added = app::import_records(options.database, in);
-  std::printf("imported %zu new records and %zu new dispatch rules into %s\n", added.records, added.dispatch_rules,
-              options.database.c_str());
+  std::printf("imported %s and %s into %s\n", app::counted(added.records, "new record").c_str(),
+              app::counted(added.dispatch_rules, "new dispatch rule").c_str(), options.database.c_str());
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli_support.hpp"
+#include "optune/app/output_text.hpp"
 #include "measure_options.hpp"
 #include "stop_signals.hpp"
 
@@ -29,8 +30,8 @@ tuner::Progress make_progress(const TuneOptions& options) {
 void print_noise(std::size_t noisy, std::size_t trials, const std::optional<double>& peak_load,
                  const std::optional<double>& peak_device_load, std::size_t remeasured = 0, std::size_t now_quiet = 0) {
   if (noisy == 0) return;
-  std::printf("noise      %zu of %zu trials measured while the machine was busy or with a wide spread (marked noisy",
-              noisy, trials);
+  std::printf("noise      %zu of %s measured while the machine was busy or with a wide spread (marked noisy", noisy,
+              app::counted(trials, "trial").c_str());
   if (peak_load && *peak_load > db::kBusyLoad)
     std::printf("; other processes took up to %.0f%% of the CPU", *peak_load * 100);
   if (peak_device_load && *peak_device_load > db::kBusyLoad)
@@ -61,15 +62,16 @@ std::string speedup_line(const tuner::TuningSummary& summary) {
     const auto& comparison = *summary.comparison;
     if (!comparison.is_reliable()) return "speed-up unreliable: " + comparison.verdict.unreliable;
     const auto& speedup = *comparison.verdict.speedup;
-    return fmt::format("speed-up {:.2f}x ({:.2f}x to {:.2f}x) over default, {} interleaved rounds", speedup.value,
-                       speedup.low, speedup.high, comparison.rounds);
+    return fmt::format("speed-up {} over default, {} interleaved rounds",
+                       app::speedup_interval_text(speedup.value, speedup.low, speedup.high), comparison.rounds);
   }
   if (summary.speedup() <= 0) return "(no speed-up to give: the default failed)";
   if (const std::string doubt = summary.records_speedup_doubt(); !doubt.empty()) return "speed-up unreliable: " + doubt;
   const char* why = summary.stopped            ? "the run was stopped"
                     : summary.comparison ? "the final comparison could not pair the default with the best"
                                          : "--remeasure 0";
-  return fmt::format("speed-up {:.2f}x over default (from the records, not re-measured: {})", summary.speedup(), why);
+  return fmt::format("speed-up {} over default (from the records, not re-measured: {})",
+                     app::speedup_text(summary.speedup()), why);
 }
 
 // The final comparison's runner-up and its verdict on the winner an earlier run stored.
@@ -95,10 +97,11 @@ void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
               summary.trials, summary.failures, tuner::format_duration(summary.seconds).c_str(),
               summary.tuner.c_str(), summary.overhead_seconds);
   if (summary.already_recorded)
-    std::printf("; %zu configs recorded before, not measured again", summary.already_recorded);
-  if (summary.transfer_records) std::printf(", started from %zu records of other shapes", summary.transfer_records);
+    std::printf("; %s recorded before, not measured again", app::counted(summary.already_recorded, "config").c_str());
+  if (summary.transfer_records)
+    std::printf(", started from %s of other shapes", app::counted(summary.transfer_records, "record").c_str());
   if (summary.other_device_records)
-    std::printf(", warm-started from %zu records of other devices", summary.other_device_records);
+    std::printf(", warm-started from %s of other devices", app::counted(summary.other_device_records, "record").c_str());
   std::printf(")\n");
   print_time_split(summary);
   print_noise(summary.noisy, summary.trials, summary.peak_load, summary.peak_device_load, summary.noisy_remeasured,
@@ -133,12 +136,12 @@ std::string speedup_text(const tuner::TuningSummary& summary) {
   } else if (!summary.records_speedup_doubt().empty()) {
     return "busy";
   }
-  return fmt::format("{:.2f}x", summary.speedup());
+  return app::speedup_text(summary.speedup());
 }
 
 void print_suite_summary(const TuneOptions& options, const tuner::Suite& suite, const tuner::SuiteSummary& summary) {
-  std::printf("suite %s: %zu tasks, %zu trials in %s\n\n", suite.name.c_str(), summary.tasks.size(),
-              summary.trials, tuner::format_duration(summary.seconds).c_str());
+  std::printf("suite %s: %s, %s in %s\n\n", suite.name.c_str(), app::counted(summary.tasks.size(), "task").c_str(),
+              app::counted(summary.trials, "trial").c_str(), tuner::format_duration(summary.seconds).c_str());
   std::printf("%-22s %5s %6s %12s %12s %9s %8s\n", "task", "count", "trials", "default ms", "tuned ms",
               "GFLOP/s", "speed-up");
   for (const auto& task : summary.tasks) {
@@ -151,8 +154,8 @@ void print_suite_summary(const TuneOptions& options, const tuner::Suite& suite, 
                 s.best ? fmt::format("{:.1f}", s.best->gflops).c_str() : "-", speedup_text(s).c_str());
   }
   std::printf("\nnetwork latency, estimated as the sum of count x latency: default %.3f ms, tuned %.3f ms, "
-              "speed-up %.2fx\n", summary.default_seconds * 1e3, summary.tuned_seconds * 1e3,
-              summary.default_seconds / summary.tuned_seconds);
+              "speed-up %s\n", summary.default_seconds * 1e3, summary.tuned_seconds * 1e3,
+              app::speedup_text(summary.default_seconds, summary.tuned_seconds).c_str());
   std::size_t noisy = 0;
   std::optional<double> peak_load, peak_device_load;
   for (const auto& task : summary.tasks) {
@@ -188,9 +191,9 @@ void print_range_plan(const app::TunePlan& plan) {
 
 // How a run stopped by a signal ends: what was kept and how to go on.
 void print_stopped(const TuneOptions& options, std::size_t trials) {
-  std::printf("stopped    by signal %d after the batch in flight: %zu trials of this run recorded in %s; run the "
+  std::printf("stopped    by signal %d after the batch in flight: %s of this run recorded in %s; run the "
               "same command again to continue (configs already measured are skipped)\n",
-              StopOnSignals::first_signal(), trials, options.request.database.c_str());
+              StopOnSignals::first_signal(), app::counted(trials, "trial").c_str(), options.request.database.c_str());
 }
 
 int run_tune(const TuneOptions& given) {

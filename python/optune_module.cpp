@@ -84,6 +84,37 @@ app::TuneRequest tune_request(const py::dict& arguments) {
   return request;
 }
 
+// tune()'s defaults as the command line has them (app::TuneRequest's own), so that Python keeps no
+// second list of them.
+nlohmann::json tune_defaults() {
+  const app::TuneRequest request;
+  const auto& tuning = request.tuning;
+  const auto& timing = request.measuring.timing;
+  return {{"op", request.op},
+          {"target", request.measuring.target},
+          {"db", request.database},
+          {"tuner", tuning.tuner.name},
+          {"trials", tuning.trials},
+          {"batch_size", tuning.batch_size},
+          {"early_stopping", tuning.early_stopping},
+          {"remeasure", tuning.remeasure_top},
+          {"seed", tuning.tuner.seed},
+          {"transfer", tuning.tuner.transfer},
+          {"objective", cost_model::objective_name(tuning.tuner.objective)},
+          {"cheap_share", tuning.tuner.cheap_share},
+          {"scheduler", tuner::scheduler_policy_name(request.scheduler.policy)},
+          {"repeat", timing.repeat},
+          {"number", timing.number},
+          {"min_repeat_ms", timing.min_repeat_ms},
+          {"timeout", timing.timeout_seconds},
+          {"bail_out", timing.bail_out},
+          {"timing", timing.adaptive ? "adaptive" : "full"},
+          {"jobs", request.measuring.build.jobs},
+          {"compiler", request.measuring.build.compiler},
+          {"compile_timeout", request.measuring.build.compile_timeout},
+          {"rpc_wait", request.measuring.rpc_wait}};
+}
+
 std::string tune(const py::dict& arguments, const std::string& package_dir, const py::object& callback) {
   auto get = [&](const char* key) { return arguments[key]; };
   const app::TuneRequest request = tune_request(arguments);
@@ -189,6 +220,7 @@ PYBIND11_MODULE(_optune, m) {
     }
   });
   m.def("tune", &tune, py::arg("arguments"), py::arg("package_dir"), py::arg("progress"));
+  m.def("tune_defaults", [] { return tune_defaults().dump(); });
   m.def("dispatch", &dispatch, py::arg("arguments"), py::arg("package_dir"));
   m.def("query", &query, py::arg("db"), py::arg("op"), py::arg("shape"), py::arg("target"), py::arg("device"),
         py::arg("top"), py::arg("history"), py::arg("since"));

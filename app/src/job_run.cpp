@@ -11,6 +11,7 @@
 #include "optune/app/bad_input.hpp"
 #include "optune/app/measuring.hpp"
 #include "optune/app/tasks.hpp"
+#include "optune/tuner/results/output_text.hpp"
 #include "optune/tuner/scheduling/task_session.hpp"
 
 namespace optune::app {
@@ -100,9 +101,9 @@ JobOutcome JobRun::run() {
   std::size_t done = 0;
   for (auto& task : tasks_)
     done += task.trials_done = tuner::recorded_job_trials(*database_, tuner::task_key(*task.task), job_.run_id());
-  say(fmt::format("job {} ({}): {} workloads on {} ({}), tuner {}, {} trials already recorded; database {}, log {}",
-                  job_.name, job_.source, tasks_.size(), job_.target, tasks_.front().task->device.name, job_.tuner,
-                  done, job_.database, job_.log));
+  say(fmt::format("job {} ({}): {} on {} ({}), tuner {}, {} already recorded; database {}, log {}", job_.name,
+                  job_.source, tuner::counted(tasks_.size(), "workload"), job_.target, tasks_.front().task->device.name,
+                  job_.tuner, tuner::counted(done, "trial"), job_.database, job_.log));
 
   tuner::TuningOptions tuning;
   tuning.batch_size = job_.batch_size;
@@ -133,10 +134,10 @@ JobOutcome JobRun::run() {
     throw;
   }
   if (summary.stopped)
-    say(fmt::format("job {}: stopped by {} after {} trials in this run; run it again to continue", job_.name,
-                    request_.stop_cause(), summary.trials));
+    say(fmt::format("job {}: stopped by {} after {} in this run; run it again to continue", job_.name,
+                    request_.stop_cause(), tuner::counted(summary.trials, "trial")));
   else
-    say(fmt::format("job {}: finished, {} trials in this run in {}", job_.name, summary.trials,
+    say(fmt::format("job {}: finished, {} in this run in {}", job_.name, tuner::counted(summary.trials, "trial"),
                     tuner::format_duration(summary.seconds)));
   print_summary();
   JobOutcome outcome{summary.stopped, true, summary.trials};
@@ -173,7 +174,7 @@ void JobRun::print_summary() const {
     else if (best && default_record && default_record->ok() && (best->is_noisy() || default_record->is_noisy()))
       speedup = "busy";  // either record measured on a busy machine or with a wide spread: no ratio to trust
     else if (best && default_record && default_record->ok())
-      speedup = fmt::format("{:.2f}x", default_record->median_seconds / best->median_seconds);
+      speedup = tuner::speedup_text(default_record->median_seconds, best->median_seconds);
     say(fmt::format("{:<24} {:>5} {:>7} {:>8} {:>12} {:>12} {:>9} {:>8}", task.entry.name, task.entry.count,
                     task_trials, failures, milliseconds(default_record), milliseconds(best),
                     best ? fmt::format("{:.1f}", best->gflops) : "-", speedup));
@@ -188,16 +189,16 @@ void JobRun::print_summary() const {
 
 void JobRun::stopped_at_once(const std::string& cause) noexcept {
   // The batch under way is given up; the batches before it are in the database.
-  std::string recorded = "?";
+  std::string recorded = "? trials";
   try {
     auto reader = db::Database::open(job_.database, db::Database::Mode::kReadOnly);
     std::size_t count = 0;
     for (const auto& task : tasks_) count += tuner::recorded_job_trials(reader, tuner::task_key(*task.task), job_.run_id());
-    recorded = std::to_string(count);
+    recorded = tuner::counted(count, "trial");
   } catch (const std::exception&) {  // the end line matters more than its count
   }
-  const std::string line = fmt::format("job {}: stopped at once by a second {} during a batch; {} trials recorded for "
-                                       "the job; run it again to continue",
+  const std::string line = fmt::format("job {}: stopped at once by a second {} during a batch; {} recorded for the "
+                                       "job; run it again to continue",
                                        job_.name, cause, recorded);
   try {
     say(line);

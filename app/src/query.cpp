@@ -11,7 +11,7 @@
 
 namespace optune::app {
 
-double parse_since(const std::string& text) {
+double parse_since(const std::string& text, const std::string& command) {
   for (const char* format : {"%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%d"}) {
     std::tm time{};
     const char* end = ::strptime(text.c_str(), format, &time);
@@ -22,17 +22,16 @@ double parse_since(const std::string& text) {
   try {
     return static_cast<double>(std::time(nullptr)) - tuner::parse_duration(text);
   } catch (const std::invalid_argument& error) {
-    throw BadInput("query: --since: " + std::string(error.what()) + "; or give a date (2026-11-22, 2026-11-22T18:30)");
+    throw BadInput(command + ": --since: " + std::string(error.what()) + "; or give a date (2026-11-22, 2026-11-22T18:30)");
   }
 }
 
-QueryResult query_records(const QueryRequest& request) {
+db::RecordFilter record_filter(const QueryRequest& request) {
   db::RecordFilter filter;
   filter.op = request.op;
   filter.target = request.target;
   filter.device = request.device;
   if (request.since) filter.since = *request.since;
-  if (request.top == 0) throw BadInput("query: --top must be at least 1");
   try {
     if (!request.shape.empty()) {
       if (request.op.empty()) throw BadInput("query: --shape needs --op");
@@ -43,6 +42,12 @@ QueryResult query_records(const QueryRequest& request) {
   } catch (const std::invalid_argument& error) {
     throw BadInput(error.what());
   }
+  return filter;
+}
+
+QueryResult query_records(const QueryRequest& request) {
+  if (request.top == 0) throw BadInput("query: --top must be at least 1");
+  const db::RecordFilter filter = record_filter(request);
   auto database = open_database(request.database, db::Database::Mode::kReadOnly);
   QueryResult result;
   if (request.history) {

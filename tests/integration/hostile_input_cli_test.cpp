@@ -307,7 +307,7 @@ TEST_F(HostileInputCliTest, ApplyBestPassesOverBadRecordsWithANote) {
       << run.err;
   EXPECT_NE(run.err.find("gflops"), std::string::npos) << run.err;
   const std::string text = optune::test_support::slurp(header);
-  EXPECT_NE(text.find("// 1 tuned workloads."), std::string::npos) << text;
+  EXPECT_NE(text.find("// 1 tuned workload."), std::string::npos) << text;
   EXPECT_EQ(text.find("M-1"), std::string::npos) << text;
   EXPECT_EQ(text.find("1000000.0 GFLOP/s"), std::string::npos) << text;
 }

@@ -81,7 +81,7 @@ TEST_F(TrustCliTest, ABusyMachineMarksItsRecordsNoisyAndTheRunSaysSo) {
   EXPECT_EQ(noisy, measured);
   EXPECT_NE(run.err.find("noisy 1"), std::string::npos) << "the progress line says so\n" << run.err;
   EXPECT_NE(run.err.find("machine busy"), std::string::npos) << run.err;
-  EXPECT_NE(run.out.find("noise      1 of 1 trials measured while the machine was busy"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("noise      1 of 1 trial measured while the machine was busy"), std::string::npos) << run.out;
 
   CommandRun query = optune("query --db " + db());
   EXPECT_NE(query.out.find(" ok noisy "), std::string::npos) << query.out;

@@ -2,271 +2,238 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cmath>
 #include <ctime>
 #include <map>
+#include <optional>
+#include <vector>
 
+#include "optune/tuner/results/output_text.hpp"
 #include "optune/tuner/search/record_check.hpp"
+#include "results/dispatch_section.hpp"
+#include "results/html_text.hpp"
+#include "results/task_trials.hpp"
+#include "results/trial_plot.hpp"
 
 namespace optune::tuner {
 namespace {
 
-// Colours of the runs' lines, cycled (Tableau 10, readable on white).
-constexpr const char* kColours[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-                                    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+// Configs and workload keys run long without a space: they wrap anywhere rather than widen the page.
+constexpr const char* kStyle =
+    "body{font-family:sans-serif;margin:2em;color:#222;max-width:80em}"
+    "table{border-collapse:collapse;max-width:100%}"
+    "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right;vertical-align:top}"
+    "td:first-child,th:first-child{text-align:left}"
+    "td.key,td.config,td.message{text-align:left;overflow-wrap:anywhere;word-break:break-word}"
+    "td.config{min-width:12em;max-width:36em}"
+    "code{font-size:85%;overflow-wrap:anywhere;word-break:break-word;white-space:normal}"
+    "svg.trials{max-width:100%;height:auto}"
+    ".legend{list-style:none;padding:0}.legend li{display:inline-block;margin-right:1.4em}"
+    ".note{background:#fff8e1;border-left:3px solid #edc948;padding:4px 8px;max-width:60em}";
 
-std::string escaped(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '&')
-      out += "&amp;";
-    else if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else if (c == '"')
-      out += "&quot;";
-    else
-      out += c;
-  }
-  return out;
-}
-
-std::string date_text(double unix_seconds) {
-  std::time_t time = static_cast<std::time_t>(unix_seconds);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M", std::localtime(&time));
-  return text;
-}
-
-// One tuning run of a task: best GFLOP/s so far after each trial (failures count as trials).
-struct RunCurve {
-  std::string run_id;
-  std::string tuner;
-  double started = 0;
-  std::vector<double> best_so_far;
+// The task's records as the report reads them, and its headline best as query ranks it.
+struct TaskSection {
+  TaskTrials trials;
+  std::optional<db::TuningRecord> best;            // the config's latest successful record
+  std::optional<db::TuningRecord> default_record;  // the default config's latest successful record
+  std::string best_note;
 };
 
-struct TaskRecords {
-  db::TaskKey key;
-  std::string device_name;
-  std::vector<db::TuningRecord> records;  // oldest first
-};
-
-std::vector<RunCurve> run_curves(const TaskRecords& task) {
-  std::vector<RunCurve> curves;
-  std::map<std::string, std::size_t> index;
-  for (const auto& record : task.records) {
-    if (record.is_remeasurement()) continue;  // not a trial: the same configs timed again
-    auto [it, added] = index.emplace(record.run_id, curves.size());
-    if (added) curves.push_back({record.run_id, "", record.timestamp, {}});
-    RunCurve& curve = curves[it->second];
-    if (!record.is_default) curve.tuner = record.tuner;
-    double previous = curve.best_so_far.empty() ? 0 : curve.best_so_far.back();
-    curve.best_so_far.push_back(std::max(previous, record.ok() ? record.gflops : 0.0));
-  }
-  return curves;
+TaskSection task_section(const db::Database& database, const db::RecordFilter& filter, TaskTrials trials) {
+  TaskSection section{std::move(trials), std::nullopt, std::nullopt, ""};
+  const db::TaskKey& key = section.trials.key;
+  db::RecordFilter task_filter = filter;
+  task_filter.workload_key = key.workload_key;
+  task_filter.template_name = key.template_name;
+  task_filter.target = key.target;
+  task_filter.device = key.device_id;
+  std::vector<std::string> passed_over;  // counted with the task's records already
+  if (auto best = checked_top_k(database, task_filter, 1, passed_over); !best.empty()) section.best = best.front();
+  if (const auto& index = section.trials.default_record) section.default_record = section.trials.records[*index];
+  if (section.best) section.best_note = best_note(section.trials, *section.best);
+  return section;
 }
 
-// A "nice" upper bound for an axis: 1, 2 or 5 times a power of ten, at least `value`.
-double nice_ceiling(double value) {
-  if (value <= 0) return 1;
-  double power = std::pow(10.0, std::floor(std::log10(value)));
-  for (double step : {1.0, 2.0, 5.0, 10.0})
-    if (step * power >= value) return step * power;
-  return 10 * power;
+std::string milliseconds_cell(const std::optional<db::TuningRecord>& record) {
+  return record ? fmt::format("{:.4f}", record->median_seconds * 1e3) : "-";
 }
 
-std::string svg_plot(const std::vector<RunCurve>& curves) {
-  constexpr double kWidth = 640, kHeight = 280, kLeft = 56, kRight = 16, kTop = 12, kBottom = 40;
-  std::size_t trials = 1;
-  double top = 0;
-  for (const auto& curve : curves) {
-    trials = std::max(trials, curve.best_so_far.size());
-    if (!curve.best_so_far.empty()) top = std::max(top, curve.best_so_far.back());
-  }
-  top = nice_ceiling(top);
-  const double plot_width = kWidth - kLeft - kRight, plot_height = kHeight - kTop - kBottom;
-  auto x = [&](double trial) { return kLeft + plot_width * (trials > 1 ? (trial - 1) / (trials - 1) : 0.5); };
-  auto y = [&](double gflops) { return kTop + plot_height * (1 - gflops / top); };
-
-  std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\" "
-      "font-family=\"sans-serif\" font-size=\"11\">\n",
-      kWidth, kHeight);
-  for (int tick = 0; tick <= 4; ++tick) {
-    double value = top * tick / 4;
-    svg += fmt::format(
-        "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>"
-        "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{:g}</text>\n",
-        kLeft, y(value), kWidth - kRight, y(value), kLeft - 6, y(value) + 4, value);
-  }
-  svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">trial (1 to {})</text>\n",
-                     kLeft + plot_width / 2, kHeight - 8, trials);
-  svg += fmt::format(
-      "<text x=\"12\" y=\"{:.1f}\" transform=\"rotate(-90 12 {:.1f})\" text-anchor=\"middle\">"
-      "best GFLOP/s</text>\n",
-      kTop + plot_height / 2, kTop + plot_height / 2);
-  for (std::size_t i = 0; i < curves.size(); ++i) {
-    std::string points;
-    for (std::size_t t = 0; t < curves[i].best_so_far.size(); ++t)
-      points += fmt::format("{:.1f},{:.1f} ", x(t + 1.0), y(curves[i].best_so_far[t]));
-    svg += fmt::format(
-        "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"{}\" points=\"{}\"><title>{}</title>"
-        "</polyline>\n",
-        kColours[i % std::size(kColours)], points, escaped(curves[i].run_id));
-  }
-  return svg + "</svg>\n";
+std::string gflops_cell(const std::optional<db::TuningRecord>& record, Metric metric) {
+  return record && metric == Metric::kGflops ? fmt::format("{:.2f}", record->gflops) : "-";
 }
 
-std::string legend(const std::vector<RunCurve>& curves) {
-  std::string html = "<ul class=\"legend\">";
-  for (std::size_t i = 0; i < curves.size(); ++i) {
-    const auto& curve = curves[i];
+std::string speedup_cell(const TaskSection& section) {
+  const auto& best = section.best;
+  const auto& baseline = section.default_record;
+  if (!best || !baseline) return "-";
+  if (best->config_text() == baseline->config_text()) return "default";
+  if (best->is_noisy() || baseline->is_noisy()) return "busy";  // no ratio to trust, as job's summary says
+  return speedup_text(baseline->median_seconds, best->median_seconds);
+}
+
+std::size_t not_ok_count(const TaskTrials& task) {
+  std::size_t count = 0;
+  for (const auto& [kind, records] : task.not_ok) count += records;
+  return count;
+}
+
+std::string summary_table(const std::vector<TaskSection>& sections) {
+  std::string html =
+      "<table class=\"summary\">\n<tr><th>workload</th><th>template</th><th>target</th><th>device</th><th>records</th>"
+      "<th>trials</th><th>not ok</th><th>default ms</th><th>default GFLOP/s</th><th>tuned ms</th>"
+      "<th>tuned GFLOP/s</th><th>speed-up</th><th>tuned config</th></tr>\n";
+  for (std::size_t i = 0; i < sections.size(); ++i) {
+    const auto& section = sections[i];
+    const auto& task = section.trials;
+    const std::string note_mark = section.best_note.empty() ? "" : fmt::format(" <a href=\"#task{}-best\">*</a>", i);
     html += fmt::format(
-        "<li><span style=\"background:{}\"></span>run {} ({}, started {}): {} trials, best {:.2f} "
-        "GFLOP/s</li>",
-        kColours[i % std::size(kColours)], escaped(curve.run_id),
-        escaped(curve.tuner.empty() ? "default only" : curve.tuner), date_text(curve.started), curve.best_so_far.size(),
-        curve.best_so_far.empty() ? 0 : curve.best_so_far.back());
+        "<tr><td class=\"key\"><a href=\"#task{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}{}</td><td>{}</td><td>{}</td><td class=\"config\"><code>{}</code></td>"
+        "</tr>\n",
+        i, html_escaped(task.key.workload_key), html_escaped(task.key.template_name), html_escaped(task.key.target),
+        html_escaped(task.device_name), task.records.size(), task.trials, not_ok_count(task),
+        milliseconds_cell(section.default_record), gflops_cell(section.default_record, task.metric),
+        milliseconds_cell(section.best), note_mark, gflops_cell(section.best, task.metric), speedup_cell(section),
+        section.best ? html_escaped(section.best->config_text()) : "-");
+  }
+  return html + "</table>\n";
+}
+
+std::string legend(const TaskTrials& task) {
+  std::string html =
+      "<ul class=\"legend\"><li><span style=\"color:#4e79a7\">&#9679;</span> trial</li>"
+      "<li><span style=\"color:#59a14f\">&#9632;</span> default config</li>"
+      "<li><span style=\"color:#f28e2b\">&#9671;</span> re-measured at the end of a run</li>"
+      "<li><span style=\"color:#4e79a7\">&#9473;</span> best so far (trials and default)</li>"
+      "<li><span style=\"color:#59a14f\">- -</span> default config's figure</li>"
+      "<li>&#9711; the best as given above</li><li>&#10005; not ok, by error kind (below)</li></ul>\n";
+  return html + fmt::format(
+                    "<p>x: trial number within the task ({}); the default config and the re-measurements sit at the "
+                    "trial before them. y: {}.</p>\n",
+                    counted(task.trials, "trial"),
+                    task.metric == Metric::kGflops
+                        ? "GFLOP/s, higher is better"
+                        : "median time in ms, lower is better (the records give no GFLOP/s)");
+}
+
+std::string runs_list(const TaskTrials& task) {
+  struct Run {
+    std::string tuner;
+    double started = 0;
+    std::size_t trials = 0;
+  };
+  std::map<std::string, Run> runs;
+  std::vector<std::string> order;
+  for (const auto& point : task.points) {
+    const auto& record = task.records[point.record];
+    auto [it, added] = runs.emplace(record.run_id, Run{"", record.timestamp, 0});
+    if (added) order.push_back(record.run_id);
+    if (!record.is_default && !record.is_remeasurement()) {
+      it->second.tuner = record.tuner;
+      ++it->second.trials;
+    }
+  }
+  std::string html = "<ul class=\"runs\">";
+  for (const auto& id : order) {
+    const Run& run = runs[id];
+    html += fmt::format("<li>run {} ({}, started {}): {}</li>", html_escaped(id),
+                        html_escaped(run.tuner.empty() ? "default only" : run.tuner), date_text(run.started),
+                        counted(run.trials, "trial"));
   }
   return html + "</ul>\n";
 }
 
-// The task's default and best records, each config counted with its latest successful record
-// (Database::best()'s rule): the default config's latest measurement, re-measurements included,
-// and the fastest config by its latest measurement.
-std::pair<const db::TuningRecord*, const db::TuningRecord*> default_and_best(const TaskRecords& task) {
-  std::map<std::string, const db::TuningRecord*> latest;  // config_text() -> its latest success
-  std::string default_config;
-  for (const auto& record : task.records) {  // oldest first
-    if (record.is_default) default_config = record.config_text();
-    if (record.ok()) latest[record.config_text()] = &record;
-  }
-  const db::TuningRecord* best = nullptr;
-  for (const auto& [config, record] : latest)
-    if (!best || record->median_seconds < best->median_seconds) best = record;
-  auto found = latest.find(default_config);
-  return {found == latest.end() ? nullptr : found->second, best};
-}
-
-std::string summary_table(const std::vector<TaskRecords>& tasks) {
+std::string not_ok_table(const TaskTrials& task) {
+  if (task.not_ok.empty()) return "<p class=\"not-ok\">Every record is ok.</p>\n";
+  std::map<std::string, std::string> latest_message;
+  for (const auto& record : task.records)
+    if (!record.ok()) latest_message[record.error_kind] = record.error_message.substr(0, 300);
   std::string html =
-      "<table>\n<tr><th>workload</th><th>template</th><th>target</th><th>device</th><th>records</th>"
-      "<th>default ms</th><th>default GFLOP/s</th><th>tuned ms</th><th>tuned GFLOP/s</th><th>speed-up</th>"
-      "<th>tuned config</th></tr>\n";
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const auto& task = tasks[i];
-    auto [default_record, best] = default_and_best(task);
-    auto ms = [](const db::TuningRecord* r) { return r ? fmt::format("{:.4f}", r->median_seconds * 1e3) : "-"; };
-    auto gflops = [](const db::TuningRecord* r) { return r ? fmt::format("{:.2f}", r->gflops) : "-"; };
-    std::string speedup = "-";
-    if (default_record == best && best) speedup = "default";
-    else if (default_record && best) speedup = fmt::format("{:.2f}x", default_record->median_seconds / best->median_seconds);
+      "<table class=\"not-ok\">\n<caption>Not ok, by error kind (slow: cut short as over the bail-out bound, "
+      "not a failure)</caption>\n<tr><th>error kind</th><th>records</th><th>latest message</th></tr>\n";
+  for (const auto& [kind, count] : task.not_ok)
     html += fmt::format(
-        "<tr><td><a href=\"#task{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>\n",
-        i, escaped(task.key.workload_key), escaped(task.key.template_name), escaped(task.key.target),
-        escaped(task.device_name), task.records.size(), ms(default_record), gflops(default_record), ms(best),
-        gflops(best), speedup, best ? escaped(best->config.dump()) : "-");
-  }
+        "<tr><td class=\"kind\"><span style=\"color:{}\">&#10005;</span> {}</td><td class=\"count\">{}</td>"
+        "<td class=\"message\">{}</td></tr>\n",
+        error_kind_colour(kind), html_escaped(kind), count, html_escaped(latest_message[kind]));
   return html + "</table>\n";
 }
 
-std::string cell_ratio(const nlohmann::json& seconds, double best) {
-  return seconds.is_number() && best > 0 ? fmt::format("{:.3f}", seconds.get<double>() / best) : "-";
+std::string task_html(const TaskSection& section, std::size_t index) {
+  const auto& task = section.trials;
+  std::string html =
+      fmt::format("<h2 id=\"task{}\">{} <small>({}, {}, {})</small></h2>\n", index, html_escaped(task.key.workload_key),
+                  html_escaped(task.key.template_name), html_escaped(task.key.target), html_escaped(task.device_name));
+  if (section.best)
+    html +=
+        fmt::format("<p class=\"best\" id=\"task{}-best\">Best: {:.4g} {} ({:.4f} ms), config <code>{}</code></p>\n",
+                    index, metric_value(*section.best, task.metric), metric_unit(task.metric),
+                    section.best->median_seconds * 1e3, html_escaped(section.best->config_text()));
+  else
+    html += "<p class=\"best\">No config succeeded.</p>\n";
+  if (!section.best_note.empty()) html += "<p class=\"note\">" + html_escaped(section.best_note) + "</p>\n";
+  return html + trial_plot(task, section.best ? section.best->id : 0) + legend(task) + runs_list(task) +
+         not_ok_table(task);
 }
 
-// One measured dispatch (optune dispatch): its leaves, the configs x shapes matrix it was fitted
-// to (each cell time over the shape's best; * marks the configs the cover kept) and its held-out
-// checks, as the stored rule keeps them.
-std::string dispatch_section(const db::DispatchRecord& dispatch) {
-  const auto& rule = dispatch.rule;
-  std::string html = fmt::format("<h2>Dispatch {}: {} <small>({}, {}, {})</small></h2>\n", dispatch.id,
-                                 escaped(rule.value("range", dispatch.low_key + " .. " + dispatch.high_key)),
-                                 escaped(dispatch.template_name), escaped(dispatch.target), escaped(dispatch.device_id));
-  const auto shapes = rule.value("shapes", nlohmann::json::array());
-  const auto matrix = rule.value("matrix", nlohmann::json::array());
-  const auto chosen = rule.value("chosen", nlohmann::json::array());
-  html += "<table>\n<tr><th>leaf</th><th>config</th><th>tuned for</th></tr>\n";
-  for (const auto& leaf : rule.value("leaves", nlohmann::json::array())) {
-    const auto index = leaf.value("config", std::size_t{0});
-    const auto configs = rule.value("configs", nlohmann::json::array());
-    html += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", escaped(leaf.value("name", "")), index,
-                        index < configs.size() ? escaped(configs[index].value("from", "")) : "-");
-  }
-  html += "</table>\n<p>Each finalist's time over the shape's best (- did not run); * the configs kept.</p>\n<table>\n"
-          "<tr><th>finalist</th>";
-  for (const auto& shape : shapes) html += "<th>" + escaped(shape.is_string() ? shape.get<std::string>() : "") + "</th>";
-  html += "</tr>\n";
-  std::vector<double> best(shapes.size(), 0);
-  for (const auto& row : matrix)
-    for (std::size_t s = 0; s < best.size() && row.is_array() && s < row.size(); ++s)
-      if (row[s].is_number() && (best[s] == 0 || row[s].get<double>() < best[s])) best[s] = row[s].get<double>();
-  for (std::size_t f = 0; f < matrix.size(); ++f) {
-    const bool kept = std::find(chosen.begin(), chosen.end(), nlohmann::json(f)) != chosen.end();
-    html += fmt::format("<tr><td>{}{}</td>", f, kept ? "*" : "");
-    for (std::size_t s = 0; s < best.size(); ++s)
-      html += "<td>" + (matrix[f].is_array() && s < matrix[f].size() ? cell_ratio(matrix[f][s], best[s]) : "-") + "</td>";
-    html += "</tr>\n";
-  }
-  html += "</table>\n<p>Held-out shapes: time over their own tuned best.</p>\n<table>\n"
-          "<tr><th>workload</th><th>leaf</th><th>rule</th><th>nearest</th></tr>\n";
-  for (const auto& check : rule.value("held_out", nlohmann::json::array())) {
-    const double own = check.value("own_best", nlohmann::json()).is_number() ? check["own_best"].get<double>() : 0;
-    html += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", escaped(check.value("workload", "")),
-                        escaped(check.value("leaf", "")), cell_ratio(check.value("rule", nlohmann::json()), own),
-                        cell_ratio(check.value("nearest", nlohmann::json()), own));
-  }
-  return html + "</table>\n";
+// " (op gemm, since 2026-11-25 18:30)"; "" for every record.
+std::string filter_text(const db::RecordFilter& filter) {
+  std::string text;
+  const auto add = [&text](const std::string& part) { text += (text.empty() ? "" : ", ") + part; };
+  if (!filter.op.empty()) add("op " + filter.op);
+  if (!filter.target.empty()) add("target " + filter.target);
+  if (!filter.device.empty()) add("device " + filter.device);
+  if (filter.since > 0) add("since " + date_text(filter.since));
+  return text.empty() ? "" : " (" + text + ")";
+}
+
+bool shows_dispatch(const db::DispatchRecord& dispatch, const db::RecordFilter& filter) {
+  return dispatch.timestamp >= filter.since && (filter.op.empty() || dispatch.low_key.rfind(filter.op + ".", 0) == 0);
 }
 
 }  // namespace
 
-std::string html_report(const db::Database& database, const std::string& source) {
-  std::map<std::string, TaskRecords> by_task;  // ordered by workload, template, target, device
+HtmlReport html_report(const db::Database& database, const std::string& source, const db::RecordFilter& filter) {
+  std::map<std::string, std::vector<db::TuningRecord>> by_task;  // ordered by workload, template, target, device
   // A forged or damaged record (a negative or impossible time) would be a task's "best" and its
   // speed-up: it is passed over and counted, as query and apply-best pass it over.
   RecordCheck check;
-  std::size_t passed_over = 0;
-  for (auto& record : database.records(db::RecordFilter{})) {
+  std::size_t passed_over = 0, shown = 0;
+  for (auto& record : database.records(filter)) {
     try {
       check.figures(record);
     } catch (const std::invalid_argument&) {
       ++passed_over;
       continue;
     }
-    std::string id = record.workload_key + '\n' + record.template_name + '\n' + record.target + '\n' + record.device_id;
-    auto& task = by_task[id];
-    if (task.records.empty()) {
-      task.key = {record.workload_key, record.template_name, record.target, record.device_id};
-      task.device_name = record.device_fingerprint.value("name", record.device_id);
-    }
-    task.records.push_back(std::move(record));
+    ++shown;
+    by_task[record.workload_key + '\n' + record.template_name + '\n' + record.target + '\n' + record.device_id]
+        .push_back(std::move(record));
   }
-  std::vector<TaskRecords> tasks;
-  for (auto& [id, task] : by_task) tasks.push_back(std::move(task));
+  std::vector<TaskSection> sections;
+  for (auto& [id, records] : by_task) {
+    const auto& first = records.front();
+    db::TaskKey key{first.workload_key, first.template_name, first.target, first.device_id};
+    sections.push_back(task_section(database, filter, task_trials(key, std::move(records))));
+  }
 
   std::string html = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>optune report: {0}</title>\n"
-      "<style>body{{font-family:sans-serif;margin:2em;color:#222}} table{{border-collapse:collapse}}"
-      " td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}} "
-      "td:first-child,th:first-child{{text-align:left}}"
-      " code{{font-size:85%}} .legend{{list-style:none;padding:0}} .legend span{{display:inline-block;width:12px;"
-      "height:12px;margin-right:6px}}</style>\n</head>\n<body>\n<h1>optune report</h1>\n"
-      "<p>Database <code>{0}</code>: {1} records, {2} tasks{4}. Generated {3}.</p>\n<h2>Default vs tuned</h2>\n",
-      escaped(source), database.count(), tasks.size(), date_text(static_cast<double>(std::time(nullptr))),
-      passed_over == 0 ? "" : fmt::format(" ({} bad records passed over: see optune query --history)", passed_over));
-  html += summary_table(tasks);
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    const auto& task = tasks[i];
-    auto curves = run_curves(task);
-    html += fmt::format("<h2 id=\"task{}\">{} <small>({}, {}, {})</small></h2>\n", i, escaped(task.key.workload_key),
-                        escaped(task.key.template_name), escaped(task.key.target), escaped(task.device_name));
-    html += svg_plot(curves) + legend(curves);
-  }
+      "<style>{1}</style>\n</head>\n<body>\n<h1>optune report</h1>\n"
+      "<p class=\"source\">Database <code>{0}</code>: {2} of {3}{4}, in {5}{6}. Generated {7}.</p>\n"
+      "<h2>Default vs tuned</h2>\n",
+      html_escaped(source), kStyle, counted(shown, "record"), database.count(), html_escaped(filter_text(filter)),
+      counted(sections.size(), "task"),
+      passed_over == 0
+          ? ""
+          : fmt::format(" ({} passed over: see optune query --history)", counted(passed_over, "bad record")),
+      date_text(static_cast<double>(std::time(nullptr))));
+  html += summary_table(sections);
+  html +=
+      "<p>* the tuned figure is not its trial's own: see the task. busy: the default's or the tuned figure was "
+      "measured on a busy machine or with a wide spread, so no speed-up is given.</p>\n";
+  for (std::size_t i = 0; i < sections.size(); ++i) html += task_html(sections[i], i);
   for (const auto& dispatch : database.dispatches("", "")) {
+    if (!shows_dispatch(dispatch, filter)) continue;
     try {
       html += dispatch_section(dispatch);
     } catch (const nlohmann::json::exception&) {
@@ -274,7 +241,7 @@ std::string html_report(const db::Database& database, const std::string& source)
                           dispatch.id);
     }
   }
-  return html + "</body>\n</html>\n";
+  return {html + "</body>\n</html>\n", shown, sections.size()};
 }
 
 }  // namespace optune::tuner

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "optune/tuner/results/junit.hpp"
+#include "optune/tuner/results/output_text.hpp"
 #include "optune/tuner/search/task_history.hpp"
 
 namespace optune::tuner {
@@ -28,8 +29,8 @@ Judgement judge_once(const RegressionCase& c, double tolerance) {
   const double limit = 1 + tolerance;
   if (now > *c.recorded_seconds * limit)
     return {Verdict::kRegression,
-            fmt::format("tuned config {:.4f} ms now, {:.2f}x its recorded {:.4f} ms (tolerance {:.0f}%)", now * 1e3,
-                        now / *c.recorded_seconds, *c.recorded_seconds * 1e3, tolerance * 100)};
+            fmt::format("tuned config {:.4f} ms now against its recorded {:.4f} ms: speed-up {} (tolerance {:.0f}%)",
+                        now * 1e3, *c.recorded_seconds * 1e3, speedup_text(*c.recorded_seconds, now), tolerance * 100)};
   if (c.default_now && c.default_now->ok() && now > c.default_now->median_seconds * limit)
     return {Verdict::kRegression,
             fmt::format("tuned config {:.4f} ms is slower than the default's {:.4f} ms (tolerance {:.0f}%)", now * 1e3,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "optune/measure/median_interval.hpp"
+#include "optune/tuner/results/output_text.hpp"
 
 namespace optune::tuner {
 
@@ -78,9 +79,10 @@ FinalVerdict judge_finalists(const std::vector<measure::MeasureResult>& results,
     verdict.unreliable = "the machine was busy (" + db::busy_text(verdict.load, verdict.device_load) +
                          " while the finalists were re-measured)";
   } else if (verdict.speedup->spread() > kMaxSpeedupSpread) {
-    verdict.unreliable = fmt::format("the machine was busy (the speed-up measured {:.2f}x to {:.2f}x across {} "
+    verdict.unreliable = fmt::format("the machine was busy (the speed-up measured {} to {} across {} "
                                      "interleaved rounds)",
-                                     verdict.speedup->low, verdict.speedup->high, winner.round_medians.size());
+                                     speedup_text(verdict.speedup->low), speedup_text(verdict.speedup->high),
+                                     winner.round_medians.size());
   }
   return verdict;
 }

@@ -13,6 +13,7 @@
 
 #include "optune/measure/machine_load.hpp"
 #include "optune/tuner/search/record_check.hpp"
+#include "optune/tuner/results/output_text.hpp"
 #include "optune/tuner/results/toolchain_change.hpp"
 #include "optune/tuner/search/task_history.hpp"
 
@@ -280,8 +281,7 @@ namespace {
 std::string verdict_text(const FinalVerdict& verdict) {
   std::string text;
   if (verdict.speedup)
-    text = fmt::format("speed-up {:.2f}x ({:.2f}x to {:.2f}x)", verdict.speedup->value, verdict.speedup->low,
-                       verdict.speedup->high);
+    text = "speed-up " + speedup_interval_text(verdict.speedup->value, verdict.speedup->low, verdict.speedup->high);
   else
     text = "no speed-up to measure";
   if (verdict.tied) text += "; the best two are tied within noise";

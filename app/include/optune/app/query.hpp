@@ -39,9 +39,13 @@ struct QueryResult {
 };
 QueryResult query_records(const QueryRequest& request);
 
+// The records a request's op, shape, target, device and since choose, as query_records() and the
+// report read them (its database, top and history aside). Throws BadInput naming a bad op or shape.
+db::RecordFilter record_filter(const QueryRequest& request);
+
 // A date or time (2026-11-22, 2026-11-22T18:30[:00], local time) or a duration back from now
-// (90m, 12h, 7d), as unix seconds.
-double parse_since(const std::string& text);
+// (90m, 12h, 7d), as unix seconds. Throws BadInput naming `command`'s --since.
+double parse_since(const std::string& text, const std::string& command = "query");
 
 nlohmann::json record_json(const db::TuningRecord& record);
 
