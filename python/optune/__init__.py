@@ -10,19 +10,40 @@ message the command line prints before exiting with code 2.
     print(best["best"]["gflops"], best["speedup"])
     optune.query(db="optune.db", op="gemm").to_pandas()
 """
+import importlib.machinery
 import json
 import math
 import os
+import sys
 import tempfile
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _missing_native_part(error):
+    """One line saying what to do when the compiled part does not load. Python's own words for a
+    package whose compiled module is missing blame "a circular import", which sends readers astray."""
+    present = sorted(name for name in os.listdir(_PACKAGE_DIR) if name.startswith("_optune."))
+    loadable = [name for name in present if name[len("_optune"):] in importlib.machinery.EXTENSION_SUFFIXES]
+    if not present:
+        return (f"optune's compiled part (_optune) is not in {_PACKAGE_DIR}: build it (cmake --build BUILD --target "
+                f"_optune, configured with -DOPTUNE_BUILD_PYTHON=ON) or install the package (pip install .)")
+    if not loadable:
+        return (f"optune's compiled part in {_PACKAGE_DIR} ({', '.join(present)}) was built for another Python than "
+                f"this one ({sys.version.split()[0]}); build it with this Python, or run the Python it was built for")
+    return f"optune's compiled part in {_PACKAGE_DIR} does not load: {error}"
+
+
+try:
+    from . import _optune
+except ImportError as error:
+    raise ImportError(_missing_native_part(error)) from None
+from ._optune import BadInput
 
 from . import _kernel_file
 
-from . import _optune
-from ._optune import BadInput
-
 __all__ = ["BadInput", "Records", "tune", "tune_kernel", "query", "pick", "replay", "space", "devices", "__version__"]
 __version__ = _optune.__version__
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 class Records(list):
