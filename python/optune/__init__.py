@@ -40,7 +40,7 @@ except ImportError as error:
     raise ImportError(_missing_native_part(error)) from None
 from ._optune import BadInput
 
-from . import _kernel_file
+from . import _kernel_file, _kernel_tuner
 
 __all__ = ["BadInput", "Records", "tune", "tune_kernel", "query", "pick", "replay", "space", "devices", "__version__"]
 __version__ = _optune.__version__
@@ -338,9 +338,30 @@ def devices():
     return json.loads(_optune.devices())
 
 
-def tune_kernel(kernel, arguments=None, answer=None, *, shape=None, atol=None, rtol=None, target=None,
-                tuner="xgb", trials=64, db="optune.db", **options):
-    """Tunes a user's own kernel, the way Kernel Tuner's ``tune_kernel`` is called.
+def tune_kernel(*arguments, **keywords):
+    """Tunes a user's own kernel, called as Kernel Tuner's ``tune_kernel`` is called, in either of two forms.
+
+    Kernel Tuner's own: ``tune_kernel(kernel_name, kernel_source, problem_size, arguments,
+    tune_params, grid_div_x=None, ..., restrictions=None, answer=None, atol=1e-6, ...)``, every
+    keyword of Kernel Tuner 1.x's in its meaning (docs/python.md lists how each maps, and which are
+    refused as BadInput), and optune's ``tune`` options besides (``db``, ``timeout``, ...). Returns
+    Kernel Tuner's ``(results, env)``: a dict per measured config (its tune parameters, ``time`` in
+    milliseconds, ``times``, ...) and a dict describing the run (``device_name``, ``best_config``,
+    and ``optune``: what ``tune`` returns).
+
+    The kernel-file form: ``tune_kernel(kernel, arguments=None, answer=None, *, shape=None,
+    atol=None, rtol=None, target=None, tuner="xgb", trials=64, db="optune.db", **options)``; returns
+    what ``tune`` returns. It is Kernel Tuner's form where the second argument is code or a file name
+    (``kernel_source``), or a keyword only Kernel Tuner's form has is given.
+    """
+    if _kernel_tuner.is_kernel_tuner_call(arguments, keywords):
+        return _kernel_tuner.tune_kernel(arguments, keywords, _tune_kernel_file, tune, query)
+    return _tune_kernel_file(*arguments, **keywords)
+
+
+def _tune_kernel_file(kernel, arguments=None, answer=None, *, shape=None, atol=None, rtol=None, target=None,
+                      tuner="xgb", trials=64, db="optune.db", **options):
+    """tune_kernel's kernel-file form.
 
     ``kernel``: a kernel file's path (``configs/kernels/*.toml``), or a dict of the same fields
     (``name``, ``backend``, ``source``, ``entry``, ``args``, ``extents``, ``knobs``,
