@@ -42,7 +42,8 @@ from ._optune import BadInput
 
 from . import _kernel_file, _kernel_tuner
 
-__all__ = ["BadInput", "Records", "tune", "tune_kernel", "query", "pick", "replay", "space", "devices", "__version__"]
+__all__ = ["BadInput", "Records", "tune", "tune_kernel", "query", "pick", "replay", "space", "devices", "cmake_dir",
+           "__version__"]
 __version__ = _optune.__version__
 
 
@@ -331,6 +332,18 @@ def space(op="gemm", shape=None, target=None, *, kernel=None, dtype=None):
     kernel = _path("kernel", kernel, required=False)
     return json.loads(_native(_optune.space, _text("op", op), _shape_text(shape, dtype),
                               _text("target", _target(target, kernel)), kernel))
+
+
+def cmake_dir():
+    """The folder of optune's CMake package (``optuneConfig.cmake``) inside the installed package, for
+    a CMake project's ``find_package(optune CONFIG)``: ``-Doptune_DIR=`` this (``python -m optune
+    --cmake-dir`` prints it). None for a build tree's module, which holds no CMake package."""
+    # <package>/lib/cmake/optune, or lib64 where GNUInstallDirs chose that.
+    for lib in sorted(name for name in os.listdir(_PACKAGE_DIR) if name.startswith("lib")):
+        folder = os.path.join(_PACKAGE_DIR, lib, "cmake", "optune")
+        if os.path.isfile(os.path.join(folder, "optuneConfig.cmake")):
+            return folder
+    return None
 
 
 def devices():
