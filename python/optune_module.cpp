@@ -240,4 +240,7 @@ PYBIND11_MODULE(_optune, m) {
     return extensions;
   });
   m.attr("__version__") = OPTUNE_VERSION;
+  // Where this module's build put the optune command: the console script runs it when the package
+  // carries none (a build tree's module; an installed one carries optune/bin/optune).
+  m.attr("build_bin_dir") = OPTUNE_BUILD_BIN_DIR;
 }

@@ -10,19 +10,41 @@ message the command line prints before exiting with code 2.
     print(best["best"]["gflops"], best["speedup"])
     optune.query(db="optune.db", op="gemm").to_pandas()
 """
+import importlib.machinery
 import json
 import math
 import os
+import sys
 import tempfile
 
-from . import _kernel_file
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
-from . import _optune
+
+def _missing_native_part(error):
+    """One line saying what to do when the compiled part does not load. Python's own words for a
+    package whose compiled module is missing blame "a circular import", which sends readers astray."""
+    present = sorted(name for name in os.listdir(_PACKAGE_DIR) if name.startswith("_optune."))
+    loadable = [name for name in present if name[len("_optune"):] in importlib.machinery.EXTENSION_SUFFIXES]
+    if not present:
+        return (f"optune's compiled part (_optune) is not in {_PACKAGE_DIR}: build it (cmake --build BUILD --target "
+                f"_optune, configured with -DOPTUNE_BUILD_PYTHON=ON) or install the package (pip install .)")
+    if not loadable:
+        return (f"optune's compiled part in {_PACKAGE_DIR} ({', '.join(present)}) was built for another Python than "
+                f"this one ({sys.version.split()[0]}); build it with this Python, or run the Python it was built for")
+    return f"optune's compiled part in {_PACKAGE_DIR} does not load: {error}"
+
+
+try:
+    from . import _optune
+except ImportError as error:
+    raise ImportError(_missing_native_part(error)) from None
 from ._optune import BadInput
 
-__all__ = ["BadInput", "Records", "tune", "tune_kernel", "query", "pick", "replay", "space", "devices", "__version__"]
+from . import _kernel_file, _kernel_tuner
+
+__all__ = ["BadInput", "Records", "tune", "tune_kernel", "query", "pick", "replay", "space", "devices", "cmake_dir",
+           "__version__"]
 __version__ = _optune.__version__
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 class Records(list):
@@ -312,14 +334,47 @@ def space(op="gemm", shape=None, target=None, *, kernel=None, dtype=None):
                               _text("target", _target(target, kernel)), kernel))
 
 
+def cmake_dir():
+    """The folder of optune's CMake package (``optuneConfig.cmake``) inside the installed package, for
+    a CMake project's ``find_package(optune CONFIG)``: ``-Doptune_DIR=`` this (``python -m optune
+    --cmake-dir`` prints it). None for a build tree's module, which holds no CMake package."""
+    # <package>/lib/cmake/optune, or lib64 where GNUInstallDirs chose that.
+    for lib in sorted(name for name in os.listdir(_PACKAGE_DIR) if name.startswith("lib")):
+        folder = os.path.join(_PACKAGE_DIR, lib, "cmake", "optune")
+        if os.path.isfile(os.path.join(folder, "optuneConfig.cmake")):
+            return folder
+    return None
+
+
 def devices():
     """This machine's devices, every backend's: ``target``, ``id`` and ``fingerprint`` each."""
     return json.loads(_optune.devices())
 
 
-def tune_kernel(kernel, arguments=None, answer=None, *, shape=None, atol=None, rtol=None, target=None,
-                tuner="xgb", trials=64, db="optune.db", **options):
-    """Tunes a user's own kernel, the way Kernel Tuner's ``tune_kernel`` is called.
+def tune_kernel(*arguments, **keywords):
+    """Tunes a user's own kernel, called as Kernel Tuner's ``tune_kernel`` is called, in either of two forms.
+
+    Kernel Tuner's own: ``tune_kernel(kernel_name, kernel_source, problem_size, arguments,
+    tune_params, grid_div_x=None, ..., restrictions=None, answer=None, atol=1e-6, ...)``, every
+    keyword of Kernel Tuner 1.x's in its meaning (docs/python.md lists how each maps, and which are
+    refused as BadInput), and optune's ``tune`` options besides (``db``, ``timeout``, ...). Returns
+    Kernel Tuner's ``(results, env)``: a dict per measured config (its tune parameters, ``time`` in
+    milliseconds, ``times``, ...) and a dict describing the run (``device_name``, ``best_config``,
+    and ``optune``: what ``tune`` returns).
+
+    The kernel-file form: ``tune_kernel(kernel, arguments=None, answer=None, *, shape=None,
+    atol=None, rtol=None, target=None, tuner="xgb", trials=64, db="optune.db", **options)``; returns
+    what ``tune`` returns. It is Kernel Tuner's form where the second argument is code or a file name
+    (``kernel_source``), or a keyword only Kernel Tuner's form has is given.
+    """
+    if _kernel_tuner.is_kernel_tuner_call(arguments, keywords):
+        return _kernel_tuner.tune_kernel(arguments, keywords, _tune_kernel_file, tune, query)
+    return _tune_kernel_file(*arguments, **keywords)
+
+
+def _tune_kernel_file(kernel, arguments=None, answer=None, *, shape=None, atol=None, rtol=None, target=None,
+                      tuner="xgb", trials=64, db="optune.db", **options):
+    """tune_kernel's kernel-file form.
 
     ``kernel``: a kernel file's path (``configs/kernels/*.toml``), or a dict of the same fields
     (``name``, ``backend``, ``source``, ``entry``, ``args``, ``extents``, ``knobs``,
