@@ -45,6 +45,9 @@ from . import _kernel_file, _kernel_tuner
 __all__ = ["BadInput", "Records", "tune", "tune_kernel", "query", "pick", "replay", "space", "devices", "cmake_dir",
            "__version__"]
 __version__ = _optune.__version__
+# tune()'s defaults are the command line's (app::TuneRequest's), read from the native part: one list.
+_DEFAULTS = json.loads(_optune.tune_defaults())
+_D = _DEFAULTS
 
 
 class Records(list):
@@ -170,12 +173,14 @@ def _program_cache_dir():
     return os.path.join(tempfile.gettempdir(), "optune-program-cache")
 
 
-def tune(op="gemm", shape=None, target=None, tuner="xgb", trials=64, db="optune.db", *, suite=None, kernel=None,
-         layout=None, trials_per_task=0, budget=None, seed=1, batch_size=8, early_stopping=0, remeasure=3,
-         transfer=True, repeat=5, number=0, min_repeat_ms=40.0, timeout=30.0, jobs=0, compiler="c++",
-         rpc=None, token_file=None, wait_lock=False, progress=None, template=None, objective="rank:pairwise",
-         scheduler="gradient", compile_timeout=120.0, rpc_wait=60.0, dtype=None, bail_out=2.0, timing="adaptive",
-         cheap_share=0.5):
+def tune(op=_D["op"], shape=None, target=None, tuner=_D["tuner"], trials=_D["trials"], db=_D["db"], *, suite=None,
+         kernel=None, layout=None, trials_per_task=0, budget=None, seed=_D["seed"], batch_size=_D["batch_size"],
+         early_stopping=_D["early_stopping"], remeasure=_D["remeasure"], transfer=_D["transfer"], repeat=_D["repeat"],
+         number=_D["number"], min_repeat_ms=_D["min_repeat_ms"], timeout=_D["timeout"], jobs=_D["jobs"],
+         compiler=_D["compiler"], rpc=None, token_file=None, wait_lock=False, progress=None, template=None,
+         objective=_D["objective"], scheduler=_D["scheduler"], compile_timeout=_D["compile_timeout"],
+         rpc_wait=_D["rpc_wait"], dtype=None, bail_out=_D["bail_out"], timing=_D["timing"],
+         cheap_share=_D["cheap_share"]):
     """Tunes one workload (``op`` and ``shape``) or every workload of a ``suite`` file on ``target``.
 
     Returns a dict: for one workload ``workload``, ``template``, ``target``, ``device``, ``trials``,
@@ -210,6 +215,17 @@ def tune(op="gemm", shape=None, target=None, tuner="xgb", trials=64, db="optune.
     if progress is not None and not callable(progress):
         raise BadInput("progress: expected a callable")
     return json.loads(_native(_optune.tune, arguments, _PACKAGE_DIR, progress))
+
+
+def _tuned_defaults():
+    """Every keyword of _tune_arguments at tune()'s default, for the calls that set only some."""
+    keywords = ("op", "tuner", "trials", "db", "seed", "batch_size", "early_stopping", "remeasure", "transfer",
+                "repeat", "number", "min_repeat_ms", "timeout", "jobs", "compiler", "objective", "scheduler",
+                "compile_timeout", "rpc_wait", "bail_out", "timing", "cheap_share")
+    defaults = {name: _DEFAULTS[name] for name in keywords}
+    defaults.update(shape=None, target=None, suite=None, kernel=None, layout=None, trials_per_task=0, budget=None,
+                    rpc=None, token_file=None, wait_lock=False, template=None, dtype=None)
+    return defaults
 
 
 def _tune_arguments(*, op, shape, target, tuner, trials, db, suite, kernel, layout, trials_per_task, budget, seed,
@@ -252,10 +268,11 @@ def _tune_arguments(*, op, shape, target, tuner, trials, db, suite, kernel, layo
     return arguments
 
 
-def dispatch(op, shape, target="cpu", trials=64, db="optune.db", *, samples=16, configs=8, within=5.0, finalists=4,
-             held_out=(), held_out_count=4, refine=2, rounds=3, dtype=None, template=None, tuner="xgb", seed=1,
-             repeat=5, number=0, min_repeat_ms=40.0, timeout=30.0, jobs=0, compiler="c++", rpc=None,
-             token_file=None, wait_lock=False):
+def dispatch(op, shape, target=_D["target"], trials=_D["trials"], db=_D["db"], *, samples=16, configs=8, within=5.0,
+             finalists=4, held_out=(), held_out_count=4, refine=2, rounds=3, dtype=None, template=None,
+             tuner=_D["tuner"], seed=_D["seed"], repeat=_D["repeat"], number=_D["number"],
+             min_repeat_ms=_D["min_repeat_ms"], timeout=_D["timeout"], jobs=_D["jobs"], compiler=_D["compiler"],
+             rpc=None, token_file=None, wait_lock=False):
     """A measured dispatch for a shape range, as ``optune dispatch`` makes it: ``shape`` is one range
     (``"M=1..2048,N=768,K=768"``) or a list of two shapes or more; each sampled shape is tuned with
     ``trials`` (0: what is recorded serves), the ``finalists`` best of each measured on every shape,
@@ -267,13 +284,11 @@ def dispatch(op, shape, target="cpu", trials=64, db="optune.db", *, samples=16, 
     ``held_out`` (each ``own_best``, ``rule`` and ``nearest`` seconds) and ``refinements``."""
     shapes = [_shape_text(shape, dtype)] if isinstance(shape, (str, dict)) else [
         _shape_text(one, dtype) for one in _items("shape", shape)]
-    arguments = _tune_arguments(op=op, shape=None, target=target, tuner=tuner, trials=1, db=db, suite=None, kernel=None,
-                                layout=None, trials_per_task=0, budget=None, seed=seed, batch_size=8, early_stopping=0,
-                                remeasure=3, transfer=True, repeat=repeat, number=number, min_repeat_ms=min_repeat_ms,
-                                timeout=timeout, jobs=jobs, compiler=compiler, rpc=rpc, token_file=token_file,
-                                wait_lock=wait_lock, template=template, objective="rank:pairwise", scheduler="gradient",
-                                compile_timeout=120.0, rpc_wait=60.0, dtype=None, bail_out=2.0, timing="adaptive",
-                                cheap_share=0.5)
+    arguments = _tune_arguments(**{**_tuned_defaults(), "op": op, "shape": None, "target": target, "tuner": tuner,
+                                   "trials": 1, "db": db, "seed": seed, "repeat": repeat, "number": number,
+                                   "min_repeat_ms": min_repeat_ms, "timeout": timeout, "jobs": jobs,
+                                   "compiler": compiler, "rpc": rpc, "token_file": token_file, "wait_lock": wait_lock,
+                                   "template": template})
     arguments.update({
         "trials": _count("trials", trials, 0, _MAX_TRIALS), "shapes": shapes, "samples": _count("samples", samples, 2, 256),
         "held_out": [_shape_text(one, dtype) for one in _items("held_out", held_out, str)],
@@ -363,7 +378,8 @@ def tune_kernel(*arguments, **keywords):
     and ``optune``: what ``tune`` returns).
 
     The kernel-file form: ``tune_kernel(kernel, arguments=None, answer=None, *, shape=None,
-    atol=None, rtol=None, target=None, tuner="xgb", trials=64, db="optune.db", **options)``; returns
+    atol=None, rtol=None, target=None, tuner="xgb", trials=64, db="optune.db", **options)`` (tune's
+    defaults); returns
     what ``tune`` returns. It is Kernel Tuner's form where the second argument is code or a file name
     (``kernel_source``), or a keyword only Kernel Tuner's form has is given.
     """
@@ -373,7 +389,7 @@ def tune_kernel(*arguments, **keywords):
 
 
 def _tune_kernel_file(kernel, arguments=None, answer=None, *, shape=None, atol=None, rtol=None, target=None,
-                      tuner="xgb", trials=64, db="optune.db", **options):
+                      tuner=_D["tuner"], trials=_D["trials"], db=_D["db"], **options):
     """tune_kernel's kernel-file form.
 
     ``kernel``: a kernel file's path (``configs/kernels/*.toml``), or a dict of the same fields

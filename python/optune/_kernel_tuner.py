@@ -88,7 +88,8 @@ def tune_kernel(args, kwargs, tune_kernel_file, tune, query):
                      args_fields)
     options = _tune_options(call, backend, space, answer is not None)
     outcome = tune_kernel_file(kernel, arguments, answer, target=_target(backend, call), **options)
-    results = _results(outcome, options.get("db", "optune.db"), tune_params, space, call["metrics"], query)
+    database = options.get("db", inspect.signature(tune).parameters["db"].default)  # tune's default
+    results = _results(outcome, database, tune_params, space, call["metrics"], query)
     env = _environment(outcome, call, lang, kernel["extents"], results)
     if not call["quiet"] and "best_config" in env:  # as Kernel Tuner ends
         best = env["best_config"]

@@ -42,6 +42,26 @@ def test_tune_returns_the_best_record_and_the_database_holds_it(tmp_path):
     assert {r["workload"] for r in history} == {"gemm.f32.M64.N64.K64"}
 
 
+def test_tune_takes_its_defaults_from_the_command_lines_request():
+    """One list of defaults: Python's tune() signature shows what `optune tune --help` shows."""
+    import inspect
+    import re
+    parameters = inspect.signature(optune.tune).parameters
+    help_text = subprocess.run([OPTUNE, "tune", "--help"], capture_output=True, text=True, check=True).stdout
+    for option, keyword in [("--trials", "trials"), ("--batch-size", "batch_size"), ("--repeat", "repeat"),
+                            ("--min-repeat-ms", "min_repeat_ms"), ("--timeout", "timeout"), ("--tuner", "tuner"),
+                            ("--objective", "objective"), ("--scheduler", "scheduler"), ("--remeasure", "remeasure"),
+                            ("--compile-timeout", "compile_timeout"), ("--cheap-share", "cheap_share"),
+                            ("--bail-out", "bail_out"), ("--compiler", "compiler"), ("--rpc-wait", "rpc_wait")]:
+        shown = re.search(re.escape(option) + r" [^\n=]*=(\S+)", help_text)
+        assert shown, option
+        default = parameters[keyword].default
+        if isinstance(default, float):
+            assert float(shown.group(1)) == default, (option, shown.group(1), default)
+        else:
+            assert shown.group(1) == str(default), (option, shown.group(1), default)
+
+
 def test_progress_callback_sees_every_batch_and_its_exception_stops_the_run(tmp_path):
     seen = []
     optune.tune(op="gemm", shape="32,32,32", trials=8, db=tmp_path / "p.db", progress=seen.append, **QUICK)
