@@ -254,7 +254,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   // four stages, scalar fragment reads of A, bands of 8 row tiles: the best config tuned at 2048
   // and 4096 on an H200 (64.9 and 66.6 TFLOP/s; 58.0 and 60.5 with ldmatrix and no bands). Smaller
   // tiles where the shape leaves compute units idle: 32 x 32 and 16 x 16 are the configs tuned on
-  // an H100 for M = 3-450 with N = K = 768 (tests/bench/results/opencl_h100_held_out_shapes.log);
+  // an H100 for M = 3-450 with N = K = 768 (docs/performance/logs/opencl_h100_held_out_shapes.log);
   // 64 x 64 in K blocks of 32, two stages and ldmatrix is the one tuned for BERT's GEMMs at M = 128
   // and 512, 4-16% faster than three stages of 16 without ldmatrix on 7 of 8 such shapes (not 1000^3).
   ss::Config tensor_core_default(const GemmShape& s, const DeviceInfo& device, const ss::ConfigSpace& space) const {
@@ -288,7 +288,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   // 208 tiles leave 2 or 4 splits unevenly spread; split 128 x 128 tiles were slower (short K
   // ranges fill and drain their four-stage pipeline), and 16 x 16 tiles split to 2.9 per SM 7%
   // slower than 32 x 32 split to 1.5 at 32 x 768 x 768
-  // (tests/bench/results/opencl_h100_default_rule_probe_2026-11-26.log).
+  // (docs/performance/logs/opencl_h100_default_rule_probe_2026-11-26.log).
   static std::vector<opencl::Preference> fill_the_device(const GemmShape& s, const DeviceInfo& device,
                                                          const std::vector<opencl::Preference>& preferences) {
     constexpr std::int64_t kMaxSplit = 16, kMinSplitDepth = 96, kLargestSplitTile = 64 * 64, kSmallTile = 32 * 32;
@@ -384,7 +384,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   // -D options with SPLITK only where it splits, so a config without a split builds the very
   // program it did before the knob. With a split, NVIDIA devices of sm_70 and later count the
   // splits with one acquire-release atomic instead of two fences around a plain one (split_k.cl;
-  // 3-5% faster on the H100's small GEMMs, tests/bench/results/opencl_h100_split_acq_rel_2026-11-25.log).
+  // 3-5% faster on the H100's small GEMMs, docs/performance/logs/opencl_h100_split_acq_rel_2026-11-25.log).
   static std::string build_options_of(std::vector<std::pair<std::string, std::int64_t>> defines,
                                       std::int64_t splitk, const DeviceInfo& device) {
     if (splitk > 1) {
