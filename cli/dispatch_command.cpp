@@ -88,8 +88,7 @@ int run_dispatch(DispatchOptions& options) {
     for (auto& shape : request.shapes) shape += ",dtype=" + options.dtype;
   request.within = options.within_percent / 100;
   auto progress = options.quiet ? tuner::Progress(nullptr, false) : tuner::Progress::for_stderr();
-  const auto outcome = app::make_dispatch(request, install_paths(), progress,
-                                          [](const std::string& line) { std::fprintf(stderr, "optune: %s\n", line.c_str()); });
+  const auto outcome = app::make_dispatch(request, install_paths(), progress, stderr_log());
   if (options.format == "json") std::printf("%s\n", app::dispatch_json(outcome).dump(2).c_str());
   else print_outcome(outcome, request.within);
   return 0;

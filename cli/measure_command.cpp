@@ -36,8 +36,7 @@ nlohmann::json outcome_json(const app::MeasureOutcome& outcome) {
 
 int run_measure(MeasureOptions& options) {
   if (!options.from.empty()) options.request.from_pick = true;
-  const auto outcome = app::measure_configs(options.request, install_paths(),
-                                            [](const std::string& line) { std::fprintf(stderr, "optune: %s\n", line.c_str()); });
+  const auto outcome = app::measure_configs(options.request, install_paths(), stderr_log());
   if (options.format == "json") {
     std::printf("%s\n", outcome_json(outcome).dump(2).c_str());
   } else {

@@ -82,7 +82,6 @@ int run_revalidate(const RevalidateOptions& options) {
   app::check_revalidate_request(options.request);
   const bool json = options.format == "json";
   auto progress = options.quiet ? tuner::Progress(nullptr, false) : tuner::Progress::for_stderr();
-  auto log = [](const std::string& line) { std::fprintf(stderr, "optune: %s\n", line.c_str()); };
   bool header_printed = false;
   auto on_entry = [&](const app::RevalidationEntry& entry) {
     if (json) return;
@@ -90,7 +89,7 @@ int run_revalidate(const RevalidateOptions& options) {
     header_printed = true;
     print_entry(entry);
   };
-  const app::RevalidateOutcome outcome = app::revalidate(options.request, install_paths(), progress, log, on_entry);
+  const app::RevalidateOutcome outcome = app::revalidate(options.request, install_paths(), progress, stderr_log(), on_entry);
   if (!options.junit.empty()) {
     std::ofstream out(options.junit);
     out << app::junit_xml(outcome);

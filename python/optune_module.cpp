@@ -213,10 +213,10 @@ PYBIND11_MODULE(_optune, m) {
     try {
       if (error) std::rethrow_exception(error);
     } catch (const std::exception& e) {
-      // The command line's rule: exit 2 is optune.BadInput; a failed run (a full disk) RuntimeError.
-      if (app::failure_kind(e) == app::FailureKind::kBadInput) bad_input(app::one_line(e.what()).c_str());
-      else if (dynamic_cast<const db::DatabaseError*>(&e)) PyErr_SetString(PyExc_RuntimeError, app::one_line(e.what()).c_str());
-      else throw;  // pybind11's own translation (RuntimeError, MemoryError, ...)
+      // The command line's rule: exit 2 is optune.BadInput; a failed run (a full disk) is pybind11's
+      // own translation (RuntimeError, MemoryError, ...).
+      if (app::failure_kind(e) != app::FailureKind::kBadInput) throw;
+      bad_input(app::one_line(e.what()).c_str());
     }
   });
   m.def("tune", &tune, py::arg("arguments"), py::arg("package_dir"), py::arg("progress"));

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <atomic>
-#include <cstdio>
 #include <functional>
 #include <memory>
 #include <optional>
