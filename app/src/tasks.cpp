@@ -19,6 +19,14 @@ std::string template_choices(const measure::MeasureTask& task) {
          " (templates that do: " + names + ")";
 }
 
+// A kernel file runs on its own backend only; throws std::invalid_argument naming both.
+void require_kernel_backend(const kernels::KernelSpec& spec, const std::string& kernel_file,
+                            const kernels::Target& target) {
+  if (target.backend != spec.backend)
+    throw std::invalid_argument(kernel_file + ": backend: the kernel runs on " + spec.backend + ", not on target " +
+                                target.str());
+}
+
 }  // namespace
 
 kernels::DeviceInfo find_device_option(const kernels::Target& target) {
@@ -31,10 +39,7 @@ kernels::DeviceInfo find_device_option(const kernels::Target& target) {
 
 void check_kernel_backend(const std::string& kernel_file, const kernels::Target& target) {
   try {
-    const kernels::KernelSpec spec = backends::load_kernel_file(kernel_file);
-    if (target.backend != spec.backend)
-      throw std::invalid_argument(kernel_file + ": backend: the kernel runs on " + spec.backend + ", not on target " +
-                                  target.str());
+    require_kernel_backend(backends::load_kernel_file(kernel_file), kernel_file, target);
   } catch (const std::invalid_argument& error) {
     throw BadInput(error.what());
   }
@@ -105,10 +110,8 @@ std::shared_ptr<measure::MeasureTask> make_kernel_task(const std::string& kernel
   auto task = std::make_shared<measure::MeasureTask>();
   try {
     kernels::KernelSpec spec = backends::load_kernel_file(kernel_file);
+    require_kernel_backend(spec, kernel_file, target);
     task->target = target;
-    if (task->target.backend != spec.backend)
-      throw std::invalid_argument(kernel_file + ": backend: the kernel runs on " + spec.backend + ", not on target " +
-                                  task->target.str());
     task->device = device;
     task->owned_template = backends::kernel_file_template(spec);
     task->kernel_template = task->owned_template.get();
