@@ -13,9 +13,6 @@
 namespace optune::kernels {
 namespace {
 
-// Past 2^53 doubles no longer hold every integer, so "is an integer" stops meaning anything.
-constexpr double kLargestExactInteger = 9007199254740992.0;
-
 double floored_modulo(double a, double b) { return a - b * std::floor(a / b); }
 double logical_not(double a) { return a == 0 ? 1 : 0; }
 double floor_of(double x) { return std::floor(x); }

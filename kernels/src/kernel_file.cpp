@@ -18,9 +18,6 @@
 namespace optune::kernels {
 namespace {
 
-// Integers in a double are exact up to here; knob values beyond it would not reach -D intact.
-constexpr double kLargestExactInteger = 9007199254740992.0;
-
 bool is_identifier(const std::string& name) {
   if (name.empty() || !std::isalpha(static_cast<unsigned char>(name[0]))) return false;
   return std::all_of(name.begin(), name.end(),
@@ -72,13 +69,6 @@ bool is_source_keyword(const std::string& name, const KernelFileTraits& traits) 
       "struct", "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid",
       "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
   return cpp.count(name) > 0 || traits.reserves(name);
-}
-
-// The name is part of workload keys (kernel.<name>.N4096), where '.' separates fields.
-bool is_kernel_name(const std::string& name) {
-  if (name.empty() || name.size() > 64 || !std::isalpha(static_cast<unsigned char>(name[0]))) return false;
-  return std::all_of(name.begin(), name.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; });
 }
 
 // A string knob value goes into a build command line as -DNAME=value: one token, no quoting.

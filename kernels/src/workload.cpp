@@ -89,15 +89,6 @@ std::string format_gib(double bytes) {
   return text;
 }
 
-// A kernel file's name as kernel_file.hpp allows it: letters, digits, '_' and '-', starting
-// with a letter (a dot would change the key's fields).
-bool is_kernel_name(const std::string& name) {
-  if (name.empty() || !std::isalpha(static_cast<unsigned char>(name.front()))) return false;
-  for (char c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') return false;
-  return true;
-}
-
 void validate_kernel(const KernelShape& shape, std::string_view context) {
   if (!is_kernel_name(shape.name)) fail(context, "kernel name '" + shape.name + "' is not letters, digits, _ and -");
   if (shape.extents.empty()) fail(context, "kernel " + shape.name + " has no extents");
@@ -134,6 +125,12 @@ void validate(const Workload& workload, std::string_view context) {
 }  // namespace
 
 std::string_view op_name(Op op) { return op == Op::kKernel ? "kernel" : operator_entry(op).name(); }
+
+bool is_kernel_name(const std::string& name) {
+  if (name.empty() || name.size() > 64 || !std::isalpha(static_cast<unsigned char>(name.front()))) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; });
+}
 
 std::optional<std::int64_t> kernel_extent_value(std::string_view digits) {
   if (digits.empty() || digits.size() > 10) return std::nullopt;

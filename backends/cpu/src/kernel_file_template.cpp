@@ -13,10 +13,12 @@
 namespace optune::kernels {
 namespace {
 
-// The C++ type of an argument's elements as the entry declares it.
+// The C++ type of an argument's elements as the entry declares it. bf16 is its bits, a
+// std::uint16_t: GCC 12 has no arithmetic bfloat16 type.
 std::string_view cpp_type(DataType dtype) {
   switch (dtype) {
     case DataType::kF16: return "_Float16";
+    case DataType::kBF16: return "std::uint16_t";
     case DataType::kF32: return "float";
     case DataType::kF64: return "double";
     case DataType::kI8: return "std::int8_t";

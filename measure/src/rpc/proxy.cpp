@@ -6,7 +6,6 @@ namespace optune::measure::rpc {
 namespace {
 
 using Seconds = Channel::Seconds;
-constexpr Seconds kReplyTimeout{30};
 
 // Copies bytes from one socket to the other until either side ends, then ends both.
 void relay(asio::ip::tcp::socket& from, asio::ip::tcp::socket& to) {

@@ -10,7 +10,6 @@ namespace optune::measure::rpc {
 namespace {
 
 using Seconds = Channel::Seconds;
-constexpr Seconds kReplyTimeout{30};
 constexpr Seconds kIdleClientTimeout{24 * 3600};
 
 }  // namespace

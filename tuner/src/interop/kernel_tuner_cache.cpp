@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "optune/kernels/kernel_file_template.hpp"
@@ -25,12 +26,6 @@ const kernels::KernelFileBinding& binding_of(const measure::MeasureTask& task) {
   return *binding;
 }
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
-  return text;
-}
-
 std::vector<std::string> knob_names(const search_space::ConfigSpace& space) {
   std::vector<std::string> names;
   for (const auto& knob : space.knobs()) names.push_back(std::visit([](const auto& k) { return k.name; }, knob));
@@ -45,11 +40,11 @@ void check_parameters(const LandscapeFile& cache, const kernels::KernelSpec& spe
   for (const auto& parameter : parameters)
     if (std::find(knobs.begin(), knobs.end(), parameter) == knobs.end())
       throw std::invalid_argument("Kernel Tuner parameter '" + parameter + "' of " + cache.name + " is not a knob of " +
-                                  spec.file.string() + " (its knobs: " + joined(knobs) + ")");
+                                  spec.file.string() + " (its knobs: " + fmt::format("{}", fmt::join(knobs, ", ")) + ")");
   for (const auto& knob : knobs)
     if (std::find(parameters.begin(), parameters.end(), knob) == parameters.end())
       throw std::invalid_argument("knob '" + knob + "' of " + spec.file.string() + " is not a parameter of " +
-                                  cache.name + " (its parameters: " + joined(parameters) + ")");
+                                  cache.name + " (its parameters: " + fmt::format("{}", fmt::join(parameters, ", ")) + ")");
 }
 
 // A value as Kernel Tuner writes it in a cache key: str() of the value.

@@ -10,6 +10,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "replay/landscape_json.hpp"
@@ -147,12 +149,6 @@ LandscapeEntry kernel_tuner_entry(const std::filesystem::path& path, const Json&
   return details;
 }
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
-  return text;
-}
-
 // Kernel Tuner keys its cache by the values of `tune_params_keys` in that order; `tune_params`
 // holds each one's values. Both must name the same parameters.
 std::vector<Parameter> kernel_tuner_parameters(const std::filesystem::path& path, const Json& json) {
@@ -173,7 +169,7 @@ std::vector<Parameter> kernel_tuner_parameters(const std::filesystem::path& path
   for (const auto& [name, values] : params->items())
     if (!listed.contains(name))
       throw BadFile(path, "parameter '" + clipped(name) + "' of 'tune_params' is not in 'tune_params_keys' (" +
-                              clipped(joined(order)) + ")");
+                              clipped(fmt::format("{}", fmt::join(order, ", "))) + ")");
   std::vector<Parameter> parameters;
   for (const auto& name : order) {
     auto values = params->find(name);

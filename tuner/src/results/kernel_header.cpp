@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "optune/kernels/kernel_file_template.hpp"
 #include "optune/kernels/kernel_problem.hpp"
@@ -48,12 +49,6 @@ std::string member_type(const kernels::KernelKnob& knob) {
   return integral ? "long long" : "double";
 }
 
-std::string joined(const std::vector<std::string>& items, const std::string& separator) {
-  std::string text;
-  for (const auto& item : items) text += (text.empty() ? "" : separator) + item;
-  return text;
-}
-
 std::string size_list(const std::array<std::int64_t, 3>& sizes) {
   return fmt::format("{{{}, {}, {}}}", sizes[0], sizes[1], sizes[2]);
 }
@@ -71,13 +66,13 @@ std::string config_initializer(const kernels::KernelSpec& spec, const search_spa
     const std::string value = spec.knobs[k].value_text(config.options[k]);
     values.push_back(spec.knobs[k].is_numeric() ? value : literal(value));
   }
-  return fmt::format("{{{}}}", joined(values, ", "));
+  return fmt::format("{{{}}}", fmt::join(values, ", "));
 }
 
 std::string defines_text(const kernels::KernelProblem& problem, const search_space::Config& config) {
   std::vector<std::string> defines;
   for (const auto& define : problem.defines(config)) defines.push_back("-D" + define.name + "=" + define.value);
-  return joined(defines, " ");
+  return fmt::format("{}", fmt::join(defines, " "));
 }
 
 kernels::LaunchModel launch_model(const kernels::KernelSpec& spec) { return spec.traits->launch; }
@@ -136,10 +131,10 @@ Row make_row(const kernels::KernelFileBinding& binding, const db::TuningRecord& 
   std::vector<std::string> extents;
   for (const auto& extent : problem.extents()) extents.push_back(std::to_string(extent.value));
   std::string text = fmt::format("    {{{}, {{{}}}, {}, {}, {}, {}, {}, {}", literal(record.workload_key),
-                                 joined(extents, ", "), literal(record.target), literal(device.name),
+                                 fmt::join(extents, ", "), literal(record.target), literal(device.name),
                                  literal(record.device_id), config_initializer(binding.spec(), config),
                                  literal(defines_text(problem, config)),
-                                 literal(joined(problem.build_options(config), " ")));
+                                 literal(fmt::format("{}", fmt::join(problem.build_options(config), " "))));
   text += launch_initializer(problem, config);
   const std::string unit = problem.flops() > 0 ? "GFLOP/s" : problem.bytes() > 0 ? "GB/s" : "runs/s";
   text += fmt::format("}},  // {:.4g} {}{}", record.gflops, unit, record.tuner == "kernel_tuner" ? " (Kernel Tuner)" : "");
@@ -175,7 +170,7 @@ std::string struct_text(const kernels::KernelSpec& spec, std::size_t extent_coun
       "  Config config;\n"
       "  std::string_view defines;     // the knobs as -D options\n"
       "  std::string_view build_options;  // the defines, then the kernel file's build_options: {}\n",
-      spec.name, extent_count, joined(extent_names, ", "), spec.traits->header.device_name_note,
+      spec.name, extent_count, fmt::join(extent_names, ", "), spec.traits->header.device_name_note,
       spec.traits->header.build_options_note);
   return config + row + launch_members(spec) + "};\n\n";
 }
@@ -275,8 +270,8 @@ std::string header_text(const kernels::KernelFileBinding& binding, const KernelH
       request.kernel_file, request.source, spec.name, spec.backend, spec.source.filename().string(), spec.entry,
       best.rows.size(), untuned.empty() ? "" : "\n// Wanted sizes without a tuned row (they run the default config):\n" + untuned,
       namespace_of(spec.name), literal(spec.name), literal(spec.backend), literal(spec.source.filename().string()),
-      literal(spec.entry), extent_literals.size(), joined(extent_literals, ", "), struct_text(spec, spec.extents.size()),
-      joined(extents, ", "), defaults.empty() ? "//   (no device known)\n" : defaults, best.rows.size(), table,
+      literal(spec.entry), extent_literals.size(), fmt::join(extent_literals, ", "), struct_text(spec, spec.extents.size()),
+      fmt::join(extents, ", "), defaults.empty() ? "//   (no device known)\n" : defaults, best.rows.size(), table,
       namespace_of(spec.name));
 }
 

@@ -33,6 +33,10 @@
 
 namespace optune::kernels {
 
+// Past 2^53 doubles no longer hold every integer: a value beyond it is not an exact integer, and a
+// knob value beyond it would not reach -D intact.
+inline constexpr double kLargestExactInteger = 9007199254740992.0;
+
 class Expression {
  public:
   // Parses `text`, which may name only `names` (and muparser's functions and constants such as

@@ -120,6 +120,9 @@ Workload parse_workload_key(std::string_view key);
 inline constexpr std::int64_t kMaxKernelExtent = (std::int64_t{1} << 31) - 1;
 // A positive decimal integer of at most kMaxKernelExtent, or nullopt.
 std::optional<std::int64_t> kernel_extent_value(std::string_view digits);
+// A kernel file's name: at most 64 letters, digits, '_' and '-', starting with a letter. It is part
+// of workload keys (kernel.<name>.N4096), where '.' separates fields.
+bool is_kernel_name(const std::string& name);
 // "kernel.transpose.N4096.M4096": the kernel's name, then its extents in file order.
 std::string kernel_workload_key(const std::string& kernel_name, const std::vector<Extent>& extents);
 struct KernelWorkloadKey {

@@ -78,6 +78,9 @@ class Channel {
   Seconds stall_timeout_{kDefaultStallSeconds};
 };
 
+// How long the tracker and the proxy wait for a peer to take or answer a frame of theirs.
+inline constexpr Channel::Seconds kReplyTimeout{30};
+
 // Receives a frame and checks its type; a kError frame from the peer becomes a TransportError
 // with the peer's message, any other type a TransportError naming both.
 Frame expect(Channel& channel, MessageType type, Channel::Seconds timeout);
