@@ -221,6 +221,12 @@ int run_tune(const TuneOptions& given) {
       if (plan.kind == app::TuneKind::kRange) std::printf("\n");
     }
   }
+  if (!outcome.devices.empty() && !json) {
+    std::string shares;
+    for (const auto& device : outcome.devices)
+      shares += fmt::format("{}{} {}", shares.empty() ? "" : ", ", device.target, device.candidates);
+    std::printf("measured on %zu devices at once (candidates each: %s)\n", outcome.devices.size(), shares.c_str());
+  }
   if (outcome.stopped()) {
     if (!json) print_stopped(options, outcome.trials());
     return 128 + StopOnSignals::first_signal();
@@ -256,7 +262,9 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
                    "extents (N=1024,M=512), default the file's");
   tune->add_option("--template", options->request.template_name,
                    "Template to tune (default: the workload's default; e.g. conv2d.cpu, conv2d_gemm.cpu)");
-  tune->add_option("--target", options->request.measuring.target, "Target: " + app::target_forms())
+  tune->add_option("--target", options->request.measuring.target,
+                   "Target: " + app::target_forms() +
+                       "; cuda:all or cuda:0,1 measure on several GPUs of one model at once")
       ->capture_default_str();
   tune->add_option("--tuner", options->request.tuning.tuner.name, "Tuner: xgb (model-based), ga (genetic), random, grid")->capture_default_str();
   tune->add_option("--trials", options->request.tuning.trials, "Configs to measure (the budget)")

@@ -5,6 +5,7 @@
 #include "optune/app/bad_input.hpp"
 #include "optune/app/tasks.hpp"
 #include "optune/backends/registry.hpp"
+#include "optune/measure/device_spread_runner.hpp"
 #include "optune/measure/local_runner.hpp"
 #include "optune/measure/rpc/rpc_runner.hpp"
 
@@ -30,7 +31,8 @@ std::unique_ptr<measure::Builder> make_builder(const MeasureSettings& settings, 
 // Every backend is measured in an isolated worker: this machine's, or a remote server's.
 std::unique_ptr<measure::Runner> make_runner(const MeasureSettings& settings, const InstallPaths& paths,
                                              const std::optional<Remote>& remote,
-                                             std::function<void(const std::string&)> log) {
+                                             std::function<void(const std::string&)> log,
+                                             const std::vector<kernels::Target>& spread) {
   if (!remote) {
     if (!std::filesystem::exists(paths.worker))
       throw std::runtime_error("the measuring worker " + paths.worker + " is missing");
@@ -38,8 +40,16 @@ std::unique_ptr<measure::Runner> make_runner(const MeasureSettings& settings, co
     local.worker_path = paths.worker;
     local.timing = settings.timing;
     local.program_cache_dir = paths.program_cache_dir;
-    return std::make_unique<measure::LocalRunner>(local);
+    if (spread.size() <= 1) return std::make_unique<measure::LocalRunner>(local);
+    std::vector<std::unique_ptr<measure::LocalRunner>> devices;
+    for (const auto& device : spread) {
+      local.device_target = device.str();
+      local.remove_artifacts = false;  // the spread runner removes them once every device is done
+      devices.push_back(std::make_unique<measure::LocalRunner>(local));
+    }
+    return std::make_unique<measure::DeviceSpreadRunner>(std::move(devices), true);
   }
+  if (spread.size() > 1) throw BadInput("several devices at once are measured on this machine only, not over --rpc");
   measure::rpc::RpcRunnerOptions rpc;
   rpc.tracker = remote->address.tracker;
   rpc.key = remote->address.key;
@@ -64,9 +74,10 @@ Measuring::Measuring(const MeasureSettings& settings, const InstallPaths& paths,
     : Measuring(settings, parse_target_option(settings.target), paths, remote, std::move(log)) {}
 
 Measuring::Measuring(const MeasureSettings& settings, const kernels::Target& target, const InstallPaths& paths,
-                     const std::optional<Remote>& remote, std::function<void(const std::string&)> log)
+                     const std::optional<Remote>& remote, std::function<void(const std::string&)> log,
+                     const std::vector<kernels::Target>& spread)
     : builder(make_builder(settings, target, paths)),
-      runner_owner(make_runner(settings, paths, remote, std::move(log))),
+      runner_owner(make_runner(settings, paths, remote, std::move(log), spread)),
       runner(*runner_owner) {}
 
 }  // namespace optune::app

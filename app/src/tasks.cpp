@@ -53,6 +53,25 @@ kernels::Target parse_target_option(const std::string& target) {
   }
 }
 
+std::vector<kernels::Target> parse_spread_targets(const std::string& target, bool remote) {
+  std::vector<kernels::Target> targets;
+  try {
+    targets = backends::parse_targets(target);
+  } catch (const std::invalid_argument& error) {
+    throw BadInput(error.what());
+  }
+  if (targets.size() == 1) return targets;
+  if (remote) throw BadInput("target " + target + ": several devices at once are measured on this machine only, not over --rpc");
+  const kernels::DeviceInfo first = find_device_option(targets.front());
+  for (std::size_t i = 1; i < targets.size(); ++i) {
+    const kernels::DeviceInfo other = find_device_option(targets[i]);
+    if (other.fingerprint_id() != first.fingerprint_id())
+      throw BadInput("target " + target + ": " + targets.front().str() + " is a " + first.name + ", " + targets[i].str() +
+                     " a " + other.name + "; one tune measures on devices of one model (name them: cuda:0,1)");
+  }
+  return targets;
+}
+
 std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std::string& shape,
                                                 const std::string& target, const kernels::Workload* workload,
                                                 const kernels::DeviceInfo* device,

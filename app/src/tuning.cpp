@@ -8,6 +8,7 @@
 #include "optune/app/query.hpp"
 #include "optune/app/run_locks.hpp"
 #include "optune/app/tasks.hpp"
+#include "optune/measure/device_spread_runner.hpp"
 #include "optune/tuner/scheduling/shape_range.hpp"
 
 namespace optune::app {
@@ -150,7 +151,12 @@ TunePlan plan_tune(const TuneRequest& request) {
               : tuner::is_shape_range(request.shape) ? TuneKind::kRange
                                                      : TuneKind::kWorkload;
   if (plan.kind == TuneKind::kRange) plan.range = request.shape;
-  plan.target = parse_target_option(request.measuring.target);
+  const auto targets = parse_spread_targets(request.measuring.target, !request.measuring.rpc.empty());
+  plan.target = targets.front();
+  if (targets.size() > 1) {
+    plan.spread = targets;
+    plan.measuring.target = plan.target.str();  // the builder's and the records' target: the first device's
+  }
   const auto shapes = request_shapes(request, plan);
   const auto workloads = read_workloads(request, shapes, plan);
   plan.remote = find_remote(request.measuring.rpc, request.measuring.token_file, request.measuring.rpc_wait, plan.target);
@@ -175,20 +181,23 @@ TuneOutcome run(const TunePlan& plan, const InstallPaths& paths, tuner::Progress
                 std::function<void(const std::string&)> log) {
   auto database = open_database(plan.database, db::Database::Mode::kReadWrite);
   auto locks = lock_for_measuring("tune", paths.lock_dir, plan.database, plan.device, plan.wait_lock, true, log);
-  Measuring measuring(plan.measuring, plan.target, paths, plan.remote, std::move(log));
+  Measuring measuring(plan.measuring, plan.target, paths, plan.remote, std::move(log), plan.spread);
   TuneOutcome outcome;
   outcome.kind = plan.kind;
   if (plan.kind == TuneKind::kSuite) {
     tuner::RecordingMeasurer measurer(*measuring.builder, measuring.runner, database);
     auto summary = tuner::tune_suite(plan.suite_tasks, measurer, plan.tuning, plan.suite_budget, plan.scheduler, progress);
     outcome.suite = SuiteOutcome{*plan.suite, std::move(summary)};
-    return outcome;
+  } else {
+    tuner::TuningLoop loop(*measuring.builder, measuring.runner, database, progress);
+    for (const auto& shape : plan.shapes) {
+      outcome.shapes.push_back({shape.task, loop.run(shape.task, shape.tuning)});
+      if (outcome.shapes.back().summary.stopped) break;  // the shapes after it are left for the next run
+    }
   }
-  tuner::TuningLoop loop(*measuring.builder, measuring.runner, database, progress);
-  for (const auto& shape : plan.shapes) {
-    outcome.shapes.push_back({shape.task, loop.run(shape.task, shape.tuning)});
-    if (outcome.shapes.back().summary.stopped) break;  // the shapes after it are left for the next run
-  }
+  if (const auto* spread = dynamic_cast<const measure::DeviceSpreadRunner*>(&measuring.runner))
+    for (std::size_t i = 0; i < plan.spread.size(); ++i)
+      outcome.devices.push_back({plan.spread[i].str(), spread->measured_per_device().at(i)});
   return outcome;
 }
 
@@ -289,10 +298,16 @@ nlohmann::json outcome_json(const WorkloadOutcome& outcome) {
 }
 
 nlohmann::json outcome_json(const TuneOutcome& outcome) {
-  if (outcome.suite) return outcome_json(*outcome.suite);
-  if (outcome.kind == TuneKind::kWorkload) return outcome_json(outcome.shapes.front());
+  nlohmann::json devices = nullptr;
+  for (const auto& device : outcome.devices) devices[device.target] = device.candidates;
+  const auto with_devices = [&](nlohmann::json json) {
+    json["devices"] = devices;
+    return json;
+  };
+  if (outcome.suite) return with_devices(outcome_json(*outcome.suite));
+  if (outcome.kind == TuneKind::kWorkload) return with_devices(outcome_json(outcome.shapes.front()));
   nlohmann::json shapes = nlohmann::json::array();
-  for (const auto& shape : outcome.shapes) shapes.push_back(outcome_json(shape));
+  for (const auto& shape : outcome.shapes) shapes.push_back(with_devices(outcome_json(shape)));
   return shapes;
 }
 

@@ -62,6 +62,43 @@ kernels::Target parse_target(std::string_view text) {
   return target;
 }
 
+std::vector<kernels::Target> parse_targets(std::string_view text) {
+  const kernels::Target whole = [&] {
+    try {
+      return kernels::split_target(text);
+    } catch (const std::invalid_argument&) {
+      return kernels::Target{std::string(text), ""};  // parse_target says what is wrong with it
+    }
+  }();
+  if (whole.spec != "all" && whole.spec.find(',') == std::string::npos) return {parse_target(text)};
+  const measure::Backend* backend = backend_named(whole.backend);
+  if (!backend || !backend->measures_devices_at_once()) {
+    std::string those;
+    for (const auto* each : all_backends())
+      if (each->measures_devices_at_once()) those += std::string(those.empty() ? "" : ", ") + std::string(each->name());
+    throw std::invalid_argument("target " + std::string(text) + ": " +
+                                (those.empty() ? std::string("no backend of this build measures on several devices at once")
+                                               : "only " + those + " measures on several devices at once (" + those + ":all)"));
+  }
+  std::vector<kernels::Target> targets;
+  if (whole.spec == "all") {
+    for (const auto& device : backend->devices()) targets.push_back(device.target);
+    if (targets.empty()) throw std::invalid_argument("target " + std::string(text) + ": no " + whole.backend + " device here");
+    return targets;
+  }
+  std::string_view rest = whole.spec;
+  while (true) {
+    const auto comma = rest.find(',');
+    const auto target = parse_target(whole.backend + ":" + std::string(rest.substr(0, comma)));
+    if (std::find(targets.begin(), targets.end(), target) != targets.end())
+      throw std::invalid_argument("target " + std::string(text) + ": " + target.str() + " is listed twice");
+    targets.push_back(target);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return targets;
+}
+
 namespace {
 std::atomic<std::size_t> detections{0};
 }  // namespace

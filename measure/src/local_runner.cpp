@@ -191,9 +191,10 @@ MeasureResult LocalRunner::measure_one(const MeasureInput& input, const BuildRes
     result.build_seconds = build.build_seconds;
     return result;
   }
-  MeasureResult result = result_from_worker_reply(
-      input, measure_request(worker_request(input, options_.timing, options_.program_cache_dir), build.artifact),
-      options_.timing);
+  WorkerRequest request = worker_request(input, options_.timing, options_.program_cache_dir);
+  if (!options_.device_target.empty()) request.target = options_.device_target;
+  MeasureResult result = result_from_worker_reply(input, measure_request(std::move(request), build.artifact),
+                                                  options_.timing);
   result.build_seconds += build.build_seconds;
   return result;
 }

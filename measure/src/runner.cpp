@@ -46,6 +46,7 @@ std::vector<MeasureResult> Runner::run(const std::vector<MeasureInput>& inputs,
 std::vector<MeasureResult> Runner::run(const std::vector<MeasureInput>& inputs,
                                        const std::vector<BuildResult>& builds, int rounds, int max_rounds,
                                        const MoreRounds& more) {
+  starting_run(std::max(rounds, max_rounds));
   std::vector<MeasureResult> results = measure_round(inputs, builds);
   for (auto& result : results)
     if (result.ok()) result.round_medians = {result.median_seconds};

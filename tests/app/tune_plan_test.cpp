@@ -89,6 +89,30 @@ TEST(TunePlan, AMalformedTargetOrShapeIsRefusedBeforeAnyDeviceIsLookedFor) {
   refused_without_detection(bad_budget, "--budget");
 }
 
+// Several devices at once: GPUs of a backend that measures devices apart, named as a list or all.
+TEST(TunePlan, SeveralDevicesAreAGpuBackendsListOfDistinctDevices) {
+  auto refused = [](const std::string& target, const std::string& says, const std::string& rpc = "") {
+    TuneRequest request = gemm_request("64,64,64");
+    request.measuring.target = target;
+    request.measuring.rpc = rpc;
+    try {
+      plan_tune(request);
+      ADD_FAILURE() << "planned on " << target;
+    } catch (const BadInput& error) {
+      EXPECT_NE(std::string(error.what()).find(says), std::string::npos) << error.what();
+    }
+  };
+  refused("cpu:all", "several devices at once");
+  refused("cpu:0,1", "several devices at once");
+  const auto& built = backends::all_backends();
+  if (std::none_of(built.begin(), built.end(), [](const auto* backend) { return backend->name() == "cuda"; }))
+    GTEST_SKIP() << "a build without the CUDA backend";
+  refused("cuda:0,0", "cuda:0 is listed twice");
+  refused("cuda:0,x", "bad CUDA device 'x'");
+  refused("cuda:0,1", "not over --rpc", "gpus@localhost:9190");  // a server measures on its own device
+  if (backends::find_backend("cuda").devices().empty()) refused("cuda:all", "no cuda device here");
+}
+
 TEST(TunePlan, ATargetWithNoDeviceHereIsOneDetectionAndAnError) {
   const auto& built = backends::all_backends();
   if (std::none_of(built.begin(), built.end(), [](const auto* backend) { return backend->name() == "opencl"; }))

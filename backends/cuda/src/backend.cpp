@@ -22,6 +22,8 @@ class CudaBackend final : public measure::Backend {
     return spec.empty() ? "" : std::to_string(cuda::cuda_ordinal(spec));
   }
 
+  bool measures_devices_at_once() const override { return true; }
+
   // None where the driver is missing or sees no device: the rest of optune runs as before.
   std::vector<measure::TargetDevice> devices() const override {
     std::vector<measure::TargetDevice> devices;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "optune/app/install_paths.hpp"
 #include "optune/app/remote.hpp"
@@ -40,9 +41,12 @@ struct Measuring {
   // `log`: where the RPC runner's lines go, as "rpc: ..." (null: nowhere).
   Measuring(const MeasureSettings& settings, const InstallPaths& paths, const std::optional<Remote>& remote,
             std::function<void(const std::string&)> log = nullptr);
-  // The same for settings.target parsed already (a run's plan).
+  // The same for settings.target parsed already (a run's plan). `spread`: several devices of the
+  // target's model that this machine measures on at once (measure::DeviceSpreadRunner), the
+  // target's own first; empty: the target's device alone.
   Measuring(const MeasureSettings& settings, const kernels::Target& target, const InstallPaths& paths,
-            const std::optional<Remote>& remote, std::function<void(const std::string&)> log = nullptr);
+            const std::optional<Remote>& remote, std::function<void(const std::string&)> log = nullptr,
+            const std::vector<kernels::Target>& spread = {});
 };
 
 // The toolchain a run with `settings` builds `device`'s candidates with (measure::Builder::toolchain),

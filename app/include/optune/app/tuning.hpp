@@ -68,6 +68,9 @@ struct ShapeTuning {
 struct TunePlan {
   TuneKind kind = TuneKind::kWorkload;
   kernels::Target target;
+  // Several GPUs of the target's model measured on at once (--target cuda:all or cuda:0,1), the
+  // target first; empty: the target's device alone.
+  std::vector<kernels::Target> spread;
   std::optional<Remote> remote;  // measuring on a remote server of an RPC key
   kernels::DeviceInfo device;    // the remote's, else this machine's: detected once
   // kWorkload: one shape; kRange: its representative shapes in order, each with an even share of
@@ -105,6 +108,12 @@ struct TuneOutcome {
   TuneKind kind = TuneKind::kWorkload;
   std::vector<WorkloadOutcome> shapes;  // kWorkload: one; kRange: those tuned (all unless stopped)
   std::optional<SuiteOutcome> suite;    // kSuite
+  // A plan with several devices: each device's target and the candidates it measured.
+  struct DeviceShare {
+    std::string target;
+    std::size_t candidates = 0;
+  };
+  std::vector<DeviceShare> devices;
   bool stopped() const;                 // by request.stop, after the batch in flight
   std::size_t trials() const;           // measured in this run
 };

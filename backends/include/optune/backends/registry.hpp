@@ -28,6 +28,11 @@ std::vector<std::unique_ptr<measure::WorkerBackend>> make_workers();
 // forms when no backend reads it.
 kernels::Target parse_target(std::string_view text);
 std::string target_forms();  // "cpu, cpu:<triple>, opencl, ...": for help texts
+// The devices a tune's target names: one, or several of a backend that measures devices at once
+// ("cuda:all": every device of the backend here; "cuda:0,2": those), each in canonical form.
+// Throws std::invalid_argument "target ...: ..." for a list of another backend, an empty or
+// repeated list, or "all" where the backend has no device.
+std::vector<kernels::Target> parse_targets(std::string_view text);
 
 // This machine's device of a target; throws std::invalid_argument.
 kernels::DeviceInfo find_device(const kernels::Target& target);

@@ -65,6 +65,9 @@ class Backend {
   virtual std::string canonical_spec(std::string_view spec) const = 0;
   // False when the target's candidates run only on a remote device (a cross-compiled CPU).
   virtual bool runs_here(const kernels::Target& /*target*/) const { return true; }
+  // Whether one tune may measure on several of its devices at once (`<name>:all`, `<name>:0,1`):
+  // devices that share neither the host's cores nor one another's time, such as GPUs.
+  virtual bool measures_devices_at_once() const { return false; }
 
   // This machine's devices of the backend (none when it has no such device).
   virtual std::vector<TargetDevice> devices() const = 0;

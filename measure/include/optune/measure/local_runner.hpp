@@ -28,6 +28,9 @@ struct LocalRunnerOptions {
   // Runs the worker under this command, e.g. {"qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"} for
   // an aarch64 worker on another machine's CPU; empty: the worker runs directly.
   std::vector<std::string> launcher;
+  // The device the worker measures on, in place of each task's target: one GPU of a tune spread
+  // over several (DeviceSpreadRunner); "": the task's target.
+  std::string device_target;
 };
 
 // A target that names no device where the worker runs (its message names the devices there are).

@@ -32,6 +32,9 @@ class Runner {
 
  protected:
   explicit Runner(bool remove_artifacts) : remove_artifacts_(remove_artifacts) {}
+  // Told before a run's first round how many rounds it may take: a run of several compares its
+  // candidates with one another (the finalists' comparison), a run of one ranks a batch.
+  virtual void starting_run(int most_rounds) { (void)most_rounds; }
   // One round: each input measured once; artifacts are left in place.
   virtual std::vector<MeasureResult> measure_round(const std::vector<MeasureInput>& inputs,
                                                    const std::vector<BuildResult>& builds) = 0;

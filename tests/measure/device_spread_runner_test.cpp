@@ -1,0 +1,102 @@
+// DeviceSpreadRunner over real workers: a batch spread over two of them (each on this CPU, as
+// two GPUs of one host would each have theirs) gives every candidate its own result in order, a
+// worker stuck on a hanging candidate leaves the rest of the batch to the other, and a run of
+// several rounds (a comparison) stays on the first device.
+#include "optune/measure/device_spread_runner.hpp"
+
+#include <gtest/gtest.h>
+
+#include "behaviour_template.hpp"
+#include "optune/backends/cpu/cpu_device.hpp"
+#include "optune/backends/cpu/local_builder.hpp"
+#include "optune/backends/registry.hpp"
+
+namespace optune::measure {
+namespace {
+
+class DeviceSpreadRunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto task = std::make_shared<MeasureTask>();
+    task->workload = kernels::parse_workload(kernels::Op::kGemm, "33,17,9");
+    task->kernel_template = &behaviour_;
+    task->target = backends::parse_target("cpu");
+    task->device = detect_local_cpu();
+    task->space = behaviour_.space(task->workload, task->device);
+    task_ = task;
+  }
+
+  std::vector<MeasureInput> inputs(const std::vector<std::string>& behaviours) const {
+    std::vector<MeasureInput> made;
+    for (const auto& b : behaviours) made.push_back({task_, task_->space.from_json({{"behaviour", b}})});
+    return made;
+  }
+
+  static DeviceSpreadRunner two_devices() {
+    LocalRunnerOptions options;
+    options.worker_path = OPTUNE_WORKER_PATH;
+    options.timing.timeout_seconds = 2;
+    options.timing.repeat = 2;
+    options.timing.min_repeat_ms = 1;
+    options.timing.bail_out = 0;
+    options.remove_artifacts = false;
+    options.device_target = "cpu";
+    std::vector<std::unique_ptr<LocalRunner>> devices;
+    devices.push_back(std::make_unique<LocalRunner>(options));
+    devices.push_back(std::make_unique<LocalRunner>(options));
+    return DeviceSpreadRunner(std::move(devices), true);
+  }
+
+  std::vector<BuildResult> build(const std::vector<MeasureInput>& batch) { return builder_.build(batch); }
+
+  static LocalBuilderOptions quick_build() {
+    LocalBuilderOptions options;
+    options.flags = {"-std=c++20", "-O1", "-fPIC", "-shared"};
+    return options;
+  }
+
+  LocalBuilder builder_{quick_build()};  // its folder holds the artifacts while they are measured
+  testing::BehaviourTemplate behaviour_;
+  std::shared_ptr<const MeasureTask> task_;
+};
+
+TEST_F(DeviceSpreadRunnerTest, EveryCandidateGetsItsOwnResultInOrder) {
+  const auto batch = inputs({"correct", "wrong", "segfault", "correct", "abort", "correct", "wrong", "correct"});
+  const auto builds = build(batch);
+  auto runner = two_devices();
+  const auto results = runner.run(batch, builds);
+  const std::vector<ErrorKind> expected = {ErrorKind::kOk,    ErrorKind::kWrongAnswer, ErrorKind::kCrash,
+                                           ErrorKind::kOk,    ErrorKind::kCrash,       ErrorKind::kOk,
+                                           ErrorKind::kWrongAnswer, ErrorKind::kOk};
+  ASSERT_EQ(results.size(), expected.size());
+  for (std::size_t i = 0; i < results.size(); ++i) EXPECT_EQ(results[i].error, expected[i]) << i << ": " << results[i].message;
+  const auto& shares = runner.measured_per_device();
+  EXPECT_EQ(shares[0] + shares[1], batch.size());
+}
+
+// The worker that takes the hanging candidate waits out its timeout (2 s) while the other
+// measures the six quick ones.
+TEST_F(DeviceSpreadRunnerTest, ADeviceStuckOnACandidateLeavesTheRestToTheOthers) {
+  const auto batch = inputs({"hang", "correct", "correct", "correct", "correct", "correct", "correct"});
+  auto runner = two_devices();
+  const auto results = runner.run(batch, build(batch));
+  EXPECT_EQ(results[0].error, ErrorKind::kTimeout);
+  for (std::size_t i = 1; i < results.size(); ++i) EXPECT_EQ(results[i].error, ErrorKind::kOk) << results[i].message;
+  auto shares = runner.measured_per_device();
+  std::sort(shares.begin(), shares.end());
+  EXPECT_EQ(shares, (std::vector<std::size_t>{1, 6}));
+}
+
+TEST_F(DeviceSpreadRunnerTest, AComparisonOfSeveralRoundsStaysOnTheFirstDevice) {
+  const auto batch = inputs({"correct", "correct", "correct"});
+  auto runner = two_devices();
+  const auto results = runner.run(batch, build(batch), 2);
+  for (const auto& result : results) {
+    EXPECT_EQ(result.error, ErrorKind::kOk) << result.message;
+    EXPECT_EQ(result.round_medians.size(), 2u);
+  }
+  EXPECT_EQ(runner.measured_per_device(), (std::vector<std::size_t>{6, 0}));
+}
+
+}  // namespace
+}  // namespace optune::measure
