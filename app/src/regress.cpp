@@ -21,17 +21,19 @@ tuner::RegressionCase check_workload(const tuner::SuiteEntry& entry, const Regre
                                      const db::Database& database, Measuring& measuring) {
   auto start = std::chrono::steady_clock::now();
   auto task = make_entry_task(entry, target, device);
-  tuner::RegressionCase result{entry.name, entry.workload.key(), std::nullopt, std::nullopt, std::nullopt, 0};
+  tuner::RegressionCase result;
+  result.name = entry.name;
+  result.workload_key = entry.workload.key();
   const db::TaskKey key = tuner::task_key(*task);
   std::vector<measure::MeasureInput> inputs;
   // Records of an older space (a knob added since) are passed over: the fastest one this optune
   // can build is the tuned config.
   if (auto best = tuner::best_usable(database, key, task->space)) {
-    inputs.push_back({task, best->config});
+    inputs.push_back({task, best->config, std::nullopt});
     result.recorded_seconds = tuner::recorded_figure(database, key, best->record);
     result.toolchain_change = tuner::toolchain_change(best->record, measuring.builder->toolchain(task->device));
   }
-  inputs.push_back({task, task->kernel_template->default_config(task->workload, task->device, task->space)});
+  inputs.push_back({task, task->kernel_template->default_config(task->workload, task->device, task->space), std::nullopt});
   for (int attempt = 1; attempt <= request.attempts; ++attempt) {
     auto builds = measuring.builder->build(inputs);  // the runner removes what it has measured
     auto measured = measuring.runner.run(inputs, builds);

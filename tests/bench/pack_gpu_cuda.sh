@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Packs what cuda_examples_run.sh, cuda_gemm_run.sh, trust_under_gpu_load.sh, time_to_result.sh and dispatch_bench.sh need on a GPU machine with no package registry: the installed optune
+# Packs what cuda_examples_run.sh, cuda_gemm_run.sh, trust_under_gpu_load.sh, time_to_result.sh, dispatch_bench.sh and multi_gpu_tune.sh need on a GPU machine with no package registry: the installed optune
 # (optune, optune-worker, optune-nvrtc), the shared libraries they link that such a machine may
 # lack, and the example CUDA kernel files. Usage: pack_gpu_cuda.sh BUILD_DIR PREFIX
 set -euo pipefail
@@ -19,5 +19,6 @@ done
 cp "$root"/configs/kernels/*_cuda.* "$prefix/kernels/"
 cp "$here/cuda_examples_run.sh" "$here/cuda_gemm_run.sh" "$here/torch_gemm_peers.py" "$here/torch_peers.py" \
   "$here/trust_under_gpu_load.sh" "$here/trust_verdict.py" "$here/time_to_result.sh" "$here/time_to_result.py" \
-  "$here/dispatch_bench.sh" "$here/dispatch_gpu.sh" "$here/nvidia_opencl_icd.sh" "$prefix/"
+  "$here/dispatch_bench.sh" "$here/dispatch_gpu.sh" "$here/nvidia_opencl_icd.sh" "$here/multi_gpu_tune.sh" \
+  "$here/multi_gpu_tune.py" "$prefix/"
 du -sh "$prefix"

@@ -24,6 +24,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "optune/kernels/cpu/conv2d_config.hpp"
 #include "optune/kernels/cpu/conv2d_config_view.hpp"
 #include "optune/kernels/cpu/gemm_config_view.hpp"
@@ -230,8 +232,8 @@ class CpuConv2dTemplate : public KernelTemplate {
   }
 
   std::string table_row(const Workload& workload, const DeviceInfo&, const ss::ConfigView& config) const override {
-    return "{" + cpu::conv2d_dims_literal(cpu::conv2d_dims(workload)) + ", " + config_literal(config) + ", " +
-           std::to_string(workload.layout_block) + (workload.nchw_input ? ", true" : "") + "}";
+    return fmt::format("{{{}, {}, {}{}}}", cpu::conv2d_dims_literal(cpu::conv2d_dims(workload)), config_literal(config),
+                       workload.layout_block, workload.nchw_input ? ", true" : "");
   }
 
   std::string table_range_row(const Workload& low, const Workload& high, const DeviceInfo&,

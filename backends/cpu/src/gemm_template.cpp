@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "optune/kernels/cpu/gemm_config.hpp"
 #include "optune/kernels/cpu/gemm_config_view.hpp"
 #include "optune/kernels/kernel_template.hpp"
@@ -366,8 +368,7 @@ class CpuGemmTemplate final : public KernelTemplate {
 
   std::string table_row(const Workload& workload, const DeviceInfo&, const ss::ConfigView& config) const override {
     const GemmShape& s = workload.gemm();
-    return "{" + std::to_string(s.M) + ", " + std::to_string(s.N) + ", " + std::to_string(s.K) + ", " +
-           config_literal(config) + "}";
+    return fmt::format("{{{}, {}, {}, {}}}", s.M, s.N, s.K, config_literal(config));
   }
 
   std::string table_range_row(const Workload& low, const Workload& high, const DeviceInfo& device,

@@ -58,12 +58,12 @@ struct BatchWork {
 class TrackerReconnection {
  public:
   explicit TrackerReconnection(double patience_seconds) : patience_(patience_seconds) {}
-  void reset() { lost_since_.reset(), delay_ = kFirstDelay; }
+  void reset() { lost_ = false, delay_ = kFirstDelay; }
   // Sleeps before the next try; false when the patience would be spent by then.
   bool wait() {
     const auto now = std::chrono::steady_clock::now();
-    if (!lost_since_) lost_since_ = now;
-    if (std::chrono::duration<double>(now - *lost_since_).count() + delay_ > patience_) return false;
+    if (!lost_) lost_ = true, lost_since_ = now;
+    if (std::chrono::duration<double>(now - lost_since_).count() + delay_ > patience_) return false;
     std::this_thread::sleep_for(std::chrono::duration<double>(delay_));
     delay_ = std::min(delay_ * 2, kLongestDelay);
     return true;
@@ -74,7 +74,9 @@ class TrackerReconnection {
   static constexpr double kLongestDelay = 4;   // seconds
   double patience_;
   double delay_ = kFirstDelay;
-  std::optional<std::chrono::steady_clock::time_point> lost_since_;
+  // A flag and a time point rather than an optional, which GCC 12 takes for maybe uninitialised.
+  bool lost_ = false;
+  std::chrono::steady_clock::time_point lost_since_;
 };
 
 }  // namespace

@@ -148,11 +148,24 @@ std::string measure_request_problem(const nlohmann::json& metadata) {
   return "";
 }
 
+namespace {
+
+// The server's worker: the artifacts it measures are uploads, which ArtifactFile removes.
+LocalRunnerOptions local_runner_options(const RpcServerOptions& server) {
+  LocalRunnerOptions options;
+  options.worker_path = server.worker_path;
+  options.remove_artifacts = false;
+  options.launcher = server.worker_launcher;
+  return options;
+}
+
+}  // namespace
+
 RpcServer::RpcServer(RpcServerOptions options, LogFunction log)
     : options_(std::move(options)),
       log_(std::move(log)),
       slots_(options_.max_sessions),
-      runner_(LocalRunnerOptions{options_.worker_path, {}, false, "", options_.worker_launcher}) {}
+      runner_(local_runner_options(options_)) {}
 
 RpcServer::~RpcServer() {
   std::error_code ignored;

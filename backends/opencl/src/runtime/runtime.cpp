@@ -86,7 +86,7 @@ Runtime::Built& Runtime::program_for(const kernels::OpenCLKernel& kernel, Progra
   check(error, "clCreateKernel");
   Buffer scratch;
   if (kernel.scratch_bytes > 0) scratch = zeroed_buffer(context_, queue_.get(), kernel.scratch_bytes);
-  return programs_[key] = Built{std::move(build.program), std::move(compiled), std::move(scratch)};
+  return programs_[key] = Built{std::move(build.program), std::move(compiled), std::move(scratch), Event{}};
 }
 
 void Runtime::check_buffer(cl_mem buffer, std::size_t floats, const kernels::Workload& workload,
