@@ -1,5 +1,6 @@
 #include "optune/measure/device_spread_runner.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <stdexcept>
@@ -12,38 +13,60 @@ DeviceSpreadRunner::DeviceSpreadRunner(std::vector<std::unique_ptr<LocalRunner>>
   if (devices_.empty()) throw std::invalid_argument("DeviceSpreadRunner: no device");
 }
 
-std::vector<MeasureResult> DeviceSpreadRunner::measure_round(const std::vector<MeasureInput>& inputs,
-                                                             const std::vector<BuildResult>& builds) {
-  std::vector<MeasureResult> results(inputs.size());
-  // Each device's worker takes the next candidate when it is done with one: candidates differ in
-  // time by orders of magnitude, so an even split in advance would leave devices idle.
-  std::atomic<std::size_t> next{0};
-  const auto measure_on = [&](std::size_t device) {
-    for (std::size_t i = next++; i < inputs.size(); i = next++) {
-      results[i] = devices_[device]->measure_one(inputs[i], builds[i]);
-      if (builds[i].ok()) ++measured_[device];
-    }
-  };
-  const std::size_t used = one_device_ ? 1 : std::min(devices_.size(), inputs.size());
-  if (used <= 1) {
-    measure_on(0);
-    return results;
-  }
+MeasureResult DeviceSpreadRunner::measure_on(std::size_t device, const MeasureInput& input, const BuildResult& build) {
+  MeasureResult result = devices_[device]->measure_one(input, build);
+  if (build.ok()) ++measured_[device];
+  return result;
+}
+
+void DeviceSpreadRunner::on_devices(std::size_t used, const std::function<void(std::size_t device)>& work) {
+  if (used <= 1) return work(0);
   std::vector<std::exception_ptr> errors(used);
   std::vector<std::thread> threads;
   for (std::size_t device = 0; device < used; ++device)
     threads.emplace_back([&, device] {
       try {
-        measure_on(device);
+        work(device);
       } catch (...) {
         errors[device] = std::current_exception();
-        next = inputs.size();  // the others stop after their candidate in flight
       }
     });
   for (auto& thread : threads) thread.join();
   for (const auto& error : errors)
     if (error) std::rethrow_exception(error);
+}
+
+std::vector<MeasureResult> DeviceSpreadRunner::measure_round(const std::vector<MeasureInput>& inputs,
+                                                             const std::vector<BuildResult>& builds) {
+  std::vector<MeasureResult> results(inputs.size());
+  if (comparing_) {  // one device for a list compared with itself
+    for (std::size_t i = 0; i < inputs.size(); ++i) results[i] = measure_on(0, inputs[i], builds[i]);
+    return results;
+  }
+  // Each device's worker takes the next candidate when it is done with one: candidates differ in
+  // time by orders of magnitude, so an even split in advance would leave devices idle.
+  std::atomic<std::size_t> next{0};
+  on_devices(std::min(devices_.size(), inputs.size()), [&](std::size_t device) {
+    try {
+      for (std::size_t i = next++; i < inputs.size(); i = next++) results[i] = measure_on(device, inputs[i], builds[i]);
+    } catch (...) {
+      next = inputs.size();  // the others stop after their candidate in flight
+      throw;
+    }
+  });
   return results;
+}
+
+std::vector<std::vector<MeasureResult>> DeviceSpreadRunner::measure_rounds(const std::vector<MeasureInput>& inputs,
+                                                                           const std::vector<BuildResult>& builds,
+                                                                           int at_most) {
+  if (!comparing_) return {measure_round(inputs, builds)};
+  const std::size_t used = std::min(devices_.size(), static_cast<std::size_t>(std::max(at_most, 1)));
+  std::vector<std::vector<MeasureResult>> rounds(used, std::vector<MeasureResult>(inputs.size()));
+  on_devices(used, [&](std::size_t device) {
+    for (std::size_t i = 0; i < inputs.size(); ++i) rounds[device][i] = measure_on(device, inputs[i], builds[i]);
+  });
+  return rounds;
 }
 
 }  // namespace optune::measure

@@ -46,11 +46,16 @@ std::vector<MeasureResult> Runner::run(const std::vector<MeasureInput>& inputs,
 std::vector<MeasureResult> Runner::run(const std::vector<MeasureInput>& inputs,
                                        const std::vector<BuildResult>& builds, int rounds, int max_rounds,
                                        const MoreRounds& more) {
-  starting_run(std::max(rounds, max_rounds));
-  std::vector<MeasureResult> results = measure_round(inputs, builds);
+  const int most_rounds = std::max(rounds, max_rounds);
+  starting_run(most_rounds);
+  auto first = measure_rounds(inputs, builds, most_rounds);
+  std::vector<MeasureResult> results = std::move(first.front());
   for (auto& result : results)
     if (result.ok()) result.round_medians = {result.median_seconds};
-  for (int round = 1; round < std::max(rounds, max_rounds); ++round) {
+  for (std::size_t later = 1; later < first.size(); ++later)
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      if (results[i].ok()) merge_round(results[i], std::move(first[later][i]), inputs[i]);
+  for (int round = static_cast<int>(first.size()); round < most_rounds;) {
     const bool wanted = more && more(results);
     if (round >= rounds && !wanted) break;
     std::vector<std::size_t> still_ok;
@@ -63,9 +68,11 @@ std::vector<MeasureResult> Runner::run(const std::vector<MeasureInput>& inputs,
       again_builds.push_back(builds[i]);
     }
     if (again.empty()) break;
-    auto measured = measure_round(again, again_builds);
-    for (std::size_t j = 0; j < still_ok.size(); ++j)
-      merge_round(results[still_ok[j]], std::move(measured[j]), inputs[still_ok[j]]);
+    for (auto& measured : measure_rounds(again, again_builds, most_rounds - round)) {
+      for (std::size_t j = 0; j < still_ok.size(); ++j)
+        if (results[still_ok[j]].ok()) merge_round(results[still_ok[j]], std::move(measured[j]), inputs[still_ok[j]]);
+      ++round;
+    }
   }
   if (remove_artifacts_) {
     for (const auto& build : builds) {

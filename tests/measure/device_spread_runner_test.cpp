@@ -1,7 +1,7 @@
 // DeviceSpreadRunner over real workers: a batch spread over two of them (each on this CPU, as
 // two GPUs of one host would each have theirs) gives every candidate its own result in order, a
 // worker stuck on a hanging candidate leaves the rest of the batch to the other, and a run of
-// several rounds (a comparison) stays on the first device.
+// several rounds (a comparison) measures the whole list on each device, a round per device.
 #include "optune/measure/device_spread_runner.hpp"
 
 #include <gtest/gtest.h>
@@ -87,15 +87,18 @@ TEST_F(DeviceSpreadRunnerTest, ADeviceStuckOnACandidateLeavesTheRestToTheOthers)
   EXPECT_EQ(shares, (std::vector<std::size_t>{1, 6}));
 }
 
-TEST_F(DeviceSpreadRunnerTest, AComparisonOfSeveralRoundsStaysOnTheFirstDevice) {
-  const auto batch = inputs({"correct", "correct", "correct"});
+// Three rounds on two devices: two at once, then the third on the first device alone.
+TEST_F(DeviceSpreadRunnerTest, AComparisonMeasuresTheWholeListOnEachDeviceAsARoundOfItsOwn) {
+  const auto batch = inputs({"correct", "correct", "wrong"});
   auto runner = two_devices();
-  const auto results = runner.run(batch, build(batch), 2);
-  for (const auto& result : results) {
-    EXPECT_EQ(result.error, ErrorKind::kOk) << result.message;
-    EXPECT_EQ(result.round_medians.size(), 2u);
+  const auto results = runner.run(batch, build(batch), 3);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(results[i].error, ErrorKind::kOk) << results[i].message;
+    EXPECT_EQ(results[i].round_medians.size(), 3u);
+    EXPECT_EQ(results[i].costs.size(), 3u * 2u);  // the rounds' repeats, merged
   }
-  EXPECT_EQ(runner.measured_per_device(), (std::vector<std::size_t>{6, 0}));
+  EXPECT_EQ(results[2].error, ErrorKind::kWrongAnswer);  // failed on both devices; not measured again
+  EXPECT_EQ(runner.measured_per_device(), (std::vector<std::size_t>{3 + 2, 3}));
 }
 
 }  // namespace

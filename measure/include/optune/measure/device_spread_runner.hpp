@@ -1,11 +1,13 @@
-// DeviceSpreadRunner: measures a batch on several devices of one model at once (the GPUs of one
-// host: `--target cuda:all`), one worker per device, each taking the batch's next candidate as it
-// finishes one. A batch of N candidates then takes about 1/devices of the time on one, while the
-// host builds and chooses as before. A run of several rounds (the finalists' comparison) stays on
-// the first device: candidates compared with one another are timed on the same one.
+// DeviceSpreadRunner: measures on several devices of one model at once (the GPUs of one host:
+// `--target cuda:all`), one worker per device. A batch is spread: each device takes the batch's
+// next candidate as it finishes one, so N candidates take about 1/devices of the time on one. A
+// comparison (a run of several rounds: the finalists') is not spread, since candidates compared
+// with one another must be timed on the same device: each device measures the whole list as a
+// round of its own, all devices at once, so the rounds come devices times sooner.
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -22,12 +24,17 @@ class DeviceSpreadRunner final : public Runner {
   const std::vector<std::size_t>& measured_per_device() const { return measured_; }
 
  private:
-  void starting_run(int most_rounds) override { one_device_ = most_rounds > 1; }
+  void starting_run(int most_rounds) override { comparing_ = most_rounds > 1; }
   std::vector<MeasureResult> measure_round(const std::vector<MeasureInput>& inputs,
                                            const std::vector<BuildResult>& builds) override;
+  std::vector<std::vector<MeasureResult>> measure_rounds(const std::vector<MeasureInput>& inputs,
+                                                         const std::vector<BuildResult>& builds, int at_most) override;
+  // Runs work(device) for the first `used` devices at once; rethrows the first exception.
+  void on_devices(std::size_t used, const std::function<void(std::size_t device)>& work);
+  MeasureResult measure_on(std::size_t device, const MeasureInput& input, const BuildResult& build);
   std::vector<std::unique_ptr<LocalRunner>> devices_;
   std::vector<std::size_t> measured_;
-  bool one_device_ = false;
+  bool comparing_ = false;
 };
 
 }  // namespace optune::measure

@@ -38,6 +38,13 @@ class Runner {
   // One round: each input measured once; artifacts are left in place.
   virtual std::vector<MeasureResult> measure_round(const std::vector<MeasureInput>& inputs,
                                                    const std::vector<BuildResult>& builds) = 0;
+  // Up to `at_most` rounds at once, each a list of results in the inputs' order: a runner of
+  // several devices measures a comparison's whole list on each at the same time. One by default.
+  virtual std::vector<std::vector<MeasureResult>> measure_rounds(const std::vector<MeasureInput>& inputs,
+                                                                 const std::vector<BuildResult>& builds, int at_most) {
+    (void)at_most;
+    return {measure_round(inputs, builds)};
+  }
 
  private:
   bool remove_artifacts_;
