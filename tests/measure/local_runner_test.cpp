@@ -25,13 +25,7 @@ namespace {
 class LocalRunnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto task = std::make_shared<MeasureTask>();
-    task->workload = kernels::parse_workload(kernels::Op::kGemm, "33,17,9");
-    task->kernel_template = &behaviour_;
-    task->target = backends::parse_target("cpu");
-    task->device = detect_local_cpu();
-    task->space = behaviour_.space(task->workload, task->device);
-    task_ = task;
+    task_ = testing::behaviour_task(behaviour_);
   }
 
   MeasureInput input(const std::string& behaviour) {

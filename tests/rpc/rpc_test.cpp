@@ -267,12 +267,7 @@ TEST_F(RpcTest, ServerKilledMidBatchLeavesMarkedRecordsAndAnIntactDatabase) {
 // Inputs of the behaviour template (behaviour_template.hpp) on the CPU, one per behaviour.
 std::vector<measure::MeasureInput> behaviour_inputs(const optune::testing::BehaviourTemplate& behaviour,
                                                     const std::vector<std::string>& behaviours) {
-  auto task = std::make_shared<measure::MeasureTask>();
-  task->workload = kernels::parse_workload(kernels::Op::kGemm, "33,17,9");
-  task->kernel_template = &behaviour;
-  task->target = backends::parse_target("cpu");
-  task->device = measure::detect_local_cpu();
-  task->space = behaviour.space(task->workload, task->device);
+  const auto task = optune::testing::behaviour_task(behaviour);
   std::vector<measure::MeasureInput> inputs;
   for (const auto& b : behaviours) inputs.push_back({task, task->space.from_json({{"behaviour", b}})});
   return inputs;

@@ -3,11 +3,14 @@
 // real builder, worker process and tuning loop with every outcome a real candidate can have.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "optune/backends/cpu/cpu_device.hpp"
 #include "optune/backends/registry.hpp"
 #include "optune/kernels/kernel_template.hpp"
+#include "optune/measure/measure_input.hpp"
 
 namespace optune::testing {
 
@@ -67,5 +70,17 @@ class BehaviourTemplate final : public kernels::KernelTemplate {
  private:
   std::vector<std::string> behaviours_;
 };
+
+// A task of `behaviour` on this machine's CPU: a GEMM of `shape`.
+inline std::shared_ptr<measure::MeasureTask> behaviour_task(const BehaviourTemplate& behaviour,
+                                                            const std::string& shape = "33,17,9") {
+  auto task = std::make_shared<measure::MeasureTask>();
+  task->workload = kernels::parse_workload(kernels::Op::kGemm, shape);
+  task->kernel_template = &behaviour;
+  task->target = backends::parse_target("cpu");
+  task->device = measure::detect_local_cpu();
+  task->space = behaviour.space(task->workload, task->device);
+  return task;
+}
 
 }  // namespace optune::testing

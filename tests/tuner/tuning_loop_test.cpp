@@ -22,13 +22,7 @@ class TuningLoopTest : public ::testing::Test {
            ("optune-loop-" + std::to_string(::getpid()) + "-" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
-    auto task = std::make_shared<measure::MeasureTask>();
-    task->workload = kernels::parse_workload(kernels::Op::kGemm, "20,12,7");
-    task->kernel_template = &behaviour_;
-    task->target = backends::parse_target("cpu");
-    task->device = measure::detect_local_cpu();
-    task->space = behaviour_.space(task->workload, task->device);
-    task_ = task;
+    task_ = optune::testing::behaviour_task(behaviour_, "20,12,7");
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
