@@ -155,7 +155,10 @@ TunePlan plan_tune(const TuneRequest& request) {
   plan.target = targets.front();
   if (targets.size() > 1) {
     plan.spread = targets;
-    plan.measuring.target = plan.target.str();  // the builder's and the records' target: the first device's
+    // The builder's and the records' target: for <backend>:all the backend's own ("cuda", its
+    // first device), so the records join those of a tune on one GPU; for a list its first.
+    if (kernels::split_target(request.measuring.target).spec == "all") plan.target = parse_target_option(targets.front().backend);
+    plan.measuring.target = plan.target.str();
   }
   const auto shapes = request_shapes(request, plan);
   const auto workloads = read_workloads(request, shapes, plan);

@@ -68,8 +68,9 @@ struct ShapeTuning {
 struct TunePlan {
   TuneKind kind = TuneKind::kWorkload;
   kernels::Target target;
-  // Several GPUs of the target's model measured on at once (--target cuda:all or cuda:0,1), the
-  // target first; empty: the target's device alone.
+  // Several GPUs of the target's model measured on at once (--target cuda:all or cuda:0,1); empty:
+  // the target's device alone. The target is then the first device's: "cuda" for cuda:all (the
+  // records of a tune on one GPU), the first listed for a list.
   std::vector<kernels::Target> spread;
   std::optional<Remote> remote;  // measuring on a remote server of an RPC key
   kernels::DeviceInfo device;    // the remote's, else this machine's: detected once
