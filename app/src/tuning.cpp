@@ -152,14 +152,12 @@ TunePlan plan_tune(const TuneRequest& request) {
                                                      : TuneKind::kWorkload;
   if (plan.kind == TuneKind::kRange) plan.range = request.shape;
   const auto targets = parse_spread_targets(request.measuring.target, !request.measuring.rpc.empty());
-  plan.target = targets.front();
-  if (targets.size() > 1) {
-    plan.spread = targets;
-    // The builder's and the records' target: for <backend>:all the backend's own ("cuda", its
-    // first device), so the records join those of a tune on one GPU; for a list its first.
-    if (kernels::split_target(request.measuring.target).spec == "all") plan.target = parse_target_option(targets.front().backend);
-    plan.measuring.target = plan.target.str();
-  }
+  if (targets.size() > 1) plan.spread = targets;
+  // The builder's and the records' target: for <backend>:all the backend's own ("cuda", its first
+  // device), so the records join those of a tune on one GPU; for a list its first.
+  plan.target = kernels::split_target(request.measuring.target).spec == "all" ? parse_target_option(targets.front().backend)
+                                                                              : targets.front();
+  plan.measuring.target = plan.target.str();
   const auto shapes = request_shapes(request, plan);
   const auto workloads = read_workloads(request, shapes, plan);
   plan.remote = find_remote(request.measuring.rpc, request.measuring.token_file, request.measuring.rpc_wait, plan.target);

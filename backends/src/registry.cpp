@@ -89,7 +89,10 @@ std::vector<kernels::Target> parse_targets(std::string_view text) {
   std::string_view rest = whole.spec;
   while (true) {
     const auto comma = rest.find(',');
-    const auto target = parse_target(whole.backend + ":" + std::string(rest.substr(0, comma)));
+    const std::string_view entry = rest.substr(0, comma);
+    if (entry.find_first_not_of(" \t") == std::string_view::npos)
+      throw std::invalid_argument("target " + std::string(text) + ": an empty entry in the list");
+    const auto target = parse_target(whole.backend + ":" + std::string(entry));
     if (std::find(targets.begin(), targets.end(), target) != targets.end())
       throw std::invalid_argument("target " + std::string(text) + ": " + target.str() + " is listed twice");
     targets.push_back(target);

@@ -108,6 +108,7 @@ TEST(TunePlan, SeveralDevicesAreAGpuBackendsListOfDistinctDevices) {
   if (std::none_of(built.begin(), built.end(), [](const auto* backend) { return backend->name() == "cuda"; }))
     GTEST_SKIP() << "a build without the CUDA backend";
   refused("cuda:0,0", "cuda:0 is listed twice");
+  refused("cuda:0,", "an empty entry");
   refused("cuda:0,x", "bad CUDA device 'x'");
   refused("cuda:0,1", "not over --rpc", "gpus@localhost:9190");  // a server measures on its own device
   if (backends::find_backend("cuda").devices().empty()) refused("cuda:all", "no cuda device here");
