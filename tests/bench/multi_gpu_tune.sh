@@ -7,6 +7,7 @@
 # Rows:
 #   cuda-gemm    gemm.cuda's bf16 GEMM 4096 x 4096 x 4096 (bf16 in, f32 accumulate)
 #   cuda-kernel  the kernel file matmul_cuda (FP32 FMA, its default 2048 x 2048)
+#   cuda-conv    the kernel file conv2d_cuda (FP32 FMA, its default problem)
 set -euo pipefail
 rows=${1:-cuda-gemm,cuda-kernel}
 trials=${2:-256}
@@ -20,7 +21,8 @@ row_arguments() {
   case $1 in
     cuda-gemm) echo "--op gemm --shape 4096,4096,4096 --dtype bf16" ;;
     cuda-kernel) echo "--kernel $kernels/matmul_cuda.toml" ;;
-    *) echo "unknown row '$1' (cuda-gemm, cuda-kernel)" >&2; exit 2 ;;
+    cuda-conv) echo "--kernel $kernels/conv2d_cuda.toml" ;;
+    *) echo "unknown row '$1' (cuda-gemm, cuda-kernel, cuda-conv)" >&2; exit 2 ;;
   esac
 }
 
