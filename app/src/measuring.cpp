@@ -41,15 +41,14 @@ std::unique_ptr<measure::Runner> make_runner(const MeasureSettings& settings, co
     local.timing = settings.timing;
     local.program_cache_dir = paths.program_cache_dir;
     if (spread.size() <= 1) return std::make_unique<measure::LocalRunner>(local);
+    local.remove_artifacts = false;  // the spread runner removes them once every device is done
     std::vector<std::unique_ptr<measure::LocalRunner>> devices;
     for (const auto& device : spread) {
       local.device_target = device.str();
-      local.remove_artifacts = false;  // the spread runner removes them once every device is done
       devices.push_back(std::make_unique<measure::LocalRunner>(local));
     }
     return std::make_unique<measure::DeviceSpreadRunner>(std::move(devices), true);
   }
-  if (spread.size() > 1) throw BadInput("several devices at once are measured on this machine only, not over --rpc");
   measure::rpc::RpcRunnerOptions rpc;
   rpc.tracker = remote->address.tracker;
   rpc.key = remote->address.key;

@@ -60,16 +60,18 @@ std::vector<kernels::Target> parse_spread_targets(const std::string& target, boo
   } catch (const std::invalid_argument& error) {
     throw BadInput(error.what());
   }
-  if (targets.size() == 1) return targets;
-  if (remote) throw BadInput("target " + target + ": several devices at once are measured on this machine only, not over --rpc");
-  const kernels::DeviceInfo first = find_device_option(targets.front());
-  for (std::size_t i = 1; i < targets.size(); ++i) {
-    const kernels::DeviceInfo other = find_device_option(targets[i]);
-    if (other.fingerprint_id() != first.fingerprint_id())
-      throw BadInput("target " + target + ": " + targets.front().str() + " is a " + first.name + ", " + targets[i].str() +
-                     " a " + other.name + "; one tune measures on devices of one model (name them: cuda:0,1)");
-  }
+  if (targets.size() > 1 && remote)
+    throw BadInput("target " + target + ": several devices at once are measured on this machine only, not over --rpc");
   return targets;
+}
+
+void check_one_model(const std::vector<kernels::Target>& spread, const kernels::DeviceInfo& first) {
+  for (std::size_t i = 1; i < spread.size(); ++i) {
+    const kernels::DeviceInfo other = find_device_option(spread[i]);
+    if (other.fingerprint_id() != first.fingerprint_id())
+      throw BadInput("target " + spread[i].str() + " is a " + other.name + ", " + spread.front().str() + " a " + first.name +
+                     "; one tune measures on devices of one model (name them: cuda:0,1)");
+  }
 }
 
 std::shared_ptr<measure::MeasureTask> make_task(const std::string& op, const std::string& shape,

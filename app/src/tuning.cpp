@@ -162,6 +162,7 @@ TunePlan plan_tune(const TuneRequest& request) {
   const auto workloads = read_workloads(request, shapes, plan);
   plan.remote = find_remote(request.measuring.rpc, request.measuring.token_file, request.measuring.rpc_wait, plan.target);
   plan.device = plan.remote ? plan.remote->device : find_device_option(plan.target);
+  check_one_model(plan.spread, plan.device);
   make_tasks(request, shapes, workloads, plan);
   return plan;
 }

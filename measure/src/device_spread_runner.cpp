@@ -39,10 +39,6 @@ void DeviceSpreadRunner::on_devices(std::size_t used, const std::function<void(s
 std::vector<MeasureResult> DeviceSpreadRunner::measure_round(const std::vector<MeasureInput>& inputs,
                                                              const std::vector<BuildResult>& builds) {
   std::vector<MeasureResult> results(inputs.size());
-  if (comparing_) {  // one device for a list compared with itself
-    for (std::size_t i = 0; i < inputs.size(); ++i) results[i] = measure_on(0, inputs[i], builds[i]);
-    return results;
-  }
   // Each device's worker takes the next candidate when it is done with one: candidates differ in
   // time by orders of magnitude, so an even split in advance would leave devices idle.
   std::atomic<std::size_t> next{0};

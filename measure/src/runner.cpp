@@ -48,29 +48,33 @@ std::vector<MeasureResult> Runner::run(const std::vector<MeasureInput>& inputs,
                                        const MoreRounds& more) {
   const int most_rounds = std::max(rounds, max_rounds);
   starting_run(most_rounds);
-  auto first = measure_rounds(inputs, builds, most_rounds);
-  std::vector<MeasureResult> results = std::move(first.front());
-  for (auto& result : results)
-    if (result.ok()) result.round_medians = {result.median_seconds};
-  for (std::size_t later = 1; later < first.size(); ++later)
-    for (std::size_t i = 0; i < inputs.size(); ++i)
-      if (results[i].ok()) merge_round(results[i], std::move(first[later][i]), inputs[i]);
-  for (int round = static_cast<int>(first.size()); round < most_rounds;) {
-    const bool wanted = more && more(results);
-    if (round >= rounds && !wanted) break;
-    std::vector<std::size_t> still_ok;
+  std::vector<MeasureResult> results(inputs.size());
+  for (int round = 0; round < most_rounds;) {
+    if (round > 0) {
+      const bool wanted = more && more(results);
+      if (round >= rounds && !wanted) break;
+    }
+    // The first round measures every input; later ones those that have not failed.
+    std::vector<std::size_t> measured_inputs;
     std::vector<MeasureInput> again;
     std::vector<BuildResult> again_builds;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
-      if (!results[i].ok()) continue;
-      still_ok.push_back(i);
+      if (round > 0 && !results[i].ok()) continue;
+      measured_inputs.push_back(i);
       again.push_back(inputs[i]);
       again_builds.push_back(builds[i]);
     }
     if (again.empty()) break;
     for (auto& measured : measure_rounds(again, again_builds, most_rounds - round)) {
-      for (std::size_t j = 0; j < still_ok.size(); ++j)
-        if (results[still_ok[j]].ok()) merge_round(results[still_ok[j]], std::move(measured[j]), inputs[still_ok[j]]);
+      for (std::size_t j = 0; j < measured_inputs.size(); ++j) {
+        MeasureResult& result = results[measured_inputs[j]];
+        if (round == 0) {
+          result = std::move(measured[j]);
+          if (result.ok()) result.round_medians = {result.median_seconds};
+        } else if (result.ok()) {
+          merge_round(result, std::move(measured[j]), inputs[measured_inputs[j]]);
+        }
+      }
       ++round;
     }
   }

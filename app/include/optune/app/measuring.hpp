@@ -43,7 +43,8 @@ struct Measuring {
             std::function<void(const std::string&)> log = nullptr);
   // The same for settings.target parsed already (a run's plan). `spread`: several devices of the
   // target's model that this machine measures on at once (measure::DeviceSpreadRunner), the
-  // target's own first; empty: the target's device alone.
+  // target's own first; empty: the target's device alone. Never with a remote (plan_tune refuses
+  // it: parse_spread_targets).
   Measuring(const MeasureSettings& settings, const kernels::Target& target, const InstallPaths& paths,
             const std::optional<Remote>& remote, std::function<void(const std::string&)> log = nullptr,
             const std::vector<kernels::Target>& spread = {});

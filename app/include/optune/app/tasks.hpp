@@ -31,11 +31,13 @@ std::shared_ptr<measure::MeasureTask> make_task(const kernels::Workload& workloa
 
 // The target a front end's text names (backends::parse_target); BadInput for one that no backend runs.
 kernels::Target parse_target_option(const std::string& target);
-// The devices a tune's target names (backends::parse_targets): one, or several GPUs of one model
-// ("cuda:all", "cuda:0,1"), whose devices it detects; BadInput for a malformed list, another
-// backend's, several devices with `remote` (a server measures on its own device), or GPUs of
-// different models (their records would mix two devices).
+// The devices a tune's target names (backends::parse_targets): one, or several GPUs ("cuda:all",
+// "cuda:0,1"); BadInput for a malformed list, another backend's, or several devices with `remote`
+// (a server measures on its own device).
 std::vector<kernels::Target> parse_spread_targets(const std::string& target, bool remote);
+// BadInput where a device of `spread` after the first is of another model than `first` (the
+// first's, detected already): their records would mix two devices. Detects each of them.
+void check_one_model(const std::vector<kernels::Target>& spread, const kernels::DeviceInfo& first);
 
 // This machine's device of a target (the backend's detection: OpenCL platforms load, the CUDA
 // driver starts); BadInput where the backend says the target is malformed.
