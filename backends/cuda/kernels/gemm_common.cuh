@@ -1,4 +1,4 @@
-// What the CUDA GEMM kernels share (gemm_mma.cu, gemm_wgmma.cu): the element type the workload's
+// What the CUDA GEMM kernels share (gemm_mma.cu, gemm_wgmma.cu, gemm_tma.cu): the element type the workload's
 // dtype names, cp.async's copies, and the banded walk of C's tiles.
 // Defines read: OPTUNE_F16 for f16 (else bf16); GROUP_M, GEMM_M, GEMM_N.
 #pragma once
@@ -31,14 +31,19 @@ __device__ inline void wait_copies() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
 }
 
-// The first row and column of this block's tile of C: blocks walk bands of GROUP_M row tiles
+// The first row and column of tile `tile` of C: tiles are walked in bands of GROUP_M row tiles,
 // column by column, so the B tiles a band reads stay in L2.
 template <int TILE_M, int TILE_N>
-__device__ inline void block_origin(int& row0, int& col0) {
+__device__ inline void tile_origin(int tile, int& row0, int& col0) {
   constexpr int TILES_M = (GEMM_M + TILE_M - 1) / TILE_M, TILES_N = (GEMM_N + TILE_N - 1) / TILE_N;
-  const int tile = blockIdx.x;
   const int first_m = tile / (GROUP_M * TILES_N) * GROUP_M;
   const int band_rows = min(TILES_M - first_m, GROUP_M);
   row0 = (first_m + (tile % (GROUP_M * TILES_N)) % band_rows) * TILE_M;
   col0 = (tile % (GROUP_M * TILES_N)) / band_rows * TILE_N;
+}
+
+// This block's tile of C, one tile per block.
+template <int TILE_M, int TILE_N>
+__device__ inline void block_origin(int& row0, int& col0) {
+  tile_origin<TILE_M, TILE_N>(blockIdx.x, row0, col0);
 }

@@ -11,8 +11,8 @@
 namespace optune::backends::cuda {
 namespace {
 
-// Format version 1; a reader refuses others rather than guess.
-constexpr int kArtifactVersion = 1;
+// The format's version; a reader refuses others rather than guess.
+constexpr int kArtifactVersion = 2;  // 2: tensor maps
 // A module larger than this is no candidate of ours: a damaged or hostile file.
 constexpr std::size_t kMaxModuleBytes = std::size_t{1} << 30;
 
@@ -41,14 +41,16 @@ kernels::LaunchSize launch_of(const nlohmann::json& json) {
 }  // namespace
 
 void write_cuda_artifact(const CudaArtifact& artifact, const std::string& path) {
-  const nlohmann::json header = {
+  nlohmann::json header = {
       {"format", "optune-cuda"},         {"version", kArtifactVersion},
       {"template", artifact.template_name}, {"workload", artifact.workload_key},
       {"arch", artifact.arch},           {"is_ptx", artifact.is_ptx},
       {"entry", artifact.entry},         {"reference", artifact.reference},
       {"launch", launch_json(artifact.launch)}, {"compile_seconds", artifact.compile_seconds},
       {"from_cache", artifact.from_cache}, {"module_bytes", artifact.module.size()},
+      {"tensor_maps", nlohmann::json::array()},
   };
+  for (const auto& map : artifact.tensor_maps) header["tensor_maps"].push_back(tensor_map_json(map));
   measure::write_build_file(path, header.dump() + "\n" + std::string(artifact.module.begin(), artifact.module.end()));
 }
 
@@ -60,7 +62,7 @@ CudaArtifact read_cuda_artifact(const std::string& path) {
     std::getline(in, line);
     const auto json = nlohmann::json::parse(line);
     if (json.at("format") != "optune-cuda" || json.at("version") != kArtifactVersion)
-      throw std::runtime_error("not an optune CUDA artifact of version 1");
+      throw std::runtime_error("not an optune CUDA artifact of version " + std::to_string(kArtifactVersion));
     CudaArtifact artifact;
     artifact.template_name = json.at("template").get<std::string>();
     artifact.workload_key = json.at("workload").get<std::string>();
@@ -71,6 +73,7 @@ CudaArtifact read_cuda_artifact(const std::string& path) {
     artifact.launch = launch_of(json.at("launch"));
     artifact.compile_seconds = json.at("compile_seconds").get<double>();
     artifact.from_cache = json.at("from_cache").get<bool>();
+    for (const auto& map : json.at("tensor_maps")) artifact.tensor_maps.push_back(tensor_map_of(map));
     const auto bytes = json.at("module_bytes").get<std::size_t>();
     if (bytes == 0 || bytes > kMaxModuleBytes) throw std::runtime_error("module_bytes out of range");
     artifact.module.resize(bytes);

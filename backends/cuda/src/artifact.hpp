@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "optune/kernels/kernel_problem.hpp"
+#include "tensor_map.hpp"
 
 namespace optune::backends::cuda {
 
@@ -18,6 +19,7 @@ struct CudaArtifact {
   std::string entry;          // the kernel's symbol in the module (its lowered name)
   std::string reference;      // the check reference's symbol; "" none
   kernels::LaunchSize launch;
+  std::vector<TensorMapArgument> tensor_maps;  // encoded by the worker, passed after the arguments
   double compile_seconds = 0;
   bool from_cache = false;
   std::vector<char> module;   // cuModuleLoadData's image (PTX with its terminating NUL)

@@ -125,6 +125,7 @@ std::vector<measure::BuildResult> CudaBuilder::build(const std::vector<measure::
     artifact.entry = lowered(names[0]);
     if (names.size() > 1) artifact.reference = lowered(names[1]);
     artifact.launch = compile.kernel.launch;
+    artifact.tensor_maps = compile.kernel.tensor_maps;
     artifact.compile_seconds = module.compile_seconds;
     artifact.from_cache = from_cache;
     artifact.module = module.module;

@@ -115,6 +115,31 @@ using cuMemFree_t = CUresult (*)(CUdeviceptr pointer);
 using cuMemcpyHtoD_t = CUresult (*)(CUdeviceptr destination, const void* source, std::size_t bytes);
 using cuMemcpyDtoH_t = CUresult (*)(void* destination, CUdeviceptr source, std::size_t bytes);
 using cuMemsetD8_t = CUresult (*)(CUdeviceptr destination, unsigned char value, std::size_t count);
+// A TMA descriptor (cuda.h's CUtensorMap): 128 opaque bytes, 128-byte aligned as CUDA 13 has it
+// (the kernel parameter needs 64).
+struct alignas(128) CUtensorMap {
+  std::uint64_t opaque[16];
+};
+using cuuint32_t = std::uint32_t;
+using CUtensorMapDataType = int;
+using CUtensorMapInterleave = int;
+using CUtensorMapSwizzle = int;
+using CUtensorMapL2promotion = int;
+using CUtensorMapFloatOOBfill = int;
+inline constexpr CUtensorMapDataType CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0;
+inline constexpr CUtensorMapDataType CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6;
+inline constexpr CUtensorMapDataType CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7;
+inline constexpr CUtensorMapDataType CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9;
+inline constexpr CUtensorMapInterleave CU_TENSOR_MAP_INTERLEAVE_NONE = 0;
+inline constexpr CUtensorMapSwizzle CU_TENSOR_MAP_SWIZZLE_NONE = 0;
+inline constexpr CUtensorMapSwizzle CU_TENSOR_MAP_SWIZZLE_128B = 3;
+inline constexpr CUtensorMapL2promotion CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3;
+inline constexpr CUtensorMapFloatOOBfill CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0;  // out of bounds reads zeros
+using cuTensorMapEncodeTiled_t = CUresult (*)(CUtensorMap* map, CUtensorMapDataType data_type, cuuint32_t rank,
+                                              void* address, const cuuint64_t* dims, const cuuint64_t* strides,
+                                              const cuuint32_t* box, const cuuint32_t* element_strides,
+                                              CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                                              CUtensorMapL2promotion promotion, CUtensorMapFloatOOBfill fill);
 using cuGetErrorName_t = CUresult (*)(CUresult error, const char** name);
 using cuGetErrorString_t = CUresult (*)(CUresult error, const char** text);
 

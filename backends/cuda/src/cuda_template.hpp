@@ -10,6 +10,7 @@
 
 #include "optune/kernels/kernel_problem.hpp"
 #include "optune/kernels/kernel_template.hpp"
+#include "tensor_map.hpp"
 
 namespace optune::backends::cuda {
 
@@ -22,6 +23,7 @@ struct CudaKernel {
   std::string entry;                     // "vector_add", "matmul<float, 16>"
   std::string reference_entry;           // the check's reference kernel; "" none
   kernels::LaunchSize launch;            // grid (blocks) in global, block (threads) in local
+  std::vector<TensorMapArgument> tensor_maps;  // TMA descriptors passed after the arguments
 };
 
 class CudaTemplate : public kernels::KernelTemplate {

@@ -71,6 +71,7 @@ void resolve_all(const SharedLibrary& library, DriverApi& api) {
   resolve(api.cuMemcpyHtoD, "cuMemcpyHtoD", "cuMemcpyHtoD_v2");
   resolve(api.cuMemcpyDtoH, "cuMemcpyDtoH", "cuMemcpyDtoH_v2");
   resolve(api.cuMemsetD8, "cuMemsetD8", "cuMemsetD8_v2");
+  resolve(api.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
   resolve(api.cuGetErrorName, "cuGetErrorName");
   resolve(api.cuGetErrorString, "cuGetErrorString");
 }

@@ -48,6 +48,7 @@ struct DriverApi {
   cuMemcpyHtoD_t cuMemcpyHtoD = nullptr;
   cuMemcpyDtoH_t cuMemcpyDtoH = nullptr;
   cuMemsetD8_t cuMemsetD8 = nullptr;
+  cuTensorMapEncodeTiled_t cuTensorMapEncodeTiled = nullptr;
   cuGetErrorName_t cuGetErrorName = nullptr;
   cuGetErrorString_t cuGetErrorString = nullptr;
 

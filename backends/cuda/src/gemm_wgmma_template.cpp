@@ -1,10 +1,14 @@
-// The "gemm_wgmma.cuda" template: C = A * B in bf16 or f16 on Hopper's warpgroup tensor cores
-// (wgmma.mma_async, float32 accumulation; kernels/gemm_wgmma.cu), for compute capability 9.0
-// (its sm_90a cubins run there only). On such a device it is the default GEMM template, ahead of
-// gemm.cuda's mma.sync. Knobs: the block's N tile (bn), its warpgroups (wgs, each 64 x mi rows
-// of the tile), the cp.async pipeline's depth (stages) and the band of row tiles blocks are
-// walked in (group_m); K slices are 64 deep (one 128-byte swizzled row). The space keeps to the
-// device's threads and shared memory and at most 128 accumulators per thread.
+// The Hopper GEMM templates: C = A * B in bf16 or f16 on the warpgroup tensor cores
+// (wgmma.mma_async, float32 accumulation), for compute capability 9.0 (their sm_90a cubins run
+// there only), K and N in multiples of 8. Two ways to feed them, one template each:
+// - "gemm_tma.cuda" (kernels/gemm_tma.cu), the default there: a producer warpgroup copies each K
+//   slice with the Tensor Memory Accelerator, mbarriers hand buffers to the consumer warpgroups;
+//   knob `persistent` 1 launches one block per SM, each walking tiles (the next tile's copies
+//   overlap this one's stores).
+// - "gemm_wgmma.cuda" (kernels/gemm_wgmma.cu): every thread copies with cp.async, block-wide
+//   barriers between slices.
+// Both tile C alike (wgmma_tile.hpp): the block's N tile (bn), warpgroups (wgs, each 64 x mi rows),
+// the ring's depth (stages), the band of row tiles blocks walk (group_m); K slices 64 deep.
 #include <string>
 #include <vector>
 
@@ -13,6 +17,7 @@
 #include "cuda_template.hpp"
 #include "gemm_support.hpp"
 #include "templates.hpp"
+#include "wgmma_tile.hpp"
 
 namespace optune::backends::cuda {
 namespace {
@@ -20,37 +25,33 @@ namespace {
 namespace ss = search_space;
 using kernels::DataType;
 
-// Knob names: stored in records, a contract once released.
-constexpr const char* kBn = "bn";            // block tile in N (one wgmma's N)
-constexpr const char* kMi = "mi";            // 64-row tiles per warpgroup
-constexpr const char* kWgs = "wgs";          // warpgroups (128 threads each) per block, along M
-constexpr const char* kStages = "stages";    // K slices in flight in shared memory
-constexpr const char* kGroupM = "group_m";   // row tiles per band of the block walk; 1: row by row
+// Knob of gemm_tma.cuda only: 1 launches a block per SM (at most), each walking C's tiles.
+constexpr const char* kPersistent = "persistent";
 
-constexpr std::int64_t kSliceK = 64;         // gemm_wgmma.cu's BK
-constexpr std::int64_t kAlignmentSlack = 1024;  // the swizzle atoms' 1024-byte alignment
-constexpr std::int64_t kMaxAccumulators = 128;
+enum class Copies { kCpAsync, kTma };
 
-struct Tile {
-  std::int64_t bn, mi, wgs, stages, group_m;
-  explicit Tile(const ss::ConfigView& v)
-      : bn(std::int64_t(v.number(kBn))), mi(std::int64_t(v.number(kMi))), wgs(std::int64_t(v.number(kWgs))),
-        stages(std::int64_t(v.number(kStages))), group_m(std::int64_t(v.number(kGroupM))) {}
-  std::int64_t bm() const { return 64 * mi * wgs; }
-  std::int64_t threads() const { return 128 * wgs; }
-  std::int64_t accumulators() const { return mi * bn / 2; }
-  // Each stage: the A tile (bm rows) and the B tile (bn columns) of 64 k in 128-byte rows.
-  std::int64_t shared_bytes() const { return stages * (bm() + bn) * kSliceK * 2 + kAlignmentSlack; }
-};
-
-ss::ValuesKnob knob(const char* name, std::vector<double> values) { return ss::ValuesKnob{name, std::move(values)}; }
+// The tensor map of a row-major matrix of `rows` x `columns` 16-bit elements whose box is
+// `box_columns` x `box_rows`, in the 128-byte swizzle the wgmma descriptors read.
+TensorMapArgument matrix_map(std::size_t buffer, DataType dtype, std::int64_t rows, std::int64_t columns,
+                             std::int64_t box_rows, std::int64_t box_columns) {
+  TensorMapArgument map;
+  map.buffer = buffer;
+  map.data_type = dtype == DataType::kF16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  map.dims = {std::uint64_t(columns), std::uint64_t(rows)};
+  map.strides_bytes = {std::uint64_t(columns) * 2};
+  map.box = {std::uint32_t(box_columns), std::uint32_t(box_rows)};
+  map.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+  return map;
+}
 
 class CudaWgmmaGemmTemplate final : public CudaTemplate {
  public:
-  std::string name() const override { return "gemm_wgmma.cuda"; }
+  explicit CudaWgmmaGemmTemplate(Copies copies) : copies_(copies) {}
+  std::string name() const override { return tma() ? "gemm_tma.cuda" : "gemm_wgmma.cuda"; }
   kernels::Op op() const override { return kernels::Op::kGemm; }
   std::vector<DataType> dtypes() const override { return {DataType::kF16, DataType::kBF16}; }
-  int priority() const override { return 1; }  // ahead of gemm.cuda where it applies
+  // Ahead of gemm.cuda's mma.sync where they apply; the TMA kernel first.
+  int priority() const override { return tma() ? 2 : 1; }
 
   bool applies(const kernels::Workload& workload, const kernels::DeviceInfo& device) const override {
     const auto& s = workload.gemm();
@@ -60,51 +61,39 @@ class CudaWgmmaGemmTemplate final : public CudaTemplate {
   ss::ConfigSpace space(const kernels::Workload& workload, const kernels::DeviceInfo& device) const override {
     const auto& s = workload.gemm();
     if (!applies(workload, device))
-      throw std::invalid_argument(fmt::format("gemm_wgmma.cuda: {} needs compute capability 9.0 and K and N in "
-                                              "multiples of 8",
-                                              workload.key()));
-    ss::ConfigSpace space;
-    space.add(knob(kBn, {64, 128, 256}));
-    space.add(knob(kMi, {1, 2}));
-    space.add(knob(kWgs, {1, 2}));
-    space.add(knob(kStages, {2, 3, 4, 5}));
-    space.add(knob(kGroupM, {1, 8}));
-    const double max_threads = double(device.max_work_group_size);
-    const double shared_limit = double(device.local_mem_bytes);
-    space.add_constraint("the block's threads fit the device", [max_threads](const ss::ConfigView& v) {
-      return max_threads <= 0 || double(Tile(v).threads()) <= max_threads;
-    });
-    space.add_constraint("at most 128 accumulators per thread", [](const ss::ConfigView& v) {
-      return Tile(v).accumulators() <= kMaxAccumulators;
-    });
-    space.add_constraint("shared memory fits the device", [shared_limit](const ss::ConfigView& v) {
-      return shared_limit <= 0 || double(Tile(v).shared_bytes()) <= shared_limit;
-    });
-    space.add_constraint("tiles not far beyond the matrix", [s](const ss::ConfigView& v) {
-      const Tile t(v);
-      return tile_fits_shape(s, t.bm(), t.bn);
-    });
-    space.add_constraint("group_m is 1 unless there are row tiles to band", [s](const ss::ConfigView& v) {
-      const Tile t(v);
-      return t.group_m == 1 || ceil_div(s.M, t.bm()) > 1;
+      throw std::invalid_argument(fmt::format("{}: {} needs compute capability 9.0 and K and N in multiples of 8",
+                                              name(), workload.key()));
+    if (!tma()) return wgmma_space(s, device, /*producer_warpgroup=*/false, {2, 3, 4, 5});
+    ss::ConfigSpace space = wgmma_space(s, device, /*producer_warpgroup=*/true, {2, 3, 4, 5, 6});
+    space.add(ss::ValuesKnob{kPersistent, {0, 1}});
+    const int sms = device.cores;
+    space.add_constraint("persistent only with more tiles than SMs", [s, sms](const ss::ConfigView& v) {
+      return v.number(kPersistent) == 0 || WgmmaTile(v, true).tiles(s) > sms;
     });
     return space;
   }
 
-  // 128 x 256 tiles in two warpgroups, three stages: the best of a first H100 sweep at 4096^3.
+  // 128 x 256 tiles in two warpgroups: the best of a first H100 sweep at 4096^3 (cp.async, three
+  // stages; TMA, four).
   ss::Config default_config(const kernels::Workload&, const kernels::DeviceInfo&,
                             const ss::ConfigSpace& space) const override {
-    const nlohmann::json preferred = {{kBn, 256}, {kMi, 1}, {kWgs, 2}, {kStages, 3}, {kGroupM, 8}};
+    nlohmann::json preferred = {{WgmmaTile::kBn, 256}, {WgmmaTile::kMi, 1}, {WgmmaTile::kWgs, 2},
+                                {WgmmaTile::kStages, tma() ? 4 : 3}, {WgmmaTile::kGroupM, 8}};
+    if (tma()) preferred[kPersistent] = 1;
     return preferred_config(space, preferred, name());
   }
 
-  CudaKernel cuda_kernel(const kernels::Workload& workload, const kernels::DeviceInfo&,
+  CudaKernel cuda_kernel(const kernels::Workload& workload, const kernels::DeviceInfo& device,
                          const ss::ConfigView& config) const override {
     const auto& s = workload.gemm();
-    const Tile t(config);
-    return gemm_kernel("gemm_wgmma",
-                       {{"BN", t.bn}, {"MI", t.mi}, {"WGS", t.wgs}, {"STAGES", t.stages}, {"GROUP_M", t.group_m}},
-                       workload, ceil_div(s.M, t.bm()) * ceil_div(s.N, t.bn), t.threads(), t.shared_bytes());
+    const WgmmaTile t(config, tma());
+    if (!tma()) return gemm_kernel("gemm_wgmma", t.defines(), workload, t.tiles(s), t.threads(), t.shared_bytes());
+    const bool persistent = config.number(kPersistent) != 0;
+    const std::int64_t blocks = persistent ? std::min<std::int64_t>(t.tiles(s), std::max(1, device.cores)) : t.tiles(s);
+    CudaKernel kernel = gemm_kernel("gemm_tma", t.defines(), workload, blocks, t.threads(), t.shared_bytes());
+    // A (M x K): boxes of 64 k by the block's rows; B (K x N): slabs of 64 n by a 64-deep slice.
+    kernel.tensor_maps = {matrix_map(0, workload.dtype, s.M, s.K, t.bm(), 64), matrix_map(1, workload.dtype, s.K, s.N, 64, 64)};
+    return kernel;
   }
 
   std::string emit_source(const kernels::Workload& workload, const kernels::DeviceInfo& device,
@@ -115,20 +104,25 @@ class CudaWgmmaGemmTemplate final : public CudaTemplate {
   std::vector<std::pair<std::string, double>> derived_features(const kernels::Workload& workload,
                                                                const kernels::DeviceInfo& device,
                                                                const ss::ConfigView& config) const override {
-    const auto& s = workload.gemm();
-    const Tile t(config);
-    const double tiles = double(ceil_div(s.M, t.bm()) * ceil_div(s.N, t.bn));
-    return {{"tile.intensity", double(t.bm() * t.bn) / double(t.bm() + t.bn)},
-            {"tile.waves", tiles / std::max(1, device.cores)},
-            {"thread.accumulators", double(t.accumulators())},
-            {"block.shared_kib", double(t.shared_bytes()) / 1024}};
+    auto features = wgmma_features(WgmmaTile(config, tma()), workload.gemm(), device);
+    if (tma()) features.emplace_back("block.persistent", config.number(kPersistent));
+    return features;
   }
+
+ private:
+  bool tma() const { return copies_ == Copies::kTma; }
+  Copies copies_;
 };
 
 }  // namespace
 
 const kernels::KernelTemplate& gemm_wgmma_template() {
-  static const CudaWgmmaGemmTemplate instance;
+  static const CudaWgmmaGemmTemplate instance(Copies::kCpAsync);
+  return instance;
+}
+
+const kernels::KernelTemplate& gemm_tma_template() {
+  static const CudaWgmmaGemmTemplate instance(Copies::kTma);
   return instance;
 }
 

@@ -7,6 +7,7 @@
 #include "cuda_device.hpp"
 #include "driver_api.hpp"
 #include "optune/backends/cuda/backend.hpp"
+#include "tensor_map.hpp"
 
 namespace optune::backends::cuda {
 namespace {
@@ -47,11 +48,15 @@ void download_outputs(measure::KernelOperands& operands, const std::vector<Devic
   transfers.read_seconds = seconds_since(start);
 }
 
-// cuLaunchKernel's parameters: a buffer's device address, a scalar's bytes in its dtype.
+// cuLaunchKernel's parameters: a buffer's device address, a scalar's bytes in its dtype, then the
+// tensor maps the kernel asks for, each encoded with its buffer's address. Throws
+// std::invalid_argument for a tensor map of an argument that is no buffer.
 struct Parameters {
   std::vector<CUdeviceptr> addresses;
+  std::vector<CUtensorMap> maps;
   std::vector<void*> pointers;
-  Parameters(measure::KernelOperands& operands, const std::vector<DeviceMemory>& buffers)
+  Parameters(measure::KernelOperands& operands, const std::vector<DeviceMemory>& buffers,
+             const std::vector<TensorMapArgument>& tensor_maps = {})
       : addresses(operands.args.size()) {
     for (std::size_t i = 0; i < operands.args.size(); ++i) {
       measure::HostArgument& arg = operands.args[i];
@@ -61,6 +66,13 @@ struct Parameters {
       } else {
         pointers.push_back(arg.bytes.data());
       }
+    }
+    maps.reserve(tensor_maps.size());  // the pointers below stay valid
+    for (const TensorMapArgument& map : tensor_maps) {
+      if (map.buffer >= operands.args.size() || !operands.args[map.buffer].spec.is_buffer)
+        throw std::invalid_argument("a tensor map of argument " + std::to_string(map.buffer) + ", which is no buffer");
+      maps.push_back(encode_tensor_map(map, addresses[map.buffer]));
+      pointers.push_back(&maps.back());
     }
   }
 };
@@ -92,7 +104,7 @@ class CudaCandidate final : public measure::LoadedCandidate {
   CudaCandidate(Module module, CUfunction function, const CudaArtifact& artifact, CUstream stream,
                 measure::KernelOperands& operands, const std::vector<DeviceMemory>& buffers)
       : module_(std::move(module)), function_(function), launch_(artifact.launch), stream_(stream),
-        operands_(operands), buffers_(buffers), parameters_(operands, buffers),
+        operands_(operands), buffers_(buffers), parameters_(operands, buffers, artifact.tensor_maps),
         compile_seconds_(artifact.compile_seconds), from_cache_(artifact.from_cache) {}
 
   void poison_output() override {

@@ -106,6 +106,16 @@ static_assert(ours::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR == ::CU_DEVICE_
 static_assert(ours::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN ==
               ::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
 static_assert(ours::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES == ::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
+static_assert(sizeof(ours::CUtensorMap) == sizeof(::CUtensorMap) && alignof(ours::CUtensorMap) == alignof(::CUtensorMap));
+static_assert(ours::CU_TENSOR_MAP_DATA_TYPE_UINT8 == ::CU_TENSOR_MAP_DATA_TYPE_UINT8);
+static_assert(ours::CU_TENSOR_MAP_DATA_TYPE_FLOAT16 == ::CU_TENSOR_MAP_DATA_TYPE_FLOAT16);
+static_assert(ours::CU_TENSOR_MAP_DATA_TYPE_FLOAT32 == ::CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
+static_assert(ours::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 == ::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
+static_assert(ours::CU_TENSOR_MAP_INTERLEAVE_NONE == ::CU_TENSOR_MAP_INTERLEAVE_NONE);
+static_assert(ours::CU_TENSOR_MAP_SWIZZLE_NONE == ::CU_TENSOR_MAP_SWIZZLE_NONE);
+static_assert(ours::CU_TENSOR_MAP_SWIZZLE_128B == ::CU_TENSOR_MAP_SWIZZLE_128B);
+static_assert(ours::CU_TENSOR_MAP_L2_PROMOTION_L2_256B == ::CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+static_assert(ours::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE == ::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 static_assert(ours::CU_STREAM_DEFAULT == ::CU_STREAM_DEFAULT);
 static_assert(ours::CU_STREAM_NON_BLOCKING == ::CU_STREAM_NON_BLOCKING);
 static_assert(ours::CU_EVENT_DEFAULT == ::CU_EVENT_DEFAULT);
@@ -147,6 +157,7 @@ static_assert(same_signature<ours::cuMemFree_t, PFN_cuMemFree_v3020>);
 static_assert(same_signature<ours::cuMemcpyHtoD_t, PFN_cuMemcpyHtoD_v3020>);
 static_assert(same_signature<ours::cuMemcpyDtoH_t, PFN_cuMemcpyDtoH_v3020>);
 static_assert(same_signature<ours::cuMemsetD8_t, PFN_cuMemsetD8_v3020>);
+static_assert(same_signature<ours::cuTensorMapEncodeTiled_t, PFN_cuTensorMapEncodeTiled_v12000>);
 static_assert(same_signature<ours::cuGetErrorName_t, PFN_cuGetErrorName_v6000>);
 static_assert(same_signature<ours::cuGetErrorString_t, PFN_cuGetErrorString_v6000>);
 // The shape check itself tells a 32-bit size from a 64-bit one (the _v2 variants' difference).

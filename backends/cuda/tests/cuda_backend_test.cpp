@@ -368,36 +368,63 @@ TEST(CudaGemmTemplate, CandidatesCompileInBf16AndF16AndEdgesOfTheSpaceAreRefused
   EXPECT_FALSE(gemm.applies(inputs[0].task->workload, volta));
 }
 
-// gemm_wgmma.cuda: the default GEMM on Hopper (ahead of gemm.cuda), its candidates compile for
-// sm_90a in both dtypes, at an edge shape too; on Ampere it does not apply.
-TEST(CudaGemmTemplate, WgmmaIsHoppersDefaultAndItsCandidatesCompile) {
+// The Hopper templates: gemm_tma.cuda is the default GEMM there (ahead of gemm_wgmma.cuda and
+// gemm.cuda); both compile for sm_90a in both dtypes, at an edge shape too; on Ampere neither
+// applies. gemm_tma's artifact carries the tensor maps of A and B its kernel reads.
+TEST(CudaGemmTemplate, HopperTemplatesAreTheDefaultThereAndTheirCandidatesCompile) {
   const kernels::DeviceInfo h100 = paper_h100();
   kernels::Workload workload = kernels::parse_workload(kernels::Op::kGemm, "200,136,72");
   workload.dtype = kernels::DataType::kBF16;
-  EXPECT_EQ(backends::default_template(workload, "cuda", h100).name(), "gemm_wgmma.cuda");
+  EXPECT_EQ(backends::default_template(workload, "cuda", h100).name(), "gemm_tma.cuda");
   kernels::DeviceInfo a100 = h100;
   a100.isa = {"sm_80"};
   EXPECT_EQ(backends::default_template(workload, "cuda", a100).name(), "gemm.cuda");
   if (!backends::cuda::NvrtcApi::get().is_available()) GTEST_SKIP() << "no NVRTC here";
-  const auto& wgmma = backends::find_template("gemm_wgmma.cuda");
   auto builder = source_tree_builder();
-  std::vector<measure::MeasureInput> inputs;
-  for (const char* shape : {"200,136,72", "4096,4096,4096"}) {
-    for (const char* dtype : {"bf16", "f16"}) {
-      auto task = gemm_task(wgmma, shape, dtype, h100);
-      inputs.push_back({task, wgmma.default_config(task->workload, h100, task->space)});
+  for (const char* name : {"gemm_wgmma.cuda", "gemm_tma.cuda"}) {
+    SCOPED_TRACE(name);
+    const auto& hopper = backends::find_template(name);
+    std::vector<measure::MeasureInput> inputs;
+    for (const char* shape : {"200,136,72", "4096,4096,4096"}) {
+      for (const char* dtype : {"bf16", "f16"}) {
+        auto task = gemm_task(hopper, shape, dtype, h100);
+        inputs.push_back({task, hopper.default_config(task->workload, h100, task->space)});
+      }
     }
+    const auto results = builder->build(inputs);
+    for (const auto& result : results) ASSERT_TRUE(result.ok()) << result.message;
+    const CudaArtifact big = backends::cuda::read_cuda_artifact(results[2].artifact);
+    if (std::string(name) == "gemm_wgmma.cuda") {
+      EXPECT_EQ(big.entry, "gemm_wgmma");
+      // 4096^3 in the default 128 x 256 tiles of two warpgroups: 32 x 16 blocks of 256 threads.
+      EXPECT_EQ(big.launch.global[0], 512);
+      EXPECT_EQ(big.launch.local[0], 256);
+      EXPECT_EQ(big.launch.shared_memory_bytes, 3 * (128 + 256) * 128 + 1024);
+      EXPECT_TRUE(big.tensor_maps.empty());
+      continue;
+    }
+    EXPECT_EQ(big.entry, "gemm_tma");
+    // Persistent by default: one block per SM, each two consumer warpgroups and a producer; four
+    // stages and their eight mbarriers.
+    EXPECT_EQ(big.launch.global[0], 132);
+    EXPECT_EQ(big.launch.local[0], 384);
+    EXPECT_EQ(big.launch.shared_memory_bytes, 4 * (128 + 256) * 128 + 1024 + 8 * 8);
+    ASSERT_EQ(big.tensor_maps.size(), 2u);
+    const auto& a = big.tensor_maps[0];
+    const auto& b = big.tensor_maps[1];
+    EXPECT_EQ(a.buffer, 0u);
+    EXPECT_EQ(a.dims, (std::vector<std::uint64_t>{4096, 4096}));
+    EXPECT_EQ(a.strides_bytes, (std::vector<std::uint64_t>{8192}));
+    EXPECT_EQ(a.box, (std::vector<std::uint32_t>{64, 128}));  // 64 k of the block's 128 rows
+    EXPECT_EQ(b.buffer, 1u);
+    EXPECT_EQ(b.box, (std::vector<std::uint32_t>{64, 64}));   // 64 n of a 64-deep slice
+    EXPECT_EQ(a.data_type, backends::cuda::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
+    EXPECT_EQ(backends::cuda::read_cuda_artifact(results[3].artifact).tensor_maps[0].data_type,
+              backends::cuda::CU_TENSOR_MAP_DATA_TYPE_FLOAT16);
+    // The edge shape (200 x 136) has 4 tiles of 128 x 256 at most: never persistent.
+    const auto edge = backends::cuda::read_cuda_artifact(results[0].artifact);
+    EXPECT_EQ(edge.tensor_maps[0].dims, (std::vector<std::uint64_t>{72, 200}));
   }
-  const auto results = builder->build(inputs);
-  for (const auto& result : results) {
-    ASSERT_TRUE(result.ok()) << result.message;
-    EXPECT_EQ(backends::cuda::read_cuda_artifact(result.artifact).entry, "gemm_wgmma");
-  }
-  // 4096^3 in the default 128 x 256 tiles of two warpgroups: 32 x 16 blocks of 256 threads.
-  const CudaArtifact big = backends::cuda::read_cuda_artifact(results[2].artifact);
-  EXPECT_EQ(big.launch.global[0], 512);
-  EXPECT_EQ(big.launch.local[0], 256);
-  EXPECT_EQ(big.launch.shared_memory_bytes, 3 * (128 + 256) * 128 + 1024);
 }
 
 TEST(CudaArtifact, DamagedFilesAreRefusedNamingTheFile) {
@@ -422,6 +449,20 @@ TEST(CudaArtifact, DamagedFilesAreRefusedNamingTheFile) {
   }
   write(path, text.substr(0, text.size() - 1));
   EXPECT_THROW(backends::cuda::read_cuda_artifact(path.string()), std::runtime_error);
+  // A tensor map with a box side past the TMA's 256.
+  {
+    CudaArtifact with_map = artifact;
+    backends::cuda::TensorMapArgument map;
+    map.dims = {64, 64};
+    map.strides_bytes = {128};
+    map.box = {64, 64};
+    with_map.tensor_maps = {map};
+    backends::cuda::write_cuda_artifact(with_map, path.string());
+    EXPECT_EQ(backends::cuda::read_cuda_artifact(path.string()).tensor_maps[0].box, map.box);
+    with_map.tensor_maps[0].box = {64, 512};
+    backends::cuda::write_cuda_artifact(with_map, path.string());
+    EXPECT_THROW(backends::cuda::read_cuda_artifact(path.string()), std::runtime_error);
+  }
   std::string zero_grid = text;
   zero_grid.replace(zero_grid.find("\"grid\":[4,1,1]"), 14, "\"grid\":[0,1,1]");
   write(path, zero_grid);

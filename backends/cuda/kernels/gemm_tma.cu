@@ -1,0 +1,156 @@
+// C = A * B in bf16 or f16 on Hopper, A M x K and B K x N and C M x N row-major: the kernel of
+// "gemm_tma.cuda". Warp-specialised: a producer warpgroup issues the Tensor Memory Accelerator's
+// bulk copies (one thread, cp.async.bulk.tensor) of each K slice into a STAGES-deep ring of
+// shared-memory buffers; WGS consumer warpgroups, each computing MI tiles of 64 rows x BN columns,
+// run wgmma.mma_async on them (float32 accumulation). Two mbarriers per buffer hand it over: `full`
+// completes when the copies' bytes have landed, `empty` when every consumer warp is done with it,
+// so no block-wide barrier sits in the main loop. The producer gives most of its registers to the
+// consumers (setmaxnreg). The shared-memory layouts are gemm_wgmma.cu's (the TMA's 128-byte swizzle
+// writes them): A K-major, B MN-major in slabs of 64 n, so B needs wgmma's transpose flag.
+// Blocks walk C's tiles from blockIdx.x in steps of gridDim.x: a grid smaller than the tile count
+// makes the kernel persistent (the producer loads the next tile while the consumers store this one).
+// Parameters: A, B, C, then the tensor maps of A (box 64 k x BM rows) and B (box 64 n x 64 k), both
+// with the 128-byte swizzle, written by the host (CudaKernel::tensor_maps).
+// Defines: BN MI WGS STAGES GROUP_M, GEMM_M GEMM_N GEMM_K, OPTUNE_F16 for f16 (else bf16).
+#include "gemm_common.cuh"
+#include "wgmma.cuh"
+
+constexpr int BK = 64;
+constexpr int BM = 64 * MI * WGS;
+constexpr int THREADS = 128 * (WGS + 1);
+constexpr int A_STAGE_BYTES = BM * 128;
+constexpr int B_STAGE_BYTES = BN * 128;
+constexpr int B_SLAB_BYTES = BK * 128;  // 64 n of every k
+constexpr int K_TILES = (GEMM_K + BK - 1) / BK;
+constexpr int TILES = ((GEMM_M + BM - 1) / BM) * ((GEMM_N + BN - 1) / BN);
+// Registers per thread after the hand-over; 128 x 40 + 128 x WGS x CONSUMER_REGISTERS fits 64 K.
+constexpr int PRODUCER_REGISTERS = 40;
+constexpr int CONSUMER_REGISTERS = WGS == 1 ? 240 : WGS == 2 ? 232 : 160;
+
+// CUtensorMap: 128 opaque bytes, 64-byte aligned, passed by value.
+struct __align__(64) TensorMap {
+  unsigned long long opaque[16];
+};
+
+__device__ inline void barrier_init(unsigned barrier, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(barrier), "r"(count));
+}
+// One arrival that also tells the barrier how many bytes the copies of this phase bring.
+__device__ inline void arrive_expecting(unsigned barrier, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(barrier), "r"(bytes) : "memory");
+}
+__device__ inline void arrive(unsigned barrier) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(barrier) : "memory");
+}
+// Waits until the barrier's phase of this parity has completed.
+__device__ inline void wait(unsigned barrier, unsigned parity) {
+  unsigned done = 0;
+  while (!done)
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(barrier), "r"(parity)
+        : "memory");
+}
+
+// The box of `map` at (inner, outer) elements into shared memory, completing on `barrier`.
+__device__ inline void tma_load(unsigned destination, const TensorMap& map, unsigned barrier, int inner, int outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
+          destination),
+      "l"(reinterpret_cast<unsigned long long>(&map)), "r"(barrier), "r"(inner), "r"(outer)
+      : "memory");
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+    gemm_tma(const element* __restrict__ A, const element* __restrict__ B, element* __restrict__ C,
+             const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b) {
+  extern __shared__ __align__(1024) unsigned char shared_bytes[];
+  // The swizzle atoms must start on 1024-byte boundaries; the barriers follow the buffers.
+  const unsigned base = (shared_address(shared_bytes) + 1023) & ~1023u;
+  const unsigned a_stages = base, b_stages = base + STAGES * A_STAGE_BYTES;
+  const unsigned barriers = b_stages + STAGES * B_STAGE_BYTES;
+  auto full = [&](int stage) { return barriers + 8 * stage; };
+  auto empty = [&](int stage) { return barriers + 8 * (STAGES + stage); };
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      barrier_init(full(s), 1);
+      barrier_init(empty(s), 4 * WGS);  // one arrival per consumer warp
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  const int warpgroup = threadIdx.x / 128;
+  if (warpgroup == 0) {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(PRODUCER_REGISTERS));
+    if (threadIdx.x != 0) return;
+    int slice = 0;  // K slices issued so far, over every tile of this block
+    for (int tile = blockIdx.x; tile < TILES; tile += gridDim.x) {
+      int row0, col0;
+      tile_origin<BM, BN>(tile, row0, col0);
+      for (int kt = 0; kt < K_TILES; ++kt, ++slice) {
+        const int s = slice % STAGES, round = slice / STAGES;
+        if (round > 0) wait(empty(s), (round - 1) & 1);
+        arrive_expecting(full(s), A_STAGE_BYTES + B_STAGE_BYTES);
+        tma_load(a_stages + s * A_STAGE_BYTES, map_a, full(s), kt * BK, row0);
+#pragma unroll
+        for (int slab = 0; slab < BN / 64; ++slab)
+          tma_load(b_stages + s * B_STAGE_BYTES + slab * B_SLAB_BYTES, map_b, full(s), col0 + slab * 64, kt * BK);
+      }
+    }
+    return;
+  }
+
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGISTERS));
+  const int group = warpgroup - 1;
+  const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+  int slice = 0;
+  for (int tile = blockIdx.x; tile < TILES; tile += gridDim.x) {
+    int row0, col0;
+    tile_origin<BM, BN>(tile, row0, col0);
+    float acc[MI][BN / 2];
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+      for (int j = 0; j < BN / 2; ++j) acc[mi][j] = 0.0f;
+
+    for (int kt = 0; kt < K_TILES; ++kt, ++slice) {
+      const int s = slice % STAGES;
+      wait(full(s), (slice / STAGES) & 1);
+      const unsigned a_stage = a_stages + s * A_STAGE_BYTES, b_stage = b_stages + s * B_STAGE_BYTES;
+      asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+      for (int kk = 0; kk < BK / 16; ++kk) {
+        // B, MN-major: slabs of 64 n B_SLAB_BYTES apart (leading), 8-k groups 1024 bytes apart (stride).
+        const unsigned long long b = descriptor(b_stage + kk * 16 * 128, B_SLAB_BYTES, 1024);
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi) {
+          // A, K-major: this warpgroup's 64 rows, k16 slice kk (32 bytes in); 8-row groups 1024 apart.
+          const unsigned long long a = descriptor(a_stage + (group * MI + mi) * 64 * 128 + kk * 32, 16, 1024);
+          wgmma(acc[mi], a, b);
+        }
+      }
+      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+      // One group in flight: the previous slice's is done, so its buffer goes back to the producer.
+      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+      if (kt > 0 && lane == 0) arrive(empty((slice - 1) % STAGES));
+    }
+    asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    if (lane == 0) arrive(empty((slice - 1) % STAGES));
+
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi) {
+      const int row = row0 + (group * MI + mi) * 64 + warp * 16 + lane / 4;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const int col = col0 + j * 8 + (lane % 4) * 2;
+        if (col >= GEMM_N) continue;
+        element2* out = reinterpret_cast<element2*>(C + static_cast<long>(row) * GEMM_N + col);
+        if (row < GEMM_M) out[0] = to_element2(acc[mi][j * 4 + 0], acc[mi][j * 4 + 1]);
+        if (row + 8 < GEMM_M) out[4 * GEMM_N] = to_element2(acc[mi][j * 4 + 2], acc[mi][j * 4 + 3]);
+      }
+    }
+  }
+}

@@ -1,0 +1,74 @@
+#include "wgmma_tile.hpp"
+
+#include <algorithm>
+
+#include "gemm_support.hpp"
+
+namespace optune::backends::cuda {
+namespace {
+
+namespace ss = search_space;
+
+constexpr std::int64_t kSliceBytes = 64 * 2;     // a slice's row: 64 k of 16-bit elements
+constexpr std::int64_t kAlignmentSlack = 1024;   // the swizzle atoms' 1024-byte alignment
+constexpr std::int64_t kBarrierBytes = 8;        // an mbarrier
+constexpr std::int64_t kMaxAccumulators = 128;
+
+ss::ValuesKnob knob(const char* name, std::vector<double> values) { return ss::ValuesKnob{name, std::move(values)}; }
+
+}  // namespace
+
+WgmmaTile::WgmmaTile(const ss::ConfigView& v, bool producer_warpgroup)
+    : bn(std::int64_t(v.number(kBn))), mi(std::int64_t(v.number(kMi))), wgs(std::int64_t(v.number(kWgs))),
+      stages(std::int64_t(v.number(kStages))), group_m(std::int64_t(v.number(kGroupM))),
+      producer(producer_warpgroup) {}
+
+std::int64_t WgmmaTile::shared_bytes() const {
+  return stages * (bm() + bn) * kSliceBytes + kAlignmentSlack + (producer ? 2 * stages * kBarrierBytes : 0);
+}
+
+std::int64_t WgmmaTile::tiles(const kernels::GemmShape& s) const { return ceil_div(s.M, bm()) * ceil_div(s.N, bn); }
+
+std::vector<std::pair<const char*, std::int64_t>> WgmmaTile::defines() const {
+  return {{"BN", bn}, {"MI", mi}, {"WGS", wgs}, {"STAGES", stages}, {"GROUP_M", group_m}};
+}
+
+ss::ConfigSpace wgmma_space(const kernels::GemmShape& s, const kernels::DeviceInfo& device, bool producer,
+                            std::vector<double> stages) {
+  ss::ConfigSpace space;
+  space.add(knob(WgmmaTile::kBn, {64, 128, 256}));
+  space.add(knob(WgmmaTile::kMi, {1, 2}));
+  space.add(knob(WgmmaTile::kWgs, {1, 2}));
+  space.add(knob(WgmmaTile::kStages, std::move(stages)));
+  space.add(knob(WgmmaTile::kGroupM, {1, 8}));
+  const double max_threads = double(device.max_work_group_size);
+  const double shared_limit = double(device.local_mem_bytes);
+  space.add_constraint("the block's threads fit the device", [max_threads, producer](const ss::ConfigView& v) {
+    return max_threads <= 0 || double(WgmmaTile(v, producer).threads()) <= max_threads;
+  });
+  space.add_constraint("at most 128 accumulators per thread", [producer](const ss::ConfigView& v) {
+    return WgmmaTile(v, producer).accumulators() <= kMaxAccumulators;
+  });
+  space.add_constraint("shared memory fits the device", [shared_limit, producer](const ss::ConfigView& v) {
+    return shared_limit <= 0 || double(WgmmaTile(v, producer).shared_bytes()) <= shared_limit;
+  });
+  space.add_constraint("tiles not far beyond the matrix", [s, producer](const ss::ConfigView& v) {
+    const WgmmaTile t(v, producer);
+    return tile_fits_shape(s, t.bm(), t.bn);
+  });
+  space.add_constraint("group_m is 1 unless there are row tiles to band", [s, producer](const ss::ConfigView& v) {
+    const WgmmaTile t(v, producer);
+    return t.group_m == 1 || ceil_div(s.M, t.bm()) > 1;
+  });
+  return space;
+}
+
+std::vector<std::pair<std::string, double>> wgmma_features(const WgmmaTile& t, const kernels::GemmShape& s,
+                                                           const kernels::DeviceInfo& device) {
+  return {{"tile.intensity", double(t.bm() * t.bn) / double(t.bm() + t.bn)},
+          {"tile.waves", double(t.tiles(s)) / std::max(1, device.cores)},
+          {"thread.accumulators", double(t.accumulators())},
+          {"block.shared_kib", double(t.shared_bytes()) / 1024}};
+}
+
+}  // namespace optune::backends::cuda

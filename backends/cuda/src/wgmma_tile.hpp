@@ -1,0 +1,51 @@
+// The tile both Hopper GEMM templates share (gemm_wgmma_template.cpp: cp.async copies by every
+// thread; gemm_tma_template.cpp: TMA copies by a producer warpgroup): warpgroups of 64 x mi rows
+// by bn columns of C, K in 64-deep slices of 128-byte swizzled rows, a stages-deep ring of them in
+// shared memory, and the band of row tiles (group_m) blocks walk. Its knobs, the rules every config
+// obeys, its features for the cost model.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "optune/kernels/device_info.hpp"
+#include "optune/kernels/workload.hpp"
+#include "optune/search_space/config_space.hpp"
+
+namespace optune::backends::cuda {
+
+struct WgmmaTile {
+  // Knob names: stored in records, a contract once released.
+  static constexpr const char* kBn = "bn";            // block tile in N (one wgmma's N)
+  static constexpr const char* kMi = "mi";            // 64-row tiles per warpgroup
+  static constexpr const char* kWgs = "wgs";          // warpgroups computing C's tile, along M
+  static constexpr const char* kStages = "stages";    // K slices in flight in shared memory
+  static constexpr const char* kGroupM = "group_m";   // row tiles per band of the block walk; 1: row by row
+
+  std::int64_t bn, mi, wgs, stages, group_m;
+  bool producer;  // one more warpgroup that only copies (gemm_tma.cu)
+
+  WgmmaTile(const search_space::ConfigView& config, bool producer_warpgroup);
+  std::int64_t bm() const { return 64 * mi * wgs; }
+  std::int64_t threads() const { return 128 * (wgs + (producer ? 1 : 0)); }
+  std::int64_t accumulators() const { return mi * bn / 2; }
+  // The ring's buffers (A's bm and B's bn rows of 128 bytes each), the 1024-byte alignment of the
+  // swizzle atoms, and with a producer two 8-byte mbarriers per buffer.
+  std::int64_t shared_bytes() const;
+  std::int64_t tiles(const kernels::GemmShape& s) const;
+  // -D defines of the tile, for kernels/gemm_wgmma.cu and gemm_tma.cu.
+  std::vector<std::pair<const char*, std::int64_t>> defines() const;
+};
+
+// The knobs' values and the rules: the device's threads and shared memory, at most 128
+// accumulators per thread, tiles not far beyond the matrix, group_m only where there are row
+// tiles to band; `stages` the ring depths to try.
+search_space::ConfigSpace wgmma_space(const kernels::GemmShape& shape, const kernels::DeviceInfo& device,
+                                      bool producer_warpgroup, std::vector<double> stages);
+
+std::vector<std::pair<std::string, double>> wgmma_features(const WgmmaTile& tile, const kernels::GemmShape& shape,
+                                                           const kernels::DeviceInfo& device);
+
+}  // namespace optune::backends::cuda
