@@ -9,11 +9,20 @@
 // writes them): A K-major, B MN-major in slabs of 64 n, so B needs wgmma's transpose flag.
 // Blocks walk C's tiles from blockIdx.x in steps of gridDim.x: a grid smaller than the tile count
 // makes the kernel persistent (the producer loads the next tile while the consumers store this one).
+// Split-K (SPLIT_K > 1, for short M, where C's tiles are too few to fill the SMs): a cluster of
+// SPLIT_K blocks shares each tile, block r of it taking the r-th part of K; the others leave their
+// float partial sums in their own shared memory and the cluster's first block adds them up through
+// distributed shared memory (ld.shared::cluster) and stores the tile. mbarriers in the first block
+// (`ready`, one per consumer warpgroup) and in each other (`done`) order the hand-over.
 // Parameters: A, B, C, then the tensor maps of A (box 64 k x BM rows) and B (box 64 n x 64 k), both
 // with the 128-byte swizzle, written by the host (CudaKernel::tensor_maps).
-// Defines: BN MI WGS STAGES GROUP_M, GEMM_M GEMM_N GEMM_K, OPTUNE_F16 for f16 (else bf16).
+// Defines: BN MI WGS STAGES GROUP_M SPLIT_K, GEMM_M GEMM_N GEMM_K, OPTUNE_F16 for f16 (else bf16).
 #include "gemm_common.cuh"
 #include "wgmma.cuh"
+
+#ifndef SPLIT_K
+#define SPLIT_K 1
+#endif
 
 constexpr int BK = 64;
 constexpr int BM = 64 * MI * WGS;
@@ -23,6 +32,7 @@ constexpr int B_STAGE_BYTES = BN * 128;
 constexpr int B_SLAB_BYTES = BK * 128;  // 64 n of every k
 constexpr int K_TILES = (GEMM_K + BK - 1) / BK;
 constexpr int TILES = ((GEMM_M + BM - 1) / BM) * ((GEMM_N + BN - 1) / BN);
+constexpr int PARTIAL_BYTES = SPLIT_K > 1 ? BM * BN * 4 : 0;
 // Registers per thread after the hand-over; 128 x 40 + 128 x WGS x CONSUMER_REGISTERS fits 64 K.
 constexpr int PRODUCER_REGISTERS = 40;
 constexpr int CONSUMER_REGISTERS = WGS == 1 ? 240 : WGS == 2 ? 232 : 160;
@@ -53,6 +63,41 @@ __device__ inline void wait(unsigned barrier, unsigned parity) {
         : "memory");
 }
 
+// The cluster's parts (split-K): the same, seeing what other blocks of the cluster wrote first.
+__device__ inline void wait_cluster(unsigned barrier, unsigned parity) {
+  unsigned done = 0;
+  while (!done)
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(barrier), "r"(parity)
+        : "memory");
+}
+// This block's shared-memory address as block `rank` of the cluster sees it there.
+__device__ inline unsigned in_block(unsigned address, unsigned rank) {
+  unsigned mapped;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(mapped) : "r"(address), "r"(rank));
+  return mapped;
+}
+__device__ inline void arrive_in_block(unsigned barrier, unsigned rank) {
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(in_block(barrier, rank))
+               : "memory");
+}
+__device__ inline float load_from_block(unsigned address, unsigned rank) {
+  float value;
+  asm volatile("ld.shared::cluster.f32 %0, [%1];\n" : "=f"(value) : "r"(in_block(address, rank)) : "memory");
+  return value;
+}
+__device__ inline unsigned cluster_rank() {
+  unsigned rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
+  return rank;
+}
+__device__ inline void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
 // The box of `map` at (inner, outer) elements into shared memory, completing on `barrier`.
 __device__ inline void tma_load(unsigned destination, const TensorMap& map, unsigned barrier, int inner, int outer) {
   asm volatile(
@@ -63,34 +108,54 @@ __device__ inline void tma_load(unsigned destination, const TensorMap& map, unsi
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
+#if SPLIT_K > 1
+    __cluster_dims__(SPLIT_K, 1, 1)
+#endif
     gemm_tma(const element* __restrict__ A, const element* __restrict__ B, element* __restrict__ C,
              const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b) {
   extern __shared__ __align__(1024) unsigned char shared_bytes[];
   // The swizzle atoms must start on 1024-byte boundaries; the barriers follow the buffers.
   const unsigned base = (shared_address(shared_bytes) + 1023) & ~1023u;
   const unsigned a_stages = base, b_stages = base + STAGES * A_STAGE_BYTES;
-  const unsigned barriers = b_stages + STAGES * B_STAGE_BYTES;
+  const unsigned partials = b_stages + STAGES * B_STAGE_BYTES;  // split-K: this block's float sums
+  const unsigned barriers = partials + PARTIAL_BYTES;
   auto full = [&](int stage) { return barriers + 8 * stage; };
   auto empty = [&](int stage) { return barriers + 8 * (STAGES + stage); };
+  auto ready = [&](int group) { return barriers + 8 * (2 * STAGES + group); };       // first block's
+  auto done = [&](int group) { return barriers + 8 * (2 * STAGES + WGS + group); };  // the others'
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       barrier_init(full(s), 1);
       barrier_init(empty(s), 4 * WGS);  // one arrival per consumer warp
     }
+    for (int g = 0; g < WGS && SPLIT_K > 1; ++g) {
+      barrier_init(ready(g), 128 * (SPLIT_K - 1));  // every thread of warpgroup g of every other block
+      barrier_init(done(g), 128);                    // every thread of the first block's warpgroup g
+    }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
+#if SPLIT_K > 1
+  cluster_sync();  // every block of the cluster started, its barriers initialised
+  const int part = cluster_rank();
+  const int first_tile = blockIdx.x / SPLIT_K, tile_step = gridDim.x / SPLIT_K;
+#else
   __syncthreads();
+  const int part = 0;
+  const int first_tile = blockIdx.x, tile_step = gridDim.x;
+#endif
+  // This block's K slices of each tile.
+  const int k_begin = part * K_TILES / SPLIT_K, k_end = (part + 1) * K_TILES / SPLIT_K;
 
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(PRODUCER_REGISTERS));
     if (threadIdx.x != 0) return;
     int slice = 0;  // K slices issued so far, over every tile of this block
-    for (int tile = blockIdx.x; tile < TILES; tile += gridDim.x) {
+    for (int tile = first_tile; tile < TILES; tile += tile_step) {
       int row0, col0;
       tile_origin<BM, BN>(tile, row0, col0);
-      for (int kt = 0; kt < K_TILES; ++kt, ++slice) {
+      for (int kt = k_begin; kt < k_end; ++kt, ++slice) {
         const int s = slice % STAGES, round = slice / STAGES;
         if (round > 0) wait(empty(s), (round - 1) & 1);
         arrive_expecting(full(s), A_STAGE_BYTES + B_STAGE_BYTES);
@@ -106,8 +171,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGISTERS));
   const int group = warpgroup - 1;
   const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
-  int slice = 0;
-  for (int tile = blockIdx.x; tile < TILES; tile += gridDim.x) {
+  int slice = 0, round = 0;  // K slices consumed, tiles done
+  for (int tile = first_tile; tile < TILES; tile += tile_step, ++round) {
     int row0, col0;
     tile_origin<BM, BN>(tile, row0, col0);
     float acc[MI][BN / 2];
@@ -116,7 +181,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
       for (int j = 0; j < BN / 2; ++j) acc[mi][j] = 0.0f;
 
-    for (int kt = 0; kt < K_TILES; ++kt, ++slice) {
+    for (int kt = k_begin; kt < k_end; ++kt, ++slice) {
       const int s = slice % STAGES;
       wait(full(s), (slice / STAGES) & 1);
       const unsigned a_stage = a_stages + s * A_STAGE_BYTES, b_stage = b_stages + s * B_STAGE_BYTES;
@@ -135,10 +200,34 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
       // One group in flight: the previous slice's is done, so its buffer goes back to the producer.
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-      if (kt > 0 && lane == 0) arrive(empty((slice - 1) % STAGES));
+      if (kt > k_begin && lane == 0) arrive(empty((slice - 1) % STAGES));
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     if (lane == 0) arrive(empty((slice - 1) % STAGES));
+
+#if SPLIT_K > 1
+    // Thread t's sum i of warpgroup g at float (g * MI * BN / 2 + i) * 128 + t: coalesced.
+    const unsigned mine = partials + (group * (MI * BN / 2) * 128 + threadIdx.x % 128) * 4;
+    if (part != 0) {
+      if (round > 0) wait_cluster(done(group), (round - 1) & 1);  // the first block read the last tile's
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+        for (int j = 0; j < BN / 2; ++j)
+          asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(mine + (mi * (BN / 2) + j) * 128 * 4), "f"(acc[mi][j])
+                       : "memory");
+      arrive_in_block(ready(group), 0);
+      continue;
+    }
+    wait_cluster(ready(group), round & 1);
+    for (int other = 1; other < SPLIT_K; ++other) {
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+        for (int j = 0; j < BN / 2; ++j) acc[mi][j] += load_from_block(mine + (mi * (BN / 2) + j) * 128 * 4, other);
+      arrive_in_block(done(group), other);
+    }
+#endif
 
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
@@ -153,4 +242,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
       }
     }
   }
+#if SPLIT_K > 1
+  // A block's shared memory must outlive the first block's reads of it.
+  if (part != 0 && round > 0) wait_cluster(done(group), (round - 1) & 1);
+#endif
 }

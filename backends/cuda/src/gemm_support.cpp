@@ -6,8 +6,10 @@ namespace optune::backends::cuda {
 
 search_space::Config preferred_config(const search_space::ConfigSpace& space, const nlohmann::json& preferred,
                                       const std::string& template_name) {
-  const search_space::Config config = space.from_json(preferred);
-  if (space.is_valid(config)) return config;
+  for (const nlohmann::json& choice : preferred.is_array() ? preferred : nlohmann::json::array({preferred})) {
+    const search_space::Config config = space.from_json(choice);
+    if (space.is_valid(config)) return config;
+  }
   for (std::uint64_t i = 0; i < space.size(); ++i)
     if (space.is_valid(space.from_index(i))) return space.from_index(i);
   throw std::invalid_argument(template_name + ": no valid config");

@@ -37,8 +37,9 @@ inline bool tile_fits_shape(const kernels::GemmShape& s, std::int64_t bm, std::i
   return bm <= std::max<std::int64_t>(64, next_pow2(s.M)) && bn <= std::max<std::int64_t>(64, next_pow2(s.N));
 }
 
-// `preferred` where the space holds it as a valid config, else the space's first valid config;
-// throws std::invalid_argument "<template>: no valid config".
+// The first of `preferred` (a config, or an array of them in order of preference) the space holds
+// as valid, else the space's first valid config; throws std::invalid_argument "<template>: no
+// valid config".
 search_space::Config preferred_config(const search_space::ConfigSpace& space, const nlohmann::json& preferred,
                                       const std::string& template_name);
 

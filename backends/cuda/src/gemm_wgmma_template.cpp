@@ -3,8 +3,9 @@
 // there only), K and N in multiples of 8. Two ways to feed them, one template each:
 // - "gemm_tma.cuda" (kernels/gemm_tma.cu), the default there: a producer warpgroup copies each K
 //   slice with the Tensor Memory Accelerator, mbarriers hand buffers to the consumer warpgroups;
-//   knob `persistent` 1 launches one block per SM, each walking tiles (the next tile's copies
-//   overlap this one's stores).
+//   knob `persistent` 1 launches one block (cluster) per SM, each walking tiles (the next tile's
+//   copies overlap this one's stores); `split_k` 2 or 4 shares a tile's K among a cluster's blocks,
+//   summed through distributed shared memory (short M: more blocks than tiles).
 // - "gemm_wgmma.cuda" (kernels/gemm_wgmma.cu): every thread copies with cp.async, block-wide
 //   barriers between slices.
 // Both tile C alike (wgmma_tile.hpp): the block's N tile (bn), warpgroups (wgs, each 64 x mi rows),
@@ -24,9 +25,6 @@ namespace {
 
 namespace ss = search_space;
 using kernels::DataType;
-
-// Knob of gemm_tma.cuda only: 1 launches a block per SM (at most), each walking C's tiles.
-constexpr const char* kPersistent = "persistent";
 
 enum class Copies { kCpAsync, kTma };
 
@@ -63,23 +61,23 @@ class CudaWgmmaGemmTemplate final : public CudaTemplate {
     if (!applies(workload, device))
       throw std::invalid_argument(fmt::format("{}: {} needs compute capability 9.0 and K and N in multiples of 8",
                                               name(), workload.key()));
-    if (!tma()) return wgmma_space(s, device, /*producer_warpgroup=*/false, {2, 3, 4, 5});
-    ss::ConfigSpace space = wgmma_space(s, device, /*producer_warpgroup=*/true, {2, 3, 4, 5, 6});
-    space.add(ss::ValuesKnob{kPersistent, {0, 1}});
-    const int sms = device.cores;
-    space.add_constraint("persistent only with more tiles than SMs", [s, sms](const ss::ConfigView& v) {
-      return v.number(kPersistent) == 0 || WgmmaTile(v, true).tiles(s) > sms;
-    });
-    return space;
+    return tma() ? wgmma_space(s, device, /*producer_warpgroup=*/true, {2, 3, 4, 5, 6})
+                 : wgmma_space(s, device, /*producer_warpgroup=*/false, {2, 3, 4, 5});
   }
 
-  // 128 x 256 tiles in two warpgroups: the best of a first H100 sweep at 4096^3 (cp.async, three
-  // stages; TMA, four).
+  // cp.async: 128 x 256 tiles in two warpgroups, three stages, the best of a first H100 sweep at
+  // 4096^3. TMA: the same tiles four stages deep, persistent, the best at 4096^3 on an H200; where
+  // the tiles are too few for that (short M), one warpgroup of 128 x 128 six stages deep, the
+  // best of a tune at 128 x 11008 x 4096.
   ss::Config default_config(const kernels::Workload&, const kernels::DeviceInfo&,
                             const ss::ConfigSpace& space) const override {
-    nlohmann::json preferred = {{WgmmaTile::kBn, 256}, {WgmmaTile::kMi, 1}, {WgmmaTile::kWgs, 2},
-                                {WgmmaTile::kStages, tma() ? 4 : 3}, {WgmmaTile::kGroupM, 8}};
-    if (tma()) preferred[kPersistent] = 1;
+    using T = WgmmaTile;
+    if (!tma())
+      return preferred_config(space, {{T::kBn, 256}, {T::kMi, 1}, {T::kWgs, 2}, {T::kStages, 3}, {T::kGroupM, 8}},
+                              name());
+    const nlohmann::json preferred = nlohmann::json::array(
+        {{{T::kBn, 256}, {T::kMi, 1}, {T::kWgs, 2}, {T::kStages, 4}, {T::kGroupM, 8}, {T::kPersistent, 1}, {T::kSplitK, 1}},
+         {{T::kBn, 128}, {T::kMi, 2}, {T::kWgs, 1}, {T::kStages, 6}, {T::kGroupM, 1}, {T::kPersistent, 0}, {T::kSplitK, 1}}});
     return preferred_config(space, preferred, name());
   }
 
@@ -88,9 +86,8 @@ class CudaWgmmaGemmTemplate final : public CudaTemplate {
     const auto& s = workload.gemm();
     const WgmmaTile t(config, tma());
     if (!tma()) return gemm_kernel("gemm_wgmma", t.defines(), workload, t.tiles(s), t.threads(), t.shared_bytes());
-    const bool persistent = config.number(kPersistent) != 0;
-    const std::int64_t blocks = persistent ? std::min<std::int64_t>(t.tiles(s), std::max(1, device.cores)) : t.tiles(s);
-    CudaKernel kernel = gemm_kernel("gemm_tma", t.defines(), workload, blocks, t.threads(), t.shared_bytes());
+    CudaKernel kernel =
+        gemm_kernel("gemm_tma", t.defines(), workload, t.blocks(s, device.cores), t.threads(), t.shared_bytes());
     // A (M x K): boxes of 64 k by the block's rows; B (K x N): slabs of 64 n by a 64-deep slice.
     kernel.tensor_maps = {matrix_map(0, workload.dtype, s.M, s.K, t.bm(), 64), matrix_map(1, workload.dtype, s.K, s.N, 64, 64)};
     return kernel;
@@ -105,7 +102,10 @@ class CudaWgmmaGemmTemplate final : public CudaTemplate {
                                                                const kernels::DeviceInfo& device,
                                                                const ss::ConfigView& config) const override {
     auto features = wgmma_features(WgmmaTile(config, tma()), workload.gemm(), device);
-    if (tma()) features.emplace_back("block.persistent", config.number(kPersistent));
+    if (tma()) {
+      features.emplace_back("block.persistent", config.number(WgmmaTile::kPersistent));
+      features.emplace_back("tile.split_k", config.number(WgmmaTile::kSplitK));
+    }
     return features;
   }
 

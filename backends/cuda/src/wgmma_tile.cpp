@@ -21,16 +21,32 @@ ss::ValuesKnob knob(const char* name, std::vector<double> values) { return ss::V
 WgmmaTile::WgmmaTile(const ss::ConfigView& v, bool producer_warpgroup)
     : bn(std::int64_t(v.number(kBn))), mi(std::int64_t(v.number(kMi))), wgs(std::int64_t(v.number(kWgs))),
       stages(std::int64_t(v.number(kStages))), group_m(std::int64_t(v.number(kGroupM))),
-      producer(producer_warpgroup) {}
+      producer(producer_warpgroup) {
+  if (!producer) return;
+  persistent = v.number(kPersistent) != 0;
+  split_k = std::int64_t(v.number(kSplitK));
+}
 
 std::int64_t WgmmaTile::shared_bytes() const {
-  return stages * (bm() + bn) * kSliceBytes + kAlignmentSlack + (producer ? 2 * stages * kBarrierBytes : 0);
+  std::int64_t bytes = stages * (bm() + bn) * kSliceBytes + kAlignmentSlack;
+  if (producer) bytes += 2 * stages * kBarrierBytes;
+  if (split_k > 1) bytes += bm() * bn * 4 + 2 * wgs * kBarrierBytes;
+  return bytes;
 }
 
 std::int64_t WgmmaTile::tiles(const kernels::GemmShape& s) const { return ceil_div(s.M, bm()) * ceil_div(s.N, bn); }
 
+std::int64_t WgmmaTile::blocks(const kernels::GemmShape& s, int sms) const {
+  const std::int64_t clusters = persistent ? std::min<std::int64_t>(tiles(s), std::max<std::int64_t>(1, sms / split_k))
+                                           : tiles(s);
+  return clusters * split_k;
+}
+
 std::vector<std::pair<const char*, std::int64_t>> WgmmaTile::defines() const {
-  return {{"BN", bn}, {"MI", mi}, {"WGS", wgs}, {"STAGES", stages}, {"GROUP_M", group_m}};
+  std::vector<std::pair<const char*, std::int64_t>> defines = {
+      {"BN", bn}, {"MI", mi}, {"WGS", wgs}, {"STAGES", stages}, {"GROUP_M", group_m}};
+  if (producer) defines.emplace_back("SPLIT_K", split_k);
+  return defines;
 }
 
 ss::ConfigSpace wgmma_space(const kernels::GemmShape& s, const kernels::DeviceInfo& device, bool producer,
@@ -59,6 +75,18 @@ ss::ConfigSpace wgmma_space(const kernels::GemmShape& s, const kernels::DeviceIn
   space.add_constraint("group_m is 1 unless there are row tiles to band", [s, producer](const ss::ConfigView& v) {
     const WgmmaTile t(v, producer);
     return t.group_m == 1 || ceil_div(s.M, t.bm()) > 1;
+  });
+  if (!producer) return space;
+  space.add(knob(WgmmaTile::kPersistent, {0, 1}));
+  space.add(knob(WgmmaTile::kSplitK, {1, 2, 4}));
+  const int sms = device.cores;
+  space.add_constraint("persistent only where clusters outnumber the SMs", [s, sms](const ss::ConfigView& v) {
+    const WgmmaTile t(v, true);
+    return !t.persistent || t.tiles(s) * t.split_k > sms;
+  });
+  space.add_constraint("split-K parts of two slices or more", [s](const ss::ConfigView& v) {
+    const WgmmaTile t(v, true);
+    return t.split_k == 1 || ceil_div(s.K, 64) >= 2 * t.split_k;
   });
   return space;
 }

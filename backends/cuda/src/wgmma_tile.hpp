@@ -23,25 +23,34 @@ struct WgmmaTile {
   static constexpr const char* kWgs = "wgs";          // warpgroups computing C's tile, along M
   static constexpr const char* kStages = "stages";    // K slices in flight in shared memory
   static constexpr const char* kGroupM = "group_m";   // row tiles per band of the block walk; 1: row by row
+  // With a producer warpgroup (gemm_tma.cu) only:
+  static constexpr const char* kPersistent = "persistent";  // 1: a block (cluster) per SM walks tiles
+  static constexpr const char* kSplitK = "split_k";         // blocks of a cluster sharing a tile's K
 
   std::int64_t bn, mi, wgs, stages, group_m;
   bool producer;  // one more warpgroup that only copies (gemm_tma.cu)
+  bool persistent = false;
+  std::int64_t split_k = 1;
 
   WgmmaTile(const search_space::ConfigView& config, bool producer_warpgroup);
   std::int64_t bm() const { return 64 * mi * wgs; }
   std::int64_t threads() const { return 128 * (wgs + (producer ? 1 : 0)); }
   std::int64_t accumulators() const { return mi * bn / 2; }
   // The ring's buffers (A's bm and B's bn rows of 128 bytes each), the 1024-byte alignment of the
-  // swizzle atoms, and with a producer two 8-byte mbarriers per buffer.
+  // swizzle atoms; with a producer two 8-byte mbarriers per buffer and, split, the float partial
+  // sums of the tile and two mbarriers per consumer warpgroup.
   std::int64_t shared_bytes() const;
   std::int64_t tiles(const kernels::GemmShape& s) const;
+  // Blocks to launch on a device of `sms` SMs: a cluster per tile, or per SM (at most) when persistent.
+  std::int64_t blocks(const kernels::GemmShape& s, int sms) const;
   // -D defines of the tile, for kernels/gemm_wgmma.cu and gemm_tma.cu.
   std::vector<std::pair<const char*, std::int64_t>> defines() const;
 };
 
 // The knobs' values and the rules: the device's threads and shared memory, at most 128
 // accumulators per thread, tiles not far beyond the matrix, group_m only where there are row
-// tiles to band; `stages` the ring depths to try.
+// tiles to band; `stages` the ring depths to try. With a producer, persistent only where clusters
+// outnumber the SMs, and split-K parts of at least two slices.
 search_space::ConfigSpace wgmma_space(const kernels::GemmShape& shape, const kernels::DeviceInfo& device,
                                       bool producer_warpgroup, std::vector<double> stages);
 

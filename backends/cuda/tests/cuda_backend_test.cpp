@@ -424,6 +424,25 @@ TEST(CudaGemmTemplate, HopperTemplatesAreTheDefaultThereAndTheirCandidatesCompil
     // The edge shape (200 x 136) has 4 tiles of 128 x 256 at most: never persistent.
     const auto edge = backends::cuda::read_cuda_artifact(results[0].artifact);
     EXPECT_EQ(edge.tensor_maps[0].dims, (std::vector<std::uint64_t>{72, 200}));
+
+    // Short M: the default falls back from persistent 128 x 256 tiles (43 of them here) to one
+    // warpgroup of 128 x 128; split-K launches a cluster of blocks per tile, each with room for
+    // the tile's float sums and its hand-over barriers.
+    auto short_m = gemm_task(hopper, "128,11008,4096", "bf16", h100);
+    EXPECT_EQ(short_m->space.to_json(hopper.default_config(short_m->workload, h100, short_m->space)),
+              (nlohmann::json{{"bn", 128}, {"mi", 2}, {"wgs", 1}, {"stages", 6}, {"group_m", 1}, {"persistent", 0},
+                              {"split_k", 1}}));
+    const nlohmann::json split = {{"bn", 128}, {"mi", 1}, {"wgs", 2}, {"stages", 4}, {"group_m", 1}, {"persistent", 0},
+                                  {"split_k", 2}};
+    ASSERT_TRUE(short_m->space.is_valid(short_m->space.from_json(split)));
+    const auto split_results = builder->build({{short_m, short_m->space.from_json(split)}});
+    ASSERT_TRUE(split_results[0].ok()) << split_results[0].message;
+    const CudaArtifact split_artifact = backends::cuda::read_cuda_artifact(split_results[0].artifact);
+    EXPECT_EQ(split_artifact.launch.global[0], 86 * 2);
+    EXPECT_EQ(split_artifact.launch.shared_memory_bytes, 4 * (128 + 128) * 128 + 1024 + 8 * 8 + 128 * 128 * 4 + 4 * 8);
+    // Split-K needs two 64-deep slices per part: K = 192 has three.
+    auto shallow = gemm_task(hopper, "128,11008,192", "bf16", h100);
+    EXPECT_FALSE(shallow->space.is_valid(shallow->space.from_json(split)));
   }
 }
 
