@@ -14,15 +14,24 @@
 // float partial sums in their own shared memory and the cluster's first block adds them up through
 // distributed shared memory (ld.shared::cluster) and stores the tile. mbarriers in the first block
 // (`ready`, one per consumer warpgroup) and in each other (`done`) order the hand-over.
+// Multicast (CLUSTER_M = 2): a cluster of two blocks computes two tiles one above the other, which
+// read the same B: each block copies half of B's slabs once into both blocks' shared memory (TMA
+// multicast), halving B's traffic from L2; a buffer goes back to the producers once the consumers
+// of both blocks are done with it.
 // Parameters: A, B, C, then the tensor maps of A (box 64 k x BM rows) and B (box 64 n x 64 k), both
 // with the 128-byte swizzle, written by the host (CudaKernel::tensor_maps).
-// Defines: BN MI WGS STAGES GROUP_M SPLIT_K, GEMM_M GEMM_N GEMM_K, OPTUNE_F16 for f16 (else bf16).
+// Defines: BN MI WGS STAGES GROUP_M SPLIT_K CLUSTER_M, GEMM_M GEMM_N GEMM_K, OPTUNE_F16 for f16 (else bf16).
 #include "gemm_common.cuh"
 #include "wgmma.cuh"
 
 #ifndef SPLIT_K
 #define SPLIT_K 1
 #endif
+#ifndef CLUSTER_M
+#define CLUSTER_M 1
+#endif
+static_assert(SPLIT_K == 1 || CLUSTER_M == 1, "a cluster either splits K or shares B");
+#define CLUSTER (SPLIT_K * CLUSTER_M)  // blocks per cluster (a macro: #if reads it)
 
 constexpr int BK = 64;
 constexpr int BM = 64 * MI * WGS;
@@ -31,7 +40,8 @@ constexpr int A_STAGE_BYTES = BM * 128;
 constexpr int B_STAGE_BYTES = BN * 128;
 constexpr int B_SLAB_BYTES = BK * 128;  // 64 n of every k
 constexpr int K_TILES = (GEMM_K + BK - 1) / BK;
-constexpr int TILES = ((GEMM_M + BM - 1) / BM) * ((GEMM_N + BN - 1) / BN);
+// C's tiles of a cluster: CLUSTER_M blocks' rows by BN columns.
+constexpr int TILES = ((GEMM_M + BM * CLUSTER_M - 1) / (BM * CLUSTER_M)) * ((GEMM_N + BN - 1) / BN);
 constexpr int PARTIAL_BYTES = SPLIT_K > 1 ? BM * BN * 4 : 0;
 // Registers per thread after the hand-over; 128 x 40 + 128 x WGS x CONSUMER_REGISTERS fits 64 K.
 constexpr int PRODUCER_REGISTERS = 40;
@@ -63,7 +73,7 @@ __device__ inline void wait(unsigned barrier, unsigned parity) {
         : "memory");
 }
 
-// The cluster's parts (split-K): the same, seeing what other blocks of the cluster wrote first.
+// The cluster's parts: the same, seeing what other blocks of the cluster wrote first.
 __device__ inline void wait_cluster(unsigned barrier, unsigned parity) {
   unsigned done = 0;
   while (!done)
@@ -84,17 +94,35 @@ __device__ inline void arrive_in_block(unsigned barrier, unsigned rank) {
   asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(in_block(barrier, rank))
                : "memory");
 }
+// An arrival with no ordering beyond the CTA's (what a buffer's release needs: wgmma's reads of it
+// are complete once wgmma.wait_group returns), so the arriving warp does not wait on a cluster-wide
+// fence.
+__device__ inline void arrive_in_block_unordered(unsigned barrier, unsigned rank) {
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(in_block(barrier, rank)) : "memory");
+}
 __device__ inline float load_from_block(unsigned address, unsigned rank) {
   float value;
   asm volatile("ld.shared::cluster.f32 %0, [%1];\n" : "=f"(value) : "r"(in_block(address, rank)) : "memory");
   return value;
+}
+// The same copy into the same place of every block of the cluster in `blocks` (a bit per rank),
+// completing on each one's barrier at `barrier`.
+__device__ inline void tma_multicast(unsigned destination, const TensorMap& map, unsigned barrier, int inner,
+                                     int outer, unsigned short blocks) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(destination),
+      "l"(reinterpret_cast<unsigned long long>(&map)), "r"(barrier), "r"(inner), "r"(outer), "h"(blocks)
+      : "memory");
 }
 __device__ inline unsigned cluster_rank() {
   unsigned rank;
   asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(rank));
   return rank;
 }
+// Every thread of the cluster; a warp that diverged converges first (the barrier is .aligned).
 __device__ inline void cluster_sync() {
+  __syncwarp();
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
 
@@ -108,8 +136,8 @@ __device__ inline void tma_load(unsigned destination, const TensorMap& map, unsi
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
-#if SPLIT_K > 1
-    __cluster_dims__(SPLIT_K, 1, 1)
+#if CLUSTER > 1
+    __cluster_dims__(CLUSTER, 1, 1)
 #endif
     gemm_tma(const element* __restrict__ A, const element* __restrict__ B, element* __restrict__ C,
              const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b) {
@@ -127,7 +155,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       barrier_init(full(s), 1);
-      barrier_init(empty(s), 4 * WGS);  // one arrival per consumer warp
+      barrier_init(empty(s), 4 * WGS * CLUSTER_M);  // one arrival per consumer warp of the blocks sharing it
     }
     for (int g = 0; g < WGS && SPLIT_K > 1; ++g) {
       barrier_init(ready(g), 128 * (SPLIT_K - 1));  // every thread of warpgroup g of every other block
@@ -135,36 +163,47 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
-#if SPLIT_K > 1
+#if CLUSTER > 1
   cluster_sync();  // every block of the cluster started, its barriers initialised
-  const int part = cluster_rank();
-  const int first_tile = blockIdx.x / SPLIT_K, tile_step = gridDim.x / SPLIT_K;
+  const int rank = cluster_rank();
 #else
   __syncthreads();
-  const int part = 0;
-  const int first_tile = blockIdx.x, tile_step = gridDim.x;
+  const int rank = 0;
 #endif
-  // This block's K slices of each tile.
+  const int first_tile = blockIdx.x / CLUSTER, tile_step = gridDim.x / CLUSTER;
+  // This block's K slices of each tile (split-K), and its rows of the cluster's tile (multicast).
+  const int part = SPLIT_K > 1 ? rank : 0;
   const int k_begin = part * K_TILES / SPLIT_K, k_end = (part + 1) * K_TILES / SPLIT_K;
+  const int row_offset = CLUSTER_M > 1 ? rank * BM : 0;
 
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(PRODUCER_REGISTERS));
-    if (threadIdx.x != 0) return;
-    int slice = 0;  // K slices issued so far, over every tile of this block
-    for (int tile = first_tile; tile < TILES; tile += tile_step) {
-      int row0, col0;
-      tile_origin<BM, BN>(tile, row0, col0);
-      for (int kt = k_begin; kt < k_end; ++kt, ++slice) {
-        const int s = slice % STAGES, round = slice / STAGES;
-        if (round > 0) wait(empty(s), (round - 1) & 1);
-        arrive_expecting(full(s), A_STAGE_BYTES + B_STAGE_BYTES);
-        tma_load(a_stages + s * A_STAGE_BYTES, map_a, full(s), kt * BK, row0);
+    if (threadIdx.x == 0) {
+      int slice = 0;  // K slices issued so far, over every tile of this block
+      for (int tile = first_tile; tile < TILES; tile += tile_step) {
+        int row0, col0;
+        tile_origin<BM * CLUSTER_M, BN>(tile, row0, col0);
+        for (int kt = k_begin; kt < k_end; ++kt, ++slice) {
+          const int s = slice % STAGES, round = slice / STAGES;
+          if (round > 0) wait(empty(s), (round - 1) & 1);
+          // Every byte of the stage lands here, the peer's multicast halves of B too.
+          arrive_expecting(full(s), A_STAGE_BYTES + B_STAGE_BYTES);
+          tma_load(a_stages + s * A_STAGE_BYTES, map_a, full(s), kt * BK, row0 + row_offset);
 #pragma unroll
-        for (int slab = 0; slab < BN / 64; ++slab)
-          tma_load(b_stages + s * B_STAGE_BYTES + slab * B_SLAB_BYTES, map_b, full(s), col0 + slab * 64, kt * BK);
+          for (int slab = 0; slab < BN / 64; ++slab) {
+            const unsigned destination = b_stages + s * B_STAGE_BYTES + slab * B_SLAB_BYTES;
+            if (CLUSTER_M == 1)
+              tma_load(destination, map_b, full(s), col0 + slab * 64, kt * BK);
+            else if (slab % CLUSTER_M == rank)
+              tma_multicast(destination, map_b, full(s), col0 + slab * 64, kt * BK, (1u << CLUSTER_M) - 1);
+          }
+        }
       }
     }
+#if CLUSTER_M > 1
+    cluster_sync();  // see the consumers' end
+#endif
     return;
   }
 
@@ -172,9 +211,19 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
   const int group = warpgroup - 1;
   const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
   int slice = 0, round = 0;  // K slices consumed, tiles done
+  // A buffer goes back to the producer of every block whose multicast fills it: lane r of each
+  // consumer warp tells block r.
+  auto release = [&](int stage) {
+    if (CLUSTER_M == 1) {
+      if (lane == 0) arrive(empty(stage));
+    } else if (lane < CLUSTER_M) {
+      arrive_in_block_unordered(empty(stage), lane);
+    }
+  };
   for (int tile = first_tile; tile < TILES; tile += tile_step, ++round) {
     int row0, col0;
-    tile_origin<BM, BN>(tile, row0, col0);
+    tile_origin<BM * CLUSTER_M, BN>(tile, row0, col0);
+    row0 += row_offset;
     float acc[MI][BN / 2];
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi)
@@ -200,10 +249,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
       // One group in flight: the previous slice's is done, so its buffer goes back to the producer.
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-      if (kt > k_begin && lane == 0) arrive(empty((slice - 1) % STAGES));
+      if (kt > k_begin) release((slice - 1) % STAGES);
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    if (lane == 0) arrive(empty((slice - 1) % STAGES));
+    release((slice - 1) % STAGES);
 
 #if SPLIT_K > 1
     // Thread t's sum i of warpgroup g at float (g * MI * BN / 2 + i) * 128 + t: coalesced.
@@ -245,5 +294,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 #if SPLIT_K > 1
   // A block's shared memory must outlive the first block's reads of it.
   if (part != 0 && round > 0) wait_cluster(done(group), (round - 1) & 1);
+#endif
+#if CLUSTER_M > 1
+  // ... and the other block's arrivals on its barriers.
+  cluster_sync();
 #endif
 }

@@ -5,7 +5,8 @@
 //   slice with the Tensor Memory Accelerator, mbarriers hand buffers to the consumer warpgroups;
 //   knob `persistent` 1 launches one block (cluster) per SM, each walking tiles (the next tile's
 //   copies overlap this one's stores); `split_k` 2 or 4 shares a tile's K among a cluster's blocks,
-//   summed through distributed shared memory (short M: more blocks than tiles).
+//   summed through distributed shared memory (short M: more blocks than tiles); `cluster_m` 2 pairs
+//   blocks one above the other that multicast B to each other.
 // - "gemm_wgmma.cuda" (kernels/gemm_wgmma.cu): every thread copies with cp.async, block-wide
 //   barriers between slices.
 // Both tile C alike (wgmma_tile.hpp): the block's N tile (bn), warpgroups (wgs, each 64 x mi rows),
@@ -76,8 +77,10 @@ class CudaWgmmaGemmTemplate final : public CudaTemplate {
       return preferred_config(space, {{T::kBn, 256}, {T::kMi, 1}, {T::kWgs, 2}, {T::kStages, 3}, {T::kGroupM, 8}},
                               name());
     const nlohmann::json preferred = nlohmann::json::array(
-        {{{T::kBn, 256}, {T::kMi, 1}, {T::kWgs, 2}, {T::kStages, 4}, {T::kGroupM, 8}, {T::kPersistent, 1}, {T::kSplitK, 1}},
-         {{T::kBn, 128}, {T::kMi, 2}, {T::kWgs, 1}, {T::kStages, 6}, {T::kGroupM, 1}, {T::kPersistent, 0}, {T::kSplitK, 1}}});
+        {{{T::kBn, 256}, {T::kMi, 1}, {T::kWgs, 2}, {T::kStages, 4}, {T::kGroupM, 8}, {T::kPersistent, 1}, {T::kSplitK, 1},
+          {T::kClusterM, 1}},
+         {{T::kBn, 128}, {T::kMi, 2}, {T::kWgs, 1}, {T::kStages, 6}, {T::kGroupM, 1}, {T::kPersistent, 0}, {T::kSplitK, 1},
+          {T::kClusterM, 1}}});
     return preferred_config(space, preferred, name());
   }
 
@@ -105,6 +108,7 @@ class CudaWgmmaGemmTemplate final : public CudaTemplate {
     if (tma()) {
       features.emplace_back("block.persistent", config.number(WgmmaTile::kPersistent));
       features.emplace_back("tile.split_k", config.number(WgmmaTile::kSplitK));
+      features.emplace_back("cluster.shares_b", config.number(WgmmaTile::kClusterM));
     }
     return features;
   }

@@ -25,6 +25,7 @@ WgmmaTile::WgmmaTile(const ss::ConfigView& v, bool producer_warpgroup)
   if (!producer) return;
   persistent = v.number(kPersistent) != 0;
   split_k = std::int64_t(v.number(kSplitK));
+  cluster_m = std::int64_t(v.number(kClusterM));
 }
 
 std::int64_t WgmmaTile::shared_bytes() const {
@@ -34,18 +35,23 @@ std::int64_t WgmmaTile::shared_bytes() const {
   return bytes;
 }
 
-std::int64_t WgmmaTile::tiles(const kernels::GemmShape& s) const { return ceil_div(s.M, bm()) * ceil_div(s.N, bn); }
+std::int64_t WgmmaTile::tiles(const kernels::GemmShape& s) const {
+  return ceil_div(s.M, bm() * cluster_m) * ceil_div(s.N, bn);
+}
 
 std::int64_t WgmmaTile::blocks(const kernels::GemmShape& s, int sms) const {
-  const std::int64_t clusters = persistent ? std::min<std::int64_t>(tiles(s), std::max<std::int64_t>(1, sms / split_k))
-                                           : tiles(s);
-  return clusters * split_k;
+  const std::int64_t clusters =
+      persistent ? std::min<std::int64_t>(tiles(s), std::max<std::int64_t>(1, sms / cluster())) : tiles(s);
+  return clusters * cluster();
 }
 
 std::vector<std::pair<const char*, std::int64_t>> WgmmaTile::defines() const {
   std::vector<std::pair<const char*, std::int64_t>> defines = {
       {"BN", bn}, {"MI", mi}, {"WGS", wgs}, {"STAGES", stages}, {"GROUP_M", group_m}};
-  if (producer) defines.emplace_back("SPLIT_K", split_k);
+  if (producer) {
+    defines.emplace_back("SPLIT_K", split_k);
+    defines.emplace_back("CLUSTER_M", cluster_m);
+  }
   return defines;
 }
 
@@ -70,23 +76,28 @@ ss::ConfigSpace wgmma_space(const kernels::GemmShape& s, const kernels::DeviceIn
   });
   space.add_constraint("tiles not far beyond the matrix", [s, producer](const ss::ConfigView& v) {
     const WgmmaTile t(v, producer);
-    return tile_fits_shape(s, t.bm(), t.bn);
+    return tile_fits_shape(s, t.bm() * t.cluster_m, t.bn);
   });
   space.add_constraint("group_m is 1 unless there are row tiles to band", [s, producer](const ss::ConfigView& v) {
     const WgmmaTile t(v, producer);
-    return t.group_m == 1 || ceil_div(s.M, t.bm()) > 1;
+    return t.group_m == 1 || ceil_div(s.M, t.bm() * t.cluster_m) > 1;
   });
   if (!producer) return space;
   space.add(knob(WgmmaTile::kPersistent, {0, 1}));
   space.add(knob(WgmmaTile::kSplitK, {1, 2, 4}));
+  space.add(knob(WgmmaTile::kClusterM, {1, 2}));
   const int sms = device.cores;
   space.add_constraint("persistent only where clusters outnumber the SMs", [s, sms](const ss::ConfigView& v) {
     const WgmmaTile t(v, true);
-    return !t.persistent || t.tiles(s) * t.split_k > sms;
+    return !t.persistent || t.tiles(s) * t.cluster() > sms;
   });
   space.add_constraint("split-K parts of two slices or more", [s](const ss::ConfigView& v) {
     const WgmmaTile t(v, true);
     return t.split_k == 1 || ceil_div(s.K, 64) >= 2 * t.split_k;
+  });
+  space.add_constraint("a cluster splits K or shares B, not both", [](const ss::ConfigView& v) {
+    const WgmmaTile t(v, true);
+    return t.split_k == 1 || t.cluster_m == 1;
   });
   return space;
 }

@@ -26,11 +26,13 @@ struct WgmmaTile {
   // With a producer warpgroup (gemm_tma.cu) only:
   static constexpr const char* kPersistent = "persistent";  // 1: a block (cluster) per SM walks tiles
   static constexpr const char* kSplitK = "split_k";         // blocks of a cluster sharing a tile's K
+  static constexpr const char* kClusterM = "cluster_m";     // blocks of a cluster, one above the other, sharing B
 
   std::int64_t bn, mi, wgs, stages, group_m;
   bool producer;  // one more warpgroup that only copies (gemm_tma.cu)
   bool persistent = false;
   std::int64_t split_k = 1;
+  std::int64_t cluster_m = 1;
 
   WgmmaTile(const search_space::ConfigView& config, bool producer_warpgroup);
   std::int64_t bm() const { return 64 * mi * wgs; }
@@ -40,7 +42,8 @@ struct WgmmaTile {
   // swizzle atoms; with a producer two 8-byte mbarriers per buffer and, split, the float partial
   // sums of the tile and two mbarriers per consumer warpgroup.
   std::int64_t shared_bytes() const;
-  std::int64_t tiles(const kernels::GemmShape& s) const;
+  std::int64_t cluster() const { return split_k * cluster_m; }  // blocks per cluster
+  std::int64_t tiles(const kernels::GemmShape& s) const;        // C's tiles of a cluster each
   // Blocks to launch on a device of `sms` SMs: a cluster per tile, or per SM (at most) when persistent.
   std::int64_t blocks(const kernels::GemmShape& s, int sms) const;
   // -D defines of the tile, for kernels/gemm_wgmma.cu and gemm_tma.cu.
@@ -50,7 +53,7 @@ struct WgmmaTile {
 // The knobs' values and the rules: the device's threads and shared memory, at most 128
 // accumulators per thread, tiles not far beyond the matrix, group_m only where there are row
 // tiles to band; `stages` the ring depths to try. With a producer, persistent only where clusters
-// outnumber the SMs, and split-K parts of at least two slices.
+// outnumber the SMs, split-K parts of at least two slices, a cluster either splitting K or sharing B.
 search_space::ConfigSpace wgmma_space(const kernels::GemmShape& shape, const kernels::DeviceInfo& device,
                                       bool producer_warpgroup, std::vector<double> stages);
 

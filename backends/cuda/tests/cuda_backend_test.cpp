@@ -431,15 +431,25 @@ TEST(CudaGemmTemplate, HopperTemplatesAreTheDefaultThereAndTheirCandidatesCompil
     auto short_m = gemm_task(hopper, "128,11008,4096", "bf16", h100);
     EXPECT_EQ(short_m->space.to_json(hopper.default_config(short_m->workload, h100, short_m->space)),
               (nlohmann::json{{"bn", 128}, {"mi", 2}, {"wgs", 1}, {"stages", 6}, {"group_m", 1}, {"persistent", 0},
-                              {"split_k", 1}}));
+                              {"split_k", 1}, {"cluster_m", 1}}));
     const nlohmann::json split = {{"bn", 128}, {"mi", 1}, {"wgs", 2}, {"stages", 4}, {"group_m", 1}, {"persistent", 0},
-                                  {"split_k", 2}};
+                                  {"split_k", 2}, {"cluster_m", 1}};
     ASSERT_TRUE(short_m->space.is_valid(short_m->space.from_json(split)));
     const auto split_results = builder->build({{short_m, short_m->space.from_json(split)}});
     ASSERT_TRUE(split_results[0].ok()) << split_results[0].message;
     const CudaArtifact split_artifact = backends::cuda::read_cuda_artifact(split_results[0].artifact);
     EXPECT_EQ(split_artifact.launch.global[0], 86 * 2);
     EXPECT_EQ(split_artifact.launch.shared_memory_bytes, 4 * (128 + 128) * 128 + 1024 + 8 * 8 + 128 * 128 * 4 + 4 * 8);
+    // Multicast pairs: 4096^3 in clusters of two 128 x 256 tiles, persistent: 66 clusters of 2 blocks.
+    auto square = gemm_task(hopper, "4096,4096,4096", "bf16", h100);
+    const nlohmann::json pair = {{"bn", 256}, {"mi", 1}, {"wgs", 2}, {"stages", 4}, {"group_m", 8}, {"persistent", 1},
+                                 {"split_k", 1}, {"cluster_m", 2}};
+    const auto pair_results = builder->build({{square, square->space.from_json(pair)}});
+    ASSERT_TRUE(pair_results[0].ok()) << pair_results[0].message;
+    EXPECT_EQ(backends::cuda::read_cuda_artifact(pair_results[0].artifact).launch.global[0], 132);
+    nlohmann::json split_and_pair = split;
+    split_and_pair["cluster_m"] = 2;
+    EXPECT_FALSE(short_m->space.is_valid(short_m->space.from_json(split_and_pair)));
     // Split-K needs two 64-deep slices per part: K = 192 has three.
     auto shallow = gemm_task(hopper, "128,11008,192", "bf16", h100);
     EXPECT_FALSE(shallow->space.is_valid(shallow->space.from_json(split)));
