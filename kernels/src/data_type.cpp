@@ -1,5 +1,6 @@
 #include "optune/kernels/data_type.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -110,6 +111,42 @@ double load_element(DataType type, const std::byte* bytes, std::size_t i) {
     case DataType::kU64: return static_cast<double>(load<std::uint64_t>(at));
   }
   return 0;
+}
+
+namespace {
+
+template <typename Convert>
+void load_each(const std::byte* bytes, std::size_t first, std::size_t count, double* out, std::size_t size,
+               Convert convert) {
+  for (std::size_t i = 0; i < count; ++i) out[i] = convert(bytes + (first + i) * size);
+}
+
+}  // namespace
+
+void load_elements(DataType type, const std::byte* bytes, std::size_t first, std::size_t count, double* out) {
+  switch (type) {
+    case DataType::kF16:
+      return load_each(bytes, first, count, out, 2, [](const std::byte* at) { return half_to_float(load<std::uint16_t>(at)); });
+    case DataType::kBF16:
+      return load_each(bytes, first, count, out, 2,
+                       [](const std::byte* at) { return bfloat16_to_float(load<std::uint16_t>(at)); });
+    case DataType::kF32:
+      return load_each(bytes, first, count, out, 4, [](const std::byte* at) { return double(load<float>(at)); });
+    default:
+      for (std::size_t i = 0; i < count; ++i) out[i] = load_element(type, bytes, first + i);
+  }
+}
+
+void fill_elements(DataType type, std::byte* bytes, std::size_t count, double value) {
+  if (count == 0) return;
+  store_element(type, bytes, 0, value);
+  const std::size_t size = data_type_bytes(type);
+  // Doubling copies of what is filled so far.
+  for (std::size_t done = 1; done < count;) {
+    const std::size_t now = std::min(done, count - done);
+    std::memcpy(bytes + done * size, bytes, now * size);
+    done += now;
+  }
 }
 
 std::uint16_t float_to_half(float value) {

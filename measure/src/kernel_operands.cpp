@@ -216,8 +216,7 @@ void reset_for_run(KernelOperands& operands, int poison_pattern) {
     } else if (kernels::is_floating(arg.spec.dtype)) {
       // Two NaNs with different payloads: a float output left unwritten is NaN either way.
       const double nan = poison_pattern == 0 ? std::numeric_limits<double>::quiet_NaN() : -std::numeric_limits<double>::quiet_NaN();
-      for (std::size_t i = 0; i < static_cast<std::size_t>(arg.spec.count); ++i)
-        store_element(arg.spec.dtype, arg.bytes.data(), i, nan);
+      kernels::fill_elements(arg.spec.dtype, arg.bytes.data(), static_cast<std::size_t>(arg.spec.count), nan);
     } else {
       std::fill_n(arg.bytes.begin(), arg.size(), kIntegerPoison[poison_pattern & 1]);
     }

@@ -53,6 +53,25 @@ TEST(DataType, StoredElementsReadBackInEveryType) {
   EXPECT_EQ(unit_roundoff(DataType::kI8), 0.0);
 }
 
+// Many elements at once: what one at a time gives, in every type, NaN included.
+TEST(DataType, ElementsFilledAndLoadedInBulkMatchOneAtATime) {
+  for (DataType type : {DataType::kF16, DataType::kBF16, DataType::kF32, DataType::kF64, DataType::kI8,
+                        DataType::kI32}) {
+    std::vector<std::byte> bytes(37 * data_type_bytes(type));
+    for (std::size_t i = 0; i < 37; ++i) store_element(type, bytes.data(), i, double(i % 7) - 3.0);
+    std::vector<double> loaded(30);
+    load_elements(type, bytes.data(), 5, 30, loaded.data());
+    for (std::size_t i = 0; i < 30; ++i) EXPECT_EQ(loaded[i], load_element(type, bytes.data(), 5 + i)) << data_type_name(type);
+    fill_elements(type, bytes.data(), 37, -2.0);
+    for (std::size_t i = 0; i < 37; ++i) EXPECT_EQ(load_element(type, bytes.data(), i), -2.0) << data_type_name(type);
+  }
+  std::vector<std::byte> halves(11 * 2);
+  fill_elements(DataType::kBF16, halves.data(), 11, std::numeric_limits<double>::quiet_NaN());
+  std::vector<double> loaded(11);
+  load_elements(DataType::kBF16, halves.data(), 0, 11, loaded.data());
+  for (double value : loaded) EXPECT_TRUE(std::isnan(value));
+}
+
 TEST(WorkloadDtype, ShapesNameTheDtypeAndKeysCarryIt) {
   const Workload named = parse_workload(Op::kGemm, "M=64,N=32,K=16,dtype=bf16");
   EXPECT_EQ(named.dtype, DataType::kBF16);

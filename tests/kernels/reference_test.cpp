@@ -186,5 +186,22 @@ TEST(Reference, RelativeL2Error) {
   EXPECT_EQ(relative_l2_error(want.data(), zeros.data(), 2), kInfinity);
 }
 
+// In parts, the same error as at once; a NaN in any part makes it infinite.
+TEST(Reference, RelativeL2InPartsIsTheSameAsAtOnce) {
+  const std::vector<double> want = {1, -2, 3, 4, 0.5};
+  const std::vector<double> got = {1.1, -2, 2.9, 4, 0.5};
+  RelativeL2 parts;
+  parts.add(got.data(), want.data(), 2);
+  parts.add(got.data() + 2, want.data() + 2, 3);
+  EXPECT_DOUBLE_EQ(parts.error(), relative_l2_error(got.data(), want.data(), got.size()));
+  std::vector<double> bad = got;
+  bad[3] = std::numeric_limits<double>::quiet_NaN();
+  RelativeL2 with_nan;
+  with_nan.add(bad.data(), want.data(), 2);
+  with_nan.add(bad.data() + 2, want.data() + 2, 3);
+  with_nan.add(got.data(), want.data(), 2);  // later finite parts do not hide it
+  EXPECT_EQ(with_nan.error(), std::numeric_limits<double>::infinity());
+}
+
 }  // namespace
 }  // namespace optune::kernels

@@ -28,6 +28,10 @@ std::string data_type_names();
 // them, so callers keep values in range), stored at element i of `bytes`.
 void store_element(DataType type, std::byte* bytes, std::size_t i, double value);
 double load_element(DataType type, const std::byte* bytes, std::size_t i);
+// The same for many elements at once (a check's millions: one dispatch on the type, not one per
+// element): elements first..first+count-1 into `out`; `value` into elements 0..count-1.
+void load_elements(DataType type, const std::byte* bytes, std::size_t first, std::size_t count, double* out);
+void fill_elements(DataType type, std::byte* bytes, std::size_t count, double value);
 
 // IEEE binary16 and bfloat16 <-> binary32, round to nearest even; NaN stays NaN.
 std::uint16_t float_to_half(float value);

@@ -43,6 +43,18 @@ void reference(const Workload& workload, const std::vector<const float*>& inputs
 // sqrt(sum (got - want)^2) / sqrt(sum want^2); NaN anywhere gives +infinity.
 double relative_l2_error(const double* got, const double* want, std::size_t n);
 double relative_l2_error(const float* got, const float* want, std::size_t n);
+// The same over an output given in parts (a check's millions of elements, widened a part at a
+// time): add() each part, then error().
+class RelativeL2 {
+ public:
+  template <typename T>
+  void add(const T* got, const T* want, std::size_t n);
+  double error() const;
+
+ private:
+  double difference_ = 0.0, norm_ = 0.0;
+  bool finite_ = true;
+};
 
 // The largest relative L2 error a candidate of the workload may have (docs: "The check"):
 //   f32:        f32_tolerance (the timing policy's, 1e-4 unless set);
