@@ -14,13 +14,19 @@
 // float partial sums in their own shared memory and the cluster's first block adds them up through
 // distributed shared memory (ld.shared::cluster) and stores the tile. mbarriers in the first block
 // (`ready`, one per consumer warpgroup) and in each other (`done`) order the hand-over.
+// Ping-pong (PINGPONG = 1, two consumer warpgroups): each warpgroup computes whole tiles of its own,
+// the block's even tiles and odd tiles; the producer fills the ring with one tile's slices after
+// the other's, so one warpgroup's stores run while the other keeps the tensor cores busy. The two
+// take turns (an mbarrier each, `turn`): a warpgroup starts a tile's slices once the other has
+// waited for all of its own, which also keeps every wait on a `full` barrier within one phase of
+// it (the parity a wait names could otherwise be two phases early).
 // Multicast (CLUSTER_M = 2): a cluster of two blocks computes two tiles one above the other, which
 // read the same B: each block copies half of B's slabs once into both blocks' shared memory (TMA
 // multicast), halving B's traffic from L2; a buffer goes back to the producers once the consumers
 // of both blocks are done with it.
 // Parameters: A, B, C, then the tensor maps of A (box 64 k x BM rows) and B (box 64 n x 64 k), both
 // with the 128-byte swizzle, written by the host (CudaKernel::tensor_maps).
-// Defines: BN MI WGS STAGES GROUP_M SPLIT_K CLUSTER_M, GEMM_M GEMM_N GEMM_K, OPTUNE_F16 for f16 (else bf16).
+// Defines: BN MI WGS STAGES GROUP_M SPLIT_K CLUSTER_M PINGPONG, GEMM_M GEMM_N GEMM_K, OPTUNE_F16 for f16 (else bf16).
 #include "gemm_common.cuh"
 #include "wgmma.cuh"
 
@@ -30,11 +36,16 @@
 #ifndef CLUSTER_M
 #define CLUSTER_M 1
 #endif
+#ifndef PINGPONG
+#define PINGPONG 0
+#endif
 static_assert(SPLIT_K == 1 || CLUSTER_M == 1, "a cluster either splits K or shares B");
+static_assert(!PINGPONG || (WGS == 2 && SPLIT_K == 1), "ping-pong takes two consumers and all of K");
 #define CLUSTER (SPLIT_K * CLUSTER_M)  // blocks per cluster (a macro: #if reads it)
 
 constexpr int BK = 64;
-constexpr int BM = 64 * MI * WGS;
+constexpr int BM = 64 * MI * (PINGPONG ? 1 : WGS);  // rows of a block's tile
+constexpr int TILE_CONSUMERS = PINGPONG ? 1 : WGS;   // warpgroups reading each buffer
 constexpr int THREADS = 128 * (WGS + 1);
 constexpr int A_STAGE_BYTES = BM * 128;
 constexpr int B_STAGE_BYTES = BN * 128;
@@ -151,12 +162,14 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
   auto empty = [&](int stage) { return barriers + 8 * (STAGES + stage); };
   auto ready = [&](int group) { return barriers + 8 * (2 * STAGES + group); };       // first block's
   auto done = [&](int group) { return barriers + 8 * (2 * STAGES + WGS + group); };  // the others'
+  auto turn = [&](int group) { return barriers + 8 * (2 * STAGES + group); };  // ping-pong (never split)
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       barrier_init(full(s), 1);
-      barrier_init(empty(s), 4 * WGS * CLUSTER_M);  // one arrival per consumer warp of the blocks sharing it
+      barrier_init(empty(s), 4 * TILE_CONSUMERS * CLUSTER_M);  // one per consumer warp of the blocks sharing it
     }
+    for (int g = 0; g < WGS && PINGPONG; ++g) barrier_init(turn(g), 4);  // every warp of the other
     for (int g = 0; g < WGS && SPLIT_K > 1; ++g) {
       barrier_init(ready(g), 128 * (SPLIT_K - 1));  // every thread of warpgroup g of every other block
       barrier_init(done(g), 128);                    // every thread of the first block's warpgroup g
@@ -210,7 +223,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGISTERS));
   const int group = warpgroup - 1;
   const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
-  int slice = 0, round = 0;  // K slices consumed, tiles done
+  const int a_group = PINGPONG ? 0 : group;  // this warpgroup's rows of the tile, in 64 x MI
+  int round = 0;                             // tiles done
   // A buffer goes back to the producer of every block whose multicast fills it: lane r of each
   // consumer warp tells block r.
   auto release = [&](int stage) {
@@ -220,7 +234,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
       arrive_in_block_unordered(empty(stage), lane);
     }
   };
-  for (int tile = first_tile; tile < TILES; tile += tile_step, ++round) {
+  // The block's tiles in order; ping-pong: this warpgroup's every other one.
+  for (int ordinal = PINGPONG ? group : 0;; ordinal += PINGPONG ? 2 : 1, ++round) {
+    const int tile = first_tile + ordinal * tile_step;
+    if (tile >= TILES) break;
+    int slice = ordinal * (k_end - k_begin);  // the block's K slices before this tile's
     int row0, col0;
     tile_origin<BM * CLUSTER_M, BN>(tile, row0, col0);
     row0 += row_offset;
@@ -230,6 +248,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
       for (int j = 0; j < BN / 2; ++j) acc[mi][j] = 0.0f;
 
+#if PINGPONG
+    // Warpgroup 0's first tile goes first; every later start waits for the other's turn to end.
+    if (group == 1 || round > 0) wait(turn(group), (group == 1 ? round : round - 1) & 1);
+#endif
     for (int kt = k_begin; kt < k_end; ++kt, ++slice) {
       const int s = slice % STAGES;
       wait(full(s), (slice / STAGES) & 1);
@@ -242,7 +264,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) {
           // A, K-major: this warpgroup's 64 rows, k16 slice kk (32 bytes in); 8-row groups 1024 apart.
-          const unsigned long long a = descriptor(a_stage + (group * MI + mi) * 64 * 128 + kk * 32, 16, 1024);
+          const unsigned long long a = descriptor(a_stage + (a_group * MI + mi) * 64 * 128 + kk * 32, 16, 1024);
           wgmma(acc[mi], a, b);
         }
       }
@@ -251,6 +273,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
       if (kt > k_begin) release((slice - 1) % STAGES);
     }
+#if PINGPONG
+    if (lane == 0) arrive(turn(1 - group));  // every slice of this tile waited for: the other's turn
+#endif
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     release((slice - 1) % STAGES);
 
@@ -280,7 +305,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
-      const int row = row0 + (group * MI + mi) * 64 + warp * 16 + lane / 4;
+      const int row = row0 + (a_group * MI + mi) * 64 + warp * 16 + lane / 4;
 #pragma unroll
       for (int j = 0; j < BN / 8; ++j) {
         const int col = col0 + j * 8 + (lane % 4) * 2;

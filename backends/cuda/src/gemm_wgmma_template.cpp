@@ -6,7 +6,8 @@
 //   knob `persistent` 1 launches one block (cluster) per SM, each walking tiles (the next tile's
 //   copies overlap this one's stores); `split_k` 2 or 4 shares a tile's K among a cluster's blocks,
 //   summed through distributed shared memory (short M: more blocks than tiles); `cluster_m` 2 pairs
-//   blocks one above the other that multicast B to each other.
+//   blocks one above the other that multicast B to each other; `pingpong` 1 gives each of the two
+//   consumers tiles of its own, one storing while the other computes.
 // - "gemm_wgmma.cuda" (kernels/gemm_wgmma.cu): every thread copies with cp.async, block-wide
 //   barriers between slices.
 // Both tile C alike (wgmma_tile.hpp): the block's N tile (bn), warpgroups (wgs, each 64 x mi rows),
@@ -78,9 +79,9 @@ class CudaWgmmaGemmTemplate final : public CudaTemplate {
                               name());
     const nlohmann::json preferred = nlohmann::json::array(
         {{{T::kBn, 256}, {T::kMi, 1}, {T::kWgs, 2}, {T::kStages, 4}, {T::kGroupM, 8}, {T::kPersistent, 1}, {T::kSplitK, 1},
-          {T::kClusterM, 1}},
+          {T::kClusterM, 1}, {T::kPingpong, 0}},
          {{T::kBn, 128}, {T::kMi, 2}, {T::kWgs, 1}, {T::kStages, 6}, {T::kGroupM, 1}, {T::kPersistent, 0}, {T::kSplitK, 1},
-          {T::kClusterM, 1}}});
+          {T::kClusterM, 1}, {T::kPingpong, 0}}});
     return preferred_config(space, preferred, name());
   }
 
@@ -109,6 +110,7 @@ class CudaWgmmaGemmTemplate final : public CudaTemplate {
       features.emplace_back("block.persistent", config.number(WgmmaTile::kPersistent));
       features.emplace_back("tile.split_k", config.number(WgmmaTile::kSplitK));
       features.emplace_back("cluster.shares_b", config.number(WgmmaTile::kClusterM));
+      features.emplace_back("block.pingpong", config.number(WgmmaTile::kPingpong));
     }
     return features;
   }

@@ -26,11 +26,12 @@ WgmmaTile::WgmmaTile(const ss::ConfigView& v, bool producer_warpgroup)
   persistent = v.number(kPersistent) != 0;
   split_k = std::int64_t(v.number(kSplitK));
   cluster_m = std::int64_t(v.number(kClusterM));
+  pingpong = v.number(kPingpong) != 0;
 }
 
 std::int64_t WgmmaTile::shared_bytes() const {
   std::int64_t bytes = stages * (bm() + bn) * kSliceBytes + kAlignmentSlack;
-  if (producer) bytes += 2 * stages * kBarrierBytes;
+  if (producer) bytes += 2 * stages * kBarrierBytes + (pingpong ? 2 * kBarrierBytes : 0);
   if (split_k > 1) bytes += bm() * bn * 4 + 2 * wgs * kBarrierBytes;
   return bytes;
 }
@@ -51,6 +52,7 @@ std::vector<std::pair<const char*, std::int64_t>> WgmmaTile::defines() const {
   if (producer) {
     defines.emplace_back("SPLIT_K", split_k);
     defines.emplace_back("CLUSTER_M", cluster_m);
+    defines.emplace_back("PINGPONG", pingpong ? 1 : 0);
   }
   return defines;
 }
@@ -86,6 +88,7 @@ ss::ConfigSpace wgmma_space(const kernels::GemmShape& s, const kernels::DeviceIn
   space.add(knob(WgmmaTile::kPersistent, {0, 1}));
   space.add(knob(WgmmaTile::kSplitK, {1, 2, 4}));
   space.add(knob(WgmmaTile::kClusterM, {1, 2}));
+  space.add(knob(WgmmaTile::kPingpong, {0, 1}));
   const int sms = device.cores;
   space.add_constraint("persistent only where clusters outnumber the SMs", [s, sms](const ss::ConfigView& v) {
     const WgmmaTile t(v, true);
@@ -98,6 +101,10 @@ ss::ConfigSpace wgmma_space(const kernels::GemmShape& s, const kernels::DeviceIn
   space.add_constraint("a cluster splits K or shares B, not both", [](const ss::ConfigView& v) {
     const WgmmaTile t(v, true);
     return t.split_k == 1 || t.cluster_m == 1;
+  });
+  space.add_constraint("ping-pong takes two consumers and all of K", [](const ss::ConfigView& v) {
+    const WgmmaTile t(v, true);
+    return !t.pingpong || (t.wgs == 2 && t.split_k == 1);
   });
   return space;
 }

@@ -27,20 +27,22 @@ struct WgmmaTile {
   static constexpr const char* kPersistent = "persistent";  // 1: a block (cluster) per SM walks tiles
   static constexpr const char* kSplitK = "split_k";         // blocks of a cluster sharing a tile's K
   static constexpr const char* kClusterM = "cluster_m";     // blocks of a cluster, one above the other, sharing B
+  static constexpr const char* kPingpong = "pingpong";      // 1: the two consumers take turns on tiles of their own
 
   std::int64_t bn, mi, wgs, stages, group_m;
   bool producer;  // one more warpgroup that only copies (gemm_tma.cu)
   bool persistent = false;
   std::int64_t split_k = 1;
   std::int64_t cluster_m = 1;
+  bool pingpong = false;
 
   WgmmaTile(const search_space::ConfigView& config, bool producer_warpgroup);
-  std::int64_t bm() const { return 64 * mi * wgs; }
+  std::int64_t bm() const { return 64 * mi * (pingpong ? 1 : wgs); }  // rows of a block's tile
   std::int64_t threads() const { return 128 * (wgs + (producer ? 1 : 0)); }
   std::int64_t accumulators() const { return mi * bn / 2; }
   // The ring's buffers (A's bm and B's bn rows of 128 bytes each), the 1024-byte alignment of the
-  // swizzle atoms; with a producer two 8-byte mbarriers per buffer and, split, the float partial
-  // sums of the tile and two mbarriers per consumer warpgroup.
+  // swizzle atoms; with a producer two 8-byte mbarriers per buffer (and, ping-pong, one per
+  // consumer) and, split, the float partial sums of the tile and two mbarriers per consumer.
   std::int64_t shared_bytes() const;
   std::int64_t cluster() const { return split_k * cluster_m; }  // blocks per cluster
   std::int64_t tiles(const kernels::GemmShape& s) const;        // C's tiles of a cluster each
@@ -53,7 +55,8 @@ struct WgmmaTile {
 // The knobs' values and the rules: the device's threads and shared memory, at most 128
 // accumulators per thread, tiles not far beyond the matrix, group_m only where there are row
 // tiles to band; `stages` the ring depths to try. With a producer, persistent only where clusters
-// outnumber the SMs, split-K parts of at least two slices, a cluster either splitting K or sharing B.
+// outnumber the SMs, split-K parts of at least two slices, a cluster either splitting K or sharing B,
+// ping-pong with two consumers and no split.
 search_space::ConfigSpace wgmma_space(const kernels::GemmShape& shape, const kernels::DeviceInfo& device,
                                       bool producer_warpgroup, std::vector<double> stages);
 

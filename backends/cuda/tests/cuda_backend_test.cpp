@@ -431,9 +431,9 @@ TEST(CudaGemmTemplate, HopperTemplatesAreTheDefaultThereAndTheirCandidatesCompil
     auto short_m = gemm_task(hopper, "128,11008,4096", "bf16", h100);
     EXPECT_EQ(short_m->space.to_json(hopper.default_config(short_m->workload, h100, short_m->space)),
               (nlohmann::json{{"bn", 128}, {"mi", 2}, {"wgs", 1}, {"stages", 6}, {"group_m", 1}, {"persistent", 0},
-                              {"split_k", 1}, {"cluster_m", 1}}));
+                              {"split_k", 1}, {"cluster_m", 1}, {"pingpong", 0}}));
     const nlohmann::json split = {{"bn", 128}, {"mi", 1}, {"wgs", 2}, {"stages", 4}, {"group_m", 1}, {"persistent", 0},
-                                  {"split_k", 2}, {"cluster_m", 1}};
+                                  {"split_k", 2}, {"cluster_m", 1}, {"pingpong", 0}};
     ASSERT_TRUE(short_m->space.is_valid(short_m->space.from_json(split)));
     const auto split_results = builder->build({{short_m, short_m->space.from_json(split)}});
     ASSERT_TRUE(split_results[0].ok()) << split_results[0].message;
@@ -443,10 +443,21 @@ TEST(CudaGemmTemplate, HopperTemplatesAreTheDefaultThereAndTheirCandidatesCompil
     // Multicast pairs: 4096^3 in clusters of two 128 x 256 tiles, persistent: 66 clusters of 2 blocks.
     auto square = gemm_task(hopper, "4096,4096,4096", "bf16", h100);
     const nlohmann::json pair = {{"bn", 256}, {"mi", 1}, {"wgs", 2}, {"stages", 4}, {"group_m", 8}, {"persistent", 1},
-                                 {"split_k", 1}, {"cluster_m", 2}};
+                                 {"split_k", 1}, {"cluster_m", 2}, {"pingpong", 0}};
     const auto pair_results = builder->build({{square, square->space.from_json(pair)}});
     ASSERT_TRUE(pair_results[0].ok()) << pair_results[0].message;
     EXPECT_EQ(backends::cuda::read_cuda_artifact(pair_results[0].artifact).launch.global[0], 132);
+    // Ping-pong: each consumer has 64 x 256 tiles of its own; the ring holds 64 rows of A a stage.
+    nlohmann::json turns = pair;
+    turns["cluster_m"] = 1;
+    turns["pingpong"] = 1;
+    const auto turn_results = builder->build({{square, square->space.from_json(turns)}});
+    ASSERT_TRUE(turn_results[0].ok()) << turn_results[0].message;
+    const CudaArtifact turn_artifact = backends::cuda::read_cuda_artifact(turn_results[0].artifact);
+    EXPECT_EQ(turn_artifact.launch.shared_memory_bytes, 4 * (64 + 256) * 128 + 1024 + 8 * 8 + 2 * 8);
+    EXPECT_EQ(turn_artifact.tensor_maps[0].box, (std::vector<std::uint32_t>{64, 64}));
+    turns["wgs"] = 1;
+    EXPECT_FALSE(square->space.is_valid(square->space.from_json(turns)));
     nlohmann::json split_and_pair = split;
     split_and_pair["cluster_m"] = 2;
     EXPECT_FALSE(short_m->space.is_valid(short_m->space.from_json(split_and_pair)));
