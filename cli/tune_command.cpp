@@ -286,6 +286,10 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
                    "xgb: share of each batch among run-time variants of the best configs, which run on objects "
                    "built already (no compile); 0: none")
       ->capture_default_str()->check(finite_number(0.0, 1.0));
+  tune->add_option("--compile-ahead", options->request.compile_ahead,
+                   "Build each batch while the one before it is measured, the tuner's model one batch behind (auto: "
+                   "for a GPU or an --rpc device, not for a CPU measured here, whose compiles would share its cores)")
+      ->check(CLI::IsMember({"auto", "on", "off"}))->capture_default_str();
   tune->add_flag("--no-transfer", [options](std::int64_t) { options->request.tuning.tuner.transfer = false; },
                  "xgb: do not start from records of other shapes or of other devices");
   tune->add_option("--seed", options->request.tuning.tuner.seed, "Seed of the tuner's random choices")

@@ -8,6 +8,7 @@
 #include "optune/app/query.hpp"
 #include "optune/app/run_locks.hpp"
 #include "optune/app/tasks.hpp"
+#include "optune/backends/registry.hpp"
 #include "optune/measure/device_spread_runner.hpp"
 #include "optune/tuner/scheduling/shape_range.hpp"
 
@@ -19,6 +20,8 @@ namespace {
 void check_tune_request(const TuneRequest& request) {
   if (request.tuning.trials == 0) throw BadInput("tune: --trials must be at least 1");
   if (!request.budget.empty()) suite_budget(request);  // its syntax, before anything is measured
+  if (request.compile_ahead != "auto" && request.compile_ahead != "on" && request.compile_ahead != "off")
+    throw BadInput("tune: --compile-ahead must be auto, on or off, not '" + request.compile_ahead + "'");
   try {
     tuner::check_tuner_name(request.tuning.tuner.name);
   } catch (const std::invalid_argument& error) {
@@ -99,7 +102,10 @@ void make_tasks(const TuneRequest& request, const std::vector<std::string>& shap
       plan.suite_tasks.push_back({entry, make_entry_task(entry, plan.target, plan.device)});
     return;
   }
-  const tuner::TuningOptions whole = workload_tuning(request);
+  tuner::TuningOptions whole = workload_tuning(request);
+  whole.compile_ahead = request.compile_ahead == "on" ||
+                        (request.compile_ahead == "auto" &&
+                         (plan.remote || backends::find_backend(plan.target.backend).measures_devices_at_once()));
   const auto trials = tuner::split_trials(whole.trials, shapes.size());
   plan.range_trials = whole.trials;
   for (std::size_t i = 0; i < shapes.size(); ++i) {

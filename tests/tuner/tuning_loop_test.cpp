@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <mutex>
+#include <set>
 
 #include "behaviour_template.hpp"
 #include "optune/backends/cpu/cpu_device.hpp"
@@ -14,6 +17,51 @@
 
 namespace optune::tuner {
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// When each build and each measuring of a batch began and ended, in call order.
+struct Timeline {
+  std::mutex mutex;
+  std::vector<std::pair<Clock::time_point, Clock::time_point>> builds, measures;
+};
+
+// The real builder and runner, their calls' times noted.
+class TimedBuilder final : public measure::Builder {
+ public:
+  TimedBuilder(measure::Builder& inner, Timeline& timeline) : inner_(inner), timeline_(timeline) {}
+  std::vector<measure::BuildResult> build(const std::vector<measure::MeasureInput>& inputs) override {
+    const auto start = Clock::now();
+    auto results = inner_.build(inputs);
+    const std::lock_guard<std::mutex> lock(timeline_.mutex);
+    timeline_.builds.emplace_back(start, Clock::now());
+    return results;
+  }
+  measure::Toolchain toolchain(const kernels::DeviceInfo& device) const override { return inner_.toolchain(device); }
+
+ private:
+  measure::Builder& inner_;
+  Timeline& timeline_;
+};
+
+class TimedRunner final : public measure::Runner {
+ public:
+  TimedRunner(measure::Runner& inner, Timeline& timeline) : Runner(false), inner_(inner), timeline_(timeline) {}
+
+ protected:
+  std::vector<measure::MeasureResult> measure_round(const std::vector<measure::MeasureInput>& inputs,
+                                                    const std::vector<measure::BuildResult>& builds) override {
+    const auto start = Clock::now();
+    auto results = inner_.run(inputs, builds);
+    const std::lock_guard<std::mutex> lock(timeline_.mutex);
+    timeline_.measures.emplace_back(start, Clock::now());
+    return results;
+  }
+
+ private:
+  measure::Runner& inner_;
+  Timeline& timeline_;
+};
 
 class TuningLoopTest : public ::testing::Test {
  protected:
@@ -27,6 +75,13 @@ class TuningLoopTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   TuningSummary tune(db::Database& database, const std::string& tuner, std::size_t trials) {
+    TuningOptions options;
+    options.trials = trials;
+    options.batch_size = 3;
+    options.tuner.name = tuner;
+    return tune(database, options);
+  }
+  TuningSummary tune(db::Database& database, const TuningOptions& options, Timeline* timeline = nullptr) {
     measure::LocalBuilderOptions build;
     build.flags = {"-std=c++20", "-O1", "-fPIC", "-shared"};
     measure::LocalBuilder builder(build);
@@ -35,11 +90,13 @@ class TuningLoopTest : public ::testing::Test {
     timing.min_repeat_ms = 1;
     measure::LocalRunner runner({OPTUNE_WORKER_PATH, timing, true});
     Progress quiet(nullptr, false);
-    TuningLoop loop(builder, runner, database, quiet);
-    TuningOptions options;
-    options.trials = trials;
-    options.batch_size = 3;
-    options.tuner.name = tuner;
+    if (!timeline) {
+      TuningLoop loop(builder, runner, database, quiet);
+      return loop.run(task_, options);
+    }
+    TimedBuilder timed_builder(builder, *timeline);
+    TimedRunner timed_runner(runner, *timeline);
+    TuningLoop loop(timed_builder, timed_runner, database, quiet);
     return loop.run(task_, options);
   }
 
@@ -92,6 +149,38 @@ TEST_F(TuningLoopTest, SecondRunSkipsConfigsAlreadyMeasured) {
   for (const auto& r : database.records({}))
     if (r.tuner == "random") EXPECT_TRUE(tuned.insert(r.config_text()).second) << r.config_text();
   EXPECT_EQ(tuned.size(), 6u);
+}
+
+// Compile-ahead: each tuner batch after the first is built while the batch before it is measured,
+// and before it is measured itself; every config still measured once and recorded. Without it,
+// a batch is built only after the one before is measured.
+TEST_F(TuningLoopTest, CompileAheadBuildsTheNextBatchWhileThisOneIsMeasured) {
+  for (const bool ahead : {true, false}) {
+    SCOPED_TRACE(ahead ? "compile-ahead" : "one after the other");
+    auto database = db::Database::open((dir_ / (ahead ? "ahead.db" : "plain.db")).string());
+    TuningOptions options;
+    options.trials = 6;
+    options.batch_size = 2;
+    options.remeasure_top = 0;
+    options.tuner.name = "grid";
+    options.compile_ahead = ahead;
+    Timeline timeline;
+    const auto summary = tune(database, options, &timeline);
+    EXPECT_EQ(summary.trials, 6u);
+    // The default's batch, then three of two.
+    ASSERT_EQ(timeline.builds.size(), 4u);
+    ASSERT_EQ(timeline.measures.size(), 4u);
+    for (std::size_t i = 2; i < 4; ++i) {
+      EXPECT_LE(timeline.builds[i].second, timeline.measures[i].first) << "batch " << i << " built before measured";
+      if (ahead)
+        EXPECT_LT(timeline.builds[i].first, timeline.measures[i - 1].second) << "batch " << i;
+      else
+        EXPECT_GE(timeline.builds[i].first, timeline.measures[i - 1].second) << "batch " << i;
+    }
+    std::set<std::string> configs;
+    for (const auto& r : database.records({})) EXPECT_TRUE(configs.insert(r.config_text()).second) << r.config_text();
+    EXPECT_EQ(configs.size(), 7u);  // the default and the six others, each once
+  }
 }
 
 }  // namespace

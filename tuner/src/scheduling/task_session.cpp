@@ -142,13 +142,24 @@ std::vector<db::TuningRecord> RecordingMeasurer::run(const std::shared_ptr<const
                                                      bool is_default, std::vector<measure::MeasureResult>* results,
                                                      int rounds, int max_rounds,
                                                      const measure::Runner::MoreRounds& more,
-                                                     std::optional<double> best_seconds) {
+                                                     std::optional<double> best_seconds,
+                                                     std::future<std::vector<measure::BuildResult>>* built_ahead,
+                                                     const std::function<void()>& built) {
   std::vector<measure::MeasureInput> inputs;
   for (const auto& config : configs) inputs.push_back({task, config, best_seconds});
-  // Build the whole batch first: no compile may run while a candidate is timed.
+  // Build the whole batch first (or wait for its build ahead): no compile of this batch runs while
+  // one of its candidates is timed.
   const auto build_started = std::chrono::steady_clock::now();
-  auto builds = builder_.build(inputs);
+  std::vector<measure::BuildResult> builds;
+  if (built_ahead && built_ahead->valid()) {
+    builds = built_ahead->get();
+  } else {
+    const std::lock_guard<std::mutex> one_build(building_);
+    builds = builder_.build(inputs);
+  }
   spent_.building += std::chrono::duration<double>(std::chrono::steady_clock::now() - build_started).count();
+  if (builds.size() != configs.size()) throw std::logic_error("a batch built ahead is not the batch measured");
+  if (built) built();
   auto measured = runner_.run(inputs, builds, rounds, std::max(rounds, max_rounds), more);
   for (std::size_t i = 0; i < measured.size(); ++i) {
     const measure::MeasureResult& result = measured[i];
@@ -173,6 +184,16 @@ std::vector<db::TuningRecord> RecordingMeasurer::run(const std::shared_ptr<const
   }
   if (results) *results = std::move(measured);
   return records;
+}
+
+std::future<std::vector<measure::BuildResult>> RecordingMeasurer::build_ahead(
+    const std::shared_ptr<const measure::MeasureTask>& task, const std::vector<search_space::Config>& configs) {
+  std::vector<measure::MeasureInput> inputs;
+  for (const auto& config : configs) inputs.push_back({task, config, std::nullopt});
+  return std::async(std::launch::async, [this, inputs = std::move(inputs)] {
+    const std::lock_guard<std::mutex> one_build(building_);
+    return builder_.build(inputs);
+  });
 }
 
 TaskSession::TaskSession(std::shared_ptr<const measure::MeasureTask> task, const TunerOptions& tuner_options,
@@ -210,29 +231,46 @@ void TaskSession::measure_first(std::vector<search_space::Config> configs) {
   first_.assign(configs.rbegin(), configs.rend());
 }
 
-std::size_t TaskSession::step(std::size_t max_trials) {
-  std::vector<search_space::Config> batch;
-  std::string tuner_name = tuner_->name();
+TaskSession::Batch TaskSession::choose(std::size_t max_trials) {
+  Batch batch;
+  batch.tuner = tuner_->name();
   if (!first_.empty()) {
-    while (!first_.empty() && batch.size() < max_trials) {
-      batch.push_back(std::move(first_.back()));
+    while (!first_.empty() && batch.configs.size() < max_trials) {
+      batch.configs.push_back(std::move(first_.back()));
       first_.pop_back();
     }
-    tuner_name = "seeded";
+    batch.tuner = "seeded";
   } else {
-    batch = tuner_->next_batch(max_trials);
+    batch.configs = tuner_->next_batch(max_trials);
   }
+  return batch;
+}
+
+void TaskSession::drop_ahead() {
+  if (ahead_ && ahead_->builds.valid()) ahead_->builds.wait();
+  ahead_.reset();
+}
+
+std::size_t TaskSession::step(std::size_t max_trials, std::size_t ahead_trials) {
+  Batch chosen = ahead_ ? std::move(*ahead_) : choose(max_trials);
+  ahead_.reset();
+  const std::vector<search_space::Config>& batch = chosen.configs;
   if (batch.empty()) {
     exhausted_ = summary_.exhausted = true;
     return 0;
   }
+  // Compile-ahead: the next batch is chosen now and built once this one is.
+  if (ahead_trials > 0) ahead_ = choose(ahead_trials);
+  auto build_next = [this] {
+    if (ahead_ && !ahead_->configs.empty()) ahead_->builds = measurer_.build_ahead(task_, ahead_->configs);
+  };
   std::vector<measure::MeasureResult> results;
   // A run's first batch is timed in full: its best so far is the default alone, which a first look
   // at the space may be far from.
   std::optional<double> cut_against;
   if (summary_.trials > 0 && best_) cut_against = best_->median_seconds;
-  auto records = run_batch(batch, tuner_name, summary_.run_id, false, &results, 1, 0,
-                           measure::Runner::MoreRounds{}, cut_against);
+  auto records = run_batch(batch, chosen.tuner, summary_.run_id, false, &results, 1, 0,
+                           measure::Runner::MoreRounds{}, cut_against, &chosen.builds, build_next);
   check_environment(records);
   record(records);
   tuner_->update(batch, results);
@@ -254,6 +292,7 @@ std::size_t TaskSession::step(std::size_t max_trials) {
 
 void TaskSession::finish(std::size_t top, const std::function<void(const std::string&)>& note,
                          const std::atomic<bool>* stop) {
+  drop_ahead();
   record({});  // a default held back while no batch followed
   if (top > 0) {
     const auto contenders = noisy_contenders();

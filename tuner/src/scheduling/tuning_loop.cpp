@@ -34,7 +34,9 @@ TuningSummary TuningLoop::run(const std::shared_ptr<const measure::MeasureTask>&
            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >= options.seconds;
   };
   while (session.summary().trials < options.trials && !stop_requested() && !out_of_time()) {
-    if (!session.step(std::min(options.batch_size, options.trials - session.summary().trials))) break;
+    const std::size_t trials = std::min(options.batch_size, options.trials - session.summary().trials);
+    const std::size_t after = options.trials - session.summary().trials - trials;
+    if (!session.step(trials, options.compile_ahead ? std::min(options.batch_size, after) : 0)) break;
     state.trial = session.summary().trials;
     state.failures = session.summary().failures;
     state.best_gflops = std::isfinite(session.best_seconds()) ? task->workload.flops() / session.best_seconds() / 1e9 : 0;

@@ -6,7 +6,9 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -36,8 +38,9 @@ struct TimeSplit {
   TimeSplit operator-(const TimeSplit& other) const;
 };
 
-// Builds a batch on all cores, then measures it (never both at once), `rounds` times over in turn
-// (measure::Runner::run), and records the results.
+// Builds a batch on all cores, then measures it, `rounds` times over in turn (measure::Runner::run),
+// and records the results. A batch may instead have been built ahead (build_ahead(), on a thread
+// of its own while the one before it was measured: compile-ahead); one build runs at a time.
 class RecordingMeasurer {
  public:
   RecordingMeasurer(measure::Builder& builder, measure::Runner& runner, db::Database& database)
@@ -56,7 +59,14 @@ class RecordingMeasurer {
                                     const std::string& run_id, bool is_default,
                                     std::vector<measure::MeasureResult>* results = nullptr, int rounds = 1,
                                     int max_rounds = 0, const measure::Runner::MoreRounds& more = {},
-                                    std::optional<double> best_seconds = std::nullopt);
+                                    std::optional<double> best_seconds = std::nullopt,
+                                    std::future<std::vector<measure::BuildResult>>* built_ahead = nullptr,
+                                    const std::function<void()>& built = {});
+  // Starts building `configs` on a thread of its own; run() takes the future (built_ahead) and
+  // counts as building only the time it waits for it. run()'s `built` is the moment to start the
+  // next batch's: its own build is done, its measuring not begun.
+  std::future<std::vector<measure::BuildResult>> build_ahead(const std::shared_ptr<const measure::MeasureTask>& task,
+                                                             const std::vector<search_space::Config>& configs);
   // Commits the records in one transaction: an interrupted run keeps every batch it recorded.
   void record(const std::vector<db::TuningRecord>& records);
   db::Database& database() { return database_; }
@@ -68,6 +78,7 @@ class RecordingMeasurer {
   measure::Runner& runner_;
   db::Database& database_;
   TimeSplit spent_;
+  std::mutex building_;  // builder_ builds one batch at a time
 };
 
 // The measuring environment failed (measure::EnvironmentFailure); thrown here too when every
@@ -134,7 +145,10 @@ class TaskSession {
   // Throws EnvironmentFailure, with nothing of the batch recorded, when every config of the batch
   // failed the same way and the default config fails that way too (and so does the fastest config
   // that has worked for the task, where one has).
-  std::size_t step(std::size_t max_trials);
+  // With `ahead_trials` > 0 (compile-ahead), the next step's batch of up to that many is chosen now,
+  // before this batch's results are in (the tuner's model one batch behind), and built while this
+  // one is measured.
+  std::size_t step(std::size_t max_trials, std::size_t ahead_trials = 0);
   // Configs the next steps measure before the tuner's own picks (TuningOptions::first_configs),
   // recorded under tuner "seeded"; the tuner learns from them as from its own.
   void measure_first(std::vector<search_space::Config> configs);
@@ -177,6 +191,18 @@ class TaskSession {
   std::optional<double> last_batch_device_load_;
   bool exhausted_ = false;
   std::chrono::steady_clock::time_point start_;
+  // A batch chosen and being built ahead of its step (compile-ahead).
+  struct Batch {
+    std::vector<search_space::Config> configs;
+    std::string tuner;  // who chose it: the tuner's name, or "seeded"
+    std::future<std::vector<measure::BuildResult>> builds;  // invalid: not built ahead
+  };
+  std::optional<Batch> ahead_;
+
+  // The next configs to measure: measure_first's, else the tuner's.
+  Batch choose(std::size_t max_trials);
+  // Waits for a batch built ahead and drops it unmeasured (a run that ends before its step).
+  void drop_ahead();
 
   // Throws EnvironmentFailure when `records` (one batch) failed alike and the default config
   // fails the same way (measured in this session, part of the batch, or measured again now), and

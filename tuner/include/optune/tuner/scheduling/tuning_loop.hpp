@@ -1,6 +1,7 @@
 // The tuning loop of one task (DESIGN.md's data flow): the default config is measured first, then
-// the tuner's batches are built on all cores, run one candidate at a time and committed to the
-// database, until the trial budget is spent, the space is exhausted or early stopping triggers.
+// the tuner's batches are built on all cores (with compile-ahead, while the batch before is
+// measured), run one candidate at a time and committed to the database, until the trial budget is
+// spent, the space is exhausted or early stopping triggers.
 // At the end the best few are measured again, so a lucky noisy measurement does not become
 // "the best", and the default, the best and the runner-up are compared in interleaved rounds for
 // the summary's speed-up (final_comparison.hpp).
@@ -28,6 +29,11 @@ struct TuningOptions {
   // records of them: revalidate's re-tune measures the old toolchain's fastest configs first under
   // today's (a compiler change reorders a ranking less than it reshuffles it).
   std::vector<search_space::Config> first_configs;
+  // Compile-ahead: each batch is chosen while the one before it is measured (the model one batch
+  // behind) and built meanwhile, so a device measured apart from the host's cores (a GPU, a remote
+  // server) does not wait for the compiler. Off where compiles would share the cores a candidate is
+  // timed on (a CPU target measured here).
+  bool compile_ahead = false;
   // Set (e.g. by a signal handler) to stop after the batch in flight, which is recorded; the
   // final comparison is then skipped (or, under way, ends after its first rounds). Null: never.
   const std::atomic<bool>* stop = nullptr;
