@@ -49,7 +49,6 @@ constexpr int TILE_CONSUMERS = PINGPONG ? 1 : WGS;   // warpgroups reading each 
 constexpr int THREADS = 128 * (WGS + 1);
 constexpr int A_STAGE_BYTES = BM * 128;
 constexpr int B_STAGE_BYTES = BN * 128;
-constexpr int B_SLAB_BYTES = BK * 128;  // 64 n of every k
 constexpr int K_TILES = (GEMM_K + BK - 1) / BK;
 // C's tiles of a cluster: CLUSTER_M blocks' rows by BN columns.
 constexpr int TILES = ((GEMM_M + BM * CLUSTER_M - 1) / (BM * CLUSTER_M)) * ((GEMM_N + BN - 1) / BN);
@@ -205,7 +204,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
           tma_load(a_stages + s * A_STAGE_BYTES, map_a, full(s), kt * BK, row0 + row_offset);
 #pragma unroll
           for (int slab = 0; slab < BN / 64; ++slab) {
-            const unsigned destination = b_stages + s * B_STAGE_BYTES + slab * B_SLAB_BYTES;
+            const unsigned destination = b_stages + s * B_STAGE_BYTES + slab * WGMMA_SLAB_BYTES;
             if (CLUSTER_M == 1)
               tma_load(destination, map_b, full(s), col0 + slab * 64, kt * BK);
             else if (slab % CLUSTER_M == rank)
@@ -222,7 +221,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(CONSUMER_REGISTERS));
   const int group = warpgroup - 1;
-  const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+  const int lane = threadIdx.x % 32;
   const int a_group = PINGPONG ? 0 : group;  // this warpgroup's rows of the tile, in 64 x MI
   int round = 0;                             // tiles done
   // A buffer goes back to the producer of every block whose multicast fills it: lane r of each
@@ -257,17 +256,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
       wait(full(s), (slice / STAGES) & 1);
       const unsigned a_stage = a_stages + s * A_STAGE_BYTES, b_stage = b_stages + s * B_STAGE_BYTES;
       asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#pragma unroll
-      for (int kk = 0; kk < BK / 16; ++kk) {
-        // B, MN-major: slabs of 64 n B_SLAB_BYTES apart (leading), 8-k groups 1024 bytes apart (stride).
-        const unsigned long long b = descriptor(b_stage + kk * 16 * 128, B_SLAB_BYTES, 1024);
-#pragma unroll
-        for (int mi = 0; mi < MI; ++mi) {
-          // A, K-major: this warpgroup's 64 rows, k16 slice kk (32 bytes in); 8-row groups 1024 apart.
-          const unsigned long long a = descriptor(a_stage + (a_group * MI + mi) * 64 * 128 + kk * 32, 16, 1024);
-          wgmma(acc[mi], a, b);
-        }
-      }
+      wgmma_slice<MI>(acc, a_stage + a_group * MI * 64 * 128, b_stage);
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
       // One group in flight: the previous slice's is done, so its buffer goes back to the producer.
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
@@ -303,18 +292,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     }
 #endif
 
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi) {
-      const int row = row0 + (a_group * MI + mi) * 64 + warp * 16 + lane / 4;
-#pragma unroll
-      for (int j = 0; j < BN / 8; ++j) {
-        const int col = col0 + j * 8 + (lane % 4) * 2;
-        if (col >= GEMM_N) continue;
-        element2* out = reinterpret_cast<element2*>(C + static_cast<long>(row) * GEMM_N + col);
-        if (row < GEMM_M) out[0] = to_element2(acc[mi][j * 4 + 0], acc[mi][j * 4 + 1]);
-        if (row + 8 < GEMM_M) out[4 * GEMM_N] = to_element2(acc[mi][j * 4 + 2], acc[mi][j * 4 + 3]);
-      }
-    }
+    store_accumulators<MI>(C, acc, row0 + a_group * MI * 64, col0);
   }
 #if SPLIT_K > 1
   // A block's shared memory must outlive the first block's reads of it.

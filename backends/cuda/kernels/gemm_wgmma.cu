@@ -13,7 +13,6 @@ constexpr int BM = 64 * MI * WGS;
 constexpr int THREADS = 128 * WGS;
 constexpr int A_STAGE_BYTES = BM * 128;
 constexpr int B_STAGE_BYTES = BN * 128;
-constexpr int B_SLAB_BYTES = BK * 128;  // 64 n of every k
 
 // The 128-byte swizzle: 16-byte chunk c of row r sits at chunk c ^ (r % 8).
 __device__ inline unsigned swizzled(int row, int chunk) { return row * 128 + ((chunk ^ (row & 7)) << 4); }
@@ -31,7 +30,7 @@ __device__ inline void load_stage(unsigned a_stage, unsigned b_stage, const elem
     const int r = i / (BN / 8), n = (i % (BN / 8)) * 8;
     const int slab = n / 64, c = (n % 64) / 8;
     const bool valid = k0 + r < GEMM_K && col0 + n < GEMM_N;
-    copy16(b_stage + slab * B_SLAB_BYTES + swizzled(r, c), valid ? B + static_cast<long>(k0 + r) * GEMM_N + col0 + n : B,
+    copy16(b_stage + slab * WGMMA_SLAB_BYTES + swizzled(r, c), valid ? B + static_cast<long>(k0 + r) * GEMM_N + col0 + n : B,
            valid);
   }
 }
@@ -66,17 +65,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_wgmma(const element* 
     const unsigned a_stage = a_stages + (kt % STAGES) * A_STAGE_BYTES;
     const unsigned b_stage = b_stages + (kt % STAGES) * B_STAGE_BYTES;
     asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#pragma unroll
-    for (int kk = 0; kk < BK / 16; ++kk) {
-      // B, MN-major: slabs of 64 n B_SLAB_BYTES apart (leading), 8-k groups 1024 bytes apart (stride).
-      const unsigned long long b = descriptor(b_stage + kk * 16 * 128, B_SLAB_BYTES, 1024);
-#pragma unroll
-      for (int mi = 0; mi < MI; ++mi) {
-        // A, K-major: this warpgroup's 64 rows, k16 slice kk (32 bytes in); 8-row groups 1024 apart.
-        const unsigned long long a = descriptor(a_stage + (group * MI + mi) * 64 * 128 + kk * 32, 16, 1024);
-        wgmma(acc[mi], a, b);
-      }
-    }
+    wgmma_slice<MI>(acc, a_stage + group * MI * 64 * 128, b_stage);
     asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
     // One group in flight: the previous slice's is done, in every warpgroup once all pass the
     // barrier, so its buffer takes the slice STAGES - 1 ahead.
@@ -91,17 +80,5 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_wgmma(const element* 
   asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
   wait_copies<0>();
 
-  const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
-#pragma unroll
-  for (int mi = 0; mi < MI; ++mi) {
-    const int row = row0 + (group * MI + mi) * 64 + warp * 16 + lane / 4;
-#pragma unroll
-    for (int j = 0; j < BN / 8; ++j) {
-      const int col = col0 + j * 8 + (lane % 4) * 2;
-      if (col >= GEMM_N) continue;
-      element2* out = reinterpret_cast<element2*>(C + static_cast<long>(row) * GEMM_N + col);
-      if (row < GEMM_M) out[0] = to_element2(acc[mi][j * 4 + 0], acc[mi][j * 4 + 1]);
-      if (row + 8 < GEMM_M) out[4 * GEMM_N] = to_element2(acc[mi][j * 4 + 2], acc[mi][j * 4 + 3]);
-    }
-  }
+  store_accumulators<MI>(C, acc, row0 + group * MI * 64, col0);
 }

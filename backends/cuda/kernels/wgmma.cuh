@@ -1,7 +1,8 @@
 // Hopper's warpgroup MMA as the CUDA GEMM kernels use it (gemm_wgmma.cu, gemm_tma.cu): shared-memory
-// matrix descriptors in the 128-byte swizzled layout, and wgmma.mma_async m64nNk16 with float32
-// accumulators, both operands from shared memory (A K-major, B MN-major: the transpose flag).
-// Defines read: BN (64, 128 or 256); MMA_TYPE (gemm_common.cuh).
+// matrix descriptors in the 128-byte swizzled layout, wgmma.mma_async m64nNk16 with float32
+// accumulators, both operands from shared memory (A K-major, B MN-major: the transpose flag), one
+// 64-deep K slice of a stage, and the accumulators' stores into C.
+// Defines read: BN (64, 128 or 256); MMA_TYPE, GEMM_M, GEMM_N (gemm_common.cuh).
 #pragma once
 
 // A shared-memory matrix descriptor: start, leading and stride byte offsets (16-byte units),
@@ -45,4 +46,44 @@ __device__ inline void wgmma(float* d, unsigned long long a, unsigned long long 
 #else
   wgmma_n256(d, a, b, 1);
 #endif
+}
+
+constexpr int WGMMA_SLAB_BYTES = 64 * 128;  // B's slab: 64 n of each of a slice's 64 k
+
+// One 64-deep K slice into `acc`: A's Tiles tiles of 64 rows from `a_rows` (K-major rows of 128 bytes),
+// B from `b_stage` (MN-major slabs of 64 n). Issued, not waited for (wgmma.commit/wait_group).
+template <int Tiles>
+__device__ inline void wgmma_slice(float (&acc)[Tiles][BN / 2], unsigned a_rows, unsigned b_stage) {
+#pragma unroll
+  for (int kk = 0; kk < 4; ++kk) {
+    // B: slabs WGMMA_SLAB_BYTES apart (leading), 8-k groups 1024 bytes apart (stride).
+    const unsigned long long b = descriptor(b_stage + kk * 16 * 128, WGMMA_SLAB_BYTES, 1024);
+#pragma unroll
+    for (int mi = 0; mi < Tiles; ++mi) {
+      // A: tile mi's 64 rows, k16 slice kk (32 bytes in); 8-row groups 1024 bytes apart.
+      const unsigned long long a = descriptor(a_rows + mi * 64 * 128 + kk * 32, 16, 1024);
+      wgmma(acc[mi], a, b);
+    }
+  }
+}
+
+// The warpgroup's Tiles tiles of 64 rows from row `row0` and BN columns from `col0` into C (row-major,
+// GEMM_M x GEMM_N), rows and columns past its edges left alone. wgmma's accumulator layout: warp w
+// holds rows 16 w to 16 w + 15, lane l rows l / 4 and l / 4 + 8, columns 2 (l % 4) and the next,
+// every 8 columns.
+template <int Tiles>
+__device__ inline void store_accumulators(element* C, const float (&acc)[Tiles][BN / 2], int row0, int col0) {
+  const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
+#pragma unroll
+  for (int mi = 0; mi < Tiles; ++mi) {
+    const int row = row0 + mi * 64 + warp * 16 + lane / 4;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+      const int col = col0 + j * 8 + (lane % 4) * 2;
+      if (col >= GEMM_N) continue;
+      element2* out = reinterpret_cast<element2*>(C + static_cast<long>(row) * GEMM_N + col);
+      if (row < GEMM_M) out[0] = to_element2(acc[mi][j * 4 + 0], acc[mi][j * 4 + 1]);
+      if (row + 8 < GEMM_M) out[4 * GEMM_N] = to_element2(acc[mi][j * 4 + 2], acc[mi][j * 4 + 3]);
+    }
+  }
 }
