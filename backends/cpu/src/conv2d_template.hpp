@@ -238,9 +238,9 @@ class CpuConv2dTemplate : public KernelTemplate {
 
   std::string table_range_row(const Workload& low, const Workload& high, const DeviceInfo&,
                               const ss::ConfigView& config) const override {
-    return "{" + cpu::conv2d_dims_literal(cpu::conv2d_dims(low)) + ", " + config_literal(config) + ", " +
-           std::to_string(low.layout_block) + (low.nchw_input ? ", true, " : ", false, ") +
-           cpu::conv2d_dims_literal(cpu::conv2d_dims(high)) + "}";
+    return fmt::format("{{{}, {}, {}, {}, {}}}", cpu::conv2d_dims_literal(cpu::conv2d_dims(low)), config_literal(config),
+                       low.layout_block, low.nchw_input ? "true" : "false",
+                       cpu::conv2d_dims_literal(cpu::conv2d_dims(high)));
   }
 
   std::string config_literal(const ss::ConfigView& config) const override {
