@@ -288,7 +288,7 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
       ->capture_default_str()->check(finite_number(0.0, 1.0));
   tune->add_option("--compile-ahead", options->request.compile_ahead,
                    "Build each batch while the one before it is measured, the tuner's model one batch behind (auto: "
-                   "for a GPU or an --rpc device, not for a CPU measured here, whose compiles would share its cores)")
+                   "for CUDA GPUs; on: also for a CPU on a remote server, which must not be this machine)")
       ->check(CLI::IsMember({"auto", "on", "off"}))->capture_default_str();
   tune->add_flag("--no-transfer", [options](std::int64_t) { options->request.tuning.tuner.transfer = false; },
                  "xgb: do not start from records of other shapes or of other devices");

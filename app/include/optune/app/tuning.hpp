@@ -47,8 +47,8 @@ struct TuneRequest {
   bool trials_given = true;
   tuner::SchedulerOptions scheduler;
   // Build each batch while the one before it is measured (tuner::TuningOptions::compile_ahead):
-  // "auto" for a device apart from this machine's cores (a GPU of a backend that measures devices
-  // at once, any --rpc device), "on", "off". One workload or a range; a suite builds as it goes.
+  // "auto" for a device apart from every host's cores (a GPU of a backend that measures devices at
+  // once, here or over --rpc), "on", "off". One workload or a range; a suite builds as it goes.
   std::string compile_ahead = "auto";
 };
 
