@@ -87,6 +87,23 @@ TEST(TunePlan, AMalformedTargetOrShapeIsRefusedBeforeAnyDeviceIsLookedFor) {
   TuneRequest bad_budget = gemm_request("64,64,64");
   bad_budget.budget = "soon";
   refused_without_detection(bad_budget, "--budget");
+  TuneRequest bad_ahead = gemm_request("64,64,64");
+  bad_ahead.compile_ahead = "sometimes";
+  refused_without_detection(bad_ahead, "--compile-ahead must be auto, on or off");
+}
+
+// Compile-ahead: auto leaves a CPU measured here building in turn (its compiles would share the
+// timed cores); on turns it on for every shape of a range.
+TEST(TunePlan, CompileAheadIsOffForACpuUnlessAsked) {
+  TunePlan plan;
+  detections_of(gemm_request("64,64,64"), &plan);
+  ASSERT_EQ(plan.shapes.size(), 1u);
+  EXPECT_FALSE(plan.shapes.front().tuning.compile_ahead);
+  TuneRequest asked = gemm_request("M=1..512,N=64,K=64");
+  asked.compile_ahead = "on";
+  detections_of(asked, &plan);
+  ASSERT_GE(plan.shapes.size(), 2u);
+  for (const auto& shape : plan.shapes) EXPECT_TRUE(shape.tuning.compile_ahead);
 }
 
 // Several devices at once: GPUs of a backend that measures devices apart, named as a list or all.
