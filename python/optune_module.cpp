@@ -56,6 +56,7 @@ app::TuneRequest tune_request(const py::dict& arguments) {
     throw app::BadInput(std::string("tune: ") + error.what());
   }
   request.tuning.tuner.cheap_share = get("cheap_share").cast<double>();
+  request.compile_ahead = get("compile_ahead").cast<std::string>();
   request.measuring.build.compile_timeout = get("compile_timeout").cast<double>();
   request.measuring.rpc_wait = get("rpc_wait").cast<double>();
   request.database = get("db").cast<std::string>();
@@ -102,6 +103,7 @@ nlohmann::json tune_defaults() {
           {"transfer", tuning.tuner.transfer},
           {"objective", cost_model::objective_name(tuning.tuner.objective)},
           {"cheap_share", tuning.tuner.cheap_share},
+          {"compile_ahead", request.compile_ahead},
           {"scheduler", tuner::scheduler_policy_name(request.scheduler.policy)},
           {"repeat", timing.repeat},
           {"number", timing.number},

@@ -180,7 +180,7 @@ def tune(op=_D["op"], shape=None, target=None, tuner=_D["tuner"], trials=_D["tri
          compiler=_D["compiler"], rpc=None, token_file=None, wait_lock=False, progress=None, template=None,
          objective=_D["objective"], scheduler=_D["scheduler"], compile_timeout=_D["compile_timeout"],
          rpc_wait=_D["rpc_wait"], dtype=None, bail_out=_D["bail_out"], timing=_D["timing"],
-         cheap_share=_D["cheap_share"]):
+         cheap_share=_D["cheap_share"], compile_ahead=_D["compile_ahead"]):
     """Tunes one workload (``op`` and ``shape``) or every workload of a ``suite`` file on ``target``.
 
     Returns a dict: for one workload ``workload``, ``template``, ``target``, ``device``, ``trials``,
@@ -202,7 +202,8 @@ def tune(op=_D["op"], shape=None, target=None, tuner=_D["tuner"], trials=_D["tri
     (a ``slow`` record); ``"off"`` or None times every one in full. ``timing``: ``"adaptive"`` (3
     repeats for a candidate clearly slower than the best) or ``"full"`` (as ``--timing``).
     ``cheap_share``: xgb's share of each batch among run-time variants of the best configs, which
-    need no compile (as ``--cheap-share``; 0: none).
+    need no compile (as ``--cheap-share``; 0: none). ``compile_ahead``: ``"auto"`` (CUDA GPUs),
+    ``"on"`` or ``"off"``: build each batch while the one before it is measured (as ``--compile-ahead``).
     """
     arguments = _tune_arguments(op=op, shape=shape, target=target, tuner=tuner, trials=trials, db=db, suite=suite,
                                 kernel=kernel, layout=layout, trials_per_task=trials_per_task, budget=budget, seed=seed,
@@ -211,7 +212,7 @@ def tune(op=_D["op"], shape=None, target=None, tuner=_D["tuner"], trials=_D["tri
                                 timeout=timeout, jobs=jobs, compiler=compiler, rpc=rpc, token_file=token_file,
                                 wait_lock=wait_lock, template=template, objective=objective, scheduler=scheduler,
                                 compile_timeout=compile_timeout, rpc_wait=rpc_wait, dtype=dtype, bail_out=bail_out,
-                                timing=timing, cheap_share=cheap_share)
+                                timing=timing, cheap_share=cheap_share, compile_ahead=compile_ahead)
     if progress is not None and not callable(progress):
         raise BadInput("progress: expected a callable")
     return json.loads(_native(_optune.tune, arguments, _PACKAGE_DIR, progress))
@@ -221,7 +222,7 @@ def _tuned_defaults():
     """Every keyword of _tune_arguments at tune()'s default, for the calls that set only some."""
     keywords = ("op", "tuner", "trials", "db", "seed", "batch_size", "early_stopping", "remeasure", "transfer",
                 "repeat", "number", "min_repeat_ms", "timeout", "jobs", "compiler", "objective", "scheduler",
-                "compile_timeout", "rpc_wait", "bail_out", "timing", "cheap_share")
+                "compile_timeout", "rpc_wait", "bail_out", "timing", "cheap_share", "compile_ahead")
     defaults = {name: _DEFAULTS[name] for name in keywords}
     defaults.update(shape=None, target=None, suite=None, kernel=None, layout=None, trials_per_task=0, budget=None,
                     rpc=None, token_file=None, wait_lock=False, template=None, dtype=None)
@@ -231,7 +232,7 @@ def _tuned_defaults():
 def _tune_arguments(*, op, shape, target, tuner, trials, db, suite, kernel, layout, trials_per_task, budget, seed,
                     batch_size, early_stopping, remeasure, transfer, repeat, number, min_repeat_ms, timeout, jobs,
                     compiler, rpc, token_file, wait_lock, template, objective, scheduler, compile_timeout, rpc_wait,
-                    dtype, bail_out, timing, cheap_share):
+                    dtype, bail_out, timing, cheap_share, compile_ahead):
     """tune()'s keywords checked as the command line checks its options, as the native part takes them."""
     kernel = _path("kernel", kernel, required=False)
     suite = _path("suite", suite, required=False)
@@ -262,6 +263,7 @@ def _tune_arguments(*, op, shape, target, tuner, trials, db, suite, kernel, layo
         "bail_out": 0.0 if bail_out in (None, "off") else _seconds("bail_out", bail_out, 1.1, 1000),
         "timing": _choice("timing", timing, ("adaptive", "full")),
         "cheap_share": _seconds("cheap_share", cheap_share, 0, 1),
+        "compile_ahead": _choice("compile_ahead", compile_ahead, ("auto", "on", "off")),
     }
     if arguments["repeat"] > 1000 or arguments["number"] > 1000000:
         raise BadInput("repeat must be at most 1000 and number at most 1000000")

@@ -52,7 +52,8 @@ def test_tune_takes_its_defaults_from_the_command_lines_request():
                             ("--min-repeat-ms", "min_repeat_ms"), ("--timeout", "timeout"), ("--tuner", "tuner"),
                             ("--objective", "objective"), ("--scheduler", "scheduler"), ("--remeasure", "remeasure"),
                             ("--compile-timeout", "compile_timeout"), ("--cheap-share", "cheap_share"),
-                            ("--bail-out", "bail_out"), ("--compiler", "compiler"), ("--rpc-wait", "rpc_wait")]:
+                            ("--bail-out", "bail_out"), ("--compiler", "compiler"), ("--rpc-wait", "rpc_wait"),
+                            ("--compile-ahead", "compile_ahead")]:
         shown = re.search(re.escape(option) + r" [^\n=]*=(\S+)", help_text)
         assert shown, option
         default = parameters[keyword].default
@@ -120,6 +121,8 @@ def test_bad_input_raises_badinput_with_the_command_lines_message(tmp_path):
         optune.tune(op="gemm", shape="64,64,64", trials=-5, db=db)
     with pytest.raises(optune.BadInput):
         optune.tune(op="gemm", shape="64,64,64", trials=2, timeout=float("nan"), db=db)
+    with pytest.raises(optune.BadInput):
+        optune.tune(op="gemm", shape="64,64,64", trials=2, compile_ahead="sometimes", db=db)
     assert not os.path.exists(db)  # nothing was opened, let alone written
 
 
