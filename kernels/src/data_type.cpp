@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -19,13 +20,14 @@ struct DataTypeRow {
   bool is_floating;
   int mantissa_bits;  // floating types: stored fraction bits (the unit roundoff is 2^-(bits + 1))
 };
-constexpr std::array<DataTypeRow, 12> kDataTypes = {{
+constexpr std::array<DataTypeRow, 13> kDataTypes = {{
     {DataType::kF16, "f16", 2, true, 10},   {DataType::kBF16, "bf16", 2, true, 7},
     {DataType::kF32, "f32", 4, true, 23},   {DataType::kF64, "f64", 8, true, 52},
     {DataType::kI8, "i8", 1, false, 0},     {DataType::kU8, "u8", 1, false, 0},
     {DataType::kI16, "i16", 2, false, 0},   {DataType::kU16, "u16", 2, false, 0},
     {DataType::kI32, "i32", 4, false, 0},   {DataType::kU32, "u32", 4, false, 0},
     {DataType::kI64, "i64", 8, false, 0},   {DataType::kU64, "u64", 8, false, 0},
+    {DataType::kE4M3, "e4m3", 1, true, 3},
 }};
 
 template <typename T>
@@ -91,6 +93,7 @@ void store_element(DataType type, std::byte* bytes, std::size_t i, double value)
     case DataType::kU32: return store(at, static_cast<std::uint32_t>(value));
     case DataType::kI64: return store(at, static_cast<std::int64_t>(value));
     case DataType::kU64: return store(at, static_cast<std::uint64_t>(value));
+    case DataType::kE4M3: return store(at, float_to_e4m3(static_cast<float>(value)));
   }
 }
 
@@ -109,6 +112,7 @@ double load_element(DataType type, const std::byte* bytes, std::size_t i) {
     case DataType::kU32: return load<std::uint32_t>(at);
     case DataType::kI64: return static_cast<double>(load<std::int64_t>(at));
     case DataType::kU64: return static_cast<double>(load<std::uint64_t>(at));
+    case DataType::kE4M3: return e4m3_to_float(load<std::uint8_t>(at));
   }
   return 0;
 }
@@ -188,6 +192,37 @@ std::uint16_t float_to_bfloat16(float value) {
 
 float bfloat16_to_float(std::uint16_t bfloat16) {
   return std::bit_cast<float>(static_cast<std::uint32_t>(bfloat16) << 16);
+}
+
+std::uint8_t float_to_e4m3(float value) {
+  const std::uint8_t sign = std::signbit(value) ? 0x80 : 0;
+  if (std::isnan(value)) return sign | 0x7f;
+  const float magnitude = std::fabs(value);
+  if (magnitude >= 448.0f) return sign | 0x7e;  // saturate (infinity too): E4M3 has none
+  int exponent = 0;
+  std::frexp(magnitude, &exponent);  // magnitude in [2^(exponent-1), 2^exponent)
+  // Steps of the binade: 2^-9 among subnormals (below 2^-6), else an eighth of the binade's base.
+  const int step_exponent = std::max(exponent - 1, -6) - 3;
+  // Round to nearest even in units of the step (exact in float: at most 4 significant bits kept).
+  const float units = std::nearbyint(std::ldexp(magnitude, -step_exponent));
+  const float rounded = std::ldexp(units, step_exponent);
+  if (rounded >= 448.0f) return sign | 0x7e;  // rounded up past the largest: saturate
+  if (rounded < std::ldexp(1.0f, -6)) return sign | static_cast<std::uint8_t>(units);  // subnormal (or 2^-6 exactly below)
+  int rounded_exponent = 0;
+  const float fraction = std::frexp(rounded, &rounded_exponent);  // in [0.5, 1)
+  const int biased = rounded_exponent - 1 + 7;
+  const auto mantissa = static_cast<std::uint8_t>(std::lround((fraction * 2 - 1) * 8));
+  return sign | static_cast<std::uint8_t>(biased << 3) | mantissa;
+}
+
+float e4m3_to_float(std::uint8_t e4m3) {
+  const bool negative = (e4m3 & 0x80) != 0;
+  const int exponent = (e4m3 >> 3) & 0xf, mantissa = e4m3 & 0x7;
+  float value;
+  if (exponent == 0xf && mantissa == 0x7) value = std::numeric_limits<float>::quiet_NaN();
+  else if (exponent == 0) value = std::ldexp(float(mantissa), -9);  // subnormal: mantissa * 2^-9
+  else value = std::ldexp(1.0f + float(mantissa) / 8, exponent - 7);
+  return negative ? -value : value;
 }
 
 std::string_view buffer_init_name(BufferInit init) {

@@ -44,18 +44,22 @@ double integer_magnitude(DataType type) {
 
 }  // namespace
 
-DataType output_dtype(DataType dtype) { return is_floating(dtype) ? dtype : DataType::kI32; }
+DataType output_dtype(DataType dtype) {
+  if (dtype == DataType::kE4M3) return DataType::kBF16;
+  return is_floating(dtype) ? dtype : DataType::kI32;
+}
 
 std::vector<OperandDescription> operator_operands(const Workload& workload, const std::vector<DataType>& input_dtypes) {
   const OperatorEntry& entry = operator_entry(workload.op);
   const std::vector<std::size_t> sizes = entry.input_sizes(workload);
-  const std::vector<std::string> names = entry.operand_names();
+  const std::vector<std::string> names = entry.operand_names(workload);
+  const std::vector<DataType> dtypes = input_dtypes.empty() ? entry.input_dtypes(workload) : input_dtypes;
   if (!input_dtypes.empty() && input_dtypes.size() != sizes.size())
     throw std::invalid_argument(std::string(entry.name()) + " takes " + std::to_string(sizes.size()) +
                                 " inputs, not " + std::to_string(input_dtypes.size()) + " dtypes");
   std::vector<OperandDescription> operands;
   for (std::size_t i = 0; i < sizes.size(); ++i)
-    operands.push_back({names.at(i), input_dtypes.empty() ? workload.dtype : input_dtypes[i], sizes[i], false});
+    operands.push_back({names.at(i), dtypes.at(i), sizes[i], false});
   operands.push_back({names.at(sizes.size()), output_dtype(workload.dtype), entry.output_size(workload), true});
   return operands;
 }

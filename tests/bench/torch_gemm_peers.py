@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""cuBLAS GEMM through PyTorch in bf16 and f16 (float32 accumulation, as optune's gemm.cuda): the
-peers of cuda_gemm_run.sh. Usage: torch_gemm_peers.py DTYPE M,N,K [M,N,K ...]. Prints per shape the
+"""cuBLAS GEMM through PyTorch in bf16 and f16 (float32 accumulation, as optune's gemm.cuda), and
+fp8 (e4m3 in, bf16 out, per-tensor float32 scales: torch._scaled_mm, B column-major, as optune's
+gemm.e4m3) both with its default accumulation (use_fast_accum=False: float32 promotion, as
+optune's fast_accum 0) and with fast_accum=True: the peers of cuda_gemm_run.sh. Usage:
+torch_gemm_peers.py DTYPE M,N,K [M,N,K ...] with DTYPE bf16, f16 or e4m3. Prints per shape the
 median of CUDA-event-timed batches, TFLOP/s, and the relative L2 error of C against a float64
-reference of the same bf16/f16 inputs (as optune's check measures its candidates)."""
+reference of the same low-precision inputs (as optune's check measures its candidates)."""
 import sys
 
 import torch
@@ -12,11 +15,31 @@ from torch_peers import time_ms  # beside this file, here and in the pack
 DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16}
 
 
+def scaled_mm_peer(m, n, k):
+    """torch._scaled_mm at one shape, with float32 promotion and with fast accumulation."""
+    a = (torch.rand(m, k, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
+    b = (torch.rand(n, k, device="cuda") * 2 - 1).to(torch.float8_e4m3fn).t()  # K x N, column-major
+    scale_a = torch.rand((), device="cuda") * 2 - 1
+    scale_b = torch.rand((), device="cuda") * 2 - 1
+    exact = torch.mm(a.double(), b.double()) * (scale_a.double() * scale_b.double())
+    for fast in (False, True):
+        def run():
+            return torch._scaled_mm(a, b, scale_a=scale_a, scale_b=scale_b, out_dtype=torch.bfloat16,
+                                    use_fast_accum=fast)
+        ms = time_ms(run)
+        error = (run().double() - exact).norm() / exact.norm()
+        print(f"scaled_mm{'_fast' if fast else ''} gemm.e4m3.M{m}.N{n}.K{k} {ms:.4f} ms "
+              f"{2 * m * n * k / ms / 1e9:.1f} TFLOP/s rel_l2 {error:.2e}")
+
+
 def main():
-    dtype = DTYPES[sys.argv[1]]
     print("torch", torch.__version__, torch.cuda.get_device_name())
     for shape in sys.argv[2:]:
         m, n, k = (int(x) for x in shape.split(","))
+        if sys.argv[1] == "e4m3":
+            scaled_mm_peer(m, n, k)
+            continue
+        dtype = DTYPES[sys.argv[1]]
         a = (torch.rand(m, k, device="cuda") * 2 - 1).to(dtype)
         b = (torch.rand(k, n, device="cuda") * 2 - 1).to(dtype)
         ms = time_ms(lambda: torch.mm(a, b))

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "optune/kernels/data_type.hpp"
@@ -15,7 +16,7 @@ namespace optune::kernels {
 namespace {
 
 TEST(DataType, EveryNameParsesBackWithItsSize) {
-  for (const char* name : {"f16", "bf16", "f32", "f64", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64"}) {
+  for (const char* name : {"f16", "bf16", "f32", "f64", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "e4m3"}) {
     const DataType type = parse_data_type(name);
     EXPECT_EQ(data_type_name(type), name);
     const std::size_t bytes = data_type_bytes(type);
@@ -40,9 +41,42 @@ TEST(DataType, Bfloat16RoundsToNearestEvenAndKeepsNaN) {
   }
 }
 
+// Every E4M3 code but NaN's decodes to a value that encodes back to it; values between two codes
+// go to the nearer (ties to the even code); beyond 448 saturates.
+TEST(DataType, E4m3RoundTripsEveryCodeRoundsToNearestEvenAndSaturates) {
+  for (int code = 0; code < 256; ++code) {
+    const float value = e4m3_to_float(std::uint8_t(code));
+    if ((code & 0x7f) == 0x7f) {
+      EXPECT_TRUE(std::isnan(value)) << code;
+      continue;
+    }
+    EXPECT_EQ(float_to_e4m3(value), code) << code << " " << value;
+  }
+  EXPECT_EQ(e4m3_to_float(0x38), 1.0f);
+  EXPECT_EQ(e4m3_to_float(0x7e), 448.0f);
+  EXPECT_EQ(e4m3_to_float(0x01), std::ldexp(1.0f, -9));  // the smallest subnormal
+  EXPECT_EQ(e4m3_to_float(0x08), std::ldexp(1.0f, -6));  // the smallest normal
+  // 1 + 1/16 is halfway between 1 (0x38) and 1.125 (0x39): to the even code; 1.1875 between
+  // 1.125 and 1.25 (0x3a): to 0x3a.
+  EXPECT_EQ(float_to_e4m3(1.0625f), 0x38);
+  EXPECT_EQ(float_to_e4m3(1.1875f), 0x3a);
+  EXPECT_EQ(float_to_e4m3(1.07f), 0x39);
+  EXPECT_EQ(float_to_e4m3(1.5f * std::ldexp(1.0f, -9)), 0x02);  // a subnormal tie: to even (2 units)
+  EXPECT_EQ(float_to_e4m3(1e9f), 0x7e);
+  EXPECT_EQ(float_to_e4m3(-470.0f), 0xfe);
+  EXPECT_EQ(float_to_e4m3(-std::numeric_limits<float>::infinity()), 0xfe);
+  EXPECT_EQ(float_to_e4m3(std::numeric_limits<float>::quiet_NaN()) & 0x7f, 0x7f);
+  EXPECT_EQ(float_to_e4m3(1e-4f), 0x00);  // below half the smallest subnormal
+  for (float value : {0.1f, -3.75f, 0.02f, 300.0f}) {
+    const float back = e4m3_to_float(float_to_e4m3(value));
+    EXPECT_LE(std::fabs(back - value), unit_roundoff(DataType::kE4M3) * std::fabs(value)) << value;
+  }
+}
+
 TEST(DataType, StoredElementsReadBackInEveryType) {
   std::vector<std::byte> bytes(16);
-  for (DataType type : {DataType::kF16, DataType::kBF16, DataType::kF32, DataType::kI8, DataType::kU8, DataType::kI32}) {
+  for (DataType type : {DataType::kF16, DataType::kBF16, DataType::kF32, DataType::kI8, DataType::kU8, DataType::kI32,
+                        DataType::kE4M3}) {
     store_element(type, bytes.data(), 1, 3.0);
     EXPECT_EQ(load_element(type, bytes.data(), 1), 3.0) << data_type_name(type);
   }
@@ -112,6 +146,31 @@ TEST(OperatorOperands, TheDtypeGivesEachOperandItsType) {
   EXPECT_EQ(integer[1].dtype, DataType::kI8);
   EXPECT_EQ(integer[2].dtype, DataType::kI32);
   EXPECT_THROW(operator_operands(i8, {DataType::kU8}), std::invalid_argument);
+}
+
+// fp8 GEMM as torch._scaled_mm: e4m3 matrices (B as N x K), two float32 scales, a bf16 output.
+TEST(OperatorOperands, E4m3GemmTakesBByRowsOfKAndTwoFloatScales) {
+  const Workload fp8 = parse_workload(Op::kGemm, "M=4,N=3,K=2,dtype=e4m3");
+  EXPECT_EQ(fp8.key(), "gemm.e4m3.M4.N3.K2");
+  const auto operands = operator_operands(fp8);
+  ASSERT_EQ(operands.size(), 5u);
+  const std::vector<std::string> names = {"A", "B", "scale_a", "scale_b", "C"};
+  const std::vector<DataType> types = {DataType::kE4M3, DataType::kE4M3, DataType::kF32, DataType::kF32,
+                                       DataType::kBF16};
+  const std::vector<std::size_t> counts = {8, 6, 1, 1, 12};
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    EXPECT_EQ(operands[i].name, names[i]);
+    EXPECT_EQ(operands[i].dtype, types[i]) << names[i];
+    EXPECT_EQ(operands[i].count, counts[i]) << names[i];
+  }
+  // C = 0.5 * -2 * A * B^T, B's rows the columns of the product.
+  const std::vector<double> a = {1, 2, 3, 4}, b = {1, 0, 0, 1, 1, 1}, scale_a = {0.5}, scale_b = {-2};
+  const Workload small = parse_workload(Op::kGemm, "M=2,N=3,K=2,dtype=e4m3");
+  std::vector<double> c(6);
+  reference(small, {a.data(), b.data(), scale_a.data(), scale_b.data()}, c.data());
+  EXPECT_EQ(c, (std::vector<double>{-1, -2, -3, -3, -4, -7}));
+  EXPECT_DOUBLE_EQ(check_tolerance(small, output_dtype(DataType::kE4M3), 1e-4),
+                   2 * std::ldexp(1.0, -8) + 2 * std::ldexp(1.0, -24));
 }
 
 TEST(CheckTolerance, FollowsTheTypeAndTheReductionLength) {

@@ -55,6 +55,38 @@ TEST(WorkerOperands, IntegerGemmOperandsSpanTheirTypesAndCheckExactly) {
   EXPECT_GT(operator_output_error(operands), 0.0);
 }
 
+// fp8: e4m3 matrices, B by rows of K, two float scales, a bf16 output: the product with B
+// transposed and scaled passes the check, the one that reads B as K x N does not.
+TEST(WorkerOperands, Fp8GemmChecksTheScaledProductWithBTransposed) {
+  constexpr std::int64_t M = 16, N = 8, K = 64;
+  Operands operands;
+  prepare_operator_operands(operands, "gemm.e4m3.M16.N8.K64", 5, {});
+  auto& args = operands.values.args;
+  ASSERT_EQ(args.size(), 5u);
+  EXPECT_EQ(args[1].spec.dtype, DataType::kE4M3);
+  EXPECT_EQ(args[2].spec.dtype, DataType::kF32);
+  EXPECT_EQ(args[4].spec.dtype, DataType::kBF16);
+  const double scale = kernels::load_element(DataType::kF32, args[2].initial.data(), 0) *
+                       kernels::load_element(DataType::kF32, args[3].initial.data(), 0);
+  auto product = [&](bool transposed) {
+    for (std::int64_t i = 0; i < M; ++i)
+      for (std::int64_t j = 0; j < N; ++j) {
+        double sum = 0;
+        for (std::int64_t p = 0; p < K; ++p)
+          sum += kernels::load_element(DataType::kE4M3, args[0].initial.data(), i * K + p) *
+                 kernels::load_element(DataType::kE4M3, args[1].initial.data(), transposed ? j * K + p : p * N + j);
+        kernels::store_element(DataType::kBF16, args[4].bytes.data(), i * N + j, scale * sum);
+      }
+  };
+  const kernels::Workload workload = kernels::parse_workload_key("gemm.e4m3.M16.N8.K64");
+  const double tolerance = kernels::check_tolerance(workload, DataType::kBF16, 1e-4);
+  reset_for_run(operands.values, 0);
+  product(true);
+  EXPECT_LE(operator_output_error(operands), tolerance);
+  product(false);
+  EXPECT_GT(operator_output_error(operands), 0.5);
+}
+
 TEST(WorkerOperands, Bfloat16OutputWithinItsToleranceAndAWriteBeyondItIsCaught) {
   Operands operands;
   prepare_operator_operands(operands, "gemm.bf16.M8.N8.K32", 3, {});

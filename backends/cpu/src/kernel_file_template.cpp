@@ -13,8 +13,8 @@
 namespace optune::kernels {
 namespace {
 
-// The C++ type of an argument's elements as the entry declares it. bf16 is its bits, a
-// std::uint16_t: GCC 12 has no arithmetic bfloat16 type.
+// The C++ type of an argument's elements as the entry declares it. bf16 and e4m3 are their bits,
+// std::uint16_t and std::uint8_t: GCC 12 has no arithmetic bfloat16 or fp8 type.
 std::string_view cpp_type(DataType dtype) {
   switch (dtype) {
     case DataType::kF16: return "_Float16";
@@ -29,6 +29,7 @@ std::string_view cpp_type(DataType dtype) {
     case DataType::kU32: return "std::uint32_t";
     case DataType::kI64: return "std::int64_t";
     case DataType::kU64: return "std::uint64_t";
+    case DataType::kE4M3: return "std::uint8_t";
   }
   return "void";
 }

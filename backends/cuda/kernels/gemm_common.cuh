@@ -1,11 +1,15 @@
-// What the CUDA GEMM kernels share (gemm_mma.cu, gemm_wgmma.cu, gemm_tma.cu): the element type the workload's
-// dtype names, cp.async's copies, and the banded walk of C's tiles.
-// Defines read: OPTUNE_F16 for f16 (else bf16); GROUP_M, GEMM_M, GEMM_N.
+// What the CUDA GEMM kernels share (gemm_mma.cu, gemm_wgmma.cu, gemm_tma.cu): the element types the workload's
+// dtype names (the inputs' `element`, C's `out_element`), cp.async's copies, and the banded walk of C's tiles.
+// Defines read: OPTUNE_F16 for f16, OPTUNE_E4M3 for fp8 (e4m3 in, bf16 out; gemm_tma.cu only), else bf16;
+// GROUP_M, GEMM_M, GEMM_N.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#ifdef OPTUNE_F16
+#if defined(OPTUNE_E4M3)
+typedef unsigned char element;  // fp8 E4M3's bits: only the tensor cores read them
+#define MMA_TYPE "e4m3"
+#elif defined(OPTUNE_F16)
 typedef __half element;
 typedef __half2 element2;
 #define MMA_TYPE "f16"
@@ -15,6 +19,17 @@ typedef __nv_bfloat16 element;
 typedef __nv_bfloat162 element2;
 #define MMA_TYPE "bf16"
 __device__ inline element2 to_element2(float a, float b) { return __floats2bfloat162_rn(a, b); }
+#endif
+
+// C's elements: the inputs' type, but bf16 for fp8.
+#if defined(OPTUNE_E4M3)
+typedef __nv_bfloat16 out_element;
+typedef __nv_bfloat162 out_element2;
+__device__ inline out_element2 to_out_element2(float a, float b) { return __floats2bfloat162_rn(a, b); }
+#else
+typedef element out_element;
+typedef element2 out_element2;
+__device__ inline out_element2 to_out_element2(float a, float b) { return to_element2(a, b); }
 #endif
 
 __device__ inline unsigned shared_address(const void* pointer) {

@@ -1,5 +1,6 @@
 // C = A * B in bf16 or f16 on Hopper, A M x K and B K x N and C M x N row-major: the kernel of
-// "gemm_tma.cuda". Warp-specialised: a producer warpgroup issues the Tensor Memory Accelerator's
+// "gemm_tma.cuda". fp8 (OPTUNE_E4M3): C (bf16) = scale_a * scale_b * A * B^T with A M x K and B
+// N x K in e4m3, as torch._scaled_mm; B's buffers are then K-major rows of n like A's. Warp-specialised: a producer warpgroup issues the Tensor Memory Accelerator's
 // bulk copies (one thread, cp.async.bulk.tensor) of each K slice into a STAGES-deep ring of
 // shared-memory buffers; WGS consumer warpgroups, each computing MI tiles of 64 rows x BN columns,
 // run wgmma.mma_async on them (float32 accumulation). Two mbarriers per buffer hand it over: `full`
@@ -24,9 +25,15 @@
 // read the same B: each block copies half of B's slabs once into both blocks' shared memory (TMA
 // multicast), halving B's traffic from L2; a buffer goes back to the producers once the consumers
 // of both blocks are done with it.
-// Parameters: A, B, C, then the tensor maps of A (box 64 k x BM rows) and B (box 64 n x 64 k), both
-// with the 128-byte swizzle, written by the host (CudaKernel::tensor_maps).
-// Defines: BN MI WGS STAGES GROUP_M SPLIT_K CLUSTER_M PINGPONG, GEMM_M GEMM_N GEMM_K, OPTUNE_F16 for f16 (else bf16).
+// fp8's accumulation: the tensor cores sum fp8 products with fewer bits than float32 keeps (about
+// 14), so by default (FAST_ACCUM 0) each K slice goes into fresh registers that are then added to
+// the float32 sums, as CUTLASS's and torch._scaled_mm's default; FAST_ACCUM 1 sums in the tensor
+// cores throughout (twice fewer registers, no wait per slice).
+// Parameters: A, B, (fp8: scale_a, scale_b,) C, then the tensor maps of A (box of a 128-byte row of
+// k x BM rows) and B (16-bit: 64 n x 64 k; fp8: a 128-byte row of k x BN / CLUSTER_M rows of n),
+// both with the 128-byte swizzle, written by the host (CudaKernel::tensor_maps).
+// Defines: BN MI WGS STAGES GROUP_M SPLIT_K CLUSTER_M PINGPONG FAST_ACCUM, GEMM_M GEMM_N GEMM_K,
+// OPTUNE_F16 for f16, OPTUNE_E4M3 for fp8 (else bf16).
 #include "gemm_common.cuh"
 #include "wgmma.cuh"
 
@@ -39,11 +46,19 @@
 #ifndef PINGPONG
 #define PINGPONG 0
 #endif
+#ifndef FAST_ACCUM
+#define FAST_ACCUM 0
+#endif
+#if defined(OPTUNE_E4M3) && !FAST_ACCUM
+#define PROMOTE 1  // each slice's sums added to float32 registers
+#else
+#define PROMOTE 0
+#endif
 static_assert(SPLIT_K == 1 || CLUSTER_M == 1, "a cluster either splits K or shares B");
 static_assert(!PINGPONG || (WGS == 2 && SPLIT_K == 1), "ping-pong takes two consumers and all of K");
 #define CLUSTER (SPLIT_K * CLUSTER_M)  // blocks per cluster (a macro: #if reads it)
 
-constexpr int BK = 64;
+constexpr int BK = 128 / sizeof(element);  // a K slice: one 128-byte row
 constexpr int BM = 64 * MI * (PINGPONG ? 1 : WGS);  // rows of a block's tile
 constexpr int TILE_CONSUMERS = PINGPONG ? 1 : WGS;   // warpgroups reading each buffer
 constexpr int THREADS = 128 * (WGS + 1);
@@ -149,8 +164,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 #if CLUSTER > 1
     __cluster_dims__(CLUSTER, 1, 1)
 #endif
-    gemm_tma(const element* __restrict__ A, const element* __restrict__ B, element* __restrict__ C,
-             const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b) {
+    gemm_tma(const element* __restrict__ A, const element* __restrict__ B,
+#ifdef OPTUNE_E4M3
+             const float* __restrict__ scale_a, const float* __restrict__ scale_b,
+#endif
+             out_element* __restrict__ C, const __grid_constant__ TensorMap map_a,
+             const __grid_constant__ TensorMap map_b) {
   extern __shared__ __align__(1024) unsigned char shared_bytes[];
   // The swizzle atoms must start on 1024-byte boundaries; the barriers follow the buffers.
   const unsigned base = (shared_address(shared_bytes) + 1023) & ~1023u;
@@ -202,6 +221,15 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
           // Every byte of the stage lands here, the peer's multicast halves of B too.
           arrive_expecting(full(s), A_STAGE_BYTES + B_STAGE_BYTES);
           tma_load(a_stages + s * A_STAGE_BYTES, map_a, full(s), kt * BK, row0 + row_offset);
+#ifdef OPTUNE_E4M3
+          // B's BN rows of n, each block of a multicast pair copying its half to both.
+          const unsigned b_stage = b_stages + s * B_STAGE_BYTES;
+          if (CLUSTER_M == 1)
+            tma_load(b_stage, map_b, full(s), kt * BK, col0);
+          else
+            tma_multicast(b_stage + rank * (B_STAGE_BYTES / CLUSTER_M), map_b, full(s), kt * BK,
+                          col0 + rank * (BN / CLUSTER_M), (1u << CLUSTER_M) - 1);
+#else
 #pragma unroll
           for (int slab = 0; slab < BN / 64; ++slab) {
             const unsigned destination = b_stages + s * B_STAGE_BYTES + slab * WGMMA_SLAB_BYTES;
@@ -210,6 +238,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
             else if (slab % CLUSTER_M == rank)
               tma_multicast(destination, map_b, full(s), col0 + slab * 64, kt * BK, (1u << CLUSTER_M) - 1);
           }
+#endif
         }
       }
     }
@@ -224,6 +253,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
   const int lane = threadIdx.x % 32;
   const int a_group = PINGPONG ? 0 : group;  // this warpgroup's rows of the tile, in 64 x MI
   int round = 0;                             // tiles done
+#ifdef OPTUNE_E4M3
+  const float scale = *scale_a * *scale_b;
+#else
+  const float scale = 1.0f;
+#endif
   // A buffer goes back to the producer of every block whose multicast fills it: lane r of each
   // consumer warp tells block r.
   auto release = [&](int stage) {
@@ -256,17 +290,31 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
       wait(full(s), (slice / STAGES) & 1);
       const unsigned a_stage = a_stages + s * A_STAGE_BYTES, b_stage = b_stages + s * B_STAGE_BYTES;
       asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#if PROMOTE
+      float sums[MI][BN / 2];  // this slice's, from the tensor cores' narrower accumulation
+      wgmma_slice<MI>(sums, a_stage + a_group * MI * 64 * 128, b_stage, /*fresh=*/true);
+      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+      asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+      release(s);
+#pragma unroll
+      for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+        for (int j = 0; j < BN / 2; ++j) acc[mi][j] += sums[mi][j];
+#else
       wgmma_slice<MI>(acc, a_stage + a_group * MI * 64 * 128, b_stage);
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
       // One group in flight: the previous slice's is done, so its buffer goes back to the producer.
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
       if (kt > k_begin) release((slice - 1) % STAGES);
+#endif
     }
 #if PINGPONG
     if (lane == 0) arrive(turn(1 - group));  // every slice of this tile waited for: the other's turn
 #endif
+#if !PROMOTE
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     release((slice - 1) % STAGES);
+#endif
 
 #if SPLIT_K > 1
     // Thread t's sum i of warpgroup g at float (g * MI * BN / 2 + i) * 128 + t: coalesced.
@@ -292,7 +340,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     }
 #endif
 
-    store_accumulators<MI>(C, acc, row0 + a_group * MI * 64, col0);
+    store_accumulators<MI>(C, acc, row0 + a_group * MI * 64, col0, scale);
   }
 #if SPLIT_K > 1
   // A block's shared memory must outlive the first block's reads of it.

@@ -1,9 +1,21 @@
 // Hopper's warpgroup MMA as the CUDA GEMM kernels use it (gemm_wgmma.cu, gemm_tma.cu): shared-memory
-// matrix descriptors in the 128-byte swizzled layout, wgmma.mma_async m64nNk16 with float32
-// accumulators, both operands from shared memory (A K-major, B MN-major: the transpose flag), one
-// 64-deep K slice of a stage, and the accumulators' stores into C.
-// Defines read: BN (64, 128 or 256); MMA_TYPE, GEMM_M, GEMM_N (gemm_common.cuh).
+// matrix descriptors in the 128-byte swizzled layout, wgmma.mma_async with float32 accumulators
+// (m64nNk16 for 16-bit types, m64nNk32 for fp8), both operands from shared memory, one K slice
+// of a stage (128 bytes deep: 64 16-bit or 128 fp8 elements), and the accumulators' stores into C.
+// A is K-major; B MN-major (the transpose flag) for 16-bit types, K-major for fp8, which has no
+// transpose flag.
+// Defines read: BN (64, 128 or 256); MMA_TYPE, OPTUNE_E4M3, GEMM_M, GEMM_N (gemm_common.cuh).
 #pragma once
+
+// The instruction for N = n, and its operands' transpose flags (A as is, B transposed; fp8 takes
+// none: both operands K-major).
+#ifdef OPTUNE_E4M3
+#define WGMMA_OP(n) "wgmma.mma_async.sync.aligned.m64n" n "k32.f32.e4m3.e4m3"
+#define WGMMA_TRANSPOSE ""
+#else
+#define WGMMA_OP(n) "wgmma.mma_async.sync.aligned.m64n" n "k16.f32." MMA_TYPE "." MMA_TYPE
+#define WGMMA_TRANSPOSE ", 0, 1"
+#endif
 
 // A shared-memory matrix descriptor: start, leading and stride byte offsets (16-byte units),
 // 128-byte swizzle.
@@ -16,7 +28,7 @@ __device__ inline unsigned long long descriptor(unsigned address, unsigned leadi
 __device__ inline void wgmma_n64(float* d, unsigned long long desc_a, unsigned long long desc_b, int accumulate) {
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32." MMA_TYPE "." MMA_TYPE " {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, p, 1, 1, 0, 1;\n}\n"
+      WGMMA_OP("64") " {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, p, 1, 1" WGMMA_TRANSPOSE ";\n}\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
       : "l"(desc_a), "l"(desc_b), "r"(accumulate));
 }
@@ -24,7 +36,7 @@ __device__ inline void wgmma_n64(float* d, unsigned long long desc_a, unsigned l
 __device__ inline void wgmma_n128(float* d, unsigned long long desc_a, unsigned long long desc_b, int accumulate) {
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32." MMA_TYPE "." MMA_TYPE " {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, p, 1, 1, 0, 1;\n}\n"
+      WGMMA_OP("128") " {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, p, 1, 1" WGMMA_TRANSPOSE ";\n}\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
       : "l"(desc_a), "l"(desc_b), "r"(accumulate));
 }
@@ -32,47 +44,57 @@ __device__ inline void wgmma_n128(float* d, unsigned long long desc_a, unsigned 
 __device__ inline void wgmma_n256(float* d, unsigned long long desc_a, unsigned long long desc_b, int accumulate) {
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n256k16.f32." MMA_TYPE "." MMA_TYPE " {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}, %128, %129, p, 1, 1, 0, 1;\n}\n"
+      WGMMA_OP("256") " {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,%79,%80,%81,%82,%83,%84,%85,%86,%87,%88,%89,%90,%91,%92,%93,%94,%95,%96,%97,%98,%99,%100,%101,%102,%103,%104,%105,%106,%107,%108,%109,%110,%111,%112,%113,%114,%115,%116,%117,%118,%119,%120,%121,%122,%123,%124,%125,%126,%127}, %128, %129, p, 1, 1" WGMMA_TRANSPOSE ";\n}\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
       : "l"(desc_a), "l"(desc_b), "r"(accumulate));
 }
 
 
-__device__ inline void wgmma(float* d, unsigned long long a, unsigned long long b) {
+// d += a * b, or d = a * b where `accumulate` is 0.
+__device__ inline void wgmma(float* d, unsigned long long a, unsigned long long b, int accumulate) {
 #if BN == 64
-  wgmma_n64(d, a, b, 1);
+  wgmma_n64(d, a, b, accumulate);
 #elif BN == 128
-  wgmma_n128(d, a, b, 1);
+  wgmma_n128(d, a, b, accumulate);
 #else
-  wgmma_n256(d, a, b, 1);
+  wgmma_n256(d, a, b, accumulate);
 #endif
 }
 
-constexpr int WGMMA_SLAB_BYTES = 64 * 128;  // B's slab: 64 n of each of a slice's 64 k
+constexpr int WGMMA_SLAB_BYTES = 64 * 128;  // 16-bit B's slab: 64 n of each of a slice's 64 k
 
-// One 64-deep K slice into `acc`: A's Tiles tiles of 64 rows from `a_rows` (K-major rows of 128 bytes),
-// B from `b_stage` (MN-major slabs of 64 n). Issued, not waited for (wgmma.commit/wait_group).
+// One K slice (128 bytes deep, four instructions of 32 bytes) into `acc`: A's Tiles tiles of 64
+// rows from `a_rows` (K-major rows of 128 bytes); B from `b_stage`: 16-bit, MN-major slabs of 64
+// n; fp8, K-major rows of 128 bytes as A. `fresh`: the slice's products replace what `acc` held.
+// Issued, not waited for (wgmma.commit/wait_group).
 template <int Tiles>
-__device__ inline void wgmma_slice(float (&acc)[Tiles][BN / 2], unsigned a_rows, unsigned b_stage) {
+__device__ inline void wgmma_slice(float (&acc)[Tiles][BN / 2], unsigned a_rows, unsigned b_stage,
+                                   bool fresh = false) {
 #pragma unroll
   for (int kk = 0; kk < 4; ++kk) {
+#ifdef OPTUNE_E4M3
+    // B: BN rows of n, 32 bytes (k32) in; 8-row groups 1024 bytes apart.
+    const unsigned long long b = descriptor(b_stage + kk * 32, 16, 1024);
+#else
     // B: slabs WGMMA_SLAB_BYTES apart (leading), 8-k groups 1024 bytes apart (stride).
     const unsigned long long b = descriptor(b_stage + kk * 16 * 128, WGMMA_SLAB_BYTES, 1024);
+#endif
 #pragma unroll
     for (int mi = 0; mi < Tiles; ++mi) {
-      // A: tile mi's 64 rows, k16 slice kk (32 bytes in); 8-row groups 1024 bytes apart.
+      // A: tile mi's 64 rows, instruction kk's 32 bytes in; 8-row groups 1024 bytes apart.
       const unsigned long long a = descriptor(a_rows + mi * 64 * 128 + kk * 32, 16, 1024);
-      wgmma(acc[mi], a, b);
+      wgmma(acc[mi], a, b, fresh && kk == 0 ? 0 : 1);
     }
   }
 }
 
-// The warpgroup's Tiles tiles of 64 rows from row `row0` and BN columns from `col0` into C (row-major,
-// GEMM_M x GEMM_N), rows and columns past its edges left alone. wgmma's accumulator layout: warp w
+// The warpgroup's Tiles tiles of 64 rows from row `row0` and BN columns from `col0`, times `scale`,
+// into C (row-major, GEMM_M x GEMM_N), rows and columns past its edges left alone. wgmma's accumulator layout: warp w
 // holds rows 16 w to 16 w + 15, lane l rows l / 4 and l / 4 + 8, columns 2 (l % 4) and the next,
 // every 8 columns.
 template <int Tiles>
-__device__ inline void store_accumulators(element* C, const float (&acc)[Tiles][BN / 2], int row0, int col0) {
+__device__ inline void store_accumulators(out_element* C, const float (&acc)[Tiles][BN / 2], int row0, int col0,
+                                          float scale = 1.0f) {
   const int warp = (threadIdx.x % 128) / 32, lane = threadIdx.x % 32;
 #pragma unroll
   for (int mi = 0; mi < Tiles; ++mi) {
@@ -81,9 +103,10 @@ __device__ inline void store_accumulators(element* C, const float (&acc)[Tiles][
     for (int j = 0; j < BN / 8; ++j) {
       const int col = col0 + j * 8 + (lane % 4) * 2;
       if (col >= GEMM_N) continue;
-      element2* out = reinterpret_cast<element2*>(C + static_cast<long>(row) * GEMM_N + col);
-      if (row < GEMM_M) out[0] = to_element2(acc[mi][j * 4 + 0], acc[mi][j * 4 + 1]);
-      if (row + 8 < GEMM_M) out[4 * GEMM_N] = to_element2(acc[mi][j * 4 + 2], acc[mi][j * 4 + 3]);
+      out_element2* out = reinterpret_cast<out_element2*>(C + static_cast<long>(row) * GEMM_N + col);
+      if (row < GEMM_M) out[0] = to_out_element2(scale * acc[mi][j * 4 + 0], scale * acc[mi][j * 4 + 1]);
+      if (row + 8 < GEMM_M)
+        out[4 * GEMM_N] = to_out_element2(scale * acc[mi][j * 4 + 2], scale * acc[mi][j * 4 + 3]);
     }
   }
 }

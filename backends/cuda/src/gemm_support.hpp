@@ -23,12 +23,14 @@ inline std::int64_t next_pow2(std::int64_t x) {
   return p;
 }
 
-// The workload as the kernels read it: -DGEMM_M/N/K, and OPTUNE_F16 for f16 (else bf16).
+// The workload as the kernels read it: -DGEMM_M/N/K, and OPTUNE_F16 for f16, OPTUNE_E4M3 for fp8
+// (else bf16).
 inline std::vector<std::string> gemm_defines(const kernels::Workload& workload) {
   const auto& s = workload.gemm();
   std::vector<std::string> defines = {fmt::format("-DGEMM_M={}", s.M), fmt::format("-DGEMM_N={}", s.N),
                                       fmt::format("-DGEMM_K={}", s.K)};
   if (workload.dtype == kernels::DataType::kF16) defines.push_back("-DOPTUNE_F16");
+  if (workload.dtype == kernels::DataType::kE4M3) defines.push_back("-DOPTUNE_E4M3");
   return defines;
 }
 

@@ -1,13 +1,16 @@
 // The Hopper GEMM templates: C = A * B in bf16 or f16 on the warpgroup tensor cores
 // (wgmma.mma_async, float32 accumulation), for compute capability 9.0 (their sm_90a cubins run
-// there only), K and N in multiples of 8. Two ways to feed them, one template each:
+// there only), K and N in multiples of 8; the TMA one also in fp8 (e4m3 in, bf16 out, two scales,
+// B given N x K: the catalog's gemm entry), K in multiples of 16. Two ways to feed them, one
+// template each:
 // - "gemm_tma.cuda" (kernels/gemm_tma.cu), the default there: a producer warpgroup copies each K
 //   slice with the Tensor Memory Accelerator, mbarriers hand buffers to the consumer warpgroups;
 //   knob `persistent` 1 launches one block (cluster) per SM, each walking tiles (the next tile's
 //   copies overlap this one's stores); `split_k` 2 or 4 shares a tile's K among a cluster's blocks,
 //   summed through distributed shared memory (short M: more blocks than tiles); `cluster_m` 2 pairs
 //   blocks one above the other that multicast B to each other; `pingpong` 1 gives each of the two
-//   consumers tiles of its own, one storing while the other computes.
+//   consumers tiles of its own, one storing while the other computes; fp8's `fast_accum` 0 adds each
+//   K slice's sums to float32 registers, 1 leaves the whole sum to the tensor cores.
 // - "gemm_wgmma.cuda" (kernels/gemm_wgmma.cu): every thread copies with cp.async, block-wide
 //   barriers between slices.
 // Both tile C alike (wgmma_tile.hpp): the block's N tile (bn), warpgroups (wgs, each 64 x mi rows),
@@ -30,15 +33,17 @@ using kernels::DataType;
 
 enum class Copies { kCpAsync, kTma };
 
-// The tensor map of a row-major matrix of `rows` x `columns` 16-bit elements whose box is
-// `box_columns` x `box_rows`, in the 128-byte swizzle the wgmma descriptors read.
+// The tensor map of a row-major matrix of `rows` x `columns` elements (16-bit, or fp8's bytes)
+// whose box is `box_columns` x `box_rows`, in the 128-byte swizzle the wgmma descriptors read.
 TensorMapArgument matrix_map(std::size_t buffer, DataType dtype, std::int64_t rows, std::int64_t columns,
                              std::int64_t box_rows, std::int64_t box_columns) {
   TensorMapArgument map;
   map.buffer = buffer;
-  map.data_type = dtype == DataType::kF16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  map.data_type = dtype == DataType::kF16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                  : dtype == DataType::kE4M3 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                             : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
   map.dims = {std::uint64_t(columns), std::uint64_t(rows)};
-  map.strides_bytes = {std::uint64_t(columns) * 2};
+  map.strides_bytes = {std::uint64_t(columns) * kernels::data_type_bytes(dtype)};
   map.box = {std::uint32_t(box_columns), std::uint32_t(box_rows)};
   map.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
   return map;
@@ -49,34 +54,49 @@ class CudaWgmmaGemmTemplate final : public CudaTemplate {
   explicit CudaWgmmaGemmTemplate(Copies copies) : copies_(copies) {}
   std::string name() const override { return tma() ? "gemm_tma.cuda" : "gemm_wgmma.cuda"; }
   kernels::Op op() const override { return kernels::Op::kGemm; }
-  std::vector<DataType> dtypes() const override { return {DataType::kF16, DataType::kBF16}; }
+  std::vector<DataType> dtypes() const override {
+    if (tma()) return {DataType::kF16, DataType::kBF16, DataType::kE4M3};
+    return {DataType::kF16, DataType::kBF16};
+  }
   // Ahead of gemm.cuda's mma.sync where they apply; the TMA kernel first.
   int priority() const override { return tma() ? 2 : 1; }
 
   bool applies(const kernels::Workload& workload, const kernels::DeviceInfo& device) const override {
     const auto& s = workload.gemm();
-    return device.nvidia_compute_capability() == 90 && s.K % 8 == 0 && s.N % 8 == 0;
+    // The tensor maps' rows start on 16 bytes: K in multiples of 16 fp8 elements.
+    const std::int64_t k_multiple = workload.dtype == DataType::kE4M3 ? 16 : 8;
+    return device.nvidia_compute_capability() == 90 && s.K % k_multiple == 0 && s.N % 8 == 0;
   }
 
   ss::ConfigSpace space(const kernels::Workload& workload, const kernels::DeviceInfo& device) const override {
     const auto& s = workload.gemm();
     if (!applies(workload, device))
-      throw std::invalid_argument(fmt::format("{}: {} needs compute capability 9.0 and K and N in multiples of 8",
+      throw std::invalid_argument(fmt::format("{}: {} needs compute capability 9.0 and K and N in multiples of 8 "
+                                              "(K of 16 in fp8)",
                                               name(), workload.key()));
-    return tma() ? wgmma_space(s, device, /*producer_warpgroup=*/true, {2, 3, 4, 5, 6})
+    return tma() ? wgmma_space(s, device, /*producer_warpgroup=*/true, {2, 3, 4, 5, 6}, fp8(workload))
                  : wgmma_space(s, device, /*producer_warpgroup=*/false, {2, 3, 4, 5});
   }
 
   // cp.async: 128 x 256 tiles in two warpgroups, three stages, the best of a first H100 sweep at
   // 4096^3. TMA: the same tiles four stages deep, persistent, the best at 4096^3 on an H200; where
   // the tiles are too few for that (short M), one warpgroup of 128 x 128 six stages deep, the
-  // best of a tune at 128 x 11008 x 4096.
-  ss::Config default_config(const kernels::Workload&, const kernels::DeviceInfo&,
+  // best of a tune at 128 x 11008 x 4096. fp8, accumulating in float32 (twice the registers):
+  // 128 x 128 tiles of two warpgroups, persistent, else of one, as CUTLASS's fp8 default.
+  ss::Config default_config(const kernels::Workload& workload, const kernels::DeviceInfo&,
                             const ss::ConfigSpace& space) const override {
     using T = WgmmaTile;
     if (!tma())
       return preferred_config(space, {{T::kBn, 256}, {T::kMi, 1}, {T::kWgs, 2}, {T::kStages, 3}, {T::kGroupM, 8}},
                               name());
+    if (fp8(workload)) {
+      const nlohmann::json preferred = nlohmann::json::array(
+          {{{T::kBn, 128}, {T::kMi, 1}, {T::kWgs, 2}, {T::kStages, 5}, {T::kGroupM, 8}, {T::kPersistent, 1},
+            {T::kSplitK, 1}, {T::kClusterM, 1}, {T::kPingpong, 0}, {T::kFastAccum, 0}},
+           {{T::kBn, 128}, {T::kMi, 1}, {T::kWgs, 1}, {T::kStages, 6}, {T::kGroupM, 1}, {T::kPersistent, 0},
+            {T::kSplitK, 1}, {T::kClusterM, 1}, {T::kPingpong, 0}, {T::kFastAccum, 0}}});
+      return preferred_config(space, preferred, name());
+    }
     const nlohmann::json preferred = nlohmann::json::array(
         {{{T::kBn, 256}, {T::kMi, 1}, {T::kWgs, 2}, {T::kStages, 4}, {T::kGroupM, 8}, {T::kPersistent, 1}, {T::kSplitK, 1},
           {T::kClusterM, 1}, {T::kPingpong, 0}},
@@ -92,8 +112,12 @@ class CudaWgmmaGemmTemplate final : public CudaTemplate {
     if (!tma()) return gemm_kernel("gemm_wgmma", t.defines(), workload, t.tiles(s), t.threads(), t.shared_bytes());
     CudaKernel kernel =
         gemm_kernel("gemm_tma", t.defines(), workload, t.blocks(s, device.cores), t.threads(), t.shared_bytes());
-    // A (M x K): boxes of 64 k by the block's rows; B (K x N): slabs of 64 n by a 64-deep slice.
-    kernel.tensor_maps = {matrix_map(0, workload.dtype, s.M, s.K, t.bm(), 64), matrix_map(1, workload.dtype, s.K, s.N, 64, 64)};
+    // A (M x K): boxes of a 128-byte row of k by the block's rows; B (K x N): slabs of 64 n by a
+    // 64-deep slice; fp8's B (N x K): as A, the block's columns (a multicast pair's half each).
+    const std::int64_t slice = 128 / std::int64_t(kernels::data_type_bytes(workload.dtype));
+    kernel.tensor_maps = {matrix_map(0, workload.dtype, s.M, s.K, t.bm(), slice),
+                          fp8(workload) ? matrix_map(1, workload.dtype, s.N, s.K, t.bn / t.cluster_m, slice)
+                                        : matrix_map(1, workload.dtype, s.K, s.N, 64, 64)};
     return kernel;
   }
 
@@ -111,12 +135,14 @@ class CudaWgmmaGemmTemplate final : public CudaTemplate {
       features.emplace_back("tile.split_k", config.number(WgmmaTile::kSplitK));
       features.emplace_back("cluster.shares_b", config.number(WgmmaTile::kClusterM));
       features.emplace_back("block.pingpong", config.number(WgmmaTile::kPingpong));
+      if (fp8(workload)) features.emplace_back("mma.fast_accum", config.number(WgmmaTile::kFastAccum));
     }
     return features;
   }
 
  private:
   bool tma() const { return copies_ == Copies::kTma; }
+  static bool fp8(const kernels::Workload& workload) { return workload.dtype == DataType::kE4M3; }
   Copies copies_;
 };
 

@@ -467,6 +467,58 @@ TEST(CudaGemmTemplate, HopperTemplatesAreTheDefaultThereAndTheirCandidatesCompil
   }
 }
 
+// fp8 GEMM (e4m3 in, bf16 out, two scales): only gemm_tma.cuda runs it; its candidates compile
+// with float32 promotion and with the tensor cores' own sums, multicast too; B's tensor map reads
+// rows of K (B given N x K); promotion's doubled registers keep 128 x 256 tiles out; K must come
+// in multiples of 16.
+TEST(CudaGemmTemplate, Fp8CandidatesCompileWithBByRowsOfKAndPromotionsRegisters) {
+  const kernels::DeviceInfo h100 = paper_h100();
+  const auto& hopper = backends::find_template("gemm_tma.cuda");
+  kernels::Workload workload = kernels::parse_workload(kernels::Op::kGemm, "256,512,4096,dtype=e4m3");
+  EXPECT_EQ(backends::default_template(workload, "cuda", h100).name(), "gemm_tma.cuda");
+  EXPECT_FALSE(hopper.applies(kernels::parse_workload(kernels::Op::kGemm, "256,512,4104,dtype=e4m3"), h100));
+  auto task = gemm_task(hopper, "4096,4096,4096", "e4m3", h100);
+  const nlohmann::json wide = {{"bn", 256}, {"mi", 1}, {"wgs", 2}, {"stages", 4}, {"group_m", 8}, {"persistent", 1},
+                               {"split_k", 1}, {"cluster_m", 1}, {"pingpong", 0}, {"fast_accum", 1}};
+  EXPECT_TRUE(task->space.is_valid(task->space.from_json(wide)));
+  nlohmann::json promoted_wide = wide;
+  promoted_wide["fast_accum"] = 0;
+  EXPECT_FALSE(task->space.is_valid(task->space.from_json(promoted_wide)));
+  nlohmann::json pair = wide;
+  pair["bn"] = 128;
+  pair["cluster_m"] = 2;
+  pair["fast_accum"] = 0;
+  if (!backends::cuda::NvrtcApi::get().is_available()) GTEST_SKIP() << "no NVRTC here";
+  auto builder = source_tree_builder();
+  auto edge = gemm_task(hopper, "200,136,96", "e4m3", h100);
+  const auto results = builder->build({{task, hopper.default_config(task->workload, h100, task->space)},
+                                       {task, task->space.from_json(wide)},
+                                       {task, task->space.from_json(pair)},
+                                       {edge, hopper.default_config(edge->workload, h100, edge->space)}});
+  for (const auto& result : results) ASSERT_TRUE(result.ok()) << result.message;
+  const auto default_config = hopper.default_config(task->workload, h100, task->space);
+  const std::string source =
+      hopper.emit_source(task->workload, h100, search_space::ConfigView(task->space, default_config));
+  EXPECT_NE(source.find("-DOPTUNE_E4M3"), std::string::npos) << source;
+  EXPECT_NE(source.find("-DFAST_ACCUM=0"), std::string::npos) << source;
+  const CudaArtifact promoted = backends::cuda::read_cuda_artifact(results[0].artifact);
+  // 128 x 128 tiles, five stages of a 128-byte row of k for 128 rows of A and 128 of B.
+  EXPECT_EQ(promoted.launch.shared_memory_bytes, 5 * (128 + 128) * 128 + 1024 + 2 * 5 * 8);
+  ASSERT_EQ(promoted.tensor_maps.size(), 2u);
+  const auto& a = promoted.tensor_maps[0];
+  const auto& b = promoted.tensor_maps[1];
+  EXPECT_EQ(a.data_type, backends::cuda::CU_TENSOR_MAP_DATA_TYPE_UINT8);
+  EXPECT_EQ(a.strides_bytes, (std::vector<std::uint64_t>{4096}));
+  EXPECT_EQ(a.box, (std::vector<std::uint32_t>{128, 128}));
+  EXPECT_EQ(b.dims, (std::vector<std::uint64_t>{4096, 4096}));  // K, then N rows
+  EXPECT_EQ(b.box, (std::vector<std::uint32_t>{128, 128}));     // 128 k of the block's 128 columns
+  // A multicast pair copies half of B's rows each.
+  EXPECT_EQ(backends::cuda::read_cuda_artifact(results[2].artifact).tensor_maps[1].box,
+            (std::vector<std::uint32_t>{128, 64}));
+  EXPECT_EQ(backends::cuda::read_cuda_artifact(results[3].artifact).tensor_maps[1].dims,
+            (std::vector<std::uint64_t>{96, 136}));
+}
+
 TEST(CudaArtifact, DamagedFilesAreRefusedNamingTheFile) {
   const fs::path path = fs::temp_directory_path() / ("optune_cuda_artifact_" + std::to_string(::getpid()));
   CudaArtifact artifact;

@@ -74,7 +74,7 @@ class Conv2dEntry final : public OperatorEntry {
   std::size_t output_size(const Workload& workload) const override {
     return convolution_output_size(workload, workload.conv().K);
   }
-  std::vector<std::string> operand_names() const override { return {"input", "filter", "output"}; }
+  std::vector<std::string> operand_names(const Workload&) const override { return {"input", "filter", "output"}; }
   double reduction_length(const Workload& workload) const override {
     const auto& c = workload.conv();
     return double(c.C / c.groups) * double(c.R) * double(c.S);

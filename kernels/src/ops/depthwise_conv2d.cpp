@@ -86,7 +86,7 @@ class DepthwiseConv2dEntry final : public OperatorEntry {
   std::size_t output_size(const Workload& workload) const override {
     return convolution_output_size(workload, workload.conv().C);
   }
-  std::vector<std::string> operand_names() const override { return {"input", "filter", "output"}; }
+  std::vector<std::string> operand_names(const Workload&) const override { return {"input", "filter", "output"}; }
   double reduction_length(const Workload& workload) const override {
     return double(workload.conv().R) * double(workload.conv().S);
   }

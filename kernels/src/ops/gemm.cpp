@@ -1,6 +1,9 @@
 // The catalog's entry for gemm: row-major C[M,N] = A[M,K] * B[K,N], no layout. Its `--shape` is
 // "M,N,K" or "M=512,N=512,K=512"; its key "gemm.f32.M512.N512.K512". The reference goes through
 // Eigen, in double while that is cheap (and always for integer dtypes, where it is exact).
+// e4m3 is fp8 as torch._scaled_mm and cuBLASLt take it: C[M,N] (bf16) = scale_a * scale_b *
+// A[M,K] * B[N,K]^T, B stored N x K (K contiguous, "column-major B", because Hopper's fp8 tensor
+// cores read both operands K-major) and the scales two float32 inputs after the matrices.
 #include <Eigen/Core>
 
 #include <cstdint>
@@ -68,20 +71,40 @@ class GemmEntry final : public OperatorEntry {
 
   std::vector<std::size_t> input_sizes(const Workload& workload) const override {
     const auto& g = workload.gemm();
+    if (scaled(workload)) return {static_cast<std::size_t>(g.M * g.K), static_cast<std::size_t>(g.K * g.N), 1, 1};
     return {static_cast<std::size_t>(g.M * g.K), static_cast<std::size_t>(g.K * g.N)};
+  }
+  std::vector<DataType> input_dtypes(const Workload& workload) const override {
+    if (scaled(workload)) return {workload.dtype, workload.dtype, DataType::kF32, DataType::kF32};
+    return {workload.dtype, workload.dtype};
   }
   std::size_t output_size(const Workload& workload) const override {
     const auto& g = workload.gemm();
     return static_cast<std::size_t>(g.M * g.N);
   }
-  std::vector<std::string> operand_names() const override { return {"A", "B", "C"}; }
+  std::vector<std::string> operand_names(const Workload& workload) const override {
+    if (scaled(workload)) return {"A", "B", "scale_a", "scale_b", "C"};
+    return {"A", "B", "C"};
+  }
   double reduction_length(const Workload& workload) const override { return double(workload.gemm().K); }
 
   void reference(const Workload& workload, const std::vector<const double*>& inputs,
                  double* output) const override {
     const auto& s = workload.gemm();
-    const Eigen::Map<const RowMajor<double>> A(inputs[0], s.M, s.K), B(inputs[1], s.K, s.N);
+    const Eigen::Map<const RowMajor<double>> A(inputs[0], s.M, s.K);
     Eigen::Map<RowMajor<double>> C(output, s.M, s.N);
+    if (scaled(workload)) {
+      const Eigen::Map<const RowMajor<double>> B_by_rows(inputs[1], s.N, s.K);
+      if (double(s.M) * double(s.N) * double(s.K) <= kMaxDoubleGemmMacs) {
+        C.noalias() = A * B_by_rows.transpose();
+      } else {
+        const RowMajor<float> product = A.cast<float>() * B_by_rows.cast<float>().transpose();
+        C = product.cast<double>();
+      }
+      C *= inputs[2][0] * inputs[3][0];
+      return;
+    }
+    const Eigen::Map<const RowMajor<double>> B(inputs[1], s.K, s.N);
     if (double(s.M) * double(s.N) * double(s.K) <= kMaxDoubleGemmMacs || !is_floating(workload.dtype)) {
       C.noalias() = A * B;
     } else {
@@ -94,6 +117,10 @@ class GemmEntry final : public OperatorEntry {
     const auto& g = workload.gemm();
     return {{"shape.M", log2_extent(g.M)}, {"shape.N", log2_extent(g.N)}, {"shape.K", log2_extent(g.K)}};
   }
+
+ private:
+  // fp8 GEMM's form: B by rows of K and two scales.
+  static bool scaled(const Workload& workload) { return workload.dtype == DataType::kE4M3; }
 };
 
 }  // namespace

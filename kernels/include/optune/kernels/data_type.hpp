@@ -12,14 +12,16 @@
 
 namespace optune::kernels {
 
-enum class DataType { kF16, kBF16, kF32, kF64, kI8, kU8, kI16, kU16, kI32, kU32, kI64, kU64 };
+// kE4M3: OCP fp8 E4M3 (4 exponent bits, bias 7, 3 fraction bits, no infinity, largest 448), the
+// 8-bit float of Hopper's tensor cores and torch.float8_e4m3fn.
+enum class DataType { kF16, kBF16, kF32, kF64, kI8, kU8, kI16, kU16, kI32, kU32, kI64, kU64, kE4M3 };
 
 std::string_view data_type_name(DataType type);  // "f32"
 DataType parse_data_type(std::string_view name);  // throws std::invalid_argument listing the known
 std::size_t data_type_bytes(DataType type);
 bool is_floating(DataType type);
 // Half the distance from 1 to the next value: 2^-11 for f16, 2^-8 for bf16, 2^-24 for f32, 2^-53
-// for f64; 0 for integers (exact). Rounding a value to the type moves it by at most this, relative.
+// for f64, 2^-4 for e4m3; 0 for integers (exact). Rounding a value to the type moves it by at most this, relative.
 double unit_roundoff(DataType type);
 // The known names, space-separated, for messages: "f16 bf16 f32 ...".
 std::string data_type_names();
@@ -38,6 +40,10 @@ std::uint16_t float_to_half(float value);
 float half_to_float(std::uint16_t half);
 std::uint16_t float_to_bfloat16(float value);
 float bfloat16_to_float(std::uint16_t bfloat16);
+// E4M3 <-> binary32: round to nearest even, saturating beyond 448 to +-448 as NVIDIA's
+// conversions (satfinite) and PyTorch's do; NaN stays NaN (0x7f with the sign).
+std::uint8_t float_to_e4m3(float value);
+float e4m3_to_float(std::uint8_t e4m3);
 
 enum class BufferInit { kRandom, kZeros, kOnes, kIota };
 std::string_view buffer_init_name(BufferInit init);  // "random"

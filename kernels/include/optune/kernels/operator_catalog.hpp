@@ -75,7 +75,12 @@ class OperatorEntry {
   // the inputs in ABI order and of the output, and every operand's name (inputs, then output).
   virtual std::vector<std::size_t> input_sizes(const Workload& workload) const = 0;
   virtual std::size_t output_size(const Workload& workload) const = 0;
-  virtual std::vector<std::string> operand_names() const = 0;
+  virtual std::vector<std::string> operand_names(const Workload& workload) const = 0;
+  // The inputs' dtypes, in ABI order: the workload's dtype for each unless a dtype brings inputs
+  // of another type (gemm's e4m3: float32 scales beside the fp8 matrices).
+  virtual std::vector<DataType> input_dtypes(const Workload& workload) const {
+    return std::vector<DataType>(input_sizes(workload).size(), workload.dtype);
+  }
   // Products summed into one output element (K for GEMM): the check's tolerance grows with it.
   virtual double reduction_length(const Workload& workload) const = 0;
   // The exact result, in double, of inputs given as doubles (values of their dtypes, so exact);

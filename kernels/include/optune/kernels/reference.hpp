@@ -25,7 +25,8 @@ struct OperandDescription {
 
 // What a workload's dtype makes of each operand: f32, f16 and bf16 are inputs and output in the
 // type (accumulation in float32 is the template's business); i8 is signed 8-bit inputs and an
-// int32 output (int32 accumulation). A template may read an input of the same width with the
+// int32 output (int32 accumulation); e4m3 (gemm only) is fp8 matrices, two float32 scales and a
+// bf16 output, as torch._scaled_mm (the catalog entry's input_dtypes). A template may read an input of the same width with the
 // other signedness (u8 activations for x86's VNNI): operator_operands' `input_dtypes` overrides.
 DataType output_dtype(DataType dtype);
 // Every operand, inputs in ABI order then the output. `input_dtypes`, where not empty, gives the
