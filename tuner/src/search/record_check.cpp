@@ -1,5 +1,6 @@
 #include "optune/tuner/search/record_check.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -17,6 +18,11 @@
 #include "optune/measure/median_interval.hpp"
 
 namespace optune::tuner {
+
+double max_plausible_gflops(kernels::DataType dtype) {
+  const double narrowing = 4.0 / double(std::max<std::size_t>(1, std::min<std::size_t>(4, kernels::data_type_bytes(dtype))));
+  return kMaxPlausibleGflops * narrowing * narrowing;
+}
 namespace {
 
 [[noreturn]] void reject(const std::string& problem) { throw std::invalid_argument(problem); }
@@ -107,8 +113,9 @@ void RecordCheck::figures(const db::TuningRecord& record) {
   if (work_known && !(std::abs(record.gflops - gflops) <= kGflopsTolerance * gflops))
     reject(fmt::format("gflops {} is not the workload's flops / median_seconds ({:.6g})", record.gflops, gflops));
   if (!std::isfinite(record.gflops) || record.gflops < 0) reject("gflops must be finite and not negative");
-  if (work_known && record.gflops > kMaxPlausibleGflops)
-    reject(fmt::format("gflops {} is beyond any device ({} at most)", record.gflops, kMaxPlausibleGflops));
+  if (work_known && record.gflops > max_plausible_gflops(parsed.dtype))
+    reject(fmt::format("gflops {} is beyond any device ({} at most in {})", record.gflops,
+                       max_plausible_gflops(parsed.dtype), kernels::data_type_name(parsed.dtype)));
   // A forged spread of 0 would make a record look trustworthy enough to displace a winner.
   if (record.spread) {
     const auto spread = measure::median_spread(record.costs);

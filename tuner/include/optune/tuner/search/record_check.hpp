@@ -18,8 +18,11 @@
 namespace optune::tuner {
 
 // No device runs a float32 kernel faster than this (the fastest GPUs of 2026 run about 70,000
-// GFLOP/s in FP32): a faster record is forged or broken.
+// GFLOP/s in FP32): a faster record is forged or broken. Narrower types run faster on tensor
+// cores (an H200 does about 2,000,000 in fp8, a B200 4,500,000): the bound grows with the square
+// of the width saved, 4,000,000 for 16-bit types and 16,000,000 for 8-bit ones.
 inline constexpr double kMaxPlausibleGflops = 1e6;
+double max_plausible_gflops(kernels::DataType dtype);
 // gflops must equal the workload's flops / median_seconds within this share.
 inline constexpr double kGflopsTolerance = 0.01;
 // A timestamp later than now by more than this (clocks of two machines disagree) is forged: it
@@ -36,7 +39,7 @@ class RecordCheck {
   void full(const db::TuningRecord& record);
   // The figures alone, for records already in a database (an older space's config is fine there):
   // config and device fingerprint are JSON objects; the workload key parses; a success has positive finite costs, their median as median_seconds
-  // and gflops = flops / median_seconds (within kGflopsTolerance, below kMaxPlausibleGflops); a
+  // and gflops = flops / median_seconds (within kGflopsTolerance, below max_plausible_gflops of its dtype); a
   // failure no negative or non-finite figure; the timestamp is not in the future; a spread is
   // that of the costs (measure::median_spread) and a load a share from 0 to 1.
   void figures(const db::TuningRecord& record);
