@@ -2,7 +2,7 @@
 """cuBLAS GEMM through PyTorch in bf16 and f16 (float32 accumulation, as optune's gemm.cuda), and
 fp8 (e4m3 in, bf16 out, per-tensor float32 scales: torch._scaled_mm, B column-major, as optune's
 gemm.e4m3) both with its default accumulation (use_fast_accum=False: float32 promotion, as
-optune's fast_accum 0) and with fast_accum=True: the peers of cuda_gemm_run.sh. Usage:
+optune's promote_every 1) and with use_fast_accum=True (as promote_every 0): the peers of cuda_gemm_run.sh. Usage:
 torch_gemm_peers.py DTYPE M,N,K [M,N,K ...] with DTYPE bf16, f16 or e4m3. Prints per shape the
 median of CUDA-event-timed batches, TFLOP/s, and the relative L2 error of C against a float64
 reference of the same low-precision inputs (as optune's check measures its candidates)."""

@@ -26,13 +26,14 @@
 // multicast), halving B's traffic from L2; a buffer goes back to the producers once the consumers
 // of both blocks are done with it.
 // fp8's accumulation: the tensor cores sum fp8 products with fewer bits than float32 keeps (about
-// 14), so by default (FAST_ACCUM 0) each K slice goes into fresh registers that are then added to
-// the float32 sums, as CUTLASS's and torch._scaled_mm's default; FAST_ACCUM 1 sums in the tensor
-// cores throughout (twice fewer registers, no wait per slice).
+// 14), so with PROMOTE_EVERY p > 0 every p K slices' sums go into fresh registers that are then
+// added to the float32 sums (p = 1, 128 deep, as CUTLASS's and torch._scaled_mm's default;
+// the wgmma groups of the p slices stay in flight, one wait per p); PROMOTE_EVERY 0 sums in the
+// tensor cores throughout (fast accumulation: half the registers, no wait).
 // Parameters: A, B, (fp8: scale_a, scale_b,) C, then the tensor maps of A (box of a 128-byte row of
 // k x BM rows) and B (16-bit: 64 n x 64 k; fp8: a 128-byte row of k x BN / CLUSTER_M rows of n),
 // both with the 128-byte swizzle, written by the host (CudaKernel::tensor_maps).
-// Defines: BN MI WGS STAGES GROUP_M SPLIT_K CLUSTER_M PINGPONG FAST_ACCUM, GEMM_M GEMM_N GEMM_K,
+// Defines: BN MI WGS STAGES GROUP_M SPLIT_K CLUSTER_M PINGPONG PROMOTE_EVERY, GEMM_M GEMM_N GEMM_K,
 // OPTUNE_F16 for f16, OPTUNE_E4M3 for fp8 (else bf16).
 #include "gemm_common.cuh"
 #include "wgmma.cuh"
@@ -46,14 +47,11 @@
 #ifndef PINGPONG
 #define PINGPONG 0
 #endif
-#ifndef FAST_ACCUM
-#define FAST_ACCUM 0
+#if !defined(OPTUNE_E4M3) || !defined(PROMOTE_EVERY)
+#undef PROMOTE_EVERY
+#define PROMOTE_EVERY 0  // 16-bit types: the tensor cores sum in float32
 #endif
-#if defined(OPTUNE_E4M3) && !FAST_ACCUM
-#define PROMOTE 1  // each slice's sums added to float32 registers
-#else
-#define PROMOTE 0
-#endif
+#define PROMOTE (PROMOTE_EVERY > 0)
 static_assert(SPLIT_K == 1 || CLUSTER_M == 1, "a cluster either splits K or shares B");
 static_assert(!PINGPONG || (WGS == 2 && SPLIT_K == 1), "ping-pong takes two consumers and all of K");
 #define CLUSTER (SPLIT_K * CLUSTER_M)  // blocks per cluster (a macro: #if reads it)
@@ -281,6 +279,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
       for (int j = 0; j < BN / 2; ++j) acc[mi][j] = 0.0f;
 
+#if PROMOTE
+    float sums[MI][BN / 2];
+    int pending = -1;  // a stage whose wgmma group may still be reading it
+#endif
 #if PINGPONG
     // Warpgroup 0's first tile goes first; every later start waits for the other's turn to end.
     if (group == 1 || round > 0) wait(turn(group), (group == 1 ? round : round - 1) & 1);
@@ -291,15 +293,25 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
       const unsigned a_stage = a_stages + s * A_STAGE_BYTES, b_stage = b_stages + s * B_STAGE_BYTES;
       asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #if PROMOTE
-      float sums[MI][BN / 2];  // this slice's, from the tensor cores' narrower accumulation
-      wgmma_slice<MI>(sums, a_stage + a_group * MI * 64 * 128, b_stage, /*fresh=*/true);
+      // This group of PROMOTE_EVERY slices' sums, from the tensor cores' narrower accumulation.
+      const int in_group = (kt - k_begin) % PROMOTE_EVERY;
+      wgmma_slice<MI>(sums, a_stage + a_group * MI * 64 * 128, b_stage, /*fresh=*/in_group == 0);
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-      asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-      release(s);
+      if (in_group == PROMOTE_EVERY - 1 || kt == k_end - 1) {
+        asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+        if (pending >= 0) release(pending);
+        release(s);
+        pending = -1;
 #pragma unroll
-      for (int mi = 0; mi < MI; ++mi)
+        for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-        for (int j = 0; j < BN / 2; ++j) acc[mi][j] += sums[mi][j];
+          for (int j = 0; j < BN / 2; ++j) acc[mi][j] += sums[mi][j];
+      } else {
+        // The previous slice's group is done: its buffer goes back; this one's stays pending.
+        asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+        if (pending >= 0) release(pending);
+        pending = s;
+      }
 #else
       wgmma_slice<MI>(acc, a_stage + a_group * MI * 64 * 128, b_stage);
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");

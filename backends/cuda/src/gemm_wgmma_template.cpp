@@ -9,8 +9,8 @@
 //   copies overlap this one's stores); `split_k` 2 or 4 shares a tile's K among a cluster's blocks,
 //   summed through distributed shared memory (short M: more blocks than tiles); `cluster_m` 2 pairs
 //   blocks one above the other that multicast B to each other; `pingpong` 1 gives each of the two
-//   consumers tiles of its own, one storing while the other computes; fp8's `fast_accum` 0 adds each
-//   K slice's sums to float32 registers, 1 leaves the whole sum to the tensor cores.
+//   consumers tiles of its own, one storing while the other computes; fp8's `promote_every` p adds
+//   every p K slices' sums to float32 registers, 0 leaves the whole sum to the tensor cores.
 // - "gemm_wgmma.cuda" (kernels/gemm_wgmma.cu): every thread copies with cp.async, block-wide
 //   barriers between slices.
 // Both tile C alike (wgmma_tile.hpp): the block's N tile (bn), warpgroups (wgs, each 64 x mi rows),
@@ -92,9 +92,9 @@ class CudaWgmmaGemmTemplate final : public CudaTemplate {
     if (fp8(workload)) {
       const nlohmann::json preferred = nlohmann::json::array(
           {{{T::kBn, 128}, {T::kMi, 1}, {T::kWgs, 2}, {T::kStages, 5}, {T::kGroupM, 8}, {T::kPersistent, 1},
-            {T::kSplitK, 1}, {T::kClusterM, 1}, {T::kPingpong, 0}, {T::kFastAccum, 0}},
+            {T::kSplitK, 1}, {T::kClusterM, 1}, {T::kPingpong, 0}, {T::kPromoteEvery, 1}},
            {{T::kBn, 128}, {T::kMi, 1}, {T::kWgs, 1}, {T::kStages, 6}, {T::kGroupM, 1}, {T::kPersistent, 0},
-            {T::kSplitK, 1}, {T::kClusterM, 1}, {T::kPingpong, 0}, {T::kFastAccum, 0}}});
+            {T::kSplitK, 1}, {T::kClusterM, 1}, {T::kPingpong, 0}, {T::kPromoteEvery, 1}}});
       return preferred_config(space, preferred, name());
     }
     const nlohmann::json preferred = nlohmann::json::array(
@@ -135,7 +135,7 @@ class CudaWgmmaGemmTemplate final : public CudaTemplate {
       features.emplace_back("tile.split_k", config.number(WgmmaTile::kSplitK));
       features.emplace_back("cluster.shares_b", config.number(WgmmaTile::kClusterM));
       features.emplace_back("block.pingpong", config.number(WgmmaTile::kPingpong));
-      if (fp8(workload)) features.emplace_back("mma.fast_accum", config.number(WgmmaTile::kFastAccum));
+      if (fp8(workload)) features.emplace_back("mma.promote_every", config.number(WgmmaTile::kPromoteEvery));
     }
     return features;
   }

@@ -27,8 +27,8 @@ WgmmaTile::WgmmaTile(const ss::ConfigView& v, bool producer_warpgroup)
   split_k = std::int64_t(v.number(kSplitK));
   cluster_m = std::int64_t(v.number(kClusterM));
   pingpong = v.number(kPingpong) != 0;
-  fp8 = v.has(kFastAccum);
-  promote = fp8 && v.number(kFastAccum) == 0;
+  fp8 = v.has(kPromoteEvery);
+  promote_every = fp8 ? std::int64_t(v.number(kPromoteEvery)) : 0;
 }
 
 std::int64_t WgmmaTile::shared_bytes() const {
@@ -55,7 +55,7 @@ std::vector<std::pair<const char*, std::int64_t>> WgmmaTile::defines() const {
     defines.emplace_back("SPLIT_K", split_k);
     defines.emplace_back("CLUSTER_M", cluster_m);
     defines.emplace_back("PINGPONG", pingpong ? 1 : 0);
-    if (fp8) defines.emplace_back("FAST_ACCUM", promote ? 0 : 1);
+    if (fp8) defines.emplace_back("PROMOTE_EVERY", promote_every);
   }
   return defines;
 }
@@ -68,7 +68,7 @@ ss::ConfigSpace wgmma_space(const kernels::GemmShape& s, const kernels::DeviceIn
   space.add(knob(WgmmaTile::kWgs, {1, 2}));
   space.add(knob(WgmmaTile::kStages, std::move(stages)));
   space.add(knob(WgmmaTile::kGroupM, {1, 8}));
-  if (fp8) space.add(knob(WgmmaTile::kFastAccum, {0, 1}));
+  if (fp8) space.add(knob(WgmmaTile::kPromoteEvery, {1, 2, 4, 0}));
   const double max_threads = double(device.max_work_group_size);
   const double shared_limit = double(device.local_mem_bytes);
   space.add_constraint("the block's threads fit the device", [max_threads, producer](const ss::ConfigView& v) {

@@ -28,9 +28,9 @@ struct WgmmaTile {
   static constexpr const char* kSplitK = "split_k";         // blocks of a cluster sharing a tile's K
   static constexpr const char* kClusterM = "cluster_m";     // blocks of a cluster, one above the other, sharing B
   static constexpr const char* kPingpong = "pingpong";      // 1: the two consumers take turns on tiles of their own
-  // fp8 only (its space alone has the knob): 1 sums in the tensor cores throughout; 0 adds each
-  // K slice's sums to float32 registers (twice the accumulator registers).
-  static constexpr const char* kFastAccum = "fast_accum";
+  // fp8 only (its space alone has the knob): p > 0 adds every p K slices' sums (128 deep each) to
+  // float32 registers (twice the accumulator registers); 0 sums in the tensor cores throughout.
+  static constexpr const char* kPromoteEvery = "promote_every";
 
   std::int64_t bn, mi, wgs, stages, group_m;
   bool producer;  // one more warpgroup that only copies (gemm_tma.cu)
@@ -38,13 +38,13 @@ struct WgmmaTile {
   std::int64_t split_k = 1;
   std::int64_t cluster_m = 1;
   bool pingpong = false;
-  bool fp8 = false;      // the config has fast_accum
-  bool promote = false;  // fp8 with fast_accum 0
+  bool fp8 = false;                // the config has promote_every
+  std::int64_t promote_every = 0;  // fp8: slices summed by the tensor cores alone; 0 all of them
 
   WgmmaTile(const search_space::ConfigView& config, bool producer_warpgroup);
   std::int64_t bm() const { return 64 * mi * (pingpong ? 1 : wgs); }  // rows of a block's tile
   std::int64_t threads() const { return 128 * (wgs + (producer ? 1 : 0)); }
-  std::int64_t accumulators() const { return mi * bn / 2 * (promote ? 2 : 1); }  // float registers per thread
+  std::int64_t accumulators() const { return mi * bn / 2 * (promote_every > 0 ? 2 : 1); }  // float registers per thread
   // The ring's buffers (A's bm and B's bn rows of 128 bytes each), the 1024-byte alignment of the
   // swizzle atoms; with a producer two 8-byte mbarriers per buffer (and, ping-pong, one per
   // consumer) and, split, the float partial sums of the tile and two mbarriers per consumer.
@@ -61,7 +61,7 @@ struct WgmmaTile {
 // accumulators per thread, tiles not far beyond the matrix, group_m only where there are row
 // tiles to band; `stages` the ring depths to try. With a producer, persistent only where clusters
 // outnumber the SMs, split-K parts of at least two slices, a cluster either splitting K or sharing B,
-// ping-pong with two consumers and no split; fp8 (`fp8`) the fast_accum knob.
+// ping-pong with two consumers and no split; fp8 (`fp8`) the promote_every knob.
 search_space::ConfigSpace wgmma_space(const kernels::GemmShape& shape, const kernels::DeviceInfo& device,
                                       bool producer_warpgroup, std::vector<double> stages, bool fp8 = false);
 

@@ -468,7 +468,7 @@ TEST(CudaGemmTemplate, HopperTemplatesAreTheDefaultThereAndTheirCandidatesCompil
 }
 
 // fp8 GEMM (e4m3 in, bf16 out, two scales): only gemm_tma.cuda runs it; its candidates compile
-// with float32 promotion and with the tensor cores' own sums, multicast too; B's tensor map reads
+// with float32 promotion (every slice, every 4) and with the tensor cores' own sums, multicast too; B's tensor map reads
 // rows of K (B given N x K); promotion's doubled registers keep 128 x 256 tiles out; K must come
 // in multiples of 16.
 TEST(CudaGemmTemplate, Fp8CandidatesCompileWithBByRowsOfKAndPromotionsRegisters) {
@@ -479,15 +479,15 @@ TEST(CudaGemmTemplate, Fp8CandidatesCompileWithBByRowsOfKAndPromotionsRegisters)
   EXPECT_FALSE(hopper.applies(kernels::parse_workload(kernels::Op::kGemm, "256,512,4104,dtype=e4m3"), h100));
   auto task = gemm_task(hopper, "4096,4096,4096", "e4m3", h100);
   const nlohmann::json wide = {{"bn", 256}, {"mi", 1}, {"wgs", 2}, {"stages", 4}, {"group_m", 8}, {"persistent", 1},
-                               {"split_k", 1}, {"cluster_m", 1}, {"pingpong", 0}, {"fast_accum", 1}};
+                               {"split_k", 1}, {"cluster_m", 1}, {"pingpong", 0}, {"promote_every", 0}};
   EXPECT_TRUE(task->space.is_valid(task->space.from_json(wide)));
   nlohmann::json promoted_wide = wide;
-  promoted_wide["fast_accum"] = 0;
+  promoted_wide["promote_every"] = 2;
   EXPECT_FALSE(task->space.is_valid(task->space.from_json(promoted_wide)));
   nlohmann::json pair = wide;
   pair["bn"] = 128;
   pair["cluster_m"] = 2;
-  pair["fast_accum"] = 0;
+  pair["promote_every"] = 4;
   if (!backends::cuda::NvrtcApi::get().is_available()) GTEST_SKIP() << "no NVRTC here";
   auto builder = source_tree_builder();
   auto edge = gemm_task(hopper, "200,136,96", "e4m3", h100);
@@ -500,7 +500,7 @@ TEST(CudaGemmTemplate, Fp8CandidatesCompileWithBByRowsOfKAndPromotionsRegisters)
   const std::string source =
       hopper.emit_source(task->workload, h100, search_space::ConfigView(task->space, default_config));
   EXPECT_NE(source.find("-DOPTUNE_E4M3"), std::string::npos) << source;
-  EXPECT_NE(source.find("-DFAST_ACCUM=0"), std::string::npos) << source;
+  EXPECT_NE(source.find("-DPROMOTE_EVERY=1"), std::string::npos) << source;
   const CudaArtifact promoted = backends::cuda::read_cuda_artifact(results[0].artifact);
   // 128 x 128 tiles, five stages of a 128-byte row of k for 128 rows of A and 128 of B.
   EXPECT_EQ(promoted.launch.shared_memory_bytes, 5 * (128 + 128) * 128 + 1024 + 2 * 5 * 8);
