@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Packs what cuda_examples_run.sh, cuda_gemm_run.sh, trust_under_gpu_load.sh, time_to_result.sh, dispatch_bench.sh and multi_gpu_tune.sh need on a GPU machine with no package registry: the installed optune
+# Packs what cuda_examples_run.sh, cuda_gemm_run.sh, trust_under_gpu_load.sh, time_to_result.sh, dispatch_bench.sh, multi_gpu_tune.sh and kt_vs_optune_cuda.sh need on a GPU machine with no package registry: the installed optune
 # (optune, optune-worker, optune-nvrtc), the shared libraries they link that such a machine may
-# lack, and the example CUDA kernel files. Usage: pack_gpu_cuda.sh BUILD_DIR PREFIX
+# lack, the example CUDA kernel files, and Kernel Tuner's wheels where KT_WHEELS (default
+# BUILD_DIR/kt-wheels) holds them (tests/bench/kt_wheels.sh DIR downloads them).
+# Usage: pack_gpu_cuda.sh BUILD_DIR PREFIX
 set -euo pipefail
 build=$1; mkdir -p "$2"; prefix=$(cd "$2" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,5 +22,7 @@ cp "$root"/configs/kernels/*_cuda.* "$prefix/kernels/"
 cp "$here/cuda_examples_run.sh" "$here/cuda_gemm_run.sh" "$here/torch_gemm_peers.py" "$here/torch_peers.py" \
   "$here/trust_under_gpu_load.sh" "$here/trust_verdict.py" "$here/time_to_result.sh" "$here/time_to_result.py" \
   "$here/dispatch_bench.sh" "$here/dispatch_gpu.sh" "$here/nvidia_opencl_icd.sh" "$here/multi_gpu_tune.sh" \
-  "$here/multi_gpu_tune.py" "$prefix/"
+  "$here/multi_gpu_tune.py" "$here/kt_vs_optune_cuda.sh" "$here/kt_vs_optune_cuda.py" "$prefix/"
+wheels=${KT_WHEELS:-$build/kt-wheels}
+if [ -d "$wheels" ]; then cp -r "$wheels" "$prefix/kt-wheels"; fi
 du -sh "$prefix"

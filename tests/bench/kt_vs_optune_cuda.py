@@ -1,0 +1,1085 @@
+#!/usr/bin/env python3
+"""Kernel Tuner against optune on the same user CUDA kernel file, wall clock against wall clock.
+
+What it measures: for each kernel file (configs/kernels/*_cuda.toml) Kernel Tuner's tune_kernel
+(cupy backend) and `optune tune --kernel FILE --target cuda` tune the same .cu source over the
+same knobs, restrictions, grid, block, shared memory, problem size and arguments, each with the
+same number of evaluations and seeds, each run a fresh process with an empty compile cache. For
+every evaluation the wall time since the process started and the measured time are kept, so the
+report can say when each run first held a config within 5% of the best any run found (Kernel
+Tuner's brute force included when the space is small): evaluations and wall seconds to that
+quality, total wall, seconds per evaluation, and the two open issues' checks.
+
+The two tools time a candidate differently: optune's time is the median of its timed repeats
+(each repeat at least --min-repeat-ms of back-to-back runs), Kernel Tuner's `time` the mean of
+its 7 iterations, each one run between CUDA events. Both check every candidate's output against
+the file's [check] reference (optune in its isolated worker; Kernel Tuner through `verify`, with
+the reference computed once by cupy, as optune computes it once).
+
+The mapping of a kernel file onto tune_kernel (generic; a file it cannot map exits 2, one line):
+  entry        kernel_name (extent names replaced by their values; Kernel Tuner replaces knobs)
+  [knobs]      tune_params, in file order
+  [constraints] rules, and the launch's own validity (positive whole grid and block sizes, block
+               within the device's threads, shared memory within its opt-in limit)
+               -> one restrictions function (the expressions translated from optune's language)
+  [launch] grid -> problem_size as a function of the config, grid_div_* = 1 (the grid in blocks)
+  [launch] block (or block_size_x/_y/_z) -> block_size_names; a number becomes a one-value param
+  shared_memory -> smem_args size; above 48 KiB the kernel's attribute is raised as optune does
+               (Kernel Tuner's cupy backend does not; KT_SMEM_OPTIN=0 keeps KT below 48 KiB)
+  args         numpy arrays (random in [-1, 1) for floats, [0, 100) for integers) and scalars
+  build_options compiler_options (with --std=c++17, NVRTC's dialect in optune)
+  [check]      answer + verify (|out - ref| <= atol + rtol |ref|), reference run once by cupy
+
+Subcommands:
+  run OUT TOML... --optune BIN   every run, on the GPU machine (kt_vs_optune_cuda.sh calls it);
+                                 with --simulate, Kernel Tuner's runs only, on made-up times (no GPU)
+  kt TOML --strategy S --seed N --budget B --out JSON [--simulate CACHE]   one Kernel Tuner run
+  report OUT                     the markdown tables of the runs under OUT
+  space TOML                     the mapping and the valid space's size (no GPU needed)
+  fake-cache TOML CACHE          a cache of made-up times, for `kt --simulate` without a GPU
+  selftest                       the mapping of the example files and the reporter on synthetic runs
+"""
+import argparse
+import json
+import math
+import os
+import pathlib
+import re
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+import warnings
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    tomllib = None
+
+WITHIN = 0.95  # "within 5%": a time at most best / 0.95, as time_to_result.py counts it
+KT_STATISTIC = "Kernel Tuner: `time`, the mean of its 7 iterations (CUDA events around each run)"
+OPTUNE_STATISTIC = "optune: median_seconds, the median of its timed repeats (--repeat, --min-repeat-ms)"
+# Device limits (optune's names for the cuda backend) where no GPU answers: an H200's.
+H200_LIMITS = {
+    "max_threads_per_block": 1024, "max_block_dim_x": 1024, "max_block_dim_y": 1024, "max_block_dim_z": 64,
+    "max_grid_dim_x": 2147483647, "max_grid_dim_y": 65535, "max_grid_dim_z": 65535,
+    "max_shared_memory_per_block": 232448, "multiprocessor_count": 132, "warp_size": 32,
+    "compute_capability": 90, "l2_cache_size": 52428800,
+}
+DEFAULT_SHARED_MEMORY = 48 * 1024  # what a launch may ask for without raising the kernel's attribute
+
+
+class Unmappable(Exception):
+    """A kernel file this script cannot hand to Kernel Tuner."""
+
+
+# ---------------------------------------------------------------------------------------------
+# optune's expression language (kernels/src/expression.cpp: muparser plus %, !, div, ceil_div)
+# translated to Python.
+
+_FUNCTIONS = {
+    "ceil_div": lambda a, b: math.ceil(a / b), "div": lambda a, b: math.floor(a / b),
+    "floor": math.floor, "ceil": math.ceil, "min": min, "max": max, "abs": abs, "sqrt": math.sqrt,
+    "exp": math.exp, "ln": math.log, "log": math.log10, "log10": math.log10, "log2": math.log2,
+    "rint": lambda x: math.floor(x + 0.5), "sign": lambda x: (x > 0) - (x < 0),
+    "sum": lambda *v: sum(v), "avg": lambda *v: sum(v) / len(v),
+    "sin": math.sin, "cos": math.cos, "tan": math.tan, "_pi": math.pi, "_e": math.e,
+}
+_TOKEN = re.compile(r"\s*(?:(\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)|([A-Za-z_]\w*)"
+                    r"|(&&|\|\||==|!=|<=|>=|[-+*/%^()<>!,?:]))")
+
+
+def _tokens(text):
+    tokens, position = [], 0
+    while position < len(text.rstrip()):
+        match = _TOKEN.match(text, position)
+        if not match:
+            raise Unmappable(f"cannot read expression '{text}' at '{text[position:].strip()}'")
+        tokens.append(match.group(match.lastindex))
+        position = match.end()
+    return tokens
+
+
+def _operand_end(tokens, i):
+    """Index after the operand of a prefix '!' starting at tokens[i]."""
+    if i >= len(tokens):
+        raise Unmappable("'!' without an operand")
+    if tokens[i] == "!":
+        return _operand_end(tokens, i + 1)
+    if tokens[i] == "(" or (i + 1 < len(tokens) and tokens[i + 1] == "(" and re.match(r"[A-Za-z_]", tokens[i])):
+        depth, j = 0, i if tokens[i] == "(" else i + 1
+        while j < len(tokens):
+            depth += {"(": 1, ")": -1}.get(tokens[j], 0)
+            j += 1
+            if depth == 0:
+                return j
+        raise Unmappable("unbalanced parentheses")
+    if re.match(r"[\w.]", tokens[i]):
+        return i + 1
+    raise Unmappable(f"'!' before '{tokens[i]}'")
+
+
+def _python(tokens):
+    out, i = [], 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token == "!":
+            end = _operand_end(tokens, i + 1)
+            out.append("(not " + _python(tokens[i + 1:end]) + ")")
+            i = end
+            continue
+        if token in ("?", ":"):
+            raise Unmappable("the conditional operator '?:' is not mapped")
+        out.append({"&&": " and ", "||": " or ", "^": "**"}.get(token, token))
+        i += 1
+    return " ".join(out)
+
+
+class Expression:
+    """One expression of extents, knobs and device limits, evaluated as muparser would (doubles)."""
+
+    def __init__(self, text, names):
+        self.text = str(text)
+        tokens = _tokens(self.text)
+        unknown = [t for t in tokens if re.match(r"[A-Za-z_]", t) and t not in names and t not in _FUNCTIONS]
+        if unknown:
+            raise Unmappable(f"unknown name '{unknown[0]}' in '{self.text}'")
+        comparisons = [t for t in tokens if t in ("<", ">", "<=", ">=", "==", "!=")]
+        if len(comparisons) > 1 and not any(t in ("&&", "||", "(") for t in tokens):
+            raise Unmappable(f"chained comparison in '{self.text}' (Python would read it otherwise)")
+        try:
+            self.code = compile(_python(tokens), self.text, "eval")
+        except SyntaxError as error:  # a name that is a Python keyword, or no expression at all
+            raise Unmappable(f"cannot translate '{self.text}' to Python: {error.msg}")
+
+    def value(self, names):
+        """The value, or NaN where the expression cannot be evaluated (division by zero, ...)."""
+        try:
+            return float(eval(self.code, {"__builtins__": {}, **_FUNCTIONS}, names))
+        except (ArithmeticError, ValueError, TypeError):
+            return math.nan
+
+    def holds(self, names):
+        value = self.value(names)
+        return not math.isnan(value) and value != 0
+
+    def whole(self, names):
+        """The value as an int, or None where it is not a whole number."""
+        value = self.value(names)
+        if not math.isfinite(value) or value != math.floor(value):
+            return None
+        return int(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# The kernel file, and its tune_kernel arguments.
+
+_DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8", "u8": "uint8", "i16": "int16",
+           "u16": "uint16", "i32": "int32", "u32": "uint32", "i64": "int64", "u64": "uint64"}
+_TOLERANCES = {"f16": (1e-2, 1e-3), "f32": (1e-5, 1e-6), "f64": (1e-5, 1e-6)}  # rtol, atol; integers 0, 0
+_FIELDS = {"name", "backend", "source", "entry", "description", "build_options", "flops", "bytes", "args",
+           "extents", "knobs", "constraints", "launch", "check"}
+
+
+class KernelFile:
+    def __init__(self, path, limits=None):
+        self.path = pathlib.Path(path).resolve()
+        if tomllib is None:
+            raise Unmappable("Python 3.11 or later is needed (tomllib)")
+        try:
+            data = tomllib.loads(self.path.read_text())
+        except (OSError, tomllib.TOMLDecodeError) as error:
+            raise Unmappable(f"cannot read it: {error}")
+        unknown = set(data) - _FIELDS
+        if unknown:
+            raise Unmappable(f"unknown field '{sorted(unknown)[0]}'")
+        if data.get("backend") != "cuda":
+            raise Unmappable(f"backend '{data.get('backend')}': only cuda kernel files are compared")
+        self.name, self.entry = data["name"], data["entry"]
+        self.source = self.path.parent / data["source"]
+        self.build_options = list(data.get("build_options", []))
+        self.extents = dict(data["extents"])
+        self.knobs = {k: list(v) for k, v in data["knobs"].items()}
+        self.limits = dict(limits or H200_LIMITS)
+        numeric = [k for k, v in self.knobs.items() if all(isinstance(x, (int, float)) for x in v)]
+        names = set(self.extents) | set(numeric) | set(self.limits)
+        self.rules = [Expression(r, names) for r in data.get("constraints", {}).get("rules", [])]
+        launch = data.get("launch", {})
+        if "global" in launch or "local" in launch:
+            raise Unmappable("an NDRange launch (global/local) is no grid of blocks")
+        if not launch.get("grid"):
+            raise Unmappable("no [launch] grid")
+        self.grid = [Expression(e, names) for e in launch["grid"]]
+        self.shared_memory = Expression(launch["shared_memory"], names) if "shared_memory" in launch else None
+        self._map_block(launch.get("block"), numeric)
+        self.args = data["args"]
+        for arg in self.args:
+            if arg["dtype"] not in _DTYPES:
+                raise Unmappable(f"argument '{arg['name']}': dtype {arg['dtype']} has no numpy type")
+            if arg["kind"] not in ("buffer", "scalar"):
+                raise Unmappable(f"argument '{arg['name']}': kind {arg['kind']}")
+            arg["_size"] = Expression(arg["count"] if arg["kind"] == "buffer" else arg["value"], names)
+        self.check = data.get("check", {})
+        limit_names = set(self.extents) | set(self.limits)
+        if "reference" in self.check:
+            self.check_grid = [Expression(e, limit_names) for e in self.check["grid"]]
+            self.check_block = [Expression(e, limit_names) for e in self.check["block"]]
+            self.check_shared = Expression(self.check.get("shared_memory", "0"), limit_names)
+        outputs = [a for a in self.args if a.get("output")]
+        if not outputs:
+            raise Unmappable("no output argument")
+        rtol, atol = _TOLERANCES.get(outputs[0]["dtype"], (0, 0))
+        self.rtol, self.atol = self.check.get("rtol", rtol), self.check.get("atol", atol)
+
+    def _map_block(self, block, numeric):
+        """Kernel Tuner takes each block dimension from one tunable parameter (block_size_names);
+        a number becomes a parameter of one value, a dimension not given is 1."""
+        self.extra_params, self.block_size_names = {}, []
+        if block is None:
+            if "block_size_x" not in self.knobs:
+                raise Unmappable("no [launch] block and no knob block_size_x")
+            block = [n if n in self.knobs else "1" for n in ("block_size_x", "block_size_y", "block_size_z")]
+            self.block = [Expression(n, set(self.knobs)) for n in block]
+            self.block_size_names = ["block_size_x", "block_size_y", "block_size_z"]
+            return
+        if len(block) != len(self.grid):
+            raise Unmappable("[launch] block and grid differ in dimensions")
+        self.block = []
+        for dimension, text in enumerate(block):
+            text = str(text).strip()
+            name = f"kt_block_{'xyz'[dimension]}"
+            if text in numeric:
+                self.block_size_names.append(text)
+            elif re.fullmatch(r"\d+", text) or text in self.extents:
+                value = int(text) if text.isdigit() else int(self.extents[text])
+                self.extra_params[name] = [value]
+                self.block_size_names.append(name)
+            else:
+                raise Unmappable(f"[launch] block '{text}' is no knob and no number: Kernel Tuner takes a "
+                                 "block dimension from one tunable parameter (block_size_names)")
+            self.block.append(Expression(text, set(self.knobs) | set(self.extents)))
+        for dimension in range(len(block), 3):
+            self.block_size_names.append(f"kt_block_{'xyz'[dimension]}")  # absent: Kernel Tuner's 1
+
+    # --- a config -------------------------------------------------------------------------------
+    def names(self, config):
+        return {**self.limits, **self.extents, **config}
+
+    def launch(self, config):
+        """(grid, block, shared memory bytes), or None where the launch is invalid for the device."""
+        names = self.names(config)
+        grid = [e.whole(names) for e in self.grid]
+        block = [e.whole(names) for e in self.block]
+        shared = self.shared_memory.whole(names) if self.shared_memory else 0
+        if any(g is None or g < 1 for g in grid) or any(b is None or b < 1 for b in block) or shared is None:
+            return None
+        if math.prod(block) > self.limits["max_threads_per_block"]:
+            return None
+        if any(b > self.limits[f"max_block_dim_{'xyz'[d]}"] for d, b in enumerate(block)):
+            return None
+        if not 0 <= shared <= self.limits["max_shared_memory_per_block"]:
+            return None
+        return grid, block, shared
+
+    def is_valid(self, config):
+        names = self.names(config)
+        return all(rule.holds(names) for rule in self.rules) and self.launch(config) is not None
+
+    def configs(self):
+        """Every config of the knobs, in optune's order (the first knob varies slowest)."""
+        import itertools
+        keys = list(self.knobs)
+        for values in itertools.product(*self.knobs.values()):
+            yield dict(zip(keys, values))
+
+    def valid_configs(self):
+        return [c for c in self.configs() if self.is_valid(c)]
+
+    def instantiated(self, entry, config):
+        """A template entry with knob and extent names among its arguments replaced by their values,
+        as KernelProblem::instantiated does (a name after '::' is a scope's member: kept)."""
+        values = {**{k: str(v) for k, v in self.extents.items()}, **{k: str(v) for k, v in config.items()}}
+        open = entry.find("<")
+        if open < 0:
+            return entry
+        arguments = re.sub(r"(?<!::)\b[A-Za-z_]\w*", lambda m: values.get(m.group(0), m.group(0)), entry[open:])
+        return entry[:open] + arguments
+
+    # --- tune_kernel's arguments ----------------------------------------------------------------
+    def kernel_name(self):
+        """The entry with extents replaced; Kernel Tuner replaces the knobs itself, per config."""
+        return self.instantiated(self.entry, {})
+
+    def tune_params(self):
+        return {**self.knobs, **self.extra_params}
+
+    def restriction(self, smem_optin=True):
+        names = list(self.tune_params())
+
+        # Kernel Tuner calls it with the config as a dict (one function for the whole space), or,
+        # where there is one parameter only, with its value.
+        def valid(*values):
+            params = values[0] if len(values) == 1 and isinstance(values[0], dict) else dict(zip(names, values))
+            config = {k: params[k] for k in self.knobs}
+            if not self.is_valid(config):
+                return False
+            return smem_optin or self.launch(config)[2] <= DEFAULT_SHARED_MEMORY
+        return valid
+
+    def problem_size(self):
+        """Kernel Tuner's grid is ceil(problem_size / grid_div): the grid itself, with divisors of 1."""
+        def grid(params):
+            size = [e.whole(self.names({k: params[k] for k in self.knobs})) for e in self.grid]
+            return tuple(size + [1] * (3 - len(size)))
+        return grid
+
+    def smem_args(self):
+        if not self.shared_memory:
+            return None
+        return {"size": lambda params: self.launch({k: params[k] for k in self.knobs})[2]}
+
+    def compiler_options(self):
+        has_std = any(o.startswith(("-std", "--std")) for o in self.build_options)
+        return self.build_options + ([] if has_std else ["--std=c++17"])
+
+    def arguments(self, seed=0):
+        import numpy as np
+        rng = np.random.default_rng(seed)
+        names = self.names({})
+        arguments = []
+        for arg in self.args:
+            dtype = np.dtype(_DTYPES[arg["dtype"]])
+            size = arg["_size"].value(names)
+            if arg["kind"] == "scalar":
+                arguments.append(dtype.type(size))
+                continue
+            count = int(size)
+            if "data" in arg:
+                values = np.fromfile(self.path.parent / arg["data"], dtype=dtype)
+                if values.size != count:
+                    raise Unmappable(f"argument '{arg['name']}': {values.size} values in {arg['data']}, {count} expected")
+            else:
+                init = arg.get("init", None if arg.get("output") else "random")
+                if init == "random":
+                    values = (rng.uniform(-1, 1, count) if dtype.kind == "f" else rng.integers(0, 100, count)).astype(dtype)
+                elif init in ("zeros", None):
+                    values = np.zeros(count, dtype)
+                elif init == "ones":
+                    values = np.ones(count, dtype)
+                elif init == "iota":
+                    values = np.arange(count).astype(dtype)
+                else:
+                    raise Unmappable(f"argument '{arg['name']}': init {init}")
+            arguments.append(values)
+        return arguments
+
+    def answer(self, arguments):
+        """The check's expected outputs (None for the other arguments), or None without a check."""
+        import numpy as np
+        if "expected" in self.check:
+            files = self.check["expected"]
+            files = [files] if isinstance(files, str) else files
+            outputs = [i for i, a in enumerate(self.args) if a.get("output")]
+            answer = [None] * len(self.args)
+            for i, file in zip(outputs, files):
+                answer[i] = np.fromfile(self.path.parent / file, dtype=arguments[i].dtype)
+            return answer
+        if "reference" not in self.check:
+            return None
+        return self._reference_outputs(arguments)
+
+    def _reference_outputs(self, arguments):
+        """Runs the reference kernel once with cupy, built with the first valid config's defines."""
+        import cupy as cp
+        import numpy as np
+        config = next(c for c in self.configs() if self.is_valid(c))
+        source = (self.path.parent / self.check.get("reference_source", self.source)).read_text()
+        name = self.instantiated(self.check["reference"], config)
+        options = tuple([f"-D{k}={v}" for k, v in config.items()] + self.compiler_options())
+        kernel = cp.RawModule(code=source, options=options, name_expressions=[name]).get_function(name)
+        names = self.names({})
+        grid = tuple(e.whole(names) for e in self.check_grid)
+        block = tuple(e.whole(names) for e in self.check_block)
+        shared = self.check_shared.whole(names)
+        if shared > DEFAULT_SHARED_MEMORY:
+            kernel.max_dynamic_shared_size_bytes = shared
+        device = [cp.asarray(a) if isinstance(a, np.ndarray) else a for a in arguments]
+        kernel(grid, block, tuple(device), shared_mem=shared)
+        cp.cuda.runtime.deviceSynchronize()
+        return [cp.asnumpy(d) if a.get("output") else None for d, a in zip(device, self.args)]
+
+    def verify(self):
+        import numpy as np
+
+        def verify(answer, result, atol=None):
+            for expected, got in zip(answer, result):
+                if expected is None:
+                    continue
+                expected = np.asarray(expected, dtype=np.float64).ravel()
+                got = np.asarray(got, dtype=np.float64).ravel()
+                if not np.all(np.abs(got - expected) <= self.atol + self.rtol * np.abs(expected)):  # NaN fails
+                    return False
+            return True
+        return verify
+
+
+def device_limits():
+    """optune's device limits of GPU 0, from cupy."""
+    import cupy as cp
+    a = cp.cuda.Device(0).attributes
+    cc = cp.cuda.Device(0).compute_capability
+    return {
+        "max_threads_per_block": a["MaxThreadsPerBlock"], "max_block_dim_x": a["MaxBlockDimX"],
+        "max_block_dim_y": a["MaxBlockDimY"], "max_block_dim_z": a["MaxBlockDimZ"],
+        "max_grid_dim_x": a["MaxGridDimX"], "max_grid_dim_y": a["MaxGridDimY"], "max_grid_dim_z": a["MaxGridDimZ"],
+        "max_shared_memory_per_block": a.get("MaxSharedMemoryPerBlockOptin", a["MaxSharedMemoryPerBlock"]),
+        "multiprocessor_count": a["MultiProcessorCount"], "warp_size": a["WarpSize"],
+        "compute_capability": int(cc), "l2_cache_size": a["L2CacheSize"],
+    }
+
+
+def config_key(values):
+    """A config's values as text, 16 and 16.0 alike: the key that matches runs to each other."""
+    return ",".join(str(int(v)) if isinstance(v, float) and v.is_integer() else str(v) for v in values)
+
+
+# ---------------------------------------------------------------------------------------------
+# One Kernel Tuner run (a process of its own, so each starts with empty caches).
+
+def _raise_shared_memory_limit():
+    """optune launches a block with up to the device's opt-in shared memory by raising the kernel's
+    attribute; Kernel Tuner's cupy backend launches without (and stops on the error above 48 KiB)."""
+    from kernel_tuner.backends.cupy import CupyFunctions
+    copy = CupyFunctions.copy_shared_memory_args
+
+    def copy_and_raise(self, smem_args):
+        copy(self, smem_args)
+        if self.smem_size > DEFAULT_SHARED_MEMORY:
+            self.func.max_dynamic_shared_size_bytes = int(self.smem_size)
+    CupyFunctions.copy_shared_memory_args = copy_and_raise
+
+
+def kt_run(args):
+    spawned = float(os.environ.get("KT_SPAWNED", time.time()))  # unix time the orchestrator started us
+    import random
+    import numpy as np
+    import kernel_tuner
+    from kernel_tuner.observers.observer import BenchmarkObserver
+
+    smem_optin = os.environ.get("KT_SMEM_OPTIN", "1") == "1"
+    limits = H200_LIMITS if args.simulate else device_limits()
+    kernel = KernelFile(args.toml, limits)
+    arguments = kernel.arguments()
+    check = os.environ.get("KT_CHECK", "1") == "1" and not args.simulate
+    answer = kernel.answer(arguments) if check else None
+
+    class CheckOutcome(BenchmarkObserver):
+        """Puts the last check's outcome into the config's result: a wrong answer is a failed
+        config here (as in optune's records), not the end of the run as Kernel Tuner has it."""
+        last = None
+
+        def get_results(self):
+            outcome, CheckOutcome.last = CheckOutcome.last, None
+            return {} if outcome is None else {"check_ok": outcome}
+
+    verify_output = kernel.verify()
+
+    def verify(expected, result, atol=None):
+        CheckOutcome.last = bool(verify_output(expected, result))
+        return True
+
+    if smem_optin and not args.simulate:
+        _raise_shared_memory_limit()
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    options = dict(
+        grid_div_x=1, grid_div_y=1, grid_div_z=1, restrictions=kernel.restriction(smem_optin),
+        lang="cupy", smem_args=kernel.smem_args(), compiler_options=kernel.compiler_options(),
+        block_size_names=kernel.block_size_names, quiet=True, strategy=args.strategy, iterations=args.iterations)
+    if args.strategy != "brute_force":  # which takes no options
+        options["strategy_options"] = {"max_fevals": args.budget}
+    if answer is not None:
+        options.update(answer=answer, verify=verify, observers=[CheckOutcome()])
+    if args.simulate:
+        options.update(simulation_mode=True, cache=args.simulate)
+    if "seed" in kernel_tuner.interface.tune_kernel.__code__.co_varnames:
+        options["seed"] = args.seed
+    run = {"tool": "kt", "strategy": args.strategy, "kernel": kernel.name, "seed": args.seed,
+           "budget": args.budget, "start": spawned, "statistic": KT_STATISTIC,
+           "version": getattr(kernel_tuner, "__version__", "?"), "checked": answer is not None,
+           "smem_optin": smem_optin, "torch_hidden": sys.modules.get("torch", 0) is None, "evals": [], "error": None}
+    call = time.time()
+    warnings.filterwarnings("ignore", message="Block size name .* is not specified")  # the padding names
+    try:
+        results, env = kernel_tuner.tune_kernel(kernel.kernel_name(), kernel.source.read_text(), kernel.problem_size(),
+                                                arguments, kernel.tune_params(), **options)
+    except Exception as error:  # the run's end; the report shows it
+        run["error"] = f"{type(error).__name__}: {error}"
+        results, env = [], {}
+    run["in_call_wall"] = time.time() - call
+    run["env_timings_ms"] = {k: v for k, v in env.items() if k.startswith("total_") and isinstance(v, (int, float))}
+    seen, simulated = set(), 0.0
+    for result in results:
+        if result is None:
+            continue
+        key = config_key(result[k] for k in kernel.knobs)
+        if key in seen:
+            continue
+        seen.add(key)
+        simulated += sum(result.get(k, 0) for k in ("compile_time", "verification_time", "benchmark_time")) / 1e3
+        error = result.get("__error__")
+        ms = result.get("time")
+        if error is not None or not isinstance(ms, (int, float)) or not math.isfinite(ms):
+            error, ms = str(error or ms), None
+        elif result.get("check_ok") is False:
+            error, ms = "wrong_answer", None
+        stamp = result.get("timestamp")
+        t = simulated if args.simulate else _unix(stamp) - spawned if stamp else None  # simulated: KT's own sum
+        times = result.get("times") or []
+        run["evals"].append({"config": key, "t": t, "ms": ms, "error": error,
+                             "median_ms": statistics.median(times) if times else None})
+    pathlib.Path(args.out).write_text(json.dumps(run, indent=1))
+    return 0 if run["error"] is None else 1
+
+
+def kt_space_size(kernel, smem_optin=True):
+    """The size of Kernel Tuner's own search space of the mapping, built as tune_kernel builds it
+    (it should be `space`, this script's count)."""
+    from kernel_tuner.searchspace import Searchspace
+    return Searchspace(kernel.tune_params(), kernel.restriction(smem_optin), kernel.limits["max_threads_per_block"]).size
+
+
+def _unix(stamp):
+    from datetime import datetime
+    return datetime.fromisoformat(str(stamp)).timestamp()
+
+
+# ---------------------------------------------------------------------------------------------
+# optune's records as a run.
+
+def optune_run_from_db(db, kernel, start, wall, seed, budget, returncode):
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        rows = connection.execute("SELECT config, median_seconds, error_kind, timestamp, tuner FROM records "
+                                  "ORDER BY timestamp, id").fetchall()
+    run = {"tool": "optune", "strategy": "xgb", "kernel": kernel.name, "seed": seed, "budget": budget,
+           "start": start, "wall": wall, "statistic": OPTUNE_STATISTIC, "evals": [],
+           "error": None if returncode == 0 else f"optune exited {returncode}"}
+    seen = set()
+    for config, seconds, error_kind, stamp, tuner in rows:
+        if tuner in ("remeasure", "final"):  # the closing re-measurements: no new config
+            continue
+        values = json.loads(config)
+        key = config_key(values.get(k) for k in kernel.knobs)
+        if key in seen:
+            continue
+        seen.add(key)
+        ok = error_kind == "ok"
+        run["evals"].append({"config": key, "t": stamp - start, "ms": seconds * 1e3 if ok else None,
+                             "error": None if ok else error_kind})
+    return run
+
+
+# ---------------------------------------------------------------------------------------------
+# The whole comparison (on the GPU machine).
+
+def available_strategies(requested):
+    """The requested strategies this Kernel Tuner has and can import (scipy's need scipy);
+    adaptive_tabu_greywolf, the best of our replay study, is genetic_algorithm where it is missing."""
+    import importlib
+    from kernel_tuner import interface
+    strategies = []
+    for strategy in requested:
+        if strategy not in interface.strategy_map and strategy == "adaptive_tabu_greywolf":
+            print("kernel_tuner has no adaptive_tabu_greywolf: genetic_algorithm instead", flush=True)
+            strategy = "genetic_algorithm"
+        if strategy not in interface.strategy_map:
+            print(f"kernel_tuner has no strategy {strategy}; it has {', '.join(sorted(interface.strategy_map))}",
+                  file=sys.stderr)
+            continue
+        module = getattr(interface, "_STRATEGY_IMPORTS", {}).get(strategy)
+        try:
+            if module:
+                importlib.import_module(module)
+        except ImportError as error:
+            print(f"strategy {strategy} left out: {error}", flush=True)
+            continue
+        strategies.append(strategy)
+    return strategies
+
+
+class Deadline(Exception):
+    """The time given to the whole comparison is up: the runs so far stay, a later call resumes."""
+
+
+def _check_deadline(deadline_at):
+    if deadline_at and time.time() > deadline_at:
+        raise Deadline()
+
+
+def orchestrate(args):
+    started = time.time()
+    deadline_at = started + args.deadline if args.deadline > 0 else 0
+    try:
+        return _orchestrate(args, deadline_at)
+    except Deadline:
+        print(f"stopped after {time.time() - started:.0f} s (--deadline {args.deadline:.0f} s): the same command "
+              "again runs the rest", flush=True)
+        return 0
+    finally:
+        print(f"comparison: {time.time() - started:.0f} s", flush=True)
+
+
+def _orchestrate(args, deadline_at):
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    me = str(pathlib.Path(__file__).resolve())
+    strategies = available_strategies([s for s in args.strategies.split(",") if s])
+    if not strategies:
+        print("no Kernel Tuner strategy to run", file=sys.stderr)
+        return 2
+    optune_args = args.optune_args.split()
+    # The device's limits from a child process, so that this one holds no CUDA context meanwhile.
+    limits = H200_LIMITS if args.simulate else json.loads(subprocess.check_output([sys.executable, me, "limits"]))
+    for toml in args.kernels:
+        try:
+            kernel = KernelFile(toml, limits)
+        except Unmappable as error:
+            print(f"{toml}: cannot map onto Kernel Tuner: {error}", file=sys.stderr)
+            return 2
+        space = len(kernel.valid_configs())
+        budget = min(args.trials, max(8, space // 2))
+        runs = out / kernel.name
+        runs.mkdir(exist_ok=True)
+        # Kernel Tuner's own count of the mapped space, outside the timed runs (it should be `space`)
+        counted = json.loads(subprocess.check_output([sys.executable, me, "space", str(toml), "--limits",
+                                                      json.dumps(limits)]))
+        (runs / "space.json").write_text(json.dumps({"space": space, "kt_space": counted.get("kt_valid_configs"),
+                                                     "budget": budget, "limits": limits}, indent=1))
+        print(f"== {kernel.name}: {space} valid configs ({counted.get('kt_valid_configs')} in Kernel Tuner's space), "
+              f"{budget} evaluations a run, seeds 1..{args.seeds}", flush=True)
+        simulate = []
+        if args.simulate:  # Kernel Tuner on made-up times, no optune: the driver tested without a GPU
+            fake_cache(toml, runs / "made-up-cache.json")
+            simulate = ["--simulate", str(runs / "made-up-cache.json")]
+        for seed in range(1, args.seeds + 1):
+            for strategy in strategies:
+                _kt_once(me, toml, strategy, seed, budget, runs / f"kt-{strategy}-{seed}.json", args.iterations, simulate,
+                         deadline_at=deadline_at)
+            if not args.simulate:
+                _optune_once(args, kernel, toml, seed, budget, runs, optune_args, deadline_at)
+    for toml in args.kernels:  # last: the longest runs, and a report stands without them
+        kernel = KernelFile(toml, limits)
+        space = len(kernel.valid_configs())
+        if space <= args.brute_max:  # the truth of the times only: no output checked
+            simulate = ["--simulate", str(out / kernel.name / "made-up-cache.json")] if args.simulate else []
+            _kt_once(me, toml, "brute_force", 0, space, out / kernel.name / "kt-brute_force-0.json", args.iterations,
+                     simulate, {"KT_CHECK": "0"}, deadline_at)
+    return 0
+
+
+def _kt_once(me, toml, strategy, seed, budget, path, iterations, simulate, extra_env=None, deadline_at=0):
+    if path.exists():
+        return
+    _check_deadline(deadline_at)
+    cache = path.with_suffix(".cupy-cache")
+    shutil.rmtree(cache, ignore_errors=True)
+    env = {**os.environ, "CUPY_CACHE_DIR": str(cache), **(extra_env or {})}
+    start = time.time()
+    env["KT_SPAWNED"] = repr(start)
+    log = path.with_suffix(".log")
+    with open(log, "w") as stream:
+        code = _call([sys.executable, me, "kt", str(toml), "--strategy", strategy, "--seed", str(seed),
+                      "--budget", str(budget), "--iterations", str(iterations), "--out", str(path), *simulate],
+                     env, stream)
+    wall = time.time() - start
+    shutil.rmtree(cache, ignore_errors=True)
+    if not path.exists():
+        tail = log.read_text()[-300:].strip().replace("\n", " | ")
+        path.write_text(json.dumps({"tool": "kt", "strategy": strategy, "kernel": KernelFile(toml).name, "seed": seed,
+                                    "budget": budget, "start": start, "evals": [], "statistic": KT_STATISTIC,
+                                    "error": f"exited {code}: {tail}"}))
+    run = json.loads(path.read_text())
+    run["wall"] = wall
+    path.write_text(json.dumps(run, indent=1))
+    print(f"   {run['kernel']}: kt {strategy} seed {seed}: {len(run['evals'])} evaluations, {wall:.1f} s"
+          + (f"  ERROR {run['error']}" if run.get("error") else ""), flush=True)
+
+
+RUN_TIMEOUT = 600  # seconds a single run may take before it is killed and recorded as cut
+
+
+def _call(command, env, stream):
+    try:
+        return subprocess.call(command, env=env, stdout=stream, stderr=subprocess.STDOUT, timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return f"killed after {RUN_TIMEOUT} s"
+
+
+def _optune_once(args, kernel, toml, seed, budget, runs, optune_args, deadline_at=0):
+    path = runs / f"optune-xgb-{seed}.json"
+    if path.exists():
+        return
+    _check_deadline(deadline_at)
+    db = runs / f"optune-{seed}.db"
+    for stale in (db, pathlib.Path(f"{db}-wal"), pathlib.Path(f"{db}-shm")):
+        stale.unlink(missing_ok=True)
+    cache = runs / f"optune-{seed}.cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    env = {**os.environ, "OPTUNE_CACHE_DIR": str(cache)}  # its compiled programs: none from an earlier run
+    if args.optune_lib:
+        env["LD_LIBRARY_PATH"] = args.optune_lib + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    # --trials counts the configs after the default, which optune measures first.
+    command = [args.optune, "tune", "--kernel", str(toml), "--target", "cuda", "--trials", str(budget - 1),
+               "--seed", str(seed), "--db", str(db), "--quiet", *optune_args]
+    start = time.time()
+    with open(runs / f"optune-{seed}.log", "w") as stream:
+        code = _call(command, env, stream)
+    wall = time.time() - start
+    shutil.rmtree(cache, ignore_errors=True)
+    run = optune_run_from_db(db, kernel, start, wall, seed, budget, code) if db.exists() else {
+        "tool": "optune", "strategy": "xgb", "kernel": kernel.name, "seed": seed, "budget": budget, "start": start,
+        "wall": wall, "evals": [], "statistic": OPTUNE_STATISTIC, "error": f"optune exited {code}, no database"}
+    run["command"] = " ".join(command)
+    path.write_text(json.dumps(run, indent=1))
+    print(f"   {kernel.name}: optune seed {seed}: {len(run['evals'])} evaluations, {wall:.1f} s"
+          + (f"  ERROR {run['error']}" if run.get("error") else ""), flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# The report.
+
+def run_figures(run, target, truth=None, truth_target=None):
+    evals = run["evals"]
+    wall = run.get("wall") or max((e["t"] or 0 for e in evals), default=0)
+    hit = next((i for i, e in enumerate(evals) if e["ms"] is not None and e["ms"] <= target), None)
+    times = [e["t"] for e in evals if e["t"] is not None]
+    figures = {
+        "best": min((e["ms"] for e in evals if e["ms"] is not None), default=math.inf),
+        "evals_to": hit + 1 if hit is not None else math.inf,
+        "t_to": evals[hit]["t"] if hit is not None and evals[hit]["t"] is not None else math.inf,
+        "wall": wall, "n": len(evals), "failed": sum(1 for e in evals if e["ms"] is None and e["error"] != "slow"),
+        "per_eval": wall / len(evals) if evals else math.inf,
+        # between the first and the last record: no start-up, no closing re-measurement
+        "steady": (times[-1] - times[0]) / (len(times) - 1) if len(times) > 1 else math.inf,
+    }
+    if truth:
+        hit = next((i for i, e in enumerate(evals) if truth.get(e["config"], math.inf) <= truth_target), None)
+        figures["evals_to_truth"] = hit + 1 if hit is not None else math.inf
+    return figures
+
+
+def evals_to_time(run, ms):
+    return next((i + 1 for i, e in enumerate(run["evals"]) if e["ms"] is not None and e["ms"] <= ms), math.inf)
+
+
+def _median(values):
+    values = sorted(values)
+    return values[(len(values) - 1) // 2] if values else math.inf  # lower median: never an inf averaged in
+
+
+def _show(value, digits=1, limit=None):
+    if math.isinf(value):
+        return f">{limit}" if limit is not None else "-"
+    return f"{value:.{digits}f}"
+
+
+def load_runs(out):
+    runs = {}
+    for path in sorted(p for p in pathlib.Path(out).glob("*/*.json") if p.name.startswith(("kt-", "optune-"))):
+        run = json.loads(path.read_text())
+        runs.setdefault(run["kernel"], []).append(run)
+    return runs
+
+
+def report(out, stream=sys.stdout):
+    runs_by_kernel = load_runs(out)
+    if not runs_by_kernel:
+        print(f"no runs under {out}", file=stream)
+        return 1
+    print(f"Times: {OPTUNE_STATISTIC}; {KT_STATISTIC}. \"Within 5%\": at most best / {WITHIN} of the best "
+          "that any run measured (Kernel Tuner's brute force included). Medians over seeds (the lower median; "
+          "'>' a run that never got there, counted as never). failed: evaluations without a time (build, launch "
+          "or check failed; optune's `slow` records, timed only until clearly slower than the best, are not "
+          "counted). s / eval (total): the process's wall over its evaluations; (steady): between its first "
+          "and last evaluation, without start-up and optune's closing re-measurement.", file=stream)
+    for kernel, runs in sorted(runs_by_kernel.items()):
+        measured = [e["ms"] for r in runs for e in r["evals"] if e["ms"] is not None]
+        if not measured:
+            print(f"\n## {kernel}: no successful evaluation", file=stream)
+            continue
+        best = min(measured)
+        target = best / WITHIN
+        brute = next((r for r in runs if r["strategy"] == "brute_force" and not r.get("error")), None)
+        truth = {e["config"]: e["ms"] for e in brute["evals"] if e["ms"] is not None} if brute else None
+        truth_target = min(truth.values()) / WITHIN if truth else None
+        print(f"\n## {kernel}: best {best:.4f} ms, within 5%: <= {target:.4f} ms", file=stream)
+        space_file = pathlib.Path(out) / kernel / "space.json"
+        if space_file.exists():
+            space = json.loads(space_file.read_text())
+            print(f"valid configs: {space['space']} by this script's mapping, {space.get('kt_space')} in Kernel "
+                  f"Tuner's space of it; {space['budget']} evaluations a run", file=stream)
+        kt = [r for r in runs if r["tool"] == "kt" and "version" in r and r["strategy"] != "brute_force"]
+        if kt:
+            inside = _median([r["in_call_wall"] / r["wall"] for r in kt if r.get("wall") and "in_call_wall" in r])
+            print(f"Kernel Tuner {kt[0]['version']}: outputs checked {kt[0].get('checked')}, shared memory above "
+                  f"48 KiB {kt[0].get('smem_optin')}, torch hidden from its import {kt[0].get('torch_hidden')}; "
+                  f"{_show(100 * inside, 0)}% of its wall inside tune_kernel (median; the rest: Python, cupy, "
+                  "the reference's run). The brute force (the truth of the times) checks no output.", file=stream)
+        header = ("| tool | strategy | seeds | best ms (median) | evals to 5% | wall s to 5% | total wall s "
+                  "| evaluations | failed | s / eval (total) | s / eval (steady) |")
+        if truth:
+            header += " evals to 5% by brute-force truth |"
+        print(header, file=stream)
+        print("|" + "---|" * (header.count("|") - 1), file=stream)
+        groups = {}
+        for run in runs:
+            groups.setdefault((run["tool"], run["strategy"]), []).append(run)
+        summary = {}
+        for (tool, strategy), group in sorted(groups.items()):
+            figures = [run_figures(r, target, truth, truth_target) for r in group]
+            med = {k: _median([f[k] for f in figures]) for k in figures[0]}
+            summary[(tool, strategy)] = (group, med)
+            budget = max(r["budget"] for r in group)
+            errors = [r["error"] for r in group if r.get("error")]
+            row = (f"| {tool} | {strategy} | {len(group)} | {_show(med['best'], 4)} | {_show(med['evals_to'], 0, budget)} "
+                   f"| {_show(med['t_to'], 1, _show(med['wall']))} | {_show(med['wall'])} | {_show(med['n'], 0)} "
+                   f"| {_show(med['failed'], 0)} | {_show(med['per_eval'], 3)} | {_show(med['steady'], 3)} |")
+            if truth:
+                row += f" {_show(med['evals_to_truth'], 0, budget)} |"
+            print(row, file=stream)
+            for error in errors:
+                print(f"\n{tool} {strategy}: {error[:300]}", file=stream)
+        verdicts(kernel, summary, stream)
+    return 0
+
+
+def verdicts(kernel, summary, stream):
+    """The two open issues' checks, against Kernel Tuner's best strategy here (brute force aside)."""
+    optune = summary.get(("optune", "xgb"))
+    strategies = {k: v for k, v in summary.items() if k[0] == "kt" and k[1] != "brute_force"}
+    if not optune or not strategies:
+        return
+    o_group, o = optune
+    print(f"\nChecks for {kernel}:", file=stream)
+    # 1. wall time to the same quality, against the KT strategy that got there soonest
+    (_, s_fast), (k_group, k) = min(strategies.items(), key=lambda kv: (kv[1][1]["t_to"], kv[1][1]["wall"]))
+    if math.isinf(o["t_to"]) and math.isinf(k["t_to"]):
+        print("- wall to within 5%: neither got there in half its seeds: no verdict", file=stream)
+    elif math.isinf(o["t_to"]):
+        print(f"- wall to within 5%: optune did not get there in half its seeds, Kernel Tuner {s_fast} in "
+              f"{k['t_to']:.1f} s: not met", file=stream)
+    elif math.isinf(k["t_to"]):
+        bound = o["t_to"] / k["wall"] if k["wall"] > 0 else math.inf
+        print(f"- wall to within 5%: optune {o['t_to']:.1f} s; Kernel Tuner did not get there in half its seeds "
+              f"(best strategy {s_fast}, {k['wall']:.1f} s a run): at most {bound:.2f}x its time "
+              f"({'met' if bound <= 0.5 else 'unknown'}: at most 0.5x)", file=stream)
+    else:
+        ratio = o["t_to"] / k["t_to"] if k["t_to"] > 0 else math.inf
+        print(f"- wall to within 5%: optune {o['t_to']:.1f} s against Kernel Tuner {s_fast} {k['t_to']:.1f} s: "
+              f"{ratio:.2f}x its time ({'met' if ratio <= 0.5 else 'not met'}: at most 0.5x)", file=stream)
+    # 2. a candidate's cost: optune's seconds per evaluation against twice Kernel Tuner's, and 2 x 65 ms
+    kt_total = _median([m["per_eval"] for _, m in strategies.values()])
+    kt_steady = _median([m["steady"] for _, m in strategies.values()])
+    print(f"- cost of a candidate (best {o['best']:.4f} ms a run), seconds an evaluation, total / steady: optune "
+          f"{o['per_eval']:.3f} / {o['steady']:.3f}, Kernel Tuner {kt_total:.3f} / {kt_steady:.3f} (median of its "
+          f"strategies); at most twice Kernel Tuner's: {'met' if o['per_eval'] <= 2 * kt_total else 'not met'} / "
+          f"{'met' if o['steady'] <= 2 * kt_steady else 'not met'}; at most 2 x 65 ms: "
+          f"{'met' if o['per_eval'] <= 0.130 else 'not met'} / {'met' if o['steady'] <= 0.130 else 'not met'}",
+          file=stream)
+    # 3. evaluations to Kernel Tuner's best time (its best strategy: the lowest median best)
+    (_, s_best), (b_group, b) = min(strategies.items(), key=lambda kv: (kv[1][1]["best"], kv[1][1]["evals_to"]))
+    if math.isinf(b["best"]):
+        return
+    o_evals = _median([evals_to_time(r, b["best"]) for r in o_group])
+    k_evals = _median([evals_to_time(r, b["best"]) for r in b_group])
+    budget = max(r["budget"] for r in o_group)
+    print(f"- evaluations to Kernel Tuner's best time ({s_best}, median best {b['best']:.4f} ms): optune "
+          f"{_show(o_evals, 0, budget)}, {s_best} {_show(k_evals, 0, budget)} "
+          f"({'met' if o_evals < k_evals else 'not met'}: fewer)", file=stream)
+
+
+# ---------------------------------------------------------------------------------------------
+# Checks that need no GPU.
+
+def selftest():
+    here = pathlib.Path(__file__).resolve().parent
+    kernels = here.parent.parent / "configs" / "kernels"
+    # The example files' valid spaces, as `optune space --kernel ... --target cuda` counts them on an
+    # H200-like device (size times valid_share_estimate, counted).
+    expected = {"matmul_cuda.toml": 630, "reduction_cuda.toml": 54, "conv2d_cuda.toml": 704}
+    for name, count in expected.items():
+        kernel = KernelFile(kernels / name)
+        valid = kernel.valid_configs()
+        assert len(valid) == count, (name, len(valid), count)
+        grid = kernel.problem_size()({**valid[0], **{k: v[0] for k, v in kernel.extra_params.items()}})
+        assert all(g >= 1 for g in grid), grid
+    matmul = KernelFile(kernels / "matmul_cuda.toml")
+    assert matmul.kernel_name() == "matmul<WPT_X, WPT_Y>"
+    assert matmul.problem_size()({"block_size_x": 16, "block_size_y": 8, "WPT_X": 2, "WPT_Y": 4, "TILE_K": 8}) == (64, 64, 1)
+    assert matmul.launch({"block_size_x": 16, "block_size_y": 8, "WPT_X": 2, "WPT_Y": 4, "TILE_K": 8})[2] == 4 * 8 * (32 + 32)
+    assert matmul.instantiated("matmul<WPT_X, WPT_Y>", {"WPT_X": 2, "WPT_Y": 4}) == "matmul<2, 4>"
+    reduction = KernelFile(kernels / "reduction_cuda.toml")
+    assert reduction.block_size_names == ["block_size_x", "rows_per_block", "kt_block_z"]
+    try:
+        from kernel_tuner import util as kt_util
+    except ImportError:
+        kt_util = None
+        print("kernel_tuner not importable: its grid, block and space are not compared")
+    for name in expected if kt_util else ():
+        kernel = KernelFile(kernels / name)
+        assert kt_space_size(kernel) == expected[name], name
+        for config in kernel.valid_configs()[::37]:
+            params = {**config, **{k: v[0] for k, v in kernel.extra_params.items()}}
+            threads, grid = kt_util.setup_block_and_grid(kernel.problem_size(), (1, 1, 1), params,
+                                                         kernel.block_size_names)
+            ours = kernel.launch(config)
+            assert list(grid[:len(ours[0])]) == ours[0] and list(threads[:len(ours[1])]) == ours[1], (name, config)
+            if kernel.shared_memory:
+                assert kt_util.get_smem_args(kernel.smem_args(), params)["size"] == ours[2]
+    # the expression language
+    names = {"a": 3, "b": 0, "N": 10}
+    assert Expression("ceil_div(N, 4) == 3 && !b", names).holds(names)
+    assert not Expression("!(a > 1) || b", names).holds(names)
+    assert Expression("N % 4 + a ^ 2", names).value(names) == 11
+    assert math.isnan(Expression("N / b", names).value(names))
+    for bad in ("a ? 1 : 2", "c + 1", "a < N < 20"):
+        try:
+            Expression(bad, names)
+            raise AssertionError(bad)
+        except Unmappable:
+            pass
+    # the reporter on synthetic runs: optune reaches 1.0 ms at its 3rd evaluation, KT 1.02 ms at its
+    # 5th; by the brute force's times KT's 3rd config (config "2", 1.0 ms there) was within 5% already
+    import tempfile
+    with tempfile.TemporaryDirectory() as out:
+        (pathlib.Path(out) / "k").mkdir()
+
+        def write(tool, strategy, seed, times, step, wall):
+            evals = [{"config": str(i), "t": step * (i + 1), "ms": ms, "error": None if ms else "x"}
+                     for i, ms in enumerate(times)]
+            run = {"tool": tool, "strategy": strategy, "kernel": "k", "seed": seed, "budget": len(times),
+                   "wall": wall, "evals": evals, "error": None}
+            (pathlib.Path(out) / "k" / f"{tool}-{strategy}-{seed}.json").write_text(json.dumps(run))
+        for seed in (1, 2, 3):
+            write("optune", "xgb", seed, [3.0, 2.0, 1.0, 1.2, None, 1.1], 0.5, 4.0)
+            write("kt", "random_sample", seed, [3.0, 2.5, 2.0, 1.5, 1.02, 1.3], 0.2, 2.0)
+        write("kt", "brute_force", 0, [3.0, 2.0, 1.0, 1.2, 1.02, 1.1], 0.2, 2.0)
+        import io
+        text = io.StringIO()
+        assert report(out, text) == 0
+        lines = text.getvalue()
+        assert "| optune | xgb | 3 | 1.0000 | 3 | 1.5 | 4.0 | 6 | 1 | 0.667 | 0.500 | 3 |" in lines, lines
+        assert "| kt | random_sample | 3 | 1.0200 | 5 | 1.0 | 2.0 | 6 | 0 | 0.333 | 0.200 | 3 |" in lines, lines
+        assert "1.50x its time (not met" in lines, lines
+        assert "optune 0.667 / 0.500, Kernel Tuner 0.333 / 0.200 (median of its strategies); at most twice Kernel " \
+               "Tuner's: met / not met; at most 2 x 65 ms: not met / not met" in lines, lines
+        assert "evaluations to Kernel Tuner's best time (random_sample, median best 1.0200 ms): optune 3, random_sample 5 (met" in lines, lines
+    print("selftest ok")
+    return 0
+
+
+def fake_cache(toml, path):
+    """A Kernel Tuner cache file of made-up times for every valid config, so that `kt --simulate`
+    runs Kernel Tuner's strategies through this script's mapping without a GPU."""
+    import random
+    kernel = KernelFile(toml)
+    params = kernel.tune_params()
+    rng = random.Random(1)
+    cache = {}
+    for config in kernel.valid_configs():
+        values = {**config, **{k: v[0] for k, v in kernel.extra_params.items()}}
+        times = [1 + sum(rng.random() for _ in range(3)) for _ in range(7)]
+        cache[",".join(str(values[k]) for k in params)] = {
+            **values, "time": statistics.mean(times), "times": times, "compile_time": 100.0, "verification_time": 0,
+            "benchmark_time": sum(times), "strategy_time": 0, "framework_time": 0, "timestamp": "2026-11-30 00:00:00+00:00"}
+    pathlib.Path(path).write_text(json.dumps({
+        "device_name": "made-up GPU", "kernel_name": kernel.kernel_name(), "problem_size": "callable",
+        "tune_params_keys": list(params), "tune_params": params, "objective": "time", "cache": cache}))
+    return 0
+
+
+def space(toml, limits=None):
+    kernel = KernelFile(toml, json.loads(limits) if limits else None)
+    valid = kernel.valid_configs()
+    try:
+        kt_valid = int(kt_space_size(kernel, os.environ.get("KT_SMEM_OPTIN", "1") == "1"))
+    except Exception as error:  # no kernel_tuner here, or it refused the mapping
+        print(f"Kernel Tuner's space not counted: {type(error).__name__}: {error}", file=sys.stderr)
+        kt_valid = None
+    print(json.dumps({
+        "kernel_name": kernel.kernel_name(), "tune_params": kernel.tune_params(),
+        "block_size_names": kernel.block_size_names, "compiler_options": kernel.compiler_options(),
+        "grid_of_first_valid": kernel.problem_size()({**valid[0], **{k: v[0] for k, v in kernel.extra_params.items()}}) if valid else None,
+        "shared_memory": kernel.shared_memory.text if kernel.shared_memory else None,
+        "rules": [r.text for r in kernel.rules], "check": {"rtol": kernel.rtol, "atol": kernel.atol, **{
+            k: v for k, v in kernel.check.items() if k in ("reference", "expected")}},
+        "configs": math.prod(len(v) for v in kernel.knobs.values()), "valid_configs": len(valid),
+        "kt_valid_configs": kt_valid, "device_limits": kernel.limits if limits else "an H200's (no GPU asked)"},
+        indent=1))
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("run")
+    p.add_argument("out")
+    p.add_argument("kernels", nargs="+")
+    p.add_argument("--optune", required=True)
+    p.add_argument("--optune-lib", default="")
+    p.add_argument("--optune-args", default="")
+    p.add_argument("--strategies", default="adaptive_tabu_greywolf,random_sample")
+    p.add_argument("--trials", type=int, default=60)
+    p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--brute-max", type=int, default=1000)
+    p.add_argument("--iterations", type=int, default=7)
+    p.add_argument("--deadline", type=float, default=0,
+                   help="seconds after which no further run starts (0: none); a later call resumes")
+    p.add_argument("--simulate", action="store_true",
+                   help="Kernel Tuner on made-up times, no optune, no GPU; its times since start are its simulated ones")
+    p = sub.add_parser("kt")
+    p.add_argument("toml")
+    p.add_argument("--strategy", required=True)
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--budget", type=int, required=True)
+    p.add_argument("--iterations", type=int, default=7)
+    p.add_argument("--out", required=True)
+    p.add_argument("--simulate", help="Kernel Tuner's simulation mode from this cache file (no GPU)")
+    sub.add_parser("report").add_argument("out")
+    p = sub.add_parser("space")
+    p.add_argument("toml")
+    p.add_argument("--limits", help="the device's limits as JSON (default: an H200's)")
+    p = sub.add_parser("fake-cache")
+    p.add_argument("toml")
+    p.add_argument("cache")
+    sub.add_parser("selftest")
+    sub.add_parser("limits")
+    args = parser.parse_args()
+    if os.environ.get("KT_HIDE_TORCH", "1") == "1":
+        # Kernel Tuner imports torch where it is installed (seconds a process), though its cupy
+        # backend needs none of it: hidden, so that its start-up is what it needs.
+        sys.modules.setdefault("torch", None)
+    try:
+        if args.command == "run":
+            return orchestrate(args)
+        if args.command == "kt":
+            return kt_run(args)
+        if args.command == "report":
+            return report(args.out)
+        if args.command == "space":
+            return space(args.toml, args.limits)
+        if args.command == "limits":
+            print(json.dumps(device_limits()))
+            return 0
+        if args.command == "fake-cache":
+            return fake_cache(args.toml, args.cache)
+        return selftest()
+    except Unmappable as error:
+        print(f"{getattr(args, 'toml', '')}: cannot map onto Kernel Tuner: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
