@@ -151,8 +151,9 @@ void add_timing_options(CLI::App& command, MeasureSettings& measuring, const std
       ->capture_default_str()->check(whole_number(1, 1000));
   command.add_option("--number", measuring.timing.number, "Runs per repeat (0: from --min-repeat-ms)")
       ->capture_default_str()->check(whole_number(0, 1000000));
-  command.add_option("--min-repeat-ms", measuring.timing.min_repeat_ms, "Shortest repeat, in milliseconds")
-      ->capture_default_str()->check(finite_number(0.0, 60000.0));
+  command.add_option("--min-repeat-ms", measuring.min_repeat_ms,
+                     "Shortest repeat, in milliseconds (default: 40; 5 for CUDA, whose events time the device alone)")
+      ->check(finite_number(0.0, 60000.0));
   command.add_option("--bail-out", measuring.timing.bail_out,
                      "Stop timing a " + what + " whose first runs exceed this many times the best so far, recording "
                      "it as slow (off: time every one in full; never the default, the first batch or finalists)")

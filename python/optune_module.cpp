@@ -71,7 +71,7 @@ app::TuneRequest tune_request(const py::dict& arguments) {
   request.measuring.target = get("target").cast<std::string>();
   request.measuring.timing.repeat = get("repeat").cast<int>();
   request.measuring.timing.number = get("number").cast<int>();
-  request.measuring.timing.min_repeat_ms = get("min_repeat_ms").cast<double>();
+  if (!get("min_repeat_ms").is_none()) request.measuring.min_repeat_ms = get("min_repeat_ms").cast<double>();
   request.measuring.timing.timeout_seconds = get("timeout").cast<double>();
   request.measuring.timing.bail_out = get("bail_out").cast<double>();
   request.measuring.timing.adaptive = get("timing").cast<std::string>() == "adaptive";
@@ -107,7 +107,9 @@ nlohmann::json tune_defaults() {
           {"scheduler", tuner::scheduler_policy_name(request.scheduler.policy)},
           {"repeat", timing.repeat},
           {"number", timing.number},
-          {"min_repeat_ms", timing.min_repeat_ms},
+          // null: the target backend's (app::timing_for)
+          {"min_repeat_ms", request.measuring.min_repeat_ms ? nlohmann::json(*request.measuring.min_repeat_ms)
+                                                             : nlohmann::json(nullptr)},
           {"timeout", timing.timeout_seconds},
           {"bail_out", timing.bail_out},
           {"timing", timing.adaptive ? "adaptive" : "full"},

@@ -120,6 +120,7 @@ JobOutcome JobRun::run() {
   MeasureSettings settings;
   settings.target = job_.target;
   settings.timing = job_.timing;
+  settings.min_repeat_ms = job_.min_repeat_ms;
   settings.build = job_.build;
   Measuring measuring(settings, paths_, remote_, log_);
   tuner::RecordingMeasurer measurer(*measuring.builder, measuring.runner, *database_);

@@ -29,8 +29,8 @@ std::unique_ptr<measure::Builder> make_builder(const MeasureSettings& settings, 
 }
 
 // Every backend is measured in an isolated worker: this machine's, or a remote server's.
-std::unique_ptr<measure::Runner> make_runner(const MeasureSettings& settings, const InstallPaths& paths,
-                                             const std::optional<Remote>& remote,
+std::unique_ptr<measure::Runner> make_runner(const MeasureSettings& settings, const kernels::Target& target,
+                                             const InstallPaths& paths, const std::optional<Remote>& remote,
                                              std::function<void(const std::string&)> log,
                                              const std::vector<kernels::Target>& spread) {
   if (!remote) {
@@ -38,7 +38,7 @@ std::unique_ptr<measure::Runner> make_runner(const MeasureSettings& settings, co
       throw std::runtime_error("the measuring worker " + paths.worker + " is missing");
     measure::LocalRunnerOptions local;
     local.worker_path = paths.worker;
-    local.timing = settings.timing;
+    local.timing = timing_for(settings, target);
     local.program_cache_dir = paths.program_cache_dir;
     if (spread.size() <= 1) return std::make_unique<measure::LocalRunner>(local);
     local.remove_artifacts = false;  // the spread runner removes them once every device is done
@@ -53,7 +53,7 @@ std::unique_ptr<measure::Runner> make_runner(const MeasureSettings& settings, co
   rpc.tracker = remote->address.tracker;
   rpc.key = remote->address.key;
   rpc.token = remote->token;
-  rpc.timing = settings.timing;
+  rpc.timing = timing_for(settings, target);
   rpc.lease_wait_seconds = settings.rpc_wait;
   rpc.log = [log = std::move(log)](const std::string& line) {
     if (log) log("rpc: " + line);
@@ -62,6 +62,13 @@ std::unique_ptr<measure::Runner> make_runner(const MeasureSettings& settings, co
 }
 
 }  // namespace
+
+measure::TimingPolicy timing_for(const MeasureSettings& settings, const kernels::Target& target) {
+  measure::TimingPolicy timing = settings.timing;
+  timing.min_repeat_ms = settings.min_repeat_ms ? *settings.min_repeat_ms
+                                                : backends::find_backend(target.backend).default_min_repeat_ms();
+  return timing;
+}
 
 measure::Toolchain todays_toolchain(const MeasureSettings& settings, const InstallPaths& paths,
                                     const kernels::DeviceInfo& device) {
@@ -76,7 +83,7 @@ Measuring::Measuring(const MeasureSettings& settings, const kernels::Target& tar
                      const std::optional<Remote>& remote, std::function<void(const std::string&)> log,
                      const std::vector<kernels::Target>& spread)
     : builder(make_builder(settings, target, paths)),
-      runner_owner(make_runner(settings, paths, remote, std::move(log), spread)),
+      runner_owner(make_runner(settings, target, paths, remote, std::move(log), spread)),
       runner(*runner_owner) {}
 
 }  // namespace optune::app

@@ -249,7 +249,7 @@ def _tune_arguments(*, op, shape, target, tuner, trials, db, suite, kernel, layo
         "early_stopping": _count("early_stopping", early_stopping, 0, _MAX_TRIALS),
         "remeasure": _count("remeasure", remeasure, 0, 1000),
         "transfer": bool(transfer), "repeat": _count("repeat", repeat, 1), "number": _count("number", number),
-        "min_repeat_ms": _seconds("min_repeat_ms", min_repeat_ms, 0, 60000),
+        "min_repeat_ms": None if min_repeat_ms is None else _seconds("min_repeat_ms", min_repeat_ms, 0, 60000),
         "timeout": _seconds("timeout", timeout, 0.1, 86400), "jobs": _count("jobs", jobs, 0, 4096),
         "compiler": _text("compiler", compiler), "rpc": _text("rpc", rpc),
         "token_file": _path("token_file", token_file, required=False),

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "optune/app/bad_input.hpp"
+#include "optune/app/measuring.hpp"
 #include "optune/app/tuning.hpp"
 #include "optune/backends/registry.hpp"
 
@@ -104,6 +105,22 @@ TEST(TunePlan, CompileAheadIsOffForACpuUnlessAsked) {
   detections_of(asked, &plan);
   ASSERT_GE(plan.shapes.size(), 2u);
   for (const auto& shape : plan.shapes) EXPECT_TRUE(shape.tuning.compile_ahead);
+}
+
+// A repeat's length: the user's where given, else the backend's (40 ms for host timers, 5 for CUDA
+// events, which time the device alone).
+TEST(TunePlan, ARepeatsLengthIsTheUsersElseTheBackends) {
+  MeasureSettings settings;
+  EXPECT_EQ(timing_for(settings, kernels::Target{"cpu", ""}).min_repeat_ms, 40);
+  EXPECT_EQ(timing_for(settings, kernels::Target{"opencl", ""}).min_repeat_ms, 40);
+  settings.min_repeat_ms = 12.5;
+  EXPECT_EQ(timing_for(settings, kernels::Target{"cpu", ""}).min_repeat_ms, 12.5);
+  const auto& built = backends::all_backends();
+  if (std::none_of(built.begin(), built.end(), [](const auto* backend) { return backend->name() == "cuda"; }))
+    GTEST_SKIP() << "a build without the CUDA backend";
+  EXPECT_EQ(timing_for(settings, kernels::Target{"cuda", "0"}).min_repeat_ms, 12.5);
+  settings.min_repeat_ms.reset();
+  EXPECT_EQ(timing_for(settings, kernels::Target{"cuda", "0"}).min_repeat_ms, 5);
 }
 
 // Several devices at once: GPUs of a backend that measures devices apart, named as a list or all.

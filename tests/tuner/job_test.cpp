@@ -44,7 +44,7 @@ TEST(JobFileTest, ReadsInlineWorkloadsBudgetAndMeasurement) {
   EXPECT_EQ(job.budget.seconds, 0);
   EXPECT_EQ(job.batch_size, 2u);
   EXPECT_EQ(job.timing.repeat, 2);
-  EXPECT_EQ(job.timing.min_repeat_ms, 1);
+  EXPECT_EQ(job.min_repeat_ms, 1.0);  // given: the backend's default does not apply
   EXPECT_EQ(job.timing.timeout_seconds, 5);
   EXPECT_EQ(job.log, "/tmp/x/tiny.log");  // next to the database
 }
@@ -66,6 +66,7 @@ TEST(JobFileTest, TimeBudgetWithPerTaskCap) {
   EXPECT_EQ(job.budget.trials_per_task, 50u);
   EXPECT_EQ(job.rpc, "pi@h:9190");
   EXPECT_GT(job.suite.entries.size(), 3u);
+  EXPECT_FALSE(job.min_repeat_ms);  // none given: the target backend's default
 }
 
 void expect_job_error(const std::string& text, const std::string& words) {

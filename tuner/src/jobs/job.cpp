@@ -111,7 +111,11 @@ class JobReader {
                " in [measure]");
     read(*table, "repeat", job.timing.repeat, 1, 1000);
     read(*table, "number", job.timing.number, 0, 1'000'000);
-    read_seconds(*table, "min_repeat_ms", job.timing.min_repeat_ms, 0, 60'000);
+    if (table->contains("min_repeat_ms")) {
+      double min_repeat_ms = 0;
+      read_seconds(*table, "min_repeat_ms", min_repeat_ms, 0, 60'000);
+      job.min_repeat_ms = min_repeat_ms;
+    }
     read_seconds(*table, "timeout", job.timing.timeout_seconds, 0.1, 86'400);
     read_seconds(*table, "compile_timeout", job.build.compile_timeout, 1, 86'400);
     read(*table, "jobs", job.build.jobs, 0, 4096);

@@ -21,7 +21,10 @@ namespace optune::app {
 
 struct MeasureSettings {
   std::string target = "cpu";  // chooses the builder
+  // How candidates are timed; its min_repeat_ms is `min_repeat_ms` where given, else the target
+  // backend's default (measure::Backend::default_min_repeat_ms: 40 ms, 5 for CUDA): timing_for().
   measure::TimingPolicy timing;
+  std::optional<double> min_repeat_ms;
   // The compiler, parallel compiles and compile timeout; the installation's folders are filled in
   // from InstallPaths when the builder is made.
   measure::BuildSettings build;
@@ -29,6 +32,9 @@ struct MeasureSettings {
   std::string token_file;
   double rpc_wait = 60;          // seconds to wait for a device of the key
 };
+
+// The timing policy the runner of `target` gets.
+measure::TimingPolicy timing_for(const MeasureSettings& settings, const kernels::Target& target);
 
 inline std::optional<Remote> find_remote(const MeasureSettings& settings) {
   return find_remote(settings.rpc, settings.token_file, settings.rpc_wait, settings.target);

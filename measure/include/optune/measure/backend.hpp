@@ -68,6 +68,9 @@ class Backend {
   // Whether one tune may measure on several of its devices at once (`<name>:all`, `<name>:0,1`):
   // devices that share neither the host's cores nor one another's time, such as GPUs.
   virtual bool measures_devices_at_once() const { return false; }
+  // The shortest timed repeat unless the user sets one (--min-repeat-ms): long enough that the
+  // timer's resolution and the host's jitter vanish in a repeat. Host timers: 40 ms.
+  virtual double default_min_repeat_ms() const { return 40; }
 
   // This machine's devices of the backend (none when it has no such device).
   virtual std::vector<TargetDevice> devices() const = 0;

@@ -25,7 +25,7 @@
 //   [measure]                  # optional; defaults as `optune tune`
 //   repeat = 3
 //   number = 0                 # runs per repeat; 0: from min_repeat_ms
-//   min_repeat_ms = 40
+//   min_repeat_ms = 40         # default: 40, 5 for CUDA
 //   timeout = 30               # seconds a candidate may run
 //   compile_timeout = 120      # seconds a compile may take
 //   jobs = 0                   # parallel compiles; 0: all cores
@@ -37,6 +37,7 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,7 @@ struct JobSpec {
   std::string database = "optune.db";
   std::string log;
   measure::TimingPolicy timing;
+  std::optional<double> min_repeat_ms;  // [measure]'s; none: the backend's default
   measure::BuildSettings build;  // [measure] compiler, jobs, compile_timeout
 
   std::string run_id() const { return "job:" + name; }
