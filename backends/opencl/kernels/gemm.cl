@@ -1,4 +1,6 @@
-// optune's OpenCL GEMM: C[M,N] = A[M,K] * B[K,N], float32, row-major, no transposes.
+// optune's OpenCL GEMM: C[M,N] = A[M,K] * B[K,N], row-major, no transposes; float32 arithmetic,
+// local memory and accumulation, with A, B and C stored in float32, or in f16 (OPTUNE_F16) or
+// bf16 (OPTUNE_BF16), converted as they are loaded and stored (ELEM_LOAD/ELEM_STORE below).
 // One work-group computes an MWG x NWG tile of C with MDIMC x NDIMC work-items; each work-item
 // computes MWI x NWI = (MWG / MDIMC) x (NWG / NDIMC) outputs in registers (up to 16 x 8). The
 // knobs (CLBlast's Xgemm parameters are the model) arrive as preprocessor defines from the
@@ -48,6 +50,30 @@
 #define SPLITK 1
 #endif
 
+// Global memory's element type and its conversions (one element, four, VWN) to and from float.
+// f16 through vload_half/vstore_half_rte, which need no cl_khr_fp16 (no half arithmetic); bf16 as
+// its bits in a ushort, widened by a shift and rounded to nearest even when stored.
+#if defined(OPTUNE_F16)
+typedef half elem_t;
+#define ELEM_LOAD(p, i) vload_half((i), (p))
+#define ELEM_LOAD4(p, i) vload_half4(0, (p) + (i))
+#define ELEM_STORE(p, i, v) vstore_half_rte((v), (i), (p))
+#elif defined(OPTUNE_BF16)
+typedef ushort elem_t;
+#define BF16_WIDEN(bits, n) CAT(as_float, n)(CAT(convert_uint, n)(bits) << 16)
+#define BF16_ROUND(u) (((u) + 0x7fffu + (((u) >> 16) & 1u)) >> 16)
+inline float bf16_load(__global const ushort* p, int i) { return as_float((uint)p[i] << 16); }
+inline void bf16_store(__global ushort* p, int i, float v) { const uint u = as_uint(v); p[i] = (ushort)BF16_ROUND(u); }
+#define ELEM_LOAD(p, i) bf16_load((p), (i))
+#define ELEM_LOAD4(p, i) BF16_WIDEN(vload4(0, (p) + (i)), 4)
+#define ELEM_STORE(p, i, v) bf16_store((p), (i), (v))
+#else
+typedef float elem_t;
+#define ELEM_LOAD(p, i) ((p)[i])
+#define ELEM_LOAD4(p, i) (*(__global const float4*)((p) + (i)))
+#define ELEM_STORE(p, i, v) ((p)[i] = (v))
+#endif
+
 #define MWI (MWG / MDIMC)
 #define NWI (NWG / NDIMC)
 #define THREADS (MDIMC * NDIMC)
@@ -64,6 +90,22 @@ typedef CAT(float, VWN) floatN;
 typedef float floatM;
 #else
 typedef CAT(float, VWM) floatM;
+#endif
+
+// VWN elements of global memory at p + i as a floatN, and back.
+#if VWN == 1
+#define ELEM_LOADN(p, i) ELEM_LOAD(p, i)
+#define ELEM_STOREN(p, i, v) ELEM_STORE(p, i, v)
+#elif defined(OPTUNE_F16)
+#define ELEM_LOADN(p, i) CAT(vload_half, VWN)(0, (p) + (i))
+#define ELEM_STOREN(p, i, v) CAT(CAT(vstore_half, VWN), _rte)((v), 0, (p) + (i))
+#elif defined(OPTUNE_BF16)
+#define ELEM_LOADN(p, i) BF16_WIDEN(CAT(vload, VWN)(0, (p) + (i)), VWN)
+#define ELEM_STOREN(p, i, v) \
+  CAT(vstore, VWN)(CAT(convert_ushort, VWN)(BF16_ROUND(CAT(as_uint, VWN)(v))), 0, (p) + (i))
+#else
+#define ELEM_LOADN(p, i) (*(__global const floatN*)((p) + (i)))
+#define ELEM_STOREN(p, i, v) (*(__global floatN*)((p) + (i)) = (v))
 #endif
 
 // Copies the components of a vector into consecutive array elements.
@@ -118,17 +160,17 @@ typedef float floatGB;
 #define B_LOADS (NWG * KWG / (GVB * THREADS))
 
 #if SA
-inline void load_a(floatGA* ra, __global const float* restrict A, int tid, int m0, int k0) {
+inline void load_a(floatGA* ra, __global const elem_t* restrict A, int tid, int m0, int k0) {
 #pragma unroll
   for (int r = 0; r < A_LOADS; ++r) {
     const int idx = tid + r * THREADS;
 #if GVA == 4
     // Four consecutive k of one row; KWG / 4 neighbouring work-items cover a row's block.
     const int kv = idx % (KWG / 4), m = idx / (KWG / 4);
-    ra[r] = *(__global const float4*)(A + (m0 + m) * K + k0 + kv * 4);
+    ra[r] = ELEM_LOAD4(A, (m0 + m) * K + k0 + kv * 4);
 #else
     const int k = idx % KWG, m = idx / KWG;
-    ra[r] = (m0 + m < M && k0 + k < K) ? A[(m0 + m) * K + k0 + k] : 0.0f;
+    ra[r] = (m0 + m < M && k0 + k < K) ? ELEM_LOAD(A, (m0 + m) * K + k0 + k) : 0.0f;
 #endif
   }
 }
@@ -153,16 +195,16 @@ inline void store_a(const floatGA* ra, __local float* as, int tid) {
 #endif
 
 #if SB
-inline void load_b(floatGB* rb, __global const float* restrict B, int tid, int n0, int k0) {
+inline void load_b(floatGB* rb, __global const elem_t* restrict B, int tid, int n0, int k0) {
 #pragma unroll
   for (int r = 0; r < B_LOADS; ++r) {
     const int idx = tid + r * THREADS;
 #if GVB == 4
     const int nv = idx % (NWG / 4), k = idx / (NWG / 4);
-    rb[r] = *(__global const float4*)(B + (k0 + k) * N + n0 + nv * 4);
+    rb[r] = ELEM_LOAD4(B, (k0 + k) * N + n0 + nv * 4);
 #else
     const int n = idx % NWG, k = idx / NWG;
-    rb[r] = (n0 + n < N && k0 + k < K) ? B[(k0 + k) * N + n0 + n] : 0.0f;
+    rb[r] = (n0 + n < N && k0 + k < K) ? ELEM_LOAD(B, (k0 + k) * N + n0 + n) : 0.0f;
 #endif
   }
 }
@@ -185,7 +227,7 @@ inline void store_b(const floatGB* rb, __local float* bs, int tid) {
 // One K block: the next block's global loads are issued, this block is multiplied from local
 // memory (or global), then the next block is stored to local memory. `cur` is the buffer this
 // block reads; the caller passes it as a constant, so every local address is a fixed offset.
-inline void multiply_block(float acc[MWI][NWI], __global const float* restrict A, __global const float* restrict B,
+inline void multiply_block(float acc[MWI][NWI], __global const elem_t* restrict A, __global const elem_t* restrict B,
 #if SA
                            __local float* As, floatGA* ra,
 #endif
@@ -223,7 +265,7 @@ inline void multiply_block(float acc[MWI][NWI], __global const float* restrict A
     }
 #else
 #pragma unroll
-    for (int i = 0; i < MWI; ++i) a[i] = A[a_row[i] + k0 + k];
+    for (int i = 0; i < MWI; ++i) a[i] = ELEM_LOAD(A, a_row[i] + k0 + k);
 #endif
 #if SB
 #pragma unroll
@@ -234,12 +276,12 @@ inline void multiply_block(float acc[MWI][NWI], __global const float* restrict A
 #elif !EDGE_N
 #pragma unroll
     for (int j = 0; j < NWI; j += VWN) {
-      const floatN v = *(__global const floatN*)(B + (k0 + k) * N + n0 + COL(tn, j));
+      const floatN v = ELEM_LOADN(B, (k0 + k) * N + n0 + COL(tn, j));
       CAT(UNPACK, VWN)(b, j, v)
     }
 #else
 #pragma unroll
-    for (int j = 0; j < NWI; ++j) b[j] = B[(k0 + k) * N + min(n0 + COL(tn, j), N - 1)];
+    for (int j = 0; j < NWI; ++j) b[j] = ELEM_LOAD(B, (k0 + k) * N + min(n0 + COL(tn, j), N - 1));
 #endif
 #pragma unroll
     for (int i = 0; i < MWI; ++i)
@@ -269,8 +311,8 @@ inline void multiply_block(float acc[MWI][NWI], __global const float* restrict A
 #endif
 
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
-void optune_gemm(__global const float* restrict A, __global const float* restrict B,
-                 __global float* restrict C
+void optune_gemm(__global const elem_t* restrict A, __global const elem_t* restrict B,
+                 __global elem_t* restrict C
 #if SPLITK > 1
                  , __global uint* restrict scratch
 #endif
@@ -374,12 +416,12 @@ void optune_gemm(__global const float* restrict A, __global const float* restric
 #if !EDGE_N
 #pragma unroll
     for (int j = 0; j < NWI; j += VWN)
-      *(__global floatN*)(C + m * N + n0 + COL(tn, j)) = CAT(PACK, VWN)(acc[i], j);
+      ELEM_STOREN(C, m * N + n0 + COL(tn, j), CAT(PACK, VWN)(acc[i], j));
 #else
 #pragma unroll
     for (int j = 0; j < NWI; ++j) {
       const int n = n0 + COL(tn, j);
-      if (n < N) C[m * N + n] = acc[i][j];
+      if (n < N) ELEM_STORE(C, m * N + n, acc[i][j]);
     }
 #endif
   }

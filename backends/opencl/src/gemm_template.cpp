@@ -5,7 +5,9 @@
 // - kernels/opencl/gemm_mma.cl on NVIDIA devices of compute capability 8.0 and later when K and
 //   N are multiples of 4: tensor cores in 3xTF32 (float32 accuracy), knob math = "tf32x3";
 // - kernels/opencl/gemm.cl, float32 multiply-adds, everywhere else; its knobs follow CLBlast's
-//   Xgemm parameters (lower case here).
+//   Xgemm parameters (lower case here). It also runs f16 and bf16 (A, B and C stored in the type,
+//   converted as they are loaded and stored, float32 arithmetic and accumulation) on every
+//   device, the tensor-core one included (gemm_mma.cl is float32's).
 // Both spaces keep to the device's work-group, work-item, local memory and vector limits, so a
 // config over them is never proposed.
 #include <algorithm>
@@ -164,11 +166,12 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
  public:
   std::string name() const override { return "gemm.opencl"; }
   Op op() const override { return Op::kGemm; }
+  std::vector<DataType> dtypes() const override { return {DataType::kF32, DataType::kF16, DataType::kBF16}; }
 
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     const GemmShape& s = workload.gemm();
     const opencl::DeviceLimits limits = opencl::device_limits(device);
-    if (uses_tensor_cores(device)) return tensor_core_space(s, device, limits);
+    if (tensor_cores_for(workload, device)) return tensor_core_space(s, device, limits);
     ss::ConfigSpace space;
     space.add(opencl::number_knob(kMwg, {16, 32, 64, 128, 256}));
     space.add(opencl::number_knob(kNwg, {16, 32, 64, 128, 256}));
@@ -232,7 +235,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   // leaves the device's compute units idle (fill_the_device) or the device wants them.
   ss::Config default_config(const Workload& workload, const DeviceInfo& device,
                             const ss::ConfigSpace& space) const override {
-    if (uses_tensor_cores(device)) return tensor_core_default(workload.gemm(), device, space);
+    if (tensor_cores_for(workload, device)) return tensor_core_default(workload.gemm(), device, space);
     auto preference = [](const char* mwg, const char* nwg, const char* kwg, const char* dim, const char* vw,
                          const char* db) {
       return opencl::Preference{{kMwg, mwg}, {kNwg, nwg}, {kKwg, kwg}, {kMdimc, dim}, {kNdimc, dim},
@@ -373,12 +376,20 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
         {"SB", t.sb}, {"STRM", t.strm}, {"STRN", t.strn}, {"KWI", t.kwi}, {"DB", t.db}, {"WLAY", t.wlay}, {"GSW", t.gsw},
         {"EDGE_M", s.M % t.mwg != 0}, {"EDGE_N", s.N % t.nwg != 0}, {"EDGE_K", s.K % t.kwg != 0}},
         t.splitk, device);
+    // The storage type: only where it is not float32, so a float32 config builds the program it did.
+    if (workload.dtype == DataType::kF16) kernel.build_options += " -DOPTUNE_F16";
+    if (workload.dtype == DataType::kBF16) kernel.build_options += " -DOPTUNE_BF16";
     kernel.dimensions = 2;
     kernel.global_size = {static_cast<std::size_t>(ceil_div(s.N, t.nwg) * t.ndimc),
                           static_cast<std::size_t>(ceil_div(s.M, t.mwg) * t.mdimc), 1};
     kernel.local_size = {static_cast<std::size_t>(t.ndimc), static_cast<std::size_t>(t.mdimc), 1};
     split_k(kernel, s, t.mwg, t.nwg, t.mdimc * t.ndimc, t.splitk);
     return kernel;
+  }
+
+  // The tensor-core kernel computes float32 alone (3xTF32).
+  static bool tensor_cores_for(const Workload& workload, const DeviceInfo& device) {
+    return workload.dtype == DataType::kF32 && uses_tensor_cores(device);
   }
 
   // -D options with SPLITK only where it splits, so a config without a split builds the very

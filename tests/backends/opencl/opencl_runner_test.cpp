@@ -157,6 +157,32 @@ TEST_F(OpenCLRunnerTest, GemmWithSplitKIsCorrect) {
   }
 }
 
+// f16 and bf16 storage (float32 arithmetic): each conversion path of gemm.cl passes the check
+// against the reference of the very 16-bit inputs: the vector loads of whole tiles (no edges), the
+// scalar ones at ragged edges, B read straight from global memory as VWN-wide vectors (sb = 0),
+// vector stores of C, and split-K's store of the summed tile.
+TEST_F(OpenCLRunnerTest, GemmInF16AndBf16IsCorrectOnEveryConversionPath) {
+  for (const char* dtype : {"f16", "bf16"}) {
+    SCOPED_TRACE(dtype);
+    auto whole = task(kernels::Op::kGemm, std::string("128,256,64,dtype=") + dtype);
+    auto list = inputs(whole, 1, 11);
+    for (auto& input : sample_where(whole, 2, [](const nlohmann::json& c) {
+           return c["sb"] == "0" && c["vwn"] != "1" && c["sa"] == "1";
+         }))
+      list.push_back(input);
+    for (auto& input : sample_where(whole, 1, [](const nlohmann::json& c) {
+           return c["sb"] == "1" && c["vwn"] == "4" && c["sa"] == "1";
+         }))
+      list.push_back(input);
+    expect_correct(whole, list);
+    auto ragged = task(kernels::Op::kGemm, std::string("61,23,777,dtype=") + dtype);
+    auto edges = inputs(ragged, 1, 12);
+    for (auto& input : sample_where(ragged, 1, [](const nlohmann::json& c) { return c["splitk"] != "1" && c["sa"] == "1"; }))
+      edges.push_back(input);
+    expect_correct(ragged, edges);
+  }
+}
+
 TEST_F(OpenCLRunnerTest, DepthwiseConvIsCorrect) {
   expect_all_correct(kernels::Op::kDepthwiseConv2d, "N=1,C=12,H=17,W=19,R=3,S=3,stride=2,pad=1", 2, 6);
   expect_all_correct(kernels::Op::kDepthwiseConv2d, "N=1,C=5,H=16,W=16,R=5,S=5,stride=1,pad=2", 1, 7);
