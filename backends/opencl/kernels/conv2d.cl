@@ -1,5 +1,6 @@
-// optune's OpenCL direct convolution: Y[N,K,P,Q] = conv(X[N,C,H,W], F[K,C/groups,R,S]), float32,
-// NCHW, any stride, padding, dilation and groups. A work-group computes a tile of TILE_K output
+// optune's OpenCL direct convolution: Y[N,K,P,Q] = conv(X[N,C,H,W], F[K,C/groups,R,S]), float32
+// arithmetic on buffers of float32, f16 or bf16 (storage.cl), NCHW, any stride, padding,
+// dilation and groups. A work-group computes a tile of TILE_K output
 // channels x TILE_P rows x TILE_Q columns of one image with TQ x TP x (TK x TC) work-items; each
 // work-item computes KPT channels x PPT rows (strided by TP, so neighbours read neighbouring rows)
 // x QPT consecutive columns in registers, summed over its share of the input channels. With TC > 1
@@ -30,6 +31,7 @@
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
+#include "storage.cl"
 #if UNROLL_RS
 #define UNROLL_WINDOW _Pragma("unroll")
 #else
@@ -42,26 +44,27 @@
 #define PACK1(arr, i) (arr[(i)])
 #define PACK2(arr, i) ((float2)(arr[(i)], arr[(i) + 1]))
 #define PACK4(arr, i) ((float4)(PACK2(arr, i), PACK2(arr, (i) + 2)))
+// VW values of local memory (the staged input), and VW outputs into global memory.
 #if VW == 1
 #define LOAD_V(p) (*(p))
-#define STORE_V(v, p) (*(p) = (v))
+#define STORE_OUT_V(v, p, i) ELEM_STORE(p, i, v)
 typedef float floatV;
 #else
 #define LOAD_V(p) CAT(vload, VW)(0, p)
-#define STORE_V(v, p) CAT(vstore, VW)(v, 0, p)
+#define STORE_OUT_V(v, p, i) ELEM_STOREV(VW, p, i, v)
 typedef CAT(float, VW) floatV;
 #endif
 
 __kernel __attribute__((reqd_work_group_size(TQ, TP, TK * TC)))
-void optune_conv2d(__global const float* restrict X, __global const float* restrict F,
-                   __global float* restrict Y) {
+void optune_conv2d(__global const elem_t* restrict X, __global const elem_t* restrict F,
+                   __global elem_t* restrict Y) {
   const int tq = get_local_id(0), tp = get_local_id(1);
   const int tk = get_local_id(2) % TK, tc = get_local_id(2) / TK;
   const int tid = (get_local_id(2) * TP + tp) * TQ + tq;
   const int q0 = get_group_id(0) * TILE_Q, p0 = get_group_id(1) * TILE_P;
   const int n = get_group_id(2) / K_TILES, k0 = (get_group_id(2) % K_TILES) * TILE_K;
   // This tile's group: its first input channel.
-  const __global float* x = X + (n * C + (k0 / KPG) * CPG) * H * W;
+  const __global elem_t* x = X + (n * C + (k0 / KPG) * CPG) * H * W;
   int f_row[KPT];
 #pragma unroll
   for (int i = 0; i < KPT; ++i) f_row[i] = min(k0 + tk * KPT + i, K - 1) * CPG * R * S;
@@ -86,7 +89,7 @@ void optune_conv2d(__global const float* restrict X, __global const float* restr
       const int cc = idx / (IN_TH * IN_TW), rest = idx % (IN_TH * IN_TW);
       const int ih = ih0 + rest / IN_TW, iw = iw0 + rest % IN_TW;
       const bool inside = c0 + cc < CPG && ih >= 0 && ih < H && iw >= 0 && iw < W;
-      tile[idx] = inside ? x[((c0 + cc) * H + ih) * W + iw] : 0.0f;
+      tile[idx] = inside ? ELEM_LOAD(x, ((c0 + cc) * H + ih) * W + iw) : 0.0f;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
@@ -103,7 +106,7 @@ void optune_conv2d(__global const float* restrict X, __global const float* restr
         for (int s = 0; s < S; ++s) {
           float w[KPT];
 #pragma unroll
-          for (int i = 0; i < KPT; ++i) w[i] = F[f_row[i] + ((cs + cc) * R + r) * S + s];
+          for (int i = 0; i < KPT; ++i) w[i] = ELEM_LOAD(F, f_row[i] + ((cs + cc) * R + r) * S + s);
           float in[PPT][QPT];
 #pragma unroll
           for (int pi = 0; pi < PPT; ++pi) {
@@ -126,7 +129,7 @@ void optune_conv2d(__global const float* restrict X, __global const float* restr
             for (int qj = 0; qj < QPT; ++qj) {
               const int iw = (q0 + tq * QPT + qj) * STRIDE - PAD + s * DIL;
               const bool inside = ih >= 0 && ih < H && iw >= 0 && iw < W;
-              in[pi][qj] = inside ? x[((cs + cc) * H + ih) * W + iw] : 0.0f;
+              in[pi][qj] = inside ? ELEM_LOAD(x, ((cs + cc) * H + ih) * W + iw) : 0.0f;
             }
 #endif
           }
@@ -161,7 +164,7 @@ void optune_conv2d(__global const float* restrict X, __global const float* restr
     float sum = 0.0f;
 #pragma unroll
     for (int t = 0; t < TC; ++t) sum += partial[t * TILE_K * TILE_P * TILE_Q + idx];
-    Y[((n * K + k) * P + p) * Q + q] = sum;
+    ELEM_STORE(Y, ((n * K + k) * P + p) * Q + q, sum);
   }
 #else
 #pragma unroll
@@ -176,14 +179,14 @@ void optune_conv2d(__global const float* restrict X, __global const float* restr
 #if EDGE_P
       if (p >= P) continue;
 #endif
-      __global float* y = Y + ((n * K + k) * P + p) * Q + q0 + tq * QPT;
+      __global elem_t* y = Y + ((n * K + k) * P + p) * Q + q0 + tq * QPT;
 #if EDGE_Q
 #pragma unroll
       for (int qj = 0; qj < QPT; ++qj)
-        if (q0 + tq * QPT + qj < Q) y[qj] = acc[i][pi][qj];
+        if (q0 + tq * QPT + qj < Q) ELEM_STORE(y, qj, acc[i][pi][qj]);
 #else
 #pragma unroll
-      for (int qj = 0; qj < QPT; qj += VW) STORE_V(CAT(PACK, VW)(acc[i][pi], qj), y + qj);
+      for (int qj = 0; qj < QPT; qj += VW) STORE_OUT_V(CAT(PACK, VW)(acc[i][pi], qj), y, qj);
 #endif
     }
   }

@@ -1,6 +1,6 @@
 // optune's OpenCL GEMM: C[M,N] = A[M,K] * B[K,N], row-major, no transposes; float32 arithmetic,
 // local memory and accumulation, with A, B and C stored in float32, or in f16 (OPTUNE_F16) or
-// bf16 (OPTUNE_BF16), converted as they are loaded and stored (ELEM_LOAD/ELEM_STORE below).
+// bf16 (OPTUNE_BF16), converted as they are loaded and stored (storage.cl).
 // One work-group computes an MWG x NWG tile of C with MDIMC x NDIMC work-items; each work-item
 // computes MWI x NWI = (MWG / MDIMC) x (NWG / NDIMC) outputs in registers (up to 16 x 8). The
 // knobs (CLBlast's Xgemm parameters are the model) arrive as preprocessor defines from the
@@ -50,28 +50,16 @@
 #define SPLITK 1
 #endif
 
-// Global memory's element type and its conversions (one element, four, VWN) to and from float.
-// f16 through vload_half/vstore_half_rte, which need no cl_khr_fp16 (no half arithmetic); bf16 as
-// its bits in a ushort, widened by a shift and rounded to nearest even when stored.
-#if defined(OPTUNE_F16)
-typedef half elem_t;
-#define ELEM_LOAD(p, i) vload_half((i), (p))
-#define ELEM_LOAD4(p, i) vload_half4(0, (p) + (i))
-#define ELEM_STORE(p, i, v) vstore_half_rte((v), (i), (p))
-#elif defined(OPTUNE_BF16)
-typedef ushort elem_t;
-#define BF16_WIDEN(bits, n) CAT(as_float, n)(CAT(convert_uint, n)(bits) << 16)
-#define BF16_ROUND(u) (((u) + 0x7fffu + (((u) >> 16) & 1u)) >> 16)
-inline float bf16_load(__global const ushort* p, int i) { return as_float((uint)p[i] << 16); }
-inline void bf16_store(__global ushort* p, int i, float v) { const uint u = as_uint(v); p[i] = (ushort)BF16_ROUND(u); }
-#define ELEM_LOAD(p, i) bf16_load((p), (i))
-#define ELEM_LOAD4(p, i) BF16_WIDEN(vload4(0, (p) + (i)), 4)
-#define ELEM_STORE(p, i, v) bf16_store((p), (i), (v))
+#include "storage.cl"
+
+// Vectors of global memory. float32's are aligned here (the template keeps offsets multiples of
+// the width): pointer casts, the code the float32 kernel has always had.
+#if defined(OPTUNE_F16) || defined(OPTUNE_BF16)
+#define GLOBAL_LOADV(n, p, i) ELEM_LOADV(n, p, i)
+#define GLOBAL_STOREV(n, p, i, v) ELEM_STOREV(n, p, i, v)
 #else
-typedef float elem_t;
-#define ELEM_LOAD(p, i) ((p)[i])
-#define ELEM_LOAD4(p, i) (*(__global const float4*)((p) + (i)))
-#define ELEM_STORE(p, i, v) ((p)[i] = (v))
+#define GLOBAL_LOADV(n, p, i) (*(__global const STORAGE_CAT(float, n)*)((p) + (i)))
+#define GLOBAL_STOREV(n, p, i, v) (*(__global STORAGE_CAT(float, n)*)((p) + (i)) = (v))
 #endif
 
 #define MWI (MWG / MDIMC)
@@ -96,16 +84,9 @@ typedef CAT(float, VWM) floatM;
 #if VWN == 1
 #define ELEM_LOADN(p, i) ELEM_LOAD(p, i)
 #define ELEM_STOREN(p, i, v) ELEM_STORE(p, i, v)
-#elif defined(OPTUNE_F16)
-#define ELEM_LOADN(p, i) CAT(vload_half, VWN)(0, (p) + (i))
-#define ELEM_STOREN(p, i, v) CAT(CAT(vstore_half, VWN), _rte)((v), 0, (p) + (i))
-#elif defined(OPTUNE_BF16)
-#define ELEM_LOADN(p, i) BF16_WIDEN(CAT(vload, VWN)(0, (p) + (i)), VWN)
-#define ELEM_STOREN(p, i, v) \
-  CAT(vstore, VWN)(CAT(convert_ushort, VWN)(BF16_ROUND(CAT(as_uint, VWN)(v))), 0, (p) + (i))
 #else
-#define ELEM_LOADN(p, i) (*(__global const floatN*)((p) + (i)))
-#define ELEM_STOREN(p, i, v) (*(__global floatN*)((p) + (i)) = (v))
+#define ELEM_LOADN(p, i) GLOBAL_LOADV(VWN, p, i)
+#define ELEM_STOREN(p, i, v) GLOBAL_STOREV(VWN, p, i, v)
 #endif
 
 // Copies the components of a vector into consecutive array elements.
@@ -167,7 +148,7 @@ inline void load_a(floatGA* ra, __global const elem_t* restrict A, int tid, int 
 #if GVA == 4
     // Four consecutive k of one row; KWG / 4 neighbouring work-items cover a row's block.
     const int kv = idx % (KWG / 4), m = idx / (KWG / 4);
-    ra[r] = ELEM_LOAD4(A, (m0 + m) * K + k0 + kv * 4);
+    ra[r] = GLOBAL_LOADV(4, A, (m0 + m) * K + k0 + kv * 4);
 #else
     const int k = idx % KWG, m = idx / KWG;
     ra[r] = (m0 + m < M && k0 + k < K) ? ELEM_LOAD(A, (m0 + m) * K + k0 + k) : 0.0f;
@@ -201,7 +182,7 @@ inline void load_b(floatGB* rb, __global const elem_t* restrict B, int tid, int 
     const int idx = tid + r * THREADS;
 #if GVB == 4
     const int nv = idx % (NWG / 4), k = idx / (NWG / 4);
-    rb[r] = ELEM_LOAD4(B, (k0 + k) * N + n0 + nv * 4);
+    rb[r] = GLOBAL_LOADV(4, B, (k0 + k) * N + n0 + nv * 4);
 #else
     const int n = idx % NWG, k = idx / NWG;
     rb[r] = (n0 + n < N && k0 + k < K) ? ELEM_LOAD(B, (k0 + k) * N + n0 + n) : 0.0f;

@@ -65,6 +65,7 @@ struct ConvTile {
 class OpenCLConv2dTemplate final : public opencl::TemplateBase {
  public:
   std::string name() const override { return "conv2d.opencl"; }
+  std::vector<DataType> dtypes() const override { return opencl::storage_dtypes(); }
   Op op() const override { return Op::kConv2d; }
 
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
@@ -151,6 +152,7 @@ class OpenCLConv2dTemplate final : public opencl::TemplateBase {
         {"PPT", t.ppt}, {"KPT", t.kpt}, {"TC", t.tc}, {"CB", t.cb}, {"LOCAL_IN", t.local_in},
         {"UNROLL_RS", t.unroll}, {"VW", t.vw}, {"EDGE_Q", Q % t.tile_q() != 0},
         {"EDGE_P", P % t.tile_p() != 0}, {"EDGE_K", s.K % t.tile_k() != 0}, {"EDGE_C", cpg % (t.cb * t.tc) != 0}});
+    kernel.build_options += opencl::storage_option(workload.dtype);
     kernel.dimensions = 3;
     kernel.global_size = {static_cast<std::size_t>(ceil_div(Q, t.tile_q()) * t.tq),
                           static_cast<std::size_t>(ceil_div(P, t.tile_p()) * t.tp),

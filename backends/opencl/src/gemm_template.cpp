@@ -166,7 +166,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
  public:
   std::string name() const override { return "gemm.opencl"; }
   Op op() const override { return Op::kGemm; }
-  std::vector<DataType> dtypes() const override { return {DataType::kF32, DataType::kF16, DataType::kBF16}; }
+  std::vector<DataType> dtypes() const override { return opencl::storage_dtypes(); }
 
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     const GemmShape& s = workload.gemm();
@@ -376,9 +376,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
         {"SB", t.sb}, {"STRM", t.strm}, {"STRN", t.strn}, {"KWI", t.kwi}, {"DB", t.db}, {"WLAY", t.wlay}, {"GSW", t.gsw},
         {"EDGE_M", s.M % t.mwg != 0}, {"EDGE_N", s.N % t.nwg != 0}, {"EDGE_K", s.K % t.kwg != 0}},
         t.splitk, device);
-    // The storage type: only where it is not float32, so a float32 config builds the program it did.
-    if (workload.dtype == DataType::kF16) kernel.build_options += " -DOPTUNE_F16";
-    if (workload.dtype == DataType::kBF16) kernel.build_options += " -DOPTUNE_BF16";
+    kernel.build_options += opencl::storage_option(workload.dtype);
     kernel.dimensions = 2;
     kernel.global_size = {static_cast<std::size_t>(ceil_div(s.N, t.nwg) * t.ndimc),
                           static_cast<std::size_t>(ceil_div(s.M, t.mwg) * t.mdimc), 1};

@@ -45,6 +45,12 @@ std::string build_options(const std::vector<std::pair<std::string, std::int64_t>
   return options + "-cl-mad-enable -w";
 }
 
+std::string storage_option(DataType dtype) {
+  if (dtype == DataType::kF16) return " -DOPTUNE_F16";
+  if (dtype == DataType::kBF16) return " -DOPTUNE_BF16";
+  return "";
+}
+
 std::string describe_program(const OpenCLKernel& kernel) {
   auto sizes = [&](const std::array<std::size_t, 3>& s) {
     std::string text;

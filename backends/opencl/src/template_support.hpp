@@ -34,6 +34,10 @@ std::int64_t number(const search_space::ConfigView& config, const std::string& k
 
 // -D options, in the order given, then the options every candidate gets.
 std::string build_options(const std::vector<std::pair<std::string, std::int64_t>>& defines);
+// The dtypes of kernels/storage.cl (buffers in the type, float32 arithmetic), and the option that
+// picks a workload's: "" for f32, so a float32 config builds the program it always did.
+inline std::vector<DataType> storage_dtypes() { return {DataType::kF32, DataType::kF16, DataType::kBF16}; }
+std::string storage_option(DataType dtype);
 
 // The human-readable form of a candidate (emit_source): its build options and launch, then the
 // .cl file it compiles.

@@ -183,6 +183,24 @@ TEST_F(OpenCLRunnerTest, GemmInF16AndBf16IsCorrectOnEveryConversionPath) {
   }
 }
 
+// conv2d.opencl in f16 and bf16 (storage.cl, as gemm's): the input read from global memory and
+// staged in local memory, the outputs stored as vectors and one by one at a ragged edge, and the
+// slices' sums of a channel split stored from local memory.
+TEST_F(OpenCLRunnerTest, ConvInF16AndBf16IsCorrect) {
+  for (const char* dtype : {"f16", "bf16"}) {
+    SCOPED_TRACE(dtype);
+    auto t = task(kernels::Op::kConv2d, std::string("N=1,C=20,H=9,W=16,K=10,R=3,S=3,stride=1,pad=1,dtype=") + dtype);
+    auto list = inputs(t, 0, 1);
+    for (auto& input : sample_where(t, 1, [](const nlohmann::json& c) { return c["local_in"] == "0" && c["tc"] == "1"; }))
+      list.push_back(input);
+    for (auto& input : sample_where(t, 1, [](const nlohmann::json& c) { return c["vw"] != "1" && c["tc"] == "1"; }))
+      list.push_back(input);
+    for (auto& input : sample_where(t, 1, [](const nlohmann::json& c) { return c["tc"] != "1"; }))
+      list.push_back(input);
+    expect_correct(t, list);
+  }
+}
+
 TEST_F(OpenCLRunnerTest, DepthwiseConvIsCorrect) {
   expect_all_correct(kernels::Op::kDepthwiseConv2d, "N=1,C=12,H=17,W=19,R=3,S=3,stride=2,pad=1", 2, 6);
   expect_all_correct(kernels::Op::kDepthwiseConv2d, "N=1,C=5,H=16,W=16,R=5,S=5,stride=1,pad=2", 1, 7);
