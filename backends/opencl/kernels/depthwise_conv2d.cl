@@ -1,5 +1,6 @@
 // optune's OpenCL depthwise convolution: Y[N,C,P,Q] = X[N,C,H,W] convolved channel by channel
-// with F[C,1,R,S], float32, NCHW, any stride, padding and dilation. A work-group computes TC
+// with F[C,1,R,S], float32 arithmetic on buffers of float32, f16 or bf16 (storage.cl), NCHW, any
+// stride, padding and dilation. A work-group computes TC
 // channels x TILE_P rows x TILE_Q columns of one image with TQ x TP x TC work-items; each
 // work-item holds its channel's R x S taps in registers and computes PPT rows (strided by TP) x
 // QPT consecutive columns. Defines from the depthwise_conv2d.opencl template:
@@ -20,6 +21,7 @@
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
+#include "storage.cl"
 #if UNROLL_RS
 #define UNROLL_WINDOW _Pragma("unroll")
 #else
@@ -32,29 +34,30 @@
 #define PACK1(arr, i) (arr[(i)])
 #define PACK2(arr, i) ((float2)(arr[(i)], arr[(i) + 1]))
 #define PACK4(arr, i) ((float4)(PACK2(arr, i), PACK2(arr, (i) + 2)))
+// VW values of local memory (the staged input), and VW outputs into global memory.
 #if VW == 1
 #define LOAD_V(p) (*(p))
-#define STORE_V(v, p) (*(p) = (v))
+#define STORE_OUT_V(v, p, i) ELEM_STORE(p, i, v)
 typedef float floatV;
 #else
 #define LOAD_V(p) CAT(vload, VW)(0, p)
-#define STORE_V(v, p) CAT(vstore, VW)(v, 0, p)
+#define STORE_OUT_V(v, p, i) ELEM_STOREV(VW, p, i, v)
 typedef CAT(float, VW) floatV;
 #endif
 
 __kernel __attribute__((reqd_work_group_size(TQ, TP, TC)))
-void optune_depthwise_conv2d(__global const float* restrict X, __global const float* restrict F,
-                             __global float* restrict Y) {
+void optune_depthwise_conv2d(__global const elem_t* restrict X, __global const elem_t* restrict F,
+                             __global elem_t* restrict Y) {
   const int tq = get_local_id(0), tp = get_local_id(1), tc = get_local_id(2);
   const int q0 = get_group_id(0) * TILE_Q, p0 = get_group_id(1) * TILE_P;
   const int n = get_group_id(2) / C_TILES;
   const int c = (get_group_id(2) % C_TILES) * TC + tc;
   const int c_loaded = min(c, C - 1);  // edge work-items load a real channel, store nothing
-  const __global float* x = X + (n * C + c_loaded) * H * W;
+  const __global elem_t* x = X + (n * C + c_loaded) * H * W;
 
   float taps[R * S];
 #pragma unroll
-  for (int t = 0; t < R * S; ++t) taps[t] = F[c_loaded * R * S + t];
+  for (int t = 0; t < R * S; ++t) taps[t] = ELEM_LOAD(F, c_loaded * R * S + t);
 
   float acc[PPT][QPT];
 #pragma unroll
@@ -71,7 +74,7 @@ void optune_depthwise_conv2d(__global const float* restrict X, __global const fl
     for (int idx = tp * TQ + tq; idx < IN_TH * IN_TW; idx += TQ * TP) {
       const int ih = ih0 + idx / IN_TW, iw = iw0 + idx % IN_TW;
       const bool inside = ih >= 0 && ih < H && iw >= 0 && iw < W;
-      tile[idx] = inside ? x[ih * W + iw] : 0.0f;
+      tile[idx] = inside ? ELEM_LOAD(x, ih * W + iw) : 0.0f;
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -104,7 +107,7 @@ void optune_depthwise_conv2d(__global const float* restrict X, __global const fl
         for (int qj = 0; qj < QPT; ++qj) {
           const int iw = (q0 + tq * QPT + qj) * STRIDE - PAD + s * DIL;
           const bool inside = ih >= 0 && ih < H && iw >= 0 && iw < W;
-          in[qj] = inside ? x[ih * W + iw] : 0.0f;
+          in[qj] = inside ? ELEM_LOAD(x, ih * W + iw) : 0.0f;
         }
 #endif
 #pragma unroll
@@ -122,14 +125,14 @@ void optune_depthwise_conv2d(__global const float* restrict X, __global const fl
 #if EDGE_P
     if (p >= P) continue;
 #endif
-    __global float* y = Y + ((n * C + c) * P + p) * Q + q0 + tq * QPT;
+    __global elem_t* y = Y + ((n * C + c) * P + p) * Q + q0 + tq * QPT;
 #if EDGE_Q
 #pragma unroll
     for (int qj = 0; qj < QPT; ++qj)
-      if (q0 + tq * QPT + qj < Q) y[qj] = acc[pi][qj];
+      if (q0 + tq * QPT + qj < Q) ELEM_STORE(y, qj, acc[pi][qj]);
 #else
 #pragma unroll
-    for (int qj = 0; qj < QPT; qj += VW) STORE_V(CAT(PACK, VW)(acc[pi], qj), y + qj);
+    for (int qj = 0; qj < QPT; qj += VW) STORE_OUT_V(CAT(PACK, VW)(acc[pi], qj), y, qj);
 #endif
   }
 }

@@ -52,6 +52,7 @@ struct DepthwiseTile {
 class OpenCLDepthwiseConv2dTemplate final : public opencl::TemplateBase {
  public:
   std::string name() const override { return "depthwise_conv2d.opencl"; }
+  std::vector<DataType> dtypes() const override { return opencl::storage_dtypes(); }
   Op op() const override { return Op::kDepthwiseConv2d; }
 
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
@@ -118,6 +119,7 @@ class OpenCLDepthwiseConv2dTemplate final : public opencl::TemplateBase {
         {"TC", t.tc}, {"QPT", t.qpt}, {"PPT", t.ppt}, {"LOCAL_IN", t.local_in}, {"UNROLL_RS", t.unroll},
         {"VW", t.vw}, {"EDGE_Q", Q % t.tile_q() != 0}, {"EDGE_P", P % t.tile_p() != 0},
         {"EDGE_C", s.C % t.tc != 0}});
+    kernel.build_options += opencl::storage_option(workload.dtype);
     kernel.dimensions = 3;
     kernel.global_size = {static_cast<std::size_t>(ceil_div(Q, t.tile_q()) * t.tq),
                           static_cast<std::size_t>(ceil_div(P, t.tile_p()) * t.tp),

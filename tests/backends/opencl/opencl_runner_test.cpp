@@ -204,6 +204,9 @@ TEST_F(OpenCLRunnerTest, ConvInF16AndBf16IsCorrect) {
 TEST_F(OpenCLRunnerTest, DepthwiseConvIsCorrect) {
   expect_all_correct(kernels::Op::kDepthwiseConv2d, "N=1,C=12,H=17,W=19,R=3,S=3,stride=2,pad=1", 2, 6);
   expect_all_correct(kernels::Op::kDepthwiseConv2d, "N=1,C=5,H=16,W=16,R=5,S=5,stride=1,pad=2", 1, 7);
+  // f16 and bf16 storage (storage.cl), float32 arithmetic.
+  expect_all_correct(kernels::Op::kDepthwiseConv2d, "N=1,C=12,H=17,W=16,R=3,S=3,stride=1,pad=1,dtype=f16", 2, 8);
+  expect_all_correct(kernels::Op::kDepthwiseConv2d, "N=1,C=12,H=17,W=16,R=3,S=3,stride=1,pad=1,dtype=bf16", 2, 9);
 }
 
 TEST_F(OpenCLRunnerTest, TransfersAreReportedApartAndTheSecondBuildComesFromTheCache) {
