@@ -9,7 +9,7 @@ namespace {
 
 namespace ss = search_space;
 
-constexpr std::int64_t kSliceBytes = 64 * 2;     // a slice's row: 64 k of 16-bit elements
+constexpr std::int64_t kSliceBytes = 128;        // a slice's row: 64 k of 16-bit elements, 128 of fp8
 constexpr std::int64_t kAlignmentSlack = 1024;   // the swizzle atoms' 1024-byte alignment
 constexpr std::int64_t kBarrierBytes = 8;        // an mbarrier
 constexpr std::int64_t kMaxAccumulators = 128;

@@ -21,6 +21,18 @@ constexpr double kMaxDoubleGemmMacs = double(std::int64_t{1} << 30);
 template <typename Scalar>
 using RowMajor = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
+// C = A * B, in double where `in_double`, else in float (B a matrix or a transposed one).
+template <typename BMatrix>
+void multiply(const Eigen::Map<const RowMajor<double>>& A, const BMatrix& B, Eigen::Map<RowMajor<double>>& C,
+              bool in_double) {
+  if (in_double) {
+    C.noalias() = A * B;
+  } else {
+    const RowMajor<float> product = A.cast<float>() * B.template cast<float>();
+    C = product.cast<double>();
+  }
+}
+
 class GemmEntry final : public OperatorEntry {
  public:
   Op op() const override { return Op::kGemm; }
@@ -93,24 +105,15 @@ class GemmEntry final : public OperatorEntry {
     const auto& s = workload.gemm();
     const Eigen::Map<const RowMajor<double>> A(inputs[0], s.M, s.K);
     Eigen::Map<RowMajor<double>> C(output, s.M, s.N);
+    const bool in_double =
+        double(s.M) * double(s.N) * double(s.K) <= kMaxDoubleGemmMacs || !is_floating(workload.dtype);
     if (scaled(workload)) {
       const Eigen::Map<const RowMajor<double>> B_by_rows(inputs[1], s.N, s.K);
-      if (double(s.M) * double(s.N) * double(s.K) <= kMaxDoubleGemmMacs) {
-        C.noalias() = A * B_by_rows.transpose();
-      } else {
-        const RowMajor<float> product = A.cast<float>() * B_by_rows.cast<float>().transpose();
-        C = product.cast<double>();
-      }
+      multiply(A, B_by_rows.transpose(), C, in_double);
       C *= inputs[2][0] * inputs[3][0];
       return;
     }
-    const Eigen::Map<const RowMajor<double>> B(inputs[1], s.K, s.N);
-    if (double(s.M) * double(s.N) * double(s.K) <= kMaxDoubleGemmMacs || !is_floating(workload.dtype)) {
-      C.noalias() = A * B;
-    } else {
-      const RowMajor<float> product = A.cast<float>() * B.cast<float>();
-      C = product.cast<double>();
-    }
+    multiply(A, Eigen::Map<const RowMajor<double>>(inputs[1], s.K, s.N), C, in_double);
   }
 
   std::vector<std::pair<std::string, float>> shape_features(const Workload& workload) const override {

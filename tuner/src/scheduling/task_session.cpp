@@ -20,6 +20,15 @@
 namespace optune::tuner {
 namespace {
 
+// A batch as the builder and the runner take it.
+std::vector<measure::MeasureInput> measure_inputs(const std::shared_ptr<const measure::MeasureTask>& task,
+                                                  const std::vector<search_space::Config>& configs,
+                                                  std::optional<double> best_seconds) {
+  std::vector<measure::MeasureInput> inputs;
+  for (const auto& config : configs) inputs.push_back({task, config, best_seconds});
+  return inputs;
+}
+
 db::TuningRecord to_record(const measure::MeasureTask& task, const search_space::Config& config,
                            const measure::MeasureResult& result, const measure::Toolchain& toolchain) {
   db::TuningRecord record;
@@ -145,8 +154,7 @@ std::vector<db::TuningRecord> RecordingMeasurer::run(const std::shared_ptr<const
                                                      std::optional<double> best_seconds,
                                                      std::future<std::vector<measure::BuildResult>>* built_ahead,
                                                      const std::function<void()>& built) {
-  std::vector<measure::MeasureInput> inputs;
-  for (const auto& config : configs) inputs.push_back({task, config, best_seconds});
+  const auto inputs = measure_inputs(task, configs, best_seconds);
   // Build the whole batch first (or wait for its build ahead): no compile of this batch runs while
   // one of its candidates is timed.
   const auto build_started = std::chrono::steady_clock::now();
@@ -188,9 +196,7 @@ std::vector<db::TuningRecord> RecordingMeasurer::run(const std::shared_ptr<const
 
 std::future<std::vector<measure::BuildResult>> RecordingMeasurer::build_ahead(
     const std::shared_ptr<const measure::MeasureTask>& task, const std::vector<search_space::Config>& configs) {
-  std::vector<measure::MeasureInput> inputs;
-  for (const auto& config : configs) inputs.push_back({task, config, std::nullopt});
-  return std::async(std::launch::async, [this, inputs = std::move(inputs)] {
+  return std::async(std::launch::async, [this, inputs = measure_inputs(task, configs, std::nullopt)] {
     const std::lock_guard<std::mutex> one_build(building_);
     return builder_.build(inputs);
   });

@@ -20,9 +20,11 @@
 namespace optune::tuner {
 
 double max_plausible_gflops(kernels::DataType dtype) {
-  const double narrowing = 4.0 / double(std::max<std::size_t>(1, std::min<std::size_t>(4, kernels::data_type_bytes(dtype))));
-  return kMaxPlausibleGflops * narrowing * narrowing;
+  // 64-bit types count as 32-bit: no device runs them faster.
+  const double bytes = double(std::min<std::size_t>(4, kernels::data_type_bytes(dtype)));
+  return kMaxPlausibleGflops * (4 / bytes) * (4 / bytes);
 }
+
 namespace {
 
 [[noreturn]] void reject(const std::string& problem) { throw std::invalid_argument(problem); }
