@@ -36,6 +36,7 @@
 // Defines: BN MI WGS STAGES GROUP_M SPLIT_K CLUSTER_M PINGPONG PROMOTE_EVERY, GEMM_M GEMM_N GEMM_K,
 // OPTUNE_F16 for f16, OPTUNE_E4M3 for fp8 (else bf16).
 #include "gemm_common.cuh"
+#include "hopper.cuh"
 #include "wgmma.cuh"
 
 #ifndef SPLIT_K
@@ -69,32 +70,6 @@ constexpr int PARTIAL_BYTES = SPLIT_K > 1 ? BM * BN * 4 : 0;
 // Registers per thread after the hand-over; 128 x 40 + 128 x WGS x CONSUMER_REGISTERS fits 64 K.
 constexpr int PRODUCER_REGISTERS = 40;
 constexpr int CONSUMER_REGISTERS = WGS == 1 ? 240 : WGS == 2 ? 232 : 160;
-
-// CUtensorMap: 128 opaque bytes, 64-byte aligned, passed by value.
-struct __align__(64) TensorMap {
-  unsigned long long opaque[16];
-};
-
-__device__ inline void barrier_init(unsigned barrier, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(barrier), "r"(count));
-}
-// One arrival that also tells the barrier how many bytes the copies of this phase bring.
-__device__ inline void arrive_expecting(unsigned barrier, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(barrier), "r"(bytes) : "memory");
-}
-__device__ inline void arrive(unsigned barrier) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(barrier) : "memory");
-}
-// Waits until the barrier's phase of this parity has completed.
-__device__ inline void wait(unsigned barrier, unsigned parity) {
-  unsigned done = 0;
-  while (!done)
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(barrier), "r"(parity)
-        : "memory");
-}
 
 // The cluster's parts: the same, seeing what other blocks of the cluster wrote first.
 __device__ inline void wait_cluster(unsigned barrier, unsigned parity) {
@@ -147,15 +122,6 @@ __device__ inline unsigned cluster_rank() {
 __device__ inline void cluster_sync() {
   __syncwarp();
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-}
-
-// The box of `map` at (inner, outer) elements into shared memory, completing on `barrier`.
-__device__ inline void tma_load(unsigned destination, const TensorMap& map, unsigned barrier, int inner, int outer) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
-          destination),
-      "l"(reinterpret_cast<unsigned long long>(&map)), "r"(barrier), "r"(inner), "r"(outer)
-      : "memory");
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)

@@ -1,11 +1,13 @@
-// Hopper's warpgroup MMA as the CUDA GEMM kernels use it (gemm_wgmma.cu, gemm_tma.cu): shared-memory
-// matrix descriptors in the 128-byte swizzled layout, wgmma.mma_async with float32 accumulators
+// Hopper's warpgroup MMA as the 16-bit and fp8 GEMM kernels use it (gemm_wgmma.cu, gemm_tma.cu):
+// operands in the 128-byte swizzled layout (hopper.cuh's descriptors), wgmma.mma_async with float32 accumulators
 // (m64nNk16 for 16-bit types, m64nNk32 for fp8), both operands from shared memory, one K slice
 // of a stage (128 bytes deep: 64 16-bit or 128 fp8 elements), and the accumulators' stores into C.
 // A is K-major; B MN-major (the transpose flag) for 16-bit types, K-major for fp8, which has no
 // transpose flag.
 // Defines read: BN (64, 128 or 256); MMA_TYPE, OPTUNE_E4M3, GEMM_M, GEMM_N (gemm_common.cuh).
 #pragma once
+
+#include "hopper.cuh"
 
 // The instruction for N = n, and its operands' transpose flags (A as is, B transposed; fp8 takes
 // none: both operands K-major).
@@ -16,14 +18,6 @@
 #define WGMMA_OP(n) "wgmma.mma_async.sync.aligned.m64n" n "k16.f32." MMA_TYPE "." MMA_TYPE
 #define WGMMA_TRANSPOSE ", 0, 1"
 #endif
-
-// A shared-memory matrix descriptor: start, leading and stride byte offsets (16-byte units),
-// 128-byte swizzle.
-__device__ inline unsigned long long descriptor(unsigned address, unsigned leading, unsigned stride) {
-  return static_cast<unsigned long long>((address & 0x3FFFF) >> 4) |
-         (static_cast<unsigned long long>(leading >> 4) << 16) |
-         (static_cast<unsigned long long>(stride >> 4) << 32) | (1ull << 62);
-}
 
 __device__ inline void wgmma_n64(float* d, unsigned long long desc_a, unsigned long long desc_b, int accumulate) {
   asm volatile(
