@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""cuBLAS GEMM through PyTorch in bf16 and f16 (float32 accumulation, as optune's gemm.cuda), and
+"""cuBLAS GEMM through PyTorch in bf16 and f16 (float32 accumulation, as optune's gemm.cuda), in
+f32 with TF32 off (FP32 FMA: the peer of optune's 3xTF32 gemm_3xtf32.cuda), and
 fp8 (e4m3 in, bf16 out, per-tensor float32 scales: torch._scaled_mm, B column-major, as optune's
 gemm.e4m3) both with its default accumulation (use_fast_accum=False: float32 promotion, as
 optune's promote_every 1) and with use_fast_accum=True (as promote_every 0): the peers of cuda_gemm_run.sh. Usage:
-torch_gemm_peers.py DTYPE M,N,K [M,N,K ...] with DTYPE bf16, f16 or e4m3. Prints per shape the
+torch_gemm_peers.py DTYPE M,N,K [M,N,K ...] with DTYPE bf16, f16, f32 or e4m3. Prints per shape the
 median of CUDA-event-timed batches, TFLOP/s, and the relative L2 error of C against a float64
 reference of the same low-precision inputs (as optune's check measures its candidates)."""
 import sys
@@ -12,7 +13,8 @@ import torch
 
 from torch_peers import time_ms  # beside this file, here and in the pack
 
-DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16}
+DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
+torch.backends.cuda.matmul.allow_tf32 = False  # f32: cuBLAS's FP32 FMA, the peer of optune's 3xTF32
 
 
 def scaled_mm_peer(m, n, k):

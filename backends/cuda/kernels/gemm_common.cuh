@@ -1,7 +1,7 @@
 // What the CUDA GEMM kernels share (gemm_mma.cu, gemm_wgmma.cu, gemm_tma.cu): the element types the workload's
 // dtype names (the inputs' `element`, C's `out_element`), cp.async's copies, and the banded walk of C's tiles.
-// Defines read: OPTUNE_F16 for f16, OPTUNE_E4M3 for fp8 (e4m3 in, bf16 out; gemm_tma.cu only), else bf16;
-// GROUP_M, GEMM_M, GEMM_N.
+// Defines read: OPTUNE_F16 for f16, OPTUNE_E4M3 for fp8 (e4m3 in, bf16 out; gemm_tma.cu only), OPTUNE_F32 for
+// float32 (gemm_3xtf32.cu, which defines it), else bf16; GROUP_M, GEMM_M, GEMM_N.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -9,6 +9,11 @@
 #if defined(OPTUNE_E4M3)
 typedef unsigned char element;  // fp8 E4M3's bits: only the tensor cores read them
 #define MMA_TYPE "e4m3"
+#elif defined(OPTUNE_F32)
+typedef float element;  // split into TF32 parts for the tensor cores
+typedef float2 element2;
+#define MMA_TYPE "tf32"
+__device__ inline element2 to_element2(float a, float b) { return make_float2(a, b); }
 #elif defined(OPTUNE_F16)
 typedef __half element;
 typedef __half2 element2;

@@ -33,22 +33,6 @@ using kernels::DataType;
 
 enum class Copies { kCpAsync, kTma };
 
-// The tensor map of a row-major matrix of `rows` x `columns` elements (16-bit, or fp8's bytes)
-// whose box is `box_columns` x `box_rows`, in the 128-byte swizzle the wgmma descriptors read.
-TensorMapArgument matrix_map(std::size_t buffer, DataType dtype, std::int64_t rows, std::int64_t columns,
-                             std::int64_t box_rows, std::int64_t box_columns) {
-  TensorMapArgument map;
-  map.buffer = buffer;
-  map.data_type = dtype == DataType::kF16    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                  : dtype == DataType::kE4M3 ? CU_TENSOR_MAP_DATA_TYPE_UINT8
-                                             : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-  map.dims = {std::uint64_t(columns), std::uint64_t(rows)};
-  map.strides_bytes = {std::uint64_t(columns) * kernels::data_type_bytes(dtype)};
-  map.box = {std::uint32_t(box_columns), std::uint32_t(box_rows)};
-  map.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
-  return map;
-}
-
 class CudaWgmmaGemmTemplate final : public CudaTemplate {
  public:
   explicit CudaWgmmaGemmTemplate(Copies copies) : copies_(copies) {}
@@ -115,9 +99,9 @@ class CudaWgmmaGemmTemplate final : public CudaTemplate {
     // A (M x K): boxes of a 128-byte row of k by the block's rows; B (K x N): slabs of 64 n by a
     // 64-deep slice; fp8's B (N x K): as A, the block's columns (a multicast pair's half each).
     const std::int64_t slice = 128 / std::int64_t(kernels::data_type_bytes(workload.dtype));
-    kernel.tensor_maps = {matrix_map(0, workload.dtype, s.M, s.K, t.bm(), slice),
-                          fp8(workload) ? matrix_map(1, workload.dtype, s.N, s.K, t.bn / t.cluster_m, slice)
-                                        : matrix_map(1, workload.dtype, s.K, s.N, 64, 64)};
+    kernel.tensor_maps = {matrix_map(0, workload.dtype, s.M, s.K, t.bm(), slice, CU_TENSOR_MAP_SWIZZLE_128B),
+                          fp8(workload) ? matrix_map(1, workload.dtype, s.N, s.K, t.bn / t.cluster_m, slice, CU_TENSOR_MAP_SWIZZLE_128B)
+                                        : matrix_map(1, workload.dtype, s.K, s.N, 64, 64, CU_TENSOR_MAP_SWIZZLE_128B)};
     return kernel;
   }
 

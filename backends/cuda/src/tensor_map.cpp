@@ -1,6 +1,7 @@
 #include "tensor_map.hpp"
 
 #include <stdexcept>
+#include <string>
 
 #include "driver_api.hpp"
 
@@ -14,6 +15,24 @@ constexpr int kLastDataType = 15;
 constexpr int kLastSwizzle = 6;
 
 }  // namespace
+
+TensorMapArgument matrix_map(std::size_t buffer, kernels::DataType dtype, std::int64_t rows, std::int64_t columns,
+                             std::int64_t box_rows, std::int64_t box_columns, int swizzle) {
+  TensorMapArgument map;
+  map.buffer = buffer;
+  switch (dtype) {
+    case kernels::DataType::kF16: map.data_type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16; break;
+    case kernels::DataType::kBF16: map.data_type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16; break;
+    case kernels::DataType::kF32: map.data_type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32; break;
+    case kernels::DataType::kE4M3: map.data_type = CU_TENSOR_MAP_DATA_TYPE_UINT8; break;
+    default: throw std::invalid_argument("no tensor map element type for " + std::string(kernels::data_type_name(dtype)));
+  }
+  map.dims = {std::uint64_t(columns), std::uint64_t(rows)};
+  map.strides_bytes = {std::uint64_t(columns) * kernels::data_type_bytes(dtype)};
+  map.box = {std::uint32_t(box_columns), std::uint32_t(box_rows)};
+  map.swizzle = swizzle;
+  return map;
+}
 
 nlohmann::json tensor_map_json(const TensorMapArgument& argument) {
   return {{"buffer", argument.buffer}, {"data_type", argument.data_type},      {"dims", argument.dims},

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cuda_abi.hpp"
+#include "optune/kernels/data_type.hpp"
 
 namespace optune::backends::cuda {
 
@@ -22,6 +23,11 @@ struct TensorMapArgument {
   std::vector<std::uint32_t> box;            // elements one copy brings, per dimension
   int swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;  // CUtensorMapSwizzle
 };
+
+// The map of a row-major matrix of `rows` x `columns` elements of `dtype` (fp8 as bytes) whose box
+// is `box_columns` x `box_rows`, in `swizzle`.
+TensorMapArgument matrix_map(std::size_t buffer, kernels::DataType dtype, std::int64_t rows, std::int64_t columns,
+                             std::int64_t box_rows, std::int64_t box_columns, int swizzle);
 
 nlohmann::json tensor_map_json(const TensorMapArgument& argument);
 // Throws std::runtime_error naming what is malformed (a damaged or hostile artifact).

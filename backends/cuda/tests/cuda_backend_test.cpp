@@ -519,6 +519,61 @@ TEST(CudaGemmTemplate, Fp8CandidatesCompileWithBByRowsOfKAndPromotionsRegisters)
             (std::vector<std::uint64_t>{96, 136}));
 }
 
+// float32 GEMM on Hopper: gemm_3xtf32.cuda is the default there (no other CUDA template takes
+// f32); its candidates compile, at an edge shape too; A's tensor map is swizzled rows of 32 k,
+// B's unswizzled rows of the block's columns and 8 floats of padding; tiles whose accumulators or
+// padded B rows do not fit are refused; K or N off a multiple of 4, or a device before Hopper, is
+// not the template's.
+TEST(CudaGemmTemplate, Float32On3xTf32CandidatesCompileWithTheirTensorMaps) {
+  const kernels::DeviceInfo h100 = paper_h100();
+  const auto& tf32 = backends::find_template("gemm_3xtf32.cuda");
+  const kernels::Workload workload = kernels::parse_workload(kernels::Op::kGemm, "512,384,256");
+  EXPECT_EQ(backends::default_template(workload, "cuda", h100).name(), "gemm_3xtf32.cuda");
+  EXPECT_FALSE(tf32.applies(kernels::parse_workload(kernels::Op::kGemm, "512,384,258"), h100));
+  EXPECT_FALSE(tf32.applies(kernels::parse_workload(kernels::Op::kGemm, "512,386,256"), h100));
+  kernels::DeviceInfo a100 = h100;
+  a100.isa = {"sm_80"};
+  EXPECT_FALSE(tf32.applies(workload, a100));
+  auto task = gemm_task(tf32, "4096,4096,4096", "f32", h100);
+  const nlohmann::json wide = {{"bm", 256}, {"mi", 1}, {"wgs", 2}, {"stages", 2}, {"group_m", 8},
+                               {"persistent", 1}, {"promote_every", 0}};
+  EXPECT_TRUE(task->space.is_valid(task->space.from_json(wide)));
+  nlohmann::json promoted_wide = wide;
+  promoted_wide["promote_every"] = 1;  // 256 accumulators a thread
+  EXPECT_FALSE(task->space.is_valid(task->space.from_json(promoted_wide)));
+  nlohmann::json too_wide = wide;
+  too_wide["bm"] = 64;
+  too_wide["mi"] = 2;  // 256 columns: B's padded rows exceed a TMA box
+  EXPECT_FALSE(task->space.is_valid(task->space.from_json(too_wide)));
+  if (!backends::cuda::NvrtcApi::get().is_available()) GTEST_SKIP() << "no NVRTC here";
+  auto builder = source_tree_builder();
+  auto edge = gemm_task(tf32, "200,136,72", "f32", h100);
+  const auto results = builder->build({{task, tf32.default_config(task->workload, h100, task->space)},
+                                       {task, task->space.from_json(wide)},
+                                       {edge, tf32.default_config(edge->workload, h100, edge->space)}});
+  for (const auto& result : results) ASSERT_TRUE(result.ok()) << result.message;
+  const CudaArtifact big = backends::cuda::read_cuda_artifact(results[0].artifact);
+  EXPECT_EQ(big.entry, "gemm_3xtf32");
+  // Persistent 128 x 128 tiles: one block per SM of two consumers and a producer; four stages of
+  // A's two parts (128 rows of 128 bytes each) and B's 32 rows of 136 floats, three mbarriers each.
+  EXPECT_EQ(big.launch.global[0], 132);
+  EXPECT_EQ(big.launch.local[0], 384);
+  EXPECT_EQ(big.launch.shared_memory_bytes, 4 * (2 * 128 * 128 + 32 * 136 * 4) + 1024 + 3 * 4 * 8);
+  ASSERT_EQ(big.tensor_maps.size(), 2u);
+  const auto& a = big.tensor_maps[0];
+  const auto& b = big.tensor_maps[1];
+  EXPECT_EQ(a.data_type, backends::cuda::CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
+  EXPECT_EQ(a.strides_bytes, (std::vector<std::uint64_t>{4096 * 4}));
+  EXPECT_EQ(a.box, (std::vector<std::uint32_t>{32, 128}));
+  EXPECT_EQ(a.swizzle, backends::cuda::CU_TENSOR_MAP_SWIZZLE_128B);
+  EXPECT_EQ(b.box, (std::vector<std::uint32_t>{136, 32}));
+  EXPECT_EQ(b.swizzle, backends::cuda::CU_TENSOR_MAP_SWIZZLE_NONE);
+  // The edge shape: 2 x 2 tiles of 128 x 128, not persistent; B's map is N wide, K deep.
+  const CudaArtifact edge_artifact = backends::cuda::read_cuda_artifact(results[2].artifact);
+  EXPECT_EQ(edge_artifact.launch.global[0], 4);
+  EXPECT_EQ(edge_artifact.tensor_maps[1].dims, (std::vector<std::uint64_t>{136, 72}));
+}
+
 TEST(CudaArtifact, DamagedFilesAreRefusedNamingTheFile) {
   const fs::path path = fs::temp_directory_path() / ("optune_cuda_artifact_" + std::to_string(::getpid()));
   CudaArtifact artifact;

@@ -1,0 +1,164 @@
+// The "gemm_3xtf32.cuda" template: C = A * B in float32 at float32's accuracy on Hopper's tensor
+// cores (kernels/gemm_3xtf32.cu: each operand split into TF32 parts, three wgmma products per
+// step), for compute capability 9.0, K and N in multiples of 4 (the tensor maps' 16-byte rows).
+// Its knobs: the block's rows of C (bm, one wgmma's N), the consumer warpgroups (wgs) and their
+// 64-column tiles (mi), the ring's depth (stages), the band of row tiles blocks walk (group_m),
+// one block per SM walking tiles (persistent), and how many 32-deep K slices the tensor cores sum
+// before the sums are added to float32 registers (promote_every; 0: all of K).
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cuda_template.hpp"
+#include "gemm_support.hpp"
+#include "templates.hpp"
+
+namespace optune::backends::cuda {
+namespace {
+
+namespace ss = search_space;
+using kernels::DataType;
+
+// Knob names: stored in records, a contract once released.
+constexpr const char* kBm = "bm";                        // C's rows of a block's tile (wgmma's N)
+constexpr const char* kMi = "mi";                        // 64-column tiles per consumer warpgroup
+constexpr const char* kWgs = "wgs";                      // consumer warpgroups, side by side in N
+constexpr const char* kStages = "stages";                // K slices in flight in shared memory
+constexpr const char* kGroupM = "group_m";               // row tiles per band of the block walk
+constexpr const char* kPersistent = "persistent";        // 1: a block per SM walks tiles
+constexpr const char* kPromoteEvery = "promote_every";   // slices summed by the tensor cores alone; 0: all
+
+constexpr std::int64_t kSliceFloats = 32;   // gemm_3xtf32.cu's BK: a 128-byte row of k
+constexpr std::int64_t kBRowPadding = 8;    // floats after each of B's rows in shared memory
+constexpr std::int64_t kMaxBoxSide = 256;   // a TMA box's side
+constexpr std::int64_t kMaxAccumulators = 128;
+
+struct Tile {
+  std::int64_t bm, mi, wgs, stages, group_m, promote_every;
+  bool persistent;
+  explicit Tile(const ss::ConfigView& v)
+      : bm(std::int64_t(v.number(kBm))), mi(std::int64_t(v.number(kMi))), wgs(std::int64_t(v.number(kWgs))),
+        stages(std::int64_t(v.number(kStages))), group_m(std::int64_t(v.number(kGroupM))),
+        promote_every(std::int64_t(v.number(kPromoteEvery))), persistent(v.number(kPersistent) != 0) {}
+  std::int64_t bn() const { return 64 * mi * wgs; }
+  std::int64_t threads() const { return 128 * (wgs + 1); }
+  // A consumer thread's floats: BM / 2 per 64-column tile, twice that when promoting.
+  std::int64_t accumulators() const { return mi * bm / 2 * (promote_every > 0 ? 2 : 1); }
+  // A's big and small parts (bm rows of 128 bytes each), B's 32 padded rows, per stage; the
+  // swizzle atoms' 1024-byte alignment; three 8-byte mbarriers per stage.
+  std::int64_t shared_bytes() const {
+    return stages * (2 * bm * 128 + kSliceFloats * (bn() + kBRowPadding) * 4) + 1024 + 3 * stages * 8;
+  }
+  std::int64_t tiles(const kernels::GemmShape& s) const { return ceil_div(s.M, bm) * ceil_div(s.N, bn()); }
+};
+
+ss::ValuesKnob knob(const char* name, std::vector<double> values) { return ss::ValuesKnob{name, std::move(values)}; }
+
+class Cuda3xTf32GemmTemplate final : public CudaTemplate {
+ public:
+  std::string name() const override { return "gemm_3xtf32.cuda"; }
+  kernels::Op op() const override { return kernels::Op::kGemm; }
+  std::vector<DataType> dtypes() const override { return {DataType::kF32}; }
+
+  bool applies(const kernels::Workload& workload, const kernels::DeviceInfo& device) const override {
+    const auto& s = workload.gemm();
+    return device.nvidia_compute_capability() == 90 && s.K % 4 == 0 && s.N % 4 == 0;
+  }
+
+  ss::ConfigSpace space(const kernels::Workload& workload, const kernels::DeviceInfo& device) const override {
+    const auto& s = workload.gemm();
+    if (!applies(workload, device))
+      throw std::invalid_argument(
+          fmt::format("{}: {} needs compute capability 9.0 and K and N in multiples of 4", name(), workload.key()));
+    ss::ConfigSpace space;
+    space.add(knob(kBm, {64, 128, 256}));
+    space.add(knob(kMi, {1, 2}));
+    space.add(knob(kWgs, {1, 2}));
+    space.add(knob(kStages, {2, 3, 4, 5, 6}));
+    space.add(knob(kGroupM, {1, 8}));
+    space.add(knob(kPersistent, {0, 1}));
+    space.add(knob(kPromoteEvery, {1, 2, 4, 0}));
+    const double max_threads = double(device.max_work_group_size);
+    const double shared_limit = double(device.local_mem_bytes);
+    const int sms = device.cores;
+    space.add_constraint("the block's threads fit the device", [max_threads](const ss::ConfigView& v) {
+      return max_threads <= 0 || double(Tile(v).threads()) <= max_threads;
+    });
+    space.add_constraint("at most 128 accumulators per thread",
+                         [](const ss::ConfigView& v) { return Tile(v).accumulators() <= kMaxAccumulators; });
+    space.add_constraint("B's padded rows fit a TMA box", [](const ss::ConfigView& v) {
+      return Tile(v).bn() + kBRowPadding <= kMaxBoxSide;
+    });
+    space.add_constraint("shared memory fits the device", [shared_limit](const ss::ConfigView& v) {
+      return shared_limit <= 0 || double(Tile(v).shared_bytes()) <= shared_limit;
+    });
+    space.add_constraint("tiles not far beyond the matrix", [s](const ss::ConfigView& v) {
+      const Tile t(v);
+      return tile_fits_shape(s, t.bm, t.bn());
+    });
+    space.add_constraint("group_m is 1 unless there are row tiles to band", [s](const ss::ConfigView& v) {
+      const Tile t(v);
+      return t.group_m == 1 || ceil_div(s.M, t.bm) > 1;
+    });
+    space.add_constraint("persistent only where tiles outnumber the SMs", [s, sms](const ss::ConfigView& v) {
+      const Tile t(v);
+      return !t.persistent || t.tiles(s) > sms;
+    });
+    return space;
+  }
+
+  // 128 x 128 tiles of two consumer warpgroups, four stages, persistent where the tiles outnumber
+  // the SMs, every slice's sums promoted (float32's accuracy at any K).
+  ss::Config default_config(const kernels::Workload&, const kernels::DeviceInfo&,
+                            const ss::ConfigSpace& space) const override {
+    const nlohmann::json preferred = nlohmann::json::array(
+        {{{kBm, 128}, {kMi, 1}, {kWgs, 2}, {kStages, 4}, {kGroupM, 8}, {kPersistent, 1}, {kPromoteEvery, 1}},
+         {{kBm, 128}, {kMi, 1}, {kWgs, 2}, {kStages, 4}, {kGroupM, 1}, {kPersistent, 0}, {kPromoteEvery, 1}},
+         {{kBm, 64}, {kMi, 1}, {kWgs, 1}, {kStages, 4}, {kGroupM, 1}, {kPersistent, 0}, {kPromoteEvery, 1}}});
+    return preferred_config(space, preferred, name());
+  }
+
+  CudaKernel cuda_kernel(const kernels::Workload& workload, const kernels::DeviceInfo& device,
+                         const ss::ConfigView& config) const override {
+    const auto& s = workload.gemm();
+    const Tile t(config);
+    const std::int64_t blocks = t.persistent ? std::min<std::int64_t>(t.tiles(s), device.cores) : t.tiles(s);
+    CudaKernel kernel = gemm_kernel("gemm_3xtf32",
+                                    {{"BM", t.bm}, {"MI", t.mi}, {"WGS", t.wgs}, {"STAGES", t.stages},
+                                     {"GROUP_M", t.group_m}, {"PROMOTE_EVERY", t.promote_every}},
+                                    workload, blocks, t.threads(), t.shared_bytes());
+    // A (M x K): a 128-byte row of k by the block's rows, swizzled for wgmma; B (K x N): the
+    // block's columns and 8 more (the padding, zeros past N) by a slice's 32 rows of k.
+    kernel.tensor_maps = {
+        matrix_map(0, DataType::kF32, s.M, s.K, t.bm, kSliceFloats, CU_TENSOR_MAP_SWIZZLE_128B),
+        matrix_map(1, DataType::kF32, s.K, s.N, kSliceFloats, t.bn() + kBRowPadding, CU_TENSOR_MAP_SWIZZLE_NONE)};
+    return kernel;
+  }
+
+  std::string emit_source(const kernels::Workload& workload, const kernels::DeviceInfo& device,
+                          const ss::ConfigView& config) const override {
+    return gemm_source_text(cuda_kernel(workload, device, config));
+  }
+
+  std::vector<std::pair<std::string, double>> derived_features(const kernels::Workload& workload,
+                                                               const kernels::DeviceInfo& device,
+                                                               const ss::ConfigView& config) const override {
+    const auto& s = workload.gemm();
+    const Tile t(config);
+    return {{"tile.intensity", double(t.bm * t.bn()) / double(t.bm + t.bn())},
+            {"tile.waves", double(t.tiles(s)) / std::max(1, device.cores)},
+            {"thread.accumulators", double(t.accumulators())},
+            {"block.shared_kib", double(t.shared_bytes()) / 1024}};
+  }
+};
+
+}  // namespace
+
+const kernels::KernelTemplate& gemm_3xtf32_template() {
+  static const Cuda3xTf32GemmTemplate instance;
+  return instance;
+}
+
+}  // namespace optune::backends::cuda
