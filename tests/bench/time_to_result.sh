@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Time to a result (issue 42): wall time until a tuning run first holds a config within 5% of the
 # best that a long reference run finds, with today's settings ("after": bail-out 2, adaptive
-# timing, xgb's run-time variants of built objects) against the settings before them ("before":
-# --bail-out off --timing full --cheap-share 0), the median of SEEDS seeds each. Rows:
+# timing, xgb's run-time variants of built objects, compile-ahead and CUDA's 5 ms repeats where
+# they apply) against the settings before them ("before": --bail-out off --timing full
+# --cheap-share 0 --compile-ahead off --min-repeat-ms 40), the median of SEEDS seeds each. Rows:
 #   gemm   CPU GEMM 1024 x 1024 x 1024 (gemm.cpu, float32)
 #   conv   a ResNet-18 conv layer on the CPU (conv2d.cpu: 1x128x28x28, 128 filters 3x3)
 #   pocl   a kernel file on PoCL (configs/kernels/conv2d.toml, OpenCL on this CPU)
@@ -23,7 +24,7 @@ ref_trials=${4:-400}
 work=${5:-$root/build/time-to-result}
 optune=${OPTUNE_BIN:-$root/build/bin}/optune
 kernels=${KERNELS:-$root/configs/kernels}
-before=(--bail-out off --timing full --cheap-share 0)
+before=(--bail-out off --timing full --cheap-share 0 --compile-ahead off --min-repeat-ms 40)
 
 row_arguments() {
   case $1 in

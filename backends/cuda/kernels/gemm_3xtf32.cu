@@ -171,23 +171,36 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 #if PROMOTE
     float sums[MI][BM / 2];
 #endif
-    for (int kt = 0; kt < K_TILES; ++kt, ++slice) {
-      const int s = slice % STAGES, parity = (slice / STAGES) & 1;
+    // B^T's fragments of a slice's four steps of 8 k, as floats: the next slice's are read while
+    // this slice's products run.
+    float fragments[4][MI][4];
+    auto read_fragments = [&](int slice_index) {
+      const int s = slice_index % STAGES, parity = (slice_index / STAGES) & 1;
       wait(full(s), parity);
       wait(split(s), parity);
-      // B^T's fragments of the slice's four steps of 8 k, split; wgmma reads them until the wait below.
-      unsigned big[4][MI][4], small[4][MI][4];
       const float* b_stage = reinterpret_cast<const float*>(generic(b_stages + s * B_STAGE_BYTES));
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk)
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
+          for (int r = 0; r < 4; ++r)  // r: rows +8 (odd r) and columns +4 (r >= 2) of the fragment
+            fragments[kk][mi][r] =
+                b_stage[(kk * 8 + lane % 4 + (r / 2) * 4) * B_ROW + n_local + mi * 64 + (r % 2) * 8];
+    };
+    read_fragments(slice);
+    for (int kt = 0; kt < K_TILES; ++kt, ++slice) {
+      const int s = slice % STAGES;
+      // Split; wgmma reads these registers until the wait below.
+      unsigned big[4][MI][4], small[4][MI][4];
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
           for (int r = 0; r < 4; ++r) {
-            // r: rows +8 (odd r) and columns +4 (r >= 2) of the fragment.
-            const float x = b_stage[(kk * 8 + lane % 4 + (r / 2) * 4) * B_ROW + n_local + mi * 64 + (r % 2) * 8];
-            big[kk][mi][r] = tf32_big(x);
-            small[kk][mi][r] = tf32_small(x, big[kk][mi][r]);
+            big[kk][mi][r] = tf32_big(fragments[kk][mi][r]);
+            small[kk][mi][r] = tf32_small(fragments[kk][mi][r], big[kk][mi][r]);
           }
       asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
@@ -211,6 +224,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
         }
       }
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+      if (kt + 1 < K_TILES) read_fragments(slice + 1);
       asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
       if (lane == 0) arrive(empty(s));
 #if PROMOTE
