@@ -18,31 +18,16 @@ trials=${1:-150}
 work=${2:-$root/build/gemm-vs-peers}
 bench_bin=${OPTUNE_BENCH_BIN:-$root/build/tests/bench}
 mkdir -p "$work"
-arch_flags=(-march=native)
-case "${OPTUNE_MAX_CPU_ISA:-}" in
-  "") ;;
-  avx2|AVX2)
-    arch_flags+=(-mno-avx512f -mno-amx-tile)  # what isa_cap_flags() adds to the tuner's compiles
-    export ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell
-    [ -n "${OPTUNE_BENCH_GEMM:-}" ] || { echo "gemm_vs_peers.sh: OPTUNE_MAX_CPU_ISA=avx2 needs OPTUNE_BENCH_GEMM (a bench_gemm built without AVX-512)" >&2; exit 2; } ;;
-  *) echo "gemm_vs_peers.sh: OPTUNE_MAX_CPU_ISA: unknown ISA '$OPTUNE_MAX_CPU_ISA' (supported: avx2)" >&2; exit 2 ;;
-esac
+source "$root/tests/bench/emitted_gemm.sh"
+if [ -n "${OPTUNE_MAX_CPU_ISA:-}" ] && [ -z "${OPTUNE_BENCH_GEMM:-}" ]; then
+  echo "gemm_vs_peers.sh: OPTUNE_MAX_CPU_ISA=avx2 needs OPTUNE_BENCH_GEMM (a bench_gemm built without AVX-512)" >&2; exit 2
+fi
 shapes=${SHAPES:-"256,256,256 512,512,512 1024,1024,1024 2048,2048,2048 196,256,2304 3136,64,576 49,512,4608"}
 for shape in $shapes; do
   [ "$trials" = 0 ] && break
   "${OPTUNE_BIN:-$root/build/bin}/optune" tune --op gemm --shape "$shape" --tuner xgb --trials "$trials" --quiet \
     --db "$work/tuned.db" | grep -E "workload|best|default"
 done
-# Compiles each emitted candidate source as the tuner did; adds "--FLAG M,N,K=object" to candidates.
-candidates=()
-compile_emitted() {  # FLAG, then bench_emit_best's arguments
-  local flag=$1; shift
-  while read -r mnk source; do
-    object=${source%.cpp}.so
-    c++ -std=c++20 -O3 "${arch_flags[@]}" -fopenmp -fPIC -shared -I"$root/backends/cpu/include" "$source" -o "$object"
-    candidates+=("$flag" "$mnk=$object")
-  done < <("$bench_bin/bench_emit_best" --db "$work/tuned.db" "$@")
-}
 compile_emitted --candidate --out "$work/best"
 # The template's own default for each shape, the config an untuned user runs.
 compile_emitted --default --which default --out "$work/default"
