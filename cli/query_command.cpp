@@ -54,15 +54,16 @@ int run_query(const QueryOptions& options) {
     std::printf("%s\n", all.dump(2).c_str());
   } else if (options.format == "csv") {
     std::printf("workload,template,target,device,device_name,median_seconds,gflops,error_kind,tuner,timestamp,config,"
-                "spread,load,device_load,noisy,build_seconds,check_seconds,timing_seconds\n");
+                "spread,load,device_load,noisy,build_seconds,check_seconds,timing_seconds,check_error\n");
     for (const auto& r : records)
-      std::printf("%s\n", fmt::format("{},{},{},{},{},{:.9g},{:.4f},{},{},{:.0f},{},{},{},{},{},{:.4g},{},{}",
+      std::printf("%s\n", fmt::format("{},{},{},{},{},{:.9g},{:.4f},{},{},{:.0f},{},{},{},{},{},{:.4g},{},{},{}",
                                       r.workload_key, r.template_name, r.target, r.device_id,
                                       csv_field(r.device_fingerprint.value("name", "")), r.median_seconds,
                                       r.gflops, r.error_kind, r.tuner, r.timestamp, csv_field(r.config.dump()),
                                       optional_number(r.spread), optional_number(r.load),
                                       optional_number(r.device_load), r.is_noisy() ? 1 : 0, r.build_seconds,
-                                      optional_number(r.check_seconds), optional_number(r.timing_seconds))
+                                      optional_number(r.check_seconds), optional_number(r.timing_seconds),
+                                      optional_number(r.check_error))
                               .c_str());
   } else {
     std::fputs(app::query_table(result).c_str(), stdout);

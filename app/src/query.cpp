@@ -92,6 +92,7 @@ nlohmann::json record_json(const db::TuningRecord& record) {
           {"build_seconds", record.build_seconds},
           {"check_seconds", optional(record.check_seconds)},
           {"timing_seconds", optional(record.timing_seconds)},
+          {"check_error", optional(record.check_error)},
           {"noisy", record.is_noisy()},
           {"winner", record.winner},
           {"toolchain", record.toolchain},

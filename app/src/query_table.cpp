@@ -22,6 +22,11 @@ std::string seconds_split_text(const db::TuningRecord& record) {
   return fmt::format("{:.2g}/{}/{}", record.build_seconds, part(record.check_seconds), part(record.timing_seconds));
 }
 
+// How far the output was from the reference: "3.1e-07", "-" where no check says.
+std::string check_error_text(const db::TuningRecord& record) {
+  return record.check_error ? fmt::format("{:.2g}", *record.check_error) : "-";
+}
+
 std::string device_name(const db::TuningRecord& record) {
   const auto name = record.device_fingerprint.is_object() ? record.device_fingerprint.value("name", "") : "";
   return name.empty() ? record.device_id : name;
@@ -73,7 +78,8 @@ std::string query_table(const QueryResult& result) {
   const auto& records = result.records;
   static const std::vector<Column> kColumns = {{"workload"},      {"target"},           {"device"},
                                                {"GFLOP/s", true}, {"median ms", true},  {"spread", true},
-                                               {"status"},        {"build/check/time"}, {"config"}};
+                                               {"status"},        {"build/check/time"}, {"check error", true},
+                                               {"config"}};
   std::vector<std::vector<std::string>> rows;
   bool any_noisy = false;
   for (const auto& r : records) {
@@ -81,7 +87,8 @@ std::string query_table(const QueryResult& result) {
     any_noisy = any_noisy || r.is_noisy();
     rows.push_back({r.workload_key, r.target, device_label(r, records), fmt::format("{:.2f}", r.gflops),
                     fmt::format("{:.4f}", r.median_seconds * 1e3), spread_text(r),
-                    r.error_kind + (r.is_noisy() ? " noisy" : ""), seconds_split_text(r), r.config.dump()});
+                    r.error_kind + (r.is_noisy() ? " noisy" : ""), seconds_split_text(r), check_error_text(r),
+                    r.config.dump()});
   }
   std::string text = aligned(kColumns, rows);
   if (records.empty()) text += "(no records match)\n";

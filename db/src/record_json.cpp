@@ -98,6 +98,7 @@ nlohmann::json to_json(const TuningRecord& record) {
   if (record.device_load) line["device_load"] = *record.device_load;
   if (record.check_seconds) line["check_seconds"] = *record.check_seconds;
   if (record.timing_seconds) line["timing_seconds"] = *record.timing_seconds;
+  if (record.check_error) line["check_error"] = *record.check_error;
   if (record.winner) line["winner"] = true;
   if (!record.toolchain.is_null()) line["toolchain"] = record.toolchain;
   return line;
@@ -132,6 +133,7 @@ TuningRecord record_from_json(const nlohmann::json& object) {
   record.device_load = read_optional_number(object, "device_load");
   record.check_seconds = read_optional_number(object, "check_seconds");
   record.timing_seconds = read_optional_number(object, "timing_seconds");
+  record.check_error = read_optional_number(object, "check_error");
   read_bool(object, "winner", record.winner);
   if (const auto it = object.find("toolchain"); it != object.end() && !it->is_null()) {
     if (!it->is_object()) mistyped("toolchain", "an object (compiler, flags)");

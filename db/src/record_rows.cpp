@@ -60,6 +60,7 @@ void check_storable(const TuningRecord& record) {
   if (record.device_load) require_finite(*record.device_load, "device_load");
   if (record.check_seconds) require_finite(*record.check_seconds, "check_seconds");
   if (record.timing_seconds) require_finite(*record.timing_seconds, "timing_seconds");
+  if (record.check_error) require_finite(*record.check_error, "check_error");
   if (!record.toolchain.is_null() && !record.toolchain.is_object())
     throw DatabaseError("cannot store a record whose toolchain is not an object");
 }
@@ -134,7 +135,7 @@ std::string select_records(const std::string& extra_columns) {
   return "SELECT r.id, r.workload_key, r.template_name, r.target, r.device_id, d.fingerprint, r.config,"
          " r.costs, r.median_seconds, r.gflops, r.error_kind, r.error_message, r.build_seconds, r.timestamp,"
          " r.tuner, r.run_id, r.optune_version, r.is_default, r.spread, r.load, r.winner, r.device_load,"
-         " r.check_seconds, r.timing_seconds, r.toolchain" +
+         " r.check_seconds, r.timing_seconds, r.toolchain, r.check_error" +
          extra_columns +
          " FROM records r LEFT JOIN devices d ON d.id = r.device_id LEFT JOIN workloads w ON w.key = r.workload_key";
 }
@@ -167,6 +168,7 @@ TuningRecord read_record(const Statement& row) {
   record.check_seconds = row.column_optional_double(22);
   record.timing_seconds = row.column_optional_double(23);
   if (!row.column_is_null(24)) record.toolchain = stored_json(row.column_text(24), "toolchain");
+  record.check_error = row.column_optional_double(25);
   return record;
 }
 
@@ -229,9 +231,10 @@ RecordWriter::RecordWriter(Connection& connection)
       insert_record_(connection.prepare(
           "INSERT INTO records (content_hash, workload_key, template_name, target, device_id, config, costs,"
           " median_seconds, gflops, error_kind, error_message, build_seconds, timestamp, tuner, run_id,"
-          " optune_version, is_default, spread, load, winner, device_load, check_seconds, timing_seconds, toolchain)"
+          " optune_version, is_default, spread, load, winner, device_load, check_seconds, timing_seconds, toolchain,"
+          " check_error)"
           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,"
-          " ?22, ?23, ?24)"
+          " ?22, ?23, ?24, ?25)"
           // Only the content hash may conflict; any other violation must fail loudly.
           " ON CONFLICT (content_hash) DO NOTHING RETURNING id")) {}
 
@@ -277,6 +280,7 @@ std::int64_t RecordWriter::write(const TuningRecord& record) {
       .bind_optional_double(23, record.timing_seconds);
   if (record.toolchain.is_null()) insert_record_->bind_null(24);
   else insert_record_->bind_text(24, record.toolchain.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  insert_record_->bind_optional_double(25, record.check_error);
   // A row comes back only when the record was new.
   const std::int64_t id = insert_record_->step() ? insert_record_->column_int(0) : 0;
   while (insert_record_->step()) {

@@ -24,6 +24,7 @@ inline constexpr AddedColumn kAddedColumns[] = {
     {5, "check_seconds REAL", "check_seconds", "NULL"},    // the worker's seconds checking the output
     {5, "timing_seconds REAL", "timing_seconds", "NULL"},  // and timing the runs
     {6, "toolchain TEXT", "toolchain", "NULL"},  // JSON: the compiler and flags that built it
+    {8, "check_error REAL", "check_error", "NULL"},  // how far the output was from the reference
 };
 
 // Tables added after schema 1, each with the version that added it, as SQLite's CREATE TABLE takes

@@ -244,6 +244,11 @@ MeasureResult result_from_worker_reply(const MeasureInput& input, const WorkerRe
     };
     result.check_seconds = seconds(reply.check_seconds, "check_seconds");
     result.timing_seconds = seconds(reply.timing_seconds, "timing_seconds");
+    // The worker's -1 (an error that was not finite) is no figure: unknown, as where no check ran.
+    if (reply.error && *reply.error != -1) {
+      if (!(*reply.error >= 0 && std::isfinite(*reply.error))) throw std::runtime_error("check error negative");
+      result.check_error = reply.error;
+    }
     // Backends that compile in the worker: its compile (or cache load) is the candidate's build time.
     result.build_seconds = reply.build_seconds;
     if (reply.transfer && result.message.empty()) result.message = describe_transfers(reply);

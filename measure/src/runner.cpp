@@ -26,6 +26,8 @@ void merge_round(MeasureResult& merged, MeasureResult round, const MeasureInput&
   };
   sum_over_rounds(merged.check_seconds, round.check_seconds);
   sum_over_rounds(merged.timing_seconds, round.timing_seconds);
+  // The worst check over the rounds: a device's output may differ from run to run.
+  if (round.check_error) merged.check_error = std::max(merged.check_error.value_or(0), *round.check_error);
   merged.saved_seconds += round.saved_seconds;
   mean_over_rounds(merged.load, round.load);
   mean_over_rounds(merged.device_load, round.device_load);

@@ -71,7 +71,7 @@ void to_json(nlohmann::json& json, const WorkerReply& reply) {
   json = {{"status", reply.status}};
   if (!reply.message.empty()) json["message"] = reply.message;
   if (!reply.costs.empty()) json["costs"] = reply.costs;
-  if (reply.status == "ok" || reply.status == "wrong_answer") json["error"] = reply.error;
+  if (reply.error) json["error"] = *reply.error;
   if (reply.number > 0) json["number"] = reply.number;
   if (reply.check_seconds) json["check_seconds"] = *reply.check_seconds;
   if (reply.timing_seconds) json["timing_seconds"] = *reply.timing_seconds;
@@ -91,7 +91,7 @@ void from_json(const nlohmann::json& json, WorkerReply& reply) {
   reply.status = json.at("status").get<std::string>();
   reply.message = json.value("message", "");
   if (json.contains("costs")) reply.costs = json.at("costs").get<std::vector<double>>();
-  reply.error = json.value("error", 0.0);
+  if (json.contains("error")) reply.error = json.at("error").get<double>();
   reply.number = json.value("number", 0);
   if (json.contains("check_seconds")) reply.check_seconds = json.at("check_seconds").get<double>();
   if (json.contains("timing_seconds")) reply.timing_seconds = json.at("timing_seconds").get<double>();

@@ -36,6 +36,7 @@ TEST_P(Store, InsertThenReadBackEveryField) {
   record.error_message = "warning: \"quoted\"\nsecond line";
   record.config["ratio"] = 0.1;
   record.toolchain = {{"compiler", "c++ (Debian 12.2.0-14) 12.2.0"}, {"flags", "-O3 -march=native"}};
+  record.check_error = 3.25e-7;
   const auto ids = db.insert({record});
   ASSERT_EQ(ids.size(), 1u);
   EXPECT_GT(ids[0], 0);
@@ -48,6 +49,7 @@ TEST_P(Store, InsertThenReadBackEveryField) {
   EXPECT_EQ(stored[0].costs, record.costs);
   EXPECT_TRUE(stored[0].is_default);
   EXPECT_EQ(stored[0].toolchain, record.toolchain);
+  EXPECT_EQ(stored[0].check_error, 3.25e-7);
 }
 
 TEST_P(Store, BestPicksLowestMedianAmongSuccessfulRecords) {

@@ -61,7 +61,10 @@ TEST(DispatchRulesFile, AnOlderFileReadOnlyShowsNoRulesAndMigratesOnWrite) {
   Database::open(path).insert_dispatch(rule_of(kLow, kHigh, 1000, 8));
   sqlite3* handle = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &handle), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(handle, "DROP TABLE dispatch_rules; PRAGMA user_version = 6", nullptr, nullptr, nullptr),
+  // What schema 6 had: no dispatch_rules (7), no check_error (8).
+  ASSERT_EQ(sqlite3_exec(handle, "DROP TABLE dispatch_rules; ALTER TABLE records DROP COLUMN check_error;"
+                                 " PRAGMA user_version = 6",
+                         nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(handle);
   EXPECT_TRUE(Database::open(path, Database::Mode::kReadOnly).dispatches("", "").empty());

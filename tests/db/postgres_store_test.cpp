@@ -118,10 +118,11 @@ TEST(PostgresStore, AnOlderSchemaReadsWithItsNewerColumnsUnknownAndMigratesOnWri
   record.check_seconds = 0.5;
   record.timing_seconds = 1.5;
   Database::open(scratch.uri()).insert({record});
-  // What schema 4 had: no check_seconds, no timing_seconds (5), no toolchain (6), no dispatch rules (7).
+  // What schema 4 had: no check_seconds, no timing_seconds (5), no toolchain (6), no dispatch rules
+  // (7), no check_error (8).
   optune::testing::run_on_database(scratch.uri(),
                                    "ALTER TABLE records DROP COLUMN check_seconds, DROP COLUMN timing_seconds,"
-                                   " DROP COLUMN toolchain; DROP TABLE dispatch_rules;"
+                                   " DROP COLUMN toolchain, DROP COLUMN check_error; DROP TABLE dispatch_rules;"
                                    " UPDATE optune_schema SET version = 4");
   {
     auto reader = Database::open(scratch.uri(), Database::Mode::kReadOnly);
@@ -129,6 +130,7 @@ TEST(PostgresStore, AnOlderSchemaReadsWithItsNewerColumnsUnknownAndMigratesOnWri
     const auto records = reader.records({});
     ASSERT_EQ(records.size(), 1u);
     EXPECT_FALSE(records[0].check_seconds.has_value());
+    EXPECT_FALSE(records[0].check_error.has_value());
     EXPECT_EQ(records[0].config, record.config);
     EXPECT_TRUE(reader.dispatches("", "").empty());
   }
@@ -137,9 +139,12 @@ TEST(PostgresStore, AnOlderSchemaReadsWithItsNewerColumnsUnknownAndMigratesOnWri
   writer.insert({record});  // the same record again: its content hash is still stored
   EXPECT_EQ(writer.count(), 1u);
   record.timestamp = 2000;
+  record.check_error = 2.5e-7;
   writer.insert({record});
   EXPECT_EQ(writer.count(), 2u);
   EXPECT_EQ(writer.records({}).back().timing_seconds, 1.5);
+  EXPECT_EQ(writer.records({}).back().check_error, 2.5e-7);
+  EXPECT_FALSE(writer.records({}).front().check_error.has_value()) << "the old row's is unknown";
 }
 
 // Eight writers at once, each its own connection, some batches shared by all: every record stored

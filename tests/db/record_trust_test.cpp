@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <limits>
 #include <sstream>
 
 #include "db_test_support.hpp"
@@ -14,6 +15,7 @@ namespace {
 
 using testing::TempDir;
 using testing::kGemmTask;
+using testing::failed_record;
 using testing::ok_record;
 using testing::read_bytes;
 
@@ -198,28 +200,38 @@ TEST(RecordTrust, SchemaOneDatabaseIsReadAsItIsAndMigratesWithTheFieldsUnknown) 
   EXPECT_FALSE(records[0].device_load.has_value());
   EXPECT_FALSE(records[0].check_seconds.has_value()) << "schema 5's fields are unknown in old rows";
   EXPECT_FALSE(records[0].timing_seconds.has_value());
+  EXPECT_FALSE(records[0].check_error.has_value()) << "and schema 8's";
   EXPECT_EQ(records[1].spread, 0.02);
   EXPECT_EQ(writer.integrity_check(), "ok");
 }
 
-// Where a record's time went (schema 5): stored, exported and imported; and a slow record (its
-// timing cut by the bail-out) keeps its partial time as a lower bound, neither a best nor a success.
+// Where a record's time went (schema 5) and how far its output was from the reference (schema 8):
+// stored, exported and imported; and a slow record (its timing cut by the bail-out) keeps its
+// partial time as a lower bound, neither a best nor a success.
 TEST(RecordTrust, CheckAndTimingSecondsAndSlowRecordsAreStoredAndTravel) {
   TempDir dir;
   auto db = Database::open(dir.file("optune.db"));
   TuningRecord timed_record = ok_record(8, 0.004);
   timed_record.check_seconds = 0.0125;
   timed_record.timing_seconds = 0.21;
+  timed_record.check_error = 2.5e-7;
   TuningRecord slow = ok_record(16, 0.011);
   slow.error_kind = "slow";
   slow.costs = {0.011};
   slow.check_seconds = 0.02;
   slow.timing_seconds = 0.012;
-  db.insert({timed_record, slow});
+  slow.check_error = 4e-6;
+  TuningRecord wrong = failed_record(32, "wrong_answer");
+  wrong.check_error = 0.013;
+  db.insert({timed_record, slow, wrong, failed_record(64, "build_error")});
   const auto stored = db.task_records(kGemmTask);
-  ASSERT_EQ(stored.size(), 2u);
+  ASSERT_EQ(stored.size(), 4u);
   EXPECT_EQ(stored[0].check_seconds, 0.0125);
   EXPECT_EQ(stored[0].timing_seconds, 0.21);
+  EXPECT_EQ(stored[0].check_error, 2.5e-7);
+  EXPECT_EQ(stored[1].check_error, 4e-6);
+  EXPECT_EQ(stored[2].check_error, 0.013);
+  EXPECT_FALSE(stored[3].check_error.has_value()) << "no check ran";
   EXPECT_TRUE(stored[1].is_slow());
   EXPECT_FALSE(stored[1].ok());
   EXPECT_EQ(stored[1].median_seconds, 0.011);
@@ -229,11 +241,58 @@ TEST(RecordTrust, CheckAndTimingSecondsAndSlowRecordsAreStoredAndTravel) {
   std::stringstream lines;
   db.export_jsonl(lines, {});
   auto copy = Database::open(dir.file("copy.db"));
-  EXPECT_EQ(copy.import_jsonl(lines).records, 2u);
+  EXPECT_EQ(copy.import_jsonl(lines).records, 4u);
   const auto copied = copy.task_records(kGemmTask);
   EXPECT_EQ(copied[0].timing_seconds, 0.21);
+  EXPECT_EQ(copied[0].check_error, 2.5e-7);
   EXPECT_EQ(copied[1].error_kind, "slow");
+  EXPECT_EQ(copied[2].check_error, 0.013);
+  EXPECT_FALSE(copied[3].check_error.has_value());
   EXPECT_FALSE(to_json(ok_record(8, 0.004)).contains("check_seconds")) << "unknown stays out of the line";
+  EXPECT_FALSE(to_json(ok_record(8, 0.004)).contains("check_error"));
+
+  TuningRecord not_finite = ok_record(128, 0.004);
+  not_finite.check_error = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(db.insert({not_finite}), DatabaseError);
+}
+
+// A database of schema 7 (before check_error) is read as it is, and a writer upgrades it in place:
+// every record kept as it was, its check_error unknown, and the records of the same content not
+// stored twice (their JSON lines, and so their content hashes, are those they had).
+TEST(RecordTrust, SchemaSevenDatabaseKeepsItsRecordsAndUpgradesWithTheCheckErrorUnknown) {
+  TempDir dir;
+  const std::string path = dir.file("old.db");
+  TuningRecord old_record = ok_record(8, 0.004);
+  old_record.check_seconds = 0.0125;
+  old_record.timing_seconds = 0.21;
+  old_record.toolchain = {{"compiler", "c++ (Debian 12.2.0-14) 12.2.0"}, {"flags", "-O3"}};
+  Database::open(path).insert({old_record, failed_record(16, "build_error")});
+  // What schema 7 had: every column but check_error.
+  run_sql(path, "ALTER TABLE records DROP COLUMN check_error; PRAGMA user_version = 7");
+  const std::string before = read_bytes(path);
+  {
+    auto reader = Database::open(path, Database::Mode::kReadOnly);
+    EXPECT_EQ(reader.schema_version(), 7);
+    const auto records = reader.task_records(kGemmTask);
+    ASSERT_EQ(records.size(), 2u);
+    EXPECT_EQ(records[0].check_seconds, 0.0125);
+    EXPECT_FALSE(records[0].check_error.has_value());
+  }
+  EXPECT_EQ(read_bytes(path), before) << "a reader writes nothing";
+
+  auto writer = Database::open(path);
+  EXPECT_EQ(writer.schema_version(), kSchemaVersion);
+  EXPECT_EQ(writer.insert({old_record}), std::vector<std::int64_t>{0}) << "already stored: the same content hash";
+  TuningRecord checked = ok_record(32, 0.003);
+  checked.check_error = 6.5e-8;
+  writer.insert({checked});
+  const auto records = writer.task_records(kGemmTask);
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(to_json(records[0]), to_json(old_record)) << "every field as it was";
+  EXPECT_FALSE(records[0].check_error.has_value());
+  EXPECT_EQ(records[1].error_kind, "build_error");
+  EXPECT_EQ(records[2].check_error, 6.5e-8);
+  EXPECT_EQ(writer.integrity_check(), "ok");
 }
 
 }  // namespace

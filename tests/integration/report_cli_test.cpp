@@ -343,7 +343,8 @@ TEST_F(ReportCliTest, QueryTableAlignsLongKeysAndNamesDevices) {
                               "config",         "median_seconds", "gflops",      "error_kind",    "error_message",
                               "costs",          "tuner",          "run_id",      "timestamp",     "is_default",
                               "spread",         "load",           "device_load", "build_seconds", "check_seconds",
-                              "timing_seconds", "noisy",          "winner",      "toolchain",     "optune_version"})
+                              "timing_seconds", "check_error",    "noisy",       "winner",        "toolchain",
+                              "optune_version"})
       EXPECT_TRUE(r.contains(field)) << field << " in " << r.dump();
   EXPECT_EQ(std::count_if(records.begin(), records.end(), [](const json& r) { return r["device"] == kDeviceId; }), 3);
 }

@@ -2,11 +2,14 @@
 // over the bail-out factor times the best so far is a `slow` record (its partial time a lower
 // bound), never the first batch's nor a finalist's; one clearly slower than the best gets three
 // repeats; --bail-out off and --timing full time every candidate in full; every record says its
-// check and timing seconds and the run's summary where its wall time went.
+// check and timing seconds and the run's summary where its wall time went; every checked record
+// says how far its output was from the reference (check_error).
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -33,6 +36,19 @@ extern "C" void paced(const float* x, float* y, std::int32_t n) {
   }
 }
 extern "C" void paced_reference(const float* x, float* y, std::int32_t n) {
+  for (std::int32_t i = 0; i < n; ++i) y[i] = 2 * x[i];
+}
+)";
+
+// y = 2x, but MODE 1 is off by 1e-3 (against atol 1e-6 and rtol 1e-6) and MODE 2 does not compile.
+constexpr const char* kModalSource = R"(#include <cstdint>
+#if MODE == 2
+#error "MODE 2 does not build"
+#endif
+extern "C" void modal(const float* x, float* y, std::int32_t n) {
+  for (std::int32_t i = 0; i < n; ++i) y[i] = 2 * x[i] + (MODE == 1 ? 1e-3f : 0.0f);
+}
+extern "C" void modal_reference(const float* x, float* y, std::int32_t n) {
   for (std::int32_t i = 0; i < n; ++i) y[i] = 2 * x[i];
 }
 )";
@@ -157,11 +173,77 @@ TEST_F(TimingCliTest, QueryShowsWhereEachRecordsTimeWent) {
     }
     EXPECT_TRUE(row["check_seconds"].is_number()) << row.dump();
     EXPECT_TRUE(row["timing_seconds"].is_number()) << row.dump();
+    // y = 2x in float as its reference computes it: no element off at all.
+    EXPECT_EQ(row["check_error"], 0.0) << row.dump();
   }
   EXPECT_GT(remeasured, 0u);
   run = optune("query --history --format csv --db " + db());
   ASSERT_EQ(run.code, 0) << run.err;
-  EXPECT_NE(run.out.find(",build_seconds,check_seconds,timing_seconds\n"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(",build_seconds,check_seconds,timing_seconds,check_error\n"), std::string::npos) << run.out;
+}
+
+// An operator's records carry the relative L2 error of their output against the float64
+// reference, within the f32 tolerance (1e-4) where they passed.
+TEST_F(TimingCliTest, AGemmsRecordsCarryTheirRelativeErrorWithinTheTolerance) {
+  CommandRun run = optune("tune --op gemm --shape 64,48,40 --trials 4 --batch-size 2 --repeat 2 --min-repeat-ms 1 "
+                          "--remeasure 0 --quiet --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  std::size_t checked = 0;
+  for (const auto& record : records()) {
+    if (!record.ok() && !record.is_slow()) continue;
+    ASSERT_TRUE(record.check_error) << record.config_text();
+    EXPECT_TRUE(std::isfinite(*record.check_error));
+    EXPECT_GE(*record.check_error, 0);
+    EXPECT_LT(*record.check_error, 1e-4) << record.config_text();
+    ++checked;
+  }
+  EXPECT_GE(checked, 2u);
+}
+
+// A kernel file's records carry the worst element's error in units of its tolerance: at most 1
+// where they passed, over it for a wrong answer, none for a config that did not build; query's
+// JSON (null) and CSV (an empty last field) say so too.
+TEST_F(TimingCliTest, AWrongAnswerCarriesItsErrorAndABuildErrorNone) {
+  std::ofstream(dir_ / "modal.cpp") << kModalSource;
+  std::ofstream(dir_ / "modal.toml") << optune::test_support::cpu_kernel_file("modal", 4096, "MODE = [0, 1, 2]");
+  CommandRun run = optune("tune --kernel " + (dir_ / "modal.toml").string() + " --tuner grid --trials 3 --repeat 2 "
+                          "--min-repeat-ms 1 --bail-out off --remeasure 0 --quiet --db " + db());
+  ASSERT_EQ(run.code, 0) << run.out << run.err;
+  std::map<int, optune::db::TuningRecord> by_mode;
+  for (const auto& record : records()) by_mode[record.config.at("MODE").get<int>()] = record;
+  ASSERT_EQ(by_mode.size(), 3u);
+  ASSERT_EQ(by_mode[0].error_kind, "ok") << by_mode[0].error_message;
+  ASSERT_TRUE(by_mode[0].check_error);
+  EXPECT_EQ(*by_mode[0].check_error, 0) << "y = 2x in float, as the reference computes it";
+  ASSERT_EQ(by_mode[1].error_kind, "wrong_answer");
+  ASSERT_TRUE(by_mode[1].check_error);
+  // 1e-3 off, against 1e-6 + 1e-6 |2x| for x in [-1, 1]: over 300 tolerances.
+  EXPECT_GT(*by_mode[1].check_error, 300);
+  ASSERT_EQ(by_mode[2].error_kind, "build_error");
+  EXPECT_FALSE(by_mode[2].check_error) << "no check ran";
+
+  run = optune("query --history --format json --db " + db());
+  ASSERT_EQ(run.code, 0) << run.err;
+  for (const auto& row : nlohmann::json::parse(run.out)) {
+    const int mode = row["config"]["MODE"];
+    if (mode == 2) EXPECT_TRUE(row["check_error"].is_null()) << row.dump();
+    else EXPECT_EQ(row["check_error"].get<double>(), *by_mode[mode].check_error) << row.dump();
+  }
+  run = optune("query --history --format csv --db " + db());
+  ASSERT_EQ(run.code, 0) << run.err;
+  // Each row's last field, the check_error, by the row's error kind (the heading's by "heading").
+  std::map<std::string, std::string> last_field;
+  std::istringstream lines(run.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::string kind = "heading";
+    for (const char* listed : {"ok", "wrong_answer", "build_error"})
+      if (line.find(std::string(",") + listed + ",") != std::string::npos) kind = listed;
+    last_field[kind] = line.substr(line.rfind(',') + 1);
+  }
+  EXPECT_EQ(last_field["heading"], "check_error");
+  EXPECT_EQ(last_field["ok"], "0");
+  EXPECT_EQ(last_field["build_error"], "");
+  EXPECT_GT(std::stod(last_field["wrong_answer"]), 300);
 }
 
 // --budget for one workload: a time alone bounds the run (no batch starts past it); with --trials

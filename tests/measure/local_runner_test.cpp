@@ -72,6 +72,10 @@ TEST_F(LocalRunnerTest, CorrectCandidateIsTimedAndChecked) {
   EXPECT_NEAR(results[0].gflops, 2.0 * 33 * 17 * 9 / results[0].median_seconds / 1e9, 1e-6);
   EXPECT_GT(results[0].build_seconds, 0);
   EXPECT_GT(results[0].timestamp, 1.7e9);
+  // Its relative L2 error against the float64 reference, within f32's tolerance.
+  ASSERT_TRUE(results[0].check_error);
+  EXPECT_GE(*results[0].check_error, 0);
+  EXPECT_LT(*results[0].check_error, 1e-4);
 }
 
 // Rounds measure the list in turn and merge each candidate's costs; a failure stays a failure and is
@@ -87,6 +91,10 @@ TEST_F(LocalRunnerTest, RoundsMergeEachCandidatesCostsOverTheRounds) {
   }
   EXPECT_EQ(results[1].error, ErrorKind::kWrongAnswer);
   EXPECT_TRUE(results[1].costs.empty());
+  for (std::size_t i : {0u, 2u}) {
+    ASSERT_TRUE(results[i].check_error) << "the worst of its rounds' checks";
+    EXPECT_LT(*results[i].check_error, 1e-4);
+  }
 }
 
 // Each round's median is kept, for the final comparison that pairs candidates round by round, and
@@ -111,7 +119,10 @@ TEST_F(LocalRunnerTest, WrongAndPartialOutputsAreWrongAnswers) {
   auto results = build_and_run({"wrong", "partial"});
   EXPECT_EQ(results[0].error, ErrorKind::kWrongAnswer);
   EXPECT_NE(results[0].message.find("relative L2 error"), std::string::npos);
+  ASSERT_TRUE(results[0].check_error);
+  EXPECT_NEAR(*results[0].check_error, 0.01, 1e-4) << "every element scaled by 1.01";
   EXPECT_EQ(results[1].error, ErrorKind::kWrongAnswer);  // the poisoned last row stays NaN
+  EXPECT_FALSE(results[1].check_error) << "an error that is no number is unknown, not -1";
 }
 
 TEST_F(LocalRunnerTest, CrashingCandidatesBecomeRecordsAndMeasuringGoesOn) {
@@ -121,12 +132,15 @@ TEST_F(LocalRunnerTest, CrashingCandidatesBecomeRecordsAndMeasuringGoesOn) {
   EXPECT_EQ(results[1].error, ErrorKind::kCrash);
   EXPECT_NE(results[1].message.find("Aborted"), std::string::npos) << results[1].message;
   EXPECT_EQ(results[2].error, ErrorKind::kOk) << results[2].message;
+  EXPECT_FALSE(results[0].check_error || results[1].check_error) << "no check finished";
+  EXPECT_TRUE(results[2].check_error);
 }
 
 TEST_F(LocalRunnerTest, HangingCandidateTimesOutAndMeasuringGoesOn) {
   auto start = std::chrono::steady_clock::now();
   auto results = build_and_run({"hang", "correct"});
   EXPECT_EQ(results[0].error, ErrorKind::kTimeout);
+  EXPECT_FALSE(results[0].check_error);
   EXPECT_EQ(results[1].error, ErrorKind::kOk) << results[1].message;
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));
 }
@@ -135,6 +149,7 @@ TEST_F(LocalRunnerTest, CompileErrorBecomesBuildErrorWithCompilerOutput) {
   auto results = build_and_run({"syntax", "correct"});
   EXPECT_EQ(results[0].error, ErrorKind::kBuildError);
   EXPECT_NE(results[0].message.find("error"), std::string::npos) << results[0].message;
+  EXPECT_FALSE(results[0].check_error) << "no check ran";
   EXPECT_EQ(results[1].error, ErrorKind::kOk);
 }
 

@@ -2,11 +2,13 @@
 // measure (needs_fresh_process) is one runtime_error reply that asks for a fresh worker, and one
 // that does not is the same reply without that request. Candidates of a known pace are timed only
 // as long as their rank needs (TimingPolicy): cut as slow over the bail-out bound, three repeats
-// when clearly slower than the best, every repeat otherwise.
+// when clearly slower than the best, every repeat otherwise. Every reply whose check ran carries
+// the check's error, and a wrong output is a wrong answer with its error.
 #include "optune/measure/worker_loop.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
@@ -64,15 +66,17 @@ TEST(WorkerLoop, AFaultTheBackendRecoversFromKeepsTheWorker) {
   EXPECT_EQ(resets, 1);
 }
 
-// A candidate that writes the exact result (so it passes the check) and reports a fixed time a run.
+// A candidate that writes the exact result times `scale` (1: it passes the check) and reports a
+// fixed time a run.
 class PacedCandidate : public LoadedCandidate {
  public:
-  PacedCandidate(Operands& operands, double seconds_per_run) : operands_(operands), seconds_(seconds_per_run) {}
+  PacedCandidate(Operands& operands, double seconds_per_run, double scale)
+      : operands_(operands), seconds_(seconds_per_run), scale_(scale) {}
   void poison_output() override {}
   double run(int /*times*/) override {
     HostArgument& output = operands_.values.args.back();
     for (std::size_t i = 0; i < operands_.reference.size(); ++i) {
-      const auto value = static_cast<float>(operands_.reference[i]);
+      const auto value = static_cast<float>(scale_ * operands_.reference[i]);
       std::memcpy(output.bytes.data() + i * sizeof value, &value, sizeof value);
     }
     return seconds_;
@@ -81,22 +85,27 @@ class PacedCandidate : public LoadedCandidate {
  private:
   Operands& operands_;
   double seconds_;
+  double scale_;
 };
 
 // The artifact's name is the candidate's time a run, in seconds.
 class PacedBackend : public WorkerBackend {
  public:
+  explicit PacedBackend(double scale = 1) : scale_(scale) {}
   std::string_view name() const override { return "paced"; }
   std::vector<kernels::DeviceInfo> devices() override { return {}; }
   kernels::DeviceInfo device(const kernels::Target&) override { return {}; }
   std::unique_ptr<LoadedCandidate> load(const WorkerRequest& request, Operands& operands, WorkerReply&) override {
-    return std::make_unique<PacedCandidate>(operands, std::stod(request.artifact));
+    return std::make_unique<PacedCandidate>(operands, std::stod(request.artifact), scale_);
   }
   bool run_reference(const WorkerRequest&, Operands&, WorkerReply&) override { return true; }
+
+ private:
+  double scale_;
 };
 
 WorkerReply time_paced(double seconds_per_run, std::optional<double> best, double bail_out = 2,
-                       bool adaptive = true) {
+                       bool adaptive = true, double scale = 1) {
   WorkerRequest request;
   request.workload = "gemm.f32.M8.N8.K8";
   request.target = "paced";
@@ -108,7 +117,7 @@ WorkerReply time_paced(double seconds_per_run, std::optional<double> best, doubl
   std::istringstream in(nlohmann::json(request).dump() + "\n");
   std::ostringstream out;
   std::vector<std::unique_ptr<WorkerBackend>> backends;
-  backends.push_back(std::make_unique<PacedBackend>());
+  backends.push_back(std::make_unique<PacedBackend>(scale));
   EXPECT_EQ(run_worker_loop(in, out, std::move(backends)), 0);
   return nlohmann::json::parse(out.str()).get<WorkerReply>();
 }
@@ -120,6 +129,24 @@ TEST(WorkerLoopTiming, ACandidateWithoutABestIsTimedInFullHoweverSlow) {
   ASSERT_TRUE(reply.check_seconds && reply.timing_seconds);
   EXPECT_GE(*reply.check_seconds, 0);
   EXPECT_GE(*reply.timing_seconds, 0);
+  // The exact result rounded to float: a relative L2 error of float's rounding, well within 1e-4.
+  ASSERT_TRUE(reply.error);
+  EXPECT_GE(*reply.error, 0);
+  EXPECT_LT(*reply.error, 1e-6);
+}
+
+TEST(WorkerLoopCheck, AWrongOutputIsAWrongAnswerWithItsErrorAndNoTiming) {
+  WorkerReply reply = time_paced(0.001, std::nullopt, 2, true, 1.01);
+  EXPECT_EQ(reply.status, "wrong_answer");
+  EXPECT_NE(reply.message.find("relative L2 error"), std::string::npos) << reply.message;
+  ASSERT_TRUE(reply.error);
+  EXPECT_NEAR(*reply.error, 0.01, 1e-5) << "every element 1% off";
+  EXPECT_TRUE(reply.costs.empty());
+  EXPECT_FALSE(reply.timing_seconds.has_value());
+  // NaN in the output: an error that is no number, which the reply gives as -1.
+  reply = time_paced(0.001, std::nullopt, 2, true, std::nan(""));
+  EXPECT_EQ(reply.status, "wrong_answer");
+  EXPECT_EQ(reply.error, std::optional<double>(-1.0));
 }
 
 TEST(WorkerLoopTiming, OverTheBailOutBoundTheTimingStopsAsSlow) {
@@ -131,6 +158,7 @@ TEST(WorkerLoopTiming, OverTheBailOutBoundTheTimingStopsAsSlow) {
   EXPECT_NE(reply.message.find("after 1 of 5 repeats"), std::string::npos) << reply.message;
   EXPECT_NE(reply.message.find("over 2x the best"), std::string::npos) << reply.message;
   EXPECT_TRUE(reply.check_seconds.has_value());
+  EXPECT_TRUE(reply.error.has_value()) << "a slow candidate passed its check";
   // 10 ms: over twice the bound in the run that sizes the repeats, so no repeat runs at all.
   reply = time_paced(0.010, 0.001);
   EXPECT_EQ(reply.status, "slow");

@@ -46,6 +46,7 @@ db::TuningRecord to_record(const measure::MeasureTask& task, const search_space:
   record.build_seconds = result.build_seconds;
   record.check_seconds = result.check_seconds;
   record.timing_seconds = result.timing_seconds;
+  record.check_error = result.check_error;
   record.timestamp = result.timestamp;
   record.optune_version = OPTUNE_VERSION;
   record.toolchain = toolchain_json(toolchain);

@@ -39,7 +39,7 @@ class StorageError : public DatabaseError {
   using DatabaseError::DatabaseError;
 };
 
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 // How long a database on a server that went away (a restart, a dropped network) is retried before
 // the operation fails with StorageError.

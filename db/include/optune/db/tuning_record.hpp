@@ -58,6 +58,12 @@ struct TuningRecord {
   // nullopt where unknown (a failure before the check, or a record of schema 4 or older).
   std::optional<double> check_seconds;
   std::optional<double> timing_seconds;
+  // How far the output was from the reference (measure::MeasureResult::check_error): for a
+  // built-in operator the relative L2 error against the float64 reference (f32 passes at <= 1e-4),
+  // for a kernel file the worst element's error in units of its tolerance (<= 1 passes). nullopt
+  // where no check ran (a build or runtime error, a crash, a timeout), where its error was not
+  // finite (NaN in the output), or in a record of schema 7 or older.
+  std::optional<double> check_error;
   double timestamp = 0;               // unix seconds
   std::string tuner;                  // "random", "grid", "xgb", "default", "remeasure", "final", ...
   std::string run_id;                 // groups the records of one tuning run
@@ -116,9 +122,9 @@ bool displaces_winner(const TuningRecord& fastest, const TuningRecord& mark, con
 // the CPU", or of the GPU, "its median is known to +-14% only"); "" for a record that is not noisy.
 std::string noise_text(const TuningRecord& record);
 
-// Every field but id; spread, load, device_load, check_seconds, timing_seconds and toolchain only
-// where known, and winner only where set, so that a record of schema 1 keeps the JSON line (and
-// the content hash) it had.
+// Every field but id; spread, load, device_load, check_seconds, timing_seconds, check_error and
+// toolchain only where known, and winner only where set, so that a record of schema 1 keeps the
+// JSON line (and the content hash) it had.
 nlohmann::json to_json(const TuningRecord& record);
 // Throws std::invalid_argument naming the missing or mistyped field.
 TuningRecord record_from_json(const nlohmann::json& json);

@@ -56,6 +56,14 @@ struct MeasureResult {
   // and timing (warm-up and timed runs), summed over rounds; nullopt where the worker did not say.
   std::optional<double> check_seconds;
   std::optional<double> timing_seconds;
+  // How far the output was from the reference, as the check measured it (ok, slow and wrong_answer
+  // results): for a built-in operator the relative L2 error against the float64 reference (f32
+  // passes at <= 1e-4, kernels::check_tolerance); for a kernel file the worst element's error in
+  // units of its tolerance, |out - ref| / (atol + rtol |ref|) (<= 1 passes; 0 for outputs checked
+  // only as written by two runs). The largest over rounds. nullopt where no check ran (a build or
+  // runtime error, a crash, a timeout) or its error was not finite (NaN in the output, a write past
+  // its end: the worker's -1).
+  std::optional<double> check_error;
   // The timed runs a bail-out or an early settled ranking spared, in seconds (what the fixed
   // repeat x number would have cost beyond what ran).
   double saved_seconds = 0;

@@ -55,7 +55,10 @@ struct WorkerReply {
   std::string status = "runtime_error";
   std::string message;
   std::vector<double> costs;  // seconds per run, one per repeat
-  double error = 0;           // relative L2 error of the output; -1 for not finite
+  // Measure replies whose check ran (ok, slow, wrong_answer): the check's error, as
+  // MeasureResult::check_error says; -1 where it was not finite (NaN or infinity in the output).
+  // Absent where no check ran.
+  std::optional<double> error;
   int number = 0;             // runs per repeat
   // Measure replies: the worker's seconds checking the output and timing the runs.
   std::optional<double> check_seconds;
