@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # On the GPU machine, from a pack (pack_gpu_cuda.sh): gemm.cuda tuned at each shape in a dtype,
-# then cuBLAS (PyTorch) at the same shapes, in the same call. Usage:
+# then cuBLAS (PyTorch) at the same shapes, in the same call, and the check errors of optune's
+# records beside the peer's. Usage:
 #   cuda_gemm_run.sh PACK DTYPE TRIALS M,N,K [M,N,K ...]
+# Both sides are timed in sustained batches: optune's repeats last MIN_REPEAT_MS (default 40; the
+# peer runs 20 batches of 20 calls back to back). A GPU at full tensor-core load lowers its clock
+# within tens of milliseconds, so CUDA's 5 ms default repeats would time optune nearer the boost
+# clock than the peer (docs/performance/cuda-gemm.md).
 set -uo pipefail
 pack=$(cd "$1" && pwd); dtype=$2; trials=$3; shift 3
 export LD_LIBRARY_PATH="$pack/lib:${LD_LIBRARY_PATH:-}"
@@ -10,7 +15,8 @@ db=${OPTUNE_DB:-$(mktemp -d)/gemm.db}
 for shape in "$@"; do
   echo "== gemm.$dtype $shape"
   /usr/bin/time -f "wall %e s" "$pack/bin/optune" tune --op gemm --dtype "$dtype" --shape "$shape" --target cuda \
-    --trials "$trials" --db "$db" 2>&1 | tail -n 6
+    --trials "$trials" --min-repeat-ms "${MIN_REPEAT_MS:-40}" --db "$db" 2>&1 | tail -n 6
 done
 echo "errors by kind:"; "$pack/bin/optune" query --db "$db" --history --format csv | cut -d, -f8 | sort | uniq -c
+python3 "$pack/best_check_errors.py" "$pack/bin/optune" "$db"
 python3 "$pack/torch_gemm_peers.py" "$dtype" "$@"
