@@ -521,9 +521,9 @@ TEST(CudaGemmTemplate, Fp8CandidatesCompileWithBByRowsOfKAndPromotionsRegisters)
 
 // float32 GEMM on Hopper: gemm_3xtf32.cuda is the default there (no other CUDA template takes
 // f32); its candidates compile, at an edge shape too; A's tensor map is swizzled rows of 32 k,
-// B's unswizzled rows of the block's columns and 8 floats of padding; tiles whose accumulators or
-// padded B rows do not fit are refused; K or N off a multiple of 4, or a device before Hopper, is
-// not the template's.
+// B's unswizzled rows of the block's columns and 8 floats of padding; the tensor cores' sums are
+// always promoted (float32's accuracy), and tiles whose accumulators or padded B rows do not fit
+// are refused; K or N off a multiple of 4, or a device before Hopper, is not the template's.
 TEST(CudaGemmTemplate, Float32On3xTf32CandidatesCompileWithTheirTensorMaps) {
   const kernels::DeviceInfo h100 = paper_h100();
   const auto& tf32 = backends::find_template("gemm_3xtf32.cuda");
@@ -535,15 +535,18 @@ TEST(CudaGemmTemplate, Float32On3xTf32CandidatesCompileWithTheirTensorMaps) {
   a100.isa = {"sm_80"};
   EXPECT_FALSE(tf32.applies(workload, a100));
   auto task = gemm_task(tf32, "4096,4096,4096", "f32", h100);
-  const nlohmann::json wide = {{"bm", 256}, {"mi", 1}, {"wgs", 2}, {"stages", 2}, {"group_m", 8},
-                               {"persistent", 1}, {"promote_every", 0}};
+  const nlohmann::json wide = {{"bm", 64}, {"mi", 2}, {"wgs", 1}, {"stages", 6}, {"group_m", 8},
+                               {"persistent", 1}, {"promote_every", 4}};
   EXPECT_TRUE(task->space.is_valid(task->space.from_json(wide)));
-  nlohmann::json promoted_wide = wide;
-  promoted_wide["promote_every"] = 1;  // 256 accumulators a thread
-  EXPECT_FALSE(task->space.is_valid(task->space.from_json(promoted_wide)));
+  nlohmann::json unpromoted = wide;
+  unpromoted["promote_every"] = 0;  // never all of K in the tensor cores: 1, 2 or 4 slices
+  EXPECT_THROW(task->space.from_json(unpromoted), std::invalid_argument);
+  EXPECT_EQ(task->space.option_count(task->space.knob_index("promote_every")), 3u);
+  nlohmann::json crowded = wide;
+  crowded["bm"] = 128;  // 2 x 128 accumulators a thread
+  EXPECT_FALSE(task->space.is_valid(task->space.from_json(crowded)));
   nlohmann::json too_wide = wide;
-  too_wide["bm"] = 64;
-  too_wide["mi"] = 2;  // 256 columns: B's padded rows exceed a TMA box
+  too_wide["wgs"] = 2;  // 256 columns: B's padded rows exceed a TMA box
   EXPECT_FALSE(task->space.is_valid(task->space.from_json(too_wide)));
   if (!backends::cuda::NvrtcApi::get().is_available()) GTEST_SKIP() << "no NVRTC here";
   auto builder = source_tree_builder();
@@ -554,9 +557,9 @@ TEST(CudaGemmTemplate, Float32On3xTf32CandidatesCompileWithTheirTensorMaps) {
   for (const auto& result : results) ASSERT_TRUE(result.ok()) << result.message;
   const CudaArtifact big = backends::cuda::read_cuda_artifact(results[0].artifact);
   EXPECT_EQ(big.entry, "gemm_3xtf32");
-  // Persistent 128 x 128 tiles: one block per SM of two consumers and a producer; four stages of
-  // A's two parts (128 rows of 128 bytes each) and B's 32 rows of 136 floats, three mbarriers each.
-  EXPECT_EQ(big.launch.global[0], 132);
+  // 128 x 128 tiles, a block each of two consumers and a producer; four stages of A's two parts
+  // (128 rows of 128 bytes each) and B's 32 rows of 136 floats, three mbarriers each.
+  EXPECT_EQ(big.launch.global[0], 32 * 32);
   EXPECT_EQ(big.launch.local[0], 384);
   EXPECT_EQ(big.launch.shared_memory_bytes, 4 * (2 * 128 * 128 + 32 * 136 * 4) + 1024 + 3 * 4 * 8);
   ASSERT_EQ(big.tensor_maps.size(), 2u);
