@@ -14,7 +14,7 @@ DeviceSpreadRunner::DeviceSpreadRunner(std::vector<std::unique_ptr<LocalRunner>>
 }
 
 MeasureResult DeviceSpreadRunner::measure_on(std::size_t device, const MeasureInput& input, const BuildResult& build) {
-  MeasureResult result = devices_[device]->measure_one(input, build);
+  MeasureResult result = devices_[device]->measure_one(input, build, is_comparing());
   if (build.ok()) ++measured_[device];
   return result;
 }
@@ -56,7 +56,7 @@ std::vector<MeasureResult> DeviceSpreadRunner::measure_round(const std::vector<M
 std::vector<std::vector<MeasureResult>> DeviceSpreadRunner::measure_rounds(const std::vector<MeasureInput>& inputs,
                                                                            const std::vector<BuildResult>& builds,
                                                                            int at_most) {
-  if (!comparing_) return {measure_round(inputs, builds)};
+  if (!is_comparing()) return {measure_round(inputs, builds)};
   const std::size_t used = std::min(devices_.size(), static_cast<std::size_t>(std::max(at_most, 1)));
   std::vector<std::vector<MeasureResult>> rounds(used, std::vector<MeasureResult>(inputs.size()));
   on_devices(used, [&](std::size_t device) {

@@ -185,16 +185,16 @@ std::vector<kernels::DeviceInfo> LocalRunner::describe_devices() {
   return devices;
 }
 
-MeasureResult LocalRunner::measure_one(const MeasureInput& input, const BuildResult& build) {
+MeasureResult LocalRunner::measure_one(const MeasureInput& input, const BuildResult& build, bool comparing) {
   if (!build.ok()) {
     MeasureResult result = failure(build.error, build.message);
     result.build_seconds = build.build_seconds;
     return result;
   }
-  WorkerRequest request = worker_request(input, options_.timing, options_.program_cache_dir);
+  const TimingPolicy timing = comparing ? comparison_policy(options_.timing) : options_.timing;
+  WorkerRequest request = worker_request(input, timing, options_.program_cache_dir);
   if (!options_.device_target.empty()) request.target = options_.device_target;
-  MeasureResult result = result_from_worker_reply(input, measure_request(std::move(request), build.artifact),
-                                                  options_.timing);
+  MeasureResult result = result_from_worker_reply(input, measure_request(std::move(request), build.artifact), timing);
   result.build_seconds += build.build_seconds;
   return result;
 }
@@ -263,7 +263,7 @@ std::vector<MeasureResult> LocalRunner::measure_round(const std::vector<MeasureI
                                                       const std::vector<BuildResult>& builds) {
   std::vector<MeasureResult> results;
   results.reserve(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) results.push_back(measure_one(inputs[i], builds[i]));
+  for (std::size_t i = 0; i < inputs.size(); ++i) results.push_back(measure_one(inputs[i], builds[i], is_comparing()));
   return results;
 }
 

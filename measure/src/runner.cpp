@@ -49,7 +49,7 @@ std::vector<MeasureResult> Runner::run(const std::vector<MeasureInput>& inputs,
                                        const std::vector<BuildResult>& builds, int rounds, int max_rounds,
                                        const MoreRounds& more) {
   const int most_rounds = std::max(rounds, max_rounds);
-  starting_run(most_rounds);
+  comparing_ = most_rounds > 1;
   std::vector<MeasureResult> results(inputs.size());
   for (int round = 0; round < most_rounds;) {
     if (round > 0) {

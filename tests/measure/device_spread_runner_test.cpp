@@ -1,7 +1,8 @@
 // DeviceSpreadRunner over real workers: a batch spread over two of them (each on this CPU, as
 // two GPUs of one host would each have theirs) gives every candidate its own result in order, a
 // worker stuck on a hanging candidate leaves the rest of the batch to the other, and a run of
-// several rounds (a comparison) measures the whole list on each device, a round per device.
+// several rounds (a comparison) measures the whole list on each device, a round per device, with
+// the comparison's repeats.
 #include "optune/measure/device_spread_runner.hpp"
 
 #include <gtest/gtest.h>
@@ -26,12 +27,14 @@ class DeviceSpreadRunnerTest : public ::testing::Test {
     return made;
   }
 
-  static DeviceSpreadRunner two_devices() {
+  // Repeats of 1 ms; a comparison's of `comparison_min_repeat_ms` (0: those too).
+  static DeviceSpreadRunner two_devices(double comparison_min_repeat_ms = 0) {
     LocalRunnerOptions options;
     options.worker_path = OPTUNE_WORKER_PATH;
     options.timing.timeout_seconds = 2;
     options.timing.repeat = 2;
     options.timing.min_repeat_ms = 1;
+    options.timing.comparison_min_repeat_ms = comparison_min_repeat_ms;
     options.timing.bail_out = 0;
     options.remove_artifacts = false;
     options.device_target = "cpu";
@@ -93,6 +96,25 @@ TEST_F(DeviceSpreadRunnerTest, AComparisonMeasuresTheWholeListOnEachDeviceAsARou
   }
   EXPECT_EQ(results[2].error, ErrorKind::kWrongAnswer);  // failed on both devices; not measured again
   EXPECT_EQ(runner.measured_per_device(), (std::vector<std::size_t>{3 + 2, 3}));
+}
+
+// The devices measure a comparison's rounds with the comparison's repeats (60 ms: two repeats
+// take 120 ms, of which half is asserted, as the run that sizes a repeat may take longer than the
+// runs after it), and a spread batch with the batch's (1 ms), as the worker reports its timing.
+TEST_F(DeviceSpreadRunnerTest, EachDeviceTimesAComparisonsRoundsForTheComparisonsLength) {
+  constexpr double kComparisonRoundAtLeast = 2 * 0.06 / 2;
+  const auto batch = inputs({"correct", "correct", "correct"});
+  const auto builds = build(batch);
+  auto runner = two_devices(60);
+  for (const auto& result : runner.run(batch, builds)) {
+    EXPECT_EQ(result.error, ErrorKind::kOk) << result.message;
+    EXPECT_LT(result.timing_seconds.value_or(1), kComparisonRoundAtLeast) << "a batch: two repeats of 1 ms";
+  }
+  for (const auto& result : runner.run(batch, builds, 2)) {
+    EXPECT_EQ(result.error, ErrorKind::kOk) << result.message;
+    EXPECT_EQ(result.round_medians.size(), 2u);
+    EXPECT_GE(result.timing_seconds.value_or(0), 2 * kComparisonRoundAtLeast) << "a round on each device";
+  }
 }
 
 }  // namespace

@@ -115,6 +115,41 @@ TEST_F(LocalRunnerTest, RoundsKeepTheirMediansAndTheLoad) {
   }
 }
 
+// A run that may take several rounds is a comparison (the finalists'): its repeats last at least
+// comparison_min_repeat_ms (60 ms here), from its first round on, even where it ends after one. A
+// run of one round (a batch of the search) keeps min_repeat_ms (1 ms). What the worker reports
+// back as its timing shows it: three repeats of 60 ms take 180 ms; of that, half is asserted,
+// since the run that sizes a repeat (runs enough for 60 ms) may take longer than the runs after it.
+TEST_F(LocalRunnerTest, AComparisonTimesItsRepeatsForTheComparisonsLengthABatchForItsOwn) {
+  constexpr int kRepeat = 3;
+  constexpr double kComparisonRepeatSeconds = 0.06;
+  const std::vector<MeasureInput> inputs = {input("correct"), input("correct")};
+  LocalBuilder builder(quick_build());
+  const auto builds = builder.build(inputs);
+  TimingPolicy policy = timing(5, kRepeat, 1);
+  policy.comparison_min_repeat_ms = kComparisonRepeatSeconds * 1e3;
+  LocalRunner runner({OPTUNE_WORKER_PATH, policy, false});
+  const auto timing_seconds = [](const MeasureResult& result) {
+    EXPECT_EQ(result.error, ErrorKind::kOk) << result.message;
+    return result.timing_seconds.value_or(0);
+  };
+  const double comparison_round_at_least = kRepeat * kComparisonRepeatSeconds / 2;
+  for (const auto& result : runner.run(inputs, builds, 1))
+    EXPECT_LT(timing_seconds(result), comparison_round_at_least) << "a batch: three repeats of 1 ms";
+  for (const auto& result : runner.run(inputs, builds, 2)) {
+    EXPECT_EQ(result.round_medians.size(), 2u);
+    EXPECT_GE(timing_seconds(result), 2 * comparison_round_at_least) << "two rounds of three repeats of 60 ms";
+  }
+  const auto no_more = [](const std::vector<MeasureResult>&) { return false; };
+  for (const auto& result : runner.run(inputs, builds, 1, 3, no_more)) {
+    EXPECT_EQ(result.round_medians.size(), 1u) << "no more rounds were wanted";
+    EXPECT_GE(timing_seconds(result), comparison_round_at_least) << "a comparison's first round";
+  }
+  // Once the comparison is over, a batch is timed short again.
+  for (const auto& result : runner.run(inputs, builds, 1))
+    EXPECT_LT(timing_seconds(result), comparison_round_at_least) << "a batch after a comparison";
+}
+
 TEST_F(LocalRunnerTest, WrongAndPartialOutputsAreWrongAnswers) {
   auto results = build_and_run({"wrong", "partial"});
   EXPECT_EQ(results[0].error, ErrorKind::kWrongAnswer);
@@ -157,7 +192,7 @@ TEST_F(LocalRunnerTest, MissingArtifactIsRuntimeError) {
   TimingPolicy timing;
   LocalRunner runner({OPTUNE_WORKER_PATH, timing, false});
   BuildResult build{"/nonexistent/candidate.so", ErrorKind::kOk, "", 0};
-  auto result = runner.measure_one(input("correct"), build);
+  auto result = runner.measure_one(input("correct"), build, /*comparing=*/false);
   EXPECT_EQ(result.error, ErrorKind::kRuntimeError);
   EXPECT_NE(result.message.find("dlopen"), std::string::npos);
 }
@@ -206,7 +241,7 @@ TEST_F(LocalRunnerTest, AStoppedIdleWorkerIsReplacedAndTheNextCandidateMeasured)
   LocalBuilder builder(quick_build());  // its folder holds the objects while it lives
   auto builds = builder.build({input("correct"), input("correct")});
   LocalRunner runner({OPTUNE_WORKER_PATH, timing(3, 2, 1), true});
-  ASSERT_EQ(runner.measure_one(input("correct"), builds[0]).error, ErrorKind::kOk);
+  ASSERT_EQ(runner.measure_one(input("correct"), builds[0], /*comparing=*/false).error, ErrorKind::kOk);
   const auto workers = worker_processes();
   ASSERT_EQ(workers.size(), 1u);
   ASSERT_EQ(::kill(workers[0], SIGSTOP), 0);
@@ -214,7 +249,8 @@ TEST_F(LocalRunnerTest, AStoppedIdleWorkerIsReplacedAndTheNextCandidateMeasured)
        process_state(workers[0]) != 'T' && std::chrono::steady_clock::now() < deadline;)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // its other threads stop, and we hear of it
-  auto measured = std::async(std::launch::async, [&] { return runner.measure_one(input("correct"), builds[1]); });
+  auto measured = std::async(std::launch::async,
+                             [&] { return runner.measure_one(input("correct"), builds[1], /*comparing=*/false); });
   if (measured.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
     ::kill(workers[0], SIGKILL);  // ends the runner's wait
     FAIL() << "the runner waited on the stopped worker";

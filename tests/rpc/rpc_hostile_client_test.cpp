@@ -77,6 +77,7 @@ TEST_F(RpcTest, BadMeasureRequestsAreRefusedBeforeTheirUploadIsWritten) {
       {{"workload", "gemm.f32.M8.N8.K8"}},
       {{"workload", "gemm.f32.M8.N8.K8"}, {"timing", {{"repeat", 1e300}}}},
       {{"workload", "gemm.f32.M8.N8.K8"}, {"timing", {{"timeout_seconds", "forever"}}}},
+      {{"workload", "gemm.f32.M8.N8.K8"}, {"timing", {{"comparison_min_repeat_ms", 1e9}}}},
       {{"workload", "gemm.f32.M8.N8.K8"}, {"timing", {{"repeat", 1}}}, {"seed", -3}},
       {{"workload", "gemm.f32.M8.N8.K8"}, {"timing", {{"repeat", 1}}}, {"backend", "opencl"}},
       {{"workload", "gemm.f32.M8.N8.K8"}, {"timing", {{"repeat", 1}}}, {"describe", true}},

@@ -307,6 +307,36 @@ TEST_F(RpcTest, FaultyCandidatesBecomeRecordsAndTheServerKeepsServing) {
     EXPECT_FALSE(!b.artifact.empty() && !b.kept && fs::exists(b.artifact)) << "artifacts are removed";
 }
 
+// A remote server times a comparison's repeats (a run of several rounds: the finalists') for the
+// comparison's length (60 ms: three repeats take 180 ms, half of it asserted, as the run that sizes
+// a repeat may take longer than the runs after it) and a batch's for the batch's (1 ms), as its
+// worker reports the timing back.
+TEST_F(RpcTest, AComparisonIsTimedRemotelyForTheComparisonsLength) {
+  auto& tracker = start_tracker();
+  start_server("server", "sustained", tracker.port);
+  optune::testing::BehaviourTemplate behaviour;
+  const auto inputs = behaviour_inputs(behaviour, {"correct", "correct"});
+  const auto builds = quick_build(inputs, dir_ / "builds");
+  measure::rpc::RpcRunnerOptions options;
+  options.tracker = {"127.0.0.1", tracker.port};
+  options.key = "sustained";
+  options.timing.timeout_seconds = 5;
+  options.timing.repeat = 3;
+  options.timing.min_repeat_ms = 1;
+  options.timing.comparison_min_repeat_ms = 60;
+  options.remove_artifacts = false;
+  measure::rpc::RpcRunner runner(options);
+  constexpr double kComparisonRoundAtLeast = 3 * 0.06 / 2;
+  for (const auto& result : runner.run(inputs, builds)) {
+    EXPECT_EQ(result.error, measure::ErrorKind::kOk) << result.message;
+    EXPECT_LT(result.timing_seconds.value_or(1), kComparisonRoundAtLeast) << "a batch: three repeats of 1 ms";
+  }
+  for (const auto& result : runner.run(inputs, builds, 2)) {
+    EXPECT_EQ(result.error, measure::ErrorKind::kOk) << result.message;
+    EXPECT_GE(result.timing_seconds.value_or(0), 2 * kComparisonRoundAtLeast) << "two rounds of 60 ms repeats";
+  }
+}
+
 // A tracker restarted under a tuner (4 s away) is reached again within the lease wait (--rpc-wait):
 // the batch is kept and measured on the server, which stayed up. The run ended at once (three
 // tries without a pause, the batch lost).

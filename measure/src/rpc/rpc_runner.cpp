@@ -98,6 +98,7 @@ std::vector<MeasureResult> RpcRunner::measure_round(const std::vector<MeasureInp
   }
   const double reply_timeout =
       options_.prepare_allowance_seconds + options_.timing.timeout_seconds + options_.connect_timeout_seconds;
+  const TimingPolicy timing = is_comparing() ? comparison_policy(options_.timing) : options_.timing;
 
   // One device's share of the batch: candidates one at a time until none is left or the device
   // fails; then its thread ends. Records carry the task's device, so a server measures a target
@@ -117,8 +118,8 @@ std::vector<MeasureResult> RpcRunner::measure_round(const std::vector<MeasureInp
                                     "], not on the task's " + input.task->device.name + " [" + wanted + "]");
           verified.insert(target + " " + wanted);
         }
-        auto reply = session->measure(builds[*index].artifact, worker_request(input, options_.timing), reply_timeout);
-        work.finish(*index, result_from_worker_reply(input, reply, options_.timing));
+        auto reply = session->measure(builds[*index].artifact, worker_request(input, timing), reply_timeout);
+        work.finish(*index, result_from_worker_reply(input, reply, timing));
       } catch (const AuthenticationError&) {
         std::lock_guard lock(work.mutex);
         work.pending.push_front(*index);

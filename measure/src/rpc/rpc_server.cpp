@@ -63,6 +63,7 @@ std::string timing_problem(const nlohmann::json& timing) {
   };
   static const Field kFields[] = {{"warmup", 0, 1000, true},           {"number", 0, 1e6, true},
                                   {"repeat", 1, 1000, true},           {"min_repeat_ms", 0, 60000, false},
+                                  {"comparison_min_repeat_ms", 0, 60000, false},
                                   {"timeout_seconds", 0.1, 86400, false}, {"max_relative_error", 0, 1, false},
                                   {"bail_out", 0, 1000, false}};
   for (const Field& field : kFields) {

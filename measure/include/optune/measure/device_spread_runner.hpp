@@ -24,7 +24,6 @@ class DeviceSpreadRunner final : public Runner {
   const std::vector<std::size_t>& measured_per_device() const { return measured_; }
 
  private:
-  void starting_run(int most_rounds) override { comparing_ = most_rounds > 1; }
   std::vector<MeasureResult> measure_round(const std::vector<MeasureInput>& inputs,
                                            const std::vector<BuildResult>& builds) override;
   std::vector<std::vector<MeasureResult>> measure_rounds(const std::vector<MeasureInput>& inputs,
@@ -34,7 +33,6 @@ class DeviceSpreadRunner final : public Runner {
   MeasureResult measure_on(std::size_t device, const MeasureInput& input, const BuildResult& build);
   std::vector<std::unique_ptr<LocalRunner>> devices_;
   std::vector<std::size_t> measured_;
-  bool comparing_ = false;
 };
 
 }  // namespace optune::measure

@@ -49,7 +49,9 @@ class LocalRunner final : public Runner {
   kernels::DeviceInfo describe_device(const std::string& target = "cpu");
   // Every device the worker can measure on: its CPU first, then each OpenCL device.
   std::vector<kernels::DeviceInfo> describe_devices();
-  MeasureResult measure_one(const MeasureInput& input, const BuildResult& build);
+  // One candidate, timed with the options' policy, or its comparison_policy where `comparing` (a
+  // round of a comparison: is_comparing() of the runner whose round it is).
+  MeasureResult measure_one(const MeasureInput& input, const BuildResult& build, bool comparing);
   // The generic step the RPC server reuses: measures `artifact` for a worker request (the
   // request's own timing policy applies) and returns the worker's reply; a crash, hang or
   // malformed reply becomes a reply with that status ("crash", "timeout", "runtime_error"). A kernel

@@ -32,9 +32,11 @@ class Runner {
 
  protected:
   explicit Runner(bool remove_artifacts) : remove_artifacts_(remove_artifacts) {}
-  // Told before a run's first round how many rounds it may take: a run of several compares its
-  // candidates with one another (the finalists' comparison), a run of one ranks a batch.
-  virtual void starting_run(int most_rounds) { (void)most_rounds; }
+  // Whether the run under way compares its candidates with one another (a run that may take
+  // several rounds: the finalists' comparison) rather than ranking a batch (one round); run() sets
+  // it before its first round. A comparison is timed with comparison_policy (timing_policy.hpp),
+  // and a runner of several devices gives each a whole round of it.
+  bool is_comparing() const { return comparing_; }
   // One round: each input measured once; artifacts are left in place.
   virtual std::vector<MeasureResult> measure_round(const std::vector<MeasureInput>& inputs,
                                                    const std::vector<BuildResult>& builds) = 0;
@@ -48,6 +50,7 @@ class Runner {
 
  private:
   bool remove_artifacts_;
+  bool comparing_ = false;  // set by run() before its first round
 };
 
 }  // namespace optune::measure

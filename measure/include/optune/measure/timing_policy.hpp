@@ -8,6 +8,11 @@
 // where, after kSettledRepeats repeats, its fastest is over kClearlySlower times the best, it is
 // clearly not the best and its timing ends there (`adaptive`). Candidates sent without a best (the
 // default, a run's first batch, the closing re-measurements) get every repeat.
+//
+// A comparison (a Runner::run of several rounds: the finalists', whose figures a run reports) times
+// its repeats for at least comparison_min_repeat_ms where that is longer (comparison_policy): a
+// GPU at full load lowers its clock within tens of milliseconds, so short repeats, good enough to
+// rank a batch, would report its boost clock's throughput rather than the sustained one.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -19,6 +24,10 @@ struct TimingPolicy {
   int number = 0;            // runs per repeat; 0 means chosen from min_repeat_ms
   int repeat = 5;
   double min_repeat_ms = 40;
+  // A comparison's shortest repeat, in milliseconds (comparison_policy); 0, or any length under
+  // min_repeat_ms: min_repeat_ms. Longer where short repeats flatter a device (a GPU near its boost
+  // clock): a comparison gives a run's headline figures, held against peers timed in sustained batches.
+  double comparison_min_repeat_ms = 0;
   double timeout_seconds = 30;  // whole candidate: check and timing; past it the worker is killed
   double max_relative_error = 1e-4;  // relative L2 against the reference, else wrong_answer
   double bail_out = 2;   // 0: never cut a candidate as slow
@@ -32,6 +41,9 @@ inline constexpr int kSettledRepeats = 3;
 inline constexpr double kMinBailOut = 1.1;
 inline constexpr double kMaxBailOut = 1000;
 inline constexpr double kClearlySlower = 1.15;
+
+// The policy a comparison times with: `policy` with repeats at least comparison_min_repeat_ms long.
+TimingPolicy comparison_policy(TimingPolicy policy);
 
 nlohmann::json to_json(const TimingPolicy& policy);
 TimingPolicy timing_policy_from_json(const nlohmann::json& json);
