@@ -65,8 +65,15 @@ std::unique_ptr<measure::Runner> make_runner(const MeasureSettings& settings, co
 
 measure::TimingPolicy timing_for(const MeasureSettings& settings, const kernels::Target& target) {
   measure::TimingPolicy timing = settings.timing;
-  timing.min_repeat_ms = settings.min_repeat_ms ? *settings.min_repeat_ms
-                                                : backends::find_backend(target.backend).default_min_repeat_ms();
+  if (settings.min_repeat_ms) {
+    // The user's length is every measurement's, the finalists' comparison's too.
+    timing.min_repeat_ms = *settings.min_repeat_ms;
+    timing.comparison_min_repeat_ms = 0;
+    return timing;
+  }
+  const measure::Backend& backend = backends::find_backend(target.backend);
+  timing.min_repeat_ms = backend.default_min_repeat_ms();
+  timing.comparison_min_repeat_ms = backend.comparison_min_repeat_ms();
   return timing;
 }
 

@@ -123,6 +123,35 @@ TEST(TunePlan, ARepeatsLengthIsTheUsersElseTheBackends) {
   EXPECT_EQ(timing_for(settings, kernels::Target{"cuda", "0"}).min_repeat_ms, 5);
 }
 
+// The finalists' comparison repeats for the backend's sustained length where the user gave no
+// length (CUDA: 40 ms, its search 5; host timers: 40, as every repeat), and for the user's own
+// where given: then it applies to every measurement. Jobs and Python set the same setting.
+TEST(TunePlan, AComparisonsRepeatIsTheBackendsSustainedLengthUnlessTheUserGivesOne) {
+  MeasureSettings settings;
+  for (const char* host_timed : {"cpu", "opencl"}) {
+    const measure::TimingPolicy timing = timing_for(settings, kernels::Target{host_timed, ""});
+    EXPECT_EQ(timing.comparison_min_repeat_ms, 40) << host_timed;
+    EXPECT_EQ(measure::comparison_policy(timing).min_repeat_ms, 40) << host_timed << ": no change";
+  }
+  settings.min_repeat_ms = 12.5;
+  EXPECT_EQ(timing_for(settings, kernels::Target{"cpu", ""}).comparison_min_repeat_ms, 0);
+  EXPECT_EQ(measure::comparison_policy(timing_for(settings, kernels::Target{"cpu", ""})).min_repeat_ms, 12.5);
+  const auto& built = backends::all_backends();
+  if (std::none_of(built.begin(), built.end(), [](const auto* backend) { return backend->name() == "cuda"; }))
+    GTEST_SKIP() << "a build without the CUDA backend";
+  EXPECT_EQ(backends::find_backend("cuda").comparison_min_repeat_ms(), 40);
+  const measure::TimingPolicy given = timing_for(settings, kernels::Target{"cuda", "0"});
+  EXPECT_EQ(given.comparison_min_repeat_ms, 0);
+  EXPECT_EQ(measure::comparison_policy(given).min_repeat_ms, 12.5) << "the user's length, the comparison's too";
+  settings.min_repeat_ms = 1;  // shorter than the backend's sustained length, and still the user's
+  EXPECT_EQ(measure::comparison_policy(timing_for(settings, kernels::Target{"cuda", "0"})).min_repeat_ms, 1);
+  settings.min_repeat_ms.reset();
+  const measure::TimingPolicy backends = timing_for(settings, kernels::Target{"cuda", "0"});
+  EXPECT_EQ(backends.min_repeat_ms, 5) << "the search's repeats stay short";
+  EXPECT_EQ(backends.comparison_min_repeat_ms, 40);
+  EXPECT_EQ(measure::comparison_policy(backends).min_repeat_ms, 40);
+}
+
 // Several devices at once: GPUs of a backend that measures devices apart, named as a list or all.
 TEST(TunePlan, SeveralDevicesAreAGpuBackendsListOfDistinctDevices) {
   auto refused = [](const std::string& target, const std::string& says, const std::string& rpc = "") {

@@ -21,8 +21,9 @@ namespace optune::app {
 
 struct MeasureSettings {
   std::string target = "cpu";  // chooses the builder
-  // How candidates are timed; its min_repeat_ms is `min_repeat_ms` where given, else the target
-  // backend's default (measure::Backend::default_min_repeat_ms: 40 ms, 5 for CUDA): timing_for().
+  // How candidates are timed; its min_repeat_ms is `min_repeat_ms` where given, for every
+  // measurement, else the target backend's (measure::Backend::default_min_repeat_ms: 40 ms, 5 for
+  // CUDA; comparison_min_repeat_ms for the finalists' comparison: 40 on CUDA): timing_for().
   measure::TimingPolicy timing;
   std::optional<double> min_repeat_ms;
   // The compiler, parallel compiles and compile timeout; the installation's folders are filled in

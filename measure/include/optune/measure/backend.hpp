@@ -71,6 +71,10 @@ class Backend {
   // The shortest timed repeat unless the user sets one (--min-repeat-ms): long enough that the
   // timer's resolution and the host's jitter vanish in a repeat. Host timers: 40 ms.
   virtual double default_min_repeat_ms() const { return 40; }
+  // The shortest repeat of a comparison (the finalists', whose figures a run reports) unless the
+  // user sets one: where the device's clock falls under a sustained load, long enough to time it
+  // as peers timed in sustained batches are. By default the same as every repeat.
+  virtual double comparison_min_repeat_ms() const { return default_min_repeat_ms(); }
 
   // This machine's devices of the backend (none when it has no such device).
   virtual std::vector<TargetDevice> devices() const = 0;

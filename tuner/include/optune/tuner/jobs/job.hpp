@@ -25,7 +25,7 @@
 //   [measure]                  # optional; defaults as `optune tune`
 //   repeat = 3
 //   number = 0                 # runs per repeat; 0: from min_repeat_ms
-//   min_repeat_ms = 40         # default: 40, 5 for CUDA
+//   min_repeat_ms = 40         # default: 40, 5 for CUDA (its finalists' comparison 40); given: every repeat's
 //   timeout = 30               # seconds a candidate may run
 //   compile_timeout = 120      # seconds a compile may take
 //   jobs = 0                   # parallel compiles; 0: all cores
