@@ -337,6 +337,36 @@ TEST_F(RpcTest, AComparisonIsTimedRemotelyForTheComparisonsLength) {
   }
 }
 
+// A comparison (several rounds) is measured on one device of the key, though two are free: its
+// ratios must not mix two devices. Each candidate takes about 0.2 s, so a batch would be shared.
+TEST_F(RpcTest, AComparisonIsMeasuredOnOneOfTheKeysServers) {
+  auto& tracker = start_tracker();
+  // Not pinned to a core each: the task's device is this whole machine's CPU.
+  auto& first = start_server("first", "pinned", tracker.port);
+  auto& second = start_server("second", "pinned", tracker.port);
+  optune::testing::BehaviourTemplate behaviour;
+  const auto inputs = behaviour_inputs(behaviour, {"correct", "correct", "correct", "correct"});
+  const auto builds = quick_build(inputs, dir_ / "builds");
+  measure::rpc::RpcRunnerOptions options;
+  options.tracker = {"127.0.0.1", tracker.port};
+  options.key = "pinned";
+  options.lease_wait_seconds = 20;
+  options.timing.timeout_seconds = 5;
+  options.timing.repeat = 4;
+  options.timing.min_repeat_ms = 50;
+  options.remove_artifacts = false;
+  measure::rpc::RpcRunner runner(options);
+  for (const auto& result : runner.run(inputs, builds, 2)) EXPECT_EQ(result.error, measure::ErrorKind::kOk) << result.message;
+  auto count = [](const std::string& log) {
+    std::size_t n = 0;
+    for (std::size_t at = log.find("measured"); at != std::string::npos; at = log.find("measured", at + 1)) ++n;
+    return n;
+  };
+  const std::size_t on_first = count(slurp(first.log)), on_second = count(slurp(second.log));
+  EXPECT_EQ(on_first + on_second, 2u * 4u);
+  EXPECT_TRUE(on_first == 0 || on_second == 0) << "first " << on_first << ", second " << on_second;
+}
+
 // A tracker restarted under a tuner (4 s away) is reached again within the lease wait (--rpc-wait):
 // the batch is kept and measured on the server, which stayed up. The run ended at once (three
 // tries without a pause, the batch lost).

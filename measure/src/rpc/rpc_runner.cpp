@@ -149,7 +149,10 @@ std::vector<MeasureResult> RpcRunner::measure_round(const std::vector<MeasureInp
     std::vector<LeasedServer> leases;
     try {
       if (!tracker) tracker.emplace(options_.tracker, options_.token, options_.connect_timeout_seconds);
-      leases = tracker->request_lease(options_.key, work.pending.size(), options_.lease_wait_seconds);
+      // A comparison's candidates are timed on one device: their ratios must not mix two devices'
+      // clocks (only a device that fails hands the rest of the round to another).
+      const std::size_t wanted = is_comparing() ? 1 : work.pending.size();
+      leases = tracker->request_lease(options_.key, wanted, options_.lease_wait_seconds);
       reconnection.reset();
     } catch (const AuthenticationError&) {
       throw;

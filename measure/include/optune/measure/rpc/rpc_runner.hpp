@@ -1,6 +1,7 @@
 // RpcRunner: a Runner that measures on remote devices. For each batch it leases every free device
 // of its key from the tracker and measures on all of them in parallel (one candidate at a time per
-// device). A transport failure (server killed, connection lost) ends that device's part of the
+// device); a comparison (the finalists' rounds) is measured on one device, so that one GPU of a
+// host, or one board, times every candidate it compares. A transport failure (server killed, connection lost) ends that device's part of the
 // batch and puts its candidate back for another device, re-leasing when none is left; a candidate
 // that keeps failing that way becomes a transport_error result, as does one whose target no
 // leased server measures on the task's device (each server is asked, per target, which device it
