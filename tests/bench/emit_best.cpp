@@ -12,6 +12,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "optune/backends/registry.hpp"
 #include "optune/db/database.hpp"
@@ -24,11 +25,29 @@ namespace {
 using namespace optune;
 
 // Writes the candidate of `config` (in `space`) to DIR/<workload key>.cpp and returns the path.
+// A template's run-time knobs (gemm.cpu's blocks and threads) are not in its source: the worker
+// passes them to optune_set_knobs before a run, so the file sets them itself when it is loaded
+// (a benchmark that dlopens it runs the config, not the placeholders).
 std::string write_candidate(const std::string& out_dir, const kernels::KernelTemplate& kernel,
                             const kernels::Workload& workload, const kernels::DeviceInfo& device,
                             const search_space::ConfigSpace& space, const search_space::Config& config) {
+  const search_space::ConfigView view(space, config);
   std::string file = out_dir + "/" + workload.key() + ".cpp";
-  std::ofstream(file) << kernel.emit_source(workload, device, search_space::ConfigView(space, config));
+  std::ofstream out(file);
+  out << kernel.emit_source(workload, device, view);
+  const std::vector<long long> values = kernel.run_time_knob_values(workload, device, view);
+  if (!values.empty()) {
+    std::string list;
+    for (long long value : values) list += (list.empty() ? "" : ", ") + std::to_string(value) + "LL";
+    out << "\n// The config's run-time knobs, set when this object is loaded, as the worker sets them.\n"
+           "namespace {\n"
+           "const bool run_time_knobs_set = [] {\n"
+           "  const long long values[] = {" << list << "};\n"
+           "  optune_set_knobs(values, " << values.size() << ");\n"
+           "  return true;\n"
+           "}();\n"
+           "}  // namespace\n";
+  }
   return file;
 }
 
