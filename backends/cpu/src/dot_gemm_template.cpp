@@ -104,10 +104,12 @@ ss::ConfigSpace DotGemmTemplate::space(const Workload& workload, const DeviceInf
   return space;
 }
 
+int DotGemmTemplate::default_mr(const DeviceInfo& device) const { return vector_unit(device).registers >= 16 ? 6 : 2; }
+
 ss::Config DotGemmTemplate::default_config(const Workload& workload, const DeviceInfo& device,
                                            const ss::ConfigSpace& space) const {
   ss::Config config{std::vector<std::uint32_t>(space.knobs().size(), 0)};
-  const int mr = vector_unit(device).registers >= 16 ? 6 : 2, nr = 2 * lanes(device);
+  const int mr = default_mr(device), nr = 2 * lanes(device);
   auto set = [&](const char* knob, const std::function<bool(const ss::ConfigView&)>& wanted) {
     if (find_option(space, knob, wanted, config) < 0)
       throw std::logic_error(name() + ": default has no option for " + knob);

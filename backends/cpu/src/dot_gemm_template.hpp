@@ -67,6 +67,9 @@ class DotGemmTemplate : public KernelTemplate {
   // The 32-bit lanes of the vector the kernel accumulates in on the device: nr is a multiple.
   virtual int lanes(const DeviceInfo& device) const = 0;
   virtual int max_mr(const DeviceInfo& device) const = 0;
+  // The default config's micro-tile rows: 6 where 16 vector registers or more hold its
+  // accumulators, else 2.
+  virtual int default_mr(const DeviceInfo& device) const;
   // Bytes of one packed element (int8 widened to int16 pairs on AVX2 takes 2).
   virtual double packed_bytes(const DeviceInfo& device) const = 0;
   // Whether the kernel can read full row panels of A where they lie (pack_a off): its K groups are

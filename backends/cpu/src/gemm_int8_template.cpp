@@ -34,6 +34,13 @@ class CpuInt8Template final : public DotGemmTemplate {
   // gemm_int8_lanes() in the header: int32 lanes of a zmm on the VNNI path, of a ymm elsewhere.
   int lanes(const DeviceInfo& device) const override { return runs_vnni(device) ? 16 : 8; }
   int max_mr(const DeviceInfo& device) const override { return runs_vnni(device) ? 14 : 12; }
+  // x86 without VNNI widens to int16 pairs (vpmaddwd), whose temporaries share AVX2's 16
+  // registers with the accumulators: 3 rows. Tuned on AVX2 code (2026-11-30, 4 shapes), 2-4 rows
+  // won every shape and the 6 of the VNNI path ran 1.4-1.7x slower than the best
+  // (docs/performance/lowp-cpu-gemm.md).
+  int default_mr(const DeviceInfo& device) const override {
+    return is_x86(device) && !runs_vnni(device) ? 3 : DotGemmTemplate::default_mr(device);
+  }
   // Bytes per packed element: as they are with VNNI, widened to int16 pairs elsewhere.
   double packed_bytes(const DeviceInfo& device) const override { return runs_vnni(device) ? 1 : 2; }
   // VNNI's quads are 4 bytes of a row as they lie; the pair path widens A as it packs it.
