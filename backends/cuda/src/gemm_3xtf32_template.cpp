@@ -58,7 +58,7 @@ struct Tile {
 
 ss::ValuesKnob knob(const char* name, std::vector<double> values) { return ss::ValuesKnob{name, std::move(values)}; }
 
-class Cuda3xTf32GemmTemplate final : public CudaTemplate {
+class Cuda3xTf32GemmTemplate final : public GemmTemplateBase {
  public:
   std::string name() const override { return "gemm_3xtf32.cuda"; }
   kernels::Op op() const override { return kernels::Op::kGemm; }
@@ -139,20 +139,12 @@ class Cuda3xTf32GemmTemplate final : public CudaTemplate {
     return kernel;
   }
 
-  std::string emit_source(const kernels::Workload& workload, const kernels::DeviceInfo& device,
-                          const ss::ConfigView& config) const override {
-    return gemm_source_text(cuda_kernel(workload, device, config));
-  }
-
   std::vector<std::pair<std::string, double>> derived_features(const kernels::Workload& workload,
                                                                const kernels::DeviceInfo& device,
                                                                const ss::ConfigView& config) const override {
     const auto& s = workload.gemm();
     const Tile t(config);
-    return {{"tile.intensity", double(t.bm * t.bn()) / double(t.bm + t.bn())},
-            {"tile.waves", double(t.tiles(s)) / std::max(1, device.cores)},
-            {"thread.accumulators", double(t.accumulators())},
-            {"block.shared_kib", double(t.shared_bytes()) / 1024}};
+    return tile_features(t.bm, t.bn(), t.tiles(s), device, t.accumulators(), t.shared_bytes());
   }
 };
 

@@ -1,5 +1,6 @@
 #include "gemm_support.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace optune::backends::cuda {
@@ -36,6 +37,15 @@ std::string gemm_source_text(const CudaKernel& kernel) {
                      "#include \"{}\"\n",
                      fmt::join(kernel.options, " "), kernel.launch.global[0], kernel.launch.local[0],
                      kernel.launch.shared_memory_bytes, kernel.source_file);
+}
+
+std::vector<std::pair<std::string, double>> tile_features(std::int64_t bm, std::int64_t bn, std::int64_t tiles,
+                                                          const kernels::DeviceInfo& device,
+                                                          std::int64_t accumulators, std::int64_t shared_bytes) {
+  return {{"tile.intensity", double(bm * bn) / double(bm + bn)},
+          {"tile.waves", double(tiles) / std::max(1, device.cores)},
+          {"thread.accumulators", double(accumulators)},
+          {"block.shared_kib", double(shared_bytes) / 1024}};
 }
 
 }  // namespace optune::backends::cuda

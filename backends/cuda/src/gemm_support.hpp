@@ -54,4 +54,19 @@ CudaKernel gemm_kernel(const std::string& file, const std::vector<std::pair<cons
 // emit_source of such a kernel: its options and launch as comments, then the include of its file.
 std::string gemm_source_text(const CudaKernel& kernel);
 
+// A GEMM template of the backend's own kernels: what it emits follows from its kernel and launch.
+class GemmTemplateBase : public CudaTemplate {
+ public:
+  std::string emit_source(const kernels::Workload& workload, const kernels::DeviceInfo& device,
+                          const search_space::ConfigView& config) const final {
+    return gemm_source_text(cuda_kernel(workload, device, config));
+  }
+};
+
+// The cost model's features every GEMM tile has: its intensity (bm x bn over bm + bn), the waves
+// of `tiles` over the device's SMs, a thread's float accumulators and the block's shared memory.
+std::vector<std::pair<std::string, double>> tile_features(std::int64_t bm, std::int64_t bn, std::int64_t tiles,
+                                                          const kernels::DeviceInfo& device,
+                                                          std::int64_t accumulators, std::int64_t shared_bytes);
+
 }  // namespace optune::backends::cuda

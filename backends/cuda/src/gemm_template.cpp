@@ -49,7 +49,7 @@ struct Tile {
 
 ss::ValuesKnob knob(const char* name, std::vector<double> values) { return ss::ValuesKnob{name, std::move(values)}; }
 
-class CudaGemmTemplate final : public CudaTemplate {
+class CudaGemmTemplate final : public GemmTemplateBase {
  public:
   std::string name() const override { return "gemm.cuda"; }
   kernels::Op op() const override { return kernels::Op::kGemm; }
@@ -118,23 +118,16 @@ class CudaGemmTemplate final : public CudaTemplate {
                        workload, ceil_div(s.M, t.bm) * ceil_div(s.N, t.bn), t.threads(), t.shared_bytes());
   }
 
-  std::string emit_source(const kernels::Workload& workload, const kernels::DeviceInfo& device,
-                          const ss::ConfigView& config) const override {
-    return gemm_source_text(cuda_kernel(workload, device, config));
-  }
-
   std::vector<std::pair<std::string, double>> derived_features(const kernels::Workload& workload,
                                                                const kernels::DeviceInfo& device,
                                                                const ss::ConfigView& config) const override {
     const auto& s = workload.gemm();
     const Tile t(config);
-    const double tiles = double(ceil_div(s.M, t.bm) * ceil_div(s.N, t.bn));
     const double waste = double(ceil_div(s.M, t.bm) * t.bm * ceil_div(s.N, t.bn) * t.bn) / (double(s.M) * s.N) - 1;
-    return {{"tile.intensity", double(t.bm * t.bn) / double(t.bm + t.bn)},
-            {"tile.waves", tiles / std::max(1, device.cores)},
-            {"tile.edge_waste", waste},
-            {"thread.accumulators", double(t.accumulators())},
-            {"block.shared_kib", double(t.shared_bytes()) / 1024}};
+    auto features = tile_features(t.bm, t.bn, ceil_div(s.M, t.bm) * ceil_div(s.N, t.bn), device, t.accumulators(),
+                                  t.shared_bytes());
+    features.insert(features.begin() + 2, {"tile.edge_waste", waste});  // names and order stay as recorded
+    return features;
   }
 };
 

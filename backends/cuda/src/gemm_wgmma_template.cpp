@@ -33,7 +33,7 @@ using kernels::DataType;
 
 enum class Copies { kCpAsync, kTma };
 
-class CudaWgmmaGemmTemplate final : public CudaTemplate {
+class CudaWgmmaGemmTemplate final : public GemmTemplateBase {
  public:
   explicit CudaWgmmaGemmTemplate(Copies copies) : copies_(copies) {}
   std::string name() const override { return tma() ? "gemm_tma.cuda" : "gemm_wgmma.cuda"; }
@@ -103,11 +103,6 @@ class CudaWgmmaGemmTemplate final : public CudaTemplate {
                           fp8(workload) ? matrix_map(1, workload.dtype, s.N, s.K, t.bn / t.cluster_m, slice, CU_TENSOR_MAP_SWIZZLE_128B)
                                         : matrix_map(1, workload.dtype, s.K, s.N, 64, 64, CU_TENSOR_MAP_SWIZZLE_128B)};
     return kernel;
-  }
-
-  std::string emit_source(const kernels::Workload& workload, const kernels::DeviceInfo& device,
-                          const ss::ConfigView& config) const override {
-    return gemm_source_text(cuda_kernel(workload, device, config));
   }
 
   std::vector<std::pair<std::string, double>> derived_features(const kernels::Workload& workload,

@@ -115,10 +115,7 @@ ss::ConfigSpace wgmma_space(const kernels::GemmShape& s, const kernels::DeviceIn
 
 std::vector<std::pair<std::string, double>> wgmma_features(const WgmmaTile& t, const kernels::GemmShape& s,
                                                            const kernels::DeviceInfo& device) {
-  return {{"tile.intensity", double(t.bm() * t.bn) / double(t.bm() + t.bn)},
-          {"tile.waves", double(t.tiles(s)) / std::max(1, device.cores)},
-          {"thread.accumulators", double(t.accumulators())},
-          {"block.shared_kib", double(t.shared_bytes()) / 1024}};
+  return tile_features(t.bm(), t.bn, t.tiles(s), device, t.accumulators(), t.shared_bytes());
 }
 
 }  // namespace optune::backends::cuda
