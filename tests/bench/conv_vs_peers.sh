@@ -28,6 +28,10 @@
 #   DTYPE=i8 BENCH_ARGS="--layers layer1.conv3x3,layer2.conv3x3,layer3.conv3x3,layer4.conv3x3" ...
 # `optune tune --suite` takes no --dtype (it goes with --shape only), so the suites are tuned and
 # emitted from copies in WORKDIR that carry a suite-level `dtype = "..."` key.
+# AVX2 code on an AVX-512 machine: OPTUNE_MAX_CPU_ISA=avx2 tunes and compiles optune's candidates
+# without AVX-512 and caps oneDNN alike (isa_cap.sh); OPTUNE_BENCH_CONV names a bench_conv built
+# without AVX-512 (cmake -DOPTUNE_BENCH_ARCH_FLAGS="-march=native;-mno-avx512f", as
+# gemm_lowp_vs_onednn.sh says).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 budget=${1:-600}
@@ -44,6 +48,10 @@ read -r -a suites <<<"${SUITES:-$root/configs/workloads/resnet18.toml $root/conf
 layout=()
 [ -n "${LAYOUT:-}" ] && layout=(--layout "$LAYOUT")
 mkdir -p "$work"
+source "$root/tests/bench/isa_cap.sh"
+if [ -n "${OPTUNE_MAX_CPU_ISA:-}" ] && [ -z "${OPTUNE_BENCH_CONV:-}" ]; then
+  echo "conv_vs_peers.sh: OPTUNE_MAX_CPU_ISA=avx2 needs OPTUNE_BENCH_CONV (a bench_conv built without AVX-512)" >&2; exit 2
+fi
 if [ "$dtype" != f32 ]; then  # the suites with a suite-level dtype key (tune --suite has no --dtype)
   typed=()
   for suite in "${suites[@]}"; do
@@ -78,8 +86,8 @@ for which in best default; do
 done
 # The flags the local builder uses for the native CPU target; two compiles at a time.
 printf '%s\n' "${sources[@]}" | xargs -P 2 -I{} sh -c \
-  'src="$1"; c++ -std=c++20 -O3 -march=native -fopenmp -fPIC -shared -I"$2/backends/cpu/include" "$src" -o "${src%.cpp}.so"' \
-  _ {} "$root"
+  'src="$1"; c++ -std=c++20 -O3 $3 -fopenmp -fPIC -shared -I"$2/backends/cpu/include" "$src" -o "${src%.cpp}.so"' \
+  _ {} "$root" "${arch_flags[*]}"
 suite_args=()
 for suite in "${suites[@]}"; do suite_args+=(--suite "$suite"); done
-"$bench/bench_conv" "${suite_args[@]}" "${layout[@]}" --dtype "$dtype" --rounds 2 ${BENCH_ARGS:-} "${args[@]}"
+"${OPTUNE_BENCH_CONV:-$bench/bench_conv}" "${suite_args[@]}" "${layout[@]}" --dtype "$dtype" --rounds 2 ${BENCH_ARGS:-} "${args[@]}"
