@@ -27,10 +27,9 @@
 // of both blocks are done with it.
 // fp8's accumulation: the tensor cores sum fp8 products with fewer bits than float32 keeps (about
 // 14), so with PROMOTE_EVERY p > 0 every p K slices' sums go into fresh registers that are then
-// added to the float32 sums (p = 1, 128 deep, as CUTLASS's and torch._scaled_mm's default); two
-// such buffers take the groups in turns, so the next slice is in flight while a group is added
-// (three accumulator sets a thread); PROMOTE_EVERY 0 sums in the tensor cores throughout (fast
-// accumulation: a third of the registers).
+// added to the float32 sums (p = 1, 128 deep, as CUTLASS's and torch._scaled_mm's default;
+// the wgmma groups of the p slices stay in flight, one wait per p); PROMOTE_EVERY 0 sums in the
+// tensor cores throughout (fast accumulation: half the registers, no wait).
 // Parameters: A, B, (fp8: scale_a, scale_b,) C, then the tensor maps of A (box of a 128-byte row of
 // k x BM rows) and B (16-bit: 64 n x 64 k; fp8: a 128-byte row of k x BN / CLUSTER_M rows of n),
 // both with the 128-byte swizzle, written by the host (CudaKernel::tensor_maps).
@@ -246,67 +245,53 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
       for (int j = 0; j < BN / 2; ++j) acc[mi][j] = 0.0f;
 
+#if PROMOTE
+    float sums[MI][BN / 2];
+    int pending = -1;  // a stage whose wgmma group may still be reading it
+#endif
 #if PINGPONG
     // Warpgroup 0's first tile goes first; every later start waits for the other's turn to end.
     if (group == 1 || round > 0) wait(turn(group), (group == 1 ? round : round - 1) & 1);
 #endif
-#if PROMOTE
-    // The tensor cores' sums of a group of PROMOTE_EVERY slices, in two buffers by turns: while one
-    // group's products run, the group before it, complete, is added to the float32 sums, so one
-    // slice stays in flight as without promotion (three accumulator sets a thread).
-    float sums_even[MI][BN / 2], sums_odd[MI][BN / 2];
-    // One slice into `into` (a group's first replaces what it held); once the slice before is done,
-    // its buffer goes back to the producer and, at a group's first slice, the group before joins acc.
-    auto promoted_slice = [&](float (&into)[MI][BN / 2], const float (&previous)[MI][BN / 2], int kt,
-                              bool first_of_group) {
-      const int s = slice % STAGES;
-      wait(full(s), (slice / STAGES) & 1);
-      asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-      wgmma_slice<MI>(into, a_stages + s * A_STAGE_BYTES + a_group * MI * 64 * 128, b_stages + s * B_STAGE_BYTES,
-                      first_of_group);
-      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-      asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-      if (kt > k_begin) release((slice - 1) % STAGES);
-      if (first_of_group && kt > k_begin)
-#pragma unroll
-        for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-          for (int j = 0; j < BN / 2; ++j) acc[mi][j] += previous[mi][j];
-      ++slice;
-    };
-    bool last_group_even = true;
-    for (int kt = k_begin; kt < k_end;) {
-      for (int i = 0; i < PROMOTE_EVERY && kt < k_end; ++i, ++kt) promoted_slice(sums_even, sums_odd, kt, i == 0);
-      last_group_even = true;
-      for (int i = 0; i < PROMOTE_EVERY && kt < k_end; ++i, ++kt) {
-        promoted_slice(sums_odd, sums_even, kt, i == 0);
-        last_group_even = false;
-      }
-    }
-#else
     for (int kt = k_begin; kt < k_end; ++kt, ++slice) {
       const int s = slice % STAGES;
       wait(full(s), (slice / STAGES) & 1);
       const unsigned a_stage = a_stages + s * A_STAGE_BYTES, b_stage = b_stages + s * B_STAGE_BYTES;
       asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#if PROMOTE
+      // This group of PROMOTE_EVERY slices' sums, from the tensor cores' narrower accumulation.
+      const int in_group = (kt - k_begin) % PROMOTE_EVERY;
+      wgmma_slice<MI>(sums, a_stage + a_group * MI * 64 * 128, b_stage, /*fresh=*/in_group == 0);
+      asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+      if (in_group == PROMOTE_EVERY - 1 || kt == k_end - 1) {
+        asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+        if (pending >= 0) release(pending);
+        release(s);
+        pending = -1;
+#pragma unroll
+        for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+          for (int j = 0; j < BN / 2; ++j) acc[mi][j] += sums[mi][j];
+      } else {
+        // The previous slice's group is done: its buffer goes back; this one's stays pending.
+        asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+        if (pending >= 0) release(pending);
+        pending = s;
+      }
+#else
       wgmma_slice<MI>(acc, a_stage + a_group * MI * 64 * 128, b_stage);
       asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
       // One group in flight: the previous slice's is done, so its buffer goes back to the producer.
       asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
       if (kt > k_begin) release((slice - 1) % STAGES);
-    }
 #endif
+    }
 #if PINGPONG
     if (lane == 0) arrive(turn(1 - group));  // every slice of this tile waited for: the other's turn
 #endif
+#if !PROMOTE
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     release((slice - 1) % STAGES);
-#if PROMOTE
-    // The last group joins acc (each buffer by name: registers cannot be chosen at run time).
-#pragma unroll
-    for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-      for (int j = 0; j < BN / 2; ++j) acc[mi][j] += last_group_even ? sums_even[mi][j] : sums_odd[mi][j];
 #endif
 
 #if SPLIT_K > 1

@@ -12,9 +12,7 @@ namespace ss = search_space;
 constexpr std::int64_t kSliceBytes = 128;        // a slice's row: 64 k of 16-bit elements, 128 of fp8
 constexpr std::int64_t kAlignmentSlack = 1024;   // the swizzle atoms' 1024-byte alignment
 constexpr std::int64_t kBarrierBytes = 8;        // an mbarrier
-// Float registers of sums a consumer thread may hold (of the 232-240 it has): 128 x 256 tiles'
-// 128, or promoted fp8's 64 three times; 256 spilled.
-constexpr std::int64_t kMaxAccumulators = 192;
+constexpr std::int64_t kMaxAccumulators = 128;
 
 ss::ValuesKnob knob(const char* name, std::vector<double> values) { return ss::ValuesKnob{name, std::move(values)}; }
 
@@ -76,7 +74,7 @@ ss::ConfigSpace wgmma_space(const kernels::GemmShape& s, const kernels::DeviceIn
   space.add_constraint("the block's threads fit the device", [max_threads, producer](const ss::ConfigView& v) {
     return max_threads <= 0 || double(WgmmaTile(v, producer).threads()) <= max_threads;
   });
-  space.add_constraint("at most 192 accumulators per thread", [producer](const ss::ConfigView& v) {
+  space.add_constraint("at most 128 accumulators per thread", [producer](const ss::ConfigView& v) {
     return WgmmaTile(v, producer).accumulators() <= kMaxAccumulators;
   });
   space.add_constraint("shared memory fits the device", [shared_limit, producer](const ss::ConfigView& v) {

@@ -44,8 +44,7 @@ struct WgmmaTile {
   WgmmaTile(const search_space::ConfigView& config, bool producer_warpgroup);
   std::int64_t bm() const { return 64 * mi * (pingpong ? 1 : wgs); }  // rows of a block's tile
   std::int64_t threads() const { return 128 * (wgs + (producer ? 1 : 0)); }
-  // Float registers of sums per thread: promoted fp8 holds two buffers of the tensor cores' sums too.
-  std::int64_t accumulators() const { return mi * bn / 2 * (promote_every > 0 ? 3 : 1); }
+  std::int64_t accumulators() const { return mi * bn / 2 * (promote_every > 0 ? 2 : 1); }  // float registers per thread
   // The ring's buffers (A's bm and B's bn rows of 128 bytes each), the 1024-byte alignment of the
   // swizzle atoms; with a producer two 8-byte mbarriers per buffer (and, ping-pong, one per
   // consumer) and, split, the float partial sums of the tile and two mbarriers per consumer.
@@ -58,7 +57,7 @@ struct WgmmaTile {
   std::vector<std::pair<const char*, std::int64_t>> defines() const;
 };
 
-// The knobs' values and the rules: the device's threads and shared memory, at most 192
+// The knobs' values and the rules: the device's threads and shared memory, at most 128
 // accumulators per thread, tiles not far beyond the matrix, group_m only where there are row
 // tiles to band; `stages` the ring depths to try. With a producer, persistent only where clusters
 // outnumber the SMs, split-K parts of at least two slices, a cluster either splitting K or sharing B,

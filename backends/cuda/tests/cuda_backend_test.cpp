@@ -469,7 +469,7 @@ TEST(CudaGemmTemplate, HopperTemplatesAreTheDefaultThereAndTheirCandidatesCompil
 
 // fp8 GEMM (e4m3 in, bf16 out, two scales): only gemm_tma.cuda runs it; its candidates compile
 // with float32 promotion (every slice, every 4) and with the tensor cores' own sums, multicast too; B's tensor map reads
-// rows of K (B given N x K); promotion's tripled registers keep 128 x 256 tiles out; K must come
+// rows of K (B given N x K); promotion's doubled registers keep 128 x 256 tiles out; K must come
 // in multiples of 16.
 TEST(CudaGemmTemplate, Fp8CandidatesCompileWithBByRowsOfKAndPromotionsRegisters) {
   const kernels::DeviceInfo h100 = paper_h100();
