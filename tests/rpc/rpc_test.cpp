@@ -32,6 +32,14 @@ using namespace optune;
 using namespace optune::rpc_test;
 using Clock = std::chrono::steady_clock;
 
+// The candidates a server measured, as its log says ("measured N bytes: ok").
+std::size_t measured_count(const fs::path& log_file) {
+  const std::string log = slurp(log_file);
+  std::size_t n = 0;
+  for (std::size_t at = log.find("measured"); at != std::string::npos; at = log.find("measured", at + 1)) ++n;
+  return n;
+}
+
 TEST_F(RpcTest, TuningOverRpcWritesTheSameKindOfRecordsAsLocalTuning) {
   auto& tracker = start_tracker();
   auto& server = start_server("server", "loop", tracker.port);
@@ -111,12 +119,7 @@ TEST_F(RpcTest, TwoServersUnderOneKeyShareABatch) {
   CommandRun run = optune("tune --op gemm --shape 48,40,36 --tuner random --repeat 3 --min-repeat-ms 100 --quiet "
                           "--trials 6 --batch-size 6 --remeasure 0 --rpc-wait 20 --db " + db() + rpc("pair", tracker));
   ASSERT_EQ(run.code, 0) << run.err;
-  auto count = [](const std::string& log) {
-    std::size_t n = 0;
-    for (std::size_t at = log.find("measured"); at != std::string::npos; at = log.find("measured", at + 1)) ++n;
-    return n;
-  };
-  std::size_t on_first = count(slurp(first.log)), on_second = count(slurp(second.log));
+  std::size_t on_first = measured_count(first.log), on_second = measured_count(second.log);
   EXPECT_GE(on_first, 1u) << slurp(first.log);
   EXPECT_GE(on_second, 1u) << slurp(second.log);
   EXPECT_EQ(on_first + on_second, 1u + 6u);  // the default config, then the batch
@@ -357,12 +360,7 @@ TEST_F(RpcTest, AComparisonIsMeasuredOnOneOfTheKeysServers) {
   options.remove_artifacts = false;
   measure::rpc::RpcRunner runner(options);
   for (const auto& result : runner.run(inputs, builds, 2)) EXPECT_EQ(result.error, measure::ErrorKind::kOk) << result.message;
-  auto count = [](const std::string& log) {
-    std::size_t n = 0;
-    for (std::size_t at = log.find("measured"); at != std::string::npos; at = log.find("measured", at + 1)) ++n;
-    return n;
-  };
-  const std::size_t on_first = count(slurp(first.log)), on_second = count(slurp(second.log));
+  const std::size_t on_first = measured_count(first.log), on_second = measured_count(second.log);
   EXPECT_EQ(on_first + on_second, 2u * 4u);
   EXPECT_TRUE(on_first == 0 || on_second == 0) << "first " << on_first << ", second " << on_second;
 }

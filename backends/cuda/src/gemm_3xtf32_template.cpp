@@ -56,8 +56,6 @@ struct Tile {
   std::int64_t tiles(const kernels::GemmShape& s) const { return ceil_div(s.M, bm) * ceil_div(s.N, bn()); }
 };
 
-ss::ValuesKnob knob(const char* name, std::vector<double> values) { return ss::ValuesKnob{name, std::move(values)}; }
-
 class Cuda3xTf32GemmTemplate final : public GemmTemplateBase {
  public:
   std::string name() const override { return "gemm_3xtf32.cuda"; }

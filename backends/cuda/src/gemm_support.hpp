@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -32,6 +33,11 @@ inline std::vector<std::string> gemm_defines(const kernels::Workload& workload) 
   if (workload.dtype == kernels::DataType::kF16) defines.push_back("-DOPTUNE_F16");
   if (workload.dtype == kernels::DataType::kE4M3) defines.push_back("-DOPTUNE_E4M3");
   return defines;
+}
+
+// A knob of the listed numeric values.
+inline search_space::ValuesKnob knob(const char* name, std::vector<double> values) {
+  return search_space::ValuesKnob{name, std::move(values)};
 }
 
 // A block tile not far beyond the matrix: at most the next power of two of M and N (64 at least).

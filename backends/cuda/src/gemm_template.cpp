@@ -32,7 +32,6 @@ constexpr const char* kGroupM = "group_m";   // row tiles per band of the block 
 constexpr int kPadElements = 8;  // gemm_mma.cu's PAD: 16 bytes per shared-memory row
 constexpr std::int64_t kMaxAccumulators = 128;
 
-
 struct Tile {
   std::int64_t bm, bn, bk, wm, wn, stages, group_m;
   explicit Tile(const ss::ConfigView& v)
@@ -46,8 +45,6 @@ struct Tile {
   std::int64_t accumulators() const { return (warp_m() / 16) * (warp_n() / 8) * 4; }
   std::int64_t shared_bytes() const { return stages * (bm * (bk + kPadElements) + bk * (bn + kPadElements)) * 2; }
 };
-
-ss::ValuesKnob knob(const char* name, std::vector<double> values) { return ss::ValuesKnob{name, std::move(values)}; }
 
 class CudaGemmTemplate final : public GemmTemplateBase {
  public:

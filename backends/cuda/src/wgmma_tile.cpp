@@ -14,8 +14,6 @@ constexpr std::int64_t kAlignmentSlack = 1024;   // the swizzle atoms' 1024-byte
 constexpr std::int64_t kBarrierBytes = 8;        // an mbarrier
 constexpr std::int64_t kMaxAccumulators = 128;
 
-ss::ValuesKnob knob(const char* name, std::vector<double> values) { return ss::ValuesKnob{name, std::move(values)}; }
-
 }  // namespace
 
 WgmmaTile::WgmmaTile(const ss::ConfigView& v, bool producer_warpgroup)
