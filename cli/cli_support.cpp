@@ -115,7 +115,7 @@ void add_since_option(CLI::App& command, std::string& since) {
 void add_layout_option(CLI::App& command, std::string& layout) {
   command.add_option("--layout", layout,
                      "With --suite: the activation layout the network keeps between conv layers (nchw, nchw4c, "
-                     "nchw8c, nchw16c), replacing the suite file's; layers that pin their own keep it");
+                     "nchw8c, nchw16c, nhwc), replacing the suite file's; layers that pin their own keep it");
 }
 
 void add_dtype_option(CLI::App& command, std::string& shape, std::string* suite_dtype) {

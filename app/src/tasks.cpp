@@ -16,7 +16,7 @@ std::string template_choices(const measure::MeasureTask& task) {
   for (const auto* kernel : backends::templates_for(task.workload, task.target.backend, task.device))
     names += (names.empty() ? "" : ", ") + kernel->name();
   return "template " + task.kernel_template->name() + " does not apply to " + task.workload.key() +
-         " (templates that do: " + names + ")";
+         " (templates that do: " + (names.empty() ? "none" : names) + ")";
 }
 
 // A kernel file runs on its own backend only; throws std::invalid_argument naming both.

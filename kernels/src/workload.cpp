@@ -188,21 +188,22 @@ Workload kernel_workload(const std::string& kernel_name, const std::vector<Exten
 
 std::string layout_name(int layout_block) {
   if (layout_block == kLayoutNchw) return "nchw";
+  if (layout_block == kLayoutNhwc) return "nhwc";
   if (layout_block == 4 || layout_block == 8 || layout_block == 16) return "nchw" + std::to_string(layout_block) + "c";
   throw std::invalid_argument("layout: no layout has channel blocks of " + std::to_string(layout_block));
 }
 
 int parse_layout(std::string_view name) {
-  for (int block : {kLayoutNchw, 4, 8, 16}) {
+  for (int block : {kLayoutNchw, 4, 8, 16, kLayoutNhwc}) {
     if (trim(name) == layout_name(block)) return block;
   }
   throw std::invalid_argument("layout: unknown layout '" + std::string(name) +
-                              "' (expected nchw, nchw4c, nchw8c or nchw16c)");
+                              "' (expected nchw, nchw4c, nchw8c, nchw16c or nhwc)");
 }
 
 std::string layouts_name(Layouts layouts) {
   const std::string output = layout_name(layouts.block);
-  return layouts.nchw_input && layouts.block != kLayoutNchw ? "nchw-" + output : output;
+  return layouts.nchw_input && is_blocked_layout(layouts.block) ? "nchw-" + output : output;
 }
 
 Layouts parse_layouts(std::string_view name) {
@@ -213,16 +214,20 @@ Layouts parse_layouts(std::string_view name) {
       return {parse_layout(text), false};
     } catch (const std::invalid_argument&) {
       throw std::invalid_argument("layout: unknown layout '" + std::string(text) +
-                                  "' (expected nchw, nchw4c, nchw8c or nchw16c, or nchw-nchw8c for a layer "
-                                  "that reads NCHW and writes nchw8c)");
+                                  "' (expected nchw, nchw4c, nchw8c, nchw16c or nhwc, or nchw-nchw8c for a "
+                                  "layer that reads NCHW and writes nchw8c)");
     }
   }
   if (trim(text.substr(0, dash)) != "nchw") {
     throw std::invalid_argument("layout: '" + std::string(text) +
-                                "' reads a blocked input; only an NCHW input may change layout (nchw-nchw8c)");
+                                "': only an NCHW input may change layout (nchw-nchw8c)");
   }
   const int block = parse_layout(text.substr(dash + 1));
   if (block == kLayoutNchw) throw std::invalid_argument("layout: write 'nchw', not 'nchw-nchw'");
+  if (!is_blocked_layout(block)) {
+    throw std::invalid_argument("layout: '" + std::string(text) +
+                                "' is not a layout: an NCHW input goes only into a blocked layout (nchw-nchw8c)");
+  }
   return {block, true};
 }
 
@@ -406,7 +411,7 @@ Workload parse_workload_key(std::string_view key) {
       if (parts.size() < 2) throw std::invalid_argument("no layout");
       layouts = parse_layouts(parts[1]);
     } catch (const std::invalid_argument&) {
-      bad("expected a layout (nchw, nchw4c, nchw8c, nchw16c or nchw-nchw8c) after the op");
+      bad("expected a layout (nchw, nchw4c, nchw8c, nchw16c, nchw-nchw8c or nhwc) after the op");
     }
     next = 2;
   }

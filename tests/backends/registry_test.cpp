@@ -51,6 +51,24 @@ TEST(Registry, EveryTemplateIsFoundByItsName) {
   EXPECT_THROW(find_backend("vulkan"), std::invalid_argument);
 }
 
+// NHWC is for the templates that take it (GPU implicit GEMMs): no conv2d template of the CPU or
+// OpenCL backends, whose kernels read NCHW or NCHW[b]c, applies to it.
+TEST(Registry, NoCpuOrOpenClTemplateAppliesToAChannelsLastConv2d) {
+  const kernels::Workload nhwc =
+      kernels::parse_workload(kernels::Op::kConv2d, "C=64,H=56,W=56,K=64,R=3,S=3,pad=1,layout=nhwc");
+  kernels::DeviceInfo device;
+  device.isa = {"avx2", "avx512_bf16", "avx512_vnni", "avx512bw", "avx512f", "fma"};  // every CPU template's
+  int conv2d_templates = 0;
+  for (const auto* kernel_template : all_templates()) {
+    if (kernel_template->op() != kernels::Op::kConv2d) continue;
+    if (kernel_template->backend() != "cpu" && kernel_template->backend() != "opencl") continue;
+    device.kind = kernel_template->backend();
+    EXPECT_FALSE(kernel_template->applies(nhwc, device)) << kernel_template->name();
+    ++conv2d_templates;
+  }
+  EXPECT_GE(conv2d_templates, 4);  // conv2d.cpu, conv2d_gemm.cpu, conv2d_int8.cpu, conv2d_bf16.cpu
+}
+
 TEST(Registry, TheFirstLocalDeviceIsThisMachinesCpu) {
   const auto devices = local_devices();
   ASSERT_FALSE(devices.empty());

@@ -173,7 +173,7 @@ Operands make_operands(const Workload& w, const optune::kernels::DeviceInfo& dev
   std::mt19937 rng(42);
   fill_random(o.input, rng);
   fill_random(o.filter, rng);
-  if (w.input_layout_block() != 0) o.input = to_blocked(o.input, s, w.layout_block, described[0].count);
+  if (optune::kernels::is_blocked_layout(w.input_layout_block())) o.input = to_blocked(o.input, s, w.layout_block, described[0].count);
   return o;
 }
 

@@ -325,6 +325,16 @@ TEST_F(CliTest, SuiteTunesOnAKeptLayout) {
   EXPECT_GE(ok["conv2d.nchw8c.f32.N1.C12.H5.W5.K20.R1.S1.st1.pad0.dil1.g1"], 1);
 }
 
+// Channels last is for the templates that take it (GPU implicit GEMMs): no CPU template applies to
+// an NHWC conv2d, which is bad input naming the workload, before any database is made.
+TEST_F(CliTest, NoCpuTemplateTakesAChannelsLastConv2d) {
+  expect_bad_input("tune --op conv2d --shape N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1,layout=nhwc --dtype bf16 "
+                   "--target cpu --db " + db(),
+                   "no template for op conv2d on backend cpu applies to "
+                   "conv2d.nhwc.bf16.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g1");
+  EXPECT_FALSE(fs::exists(db()));
+}
+
 TEST_F(CliTest, MalformedSuiteIsRejectedWithFileAndLine) {
   fs::path suite = dir_ / "broken.toml";
   std::ofstream(suite) << "name = \"broken\"\n[[workload]]\nop = \"gemm\"\nshape = \"16,0,24\"\n";

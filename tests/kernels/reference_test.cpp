@@ -166,6 +166,46 @@ TEST(Reference, BlockedLayoutIsTheNchwResultBlocked) {
   }
 }
 
+// Channels last: NHWC input, OHWI filter, NHWC output. The reference is the NCHW one on the same
+// operands transposed (here by hand), transposed back: equal to the bit, the same double sums.
+TEST(Reference, ChannelsLastIsTheNchwResultTransposed) {
+  for (const std::string shape : {"N=2,C=8,H=7,W=6,K=5,R=3,S=3,stride=2,pad=1",
+                                  "N=2,C=8,H=7,W=6,K=5,R=3,S=3,pad=2,dilation=2"}) {
+    const Workload nchw = parse_workload(Op::kConv2d, shape);
+    const Workload nhwc = parse_workload(Op::kConv2d, shape + ",layout=nhwc");
+    const Conv2dShape& s = nchw.conv();
+    const std::int64_t P = s.out_h(), Q = s.out_w();
+    ASSERT_EQ(input_sizes(nhwc), (std::vector<std::size_t>{2 * 7 * 6 * 8, 5 * 3 * 3 * 8})) << shape;
+    ASSERT_EQ(output_size(nhwc), static_cast<std::size_t>(s.N * P * Q * s.K)) << shape;
+
+    const auto input_values = random_values(input_sizes(nhwc)[0], 11);
+    const auto filter_values = random_values(input_sizes(nhwc)[1], 12);
+    const std::vector<double> input(input_values.begin(), input_values.end());     // [N][H][W][C]
+    const std::vector<double> filter(filter_values.begin(), filter_values.end());  // [K][R][S][C]
+    std::vector<double> nchw_input(input.size()), oihw_filter(filter.size());
+    for (std::int64_t n = 0; n < s.N; ++n)
+      for (std::int64_t h = 0; h < s.H; ++h)
+        for (std::int64_t w = 0; w < s.W; ++w)
+          for (std::int64_t c = 0; c < s.C; ++c)
+            nchw_input[((n * s.C + c) * s.H + h) * s.W + w] = input[((n * s.H + h) * s.W + w) * s.C + c];
+    for (std::int64_t k = 0; k < s.K; ++k)
+      for (std::int64_t r = 0; r < s.R; ++r)
+        for (std::int64_t t = 0; t < s.S; ++t)
+          for (std::int64_t c = 0; c < s.C; ++c)
+            oihw_filter[((k * s.C + c) * s.R + r) * s.S + t] = filter[((k * s.R + r) * s.S + t) * s.C + c];
+
+    std::vector<double> want(output_size(nchw)), got(output_size(nhwc), NAN);
+    reference(nchw, {nchw_input.data(), oihw_filter.data()}, want.data());
+    reference(nhwc, {input.data(), filter.data()}, got.data());
+    for (std::int64_t n = 0; n < s.N; ++n)
+      for (std::int64_t p = 0; p < P; ++p)
+        for (std::int64_t q = 0; q < Q; ++q)
+          for (std::int64_t k = 0; k < s.K; ++k)
+            ASSERT_EQ(got[((n * P + p) * Q + q) * s.K + k], want[((n * s.K + k) * P + p) * Q + q])
+                << shape << " n" << n << " p" << p << " q" << q << " k" << k;
+  }
+}
+
 TEST(Reference, RelativeL2Error) {
   constexpr double kInfinity = std::numeric_limits<double>::infinity();
   const std::vector<float> want = {3, 4};

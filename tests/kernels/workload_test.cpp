@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "optune/kernels/workload.hpp"
 
@@ -47,6 +48,16 @@ std::string shape_error(Op op, const std::string& text) {
   return "";
 }
 
+// The same of parse_workload_key.
+std::string key_error(const std::string& key) {
+  try {
+    parse_workload_key(key);
+  } catch (const std::invalid_argument& error) {
+    return error.what();
+  }
+  return "";
+}
+
 TEST(Workload, OpNamesRoundTrip) {
   for (Op op : {Op::kGemm, Op::kConv2d, Op::kDepthwiseConv2d}) {
     EXPECT_EQ(parse_op(op_name(op)), op);
@@ -77,9 +88,68 @@ TEST(Workload, KeysNameTheKeptLayout) {
             blocked(conv(Op::kConv2d, resnet_conv()), 8));
   EXPECT_EQ(parse_workload(Op::kConv2d, "layout=nchw,C=64,H=56,W=56,K=64,R=3,S=3,pad=1"),
             conv(Op::kConv2d, resnet_conv()));
-  for (int block : {0, 4, 8, 16}) EXPECT_EQ(parse_layout(layout_name(block)), block);
-  EXPECT_THROW(parse_layout("nhwc"), std::invalid_argument);
+  for (int block : {0, 4, 8, 16, kLayoutNhwc}) EXPECT_EQ(parse_layout(layout_name(block)), block);
+  EXPECT_THROW(parse_layout("chwn"), std::invalid_argument);
   EXPECT_THROW(layout_name(3), std::invalid_argument);
+  EXPECT_THROW(layout_name(-2), std::invalid_argument);
+}
+
+// Channels last: "nhwc" in keys and shapes, for conv2d of groups 1; not a channel block.
+TEST(Workload, KeysAndShapesNameChannelsLast) {
+  Workload nhwc = conv(Op::kConv2d, resnet_conv());
+  nhwc.dtype = DataType::kBF16;
+  nhwc.layout_block = kLayoutNhwc;
+  EXPECT_EQ(nhwc.key(), "conv2d.nhwc.bf16.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g1");
+  EXPECT_EQ(parse_workload_key(nhwc.key()), nhwc);
+  EXPECT_EQ(parse_workload_key(nhwc.key()).key(), nhwc.key());
+  EXPECT_EQ(parse_workload(Op::kConv2d, "N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1,layout=nhwc,dtype=bf16"), nhwc);
+  EXPECT_EQ(parse_layout("nhwc"), kLayoutNhwc);
+  EXPECT_EQ(layout_name(kLayoutNhwc), "nhwc");
+  EXPECT_EQ(nhwc.input_layout_block(), kLayoutNhwc);
+  EXPECT_FALSE(is_blocked_layout(kLayoutNhwc));
+  EXPECT_FALSE(is_blocked_layout(kLayoutNchw));
+  EXPECT_TRUE(is_blocked_layout(8));
+}
+
+TEST(Workload, ChannelsLastIsConv2dsOnlyWithGroupsOne) {
+  const std::pair<std::string, std::string> cases[] = {  // the message, and how it starts
+      {shape_error(Op::kConv2d, "C=32,H=8,W=8,K=32,R=3,S=3,groups=2,layout=nhwc"),
+       "shape: layout nhwc takes conv2d with groups=1, got groups=2"},
+      {shape_error(Op::kDepthwiseConv2d, "C=8,H=8,W=8,R=3,S=3,layout=nhwc"),
+       "shape: depthwise_conv2d does not take layout nhwc (conv2d only, groups=1)"},
+      {shape_error(Op::kGemm, "M=1,N=1,K=1,layout=nhwc"), "shape: unknown extent 'layout' for gemm"},
+      {shape_error(Op::kConv2d, "C=8,H=8,W=8,K=8,R=3,S=3,layout=nchw-nhwc"),
+       "shape: 'nchw-nhwc' is not a layout: an NCHW input goes only into a blocked layout"},
+      {key_error("conv2d.nhwc.f32.N1.C32.H8.W8.K32.R3.S3.st1.pad1.dil1.g2"),
+       "workload key: layout nhwc takes conv2d with groups=1, got groups=2"},
+      {key_error("depthwise_conv2d.nhwc.f32.N1.C8.H8.W8.R3.S3.st1.pad1.dil1"),
+       "workload key: depthwise_conv2d does not take layout nhwc"},
+      {key_error("gemm.nhwc.f32.M1.N1.K1"), "workload key: expected 5 dot-separated fields, got 6"},
+      {key_error("conv2d.nchw-nhwc.f32.N1.C8.H8.W8.K8.R3.S3.st1.pad1.dil1.g1"),
+       "workload key: expected a layout (nchw, nchw4c, nchw8c, nchw16c, nchw-nchw8c or nhwc) after the op"},
+  };
+  for (const auto& [message, expected] : cases) {
+    EXPECT_EQ(message.rfind(expected, 0), 0u) << "got '" << message << "', expected '" << expected << "...'";
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+
+  // Built by hand (a suite's input_layout = "nchw" on nhwc, a gemm given a layout).
+  const auto validation_error = [](const Workload& workload) -> std::string {
+    try {
+      validate_workload(workload);
+    } catch (const std::invalid_argument& error) {
+      return error.what();
+    }
+    return "";
+  };
+  Workload nchw_into_nhwc = conv(Op::kConv2d, resnet_conv());
+  nchw_into_nhwc.layout_block = kLayoutNhwc;
+  nchw_into_nhwc.nchw_input = true;
+  EXPECT_EQ(validation_error(nchw_into_nhwc),
+            "shape: only conv2d may read an NCHW input into a blocked layout (nchw-nchw8c), not conv2d on nhwc");
+  Workload gemm_on_nhwc = gemm(1, 1, 1);
+  gemm_on_nhwc.layout_block = kLayoutNhwc;
+  EXPECT_EQ(validation_error(gemm_on_nhwc), "shape: gemm has no layout, got nhwc");
 }
 
 // A first layer reads NCHW and writes the kept layout: "nchw-nchw8c", in keys and shapes.
@@ -119,7 +189,7 @@ TEST(Workload, KeyParsesBackToTheSameWorkload) {
 TEST(Workload, RejectsMalformedKeys) {
   for (const char* key : {"", "gemm", "gemm.f32.M512.N512", "gemm.f32.M512.N512.K0",
                           "gemm.f32.M512.K512.N512", "gemm.f32.M5x.N1.K1", "gemm.F32.M1.N1.K1",
-                          "conv2d.nhwc.f32.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g1",
+                          "conv2d.nhwx.f32.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g1",
                           "conv2d.nchw3c.f32.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g1",
                           "conv2d.nchw8c.f32.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g4",
                           "gemm.nchw8c.f32.M1.N1.K1",
@@ -216,7 +286,7 @@ TEST(Workload, RejectsBadShapesWithAOneLineMessage) {
       {Op::kDepthwiseConv2d, "C=32,H=8,W=8,K=32,R=3,S=3",
        "unknown extent 'K' for depthwise_conv2d"},
       {Op::kDepthwiseConv2d, "C=32,H=8,W=8,R=3,S=3,groups=4", "groups = C"},
-      {Op::kConv2d, "C=3,H=8,W=8,K=4,R=3,S=3,layout=nhwc", "unknown layout 'nhwc' (expected nchw, nchw4c"},
+      {Op::kConv2d, "C=3,H=8,W=8,K=4,R=3,S=3,layout=chwn", "unknown layout 'chwn' (expected nchw, nchw4c"},
       {Op::kConv2d, "C=3,H=8,W=8,K=4,R=3,S=3,layout=nchw8c,layout=nchw", "layout given twice"},
       {Op::kConv2d, "C=32,H=8,W=8,K=32,R=3,S=3,groups=4,layout=nchw8c", "layout nchw8c takes conv2d with groups=1"},
       {Op::kGemm, "M=1,N=1,K=1,layout=nchw8c", "unknown extent 'layout' for gemm"},

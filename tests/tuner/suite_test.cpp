@@ -60,7 +60,7 @@ TEST(Suite, MalformedFilesNameFileLineAndProblem) {
   expect_error("[[workload]]\nop = \"gemm\"\nshape = \"4,4,4\"\n", "missing 'name'");
   EXPECT_THROW(load_suite("/nonexistent/suite.toml"), SuiteError);
   const std::string conv = "[[workload]]\nop = \"conv2d\"\nshape = \"C=8,H=8,W=8,K=8,R=3,S=3\"\n";
-  expect_error(header + "layout = \"nhwc\"\n" + conv, "bad.toml:2: layout: unknown layout 'nhwc'");
+  expect_error(header + "layout = \"chwn\"\n" + conv, "bad.toml:2: layout: unknown layout 'chwn'");
   expect_error(header + conv + "layout = \"nchw5c\"\n", "bad.toml:5: layout: unknown layout 'nchw5c'");
   expect_error(header + "[[workload]]\nop = \"gemm\"\nshape = \"4,4,4\"\nlayout = \"nchw8c\"\n",
                "gemm has no layout");
@@ -134,6 +134,8 @@ TEST(Suite, InputLayoutReadsNchwIntoTheKeptLayout) {
                "bad.toml:6: input_layout: only \"nchw\"");
   expect_error(header + "[[workload]]\nop = \"depthwise_conv2d\"\nshape = \"C=8,H=8,W=8,R=3,S=3\"\ninput_layout = \"nchw\"\n",
                "only conv2d may read an NCHW input");
+  // A channels-last layer reads NHWC: an NCHW input goes only into a blocked layout.
+  expect_error("name = \"net\"\nlayout = \"nhwc\"\n" + stem, "into a blocked layout (nchw-nchw8c), not conv2d on nhwc");
 }
 
 TEST(Duration, ParsesHoursMinutesSeconds) {

@@ -147,6 +147,7 @@ class CpuConv2dTemplate : public KernelTemplate {
   std::string_view backend() const override { return "cpu"; }
   // f16 and bf16 on the float32 kernels, widened (conv_candidate_source); i8 is conv2d_int8.cpu's.
   std::vector<DataType> dtypes() const override { return {DataType::kF32, DataType::kF16, DataType::kBF16}; }
+  bool applies(const Workload& workload, const DeviceInfo&) const override { return has_cpu_layout(workload); }
 
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     const Conv2dShape& shape = workload.conv();

@@ -56,6 +56,10 @@ std::string DotGemmTemplate::name() const {
   return std::string(op_name(op_)) + "_" + element_name() + ".cpu";
 }
 
+bool DotGemmTemplate::applies(const Workload& workload, const DeviceInfo& /*device*/) const {
+  return has_cpu_layout(workload);
+}
+
 GemmShape DotGemmTemplate::gemm_shape(const Workload& workload) const {
   if (workload.op == Op::kGemm) return workload.gemm();
   const Conv2dShape& c = workload.conv();

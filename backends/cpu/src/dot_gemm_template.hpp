@@ -37,6 +37,8 @@ class DotGemmTemplate : public KernelTemplate {
   std::string_view backend() const override { return "cpu"; }
   // "gemm_int8.cpu", "conv2d_bf16.cpu".
   std::string name() const override;
+  // Not to an NHWC conv2d (has_cpu_layout); other layers the conv2d cannot run are refused by space().
+  bool applies(const Workload& workload, const DeviceInfo& device) const override;
 
   search_space::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override;
   // Untuned: 6-row micro-tiles of two accumulating vectors, MC 96, NC 512 and KC 512 where the shape

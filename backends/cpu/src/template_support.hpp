@@ -54,6 +54,10 @@ inline std::int64_t find_option(const search_space::ConfigSpace& space, const st
   return -1;
 }
 
+// Whether the workload's activations are in a layout the CPU conv kernels read (NCHW, NCHW[b]c):
+// no CPU template applies to NHWC, which is for the templates that take it (GPU implicit GEMMs).
+inline bool has_cpu_layout(const Workload& workload) { return workload.layout_block != kLayoutNhwc; }
+
 // A conv template on a kept NCHW[b]c layout: the device must have vectors of b lanes (the
 // kernels hold one pixel's block in one vector). Throws std::invalid_argument naming both.
 inline void check_kept_layout(const std::string& template_name, const Workload& workload, const VectorUnit& unit) {

@@ -67,6 +67,10 @@ class OpenCLConv2dTemplate final : public opencl::TemplateBase {
   std::string name() const override { return "conv2d.opencl"; }
   std::vector<DataType> dtypes() const override { return opencl::storage_dtypes(); }
   Op op() const override { return Op::kConv2d; }
+  // NHWC is for the templates that take it (GPU implicit GEMMs); a blocked layout is refused by space().
+  bool applies(const Workload& workload, const DeviceInfo&) const override {
+    return workload.layout_block != kLayoutNhwc;
+  }
 
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     opencl::require_nchw(name(), workload);

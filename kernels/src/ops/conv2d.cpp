@@ -1,6 +1,7 @@
 // The catalog's entry for conv2d: NCHW input [N,C,H,W], OIHW filter [K, C/groups, R, S], output
-// [N,K,P,Q], on NCHW or NCHW[b]c activations. The only operator that may read an NCHW input while
-// writing a blocked layout (a network's first layer, which reads the image). Its key:
+// [N,K,P,Q], on NCHW or NCHW[b]c activations; or, with groups 1, all three channels last (NHWC,
+// OHWI, NHWC). The only operator that may read an NCHW input while writing a blocked layout (a
+// network's first layer, which reads the image), and the only one on NHWC. Its key:
 // "conv2d.nchw.f32.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g1".
 #include "convolution.hpp"
 #include "entry_support.hpp"
@@ -47,7 +48,7 @@ class Conv2dEntry final : public OperatorEntry {
   }
 
   void validate(const Workload& workload, std::string_view context) const override {
-    if (workload.nchw_input && workload.layout_block == kLayoutNchw) reject_nchw_input(workload, context);
+    if (workload.nchw_input && !is_blocked_layout(workload.layout_block)) reject_nchw_input(workload, context);
     check_convolution_shape_kind(workload, context);
     const auto& s = workload.conv();
     if (workload.layout_block != kLayoutNchw && s.groups != 1) {

@@ -58,6 +58,19 @@ void reference_conv2d(const Conv2dShape& s, const double* input, const double* f
   }
 }
 
+// NHWC input, OHWI filter [K][R][S][C/groups], NHWC output: the NCHW reference between transposes
+// (an OHWI filter is the NHWC tensor of K images of C/groups channels).
+void reference_conv2d_nhwc(const Conv2dShape& s, const double* input, const double* filter, double* output) {
+  const std::int64_t channels_per_group = s.C / s.groups, P = s.out_h(), Q = s.out_w();
+  std::vector<double> nchw_input(static_cast<std::size_t>(s.N * s.C * s.H * s.W));
+  std::vector<double> oihw_filter(static_cast<std::size_t>(s.K * channels_per_group * s.R * s.S));
+  std::vector<double> nchw_output(static_cast<std::size_t>(s.N * s.K * P * Q));
+  nhwc_to_nchw(input, s.N, s.C, s.H, s.W, nchw_input.data());
+  nhwc_to_nchw(filter, s.K, channels_per_group, s.R, s.S, oihw_filter.data());
+  reference_conv2d(s, nchw_input.data(), oihw_filter.data(), nchw_output.data());
+  nchw_to_nhwc(nchw_output.data(), s.N, s.K, P, Q, output);
+}
+
 }  // namespace
 
 void check_convolution_shape_kind(const Workload& workload, std::string_view context) {
@@ -98,14 +111,14 @@ double convolution_tensor_elements(const Conv2dShape& c) {
 std::vector<std::size_t> convolution_input_sizes(const Workload& workload, std::int64_t filter_elements) {
   const auto& c = workload.conv();
   const int input_block = workload.input_layout_block();
-  const std::size_t input = input_block == kLayoutNchw ? static_cast<std::size_t>(c.N * c.C * c.H * c.W)
-                                                       : nchwc_size(c.N, c.C, c.H, c.W, input_block);
+  const std::size_t input = is_blocked_layout(input_block) ? nchwc_size(c.N, c.C, c.H, c.W, input_block)
+                                                            : static_cast<std::size_t>(c.N * c.C * c.H * c.W);
   return {input, static_cast<std::size_t>(filter_elements)};
 }
 
 std::size_t convolution_output_size(const Workload& workload, std::int64_t channels) {
   const auto& c = workload.conv();
-  if (workload.layout_block != kLayoutNchw) {
+  if (is_blocked_layout(workload.layout_block)) {
     return nchwc_size(c.N, channels, c.out_h(), c.out_w(), workload.layout_block);
   }
   return static_cast<std::size_t>(c.N * channels * c.out_h() * c.out_w());
@@ -114,6 +127,7 @@ std::size_t convolution_output_size(const Workload& workload, std::int64_t chann
 void reference_convolution(const Workload& workload, const Conv2dShape& c,
                            const std::vector<const double*>& inputs, double* output) {
   if (workload.layout_block == kLayoutNchw) return reference_conv2d(c, inputs[0], inputs[1], output);
+  if (workload.layout_block == kLayoutNhwc) return reference_conv2d_nhwc(c, inputs[0], inputs[1], output);
   // The NCHW reference between conversions: the input's padding channels are ignored, the
   // output's come out zero (what a kernel must write there).
   const int block = workload.layout_block;

@@ -60,6 +60,8 @@ class DepthwiseConv2dEntry final : public OperatorEntry {
 
   void validate(const Workload& workload, std::string_view context) const override {
     if (workload.nchw_input) reject_nchw_input(workload, context);
+    if (workload.layout_block == kLayoutNhwc)
+      fail(context, "depthwise_conv2d does not take layout nhwc (conv2d only, groups=1)");
     check_convolution_shape_kind(workload, context);
     const auto& s = workload.conv();
     check_convolution_extents(s, context);

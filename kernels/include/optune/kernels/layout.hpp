@@ -4,6 +4,9 @@
 // transform. Channels past C (the last block's padding) are zero when a kernel writes them, and
 // are never read into a result (the packed filters hold zero weights there).
 //
+// NHWC ("channels last", [N][H][W][C]) is the same image in one block of all C channels, so its
+// conversions are those of NCHW[C]c; they also turn an OHWI filter ([K][R][S][C]) into OIHW.
+//
 // Conversions to and from NCHW: for references, tests and the edges of a network (its input
 // image and its output), not for the inner layers.
 #pragma once
@@ -48,6 +51,20 @@ void nchwc_to_nchw(const T* __restrict src, std::int64_t N, std::int64_t C, std:
       for (std::int64_t i = 0; i < plane; ++i) out[i] = in[i * block];
     }
   }
+}
+
+// NCHW -> NHWC (and OIHW -> OHWI, as N = K filters of C x R x S). Any element type.
+template <typename T>
+void nchw_to_nhwc(const T* __restrict src, std::int64_t N, std::int64_t C, std::int64_t H, std::int64_t W,
+                  T* __restrict dst) {
+  nchw_to_nchwc(src, N, C, H, W, static_cast<int>(C), dst);
+}
+
+// NHWC -> NCHW (and OHWI -> OIHW).
+template <typename T>
+void nhwc_to_nchw(const T* __restrict src, std::int64_t N, std::int64_t C, std::int64_t H, std::int64_t W,
+                  T* __restrict dst) {
+  nchwc_to_nchw(src, N, C, H, W, static_cast<int>(C), dst);
 }
 
 }  // namespace optune::kernels

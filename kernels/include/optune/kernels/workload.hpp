@@ -60,11 +60,17 @@ struct KernelShape {
 };
 
 // The activation layout of a convolution's input and output: NCHW, or NCHW[b]c with b channels
-// of a pixel contiguous (layout.hpp), as a network keeps it between its conv layers. The
-// filter is OIHW in both. GEMMs have none (0).
+// of a pixel contiguous (layout.hpp), as a network keeps it between its conv layers, with an OIHW
+// filter in both; or NHWC. GEMMs have none (0).
 inline constexpr int kLayoutNchw = 0;
-std::string layout_name(int layout_block);        // "nchw", "nchw8c"
-int parse_layout(std::string_view name);           // 0, 4, 8, 16; throws std::invalid_argument
+// Channels last, for conv2d of groups 1 only: input [N][H][W][C], filter [K][R][S][C] (OHWI,
+// PyTorch's channels_last weights), output [N][P][Q][K], as GPU implicit-GEMM templates read them
+// (a pixel's channels are the GEMM's contiguous reduction). Not a channel block: a negative
+// layout_block, so that only layout_block > 0 (is_blocked_layout) means NCHW[b]c.
+inline constexpr int kLayoutNhwc = -1;
+constexpr bool is_blocked_layout(int layout_block) { return layout_block > 0; }
+std::string layout_name(int layout_block);        // "nchw", "nchw8c", "nhwc"
+int parse_layout(std::string_view name);           // 0, 4, 8, 16, kLayoutNhwc; throws std::invalid_argument
 
 // A conv2d layer's layouts as a workload names them: its layout_block, and whether it reads an
 // NCHW input while writing that layout (a network's first layer: it reads the image, and writes
@@ -82,9 +88,9 @@ struct Workload {
   // file's arguments each have their own, and its workload keeps the default.
   DataType dtype = DataType::kF32;
   std::variant<GemmShape, Conv2dShape, KernelShape> shape;
-  int layout_block = kLayoutNchw;  // convolutions: 0 (NCHW) or the b of NCHW[b]c
+  int layout_block = kLayoutNchw;  // convolutions: 0 (NCHW), the b of NCHW[b]c, or kLayoutNhwc
   // conv2d on a layout_block > 0: the input is NCHW nonetheless (a network's first layer, which
-  // reads the image), the output NCHW[b]c. Always false on NCHW.
+  // reads the image), the output NCHW[b]c. Always false on NCHW and NHWC.
   bool nchw_input = false;
 
   // The layout of the input (the output's is layout_block).
@@ -98,6 +104,7 @@ struct Workload {
   // e.g. "gemm.f32.M512.N512.K512", "conv2d.nchw.f32.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g1",
   // "depthwise_conv2d.nchw8c.f32.N1.C32.H112.W112.R3.S3.st1.pad1.dil1",
   // "conv2d.nchw-nchw8c.f32.N1.C3.H224.W224.K64.R7.S7.st2.pad3.dil1.g1",
+  // "conv2d.nhwc.bf16.N1.C64.H56.W56.K64.R3.S3.st1.pad1.dil1.g1",
   // "kernel.transpose.N4096.M4096" (a kernel file's name and extents in file order; no dtype)
   std::string key() const;
   double flops() const;  // multiply-adds count as 2; padded taps count as work; kernels: KernelShape::work
@@ -107,8 +114,8 @@ struct Workload {
 
 // Parses `--shape` for an op: "M,N,K" or named extents "M=512,N=512,K=512" for GEMM; named
 // extents for convolutions (DESIGN.md), which may also name their layouts ("...,layout=nchw8c",
-// "...,layout=nchw-nchw8c"). Throws std::invalid_argument with a one-line message naming the bad
-// part (zero, negative, absurd, unknown or missing extent).
+// "...,layout=nchw-nchw8c", "...,layout=nhwc"). Throws std::invalid_argument with a one-line
+// message naming the bad part (zero, negative, absurd, unknown or missing extent).
 // Named shapes may give the operands' dtype ("M=512,N=512,K=512,dtype=bf16"; default f32); a
 // `dtype` argument sets it for both forms (and contradicting a named one is an error).
 Workload parse_workload(Op op, std::string_view shape_text, std::optional<DataType> dtype = std::nullopt);

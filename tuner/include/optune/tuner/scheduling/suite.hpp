@@ -14,8 +14,9 @@
 //   op = "conv2d"                      # gemm, conv2d or depthwise_conv2d
 //   shape = "N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1"   # as `optune tune --shape`
 //   count = 4                          # times the network runs it; default 1
-//   layout = "nchw"                    # optional, convolutions: this workload's own layout;
-//                                      # also accepted as "layout=..." in the shape
+//   layout = "nchw"                    # optional, convolutions: this workload's own layout
+//                                      # (nhwc: conv2d only); also accepted as "layout=..." in
+//                                      # the shape
 //   input_layout = "nchw"              # optional, conv2d: reads NCHW whatever its layout (a
 //                                      # network's first layer, on the image): on a blocked
 //                                      # layout its key says nchw-nchw8c
