@@ -30,11 +30,22 @@
 // added to the float32 sums (p = 1, 128 deep, as CUTLASS's and torch._scaled_mm's default;
 // the wgmma groups of the p slices stay in flight, one wait per p); PROMOTE_EVERY 0 sums in the
 // tensor cores throughout (fast accumulation: half the registers, no wait).
+// Convolution (CONV_C defined: "conv2d_tma.cuda"), as an implicit GEMM on channels-last tensors:
+// C (N P Q x K, the NHWC output) = A (N P Q x R S C, the input's im2col view) * B^T (the K x R S C
+// filter, KRSC). A K slice is one filter tap (r, s) and 64 channels of it: A's copy is TMA's im2col
+// mode (the BM output pixels of the tile, each the 64 channels of its input pixel at that tap, zeros
+// in the padding), B's K-major rows as fp8's. Channels past C in a tap's last slice read zeros in A,
+// so the filter's columns there (the next tap's) add nothing.
 // Parameters: A, B, (fp8: scale_a, scale_b,) C, then the tensor maps of A (box of a 128-byte row of
-// k x BM rows) and B (16-bit: 64 n x 64 k; fp8: a 128-byte row of k x BN / CLUSTER_M rows of n),
-// both with the 128-byte swizzle, written by the host (CudaKernel::tensor_maps).
+// k x BM rows; convolution: the im2col view, BM pixels of 64 channels) and B (16-bit GEMM: 64 n x
+// 64 k; fp8 and convolution: a 128-byte row of k x BN / CLUSTER_M rows of n), all with the 128-byte
+// swizzle, written by the host (CudaKernel::tensor_maps).
 // Defines: BN MI WGS STAGES GROUP_M SPLIT_K CLUSTER_M PINGPONG PROMOTE_EVERY, GEMM_M GEMM_N GEMM_K,
-// OPTUNE_F16 for f16, OPTUNE_E4M3 for fp8 (else bf16).
+// OPTUNE_F16 for f16, OPTUNE_E4M3 for fp8 (else bf16); convolution: CONV_C CONV_R CONV_S CONV_P
+// CONV_Q CONV_STRIDE CONV_PAD CONV_DILATION.
+#ifdef CONV_C
+#define B_K_MAJOR
+#endif
 #include "gemm_common.cuh"
 #include "hopper.cuh"
 #include "wgmma.cuh"
@@ -63,7 +74,12 @@ constexpr int TILE_CONSUMERS = PINGPONG ? 1 : WGS;   // warpgroups reading each 
 constexpr int THREADS = 128 * (WGS + 1);
 constexpr int A_STAGE_BYTES = BM * 128;
 constexpr int B_STAGE_BYTES = BN * 128;
+#ifdef CONV_C
+constexpr int C_TILES = (CONV_C + BK - 1) / BK;  // a filter tap's K slices
+constexpr int K_TILES = CONV_R * CONV_S * C_TILES;
+#else
 constexpr int K_TILES = (GEMM_K + BK - 1) / BK;
+#endif
 // C's tiles of a cluster: CLUSTER_M blocks' rows by BN columns.
 constexpr int TILES = ((GEMM_M + BM * CLUSTER_M - 1) / (BM * CLUSTER_M)) * ((GEMM_N + BN - 1) / BN);
 constexpr int PARTIAL_BYTES = SPLIT_K > 1 ? BM * BN * 4 : 0;
@@ -179,28 +195,42 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
       for (int tile = first_tile; tile < TILES; tile += tile_step) {
         int row0, col0;
         tile_origin<BM * CLUSTER_M, BN>(tile, row0, col0);
+#ifdef CONV_C
+        // The block's first output pixel: image, and where its window starts in the input.
+        const int pixel = row0 + row_offset, image = pixel / (CONV_P * CONV_Q);
+        const int window_w = pixel % CONV_Q * CONV_STRIDE - CONV_PAD;
+        const int window_h = pixel / CONV_Q % CONV_P * CONV_STRIDE - CONV_PAD;
+#endif
         for (int kt = k_begin; kt < k_end; ++kt, ++slice) {
           const int s = slice % STAGES, round = slice / STAGES;
           if (round > 0) wait(empty(s), (round - 1) & 1);
           // Every byte of the stage lands here, the peer's multicast halves of B too.
           arrive_expecting(full(s), A_STAGE_BYTES + B_STAGE_BYTES);
+#ifdef CONV_C
+          const int tap = kt / C_TILES, channel = kt % C_TILES * BK;
+          tma_load_im2col(a_stages + s * A_STAGE_BYTES, map_a, full(s), channel, window_w, window_h, image,
+                          tap % CONV_S * CONV_DILATION, tap / CONV_S * CONV_DILATION);
+          const int b_k = tap * CONV_C + channel;  // the filter's column: (r, s, c) row-major
+#else
           tma_load(a_stages + s * A_STAGE_BYTES, map_a, full(s), kt * BK, row0 + row_offset);
-#ifdef OPTUNE_E4M3
+          const int b_k = kt * BK;
+#endif
+#ifdef B_K_MAJOR
           // B's BN rows of n, each block of a multicast pair copying its half to both.
           const unsigned b_stage = b_stages + s * B_STAGE_BYTES;
           if (CLUSTER_M == 1)
-            tma_load(b_stage, map_b, full(s), kt * BK, col0);
+            tma_load(b_stage, map_b, full(s), b_k, col0);
           else
-            tma_multicast(b_stage + rank * (B_STAGE_BYTES / CLUSTER_M), map_b, full(s), kt * BK,
+            tma_multicast(b_stage + rank * (B_STAGE_BYTES / CLUSTER_M), map_b, full(s), b_k,
                           col0 + rank * (BN / CLUSTER_M), (1u << CLUSTER_M) - 1);
 #else
 #pragma unroll
           for (int slab = 0; slab < BN / 64; ++slab) {
             const unsigned destination = b_stages + s * B_STAGE_BYTES + slab * WGMMA_SLAB_BYTES;
             if (CLUSTER_M == 1)
-              tma_load(destination, map_b, full(s), col0 + slab * 64, kt * BK);
+              tma_load(destination, map_b, full(s), col0 + slab * 64, b_k);
             else if (slab % CLUSTER_M == rank)
-              tma_multicast(destination, map_b, full(s), col0 + slab * 64, kt * BK, (1u << CLUSTER_M) - 1);
+              tma_multicast(destination, map_b, full(s), col0 + slab * 64, b_k, (1u << CLUSTER_M) - 1);
           }
 #endif
         }

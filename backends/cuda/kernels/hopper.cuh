@@ -38,6 +38,19 @@ __device__ inline void tma_load(unsigned destination, const TensorMap& map, unsi
       : "memory");
 }
 
+// The im2col copy of `map` (a channels-last activation of rank 4, tensor_map.hpp's im2col_map):
+// the map's pixels from pixel (w, h) of image n on, walked as the output's, `channels_per_pixel`
+// channels from c of each, read at the filter tap's offset (w_offset, h_offset) from it.
+__device__ inline void tma_load_im2col(unsigned destination, const TensorMap& map, unsigned barrier, int c, int w,
+                                       int h, int n, unsigned short w_offset, unsigned short h_offset) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5, %6}], [%2], {%7, %8};\n" ::"r"(destination),
+      "l"(reinterpret_cast<unsigned long long>(&map)), "r"(barrier), "r"(c), "r"(w), "r"(h), "r"(n), "h"(w_offset),
+      "h"(h_offset)
+      : "memory");
+}
+
 // A shared-memory matrix descriptor: start, leading and stride byte offsets (16-byte units),
 // 128-byte swizzle.
 __device__ inline unsigned long long descriptor(unsigned address, unsigned leading, unsigned stride) {

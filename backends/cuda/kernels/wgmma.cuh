@@ -2,21 +2,29 @@
 // operands in the 128-byte swizzled layout (hopper.cuh's descriptors), wgmma.mma_async with float32 accumulators
 // (m64nNk16 for 16-bit types, m64nNk32 for fp8), both operands from shared memory, one K slice
 // of a stage (128 bytes deep: 64 16-bit or 128 fp8 elements), and the accumulators' stores into C.
-// A is K-major; B MN-major (the transpose flag) for 16-bit types, K-major for fp8, which has no
-// transpose flag.
-// Defines read: BN (64, 128 or 256); MMA_TYPE, OPTUNE_E4M3, GEMM_M, GEMM_N (gemm_common.cuh).
+// A is K-major; B MN-major (the transpose flag) for 16-bit types, or K-major (B_K_MAJOR: a
+// convolution's filter, and fp8, which has no transpose flag).
+// Defines read: BN (64, 128 or 256); B_K_MAJOR; MMA_TYPE, OPTUNE_E4M3, GEMM_M, GEMM_N (gemm_common.cuh).
 #pragma once
 
 #include "hopper.cuh"
 
-// The instruction for N = n, and its operands' transpose flags (A as is, B transposed; fp8 takes
-// none: both operands K-major).
+#if defined(OPTUNE_E4M3) && !defined(B_K_MAJOR)
+#define B_K_MAJOR
+#endif
+
+// The instruction for N = n, and its operands' transpose flags (A as is; B transposed unless
+// K-major; fp8 takes none).
 #ifdef OPTUNE_E4M3
 #define WGMMA_OP(n) "wgmma.mma_async.sync.aligned.m64n" n "k32.f32.e4m3.e4m3"
 #define WGMMA_TRANSPOSE ""
 #else
 #define WGMMA_OP(n) "wgmma.mma_async.sync.aligned.m64n" n "k16.f32." MMA_TYPE "." MMA_TYPE
+#ifdef B_K_MAJOR
+#define WGMMA_TRANSPOSE ", 0, 0"
+#else
 #define WGMMA_TRANSPOSE ", 0, 1"
+#endif
 #endif
 
 __device__ inline void wgmma_n64(float* d, unsigned long long desc_a, unsigned long long desc_b, int accumulate) {
@@ -58,16 +66,16 @@ __device__ inline void wgmma(float* d, unsigned long long a, unsigned long long 
 constexpr int WGMMA_SLAB_BYTES = 64 * 128;  // 16-bit B's slab: 64 n of each of a slice's 64 k
 
 // One K slice (128 bytes deep, four instructions of 32 bytes) into `acc`: A's Tiles tiles of 64
-// rows from `a_rows` (K-major rows of 128 bytes); B from `b_stage`: 16-bit, MN-major slabs of 64
-// n; fp8, K-major rows of 128 bytes as A. `fresh`: the slice's products replace what `acc` held.
+// rows from `a_rows` (K-major rows of 128 bytes); B from `b_stage`: MN-major slabs of 64 n, or
+// (B_K_MAJOR) K-major rows of 128 bytes as A. `fresh`: the slice's products replace what `acc` held.
 // Issued, not waited for (wgmma.commit/wait_group).
 template <int Tiles>
 __device__ inline void wgmma_slice(float (&acc)[Tiles][BN / 2], unsigned a_rows, unsigned b_stage,
                                    bool fresh = false) {
 #pragma unroll
   for (int kk = 0; kk < 4; ++kk) {
-#ifdef OPTUNE_E4M3
-    // B: BN rows of n, 32 bytes (k32) in; 8-row groups 1024 bytes apart.
+#ifdef B_K_MAJOR
+    // B: BN rows of n, instruction kk's 32 bytes in; 8-row groups 1024 bytes apart.
     const unsigned long long b = descriptor(b_stage + kk * 32, 16, 1024);
 #else
     // B: slabs WGMMA_SLAB_BYTES apart (leading), 8-k groups 1024 bytes apart (stride).

@@ -140,6 +140,13 @@ using cuTensorMapEncodeTiled_t = CUresult (*)(CUtensorMap* map, CUtensorMapDataT
                                               const cuuint32_t* box, const cuuint32_t* element_strides,
                                               CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
                                               CUtensorMapL2promotion promotion, CUtensorMapFloatOOBfill fill);
+using cuTensorMapEncodeIm2col_t = CUresult (*)(CUtensorMap* map, CUtensorMapDataType data_type, cuuint32_t rank,
+                                               void* address, const cuuint64_t* dims, const cuuint64_t* strides,
+                                               const int* lower_corner, const int* upper_corner,
+                                               cuuint32_t channels_per_pixel, cuuint32_t pixels_per_column,
+                                               const cuuint32_t* element_strides, CUtensorMapInterleave interleave,
+                                               CUtensorMapSwizzle swizzle, CUtensorMapL2promotion promotion,
+                                               CUtensorMapFloatOOBfill fill);
 using cuGetErrorName_t = CUresult (*)(CUresult error, const char** name);
 using cuGetErrorString_t = CUresult (*)(CUresult error, const char** text);
 

@@ -72,6 +72,7 @@ void resolve_all(const SharedLibrary& library, DriverApi& api) {
   resolve(api.cuMemcpyDtoH, "cuMemcpyDtoH", "cuMemcpyDtoH_v2");
   resolve(api.cuMemsetD8, "cuMemsetD8", "cuMemsetD8_v2");
   resolve(api.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
+  resolve(api.cuTensorMapEncodeIm2col, "cuTensorMapEncodeIm2col");
   resolve(api.cuGetErrorName, "cuGetErrorName");
   resolve(api.cuGetErrorString, "cuGetErrorString");
 }

@@ -49,6 +49,7 @@ struct DriverApi {
   cuMemcpyDtoH_t cuMemcpyDtoH = nullptr;
   cuMemsetD8_t cuMemsetD8 = nullptr;
   cuTensorMapEncodeTiled_t cuTensorMapEncodeTiled = nullptr;
+  cuTensorMapEncodeIm2col_t cuTensorMapEncodeIm2col = nullptr;
   cuGetErrorName_t cuGetErrorName = nullptr;
   cuGetErrorString_t cuGetErrorString = nullptr;
 

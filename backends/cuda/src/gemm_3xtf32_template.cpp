@@ -128,7 +128,7 @@ class Cuda3xTf32GemmTemplate final : public GemmTemplateBase {
     CudaKernel kernel = gemm_kernel("gemm_3xtf32",
                                     {{"BM", t.bm}, {"MI", t.mi}, {"WGS", t.wgs}, {"STAGES", t.stages},
                                      {"GROUP_M", t.group_m}, {"PROMOTE_EVERY", t.promote_every}},
-                                    workload, blocks, t.threads(), t.shared_bytes());
+                                    s, workload.dtype, blocks, t.threads(), t.shared_bytes());
     // A (M x K): a 128-byte row of k by the block's rows, swizzled for wgmma; B (K x N): the
     // block's columns and 8 more (the padding, zeros past N) by a slice's 32 rows of k.
     kernel.tensor_maps = {

@@ -17,13 +17,13 @@ search_space::Config preferred_config(const search_space::ConfigSpace& space, co
 }
 
 CudaKernel gemm_kernel(const std::string& file, const std::vector<std::pair<const char*, std::int64_t>>& knobs,
-                       const kernels::Workload& workload, std::int64_t blocks, std::int64_t threads,
-                       std::int64_t shared_bytes) {
+                       const kernels::GemmShape& shape, kernels::DataType dtype, std::int64_t blocks,
+                       std::int64_t threads, std::int64_t shared_bytes) {
   CudaKernel kernel;
   kernel.source_file = file + ".cu";
   kernel.program_name = kernel.source_file;
   for (const auto& [name, value] : knobs) kernel.options.push_back(fmt::format("-D{}={}", name, value));
-  for (auto& define : gemm_defines(workload)) kernel.options.push_back(std::move(define));
+  for (auto& define : gemm_defines(shape, dtype)) kernel.options.push_back(std::move(define));
   kernel.entry = file;
   kernel.launch.dimensions = 1;
   kernel.launch.global = {blocks, 1, 1};

@@ -24,14 +24,13 @@ inline std::int64_t next_pow2(std::int64_t x) {
   return p;
 }
 
-// The workload as the kernels read it: -DGEMM_M/N/K, and OPTUNE_F16 for f16, OPTUNE_E4M3 for fp8
+// The GEMM as the kernels read it: -DGEMM_M/N/K, and OPTUNE_F16 for f16, OPTUNE_E4M3 for fp8
 // (else bf16).
-inline std::vector<std::string> gemm_defines(const kernels::Workload& workload) {
-  const auto& s = workload.gemm();
+inline std::vector<std::string> gemm_defines(const kernels::GemmShape& s, kernels::DataType dtype) {
   std::vector<std::string> defines = {fmt::format("-DGEMM_M={}", s.M), fmt::format("-DGEMM_N={}", s.N),
                                       fmt::format("-DGEMM_K={}", s.K)};
-  if (workload.dtype == kernels::DataType::kF16) defines.push_back("-DOPTUNE_F16");
-  if (workload.dtype == kernels::DataType::kE4M3) defines.push_back("-DOPTUNE_E4M3");
+  if (dtype == kernels::DataType::kF16) defines.push_back("-DOPTUNE_F16");
+  if (dtype == kernels::DataType::kE4M3) defines.push_back("-DOPTUNE_E4M3");
   return defines;
 }
 
@@ -52,10 +51,10 @@ search_space::Config preferred_config(const search_space::ConfigSpace& space, co
                                       const std::string& template_name);
 
 // A kernel of kernels/<file>.cu whose entry is named as the file: the knobs' -D defines, then the
-// workload's, launched as one row of `blocks` blocks of `threads` threads.
+// GEMM's (`shape` in `dtype`), launched as one row of `blocks` blocks of `threads` threads.
 CudaKernel gemm_kernel(const std::string& file, const std::vector<std::pair<const char*, std::int64_t>>& knobs,
-                       const kernels::Workload& workload, std::int64_t blocks, std::int64_t threads,
-                       std::int64_t shared_bytes);
+                       const kernels::GemmShape& shape, kernels::DataType dtype, std::int64_t blocks,
+                       std::int64_t threads, std::int64_t shared_bytes);
 
 // emit_source of such a kernel: its options and launch as comments, then the include of its file.
 std::string gemm_source_text(const CudaKernel& kernel);

@@ -112,7 +112,7 @@ class CudaGemmTemplate final : public GemmTemplateBase {
     return gemm_kernel("gemm_mma",
                        {{"BM", t.bm}, {"BN", t.bn}, {"BK", t.bk}, {"WM", t.wm}, {"WN", t.wn}, {"STAGES", t.stages},
                         {"GROUP_M", t.group_m}},
-                       workload, ceil_div(s.M, t.bm) * ceil_div(s.N, t.bn), t.threads(), t.shared_bytes());
+                       s, workload.dtype, ceil_div(s.M, t.bm) * ceil_div(s.N, t.bn), t.threads(), t.shared_bytes());
   }
 
   std::vector<std::pair<std::string, double>> derived_features(const kernels::Workload& workload,

@@ -93,9 +93,9 @@ class CudaWgmmaGemmTemplate final : public GemmTemplateBase {
                          const ss::ConfigView& config) const override {
     const auto& s = workload.gemm();
     const WgmmaTile t(config, tma());
-    if (!tma()) return gemm_kernel("gemm_wgmma", t.defines(), workload, t.tiles(s), t.threads(), t.shared_bytes());
+    if (!tma()) return gemm_kernel("gemm_wgmma", t.defines(), s, workload.dtype, t.tiles(s), t.threads(), t.shared_bytes());
     CudaKernel kernel =
-        gemm_kernel("gemm_tma", t.defines(), workload, t.blocks(s, device.cores), t.threads(), t.shared_bytes());
+        gemm_kernel("gemm_tma", t.defines(), s, workload.dtype, t.blocks(s, device.cores), t.threads(), t.shared_bytes());
     // A (M x K): boxes of a 128-byte row of k by the block's rows; B (K x N): slabs of 64 n by a
     // 64-deep slice; fp8's B (N x K): as A, the block's columns (a multicast pair's half each).
     const std::int64_t slice = 128 / std::int64_t(kernels::data_type_bytes(workload.dtype));
@@ -108,15 +108,8 @@ class CudaWgmmaGemmTemplate final : public GemmTemplateBase {
   std::vector<std::pair<std::string, double>> derived_features(const kernels::Workload& workload,
                                                                const kernels::DeviceInfo& device,
                                                                const ss::ConfigView& config) const override {
-    auto features = wgmma_features(WgmmaTile(config, tma()), workload.gemm(), device);
-    if (tma()) {
-      features.emplace_back("block.persistent", config.number(WgmmaTile::kPersistent));
-      features.emplace_back("tile.split_k", config.number(WgmmaTile::kSplitK));
-      features.emplace_back("cluster.shares_b", config.number(WgmmaTile::kClusterM));
-      features.emplace_back("block.pingpong", config.number(WgmmaTile::kPingpong));
-      if (fp8(workload)) features.emplace_back("mma.promote_every", config.number(WgmmaTile::kPromoteEvery));
-    }
-    return features;
+    const WgmmaTile t(config, tma());
+    return tma() ? wgmma_tma_features(t, workload.gemm(), device) : wgmma_features(t, workload.gemm(), device);
   }
 
  private:

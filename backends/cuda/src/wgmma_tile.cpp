@@ -116,4 +116,15 @@ std::vector<std::pair<std::string, double>> wgmma_features(const WgmmaTile& t, c
   return tile_features(t.bm(), t.bn, t.tiles(s), device, t.accumulators(), t.shared_bytes());
 }
 
+std::vector<std::pair<std::string, double>> wgmma_tma_features(const WgmmaTile& t, const kernels::GemmShape& s,
+                                                               const kernels::DeviceInfo& device) {
+  auto features = wgmma_features(t, s, device);
+  features.emplace_back("block.persistent", t.persistent ? 1 : 0);
+  features.emplace_back("tile.split_k", double(t.split_k));
+  features.emplace_back("cluster.shares_b", double(t.cluster_m));
+  features.emplace_back("block.pingpong", t.pingpong ? 1 : 0);
+  if (t.fp8) features.emplace_back("mma.promote_every", double(t.promote_every));
+  return features;
+}
+
 }  // namespace optune::backends::cuda

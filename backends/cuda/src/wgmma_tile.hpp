@@ -67,5 +67,9 @@ search_space::ConfigSpace wgmma_space(const kernels::GemmShape& shape, const ker
 
 std::vector<std::pair<std::string, double>> wgmma_features(const WgmmaTile& tile, const kernels::GemmShape& shape,
                                                            const kernels::DeviceInfo& device);
+// ... and, with a producer (gemm_tma.cu), its schedule's: persistent, split-K, B shared, ping-pong
+// and fp8's promotion.
+std::vector<std::pair<std::string, double>> wgmma_tma_features(const WgmmaTile& tile, const kernels::GemmShape& shape,
+                                                               const kernels::DeviceInfo& device);
 
 }  // namespace optune::backends::cuda

@@ -158,6 +158,7 @@ static_assert(same_signature<ours::cuMemcpyHtoD_t, PFN_cuMemcpyHtoD_v3020>);
 static_assert(same_signature<ours::cuMemcpyDtoH_t, PFN_cuMemcpyDtoH_v3020>);
 static_assert(same_signature<ours::cuMemsetD8_t, PFN_cuMemsetD8_v3020>);
 static_assert(same_signature<ours::cuTensorMapEncodeTiled_t, PFN_cuTensorMapEncodeTiled_v12000>);
+static_assert(same_signature<ours::cuTensorMapEncodeIm2col_t, PFN_cuTensorMapEncodeIm2col_v12000>);
 static_assert(same_signature<ours::cuGetErrorName_t, PFN_cuGetErrorName_v6000>);
 static_assert(same_signature<ours::cuGetErrorString_t, PFN_cuGetErrorString_v6000>);
 // The shape check itself tells a 32-bit size from a 64-bit one (the _v2 variants' difference).

@@ -577,6 +577,86 @@ TEST(CudaGemmTemplate, Float32On3xTf32CandidatesCompileWithTheirTensorMaps) {
   EXPECT_EQ(edge_artifact.tensor_maps[1].dims, (std::vector<std::uint64_t>{136, 72}));
 }
 
+// The task of a conv2d workload ("N=..,C=..,...", layout nhwc) in `dtype` of `conv` on a device.
+std::shared_ptr<measure::MeasureTask> conv_task(const kernels::KernelTemplate& conv, const char* shape,
+                                                const char* dtype, const kernels::DeviceInfo& device) {
+  auto task = std::make_shared<measure::MeasureTask>();
+  task->workload = kernels::parse_workload(kernels::Op::kConv2d, shape);
+  task->workload.dtype = kernels::parse_data_type(dtype);
+  task->kernel_template = &conv;
+  task->target = kernels::Target{"cuda", ""};
+  task->device = device;
+  task->space = conv.space(task->workload, device);
+  return task;
+}
+
+TEST(CudaConv2dTemplate, ImplicitGemmCandidatesCompileWithAnIm2colViewOfTheInput) {
+  const kernels::DeviceInfo h100 = paper_h100();
+  const auto& conv = backends::find_template("conv2d_tma.cuda");
+  const char* layer = "N=2,C=64,H=14,W=14,K=128,R=3,S=3,stride=1,pad=1,layout=nhwc";
+  kernels::Workload workload = kernels::parse_workload(kernels::Op::kConv2d, layer);
+  workload.dtype = kernels::DataType::kBF16;
+  EXPECT_EQ(backends::default_template(workload, "cuda", h100).name(), "conv2d_tma.cuda");
+  auto refused = [&](const char* shape) {
+    kernels::Workload other = kernels::parse_workload(kernels::Op::kConv2d, shape);
+    other.dtype = kernels::DataType::kBF16;
+    return !conv.applies(other, h100);
+  };
+  EXPECT_TRUE(refused("N=2,C=64,H=14,W=14,K=128,R=3,S=3,pad=1"));                 // NCHW
+  EXPECT_TRUE(refused("N=2,C=12,H=14,W=14,K=128,R=3,S=3,pad=1,layout=nhwc"));      // 24-byte pixels
+  EXPECT_TRUE(refused("N=2,C=64,H=14,W=14,K=20,R=3,S=3,pad=1,layout=nhwc"));       // 40-byte filter rows
+  EXPECT_TRUE(refused("N=1,C=64,H=64,W=64,K=64,R=3,S=3,stride=9,pad=1,layout=nhwc"));  // past TMA's strides
+  kernels::DeviceInfo a100 = h100;
+  a100.isa = {"sm_80"};
+  EXPECT_FALSE(conv.applies(workload, a100));
+
+  auto task = conv_task(conv, layer, "bf16", h100);
+  // K of the implicit GEMM: 9 taps of one 64-channel slice each, so split-K 4 still has two slices a part.
+  const nlohmann::json split = {{"bn", 128}, {"mi", 1}, {"wgs", 1}, {"stages", 4}, {"group_m", 1},
+                                {"persistent", 0}, {"split_k", 4}, {"cluster_m", 1}, {"pingpong", 0}};
+  EXPECT_TRUE(task->space.is_valid(task->space.from_json(split)));
+  const nlohmann::json pair = {{"bn", 64}, {"mi", 1}, {"wgs", 2}, {"stages", 5}, {"group_m", 8},
+                               {"persistent", 0}, {"split_k", 1}, {"cluster_m", 2}, {"pingpong", 0}};
+  ASSERT_TRUE(task->space.is_valid(task->space.from_json(pair)));
+  if (!backends::cuda::NvrtcApi::get().is_available()) GTEST_SKIP() << "no NVRTC here";
+  // A strided, dilated layer whose channels fill no whole slice, in f16.
+  auto edge = conv_task(conv, "N=3,C=40,H=17,W=15,K=24,R=3,S=5,stride=2,pad=2,dilation=2,layout=nhwc", "f16", h100);
+  auto builder = source_tree_builder();
+  const auto results = builder->build({{task, conv.default_config(task->workload, h100, task->space)},
+                                       {task, task->space.from_json(split)},
+                                       {task, task->space.from_json(pair)},
+                                       {edge, conv.default_config(edge->workload, h100, edge->space)}});
+  for (const auto& result : results) ASSERT_TRUE(result.ok()) << result.message;
+  const CudaArtifact paired = backends::cuda::read_cuda_artifact(results[2].artifact);
+  EXPECT_EQ(paired.entry, "gemm_tma");
+  ASSERT_EQ(paired.tensor_maps.size(), 2u);
+  // A: the NHWC input as C, W, H, N; a copy of the block's 128 pixels by 64 channels, the window
+  // from -1 to 1 - 2 around each.
+  const auto& a = paired.tensor_maps[0];
+  EXPECT_EQ(a.buffer, 0u);
+  EXPECT_EQ(a.dims, (std::vector<std::uint64_t>{64, 14, 14, 2}));
+  EXPECT_EQ(a.strides_bytes, (std::vector<std::uint64_t>{64 * 2, 14 * 64 * 2, 14 * 14 * 64 * 2}));
+  ASSERT_TRUE(a.im2col.has_value());
+  EXPECT_EQ(a.im2col->lower_corner, (std::vector<int>{-1, -1}));
+  EXPECT_EQ(a.im2col->upper_corner, (std::vector<int>{-1, -1}));
+  EXPECT_EQ(a.im2col->channels_per_pixel, 64u);
+  EXPECT_EQ(a.im2col->pixels_per_column, 128u);
+  EXPECT_EQ(a.element_strides, (std::vector<std::uint32_t>{1, 1, 1, 1}));
+  // B: the K x (R S C) filter, a copy of a slice's 64 columns by each block's half of 64 rows.
+  const auto& b = paired.tensor_maps[1];
+  EXPECT_EQ(b.dims, (std::vector<std::uint64_t>{9 * 64, 128}));
+  EXPECT_EQ(b.box, (std::vector<std::uint32_t>{64, 32}));
+  EXPECT_FALSE(b.im2col.has_value());
+  // 392 output pixels by 128 channels: 2 x 2 tiles of 256 x 64, a pair of blocks each.
+  EXPECT_EQ(paired.launch.global[0], 2 * 2 * 2);
+  // The edge layer: W's window from -2 to 2 - 8, H's to 2 - 4, traversed two pixels a step.
+  const CudaArtifact strided = backends::cuda::read_cuda_artifact(results[3].artifact);
+  EXPECT_EQ(strided.tensor_maps[0].im2col->lower_corner, (std::vector<int>{-2, -2}));
+  EXPECT_EQ(strided.tensor_maps[0].im2col->upper_corner, (std::vector<int>{-6, -2}));
+  EXPECT_EQ(strided.tensor_maps[0].element_strides, (std::vector<std::uint32_t>{1, 2, 2, 1}));
+  EXPECT_EQ(strided.tensor_maps[1].dims, (std::vector<std::uint64_t>{15 * 40, 24}));
+}
+
 TEST(CudaArtifact, DamagedFilesAreRefusedNamingTheFile) {
   const fs::path path = fs::temp_directory_path() / ("optune_cuda_artifact_" + std::to_string(::getpid()));
   CudaArtifact artifact;
@@ -610,6 +690,15 @@ TEST(CudaArtifact, DamagedFilesAreRefusedNamingTheFile) {
     backends::cuda::write_cuda_artifact(with_map, path.string());
     EXPECT_EQ(backends::cuda::read_cuda_artifact(path.string()).tensor_maps[0].box, map.box);
     with_map.tensor_maps[0].box = {64, 512};
+    backends::cuda::write_cuda_artifact(with_map, path.string());
+    EXPECT_THROW(backends::cuda::read_cuda_artifact(path.string()), std::runtime_error);
+    // An im2col view reads back whole; one whose corner is past the copy's [-128, 127] does not.
+    with_map.tensor_maps = {backends::cuda::im2col_map(0, kernels::DataType::kBF16, 2, 9, 9, 64, 3, 3, 2, 1, 1, 128, 64)};
+    backends::cuda::write_cuda_artifact(with_map, path.string());
+    const auto im2col = backends::cuda::read_cuda_artifact(path.string()).tensor_maps[0];
+    EXPECT_EQ(im2col.im2col->upper_corner, (std::vector<int>{-1, -1}));
+    EXPECT_EQ(im2col.element_strides, (std::vector<std::uint32_t>{1, 2, 2, 1}));
+    with_map.tensor_maps[0].im2col->lower_corner = {-200, -1};
     backends::cuda::write_cuda_artifact(with_map, path.string());
     EXPECT_THROW(backends::cuda::read_cuda_artifact(path.string()), std::runtime_error);
   }

@@ -1,0 +1,117 @@
+// The "conv2d_tma.cuda" template: conv2d in bf16 or f16 on Hopper's tensor cores as an implicit
+// GEMM, on channels-last tensors (layout nhwc: input NHWC, filter KRSC, output NHWC), groups 1.
+// The kernel is gemm_tma.cu's (warp-specialised, TMA copies, wgmma with float32 accumulation) with
+// A the input's im2col view, which the Tensor Memory Accelerator gathers itself (padding read as
+// zeros): C (N P Q x K) = A (N P Q x R S C) * B^T (K x R S C). Its knobs and their rules are the
+// GEMM's (wgmma_tile.hpp) on that GEMM, K counted in whole 64-channel slices of each filter tap.
+// It takes compute capability 9.0, C and K in multiples of 8 (the copies' 16-byte rows), and
+// padding, stride and dilation within the im2col copy's limits.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cuda_template.hpp"
+#include "gemm_support.hpp"
+#include "templates.hpp"
+#include "wgmma_tile.hpp"
+
+namespace optune::backends::cuda {
+namespace {
+
+namespace ss = search_space;
+using kernels::DataType;
+
+constexpr std::int64_t kSliceChannels = 64;  // a K slice: 64 channels of one filter tap (128 bytes)
+// The im2col copy's limits on a 4-dimensional tensor: bounding-box corners within [-128, 127],
+// traversal strides up to 8, filter offsets in 16 bits.
+constexpr std::int64_t kMaxCorner = 127;
+constexpr std::int64_t kMaxStride = 8;
+constexpr std::int64_t kMaxOffset = 65535;
+
+// The GEMM the convolution is: rows the output's pixels, columns its channels, K the filter taps'
+// slices of 64 channels.
+kernels::GemmShape implicit_gemm(const kernels::Conv2dShape& c) {
+  return {c.N * c.out_h() * c.out_w(), c.K, c.R * c.S * ceil_div(c.C, kSliceChannels) * kSliceChannels};
+}
+
+class CudaConv2dTmaTemplate final : public GemmTemplateBase {
+ public:
+  std::string name() const override { return "conv2d_tma.cuda"; }
+  kernels::Op op() const override { return kernels::Op::kConv2d; }
+  std::vector<DataType> dtypes() const override { return {DataType::kF16, DataType::kBF16}; }
+
+  bool applies(const kernels::Workload& workload, const kernels::DeviceInfo& device) const override {
+    const auto& c = workload.conv();
+    const std::int64_t reach = std::max((c.R - 1) * c.dilation, (c.S - 1) * c.dilation);
+    return device.nvidia_compute_capability() == 90 && workload.layout_block == kernels::kLayoutNhwc &&
+           c.groups == 1 && c.C % 8 == 0 && c.K % 8 == 0 && c.pad <= kMaxCorner + 1 &&
+           c.pad - reach >= -kMaxCorner - 1 && c.pad - reach <= kMaxCorner && c.stride <= kMaxStride &&
+           reach <= kMaxOffset && c.N * c.out_h() * c.out_w() < (std::int64_t(1) << 31);
+  }
+
+  ss::ConfigSpace space(const kernels::Workload& workload, const kernels::DeviceInfo& device) const override {
+    if (!applies(workload, device))
+      throw std::invalid_argument(fmt::format(
+          "{}: {} needs compute capability 9.0, layout nhwc, groups 1, C and K in multiples of 8, padding up to "
+          "128, stride up to 8",
+          name(), workload.key()));
+    return wgmma_space(implicit_gemm(workload.conv()), device, /*producer_warpgroup=*/true, {2, 3, 4, 5, 6});
+  }
+
+  // The GEMM's defaults where they fit: 128 x 256 tiles of two warpgroups, persistent (wide layers
+  // of many pixels); else 128 x 128 of one, six stages deep; else (K <= 64) 128 x 64.
+  ss::Config default_config(const kernels::Workload&, const kernels::DeviceInfo&,
+                            const ss::ConfigSpace& space) const override {
+    using T = WgmmaTile;
+    const nlohmann::json preferred = nlohmann::json::array(
+        {{{T::kBn, 256}, {T::kMi, 1}, {T::kWgs, 2}, {T::kStages, 4}, {T::kGroupM, 8}, {T::kPersistent, 1}, {T::kSplitK, 1},
+          {T::kClusterM, 1}, {T::kPingpong, 0}},
+         {{T::kBn, 128}, {T::kMi, 2}, {T::kWgs, 1}, {T::kStages, 6}, {T::kGroupM, 1}, {T::kPersistent, 0}, {T::kSplitK, 1},
+          {T::kClusterM, 1}, {T::kPingpong, 0}},
+         {{T::kBn, 64}, {T::kMi, 2}, {T::kWgs, 1}, {T::kStages, 6}, {T::kGroupM, 1}, {T::kPersistent, 0}, {T::kSplitK, 1},
+          {T::kClusterM, 1}, {T::kPingpong, 0}}});
+    return preferred_config(space, preferred, name());
+  }
+
+  CudaKernel cuda_kernel(const kernels::Workload& workload, const kernels::DeviceInfo& device,
+                         const ss::ConfigView& config) const override {
+    const auto& c = workload.conv();
+    const kernels::GemmShape gemm = implicit_gemm(c);
+    const WgmmaTile t(config, /*producer_warpgroup=*/true);
+    auto defines = t.defines();
+    defines.insert(defines.end(), {{"CONV_C", c.C},
+                                   {"CONV_R", c.R},
+                                   {"CONV_S", c.S},
+                                   {"CONV_P", c.out_h()},
+                                   {"CONV_Q", c.out_w()},
+                                   {"CONV_STRIDE", c.stride},
+                                   {"CONV_PAD", c.pad},
+                                   {"CONV_DILATION", c.dilation}});
+    CudaKernel kernel =
+        gemm_kernel("gemm_tma", defines, gemm, workload.dtype, t.blocks(gemm, device.cores), t.threads(), t.shared_bytes());
+    // A: the block's pixels by a slice's 64 channels through the im2col view; B (the K x R S C
+    // filter): a slice's 64 columns by the block's (a multicast pair's half) rows.
+    kernel.tensor_maps = {im2col_map(0, workload.dtype, c.N, c.H, c.W, c.C, c.R, c.S, c.stride, c.pad, c.dilation,
+                                     t.bm(), kSliceChannels),
+                          matrix_map(1, workload.dtype, c.K, c.R * c.S * c.C, t.bn / t.cluster_m, kSliceChannels,
+                                     CU_TENSOR_MAP_SWIZZLE_128B)};
+    return kernel;
+  }
+
+  std::vector<std::pair<std::string, double>> derived_features(const kernels::Workload& workload,
+                                                               const kernels::DeviceInfo& device,
+                                                               const ss::ConfigView& config) const override {
+    return wgmma_tma_features(WgmmaTile(config, true), implicit_gemm(workload.conv()), device);
+  }
+};
+
+}  // namespace
+
+const kernels::KernelTemplate& conv2d_tma_template() {
+  static const CudaConv2dTmaTemplate instance;
+  return instance;
+}
+
+}  // namespace optune::backends::cuda
