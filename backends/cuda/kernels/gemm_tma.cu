@@ -25,6 +25,10 @@
 // read the same B: each block copies half of B's slabs once into both blocks' shared memory (TMA
 // multicast), halving B's traffic from L2; a buffer goes back to the producers once the consumers
 // of both blocks are done with it.
+// Stores (TMA_STORE = 1): each consumer warpgroup writes its tile in 64 x 64 pieces to two staging
+// buffers of its own in shared memory, and one of its threads copies each out with the TMA
+// (wgmma.cuh's store_accumulators_tma), so C leaves in whole lines while the next tile's products
+// run; else (0) every thread stores its values from registers.
 // fp8's accumulation: the tensor cores sum fp8 products with fewer bits than float32 keeps (about
 // 14), so with PROMOTE_EVERY p > 0 every p K slices' sums go into fresh registers that are then
 // added to the float32 sums (p = 1, 128 deep, as CUTLASS's and torch._scaled_mm's default;
@@ -37,10 +41,10 @@
 // in the padding), B's K-major rows as fp8's. Channels past C in a tap's last slice read zeros in A,
 // so the filter's columns there (the next tap's) add nothing.
 // Parameters: A, B, (fp8: scale_a, scale_b,) C, then the tensor maps of A (box of a 128-byte row of
-// k x BM rows; convolution: the im2col view, BM pixels of 64 channels) and B (16-bit GEMM: 64 n x
-// 64 k; fp8 and convolution: a 128-byte row of k x BN / CLUSTER_M rows of n), all with the 128-byte
-// swizzle, written by the host (CudaKernel::tensor_maps).
-// Defines: BN MI WGS STAGES GROUP_M SPLIT_K CLUSTER_M PINGPONG PROMOTE_EVERY, GEMM_M GEMM_N GEMM_K,
+// k x BM rows; convolution: the im2col view, BM pixels of 64 channels), B (16-bit GEMM: 64 n x
+// 64 k; fp8 and convolution: a 128-byte row of k x BN / CLUSTER_M rows of n) and, TMA_STORE, C
+// (64 x 64), all with the 128-byte swizzle, written by the host (CudaKernel::tensor_maps).
+// Defines: BN MI WGS STAGES GROUP_M SPLIT_K CLUSTER_M PINGPONG TMA_STORE PROMOTE_EVERY, GEMM_M GEMM_N GEMM_K,
 // OPTUNE_F16 for f16, OPTUNE_E4M3 for fp8 (else bf16); convolution: CONV_C CONV_R CONV_S CONV_P
 // CONV_Q CONV_STRIDE CONV_PAD CONV_DILATION.
 #ifdef CONV_C
@@ -58,6 +62,9 @@
 #endif
 #ifndef PINGPONG
 #define PINGPONG 0
+#endif
+#ifndef TMA_STORE
+#define TMA_STORE 0
 #endif
 #if !defined(OPTUNE_E4M3) || !defined(PROMOTE_EVERY)
 #undef PROMOTE_EVERY
@@ -83,6 +90,7 @@ constexpr int K_TILES = (GEMM_K + BK - 1) / BK;
 // C's tiles of a cluster: CLUSTER_M blocks' rows by BN columns.
 constexpr int TILES = ((GEMM_M + BM * CLUSTER_M - 1) / (BM * CLUSTER_M)) * ((GEMM_N + BN - 1) / BN);
 constexpr int PARTIAL_BYTES = SPLIT_K > 1 ? BM * BN * 4 : 0;
+constexpr int STORE_BYTES = TMA_STORE ? WGS * 2 * STORE_PIECE_BYTES : 0;  // two staging buffers a consumer
 // Registers per thread after the hand-over; 128 x 40 + 128 x WGS x CONSUMER_REGISTERS fits 64 K.
 constexpr int PRODUCER_REGISTERS = 40;
 constexpr int CONSUMER_REGISTERS = WGS == 1 ? 240 : WGS == 2 ? 232 : 160;
@@ -149,12 +157,18 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
              const float* __restrict__ scale_a, const float* __restrict__ scale_b,
 #endif
              out_element* __restrict__ C, const __grid_constant__ TensorMap map_a,
-             const __grid_constant__ TensorMap map_b) {
+             const __grid_constant__ TensorMap map_b
+#if TMA_STORE
+             ,
+             const __grid_constant__ TensorMap map_c
+#endif
+) {
   extern __shared__ __align__(1024) unsigned char shared_bytes[];
   // The swizzle atoms must start on 1024-byte boundaries; the barriers follow the buffers.
   const unsigned base = (shared_address(shared_bytes) + 1023) & ~1023u;
   const unsigned a_stages = base, b_stages = base + STAGES * A_STAGE_BYTES;
-  const unsigned partials = b_stages + STAGES * B_STAGE_BYTES;  // split-K: this block's float sums
+  const unsigned staging = b_stages + STAGES * B_STAGE_BYTES;  // TMA stores: each consumer's two pieces
+  const unsigned partials = staging + STORE_BYTES;              // split-K: this block's float sums
   const unsigned barriers = partials + PARTIAL_BYTES;
   auto full = [&](int stage) { return barriers + 8 * stage; };
   auto empty = [&](int stage) { return barriers + 8 * (STAGES + stage); };
@@ -247,6 +261,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
   const int lane = threadIdx.x % 32;
   const int a_group = PINGPONG ? 0 : group;  // this warpgroup's rows of the tile, in 64 x MI
   int round = 0;                             // tiles done
+#if TMA_STORE
+  int stores = 0;  // this warpgroup's pieces copied out
+#endif
 #ifdef OPTUNE_E4M3
   const float scale = *scale_a * *scale_b;
 #else
@@ -348,8 +365,16 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     }
 #endif
 
+#if TMA_STORE
+    store_accumulators_tma<MI>(map_c, acc, row0 + a_group * MI * 64, col0, scale,
+                               staging + group * 2 * STORE_PIECE_BYTES, 1 + group, stores);
+#else
     store_accumulators<MI>(C, acc, row0 + a_group * MI * 64, col0, scale);
+#endif
   }
+#if TMA_STORE
+  drain_stores();  // the staging buffers outlive the copies reading them
+#endif
 #if SPLIT_K > 1
   // A block's shared memory must outlive the first block's reads of it.
   if (part != 0 && round > 0) wait_cluster(done(group), (round - 1) & 1);

@@ -51,6 +51,27 @@ __device__ inline void tma_load_im2col(unsigned destination, const TensorMap& ma
       : "memory");
 }
 
+// The box of `map` at (inner, outer) from shared memory into global memory (out-of-bounds parts
+// skipped), in this thread's bulk group.
+__device__ inline void tma_store(const TensorMap& map, unsigned source, int inner, int outer) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
+                   reinterpret_cast<unsigned long long>(&map)),
+               "r"(source), "r"(inner), "r"(outer)
+               : "memory");
+}
+__device__ inline void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// Until at most `Pending` of this thread's bulk groups still read their shared memory.
+template <int Pending>
+__device__ inline void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(Pending) : "memory");
+}
+// This thread's shared-memory writes, seen by the bulk copies that follow (the async proxy).
+__device__ inline void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+// Named barrier `id` (1-15; 0 is __syncthreads's) of `threads` threads.
+__device__ inline void named_barrier(unsigned id, unsigned threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 // A shared-memory matrix descriptor: start, leading and stride byte offsets (16-byte units),
 // 128-byte swizzle.
 __device__ inline unsigned long long descriptor(unsigned address, unsigned leading, unsigned stride) {

@@ -112,3 +112,51 @@ __device__ inline void store_accumulators(out_element* C, const float (&acc)[Til
     }
   }
 }
+
+constexpr int STORE_PIECE_BYTES = 64 * 128;  // a 64 x 64 piece of 16-bit C: 64 rows of 128 bytes
+
+// The same as store_accumulators, through shared memory and the Tensor Memory Accelerator: each
+// 64 x 64 piece goes into one of two staging buffers at `buffers` (STORE_PIECE_BYTES each, 1024-byte
+// aligned) in the 128-byte swizzle (so the accumulator layout's rows write conflict-free), and one
+// thread of the warpgroup copies it out with `map_c` (boxes of 64 x 64; edges clipped there); a
+// buffer is written again once its previous copy has read it. `stores` counts the warpgroup's
+// copies so far (the buffers alternate across tiles); named barrier `barrier` is the warpgroup's.
+// The copies are left running: drain_stores() before the block ends.
+template <int Tiles>
+__device__ inline void store_accumulators_tma(const TensorMap& map_c, const float (&acc)[Tiles][BN / 2], int row0,
+                                              int col0, float scale, unsigned buffers, unsigned barrier, int& stores) {
+  const int thread = threadIdx.x % 128, warp = thread / 32, lane = threadIdx.x % 32;
+#pragma unroll
+  for (int mi = 0; mi < Tiles; ++mi) {
+#pragma unroll
+    for (int piece = 0; piece < BN / 64; ++piece, ++stores) {
+      const unsigned buffer = buffers + (stores % 2) * STORE_PIECE_BYTES;
+      if (thread == 0) bulk_wait_read<1>();  // the copy that last read this buffer is done with it
+      named_barrier(barrier, 128);
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int row = warp * 16 + lane / 4 + half * 8;
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {  // the piece's eight 8-column groups: 16 bytes of the row each
+          const int a = (piece * 8 + j) * 4 + half * 2;
+          const out_element2 pair = to_out_element2(scale * acc[mi][a], scale * acc[mi][a + 1]);
+          const unsigned address = buffer + row * 128 + ((j ^ (row & 7)) << 4) + (lane % 4) * 4;
+          asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(address), "r"(*reinterpret_cast<const unsigned*>(&pair))
+                       : "memory");
+        }
+      }
+      fence_async_shared();
+      named_barrier(barrier, 128);
+      if (thread == 0) {
+        tma_store(map_c, buffer, col0 + piece * 64, row0 + mi * 64);
+        bulk_commit();
+      }
+    }
+  }
+}
+
+// Before the block ends: every copy of store_accumulators_tma has read its shared memory.
+__device__ inline void drain_stores() {
+  if (threadIdx.x % 128 == 0) bulk_wait_read<0>();
+}
+

@@ -97,6 +97,7 @@ class CudaConv2dTmaTemplate final : public GemmTemplateBase {
                                      t.bm(), kSliceChannels),
                           matrix_map(1, workload.dtype, c.K, c.R * c.S * c.C, t.bn / t.cluster_m, kSliceChannels,
                                      CU_TENSOR_MAP_SWIZZLE_128B)};
+    if (t.tma_store) kernel.tensor_maps.push_back(store_map(2, workload.dtype, gemm));  // the NHWC output
     return kernel;
   }
 

@@ -9,7 +9,8 @@
 //   copies overlap this one's stores); `split_k` 2 or 4 shares a tile's K among a cluster's blocks,
 //   summed through distributed shared memory (short M: more blocks than tiles); `cluster_m` 2 pairs
 //   blocks one above the other that multicast B to each other; `pingpong` 1 gives each of the two
-//   consumers tiles of its own, one storing while the other computes; fp8's `promote_every` p adds
+//   consumers tiles of its own, one storing while the other computes; `tma_store` 1 writes C
+//   through shared memory and TMA copies (whole lines, while the next tile runs); fp8's `promote_every` p adds
 //   every p K slices' sums to float32 registers, 0 leaves the whole sum to the tensor cores.
 // - "gemm_wgmma.cuda" (kernels/gemm_wgmma.cu): every thread copies with cp.async, block-wide
 //   barriers between slices.
@@ -102,6 +103,8 @@ class CudaWgmmaGemmTemplate final : public GemmTemplateBase {
     kernel.tensor_maps = {matrix_map(0, workload.dtype, s.M, s.K, t.bm(), slice, CU_TENSOR_MAP_SWIZZLE_128B),
                           fp8(workload) ? matrix_map(1, workload.dtype, s.N, s.K, t.bn / t.cluster_m, slice, CU_TENSOR_MAP_SWIZZLE_128B)
                                         : matrix_map(1, workload.dtype, s.K, s.N, 64, 64, CU_TENSOR_MAP_SWIZZLE_128B)};
+    // C, argument 2 (fp8: 4, after the scales), where TMA copies store it.
+    if (t.tma_store) kernel.tensor_maps.push_back(store_map(fp8(workload) ? 4 : 2, workload.dtype, s));
     return kernel;
   }
 

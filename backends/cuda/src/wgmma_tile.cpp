@@ -13,6 +13,7 @@ constexpr std::int64_t kSliceBytes = 128;        // a slice's row: 64 k of 16-bi
 constexpr std::int64_t kAlignmentSlack = 1024;   // the swizzle atoms' 1024-byte alignment
 constexpr std::int64_t kBarrierBytes = 8;        // an mbarrier
 constexpr std::int64_t kMaxAccumulators = 128;
+constexpr std::int64_t kStagingBytes = 2 * 64 * 128;  // TMA stores: two 64 x 64 pieces of 16-bit C a consumer
 
 }  // namespace
 
@@ -25,6 +26,7 @@ WgmmaTile::WgmmaTile(const ss::ConfigView& v, bool producer_warpgroup)
   split_k = std::int64_t(v.number(kSplitK));
   cluster_m = std::int64_t(v.number(kClusterM));
   pingpong = v.number(kPingpong) != 0;
+  tma_store = v.number(kTmaStore) != 0;
   fp8 = v.has(kPromoteEvery);
   promote_every = fp8 ? std::int64_t(v.number(kPromoteEvery)) : 0;
 }
@@ -32,6 +34,7 @@ WgmmaTile::WgmmaTile(const ss::ConfigView& v, bool producer_warpgroup)
 std::int64_t WgmmaTile::shared_bytes() const {
   std::int64_t bytes = stages * (bm() + bn) * kSliceBytes + kAlignmentSlack;
   if (producer) bytes += 2 * stages * kBarrierBytes + (pingpong ? 2 * kBarrierBytes : 0);
+  if (tma_store) bytes += wgs * kStagingBytes;
   if (split_k > 1) bytes += bm() * bn * 4 + 2 * wgs * kBarrierBytes;
   return bytes;
 }
@@ -53,9 +56,15 @@ std::vector<std::pair<const char*, std::int64_t>> WgmmaTile::defines() const {
     defines.emplace_back("SPLIT_K", split_k);
     defines.emplace_back("CLUSTER_M", cluster_m);
     defines.emplace_back("PINGPONG", pingpong ? 1 : 0);
+    defines.emplace_back("TMA_STORE", tma_store ? 1 : 0);
     if (fp8) defines.emplace_back("PROMOTE_EVERY", promote_every);
   }
   return defines;
+}
+
+TensorMapArgument store_map(std::size_t buffer, kernels::DataType dtype, const kernels::GemmShape& s) {
+  const kernels::DataType out = dtype == kernels::DataType::kE4M3 ? kernels::DataType::kBF16 : dtype;
+  return matrix_map(buffer, out, s.M, s.N, 64, 64, CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
 ss::ConfigSpace wgmma_space(const kernels::GemmShape& s, const kernels::DeviceInfo& device, bool producer,
@@ -91,6 +100,8 @@ ss::ConfigSpace wgmma_space(const kernels::GemmShape& s, const kernels::DeviceIn
   space.add(knob(WgmmaTile::kSplitK, {1, 2, 4}));
   space.add(knob(WgmmaTile::kClusterM, {1, 2}));
   space.add(knob(WgmmaTile::kPingpong, {0, 1}));
+  space.add(knob(WgmmaTile::kTmaStore, {0, 1}));
+  space.read_missing_as(WgmmaTile::kTmaStore, 0);
   const int sms = device.cores;
   space.add_constraint("persistent only where clusters outnumber the SMs", [s, sms](const ss::ConfigView& v) {
     const WgmmaTile t(v, true);
@@ -123,6 +134,7 @@ std::vector<std::pair<std::string, double>> wgmma_tma_features(const WgmmaTile& 
   features.emplace_back("tile.split_k", double(t.split_k));
   features.emplace_back("cluster.shares_b", double(t.cluster_m));
   features.emplace_back("block.pingpong", t.pingpong ? 1 : 0);
+  features.emplace_back("epilogue.tma_store", t.tma_store ? 1 : 0);
   if (t.fp8) features.emplace_back("mma.promote_every", double(t.promote_every));
   return features;
 }

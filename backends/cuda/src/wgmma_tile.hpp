@@ -13,6 +13,7 @@
 #include "optune/kernels/device_info.hpp"
 #include "optune/kernels/workload.hpp"
 #include "optune/search_space/config_space.hpp"
+#include "tensor_map.hpp"
 
 namespace optune::backends::cuda {
 
@@ -28,6 +29,7 @@ struct WgmmaTile {
   static constexpr const char* kSplitK = "split_k";         // blocks of a cluster sharing a tile's K
   static constexpr const char* kClusterM = "cluster_m";     // blocks of a cluster, one above the other, sharing B
   static constexpr const char* kPingpong = "pingpong";      // 1: the two consumers take turns on tiles of their own
+  static constexpr const char* kTmaStore = "tma_store";     // 1: C leaves through shared memory and TMA copies
   // fp8 only (its space alone has the knob): p > 0 adds every p K slices' sums (128 deep each) to
   // float32 registers (twice the accumulator registers); 0 sums in the tensor cores throughout.
   static constexpr const char* kPromoteEvery = "promote_every";
@@ -38,6 +40,7 @@ struct WgmmaTile {
   std::int64_t split_k = 1;
   std::int64_t cluster_m = 1;
   bool pingpong = false;
+  bool tma_store = false;
   bool fp8 = false;                // the config has promote_every
   std::int64_t promote_every = 0;  // fp8: slices summed by the tensor cores alone; 0 all of them
 
@@ -47,7 +50,8 @@ struct WgmmaTile {
   std::int64_t accumulators() const { return mi * bn / 2 * (promote_every > 0 ? 2 : 1); }  // float registers per thread
   // The ring's buffers (A's bm and B's bn rows of 128 bytes each), the 1024-byte alignment of the
   // swizzle atoms; with a producer two 8-byte mbarriers per buffer (and, ping-pong, one per
-  // consumer) and, split, the float partial sums of the tile and two mbarriers per consumer.
+  // consumer), TMA stores' two 8 KiB staging buffers per consumer and, split, the float partial
+  // sums of the tile and two mbarriers per consumer.
   std::int64_t shared_bytes() const;
   std::int64_t cluster() const { return split_k * cluster_m; }  // blocks per cluster
   std::int64_t tiles(const kernels::GemmShape& s) const;        // C's tiles of a cluster each
@@ -61,14 +65,18 @@ struct WgmmaTile {
 // accumulators per thread, tiles not far beyond the matrix, group_m only where there are row
 // tiles to band; `stages` the ring depths to try. With a producer, persistent only where clusters
 // outnumber the SMs, split-K parts of at least two slices, a cluster either splitting K or sharing B,
-// ping-pong with two consumers and no split; fp8 (`fp8`) the promote_every knob.
+// ping-pong with two consumers and no split, TMA stores (records from before the knob read 0);
+// fp8 (`fp8`) the promote_every knob.
+// TMA stores' map of C (M x N, 16-bit: bf16 for fp8's inputs), argument `buffer`: 64 x 64 pieces.
+TensorMapArgument store_map(std::size_t buffer, kernels::DataType dtype, const kernels::GemmShape& shape);
+
 search_space::ConfigSpace wgmma_space(const kernels::GemmShape& shape, const kernels::DeviceInfo& device,
                                       bool producer_warpgroup, std::vector<double> stages, bool fp8 = false);
 
 std::vector<std::pair<std::string, double>> wgmma_features(const WgmmaTile& tile, const kernels::GemmShape& shape,
                                                            const kernels::DeviceInfo& device);
-// ... and, with a producer (gemm_tma.cu), its schedule's: persistent, split-K, B shared, ping-pong
-// and fp8's promotion.
+// ... and, with a producer (gemm_tma.cu), its schedule's: persistent, split-K, B shared, ping-pong,
+// TMA stores and fp8's promotion.
 std::vector<std::pair<std::string, double>> wgmma_tma_features(const WgmmaTile& tile, const kernels::GemmShape& shape,
                                                                const kernels::DeviceInfo& device);
 

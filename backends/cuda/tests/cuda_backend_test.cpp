@@ -431,7 +431,7 @@ TEST(CudaGemmTemplate, HopperTemplatesAreTheDefaultThereAndTheirCandidatesCompil
     auto short_m = gemm_task(hopper, "128,11008,4096", "bf16", h100);
     EXPECT_EQ(short_m->space.to_json(hopper.default_config(short_m->workload, h100, short_m->space)),
               (nlohmann::json{{"bn", 128}, {"mi", 2}, {"wgs", 1}, {"stages", 6}, {"group_m", 1}, {"persistent", 0},
-                              {"split_k", 1}, {"cluster_m", 1}, {"pingpong", 0}}));
+                              {"split_k", 1}, {"cluster_m", 1}, {"pingpong", 0}, {"tma_store", 0}}));
     const nlohmann::json split = {{"bn", 128}, {"mi", 1}, {"wgs", 2}, {"stages", 4}, {"group_m", 1}, {"persistent", 0},
                                   {"split_k", 2}, {"cluster_m", 1}, {"pingpong", 0}};
     ASSERT_TRUE(short_m->space.is_valid(short_m->space.from_json(split)));
@@ -456,6 +456,20 @@ TEST(CudaGemmTemplate, HopperTemplatesAreTheDefaultThereAndTheirCandidatesCompil
     const CudaArtifact turn_artifact = backends::cuda::read_cuda_artifact(turn_results[0].artifact);
     EXPECT_EQ(turn_artifact.launch.shared_memory_bytes, 4 * (64 + 256) * 128 + 1024 + 8 * 8 + 2 * 8);
     EXPECT_EQ(turn_artifact.tensor_maps[0].box, (std::vector<std::uint32_t>{64, 64}));
+    // TMA stores: a third tensor map, of C (argument 2) in 64 x 64 pieces, and two 8 KiB staging
+    // buffers per consumer; a record from before the knob reads it as 0.
+    nlohmann::json stored = pair;
+    stored["cluster_m"] = 1;
+    stored["tma_store"] = 1;
+    const auto stored_results = builder->build({{square, square->space.from_json(stored)}});
+    ASSERT_TRUE(stored_results[0].ok()) << stored_results[0].message;
+    const CudaArtifact stored_artifact = backends::cuda::read_cuda_artifact(stored_results[0].artifact);
+    EXPECT_EQ(stored_artifact.launch.shared_memory_bytes, 4 * (128 + 256) * 128 + 1024 + 8 * 8 + 2 * 2 * 64 * 128);
+    ASSERT_EQ(stored_artifact.tensor_maps.size(), 3u);
+    EXPECT_EQ(stored_artifact.tensor_maps[2].buffer, 2u);
+    EXPECT_EQ(stored_artifact.tensor_maps[2].dims, (std::vector<std::uint64_t>{4096, 4096}));
+    EXPECT_EQ(stored_artifact.tensor_maps[2].box, (std::vector<std::uint32_t>{64, 64}));
+    EXPECT_EQ(square->space.to_json(square->space.from_json(pair))["tma_store"], 0);
     turns["wgs"] = 1;
     EXPECT_FALSE(square->space.is_valid(square->space.from_json(turns)));
     nlohmann::json split_and_pair = split;
@@ -488,6 +502,7 @@ TEST(CudaGemmTemplate, Fp8CandidatesCompileWithBByRowsOfKAndPromotionsRegisters)
   pair["bn"] = 128;
   pair["cluster_m"] = 2;
   pair["promote_every"] = 4;
+  pair["tma_store"] = 1;
   if (!backends::cuda::NvrtcApi::get().is_available()) GTEST_SKIP() << "no NVRTC here";
   auto builder = source_tree_builder();
   auto edge = gemm_task(hopper, "200,136,96", "e4m3", h100);
@@ -512,9 +527,12 @@ TEST(CudaGemmTemplate, Fp8CandidatesCompileWithBByRowsOfKAndPromotionsRegisters)
   EXPECT_EQ(a.box, (std::vector<std::uint32_t>{128, 128}));
   EXPECT_EQ(b.dims, (std::vector<std::uint64_t>{4096, 4096}));  // K, then N rows
   EXPECT_EQ(b.box, (std::vector<std::uint32_t>{128, 128}));     // 128 k of the block's 128 columns
-  // A multicast pair copies half of B's rows each.
-  EXPECT_EQ(backends::cuda::read_cuda_artifact(results[2].artifact).tensor_maps[1].box,
-            (std::vector<std::uint32_t>{128, 64}));
+  // A multicast pair copies half of B's rows each; its TMA stores write bf16 C, argument 4.
+  const CudaArtifact paired = backends::cuda::read_cuda_artifact(results[2].artifact);
+  EXPECT_EQ(paired.tensor_maps[1].box, (std::vector<std::uint32_t>{128, 64}));
+  ASSERT_EQ(paired.tensor_maps.size(), 3u);
+  EXPECT_EQ(paired.tensor_maps[2].buffer, 4u);
+  EXPECT_EQ(paired.tensor_maps[2].data_type, backends::cuda::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
   EXPECT_EQ(backends::cuda::read_cuda_artifact(results[3].artifact).tensor_maps[1].dims,
             (std::vector<std::uint64_t>{96, 136}));
 }
@@ -616,7 +634,7 @@ TEST(CudaConv2dTemplate, ImplicitGemmCandidatesCompileWithAnIm2colViewOfTheInput
                                 {"persistent", 0}, {"split_k", 4}, {"cluster_m", 1}, {"pingpong", 0}};
   EXPECT_TRUE(task->space.is_valid(task->space.from_json(split)));
   const nlohmann::json pair = {{"bn", 64}, {"mi", 1}, {"wgs", 2}, {"stages", 5}, {"group_m", 8},
-                               {"persistent", 0}, {"split_k", 1}, {"cluster_m", 2}, {"pingpong", 0}};
+                               {"persistent", 0}, {"split_k", 1}, {"cluster_m", 2}, {"pingpong", 0}, {"tma_store", 1}};
   ASSERT_TRUE(task->space.is_valid(task->space.from_json(pair)));
   if (!backends::cuda::NvrtcApi::get().is_available()) GTEST_SKIP() << "no NVRTC here";
   // A strided, dilated layer whose channels fill no whole slice, in f16.
@@ -629,7 +647,8 @@ TEST(CudaConv2dTemplate, ImplicitGemmCandidatesCompileWithAnIm2colViewOfTheInput
   for (const auto& result : results) ASSERT_TRUE(result.ok()) << result.message;
   const CudaArtifact paired = backends::cuda::read_cuda_artifact(results[2].artifact);
   EXPECT_EQ(paired.entry, "gemm_tma");
-  ASSERT_EQ(paired.tensor_maps.size(), 2u);
+  ASSERT_EQ(paired.tensor_maps.size(), 3u);  // and the NHWC output's, 392 x 128, for TMA stores
+  EXPECT_EQ(paired.tensor_maps[2].dims, (std::vector<std::uint64_t>{128, 392}));
   // A: the NHWC input as C, W, H, N; a copy of the block's 128 pixels by 64 channels, the window
   // from -1 to 1 - 2 around each.
   const auto& a = paired.tensor_maps[0];
