@@ -405,11 +405,11 @@ TEST(CudaGemmTemplate, HopperTemplatesAreTheDefaultThereAndTheirCandidatesCompil
     }
     EXPECT_EQ(big.entry, "gemm_tma");
     // Persistent by default: one block per SM, each two consumer warpgroups and a producer; four
-    // stages and their eight mbarriers.
+    // stages and their eight mbarriers; C stored through two 8 KiB staging buffers a consumer.
     EXPECT_EQ(big.launch.global[0], 132);
     EXPECT_EQ(big.launch.local[0], 384);
-    EXPECT_EQ(big.launch.shared_memory_bytes, 4 * (128 + 256) * 128 + 1024 + 8 * 8);
-    ASSERT_EQ(big.tensor_maps.size(), 2u);
+    EXPECT_EQ(big.launch.shared_memory_bytes, 4 * (128 + 256) * 128 + 1024 + 8 * 8 + 2 * 2 * 64 * 128);
+    ASSERT_EQ(big.tensor_maps.size(), 3u);
     const auto& a = big.tensor_maps[0];
     const auto& b = big.tensor_maps[1];
     EXPECT_EQ(a.buffer, 0u);
@@ -431,7 +431,7 @@ TEST(CudaGemmTemplate, HopperTemplatesAreTheDefaultThereAndTheirCandidatesCompil
     auto short_m = gemm_task(hopper, "128,11008,4096", "bf16", h100);
     EXPECT_EQ(short_m->space.to_json(hopper.default_config(short_m->workload, h100, short_m->space)),
               (nlohmann::json{{"bn", 128}, {"mi", 2}, {"wgs", 1}, {"stages", 6}, {"group_m", 1}, {"persistent", 0},
-                              {"split_k", 1}, {"cluster_m", 1}, {"pingpong", 0}, {"tma_store", 0}}));
+                              {"split_k", 1}, {"cluster_m", 1}, {"pingpong", 0}, {"tma_store", 1}}));
     const nlohmann::json split = {{"bn", 128}, {"mi", 1}, {"wgs", 2}, {"stages", 4}, {"group_m", 1}, {"persistent", 0},
                                   {"split_k", 2}, {"cluster_m", 1}, {"pingpong", 0}};
     ASSERT_TRUE(short_m->space.is_valid(short_m->space.from_json(split)));
@@ -517,9 +517,9 @@ TEST(CudaGemmTemplate, Fp8CandidatesCompileWithBByRowsOfKAndPromotionsRegisters)
   EXPECT_NE(source.find("-DOPTUNE_E4M3"), std::string::npos) << source;
   EXPECT_NE(source.find("-DPROMOTE_EVERY=1"), std::string::npos) << source;
   const CudaArtifact promoted = backends::cuda::read_cuda_artifact(results[0].artifact);
-  // 128 x 128 tiles, five stages of a 128-byte row of k for 128 rows of A and 128 of B.
-  EXPECT_EQ(promoted.launch.shared_memory_bytes, 5 * (128 + 128) * 128 + 1024 + 2 * 5 * 8);
-  ASSERT_EQ(promoted.tensor_maps.size(), 2u);
+  // 128 x 128 tiles, five stages of a 128-byte row of k for 128 rows of A and 128 of B; TMA stores.
+  EXPECT_EQ(promoted.launch.shared_memory_bytes, 5 * (128 + 128) * 128 + 1024 + 2 * 5 * 8 + 2 * 2 * 64 * 128);
+  ASSERT_EQ(promoted.tensor_maps.size(), 3u);
   const auto& a = promoted.tensor_maps[0];
   const auto& b = promoted.tensor_maps[1];
   EXPECT_EQ(a.data_type, backends::cuda::CU_TENSOR_MAP_DATA_TYPE_UINT8);
