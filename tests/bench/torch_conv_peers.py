@@ -7,9 +7,10 @@ peer of optune's conv2d_tma.cuda in cuda_conv_run.sh. Usage:
   torch_conv_peers.py --compare OPTUNE PEER     optune's best (best_check_errors.py's lines) over
                                                 cuDNN's per layer, and their geometric mean
 cuDNN picks its fastest algorithm (benchmark mode). Per layer: the median of CUDA-event-timed
-batches of 20 calls, TFLOP/s (a multiply-add counts 2), and the relative L2 error of the output
-against a float64 convolution of the same low-precision inputs, as optune's check measures its
-candidates."""
+batches of 20 calls replayed from a CUDA graph (PyTorch's own dispatch per call, 10 us and more,
+would otherwise be what a small layer's time measures; the eager time is printed beside it),
+TFLOP/s (a multiply-add counts 2), and the relative L2 error of the output against a float64
+convolution of the same low-precision inputs, as optune's check measures its candidates."""
 import math
 import re
 import sys
@@ -42,7 +43,7 @@ def key(dtype, d):
 
 def peer(dtype, layers):
     import torch
-    from torch_peers import time_ms  # beside this file, here and in the pack
+    from torch_peers import graph_time_ms, time_ms  # beside this file, here and in the pack
 
     torch.backends.cudnn.benchmark = True
     torch_dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[dtype]
@@ -56,12 +57,14 @@ def peer(dtype, layers):
         args = dict(stride=d["stride"], padding=d["pad"], dilation=d["dilation"])
         run = lambda: conv(x, w, **args)  # noqa: E731
         out = run()
-        ms = time_ms(run)
+        eager_ms = time_ms(run)
+        ms = graph_time_ms(run)
         exact = conv(x.double(), w.double(), **args)
         error = (out.double() - exact).norm() / exact.norm()
         p, q = out.shape[2], out.shape[3]
         flops = 2 * d["N"] * d["K"] * p * q * d["C"] * d["R"] * d["S"]
-        print(f"cudnn {key(dtype, d)} {ms:.4f} ms {flops / ms / 1e9:.1f} TFLOP/s rel_l2 {error:.2e}")
+        print(f"cudnn {key(dtype, d)} {ms:.4f} ms {flops / ms / 1e9:.1f} TFLOP/s rel_l2 {error:.2e} "
+              f"(eager {eager_ms:.4f} ms)")
 
 
 def compare(optune_file, peer_file):
