@@ -64,11 +64,8 @@ class CudaWgmmaGemmTemplate final : public GemmTemplateBase {
   }
 
   // cp.async: 128 x 256 tiles in two warpgroups, three stages, the best of a first H100 sweep at
-  // 4096^3. TMA (its stores through TMA copies too, 7% faster at 4096^3 and 6% at 128 x 11008 x
-  // 4096 on an H200): the same tiles four stages deep, persistent, the best at 4096^3 there; where
-  // the tiles are too few for that (short M), one warpgroup of 128 x 128 six stages deep, the
-  // best of a tune at 128 x 11008 x 4096. fp8, accumulating in float32 (twice the registers):
-  // 128 x 128 tiles of two warpgroups, persistent, else of one, as CUTLASS's fp8 default.
+  // 4096^3. TMA: tma_preferred_configs() (wgmma_tile.hpp). fp8, accumulating in float32 (twice the
+  // registers): 128 x 128 tiles of two warpgroups, persistent, else of one, as CUTLASS's fp8 default.
   ss::Config default_config(const kernels::Workload& workload, const kernels::DeviceInfo&,
                             const ss::ConfigSpace& space) const override {
     using T = WgmmaTile;
@@ -83,12 +80,7 @@ class CudaWgmmaGemmTemplate final : public GemmTemplateBase {
             {T::kSplitK, 1}, {T::kClusterM, 1}, {T::kPingpong, 0}, {T::kTmaStore, 1}, {T::kPromoteEvery, 1}}});
       return preferred_config(space, preferred, name());
     }
-    const nlohmann::json preferred = nlohmann::json::array(
-        {{{T::kBn, 256}, {T::kMi, 1}, {T::kWgs, 2}, {T::kStages, 4}, {T::kGroupM, 8}, {T::kPersistent, 1}, {T::kSplitK, 1},
-          {T::kClusterM, 1}, {T::kPingpong, 0}, {T::kTmaStore, 1}},
-         {{T::kBn, 128}, {T::kMi, 2}, {T::kWgs, 1}, {T::kStages, 6}, {T::kGroupM, 1}, {T::kPersistent, 0}, {T::kSplitK, 1},
-          {T::kClusterM, 1}, {T::kPingpong, 0}, {T::kTmaStore, 1}}});
-    return preferred_config(space, preferred, name());
+    return preferred_config(space, tma_preferred_configs(), name());
   }
 
   CudaKernel cuda_kernel(const kernels::Workload& workload, const kernels::DeviceInfo& device,

@@ -62,6 +62,16 @@ std::vector<std::pair<const char*, std::int64_t>> WgmmaTile::defines() const {
   return defines;
 }
 
+nlohmann::json tma_preferred_configs() {
+  using T = WgmmaTile;
+  auto config = [](int bn, int mi, int wgs, int stages, int group_m, int persistent) {
+    return nlohmann::json{{T::kBn, bn},        {T::kMi, mi},         {T::kWgs, wgs},         {T::kStages, stages},
+                          {T::kGroupM, group_m}, {T::kPersistent, persistent}, {T::kSplitK, 1}, {T::kClusterM, 1},
+                          {T::kPingpong, 0},   {T::kTmaStore, 1}};
+  };
+  return nlohmann::json::array({config(256, 1, 2, 4, 8, 1), config(128, 2, 1, 6, 1, 0), config(64, 2, 1, 6, 1, 0)});
+}
+
 TensorMapArgument store_map(std::size_t buffer, kernels::DataType dtype, const kernels::GemmShape& s) {
   const kernels::DataType out = dtype == kernels::DataType::kE4M3 ? kernels::DataType::kBF16 : dtype;
   return matrix_map(buffer, out, s.M, s.N, 64, 64, CU_TENSOR_MAP_SWIZZLE_128B);

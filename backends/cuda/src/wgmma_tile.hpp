@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "optune/kernels/device_info.hpp"
 #include "optune/kernels/workload.hpp"
 #include "optune/search_space/config_space.hpp"
@@ -67,6 +69,13 @@ struct WgmmaTile {
 // outnumber the SMs, split-K parts of at least two slices, a cluster either splitting K or sharing B,
 // ping-pong with two consumers and no split, TMA stores (records from before the knob read 0);
 // fp8 (`fp8`) the promote_every knob.
+// The 16-bit TMA kernel's defaults (gemm_tma.cuda, conv2d_tma.cuda) in order of preference, for
+// preferred_config: 128 x 256 tiles of two consumers, four stages, persistent (the best at bf16
+// 4096^3 on an H200); where too few tiles for that (short M), one consumer of 128 x 128, six
+// stages (the best of a tune at 128 x 11008 x 4096); where N is 64 or less, 128 x 64. All store
+// through TMA copies (7% faster at 4096^3, 2.5x on a 1 x 1 conv of 64 -> 256 channels).
+nlohmann::json tma_preferred_configs();
+
 // TMA stores' map of C (M x N, 16-bit: bf16 for fp8's inputs), argument `buffer`: 64 x 64 pieces.
 TensorMapArgument store_map(std::size_t buffer, kernels::DataType dtype, const kernels::GemmShape& shape);
 

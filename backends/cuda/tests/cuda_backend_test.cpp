@@ -58,16 +58,17 @@ std::unique_ptr<measure::Builder> source_tree_builder() {
   return backend().make_builder(kernels::Target{"cuda", ""}, settings);
 }
 
-// The task of a GEMM workload ("M,N,K", a dtype) of a built-in template on a device.
-std::shared_ptr<measure::MeasureTask> gemm_task(const kernels::KernelTemplate& gemm, const char* shape,
-                                                const char* dtype, const kernels::DeviceInfo& device) {
+// The task of a workload of the template's op ("M,N,K", "N=..,C=..", a dtype) of a built-in
+// template on a device.
+std::shared_ptr<measure::MeasureTask> template_task(const kernels::KernelTemplate& kernel_template, const char* shape,
+                                                    const char* dtype, const kernels::DeviceInfo& device) {
   auto task = std::make_shared<measure::MeasureTask>();
-  task->workload = kernels::parse_workload(kernels::Op::kGemm, shape);
+  task->workload = kernels::parse_workload(kernel_template.op(), shape);
   task->workload.dtype = kernels::parse_data_type(dtype);
-  task->kernel_template = &gemm;
+  task->kernel_template = &kernel_template;
   task->target = kernels::Target{"cuda", ""};
   task->device = device;
-  task->space = gemm.space(task->workload, device);
+  task->space = kernel_template.space(task->workload, device);
   return task;
 }
 
@@ -341,7 +342,7 @@ TEST(CudaGemmTemplate, CandidatesCompileInBf16AndF16AndEdgesOfTheSpaceAreRefused
   auto builder = source_tree_builder();
   std::vector<measure::MeasureInput> inputs;
   for (const char* dtype : {"bf16", "f16"}) {
-    auto task = gemm_task(gemm, "200,136,72", dtype, h100);
+    auto task = template_task(gemm, "200,136,72", dtype, h100);
     inputs.push_back({task, gemm.default_config(task->workload, h100, task->space)});
     // A large tile (64 x 64 per warp, the most accumulators a thread may hold) in a short pipeline.
     inputs.push_back({task, task->space.from_json({{"bm", 256}, {"bn", 128}, {"bk", 64}, {"wm", 4}, {"wn", 2},
@@ -387,7 +388,7 @@ TEST(CudaGemmTemplate, HopperTemplatesAreTheDefaultThereAndTheirCandidatesCompil
     std::vector<measure::MeasureInput> inputs;
     for (const char* shape : {"200,136,72", "4096,4096,4096"}) {
       for (const char* dtype : {"bf16", "f16"}) {
-        auto task = gemm_task(hopper, shape, dtype, h100);
+        auto task = template_task(hopper, shape, dtype, h100);
         inputs.push_back({task, hopper.default_config(task->workload, h100, task->space)});
       }
     }
@@ -428,7 +429,7 @@ TEST(CudaGemmTemplate, HopperTemplatesAreTheDefaultThereAndTheirCandidatesCompil
     // Short M: the default falls back from persistent 128 x 256 tiles (43 of them here) to one
     // warpgroup of 128 x 128; split-K launches a cluster of blocks per tile, each with room for
     // the tile's float sums and its hand-over barriers.
-    auto short_m = gemm_task(hopper, "128,11008,4096", "bf16", h100);
+    auto short_m = template_task(hopper, "128,11008,4096", "bf16", h100);
     EXPECT_EQ(short_m->space.to_json(hopper.default_config(short_m->workload, h100, short_m->space)),
               (nlohmann::json{{"bn", 128}, {"mi", 2}, {"wgs", 1}, {"stages", 6}, {"group_m", 1}, {"persistent", 0},
                               {"split_k", 1}, {"cluster_m", 1}, {"pingpong", 0}, {"tma_store", 1}}));
@@ -441,7 +442,7 @@ TEST(CudaGemmTemplate, HopperTemplatesAreTheDefaultThereAndTheirCandidatesCompil
     EXPECT_EQ(split_artifact.launch.global[0], 86 * 2);
     EXPECT_EQ(split_artifact.launch.shared_memory_bytes, 4 * (128 + 128) * 128 + 1024 + 8 * 8 + 128 * 128 * 4 + 4 * 8);
     // Multicast pairs: 4096^3 in clusters of two 128 x 256 tiles, persistent: 66 clusters of 2 blocks.
-    auto square = gemm_task(hopper, "4096,4096,4096", "bf16", h100);
+    auto square = template_task(hopper, "4096,4096,4096", "bf16", h100);
     const nlohmann::json pair = {{"bn", 256}, {"mi", 1}, {"wgs", 2}, {"stages", 4}, {"group_m", 8}, {"persistent", 1},
                                  {"split_k", 1}, {"cluster_m", 2}, {"pingpong", 0}};
     const auto pair_results = builder->build({{square, square->space.from_json(pair)}});
@@ -476,7 +477,7 @@ TEST(CudaGemmTemplate, HopperTemplatesAreTheDefaultThereAndTheirCandidatesCompil
     split_and_pair["cluster_m"] = 2;
     EXPECT_FALSE(short_m->space.is_valid(short_m->space.from_json(split_and_pair)));
     // Split-K needs two 64-deep slices per part: K = 192 has three.
-    auto shallow = gemm_task(hopper, "128,11008,192", "bf16", h100);
+    auto shallow = template_task(hopper, "128,11008,192", "bf16", h100);
     EXPECT_FALSE(shallow->space.is_valid(shallow->space.from_json(split)));
   }
 }
@@ -491,7 +492,7 @@ TEST(CudaGemmTemplate, Fp8CandidatesCompileWithBByRowsOfKAndPromotionsRegisters)
   kernels::Workload workload = kernels::parse_workload(kernels::Op::kGemm, "256,512,4096,dtype=e4m3");
   EXPECT_EQ(backends::default_template(workload, "cuda", h100).name(), "gemm_tma.cuda");
   EXPECT_FALSE(hopper.applies(kernels::parse_workload(kernels::Op::kGemm, "256,512,4104,dtype=e4m3"), h100));
-  auto task = gemm_task(hopper, "4096,4096,4096", "e4m3", h100);
+  auto task = template_task(hopper, "4096,4096,4096", "e4m3", h100);
   const nlohmann::json wide = {{"bn", 256}, {"mi", 1}, {"wgs", 2}, {"stages", 4}, {"group_m", 8}, {"persistent", 1},
                                {"split_k", 1}, {"cluster_m", 1}, {"pingpong", 0}, {"promote_every", 0}};
   EXPECT_TRUE(task->space.is_valid(task->space.from_json(wide)));
@@ -505,7 +506,7 @@ TEST(CudaGemmTemplate, Fp8CandidatesCompileWithBByRowsOfKAndPromotionsRegisters)
   pair["tma_store"] = 1;
   if (!backends::cuda::NvrtcApi::get().is_available()) GTEST_SKIP() << "no NVRTC here";
   auto builder = source_tree_builder();
-  auto edge = gemm_task(hopper, "200,136,96", "e4m3", h100);
+  auto edge = template_task(hopper, "200,136,96", "e4m3", h100);
   const auto results = builder->build({{task, hopper.default_config(task->workload, h100, task->space)},
                                        {task, task->space.from_json(wide)},
                                        {task, task->space.from_json(pair)},
@@ -552,7 +553,7 @@ TEST(CudaGemmTemplate, Float32On3xTf32CandidatesCompileWithTheirTensorMaps) {
   kernels::DeviceInfo a100 = h100;
   a100.isa = {"sm_80"};
   EXPECT_FALSE(tf32.applies(workload, a100));
-  auto task = gemm_task(tf32, "4096,4096,4096", "f32", h100);
+  auto task = template_task(tf32, "4096,4096,4096", "f32", h100);
   const nlohmann::json wide = {{"bm", 64}, {"mi", 2}, {"wgs", 1}, {"stages", 6}, {"group_m", 8},
                                {"persistent", 1}, {"promote_every", 4}};
   EXPECT_TRUE(task->space.is_valid(task->space.from_json(wide)));
@@ -568,7 +569,7 @@ TEST(CudaGemmTemplate, Float32On3xTf32CandidatesCompileWithTheirTensorMaps) {
   EXPECT_FALSE(task->space.is_valid(task->space.from_json(too_wide)));
   if (!backends::cuda::NvrtcApi::get().is_available()) GTEST_SKIP() << "no NVRTC here";
   auto builder = source_tree_builder();
-  auto edge = gemm_task(tf32, "200,136,72", "f32", h100);
+  auto edge = template_task(tf32, "200,136,72", "f32", h100);
   const auto results = builder->build({{task, tf32.default_config(task->workload, h100, task->space)},
                                        {task, task->space.from_json(wide)},
                                        {edge, tf32.default_config(edge->workload, h100, edge->space)}});
@@ -595,19 +596,6 @@ TEST(CudaGemmTemplate, Float32On3xTf32CandidatesCompileWithTheirTensorMaps) {
   EXPECT_EQ(edge_artifact.tensor_maps[1].dims, (std::vector<std::uint64_t>{136, 72}));
 }
 
-// The task of a conv2d workload ("N=..,C=..,...", layout nhwc) in `dtype` of `conv` on a device.
-std::shared_ptr<measure::MeasureTask> conv_task(const kernels::KernelTemplate& conv, const char* shape,
-                                                const char* dtype, const kernels::DeviceInfo& device) {
-  auto task = std::make_shared<measure::MeasureTask>();
-  task->workload = kernels::parse_workload(kernels::Op::kConv2d, shape);
-  task->workload.dtype = kernels::parse_data_type(dtype);
-  task->kernel_template = &conv;
-  task->target = kernels::Target{"cuda", ""};
-  task->device = device;
-  task->space = conv.space(task->workload, device);
-  return task;
-}
-
 TEST(CudaConv2dTemplate, ImplicitGemmCandidatesCompileWithAnIm2colViewOfTheInput) {
   const kernels::DeviceInfo h100 = paper_h100();
   const auto& conv = backends::find_template("conv2d_tma.cuda");
@@ -628,7 +616,7 @@ TEST(CudaConv2dTemplate, ImplicitGemmCandidatesCompileWithAnIm2colViewOfTheInput
   a100.isa = {"sm_80"};
   EXPECT_FALSE(conv.applies(workload, a100));
 
-  auto task = conv_task(conv, layer, "bf16", h100);
+  auto task = template_task(conv, layer, "bf16", h100);
   // K of the implicit GEMM: 9 taps of one 64-channel slice each, so split-K 4 still has two slices a part.
   const nlohmann::json split = {{"bn", 128}, {"mi", 1}, {"wgs", 1}, {"stages", 4}, {"group_m", 1},
                                 {"persistent", 0}, {"split_k", 4}, {"cluster_m", 1}, {"pingpong", 0}};
@@ -638,7 +626,7 @@ TEST(CudaConv2dTemplate, ImplicitGemmCandidatesCompileWithAnIm2colViewOfTheInput
   ASSERT_TRUE(task->space.is_valid(task->space.from_json(pair)));
   if (!backends::cuda::NvrtcApi::get().is_available()) GTEST_SKIP() << "no NVRTC here";
   // A strided, dilated layer whose channels fill no whole slice, in f16.
-  auto edge = conv_task(conv, "N=3,C=40,H=17,W=15,K=24,R=3,S=5,stride=2,pad=2,dilation=2,layout=nhwc", "f16", h100);
+  auto edge = template_task(conv, "N=3,C=40,H=17,W=15,K=24,R=3,S=5,stride=2,pad=2,dilation=2,layout=nhwc", "f16", h100);
   auto builder = source_tree_builder();
   const auto results = builder->build({{task, conv.default_config(task->workload, h100, task->space)},
                                        {task, task->space.from_json(split)},
