@@ -118,8 +118,9 @@ TEST_F(LocalRunnerTest, RoundsKeepTheirMediansAndTheLoad) {
 // A run that may take several rounds is a comparison (the finalists'): its repeats last at least
 // comparison_min_repeat_ms (60 ms here), from its first round on, even where it ends after one. A
 // run of one round (a batch of the search) keeps min_repeat_ms (1 ms). What the worker reports
-// back as its timing shows it: three repeats of 60 ms take 180 ms; of that, half is asserted,
-// since the run that sizes a repeat (runs enough for 60 ms) may take longer than the runs after it.
+// back as its timing shows it: three repeats of 60 ms take 180 ms; of that, a quarter is asserted
+// (a batch's three repeats of 1 ms stay far below it), since the run that sizes a repeat may take
+// longer than the runs after it on a loaded machine (fewer runs a repeat: 87 ms was seen).
 TEST_F(LocalRunnerTest, AComparisonTimesItsRepeatsForTheComparisonsLengthABatchForItsOwn) {
   constexpr int kRepeat = 3;
   constexpr double kComparisonRepeatSeconds = 0.06;
@@ -133,7 +134,7 @@ TEST_F(LocalRunnerTest, AComparisonTimesItsRepeatsForTheComparisonsLengthABatchF
     EXPECT_EQ(result.error, ErrorKind::kOk) << result.message;
     return result.timing_seconds.value_or(0);
   };
-  const double comparison_round_at_least = kRepeat * kComparisonRepeatSeconds / 2;
+  const double comparison_round_at_least = kRepeat * kComparisonRepeatSeconds / 4;
   for (const auto& result : runner.run(inputs, builds, 1))
     EXPECT_LT(timing_seconds(result), comparison_round_at_least) << "a batch: three repeats of 1 ms";
   for (const auto& result : runner.run(inputs, builds, 2)) {

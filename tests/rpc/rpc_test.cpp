@@ -329,7 +329,7 @@ TEST_F(RpcTest, AComparisonIsTimedRemotelyForTheComparisonsLength) {
   options.timing.comparison_min_repeat_ms = 60;
   options.remove_artifacts = false;
   measure::rpc::RpcRunner runner(options);
-  constexpr double kComparisonRoundAtLeast = 3 * 0.06 / 2;
+  constexpr double kComparisonRoundAtLeast = 3 * 0.06 / 4;  // as LocalRunnerTest's: a loaded machine sizes repeats short
   for (const auto& result : runner.run(inputs, builds)) {
     EXPECT_EQ(result.error, measure::ErrorKind::kOk) << result.message;
     EXPECT_LT(result.timing_seconds.value_or(1), kComparisonRoundAtLeast) << "a batch: three repeats of 1 ms";
@@ -341,7 +341,8 @@ TEST_F(RpcTest, AComparisonIsTimedRemotelyForTheComparisonsLength) {
 }
 
 // A comparison (several rounds) is measured on one device of the key, though two are free: its
-// ratios must not mix two devices. Each candidate takes about 0.2 s, so a batch would be shared.
+// ratios must not mix two devices (its later rounds ask the tracker for its first round's server).
+// Each candidate takes about 0.2 s, so a batch would be shared.
 TEST_F(RpcTest, AComparisonIsMeasuredOnOneOfTheKeysServers) {
   auto& tracker = start_tracker();
   // Not pinned to a core each: the task's device is this whole machine's CPU.

@@ -84,6 +84,8 @@ class TrackerReconnection {
 RpcRunner::RpcRunner(RpcRunnerOptions options)
     : Runner(options.remove_artifacts), options_(std::move(options)) {}
 
+RpcRunner::~RpcRunner() = default;
+
 std::vector<MeasureResult> RpcRunner::measure_round(const std::vector<MeasureInput>& inputs,
                                                     const std::vector<BuildResult>& builds) {
   auto log = [&](const std::string& line) {
@@ -141,25 +143,27 @@ std::vector<MeasureResult> RpcRunner::measure_round(const std::vector<MeasureInp
     }
   };
 
-  std::optional<TrackerClient> tracker;
   std::string last_problem;
   int rounds_without_device = 0;
   TrackerReconnection reconnection(options_.lease_wait_seconds);
   while (!work.pending.empty() && !work.fatal) {
     std::vector<LeasedServer> leases;
     try {
-      if (!tracker) tracker.emplace(options_.tracker, options_.token, options_.connect_timeout_seconds);
+      if (!tracker_) tracker_ = std::make_unique<TrackerClient>(options_.tracker, options_.token, options_.connect_timeout_seconds);
       // A comparison's candidates are timed on one device: their ratios must not mix two devices'
-      // clocks (only a device that fails hands the rest of the round to another).
+      // clocks (only a device that fails, or another client's lease of it, hands the rest to
+      // another). Its later rounds ask for the device of its earlier ones.
       const std::size_t wanted = is_comparing() ? 1 : work.pending.size();
-      leases = tracker->request_lease(options_.key, wanted, options_.lease_wait_seconds);
+      leases = tracker_->request_lease(options_.key, wanted, options_.lease_wait_seconds,
+                                      is_comparing() ? comparison_device_ : std::nullopt);
+      if (is_comparing() && !leases.empty()) comparison_device_ = leases.front().endpoint;
       reconnection.reset();
     } catch (const AuthenticationError&) {
       throw;
     } catch (const TransportError& error) {
       // The tracker is gone or restarting; the leased servers and the batch are not: try it again,
       // the batch kept, until the wait for a device (--rpc-wait) is spent.
-      tracker.reset();
+      tracker_.reset();
       last_problem = "tracker " + options_.tracker.str() + ": " + error.what();
       log(last_problem);
       if (reconnection.wait()) continue;
@@ -178,9 +182,9 @@ std::vector<MeasureResult> RpcRunner::measure_round(const std::vector<MeasureInp
     for (const auto& server : leases) threads.emplace_back(measure_on, server);
     for (auto& thread : threads) thread.join();
     try {
-      tracker->release(leases);
+      tracker_->release(leases);
     } catch (const std::exception&) {
-      tracker.reset();  // closing the connection gives the leases back too
+      tracker_.reset();  // closing the connection gives the leases back too
     }
   }
   if (work.fatal) std::rethrow_exception(work.fatal);

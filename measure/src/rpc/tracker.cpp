@@ -131,8 +131,18 @@ nlohmann::json Tracker::lease(const nlohmann::json& request, const std::string& 
                        [&](const auto& s) { return s.second.key == key && s.second.lease == 0; });
   };
   changed_.wait_for(lock, std::chrono::duration<double>(wait), [&] { return first_of_key() && free_server(); });
+  // The server the client prefers first, where free (the device a comparison's first round ran
+  // on), then the others in order.
+  const std::string prefer_host = request.value("prefer_host", std::string());
+  const auto prefer_port = request.value("prefer_port", std::uint32_t{0});
+  std::vector<std::int64_t> order;
+  for (const auto& [id, server] : servers_) {
+    const bool preferred = server.host == prefer_host && server.port == prefer_port;
+    order.insert(preferred ? order.begin() : order.end(), id);
+  }
   nlohmann::json leased = nlohmann::json::array();
-  for (auto& [id, server] : servers_) {
+  for (std::int64_t id : order) {
+    Server& server = servers_.at(id);
     if (leased.size() == max_count) break;
     if (server.key != key || server.lease != 0 || !first_of_key()) continue;
     const std::int64_t lease_id = next_id_++;
@@ -180,9 +190,13 @@ TrackerClient::TrackerClient(const Endpoint& tracker, const Token& token, double
 }
 
 std::vector<LeasedServer> TrackerClient::request_lease(const std::string& key, std::size_t max_count,
-                                                       double wait_seconds) {
-  channel_.send({MessageType::kRequestLease, {{"key", key}, {"max_count", max_count}, {"wait_seconds", wait_seconds}}, {}},
-                Seconds(timeout_seconds_));
+                                                       double wait_seconds, const std::optional<Endpoint>& prefer) {
+  nlohmann::json request = {{"key", key}, {"max_count", max_count}, {"wait_seconds", wait_seconds}};
+  if (prefer) {
+    request["prefer_host"] = prefer->host;
+    request["prefer_port"] = prefer->port;
+  }
+  channel_.send({MessageType::kRequestLease, std::move(request), {}}, Seconds(timeout_seconds_));
   Frame reply = expect(channel_, MessageType::kLease, Seconds(wait_seconds + timeout_seconds_));
   std::vector<LeasedServer> leases;
   try {

@@ -13,6 +13,8 @@
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "optune/measure/rpc/auth.hpp"
@@ -42,13 +44,20 @@ class NoDeviceError : public TransportError {
   using TransportError::TransportError;
 };
 
+class TrackerClient;
+
 class RpcRunner final : public Runner {
  public:
   explicit RpcRunner(RpcRunnerOptions options);
+  ~RpcRunner() override;
  private:
   std::vector<MeasureResult> measure_round(const std::vector<MeasureInput>& inputs,
                                            const std::vector<BuildResult>& builds) override;
   RpcRunnerOptions options_;
+  // The tracker's connection, kept from round to round so that a round's release reaches the
+  // tracker before the next round's request (a new connection could overtake it).
+  std::unique_ptr<TrackerClient> tracker_;
+  std::optional<Endpoint> comparison_device_;  // the server a comparison's rounds ran on
 };
 
 }  // namespace optune::measure::rpc

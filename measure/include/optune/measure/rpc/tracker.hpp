@@ -10,6 +10,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -87,8 +88,9 @@ class TrackerClient {
   // Throws TransportError / AuthenticationError.
   TrackerClient(const Endpoint& tracker, const Token& token, double timeout_seconds = 10);
   // Up to `max_count` free devices of `key`, waiting in the queue up to `wait_seconds` for at least
-  // one; empty when none came.
-  std::vector<LeasedServer> request_lease(const std::string& key, std::size_t max_count, double wait_seconds);
+  // one; empty when none came. `prefer`: that server first where it is free.
+  std::vector<LeasedServer> request_lease(const std::string& key, std::size_t max_count, double wait_seconds,
+                                          const std::optional<Endpoint>& prefer = std::nullopt);
   void release(const std::vector<LeasedServer>& leases);
   nlohmann::json status();
   const Endpoint& endpoint() const { return endpoint_; }
