@@ -311,8 +311,8 @@ TEST_F(RpcTest, FaultyCandidatesBecomeRecordsAndTheServerKeepsServing) {
 }
 
 // A remote server times a comparison's repeats (a run of several rounds: the finalists') for the
-// comparison's length (60 ms: three repeats take 180 ms, half of it asserted, as the run that sizes
-// a repeat may take longer than the runs after it) and a batch's for the batch's (1 ms), as its
+// comparison's length (60 ms: three repeats take 180 ms, a quarter of it asserted, as the run that
+// sizes a repeat may take longer than the runs after it) and a batch's for the batch's (1 ms), as its
 // worker reports the timing back.
 TEST_F(RpcTest, AComparisonIsTimedRemotelyForTheComparisonsLength) {
   auto& tracker = start_tracker();

@@ -24,10 +24,7 @@ namespace ss = search_space;
 using kernels::DataType;
 
 constexpr std::int64_t kSliceChannels = 64;  // a K slice: 64 channels of one filter tap (128 bytes)
-// The im2col copy's limits on a 4-dimensional tensor: bounding-box corners within [-128, 127],
-// traversal strides up to 8, filter offsets in 16 bits.
-constexpr std::int64_t kMaxCorner = 127;
-constexpr std::int64_t kMaxStride = 8;
+// The im2col copy's filter offsets are 16 bits (its corners and strides: tensor_map.hpp).
 constexpr std::int64_t kMaxOffset = 65535;
 
 // The GEMM the convolution is: rows the output's pixels, columns its channels, K the filter taps'
@@ -46,8 +43,9 @@ class CudaConv2dTmaTemplate final : public GemmTemplateBase {
     const auto& c = workload.conv();
     const std::int64_t reach = std::max((c.R - 1) * c.dilation, (c.S - 1) * c.dilation);
     return device.nvidia_compute_capability() == 90 && workload.layout_block == kernels::kLayoutNhwc &&
-           c.groups == 1 && c.C % 8 == 0 && c.K % 8 == 0 && c.pad <= kMaxCorner + 1 &&
-           c.pad - reach >= -kMaxCorner - 1 && c.pad - reach <= kMaxCorner && c.stride <= kMaxStride &&
+           c.groups == 1 && c.C % 8 == 0 && c.K % 8 == 0 && c.pad <= kMaxIm2colCorner + 1 &&
+           c.pad - reach >= -kMaxIm2colCorner - 1 && c.pad - reach <= kMaxIm2colCorner &&
+           c.stride <= std::int64_t(kMaxTraversalStride) &&
            reach <= kMaxOffset && c.N * c.out_h() * c.out_w() < (std::int64_t(1) << 31);
   }
 

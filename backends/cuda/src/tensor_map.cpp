@@ -14,13 +14,11 @@ constexpr std::uint32_t kMaxBoxSide = 256;
 constexpr int kLastDataType = 15;
 constexpr int kLastSwizzle = 6;
 
-// cuTensorMapEncodeIm2col's: rank 3 to 5, at most 256 channels and 1024 pixels a copy, traversal
-// strides 1 to 8, and (rank 4) corners within [-128, 127].
+// cuTensorMapEncodeIm2col's besides (tensor_map.hpp): rank 3 to 5, at most 256 channels and 1024
+// pixels a copy.
 constexpr std::size_t kMinIm2colRank = 3;
 constexpr std::uint32_t kMaxChannelsPerPixel = 256;
 constexpr std::uint32_t kMaxPixelsPerColumn = 1024;
-constexpr std::uint32_t kMaxElementStride = 8;
-constexpr int kMaxCorner = 127;
 
 CUtensorMapDataType tensor_map_data_type(kernels::DataType dtype) {
   switch (dtype) {
@@ -105,7 +103,7 @@ TensorMapArgument tensor_map_of(const nlohmann::json& json) {
   if (!argument.element_strides.empty()) {
     if (argument.element_strides.size() != rank) throw std::runtime_error("a tensor map needs a stride per dimension");
     for (std::uint32_t stride : argument.element_strides)
-      if (stride == 0 || stride > kMaxElementStride) throw std::runtime_error("tensor map strides must be 1 to 8");
+      if (stride == 0 || stride > kMaxTraversalStride) throw std::runtime_error("tensor map strides must be 1 to 8");
   }
   if (argument.im2col) {
     const auto& im2col = *argument.im2col;
@@ -114,7 +112,7 @@ TensorMapArgument tensor_map_of(const nlohmann::json& json) {
       throw std::runtime_error("an im2col tensor map needs a corner per spatial dimension");
     for (const auto* corner : {&im2col.lower_corner, &im2col.upper_corner})
       for (int offset : *corner)
-        if (offset < -kMaxCorner - 1 || offset > kMaxCorner)
+        if (offset < -kMaxIm2colCorner - 1 || offset > kMaxIm2colCorner)
           throw std::runtime_error("im2col corners must be within [-128, 127]");
     if (im2col.channels_per_pixel == 0 || im2col.channels_per_pixel > kMaxChannelsPerPixel ||
         im2col.pixels_per_column == 0 || im2col.pixels_per_column > kMaxPixelsPerColumn)

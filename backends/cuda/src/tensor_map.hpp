@@ -17,6 +17,11 @@
 
 namespace optune::backends::cuda {
 
+// cuTensorMapEncodeIm2col's limits that a template checks before asking for a map: the traversal
+// strides (1 to 8), and a rank-4 map's bounding-box corners (within [-128, 127]).
+inline constexpr std::uint32_t kMaxTraversalStride = 8;
+inline constexpr int kMaxIm2colCorner = 127;
+
 struct TensorMapArgument {
   std::size_t buffer = 0;                    // the argument it describes (a buffer)
   int data_type = CU_TENSOR_MAP_DATA_TYPE_UINT8;  // CUtensorMapDataType
