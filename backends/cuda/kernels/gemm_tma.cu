@@ -21,6 +21,13 @@
 // take turns (an mbarrier each, `turn`): a warpgroup starts a tile's slices once the other has
 // waited for all of its own, which also keeps every wait on a `full` barrier within one phase of
 // it (the parity a wait names could otherwise be two phases early).
+// Stream-K (STREAM_K = the grid's blocks, one per SM; for shapes whose tiles fill the SMs unevenly):
+// the tiles of whole waves go a tile a block as a persistent walk's; the K slices of the rest, tile
+// after tile, are cut into STREAM_K equal shares, one a block, so a block's first and last tiles
+// there may be parts of tiles. A block holding a tile's later part (never more than one: its first
+// there) leaves its float sums in its slot of a global workspace and raises its flag; the block
+// holding the tile's first part adds them and stores the tile. That block reaches it last, at the
+// end of its share, while the later parts were each their block's first.
 // Multicast (CLUSTER_M = 2): a cluster of two blocks computes two tiles one above the other, which
 // read the same B: each block copies half of B's slabs once into both blocks' shared memory (TMA
 // multicast), halving B's traffic from L2; a buffer goes back to the producers once the consumers
@@ -44,7 +51,7 @@
 // k x BM rows; convolution: the im2col view, BM pixels of 64 channels), B (16-bit GEMM: 64 n x
 // 64 k; fp8 and convolution: a 128-byte row of k x BN / CLUSTER_M rows of n) and, TMA_STORE, C
 // (64 x 64), all with the 128-byte swizzle, written by the host (CudaKernel::tensor_maps).
-// Defines: BN MI WGS STAGES GROUP_M SPLIT_K CLUSTER_M PINGPONG TMA_STORE PROMOTE_EVERY, GEMM_M GEMM_N GEMM_K,
+// Defines: BN MI WGS STAGES GROUP_M SPLIT_K CLUSTER_M PINGPONG TMA_STORE STREAM_K PROMOTE_EVERY, GEMM_M GEMM_N GEMM_K,
 // OPTUNE_F16 for f16, OPTUNE_E4M3 for fp8 (else bf16); convolution: CONV_C CONV_R CONV_S CONV_P
 // CONV_Q CONV_STRIDE CONV_PAD CONV_DILATION.
 #ifdef CONV_C
@@ -66,6 +73,9 @@
 #ifndef TMA_STORE
 #define TMA_STORE 0
 #endif
+#ifndef STREAM_K
+#define STREAM_K 0
+#endif
 #if !defined(OPTUNE_E4M3) || !defined(PROMOTE_EVERY)
 #undef PROMOTE_EVERY
 #define PROMOTE_EVERY 0  // 16-bit types: the tensor cores sum in float32
@@ -73,6 +83,7 @@
 #define PROMOTE (PROMOTE_EVERY > 0)
 static_assert(SPLIT_K == 1 || CLUSTER_M == 1, "a cluster either splits K or shares B");
 static_assert(!PINGPONG || (WGS == 2 && SPLIT_K == 1), "ping-pong takes two consumers and all of K");
+static_assert(!STREAM_K || (SPLIT_K == 1 && CLUSTER_M == 1 && !PINGPONG), "stream-K blocks work alone");
 #define CLUSTER (SPLIT_K * CLUSTER_M)  // blocks per cluster (a macro: #if reads it)
 
 constexpr int BK = 128 / sizeof(element);  // a K slice: one 128-byte row
@@ -91,6 +102,53 @@ constexpr int K_TILES = (GEMM_K + BK - 1) / BK;
 constexpr int TILES = ((GEMM_M + BM * CLUSTER_M - 1) / (BM * CLUSTER_M)) * ((GEMM_N + BN - 1) / BN);
 constexpr int PARTIAL_BYTES = SPLIT_K > 1 ? BM * BN * 4 : 0;
 constexpr int STORE_BYTES = TMA_STORE ? WGS * 2 * STORE_PIECE_BYTES : 0;  // two staging buffers a consumer
+
+// A block's work: a tile of C's (of the cluster's) and the K slices of it the block computes.
+struct Work {
+  int tile, k_begin, k_end;
+  int slices_before;  // the block's K slices before these, over its earlier tiles (the ring's position)
+};
+#if STREAM_K
+constexpr int WAVE_TILES = TILES - TILES % STREAM_K;  // the whole waves' tiles, walked a tile a block
+constexpr long long SHARED_SLICES = (long long)(TILES - WAVE_TILES) * K_TILES;
+// The first of block b's share of the other tiles' K slices (numbered over all tiles, in order).
+__device__ inline int first_slice(int block) {
+  return WAVE_TILES * K_TILES + int(block * SHARED_SLICES / STREAM_K);
+}
+// Each block's slot: thread t's sums 4 i to 4 i + 3 of warpgroup g at [block][g][i][t] (coalesced
+// 16-byte accesses), and its flag.
+__device__ float4 stream_k_partials[STREAM_K][WGS][MI * BN / 8][128];
+__device__ unsigned stream_k_ready[STREAM_K][WGS];
+#endif
+// The block's work number `ordinal` (0, 1, ...); false past its last. Split-K: the part-th share of
+// each tile's slices.
+__device__ inline bool block_work(int ordinal, int part, Work& work) {
+#if STREAM_K
+  constexpr int WAVES = WAVE_TILES / STREAM_K;
+  if (ordinal < WAVES) {
+    work.tile = blockIdx.x + ordinal * STREAM_K;
+    work.k_begin = 0;
+    work.k_end = K_TILES;
+    work.slices_before = ordinal * K_TILES;
+    return true;
+  }
+  const int begin = first_slice(blockIdx.x), end = first_slice(blockIdx.x + 1);
+  const int start = ordinal == WAVES ? begin : (begin / K_TILES + ordinal - WAVES) * K_TILES;  // later ones start tiles
+  if (start >= end) return false;
+  work.tile = start / K_TILES;
+  work.k_begin = start % K_TILES;
+  work.k_end = min(K_TILES, work.k_begin + end - start);
+  work.slices_before = WAVES * K_TILES + start - begin;
+#else
+  work.tile = blockIdx.x / CLUSTER + ordinal * (gridDim.x / CLUSTER);
+  if (work.tile >= TILES) return false;
+  work.k_begin = part * K_TILES / SPLIT_K;
+  work.k_end = (part + 1) * K_TILES / SPLIT_K;
+  work.slices_before = ordinal * (work.k_end - work.k_begin);
+#endif
+  return true;
+}
+
 // Registers per thread after the hand-over; 128 x 40 + 128 x WGS x CONSUMER_REGISTERS fits 64 K.
 constexpr int PRODUCER_REGISTERS = 40;
 constexpr int CONSUMER_REGISTERS = WGS == 1 ? 240 : WGS == 2 ? 232 : 160;
@@ -148,6 +206,53 @@ __device__ inline void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
 
+#if STREAM_K
+// Stream-K's hand-over of a tile's later part, named barrier 3 + group among the warpgroup's threads:
+// the sums into the block's slot, then its flag raised once every thread's stores are visible.
+__device__ inline void save_part(const float (&acc)[MI][BN / 2], int group) {
+  float4* slot = &stream_k_partials[blockIdx.x][group][0][threadIdx.x % 128];
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+    for (int j = 0; j < BN / 2; j += 4)
+      __stcg(slot + (mi * BN / 2 + j) / 4 * 128, make_float4(acc[mi][j], acc[mi][j + 1], acc[mi][j + 2], acc[mi][j + 3]));
+  __threadfence();
+  named_barrier(3 + group, 128);
+  if (threadIdx.x % 128 == 0)
+    asm volatile("st.release.gpu.global.u32 [%0], 1;\n" ::"l"(&stream_k_ready[blockIdx.x][group]) : "memory");
+}
+// ... and the first part's: every later part of `tile` (blocks after this one, in order) added.
+// A flag is lowered once read, ready for the next launch.
+__device__ inline void add_parts(float (&acc)[MI][BN / 2], int group, int tile) {
+  for (int block = blockIdx.x + 1; first_slice(block) < (tile + 1) * K_TILES; ++block) {
+    if (threadIdx.x % 128 == 0) {
+      unsigned* flag = &stream_k_ready[block][group];
+      unsigned ready = 0;
+      while (!ready) asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(ready) : "l"(flag) : "memory");
+      *flag = 0;
+    }
+    named_barrier(3 + group, 128);
+    const float4* slot = &stream_k_partials[block][group][0][threadIdx.x % 128];
+    // Eight loads in flight before their sums wait for them.
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+      for (int j = 0; j < BN / 2; j += 32) {
+        float4 part[8];
+#pragma unroll
+        for (int q = 0; q < 8; ++q) part[q] = __ldcg(slot + (mi * BN / 2 + j) / 4 * 128 + q * 128);
+#pragma unroll
+        for (int q = 0; q < 8; ++q) {
+          acc[mi][j + 4 * q] += part[q].x;
+          acc[mi][j + 4 * q + 1] += part[q].y;
+          acc[mi][j + 4 * q + 2] += part[q].z;
+          acc[mi][j + 4 * q + 3] += part[q].w;
+        }
+      }
+  }
+}
+#endif
+
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
 #if CLUSTER > 1
     __cluster_dims__(CLUSTER, 1, 1)
@@ -195,10 +300,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
   __syncthreads();
   const int rank = 0;
 #endif
-  const int first_tile = blockIdx.x / CLUSTER, tile_step = gridDim.x / CLUSTER;
-  // This block's K slices of each tile (split-K), and its rows of the cluster's tile (multicast).
+  // This block's share of each tile's K (split-K), and its rows of the cluster's tile (multicast).
   const int part = SPLIT_K > 1 ? rank : 0;
-  const int k_begin = part * K_TILES / SPLIT_K, k_end = (part + 1) * K_TILES / SPLIT_K;
   const int row_offset = CLUSTER_M > 1 ? rank * BM : 0;
 
   const int warpgroup = threadIdx.x / 128;
@@ -206,16 +309,17 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(PRODUCER_REGISTERS));
     if (threadIdx.x == 0) {
       int slice = 0;  // K slices issued so far, over every tile of this block
-      for (int tile = first_tile; tile < TILES; tile += tile_step) {
+      Work work;
+      for (int ordinal = 0; block_work(ordinal, part, work); ++ordinal) {
         int row0, col0;
-        tile_origin<BM * CLUSTER_M, BN>(tile, row0, col0);
+        tile_origin<BM * CLUSTER_M, BN>(work.tile, row0, col0);
 #ifdef CONV_C
         // The block's first output pixel: image, and where its window starts in the input.
         const int pixel = row0 + row_offset, image = pixel / (CONV_P * CONV_Q);
         const int window_w = pixel % CONV_Q * CONV_STRIDE - CONV_PAD;
         const int window_h = pixel / CONV_Q % CONV_P * CONV_STRIDE - CONV_PAD;
 #endif
-        for (int kt = k_begin; kt < k_end; ++kt, ++slice) {
+        for (int kt = work.k_begin; kt < work.k_end; ++kt, ++slice) {
           const int s = slice % STAGES, round = slice / STAGES;
           if (round > 0) wait(empty(s), (round - 1) & 1);
           // Every byte of the stage lands here, the peer's multicast halves of B too.
@@ -279,12 +383,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     }
   };
   // The block's tiles in order; ping-pong: this warpgroup's every other one.
-  for (int ordinal = PINGPONG ? group : 0;; ordinal += PINGPONG ? 2 : 1, ++round) {
-    const int tile = first_tile + ordinal * tile_step;
-    if (tile >= TILES) break;
-    int slice = ordinal * (k_end - k_begin);  // the block's K slices before this tile's
+  Work work;
+  for (int ordinal = PINGPONG ? group : 0; block_work(ordinal, part, work); ordinal += PINGPONG ? 2 : 1, ++round) {
+    const int k_begin = work.k_begin, k_end = work.k_end;
+    int slice = work.slices_before;
+    __builtin_assume(slice >= 0);  // (its remainders are then the cheap unsigned ones)
     int row0, col0;
-    tile_origin<BM * CLUSTER_M, BN>(tile, row0, col0);
+    tile_origin<BM * CLUSTER_M, BN>(work.tile, row0, col0);
     row0 += row_offset;
     float acc[MI][BN / 2];
 #pragma unroll
@@ -363,6 +468,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
         for (int j = 0; j < BN / 2; ++j) acc[mi][j] += load_from_block(mine + (mi * (BN / 2) + j) * 128 * 4, other);
       arrive_in_block(done(group), other);
     }
+#endif
+#if STREAM_K
+    if (k_begin > 0) {  // a later part of its tile
+      save_part(acc, group);
+      continue;
+    }
+    if (k_end < K_TILES) add_parts(acc, group, work.tile);
 #endif
 
 #if TMA_STORE

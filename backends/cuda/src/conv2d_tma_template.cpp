@@ -70,7 +70,7 @@ class CudaConv2dTmaTemplate final : public GemmTemplateBase {
     const auto& c = workload.conv();
     const kernels::GemmShape gemm = implicit_gemm(c);
     const WgmmaTile t(config, /*producer_warpgroup=*/true);
-    auto defines = t.defines();
+    auto defines = t.defines(device.cores);
     defines.insert(defines.end(), {{"CONV_C", c.C},
                                    {"CONV_R", c.R},
                                    {"CONV_S", c.S},

@@ -87,9 +87,9 @@ class CudaWgmmaGemmTemplate final : public GemmTemplateBase {
                          const ss::ConfigView& config) const override {
     const auto& s = workload.gemm();
     const WgmmaTile t(config, tma());
-    if (!tma()) return gemm_kernel("gemm_wgmma", t.defines(), s, workload.dtype, t.tiles(s), t.threads(), t.shared_bytes());
+    if (!tma()) return gemm_kernel("gemm_wgmma", t.defines(device.cores), s, workload.dtype, t.tiles(s), t.threads(), t.shared_bytes());
     CudaKernel kernel =
-        gemm_kernel("gemm_tma", t.defines(), s, workload.dtype, t.blocks(s, device.cores), t.threads(), t.shared_bytes());
+        gemm_kernel("gemm_tma", t.defines(device.cores), s, workload.dtype, t.blocks(s, device.cores), t.threads(), t.shared_bytes());
     // A (M x K): boxes of a 128-byte row of k by the block's rows; B (K x N): slabs of 64 n by a
     // 64-deep slice; fp8's B (N x K): as A, the block's columns (a multicast pair's half each).
     const std::int64_t slice = 128 / std::int64_t(kernels::data_type_bytes(workload.dtype));

@@ -27,6 +27,7 @@ WgmmaTile::WgmmaTile(const ss::ConfigView& v, bool producer_warpgroup)
   cluster_m = std::int64_t(v.number(kClusterM));
   pingpong = v.number(kPingpong) != 0;
   tma_store = v.number(kTmaStore) != 0;
+  stream_k = v.number(kStreamK) != 0;
   fp8 = v.has(kPromoteEvery);
   promote_every = fp8 ? std::int64_t(v.number(kPromoteEvery)) : 0;
 }
@@ -43,13 +44,16 @@ std::int64_t WgmmaTile::tiles(const kernels::GemmShape& s) const {
   return ceil_div(s.M, bm() * cluster_m) * ceil_div(s.N, bn);
 }
 
+std::int64_t WgmmaTile::k_slices(const kernels::GemmShape& s) const { return ceil_div(s.K, fp8 ? 128 : 64); }
+
 std::int64_t WgmmaTile::blocks(const kernels::GemmShape& s, int sms) const {
+  if (stream_k) return sms;
   const std::int64_t clusters =
       persistent ? std::min<std::int64_t>(tiles(s), std::max<std::int64_t>(1, sms / cluster())) : tiles(s);
   return clusters * cluster();
 }
 
-std::vector<std::pair<const char*, std::int64_t>> WgmmaTile::defines() const {
+std::vector<std::pair<const char*, std::int64_t>> WgmmaTile::defines(int sms) const {
   std::vector<std::pair<const char*, std::int64_t>> defines = {
       {"BN", bn}, {"MI", mi}, {"WGS", wgs}, {"STAGES", stages}, {"GROUP_M", group_m}};
   if (producer) {
@@ -57,6 +61,7 @@ std::vector<std::pair<const char*, std::int64_t>> WgmmaTile::defines() const {
     defines.emplace_back("CLUSTER_M", cluster_m);
     defines.emplace_back("PINGPONG", pingpong ? 1 : 0);
     defines.emplace_back("TMA_STORE", tma_store ? 1 : 0);
+    defines.emplace_back("STREAM_K", stream_k ? sms : 0);
     if (fp8) defines.emplace_back("PROMOTE_EVERY", promote_every);
   }
   return defines;
@@ -67,7 +72,7 @@ nlohmann::json tma_preferred_configs() {
   auto config = [](int bn, int mi, int wgs, int stages, int group_m, int persistent) {
     return nlohmann::json{{T::kBn, bn},        {T::kMi, mi},         {T::kWgs, wgs},         {T::kStages, stages},
                           {T::kGroupM, group_m}, {T::kPersistent, persistent}, {T::kSplitK, 1}, {T::kClusterM, 1},
-                          {T::kPingpong, 0},   {T::kTmaStore, 1}};
+                          {T::kPingpong, 0},   {T::kTmaStore, 1},   {T::kStreamK, 0}};
   };
   return nlohmann::json::array({config(256, 1, 2, 4, 8, 1), config(128, 2, 1, 6, 1, 0), config(64, 2, 1, 6, 1, 0)});
 }
@@ -111,7 +116,9 @@ ss::ConfigSpace wgmma_space(const kernels::GemmShape& s, const kernels::DeviceIn
   space.add(knob(WgmmaTile::kClusterM, {1, 2}));
   space.add(knob(WgmmaTile::kPingpong, {0, 1}));
   space.add(knob(WgmmaTile::kTmaStore, {0, 1}));
+  space.add(knob(WgmmaTile::kStreamK, {0, 1}));
   space.read_missing_as(WgmmaTile::kTmaStore, 0);
+  space.read_missing_as(WgmmaTile::kStreamK, 0);
   const int sms = device.cores;
   space.add_constraint("persistent only where clusters outnumber the SMs", [s, sms](const ss::ConfigView& v) {
     const WgmmaTile t(v, true);
@@ -129,6 +136,15 @@ ss::ConfigSpace wgmma_space(const kernels::GemmShape& s, const kernels::DeviceIn
     const WgmmaTile t(v, true);
     return !t.pingpong || (t.wgs == 2 && t.split_k == 1);
   });
+  space.add_constraint("stream-K blocks work alone", [](const ss::ConfigView& v) {
+    const WgmmaTile t(v, true);
+    return !t.stream_k || (t.cluster() == 1 && !t.pingpong && !t.persistent);
+  });
+  space.add_constraint("stream-K where tiles fill the SMs unevenly, two slices a block or more",
+                       [s, sms](const ss::ConfigView& v) {
+                         const WgmmaTile t(v, true);
+                         return !t.stream_k || (sms > 0 && t.tiles(s) % sms != 0 && t.tiles(s) * t.k_slices(s) >= 2 * sms);
+                       });
   return space;
 }
 
@@ -145,6 +161,7 @@ std::vector<std::pair<std::string, double>> wgmma_tma_features(const WgmmaTile& 
   features.emplace_back("cluster.shares_b", double(t.cluster_m));
   features.emplace_back("block.pingpong", t.pingpong ? 1 : 0);
   features.emplace_back("epilogue.tma_store", t.tma_store ? 1 : 0);
+  features.emplace_back("block.stream_k", t.stream_k ? 1 : 0);
   if (t.fp8) features.emplace_back("mma.promote_every", double(t.promote_every));
   return features;
 }

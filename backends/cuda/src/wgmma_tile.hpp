@@ -32,6 +32,7 @@ struct WgmmaTile {
   static constexpr const char* kClusterM = "cluster_m";     // blocks of a cluster, one above the other, sharing B
   static constexpr const char* kPingpong = "pingpong";      // 1: the two consumers take turns on tiles of their own
   static constexpr const char* kTmaStore = "tma_store";     // 1: C leaves through shared memory and TMA copies
+  static constexpr const char* kStreamK = "stream_k";       // 1: a block per SM takes an equal share of all tiles' K
   // fp8 only (its space alone has the knob): p > 0 adds every p K slices' sums (128 deep each) to
   // float32 registers (twice the accumulator registers); 0 sums in the tensor cores throughout.
   static constexpr const char* kPromoteEvery = "promote_every";
@@ -43,6 +44,7 @@ struct WgmmaTile {
   std::int64_t cluster_m = 1;
   bool pingpong = false;
   bool tma_store = false;
+  bool stream_k = false;
   bool fp8 = false;                // the config has promote_every
   std::int64_t promote_every = 0;  // fp8: slices summed by the tensor cores alone; 0 all of them
 
@@ -57,17 +59,21 @@ struct WgmmaTile {
   std::int64_t shared_bytes() const;
   std::int64_t cluster() const { return split_k * cluster_m; }  // blocks per cluster
   std::int64_t tiles(const kernels::GemmShape& s) const;        // C's tiles of a cluster each
-  // Blocks to launch on a device of `sms` SMs: a cluster per tile, or per SM (at most) when persistent.
+  std::int64_t k_slices(const kernels::GemmShape& s) const;      // a tile's K slices (a convolution's may be more)
+  // Blocks to launch on a device of `sms` SMs: a cluster per tile, or per SM (at most) when
+  // persistent; stream-K a block per SM.
   std::int64_t blocks(const kernels::GemmShape& s, int sms) const;
-  // -D defines of the tile, for kernels/gemm_wgmma.cu and gemm_tma.cu.
-  std::vector<std::pair<const char*, std::int64_t>> defines() const;
+  // -D defines of the tile, for kernels/gemm_wgmma.cu and gemm_tma.cu (stream-K's grid is `sms` blocks).
+  std::vector<std::pair<const char*, std::int64_t>> defines(int sms) const;
 };
 
 // The knobs' values and the rules: the device's threads and shared memory, at most 128
 // accumulators per thread, tiles not far beyond the matrix, group_m only where there are row
 // tiles to band; `stages` the ring depths to try. With a producer, persistent only where clusters
 // outnumber the SMs, split-K parts of at least two slices, a cluster either splitting K or sharing B,
-// ping-pong with two consumers and no split, TMA stores (records from before the knob read 0);
+// ping-pong with two consumers and no split, TMA stores (records from before the knob read 0),
+// stream-K alone (no cluster, ping-pong or persistent walk), where tiles fill the SMs unevenly and
+// each block gets two slices or more (records from before it read 0);
 // fp8 (`fp8`) the promote_every knob.
 // The 16-bit TMA kernel's defaults (gemm_tma.cuda, conv2d_tma.cuda) in order of preference, for
 // preferred_config: 128 x 256 tiles of two consumers, four stages, persistent (the best at bf16
@@ -85,7 +91,7 @@ search_space::ConfigSpace wgmma_space(const kernels::GemmShape& shape, const ker
 std::vector<std::pair<std::string, double>> wgmma_features(const WgmmaTile& tile, const kernels::GemmShape& shape,
                                                            const kernels::DeviceInfo& device);
 // ... and, with a producer (gemm_tma.cu), its schedule's: persistent, split-K, B shared, ping-pong,
-// TMA stores and fp8's promotion.
+// TMA stores, stream-K and fp8's promotion.
 std::vector<std::pair<std::string, double>> wgmma_tma_features(const WgmmaTile& tile, const kernels::GemmShape& shape,
                                                                const kernels::DeviceInfo& device);
 

@@ -432,7 +432,7 @@ TEST(CudaGemmTemplate, HopperTemplatesAreTheDefaultThereAndTheirCandidatesCompil
     auto short_m = template_task(hopper, "128,11008,4096", "bf16", h100);
     EXPECT_EQ(short_m->space.to_json(hopper.default_config(short_m->workload, h100, short_m->space)),
               (nlohmann::json{{"bn", 128}, {"mi", 2}, {"wgs", 1}, {"stages", 6}, {"group_m", 1}, {"persistent", 0},
-                              {"split_k", 1}, {"cluster_m", 1}, {"pingpong", 0}, {"tma_store", 1}}));
+                              {"split_k", 1}, {"cluster_m", 1}, {"pingpong", 0}, {"tma_store", 1}, {"stream_k", 0}}));
     const nlohmann::json split = {{"bn", 128}, {"mi", 1}, {"wgs", 2}, {"stages", 4}, {"group_m", 1}, {"persistent", 0},
                                   {"split_k", 2}, {"cluster_m", 1}, {"pingpong", 0}};
     ASSERT_TRUE(short_m->space.is_valid(short_m->space.from_json(split)));
@@ -441,6 +441,27 @@ TEST(CudaGemmTemplate, HopperTemplatesAreTheDefaultThereAndTheirCandidatesCompil
     const CudaArtifact split_artifact = backends::cuda::read_cuda_artifact(split_results[0].artifact);
     EXPECT_EQ(split_artifact.launch.global[0], 86 * 2);
     EXPECT_EQ(split_artifact.launch.shared_memory_bytes, 4 * (128 + 128) * 128 + 1024 + 8 * 8 + 128 * 128 * 4 + 4 * 8);
+    // Stream-K: 43 tiles of 128 x 256 by 64 slices each, shared by a block per SM (132), which
+    // the kernel knows at compile time (its workspace's size); never with a cluster or a
+    // persistent walk, nor where the tiles fill the SMs evenly.
+    nlohmann::json streamed = split;
+    streamed.update({{"bn", 256}, {"split_k", 1}, {"tma_store", 1}, {"stream_k", 1}});
+    ASSERT_TRUE(short_m->space.is_valid(short_m->space.from_json(streamed)));
+    const auto streamed_results = builder->build({{short_m, short_m->space.from_json(streamed)}});
+    ASSERT_TRUE(streamed_results[0].ok()) << streamed_results[0].message;
+    const CudaArtifact streamed_artifact = backends::cuda::read_cuda_artifact(streamed_results[0].artifact);
+    EXPECT_EQ(streamed_artifact.launch.global[0], 132);
+    const std::string module(streamed_artifact.module.begin(), streamed_artifact.module.end());
+    EXPECT_NE(module.find("stream_k_partials"), std::string::npos);  // the workspace, a module global
+    for (const auto& [knob, value] : {std::pair{"persistent", 1}, {"cluster_m", 2}, {"split_k", 2}}) {
+      nlohmann::json refused = streamed;
+      refused[knob] = value;
+      EXPECT_FALSE(short_m->space.is_valid(short_m->space.from_json(refused))) << knob;
+    }
+    auto even = template_task(hopper, "4224,4096,4096", "bf16", h100);  // 33 x 16 tiles of 128 x 256: 4 a SM
+    EXPECT_FALSE(even->space.is_valid(even->space.from_json(streamed)));
+    auto uneven = template_task(hopper, "4096,4096,4096", "bf16", h100);  // 512 tiles
+    EXPECT_TRUE(uneven->space.is_valid(uneven->space.from_json(streamed)));
     // Multicast pairs: 4096^3 in clusters of two 128 x 256 tiles, persistent: 66 clusters of 2 blocks.
     auto square = template_task(hopper, "4096,4096,4096", "bf16", h100);
     const nlohmann::json pair = {{"bn", 256}, {"mi", 1}, {"wgs", 2}, {"stages", 4}, {"group_m", 8}, {"persistent", 1},
