@@ -85,7 +85,7 @@ TensorMapArgument store_map(std::size_t buffer, kernels::DataType dtype, const k
 ss::ConfigSpace wgmma_space(const kernels::GemmShape& s, const kernels::DeviceInfo& device, bool producer,
                             std::vector<double> stages, bool fp8) {
   ss::ConfigSpace space;
-  space.add(knob(WgmmaTile::kBn, {64, 128, 256}));
+  space.add(knob(WgmmaTile::kBn, {64, 128, 192, 256}));
   space.add(knob(WgmmaTile::kMi, {1, 2}));
   space.add(knob(WgmmaTile::kWgs, {1, 2}));
   space.add(knob(WgmmaTile::kStages, std::move(stages)));

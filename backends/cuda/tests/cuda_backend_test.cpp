@@ -453,6 +453,25 @@ TEST(CudaGemmTemplate, HopperTemplatesAreTheDefaultThereAndTheirCandidatesCompil
     EXPECT_EQ(streamed_artifact.launch.global[0], 132);
     const std::string module(streamed_artifact.module.begin(), streamed_artifact.module.end());
     EXPECT_NE(module.find("stream_k_partials"), std::string::npos);  // the workspace, a module global
+    // 192 columns (wgmma's n192; three slabs of B): 2 x 58 tiles at M = 256 fill 116 of 132 SMs,
+    // where 128 x 256 tiles fill 86; B multicast in thirds of 64 columns, and as fp8's K-major rows.
+    auto short_256 = template_task(hopper, "256,11008,4096", "bf16", h100);
+    nlohmann::json wide = split;
+    wide.update({{"bn", 192}, {"split_k", 1}, {"tma_store", 1}});
+    nlohmann::json wide_pair = wide;
+    wide_pair["cluster_m"] = 2;
+    auto fp8_task = template_task(hopper, "256,11008,4096", "e4m3", h100);
+    nlohmann::json wide_fp8 = wide_pair;
+    wide_fp8["promote_every"] = 0;
+    const auto wide_results = builder->build({{short_256, short_256->space.from_json(wide)},
+                                              {short_256, short_256->space.from_json(wide_pair)},
+                                              {fp8_task, fp8_task->space.from_json(wide_fp8)}});
+    for (const auto& result : wide_results) ASSERT_TRUE(result.ok()) << result.message;
+    EXPECT_EQ(backends::cuda::read_cuda_artifact(wide_results[0].artifact).launch.global[0], 2 * 58);
+    EXPECT_EQ(backends::cuda::read_cuda_artifact(wide_results[2].artifact).tensor_maps[1].box,
+              (std::vector<std::uint32_t>{128, 96}));  // a 128-byte row of k by each block's 96 rows of n
+    wide["mi"] = 2;  // 192 accumulators a thread
+    EXPECT_FALSE(short_256->space.is_valid(short_256->space.from_json(wide)));
     for (const auto& [knob, value] : {std::pair{"persistent", 1}, {"cluster_m", 2}, {"split_k", 2}}) {
       nlohmann::json refused = streamed;
       refused[knob] = value;
