@@ -52,8 +52,9 @@
 // 64 k; fp8 and convolution: a 128-byte row of k x BN / CLUSTER_M rows of n) and, TMA_STORE, C
 // (64 x 64), all with the 128-byte swizzle, written by the host (CudaKernel::tensor_maps).
 // Defines: BN MI WGS STAGES GROUP_M SPLIT_K CLUSTER_M PINGPONG TMA_STORE STREAM_K PROMOTE_EVERY, GEMM_M GEMM_N GEMM_K,
-// OPTUNE_F16 for f16, OPTUNE_E4M3 for fp8 (else bf16); convolution: CONV_C CONV_R CONV_S CONV_P
-// CONV_Q CONV_STRIDE CONV_PAD CONV_DILATION.
+// OPTUNE_F16 for f16, OPTUNE_E4M3 for fp8 (else bf16), B_K_MAJOR for a 16-bit B given N x K (a 1 x 1
+// convolution's filter, as a GEMM); convolution: CONV_C CONV_R CONV_S CONV_P CONV_Q CONV_STRIDE
+// CONV_PAD CONV_DILATION.
 #ifdef CONV_C
 #define B_K_MAJOR
 #endif

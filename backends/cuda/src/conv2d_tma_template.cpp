@@ -5,7 +5,9 @@
 // zeros): C (N P Q x K) = A (N P Q x R S C) * B^T (K x R S C). Its knobs and their rules are the
 // GEMM's (wgmma_tile.hpp) on that GEMM, K counted in whole 64-channel slices of each filter tap.
 // It takes compute capability 9.0, C and K in multiples of 8 (the copies' 16-byte rows), and
-// padding, stride and dilation within the im2col copy's limits.
+// padding, stride and dilation within the im2col copy's limits. A 1 x 1 filter at stride 1 without
+// padding reads every input pixel once, in the output's order: A is then the NHWC input itself, an
+// (N H W) x C matrix, which the GEMM's plain tiled copies bring (pointwise()).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -32,6 +34,8 @@ constexpr std::int64_t kMaxOffset = 65535;
 kernels::GemmShape implicit_gemm(const kernels::Conv2dShape& c) {
   return {c.N * c.out_h() * c.out_w(), c.K, c.R * c.S * ceil_div(c.C, kSliceChannels) * kSliceChannels};
 }
+
+bool pointwise(const kernels::Conv2dShape& c) { return c.R == 1 && c.S == 1 && c.stride == 1 && c.pad == 0; }
 
 class CudaConv2dTmaTemplate final : public GemmTemplateBase {
  public:
@@ -71,20 +75,26 @@ class CudaConv2dTmaTemplate final : public GemmTemplateBase {
     const kernels::GemmShape gemm = implicit_gemm(c);
     const WgmmaTile t(config, /*producer_warpgroup=*/true);
     auto defines = t.defines(device.cores);
-    defines.insert(defines.end(), {{"CONV_C", c.C},
-                                   {"CONV_R", c.R},
-                                   {"CONV_S", c.S},
-                                   {"CONV_P", c.out_h()},
-                                   {"CONV_Q", c.out_w()},
-                                   {"CONV_STRIDE", c.stride},
-                                   {"CONV_PAD", c.pad},
-                                   {"CONV_DILATION", c.dilation}});
+    if (pointwise(c))
+      defines.emplace_back("B_K_MAJOR", 1);  // a GEMM of the filter's K-major rows
+    else
+      defines.insert(defines.end(), {{"CONV_C", c.C},
+                                     {"CONV_R", c.R},
+                                     {"CONV_S", c.S},
+                                     {"CONV_P", c.out_h()},
+                                     {"CONV_Q", c.out_w()},
+                                     {"CONV_STRIDE", c.stride},
+                                     {"CONV_PAD", c.pad},
+                                     {"CONV_DILATION", c.dilation}});
     CudaKernel kernel =
         gemm_kernel("gemm_tma", defines, gemm, workload.dtype, t.blocks(gemm, device.cores), t.threads(), t.shared_bytes());
-    // A: the block's pixels by a slice's 64 channels through the im2col view; B (the K x R S C
-    // filter): a slice's 64 columns by the block's (a multicast pair's half) rows.
-    kernel.tensor_maps = {im2col_map(0, workload.dtype, c.N, c.H, c.W, c.C, c.R, c.S, c.stride, c.pad, c.dilation,
-                                     t.bm(), kSliceChannels),
+    // A: the block's pixels by a slice's 64 channels through the im2col view (pointwise: the
+    // (N H W) x C input's rows); B (the K x R S C filter): a slice's 64 columns by the block's (a
+    // multicast pair's half) rows.
+    kernel.tensor_maps = {pointwise(c) ? matrix_map(0, workload.dtype, gemm.M, c.C, t.bm(), kSliceChannels,
+                                                    CU_TENSOR_MAP_SWIZZLE_128B)
+                                       : im2col_map(0, workload.dtype, c.N, c.H, c.W, c.C, c.R, c.S, c.stride, c.pad,
+                                                    c.dilation, t.bm(), kSliceChannels),
                           matrix_map(1, workload.dtype, c.K, c.R * c.S * c.C, t.bn / t.cluster_m, kSliceChannels,
                                      CU_TENSOR_MAP_SWIZZLE_128B)};
     if (t.tma_store) kernel.tensor_maps.push_back(store_map(2, workload.dtype, gemm));  // the NHWC output

@@ -702,6 +702,21 @@ TEST(CudaConv2dTemplate, ImplicitGemmCandidatesCompileWithAnIm2colViewOfTheInput
   EXPECT_EQ(strided.tensor_maps[0].im2col->upper_corner, (std::vector<int>{-6, -2}));
   EXPECT_EQ(strided.tensor_maps[0].element_strides, (std::vector<std::uint32_t>{1, 2, 2, 1}));
   EXPECT_EQ(strided.tensor_maps[1].dims, (std::vector<std::uint64_t>{15 * 40, 24}));
+
+  // A pointwise layer (1 x 1, stride 1, no padding) is a GEMM of the NHWC input's rows: A's map is
+  // tiled (the (N H W) x C matrix, 72 channels, so a second slice half past them), not im2col; a
+  // strided 1 x 1 layer keeps the im2col view.
+  auto pointwise = template_task(conv, "N=2,C=72,H=7,W=9,K=40,R=1,S=1,layout=nhwc", "bf16", h100);
+  auto strided_pointwise = template_task(conv, "N=2,C=72,H=7,W=9,K=40,R=1,S=1,stride=2,layout=nhwc", "bf16", h100);
+  const auto pointwise_results =
+      builder->build({{pointwise, conv.default_config(pointwise->workload, h100, pointwise->space)},
+                      {strided_pointwise, conv.default_config(strided_pointwise->workload, h100, strided_pointwise->space)}});
+  for (const auto& result : pointwise_results) ASSERT_TRUE(result.ok()) << result.message;
+  const auto pointwise_a = backends::cuda::read_cuda_artifact(pointwise_results[0].artifact).tensor_maps[0];
+  EXPECT_FALSE(pointwise_a.im2col.has_value());
+  EXPECT_EQ(pointwise_a.dims, (std::vector<std::uint64_t>{72, 2 * 7 * 9}));
+  EXPECT_EQ(pointwise_a.box, (std::vector<std::uint32_t>{64, 128}));  // a slice's 64 channels by the block's 128 pixels
+  EXPECT_TRUE(backends::cuda::read_cuda_artifact(pointwise_results[1].artifact).tensor_maps[0].im2col.has_value());
 }
 
 TEST(CudaArtifact, DamagedFilesAreRefusedNamingTheFile) {
