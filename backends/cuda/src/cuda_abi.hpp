@@ -21,6 +21,8 @@ using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
 using CUevent = struct CUevent_st*;
+using CUgraph = struct CUgraph_st*;
+using CUgraphExec = struct CUgraphExec_st*;
 using CUdevice_attribute = int;
 using CUfunction_attribute = int;
 using CUdriverProcAddressQueryResult = int;
@@ -71,6 +73,9 @@ inline constexpr CUfunction_attribute CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_
 
 inline constexpr unsigned int CU_STREAM_DEFAULT = 0;
 inline constexpr unsigned int CU_STREAM_NON_BLOCKING = 1;
+// CUstreamCaptureMode: THREAD_LOCAL refuses only this thread's unsafe calls while it captures.
+using CUstreamCaptureMode = int;
+inline constexpr CUstreamCaptureMode CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
 inline constexpr unsigned int CU_EVENT_DEFAULT = 0;
 inline constexpr cuuint64_t CU_GET_PROC_ADDRESS_DEFAULT = 0;
 inline constexpr CUdriverProcAddressQueryResult CU_GET_PROC_ADDRESS_SUCCESS = 0;
@@ -115,6 +120,12 @@ using cuMemFree_t = CUresult (*)(CUdeviceptr pointer);
 using cuMemcpyHtoD_t = CUresult (*)(CUdeviceptr destination, const void* source, std::size_t bytes);
 using cuMemcpyDtoH_t = CUresult (*)(void* destination, CUdeviceptr source, std::size_t bytes);
 using cuMemsetD8_t = CUresult (*)(CUdeviceptr destination, unsigned char value, std::size_t count);
+using cuStreamBeginCapture_t = CUresult (*)(CUstream stream, CUstreamCaptureMode mode);
+using cuStreamEndCapture_t = CUresult (*)(CUstream stream, CUgraph* graph);
+using cuGraphInstantiateWithFlags_t = CUresult (*)(CUgraphExec* executable, CUgraph graph, unsigned long long flags);
+using cuGraphLaunch_t = CUresult (*)(CUgraphExec executable, CUstream stream);
+using cuGraphExecDestroy_t = CUresult (*)(CUgraphExec executable);
+using cuGraphDestroy_t = CUresult (*)(CUgraph graph);
 // A TMA descriptor (cuda.h's CUtensorMap): 128 opaque bytes, 128-byte aligned as CUDA 13 has it
 // (the kernel parameter needs 64).
 struct alignas(128) CUtensorMap {

@@ -71,6 +71,12 @@ void resolve_all(const SharedLibrary& library, DriverApi& api) {
   resolve(api.cuMemcpyHtoD, "cuMemcpyHtoD", "cuMemcpyHtoD_v2");
   resolve(api.cuMemcpyDtoH, "cuMemcpyDtoH", "cuMemcpyDtoH_v2");
   resolve(api.cuMemsetD8, "cuMemsetD8", "cuMemsetD8_v2");
+  resolve(api.cuStreamBeginCapture, "cuStreamBeginCapture", "cuStreamBeginCapture_v2");
+  resolve(api.cuStreamEndCapture, "cuStreamEndCapture");
+  resolve(api.cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags");
+  resolve(api.cuGraphLaunch, "cuGraphLaunch");
+  resolve(api.cuGraphExecDestroy, "cuGraphExecDestroy");
+  resolve(api.cuGraphDestroy, "cuGraphDestroy");
   resolve(api.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
   resolve(api.cuTensorMapEncodeIm2col, "cuTensorMapEncodeIm2col");
   resolve(api.cuGetErrorName, "cuGetErrorName");

@@ -48,6 +48,12 @@ struct DriverApi {
   cuMemcpyHtoD_t cuMemcpyHtoD = nullptr;
   cuMemcpyDtoH_t cuMemcpyDtoH = nullptr;
   cuMemsetD8_t cuMemsetD8 = nullptr;
+  cuStreamBeginCapture_t cuStreamBeginCapture = nullptr;
+  cuStreamEndCapture_t cuStreamEndCapture = nullptr;
+  cuGraphInstantiateWithFlags_t cuGraphInstantiateWithFlags = nullptr;
+  cuGraphLaunch_t cuGraphLaunch = nullptr;
+  cuGraphExecDestroy_t cuGraphExecDestroy = nullptr;
+  cuGraphDestroy_t cuGraphDestroy = nullptr;
   cuTensorMapEncodeTiled_t cuTensorMapEncodeTiled = nullptr;
   cuTensorMapEncodeIm2col_t cuTensorMapEncodeIm2col = nullptr;
   cuGetErrorName_t cuGetErrorName = nullptr;

@@ -41,6 +41,8 @@ using Module = Owned<CUmodule, &DriverApi::cuModuleUnload>;
 using Stream = Owned<CUstream, &DriverApi::cuStreamDestroy>;
 using Event = Owned<CUevent, &DriverApi::cuEventDestroy>;
 using DeviceMemory = Owned<CUdeviceptr, &DriverApi::cuMemFree>;
+using Graph = Owned<CUgraph, &DriverApi::cuGraphDestroy>;
+using GraphExec = Owned<CUgraphExec, &DriverApi::cuGraphExecDestroy>;
 
 // A device's primary context (the one the CUDA runtime would use too), retained and made current
 // on this thread for the owner's lifetime.

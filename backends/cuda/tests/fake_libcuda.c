@@ -78,7 +78,8 @@ UNUSED(cuModuleLoadData) UNUSED(cuModuleUnload) UNUSED(cuModuleGetFunction) UNUS
 UNUSED(cuLaunchKernel) UNUSED(cuEventCreate) UNUSED(cuEventRecord) UNUSED(cuEventSynchronize)
 UNUSED(cuEventElapsedTime) UNUSED(cuEventDestroy_v2) UNUSED(cuMemAlloc_v2) UNUSED(cuMemFree_v2)
 UNUSED(cuMemcpyHtoD_v2) UNUSED(cuMemcpyDtoH_v2) UNUSED(cuMemsetD8_v2) UNUSED(cuDeviceGetPCIBusId)
-UNUSED(cuTensorMapEncodeTiled) UNUSED(cuTensorMapEncodeIm2col)
+UNUSED(cuTensorMapEncodeTiled) UNUSED(cuTensorMapEncodeIm2col) UNUSED(cuStreamBeginCapture_v2) UNUSED(cuStreamEndCapture)
+UNUSED(cuGraphInstantiateWithFlags) UNUSED(cuGraphLaunch) UNUSED(cuGraphExecDestroy) UNUSED(cuGraphDestroy)
 
 struct Entry {
   const char* name;
