@@ -2,8 +2,9 @@
 # Time to a result (issue 42): wall time until a tuning run first holds a config within 5% of the
 # best that a long reference run finds, with today's settings ("after": bail-out 2, adaptive
 # timing, xgb's run-time variants of built objects, compile-ahead and CUDA's 5 ms repeats where
-# they apply) against the settings before them ("before": --bail-out off --timing full
-# --cheap-share 0 --compile-ahead off --min-repeat-ms 40), the median of SEEDS seeds each. Rows:
+# they apply, CPU candidates reading their template's precompiled header) against the settings
+# before them ("before": --bail-out off --timing full --cheap-share 0 --compile-ahead off
+# --min-repeat-ms 40, OPTUNE_PRECOMPILED_HEADERS=0), the median of SEEDS seeds each. Rows:
 #   gemm   CPU GEMM 1024 x 1024 x 1024 (gemm.cpu, float32)
 #   conv   a ResNet-18 conv layer on the CPU (conv2d.cpu: 1x128x28x28, 128 filters 3x3)
 #   pocl   a kernel file on PoCL (configs/kernels/conv2d.toml, OpenCL on this CPU)
@@ -55,7 +56,7 @@ for row in ${rows//,/ }; do
   mkdir -p "$work/$row"
   [ -f "$work/$row/reference.db" ] || tune "$work/$row/reference.db" "${args[@]}" --trials "$ref_trials" --seed 100
   for seed in $(seq 1 "$seeds"); do
-    tune "$work/$row/before-$seed.db" "${args[@]}" --trials "$trials" --seed "$seed" "${before[@]}"
+    OPTUNE_PRECOMPILED_HEADERS=0 tune "$work/$row/before-$seed.db" "${args[@]}" --trials "$trials" --seed "$seed" "${before[@]}"
     tune "$work/$row/after-$seed.db" "${args[@]}" --trials "$trials" --seed "$seed"
   done
 done

@@ -3,6 +3,7 @@
 // device).
 #include "optune/backends/cpu/backend.hpp"
 
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -69,6 +70,9 @@ class CpuBackend final : public measure::Backend {
     if (std::string headers = settings.kernel_sources_of(name()); !headers.empty()) build.include_dirs = {std::move(headers)};
     build.jobs = settings.jobs;
     build.timeout_seconds = settings.compile_timeout;
+    // OPTUNE_PRECOMPILED_HEADERS=0: every candidate parses its headers (a benchmark's "before").
+    if (const char* value = std::getenv("OPTUNE_PRECOMPILED_HEADERS"); value && std::string(value) == "0")
+      build.precompiled_headers = false;
     if (!runs_here(target)) {
       auto description = measure::find_target_description(target.spec, settings.target_description_dirs);
       build.compiler = description.compiler;

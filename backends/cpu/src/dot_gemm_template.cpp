@@ -253,8 +253,8 @@ std::string DotGemmTemplate::emit_source(const Workload& workload, const DeviceI
   const std::string head = "// optune candidate of " + name() + " for " + workload.key() +
                            "\n"
                            "// Build: c++ -std=c++20 -O3 -march=<target> -fopenmp -fPIC -shared -I<kernels/include>\n"
-                           "#include <cstdint>\n#include <optune/kernels/cpu/" +
-                           (op_ == Op::kGemm ? k.header : std::string("conv2d_dot.hpp")) + ">\n\n" +
+                           "#include <optune/kernels/cpu/" +
+                           (op_ == Op::kGemm ? k.header : std::string("conv2d_dot.hpp")) + ">\n#include <cstdint>\n\n" +
                            "extern \"C\" void " + std::string(kCandidateSymbol) +
                            "(const void* const* inputs, void* output) {\n";
   const std::string activations = "static_cast<const " + types.activations + "*>(inputs[0])";

@@ -18,6 +18,7 @@
 #include "optune/kernels/cpu/candidate.hpp"
 #include "optune/measure/parallel_processes.hpp"
 #include "optune/measure/subprocess.hpp"
+#include "precompiled_headers.hpp"
 
 namespace optune::measure {
 namespace fs = std::filesystem;
@@ -116,6 +117,8 @@ Toolchain LocalBuilder::toolchain(const kernels::DeviceInfo& /*device*/) const {
 LocalBuilder::LocalBuilder(LocalBuilderOptions options)
     : options_(std::move(options)), work_dir_(options_.work_dir, "build") {
   if (options_.jobs <= 0) options_.jobs = std::max(1u, std::thread::hardware_concurrency());
+  if (options_.precompiled_headers)
+    headers_ = std::make_unique<PrecompiledHeaders>(work_dir_.path(), options_.timeout_seconds);
 }
 
 LocalBuilder::~LocalBuilder() = default;
@@ -171,6 +174,10 @@ std::vector<BuildResult> LocalBuilder::build(const std::vector<MeasureInput>& in
       continue;
     }
     first_with_key.emplace(keys[index], index);
+    // The template's header precompiled, its folder searched before the others.
+    if (headers_)
+      if (auto dir = headers_->include_dir(compile.argv, source))
+        compile.argv.insert(compile.argv.begin() + 1 + std::ptrdiff_t(options_.flags.size()), "-I" + *dir);
     compile.stem = work_dir_.path() + "/candidate_" + std::to_string(next_id_++);
     compile.argv.insert(compile.argv.end(), {compile.stem + ".cpp", "-o", compile.stem + ".so"});
     compile.source = std::move(source);

@@ -7,11 +7,14 @@
 // file's candidate that builds only without its check reference is a reference_error result (the
 // file's fault). A failure of the environment is no result: a build folder that cannot be written,
 // a compiler that cannot start, fails without a message or for want of disk space throws
-// EnvironmentFailure, however few candidates of the batch it hit.
+// EnvironmentFailure, however few candidates of the batch it hit. A template's kernel header is
+// compiled once per command into a precompiled header its candidates then read
+// (backends/cpu/src/precompiled_headers.hpp).
 #pragma once
 
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,7 +33,10 @@ struct LocalBuilderOptions {
   double timeout_seconds = 120;           // per compile
   std::string work_dir;                   // where sources and objects go; "" = a fresh temp dir
   bool keep_sources = false;              // keep .cpp files next to the objects (debugging)
+  bool precompiled_headers = true;        // false: every candidate parses its headers (the A/B's before)
 };
+
+class PrecompiledHeaders;
 
 // Shared objects a LocalBuilder keeps for reuse (a few MB of a run's build folder).
 inline constexpr std::size_t kMaxKeptObjects = 256;
@@ -53,6 +59,7 @@ class LocalBuilder final : public Builder {
   std::map<std::string, std::string> built_;
   std::deque<std::string> built_order_;
   mutable std::optional<std::string> compiler_version_;
+  std::unique_ptr<PrecompiledHeaders> headers_;
   void forget_oldest_objects();
 };
 
