@@ -63,7 +63,7 @@ class CudaBackend final : public measure::Backend {
 
   std::vector<const kernels::KernelTemplate*> templates() const override {
     return {&cuda::gemm_tma_template(), &cuda::gemm_wgmma_template(), &cuda::gemm_template(),
-            &cuda::gemm_3xtf32_template(), &cuda::conv2d_tma_template()};
+            &cuda::gemm_3xtf32_template(), &cuda::gemm_ffma_template(), &cuda::conv2d_tma_template()};
   }
   std::optional<measure::KernelSourceDir> kernel_sources() const override {
     return measure::KernelSourceDir{OPTUNE_CUDA_KERNEL_SOURCE_DIR, OPTUNE_CUDA_INSTALLED_KERNEL_SOURCE_DIR, "gemm_mma.cu"};

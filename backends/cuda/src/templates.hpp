@@ -17,6 +17,7 @@ const kernels::KernelTemplate& gemm_template();
 const kernels::KernelTemplate& gemm_wgmma_template();
 const kernels::KernelTemplate& gemm_tma_template();  // gemm_wgmma_template.cpp
 const kernels::KernelTemplate& gemm_3xtf32_template();
+const kernels::KernelTemplate& gemm_ffma_template();
 const kernels::KernelTemplate& conv2d_tma_template();
 const kernels::KernelFileTraits& cuda_kernel_file_traits();
 std::unique_ptr<kernels::KernelTemplate> cuda_kernel_file_template(kernels::KernelSpec spec);

@@ -583,6 +583,50 @@ TEST(CudaGemmTemplate, Fp8CandidatesCompileWithBByRowsOfKAndPromotionsRegisters)
 // B's unswizzled rows of the block's columns and 8 floats of padding; the tensor cores' sums are
 // always promoted (float32's accuracy), and tiles whose accumulators or padded B rows do not fit
 // are refused; K or N off a multiple of 4, or a device before Hopper, is not the template's.
+TEST(CudaGemmTemplate, Float32OnCudaCoresIsTheDefaultBeforeHopperAndItsCandidatesCompile) {
+  const kernels::DeviceInfo h100 = paper_h100();
+  kernels::DeviceInfo a100 = h100;
+  a100.isa = {"sm_80"};
+  const auto& ffma = backends::find_template("gemm_ffma.cuda");
+  const kernels::Workload workload = kernels::parse_workload(kernels::Op::kGemm, "512,384,256");
+  // 3xTF32 stays the default where it applies; before Hopper FP32 FMA is the f32 template.
+  EXPECT_EQ(backends::default_template(workload, "cuda", h100).name(), "gemm_3xtf32.cuda");
+  EXPECT_EQ(backends::default_template(workload, "cuda", a100).name(), "gemm_ffma.cuda");
+  EXPECT_FALSE(ffma.applies(kernels::parse_workload(kernels::Op::kGemm, "512,384,258"), a100));
+  kernels::DeviceInfo v100 = h100;
+  v100.isa = {"sm_70"};
+  EXPECT_FALSE(ffma.applies(workload, v100));  // cp.async
+
+  auto task = template_task(ffma, "4096,4096,4096", "f32", a100);
+  EXPECT_EQ(task->space.to_json(ffma.default_config(task->workload, a100, task->space)),
+            (nlohmann::json{{"bm", 128}, {"bn", 128}, {"bk", 16}, {"tm", 8}, {"tn", 8}, {"stages", 3}, {"group_m", 8}}));
+  const nlohmann::json narrow = {{"bm", 64}, {"bn", 128}, {"bk", 32}, {"tm", 4}, {"tn", 8}, {"stages", 4}, {"group_m", 1}};
+  EXPECT_TRUE(task->space.is_valid(task->space.from_json(narrow)));
+  nlohmann::json crowded = narrow;
+  crowded.update({{"bm", 256}, {"tm", 8}});  // 512 threads of 152 registers: past an SM's 65,536
+  EXPECT_FALSE(task->space.is_valid(task->space.from_json(crowded)));
+  nlohmann::json few = narrow;
+  few.update({{"bm", 32}, {"bn", 32}, {"tm", 8}});  // 16 threads
+  EXPECT_FALSE(task->space.is_valid(task->space.from_json(few)));
+  if (!backends::cuda::NvrtcApi::get().is_available()) GTEST_SKIP() << "no NVRTC here";
+  auto builder = source_tree_builder();
+  auto edge = template_task(ffma, "100,36,20", "f32", a100);  // edges in every dimension
+  const auto results = builder->build({{task, ffma.default_config(task->workload, a100, task->space)},
+                                       {task, task->space.from_json(narrow)},
+                                       {edge, ffma.default_config(edge->workload, a100, edge->space)}});
+  for (const auto& result : results) ASSERT_TRUE(result.ok()) << result.message;
+  const CudaArtifact big = backends::cuda::read_cuda_artifact(results[0].artifact);
+  EXPECT_EQ(big.entry, "gemm_ffma");
+  EXPECT_EQ(big.arch, "sm_80");
+  EXPECT_EQ(big.launch.global[0], 32 * 32);
+  EXPECT_EQ(big.launch.local[0], 256);
+  EXPECT_EQ(big.launch.shared_memory_bytes, 3 * (128 * (16 + 4) + 16 * 128) * 4);  // A's rows padded by 4 floats
+  EXPECT_TRUE(big.tensor_maps.empty());
+  const CudaArtifact small = backends::cuda::read_cuda_artifact(results[2].artifact);
+  EXPECT_EQ(small.launch.global[0], 2 * 1);  // 64 x 64 tiles: 100 x 36 needs two
+  EXPECT_EQ(small.launch.local[0], 256);
+}
+
 TEST(CudaGemmTemplate, Float32On3xTf32CandidatesCompileWithTheirTensorMaps) {
   const kernels::DeviceInfo h100 = paper_h100();
   const auto& tf32 = backends::find_template("gemm_3xtf32.cuda");
