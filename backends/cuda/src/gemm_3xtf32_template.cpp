@@ -81,7 +81,6 @@ class Cuda3xTf32GemmTemplate final : public GemmTemplateBase {
     space.add(knob(kPersistent, {0, 1}));
     space.add(knob(kPromoteEvery, {1, 2, 4}));
     const double max_threads = double(device.max_work_group_size);
-    const double shared_limit = double(device.local_mem_bytes);
     const int sms = device.cores;
     space.add_constraint("the block's threads fit the device", [max_threads](const ss::ConfigView& v) {
       return max_threads <= 0 || double(Tile(v).threads()) <= max_threads;
@@ -91,16 +90,9 @@ class Cuda3xTf32GemmTemplate final : public GemmTemplateBase {
     space.add_constraint("B's padded rows fit a TMA box", [](const ss::ConfigView& v) {
       return Tile(v).bn() + kBRowPadding <= kMaxBoxSide;
     });
-    space.add_constraint("shared memory fits the device", [shared_limit](const ss::ConfigView& v) {
-      return shared_limit <= 0 || double(Tile(v).shared_bytes()) <= shared_limit;
-    });
-    space.add_constraint("tiles not far beyond the matrix", [s](const ss::ConfigView& v) {
+    add_tile_rules(space, s, device, [](const ss::ConfigView& v) {
       const Tile t(v);
-      return tile_fits_shape(s, t.bm, t.bn());
-    });
-    space.add_constraint("group_m is 1 unless there are row tiles to band", [s](const ss::ConfigView& v) {
-      const Tile t(v);
-      return t.group_m == 1 || ceil_div(s.M, t.bm) > 1;
+      return TileExtent{t.bm, t.bn(), t.group_m, t.shared_bytes()};
     });
     space.add_constraint("persistent only where tiles outnumber the SMs", [s, sms](const ss::ConfigView& v) {
       const Tile t(v);

@@ -5,6 +5,22 @@
 
 namespace optune::backends::cuda {
 
+void add_tile_rules(search_space::ConfigSpace& space, const kernels::GemmShape& s, const kernels::DeviceInfo& device,
+                    std::function<TileExtent(const search_space::ConfigView&)> extent) {
+  const double shared_limit = double(device.local_mem_bytes);
+  space.add_constraint("shared memory fits the device", [shared_limit, extent](const search_space::ConfigView& v) {
+    return shared_limit <= 0 || double(extent(v).shared_bytes) <= shared_limit;
+  });
+  space.add_constraint("tiles not far beyond the matrix", [s, extent](const search_space::ConfigView& v) {
+    const TileExtent t = extent(v);
+    return tile_fits_shape(s, t.rows, t.columns);
+  });
+  space.add_constraint("group_m is 1 unless there are row tiles to band", [s, extent](const search_space::ConfigView& v) {
+    const TileExtent t = extent(v);
+    return t.group_m == 1 || ceil_div(s.M, t.rows) > 1;
+  });
+}
+
 search_space::Config preferred_config(const search_space::ConfigSpace& space, const nlohmann::json& preferred,
                                       const std::string& template_name) {
   for (const nlohmann::json& choice : preferred.is_array() ? preferred : nlohmann::json::array({preferred})) {

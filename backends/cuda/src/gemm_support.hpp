@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +44,17 @@ inline search_space::ValuesKnob knob(const char* name, std::vector<double> value
 inline bool tile_fits_shape(const kernels::GemmShape& s, std::int64_t bm, std::int64_t bn) {
   return bm <= std::max<std::int64_t>(64, next_pow2(s.M)) && bn <= std::max<std::int64_t>(64, next_pow2(s.N));
 }
+
+// A tile as the rules of add_tile_rules read it: C's rows and columns it covers (a cluster's, where
+// blocks share one), the band of row tiles it is walked in, the block's shared memory.
+struct TileExtent {
+  std::int64_t rows, columns, group_m, shared_bytes;
+};
+// The rules every CUDA GEMM tile obeys: its shared memory within the device's, the tile not far
+// beyond the matrix (tile_fits_shape), group_m only where there are row tiles to band.
+void add_tile_rules(search_space::ConfigSpace& space, const kernels::GemmShape& shape,
+                    const kernels::DeviceInfo& device,
+                    std::function<TileExtent(const search_space::ConfigView&)> extent);
 
 // The first of `preferred` (a config, or an array of them in order of preference) the space holds
 // as valid, else the space's first valid config; throws std::invalid_argument "<template>: no

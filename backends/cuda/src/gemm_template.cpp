@@ -73,7 +73,6 @@ class CudaGemmTemplate final : public GemmTemplateBase {
     space.add(knob(kStages, {2, 3, 4, 5}));
     space.add(knob(kGroupM, {1, 8}));
     const double max_threads = double(device.max_work_group_size);
-    const double shared_limit = double(device.local_mem_bytes);
     space.add_constraint("warp tiles are multiples of 16 x 16", [](const ss::ConfigView& v) {
       const Tile t(v);
       return t.bm % t.wm == 0 && t.bn % t.wn == 0 && t.warp_m() % 16 == 0 && t.warp_n() % 16 == 0;
@@ -85,16 +84,9 @@ class CudaGemmTemplate final : public GemmTemplateBase {
     space.add_constraint("at most 128 accumulators per thread", [](const ss::ConfigView& v) {
       return Tile(v).accumulators() <= kMaxAccumulators;
     });
-    space.add_constraint("shared memory fits the device", [shared_limit](const ss::ConfigView& v) {
-      return shared_limit <= 0 || double(Tile(v).shared_bytes()) <= shared_limit;
-    });
-    space.add_constraint("tiles not far beyond the matrix", [s](const ss::ConfigView& v) {
+    add_tile_rules(space, s, device, [](const ss::ConfigView& v) {
       const Tile t(v);
-      return tile_fits_shape(s, t.bm, t.bn);
-    });
-    space.add_constraint("group_m is 1 unless there are row tiles to band", [s](const ss::ConfigView& v) {
-      const Tile t(v);
-      return t.group_m == 1 || ceil_div(s.M, t.bm) > 1;
+      return TileExtent{t.bm, t.bn, t.group_m, t.shared_bytes()};
     });
     return space;
   }

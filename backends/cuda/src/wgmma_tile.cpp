@@ -92,23 +92,15 @@ ss::ConfigSpace wgmma_space(const kernels::GemmShape& s, const kernels::DeviceIn
   space.add(knob(WgmmaTile::kGroupM, {1, 8}));
   if (fp8) space.add(knob(WgmmaTile::kPromoteEvery, {1, 2, 4, 0}));
   const double max_threads = double(device.max_work_group_size);
-  const double shared_limit = double(device.local_mem_bytes);
   space.add_constraint("the block's threads fit the device", [max_threads, producer](const ss::ConfigView& v) {
     return max_threads <= 0 || double(WgmmaTile(v, producer).threads()) <= max_threads;
   });
   space.add_constraint("at most 128 accumulators per thread", [producer](const ss::ConfigView& v) {
     return WgmmaTile(v, producer).accumulators() <= kMaxAccumulators;
   });
-  space.add_constraint("shared memory fits the device", [shared_limit, producer](const ss::ConfigView& v) {
-    return shared_limit <= 0 || double(WgmmaTile(v, producer).shared_bytes()) <= shared_limit;
-  });
-  space.add_constraint("tiles not far beyond the matrix", [s, producer](const ss::ConfigView& v) {
+  add_tile_rules(space, s, device, [producer](const ss::ConfigView& v) {
     const WgmmaTile t(v, producer);
-    return tile_fits_shape(s, t.bm() * t.cluster_m, t.bn);
-  });
-  space.add_constraint("group_m is 1 unless there are row tiles to band", [s, producer](const ss::ConfigView& v) {
-    const WgmmaTile t(v, producer);
-    return t.group_m == 1 || ceil_div(s.M, t.bm() * t.cluster_m) > 1;
+    return TileExtent{t.bm() * t.cluster_m, t.bn, t.group_m, t.shared_bytes()};
   });
   if (!producer) return space;
   space.add(knob(WgmmaTile::kPersistent, {0, 1}));
