@@ -51,6 +51,27 @@ __device__ inline void wait_copies() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
 }
 
+// The cp.async ring over a block's `Slices` K slices, `Stages` buffers deep (gemm_mma.cu,
+// gemm_ffma.cu): `load(buffer, slice)` issues the copies of a slice into a buffer, `compute(buffer)`
+// runs the math on one once its copies have landed; Stages - 1 slices are in flight ahead of it.
+template <int Stages, int Slices, typename Load, typename Compute>
+__device__ inline void pipelined_slices(Load load, Compute compute) {
+#pragma unroll
+  for (int s = 0; s < Stages - 1; ++s) {
+    if (s < Slices) load(s, s);
+    commit();
+  }
+  for (int kt = 0; kt < Slices; ++kt) {
+    wait_copies<Stages - 2>();
+    __syncthreads();
+    const int next = kt + Stages - 1;
+    if (next < Slices) load(next % Stages, next);
+    commit();
+    compute(kt % Stages);
+  }
+  wait_copies<0>();
+}
+
 // The first row and column of tile `tile` of C: tiles are walked in bands of GROUP_M row tiles,
 // column by column, so the B tiles a band reads stay in L2.
 template <int TILE_M, int TILE_N>

@@ -45,20 +45,12 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_ffma(const float* __r
   float acc[TM][TN] = {};
 
   constexpr int K_TILES = (GEMM_K + BK - 1) / BK;
-#pragma unroll
-  for (int s = 0; s < STAGES - 1; ++s) {
-    if (s < K_TILES) load_tiles(As + s * A_STAGE, Bs + s * B_STAGE, A, B, row0, col0, s * BK);
-    commit();
-  }
-  for (int kt = 0; kt < K_TILES; ++kt) {
-    wait_copies<STAGES - 2>();
-    __syncthreads();
-    const int next = kt + STAGES - 1;
-    if (next < K_TILES)
-      load_tiles(As + (next % STAGES) * A_STAGE, Bs + (next % STAGES) * B_STAGE, A, B, row0, col0, next * BK);
-    commit();
-    const float* as = As + (kt % STAGES) * A_STAGE + ty * TM * A_STRIDE;
-    const float* bs = Bs + (kt % STAGES) * B_STAGE + tx * 4;
+  auto load = [&](int buffer, int slice) {
+    load_tiles(As + buffer * A_STAGE, Bs + buffer * B_STAGE, A, B, row0, col0, slice * BK);
+  };
+  pipelined_slices<STAGES, K_TILES>(load, [&](int buffer) {
+    const float* as = As + buffer * A_STAGE + ty * TM * A_STRIDE;
+    const float* bs = Bs + buffer * B_STAGE + tx * 4;
 #pragma unroll
     for (int kk = 0; kk < BK; kk += 4) {
       float4 a[TM], b[4][GROUPS];
@@ -82,8 +74,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_ffma(const float* __r
           }
         }
     }
-  }
-  wait_copies<0>();
+  });
 
 #pragma unroll
   for (int i = 0; i < TM; ++i) {

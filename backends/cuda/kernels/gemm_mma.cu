@@ -66,20 +66,12 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_mma(const element* __
   float acc[MI][NI][4] = {};
 
   constexpr int K_TILES = (GEMM_K + BK - 1) / BK;
-#pragma unroll
-  for (int s = 0; s < STAGES - 1; ++s) {
-    if (s < K_TILES) load_tiles(As + s * A_STAGE, Bs + s * B_STAGE, A, B, row0, col0, s * BK);
-    commit();
-  }
-  for (int kt = 0; kt < K_TILES; ++kt) {
-    wait_copies<STAGES - 2>();
-    __syncthreads();
-    const int next = kt + STAGES - 1;
-    if (next < K_TILES)
-      load_tiles(As + (next % STAGES) * A_STAGE, Bs + (next % STAGES) * B_STAGE, A, B, row0, col0, next * BK);
-    commit();
-    const element* as = As + (kt % STAGES) * A_STAGE;
-    const element* bs = Bs + (kt % STAGES) * B_STAGE;
+  auto load = [&](int buffer, int slice) {
+    load_tiles(As + buffer * A_STAGE, Bs + buffer * B_STAGE, A, B, row0, col0, slice * BK);
+  };
+  pipelined_slices<STAGES, K_TILES>(load, [&](int buffer) {
+    const element* as = As + buffer * A_STAGE;
+    const element* bs = Bs + buffer * B_STAGE;
 #pragma unroll
     for (int kk = 0; kk < BK; kk += 16) {
       unsigned a[MI][4], b[NI][2];
@@ -102,8 +94,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_mma(const element* __
 #pragma unroll
         for (int ni = 0; ni < NI; ++ni) mma(acc[mi][ni], a[mi], b[ni]);
     }
-  }
-  wait_copies<0>();
+  });
 
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi) {
