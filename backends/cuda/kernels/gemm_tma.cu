@@ -27,7 +27,10 @@
 // there may be parts of tiles. A block holding a tile's later part (never more than one: its first
 // there) leaves its float sums in its slot of a global workspace and raises its flag; the block
 // holding the tile's first part adds them and stores the tile. That block reaches it last, at the
-// end of its share, while the later parts were each their block's first.
+// end of its share, while the later parts were each their block's first. A block waits only for
+// later blocks' first parts, so all STREAM_K blocks (one per SM) must be resident at once: on a GPU
+// another process shares, a block may wait for one not yet scheduled, and the candidate ends as a
+// timeout record.
 // Multicast (CLUSTER_M = 2): a cluster of two blocks computes two tiles one above the other, which
 // read the same B: each block copies half of B's slabs once into both blocks' shared memory (TMA
 // multicast), halving B's traffic from L2; a buffer goes back to the producers once the consumers
