@@ -125,9 +125,9 @@ namespace {
 // Every CPU convolution in every low precision, on layers with padding, strides, dilation, a 1x1
 // and a kept layout: each candidate is checked by the worker against the double reference
 // (int8 exactly), so a record `ok` is a correct result. The templates are the ones the dtype and
-// device call for: conv2d_int8.cpu for i8, conv2d_bf16.cpu for bf16 where the CPU has
-// avx512_bf16 (NCHW layers), the float32 kernels widened elsewhere; and the i8 records name
-// their activations' signedness.
+// device call for: conv2d_int8.cpu for i8 (NCHW layers), conv2d_int8_direct.cpu for i8 on
+// nchw16c, conv2d_bf16.cpu and conv2d_bf16_direct.cpu for bf16 where the CPU has avx512_bf16, the
+// float32 kernels widened elsewhere; and the i8 records name their activations' signedness.
 TEST_F(DtypeCliTest, ConvolutionsTuneAndCheckInEveryLowPrecision) {
   CommandRun space = optune("space --op gemm --shape 8,8,8 --dtype bf16 --target cpu --format json");
   ASSERT_EQ(space.code, 0) << space.err;
@@ -135,17 +135,21 @@ TEST_F(DtypeCliTest, ConvolutionsTuneAndCheckInEveryLowPrecision) {
   struct Case {
     std::string op, shape, dtype, expected_template;  // "" : a widened float32 template
   };
-  const std::vector<Case> cases = {
+  std::vector<Case> cases = {
       {"conv2d", "N=2,C=13,H=9,W=11,K=21,R=3,S=3,stride=2,pad=1", "i8", "conv2d_int8.cpu"},
       {"conv2d", "N=1,C=6,H=10,W=9,K=17,R=3,S=2,pad=2,dilation=2", "i8", "conv2d_int8.cpu"},
       {"conv2d", "N=1,C=24,H=6,W=5,K=40,R=1,S=1", "i8", "conv2d_int8.cpu"},
       {"conv2d", "N=1,C=13,H=9,W=11,K=21,R=3,S=3,stride=2,pad=1", "bf16", bf16_dot ? "conv2d_bf16.cpu" : ""},
       {"conv2d", "N=1,C=13,H=9,W=11,K=21,R=3,S=3,pad=1", "f16", ""},
       {"conv2d", "N=1,C=16,H=7,W=6,K=32,R=3,S=3,pad=1,layout=nchw8c", "bf16", ""},
+      {"conv2d", "N=2,C=20,H=9,W=11,K=37,R=3,S=3,stride=2,pad=1,layout=nchw16c", "i8", "conv2d_int8_direct.cpu"},
+      {"conv2d", "N=1,C=24,H=10,W=10,K=20,R=1,S=1,stride=2,layout=nchw16c", "i8", "conv2d_int8_direct.cpu"},
       {"depthwise_conv2d", "N=1,C=20,H=11,W=9,R=3,S=3,stride=2,pad=1", "i8", "depthwise_conv2d.cpu"},
       {"depthwise_conv2d", "N=1,C=12,H=9,W=10,R=5,S=5,pad=2", "bf16", "depthwise_conv2d.cpu"},
       {"depthwise_conv2d", "N=2,C=8,H=7,W=7,R=3,S=3,pad=1", "f16", "depthwise_conv2d.cpu"},
   };
+  if (bf16_dot) cases.push_back({"conv2d", "N=1,C=40,H=7,W=9,K=48,R=3,S=2,pad=2,dilation=2,layout=nchw16c", "bf16",
+                                 "conv2d_bf16_direct.cpu"});
   for (const Case& c : cases) {
     CommandRun run = optune("tune --op " + c.op + " --shape " + c.shape + " --dtype " + c.dtype +
                             " --target cpu --tuner random --trials 3 --batch-size 3 --repeat 1 --min-repeat-ms 1 "
@@ -170,11 +174,12 @@ TEST_F(DtypeCliTest, ConvolutionsTuneAndCheckInEveryLowPrecision) {
   }
 }
 
-// What the low-precision convolutions cannot run is bad input naming why: a kept layout in int8,
-// a depthwise int8 filter whose float32 sums would not be exact, a float32 template named for i8.
+// What the low-precision convolutions cannot run is bad input naming why: an int8 kept layout other
+// than nchw16c (naming the template of that one), a depthwise int8 filter whose float32 sums would
+// not be exact, a float32 template named for i8.
 TEST_F(DtypeCliTest, ConvolutionsRefuseWhatTheirPrecisionCannotRun) {
-  expect_bad_input("tune --op conv2d --shape N=1,C=16,H=8,W=8,K=16,R=3,S=3,pad=1,layout=nchw16c --dtype i8 "
-                   "--target cpu --db " + db(), "NCHW");
+  expect_bad_input("tune --op conv2d --shape N=1,C=16,H=8,W=8,K=16,R=3,S=3,pad=1,layout=nchw8c --dtype i8 "
+                   "--target cpu --db " + db(), "conv2d_int8_direct.cpu");
   expect_bad_input("tune --op depthwise_conv2d --shape N=1,C=4,H=40,W=40,R=23,S=23,pad=11 --dtype i8 --target cpu "
                    "--db " + db(), "514");
   expect_bad_input("tune --op conv2d --shape N=1,C=8,H=8,W=8,K=8,R=3,S=3 --dtype i8 --template conv2d.cpu "
@@ -259,6 +264,31 @@ int conv(const cpu::Conv2dDims& d, bool expect_tuned, double bound) {
   return e <= bound && tuned == expect_tuned ? 0 : 1;
 }
 
+// A conv2d on the kept NCHW16c layout through optune::conv2d_nchw16c: the NCHW operands blocked in
+// and the output blocked out (channels past K must be zeros).
+template <typename TIn, typename TW, typename TOut>
+int conv_nchw16c(const cpu::Conv2dDims& d, bool expect_tuned, double bound) {
+  auto in = values<TIn>(d.N * d.C * d.H * d.W);
+  auto w = values<TW>(d.K * d.C * d.R * d.S);
+  const long P = d.out_h(), Q = d.out_w(), in_blocks = (d.C + 15) / 16, out_blocks = (d.K + 15) / 16;
+  std::vector<TIn> blocked_in(d.N * in_blocks * d.H * d.W * 16, TIn{});
+  for (long n = 0; n < d.N; ++n) for (long c = 0; c < d.C; ++c) for (long p = 0; p < d.H * d.W; ++p)
+    blocked_in[((n * in_blocks + c / 16) * d.H * d.W + p) * 16 + c % 16] = in[(n * d.C + c) * d.H * d.W + p];
+  std::vector<TOut> out(d.N * out_blocks * P * Q * 16);
+  const bool tuned = optune::conv2d_nchw16c(d, blocked_in.data(), w.data(), out.data());
+  std::vector<double> want(out.size(), 0.0);
+  for (long n = 0; n < d.N; ++n) for (long k = 0; k < d.K; ++k) for (long p = 0; p < P; ++p) for (long q = 0; q < Q; ++q)
+    for (long c = 0; c < d.C; ++c) for (long r = 0; r < d.R; ++r) for (long s = 0; s < d.S; ++s) {
+      const long h = p * d.stride - d.pad + r * d.dilation, x = q * d.stride - d.pad + s * d.dilation;
+      if (h >= 0 && h < d.H && x >= 0 && x < d.W)
+        want[((n * out_blocks + k / 16) * P * Q + p * Q + q) * 16 + k % 16] +=
+            value(in[((n * d.C + c) * d.H + h) * d.W + x]) * value(w[((k * d.C + c) * d.R + r) * d.S + s]);
+    }
+  const double e = error(out, want);
+  std::printf("conv2d_nchw16c K%ld %s: %s, error %.3g\n", long(d.K), sizeof(TOut) == 4 ? "int8" : "bf16", tuned ? "tuned" : "default", e);
+  return e <= bound && tuned == expect_tuned ? 0 : 1;
+}
+
 int main() {
   const double bf16 = 2 * std::ldexp(1.0, -8) + 1000 * std::ldexp(1.0, -24);
   int failures = gemm<std::uint8_t, std::int8_t, std::int32_t>(29, 40, 132, true, 0) +
@@ -273,6 +303,15 @@ int main() {
               conv<std::uint8_t, std::int8_t, std::int32_t>(other, false, 0);
 #ifdef WITH_BF16_CONV
   failures += conv<cpu::bfloat16, cpu::bfloat16, cpu::bfloat16>(layer, true, bf16);
+#endif
+  // The kept layout: the tuned layer, and another (the default config).
+  const cpu::Conv2dDims kept{.N = 1, .C = 20, .H = 9, .W = 11, .K = 21, .R = 3, .S = 3, .stride = 1, .pad = 1};
+  cpu::Conv2dDims kept_other = kept;
+  kept_other.stride = 2;
+  failures += conv_nchw16c<std::uint8_t, std::int8_t, std::int32_t>(kept, true, 0) +
+              conv_nchw16c<std::uint8_t, std::int8_t, std::int32_t>(kept_other, false, 0);
+#ifdef WITH_BF16_CONV
+  failures += conv_nchw16c<cpu::bfloat16, cpu::bfloat16, cpu::bfloat16>(kept, true, bf16);
 #endif
   // The widened tables: a depthwise layer in int8 and a conv2d layer in f16.
   const cpu::Conv2dDims depthwise{.N = 1, .C = 12, .H = 9, .W = 10, .K = 12, .R = 3, .S = 3, .stride = 2, .pad = 1};
@@ -291,6 +330,8 @@ TEST_F(DtypeCliTest, Int8AndBf16TablesAreCompiledIntoAConsumerThatGetsTheRightAn
   std::vector<std::string> tunes = {"--op gemm --shape 29,40,132 --dtype i8", "--op gemm --shape 37,45,300 --dtype bf16",
                                     "--op conv2d --shape N=1,C=13,H=9,W=11,K=21,R=3,S=3,pad=1 --dtype i8"};
   if (bf16_conv_table) tunes.push_back("--op conv2d --shape N=1,C=13,H=9,W=11,K=21,R=3,S=3,pad=1 --dtype bf16");
+  tunes.push_back("--op conv2d --shape N=1,C=20,H=9,W=11,K=21,R=3,S=3,pad=1,layout=nchw16c --dtype i8");
+  if (bf16_conv_table) tunes.push_back("--op conv2d --shape N=1,C=20,H=9,W=11,K=21,R=3,S=3,pad=1,layout=nchw16c --dtype bf16");
   tunes.push_back("--op depthwise_conv2d --shape N=1,C=12,H=9,W=10,R=3,S=3,stride=2,pad=1 --dtype i8");
   tunes.push_back("--op conv2d --shape N=1,C=6,H=8,W=7,K=9,R=3,S=3,pad=1 --dtype f16");
   for (const auto& tune : tunes) {
@@ -307,6 +348,8 @@ TEST_F(DtypeCliTest, Int8AndBf16TablesAreCompiledIntoAConsumerThatGetsTheRightAn
   EXPECT_NE(header.find("{29, 40, 132, optune::kernels::cpu::GemmInt8Config{"), std::string::npos) << header;
   EXPECT_NE(header.find("gemm.i8.M31.N40.K132: never tuned"), std::string::npos) << header;
   EXPECT_NE(header.find("kConv2dInt8 = "), std::string::npos) << header;
+  EXPECT_NE(header.find("kConv2dInt8Nchw16c = "), std::string::npos) << header;
+  EXPECT_EQ(header.find("kConv2dBf16Nchw16c = ") != std::string::npos, bf16_conv_table) << header;
   EXPECT_EQ(header.find("kGemmF16"), std::string::npos) << "no f16 GEMM records, no f16 GEMM table";
   EXPECT_NE(header.find("kDepthwiseConv2dInt8 = "), std::string::npos) << header;
   EXPECT_NE(header.find("kConv2dF16 = "), std::string::npos) << header;

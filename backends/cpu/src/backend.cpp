@@ -49,7 +49,8 @@ class CpuBackend final : public measure::Backend {
     return {&kernels::cpu_gemm_template(),        &kernels::cpu_gemm_int8_template(),
             &kernels::cpu_gemm_bf16_template(),   &kernels::cpu_conv2d_template(),
             &kernels::cpu_conv2d_gemm_template(), &kernels::cpu_conv2d_int8_template(),
-            &kernels::cpu_conv2d_bf16_template(), &kernels::cpu_depthwise_conv2d_template()};
+            &kernels::cpu_conv2d_bf16_template(), &kernels::cpu_conv2d_int8_direct_template(),
+            &kernels::cpu_conv2d_bf16_direct_template(), &kernels::cpu_depthwise_conv2d_template()};
   }
 
   std::optional<measure::KernelSourceDir> kernel_sources() const override {

@@ -303,7 +303,9 @@ void store_tile(const float* __restrict tile, const Conv2dDims& d, Index k0, Ind
 // block kb, row rt) in Config's loop order and parallel split. What a "row" is the caller's: a row
 // of register tiles (for_each_tile below), or a band of pixels (conv2d_nchwc_pointwise.hpp).
 // The fused split hands out `fused_grab` consecutive items at a time.
-template <Conv2dConfig Config, typename FillRow, typename RunItem>
+// Config: a Conv2dConfig, or any config with its threads, loop_order and parallel fields
+// (conv2d_dot_nchwc.hpp's).
+template <auto Config, typename FillRow, typename RunItem>
 void for_each_item(Index images, Index oc_blocks, Index rows, Index rows_to_fill, const FillRow& fill_row,
                    const RunItem& run_item, Index fused_grab = 1) {
   constexpr bool oc_outer = Config.loop_order == ConvLoopOrder::kOcOuter;

@@ -1,14 +1,18 @@
-// Build-time consumption of tuned int8 and bf16 conv2d configs (conv2d_int8.cpu, conv2d_bf16.cpu:
-// the GEMM configs of conv2d_dot.hpp): `optune apply-best` writes a table of TunedConv2dDot rows
-// per dtype, and the entry point optune::conv2d(...) overloaded on the element types, which runs
-// the config of the first row that holds the layer (tuned_conv2d.hpp's `holds`), else the default.
-// NCHW input and output, OIHW filter.
+// Build-time consumption of tuned int8 and bf16 conv2d configs: `optune apply-best` writes a table
+// of TunedConv2dDot rows per dtype and layout, and an entry point overloaded on the element types,
+// which runs the config of the first row that holds the layer (tuned_conv2d.hpp's `holds`), else
+// the default. OIHW filter.
+//   - NCHW input and output: optune::conv2d(...), conv2d_int8.cpu's and conv2d_bf16.cpu's GEMM
+//     configs (conv2d_dot.hpp).
+//   - NCHW16c input and output: optune::conv2d_nchw16c(...), conv2d_int8_direct.cpu's and
+//     conv2d_bf16_direct.cpu's configs (conv2d_dot_nchwc.hpp).
 #pragma once
 
 #include <cstddef>
 #include <utility>
 
 #include "optune/kernels/cpu/conv2d_dot.hpp"
+#include "optune/kernels/cpu/conv2d_dot_nchwc.hpp"
 #include "optune/kernels/cpu/tuned_conv2d.hpp"
 
 namespace optune::kernels::cpu {
@@ -21,22 +25,37 @@ struct TunedConv2dDot {
 };
 using TunedConv2dInt8 = TunedConv2dDot<GemmInt8Config>;
 using TunedConv2dBf16 = TunedConv2dDot<GemmBf16Config>;
+using TunedConv2dDotNchwc = TunedConv2dDot<Conv2dDotNchwcConfig>;
 
-// int8: u8 (or s8) input, s8 filter, int32 output; bf16: bf16 all three. Returns whether a tuned
-// row ran.
-template <const auto& Table, auto Fallback, typename TIn, typename TW, typename TOut>
-bool conv2d_dot_tuned(const Conv2dDims& dims, const TIn* input, const TW* filter, TOut* output) {
+// The first row of Table that holds the layer, run(config) with it as a compile-time constant;
+// else run(Fallback). Returns whether a tuned row ran.
+template <const auto& Table, auto Fallback, typename Run>
+bool run_tuned_conv2d_dot(const Conv2dDims& dims, const Run& run) {
   const bool tuned = [&]<std::size_t... I>(std::index_sequence<I...>) {
     auto one = [&]<std::size_t J>() {
       constexpr auto entry = Table[J];
       if (!holds(entry.dims, entry.upper, dims)) return false;
-      conv2d_dot<entry.config>(dims, input, filter, output);
+      run.template operator()<entry.config>();
       return true;
     };
     return (one.template operator()<I>() || ...);
   }(std::make_index_sequence<Table.size()>{});
-  if (!tuned) conv2d_dot<Fallback>(dims, input, filter, output);
+  if (!tuned) run.template operator()<Fallback>();
   return tuned;
+}
+
+// int8: u8 (or s8) input, s8 filter, int32 output; bf16: bf16 all three. NCHW.
+template <const auto& Table, auto Fallback, typename TIn, typename TW, typename TOut>
+bool conv2d_dot_tuned(const Conv2dDims& dims, const TIn* input, const TW* filter, TOut* output) {
+  return run_tuned_conv2d_dot<Table, Fallback>(
+      dims, [&]<auto Config>() { conv2d_dot<Config>(dims, input, filter, output); });
+}
+
+// The same on NCHW16c input and output.
+template <const auto& Table, auto Fallback, typename TIn, typename TW, typename TOut>
+bool conv2d_dot_nchwc_tuned(const Conv2dDims& dims, const TIn* input, const TW* filter, TOut* output) {
+  return run_tuned_conv2d_dot<Table, Fallback>(
+      dims, [&]<auto Config>() { conv2d_dot_nchwc<Config>(dims, input, filter, output); });
 }
 
 }  // namespace optune::kernels::cpu

@@ -1,0 +1,359 @@
+// conv2d in int8 and bf16 as a direct convolution on the channel-blocked layout NCHW16c a network
+// keeps between its layers (layout.hpp): input [N][ceil(C/16)][H][W][16], output
+// [N][ceil(K/16)][P][Q][16], the filter packed once by conv2d_dot_nchwc_pack_filter. This is how
+// oneDNN's brgconv runs these precisions: no im2col columns, each register tile a run of output
+// pixels times 16-channel output vectors, reduced over the input channels in the groups one
+// dot-product instruction takes (G consecutive channels of a pixel are one 32-bit word of the
+// blocked input, broadcast).
+//   - int8, u8 image x s8 filter, int32 sums and output, exact: vpdpbusd (AVX-512 VNNI), G = 4.
+//   - bf16 image, filter and output, float32 sums rounded once: vdpbf16ps (AVX-512 BF16), G = 2.
+//   - Elsewhere (and s8 x s8, as Arm runs int8) the same packed layout in plain C++: correct on
+//     any CPU, tuned for the two above.
+// The packed filter holds, per output-channel block of OCV x 16 channels, per input-channel block,
+// tap and group: OCV vectors of 16 output channels x G input channels (one zmm each), zero past K
+// and past C, so channels past C in the input's last block may hold any finite value, and the
+// output's channels past K are written as zeros.
+// A padded layer's tiles read a zero-padded copy of the input (one row copy per image, channel
+// block and row, small next to the convolution); an unpadded one reads the input in place (its
+// tiles never reach past the tensor: the last columns and rows run on narrower and shorter tiles).
+//
+//   conv2d_dot_nchwc_pack_filter<Config>(dims, filter, packed);        // OIHW s8 or bf16
+//   conv2d_dot_nchwc_packed<Config>(dims, blocked_input, packed, blocked_output);
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "optune/kernels/cpu/aligned_buffer.hpp"
+#include "optune/kernels/cpu/conv2d.hpp"
+#include "optune/kernels/cpu/element_types.hpp"
+#include "optune/kernels/cpu/gemm_bf16.hpp"
+#include "optune/kernels/cpu/gemm_int8.hpp"
+
+namespace optune::kernels::cpu {
+
+// The layout's block: 16 channels, one AVX-512 vector of 32-bit sums (the plain path keeps it, so
+// that a config valid on one machine runs on any).
+inline constexpr int kDotNchwcBlock = 16;
+
+struct Conv2dDotNchwcConfig {
+  int oc_vectors = 2;  // output-channel blocks of 16 per register tile
+  int ow_block = 12;   // output pixels along a row per register tile
+  int oh_block = 1;    // output rows per register tile
+  int threads = 1;
+  ConvLoopOrder loop_order = ConvLoopOrder::kOcOuter;
+  ConvParallel parallel = ConvParallel::kOuter;
+
+  friend constexpr bool operator==(const Conv2dDotNchwcConfig&, const Conv2dDotNchwcConfig&) = default;
+};
+
+// Accumulators, the tile's filter vectors and a broadcast within AVX-512's 32 vector registers.
+constexpr const char* conv2d_dot_nchwc_config_error(const Conv2dDotNchwcConfig& c) {
+  if (c.oc_vectors < 1 || c.oc_vectors > 8) return "oc_vectors must be in 1..8";
+  if (c.ow_block < 1 || c.ow_block > 28) return "ow_block must be in 1..28";
+  if (c.oh_block < 1 || c.oh_block > 4) return "oh_block must be in 1..4";
+  if (c.oh_block * c.ow_block * c.oc_vectors + c.oc_vectors + 1 > 32) return "the tile needs more than 32 registers";
+  if (c.threads < 1 || c.threads > 1024) return "threads must be in 1..1024";
+  return nullptr;
+}
+
+namespace conv_dot_nchwc_detail {
+
+using Index = std::int64_t;
+constexpr int L = kDotNchwcBlock;
+
+// Input channels one dot product sums per lane: four bytes or two bf16, one 32-bit word.
+template <typename TIn>
+constexpr int group() {
+  return static_cast<int>(4 / sizeof(TIn));
+}
+
+template <typename TIn, typename TW>
+constexpr bool vnni_path() {
+#if defined(OPTUNE_GEMM_INT8_VNNI)
+  return std::is_same_v<TIn, std::uint8_t> && std::is_same_v<TW, std::int8_t>;
+#else
+  return false;
+#endif
+}
+
+template <typename TIn>
+constexpr bool bf16_path() {
+#if defined(OPTUNE_GEMM_BF16_AVX512)
+  return std::is_same_v<TIn, bfloat16>;
+#else
+  return false;
+#endif
+}
+
+// What a tile reads: its first input pixel's channel block 0, and the source's geometry in
+// elements (a row of pixels, a channel block's plane), with the layer's stride and dilation.
+struct Source {
+  Index row = 0, plane = 0, stride = 1, dilation = 1, channel_blocks = 0, R = 0, S = 0;
+};
+
+#if defined(OPTUNE_GEMM_INT8_VNNI) || defined(OPTUNE_GEMM_BF16_AVX512)
+// The accumulating vector: float32 sums for bf16, int32 for int8 (std::conditional_t would drop
+// the vector types' attributes).
+template <bool Float>
+struct AccumulatorOf {
+  using type = __m512i;
+};
+template <>
+struct AccumulatorOf<true> {
+  using type = __m512;
+};
+#endif
+
+inline std::int32_t load_word(const void* at) {
+  std::int32_t word;
+  std::memcpy(&word, at, sizeof word);
+  return word;
+}
+
+// One register tile: H rows x W pixels x OCV output vectors, reduced over every input channel
+// block and tap, stored into the blocked output at `out` (its first pixel of its first vector;
+// `out_row` and `out_plane` elements apart). Only the first `vectors` vectors are stored (the
+// rest lie past the output's last block).
+template <int OCV, int W, int H, typename TIn, typename TW, typename TOut>
+void tile(const TIn* in, const Source& src, const TW* filter, TOut* out, Index out_row, Index out_plane,
+          Index vectors) {
+  constexpr int G = group<TIn>(), Groups = L / G;
+  constexpr Index kFilterStep = Index{Groups} * OCV * L * G;  // elements per (block, tap)
+  const Index pixel_step = src.stride * L, row_step = src.stride * src.row;
+#if defined(OPTUNE_GEMM_INT8_VNNI) || defined(OPTUNE_GEMM_BF16_AVX512)
+  if constexpr (vnni_path<TIn, TW>() || bf16_path<TIn>()) {
+    using Acc = typename AccumulatorOf<std::is_same_v<TOut, bfloat16>>::type;
+    Acc acc[H][W][OCV];
+#pragma GCC unroll 4
+    for (int h = 0; h < H; ++h)
+#pragma GCC unroll 28
+      for (int j = 0; j < W; ++j)
+#pragma GCC unroll 8
+        for (int v = 0; v < OCV; ++v) acc[h][j][v] = Acc{};
+    const TW* f = filter;
+    for (Index cb = 0; cb < src.channel_blocks; ++cb) {
+      for (Index r = 0; r < src.R; ++r) {
+        for (Index s = 0; s < src.S; ++s, f += kFilterStep) {
+          const TIn* px = in + cb * src.plane + (r * src.row + s * L) * src.dilation;
+#pragma GCC unroll 8
+          for (int q = 0; q < Groups; ++q) {
+            __m512i fv[OCV];
+#pragma GCC unroll 8
+            for (int v = 0; v < OCV; ++v) fv[v] = _mm512_load_si512(f + (q * OCV + v) * L * G);
+#pragma GCC unroll 4
+            for (int h = 0; h < H; ++h) {
+#pragma GCC unroll 28
+              for (int j = 0; j < W; ++j) {
+                const __m512i a = _mm512_set1_epi32(load_word(px + h * row_step + j * pixel_step + q * G));
+#pragma GCC unroll 8
+                for (int v = 0; v < OCV; ++v) {
+#if defined(OPTUNE_GEMM_INT8_VNNI)
+                  if constexpr (vnni_path<TIn, TW>()) acc[h][j][v] = gemm_int8_detail::dpbusd(acc[h][j][v], a, fv[v]);
+#endif
+#if defined(OPTUNE_GEMM_BF16_AVX512)
+                  if constexpr (bf16_path<TIn>())
+                    acc[h][j][v] = _mm512_dpbf16_ps(acc[h][j][v], (__m512bh)a, (__m512bh)fv[v]);
+#endif
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+#pragma GCC unroll 4
+    for (int h = 0; h < H; ++h)
+#pragma GCC unroll 28
+      for (int j = 0; j < W; ++j)
+#pragma GCC unroll 8
+        for (int v = 0; v < OCV; ++v) {
+          if (v >= vectors) continue;
+          TOut* o = out + v * out_plane + h * out_row + j * L;
+          if constexpr (std::is_same_v<TOut, bfloat16>) {
+#if defined(OPTUNE_GEMM_BF16_AVX512)
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), gemm_bf16_detail::narrow_bf16(acc[h][j][v]));
+#endif
+          } else {
+            _mm512_storeu_si512(o, acc[h][j][v]);
+          }
+        }
+    return;
+  }
+#endif
+  // Plain C++: the same order of groups, bf16 products summed in float32. A group's filter values
+  // are widened first, one array per element of the group. Its elements are summed in order: with
+  // the odd one first (vdpbf16ps's order), GCC 12.2's loop vectorizer at -O3 produced wrong sums
+  // for one-vector, one-pixel tiles (right at -O2 and under the sanitizers).
+  using Sum = std::conditional_t<std::is_same_v<TOut, bfloat16>, float, std::int32_t>;
+  Sum acc[H][W][OCV][L] = {};
+  const TW* f = filter;
+  for (Index cb = 0; cb < src.channel_blocks; ++cb) {
+    for (Index r = 0; r < src.R; ++r) {
+      for (Index s = 0; s < src.S; ++s, f += kFilterStep) {
+        const TIn* px = in + cb * src.plane + (r * src.row + s * L) * src.dilation;
+        for (int q = 0; q < Groups; ++q) {
+          Sum weights[G][OCV][L];
+          for (int v = 0; v < OCV; ++v)
+            for (int lane = 0; lane < L; ++lane)
+              for (int e = 0; e < G; ++e) {
+                const TW w = f[((q * OCV + v) * L + lane) * G + e];
+                if constexpr (std::is_same_v<Sum, float>)
+                  weights[e][v][lane] = widen(w);
+                else
+                  weights[e][v][lane] = w;
+              }
+          for (int h = 0; h < H; ++h) {
+            for (int j = 0; j < W; ++j) {
+              const TIn* a = px + h * row_step + j * pixel_step + q * G;
+              for (int e = 0; e < G; ++e) {
+                Sum activation;
+                if constexpr (std::is_same_v<Sum, float>)
+                  activation = widen(a[e]);
+                else
+                  activation = a[e];
+                for (int v = 0; v < OCV; ++v)
+                  for (int lane = 0; lane < L; ++lane) acc[h][j][v][lane] += activation * weights[e][v][lane];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  for (int h = 0; h < H; ++h)
+    for (int j = 0; j < W; ++j)
+      for (int v = 0; v < OCV && v < vectors; ++v)
+        for (int lane = 0; lane < L; ++lane) {
+          TOut* o = out + v * out_plane + h * out_row + j * L + lane;
+          if constexpr (std::is_same_v<Sum, float>)
+            *o = narrow<bfloat16>(acc[h][j][v][lane]);
+          else
+            *o = acc[h][j][v][lane];
+        }
+}
+
+// Row hp of channel block cb of image n's zero-padded copy (rows and columns of `pad` zeros
+// around each plane).
+template <typename T>
+void copy_padded_row(const Conv2dDims& d, const T* input, Index n, Index cb, Index hp, T* dst) {
+  const Index width = d.W + 2 * d.pad, h = hp - d.pad;
+  if (h < 0 || h >= d.H) {
+    std::memset(static_cast<void*>(dst), 0, sizeof(T) * width * L);
+    return;
+  }
+  const Index blocks = (d.C + L - 1) / L;
+  std::memset(static_cast<void*>(dst), 0, sizeof(T) * d.pad * L);
+  std::memcpy(static_cast<void*>(dst + d.pad * L), input + ((n * blocks + cb) * d.H + h) * d.W * L,
+              sizeof(T) * d.W * L);
+  std::memset(static_cast<void*>(dst + (d.pad + d.W) * L), 0, sizeof(T) * d.pad * L);
+}
+
+}  // namespace conv_dot_nchwc_detail
+
+// Elements of the packed filter.
+template <Conv2dDotNchwcConfig Config>
+constexpr std::int64_t conv2d_dot_nchwc_packed_filter_size(const Conv2dDims& d) {
+  constexpr std::int64_t L = kDotNchwcBlock, OB = Config.oc_vectors * L;
+  return (d.K + OB - 1) / OB * OB * ((d.C + L - 1) / L * L) * d.R * d.S;
+}
+
+// OIHW filter -> [oc block][ic block][r][s][group][OCV vectors][16 output channels][G input
+// channels], zero past K and C.
+template <Conv2dDotNchwcConfig Config, typename TW>
+void conv2d_dot_nchwc_pack_filter(const Conv2dDims& d, const TW* filter, TW* packed) {
+  using namespace conv_dot_nchwc_detail;
+  constexpr int OCV = Config.oc_vectors;
+  constexpr int G = std::is_same_v<TW, bfloat16> ? 2 : 4, Groups = L / G;
+  const Index oc_blocks = (d.K + OCV * L - 1) / (OCV * L), ic_blocks = (d.C + L - 1) / L;
+  TW* dst = packed;
+  for (Index kb = 0; kb < oc_blocks; ++kb)
+    for (Index cb = 0; cb < ic_blocks; ++cb)
+      for (Index r = 0; r < d.R; ++r)
+        for (Index s = 0; s < d.S; ++s)
+          for (int q = 0; q < Groups; ++q)
+            for (int v = 0; v < OCV; ++v)
+              for (int lane = 0; lane < L; ++lane)
+                for (int e = 0; e < G; ++e) {
+                  const Index k = (kb * OCV + v) * L + lane, c = cb * L + q * G + e;
+                  *dst++ = k < d.K && c < d.C ? filter[((k * d.C + c) * d.R + r) * d.S + s] : TW{};
+                }
+}
+
+// output = conv2d(input, filter) on NCHW16c tensors, the filter packed by
+// conv2d_dot_nchwc_pack_filter<Config>. TIn u8 (x86 int8) or s8 (Arm's) with TW s8 and TOut int32;
+// or bfloat16 all three.
+template <Conv2dDotNchwcConfig Config, typename TIn, typename TW, typename TOut>
+void conv2d_dot_nchwc_packed(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOut* output) {
+  using namespace conv_dot_nchwc_detail;
+  static_assert(conv2d_dot_nchwc_config_error(Config) == nullptr, "invalid Conv2dDotNchwcConfig");
+  constexpr bool kBf16 = std::is_same_v<TIn, bfloat16>;
+  static_assert(!kBf16 || (std::is_same_v<TW, bfloat16> && std::is_same_v<TOut, bfloat16>),
+                "bf16 convolution: bf16 input, filter and output");
+  static_assert(kBf16 || (sizeof(TIn) == 1 && std::is_same_v<TW, std::int8_t> && std::is_same_v<TOut, std::int32_t>),
+                "int8 convolution: u8 or s8 input, s8 filter, int32 output");
+  constexpr int OCV = Config.oc_vectors, OWB = Config.ow_block, OHB = Config.oh_block;
+  const Index P = d.out_h(), Q = d.out_w(), in_blocks = (d.C + L - 1) / L, out_blocks = (d.K + L - 1) / L;
+  const Index oc_blocks = (d.K + OCV * L - 1) / (OCV * L), row_tiles = (P + OHB - 1) / OHB;
+  const Index filter_block = in_blocks * d.R * d.S * OCV * L * L;  // elements per output-channel block
+
+  // A padded layer reads a zero-padded copy, written by the team before any tile runs.
+  const bool padded = d.pad > 0;
+  const Index width = d.W + 2 * d.pad, height = d.H + 2 * d.pad;
+  thread_local AlignedBuffer copy_buffer;  // the calling thread's; its team shares it
+  const Index copy_elements = padded ? d.N * in_blocks * height * width * L : 0;
+  TIn* copy = padded ? reinterpret_cast<TIn*>(copy_buffer.reserve(
+                           static_cast<std::size_t>((copy_elements * static_cast<Index>(sizeof(TIn)) + 3) / 4)))
+                     : nullptr;
+  const TIn* source = padded ? copy : input;
+  const Source src{width * L, height * width * L, d.stride, d.dilation, in_blocks, d.R, d.S};
+  auto fill_row = [&](Index row) {
+    const Index n = row / (in_blocks * height), rest = row % (in_blocks * height);
+    copy_padded_row(d, input, n, rest / height, rest % height, copy + row * width * L);
+  };
+
+  const Index whole_columns = Q / OWB * OWB;
+  auto run_item = [&](Index n, Index kb, Index rt) {
+    const Index oh0 = rt * OHB, rows = std::min<Index>(OHB, P - oh0);
+    const Index vectors = std::min<Index>(OCV, out_blocks - kb * OCV);
+    const TW* filter = packed_filter + kb * filter_block;
+    // The tile of Width columns and Height rows at output (oh, ow0).
+    auto run = [&]<int Width, int Height>(Index oh, Index ow0) {
+      const TIn* in = source + n * in_blocks * src.plane + (oh * src.row + ow0 * L) * d.stride;
+      TOut* out = output + ((n * out_blocks + kb * OCV) * P + oh) * Q * L + ow0 * L;
+      tile<OCV, Width, Height>(in, src, filter, out, Q * L, P * Q * L, vectors);
+    };
+    // A row band's tiles, the last (when Q is not a multiple of OWB) on a narrower micro-kernel.
+    auto band = [&]<int Height>(Index oh) {
+      for (Index ow0 = 0; ow0 < whole_columns; ow0 += OWB) run.template operator()<OWB, Height>(oh, ow0);
+      if constexpr (OWB > 1) {
+        if (whole_columns < Q) {
+          conv_detail::with_constant<OWB - 1>(Q - whole_columns, [&]<int Width>() {
+            run.template operator()<Width, Height>(oh, whole_columns);
+          });
+        }
+      }
+    };
+    if (rows == OHB) {
+      band.template operator()<OHB>(oh0);
+    } else {  // the last rows, one at a time
+      for (Index oh = oh0; oh < oh0 + rows; ++oh) band.template operator()<1>(oh);
+    }
+  };
+  conv_detail::for_each_item<Config>(d.N, oc_blocks, row_tiles, padded ? d.N * in_blocks * height : 0, fill_row,
+                                     run_item);
+}
+
+// One call that packs the filter (into a per-thread buffer) and convolves: apply-best's entry.
+template <Conv2dDotNchwcConfig Config, typename TIn, typename TW, typename TOut>
+void conv2d_dot_nchwc(const Conv2dDims& d, const TIn* input, const TW* filter, TOut* output) {
+  thread_local AlignedBuffer packed;
+  const auto elements = conv2d_dot_nchwc_packed_filter_size<Config>(d);
+  TW* buffer = reinterpret_cast<TW*>(packed.reserve(static_cast<std::size_t>((elements * static_cast<std::int64_t>(sizeof(TW)) + 3) / 4)));
+  conv2d_dot_nchwc_pack_filter<Config>(d, filter, buffer);
+  conv2d_dot_nchwc_packed<Config>(d, input, buffer, output);
+}
+
+}  // namespace optune::kernels::cpu

@@ -1,0 +1,252 @@
+// The "conv2d_int8_direct.cpu" and "conv2d_bf16_direct.cpu" templates: int8 and bf16 conv2d on the
+// NCHW16c layout a network keeps (workloads "conv2d.nchw16c.i8...", "...bf16..."), as a direct
+// convolution on dot-product instructions (optune/kernels/cpu/conv2d_dot_nchwc.hpp: vpdpbusd,
+// vdpbf16ps). NCHW layers keep the im2col GEMM templates (conv2d_int8.cpu, conv2d_bf16.cpu).
+//   - int8 (u8 image on x86, s8 on Arm, s8 filter, int32 output) applies on every CPU: it is the
+//     only int8 template for a kept layout; off VNNI it runs the header's plain C++ path.
+//   - bf16 applies where the device has avx512_bf16, ahead of conv2d.cpu's widened float32 kernel,
+//     which serves the layout everywhere else.
+// Knobs: the register tile (oc_vectors x ow_block x oh_block), threads, loop order and parallel
+// split, with conv2d.cpu's names (conv2d_template.hpp), so the cost model reads them alike.
+#include <algorithm>
+#include <cmath>
+
+#include "conv2d_template.hpp"
+#include "optune/kernels/cpu/candidate.hpp"
+#include "template_support.hpp"
+#include "templates.hpp"
+
+namespace optune::kernels {
+namespace {
+
+using namespace cpu_conv2d;
+
+constexpr int kBlock = 16;      // conv2d_dot_nchwc.hpp's kDotNchwcBlock
+constexpr int kRegisters = 32;  // AVX-512's vector registers, which the tile is sized for
+
+struct Tile {
+  std::int64_t oc_vectors, ow, oh, threads;
+  bool row_outer, fused;
+};
+
+Tile tile_of(const ss::ConfigView& v) {
+  return {v.integer(kOcVectors),
+          v.integer(kOwBlock),
+          v.integer(kOhBlock),
+          v.integer(kThreads),
+          v.choice(kLoopOrder) == kLoopOrderNames[1],
+          v.choice(kParallel) == kParallelNames[1]};
+}
+
+std::int64_t dot_tile_registers(std::int64_t oh, std::int64_t ow, std::int64_t oc_vectors) {
+  return oh * ow * oc_vectors + oc_vectors + 1;
+}
+
+class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
+ public:
+  explicit CpuConv2dDotNchwcTemplate(DataType dtype) : dtype_(dtype) {}
+
+  std::string name() const override { return int8() ? "conv2d_int8_direct.cpu" : "conv2d_bf16_direct.cpu"; }
+  Op op() const override { return Op::kConv2d; }
+  std::string_view backend() const override { return "cpu"; }
+  std::vector<DataType> dtypes() const override { return {dtype_}; }
+  std::vector<DataType> input_dtypes(const Workload& /*workload*/, const DeviceInfo& device) const override {
+    if (int8()) return {int8_activations(device), DataType::kI8};
+    return {DataType::kBF16, DataType::kBF16};
+  }
+  bool applies(const Workload& workload, const DeviceInfo& device) const override {
+    if (!int8() && !device.has_isa("avx512_bf16")) return false;
+    return workload.layout_block == kBlock && !workload.nchw_input && workload.conv().groups == 1;
+  }
+  // Ahead of conv2d.cpu (0), which widens bf16 to float32 on this layout.
+  int priority() const override { return 20; }
+
+  ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
+    if (!applies(workload, device)) {
+      throw std::invalid_argument(name() + ": runs conv2d layers with groups = 1 on the kept layout nchw16c" +
+                                  (int8() ? "" : " where the CPU has avx512_bf16") + ", not " + workload.key());
+    }
+    const Conv2dShape& s = workload.conv();
+    const std::int64_t P = s.out_h(), Q = s.out_w();
+    ss::ConfigSpace space;
+    space.add(ss::IntRangeKnob{kOcVectors, 1, 4, 1});
+    space.add(ss::IntRangeKnob{kOwBlock, 1, 28, 1});
+    space.add(ss::IntRangeKnob{kOhBlock, 1, 4, 1});
+    space.add(ss::IntRangeKnob{kThreads, 1, std::max(1, device.cores), 1});
+    space.add(ss::ChoiceKnob{kLoopOrder, kLoopOrderNames});
+    space.add(ss::ChoiceKnob{kParallel, kParallelNames});
+    if (int8()) add_activations_knob(space, device);
+    space.add_constraint("the register tile, filter vectors and a broadcast fit 32 vector registers",
+                         [](const ss::ConfigView& v) {
+                           const Tile t = tile_of(v);
+                           return dot_tile_registers(t.oh, t.ow, t.oc_vectors) <= kRegisters;
+                         });
+    space.add_constraint("the output-channel block is not a whole vector past K",
+                         [s](const ss::ConfigView& v) { return (v.integer(kOcVectors) - 1) * kBlock < s.K; });
+    space.add_constraint("ow_block is at most the output width", [Q](const ss::ConfigView& v) {
+      return v.integer(kOwBlock) <= Q;
+    });
+    space.add_constraint("oh_block is at most the output height", [P](const ss::ConfigView& v) {
+      return v.integer(kOhBlock) <= P;
+    });
+    space.add_constraint("one thread splits nothing (parallel = outer)", [](const ss::ConfigView& v) {
+      return v.integer(kThreads) > 1 || v.choice(kParallel) == kParallelNames[0];
+    });
+    return space;
+  }
+
+  // Untuned: two output vectors, the widest row tile up to 14 pixels that divides the output width
+  // (else 12, or the width), two rows where they fit the registers, all cores sharing the fused
+  // (image, channel block, row) items dynamically: with one output-channel block (K = 32) the outer
+  // split would leave one thread the whole layer.
+  ss::Config default_config(const Workload& workload, const DeviceInfo& device,
+                            const ss::ConfigSpace& space) const override {
+    const Conv2dShape& s = workload.conv();
+    const std::int64_t Q = s.out_w(), P = s.out_h();
+    const std::int64_t oc_vectors = s.K > kBlock ? 2 : 1;
+    std::int64_t ow = std::min<std::int64_t>(Q, 12);
+    for (std::int64_t w = std::min<std::int64_t>(Q, 14); w >= 4; --w) {
+      if (Q % w == 0) {
+        ow = w;
+        break;
+      }
+    }
+    const std::int64_t oh = P > 1 && dot_tile_registers(2, ow, oc_vectors) <= kRegisters ? 2 : 1;
+    const int threads = std::max(1, device.cores);
+    ss::Config config{std::vector<std::uint32_t>(space.knobs().size(), 0)};
+    auto set = [&](const char* knob, const std::function<bool(const ss::ConfigView&)>& wanted) {
+      set_default(space, config, knob, wanted);
+    };
+    set(kOcVectors, [&](const ss::ConfigView& v) { return v.integer(kOcVectors) == oc_vectors; });
+    set(kOwBlock, [&](const ss::ConfigView& v) { return v.integer(kOwBlock) == ow; });
+    set(kOhBlock, [&](const ss::ConfigView& v) { return v.integer(kOhBlock) == oh; });
+    set(kThreads, [&](const ss::ConfigView& v) { return v.integer(kThreads) == threads; });
+    set(kLoopOrder, [](const ss::ConfigView& v) { return v.choice(kLoopOrder) == kLoopOrderNames[0]; });
+    set(kParallel, [&](const ss::ConfigView& v) {
+      return v.choice(kParallel) == kParallelNames[threads > 1 ? 1 : 0];
+    });
+    if (const std::string why = space.first_violation(config); !why.empty()) {
+      throw std::logic_error(name() + ": default config breaks '" + why + "'");
+    }
+    return config;
+  }
+
+  // The register tile's reuse, the packed filter block against the caches, the columns and rows
+  // the last tiles compute for nothing, and the items each thread gets.
+  std::vector<std::pair<std::string, double>> derived_features(const Workload& workload, const DeviceInfo& device,
+                                                               const ss::ConfigView& view) const override {
+    const Conv2dShape& s = workload.conv();
+    const Tile t = tile_of(view);
+    const double P = double(s.out_h()), Q = double(s.out_w());
+    const double pixels = double(t.ow * t.oh), vectors = double(t.oc_vectors);
+    const double element = int8() ? 1 : 2;
+    const double filter_block = std::ceil(double(s.C) / kBlock) * kBlock * double(s.R * s.S) * vectors * kBlock * element;
+    const double l1 = std::max<double>(1, double(device.l1d_bytes)), l2 = std::max<double>(1, double(device.l2_bytes));
+    const double oc_blocks = std::ceil(double(s.K) / (kBlock * vectors)), row_tiles = std::ceil(P / double(t.oh));
+    const double computed = std::ceil(Q / double(t.ow)) * double(t.ow) * row_tiles * double(t.oh);
+    return {
+        {"madd_per_load", pixels * vectors / (pixels + vectors)},
+        {"register_use", double(dot_tile_registers(t.oh, t.ow, t.oc_vectors)) / kRegisters},
+        {"filter_block_over_l1", filter_block / l1},
+        {"filter_block_over_l2", filter_block / l2},
+        {"edge_waste", 1.0 - P * Q / computed},
+        {"items_per_thread", double(s.N) * oc_blocks * row_tiles / double(t.threads)},
+        {"threads_per_core", double(t.threads) / std::max(1, device.cores)},
+        {"row_outer", t.row_outer ? 1.0 : 0.0},
+        {"fused", t.fused ? 1.0 : 0.0},
+    };
+  }
+
+  std::string config_literal(const ss::ConfigView& view) const override {
+    const Tile t = tile_of(view);
+    return fmt::format(
+        "optune::kernels::cpu::Conv2dDotNchwcConfig{{.oc_vectors = {}, .ow_block = {}, .oh_block = {}, "
+        ".threads = {}, .loop_order = optune::kernels::cpu::ConvLoopOrder::{}, "
+        ".parallel = optune::kernels::cpu::ConvParallel::{}}}",
+        t.oc_vectors, t.ow, t.oh, t.threads, t.row_outer ? "kRowOuter" : "kOcOuter", t.fused ? "kFused" : "kOuter");
+  }
+
+  // The filter is packed on the first call and again only when its pointer changes (weights are
+  // constants of an inference, as for conv2d.cpu: conv_candidate_source), so the runner times the
+  // convolution alone on the kept layout.
+  std::string emit_source(const Workload& workload, const DeviceInfo& device,
+                          const ss::ConfigView& view) const override {
+    const auto types = input_dtypes(workload, device);
+    const std::string in = cpu_element_type(types[0]), weights = cpu_element_type(types[1]);
+    const std::string out = cpu_element_type(int8() ? DataType::kI32 : DataType::kBF16);
+    return "// optune candidate of " + name() + " for " + workload.key() +
+           "\n"
+           "// Build: c++ -std=c++20 -O3 -march=<target> -fopenmp -fPIC -shared -I<kernels/include>\n"
+           "#include <optune/kernels/cpu/conv2d_dot_nchwc.hpp>\n\n"
+           "namespace {\n"
+           "constexpr auto kDims = " + cpu::conv2d_dims_literal(cpu::conv2d_dims(workload)) + ";\n"
+           "constexpr auto kConfig = " + config_literal(view) + ";\n"
+           "}  // namespace\n\n"
+           "extern \"C\" void " + std::string(kCandidateSymbol) + "(const void* const* inputs, void* output) {\n"
+           "  using namespace optune::kernels::cpu;\n"
+           "  static AlignedBuffer packed;\n"
+           "  static const void* packed_from = nullptr;\n"
+           "  const auto packed_bytes = conv2d_dot_nchwc_packed_filter_size<kConfig>(kDims) * sizeof(" + weights + ");\n"
+           "  auto* filter = reinterpret_cast<" + weights + "*>(packed.reserve((packed_bytes + 3) / 4));\n"
+           "  if (packed_from != inputs[1]) {\n"
+           "    conv2d_dot_nchwc_pack_filter<kConfig>(kDims, static_cast<const " + weights + "*>(inputs[1]), filter);\n"
+           "    packed_from = inputs[1];\n"
+           "  }\n"
+           "  conv2d_dot_nchwc_packed<kConfig>(kDims, static_cast<const " + in + "*>(inputs[0]), filter, static_cast<" +
+           out + "*>(output));\n"
+           "}\n";
+  }
+
+  // apply-best: rows of Conv2dDotNchwcConfig (tuned_conv2d_dot.hpp), and the entry point
+  // optune::conv2d_nchw16c on the dtype's elements.
+  std::vector<TableForm> table_forms() const override {
+    const std::string suffix = int8() ? "Int8" : "Bf16";
+    TableForm form;
+    form.include = "optune/kernels/cpu/tuned_conv2d_dot.hpp";
+    form.row_type = "optune::kernels::cpu::TunedConv2dDotNchwc";
+    form.config_type = "optune::kernels::cpu::Conv2dDotNchwcConfig";
+    form.table_name = "kConv2d" + suffix + "Nchw16c";
+    form.default_shape = "N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1,layout=nchw16c";
+    form.dtype = dtype_;
+    const std::string head = int8() ? "template <typename Activations>\nbool " : "inline bool ";
+    const std::string in = int8() ? "Activations" : "kernels::cpu::bfloat16";
+    const std::string weights = int8() ? "std::int8_t" : "kernels::cpu::bfloat16";
+    const std::string out = int8() ? "std::int32_t" : "kernels::cpu::bfloat16";
+    const std::string tuned = "<tuned::" + form.table_name + ", tuned::" + form.table_name + "Default>";
+    form.entry_point = "// NCHW16c output = conv2d(NCHW16c input, OIHW filter), " +
+                       std::string(int8() ? "int8 (int32 sums and output)" : "bf16 (float32 sums)") +
+                       ", with the tuned config of\n// the layer (else the default config). Returns whether a "
+                       "tuned config ran.\n" + head + "conv2d_nchw16c(const kernels::cpu::Conv2dDims& dims, const " +
+                       in + "* input, const " + weights + "* filter,\n                    " + out +
+                       "* output) {\n  return kernels::cpu::conv2d_dot_nchwc_tuned" + tuned +
+                       "(dims, input, filter, output);\n}\n";
+    return {form};
+  }
+
+  std::string table_row(const Workload& workload, const DeviceInfo&, const ss::ConfigView& view) const override {
+    return "{" + cpu::conv2d_dims_literal(cpu::conv2d_dims(workload)) + ", " + config_literal(view) + "}";
+  }
+  std::string table_range_row(const Workload& low, const Workload& high, const DeviceInfo&,
+                              const ss::ConfigView& view) const override {
+    return "{" + cpu::conv2d_dims_literal(cpu::conv2d_dims(low)) + ", " + config_literal(view) + ", " +
+           cpu::conv2d_dims_literal(cpu::conv2d_dims(high)) + "}";
+  }
+
+ private:
+  bool int8() const { return dtype_ == DataType::kI8; }
+  DataType dtype_;
+};
+
+}  // namespace
+
+const KernelTemplate& cpu_conv2d_int8_direct_template() {
+  static const CpuConv2dDotNchwcTemplate instance(DataType::kI8);
+  return instance;
+}
+
+const KernelTemplate& cpu_conv2d_bf16_direct_template() {
+  static const CpuConv2dDotNchwcTemplate instance(DataType::kBF16);
+  return instance;
+}
+
+}  // namespace optune::kernels
