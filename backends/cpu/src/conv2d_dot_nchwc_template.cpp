@@ -96,9 +96,11 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
   }
 
   // Untuned: two output vectors, the widest row tile up to 14 pixels that divides the output width
-  // (else 12, or the width), two rows where they fit the registers, all cores sharing the fused
-  // (image, channel block, row) items dynamically: with one output-channel block (K = 32) the outer
-  // split would leave one thread the whole layer.
+  // (else 12, or the width), two rows where they fit the registers, all cores. The threads split
+  // rows where there are 4 row tiles a thread (each input row then serves every output-channel
+  // block in cache), else output-channel blocks; dynamically over both loops where the split one
+  // would leave a thread under 2 items. Measured on ResNet-18's 3x3 layers (2 cores, int8):
+  // rows first was 3-30% faster on 56^2 to 14^2 outputs, channel blocks first 4-15% on 7^2.
   ss::Config default_config(const Workload& workload, const DeviceInfo& device,
                             const ss::ConfigSpace& space) const override {
     const Conv2dShape& s = workload.conv();
@@ -113,6 +115,9 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
     }
     const std::int64_t oh = P > 1 && dot_tile_registers(2, ow, oc_vectors) <= kRegisters ? 2 : 1;
     const int threads = std::max(1, device.cores);
+    const std::int64_t row_tiles = (P + oh - 1) / oh, oc_blocks = (s.K + kBlock * oc_vectors - 1) / (kBlock * oc_vectors);
+    const bool row_outer = row_tiles >= 4 * threads;
+    const bool fused = threads > 1 && s.N * (row_outer ? row_tiles : oc_blocks) < 2 * threads;
     ss::Config config{std::vector<std::uint32_t>(space.knobs().size(), 0)};
     auto set = [&](const char* knob, const std::function<bool(const ss::ConfigView&)>& wanted) {
       set_default(space, config, knob, wanted);
@@ -121,10 +126,8 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
     set(kOwBlock, [&](const ss::ConfigView& v) { return v.integer(kOwBlock) == ow; });
     set(kOhBlock, [&](const ss::ConfigView& v) { return v.integer(kOhBlock) == oh; });
     set(kThreads, [&](const ss::ConfigView& v) { return v.integer(kThreads) == threads; });
-    set(kLoopOrder, [](const ss::ConfigView& v) { return v.choice(kLoopOrder) == kLoopOrderNames[0]; });
-    set(kParallel, [&](const ss::ConfigView& v) {
-      return v.choice(kParallel) == kParallelNames[threads > 1 ? 1 : 0];
-    });
+    set(kLoopOrder, [&](const ss::ConfigView& v) { return v.choice(kLoopOrder) == kLoopOrderNames[row_outer ? 1 : 0]; });
+    set(kParallel, [&](const ss::ConfigView& v) { return v.choice(kParallel) == kParallelNames[fused ? 1 : 0]; });
     if (const std::string why = space.first_violation(config); !why.empty()) {
       throw std::logic_error(name() + ": default config breaks '" + why + "'");
     }
@@ -192,7 +195,8 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
            "    conv2d_dot_nchwc_pack_filter<kConfig>(kDims, static_cast<const " + weights + "*>(inputs[1]), filter);\n"
            "    packed_from = inputs[1];\n"
            "  }\n"
-           "  conv2d_dot_nchwc_packed<kConfig>(kDims, static_cast<const " + in + "*>(inputs[0]), filter, static_cast<" +
+           "  conv2d_dot_nchwc_packed<kConfig, " + std::to_string(workload.conv().stride) +
+           ">(kDims, static_cast<const " + in + "*>(inputs[0]), filter, static_cast<" +
            out + "*>(output));\n"
            "}\n";
   }

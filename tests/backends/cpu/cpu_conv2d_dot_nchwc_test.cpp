@@ -1,8 +1,8 @@
 // conv2d_dot_nchwc.hpp (direct int8 and bf16 conv2d on the kept NCHW16c layout) against a direct
 // reference, over layers that exercise its edges: channels that are not whole blocks of 16 (input
-// and output), padding read through the zero-padded copy, strides 2 and 3 and dilation read in
-// place, output widths and heights that are not whole tiles, a batch of two; configs of one to four
-// output vectors, one to three rows, one and two threads, both loop orders and splits. int8 is
+// and output), padding as wide as the stride (its taps skipped, the input read in place) and wider
+// (read through the zero-padded copy), strides 2 and 3 and dilation, output widths and heights
+// that are not whole tiles, a batch of two; configs of one to four output vectors, one to three rows, one and two threads, both loop orders and splits. int8 is
 // exact (u8 x s8 as VNNI runs it, s8 x s8 as Arm does); bf16 within 2u(bf16) + CRS u(f32); the
 // output's channels past K are zeros. Built twice: -march=native (this machine's path: VNNI and
 // AVX-512 BF16 where it has them) and, on x86, without AVX-512 (the plain C++ path).
@@ -30,6 +30,12 @@ const std::vector<Conv2dDims> kLayers = {
     {.N = 1, .C = 24, .H = 10, .W = 10, .K = 20, .R = 1, .S = 1, .stride = 2},  // in place, strided
     {.N = 2, .C = 16, .H = 9, .W = 7, .K = 48, .R = 3, .S = 3, .stride = 1, .dilation = 2},  // in place
     {.N = 1, .C = 48, .H = 7, .W = 7, .K = 64, .R = 3, .S = 3, .stride = 1, .pad = 1},
+    // Padding no wider than the stride, read nowhere (its taps skipped, the input read in place):
+    // dilated, and as wide as a stride of 2.
+    {.N = 1, .C = 16, .H = 10, .W = 9, .K = 16, .R = 3, .S = 3, .stride = 1, .pad = 1, .dilation = 2},
+    {.N = 2, .C = 20, .H = 13, .W = 12, .K = 24, .R = 5, .S = 5, .stride = 2, .pad = 2},
+    // Wider padding than the stride, read from the zero-padded copy.
+    {.N = 1, .C = 16, .H = 8, .W = 9, .K = 16, .R = 5, .S = 5, .stride = 1, .pad = 2},
 };
 
 constexpr std::array<Conv2dDotNchwcConfig, 6> kConfigs = {

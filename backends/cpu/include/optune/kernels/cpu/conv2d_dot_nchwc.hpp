@@ -13,9 +13,10 @@
 // tap and group: OCV vectors of 16 output channels x G input channels (one zmm each), zero past K
 // and past C, so channels past C in the input's last block may hold any finite value, and the
 // output's channels past K are written as zeros.
-// A padded layer's tiles read a zero-padded copy of the input (one row copy per image, channel
-// block and row, small next to the convolution); an unpadded one reads the input in place (its
-// tiles never reach past the tensor: the last columns and rows run on narrower and shorter tiles).
+// Tiles read the input in place and skip the taps that would read padding no wider than the
+// stride (every padded 3x3 layer of ResNet); wider padding is read from a zero-padded copy of the
+// input (one row copy per image, channel block and row). A tile never reads past the tensor: the
+// last columns and rows run on narrower and shorter tiles.
 //
 //   conv2d_dot_nchwc_pack_filter<Config>(dims, filter, packed);        // OIHW s8 or bf16
 //   conv2d_dot_nchwc_packed<Config>(dims, blocked_input, packed, blocked_output);
@@ -25,6 +26,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "optune/kernels/cpu/aligned_buffer.hpp"
 #include "optune/kernels/cpu/conv2d.hpp"
@@ -107,22 +109,63 @@ struct AccumulatorOf<true> {
 };
 #endif
 
+#if defined(OPTUNE_GEMM_BF16_AVX512)
+// acc + the pair products of `filter` (16 output channels' pairs) and the pair at `pair`
+// broadcast from memory in the instruction ({1to16}): the separate vpbroadcastd GCC emits for
+// _mm512_set1_epi32 is one more instruction per pixel of the tile. (int8 cannot do the same:
+// vpdpbusd broadcasts only its signed operand, the filter.)
+inline __m512 dpbf16_broadcast(__m512 acc, __m512i filter, const void* pair) {
+  asm("vdpbf16ps %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(filter), "m"(*static_cast<const std::int32_t*>(pair)));
+  return acc;
+}
+#endif
+
 inline std::int32_t load_word(const void* at) {
   std::int32_t word;
   std::memcpy(&word, at, sizeof word);
   return word;
 }
 
+// The taps a tile reads: filter rows [rows_begin, rows_end) for all its pixels, and of each row
+// the columns [first_begin, S) for its first pixel and [0, last_end) for its last. At the edges of
+// a padded layer the taps that read only padding there are skipped, as oneDNN's brgconv skips
+// them: 18% of a 7x7 layer's 3x3 taps, 9% of a 14x14's. (Inner pixels of a wider padding still
+// multiply its zeros.)
+struct Taps {
+  Index rows_begin = 0, rows_end = 0, first_begin = 0, last_end = 0;
+};
+
+// One dimension of it: of output positions [p0, p1], the first filter index that reads inside an
+// input of `extent` for p1 (the last position reads inside soonest), and one past the last that
+// does for p0. Filter index r of position p reads input p * stride + r * dilation - pad.
+inline std::pair<Index, Index> reading_taps(Index p0, Index p1, Index extent, Index taps, Index stride, Index pad,
+                                            Index dilation) {
+  const Index above = pad - p1 * stride, room = extent - 1 + pad - p0 * stride;
+  const Index begin = above <= 0 ? 0 : (above + dilation - 1) / dilation;
+  const Index end = room < 0 ? 0 : std::min<Index>(taps, room / dilation + 1);
+  return {std::min(begin, end), end};
+}
+
+inline Taps tile_taps(const Conv2dDims& d, Index oh, Index height, Index ow, Index width) {
+  const auto [rows_begin, rows_end] = reading_taps(oh, oh + height - 1, d.H, d.R, d.stride, d.pad, d.dilation);
+  const Index first_begin = reading_taps(ow, ow, d.W, d.S, d.stride, d.pad, d.dilation).first;
+  const Index last_end = reading_taps(ow + width - 1, ow + width - 1, d.W, d.S, d.stride, d.pad, d.dilation).second;
+  return {rows_begin, rows_end, first_begin, last_end};
+}
+
 // One register tile: H rows x W pixels x OCV output vectors, reduced over every input channel
-// block and tap, stored into the blocked output at `out` (its first pixel of its first vector;
+// block and the taps of `taps`, stored into the blocked output at `out` (its first pixel of its first vector;
 // `out_row` and `out_plane` elements apart). Only the first `vectors` vectors are stored (the
-// rest lie past the output's last block).
-template <int OCV, int W, int H, typename TIn, typename TW, typename TOut>
-void tile(const TIn* in, const Source& src, const TW* filter, TOut* out, Index out_row, Index out_plane,
-          Index vectors) {
+// rest lie past the output's last block). Stride > 0: the layer's stride as a constant, so that
+// the tile's pixels are constant offsets of one address (with a run-time stride GCC held a
+// register per pixel and spilled them).
+template <int OCV, int W, int H, int Stride, typename TIn, typename TW, typename TOut>
+void tile(const TIn* in, const Source& src, const Taps& taps, const TW* filter, TOut* out, Index out_row,
+          Index out_plane, Index vectors) {
   constexpr int G = group<TIn>(), Groups = L / G;
   constexpr Index kFilterStep = Index{Groups} * OCV * L * G;  // elements per (block, tap)
-  const Index pixel_step = src.stride * L, row_step = src.stride * src.row;
+  const Index stride = Stride > 0 ? Stride : src.stride;
+  const Index pixel_step = stride * L, row_step = stride * src.row;
 #if defined(OPTUNE_GEMM_INT8_VNNI) || defined(OPTUNE_GEMM_BF16_AVX512)
   if constexpr (vnni_path<TIn, TW>() || bf16_path<TIn>()) {
     using Acc = typename AccumulatorOf<std::is_same_v<TOut, bfloat16>>::type;
@@ -133,11 +176,12 @@ void tile(const TIn* in, const Source& src, const TW* filter, TOut* out, Index o
       for (int j = 0; j < W; ++j)
 #pragma GCC unroll 8
         for (int v = 0; v < OCV; ++v) acc[h][j][v] = Acc{};
-    const TW* f = filter;
     for (Index cb = 0; cb < src.channel_blocks; ++cb) {
-      for (Index r = 0; r < src.R; ++r) {
+      for (Index r = taps.rows_begin; r < taps.rows_end; ++r) {
+        const TW* f = filter + (cb * src.R + r) * src.S * kFilterStep;
         for (Index s = 0; s < src.S; ++s, f += kFilterStep) {
           const TIn* px = in + cb * src.plane + (r * src.row + s * L) * src.dilation;
+          const bool first_reads = s >= taps.first_begin, last_reads = s < taps.last_end;
 #pragma GCC unroll 8
           for (int q = 0; q < Groups; ++q) {
             __m512i fv[OCV];
@@ -147,17 +191,21 @@ void tile(const TIn* in, const Source& src, const TW* filter, TOut* out, Index o
             for (int h = 0; h < H; ++h) {
 #pragma GCC unroll 28
               for (int j = 0; j < W; ++j) {
-                const __m512i a = _mm512_set1_epi32(load_word(px + h * row_step + j * pixel_step + q * G));
-#pragma GCC unroll 8
-                for (int v = 0; v < OCV; ++v) {
+                if ((j == 0 && !first_reads) || (j == W - 1 && !last_reads)) continue;
+                const TIn* pair_or_quad = px + h * row_step + j * pixel_step + q * G;
 #if defined(OPTUNE_GEMM_INT8_VNNI)
-                  if constexpr (vnni_path<TIn, TW>()) acc[h][j][v] = gemm_int8_detail::dpbusd(acc[h][j][v], a, fv[v]);
+                if constexpr (vnni_path<TIn, TW>()) {
+                  const __m512i a = _mm512_set1_epi32(load_word(pair_or_quad));
+#pragma GCC unroll 8
+                  for (int v = 0; v < OCV; ++v) acc[h][j][v] = gemm_int8_detail::dpbusd(acc[h][j][v], a, fv[v]);
+                }
 #endif
 #if defined(OPTUNE_GEMM_BF16_AVX512)
-                  if constexpr (bf16_path<TIn>())
-                    acc[h][j][v] = _mm512_dpbf16_ps(acc[h][j][v], (__m512bh)a, (__m512bh)fv[v]);
-#endif
+                if constexpr (bf16_path<TIn>()) {
+#pragma GCC unroll 8
+                  for (int v = 0; v < OCV; ++v) acc[h][j][v] = dpbf16_broadcast(acc[h][j][v], fv[v], pair_or_quad);
                 }
+#endif
               }
             }
           }
@@ -189,11 +237,12 @@ void tile(const TIn* in, const Source& src, const TW* filter, TOut* out, Index o
   // for one-vector, one-pixel tiles (right at -O2 and under the sanitizers).
   using Sum = std::conditional_t<std::is_same_v<TOut, bfloat16>, float, std::int32_t>;
   Sum acc[H][W][OCV][L] = {};
-  const TW* f = filter;
   for (Index cb = 0; cb < src.channel_blocks; ++cb) {
-    for (Index r = 0; r < src.R; ++r) {
+    for (Index r = taps.rows_begin; r < taps.rows_end; ++r) {
+      const TW* f = filter + (cb * src.R + r) * src.S * kFilterStep;
       for (Index s = 0; s < src.S; ++s, f += kFilterStep) {
         const TIn* px = in + cb * src.plane + (r * src.row + s * L) * src.dilation;
+        const bool first_reads = s >= taps.first_begin, last_reads = s < taps.last_end;
         for (int q = 0; q < Groups; ++q) {
           Sum weights[G][OCV][L];
           for (int v = 0; v < OCV; ++v)
@@ -207,6 +256,7 @@ void tile(const TIn* in, const Source& src, const TW* filter, TOut* out, Index o
               }
           for (int h = 0; h < H; ++h) {
             for (int j = 0; j < W; ++j) {
+              if ((j == 0 && !first_reads) || (j == W - 1 && !last_reads)) continue;
               const TIn* a = px + h * row_step + j * pixel_step + q * G;
               for (int e = 0; e < G; ++e) {
                 Sum activation;
@@ -282,11 +332,10 @@ void conv2d_dot_nchwc_pack_filter(const Conv2dDims& d, const TW* filter, TW* pac
                 }
 }
 
-// output = conv2d(input, filter) on NCHW16c tensors, the filter packed by
-// conv2d_dot_nchwc_pack_filter<Config>. TIn u8 (x86 int8) or s8 (Arm's) with TW s8 and TOut int32;
-// or bfloat16 all three.
-template <Conv2dDotNchwcConfig Config, typename TIn, typename TW, typename TOut>
-void conv2d_dot_nchwc_packed(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOut* output) {
+namespace conv_dot_nchwc_detail {
+
+template <Conv2dDotNchwcConfig Config, int Stride, typename TIn, typename TW, typename TOut>
+void run(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOut* output) {
   using namespace conv_dot_nchwc_detail;
   static_assert(conv2d_dot_nchwc_config_error(Config) == nullptr, "invalid Conv2dDotNchwcConfig");
   constexpr bool kBf16 = std::is_same_v<TIn, bfloat16>;
@@ -299,19 +348,28 @@ void conv2d_dot_nchwc_packed(const Conv2dDims& d, const TIn* input, const TW* pa
   const Index oc_blocks = (d.K + OCV * L - 1) / (OCV * L), row_tiles = (P + OHB - 1) / OHB;
   const Index filter_block = in_blocks * d.R * d.S * OCV * L * L;  // elements per output-channel block
 
-  // A padded layer reads a zero-padded copy, written by the team before any tile runs.
-  const bool padded = d.pad > 0;
-  const Index width = d.W + 2 * d.pad, height = d.H + 2 * d.pad;
+  // Padding no wider than the stride is read nowhere: the taps that would read it are skipped
+  // (tile_taps), since only a row's first and last pixels and the first and last rows reach it,
+  // and a band of rows that does runs row by row. The tiles then read the input in place (a tile
+  // at the top-left edge starts from an address before its image that it never reads). Wider
+  // padding is read from a zero-padded copy, written by the team before any tile runs.
+  const bool copied = d.pad > d.stride;
+  const Index width = copied ? d.W + 2 * d.pad : d.W, height = copied ? d.H + 2 * d.pad : d.H;
+  const Index shift = copied ? 0 : d.pad;  // where output pixel 0's first tap lies, before the source's
   thread_local AlignedBuffer copy_buffer;  // the calling thread's; its team shares it
-  const Index copy_elements = padded ? d.N * in_blocks * height * width * L : 0;
-  TIn* copy = padded ? reinterpret_cast<TIn*>(copy_buffer.reserve(
+  const Index copy_elements = copied ? d.N * in_blocks * height * width * L : 0;
+  TIn* copy = copied ? reinterpret_cast<TIn*>(copy_buffer.reserve(
                            static_cast<std::size_t>((copy_elements * static_cast<Index>(sizeof(TIn)) + 3) / 4)))
                      : nullptr;
-  const TIn* source = padded ? copy : input;
+  const TIn* source = copied ? copy : input;
   const Source src{width * L, height * width * L, d.stride, d.dilation, in_blocks, d.R, d.S};
   auto fill_row = [&](Index row) {
     const Index n = row / (in_blocks * height), rest = row % (in_blocks * height);
     copy_padded_row(d, input, n, rest / height, rest % height, copy + row * width * L);
+  };
+  // Whether the rows [oh, oh + OHB) read only input rows, for every tap.
+  const auto inside_rows = [&](Index oh) {
+    return oh * d.stride >= d.pad && (oh + OHB - 1) * d.stride + (d.R - 1) * d.dilation - d.pad <= d.H - 1;
   };
 
   const Index whole_columns = Q / OWB * OWB;
@@ -320,30 +378,48 @@ void conv2d_dot_nchwc_packed(const Conv2dDims& d, const TIn* input, const TW* pa
     const Index vectors = std::min<Index>(OCV, out_blocks - kb * OCV);
     const TW* filter = packed_filter + kb * filter_block;
     // The tile of Width columns and Height rows at output (oh, ow0).
-    auto run = [&]<int Width, int Height>(Index oh, Index ow0) {
-      const TIn* in = source + n * in_blocks * src.plane + (oh * src.row + ow0 * L) * d.stride;
+    auto run_tile = [&]<int Width, int Height>(Index oh, Index ow0) {
+      const TIn* in = source + n * in_blocks * src.plane + (oh * d.stride - shift) * src.row + (ow0 * d.stride - shift) * L;
       TOut* out = output + ((n * out_blocks + kb * OCV) * P + oh) * Q * L + ow0 * L;
-      tile<OCV, Width, Height>(in, src, filter, out, Q * L, P * Q * L, vectors);
+      tile<OCV, Width, Height, Stride>(in, src, tile_taps(d, oh, Height, ow0, Width), filter, out, Q * L, P * Q * L,
+                                       vectors);
     };
     // A row band's tiles, the last (when Q is not a multiple of OWB) on a narrower micro-kernel.
     auto band = [&]<int Height>(Index oh) {
-      for (Index ow0 = 0; ow0 < whole_columns; ow0 += OWB) run.template operator()<OWB, Height>(oh, ow0);
+      for (Index ow0 = 0; ow0 < whole_columns; ow0 += OWB) run_tile.template operator()<OWB, Height>(oh, ow0);
       if constexpr (OWB > 1) {
         if (whole_columns < Q) {
           conv_detail::with_constant<OWB - 1>(Q - whole_columns, [&]<int Width>() {
-            run.template operator()<Width, Height>(oh, whole_columns);
+            run_tile.template operator()<Width, Height>(oh, whole_columns);
           });
         }
       }
     };
-    if (rows == OHB) {
+    if (rows == OHB && (OHB == 1 || copied || inside_rows(oh0))) {
       band.template operator()<OHB>(oh0);
-    } else {  // the last rows, one at a time
+    } else {  // the last rows, and a band at the edge of the padding, one row at a time
       for (Index oh = oh0; oh < oh0 + rows; ++oh) band.template operator()<1>(oh);
     }
   };
-  conv_detail::for_each_item<Config>(d.N, oc_blocks, row_tiles, padded ? d.N * in_blocks * height : 0, fill_row,
+  conv_detail::for_each_item<Config>(d.N, oc_blocks, row_tiles, copied ? d.N * in_blocks * height : 0, fill_row,
                                      run_item);
+}
+
+}  // namespace conv_dot_nchwc_detail
+
+// output = conv2d(input, filter) on NCHW16c tensors, the filter packed by
+// conv2d_dot_nchwc_pack_filter<Config>. TIn u8 (x86 int8) or s8 (Arm's) with TW s8 and TOut int32;
+// or bfloat16 all three. FixedStride > 0: the layer's stride, a constant of the tiles (a candidate
+// knows it); 0: strides 1 and 2 are made constants at run time, others stay run-time values.
+template <Conv2dDotNchwcConfig Config, int FixedStride = 0, typename TIn, typename TW, typename TOut>
+void conv2d_dot_nchwc_packed(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOut* output) {
+  if constexpr (FixedStride == 0) {
+    if (d.stride == 1) return conv2d_dot_nchwc_packed<Config, 1>(d, input, packed_filter, output);
+    if (d.stride == 2) return conv2d_dot_nchwc_packed<Config, 2>(d, input, packed_filter, output);
+    return conv2d_dot_nchwc_packed<Config, -1>(d, input, packed_filter, output);
+  } else {
+    conv_dot_nchwc_detail::run<Config, (FixedStride > 0 ? FixedStride : 0)>(d, input, packed_filter, output);
+  }
 }
 
 // One call that packs the filter (into a per-thread buffer) and convolves: apply-best's entry.
