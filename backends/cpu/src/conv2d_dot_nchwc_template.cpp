@@ -195,8 +195,7 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
            "    conv2d_dot_nchwc_pack_filter<kConfig>(kDims, static_cast<const " + weights + "*>(inputs[1]), filter);\n"
            "    packed_from = inputs[1];\n"
            "  }\n"
-           "  conv2d_dot_nchwc_packed<kConfig, " + std::to_string(workload.conv().stride) +
-           ">(kDims, static_cast<const " + in + "*>(inputs[0]), filter, static_cast<" +
+           "  conv2d_dot_nchwc_packed<kConfig, kDims.stride, kDims.out_w()>(kDims, static_cast<const " + in + "*>(inputs[0]), filter, static_cast<" +
            out + "*>(output));\n"
            "}\n";
   }

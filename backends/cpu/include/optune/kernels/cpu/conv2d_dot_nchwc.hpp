@@ -334,7 +334,9 @@ void conv2d_dot_nchwc_pack_filter(const Conv2dDims& d, const TW* filter, TW* pac
 
 namespace conv_dot_nchwc_detail {
 
-template <Conv2dDotNchwcConfig Config, int Stride, typename TIn, typename TW, typename TOut>
+// OutWidth > 0: the output's width as a constant, so that only the row's last narrower tile is
+// compiled, not one for every width below ow_block (a candidate's compile, 1.0 s before).
+template <Conv2dDotNchwcConfig Config, int Stride, int OutWidth, typename TIn, typename TW, typename TOut>
 void run(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOut* output) {
   using namespace conv_dot_nchwc_detail;
   static_assert(conv2d_dot_nchwc_config_error(Config) == nullptr, "invalid Conv2dDotNchwcConfig");
@@ -388,7 +390,9 @@ void run(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOut* o
     auto band = [&]<int Height>(Index oh) {
       for (Index ow0 = 0; ow0 < whole_columns; ow0 += OWB) run_tile.template operator()<OWB, Height>(oh, ow0);
       if constexpr (OWB > 1) {
-        if (whole_columns < Q) {
+        if constexpr (OutWidth > 0) {
+          if constexpr (OutWidth % OWB > 0) run_tile.template operator()<OutWidth % OWB, Height>(oh, whole_columns);
+        } else if (whole_columns < Q) {
           conv_detail::with_constant<OWB - 1>(Q - whole_columns, [&]<int Width>() {
             run_tile.template operator()<Width, Height>(oh, whole_columns);
           });
@@ -411,14 +415,17 @@ void run(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOut* o
 // conv2d_dot_nchwc_pack_filter<Config>. TIn u8 (x86 int8) or s8 (Arm's) with TW s8 and TOut int32;
 // or bfloat16 all three. FixedStride > 0: the layer's stride, a constant of the tiles (a candidate
 // knows it); 0: strides 1 and 2 are made constants at run time, others stay run-time values.
-template <Conv2dDotNchwcConfig Config, int FixedStride = 0, typename TIn, typename TW, typename TOut>
+// FixedOutWidth > 0: the output's width (d.out_w()), known to a candidate: fewer tiles to compile.
+template <Conv2dDotNchwcConfig Config, int FixedStride = 0, int FixedOutWidth = 0, typename TIn, typename TW,
+          typename TOut>
 void conv2d_dot_nchwc_packed(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOut* output) {
   if constexpr (FixedStride == 0) {
-    if (d.stride == 1) return conv2d_dot_nchwc_packed<Config, 1>(d, input, packed_filter, output);
-    if (d.stride == 2) return conv2d_dot_nchwc_packed<Config, 2>(d, input, packed_filter, output);
-    return conv2d_dot_nchwc_packed<Config, -1>(d, input, packed_filter, output);
+    if (d.stride == 1) return conv2d_dot_nchwc_packed<Config, 1, FixedOutWidth>(d, input, packed_filter, output);
+    if (d.stride == 2) return conv2d_dot_nchwc_packed<Config, 2, FixedOutWidth>(d, input, packed_filter, output);
+    return conv2d_dot_nchwc_packed<Config, -1, FixedOutWidth>(d, input, packed_filter, output);
   } else {
-    conv_dot_nchwc_detail::run<Config, (FixedStride > 0 ? FixedStride : 0)>(d, input, packed_filter, output);
+    conv_dot_nchwc_detail::run<Config, (FixedStride > 0 ? FixedStride : 0), FixedOutWidth>(d, input, packed_filter,
+                                                                                         output);
   }
 }
 
