@@ -535,30 +535,39 @@ TEST_F(RpcTest, Aarch64CandidatesMeasuredUnderQemu) {
 
 // The low precisions on Arm, cross-compiled for Armv8.2 with the dot-product and FP16 extensions
 // (configs/targets/aarch64-dotprod-linux-gnu.toml) and checked by the aarch64 worker under qemu:
-// int8 GEMM on SDOT (s8 activations, as Arm runs them; exact), f16 GEMM and int8 conv2d.
+// int8 GEMM on SDOT (s8 activations, as Arm runs them; exact), f16 GEMM and int8 conv2d; and with
+// the int8 matrix multiply too (aarch64-i8mm-linux-gnu.toml): int8 GEMM and conv2d on SMMLA, an odd
+// M pairing a row with zeros and depths that are not whole octets.
 TEST_F(RpcTest, Aarch64LowPrecisionCandidatesAreCheckedUnderQemu) {
   if (std::system("command -v qemu-aarch64 >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "qemu-aarch64 is not installed (Debian package qemu-user; scripts/setup.sh installs it)";
   auto& tracker = start_tracker();
   start_server("server", "arm", tracker.port,
                {"--worker", OPTUNE_AARCH64_WORKER, "--worker-launcher", "qemu-aarch64 -L /usr/aarch64-linux-gnu"});
-  const std::vector<std::string> workloads = {"--op gemm --shape 29,40,132 --dtype i8",
-                                              "--op gemm --shape 21,30,70 --dtype f16",
-                                              "--op conv2d --shape N=1,C=12,H=7,W=9,K=10,R=3,S=3,pad=1 --dtype i8"};
-  for (const auto& workload : workloads) {
+  const std::string dotprod = "cpu:aarch64-dotprod-linux-gnu", i8mm = "cpu:aarch64-i8mm-linux-gnu";
+  const std::vector<std::pair<std::string, std::string>> runs = {
+      {dotprod, "--op gemm --shape 29,40,132 --dtype i8"},
+      {dotprod, "--op gemm --shape 21,30,70 --dtype f16"},
+      {dotprod, "--op conv2d --shape N=1,C=12,H=7,W=9,K=10,R=3,S=3,pad=1 --dtype i8"},
+      {i8mm, "--op gemm --shape 27,44,133 --dtype i8"},
+      {i8mm, "--op conv2d --shape N=1,C=11,H=8,W=7,K=13,R=3,S=3,pad=1 --dtype i8"},
+  };
+  for (const auto& [target, workload] : runs) {
     CommandRun run = optune("tune " + workload + " --tuner random --repeat 1 --min-repeat-ms 1 --quiet --seed 4 "
-                            "--trials 2 --batch-size 2 --remeasure 0 --rpc-wait 20 --target cpu:aarch64-dotprod-linux-gnu "
-                            "--db " + db() + rpc("arm", tracker));
-    ASSERT_EQ(run.code, 0) << workload << run.out << run.err;
+                            "--trials 2 --batch-size 2 --remeasure 0 --rpc-wait 20 --target " + target + " --db " +
+                            db() + rpc("arm", tracker));
+    ASSERT_EQ(run.code, 0) << target << " " << workload << run.out << run.err;
   }
   auto all = records();
-  ASSERT_EQ(all.size(), 3u * (1u + 2u));
+  ASSERT_EQ(all.size(), runs.size() * (1u + 2u));
+  std::map<std::string, int> per_target;
   for (const auto& r : all) {
-    EXPECT_EQ(r.error_kind, "ok") << r.workload_key << ": " << r.error_message;
-    EXPECT_EQ(r.target, "cpu:aarch64-dotprod-linux-gnu");
+    EXPECT_EQ(r.error_kind, "ok") << r.target << " " << r.workload_key << ": " << r.error_message;
+    ++per_target[r.target];
     if (r.workload_key.find(".i8.") != std::string::npos)
       EXPECT_EQ(r.config.value("activations", ""), "s8") << r.config;
   }
+  EXPECT_EQ(per_target, (std::map<std::string, int>{{dotprod, 9}, {i8mm, 6}}));
 }
 #endif
 

@@ -21,6 +21,11 @@
 //    s8 x s8, as Arm runs int8: G = 4 as VNNI's quads, SDOT adds four products into each of 4
 //    int32 lanes of a 128-bit vector, 4x the products of widening multiplies. NR a multiple of 8
 //    all the same (4 would do), so that a config runs on every path.
+//  - Arm with the int8 matrix multiply (__ARM_FEATURE_MATMUL_INT8: +i8mm, Armv8.6 and some
+//    Armv8.2 cores: Neoverse V1/N2, Graviton 3, Cortex-A510/A710) and s8 x s8: G = 8, SMMLA
+//    multiplies a 2 x 8 block of A by an 8 x 2 block of B into a 2 x 2 int32 tile, 32 products
+//    an instruction (SDOT's 16). A is packed in row pairs, B in column pairs, 8 bytes of K each;
+//    an odd MR's last pair holds a zero row.
 //  - Elsewhere the pair layout runs in plain C++ (NR a multiple of 8, as for AVX2).
 // gemm_int8_lanes<TA, TB>() says which NR the compiled path accepts; a KC that is a multiple of G
 // wastes no padding.
@@ -38,7 +43,7 @@
 #if defined(__SSE2__)
 #include <immintrin.h>
 #endif
-#if defined(__ARM_FEATURE_DOTPROD)
+#if defined(__ARM_FEATURE_DOTPROD) || defined(__ARM_FEATURE_MATMUL_INT8)
 #include <arm_neon.h>
 #endif
 
@@ -47,6 +52,8 @@
 
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__)
 #define OPTUNE_GEMM_INT8_VNNI 1
+#elif defined(__ARM_FEATURE_MATMUL_INT8)
+#define OPTUNE_GEMM_INT8_I8MM 1
 #elif defined(__ARM_FEATURE_DOTPROD)
 #define OPTUNE_GEMM_INT8_SDOT 1
 #endif
@@ -112,6 +119,22 @@ constexpr bool use_quads() {
 #else
   return false;
 #endif
+}
+
+// Whether operands TA and TB take Arm's matrix-multiply path: s8 x s8 with I8MM.
+template <typename TA, typename TB>
+constexpr bool use_i8mm() {
+#if defined(OPTUNE_GEMM_INT8_I8MM)
+  return std::is_same_v<TA, std::int8_t> && std::is_same_v<TB, std::int8_t>;
+#else
+  return false;
+#endif
+}
+
+// The path operands TA and TB take: 0 widened pairs, 1 quads (VNNI, SDOT), 2 SMMLA's octets.
+template <typename TA, typename TB>
+constexpr int path_of() {
+  return use_i8mm<TA, TB>() ? 2 : use_quads<TA, TB>() ? 1 : 0;
 }
 
 // Rows [0, m) x depth [0, k) of A into one MR-row panel of pair words: word (p2, r) holds
@@ -350,9 +373,77 @@ void quads_kernel(Index quads, const std::uint8_t* a, Index quad_step, Index row
 }
 #endif
 
-// The packing and micro-kernel of one path: depth in groups of G, each group 4 bytes per row of
-// A and per column of B.
-template <int MR, int NR, typename TA, typename TB, bool Quads = use_quads<TA, TB>()>
+#if defined(OPTUNE_GEMM_INT8_I8MM)
+// Rows [0, m) x depth [0, k) of A (s8) into one MR-row panel of octets: word (g, r) holds
+// A[r][8 g + t] in its byte t; rows past m and depth past k are zeros.
+template <int MR>
+void pack_a_octets(Index m, Index k, const std::int8_t* a, Index lda, std::uint64_t* dst) {
+  const Index groups = ceil_div(k, 8);
+  for (int r = 0; r < MR; ++r)
+    for (Index g = 0; g < groups; ++g) {
+      std::uint64_t word = 0;
+      if (r < m) std::memcpy(&word, a + r * lda + 8 * g, static_cast<std::size_t>(std::min<Index>(8, k - 8 * g)));
+      dst[g * MR + r] = word;
+    }
+}
+
+// Columns [0, n) x depth [0, k) of B (s8) into one NR-column panel of octets: byte (g, j, t) =
+// B[8 g + t][j], so 16 bytes are a column pair's 8 depths each, as SMMLA takes them.
+template <int NR>
+void pack_b_octets(Index k, Index n, const std::int8_t* b, Index ldb, std::int8_t* dst) {
+  const Index groups = ceil_div(k, 8);
+  for (Index g = 0; g < groups; ++g)
+    for (Index t = 0; t < 8; ++t) {
+      const std::int8_t* row = 8 * g + t < k ? b + (8 * g + t) * ldb : nullptr;
+      for (Index j = 0; j < NR; ++j) dst[(g * NR + j) * 8 + t] = row && j < n ? row[j] : 0;
+    }
+}
+
+// C[0:MR, 0:NR] (=|+=) the packed panels over `groups` octets of depth: SMMLA multiplies a row
+// pair of A (16 bytes) by a column pair of B into the 2 x 2 int32 tile [r0c0, r0c1, r1c0, r1c1];
+// an odd MR's last row is paired with zeros.
+template <int MR, int NR>
+void micro_kernel_mmla(Index groups, const std::uint64_t* a, const std::int8_t* b, std::int32_t* c, Index ldc,
+                       bool accumulate) {
+  constexpr int P = (MR + 1) / 2, V = NR / 2;
+  int32x4_t acc[P][V];
+#pragma GCC unroll 8
+  for (int p = 0; p < P; ++p) {
+#pragma GCC unroll 32
+    for (int v = 0; v < V; ++v) acc[p][v] = vdupq_n_s32(0);
+  }
+  for (Index g = 0; g < groups; ++g) {
+    int8x16_t bv[V];
+#pragma GCC unroll 32
+    for (int v = 0; v < V; ++v) bv[v] = vld1q_s8(b + (g * NR + 2 * v) * 8);
+#pragma GCC unroll 8
+    for (int p = 0; p < P; ++p) {
+      const auto* pair = reinterpret_cast<const std::int8_t*>(a + g * MR + 2 * p);
+      const int8x16_t av = 2 * p + 1 < MR ? vld1q_s8(pair) : vcombine_s8(vld1_s8(pair), vdup_n_s8(0));
+#pragma GCC unroll 32
+      for (int v = 0; v < V; ++v) acc[p][v] = vmmlaq_s32(acc[p][v], av, bv[v]);
+    }
+  }
+  // Two tiles side by side are rows 2p and 2p + 1 of four columns: their 64-bit halves zipped.
+#pragma GCC unroll 8
+  for (int p = 0; p < P; ++p) {
+#pragma GCC unroll 16
+    for (int v = 0; v < V; v += 2) {
+      const int64x2_t left = vreinterpretq_s64_s32(acc[p][v]), right = vreinterpretq_s64_s32(acc[p][v + 1]);
+      const int32x4_t rows[2] = {vreinterpretq_s32_s64(vzip1q_s64(left, right)),
+                                 vreinterpretq_s32_s64(vzip2q_s64(left, right))};
+      for (int h = 0; h < 2 && 2 * p + h < MR; ++h) {
+        std::int32_t* out = c + (2 * p + h) * ldc + 2 * v;
+        vst1q_s32(out, accumulate ? vaddq_s32(vld1q_s32(out), rows[h]) : rows[h]);
+      }
+    }
+  }
+}
+#endif
+
+// The packing and micro-kernel of one path: depth in groups of G, each group sizeof(AWord) bytes
+// per row of A and per column of B (4, or SMMLA's 8).
+template <int MR, int NR, typename TA, typename TB, int Kind = path_of<TA, TB>()>
 struct Path {
   static constexpr Index G = 2;
   static constexpr bool kReadsAInPlace = false;  // pairs are widened to int16: always packed
@@ -369,7 +460,7 @@ struct Path {
 
 #if defined(OPTUNE_GEMM_INT8_VNNI) || defined(OPTUNE_GEMM_INT8_SDOT)
 template <int MR, int NR, typename TA, typename TB>
-struct Path<MR, NR, TA, TB, true> {
+struct Path<MR, NR, TA, TB, 1> {
   static constexpr Index G = 4;
   static constexpr bool kReadsAInPlace = true;
   static constexpr bool kAUnsigned = std::is_same_v<TA, std::uint8_t>;
@@ -388,6 +479,22 @@ struct Path<MR, NR, TA, TB, true> {
 };
 #endif
 
+#if defined(OPTUNE_GEMM_INT8_I8MM)
+template <int MR, int NR, typename TA, typename TB>
+struct Path<MR, NR, TA, TB, 2> {
+  static constexpr Index G = 8;
+  static constexpr bool kReadsAInPlace = false;  // row pairs interleaved: always packed
+  using AWord = std::uint64_t;
+  using BElement = std::int8_t;
+  static void pack_a(Index m, Index k, const TA* a, Index lda, AWord* dst) { pack_a_octets<MR>(m, k, a, lda, dst); }
+  static void pack_b(Index k, Index n, const TB* b, Index ldb, BElement* dst) { pack_b_octets<NR>(k, n, b, ldb, dst); }
+  static void kernel(Index groups, const AWord* a, const BElement* b, std::int32_t* c, Index ldc, bool accumulate) {
+    micro_kernel_mmla<MR, NR>(groups, a, b, c, ldc, accumulate);
+  }
+  static void kernel_in_place(Index, const TA*, Index, const BElement*, std::int32_t*, Index, bool) {}
+};
+#endif
+
 // One thread's columns [0, N) of C, all rows.
 template <GemmInt8Config Cfg, typename TA, typename TB>
 void run_slice(Index M, Index N, Index K, const TA* A, Index lda, const TB* B, Index ldb, std::int32_t* C, Index ldc) {
@@ -396,15 +503,19 @@ void run_slice(Index M, Index N, Index K, const TA* A, Index lda, const TB* B, I
   constexpr Index G = P::G;
   using AWord = typename P::AWord;
   using BElement = typename P::BElement;
-  // Per group of depth: an A panel holds MR words, a B panel NR columns x G elements, 4 bytes each.
-  static_assert(sizeof(AWord) == 4 && sizeof(BElement) * G == 4);
+  // Per group of depth: an A panel holds MR words, a B panel NR columns x G elements, as many
+  // bytes each (4, or 8 on the SMMLA path).
+  constexpr Index kGroupBytes = sizeof(AWord);
+  static_assert(sizeof(BElement) * G == kGroupBytes);
   thread_local AlignedBuffer a_buffer, b_buffer;
   const Index groups_max = ceil_div(std::min<Index>(Cfg.kc, K), G);
   const Index mc_max = std::min<Index>(Cfg.mc, ceil_div(M, MR) * MR);
   const Index nc_max = std::min<Index>(Cfg.nc, ceil_div(N, NR) * NR);
-  // Sizes in floats (4 bytes), one per A word and per B column-group.
-  auto* packed_a = reinterpret_cast<AWord*>(a_buffer.reserve(static_cast<std::size_t>(mc_max * groups_max)));
-  auto* packed_b = reinterpret_cast<BElement*>(b_buffer.reserve(static_cast<std::size_t>(nc_max * groups_max)));
+  // Sizes in floats (4 bytes).
+  auto* packed_a = reinterpret_cast<AWord*>(
+      a_buffer.reserve(static_cast<std::size_t>(mc_max * groups_max * kGroupBytes / 4)));
+  auto* packed_b = reinterpret_cast<BElement*>(
+      b_buffer.reserve(static_cast<std::size_t>(nc_max * groups_max * kGroupBytes / 4)));
   alignas(64) std::int32_t tile[MR * NR];
   // Full row panels read in place: every depth block is then whole quads of each row.
   const bool in_place = P::kReadsAInPlace && !Cfg.pack_a && K % G == 0 && Cfg.kc % G == 0;
