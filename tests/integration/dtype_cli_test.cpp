@@ -142,14 +142,22 @@ TEST_F(DtypeCliTest, ConvolutionsTuneAndCheckInEveryLowPrecision) {
       {"conv2d", "N=1,C=13,H=9,W=11,K=21,R=3,S=3,stride=2,pad=1", "bf16", bf16_dot ? "conv2d_bf16.cpu" : ""},
       {"conv2d", "N=1,C=13,H=9,W=11,K=21,R=3,S=3,pad=1", "f16", ""},
       {"conv2d", "N=1,C=16,H=7,W=6,K=32,R=3,S=3,pad=1,layout=nchw8c", "bf16", ""},
-      {"conv2d", "N=2,C=20,H=9,W=11,K=37,R=3,S=3,stride=2,pad=1,layout=nchw16c", "i8", "conv2d_int8_direct.cpu"},
-      {"conv2d", "N=1,C=24,H=10,W=10,K=20,R=1,S=1,stride=2,layout=nchw16c", "i8", "conv2d_int8_direct.cpu"},
       {"depthwise_conv2d", "N=1,C=20,H=11,W=9,R=3,S=3,stride=2,pad=1", "i8", "depthwise_conv2d.cpu"},
       {"depthwise_conv2d", "N=1,C=12,H=9,W=10,R=5,S=5,pad=2", "bf16", "depthwise_conv2d.cpu"},
       {"depthwise_conv2d", "N=2,C=8,H=7,W=7,R=3,S=3,pad=1", "f16", "depthwise_conv2d.cpu"},
   };
-  if (bf16_dot) cases.push_back({"conv2d", "N=1,C=40,H=7,W=9,K=48,R=3,S=2,pad=2,dilation=2,layout=nchw16c", "bf16",
-                                 "conv2d_bf16_direct.cpu"});
+  // The kept layout nchw16c wants 16-lane vectors (AVX-512): elsewhere it is refused.
+  const bool sixteen_lanes =
+      optune("space --op conv2d --shape N=1,C=16,H=8,W=8,K=16,R=3,S=3,pad=1,layout=nchw16c --target cpu").code == 0;
+  if (sixteen_lanes) {
+    cases.push_back({"conv2d", "N=2,C=20,H=9,W=11,K=37,R=3,S=3,stride=2,pad=1,layout=nchw16c", "i8",
+                     "conv2d_int8_direct.cpu"});
+    cases.push_back({"conv2d", "N=1,C=24,H=10,W=10,K=20,R=1,S=1,stride=2,layout=nchw16c", "i8",
+                     "conv2d_int8_direct.cpu"});
+  }
+  if (sixteen_lanes && bf16_dot)
+    cases.push_back({"conv2d", "N=1,C=40,H=7,W=9,K=48,R=3,S=2,pad=2,dilation=2,layout=nchw16c", "bf16",
+                     "conv2d_bf16_direct.cpu"});
   for (const Case& c : cases) {
     CommandRun run = optune("tune --op " + c.op + " --shape " + c.shape + " --dtype " + c.dtype +
                             " --target cpu --tuner random --trials 3 --batch-size 3 --repeat 1 --min-repeat-ms 1 "
@@ -175,11 +183,16 @@ TEST_F(DtypeCliTest, ConvolutionsTuneAndCheckInEveryLowPrecision) {
 }
 
 // What the low-precision convolutions cannot run is bad input naming why: an int8 kept layout other
-// than nchw16c (naming the template of that one), a depthwise int8 filter whose float32 sums would
+// than nchw16c (naming the template of that one), nchw16c without 16-lane vectors, a depthwise int8 filter whose float32 sums would
 // not be exact, a float32 template named for i8.
 TEST_F(DtypeCliTest, ConvolutionsRefuseWhatTheirPrecisionCannotRun) {
   expect_bad_input("tune --op conv2d --shape N=1,C=16,H=8,W=8,K=16,R=3,S=3,pad=1,layout=nchw8c --dtype i8 "
                    "--target cpu --db " + db(), "conv2d_int8_direct.cpu");
+  // nchw16c where the CPU's vectors are narrower than 16 lanes (AVX2): no template runs it, and the
+  // message says which would with them.
+  if (optune("space --op conv2d --shape N=1,C=16,H=8,W=8,K=16,R=3,S=3,pad=1,layout=nchw16c --target cpu").code != 0)
+    expect_bad_input("tune --op conv2d --shape N=1,C=16,H=8,W=8,K=16,R=3,S=3,pad=1,layout=nchw16c --dtype i8 "
+                     "--target cpu --db " + db(), "16-lane");
   expect_bad_input("tune --op depthwise_conv2d --shape N=1,C=4,H=40,W=40,R=23,S=23,pad=11 --dtype i8 --target cpu "
                    "--db " + db(), "514");
   expect_bad_input("tune --op conv2d --shape N=1,C=8,H=8,W=8,K=8,R=3,S=3 --dtype i8 --template conv2d.cpu "
@@ -264,6 +277,7 @@ int conv(const cpu::Conv2dDims& d, bool expect_tuned, double bound) {
   return e <= bound && tuned == expect_tuned ? 0 : 1;
 }
 
+#ifdef WITH_NCHW16C
 // A conv2d on the kept NCHW16c layout through optune::conv2d_nchw16c: the NCHW operands blocked in
 // and the output blocked out (channels past K must be zeros).
 template <typename TIn, typename TW, typename TOut>
@@ -288,6 +302,7 @@ int conv_nchw16c(const cpu::Conv2dDims& d, bool expect_tuned, double bound) {
   std::printf("conv2d_nchw16c K%ld %s: %s, error %.3g\n", long(d.K), sizeof(TOut) == 4 ? "int8" : "bf16", tuned ? "tuned" : "default", e);
   return e <= bound && tuned == expect_tuned ? 0 : 1;
 }
+#endif
 
 int main() {
   const double bf16 = 2 * std::ldexp(1.0, -8) + 1000 * std::ldexp(1.0, -24);
@@ -304,6 +319,7 @@ int main() {
 #ifdef WITH_BF16_CONV
   failures += conv<cpu::bfloat16, cpu::bfloat16, cpu::bfloat16>(layer, true, bf16);
 #endif
+#ifdef WITH_NCHW16C
   // The kept layout: the tuned layer, and another (the default config).
   const cpu::Conv2dDims kept{.N = 1, .C = 20, .H = 9, .W = 11, .K = 21, .R = 3, .S = 3, .stride = 1, .pad = 1};
   cpu::Conv2dDims kept_other = kept;
@@ -312,6 +328,7 @@ int main() {
               conv_nchw16c<std::uint8_t, std::int8_t, std::int32_t>(kept_other, false, 0);
 #ifdef WITH_BF16_CONV
   failures += conv_nchw16c<cpu::bfloat16, cpu::bfloat16, cpu::bfloat16>(kept, true, bf16);
+#endif
 #endif
   // The widened tables: a depthwise layer in int8 and a conv2d layer in f16.
   const cpu::Conv2dDims depthwise{.N = 1, .C = 12, .H = 9, .W = 10, .K = 12, .R = 3, .S = 3, .stride = 2, .pad = 1};
@@ -330,8 +347,12 @@ TEST_F(DtypeCliTest, Int8AndBf16TablesAreCompiledIntoAConsumerThatGetsTheRightAn
   std::vector<std::string> tunes = {"--op gemm --shape 29,40,132 --dtype i8", "--op gemm --shape 37,45,300 --dtype bf16",
                                     "--op conv2d --shape N=1,C=13,H=9,W=11,K=21,R=3,S=3,pad=1 --dtype i8"};
   if (bf16_conv_table) tunes.push_back("--op conv2d --shape N=1,C=13,H=9,W=11,K=21,R=3,S=3,pad=1 --dtype bf16");
-  tunes.push_back("--op conv2d --shape N=1,C=20,H=9,W=11,K=21,R=3,S=3,pad=1,layout=nchw16c --dtype i8");
-  if (bf16_conv_table) tunes.push_back("--op conv2d --shape N=1,C=20,H=9,W=11,K=21,R=3,S=3,pad=1,layout=nchw16c --dtype bf16");
+  // The kept layout nchw16c where the CPU has 16-lane vectors (elsewhere it is refused).
+  const bool sixteen_lanes =
+      optune("space --op conv2d --shape N=1,C=16,H=8,W=8,K=16,R=3,S=3,pad=1,layout=nchw16c --target cpu").code == 0;
+  if (sixteen_lanes) tunes.push_back("--op conv2d --shape N=1,C=20,H=9,W=11,K=21,R=3,S=3,pad=1,layout=nchw16c --dtype i8");
+  if (sixteen_lanes && bf16_conv_table)
+    tunes.push_back("--op conv2d --shape N=1,C=20,H=9,W=11,K=21,R=3,S=3,pad=1,layout=nchw16c --dtype bf16");
   tunes.push_back("--op depthwise_conv2d --shape N=1,C=12,H=9,W=10,R=3,S=3,stride=2,pad=1 --dtype i8");
   tunes.push_back("--op conv2d --shape N=1,C=6,H=8,W=7,K=9,R=3,S=3,pad=1 --dtype f16");
   for (const auto& tune : tunes) {
@@ -348,15 +369,16 @@ TEST_F(DtypeCliTest, Int8AndBf16TablesAreCompiledIntoAConsumerThatGetsTheRightAn
   EXPECT_NE(header.find("{29, 40, 132, optune::kernels::cpu::GemmInt8Config{"), std::string::npos) << header;
   EXPECT_NE(header.find("gemm.i8.M31.N40.K132: never tuned"), std::string::npos) << header;
   EXPECT_NE(header.find("kConv2dInt8 = "), std::string::npos) << header;
-  EXPECT_NE(header.find("kConv2dInt8Nchw16c = "), std::string::npos) << header;
-  EXPECT_EQ(header.find("kConv2dBf16Nchw16c = ") != std::string::npos, bf16_conv_table) << header;
+  EXPECT_EQ(header.find("kConv2dInt8Nchw16c = ") != std::string::npos, sixteen_lanes) << header;
+  EXPECT_EQ(header.find("kConv2dBf16Nchw16c = ") != std::string::npos, sixteen_lanes && bf16_conv_table) << header;
   EXPECT_EQ(header.find("kGemmF16"), std::string::npos) << "no f16 GEMM records, no f16 GEMM table";
   EXPECT_NE(header.find("kDepthwiseConv2dInt8 = "), std::string::npos) << header;
   EXPECT_NE(header.find("kConv2dF16 = "), std::string::npos) << header;
   EXPECT_EQ(header.find("kConv2dBf16Widened"), std::string::npos) << "the dot or no bf16 conv2d table, never both";
   std::ofstream(dir / "consumer.cpp") << kLowPrecisionConsumer;
   const std::string compile = std::string("c++ -std=c++20 -O1 -march=native -fopenmp ") +
-                              (bf16_conv_table ? "-DWITH_BF16_CONV " : "") + "-I " + dir.string() + " -I " +
+                              (bf16_conv_table ? "-DWITH_BF16_CONV " : "") + (sixteen_lanes ? "-DWITH_NCHW16C " : "") +
+                              "-I " + dir.string() + " -I " +
                               OPTUNE_SOURCE_DIR + "/backends/cpu/include " + (dir / "consumer.cpp").string() + " -o " +
                               (dir / "consumer").string() + " 2> " + (dir / "compile.log").string();
   ASSERT_EQ(std::system(compile.c_str()), 0) << optune::test_support::slurp(dir / "compile.log");

@@ -2,8 +2,9 @@
 // NCHW16c layout a network keeps (workloads "conv2d.nchw16c.i8...", "...bf16..."), as a direct
 // convolution on dot-product instructions (optune/kernels/cpu/conv2d_dot_nchwc.hpp: vpdpbusd,
 // vdpbf16ps). NCHW layers keep the im2col GEMM templates (conv2d_int8.cpu, conv2d_bf16.cpu).
-//   - int8 (u8 image on x86, s8 on Arm, s8 filter, int32 output) applies on every CPU: it is the
-//     only int8 template for a kept layout; off VNNI it runs the header's plain C++ path.
+//   - int8 (u8 image on x86, s8 on Arm, s8 filter, int32 output): the only int8 template for a
+//     kept layout. It applies where the CPU has 16-lane vectors (AVX-512), as conv2d.cpu takes
+//     nchw16c only there; without VNNI it runs the header's plain C++ path.
 //   - bf16 applies where the device has avx512_bf16, ahead of conv2d.cpu's widened float32 kernel,
 //     which serves the layout everywhere else.
 // Knobs: the register tile (oc_vectors x ow_block x oh_block), threads, loop order and parallel
@@ -54,9 +55,13 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
     if (int8()) return {int8_activations(device), DataType::kI8};
     return {DataType::kBF16, DataType::kBF16};
   }
+  // As for conv2d.cpu, a kept layout is one vector of the device a pixel: nchw16c wants 16-lane
+  // vectors (AVX-512; the plain C++ path that runs it elsewhere is for correctness, not tuning).
   bool applies(const Workload& workload, const DeviceInfo& device) const override {
     if (!int8() && !device.has_isa("avx512_bf16")) return false;
-    return workload.layout_block == kBlock && !workload.nchw_input && workload.conv().groups == 1;
+    const auto& lanes = vector_unit(device).lanes;
+    return workload.layout_block == kBlock && !workload.nchw_input && workload.conv().groups == 1 &&
+           std::find(lanes.begin(), lanes.end(), kBlock) != lanes.end();
   }
   // Ahead of conv2d.cpu (0), which widens bf16 to float32 on this layout.
   int priority() const override { return 20; }
@@ -66,6 +71,7 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
       throw std::invalid_argument(name() + ": runs conv2d layers with groups = 1 on the kept layout nchw16c" +
                                   (int8() ? "" : " where the CPU has avx512_bf16") + ", not " + workload.key());
     }
+    check_kept_layout(name(), workload, vector_unit(device));
     const Conv2dShape& s = workload.conv();
     const std::int64_t P = s.out_h(), Q = s.out_w();
     ss::ConfigSpace space;

@@ -65,7 +65,7 @@ GemmShape DotGemmTemplate::gemm_shape(const Workload& workload) const {
   const Conv2dShape& c = workload.conv();
   if (c.groups != 1 || workload.layout_block != kLayoutNchw || workload.nchw_input) {
     throw std::invalid_argument(name() + ": runs NCHW conv2d layers with groups = 1 (the kept layout nchw16c is conv2d_" +
-                                element_name() + "_direct.cpu's), not " + workload.key());
+                                element_name() + "_direct.cpu's, on CPUs with 16-lane vectors), not " + workload.key());
   }
   return GemmShape{c.K, c.out_h() * c.out_w(), c.C * c.R * c.S};
 }

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "conv_dot_reference.hpp"
 #include "optune/kernels/cpu/conv2d_dot_nchwc.hpp"
 
 namespace optune::kernels::cpu {
@@ -55,12 +56,6 @@ void for_each_config(Check&& check, std::index_sequence<I...>) {
   (check.template operator()<kConfigs[I]>(), ...);
 }
 
-double value(bfloat16 x) { return widen(x); }
-template <typename T>
-double value(T x) {
-  return double(x);
-}
-
 // NCHW -> NCHW16c, the padding channels holding `fill` (any finite value: the packed filter is
 // zero there).
 template <typename T>
@@ -74,34 +69,15 @@ std::vector<T> blocked(const std::vector<T>& nchw, std::int64_t N, std::int64_t 
   return out;
 }
 
-// The direct sum in double, NCHW16c (channels past K zero).
+// The reference of an NCHW16c output: the NCHW one blocked (channels past K zero).
 template <typename TIn, typename TW>
 std::vector<double> reference(const Conv2dDims& d, const std::vector<TIn>& input, const std::vector<TW>& filter) {
-  const std::int64_t P = d.out_h(), Q = d.out_w(), blocks = (d.K + L - 1) / L;
-  std::vector<double> out(d.N * blocks * P * Q * L, 0.0);
-  for (std::int64_t n = 0; n < d.N; ++n)
-    for (std::int64_t k = 0; k < d.K; ++k)
-      for (std::int64_t p = 0; p < P; ++p)
-        for (std::int64_t q = 0; q < Q; ++q) {
-          double sum = 0;
-          for (std::int64_t c = 0; c < d.C; ++c)
-            for (std::int64_t r = 0; r < d.R; ++r)
-              for (std::int64_t s = 0; s < d.S; ++s) {
-                const std::int64_t h = p * d.stride - d.pad + r * d.dilation, w = q * d.stride - d.pad + s * d.dilation;
-                if (h < 0 || h >= d.H || w < 0 || w >= d.W) continue;
-                sum += value(input[((n * d.C + c) * d.H + h) * d.W + w]) * value(filter[((k * d.C + c) * d.R + r) * d.S + s]);
-              }
-          out[((n * blocks + k / L) * P * Q + p * Q + q) * L + k % L] = sum;
-        }
-  return out;
+  return blocked(conv_dot_reference(d, input, filter), d.N, d.K, d.out_h() * d.out_w(), 0.0);
 }
 
 std::string describe(const Conv2dDims& d, const Conv2dDotNchwcConfig& c) {
-  return "N" + std::to_string(d.N) + " C" + std::to_string(d.C) + " H" + std::to_string(d.H) + " W" +
-         std::to_string(d.W) + " K" + std::to_string(d.K) + " R" + std::to_string(d.R) + " S" + std::to_string(d.S) +
-         " stride " + std::to_string(d.stride) + " pad " + std::to_string(d.pad) + " dilation " +
-         std::to_string(d.dilation) + " | oc_vectors " + std::to_string(c.oc_vectors) + " ow " +
-         std::to_string(c.ow_block) + " oh " + std::to_string(c.oh_block) + " threads " + std::to_string(c.threads);
+  return describe_layer(d) + " | oc_vectors " + std::to_string(c.oc_vectors) + " ow " + std::to_string(c.ow_block) +
+         " oh " + std::to_string(c.oh_block) + " threads " + std::to_string(c.threads);
 }
 
 template <typename TIn>

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "conv_dot_reference.hpp"
 #include "optune/kernels/cpu/conv2d_dot.hpp"
 
 namespace optune::kernels::cpu {
@@ -49,35 +50,6 @@ void for_each_config(Check&& check, std::index_sequence<I...>) {
   (check.template operator()<Configs[I]>(), ...);
 }
 
-// The direct sum in double over NCHW input and OIHW filter.
-template <typename TIn, typename TW>
-std::vector<double> reference(const Conv2dDims& d, const std::vector<TIn>& input, const std::vector<TW>& filter) {
-  const std::int64_t P = d.out_h(), Q = d.out_w();
-  std::vector<double> out(d.N * d.K * P * Q, 0.0);
-  for (std::int64_t n = 0; n < d.N; ++n)
-    for (std::int64_t k = 0; k < d.K; ++k)
-      for (std::int64_t p = 0; p < P; ++p)
-        for (std::int64_t q = 0; q < Q; ++q) {
-          double sum = 0;
-          for (std::int64_t c = 0; c < d.C; ++c)
-            for (std::int64_t r = 0; r < d.R; ++r)
-              for (std::int64_t s = 0; s < d.S; ++s) {
-                const std::int64_t h = p * d.stride - d.pad + r * d.dilation, w = q * d.stride - d.pad + s * d.dilation;
-                if (h < 0 || h >= d.H || w < 0 || w >= d.W) continue;
-                sum += double(widen(input[((n * d.C + c) * d.H + h) * d.W + w])) *
-                       widen(filter[((k * d.C + c) * d.R + r) * d.S + s]);
-              }
-          out[((n * d.K + k) * P + p) * Q + q] = sum;
-        }
-  return out;
-}
-
-std::string describe(const Conv2dDims& d) {
-  return "C" + std::to_string(d.C) + " H" + std::to_string(d.H) + " W" + std::to_string(d.W) + " K" +
-         std::to_string(d.K) + " R" + std::to_string(d.R) + " S" + std::to_string(d.S) + " stride " +
-         std::to_string(d.stride) + " pad " + std::to_string(d.pad) + " dilation " + std::to_string(d.dilation);
-}
-
 TEST(CpuConv2dDot, Int8IsExactOnEveryLayerAndConfig) {
   std::mt19937 random(21);
   std::uniform_int_distribution<int> u8(0, 255), s8(-128, 127);
@@ -86,13 +58,13 @@ TEST(CpuConv2dDot, Int8IsExactOnEveryLayerAndConfig) {
     std::vector<std::int8_t> filter(d.K * d.C * d.R * d.S);
     for (auto& x : input) x = static_cast<std::uint8_t>(u8(random));
     for (auto& x : filter) x = static_cast<std::int8_t>(s8(random));
-    const std::vector<double> expected = reference(d, input, filter);
+    const std::vector<double> expected = conv_dot_reference(d, input, filter);
     auto check = [&]<GemmInt8Config Cfg>() {
       std::vector<std::int32_t> out(expected.size(), 0x5a5a5a5a);
       conv2d_dot<Cfg>(d, input.data(), filter.data(), out.data());
       std::int64_t wrong = 0;
       for (std::size_t i = 0; i < out.size(); ++i) wrong += out[i] != expected[i];
-      EXPECT_EQ(wrong, 0) << describe(d) << " mr " << Cfg.mr << " nr " << Cfg.nr << " pack_a " << Cfg.pack_a;
+      EXPECT_EQ(wrong, 0) << describe_layer(d) << " mr " << Cfg.mr << " nr " << Cfg.nr << " pack_a " << Cfg.pack_a;
     };
     for_each_config<kInt8Configs>(check, std::make_index_sequence<kInt8Configs.size()>());
   }
@@ -105,7 +77,7 @@ TEST(CpuConv2dDot, Bf16IsWithinItsBoundOnEveryLayerAndConfig) {
     std::vector<bfloat16> input(d.N * d.C * d.H * d.W), filter(d.K * d.C * d.R * d.S);
     for (auto& x : input) x = narrow<bfloat16>(values(random));
     for (auto& x : filter) x = narrow<bfloat16>(values(random));
-    const std::vector<double> expected = reference(d, input, filter);
+    const std::vector<double> expected = conv_dot_reference(d, input, filter);
     const double bound = 2 * std::ldexp(1.0, -8) + double(d.C * d.R * d.S) * std::ldexp(1.0, -24);
     auto check = [&]<GemmBf16Config Cfg>() {
       std::vector<bfloat16> out(expected.size(), bfloat16{0x7e11});
@@ -116,7 +88,7 @@ TEST(CpuConv2dDot, Bf16IsWithinItsBoundOnEveryLayerAndConfig) {
         error += (got - expected[i]) * (got - expected[i]);
         norm += expected[i] * expected[i];
       }
-      EXPECT_LE(std::sqrt(error / norm), bound) << describe(d) << " mr " << Cfg.mr << " nr " << Cfg.nr;
+      EXPECT_LE(std::sqrt(error / norm), bound) << describe_layer(d) << " mr " << Cfg.mr << " nr " << Cfg.nr;
     };
     for_each_config<kBf16Configs>(check, std::make_index_sequence<kBf16Configs.size()>());
   }
