@@ -67,11 +67,11 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
   int priority() const override { return 20; }
 
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
+    check_kept_layout(name(), workload, vector_unit(device));  // (names the lanes nchw16c needs)
     if (!applies(workload, device)) {
       throw std::invalid_argument(name() + ": runs conv2d layers with groups = 1 on the kept layout nchw16c" +
                                   (int8() ? "" : " where the CPU has avx512_bf16") + ", not " + workload.key());
     }
-    check_kept_layout(name(), workload, vector_unit(device));
     const Conv2dShape& s = workload.conv();
     const std::int64_t P = s.out_h(), Q = s.out_w();
     ss::ConfigSpace space;
