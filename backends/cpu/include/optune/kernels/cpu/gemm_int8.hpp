@@ -5,9 +5,9 @@
 // column blocks, KC depth blocks (B's block packed into micro-panels) and MC row blocks (A's block
 // packed into micro-panels), then over NR-column and MR-row micro-tiles.
 //
-// Four paths, chosen at compile time; all pack K in groups of G consecutive values (A's G values
-// of a row in one 32-bit word, broadcast; B's as G adjacent K per column), zero padded, so any KC
-// is correct and each depth block is packed on its own:
+// Five paths, chosen at compile time; all pack K in groups of G consecutive values (A's G values
+// of a row in one word, broadcast; B's as G adjacent K per column; SMMLA's below take them in
+// pairs), zero padded, so any KC is correct and each depth block is packed on its own:
 //  - AVX-512 VNNI (__AVX512VNNI__ and __AVX512BW__) with one operand u8 and the other s8: G = 4
 //    bytes, unwidened. vpdpbusd multiplies u8 x s8 and adds four products straight into each of
 //    16 int32 lanes of a zmm, exact (no int16 intermediate; |4 * 255 * -128| is far inside int32),
@@ -63,7 +63,7 @@ namespace optune::kernels::cpu {
 struct GemmInt8Config {
   int mc = 96;     // rows of A per block (multiple of mr)
   int nc = 512;    // columns of B per block (multiple of nr)
-  int kc = 512;    // depth per block (any; a multiple of 4 wastes no zero padding on any path)
+  int kc = 512;    // depth per block (any; a multiple of 8 wastes no zero padding on any path)
   int mr = 4;      // micro-tile rows
   int nr = 16;     // micro-tile columns, a multiple of gemm_int8_lanes<TA, TB>() (8, or 16 on VNNI)
   int threads = 1;
