@@ -15,7 +15,13 @@ namespace {
 
 using optune::test_support::CommandRun;
 
-class DtypeCliTest : public optune::test_support::CommandTest {};
+class DtypeCliTest : public optune::test_support::CommandTest {
+ protected:
+  // Whether this CPU takes the kept layout nchw16c (16-lane vectors, AVX-512): elsewhere it is refused.
+  bool takes_nchw16c() {
+    return optune("space --op conv2d --shape N=1,C=16,H=8,W=8,K=16,R=3,S=3,pad=1,layout=nchw16c --target cpu").code == 0;
+  }
+};
 
 TEST_F(DtypeCliTest, Bfloat16AndHalfGemmsTuneCheckAndRecordUnderTheirKeys) {
   for (const char* dtype : {"bf16", "f16"}) {
@@ -146,9 +152,7 @@ TEST_F(DtypeCliTest, ConvolutionsTuneAndCheckInEveryLowPrecision) {
       {"depthwise_conv2d", "N=1,C=12,H=9,W=10,R=5,S=5,pad=2", "bf16", "depthwise_conv2d.cpu"},
       {"depthwise_conv2d", "N=2,C=8,H=7,W=7,R=3,S=3,pad=1", "f16", "depthwise_conv2d.cpu"},
   };
-  // The kept layout nchw16c wants 16-lane vectors (AVX-512): elsewhere it is refused.
-  const bool sixteen_lanes =
-      optune("space --op conv2d --shape N=1,C=16,H=8,W=8,K=16,R=3,S=3,pad=1,layout=nchw16c --target cpu").code == 0;
+  const bool sixteen_lanes = takes_nchw16c();
   if (sixteen_lanes) {
     cases.push_back({"conv2d", "N=2,C=20,H=9,W=11,K=37,R=3,S=3,stride=2,pad=1,layout=nchw16c", "i8",
                      "conv2d_int8_direct.cpu"});
@@ -190,7 +194,7 @@ TEST_F(DtypeCliTest, ConvolutionsRefuseWhatTheirPrecisionCannotRun) {
                    "--target cpu --db " + db(), "conv2d_int8_direct.cpu");
   // nchw16c where the CPU's vectors are narrower than 16 lanes (AVX2): no template runs it, and the
   // message says which would with them.
-  if (optune("space --op conv2d --shape N=1,C=16,H=8,W=8,K=16,R=3,S=3,pad=1,layout=nchw16c --target cpu").code != 0)
+  if (!takes_nchw16c())
     expect_bad_input("tune --op conv2d --shape N=1,C=16,H=8,W=8,K=16,R=3,S=3,pad=1,layout=nchw16c --dtype i8 "
                      "--target cpu --db " + db(), "16-lane");
   expect_bad_input("tune --op depthwise_conv2d --shape N=1,C=4,H=40,W=40,R=23,S=23,pad=11 --dtype i8 --target cpu "
@@ -347,9 +351,7 @@ TEST_F(DtypeCliTest, Int8AndBf16TablesAreCompiledIntoAConsumerThatGetsTheRightAn
   std::vector<std::string> tunes = {"--op gemm --shape 29,40,132 --dtype i8", "--op gemm --shape 37,45,300 --dtype bf16",
                                     "--op conv2d --shape N=1,C=13,H=9,W=11,K=21,R=3,S=3,pad=1 --dtype i8"};
   if (bf16_conv_table) tunes.push_back("--op conv2d --shape N=1,C=13,H=9,W=11,K=21,R=3,S=3,pad=1 --dtype bf16");
-  // The kept layout nchw16c where the CPU has 16-lane vectors (elsewhere it is refused).
-  const bool sixteen_lanes =
-      optune("space --op conv2d --shape N=1,C=16,H=8,W=8,K=16,R=3,S=3,pad=1,layout=nchw16c --target cpu").code == 0;
+  const bool sixteen_lanes = takes_nchw16c();
   if (sixteen_lanes) tunes.push_back("--op conv2d --shape N=1,C=20,H=9,W=11,K=21,R=3,S=3,pad=1,layout=nchw16c --dtype i8");
   if (sixteen_lanes && bf16_conv_table)
     tunes.push_back("--op conv2d --shape N=1,C=20,H=9,W=11,K=21,R=3,S=3,pad=1,layout=nchw16c --dtype bf16");
