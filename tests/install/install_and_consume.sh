@@ -37,18 +37,23 @@ fi
 
 # OpenCL (PoCL here): tune on the first OpenCL device, build consumer_opencl against its table,
 # run it twice: the second run's programs must come from the on-disk cache, not the compiler.
-"$prefix/bin/optune" tune --op gemm --shape 16,24,8 --target opencl --trials 3 --remeasure 0 --quiet \
-  --db "$prefix/opencl.db" --min-repeat-ms 1 --repeat 2 >/dev/null
+# f32, bf16 and i8: the header gets a table and an entry point of each (gemm, gemm_bf16, gemm_i8).
+for dtype in f32 bf16 i8; do
+  "$prefix/bin/optune" tune --op gemm --shape 16,24,8 --dtype "$dtype" --target opencl --trials 3 --remeasure 0 \
+    --quiet --db "$prefix/opencl.db" --min-repeat-ms 1 --repeat 2 >/dev/null
+done
 cmake -S "$source/tests/consumer" -B "$prefix/opencl-build" -DCMAKE_PREFIX_PATH="$prefix" \
   -DCMAKE_BUILD_TYPE=Release -DOPTUNE_CONSUMER_OPENCL_DB="$prefix/opencl.db" >/dev/null
 cmake --build "$prefix/opencl-build" > "$prefix/opencl-build.log" 2>&1 || { cat "$prefix/opencl-build.log"; exit 1; }
 grep -q "no tuned config for gemm.f32.M33.N20.K17" "$prefix/opencl-build.log" || {
   echo "the OpenCL build did not note the untuned workload"; cat "$prefix/opencl-build.log"; exit 1; }
-grep -q '{"gemm.f32.M16.N24.K8", "gemm.cl", "optune_gemm",' \
-  "$prefix/opencl-build/optune_tuned/consumer_opencl/optune_tuned.hpp"
+for dtype in f32 bf16 i8; do
+  grep -q "{\"gemm.$dtype.M16.N24.K8\", \"gemm.cl\", \"optune_gemm\"," \
+    "$prefix/opencl-build/optune_tuned/consumer_opencl/optune_tuned.hpp"
+done
 "$prefix/opencl-build/consumer_opencl" "$prefix/program-cache" | tee "$prefix/first.out"
 ls "$prefix/program-cache"/*.bin >/dev/null
 "$prefix/opencl-build/consumer_opencl" "$prefix/program-cache" | tee "$prefix/second.out"
-test "$(grep -c 'program from disk cache' "$prefix/second.out")" -eq 3 || {
+test "$(grep -c 'program from disk cache' "$prefix/second.out")" -eq 6 || {
   echo "the second run compiled its programs again"; exit 1; }
 echo "install and consume: ok"

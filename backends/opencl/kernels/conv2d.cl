@@ -1,6 +1,6 @@
 // optune's OpenCL direct convolution: Y[N,K,P,Q] = conv(X[N,C,H,W], F[K,C/groups,R,S]), float32
-// arithmetic on buffers of float32, f16 or bf16 (storage.cl), NCHW, any stride, padding,
-// dilation and groups. A work-group computes a tile of TILE_K output
+// arithmetic on buffers of float32, f16 or bf16, int32 on s8 (storage.cl), NCHW, any stride,
+// padding, dilation and groups. A work-group computes a tile of TILE_K output
 // channels x TILE_P rows x TILE_Q columns of one image with TQ x TP x (TK x TC) work-items; each
 // work-item computes KPT channels x PPT rows (strided by TP, so neighbours read neighbouring rows)
 // x QPT consecutive columns in registers, summed over its share of the input channels. With TC > 1
@@ -42,22 +42,22 @@
 #define UNPACK2(arr, i, v) arr[(i)] = (v).s0; arr[(i) + 1] = (v).s1;
 #define UNPACK4(arr, i, v) UNPACK2(arr, i, (v).s01) UNPACK2(arr, (i) + 2, (v).s23)
 #define PACK1(arr, i) (arr[(i)])
-#define PACK2(arr, i) ((float2)(arr[(i)], arr[(i) + 1]))
-#define PACK4(arr, i) ((float4)(PACK2(arr, i), PACK2(arr, (i) + 2)))
+#define PACK2(arr, i) ((CAT(ACC_T, 2))(arr[(i)], arr[(i) + 1]))
+#define PACK4(arr, i) ((CAT(ACC_T, 4))(PACK2(arr, i), PACK2(arr, (i) + 2)))
 // VW values of local memory (the staged input), and VW outputs into global memory.
 #if VW == 1
 #define LOAD_V(p) (*(p))
-#define STORE_OUT_V(v, p, i) ELEM_STORE(p, i, v)
-typedef float floatV;
+#define STORE_OUT_V(v, p, i) OUT_STORE(p, i, v)
+typedef acc_t accV;
 #else
 #define LOAD_V(p) CAT(vload, VW)(0, p)
-#define STORE_OUT_V(v, p, i) ELEM_STOREV(VW, p, i, v)
-typedef CAT(float, VW) floatV;
+#define STORE_OUT_V(v, p, i) OUT_STOREV(VW, p, i, v)
+typedef CAT(ACC_T, VW) accV;
 #endif
 
 __kernel __attribute__((reqd_work_group_size(TQ, TP, TK * TC)))
 void optune_conv2d(__global const elem_t* restrict X, __global const elem_t* restrict F,
-                   __global elem_t* restrict Y) {
+                   __global out_t* restrict Y) {
   const int tq = get_local_id(0), tp = get_local_id(1);
   const int tk = get_local_id(2) % TK, tc = get_local_id(2) / TK;
   const int tid = (get_local_id(2) * TP + tp) * TQ + tq;
@@ -69,16 +69,16 @@ void optune_conv2d(__global const elem_t* restrict X, __global const elem_t* res
 #pragma unroll
   for (int i = 0; i < KPT; ++i) f_row[i] = min(k0 + tk * KPT + i, K - 1) * CPG * R * S;
 
-  float acc[KPT][PPT][QPT];
+  acc_t acc[KPT][PPT][QPT];
 #pragma unroll
   for (int i = 0; i < KPT; ++i)
 #pragma unroll
     for (int pi = 0; pi < PPT; ++pi)
 #pragma unroll
-      for (int qj = 0; qj < QPT; ++qj) acc[i][pi][qj] = 0.0f;
+      for (int qj = 0; qj < QPT; ++qj) acc[i][pi][qj] = 0;
 
 #if LOCAL_IN
-  __local float tile[C_STEP * IN_TH * IN_TW];
+  __local acc_t tile[C_STEP * IN_TH * IN_TW];
   const int ih0 = p0 * STRIDE - PAD, iw0 = q0 * STRIDE - PAD;
 #endif
 
@@ -89,7 +89,7 @@ void optune_conv2d(__global const elem_t* restrict X, __global const elem_t* res
       const int cc = idx / (IN_TH * IN_TW), rest = idx % (IN_TH * IN_TW);
       const int ih = ih0 + rest / IN_TW, iw = iw0 + rest % IN_TW;
       const bool inside = c0 + cc < CPG && ih >= 0 && ih < H && iw >= 0 && iw < W;
-      tile[idx] = inside ? ELEM_LOAD(x, ((c0 + cc) * H + ih) * W + iw) : 0.0f;
+      tile[idx] = inside ? ELEM_LOAD(x, ((c0 + cc) * H + ih) * W + iw) : 0;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
@@ -104,19 +104,19 @@ void optune_conv2d(__global const elem_t* restrict X, __global const elem_t* res
       for (int r = 0; r < R; ++r) {
         UNROLL_WINDOW
         for (int s = 0; s < S; ++s) {
-          float w[KPT];
+          acc_t w[KPT];
 #pragma unroll
           for (int i = 0; i < KPT; ++i) w[i] = ELEM_LOAD(F, f_row[i] + ((cs + cc) * R + r) * S + s);
-          float in[PPT][QPT];
+          acc_t in[PPT][QPT];
 #pragma unroll
           for (int pi = 0; pi < PPT; ++pi) {
 #if LOCAL_IN
-            const __local float* row =
+            const __local acc_t* row =
                 tile + ((tc * CB + cc) * IN_TH + (tp + pi * TP) * STRIDE + r * DIL) * IN_TW + s * DIL;
 #if STRIDE == 1 && VW > 1
 #pragma unroll
             for (int qj = 0; qj < QPT; qj += VW) {
-              const floatV v = LOAD_V(row + tq * QPT + qj);
+              const accV v = LOAD_V(row + tq * QPT + qj);
               CAT(UNPACK, VW)(in[pi], qj, v)
             }
 #else
@@ -129,7 +129,7 @@ void optune_conv2d(__global const elem_t* restrict X, __global const elem_t* res
             for (int qj = 0; qj < QPT; ++qj) {
               const int iw = (q0 + tq * QPT + qj) * STRIDE - PAD + s * DIL;
               const bool inside = ih >= 0 && ih < H && iw >= 0 && iw < W;
-              in[pi][qj] = inside ? ELEM_LOAD(x, ((cs + cc) * H + ih) * W + iw) : 0.0f;
+              in[pi][qj] = inside ? ELEM_LOAD(x, ((cs + cc) * H + ih) * W + iw) : 0;
             }
 #endif
           }
@@ -138,7 +138,7 @@ void optune_conv2d(__global const elem_t* restrict X, __global const elem_t* res
 #pragma unroll
             for (int pi = 0; pi < PPT; ++pi)
 #pragma unroll
-              for (int qj = 0; qj < QPT; ++qj) acc[i][pi][qj] = mad(w[i], in[pi][qj], acc[i][pi][qj]);
+              for (int qj = 0; qj < QPT; ++qj) acc[i][pi][qj] = MAD(w[i], in[pi][qj], acc[i][pi][qj]);
         }
       }
     }
@@ -148,7 +148,7 @@ void optune_conv2d(__global const elem_t* restrict X, __global const elem_t* res
 #if TC > 1
   // The slices' partial sums meet in local memory; then every work-item sums and stores outputs
   // in row order, so neighbouring work-items store neighbouring columns.
-  __local float partial[TC * TILE_K * TILE_P * TILE_Q];
+  __local acc_t partial[TC * TILE_K * TILE_P * TILE_Q];
 #pragma unroll
   for (int i = 0; i < KPT; ++i)
 #pragma unroll
@@ -161,10 +161,10 @@ void optune_conv2d(__global const elem_t* restrict X, __global const elem_t* res
     const int kk = idx / (TILE_P * TILE_Q), pp = idx / TILE_Q % TILE_P, qq = idx % TILE_Q;
     const int k = k0 + kk, p = p0 + pp, q = q0 + qq;
     if (k >= K || p >= P || q >= Q) continue;
-    float sum = 0.0f;
+    acc_t sum = 0;
 #pragma unroll
     for (int t = 0; t < TC; ++t) sum += partial[t * TILE_K * TILE_P * TILE_Q + idx];
-    ELEM_STORE(Y, ((n * K + k) * P + p) * Q + q, sum);
+    OUT_STORE(Y, ((n * K + k) * P + p) * Q + q, sum);
   }
 #else
 #pragma unroll
@@ -179,11 +179,11 @@ void optune_conv2d(__global const elem_t* restrict X, __global const elem_t* res
 #if EDGE_P
       if (p >= P) continue;
 #endif
-      __global elem_t* y = Y + ((n * K + k) * P + p) * Q + q0 + tq * QPT;
+      __global out_t* y = Y + ((n * K + k) * P + p) * Q + q0 + tq * QPT;
 #if EDGE_Q
 #pragma unroll
       for (int qj = 0; qj < QPT; ++qj)
-        if (q0 + tq * QPT + qj < Q) ELEM_STORE(y, qj, acc[i][pi][qj]);
+        if (q0 + tq * QPT + qj < Q) OUT_STORE(y, qj, acc[i][pi][qj]);
 #else
 #pragma unroll
       for (int qj = 0; qj < QPT; qj += VW) STORE_OUT_V(CAT(PACK, VW)(acc[i][pi], qj), y, qj);

@@ -1,6 +1,7 @@
 // optune's OpenCL GEMM: C[M,N] = A[M,K] * B[K,N], row-major, no transposes; float32 arithmetic,
 // local memory and accumulation, with A, B and C stored in float32, or in f16 (OPTUNE_F16) or
-// bf16 (OPTUNE_BF16), converted as they are loaded and stored (storage.cl).
+// bf16 (OPTUNE_BF16), converted as they are loaded and stored; or s8 A and B widened to int as
+// they are loaded, int32 arithmetic and an int32 C (OPTUNE_I8). storage.cl defines the types.
 // One work-group computes an MWG x NWG tile of C with MDIMC x NDIMC work-items; each work-item
 // computes MWI x NWI = (MWG / MDIMC) x (NWG / NDIMC) outputs in registers (up to 16 x 8). The
 // knobs (CLBlast's Xgemm parameters are the model) arrive as preprocessor defines from the
@@ -30,7 +31,7 @@
 //                    1: one work-group per tile stores it
 //
 // The K loop is software-pipelined: each work-item loads its share of the next K block from
-// global memory into registers (float4 where the shape allows) before computing on the current
+// global memory into registers (4-vectors where the shape allows) before computing on the current
 // block from local memory, so global latency hides behind the multiply-adds. A sits transposed
 // in local memory (As[k][m]) so that a work-item reads its rows as vectors; its row stride is
 // padded so the transposing stores spread over the banks.
@@ -54,9 +55,9 @@
 
 // Vectors of global memory. float32's are aligned here (the template keeps offsets multiples of
 // the width): pointer casts, the code the float32 kernel has always had.
-#if defined(OPTUNE_F16) || defined(OPTUNE_BF16)
+#if defined(OPTUNE_F16) || defined(OPTUNE_BF16) || defined(OPTUNE_I8)
 #define GLOBAL_LOADV(n, p, i) ELEM_LOADV(n, p, i)
-#define GLOBAL_STOREV(n, p, i, v) ELEM_STOREV(n, p, i, v)
+#define GLOBAL_STOREV(n, p, i, v) OUT_STOREV(n, p, i, v)
 #else
 #define GLOBAL_LOADV(n, p, i) (*(__global const STORAGE_CAT(float, n)*)((p) + (i)))
 #define GLOBAL_STOREV(n, p, i, v) (*(__global STORAGE_CAT(float, n)*)((p) + (i)) = (v))
@@ -70,23 +71,23 @@
 #define CAT(a, b) CAT_(a, b)
 
 #if VWN == 1
-typedef float floatN;
+typedef acc_t accN;
 #else
-typedef CAT(float, VWN) floatN;
+typedef CAT(ACC_T, VWN) accN;
 #endif
 #if VWM == 1
-typedef float floatM;
+typedef acc_t accM;
 #else
-typedef CAT(float, VWM) floatM;
+typedef CAT(ACC_T, VWM) accM;
 #endif
 
-// VWN elements of global memory at p + i as a floatN, and back.
+// VWN elements of global memory at p + i as an accN, and back.
 #if VWN == 1
 #define ELEM_LOADN(p, i) ELEM_LOAD(p, i)
-#define ELEM_STOREN(p, i, v) ELEM_STORE(p, i, v)
+#define OUT_STOREN(p, i, v) OUT_STORE(p, i, v)
 #else
 #define ELEM_LOADN(p, i) GLOBAL_LOADV(VWN, p, i)
-#define ELEM_STOREN(p, i, v) GLOBAL_STOREV(VWN, p, i, v)
+#define OUT_STOREN(p, i, v) GLOBAL_STOREV(VWN, p, i, v)
 #endif
 
 // Copies the components of a vector into consecutive array elements.
@@ -95,9 +96,9 @@ typedef CAT(float, VWM) floatM;
 #define UNPACK4(arr, i, v) UNPACK2(arr, i, (v).s01) UNPACK2(arr, (i) + 2, (v).s23)
 #define UNPACK8(arr, i, v) UNPACK4(arr, i, (v).s0123) UNPACK4(arr, (i) + 4, (v).s4567)
 #define PACK1(arr, i) (arr[(i)])
-#define PACK2(arr, i) ((float2)(arr[(i)], arr[(i) + 1]))
-#define PACK4(arr, i) ((float4)(PACK2(arr, i), PACK2(arr, (i) + 2)))
-#define PACK8(arr, i) ((float8)(PACK4(arr, i), PACK4(arr, (i) + 4)))
+#define PACK2(arr, i) ((CAT(ACC_T, 2))(arr[(i)], arr[(i) + 1]))
+#define PACK4(arr, i) ((CAT(ACC_T, 4))(PACK2(arr, i), PACK2(arr, (i) + 2)))
+#define PACK8(arr, i) ((CAT(ACC_T, 8))(PACK4(arr, i), PACK4(arr, (i) + 4)))
 
 // Tile-local row of a work-item's i-th row (i in [0, MWI)) and column of its j-th column.
 #if STRM
@@ -121,27 +122,27 @@ typedef CAT(float, VWM) floatM;
 #define BUFFERS 1
 #endif
 
-// Global -> register loads of a K block: float4 along K (A) or N (B) on the fast path, scalars
+// Global -> register loads of a K block: 4-vectors along K (A) or N (B) on the fast path, scalars
 // with bounds checks at the edges. Each work-item holds A_LOADS (B_LOADS) values of width GVA (GVB).
 #if !EDGE_M && !EDGE_K && (MWG * KWG) % (4 * THREADS) == 0
 #define GVA 4
-typedef float4 floatGA;
+typedef CAT(ACC_T, 4) accGA;
 #else
 #define GVA 1
-typedef float floatGA;
+typedef acc_t accGA;
 #endif
 #if !EDGE_N && !EDGE_K && (NWG * KWG) % (4 * THREADS) == 0
 #define GVB 4
-typedef float4 floatGB;
+typedef CAT(ACC_T, 4) accGB;
 #else
 #define GVB 1
-typedef float floatGB;
+typedef acc_t accGB;
 #endif
 #define A_LOADS (MWG * KWG / (GVA * THREADS))
 #define B_LOADS (NWG * KWG / (GVB * THREADS))
 
 #if SA
-inline void load_a(floatGA* ra, __global const elem_t* restrict A, int tid, int m0, int k0) {
+inline void load_a(accGA* ra, __global const elem_t* restrict A, int tid, int m0, int k0) {
 #pragma unroll
   for (int r = 0; r < A_LOADS; ++r) {
     const int idx = tid + r * THREADS;
@@ -151,18 +152,18 @@ inline void load_a(floatGA* ra, __global const elem_t* restrict A, int tid, int 
     ra[r] = GLOBAL_LOADV(4, A, (m0 + m) * K + k0 + kv * 4);
 #else
     const int k = idx % KWG, m = idx / KWG;
-    ra[r] = (m0 + m < M && k0 + k < K) ? ELEM_LOAD(A, (m0 + m) * K + k0 + k) : 0.0f;
+    ra[r] = (m0 + m < M && k0 + k < K) ? ELEM_LOAD(A, (m0 + m) * K + k0 + k) : 0;
 #endif
   }
 }
 
-inline void store_a(const floatGA* ra, __local float* as, int tid) {
+inline void store_a(const accGA* ra, __local acc_t* as, int tid) {
 #pragma unroll
   for (int r = 0; r < A_LOADS; ++r) {
     const int idx = tid + r * THREADS;
 #if GVA == 4
     const int kv = idx % (KWG / 4), m = idx / (KWG / 4);
-    __local float* p = as + kv * 4 * LDA + m;
+    __local acc_t* p = as + kv * 4 * LDA + m;
     p[0] = ra[r].s0;
     p[LDA] = ra[r].s1;
     p[2 * LDA] = ra[r].s2;
@@ -176,7 +177,7 @@ inline void store_a(const floatGA* ra, __local float* as, int tid) {
 #endif
 
 #if SB
-inline void load_b(floatGB* rb, __global const elem_t* restrict B, int tid, int n0, int k0) {
+inline void load_b(accGB* rb, __global const elem_t* restrict B, int tid, int n0, int k0) {
 #pragma unroll
   for (int r = 0; r < B_LOADS; ++r) {
     const int idx = tid + r * THREADS;
@@ -185,18 +186,18 @@ inline void load_b(floatGB* rb, __global const elem_t* restrict B, int tid, int 
     rb[r] = GLOBAL_LOADV(4, B, (k0 + k) * N + n0 + nv * 4);
 #else
     const int n = idx % NWG, k = idx / NWG;
-    rb[r] = (n0 + n < N && k0 + k < K) ? ELEM_LOAD(B, (k0 + k) * N + n0 + n) : 0.0f;
+    rb[r] = (n0 + n < N && k0 + k < K) ? ELEM_LOAD(B, (k0 + k) * N + n0 + n) : 0;
 #endif
   }
 }
 
-inline void store_b(const floatGB* rb, __local float* bs, int tid) {
+inline void store_b(const accGB* rb, __local acc_t* bs, int tid) {
 #pragma unroll
   for (int r = 0; r < B_LOADS; ++r) {
     const int idx = tid + r * THREADS;
 #if GVB == 4
     const int nv = idx % (NWG / 4), k = idx / (NWG / 4);
-    *(__local float4*)(bs + k * LDB + nv * 4) = rb[r];
+    *(__local CAT(ACC_T, 4)*)(bs + k * LDB + nv * 4) = rb[r];
 #else
     const int n = idx % NWG, k = idx / NWG;
     bs[k * LDB + n] = rb[r];
@@ -208,12 +209,12 @@ inline void store_b(const floatGB* rb, __local float* bs, int tid) {
 // One K block: the next block's global loads are issued, this block is multiplied from local
 // memory (or global), then the next block is stored to local memory. `cur` is the buffer this
 // block reads; the caller passes it as a constant, so every local address is a fixed offset.
-inline void multiply_block(float acc[MWI][NWI], __global const elem_t* restrict A, __global const elem_t* restrict B,
+inline void multiply_block(acc_t acc[MWI][NWI], __global const elem_t* restrict A, __global const elem_t* restrict B,
 #if SA
-                           __local float* As, floatGA* ra,
+                           __local acc_t* As, accGA* ra,
 #endif
 #if SB
-                           __local float* Bs, floatGB* rb,
+                           __local acc_t* Bs, accGB* rb,
 #endif
                            const int* a_row, int tid, int tm, int tn, int m0, int n0, int block, int last,
                            const int cur) {
@@ -222,11 +223,11 @@ inline void multiply_block(float acc[MWI][NWI], __global const elem_t* restrict 
   // The next block's loads are issued now and land in registers while this one is computed.
 #if SA
   if (more) load_a(ra, A, tid, m0, k0 + KWG);
-  __local const float* as = As + cur * (KWG * LDA);
+  __local const acc_t* as = As + cur * (KWG * LDA);
 #endif
 #if SB
   if (more) load_b(rb, B, tid, n0, k0 + KWG);
-  __local const float* bs = Bs + cur * (KWG * LDB);
+  __local const acc_t* bs = Bs + cur * (KWG * LDB);
 #endif
 
   // Local tiles are zero-filled past K; direct global reads must stop there.
@@ -237,11 +238,11 @@ inline void multiply_block(float acc[MWI][NWI], __global const elem_t* restrict 
 #endif
 #pragma unroll KWI
   for (int k = 0; k < k_end; ++k) {
-    float a[MWI], b[NWI];
+    acc_t a[MWI], b[NWI];
 #if SA
 #pragma unroll
     for (int i = 0; i < MWI; i += VWM) {
-      const floatM v = *(__local const floatM*)(as + k * LDA + ROW(tm, i));
+      const accM v = *(__local const accM*)(as + k * LDA + ROW(tm, i));
       CAT(UNPACK, VWM)(a, i, v)
     }
 #else
@@ -251,13 +252,13 @@ inline void multiply_block(float acc[MWI][NWI], __global const elem_t* restrict 
 #if SB
 #pragma unroll
     for (int j = 0; j < NWI; j += VWN) {
-      const floatN v = *(__local const floatN*)(bs + k * LDB + COL(tn, j));
+      const accN v = *(__local const accN*)(bs + k * LDB + COL(tn, j));
       CAT(UNPACK, VWN)(b, j, v)
     }
 #elif !EDGE_N
 #pragma unroll
     for (int j = 0; j < NWI; j += VWN) {
-      const floatN v = ELEM_LOADN(B, (k0 + k) * N + n0 + COL(tn, j));
+      const accN v = ELEM_LOADN(B, (k0 + k) * N + n0 + COL(tn, j));
       CAT(UNPACK, VWN)(b, j, v)
     }
 #else
@@ -267,7 +268,7 @@ inline void multiply_block(float acc[MWI][NWI], __global const elem_t* restrict 
 #pragma unroll
     for (int i = 0; i < MWI; ++i)
 #pragma unroll
-      for (int j = 0; j < NWI; ++j) acc[i][j] = mad(a[i], b[j], acc[i][j]);
+      for (int j = 0; j < NWI; ++j) acc[i][j] = MAD(a[i], b[j], acc[i][j]);
   }
 #undef k_end
 
@@ -293,7 +294,7 @@ inline void multiply_block(float acc[MWI][NWI], __global const elem_t* restrict 
 
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
 void optune_gemm(__global const elem_t* restrict A, __global const elem_t* restrict B,
-                 __global elem_t* restrict C
+                 __global out_t* restrict C
 #if SPLITK > 1
                  , __global uint* restrict scratch
 #endif
@@ -319,19 +320,19 @@ void optune_gemm(__global const elem_t* restrict A, __global const elem_t* restr
   const int n0 = get_group_id(0) * NWG, m0 = get_group_id(1) * MWG;
 #endif
 #if SA
-  __local float As[BUFFERS * KWG * LDA] __attribute__((aligned(32)));
-  floatGA ra[A_LOADS];
+  __local acc_t As[BUFFERS * KWG * LDA] __attribute__((aligned(32)));
+  accGA ra[A_LOADS];
 #endif
 #if SB
-  __local float Bs[BUFFERS * KWG * LDB] __attribute__((aligned(32)));
-  floatGB rb[B_LOADS];
+  __local acc_t Bs[BUFFERS * KWG * LDB] __attribute__((aligned(32)));
+  accGB rb[B_LOADS];
 #endif
 
-  float acc[MWI][NWI];
+  acc_t acc[MWI][NWI];
 #pragma unroll
   for (int i = 0; i < MWI; ++i)
 #pragma unroll
-    for (int j = 0; j < NWI; ++j) acc[i][j] = 0.0f;
+    for (int j = 0; j < NWI; ++j) acc[i][j] = 0;
 
   // Rows of A this work-item reads straight from global memory, clamped at the edge (unused with SA).
   int a_row[MWI];
@@ -397,12 +398,12 @@ void optune_gemm(__global const elem_t* restrict A, __global const elem_t* restr
 #if !EDGE_N
 #pragma unroll
     for (int j = 0; j < NWI; j += VWN)
-      ELEM_STOREN(C, m * N + n0 + COL(tn, j), CAT(PACK, VWN)(acc[i], j));
+      OUT_STOREN(C, m * N + n0 + COL(tn, j), CAT(PACK, VWN)(acc[i], j));
 #else
 #pragma unroll
     for (int j = 0; j < NWI; ++j) {
       const int n = n0 + COL(tn, j);
-      if (n < N) ELEM_STORE(C, m * N + n, acc[i][j]);
+      if (n < N) OUT_STORE(C, m * N + n, acc[i][j]);
     }
 #endif
   }

@@ -160,6 +160,7 @@ inline uint tf32_small(float x, uint big) { return as_uint(x - as_float(big)); }
                        : "r"(address))
 
 #if SPLITK > 1
+#include "storage.cl"  // acc_t, the type split_k.cl sums in: float here
 #include "split_k.cl"
 #endif
 

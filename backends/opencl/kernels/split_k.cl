@@ -1,4 +1,5 @@
-// Split-K's reduction, shared by gemm.cl and gemm_mma.cl (included where SPLITK > 1).
+// Split-K's reduction, shared by gemm.cl and gemm_mma.cl (included where SPLITK > 1), in the
+// kernel's arithmetic type acc_t (storage.cl): float, or int for i8.
 //
 // SPLITK work-groups (dimension 2 of the launch) share one output tile's K blocks. Every
 // work-item writes its partial values to the scratch buffer and counts itself in its own counter
@@ -23,12 +24,12 @@ inline void split_fence(void) {
 
 // `acc`: this work-item's `values` accumulators; `item` of `items` work-items. Returns whether
 // this work-item came last of its splits and `acc` now holds the sums (the others are done).
-inline bool sum_splits(float* acc, int values, int items, int item, __global uint* scratch) {
+inline bool sum_splits(acc_t* acc, int values, int items, int item, __global uint* scratch) {
   const int tiles = get_num_groups(0) * get_num_groups(1);
   const int tile = get_group_id(1) * get_num_groups(0) + get_group_id(0), split = get_group_id(2);
   const size_t tile_values = (size_t)values * items, counters = ((size_t)tiles * items + 3) / 4 * 4;
-  __global float* partials = (__global float*)(scratch + counters) + (size_t)tile * SPLITK * tile_values;
-  __global float* mine = partials + split * tile_values;
+  __global acc_t* partials = (__global acc_t*)(scratch + counters) + (size_t)tile * SPLITK * tile_values;
+  __global acc_t* mine = partials + split * tile_values;
 #pragma unroll
   for (int v = 0; v < values; ++v) mine[v * items + item] = acc[v];
   __global uint* counter = scratch + (size_t)tile * items + item;
@@ -45,9 +46,9 @@ inline bool sum_splits(float* acc, int values, int items, int item, __global uin
 #endif
 #pragma unroll
   for (int v = 0; v < values; ++v) {
-    float sum = 0.0f;
+    acc_t sum = 0;
     for (int s = 0; s < SPLITK; ++s)
-      sum += s == split ? acc[v] : ((volatile __global const float*)partials)[s * tile_values + v * items + item];
+      sum += s == split ? acc[v] : ((volatile __global const acc_t*)partials)[s * tile_values + v * items + item];
     acc[v] = sum;
   }
   *counter = 0;

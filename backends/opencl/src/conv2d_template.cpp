@@ -78,6 +78,7 @@ class OpenCLConv2dTemplate final : public opencl::TemplateBase {
     const opencl::DeviceLimits limits = opencl::device_limits(device);
     const std::vector<std::int64_t> widths = opencl::vector_widths(limits, 4);
     ss::ConfigSpace space;
+    opencl::add_activations_knob(space, workload);
     space.add(opencl::number_knob(kTq, {1, 2, 4, 8, 16, 32}));
     space.add(opencl::number_knob(kTp, {1, 2, 4, 8, 16}));
     space.add(opencl::number_knob(kTk, {1, 2, 4, 8, 16}));
@@ -167,14 +168,10 @@ class OpenCLConv2dTemplate final : public opencl::TemplateBase {
   }
 
   std::vector<TableForm> table_forms() const override {
-    return {opencl::table_form(
-        "kConv2d", "N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1",
-        "// NCHW output = conv2d(NCHW input, OIHW filter), f32 buffers of runtime's context, with the tuned\n"
-        "// config of the shape (else the default config); enqueued on runtime's queue, not waited for.\n"
-        "inline opencl::Launch conv2d(opencl::Runtime& runtime, const kernels::Conv2dShape& shape, cl_mem input,\n"
-        "                             cl_mem filter, cl_mem output) {\n"
-        "  return opencl::conv2d(runtime, {tuned::kDevice, tuned::kConv2d}, shape, input, filter, output);\n"
-        "}\n")};
+    return opencl::table_forms({"kConv2d", "N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1", "conv2d",
+                                "NCHW output = conv2d(NCHW input, OIHW filter),",
+                                "const kernels::Conv2dShape& shape, cl_mem input, cl_mem filter, cl_mem output",
+                                "shape, input, filter, output"});
   }
 
   std::vector<std::pair<std::string, double>> derived_features(const Workload& workload, const DeviceInfo& device,

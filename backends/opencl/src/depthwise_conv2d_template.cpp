@@ -61,6 +61,7 @@ class OpenCLDepthwiseConv2dTemplate final : public opencl::TemplateBase {
     const opencl::DeviceLimits limits = opencl::device_limits(device);
     const std::vector<std::int64_t> widths = opencl::vector_widths(limits, 4);
     ss::ConfigSpace space;
+    opencl::add_activations_knob(space, workload);
     space.add(opencl::number_knob(kTq, {1, 2, 4, 8, 16, 32}));
     space.add(opencl::number_knob(kTp, {1, 2, 4, 8, 16}));
     space.add(opencl::number_knob(kTc, {1, 2, 4, 8, 16}));
@@ -130,16 +131,11 @@ class OpenCLDepthwiseConv2dTemplate final : public opencl::TemplateBase {
   }
 
   std::vector<TableForm> table_forms() const override {
-    return {opencl::table_form(
-        "kDepthwiseConv2d", "N=1,C=128,H=56,W=56,R=3,S=3,stride=1,pad=1",
-        "// NCHW output = depthwise_conv2d(NCHW input, [C,1,R,S] filter), f32 buffers of runtime's context\n"
-        "// (shape.K and shape.groups are taken as shape.C), with the tuned config of the shape (else the\n"
-        "// default config); enqueued on runtime's queue, not waited for.\n"
-        "inline opencl::Launch depthwise_conv2d(opencl::Runtime& runtime, const kernels::Conv2dShape& shape,\n"
-        "                                       cl_mem input, cl_mem filter, cl_mem output) {\n"
-        "  return opencl::depthwise_conv2d(runtime, {tuned::kDevice, tuned::kDepthwiseConv2d}, shape, input,\n"
-        "                                  filter, output);\n"
-        "}\n")};
+    return opencl::table_forms({"kDepthwiseConv2d", "N=1,C=128,H=56,W=56,R=3,S=3,stride=1,pad=1", "depthwise_conv2d",
+                                "NCHW output = depthwise_conv2d(NCHW input, [C,1,R,S] filter) (shape.K and shape.groups\n"
+                                "// are taken as shape.C),",
+                                "const kernels::Conv2dShape& shape, cl_mem input, cl_mem filter, cl_mem output",
+                                "shape, input, filter, output"});
   }
 
 };

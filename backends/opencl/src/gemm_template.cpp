@@ -6,8 +6,9 @@
 //   N are multiples of 4: tensor cores in 3xTF32 (float32 accuracy), knob math = "tf32x3";
 // - kernels/opencl/gemm.cl, float32 multiply-adds, everywhere else; its knobs follow CLBlast's
 //   Xgemm parameters (lower case here). It also runs f16 and bf16 (A, B and C stored in the type,
-//   converted as they are loaded and stored, float32 arithmetic and accumulation) on every
-//   device, the tensor-core one included (gemm_mma.cl is float32's).
+//   converted as they are loaded and stored, float32 arithmetic and accumulation) and i8 (s8 A
+//   and B widened to int as they are loaded, int32 arithmetic and C) on every device, the
+//   tensor-core one included (gemm_mma.cl is float32's).
 // Both spaces keep to the device's work-group, work-item, local memory and vector limits, so a
 // config over them is never proposed.
 #include <algorithm>
@@ -173,6 +174,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
     const opencl::DeviceLimits limits = opencl::device_limits(device);
     if (tensor_cores_for(workload, device)) return tensor_core_space(s, device, limits);
     ss::ConfigSpace space;
+    opencl::add_activations_knob(space, workload);
     space.add(opencl::number_knob(kMwg, {16, 32, 64, 128, 256}));
     space.add(opencl::number_knob(kNwg, {16, 32, 64, 128, 256}));
     space.add(opencl::number_knob(kKwg, {8, 16, 32}));
@@ -434,14 +436,9 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   }
 
   std::vector<TableForm> table_forms() const override {
-    return {opencl::table_form(
-        "kGemm", "M=1024,N=1024,K=1024",
-        "// C[M,N] = A[M,K] * B[K,N], row-major f32 buffers of runtime's context, with the tuned config of\n"
-        "// the shape (else the default config); enqueued on runtime's queue, not waited for.\n"
-        "inline opencl::Launch gemm(opencl::Runtime& runtime, std::int64_t M, std::int64_t N, std::int64_t K,\n"
-        "                           cl_mem A, cl_mem B, cl_mem C) {\n"
-        "  return opencl::gemm(runtime, {tuned::kDevice, tuned::kGemm}, M, N, K, A, B, C);\n"
-        "}\n")};
+    return opencl::table_forms({"kGemm", "M=1024,N=1024,K=1024", "gemm", "C[M,N] = A[M,K] * B[K,N], row-major,",
+                                "std::int64_t M, std::int64_t N, std::int64_t K, cl_mem A, cl_mem B, cl_mem C",
+                                "M, N, K, A, B, C"});
   }
 
   // Occupancy, register and local-memory pressure, reuse per loaded value and edge waste.

@@ -48,7 +48,12 @@ std::string build_options(const std::vector<std::pair<std::string, std::int64_t>
 std::string storage_option(DataType dtype) {
   if (dtype == DataType::kF16) return " -DOPTUNE_F16";
   if (dtype == DataType::kBF16) return " -DOPTUNE_BF16";
+  if (dtype == DataType::kI8) return " -DOPTUNE_I8";
   return "";
+}
+
+void add_activations_knob(ss::ConfigSpace& space, const Workload& workload) {
+  if (workload.dtype == DataType::kI8) space.add(ss::ChoiceKnob{"activations", {"s8"}});
 }
 
 std::string describe_program(const OpenCLKernel& kernel) {
@@ -89,15 +94,39 @@ ss::Config preferred_config(const ss::ConfigSpace& space, const std::vector<Pref
   }
 }
 
-KernelTemplate::TableForm table_form(std::string table_name, std::string default_shape, std::string entry_point) {
-  KernelTemplate::TableForm form;
-  form.include = "optune/kernels/opencl/runtime.hpp";
-  form.row_type = "optune::opencl::TunedKernel";
-  form.table_name = std::move(table_name);
-  form.default_shape = std::move(default_shape);
-  form.entry_point = std::move(entry_point);
-  form.default_at_run_time = true;
-  return form;
+std::vector<KernelTemplate::TableForm> table_forms(const EntryPoint& entry) {
+  struct Variant {
+    DataType dtype;
+    const char* suffix;      // of the function; the table's is its CamelCase
+    const char* table;
+    const char* enumerator;  // kernels::DataType's
+    const char* buffers;
+  };
+  static constexpr Variant kVariants[] = {
+      {DataType::kF32, "", "", "kF32", "f32 buffers"},
+      {DataType::kF16, "_f16", "F16", "kF16", "f16 buffers (float32 arithmetic)"},
+      {DataType::kBF16, "_bf16", "Bf16", "kBF16", "bf16 buffers (float32 arithmetic)"},
+      {DataType::kI8, "_i8", "I8", "kI8", "s8 inputs and an int32 output (exact int32 sums)"},
+  };
+  std::vector<KernelTemplate::TableForm> forms;
+  for (const Variant& variant : kVariants) {
+    KernelTemplate::TableForm form;
+    form.include = "optune/kernels/opencl/runtime.hpp";
+    form.row_type = "optune::opencl::TunedKernel";
+    form.table_name = entry.table + variant.table;
+    form.default_shape = entry.default_shape;
+    form.default_at_run_time = true;
+    form.dtype = variant.dtype;
+    form.entry_point = "// " + entry.what + "\n// " + variant.buffers +
+                       " of runtime's context, with the tuned config of the shape (else the default\n"
+                       "// config); enqueued on runtime's queue, not waited for.\n"
+                       "inline opencl::Launch " + entry.function + variant.suffix + "(opencl::Runtime& runtime,\n    " +
+                       entry.parameters + ") {\n  return opencl::" + entry.function +
+                       "(runtime, {tuned::kDevice, tuned::" + form.table_name + "}, " + entry.arguments +
+                       ",\n      kernels::DataType::" + variant.enumerator + ");\n}\n";
+    forms.push_back(std::move(form));
+  }
+  return forms;
 }
 
 std::string table_row(const Workload& workload, const OpenCLKernel& kernel) {

@@ -34,10 +34,16 @@ std::int64_t number(const search_space::ConfigView& config, const std::string& k
 
 // -D options, in the order given, then the options every candidate gets.
 std::string build_options(const std::vector<std::pair<std::string, std::int64_t>>& defines);
-// The dtypes of kernels/storage.cl (buffers in the type, float32 arithmetic), and the option that
-// picks a workload's: "" for f32, so a float32 config builds the program it always did.
-inline std::vector<DataType> storage_dtypes() { return {DataType::kF32, DataType::kF16, DataType::kBF16}; }
+// The dtypes of kernels/storage.cl (buffers in the type; float32 arithmetic, int32 for i8), and
+// the option that picks a workload's: "" for f32, so a float32 config builds the program it
+// always did.
+inline std::vector<DataType> storage_dtypes() {
+  return {DataType::kF32, DataType::kF16, DataType::kBF16, DataType::kI8};
+}
 std::string storage_option(DataType dtype);
+// An i8 workload's space gets the one-option knob `activations` = "s8", so that every int8
+// record says which signedness ran, as the CPU templates' do (x86 reads u8 there).
+void add_activations_knob(search_space::ConfigSpace& space, const Workload& workload);
 
 // The human-readable form of a candidate (emit_source): its build options and launch, then the
 // .cl file it compiles.
@@ -50,10 +56,21 @@ search_space::Config preferred_config(const search_space::ConfigSpace& space,
                                       const std::vector<Preference>& preferences,
                                       const std::string& name);
 
-// Build-time consumption: the table form of an OpenCL template (rows of
-// optune::opencl::TunedKernel, the default chosen at run time) with the application's call, and
-// one row: the workload's kernel as built and launched (opencl/runtime.hpp).
-KernelTemplate::TableForm table_form(std::string table_name, std::string default_shape, std::string entry_point);
+// Build-time consumption: the application's call of an OpenCL template, as apply-best writes it
+// into the header for each dtype of storage.cl: `function` (f32), `function`_f16, _bf16 and _i8,
+// each dispatching through its own table (`table`, `table`F16, ...) of
+// optune::opencl::TunedKernel rows, the default chosen at run time. cl_mem buffers carry no type,
+// so the dtype is in the name.
+struct EntryPoint {
+  std::string table;          // "kGemm"
+  std::string default_shape;  // the shape whose default config a note of the header names
+  std::string function;       // "gemm": the opencl:: call of runtime.hpp and the entry point's name
+  std::string what;           // a comment line: "C[M,N] = A[M,K] * B[K,N], row-major"
+  std::string parameters;     // after the runtime: "std::int64_t M, ..., cl_mem C"
+  std::string arguments;      // after the table: "M, N, K, A, B, C"
+};
+std::vector<KernelTemplate::TableForm> table_forms(const EntryPoint& entry);
+// One row: the workload's kernel as built and launched (opencl/runtime.hpp).
 std::string table_row(const Workload& workload, const OpenCLKernel& kernel);
 
 // An OpenCL template: what it emits and what it writes to the build-time table both follow from

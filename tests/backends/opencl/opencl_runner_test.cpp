@@ -157,12 +157,13 @@ TEST_F(OpenCLRunnerTest, GemmWithSplitKIsCorrect) {
   }
 }
 
-// f16 and bf16 storage (float32 arithmetic): each conversion path of gemm.cl passes the check
-// against the reference of the very 16-bit inputs: the vector loads of whole tiles (no edges), the
+// f16 and bf16 storage (float32 arithmetic), and i8 (s8 widened to int, int32 arithmetic and
+// output, checked exactly): each conversion path of gemm.cl passes the check against the
+// reference of the very low-precision inputs: the vector loads of whole tiles (no edges), the
 // scalar ones at ragged edges, B read straight from global memory as VWN-wide vectors (sb = 0),
-// vector stores of C, and split-K's store of the summed tile.
-TEST_F(OpenCLRunnerTest, GemmInF16AndBf16IsCorrectOnEveryConversionPath) {
-  for (const char* dtype : {"f16", "bf16"}) {
+// vector stores of C, and split-K's sum of the partial tiles.
+TEST_F(OpenCLRunnerTest, GemmInLowPrecisionIsCorrectOnEveryConversionPath) {
+  for (const char* dtype : {"f16", "bf16", "i8"}) {
     SCOPED_TRACE(dtype);
     auto whole = task(kernels::Op::kGemm, std::string("128,256,64,dtype=") + dtype);
     auto list = inputs(whole, 1, 11);
@@ -183,11 +184,11 @@ TEST_F(OpenCLRunnerTest, GemmInF16AndBf16IsCorrectOnEveryConversionPath) {
   }
 }
 
-// conv2d.opencl in f16 and bf16 (storage.cl, as gemm's): the input read from global memory and
-// staged in local memory, the outputs stored as vectors and one by one at a ragged edge, and the
-// slices' sums of a channel split stored from local memory.
-TEST_F(OpenCLRunnerTest, ConvInF16AndBf16IsCorrect) {
-  for (const char* dtype : {"f16", "bf16"}) {
+// conv2d.opencl in f16, bf16 and i8 (storage.cl, as gemm's): the input read from global memory
+// and staged in local memory, the outputs stored as vectors and one by one at a ragged edge, and
+// the slices' sums of a channel split stored from local memory.
+TEST_F(OpenCLRunnerTest, ConvInLowPrecisionIsCorrect) {
+  for (const char* dtype : {"f16", "bf16", "i8"}) {
     SCOPED_TRACE(dtype);
     auto t = task(kernels::Op::kConv2d, std::string("N=1,C=20,H=9,W=16,K=10,R=3,S=3,stride=1,pad=1,dtype=") + dtype);
     auto list = inputs(t, 0, 1);
@@ -207,6 +208,21 @@ TEST_F(OpenCLRunnerTest, DepthwiseConvIsCorrect) {
   // f16 and bf16 storage (storage.cl), float32 arithmetic.
   expect_all_correct(kernels::Op::kDepthwiseConv2d, "N=1,C=12,H=17,W=16,R=3,S=3,stride=1,pad=1,dtype=f16", 2, 8);
   expect_all_correct(kernels::Op::kDepthwiseConv2d, "N=1,C=12,H=17,W=16,R=3,S=3,stride=1,pad=1,dtype=bf16", 2, 9);
+  // i8: int32 arithmetic, checked exactly.
+  expect_all_correct(kernels::Op::kDepthwiseConv2d, "N=1,C=12,H=17,W=19,R=3,S=3,stride=2,pad=1,dtype=i8", 2, 10);
+}
+
+// An int8 record says which signedness ran: s8 activations on OpenCL, as on Arm.
+TEST_F(OpenCLRunnerTest, Int8SpacesNameTheirSignedActivations) {
+  for (auto [op, shape] : {std::pair{kernels::Op::kGemm, "64,48,40,dtype=i8"},
+                           std::pair{kernels::Op::kConv2d, "N=1,C=8,H=9,W=9,K=8,R=3,S=3,stride=1,pad=1,dtype=i8"}}) {
+    auto t = task(op, shape);
+    const auto config = t->space.to_json(t->kernel_template->default_config(t->workload, t->device, t->space));
+    EXPECT_EQ(config.value("activations", ""), "s8") << config;
+  }
+  auto f32 = task(kernels::Op::kGemm, "64,48,40");
+  EXPECT_FALSE(f32->space.to_json(f32->kernel_template->default_config(f32->workload, f32->device, f32->space))
+                   .contains("activations"));
 }
 
 TEST_F(OpenCLRunnerTest, TransfersAreReportedApartAndTheSecondBuildComesFromTheCache) {

@@ -89,14 +89,14 @@ Runtime::Built& Runtime::program_for(const kernels::OpenCLKernel& kernel, Progra
   return programs_[key] = Built{std::move(build.program), std::move(compiled), std::move(scratch), Event{}};
 }
 
-void Runtime::check_buffer(cl_mem buffer, std::size_t floats, const kernels::Workload& workload,
-                           const char* role) const {
+void Runtime::check_buffer(cl_mem buffer, std::size_t needed_bytes, const kernels::Workload& workload,
+                           const std::string& role) const {
   std::size_t bytes = 0;
   if (!buffer || clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof bytes, &bytes, nullptr) != CL_SUCCESS)
     throw std::invalid_argument("opencl: " + workload.key() + ": the " + role + " is not a buffer");
-  if (bytes < floats * sizeof(float))
+  if (bytes < needed_bytes)
     throw std::invalid_argument("opencl: " + workload.key() + ": the " + role + " holds " + std::to_string(bytes) +
-                                " bytes, it needs " + std::to_string(floats * sizeof(float)));
+                                " bytes, it needs " + std::to_string(needed_bytes));
 }
 
 Launch Runtime::run(const kernels::Workload& workload, const TunedTable& table, std::span<const cl_mem> inputs,
@@ -104,13 +104,17 @@ Launch Runtime::run(const kernels::Workload& workload, const TunedTable& table, 
   std::lock_guard lock(mutex_);
   Launch launch;
   launch.kernel = plan_locked(workload, table, &launch.tuned);
-  const auto sizes = kernels::input_sizes(workload);
-  if (inputs.size() != sizes.size())
-    throw std::invalid_argument("opencl: " + workload.key() + " takes " + std::to_string(sizes.size()) +
+  // Buffers hold the operands in their types: s8 inputs and an int32 output for i8 (reference.hpp).
+  const auto operands = kernels::operator_operands(workload);
+  const auto bytes = [](const kernels::OperandDescription& operand) {
+    return operand.count * kernels::data_type_bytes(operand.dtype);
+  };
+  if (inputs.size() + 1 != operands.size())
+    throw std::invalid_argument("opencl: " + workload.key() + " takes " + std::to_string(operands.size() - 1) +
                                 " inputs, got " + std::to_string(inputs.size()));
-  for (std::size_t i = 0; i < sizes.size(); ++i)
-    check_buffer(inputs[i], sizes[i], workload, ("input " + std::to_string(i)).c_str());
-  check_buffer(output, kernels::output_size(workload), workload, "output");
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    check_buffer(inputs[i], bytes(operands[i]), workload, "input " + std::to_string(i));
+  check_buffer(output, bytes(operands.back()), workload, "output");
 
   Built& built = program_for(launch.kernel, launch.program);
   cl_uint argument = 0;
@@ -131,23 +135,23 @@ Launch Runtime::run(const kernels::Workload& workload, const TunedTable& table, 
 }
 
 Launch gemm(Runtime& runtime, const TunedTable& table, std::int64_t M, std::int64_t N, std::int64_t K, cl_mem A,
-            cl_mem B, cl_mem C) {
-  const kernels::Workload workload{kernels::Op::kGemm, kernels::DataType::kF32, kernels::GemmShape{M, N, K}};
+            cl_mem B, cl_mem C, kernels::DataType dtype) {
+  const kernels::Workload workload{kernels::Op::kGemm, dtype, kernels::GemmShape{M, N, K}};
   const cl_mem inputs[] = {A, B};
   return runtime.run(workload, table, inputs, C);
 }
 
 Launch conv2d(Runtime& runtime, const TunedTable& table, const kernels::Conv2dShape& shape, cl_mem input,
-              cl_mem filter, cl_mem output) {
-  const kernels::Workload workload{kernels::Op::kConv2d, kernels::DataType::kF32, shape};
+              cl_mem filter, cl_mem output, kernels::DataType dtype) {
+  const kernels::Workload workload{kernels::Op::kConv2d, dtype, shape};
   const cl_mem inputs[] = {input, filter};
   return runtime.run(workload, table, inputs, output);
 }
 
 Launch depthwise_conv2d(Runtime& runtime, const TunedTable& table, kernels::Conv2dShape shape, cl_mem input,
-                        cl_mem filter, cl_mem output) {
+                        cl_mem filter, cl_mem output, kernels::DataType dtype) {
   shape.K = shape.groups = shape.C;
-  const kernels::Workload workload{kernels::Op::kDepthwiseConv2d, kernels::DataType::kF32, shape};
+  const kernels::Workload workload{kernels::Op::kDepthwiseConv2d, dtype, shape};
   const cl_mem inputs[] = {input, filter};
   return runtime.run(workload, table, inputs, output);
 }

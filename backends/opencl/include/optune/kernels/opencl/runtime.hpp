@@ -73,7 +73,8 @@ class Runtime {
 
   // Enqueues the workload's kernel on the queue (no wait: finish the queue or wait on a later
   // command): `inputs` in reference.hpp's order (GEMM: A, B; conv: input, filter), then `output`,
-  // float buffers of at least the workload's sizes. Throws std::invalid_argument for a bad shape
+  // buffers of at least the workload's operands in their types (operator_operands: f32, f16 or
+  // bf16 throughout; i8: s8 inputs, an int32 output). Throws std::invalid_argument for a bad shape
   // or too small a buffer, std::runtime_error when the program does not build, opencl::Error when
   // the OpenCL API fails.
   Launch run(const kernels::Workload& workload, const TunedTable& table, std::span<const cl_mem> inputs,
@@ -93,7 +94,8 @@ class Runtime {
   };
   kernels::OpenCLKernel plan_locked(const kernels::Workload& workload, const TunedTable& table, bool* tuned) const;
   Built& program_for(const kernels::OpenCLKernel& kernel, ProgramSource& source);
-  void check_buffer(cl_mem buffer, std::size_t floats, const kernels::Workload& workload, const char* role) const;
+  void check_buffer(cl_mem buffer, std::size_t needed_bytes, const kernels::Workload& workload,
+                    const std::string& role) const;
 
   Queue queue_;
   cl_context context_ = nullptr;  // the queue's, alive as long as the queue is
@@ -110,14 +112,15 @@ class Runtime {
 // throws std::invalid_argument for another name.
 std::string_view kernel_source(std::string_view file);
 
-// The ops with their natural arguments. Empty tables run the default config.
+// The ops with their natural arguments, in the workload dtype `dtype`. Empty tables run the
+// default config.
 Launch gemm(Runtime& runtime, const TunedTable& table, std::int64_t M, std::int64_t N, std::int64_t K, cl_mem A,
-            cl_mem B, cl_mem C);
+            cl_mem B, cl_mem C, kernels::DataType dtype = kernels::DataType::kF32);
 // NCHW input, OIHW filter [K, C/groups, R, S], NCHW output.
 Launch conv2d(Runtime& runtime, const TunedTable& table, const kernels::Conv2dShape& shape, cl_mem input,
-              cl_mem filter, cl_mem output);
+              cl_mem filter, cl_mem output, kernels::DataType dtype = kernels::DataType::kF32);
 // shape.K and shape.groups are taken as shape.C; filter [C, 1, R, S].
 Launch depthwise_conv2d(Runtime& runtime, const TunedTable& table, kernels::Conv2dShape shape, cl_mem input,
-                        cl_mem filter, cl_mem output);
+                        cl_mem filter, cl_mem output, kernels::DataType dtype = kernels::DataType::kF32);
 
 }  // namespace optune::opencl
