@@ -3,8 +3,9 @@
 f32 with TF32 off (FP32 FMA: the peer of optune's 3xTF32 gemm_3xtf32.cuda), and
 fp8 (e4m3 in, bf16 out, per-tensor float32 scales: torch._scaled_mm, B column-major, as optune's
 gemm.e4m3) both with its default accumulation (use_fast_accum=False: float32 promotion, as
-optune's promote_every 1) and with use_fast_accum=True (as promote_every 0): the peers of cuda_gemm_run.sh. Usage:
-torch_gemm_peers.py DTYPE M,N,K [M,N,K ...] with DTYPE bf16, f16, f32 or e4m3. Prints per shape the
+optune's promote_every 1) and with use_fast_accum=True (as promote_every 0), and int8 (s8 in, int32
+out: torch._int_mm, M > 16, N and K multiples of 8): the peers of cuda_gemm_run.sh. Usage:
+torch_gemm_peers.py DTYPE M,N,K [M,N,K ...] with DTYPE bf16, f16, f32, e4m3 or i8. Prints per shape the
 median of CUDA-event-timed batches, TFLOP/s, and the relative L2 error of C against a float64
 reference of the same low-precision inputs (as optune's check measures its candidates)."""
 import sys
@@ -34,12 +35,25 @@ def scaled_mm_peer(m, n, k):
               f"{2 * m * n * k / ms / 1e9:.1f} TFLOP/s rel_l2 {error:.2e}")
 
 
+def int_mm_peer(m, n, k):
+    """torch._int_mm at one shape: s8 x s8, int32 sums and output (exact)."""
+    a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device="cuda")
+    b = torch.randint(-128, 128, (k, n), dtype=torch.int8, device="cuda")
+    ms = time_ms(lambda: torch._int_mm(a, b))
+    exact = torch.mm(a.double(), b.double())
+    error = (torch._int_mm(a, b).double() - exact).norm() / exact.norm()
+    print(f"cublas gemm.i8.M{m}.N{n}.K{k} {ms:.4f} ms {2 * m * n * k / ms / 1e9:.1f} TOP/s rel_l2 {error:.2e}")
+
+
 def main():
     print("torch", torch.__version__, torch.cuda.get_device_name())
     for shape in sys.argv[2:]:
         m, n, k = (int(x) for x in shape.split(","))
         if sys.argv[1] == "e4m3":
             scaled_mm_peer(m, n, k)
+            continue
+        if sys.argv[1] == "i8":
+            int_mm_peer(m, n, k)
             continue
         dtype = DTYPES[sys.argv[1]]
         a = (torch.rand(m, k, device="cuda") * 2 - 1).to(dtype)

@@ -1,6 +1,12 @@
-// optune's OpenCL GEMM on NVIDIA tensor cores, float32 in and out: C[M,N] = A[M,K] * B[K,N],
-// row-major, no transposes. NVIDIA's OpenCL compiler takes inline PTX, so the kernel issues
-// tensor-core instructions (mma.sync, sm_80 and later) and asynchronous copies (cp.async) itself.
+// optune's OpenCL GEMM on NVIDIA tensor cores: C[M,N] = A[M,K] * B[K,N], row-major, no
+// transposes, float32 in and out, or f16 or bf16 in and out (OPTUNE_F16, OPTUNE_BF16: storage.cl)
+// with float32 sums. NVIDIA's OpenCL compiler takes inline PTX, so the kernel issues tensor-core
+// instructions (mma.sync, sm_80 and later) and asynchronous copies (cp.async) itself.
+//
+// f16 and bf16: one m16n8k16 tensor-core product per tile and 16-deep step, summed in float32 on
+// the tensor core over all of K (as cuBLAS does in these types), C rounded to the type when
+// stored. Rows of A and B must be whole 16-byte pieces (K and N multiples of 8: the template's
+// condition); B's fragments are read with ldmatrix.trans, A's with ldmatrix where LDSM.
 //
 // Precision: tensor cores multiply TF32 (10 mantissa bits), too coarse for a float32 GEMM. Each
 // operand is split into its TF32 rounding and the float remainder (x = big + small), and every
@@ -52,30 +58,49 @@
 #define B_ROWS16 1
 #endif
 
+#include "storage.cl"  // elem_t, out_t, OUT_STORE; acc_t (float), the type split_k.cl sums in
+
+#if defined(OPTUNE_F16) || defined(OPTUNE_BF16)
+#define MMA16 1
+typedef ushort stage_t;  // an element as local memory holds it: the 16-bit pattern
+#define PIECE 8          // elements of a 16-byte copy
+#define K_STEP 16        // depth of one tensor-core product
+#define PAD 8            // local rows padded by 16 bytes: ldmatrix's 8 rows on distinct banks
+#else
+#define MMA16 0
+typedef float stage_t;
+#define PIECE 4
+#define K_STEP 8
+#endif
+
 #define WARPS_N (NWG / WN)
 #define THREADS ((MWG / WM) * WARPS_N * 32)
 #define MT (WM / 16)  // tensor-core tiles of a warp along M
 #define NT (WN / 8)   // ... along N
 
 // Local tiles, row-major. The padding puts the 32 lanes of a fragment read on 32 distinct banks
-// (A: rows 4 floats apart modulo 32; B: rows 8 floats apart), and keeps rows 16-byte aligned for
-// the copies.
+// (float32: A's rows 4 floats apart modulo 32, B's 8; 16-bit: rows 16 bytes apart, so each 8 x 16
+// byte matrix of an ldmatrix spans all banks), and keeps rows 16-byte aligned for the copies.
+#if MMA16
+#define LDA_S (KWG + PAD)
+#else
 #define LDA_S (KWG + 4)
+#endif
 #define LDB_S (NWG + 8)
 #define A_STAGE (MWG * LDA_S)
 #define B_STAGE (KWG * LDB_S)
-#define A_CHUNKS (MWG * KWG / 4)  // 16-byte pieces of a K block of A
-#define B_CHUNKS (KWG * NWG / 4)
+#define A_CHUNKS (MWG * KWG / PIECE)  // 16-byte pieces of a K block of A
+#define B_CHUNKS (KWG * NWG / PIECE)
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
 // A local pointer as the 32-bit shared-window address PTX's shared state space wants.
-inline uint shared_address(__local const float* p) { return (uint)(size_t)p; }
+inline uint shared_address(__local const stage_t* p) { return (uint)(size_t)p; }
 
 // 16 bytes global -> local without passing through registers; `bytes` < 16 zero-fills the rest
 // (0 past the matrix's edge, where `src` is only a valid address, never read).
-inline void copy16(__local float* dst, __global const float* src, uint bytes) {
+inline void copy16(__local stage_t* dst, __global const stage_t* src, uint bytes) {
 #if EDGE_M || EDGE_N || EDGE_K
   __asm__ __volatile__("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(dst)), "l"(src), "r"(bytes)
                : "memory");
@@ -83,16 +108,18 @@ inline void copy16(__local float* dst, __global const float* src, uint bytes) {
   __asm__ __volatile__("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared_address(dst)), "l"(src) : "memory");
 #endif
 }
-// 4 bytes global -> local, zero-filled where `bytes` is 0: rows of A or B not 16-byte aligned.
-inline void copy4(__local float* dst, __global const float* src, uint bytes) {
+// 4 bytes global -> local, zero-filled where `bytes` is 0: rows of A or B not 16-byte aligned
+// (float32 only).
+inline void copy4(__local stage_t* dst, __global const stage_t* src, uint bytes) {
   __asm__ __volatile__("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(shared_address(dst)), "l"(src), "r"(bytes)
                : "memory");
 }
-// A 4-float piece of row `row` (of `rows`, `columns` long) from column `col` into `dst`;
-// `aligned` (A_ROWS16 or B_ROWS16, a constant): the rows start 16 bytes aligned.
-inline void copy_piece(__local float* dst, __global const float* matrix, int row, int rows, int col, int columns,
+// A 16-byte piece (PIECE elements) of row `row` (of `rows`, `columns` long) from column `col` into
+// `dst`; `aligned` (A_ROWS16 or B_ROWS16, a constant): the rows start 16 bytes aligned, always so
+// in 16-bit types, where `columns` is a multiple of PIECE and a piece is all inside or all out.
+inline void copy_piece(__local stage_t* dst, __global const stage_t* matrix, int row, int rows, int col, int columns,
                        bool aligned) {
-  if (aligned) {
+  if (MMA16 || aligned) {
     const bool inside = row < rows && col < columns;
     copy16(dst, inside ? matrix + row * columns + col : matrix, inside ? 16 : 0);
     return;
@@ -116,23 +143,23 @@ inline void commit_copies(void) { __asm__ __volatile__("cp.async.commit_group;\n
 inline void wait_oldest_block(void) { __asm__ __volatile__("cp.async.wait_group " STR(IN_FLIGHT) ";\n" ::: "memory"); }
 
 // K block `block` of A and B into stage `stage`: each work-item copies its share of 16-byte pieces.
-inline void copy_block(__local float* as, __local float* bs, __global const float* A, __global const float* B,
-                       int tid, int m0, int n0, int block, int stage) {
+inline void copy_block(__local stage_t* as, __local stage_t* bs, __global const stage_t* A,
+                       __global const stage_t* B, int tid, int m0, int n0, int block, int stage) {
   const int k0 = block * KWG;
-  __local float* a_stage = as + stage * A_STAGE;
-  __local float* b_stage = bs + stage * B_STAGE;
+  __local stage_t* a_stage = as + stage * A_STAGE;
+  __local stage_t* b_stage = bs + stage * B_STAGE;
 #pragma unroll
   for (int r = 0; r < (A_CHUNKS + THREADS - 1) / THREADS; ++r) {
     const int c = tid + r * THREADS;
     if (A_CHUNKS % THREADS != 0 && c >= A_CHUNKS) break;
-    const int row = c / (KWG / 4), col = (c % (KWG / 4)) * 4;
+    const int row = c / (KWG / PIECE), col = (c % (KWG / PIECE)) * PIECE;
     copy_piece(a_stage + row * LDA_S + col, A, m0 + row, M, k0 + col, K, A_ROWS16);
   }
 #pragma unroll
   for (int r = 0; r < (B_CHUNKS + THREADS - 1) / THREADS; ++r) {
     const int c = tid + r * THREADS;
     if (B_CHUNKS % THREADS != 0 && c >= B_CHUNKS) break;
-    const int row = c / (NWG / 4), col = (c % (NWG / 4)) * 4;
+    const int row = c / (NWG / PIECE), col = (c % (NWG / PIECE)) * PIECE;
     copy_piece(b_stage + row * LDB_S + col, B, k0 + row, K, n0 + col, N, B_ROWS16);
   }
 }
@@ -159,14 +186,33 @@ inline uint tf32_small(float x, uint big) { return as_uint(x - as_float(big)); }
                        : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3])                              \
                        : "r"(address))
 
+// 16-bit types: d += a * b on one 16 x 8 x 16 tile (PTX's m16n8k16 fragments: a lane's register
+// holds two neighbouring k of one row of A, or of one column of B).
+#if defined(OPTUNE_BF16)
+#define MMA16_TYPES "bf16.bf16"
+#else
+#define MMA16_TYPES "f16.f16"
+#endif
+#define MMA_K16(d, a, b)                                                                                \
+  __asm__("mma.sync.aligned.m16n8k16.row.col.f32." MMA16_TYPES ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "      \
+      "{%8,%9}, {%0,%1,%2,%3};\n"                                                                        \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                                                  \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+// B's fragments of two neighbouring 8-column tiles in one instruction: four 8 x 8 matrices of
+// B's rows (k) read transposed, so that a lane gets two neighbouring k of one column. Lane l gives
+// the address of row k0 + l % 16, columns of tile l / 16.
+#define LOAD_B_FRAGMENTS(b, address)                                                                   \
+  __asm__ __volatile__("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"        \
+                       : "=r"(b[0]), "=r"(b[1]), "=r"(b[2]), "=r"(b[3])                                  \
+                       : "r"(address))
+
 #if SPLITK > 1
-#include "storage.cl"  // acc_t, the type split_k.cl sums in: float here
 #include "split_k.cl"
 #endif
 
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
-void optune_gemm_mma(__global const float* restrict A, __global const float* restrict B,
-                     __global float* restrict C
+void optune_gemm_mma(__global const stage_t* restrict A, __global const stage_t* restrict B,
+                     __global out_t* restrict C
 #if SPLITK > 1
                      , __global uint* restrict scratch
 #endif
@@ -187,12 +233,17 @@ void optune_gemm_mma(__global const float* restrict A, __global const float* res
   const int n0 = get_group_id(0) * NWG, m0 = get_group_id(1) * MWG;
 #endif
 
-  __local float as[STAGES * A_STAGE] __attribute__((aligned(16)));
-  __local float bs[STAGES * B_STAGE] __attribute__((aligned(16)));
+  __local stage_t as[STAGES * A_STAGE] __attribute__((aligned(16)));
+  __local stage_t bs[STAGES * B_STAGE] __attribute__((aligned(16)));
 
 #if LDSM
-  // Byte offset of the row this lane addresses for ldmatrix, within a stage of A.
-  const uint a_matrix_row = 4 * ((wm0 + lane % 16) * LDA_S + (lane / 16) * 4);
+  // Byte offset of the row this lane addresses for ldmatrix, within a stage of A: row l % 16 of
+  // the tile, the second 16 bytes of its K step for lanes 16-31.
+  const uint a_matrix_row = sizeof(stage_t) * ((wm0 + lane % 16) * LDA_S + (lane / 16) * PIECE);
+#endif
+#if MMA16
+  // ... and of B's row (k) and tile pair this lane addresses for ldmatrix.trans.
+  const uint b_matrix_row = sizeof(stage_t) * ((lane % 16) * LDB_S + wn0 + (lane / 16) * 8);
 #endif
   float acc[MT][NT][4];
 #pragma unroll
@@ -227,6 +278,38 @@ void optune_gemm_mma(__global const float* restrict A, __global const float* res
     if (next < blocks) copy_block(as, bs, A, B, tid, m0, n0, first + next, next % STAGES);
     commit_copies();
 
+#if MMA16
+    const uint a_base = shared_address(as + (block % STAGES) * A_STAGE);
+    const uint b_base = shared_address(bs + (block % STAGES) * B_STAGE);
+    // Scalar reads of A's fragments: row g (+ 8), k 2t, 2t + 1 (+ 8) as one 32-bit word.
+    __local const uint* a_words = (__local const uint*)(as + (block % STAGES) * A_STAGE + (wm0 + g) * LDA_S + 2 * t);
+#pragma unroll
+    for (int kk = 0; kk < KWG; kk += K_STEP) {
+      uint a[MT][4], b[NT][2];
+#pragma unroll
+      for (int i = 0; i < MT; ++i) {
+#if LDSM
+        LOAD_A_FRAGMENT(a[i], a_base + a_matrix_row + sizeof(stage_t) * (i * 16 * LDA_S + kk));
+#else
+#pragma unroll
+        for (int r = 0; r < 4; ++r) a[i][r] = a_words[((i * 16 + (r % 2) * 8) * LDA_S + kk + (r / 2) * 8) / 2];
+#endif
+      }
+#pragma unroll
+      for (int j = 0; j < NT; j += 2) {
+        uint pair[4];
+        LOAD_B_FRAGMENTS(pair, b_base + b_matrix_row + sizeof(stage_t) * (kk * LDB_S + j * 8));
+        b[j][0] = pair[0];
+        b[j][1] = pair[1];
+        b[j + 1][0] = pair[2];
+        b[j + 1][1] = pair[3];
+      }
+#pragma unroll
+      for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int j = 0; j < NT; ++j) MMA_K16(acc[i][j], a[i], b[j]);
+    }
+#else
     __local const float* a_stage = as + (block % STAGES) * A_STAGE + (wm0 + g) * LDA_S + t;
     __local const float* b_stage = bs + (block % STAGES) * B_STAGE + t * LDB_S + wn0 + g;
 #pragma unroll
@@ -276,6 +359,7 @@ void optune_gemm_mma(__global const float* restrict A, __global const float* res
           for (int r = 0; r < 4; ++r) acc[i][j][r] += p[r];
         }
     }
+#endif
   }
 
 #if SPLITK > 1
@@ -294,8 +378,10 @@ void optune_gemm_mma(__global const float* restrict A, __global const float* res
       for (int j = 0; j < NT; ++j) {
         const int n = n0 + wn0 + j * 8 + 2 * t;
 #if EDGE_N
-        if (n < N) C[m * N + n] = acc[i][j][2 * h];
-        if (n + 1 < N) C[m * N + n + 1] = acc[i][j][2 * h + 1];
+        if (n < N) OUT_STORE(C, m * N + n, acc[i][j][2 * h]);
+        if (n + 1 < N) OUT_STORE(C, m * N + n + 1, acc[i][j][2 * h + 1]);
+#elif MMA16
+        OUT_STOREV(2, C, m * N + n, (float2)(acc[i][j][2 * h], acc[i][j][2 * h + 1]));
 #else
         *(__global float2*)(C + m * N + n) = (float2)(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
 #endif

@@ -3,12 +3,13 @@
 // own, picked by device and shape (as conv2d.cpu picks its algorithm: a knob of one kernel means
 // nothing to the other, and a joint space would hold each config of one thousands of times):
 // - kernels/opencl/gemm_mma.cl on NVIDIA devices of compute capability 8.0 and later when K and
-//   N are multiples of 4: tensor cores in 3xTF32 (float32 accuracy), knob math = "tf32x3";
+//   N are multiples of 4: tensor cores in 3xTF32 (float32 accuracy), knob math = "tf32x3"; and
+//   in f16 and bf16 (math = "f16", "bf16": one tensor-core product, float32 sums) when K and N
+//   are multiples of 8;
 // - kernels/opencl/gemm.cl, float32 multiply-adds, everywhere else; its knobs follow CLBlast's
 //   Xgemm parameters (lower case here). It also runs f16 and bf16 (A, B and C stored in the type,
 //   converted as they are loaded and stored, float32 arithmetic and accumulation) and i8 (s8 A
-//   and B widened to int as they are loaded, int32 arithmetic and C) on every device, the
-//   tensor-core one included (gemm_mma.cl is float32's).
+//   and B widened to int as they are loaded, int32 arithmetic and C) on every device.
 // Both spaces keep to the device's work-group, work-item, local memory and vector limits, so a
 // config over them is never proposed.
 #include <algorithm>
@@ -45,7 +46,7 @@ constexpr const char* kWlay = "wlay";    // 1: a warp of 32 work-items covers 8 
 constexpr const char* kGsw = "gsw";      // bands of row tiles walked column by column (L2 reuse); 1: off
 constexpr const char* kSplitk = "splitk";  // work-groups sharing a tile's K blocks, adding into C; 1: off
 // The tensor-core kernel's own knobs (mwg, nwg, kwg and gsw mean what they mean above).
-constexpr const char* kMath = "math";      // "tf32x3": the arithmetic, named in every record
+constexpr const char* kMath = "math";      // "tf32x3", "f16", "bf16": the arithmetic, named in every record
 constexpr const char* kWm = "wm";          // a warp's tile in M (multiple of 16)
 constexpr const char* kWn = "wn";          // a warp's tile in N (multiple of 8)
 constexpr const char* kStages = "stages";  // K blocks in flight in local memory
@@ -79,11 +80,17 @@ struct GemmTile {
 // The tensor-core kernel's tile, as gemm_mma.cl lays it out.
 struct MmaTile {
   std::int64_t mwg, nwg, kwg, wm, wn, stages, ldsm, gsw, splitk;
+  std::int64_t element_bytes;  // of A and B in local memory: 4 (3xTF32), 2 (f16, bf16)
   explicit MmaTile(const ss::ConfigView& v)
       : mwg(number(v, kMwg)), nwg(number(v, kNwg)), kwg(number(v, kKwg)), wm(number(v, kWm)), wn(number(v, kWn)),
-        stages(number(v, kStages)), ldsm(number(v, kLdsm)), gsw(number(v, kGsw)), splitk(number(v, kSplitk)) {}
-  // Rows of A padded by 4 floats, rows of B by 8 (gemm_mma.cl's LDA_S, LDB_S), per stage.
-  std::int64_t local_bytes() const { return 4 * stages * (mwg * (kwg + 4) + kwg * (nwg + 8)); }
+        stages(number(v, kStages)), ldsm(number(v, kLdsm)), gsw(number(v, kGsw)), splitk(number(v, kSplitk)),
+        element_bytes(v.choice(kMath) == "tf32x3" ? 4 : 2) {}
+  // Rows of A padded by 16 bytes (4 floats in float32), rows of B by 8 elements (gemm_mma.cl's
+  // LDA_S, LDB_S), per stage.
+  std::int64_t local_bytes() const {
+    const std::int64_t a_pad = element_bytes == 4 ? 4 : 8;
+    return element_bytes * stages * (mwg * (kwg + a_pad) + kwg * (nwg + 8));
+  }
   std::int64_t threads() const { return (mwg / wm) * (nwg / wn) * 32; }
   std::int64_t outputs_per_item() const { return wm * wn / 32; }
 };
@@ -122,23 +129,39 @@ bool splits_k_usefully(const GemmShape& s, const DeviceInfo& device, const ss::C
   return splits_k_usefully(s, device, number(v, kMwg), number(v, kNwg), number(v, kKwg), number(v, kSplitk));
 }
 
-bool tiles_fit_shape(const GemmShape& s, const ss::ConfigView& v) {
+// `min_kwg`: the smallest K block of the kernel (one tensor-core step of 16 in 16-bit types).
+bool tiles_fit_shape(const GemmShape& s, const ss::ConfigView& v, std::int64_t min_kwg = 8) {
   return number(v, kMwg) <= std::max<std::int64_t>(16, next_pow2(s.M)) &&
          number(v, kNwg) <= std::max<std::int64_t>(16, next_pow2(s.N)) &&
-         number(v, kKwg) <= std::max<std::int64_t>(8, next_pow2(s.K));
+         number(v, kKwg) <= std::max<std::int64_t>(min_kwg, next_pow2(s.K));
 }
 
-ss::ConfigSpace tensor_core_space(const GemmShape& s, const DeviceInfo& device, const opencl::DeviceLimits& limits) {
+// The arithmetic of gemm_mma.cl for a dtype, its `math` knob: 3xTF32 for float32; f16 and bf16
+// one tensor-core product each.
+std::string mma_math(DataType dtype) {
+  if (dtype == DataType::kF16) return "f16";
+  if (dtype == DataType::kBF16) return "bf16";
+  return "tf32x3";
+}
+
+ss::ConfigSpace tensor_core_space(const Workload& workload, const DeviceInfo& device,
+                                  const opencl::DeviceLimits& limits) {
+  const GemmShape& s = workload.gemm();
+  // 16-bit types: K steps of 16 and warp tiles of whole pairs of 8-column tiles (ldmatrix.trans
+  // reads B's fragments two tiles at a time).
+  const bool sixteen_bit = workload.dtype != DataType::kF32;
   ss::ConfigSpace space;
-  space.add(ss::ChoiceKnob{kMath, {"tf32x3"}});
+  space.add(ss::ChoiceKnob{kMath, {mma_math(workload.dtype)}});
   // 16-wide tiles and 8-wide warp tiles: small M and N still make work-groups for every SM. K
   // blocks of 64 and 128: a small tile's K loop is a chain of copy latencies (one block per
   // barrier), and longer blocks make it shorter.
   space.add(opencl::number_knob(kMwg, {16, 32, 64, 128, 256}));
   space.add(opencl::number_knob(kNwg, {16, 32, 64, 128, 256}));
-  space.add(opencl::number_knob(kKwg, {8, 16, 32, 64, 128}));
+  space.add(opencl::number_knob(kKwg, sixteen_bit ? std::vector<std::int64_t>{16, 32, 64, 128}
+                                                   : std::vector<std::int64_t>{8, 16, 32, 64, 128}));
   space.add(opencl::number_knob(kWm, {16, 32, 64}));
-  space.add(opencl::number_knob(kWn, {8, 16, 32, 64}));
+  space.add(opencl::number_knob(kWn, sixteen_bit ? std::vector<std::int64_t>{16, 32, 64}
+                                                  : std::vector<std::int64_t>{8, 16, 32, 64}));
   space.add(opencl::number_knob(kStages, {2, 3, 4}));
   space.add(opencl::number_knob(kLdsm, {0, 1}));
   space.add(opencl::number_knob(kGsw, {1, 4, 8, 16}));
@@ -157,7 +180,9 @@ ss::ConfigSpace tensor_core_space(const GemmShape& s, const DeviceInfo& device, 
     return MmaTile(v).outputs_per_item() <= kMaxOutputsPerItem;
   });
   space.add_constraint("gsw is 1 unless it bands the row tiles", [s](const ss::ConfigView& v) { return bands_row_tiles(s, v); });
-  space.add_constraint("tiles not far beyond the matrix", [s](const ss::ConfigView& v) { return tiles_fit_shape(s, v); });
+  const std::int64_t min_kwg = sixteen_bit ? 16 : 8;
+  space.add_constraint("tiles not far beyond the matrix",
+                       [s, min_kwg](const ss::ConfigView& v) { return tiles_fit_shape(s, v, min_kwg); });
   space.add_constraint("splitk only where tiles are few, every split with work",
                        [s, device](const ss::ConfigView& v) { return splits_k_usefully(s, device, v); });
   return space;
@@ -172,7 +197,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     const GemmShape& s = workload.gemm();
     const opencl::DeviceLimits limits = opencl::device_limits(device);
-    if (tensor_cores_for(workload, device)) return tensor_core_space(s, device, limits);
+    if (tensor_cores_for(workload, device)) return tensor_core_space(workload, device, limits);
     ss::ConfigSpace space;
     opencl::add_activations_knob(space, workload);
     space.add(opencl::number_knob(kMwg, {16, 32, 64, 128, 256}));
@@ -237,7 +262,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   // leaves the device's compute units idle (fill_the_device) or the device wants them.
   ss::Config default_config(const Workload& workload, const DeviceInfo& device,
                             const ss::ConfigSpace& space) const override {
-    if (tensor_cores_for(workload, device)) return tensor_core_default(workload.gemm(), device, space);
+    if (tensor_cores_for(workload, device)) return tensor_core_default(workload, device, space);
     auto preference = [](const char* mwg, const char* nwg, const char* kwg, const char* dim, const char* vw,
                          const char* db) {
       return opencl::Preference{{kMwg, mwg}, {kNwg, nwg}, {kKwg, kwg}, {kMdimc, dim}, {kNdimc, dim},
@@ -262,12 +287,25 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   // an H100 for M = 3-450 with N = K = 768 (docs/performance/logs/opencl_h100_held_out_shapes.log);
   // 64 x 64 in K blocks of 32, two stages and ldmatrix is the one tuned for BERT's GEMMs at M = 128
   // and 512, 4-16% faster than three stages of 16 without ldmatrix on 7 of 8 such shapes (not 1000^3).
-  ss::Config tensor_core_default(const GemmShape& s, const DeviceInfo& device, const ss::ConfigSpace& space) const {
-    auto preference = [](const char* mwg, const char* nwg, const char* kwg, const char* wm, const char* wn,
-                         const char* stages, const char* ldsm, const char* gsw) {
-      return opencl::Preference{{kMath, "tf32x3"}, {kMwg, mwg},       {kNwg, nwg},  {kKwg, kwg}, {kWm, wm},
-                                {kWn, wn},         {kStages, stages}, {kLdsm, ldsm}, {kGsw, gsw}, {kSplitk, "1"}};
+  // 16-bit types: the same tiles in K blocks of 16 (one tensor-core step, the same 32 bytes of a
+  // row as float32's 8), ldmatrix for A.
+  ss::Config tensor_core_default(const Workload& workload, const DeviceInfo& device, const ss::ConfigSpace& space) const {
+    const GemmShape& s = workload.gemm();
+    const std::string math = mma_math(workload.dtype);
+    auto preference = [&math](const char* mwg, const char* nwg, const char* kwg, const char* wm, const char* wn,
+                              const char* stages, const char* ldsm, const char* gsw) {
+      return opencl::Preference{{kMath, math}, {kMwg, mwg},       {kNwg, nwg},  {kKwg, kwg}, {kWm, wm},
+                                {kWn, wn},     {kStages, stages}, {kLdsm, ldsm}, {kGsw, gsw}, {kSplitk, "1"}};
     };
+    if (math != "tf32x3")
+      return opencl::preferred_config(space,
+                                      fill_the_device(s, device,
+                                                      {preference("128", "128", "16", "64", "64", "4", "1", "8"),
+                                                       preference("128", "128", "16", "64", "64", "2", "1", "1"),
+                                                       preference("64", "64", "32", "32", "32", "2", "1", "1"),
+                                                       preference("32", "32", "32", "16", "16", "4", "1", "1"),
+                                                       preference("16", "16", "64", "16", "16", "4", "1", "1")}),
+                                      name());
     return opencl::preferred_config(space,
                                     fill_the_device(s, device,
                                                     {preference("128", "128", "8", "64", "64", "4", "0", "8"),
@@ -367,7 +405,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   OpenCLKernel opencl_kernel(const Workload& workload, const DeviceInfo& device,
                                             const ss::ConfigView& config) const override {
     const GemmShape& s = workload.gemm();
-    if (config.has(kMath)) return tensor_core_kernel(s, MmaTile(config), device);
+    if (config.has(kMath)) return tensor_core_kernel(workload, MmaTile(config), device);
     const GemmTile t(config);
     OpenCLKernel kernel;
     kernel.source_file = "gemm.cl";
@@ -387,9 +425,14 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
     return kernel;
   }
 
-  // The tensor-core kernel computes float32 alone (3xTF32).
+  // The tensor-core kernel computes float32 (3xTF32), and f16 and bf16 where rows of A and B are
+  // whole 16-byte pieces (cp.async copies no less than 4 bytes, and 2-byte elements at an odd
+  // offset would need another copy path).
   static bool tensor_cores_for(const Workload& workload, const DeviceInfo& device) {
-    return workload.dtype == DataType::kF32 && uses_tensor_cores(device);
+    if (!uses_tensor_cores(device)) return false;
+    if (workload.dtype == DataType::kF32) return true;
+    const GemmShape& s = workload.gemm();
+    return (workload.dtype == DataType::kF16 || workload.dtype == DataType::kBF16) && s.K % 8 == 0 && s.N % 8 == 0;
   }
 
   // -D options with SPLITK only where it splits, so a config without a split builds the very
@@ -417,7 +460,8 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
         static_cast<std::size_t>(4 * (ceil_div(tiles * items, 4) * 4 + tiles * splitk * mwg * nwg));
   }
 
-  static OpenCLKernel tensor_core_kernel(const GemmShape& s, const MmaTile& t, const DeviceInfo& device) {
+  static OpenCLKernel tensor_core_kernel(const Workload& workload, const MmaTile& t, const DeviceInfo& device) {
+    const GemmShape& s = workload.gemm();
     OpenCLKernel kernel;
     kernel.source_file = "gemm_mma.cl";
     kernel.kernel_name = "optune_gemm_mma";
@@ -426,7 +470,8 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
                                              {"LDSM", t.ldsm}, {"GSW", t.gsw}, {"EDGE_M", s.M % t.mwg != 0},
                                              {"EDGE_N", s.N % t.nwg != 0}, {"EDGE_K", s.K % t.kwg != 0},
                                              {"A_ROWS16", s.K % 4 == 0}, {"B_ROWS16", s.N % 4 == 0}},
-                                            t.splitk, device);
+                                            t.splitk, device) +
+                           opencl::storage_option(workload.dtype);
     kernel.dimensions = 2;
     kernel.global_size = {static_cast<std::size_t>(ceil_div(s.N, t.nwg) * t.threads()),
                           static_cast<std::size_t>(ceil_div(s.M, t.mwg)), 1};

@@ -202,6 +202,57 @@ TEST(OpenCLGemmTemplate, TensorCoreSpaceOnNvidiaSm80AndLater) {
             std::string::npos);
 }
 
+// f16 and bf16 on NVIDIA sm_80+: the tensor-core kernel in m16n8k16 products (math names the
+// type) where K and N are multiples of 8, with K blocks of at least 16, warp tiles of whole pairs
+// of 8-column tiles and local memory of 2-byte elements within the device's 48 KiB; the program
+// gets the type's define. Elsewhere (N or K not a multiple of 8, i8) gemm.cl takes the type.
+TEST(OpenCLGemmTemplate, SixteenBitTypesTakeTheTensorCoresWhereRowsAreWholePieces) {
+  const DeviceInfo device = nvidia_h100();
+  const OpenCLTemplate& t = as_opencl(backends::find_template("gemm.opencl"));
+  for (const char* dtype : {"f16", "bf16"}) {
+    SCOPED_TRACE(dtype);
+    const Workload workload = parse_workload(Op::kGemm, std::string("1000,1016,2048,dtype=") + dtype);
+    const auto space = t.space(workload, device);
+    std::mt19937_64 rng(5);
+    const auto configs = space.sample_valid_distinct(rng, 200);
+    ASSERT_GT(configs.size(), 50u);
+    for (const auto& config : configs) {
+      const search_space::ConfigView view(space, config);
+      EXPECT_EQ(view.choice("math"), dtype);
+      const auto mwg = number(view, "mwg"), nwg = number(view, "nwg"), kwg = number(view, "kwg");
+      EXPECT_GE(kwg, 16);
+      EXPECT_EQ(number(view, "wn") % 16, 0);
+      EXPECT_LE(2 * number(view, "stages") * (mwg * (kwg + 8) + kwg * (nwg + 8)), 48 * 1024);
+      const auto kernel = t.opencl_kernel(workload, device, view);
+      EXPECT_EQ(kernel.source_file, "gemm_mma.cl");
+      EXPECT_NE(kernel.build_options.find(std::string(" -DOPTUNE_") + (dtype == std::string("f16") ? "F16" : "BF16")),
+                std::string::npos);
+    }
+    // The default: as float32's where one tile per SM fills the device, in K blocks of 16.
+    const Workload large = parse_workload(Op::kGemm, std::string("4096,4096,4096,dtype=") + dtype);
+    const auto large_space = t.space(large, device);
+    const auto json = large_space.to_json(t.default_config(large, device, large_space));
+    EXPECT_EQ(json["math"], dtype);
+    EXPECT_EQ(json["mwg"], "128");
+    EXPECT_EQ(json["nwg"], "128");
+    EXPECT_EQ(json["kwg"], "16");
+    EXPECT_EQ(json["ldsm"], "1");
+    for (const char* generic : {"1000,1020,2048", "1000,1016,2044"}) {
+      const Workload other = parse_workload(Op::kGemm, std::string(generic) + ",dtype=" + dtype);
+      const auto other_space = t.space(other, device);
+      EXPECT_EQ(t.opencl_kernel(other, device, search_space::ConfigView(other_space, t.default_config(other, device, other_space)))
+                    .source_file,
+                "gemm.cl")
+          << generic;
+    }
+  }
+  const Workload int8 = parse_workload(Op::kGemm, "1024,1024,1024,dtype=i8");
+  const auto int8_space = t.space(int8, device);
+  EXPECT_EQ(t.opencl_kernel(int8, device, search_space::ConfigView(int8_space, t.default_config(int8, device, int8_space)))
+                .source_file,
+            "gemm.cl");
+}
+
 // The default follows the shape. The largest tile where it alone gives each of the device's
 // compute units a work-group: on an H100 (132 SMs) 4096 x 1024 keeps the 128 x 128 tile (256
 // work-groups). Otherwise the largest tile of at most 64 x 64 that fits M and N and whose K splits

@@ -10,3 +10,21 @@
 #define cl_nv_pragma_unroll 1
 #define min(a, b) ((a) < (b) ? (a) : (b))
 #define max(a, b) ((a) > (b) ? (a) : (b))
+// The stores of a 16-bit C (storage.cl's OUT_STOREV with n = 2): clang's header lacks
+// vstore_half2_rte for this target and links no definition of the conversions.
+#if defined(OPTUNE_F16)
+void __attribute__((overloadable)) vstore_half2_rte(float2 v, size_t offset, __global half* p) {
+  ushort x, y;
+  __asm__("cvt.rn.f16.f32 %0, %1;" : "=h"(x) : "f"(v.x));
+  __asm__("cvt.rn.f16.f32 %0, %1;" : "=h"(y) : "f"(v.y));
+  ((__global ushort*)p)[2 * offset] = x;
+  ((__global ushort*)p)[2 * offset + 1] = y;
+}
+#endif
+#if defined(OPTUNE_BF16)
+ushort2 __attribute__((overloadable)) convert_ushort2(uint2 v) { return (ushort2)((ushort)v.x, (ushort)v.y); }
+void __attribute__((overloadable)) vstore2(ushort2 v, size_t offset, __global ushort* p) {
+  p[2 * offset] = v.x;
+  p[2 * offset + 1] = v.y;
+}
+#endif
