@@ -21,7 +21,7 @@ for layer in "${layers[@]}"; do
   /usr/bin/time -f "wall %e s" "$pack/bin/optune" tune --op conv2d --dtype "$dtype" --shape "$layer,layout=nhwc" \
     --target cuda --trials "$trials" --min-repeat-ms "${MIN_REPEAT_MS:-40}" --db "$db" 2>&1 | tail -n 6
 done
-echo "errors by kind:"; "$pack/bin/optune" query --db "$db" --history --format csv | cut -d, -f8 | sort | uniq -c
+echo "errors by kind:"; "$pack/bin/optune" query --db "$db" --history --format csv | tail -n +2 | cut -d, -f8 | sort | uniq -c
 python3 "$pack/best_check_errors.py" "$pack/bin/optune" "$db" | tee "$db.optune.txt"
 python3 "$pack/torch_conv_peers.py" "$dtype" "${layers[@]}" | tee "$db.peer.txt"
 python3 "$pack/torch_conv_peers.py" --compare "$db.optune.txt" "$db.peer.txt"

@@ -14,4 +14,4 @@ for file in "$pack"/kernels/*_cuda.toml; do
 done
 "$pack/bin/optune" query --db "$db" --top 1 --format json
 "$pack/bin/optune" query --db "$db" --history --format csv | cut -d, -f1,6,7,8 | sort | uniq -c | sort -rn | head -n 5
-echo "errors by kind:"; "$pack/bin/optune" query --db "$db" --history --format csv | cut -d, -f8 | sort | uniq -c
+echo "errors by kind:"; "$pack/bin/optune" query --db "$db" --history --format csv | tail -n +2 | cut -d, -f8 | sort | uniq -c

@@ -21,6 +21,6 @@ for shape in "$@"; do
   /usr/bin/time -f "wall %e s" "$pack/bin/optune" tune --op gemm --dtype "$dtype" --shape "$shape" --target "$target" \
     --trials "$trials" --min-repeat-ms "${MIN_REPEAT_MS:-40}" --db "$db" 2>&1 | tail -n 6
 done
-echo "errors by kind:"; "$pack/bin/optune" query --db "$db" --history --format csv | cut -d, -f8 | sort | uniq -c
+echo "errors by kind:"; "$pack/bin/optune" query --db "$db" --history --format csv | tail -n +2 | cut -d, -f8 | sort | uniq -c
 python3 "$pack/best_check_errors.py" "$pack/bin/optune" "$db"
 python3 "$pack/torch_gemm_peers.py" "$dtype" "$@"

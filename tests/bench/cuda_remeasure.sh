@@ -20,7 +20,7 @@ while IFS=$'\t' read -r op dtype shape; do
   "$pack/bin/optune" measure --op "$op" --dtype "$dtype" --shape "$shape" --target cuda --default "${args[@]}" \
     --rounds 5 --min-repeat-ms 40 --db "$db" 2>&1 | grep -v '^measured '
 done < <(cut -f1-3 <<<"$lines" | uniq)
-echo "errors by kind:"; "$pack/bin/optune" query --db "$db" --history --format csv | cut -d, -f8 | sort | uniq -c
+echo "errors by kind:"; "$pack/bin/optune" query --db "$db" --history --format csv | tail -n +2 | cut -d, -f8 | sort | uniq -c
 python3 "$pack/best_check_errors.py" "$pack/bin/optune" "$db" | tee "$db.optune.txt"
 for dtype in $(awk -F'\t' '$1 == "gemm" {print $2}' <<<"$lines" | sort -u); do
   python3 "$pack/torch_gemm_peers.py" "$dtype" $(awk -F'\t' -v d="$dtype" '$1 == "gemm" && $2 == d {print $3}' <<<"$lines" | uniq)

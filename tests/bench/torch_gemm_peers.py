@@ -37,6 +37,9 @@ def scaled_mm_peer(m, n, k):
 
 def int_mm_peer(m, n, k):
     """torch._int_mm at one shape: s8 x s8, int32 sums and output (exact)."""
+    if m <= 16 or n % 8 or k % 8:
+        print(f"cublas gemm.i8.M{m}.N{n}.K{k}: torch._int_mm takes M > 16 and N, K multiples of 8 only")
+        return
     a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device="cuda")
     b = torch.randint(-128, 128, (k, n), dtype=torch.int8, device="cuda")
     ms = time_ms(lambda: torch._int_mm(a, b))

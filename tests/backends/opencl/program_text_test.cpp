@@ -19,6 +19,9 @@ TEST(ProgramText, IncludesArePastedInPlaceOnceEach) {
   auto read = [&](const std::string& name) { return files.at(name); };
   const std::string text = "#if X\n  #  include \"a.cl\"\n#endif\n#include \"b.cl\"\nkernel();\n";
   EXPECT_EQ(with_includes(text, read), "#if X\n// a\nint b;\nint a;\n#endif\nkernel();\n");
+  // A comment after the file name is part of the include line.
+  EXPECT_EQ(with_includes("#include \"b.cl\"  // b's types\nk;\n", read), "int b;\nk;\n");
+  EXPECT_EQ(with_includes("#include \"b.cl\" /* b */\nk;\n", read), "int b;\nk;\n");
   // A line that only mentions an include is text.
   EXPECT_EQ(with_includes("// #include \"a.cl\" here\n", read), "// #include \"a.cl\" here\n");
 }

@@ -11,7 +11,9 @@ namespace {
 std::string expand(std::string_view text, const std::function<std::string(const std::string&)>& read,
                    std::set<std::string>& pasted, int depth) {
   if (depth > 8) throw std::runtime_error("opencl: includes nested deeper than 8 (a cycle?)");
-  static const std::regex include(R"re(^\s*#\s*include\s*"([^"]+)"\s*$)re");
+  // A comment may follow the file name, as any C preprocessor allows (NVIDIA's compiler sees only
+  // the pasted text, so an include left in place fails there).
+  static const std::regex include(R"re(^\s*#\s*include\s*"([^"]+)"\s*(//.*|/\*.*\*/\s*)?$)re");
   std::istringstream lines{std::string(text)};
   std::string out, line;
   std::smatch match;
