@@ -130,6 +130,15 @@ bool splits_k_usefully(const GemmShape& s, const DeviceInfo& device, const ss::C
 }
 
 // `min_kwg`: the smallest K block of the kernel (one tensor-core step of 16 in 16-bit types).
+// What a split of a default config must give: a K range at least `min_depth` deep per
+// work-group, and the work-groups per compute unit it aims at (fill_the_device).
+struct SplitRule {
+  std::int64_t min_depth;
+  double wanted_per_unit;
+};
+constexpr SplitRule kFloat32Splits{96, 2.5};
+constexpr SplitRule kSixteenBitSplits{3 * 96, 1.4};
+
 bool tiles_fit_shape(const GemmShape& s, const ss::ConfigView& v, std::int64_t min_kwg = 8) {
   return number(v, kMwg) <= std::max<std::int64_t>(16, next_pow2(s.M)) &&
          number(v, kNwg) <= std::max<std::int64_t>(16, next_pow2(s.N)) &&
@@ -287,8 +296,13 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   // an H100 for M = 3-450 with N = K = 768 (docs/performance/logs/opencl_h100_held_out_shapes.log);
   // 64 x 64 in K blocks of 32, two stages and ldmatrix is the one tuned for BERT's GEMMs at M = 128
   // and 512, 4-16% faster than three stages of 16 without ldmatrix on 7 of 8 such shapes (not 1000^3).
-  // 16-bit types: the same tiles in K blocks of 16 (one tensor-core step, the same 32 bytes of a
-  // row as float32's 8), ldmatrix for A.
+  // 16-bit types: the configs tuned on an H200 in f16 and bf16 (40 trials each; the same best in
+  // both): at 4096^3 128 x 128 tiles of eight 64 x 32 warps in K blocks of 32, two stages (275
+  // TFLOP/s, 268 for float32's tile in blocks of 16); at 128 x 768 x 3072 64 x 64 tiles of eight
+  // 16 x 32 warps split 8 ways, 1.45 work-groups per SM (45 TFLOP/s; split 16 as float32's rule
+  // gives: 34, 27 with two stages; 12: 39). A split is worth its pipeline's fill only over a
+  // deeper K range than in 3xTF32, which does three products per step, and fewer work-groups
+  // fill the device: kSixteenBitSplits (docs/performance/logs/opencl_h200_lowp_2026-11-30.log).
   ss::Config tensor_core_default(const Workload& workload, const DeviceInfo& device, const ss::ConfigSpace& space) const {
     const GemmShape& s = workload.gemm();
     const std::string math = mma_math(workload.dtype);
@@ -300,11 +314,12 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
     if (math != "tf32x3")
       return opencl::preferred_config(space,
                                       fill_the_device(s, device,
-                                                      {preference("128", "128", "16", "64", "64", "4", "1", "8"),
-                                                       preference("128", "128", "16", "64", "64", "2", "1", "1"),
-                                                       preference("64", "64", "32", "32", "32", "2", "1", "1"),
+                                                      {preference("128", "128", "32", "64", "32", "2", "1", "1"),
+                                                       preference("128", "128", "16", "64", "64", "4", "1", "8"),
+                                                       preference("64", "64", "32", "16", "32", "4", "1", "1"),
                                                        preference("32", "32", "32", "16", "16", "4", "1", "1"),
-                                                       preference("16", "16", "64", "16", "16", "4", "1", "1")}),
+                                                       preference("16", "16", "64", "16", "16", "4", "1", "1")},
+                                                      kSixteenBitSplits),
                                       name());
     return opencl::preferred_config(space,
                                     fill_the_device(s, device,
@@ -333,9 +348,10 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   // slower than 32 x 32 split to 1.5 at 32 x 768 x 768
   // (docs/performance/logs/opencl_h100_default_rule_probe_2026-11-26.log).
   static std::vector<opencl::Preference> fill_the_device(const GemmShape& s, const DeviceInfo& device,
-                                                         const std::vector<opencl::Preference>& preferences) {
-    constexpr std::int64_t kMaxSplit = 16, kMinSplitDepth = 96, kLargestSplitTile = 64 * 64, kSmallTile = 32 * 32;
-    constexpr double kWantedPerUnit = 2.5, kEvenEnough = 0.02;  // see above
+                                                         const std::vector<opencl::Preference>& preferences,
+                                                         SplitRule rule = kFloat32Splits) {
+    constexpr std::int64_t kMaxSplit = 16, kLargestSplitTile = 64 * 64, kSmallTile = 32 * 32;
+    constexpr double kEvenEnough = 0.02;  // see above
     const std::int64_t units = std::max(device.cores, 1);
     auto extent = [](const opencl::Preference& preference, const char* name) -> std::int64_t {
       for (const auto& [knob, value] : preference)
@@ -356,7 +372,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
     auto splits_of = [&](const opencl::Preference& p) {
       std::vector<std::int64_t> splits;
       for (std::int64_t option : kSplitkOptions)
-        if (option == 1 || (option <= std::min(s.K / kMinSplitDepth, kMaxSplit) &&
+        if (option == 1 || (option <= std::min(s.K / rule.min_depth, kMaxSplit) &&
                             splits_k_usefully(s, device, extent(p, kMwg), extent(p, kNwg), extent(p, kKwg), option)))
           splits.push_back(option);
       return splits;
@@ -369,9 +385,9 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
       };
       double best = 0;
       for (std::int64_t split : splits_of(p))
-        if (tiles(p) * split >= kWantedPerUnit * units) best = std::max(best, evenness(split));
+        if (tiles(p) * split >= rule.wanted_per_unit * units) best = std::max(best, evenness(split));
       for (std::int64_t split : splits_of(p))
-        if (tiles(p) * split >= kWantedPerUnit * units && evenness(split) >= best - kEvenEnough) return split;
+        if (tiles(p) * split >= rule.wanted_per_unit * units && evenness(split) >= best - kEvenEnough) return split;
       return std::int64_t{0};
     };
     auto fits = [&](const opencl::Preference& p) {

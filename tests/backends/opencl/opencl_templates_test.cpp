@@ -228,15 +228,26 @@ TEST(OpenCLGemmTemplate, SixteenBitTypesTakeTheTensorCoresWhereRowsAreWholePiece
       EXPECT_NE(kernel.build_options.find(std::string(" -DOPTUNE_") + (dtype == std::string("f16") ? "F16" : "BF16")),
                 std::string::npos);
     }
-    // The default: as float32's where one tile per SM fills the device, in K blocks of 16.
-    const Workload large = parse_workload(Op::kGemm, std::string("4096,4096,4096,dtype=") + dtype);
-    const auto large_space = t.space(large, device);
-    const auto json = large_space.to_json(t.default_config(large, device, large_space));
+    // The defaults, as tuned on an H200: 128 x 128 tiles of 64 x 32 warps in K blocks of 32 where
+    // a tile per SM fills the device; a BERT GEMM's 64 x 64 tiles split 8 ways, not float32's 16
+    // (a split at least 288 deep).
+    auto default_of = [&](const std::string& shape) {
+      const Workload w = parse_workload(Op::kGemm, shape + ",dtype=" + dtype);
+      const auto w_space = t.space(w, device);
+      return w_space.to_json(t.default_config(w, device, w_space));
+    };
+    const auto json = default_of("4096,4096,4096");
     EXPECT_EQ(json["math"], dtype);
     EXPECT_EQ(json["mwg"], "128");
     EXPECT_EQ(json["nwg"], "128");
-    EXPECT_EQ(json["kwg"], "16");
+    EXPECT_EQ(json["kwg"], "32");
+    EXPECT_EQ(json["wn"], "32");
     EXPECT_EQ(json["ldsm"], "1");
+    const auto bert = default_of("128,768,3072");
+    EXPECT_EQ(bert["mwg"].get<std::string>() + "x" + bert["nwg"].get<std::string>() + "/" +
+                  bert["splitk"].get<std::string>() + " warps " + bert["wm"].get<std::string>() + "x" +
+                  bert["wn"].get<std::string>(),
+              "64x64/8 warps 16x32");
     for (const char* generic : {"1000,1020,2048", "1000,1016,2044"}) {
       const Workload other = parse_workload(Op::kGemm, std::string(generic) + ",dtype=" + dtype);
       const auto other_space = t.space(other, device);
