@@ -6,6 +6,9 @@
 //   N are multiples of 4: tensor cores in 3xTF32 (float32 accuracy), knob math = "tf32x3"; and
 //   in f16 and bf16 (math = "f16", "bf16": one tensor-core product, float32 sums) when K and N
 //   are multiples of 8;
+// - kernels/opencl/gemm_dot4.cl for i8 when K is a multiple of 4 on devices with a packed dot
+//   product (NVIDIA's dp4a, cl_khr_integer_dot_product): four s8 values of K in a word, math =
+//   "dot4" (gemm_dot4_space.hpp);
 // - kernels/opencl/gemm.cl, float32 multiply-adds, everywhere else; its knobs follow CLBlast's
 //   Xgemm parameters (lower case here). It also runs f16 and bf16 (A, B and C stored in the type,
 //   converted as they are loaded and stored, float32 arithmetic and accumulation) and i8 (s8 A
@@ -18,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "gemm_dot4_space.hpp"
 #include "template_support.hpp"
 #include "templates.hpp"
 
@@ -206,6 +210,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     const GemmShape& s = workload.gemm();
     const opencl::DeviceLimits limits = opencl::device_limits(device);
+    if (opencl::takes_dot4(workload, device)) return opencl::dot4_space(workload, device);
     if (tensor_cores_for(workload, device)) return tensor_core_space(workload, device, limits);
     ss::ConfigSpace space;
     opencl::add_activations_knob(space, workload);
@@ -271,6 +276,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   // leaves the device's compute units idle (fill_the_device) or the device wants them.
   ss::Config default_config(const Workload& workload, const DeviceInfo& device,
                             const ss::ConfigSpace& space) const override {
+    if (opencl::takes_dot4(workload, device)) return opencl::dot4_default(workload, device, space, name());
     if (tensor_cores_for(workload, device)) return tensor_core_default(workload, device, space);
     auto preference = [](const char* mwg, const char* nwg, const char* kwg, const char* dim, const char* vw,
                          const char* db) {
@@ -421,6 +427,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   OpenCLKernel opencl_kernel(const Workload& workload, const DeviceInfo& device,
                                             const ss::ConfigView& config) const override {
     const GemmShape& s = workload.gemm();
+    if (is_dot4(config)) return opencl::dot4_kernel(workload, config);
     if (config.has(kMath)) return tensor_core_kernel(workload, MmaTile(config), device);
     const GemmTile t(config);
     OpenCLKernel kernel;
@@ -439,6 +446,10 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
     kernel.local_size = {static_cast<std::size_t>(t.ndimc), static_cast<std::size_t>(t.mdimc), 1};
     split_k(kernel, s, t.mwg, t.nwg, t.mdimc * t.ndimc, t.splitk);
     return kernel;
+  }
+
+  static bool is_dot4(const ss::ConfigView& config) {
+    return config.has(kMath) && config.choice(kMath) == opencl::kDot4Math;
   }
 
   // The tensor-core kernel computes float32 (3xTF32), and f16 and bf16 where rows of A and B are
@@ -522,6 +533,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
           {"k_per_group", double(s.K) / double(t.splitk)},
       };
     };
+    if (is_dot4(config)) return features(opencl::Dot4Tile(config));
     if (config.has(kMath)) return features(MmaTile(config));
     return features(GemmTile(config));
   }

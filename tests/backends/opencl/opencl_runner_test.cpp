@@ -212,6 +212,21 @@ TEST_F(OpenCLRunnerTest, DepthwiseConvIsCorrect) {
   expect_all_correct(kernels::Op::kDepthwiseConv2d, "N=1,C=12,H=17,W=19,R=3,S=3,stride=2,pad=1,dtype=i8", 2, 10);
 }
 
+// gemm_dot4.cl (i8 on packed quads of K) is taken where a device has a packed dot product, which
+// PoCL lacks: described here as having cl_khr_integer_dot_product, PoCL compiles the kernel's
+// widened path, which shares the packing of A's and B's words with the dp4a and extension paths.
+// Every config is checked exactly: whole tiles, ragged edges in M, N and K, bands of row tiles.
+TEST_F(OpenCLRunnerTest, Int8OnPackedQuadsIsExact) {
+  for (const char* shape : {"128,128,128,dtype=i8", "127,509,1020,dtype=i8", "200,72,36,dtype=i8"}) {
+    auto t = task(kernels::Op::kGemm, shape);
+    EXPECT_FALSE(t->space.describe().dump().find("dot4") != std::string::npos) << "PoCL has no packed dot product";
+    t->device.isa.push_back(kernels::kIntegerDotProductIsa);
+    t->space = t->kernel_template->space(t->workload, t->device);
+    ASSERT_EQ(t->space.to_json(t->kernel_template->default_config(t->workload, t->device, t->space))["math"], "dot4");
+    expect_correct(t, inputs(t, 3, 21));
+  }
+}
+
 // An int8 record says which signedness ran: s8 activations on OpenCL, as on Arm.
 TEST_F(OpenCLRunnerTest, Int8SpacesNameTheirSignedActivations) {
   for (auto [op, shape] : {std::pair{kernels::Op::kGemm, "64,48,40,dtype=i8"},

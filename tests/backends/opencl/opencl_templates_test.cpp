@@ -257,11 +257,41 @@ TEST(OpenCLGemmTemplate, SixteenBitTypesTakeTheTensorCoresWhereRowsAreWholePiece
           << generic;
     }
   }
-  const Workload int8 = parse_workload(Op::kGemm, "1024,1024,1024,dtype=i8");
-  const auto int8_space = t.space(int8, device);
-  EXPECT_EQ(t.opencl_kernel(int8, device, search_space::ConfigView(int8_space, t.default_config(int8, device, int8_space)))
-                .source_file,
-            "gemm.cl");
+}
+
+// i8 takes gemm_dot4.cl (four s8 values of K in a word) where K is a multiple of 4 and the device
+// has a packed dot product: NVIDIA's dp4a, or cl_khr_integer_dot_product in its isa; elsewhere
+// gemm.cl widened. The dot4 space keeps to the device and names its signedness.
+TEST(OpenCLGemmTemplate, Int8TakesPackedQuadsWhereTheDeviceHasADotProduct) {
+  const OpenCLTemplate& t = as_opencl(backends::find_template("gemm.opencl"));
+  auto kernel_of = [&](const DeviceInfo& device, const char* shape) {
+    const Workload workload = parse_workload(Op::kGemm, std::string(shape) + ",dtype=i8");
+    const auto space = t.space(workload, device);
+    return t.opencl_kernel(workload, device, search_space::ConfigView(space, t.default_config(workload, device, space)))
+        .source_file;
+  };
+  const DeviceInfo h100 = nvidia_h100();
+  EXPECT_EQ(kernel_of(h100, "1024,1024,1024"), "gemm_dot4.cl");
+  EXPECT_EQ(kernel_of(h100, "1024,1024,1022"), "gemm.cl");
+  EXPECT_EQ(kernel_of(small_gpu(), "1024,1024,1024"), "gemm.cl");
+  DeviceInfo with_extension = small_gpu();
+  with_extension.isa.push_back(kIntegerDotProductIsa);
+  EXPECT_EQ(kernel_of(with_extension, "1024,1024,1024"), "gemm_dot4.cl");
+
+  const Workload workload = parse_workload(Op::kGemm, "4096,4096,4096,dtype=i8");
+  const auto space = t.space(workload, h100);
+  std::mt19937_64 rng(3);
+  for (const auto& config : space.sample_valid_distinct(rng, 100)) {
+    const search_space::ConfigView view(space, config);
+    EXPECT_EQ(view.choice("activations"), "s8");
+    const auto kernel = t.opencl_kernel(workload, h100, view);
+    EXPECT_LE(kernel.local_size[0] * kernel.local_size[1], 1024u);
+    EXPECT_LE((number(view, "mwg") / number(view, "mdimc")) * (number(view, "nwg") / number(view, "ndimc")), 64);
+    EXPECT_EQ(kernel.global_size[0] / kernel.local_size[0], std::size_t(4096 / number(view, "nwg")));
+  }
+  const auto json = space.to_json(t.default_config(workload, h100, space));
+  EXPECT_EQ(json["math"], "dot4");
+  EXPECT_EQ(json["mwg"], "128");
 }
 
 // The default follows the shape. The largest tile where it alone gives each of the device's

@@ -1,5 +1,6 @@
 #include "optune/kernels/opencl/cl_api.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -58,6 +59,10 @@ kernels::DeviceInfo describe_device(cl_device_id device) {
     const cl_uint minor = device_value<cl_uint>(device, kComputeCapabilityMinorNv);
     if (major > 0) info.isa.push_back("sm_" + std::to_string(major * 10 + minor));
   }
+  // Packed int8 dot products (gemm_dot4.cl's dot_4x8packed_ss_int), where the device has them.
+  if (device_text(device, CL_DEVICE_EXTENSIONS).find("cl_khr_integer_dot_product") != std::string::npos)
+    info.isa.push_back(kernels::kIntegerDotProductIsa);
+  std::sort(info.isa.begin(), info.isa.end());
   return info;
 }
 

@@ -13,13 +13,17 @@
 
 namespace optune::kernels {
 
+// An OpenCL device's isa flag for cl_khr_integer_dot_product (packed int8 dot products).
+inline constexpr const char* kIntegerDotProductIsa = "cl_khr_integer_dot_product";
+
 struct DeviceInfo {
   std::string kind = "cpu";  // the backend: "cpu", "opencl", ...
   std::string name;          // CPU model name, or OpenCL device name
   std::string arch;          // "x86_64", "aarch64", ...
   int cores = 1;             // cores available to this process (CPU) or compute units (OpenCL)
   std::vector<std::string> isa;  // relevant ISA flags, sorted: "avx2", "avx512f", "fma", "neon";
-                                 // NVIDIA OpenCL devices: "sm_90" (compute capability 9.0)
+                                 // NVIDIA OpenCL devices: "sm_90" (compute capability 9.0);
+                                 // OpenCL: kIntegerDotProductIsa where the device has it
   std::int64_t l1d_bytes = 32 * 1024;
   std::int64_t l2_bytes = 512 * 1024;
   std::int64_t l3_bytes = 0;

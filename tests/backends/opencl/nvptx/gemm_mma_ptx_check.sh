@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The tensor-core GEMM (kernels/opencl/gemm_mma.cl) runs only on NVIDIA GPUs, which CI lacks. This
-# check compiles it as NVIDIA's OpenCL compiler would, for configs of its space, with clang's
-# OpenCL front end to PTX (inline PTX passed through), and assembles the PTX with ptxas for sm_80
-# and sm_90: a typo in the inline assembly, an operand of the wrong type, or a local memory
-# layout over 48 KiB fails here. Exit 77 (skipped) where clang or ptxas is missing.
+# The tensor-core GEMM (kernels/opencl/gemm_mma.cl) and gemm_dot4.cl's dp4a path run only on
+# NVIDIA GPUs, which CI lacks. This check compiles them as NVIDIA's OpenCL compiler would, for
+# configs of their spaces, with clang's OpenCL front end to PTX (inline PTX passed through), and
+# assembles the PTX with ptxas for sm_80 and sm_90: a typo in the inline assembly, an operand of
+# the wrong type, or a local memory layout over 48 KiB fails here. Exit 77 (skipped) where clang or ptxas is missing.
 # Usage: gemm_mma_ptx_check.sh KERNELS_OPENCL_DIR WORK_DIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -95,4 +95,25 @@ clang -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -Xclang -finclude-default-
   -include "$here/opencl_builtins.h" -O3 -S -DM=127 -DN=509 -DK=1021 -DMWG=32 -DNWG=32 -DKWG=16 -DWM=16 -DWN=16 \
   -DSTAGES=2 -DLDSM=0 -DGSW=1 -DEDGE_M=1 -DEDGE_N=1 -DEDGE_K=1 -DROWS16=0 -o "$legacy" "$kernel"
 if grep -q "cp.async.cg" "$legacy"; then echo "-DROWS16=0 left 16-byte copies: $legacy"; exit 1; fi
-echo "gemm_mma.cl: $checked PTX assemblies for sm_80 and sm_90 passed"
+# gemm_dot4.cl (int8 on packed quads): dp4a on NVIDIA, for whole tiles and ragged edges.
+while read -r m n k mwg nwg kwg mdimc ndimc gsw; do
+  defines="-DM=$m -DN=$n -DK=$k -DMWG=$mwg -DNWG=$nwg -DKWG=$kwg -DMDIMC=$mdimc -DNDIMC=$ndimc -DGSW=$gsw"
+  defines+=" -DEDGE_M=$((m % mwg != 0)) -DEDGE_N=$((n % nwg != 0)) -DEDGE_K=$((k % kwg != 0))"
+  ptx=$work/gemm_dot4_${m}_${n}_${k}_${mwg}_${nwg}_${kwg}_${mdimc}_${ndimc}_$gsw.ptx
+  # shellcheck disable=SC2086
+  clang -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -Xclang -finclude-default-header -w \
+    -include "$here/opencl_builtins.h" -O3 -S $defines -o "$ptx" "$1/gemm_dot4.cl"
+  grep -q "dp4a.s32.s32" "$ptx" || { echo "no dp4a in $ptx"; exit 1; }
+  for arch in sm_80 sm_90; do
+    sed "s/^\.target .*/.target $arch/; s/^\.version .*/.version 7.8/" "$ptx" > "$ptx.$arch"
+    if ! "$ptxas" -arch=$arch "$ptx.$arch" -o "$ptx.$arch.cubin" 2> "$ptx.$arch.log"; then
+      echo "ptxas $arch failed for gemm_dot4.cl $defines:"; cat "$ptx.$arch.log"; exit 1
+    fi
+    checked=$((checked + 1))
+  done
+done <<'CONFIGS'
+4096 4096 4096  128 128 32 16 16 8
+127 509 1020    64 64 64 8 8 1
+200 72 36       32 32 16 8 4 4
+CONFIGS
+echo "gemm_mma.cl and gemm_dot4.cl: $checked PTX assemblies for sm_80 and sm_90 passed"

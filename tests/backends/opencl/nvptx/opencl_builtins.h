@@ -28,3 +28,7 @@ void __attribute__((overloadable)) vstore2(ushort2 v, size_t offset, __global us
   p[2 * offset + 1] = v.y;
 }
 #endif
+// gemm_dot4.cl's loads of four s8 values of a row of A.
+char4 __attribute__((overloadable)) vload4(size_t offset, const __global char* p) {
+  return *(const __global char4*)(p + 4 * offset);
+}
