@@ -289,9 +289,19 @@ TEST(OpenCLGemmTemplate, Int8TakesPackedQuadsWhereTheDeviceHasADotProduct) {
     EXPECT_LE((number(view, "mwg") / number(view, "mdimc")) * (number(view, "nwg") / number(view, "ndimc")), 64);
     EXPECT_EQ(kernel.global_size[0] / kernel.local_size[0], std::size_t(4096 / number(view, "nwg")));
   }
-  const auto json = space.to_json(t.default_config(workload, h100, space));
-  EXPECT_EQ(json["math"], "dot4");
-  EXPECT_EQ(json["mwg"], "128");
+  // Defaults: work-groups of 256, the largest tile that fills the device's 132 SMs, else the one
+  // that gives the most work-groups (the configs tuned at these shapes on an H200).
+  auto default_tile = [&](const char* shape) {
+    const Workload w = parse_workload(Op::kGemm, std::string(shape) + ",dtype=i8");
+    const auto w_space = t.space(w, h100);
+    const auto json = w_space.to_json(t.default_config(w, h100, w_space));
+    EXPECT_EQ(json["math"], "dot4");
+    return json["mwg"].get<std::string>() + "x" + json["nwg"].get<std::string>() + " by " +
+           json["mdimc"].get<std::string>() + "x" + json["ndimc"].get<std::string>();
+  };
+  EXPECT_EQ(default_tile("4096,4096,4096"), "128x128 by 16x16");
+  EXPECT_EQ(default_tile("1000,1000,1000"), "64x64 by 32x8");
+  EXPECT_EQ(default_tile("127,508,1020"), "32x16 by 32x8");
 }
 
 // The default follows the shape. The largest tile where it alone gives each of the device's
