@@ -44,14 +44,12 @@
 #ifndef WLAY
 #define WLAY 0
 #endif
-#ifndef GSW
-#define GSW 1
-#endif
 #ifndef SPLITK
 #define SPLITK 1
 #endif
 
 #include "storage.cl"
+#include "tile_order.cl"
 
 // Vectors of global memory. float32's are aligned here (the template keeps offsets multiples of
 // the width): pointer casts, the code the float32 kernel has always had.
@@ -308,17 +306,8 @@ void optune_gemm(__global const elem_t* restrict A, __global const elem_t* restr
 #else
   const int tn = get_local_id(0), tm = get_local_id(1);
 #endif
-#if GSW > 1
-  // Groups start in the order of their linear id: give consecutive ids the tiles of a band of
-  // GSW rows, column after column.
-  const int groups_n = get_num_groups(0), groups_m = get_num_groups(1);
-  const int id = get_group_id(1) * groups_n + get_group_id(0);
-  const int band = id / (GSW * groups_n), first_row = band * GSW;
-  const int band_rows = min(GSW, groups_m - first_row), in_band = id % (GSW * groups_n);
-  const int n0 = (in_band / band_rows) * NWG, m0 = (first_row + in_band % band_rows) * MWG;
-#else
-  const int n0 = get_group_id(0) * NWG, m0 = get_group_id(1) * MWG;
-#endif
+  const int2 origin = tile_origin();  // tile_order.cl
+  const int n0 = origin.x, m0 = origin.y;
 #if SA
   __local acc_t As[BUFFERS * KWG * LDA] __attribute__((aligned(32)));
   accGA ra[A_LOADS];

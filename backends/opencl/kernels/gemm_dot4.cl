@@ -17,9 +17,7 @@
 // tiles, as gemm.cl), EDGE_M EDGE_N EDGE_K (the extent is no multiple of its tile: bounds are
 // checked; K itself is a multiple of 4, the template's condition).
 
-#ifndef GSW
-#define GSW 1
-#endif
+#include "tile_order.cl"
 
 #define MWI (MWG / MDIMC)
 #define NWI (NWG / NDIMC)
@@ -53,15 +51,8 @@ __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
 void optune_gemm_dot4(__global const char* restrict A, __global const char* restrict B, __global int* restrict C) {
   const int tn = get_local_id(0), tm = get_local_id(1);
   const int tid = tm * NDIMC + tn;
-#if GSW > 1
-  const int groups_n = get_num_groups(0), groups_m = get_num_groups(1);
-  const int id = get_group_id(1) * groups_n + get_group_id(0);
-  const int band = id / (GSW * groups_n), first_row = band * GSW;
-  const int band_rows = min(GSW, groups_m - first_row), in_band = id % (GSW * groups_n);
-  const int n0 = (in_band / band_rows) * NWG, m0 = (first_row + in_band % band_rows) * MWG;
-#else
-  const int n0 = get_group_id(0) * NWG, m0 = get_group_id(1) * MWG;
-#endif
+  const int2 origin = tile_origin();  // tile_order.cl
+  const int n0 = origin.x, m0 = origin.y;
   __local int as[KQ * LDA];
   __local int bs[KQ * LDB];
 

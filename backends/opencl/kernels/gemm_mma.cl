@@ -38,9 +38,6 @@
 //                    matrix are zero-filled and stores are bounds-checked
 // Work-group: (MWG / WM) * (NWG / WN) warps of 32 work-items along dimension 0.
 
-#ifndef GSW
-#define GSW 1
-#endif
 #ifndef LDSM
 #define LDSM 0
 #endif
@@ -59,6 +56,7 @@
 #endif
 
 #include "storage.cl"  // elem_t, out_t, OUT_STORE; acc_t (float), the type split_k.cl sums in
+#include "tile_order.cl"
 
 #if defined(OPTUNE_F16) || defined(OPTUNE_BF16)
 #define MMA16 1
@@ -222,16 +220,8 @@ void optune_gemm_mma(__global const stage_t* restrict A, __global const stage_t*
   // A fragment's lane owns rows g and g + 8, columns t and t + 4 (PTX's groupID, threadID_in_group).
   const int g = lane / 4, t = lane % 4;
   const int wm0 = (warp / WARPS_N) * WM, wn0 = (warp % WARPS_N) * WN;
-#if GSW > 1
-  // Consecutive group ids take the tiles of a band of GSW rows, column after column.
-  const int groups_n = get_num_groups(0), groups_m = get_num_groups(1);
-  const int id = get_group_id(1) * groups_n + get_group_id(0);
-  const int band = id / (GSW * groups_n), first_row = band * GSW;
-  const int band_rows = min(GSW, groups_m - first_row), in_band = id % (GSW * groups_n);
-  const int n0 = (in_band / band_rows) * NWG, m0 = (first_row + in_band % band_rows) * MWG;
-#else
-  const int n0 = get_group_id(0) * NWG, m0 = get_group_id(1) * MWG;
-#endif
+  const int2 origin = tile_origin();  // tile_order.cl
+  const int n0 = origin.x, m0 = origin.y;
 
   __local stage_t as[STAGES * A_STAGE] __attribute__((aligned(16)));
   __local stage_t bs[STAGES * B_STAGE] __attribute__((aligned(16)));

@@ -13,7 +13,7 @@
 //   Xgemm parameters (lower case here). It also runs f16 and bf16 (A, B and C stored in the type,
 //   converted as they are loaded and stored, float32 arithmetic and accumulation) and i8 (s8 A
 //   and B widened to int as they are loaded, int32 arithmetic and C) on every device.
-// Both spaces keep to the device's work-group, work-item, local memory and vector limits, so a
+// Every space keeps to the device's work-group, work-item, local memory and vector limits, so a
 // config over them is never proposed.
 #include <algorithm>
 #include <cmath>
@@ -133,7 +133,6 @@ bool splits_k_usefully(const GemmShape& s, const DeviceInfo& device, const ss::C
   return splits_k_usefully(s, device, number(v, kMwg), number(v, kNwg), number(v, kKwg), number(v, kSplitk));
 }
 
-// `min_kwg`: the smallest K block of the kernel (one tensor-core step of 16 in 16-bit types).
 // What a split of a default config must give: a K range at least `min_depth` deep per
 // work-group, and the work-groups per compute unit it aims at (fill_the_device).
 struct SplitRule {
@@ -143,6 +142,7 @@ struct SplitRule {
 constexpr SplitRule kFloat32Splits{96, 2.5};
 constexpr SplitRule kSixteenBitSplits{3 * 96, 1.4};
 
+// `min_kwg`: the smallest K block of the kernel (one tensor-core step of 16 in 16-bit types).
 bool tiles_fit_shape(const GemmShape& s, const ss::ConfigView& v, std::int64_t min_kwg = 8) {
   return number(v, kMwg) <= std::max<std::int64_t>(16, next_pow2(s.M)) &&
          number(v, kNwg) <= std::max<std::int64_t>(16, next_pow2(s.N)) &&
