@@ -106,3 +106,56 @@ TEST_F(OpenCLCliTest, UnknownOpenCLDeviceIsBadInputNamingTheDevicesThereAre) {
 }
 
 }  // namespace
+
+namespace {
+
+// Low precision on OpenCL end to end: an int8 conv2d and a bf16 depthwise layer tune into one
+// database (every record checked: int8 exactly, and naming its s8 activations), then apply-best
+// writes each dtype's table and entry point (the dtype in the name: cl_mem carries no type) with
+// the tuned rows, and no row of either in the f32 tables.
+TEST_F(OpenCLCliTest, LowPrecisionLayersTuneAndGetTablesOfTheirDtype) {
+  const std::string conv = "N=1,C=6,H=9,W=10,K=5,R=3,S=3,stride=1,pad=1";
+  const std::string depthwise = "N=1,C=7,H=11,W=9,R=3,S=3,stride=2,pad=1";
+  for (const std::string& run : {"--op conv2d --shape " + conv + " --dtype i8",
+                                 "--op depthwise_conv2d --shape " + depthwise + " --dtype bf16"}) {
+    const CommandRun tune = optune("tune " + run + " --target opencl --tuner random --trials 2 --batch-size 2 "
+                                   "--remeasure 0 --repeat 2 --min-repeat-ms 1 --quiet --db " + db());
+    ASSERT_EQ(tune.code, 0) << run << tune.out << tune.err;
+  }
+  const auto records = nlohmann::json::parse(optune("query --target opencl --history --format json --db " + db()).out);
+  ASSERT_GE(records.size(), 4u);
+  std::string conv_key, depthwise_key;
+  for (const auto& record : records) {
+    EXPECT_EQ(record["error_kind"], "ok") << record.dump();
+    const std::string key = record["workload"];
+    if (record["template"] == "conv2d.opencl") {
+      conv_key = key;
+      EXPECT_EQ(key.rfind("conv2d.nchw.i8.", 0), 0u) << key;
+      EXPECT_EQ(record["config"].value("activations", ""), "s8") << record.dump();
+      EXPECT_EQ(record["check_error"], 0.0) << record.dump();
+    } else {
+      depthwise_key = key;
+      EXPECT_NE(key.find(".bf16."), std::string::npos) << key;
+      EXPECT_FALSE(record["config"].contains("activations")) << record.dump();
+    }
+  }
+  ASSERT_FALSE(conv_key.empty());
+  ASSERT_FALSE(depthwise_key.empty());
+
+  const fs::path header = dir_ / "lowp.hpp";
+  const CommandRun apply = optune("apply-best --target opencl --out " + header.string() + " --db " + db());
+  ASSERT_EQ(apply.code, 0) << apply.err;
+  const std::string text = slurp(header);
+  EXPECT_NE(text.find("kConv2dI8 = {{\n    {\"" + conv_key + "\", \"conv2d.cl\""), std::string::npos) << text;
+  EXPECT_NE(text.find("-DOPTUNE_I8"), std::string::npos) << text;
+  EXPECT_NE(text.find("inline opencl::Launch conv2d_i8(opencl::Runtime& runtime"), std::string::npos) << text;
+  EXPECT_NE(text.find("kernels::DataType::kI8"), std::string::npos) << text;
+  EXPECT_NE(text.find("kDepthwiseConv2dBf16 = {{\n    {\"" + depthwise_key + "\", \"depthwise_conv2d.cl\""),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("inline opencl::Launch depthwise_conv2d_bf16(opencl::Runtime& runtime"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("kConv2d = {{\n}}"), std::string::npos) << text;  // no f32 rows
+}
+
+}  // namespace
