@@ -7,6 +7,9 @@
 // the tensor core over all of K (as cuBLAS does in these types), C rounded to the type when
 // stored. Rows of A and B must be whole 16-byte pieces (K and N multiples of 8: the template's
 // condition); B's fragments are read with ldmatrix.trans, A's with ldmatrix where LDSM.
+// i8 (OPTUNE_I8): s8 A and B, one m16n8k32 product per tile and 32-deep step, int32 sums and C
+// (exact). B's block is transposed into local memory as it is copied (through registers, 4 x 4
+// bytes a work-item), so that its fragments are read as A's are. K a multiple of 16, N of 4.
 //
 // Precision: tensor cores multiply TF32 (10 mantissa bits), too coarse for a float32 GEMM. Each
 // operand is split into its TF32 rounding and the float remainder (x = big + small), and every
@@ -60,12 +63,21 @@
 
 #if defined(OPTUNE_F16) || defined(OPTUNE_BF16)
 #define MMA16 1
+#define MMA8 0
 typedef ushort stage_t;  // an element as local memory holds it: the 16-bit pattern
 #define PIECE 8          // elements of a 16-byte copy
 #define K_STEP 16        // depth of one tensor-core product
 #define PAD 8            // local rows padded by 16 bytes: ldmatrix's 8 rows on distinct banks
+#elif defined(OPTUNE_I8)
+#define MMA16 0
+#define MMA8 1  // s8: m16n8k32 products, int32 sums; B's block transposed into local memory
+typedef uchar stage_t;
+#define PIECE 16
+#define K_STEP 32
+#define PAD 16
 #else
 #define MMA16 0
+#define MMA8 0
 typedef float stage_t;
 #define PIECE 4
 #define K_STEP 8
@@ -79,14 +91,21 @@ typedef float stage_t;
 // Local tiles, row-major. The padding puts the 32 lanes of a fragment read on 32 distinct banks
 // (float32: A's rows 4 floats apart modulo 32, B's 8; 16-bit: rows 16 bytes apart, so each 8 x 16
 // byte matrix of an ldmatrix spans all banks), and keeps rows 16-byte aligned for the copies.
-#if MMA16
+#if MMA16 || MMA8
 #define LDA_S (KWG + PAD)
 #else
 #define LDA_S (KWG + 4)
 #endif
-#define LDB_S (NWG + 8)
 #define A_STAGE (MWG * LDA_S)
+#if MMA8
+// int8: B's block transposed, a row of K per column n, padded as A's rows (the int8 product
+// wants four neighbouring k of a column in a register, which ldmatrix cannot transpose in bytes).
+#define LDBT_S (KWG + PAD)
+#define B_STAGE (NWG * LDBT_S)
+#else
+#define LDB_S (NWG + 8)
 #define B_STAGE (KWG * LDB_S)
+#endif
 #define A_CHUNKS (MWG * KWG / PIECE)  // 16-byte pieces of a K block of A
 #define B_CHUNKS (KWG * NWG / PIECE)
 
@@ -117,7 +136,7 @@ inline void copy4(__local stage_t* dst, __global const stage_t* src, uint bytes)
 // in 16-bit types, where `columns` is a multiple of PIECE and a piece is all inside or all out.
 inline void copy_piece(__local stage_t* dst, __global const stage_t* matrix, int row, int rows, int col, int columns,
                        bool aligned) {
-  if (MMA16 || aligned) {
+  if (MMA16 || MMA8 || aligned) {
     const bool inside = row < rows && col < columns;
     copy16(dst, inside ? matrix + row * columns + col : matrix, inside ? 16 : 0);
     return;
@@ -153,6 +172,27 @@ inline void copy_block(__local stage_t* as, __local stage_t* bs, __global const 
     const int row = c / (KWG / PIECE), col = (c % (KWG / PIECE)) * PIECE;
     copy_piece(a_stage + row * LDA_S + col, A, m0 + row, M, k0 + col, K, A_ROWS16);
   }
+#if MMA8
+  // Each work-item reads 4 x 4 bytes (rows k..k + 3, columns n..n + 3: N is a multiple of 4) as
+  // four words and stores them transposed: four words of columns n..n + 3, each holding k..k + 3.
+#define B_QUADS (KWG * NWG / 16)
+#pragma unroll
+  for (int r = 0; r < (B_QUADS + THREADS - 1) / THREADS; ++r) {
+    const int c = tid + r * THREADS;
+    if (B_QUADS % THREADS != 0 && c >= B_QUADS) break;
+    const int k = k0 + (c / (NWG / 4)) * 4, n = n0 + (c % (NWG / 4)) * 4;
+    uint w[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      w[i] = (k + i < K && n < N) ? *(__global const uint*)(B + (size_t)(k + i) * N + n) : 0u;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const uint t = ((w[0] >> (8 * j)) & 0xffu) | (((w[1] >> (8 * j)) & 0xffu) << 8) |
+                     (((w[2] >> (8 * j)) & 0xffu) << 16) | (((w[3] >> (8 * j)) & 0xffu) << 24);
+      *(__local uint*)(b_stage + (n - n0 + j) * LDBT_S + (k - k0)) = t;
+    }
+  }
+#else
 #pragma unroll
   for (int r = 0; r < (B_CHUNKS + THREADS - 1) / THREADS; ++r) {
     const int c = tid + r * THREADS;
@@ -160,6 +200,7 @@ inline void copy_block(__local stage_t* as, __local stage_t* bs, __global const 
     const int row = c / (NWG / PIECE), col = (c % (NWG / PIECE)) * PIECE;
     copy_piece(b_stage + row * LDB_S + col, B, k0 + row, K, n0 + col, N, B_ROWS16);
   }
+#endif
 }
 
 // x = big + small: big is x rounded to TF32 (nearest, ties away, as cvt.rna.tf32.f32 rounds;
@@ -195,6 +236,12 @@ inline uint tf32_small(float x, uint big) { return as_uint(x - as_float(big)); }
   __asm__("mma.sync.aligned.m16n8k16.row.col.f32." MMA16_TYPES ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "      \
       "{%8,%9}, {%0,%1,%2,%3};\n"                                                                        \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                                                  \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+// int8: d += a * b on one 16 x 8 x 32 tile in int32 (a register holds four neighbouring k).
+#define MMA_K32(d, a, b)                                                                               \
+  __asm__("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "       \
+      "{%0,%1,%2,%3};\n"                                                                                \
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])                                                  \
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
 // B's fragments of two neighbouring 8-column tiles in one instruction: four 8 x 8 matrices of
 // B's rows (k) read transposed, so that a lane gets two neighbouring k of one column. Lane l gives
@@ -234,14 +281,18 @@ void optune_gemm_mma(__global const stage_t* restrict A, __global const stage_t*
 #if MMA16
   // ... and of B's row (k) and tile pair this lane addresses for ldmatrix.trans.
   const uint b_matrix_row = sizeof(stage_t) * ((lane % 16) * LDB_S + wn0 + (lane / 16) * 8);
+#elif MMA8
+  // ... and of B's transposed row (column n) for ldmatrix: lanes 0-7 the tile's 8 columns at k
+  // 0-15, lanes 8-15 at k 16-31, lanes 16-31 the same for the next tile.
+  const uint b_matrix_row = (wn0 + (lane / 16) * 8 + lane % 8) * LDBT_S + ((lane / 8) % 2) * 16;
 #endif
-  float acc[MT][NT][4];
+  acc_t acc[MT][NT][4];
 #pragma unroll
   for (int i = 0; i < MT; ++i)
 #pragma unroll
     for (int j = 0; j < NT; ++j)
 #pragma unroll
-      for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.0f;
+      for (int r = 0; r < 4; ++r) acc[i][j][r] = 0;
 
   // This work-group's K blocks: [first, last), all of K without a split.
 #if SPLITK > 1
@@ -268,7 +319,38 @@ void optune_gemm_mma(__global const stage_t* restrict A, __global const stage_t*
     if (next < blocks) copy_block(as, bs, A, B, tid, m0, n0, first + next, next % STAGES);
     commit_copies();
 
-#if MMA16
+#if MMA8
+    const uint a_base = shared_address(as + (block % STAGES) * A_STAGE);
+    const uint b_base = shared_address(bs + (block % STAGES) * B_STAGE);
+    // Scalar reads of A's fragments: row g (+ 8), k 4t..4t + 3 (+ 16) as one 32-bit word.
+    __local const uint* a_words = (__local const uint*)(as + (block % STAGES) * A_STAGE + (wm0 + g) * LDA_S + 4 * t);
+#pragma unroll
+    for (int kk = 0; kk < KWG; kk += K_STEP) {
+      uint a[MT][4], b[NT][2];
+#pragma unroll
+      for (int i = 0; i < MT; ++i) {
+#if LDSM
+        LOAD_A_FRAGMENT(a[i], a_base + a_matrix_row + (i * 16 * LDA_S + kk));
+#else
+#pragma unroll
+        for (int r = 0; r < 4; ++r) a[i][r] = a_words[((i * 16 + (r % 2) * 8) * LDA_S + kk + (r / 2) * 16) / 4];
+#endif
+      }
+#pragma unroll
+      for (int j = 0; j < NT; j += 2) {
+        uint pair[4];
+        LOAD_A_FRAGMENT(pair, b_base + b_matrix_row + (j * 8 * LDBT_S + kk));  // the same x4 read
+        b[j][0] = pair[0];
+        b[j][1] = pair[1];
+        b[j + 1][0] = pair[2];
+        b[j + 1][1] = pair[3];
+      }
+#pragma unroll
+      for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int j = 0; j < NT; ++j) MMA_K32(acc[i][j], a[i], b[j]);
+    }
+#elif MMA16
     const uint a_base = shared_address(as + (block % STAGES) * A_STAGE);
     const uint b_base = shared_address(bs + (block % STAGES) * B_STAGE);
     // Scalar reads of A's fragments: row g (+ 8), k 2t, 2t + 1 (+ 8) as one 32-bit word.
@@ -372,6 +454,8 @@ void optune_gemm_mma(__global const stage_t* restrict A, __global const stage_t*
         if (n + 1 < N) OUT_STORE(C, m * N + n + 1, acc[i][j][2 * h + 1]);
 #elif MMA16
         OUT_STOREV(2, C, m * N + n, (float2)(acc[i][j][2 * h], acc[i][j][2 * h + 1]));
+#elif MMA8
+        OUT_STOREV(2, C, m * N + n, (int2)(acc[i][j][2 * h], acc[i][j][2 * h + 1]));
 #else
         *(__global float2*)(C + m * N + n) = (float2)(acc[i][j][2 * h], acc[i][j][2 * h + 1]);
 #endif

@@ -3,12 +3,12 @@
 // own, picked by device and shape (as conv2d.cpu picks its algorithm: a knob of one kernel means
 // nothing to the other, and a joint space would hold each config of one thousands of times):
 // - kernels/opencl/gemm_mma.cl on NVIDIA devices of compute capability 8.0 and later when K and
-//   N are multiples of 4: tensor cores in 3xTF32 (float32 accuracy), knob math = "tf32x3"; and
-//   in f16 and bf16 (math = "f16", "bf16": one tensor-core product, float32 sums) when K and N
-//   are multiples of 8;
-// - kernels/opencl/gemm_dot4.cl for i8 when K is a multiple of 4 on devices with a packed dot
-//   product (NVIDIA's dp4a, cl_khr_integer_dot_product): four s8 values of K in a word, math =
-//   "dot4" (gemm_dot4_space.hpp);
+//   N are multiples of 4: tensor cores in 3xTF32 (float32 accuracy), knob math = "tf32x3"; in
+//   f16 and bf16 (math = "f16", "bf16": one tensor-core product, float32 sums) when K and N are
+//   multiples of 8; in i8 (math = "i8": int32 sums, exact) when K is a multiple of 16 and N of 4;
+// - kernels/opencl/gemm_dot4.cl for other i8 GEMMs whose K is a multiple of 4 on devices with a
+//   packed dot product (NVIDIA's dp4a, cl_khr_integer_dot_product): four s8 values of K in a
+//   word, math = "dot4" (gemm_dot4_space.hpp);
 // - kernels/opencl/gemm.cl, float32 multiply-adds, everywhere else; its knobs follow CLBlast's
 //   Xgemm parameters (lower case here). It also runs f16 and bf16 (A, B and C stored in the type,
 //   converted as they are loaded and stored, float32 arithmetic and accumulation) and i8 (s8 A
@@ -50,7 +50,7 @@ constexpr const char* kWlay = "wlay";    // 1: a warp of 32 work-items covers 8 
 constexpr const char* kGsw = "gsw";      // bands of row tiles walked column by column (L2 reuse); 1: off
 constexpr const char* kSplitk = "splitk";  // work-groups sharing a tile's K blocks, adding into C; 1: off
 // The tensor-core kernel's own knobs (mwg, nwg, kwg and gsw mean what they mean above).
-constexpr const char* kMath = "math";      // "tf32x3", "f16", "bf16": the arithmetic, named in every record
+constexpr const char* kMath = "math";      // "tf32x3", "f16", "bf16", "i8": the arithmetic, named in every record
 constexpr const char* kWm = "wm";          // a warp's tile in M (multiple of 16)
 constexpr const char* kWn = "wn";          // a warp's tile in N (multiple of 8)
 constexpr const char* kStages = "stages";  // K blocks in flight in local memory
@@ -84,16 +84,17 @@ struct GemmTile {
 // The tensor-core kernel's tile, as gemm_mma.cl lays it out.
 struct MmaTile {
   std::int64_t mwg, nwg, kwg, wm, wn, stages, ldsm, gsw, splitk;
-  std::int64_t element_bytes;  // of A and B in local memory: 4 (3xTF32), 2 (f16, bf16)
+  std::int64_t element_bytes;  // of A and B in local memory: 4 (3xTF32), 2 (f16, bf16), 1 (i8)
   explicit MmaTile(const ss::ConfigView& v)
       : mwg(number(v, kMwg)), nwg(number(v, kNwg)), kwg(number(v, kKwg)), wm(number(v, kWm)), wn(number(v, kWn)),
         stages(number(v, kStages)), ldsm(number(v, kLdsm)), gsw(number(v, kGsw)), splitk(number(v, kSplitk)),
-        element_bytes(v.choice(kMath) == "tf32x3" ? 4 : 2) {}
-  // Rows of A padded by 16 bytes (4 floats in float32), rows of B by 8 elements (gemm_mma.cl's
-  // LDA_S, LDB_S), per stage.
+        element_bytes(v.choice(kMath) == "tf32x3" ? 4 : v.choice(kMath) == "i8" ? 1 : 2) {}
+  // Rows of A padded by 16 bytes, rows of B by 8 elements, or in i8 B transposed, its rows (of
+  // K) padded as A's (gemm_mma.cl's LDA_S, LDB_S, LDBT_S), per stage.
   std::int64_t local_bytes() const {
-    const std::int64_t a_pad = element_bytes == 4 ? 4 : 8;
-    return element_bytes * stages * (mwg * (kwg + a_pad) + kwg * (nwg + 8));
+    const std::int64_t pad = 16 / element_bytes;
+    const std::int64_t b = element_bytes == 1 ? nwg * (kwg + pad) : kwg * (nwg + 8);
+    return element_bytes * stages * (mwg * (kwg + pad) + b);
   }
   std::int64_t threads() const { return (mwg / wm) * (nwg / wn) * 32; }
   std::int64_t outputs_per_item() const { return wm * wn / 32; }
@@ -149,32 +150,43 @@ bool tiles_fit_shape(const GemmShape& s, const ss::ConfigView& v, std::int64_t m
          number(v, kKwg) <= std::max<std::int64_t>(min_kwg, next_pow2(s.K));
 }
 
-// The arithmetic of gemm_mma.cl for a dtype, its `math` knob: 3xTF32 for float32; f16 and bf16
-// one tensor-core product each.
+// The arithmetic of gemm_mma.cl for a dtype, its `math` knob: 3xTF32 for float32; f16, bf16 and
+// i8 one tensor-core product each.
 std::string mma_math(DataType dtype) {
   if (dtype == DataType::kF16) return "f16";
   if (dtype == DataType::kBF16) return "bf16";
+  if (dtype == DataType::kI8) return "i8";
   return "tf32x3";
+}
+
+// The depth of one tensor-core product of gemm_mma.cl: 8 (3xTF32), 16 (f16, bf16), 32 (i8).
+std::int64_t mma_k_step(DataType dtype) {
+  if (dtype == DataType::kI8) return 32;
+  return dtype == DataType::kF32 ? 8 : 16;
 }
 
 ss::ConfigSpace tensor_core_space(const Workload& workload, const DeviceInfo& device,
                                   const opencl::DeviceLimits& limits) {
   const GemmShape& s = workload.gemm();
-  // 16-bit types: K steps of 16 and warp tiles of whole pairs of 8-column tiles (ldmatrix.trans
-  // reads B's fragments two tiles at a time).
-  const bool sixteen_bit = workload.dtype != DataType::kF32;
+  // 16-bit and 8-bit types: K blocks of whole tensor-core steps and warp tiles of whole pairs of
+  // 8-column tiles (ldmatrix reads B's fragments two tiles at a time).
+  const bool narrow = workload.dtype != DataType::kF32;
+  const std::int64_t k_step = mma_k_step(workload.dtype);
   ss::ConfigSpace space;
   space.add(ss::ChoiceKnob{kMath, {mma_math(workload.dtype)}});
+  opencl::add_activations_knob(space, workload);
   // 16-wide tiles and 8-wide warp tiles: small M and N still make work-groups for every SM. K
   // blocks of 64 and 128: a small tile's K loop is a chain of copy latencies (one block per
   // barrier), and longer blocks make it shorter.
   space.add(opencl::number_knob(kMwg, {16, 32, 64, 128, 256}));
   space.add(opencl::number_knob(kNwg, {16, 32, 64, 128, 256}));
-  space.add(opencl::number_knob(kKwg, sixteen_bit ? std::vector<std::int64_t>{16, 32, 64, 128}
-                                                   : std::vector<std::int64_t>{8, 16, 32, 64, 128}));
+  std::vector<std::int64_t> kwgs;
+  for (std::int64_t kwg : {8, 16, 32, 64, 128})
+    if (kwg >= k_step) kwgs.push_back(kwg);
+  space.add(opencl::number_knob(kKwg, kwgs));
   space.add(opencl::number_knob(kWm, {16, 32, 64}));
-  space.add(opencl::number_knob(kWn, sixteen_bit ? std::vector<std::int64_t>{16, 32, 64}
-                                                  : std::vector<std::int64_t>{8, 16, 32, 64}));
+  space.add(opencl::number_knob(kWn, narrow ? std::vector<std::int64_t>{16, 32, 64}
+                                             : std::vector<std::int64_t>{8, 16, 32, 64}));
   space.add(opencl::number_knob(kStages, {2, 3, 4}));
   space.add(opencl::number_knob(kLdsm, {0, 1}));
   space.add(opencl::number_knob(kGsw, {1, 4, 8, 16}));
@@ -193,9 +205,8 @@ ss::ConfigSpace tensor_core_space(const Workload& workload, const DeviceInfo& de
     return MmaTile(v).outputs_per_item() <= kMaxOutputsPerItem;
   });
   space.add_constraint("gsw is 1 unless it bands the row tiles", [s](const ss::ConfigView& v) { return bands_row_tiles(s, v); });
-  const std::int64_t min_kwg = sixteen_bit ? 16 : 8;
   space.add_constraint("tiles not far beyond the matrix",
-                       [s, min_kwg](const ss::ConfigView& v) { return tiles_fit_shape(s, v, min_kwg); });
+                       [s, k_step](const ss::ConfigView& v) { return tiles_fit_shape(s, v, k_step); });
   space.add_constraint("splitk only where tiles are few, every split with work",
                        [s, device](const ss::ConfigView& v) { return splits_k_usefully(s, device, v); });
   return space;
@@ -210,8 +221,8 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     const GemmShape& s = workload.gemm();
     const opencl::DeviceLimits limits = opencl::device_limits(device);
-    if (opencl::takes_dot4(workload, device)) return opencl::dot4_space(workload, device);
     if (tensor_cores_for(workload, device)) return tensor_core_space(workload, device, limits);
+    if (opencl::takes_dot4(workload, device)) return opencl::dot4_space(workload, device);
     ss::ConfigSpace space;
     opencl::add_activations_knob(space, workload);
     space.add(opencl::number_knob(kMwg, {16, 32, 64, 128, 256}));
@@ -276,8 +287,8 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
   // leaves the device's compute units idle (fill_the_device) or the device wants them.
   ss::Config default_config(const Workload& workload, const DeviceInfo& device,
                             const ss::ConfigSpace& space) const override {
-    if (opencl::takes_dot4(workload, device)) return opencl::dot4_default(workload, device, space, name());
     if (tensor_cores_for(workload, device)) return tensor_core_default(workload, device, space);
+    if (opencl::takes_dot4(workload, device)) return opencl::dot4_default(workload, device, space, name());
     auto preference = [](const char* mwg, const char* nwg, const char* kwg, const char* dim, const char* vw,
                          const char* db) {
       return opencl::Preference{{kMwg, mwg}, {kNwg, nwg}, {kKwg, kwg}, {kMdimc, dim}, {kNdimc, dim},
@@ -317,6 +328,16 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
       return opencl::Preference{{kMath, math}, {kMwg, mwg},       {kNwg, nwg},  {kKwg, kwg}, {kWm, wm},
                                 {kWn, wn},     {kStages, stages}, {kLdsm, ldsm}, {kGsw, gsw}, {kSplitk, "1"}};
     };
+    if (math == "i8")  // the 16-bit list in K blocks of whole 32-deep steps, two where one was
+      return opencl::preferred_config(space,
+                                      fill_the_device(s, device,
+                                                      {preference("128", "128", "64", "64", "32", "2", "1", "1"),
+                                                       preference("128", "128", "32", "64", "64", "4", "1", "8"),
+                                                       preference("64", "64", "64", "16", "32", "4", "1", "1"),
+                                                       preference("32", "32", "64", "16", "16", "4", "1", "1"),
+                                                       preference("16", "16", "128", "16", "16", "4", "1", "1")},
+                                                      kSixteenBitSplits),
+                                      name());
     if (math != "tf32x3")
       return opencl::preferred_config(space,
                                       fill_the_device(s, device,
@@ -459,6 +480,7 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
     if (!uses_tensor_cores(device)) return false;
     if (workload.dtype == DataType::kF32) return true;
     const GemmShape& s = workload.gemm();
+    if (workload.dtype == DataType::kI8) return s.K % 16 == 0 && s.N % 4 == 0;
     return (workload.dtype == DataType::kF16 || workload.dtype == DataType::kBF16) && s.K % 8 == 0 && s.N % 8 == 0;
   }
 

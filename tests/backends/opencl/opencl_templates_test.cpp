@@ -259,9 +259,40 @@ TEST(OpenCLGemmTemplate, SixteenBitTypesTakeTheTensorCoresWhereRowsAreWholePiece
   }
 }
 
-// i8 takes gemm_dot4.cl (four s8 values of K in a word) where K is a multiple of 4 and the device
-// has a packed dot product: NVIDIA's dp4a, or cl_khr_integer_dot_product in its isa; elsewhere
-// gemm.cl widened. The dot4 space keeps to the device and names its signedness.
+// i8 on the tensor cores: K blocks of whole 32-deep steps, warp tiles of whole pairs of 8-column
+// tiles, local memory of 1-byte elements (B transposed, its rows padded as A's) within 48 KiB,
+// the type's define and signedness in every config.
+TEST(OpenCLGemmTemplate, Int8TensorCoreSpaceKeepsToTheKernel) {
+  const DeviceInfo device = nvidia_h100();
+  const OpenCLTemplate& t = as_opencl(backends::find_template("gemm.opencl"));
+  const Workload workload = parse_workload(Op::kGemm, "1000,1004,2048,dtype=i8");
+  const auto space = t.space(workload, device);
+  std::mt19937_64 rng(9);
+  const auto configs = space.sample_valid_distinct(rng, 200);
+  ASSERT_GT(configs.size(), 50u);
+  for (const auto& config : configs) {
+    const search_space::ConfigView view(space, config);
+    EXPECT_EQ(view.choice("math"), "i8");
+    EXPECT_EQ(view.choice("activations"), "s8");
+    const auto mwg = number(view, "mwg"), nwg = number(view, "nwg"), kwg = number(view, "kwg");
+    EXPECT_GE(kwg, 32);
+    EXPECT_EQ(number(view, "wn") % 16, 0);
+    EXPECT_LE(number(view, "stages") * (mwg * (kwg + 16) + nwg * (kwg + 16)), 48 * 1024);
+    const auto kernel = t.opencl_kernel(workload, device, view);
+    EXPECT_EQ(kernel.source_file, "gemm_mma.cl");
+    EXPECT_NE(kernel.build_options.find(" -DOPTUNE_I8"), std::string::npos);
+  }
+  const Workload large = parse_workload(Op::kGemm, "4096,4096,4096,dtype=i8");
+  const auto large_space = t.space(large, device);
+  const auto json = large_space.to_json(t.default_config(large, device, large_space));
+  EXPECT_EQ(json["mwg"].get<std::string>() + "x" + json["nwg"].get<std::string>() + "/" + json["kwg"].get<std::string>(),
+            "128x128/64");
+}
+
+// i8 takes the tensor cores (gemm_mma.cl, math i8) on sm_80+ where K is a multiple of 16 and N
+// of 4; else gemm_dot4.cl (four s8 values of K in a word) where K is a multiple of 4 and the
+// device has a packed dot product: NVIDIA's dp4a, or cl_khr_integer_dot_product in its isa;
+// elsewhere gemm.cl widened. The dot4 space keeps to the device and names its signedness.
 TEST(OpenCLGemmTemplate, Int8TakesPackedQuadsWhereTheDeviceHasADotProduct) {
   const OpenCLTemplate& t = as_opencl(backends::find_template("gemm.opencl"));
   auto kernel_of = [&](const DeviceInfo& device, const char* shape) {
@@ -271,37 +302,42 @@ TEST(OpenCLGemmTemplate, Int8TakesPackedQuadsWhereTheDeviceHasADotProduct) {
         .source_file;
   };
   const DeviceInfo h100 = nvidia_h100();
-  EXPECT_EQ(kernel_of(h100, "1024,1024,1024"), "gemm_dot4.cl");
+  EXPECT_EQ(kernel_of(h100, "1024,1024,1024"), "gemm_mma.cl");
+  EXPECT_EQ(kernel_of(h100, "1024,1022,1024"), "gemm_dot4.cl");  // N no multiple of 4
+  EXPECT_EQ(kernel_of(h100, "1024,1024,1020"), "gemm_dot4.cl");  // K no multiple of 16
   EXPECT_EQ(kernel_of(h100, "1024,1024,1022"), "gemm.cl");
+  DeviceInfo turing = h100;  // dp4a, but no tensor-core kernel (sm_80+)
+  turing.isa = {"sm_75"};
+  EXPECT_EQ(kernel_of(turing, "1024,1024,1024"), "gemm_dot4.cl");
   EXPECT_EQ(kernel_of(small_gpu(), "1024,1024,1024"), "gemm.cl");
   DeviceInfo with_extension = small_gpu();
   with_extension.isa.push_back(kIntegerDotProductIsa);
   EXPECT_EQ(kernel_of(with_extension, "1024,1024,1024"), "gemm_dot4.cl");
 
   const Workload workload = parse_workload(Op::kGemm, "4096,4096,4096,dtype=i8");
-  const auto space = t.space(workload, h100);
+  const auto space = t.space(workload, turing);
   std::mt19937_64 rng(3);
   for (const auto& config : space.sample_valid_distinct(rng, 100)) {
     const search_space::ConfigView view(space, config);
     EXPECT_EQ(view.choice("activations"), "s8");
-    const auto kernel = t.opencl_kernel(workload, h100, view);
+    const auto kernel = t.opencl_kernel(workload, turing, view);
     EXPECT_LE(kernel.local_size[0] * kernel.local_size[1], 1024u);
     EXPECT_LE((number(view, "mwg") / number(view, "mdimc")) * (number(view, "nwg") / number(view, "ndimc")), 64);
     EXPECT_EQ(kernel.global_size[0] / kernel.local_size[0], std::size_t(4096 / number(view, "nwg")));
   }
   // Defaults: work-groups of 256, the largest tile that fills the device's 132 SMs, else the one
   // that gives the most work-groups (the configs tuned at these shapes on an H200).
-  auto default_tile = [&](const char* shape) {
+  auto default_tile = [&](const DeviceInfo& device, const char* shape) {
     const Workload w = parse_workload(Op::kGemm, std::string(shape) + ",dtype=i8");
-    const auto w_space = t.space(w, h100);
-    const auto json = w_space.to_json(t.default_config(w, h100, w_space));
+    const auto w_space = t.space(w, device);
+    const auto json = w_space.to_json(t.default_config(w, device, w_space));
     EXPECT_EQ(json["math"], "dot4");
     return json["mwg"].get<std::string>() + "x" + json["nwg"].get<std::string>() + " by " +
            json["mdimc"].get<std::string>() + "x" + json["ndimc"].get<std::string>();
   };
-  EXPECT_EQ(default_tile("4096,4096,4096"), "128x128 by 16x16");
-  EXPECT_EQ(default_tile("1000,1000,1000"), "64x64 by 32x8");
-  EXPECT_EQ(default_tile("127,508,1020"), "32x16 by 32x8");
+  EXPECT_EQ(default_tile(turing, "4096,4096,4096"), "128x128 by 16x16");
+  EXPECT_EQ(default_tile(h100, "1000,1000,1000"), "64x64 by 32x8");
+  EXPECT_EQ(default_tile(h100, "127,508,1020"), "32x16 by 32x8");
 }
 
 // The default follows the shape. The largest tile where it alone gives each of the device's

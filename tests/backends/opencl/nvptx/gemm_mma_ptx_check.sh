@@ -19,7 +19,8 @@ fi
 
 checked=0
 # shape (M N K) | MWG NWG KWG WM WN STAGES LDSM GSW [SPLITK [DTYPE]]; DTYPE f32 (3xTF32), f16 or
-# bf16 (m16n8k16 products, B's fragments through ldmatrix.trans)
+# bf16 (m16n8k16 products, B's fragments through ldmatrix.trans), i8 (m16n8k32, B transposed in
+# local memory and read with ldmatrix as A)
 while read -r m n k mwg nwg kwg wm wn stages ldsm gsw splitk dtype; do
   splitk=${splitk:-1} dtype=${dtype:-f32}
   defines="-DM=$m -DN=$n -DK=$k -DMWG=$mwg -DNWG=$nwg -DKWG=$kwg -DWM=$wm -DWN=$wn -DSTAGES=$stages -DLDSM=$ldsm"
@@ -29,12 +30,16 @@ while read -r m n k mwg nwg kwg wm wn stages ldsm gsw splitk dtype; do
   (( splitk > 1 )) && defines+=" -DSPLITK=$splitk -DSPLIT_ACQREL=1"  # as the template sets it on sm_70+
   [[ $dtype == f16 ]] && defines+=" -DOPTUNE_F16"
   [[ $dtype == bf16 ]] && defines+=" -DOPTUNE_BF16"
+  [[ $dtype == i8 ]] && defines+=" -DOPTUNE_I8"
   ptx=$work/gemm_mma_${mwg}_${nwg}_${kwg}_${wm}_${wn}_${stages}_${ldsm}_${gsw}_${splitk}_${m}_$dtype.ptx
   # shellcheck disable=SC2086
   clang -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -Xclang -finclude-default-header \
     -include "$here/opencl_builtins.h" -O3 -S $defines -o "$ptx" "$kernel"
   if [[ $dtype == f32 ]]; then
     grep -q "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" "$ptx" || { echo "no mma.sync in $ptx"; exit 1; }
+  elif [[ $dtype == i8 ]]; then
+    grep -q "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32" "$ptx" || { echo "no s8 mma.sync in $ptx"; exit 1; }
+    a16=1 b16=1
   else
     grep -q "mma.sync.aligned.m16n8k16.row.col.f32.$dtype.$dtype.f32" "$ptx" || { echo "no $dtype mma.sync in $ptx"; exit 1; }
     grep -q "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" "$ptx" || { echo "no ldmatrix.trans of B in $ptx"; exit 1; }
@@ -52,7 +57,10 @@ while read -r m n k mwg nwg kwg wm wn stages ldsm gsw splitk dtype; do
     echo "4-byte cp.async with aligned rows: $ptx"; exit 1
   fi
   if (( ldsm )) && ! grep -q 'ldmatrix.sync.aligned.m8n8.x4.shared' "$ptx"; then echo "LDSM=1 without ldmatrix: $ptx"; exit 1; fi
-  if (( !ldsm )) && grep -q 'ldmatrix.sync.aligned.m8n8.x4.shared' "$ptx"; then echo "LDSM=0 with ldmatrix: $ptx"; exit 1; fi
+  # (i8 reads B's fragments with ldmatrix whatever LDSM says)
+  if (( !ldsm )) && [[ $dtype != i8 ]] && grep -q 'ldmatrix.sync.aligned.m8n8.x4.shared' "$ptx"; then
+    echo "LDSM=0 with ldmatrix: $ptx"; exit 1
+  fi
   if (( splitk > 1 )); then  # split_k.cl: an acquire-release counter per work-item, no atomics on C
     grep -q "atom.acq_rel.gpu" "$ptx" || { echo "SPLITK=$splitk without the acquire-release atomic: $ptx"; exit 1; }
     if grep -q "red.global.add" "$ptx"; then echo "SPLITK=$splitk still adds into C atomically: $ptx"; exit 1; fi
@@ -87,6 +95,9 @@ done <<'CONFIGS'
 127 504 1016    32 32 16  16 16 2 0 1 1 bf16
 128 768 3072    32 64 64  16 32 3 1 1 8 f16
 1000 1000 1000  64 64 32  32 32 2 1 1 3 bf16
+4096 4096 4096  128 128 64 64 32 2 1 1 1 i8
+127 508 1024    32 32 64  16 16 4 0 1 1 i8
+1000 1004 2048  64 64 64  16 32 4 1 8 4 i8
 CONFIGS
 # Build options stored before the row flag was split per operand (-DROWS16=0) still copy both
 # operands 4 bytes at a time.

@@ -32,3 +32,10 @@ void __attribute__((overloadable)) vstore2(ushort2 v, size_t offset, __global us
 char4 __attribute__((overloadable)) vload4(size_t offset, const __global char* p) {
   return *(const __global char4*)(p + 4 * offset);
 }
+// gemm_mma.cl's int8 stores of two int32 outputs.
+#if defined(OPTUNE_I8)
+void __attribute__((overloadable)) vstore2(int2 v, size_t offset, __global int* p) {
+  p[2 * offset] = v.x;
+  p[2 * offset + 1] = v.y;
+}
+#endif
