@@ -286,7 +286,14 @@ TEST(OpenCLGemmTemplate, Int8TensorCoreSpaceKeepsToTheKernel) {
   const auto large_space = t.space(large, device);
   const auto json = large_space.to_json(t.default_config(large, device, large_space));
   EXPECT_EQ(json["mwg"].get<std::string>() + "x" + json["nwg"].get<std::string>() + "/" + json["kwg"].get<std::string>(),
-            "128x128/64");
+            "128x64/64");
+  // BERT's short-M GEMM: 64 x 64 tiles split 4 ways (K ranges of at least 576), as tuned.
+  const Workload bert = parse_workload(Op::kGemm, "128,768,3072,dtype=i8");
+  const auto bert_space = t.space(bert, device);
+  const auto bert_json = bert_space.to_json(t.default_config(bert, device, bert_space));
+  EXPECT_EQ(bert_json["mwg"].get<std::string>() + "x" + bert_json["nwg"].get<std::string>() + "/" +
+                bert_json["splitk"].get<std::string>(),
+            "64x64/4");
 }
 
 // i8 takes the tensor cores (gemm_mma.cl, math i8) on sm_80+ where K is a multiple of 16 and N
