@@ -251,6 +251,20 @@ inline uint tf32_small(float x, uint big) { return as_uint(x - as_float(big)); }
                        : "=r"(b[0]), "=r"(b[1]), "=r"(b[2]), "=r"(b[3])                                  \
                        : "r"(address))
 
+// What the 16-bit and 8-bit steps differ in: the elements of a 32-bit word, the product, and how
+// a pair of B's fragments is read (ldmatrix.trans from B's rows in 16-bit types; in int8 from B's
+// transposed rows, as A's) at what byte offset of a stage for K step kk and tiles j, j + 1.
+#define WORD_ELEMS (4 / (int)sizeof(stage_t))
+#if MMA8
+#define MMA_NARROW MMA_K32
+#define LOAD_B_PAIR LOAD_A_FRAGMENT
+#define B_PAIR_OFFSET(kk, j) ((j) * 8 * LDBT_S + (kk))
+#else
+#define MMA_NARROW MMA_K16
+#define LOAD_B_PAIR LOAD_B_FRAGMENTS
+#define B_PAIR_OFFSET(kk, j) (sizeof(stage_t) * ((kk) * LDB_S + (j) * 8))
+#endif
+
 #if SPLITK > 1
 #include "split_k.cl"
 #endif
@@ -319,42 +333,13 @@ void optune_gemm_mma(__global const stage_t* restrict A, __global const stage_t*
     if (next < blocks) copy_block(as, bs, A, B, tid, m0, n0, first + next, next % STAGES);
     commit_copies();
 
-#if MMA8
+#if MMA16 || MMA8
     const uint a_base = shared_address(as + (block % STAGES) * A_STAGE);
     const uint b_base = shared_address(bs + (block % STAGES) * B_STAGE);
-    // Scalar reads of A's fragments: row g (+ 8), k 4t..4t + 3 (+ 16) as one 32-bit word.
-    __local const uint* a_words = (__local const uint*)(as + (block % STAGES) * A_STAGE + (wm0 + g) * LDA_S + 4 * t);
-#pragma unroll
-    for (int kk = 0; kk < KWG; kk += K_STEP) {
-      uint a[MT][4], b[NT][2];
-#pragma unroll
-      for (int i = 0; i < MT; ++i) {
-#if LDSM
-        LOAD_A_FRAGMENT(a[i], a_base + a_matrix_row + (i * 16 * LDA_S + kk));
-#else
-#pragma unroll
-        for (int r = 0; r < 4; ++r) a[i][r] = a_words[((i * 16 + (r % 2) * 8) * LDA_S + kk + (r / 2) * 16) / 4];
-#endif
-      }
-#pragma unroll
-      for (int j = 0; j < NT; j += 2) {
-        uint pair[4];
-        LOAD_A_FRAGMENT(pair, b_base + b_matrix_row + (j * 8 * LDBT_S + kk));  // the same x4 read
-        b[j][0] = pair[0];
-        b[j][1] = pair[1];
-        b[j + 1][0] = pair[2];
-        b[j + 1][1] = pair[3];
-      }
-#pragma unroll
-      for (int i = 0; i < MT; ++i)
-#pragma unroll
-        for (int j = 0; j < NT; ++j) MMA_K32(acc[i][j], a[i], b[j]);
-    }
-#elif MMA16
-    const uint a_base = shared_address(as + (block % STAGES) * A_STAGE);
-    const uint b_base = shared_address(bs + (block % STAGES) * B_STAGE);
-    // Scalar reads of A's fragments: row g (+ 8), k 2t, 2t + 1 (+ 8) as one 32-bit word.
-    __local const uint* a_words = (__local const uint*)(as + (block % STAGES) * A_STAGE + (wm0 + g) * LDA_S + 2 * t);
+    // Scalar reads of A's fragments: row g (+ 8), the 32-bit word of k WORD_ELEMS * t on (+ half
+    // a step).
+    __local const uint* a_words =
+        (__local const uint*)(as + (block % STAGES) * A_STAGE + (wm0 + g) * LDA_S + WORD_ELEMS * t);
 #pragma unroll
     for (int kk = 0; kk < KWG; kk += K_STEP) {
       uint a[MT][4], b[NT][2];
@@ -364,13 +349,14 @@ void optune_gemm_mma(__global const stage_t* restrict A, __global const stage_t*
         LOAD_A_FRAGMENT(a[i], a_base + a_matrix_row + sizeof(stage_t) * (i * 16 * LDA_S + kk));
 #else
 #pragma unroll
-        for (int r = 0; r < 4; ++r) a[i][r] = a_words[((i * 16 + (r % 2) * 8) * LDA_S + kk + (r / 2) * 8) / 2];
+        for (int r = 0; r < 4; ++r)
+          a[i][r] = a_words[((i * 16 + (r % 2) * 8) * LDA_S + kk + (r / 2) * (K_STEP / 2)) / WORD_ELEMS];
 #endif
       }
 #pragma unroll
       for (int j = 0; j < NT; j += 2) {
         uint pair[4];
-        LOAD_B_FRAGMENTS(pair, b_base + b_matrix_row + sizeof(stage_t) * (kk * LDB_S + j * 8));
+        LOAD_B_PAIR(pair, b_base + b_matrix_row + B_PAIR_OFFSET(kk, j));
         b[j][0] = pair[0];
         b[j][1] = pair[1];
         b[j + 1][0] = pair[2];
@@ -379,7 +365,7 @@ void optune_gemm_mma(__global const stage_t* restrict A, __global const stage_t*
 #pragma unroll
       for (int i = 0; i < MT; ++i)
 #pragma unroll
-        for (int j = 0; j < NT; ++j) MMA_K16(acc[i][j], a[i], b[j]);
+        for (int j = 0; j < NT; ++j) MMA_NARROW(acc[i][j], a[i], b[j]);
     }
 #else
     __local const float* a_stage = as + (block % STAGES) * A_STAGE + (wm0 + g) * LDA_S + t;
