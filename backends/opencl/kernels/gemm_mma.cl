@@ -37,6 +37,8 @@
 //                    dimension 2; each work-item's last split to finish adds the partial values
 //                    and stores the sum (split_k.cl; the kernel's fourth argument is the scratch);
 //                    1: one work-group per tile stores it
+//   CONV_ARGS        1: the arguments come as a pointwise convolution's, B (its input) before A
+//                    (its filter); conv2d.opencl's GEMM of a 1 x 1 layer
 //   EDGE_M, EDGE_N, EDGE_K  1 when the extent is not a multiple of its tile: copies past the
 //                    matrix are zero-filled and stores are bounds-checked
 // Work-group: (MWG / WM) * (NWG / WN) warps of 32 work-items along dimension 0.
@@ -46,6 +48,9 @@
 #endif
 #ifndef SPLITK
 #define SPLITK 1
+#endif
+#ifndef CONV_ARGS
+#define CONV_ARGS 0
 #endif
 #if defined(ROWS16) && !defined(A_ROWS16)  // build options stored before the flag was split in two
 #define A_ROWS16 ROWS16
@@ -270,8 +275,13 @@ inline uint tf32_small(float x, uint big) { return as_uint(x - as_float(big)); }
 #endif
 
 __kernel __attribute__((reqd_work_group_size(THREADS, 1, 1)))
+#if CONV_ARGS  // a pointwise convolution's GEMM: its input (B, [C][H*W]) comes before its filter (A)
+void optune_gemm_mma(__global const stage_t* restrict B, __global const stage_t* restrict A,
+                     __global out_t* restrict C
+#else
 void optune_gemm_mma(__global const stage_t* restrict A, __global const stage_t* restrict B,
                      __global out_t* restrict C
+#endif
 #if SPLITK > 1
                      , __global uint* restrict scratch
 #endif

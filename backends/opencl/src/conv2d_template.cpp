@@ -2,7 +2,8 @@
 // convolution, any stride, padding, dilation and groups) for one workload and device, its
 // default config and the launch of a candidate. Tiles over output channels, rows and columns,
 // the input channels split over slices of a work-group or not, the input tile in local memory
-// or not, the filter window unrolled or not, a vector width.
+// or not, the filter window unrolled or not, a vector width. A pointwise layer of one image runs
+// as gemm.opencl's tensor-core GEMM where the device has one (runs_as_gemm below).
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -62,6 +63,25 @@ struct ConvTile {
   }
 };
 
+// A pointwise layer of one image (1 x 1 filter, stride 1, no padding or groups) is the GEMM
+// output[K][H*W] = filter[K][C] x input[C][H*W] on its very NCHW buffers. Where gemm.opencl would
+// run that GEMM on the tensor cores, conv2d.opencl tunes it there: its space, default and kernel
+// are the GEMM's (gemm_mma.cl with CONV_ARGS, which takes the input before the filter, as the
+// convolution's arguments come).
+bool is_pointwise_gemm(const Conv2dShape& s) {
+  return s.N == 1 && s.R == 1 && s.S == 1 && s.stride == 1 && s.pad == 0 && s.dilation == 1 && s.groups == 1;
+}
+
+Workload pointwise_gemm(const Workload& workload) {
+  const Conv2dShape s = workload.conv();
+  return Workload{Op::kGemm, workload.dtype, GemmShape{s.K, s.H * s.W, s.C}};
+}
+
+bool runs_as_gemm(const Workload& workload, const DeviceInfo& device) {
+  return workload.layout_block == kLayoutNchw && is_pointwise_gemm(workload.conv()) &&
+         opencl_gemm_uses_tensor_cores(pointwise_gemm(workload), device);
+}
+
 class OpenCLConv2dTemplate final : public opencl::TemplateBase {
  public:
   std::string name() const override { return "conv2d.opencl"; }
@@ -74,6 +94,7 @@ class OpenCLConv2dTemplate final : public opencl::TemplateBase {
 
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
     opencl::require_nchw(name(), workload);
+    if (runs_as_gemm(workload, device)) return opencl_gemm_template().space(pointwise_gemm(workload), device);
     const Conv2dShape s = workload.conv();
     const opencl::DeviceLimits limits = opencl::device_limits(device);
     const std::vector<std::int64_t> widths = opencl::vector_widths(limits, 4);
@@ -125,7 +146,10 @@ class OpenCLConv2dTemplate final : public opencl::TemplateBase {
   // input channels: measured on an H100 within 1.0-1.7x of the tuned best on ResNet-18's 3x3
   // layers (batch 1), and ahead of cuDNN on each. Where the device or shape refuses that (few
   // channels, small work-groups), tiles without the split.
-  ss::Config default_config(const Workload&, const DeviceInfo&, const ss::ConfigSpace& space) const override {
+  ss::Config default_config(const Workload& workload, const DeviceInfo& device,
+                            const ss::ConfigSpace& space) const override {
+    if (runs_as_gemm(workload, device))
+      return opencl_gemm_template().default_config(pointwise_gemm(workload), device, space);
     auto preference = [](const char* tq, const char* tp, const char* tk, const char* tc, const char* qpt,
                          const char* ppt, const char* kpt, const char* cb, const char* local, const char* vw) {
       return opencl::Preference{{kTq, tq},   {kTp, tp},   {kTk, tk},          {kTc, tc},
@@ -141,8 +165,13 @@ class OpenCLConv2dTemplate final : public opencl::TemplateBase {
                                     name());
   }
 
-  OpenCLKernel opencl_kernel(const Workload& workload, const DeviceInfo&,
+  OpenCLKernel opencl_kernel(const Workload& workload, const DeviceInfo& device,
                                             const ss::ConfigView& config) const override {
+    if (config.has("math")) {  // the pointwise layer's GEMM (runs_as_gemm)
+      OpenCLKernel kernel = opencl_gemm_template().opencl_kernel(pointwise_gemm(workload), device, config);
+      kernel.build_options += " -DCONV_ARGS=1";
+      return kernel;
+    }
     const Conv2dShape s = workload.conv();
     const ConvTile t(config);
     const std::int64_t P = s.out_h(), Q = s.out_w();
@@ -176,6 +205,7 @@ class OpenCLConv2dTemplate final : public opencl::TemplateBase {
 
   std::vector<std::pair<std::string, double>> derived_features(const Workload& workload, const DeviceInfo& device,
                                                                const ss::ConfigView& config) const override {
+    if (config.has("math")) return opencl_gemm_template().derived_features(pointwise_gemm(workload), device, config);
     const Conv2dShape s = workload.conv();
     const ConvTile t(config);
     const opencl::DeviceLimits limits = opencl::device_limits(device);

@@ -568,6 +568,10 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
 
 }  // namespace
 
+bool opencl_gemm_uses_tensor_cores(const Workload& workload, const DeviceInfo& device) {
+  return OpenCLGemmTemplate::tensor_cores_for(workload, device);
+}
+
 const OpenCLTemplate& opencl_gemm_template() {
   static const OpenCLGemmTemplate instance;
   return instance;

@@ -13,6 +13,9 @@ const OpenCLTemplate& opencl_gemm_template();
 const OpenCLTemplate& opencl_conv2d_template();
 const OpenCLTemplate& opencl_depthwise_conv2d_template();
 
+// Whether gemm.opencl runs the GEMM on the tensor-core kernel (gemm_mma.cl) on the device.
+bool opencl_gemm_uses_tensor_cores(const Workload& workload, const DeviceInfo& device);
+
 std::vector<const OpenCLTemplate*> opencl_templates();
 // The first template of the op; throws std::invalid_argument when there is none.
 const OpenCLTemplate& opencl_template_for(Op op);

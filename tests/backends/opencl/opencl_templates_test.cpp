@@ -296,6 +296,37 @@ TEST(OpenCLGemmTemplate, Int8TensorCoreSpaceKeepsToTheKernel) {
             "64x64/4");
 }
 
+// A pointwise layer of one image on a tensor-core device is the GEMM output[K][H*W] = filter[K][C]
+// x input[C][H*W]: conv2d.opencl tunes it in gemm.opencl's tensor-core space and builds gemm_mma.cl
+// with the convolution's argument order (CONV_ARGS), in every dtype the tensor cores take. Other
+// layers (3 x 3, a batch, a stride) and other devices keep conv2d.cl, as do 16-bit layers whose
+// H x W is no multiple of 8 (the tensor-core GEMM's condition on N).
+TEST(OpenCLConv2dTemplate, PointwiseLayerOfOneImageRunsAsTheTensorCoreGemm) {
+  const DeviceInfo device = nvidia_h100();
+  const OpenCLTemplate& t = as_opencl(backends::find_template("conv2d.opencl"));
+  auto kernel_of = [&](const DeviceInfo& d, const std::string& shape) {
+    const Workload workload = parse_workload(Op::kConv2d, shape);
+    const auto space = t.space(workload, d);
+    return t.opencl_kernel(workload, d, search_space::ConfigView(space, t.default_config(workload, d, space)));
+  };
+  for (const char* dtype : {"f32", "f16", "bf16", "i8"}) {
+    SCOPED_TRACE(dtype);
+    const auto kernel =
+        kernel_of(device, std::string("N=1,C=256,H=28,W=28,K=1024,R=1,S=1,stride=1,pad=0,dtype=") + dtype);
+    EXPECT_EQ(kernel.source_file, "gemm_mma.cl");
+    EXPECT_NE(kernel.build_options.find("-DM=1024 -DN=784 -DK=256 "), std::string::npos) << kernel.build_options;
+    EXPECT_NE(kernel.build_options.find("-DCONV_ARGS=1"), std::string::npos) << kernel.build_options;
+  }
+  EXPECT_EQ(kernel_of(device, "N=1,C=256,H=14,W=14,K=256,R=3,S=3,stride=1,pad=1").source_file, "conv2d.cl");
+  EXPECT_EQ(kernel_of(device, "N=2,C=256,H=14,W=14,K=1024,R=1,S=1,stride=1,pad=0").source_file, "conv2d.cl");
+  EXPECT_EQ(kernel_of(device, "N=1,C=256,H=14,W=14,K=1024,R=1,S=1,stride=2,pad=0").source_file, "conv2d.cl");
+  EXPECT_EQ(kernel_of(small_gpu(), "N=1,C=256,H=14,W=14,K=1024,R=1,S=1,stride=1,pad=0").source_file, "conv2d.cl");
+  EXPECT_EQ(kernel_of(device, "N=1,C=256,H=14,W=14,K=1024,R=1,S=1,stride=1,pad=0,dtype=bf16").source_file,
+            "conv2d.cl");
+  EXPECT_EQ(kernel_of(device, "N=1,C=256,H=14,W=14,K=1024,R=1,S=1,stride=1,pad=0,dtype=i8").source_file,
+            "gemm_mma.cl");
+}
+
 // i8 takes the tensor cores (gemm_mma.cl, math i8) on sm_80+ where K is a multiple of 16 and N
 // of 4; else gemm_dot4.cl (four s8 values of K in a word) where K is a multiple of 4 and the
 // device has a packed dot product: NVIDIA's dp4a, or cl_khr_integer_dot_product in its isa;

@@ -99,6 +99,14 @@ done <<'CONFIGS'
 127 508 1024    32 32 64  16 16 4 0 1 1 i8
 1000 1004 2048  64 64 64  16 32 4 1 8 4 i8
 CONFIGS
+# A pointwise convolution's GEMM (conv2d.opencl): the same kernel with its arguments in the
+# convolution's order.
+conv=$work/gemm_mma_conv_args.ptx
+clang -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -Xclang -finclude-default-header -w \
+  -include "$here/opencl_builtins.h" -O3 -S -DM=1024 -DN=196 -DK=256 -DMWG=64 -DNWG=64 -DKWG=64 -DWM=32 -DWN=32 \
+  -DSTAGES=4 -DLDSM=1 -DGSW=1 -DEDGE_M=0 -DEDGE_N=1 -DEDGE_K=0 -DA_ROWS16=1 -DB_ROWS16=1 -DOPTUNE_I8 -DCONV_ARGS=1 \
+  -o "$conv" "$kernel"
+grep -q "mma.sync.aligned.m16n8k32" "$conv" || { echo "no mma.sync in $conv"; exit 1; }
 # Build options stored before the row flag was split per operand (-DROWS16=0) still copy both
 # operands 4 bytes at a time.
 legacy=$work/gemm_mma_legacy_rows16.ptx
