@@ -333,35 +333,31 @@ class OpenCLGemmTemplate final : public opencl::TemplateBase {
     // in K blocks of 64, two stages, bands of 4 (341 TOP/s; 247 for 128 x 128); at 128 x 768 x
     // 3072 64 x 64 tiles of 32 x 32 warps in four stages split 4 ways, 0.73 work-groups per SM
     // (46 TOP/s; 40 split 8 ways): a split must be deeper still than in 16-bit types (kInt8Splits).
-    if (math == "i8")
-      return opencl::preferred_config(space,
-                                      fill_the_device(s, device,
-                                                      {preference("128", "64", "64", "64", "32", "2", "1", "4"),
-                                                       preference("128", "64", "64", "64", "32", "2", "1", "1"),
-                                                       preference("64", "64", "64", "32", "32", "4", "1", "1"),
-                                                       preference("32", "32", "64", "16", "16", "4", "1", "1"),
-                                                       preference("16", "16", "128", "16", "16", "4", "1", "1")},
-                                                      kInt8Splits),
-                                      name());
-    if (math != "tf32x3")
-      return opencl::preferred_config(space,
-                                      fill_the_device(s, device,
-                                                      {preference("128", "128", "32", "64", "32", "2", "1", "1"),
-                                                       preference("128", "128", "16", "64", "64", "4", "1", "8"),
-                                                       preference("64", "64", "32", "16", "32", "4", "1", "1"),
-                                                       preference("32", "32", "32", "16", "16", "4", "1", "1"),
-                                                       preference("16", "16", "64", "16", "16", "4", "1", "1")},
-                                                      kSixteenBitSplits),
-                                      name());
-    return opencl::preferred_config(space,
-                                    fill_the_device(s, device,
-                                                    {preference("128", "128", "8", "64", "64", "4", "0", "8"),
-                                                     preference("128", "128", "8", "64", "64", "4", "0", "1"),
-                                                     preference("64", "64", "32", "32", "32", "2", "1", "1"),
-                                                     preference("32", "32", "32", "16", "16", "4", "1", "1"),
-                                                     preference("32", "32", "16", "16", "16", "2", "0", "1"),
-                                                     preference("16", "16", "64", "16", "8", "4", "1", "1")}),
-                                    name());
+    std::vector<opencl::Preference> preferences;
+    SplitRule splits = kFloat32Splits;
+    if (math == "i8") {
+      preferences = {preference("128", "64", "64", "64", "32", "2", "1", "4"),
+                     preference("128", "64", "64", "64", "32", "2", "1", "1"),
+                     preference("64", "64", "64", "32", "32", "4", "1", "1"),
+                     preference("32", "32", "64", "16", "16", "4", "1", "1"),
+                     preference("16", "16", "128", "16", "16", "4", "1", "1")};
+      splits = kInt8Splits;
+    } else if (math != "tf32x3") {
+      preferences = {preference("128", "128", "32", "64", "32", "2", "1", "1"),
+                     preference("128", "128", "16", "64", "64", "4", "1", "8"),
+                     preference("64", "64", "32", "16", "32", "4", "1", "1"),
+                     preference("32", "32", "32", "16", "16", "4", "1", "1"),
+                     preference("16", "16", "64", "16", "16", "4", "1", "1")};
+      splits = kSixteenBitSplits;
+    } else {
+      preferences = {preference("128", "128", "8", "64", "64", "4", "0", "8"),
+                     preference("128", "128", "8", "64", "64", "4", "0", "1"),
+                     preference("64", "64", "32", "32", "32", "2", "1", "1"),
+                     preference("32", "32", "32", "16", "16", "4", "1", "1"),
+                     preference("32", "32", "16", "16", "16", "2", "0", "1"),
+                     preference("16", "16", "64", "16", "8", "4", "1", "1")};
+    }
+    return opencl::preferred_config(space, fill_the_device(s, device, preferences, splits), name());
   }
 
   // Orders tile preferences (largest first) for the shape. The largest tile comes first where it
