@@ -17,6 +17,7 @@ namespace {
 
 namespace ss = search_space;
 using opencl::ceil_div;
+using opencl::next_pow2;
 using opencl::number;
 
 // Knob names: stored in records, a contract once released.
@@ -33,12 +34,6 @@ constexpr const char* kUnrollWindow = "unroll_rs";
 constexpr const char* kVw = "vw";                // vector width of stores and local reads
 
 constexpr std::int64_t kMaxOutputsPerItem = 64;
-
-std::int64_t next_pow2(std::int64_t x) {
-  std::int64_t p = 1;
-  while (p < x) p *= 2;
-  return p;
-}
 
 struct ConvTile {
   std::int64_t tq, tp, tk, tc, qpt, ppt, kpt, cb, local_in, unroll, vw;

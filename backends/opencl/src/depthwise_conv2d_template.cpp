@@ -15,6 +15,7 @@ namespace {
 
 namespace ss = search_space;
 using opencl::ceil_div;
+using opencl::next_pow2;
 using opencl::number;
 
 // Knob names: stored in records, a contract once released.
@@ -28,12 +29,6 @@ constexpr const char* kUnrollWindow = "unroll_rs";
 constexpr const char* kVw = "vw";
 
 constexpr std::int64_t kMaxOutputsPerItem = 32;
-
-std::int64_t next_pow2(std::int64_t x) {
-  std::int64_t p = 1;
-  while (p < x) p *= 2;
-  return p;
-}
 
 struct DepthwiseTile {
   std::int64_t tq, tp, tc, qpt, ppt, local_in, unroll, vw;

@@ -65,14 +65,9 @@ ss::ConfigSpace dot4_space(const Workload& workload, const DeviceInfo& device) {
     return number(v, kGsw) == 1 || number(v, kGsw) < ceil_div(s.M, number(v, kMwg));
   });
   space.add_constraint("tiles not far beyond the matrix", [s](const ss::ConfigView& v) {
-    auto pow2_at_least = [](std::int64_t x) {
-      std::int64_t p = 1;
-      while (p < x) p *= 2;
-      return p;
-    };
-    return number(v, kMwg) <= std::max<std::int64_t>(16, pow2_at_least(s.M)) &&
-           number(v, kNwg) <= std::max<std::int64_t>(16, pow2_at_least(s.N)) &&
-           number(v, kKwg) <= std::max<std::int64_t>(16, pow2_at_least(s.K));
+    return number(v, kMwg) <= std::max<std::int64_t>(16, next_pow2(s.M)) &&
+           number(v, kNwg) <= std::max<std::int64_t>(16, next_pow2(s.N)) &&
+           number(v, kKwg) <= std::max<std::int64_t>(16, next_pow2(s.K));
   });
   return space;
 }

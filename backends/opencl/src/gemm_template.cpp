@@ -30,6 +30,7 @@ namespace {
 
 namespace ss = search_space;
 using opencl::ceil_div;
+using opencl::next_pow2;
 using opencl::number;
 
 // Knob names: stored in records, a contract once released.
@@ -59,12 +60,6 @@ constexpr const char* kLdsm = "ldsm";      // 1: A's fragments read with ldmatri
 // Accumulators per work-item: 128 (16 x 8) still fits NVIDIA's 255 registers with the operands
 // and the next block's loads; more spills.
 constexpr std::int64_t kMaxOutputsPerItem = 128;
-
-std::int64_t next_pow2(std::int64_t x) {
-  std::int64_t p = 1;
-  while (p < x) p *= 2;
-  return p;
-}
 
 struct GemmTile {
   std::int64_t mwg, nwg, kwg, mdimc, ndimc, vwm, vwn, sa, sb, strm, strn, kwi, db, wlay, gsw, splitk;

@@ -140,6 +140,12 @@ std::string table_row(const Workload& workload, const OpenCLKernel& kernel) {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+std::int64_t next_pow2(std::int64_t x) {
+  std::int64_t p = 1;
+  while (p < x) p *= 2;
+  return p;
+}
+
 std::vector<std::int64_t> vector_widths(const DeviceLimits& limits, std::int64_t widest) {
   std::vector<std::int64_t> widths;
   for (std::int64_t w = 1; w <= widest && w <= limits.max_vector_width; w *= 2) widths.push_back(w);

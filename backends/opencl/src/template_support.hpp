@@ -88,6 +88,8 @@ class TemplateBase : public OpenCLTemplate {
 };
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b);
+// The smallest power of two at least x (1 for x <= 1): how far a tile may reach past a small extent.
+std::int64_t next_pow2(std::int64_t x);
 
 // The OpenCL conv kernels read and write NCHW: a workload on another layout is refused with
 // std::invalid_argument naming the template and the layout.

@@ -18,6 +18,17 @@ if ! command -v clang >/dev/null || [[ -z $ptxas ]]; then
 fi
 
 checked=0
+# assemble PTX DESCRIPTION: the PTX assembled by ptxas for sm_80 and sm_90, each counted.
+assemble() {
+  local ptx=$1 arch
+  for arch in sm_80 sm_90; do
+    sed "s/^\.target .*/.target $arch/; s/^\.version .*/.version 7.8/" "$ptx" > "$ptx.$arch"
+    if ! "$ptxas" -arch=$arch "$ptx.$arch" -o "$ptx.$arch.cubin" 2> "$ptx.$arch.log"; then
+      echo "ptxas $arch failed for $2:"; cat "$ptx.$arch.log"; exit 1
+    fi
+    checked=$((checked + 1))
+  done
+}
 # shape (M N K) | MWG NWG KWG WM WN STAGES LDSM GSW [SPLITK [DTYPE]]; DTYPE f32 (3xTF32), f16 or
 # bf16 (m16n8k16 products, B's fragments through ldmatrix.trans), i8 (m16n8k32, B transposed in
 # local memory and read with ldmatrix as A)
@@ -65,13 +76,7 @@ while read -r m n k mwg nwg kwg wm wn stages ldsm gsw splitk dtype; do
     grep -q "atom.acq_rel.gpu" "$ptx" || { echo "SPLITK=$splitk without the acquire-release atomic: $ptx"; exit 1; }
     if grep -q "red.global.add" "$ptx"; then echo "SPLITK=$splitk still adds into C atomically: $ptx"; exit 1; fi
   fi
-  for arch in sm_80 sm_90; do
-    sed "s/^\.target .*/.target $arch/; s/^\.version .*/.version 7.8/" "$ptx" > "$ptx.$arch"
-    if ! "$ptxas" -arch=$arch "$ptx.$arch" -o "$ptx.$arch.cubin" 2> "$ptx.$arch.log"; then
-      echo "ptxas $arch failed for $defines:"; cat "$ptx.$arch.log"; exit 1
-    fi
-    checked=$((checked + 1))
-  done
+  assemble "$ptx" "$defines"
 done <<'CONFIGS'
 2048 2048 2048  128 128 8  64 64 4 1 1
 4096 4096 4096  128 128 8  64 64 4 0 8
@@ -107,6 +112,7 @@ clang -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -Xclang -finclude-default-
   -DSTAGES=4 -DLDSM=1 -DGSW=1 -DEDGE_M=0 -DEDGE_N=1 -DEDGE_K=0 -DA_ROWS16=1 -DB_ROWS16=1 -DOPTUNE_I8 -DCONV_ARGS=1 \
   -o "$conv" "$kernel"
 grep -q "mma.sync.aligned.m16n8k32" "$conv" || { echo "no mma.sync in $conv"; exit 1; }
+assemble "$conv" "gemm_mma.cl with CONV_ARGS"
 # Build options stored before the row flag was split per operand (-DROWS16=0) still copy both
 # operands 4 bytes at a time.
 legacy=$work/gemm_mma_legacy_rows16.ptx
@@ -123,13 +129,7 @@ while read -r m n k mwg nwg kwg mdimc ndimc gsw; do
   clang -x cl -cl-std=CL1.2 -target nvptx64-nvidia-nvcl -Xclang -finclude-default-header -w \
     -include "$here/opencl_builtins.h" -O3 -S $defines -o "$ptx" "$1/gemm_dot4.cl"
   grep -q "dp4a.s32.s32" "$ptx" || { echo "no dp4a in $ptx"; exit 1; }
-  for arch in sm_80 sm_90; do
-    sed "s/^\.target .*/.target $arch/; s/^\.version .*/.version 7.8/" "$ptx" > "$ptx.$arch"
-    if ! "$ptxas" -arch=$arch "$ptx.$arch" -o "$ptx.$arch.cubin" 2> "$ptx.$arch.log"; then
-      echo "ptxas $arch failed for gemm_dot4.cl $defines:"; cat "$ptx.$arch.log"; exit 1
-    fi
-    checked=$((checked + 1))
-  done
+  assemble "$ptx" "gemm_dot4.cl $defines"
 done <<'CONFIGS'
 4096 4096 4096  128 128 32 16 16 8
 127 509 1020    64 64 64 8 8 1
