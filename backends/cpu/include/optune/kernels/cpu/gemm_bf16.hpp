@@ -41,6 +41,7 @@
 #include "optune/kernels/cpu/aligned_buffer.hpp"
 #include "optune/kernels/cpu/column_split.hpp"
 #include "optune/kernels/cpu/element_types.hpp"
+#include "optune/kernels/cpu/row_groups.hpp"
 
 namespace optune::kernels::cpu {
 
@@ -51,8 +52,8 @@ struct GemmBf16Config {
   int mr = 6;      // micro-tile rows
   int nr = 32;     // micro-tile columns, a multiple of gemm_bf16_lanes() (16)
   int threads = 1;
-  // false: full MR-row panels of A are read where they lie (a pair of K is 4 bytes of a row as it
-  // is in memory) when K is even; elsewhere A is packed regardless.
+  // false: A's rows are read where they lie (a pair of K is 4 bytes of a row as it is in memory)
+  // when K is even; elsewhere A is packed regardless.
   bool pack_a = true;
   // true: the threads split M (whole MR-row panels) instead of N, for N too narrow to share.
   bool split_rows = false;
@@ -230,7 +231,7 @@ void run_slice(Index M, Index N, Index K, const bfloat16* A, Index lda, const bf
   // takes more than one.
   float* wide = K > Cfg.kc ? wide_buffer.reserve(static_cast<std::size_t>(M * nc_max)) : nullptr;
   alignas(64) float tile[MR * NR];
-  // Full row panels read in place: every depth block is then whole pairs of each row.
+  // Row panels read in place: every depth block is then whole pairs of each row.
   const bool in_place = !Cfg.pack_a && K % 2 == 0 && Cfg.kc % 2 == 0;
   for (Index jc = 0; jc < N; jc += Cfg.nc) {
     const Index nc = std::min<Index>(Cfg.nc, N - jc);
@@ -242,28 +243,38 @@ void run_slice(Index M, Index N, Index K, const bfloat16* A, Index lda, const bf
                          packed_b + j * NR * 2 * pairs);
       for (Index ic = 0; ic < M; ic += Cfg.mc) {
         const Index mc = std::min<Index>(Cfg.mc, M - ic);
-        for (Index i = 0; i < ceil_div(mc, MR); ++i)
-          if (!in_place || mc - i * MR < MR)
-            pack_a_panel<MR>(std::min<Index>(MR, mc - i * MR), kc, A + (ic + i * MR) * lda + pc, lda,
-                             packed_a + i * MR * pairs);
+        // Each group of rows (row_groups.hpp) packed on its own: rows [r, r + R) of the block at
+        // word r * pairs, an R-row panel.
+        if (!in_place)
+          for (Index i = 0; i < ceil_div(mc, MR); ++i)
+            for_each_row_group<MR>(std::min<Index>(MR, mc - i * MR), [&](auto rows, Index first_row) {
+              const Index r = i * MR + first_row;
+              pack_a_panel<rows()>(rows(), kc, A + (ic + r) * lda + pc, lda, packed_a + r * pairs);
+            });
         for (Index j = 0; j < ceil_div(nc, NR); ++j) {
           const Index n = std::min<Index>(NR, nc - j * NR);
+          const std::uint16_t* b = packed_b + j * NR * 2 * pairs;
           for (Index i = 0; i < ceil_div(mc, MR); ++i) {
             const Index m = std::min<Index>(MR, mc - i * MR);
+            // A tile of fewer than NR columns is computed whole on B's zero padding into `tile`;
+            // its part inside C is carried on after, as a full tile's would be.
+            const bool full_width = n == NR;
+            for_each_row_group<MR>(m, [&](auto rows, Index first_row) {
+              const Index r = ic + i * MR + first_row;
+              const auto* a = in_place ? reinterpret_cast<const std::uint8_t*>(A + r * lda + pc)
+                                       : reinterpret_cast<const std::uint8_t*>(packed_a + (r - ic) * pairs);
+              const Index pair_step = in_place ? 4 : 4 * rows(), row_step = in_place ? 2 * lda : 4;
+              if (full_width)
+                micro_kernel<rows(), NR>(pairs, a, pair_step, row_step, b,
+                                         wide ? wide + r * nc_max + j * NR : nullptr, nc_max, C + r * ldc + jc + j * NR,
+                                         ldc, first, last);
+              else
+                micro_kernel<rows(), NR>(pairs, a, pair_step, row_step, b, tile + first_row * NR, NR, nullptr, 0, true,
+                                         false);
+            });
+            if (full_width) continue;
             bfloat16* c = C + (ic + i * MR) * ldc + jc + j * NR;
             float* w = wide ? wide + (ic + i * MR) * nc_max + j * NR : nullptr;
-            const bool a_in_place = in_place && m == MR;
-            const auto* a = a_in_place ? reinterpret_cast<const std::uint8_t*>(A + (ic + i * MR) * lda + pc)
-                                       : reinterpret_cast<const std::uint8_t*>(packed_a + i * MR * pairs);
-            const Index pair_step = a_in_place ? 4 : 4 * MR, row_step = a_in_place ? 2 * lda : 4;
-            const std::uint16_t* b = packed_b + j * NR * 2 * pairs;
-            if (m == MR && n == NR) {
-              micro_kernel<MR, NR>(pairs, a, pair_step, row_step, b, w, nc_max, c, ldc, first, last);
-              continue;
-            }
-            // An edge tile: computed whole on zero padding, its part inside C carried on as a full
-            // tile's would be.
-            micro_kernel<MR, NR>(pairs, a, pair_step, row_step, b, tile, NR, nullptr, 0, true, false);
             for (Index r = 0; r < m; ++r)
               for (Index col = 0; col < n; ++col) {
                 const float sum = first ? tile[r * NR + col] : w[r * nc_max + col] + tile[r * NR + col];

@@ -49,6 +49,7 @@
 
 #include "optune/kernels/cpu/aligned_buffer.hpp"
 #include "optune/kernels/cpu/column_split.hpp"
+#include "optune/kernels/cpu/row_groups.hpp"
 
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__)
 #define OPTUNE_GEMM_INT8_VNNI 1
@@ -67,8 +68,8 @@ struct GemmInt8Config {
   int mr = 4;      // micro-tile rows
   int nr = 16;     // micro-tile columns, a multiple of gemm_int8_lanes<TA, TB>() (8, or 16 on VNNI)
   int threads = 1;
-  // false: full MR-row panels of A are read where they lie (the VNNI path's quads are 4 bytes of
-  // a row as they are in memory) when K is a multiple of 4; elsewhere A is packed regardless.
+  // false: A's rows are read where they lie (the quad paths' quads are 4 bytes of a row as they
+  // are in memory) when K is a multiple of 4; elsewhere A is packed regardless.
   bool pack_a = true;
   // true: the threads split M (whole MR-row panels) instead of N, for N too narrow to share.
   bool split_rows = false;
@@ -234,13 +235,43 @@ void pack_a_quads(Index m, Index k, const TA* a, Index lda, std::uint32_t* dst) 
   }
 }
 
+#if defined(__AVX512VBMI__)
+// vpermb's indices that take four rows of 16 bytes (lane t of a zmm holds row t) to 16 quads:
+// byte 4 j + t of the result is byte j of row t.
+inline __m512i quad_transpose_index() {
+  alignas(64) std::uint8_t index[64];
+  for (int j = 0; j < 16; ++j)
+    for (int t = 0; t < 4; ++t) index[4 * j + t] = static_cast<std::uint8_t>(16 * t + j);
+  return _mm512_load_si512(index);
+}
+#endif
+
 // Columns [0, n) x depth [0, k) of B (bytes of either signedness) into one NR-column panel of
 // quads: byte (q, j, t) = B[4 q + t][j], so a zmm load is 16 columns' quads, zeros past n and k.
 template <int NR, typename TB>
 void pack_b_quads(Index k, Index n, const TB* b, Index ldb, TB* dst) {
   const Index quads = ceil_div(k, 4);
+#if defined(__AVX512VBMI__)
+  const __m512i transpose = quad_transpose_index();
+#endif
   for (Index q = 0; q < quads; ++q) {
     TB* out = dst + q * NR * 4;
+#if defined(__AVX512VBMI__)
+    if (4 * q + 4 <= k && n == NR && NR % 16 == 0) {
+      // 16 columns of the quad's four rows in one zmm, transposed by one vpermb (a third of the
+      // instructions of the SSE2 unpacks below; packing B was a sixth of a short-M GEMM's time).
+      const TB* row = b + 4 * q * ldb;
+      for (Index j = 0; j < NR; j += 16) {
+        const auto load = [&](Index t) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + t * ldb + j)); };
+        __m512i rows = _mm512_castsi128_si512(load(0));
+        rows = _mm512_inserti32x4(rows, load(1), 1);
+        rows = _mm512_inserti32x4(rows, load(2), 2);
+        rows = _mm512_inserti32x4(rows, load(3), 3);
+        _mm512_storeu_si512(out + 4 * j, _mm512_permutexvar_epi8(transpose, rows));
+      }
+      continue;
+    }
+#endif
 #if defined(__SSE2__)
     if (4 * q + 4 <= k && n == NR && NR % 16 == 0) {
       // Whole quads of whole 16-column groups, interleaved in registers: a short-M GEMM uses each
@@ -517,7 +548,7 @@ void run_slice(Index M, Index N, Index K, const TA* A, Index lda, const TB* B, I
   auto* packed_b = reinterpret_cast<BElement*>(
       b_buffer.reserve(static_cast<std::size_t>(nc_max * groups_max * kGroupBytes / 4)));
   alignas(64) std::int32_t tile[MR * NR];
-  // Full row panels read in place: every depth block is then whole quads of each row.
+  // Row panels read in place: every depth block is then whole quads of each row.
   const bool in_place = P::kReadsAInPlace && !Cfg.pack_a && K % G == 0 && Cfg.kc % G == 0;
   for (Index jc = 0; jc < N; jc += Cfg.nc) {
     const Index nc = std::min<Index>(Cfg.nc, N - jc);
@@ -528,27 +559,35 @@ void run_slice(Index M, Index N, Index K, const TA* A, Index lda, const TB* B, I
                   packed_b + j * NR * G * groups);
       for (Index ic = 0; ic < M; ic += Cfg.mc) {
         const Index mc = std::min<Index>(Cfg.mc, M - ic);
-        for (Index i = 0; i < ceil_div(mc, MR); ++i)
-          if (!in_place || mc - i * MR < MR)
-            P::pack_a(std::min<Index>(MR, mc - i * MR), kc, A + (ic + i * MR) * lda + pc, lda,
-                      packed_a + i * MR * groups);
+        // Each group of rows (row_groups.hpp) packed on its own: rows [r, r + R) of the block at
+        // word r * groups, an R-row panel.
+        if (!in_place)
+          for (Index i = 0; i < ceil_div(mc, MR); ++i)
+            for_each_row_group<MR>(std::min<Index>(MR, mc - i * MR), [&](auto rows, Index first_row) {
+              const Index r = i * MR + first_row;
+              Path<rows(), NR, TA, TB>::pack_a(rows(), kc, A + (ic + r) * lda + pc, lda, packed_a + r * groups);
+            });
         for (Index j = 0; j < ceil_div(nc, NR); ++j) {
           const Index n = std::min<Index>(NR, nc - j * NR);
+          const BElement* b = packed_b + j * NR * G * groups;
+          // A tile of fewer than NR columns is computed whole (on B's zero padding) into `tile`, its
+          // part inside C added or stored after.
+          const bool full_width = n == NR;
+          std::int32_t* c_block = C + ic * ldc + jc + j * NR;
           for (Index i = 0; i < ceil_div(mc, MR); ++i) {
             const Index m = std::min<Index>(MR, mc - i * MR);
-            std::int32_t* c = C + (ic + i * MR) * ldc + jc + j * NR;
-            const AWord* a = packed_a + i * MR * groups;
-            const BElement* b = packed_b + j * NR * G * groups;
-            // An edge tile is computed whole (on zero padding) into `tile`, its part inside C added
-            // or stored after.
-            const bool whole = m == MR && n == NR;
-            std::int32_t* out = whole ? c : tile;
-            const Index ld_out = whole ? ldc : NR;
-            if (in_place && m == MR)
-              P::kernel_in_place(groups, A + (ic + i * MR) * lda + pc, lda, b, out, ld_out, whole && pc > 0);
-            else
-              P::kernel(groups, a, b, out, ld_out, whole && pc > 0);
-            if (whole) continue;
+            for_each_row_group<MR>(m, [&](auto rows, Index first_row) {
+              using Rows = Path<rows(), NR, TA, TB>;
+              const Index r = i * MR + first_row;
+              std::int32_t* out = full_width ? c_block + r * ldc : tile + first_row * NR;
+              const Index ld_out = full_width ? ldc : NR;
+              if (in_place)
+                Rows::kernel_in_place(groups, A + (ic + r) * lda + pc, lda, b, out, ld_out, full_width && pc > 0);
+              else
+                Rows::kernel(groups, packed_a + r * groups, b, out, ld_out, full_width && pc > 0);
+            });
+            if (full_width) continue;
+            std::int32_t* c = c_block + i * MR * ldc;
             for (Index r = 0; r < m; ++r)
               for (Index col = 0; col < n; ++col)
                 c[r * ldc + col] = pc > 0 ? c[r * ldc + col] + tile[r * NR + col] : tile[r * NR + col];
