@@ -151,6 +151,15 @@ class CpuConv2dDirectTemplate final : public CpuConv2dTemplate {
   bool reads_record(std::string_view template_name, const nlohmann::json& config) const override {
     return template_name == kDirectName && !is_old_gemm_record(template_name, config);
   }
+  // The threads, loop order and split are passed at run time (Conv2dConfig::run_time_schedule):
+  // a candidate compiles its register tile and blocking, and every config that differs from it
+  // in its schedule alone runs on the same object.
+  std::vector<std::string> run_time_knobs() const override { return {kThreads, kLoopOrder, kParallel}; }
+  std::vector<long long> run_time_knob_values(const Workload&, const DeviceInfo&,
+                                              const ss::ConfigView& config) const override {
+    const Conv2dConfig c = cpu::conv2d_config_from_view(config);
+    return {c.threads, static_cast<long long>(c.loop_order), static_cast<long long>(c.parallel)};
+  }
 
  protected:
   void add_knobs(ss::ConfigSpace& space, const Workload& workload, const DeviceInfo& device,

@@ -151,7 +151,8 @@ std::string conv2d_config_literal(const Conv2dConfig& c) {
          ", .loop_order = optune::kernels::cpu::ConvLoopOrder::" +
          kOrders[static_cast<int>(c.loop_order)] + ", .threads = " + i(c.threads) +
          ", .parallel = optune::kernels::cpu::ConvParallel::" + kSplits[static_cast<int>(c.parallel)] +
-         (c.ic_chunk > 0 ? ", .ic_chunk = " + i(c.ic_chunk) : "") + "}";
+         (c.ic_chunk > 0 ? ", .ic_chunk = " + i(c.ic_chunk) : "") +
+         (c.run_time_schedule ? ", .run_time_schedule = true" : "") + "}";
 }
 
 Conv2dDims conv2d_dims(const Workload& workload) {

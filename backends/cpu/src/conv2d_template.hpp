@@ -191,15 +191,33 @@ class CpuConv2dTemplate : public KernelTemplate {
   std::vector<std::pair<std::string, double>> derived_features(
       const Workload& workload, const DeviceInfo& device, const ss::ConfigView& config) const override;
 
-  // What is timed and what is packed once: conv_candidate_source.
+  // What is timed and what is packed once: conv_candidate_source. Where the template takes its
+  // schedule at run time (run_time_knobs), the schedule's fields stand at placeholders, so the
+  // source is one for every schedule of the compiled part.
   std::string emit_source(const Workload& workload, const DeviceInfo&,
                           const ss::ConfigView& config) const override {
-    const Conv2dConfig c = cpu::conv2d_config_from_view(config);
+    Conv2dConfig c = cpu::conv2d_config_from_view(config);
     const cpu::Conv2dDims dims = cpu::conv2d_dims(workload);
     // The filter width (when unrolled) and the stride as constants of the kernel.
     const std::string fixed_s = c.unroll_kw ? std::to_string(dims.S) : "0";
+    ConvRunTimeKnobs run_time;
+    if (!run_time_knobs().empty()) {
+      c.run_time_schedule = true;
+      c.threads = 1;
+      c.loop_order = cpu::ConvLoopOrder::kOcOuter;
+      c.parallel = cpu::ConvParallel::kOuter;
+      run_time.set_knobs =
+          "// threads, loop_order and parallel, as the worker passes them.\n"
+          "extern \"C\" void " + std::string(kSetKnobsSymbol) + "(const long long* values, int count) {\n"
+          "  using namespace optune::kernels::cpu;\n"
+          "  if (count == 3)\n"
+          "    conv_detail::run_time_schedule = {static_cast<int>(values[0]), static_cast<ConvLoopOrder>(values[1]),\n"
+          "                                      static_cast<ConvParallel>(values[2])};\n"
+          "}\n\n";
+      run_time.threads = "conv_detail::run_time_schedule.threads";
+    }
     return conv_candidate_source(name(), "conv2d", workload, operator_operands(workload), cpu::conv2d_dims_literal(dims),
-                                 cpu::conv2d_config_literal(c), fixed_s + ", " + std::to_string(dims.stride));
+                                 cpu::conv2d_config_literal(c), fixed_s + ", " + std::to_string(dims.stride), run_time);
   }
 
   std::vector<TableForm> table_forms() const override {

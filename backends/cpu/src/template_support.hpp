@@ -132,10 +132,16 @@ inline KernelTemplate::TableForm widened_conv_form(const KernelTemplate::TableFo
 // `operands` (kernels::operator_operands: input, filter, output): where they are not all float32
 // the float32 kernel runs on widened copies (widened_operands.hpp): the filter widened as it is
 // packed, the input widened and the result rounded into the output in every timed call.
+// `run_time`: where the config takes knobs at run time, the candidate's optune_set_knobs and the
+// expression of its thread count.
+struct ConvRunTimeKnobs {
+  std::string set_knobs;  // the function's definition, or "" (all compiled in)
+  std::string threads = "kConfig.threads";
+};
 inline std::string conv_candidate_source(const std::string& template_name, const std::string& kernel,
                                          const Workload& workload, const std::vector<OperandDescription>& operands,
                                          const std::string& dims_literal, const std::string& config_literal,
-                                         const std::string& constants) {
+                                         const std::string& constants, const ConvRunTimeKnobs& run_time = {}) {
   const std::string header = workload.layout_block == kLayoutNchw ? kernel : kernel + "_nchwc";
   const std::string run = workload.nchw_input ? kernel + "_nchw_to_nchwc" : header;
   const bool widening = std::any_of(operands.begin(), operands.end(),
@@ -154,7 +160,7 @@ inline std::string conv_candidate_source(const std::string& template_name, const
       "namespace {\n"
       "constexpr auto kDims = " + dims_literal + ";\n"
       "constexpr auto kConfig = " + config_literal + ";\n"
-      "}  // namespace\n\n"
+      "}  // namespace\n\n" + run_time.set_knobs +
       "extern \"C\" void " + std::string(kCandidateSymbol) +
       "(const void* const* inputs, void* output) {\n"
       "  using namespace optune::kernels::cpu;\n"
@@ -178,10 +184,10 @@ inline std::string conv_candidate_source(const std::string& template_name, const
          "  }\n"
          "  static AlignedBuffer wide_input, wide_output;\n"
          "  const float* input = widened(static_cast<const " + type(0) + "*>(inputs[0]), " + count(0) +
-         ", wide_input, kConfig.threads);\n"
+         ", wide_input, " + run_time.threads + ");\n"
          "  float* result = wide_output.reserve(" + count(2) + ");\n"
          "  " + run + "_packed<kConfig, " + constants + ">(kDims, input, packed.data(), result);\n"
-         "  narrowed(result, " + count(2) + ", static_cast<" + type(2) + "*>(output), kConfig.threads);\n"
+         "  narrowed(result, " + count(2) + ", static_cast<" + type(2) + "*>(output), " + run_time.threads + ");\n"
          "}\n";
 }
 

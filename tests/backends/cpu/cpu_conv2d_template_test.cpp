@@ -409,6 +409,41 @@ TEST(CpuConv2dTemplate, DerivedFeaturesHaveStableNamesAndFiniteValues) {
   }
 }
 
+// The direct kernel's threads, loop order and split are run-time knobs: configs that differ only
+// in them emit one source (compiled once), each with its own values for optune_set_knobs; a table
+// row still compiles its schedule in. (That each schedule computes the layer right:
+// EmittedCandidatesCompileLoadAndMatchTheReference, which passes every candidate its values.)
+TEST(CpuConv2dTemplate, DirectSchedulesAreRunTimeKnobsOfOneSource) {
+  const DeviceInfo device = avx2_device(2);
+  for (const Workload& workload : {conv({1, 32, 14, 14, 32, 3, 3, 1, 1, 1, 1}),
+                                   kept(conv({1, 16, 14, 14, 24, 3, 3, 1, 1, 1, 1}), 8)}) {
+    const KernelTemplate& direct = cpu_conv2d();
+    EXPECT_EQ(direct.run_time_knobs(), (std::vector<std::string>{"threads", "loop_order", "parallel"}));
+    const ss::ConfigSpace space = direct.space(workload, device);
+    const ss::Config config = direct.default_config(workload, device, space);
+    const std::string source = direct.emit_source(workload, device, ss::ConfigView(space, config));
+    EXPECT_NE(source.find(std::string("extern \"C\" void ") + kSetKnobsSymbol), std::string::npos);
+    EXPECT_NE(source.find(".run_time_schedule = true"), std::string::npos);
+    std::set<std::vector<long long>> schedules;
+    for (long long threads : {1, 2})
+      for (const char* order : {"oc_outer", "row_outer"})
+        for (const char* split : {"outer", "fused"}) {
+          ss::Config sibling = config;
+          sibling.options[space.knob_index("threads")] = static_cast<std::uint32_t>(threads - 1);
+          sibling.options[space.knob_index("loop_order")] = order == std::string("oc_outer") ? 0 : 1;
+          sibling.options[space.knob_index("parallel")] = split == std::string("outer") ? 0 : 1;
+          if (!space.is_valid(sibling)) continue;
+          const ss::ConfigView view(space, sibling);
+          EXPECT_EQ(direct.emit_source(workload, device, view), source) << space.to_json(sibling).dump();
+          schedules.insert(direct.run_time_knob_values(workload, device, view));
+          EXPECT_EQ(direct.table_row(workload, device, view).find("run_time_schedule"), std::string::npos);
+        }
+    EXPECT_EQ(schedules.size(), 6u) << "one thread splits no loop: 2 + 4 schedules";
+  }
+  // The GEMM algorithm compiles its schedule in.
+  EXPECT_TRUE(cpu_conv2d_gemm().run_time_knobs().empty());
+}
+
 TEST(CpuConv2dTemplate, TableRowsAndLiteralsNameEveryField) {
   const Workload workload = conv({1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1});
   const ss::ConfigSpace space = cpu_conv2d(workload, avx2_device(2)).space(workload, avx2_device(2));
@@ -434,7 +469,19 @@ TEST(CpuConv2dTemplate, TableRowsAndLiteralsNameEveryField) {
 struct Candidate {
   Workload workload;
   std::string source;
+  std::vector<long long> run_time_knobs;  // passed to its optune_set_knobs before it runs
 };
+
+// Each candidate of a translation unit holding several gets its symbols renamed by the
+// preprocessor (optune_kernel_<i>, optune_set_knobs_<i>) in a namespace of its own.
+std::string renamed(const std::string& source, std::size_t i) {
+  std::string out = "namespace candidate_" + std::to_string(i) + " {\n";
+  for (const char* symbol : {kCandidateSymbol, kSetKnobsSymbol})
+    out += "#define " + std::string(symbol) + " " + symbol + "_" + std::to_string(i) + "\n";
+  out += source;
+  for (const char* symbol : {kCandidateSymbol, kSetKnobsSymbol}) out += "#undef " + std::string(symbol) + "\n";
+  return out + "}\n";
+}
 
 // The default and `samples` random valid configs of every layer, as emitted sources.
 // The template of a layer: a fixed one, or the default conv2d template of each layer.
@@ -450,7 +497,9 @@ std::vector<Candidate> candidates(const TemplateOf& template_of, const std::vect
     std::vector<ss::Config> configs = space.sample_valid_distinct(rng, samples);
     configs.push_back(kernel.default_config(workload, device, space));
     for (const ss::Config& config : configs) {
-      out.push_back({workload, kernel.emit_source(workload, device, ss::ConfigView(space, config))});
+      const ss::ConfigView view(space, config);
+      out.push_back(
+          {workload, kernel.emit_source(workload, device, view), kernel.run_time_knob_values(workload, device, view)});
     }
   }
   return out;
@@ -497,11 +546,7 @@ TEST(CpuConv2dTemplate, EmittedCandidatesCompileLoadAndMatchTheReference) {
   for (int unit = 0; unit < kUnits; ++unit) {
     std::ofstream tu(dir / ("unit" + std::to_string(unit) + ".cpp"));
     tu << "#include <optune/kernels/cpu/conv2d_nchwc.hpp>\n#include <optune/kernels/cpu/depthwise_conv2d_nchwc.hpp>\n";
-    for (std::size_t i = unit; i < all.size(); i += kUnits) {
-      tu << "namespace candidate_" << i << " {\n#define " << kCandidateSymbol << " " << kCandidateSymbol
-         << "_" << i << "\n"
-         << all[i].source << "#undef " << kCandidateSymbol << "\n}\n";
-    }
+    for (std::size_t i = unit; i < all.size(); i += kUnits) tu << renamed(all[i].source, i);
     // The flags the local builder uses for the native CPU target.
     const std::string name = (dir / ("unit" + std::to_string(unit))).string();
     command += "c++ -std=c++20 -O3 -march=native -fopenmp -fPIC -shared -I" + std::string(OPTUNE_SOURCE_DIR) +
@@ -521,6 +566,13 @@ TEST(CpuConv2dTemplate, EmittedCandidatesCompileLoadAndMatchTheReference) {
     const std::string symbol = std::string(kCandidateSymbol) + "_" + std::to_string(i);
     auto function = reinterpret_cast<CandidateFunction>(dlsym(handles[i % kUnits], symbol.c_str()));
     ASSERT_NE(function, nullptr) << symbol;
+    // (Before each candidate: the candidates of a unit share the kernels' run-time schedule.)
+    if (!all[i].run_time_knobs.empty()) {
+      const std::string set_knobs_symbol = std::string(kSetKnobsSymbol) + "_" + std::to_string(i);
+      auto set_knobs = reinterpret_cast<SetKnobsFunction>(dlsym(handles[i % kUnits], set_knobs_symbol.c_str()));
+      ASSERT_NE(set_knobs, nullptr) << set_knobs_symbol;
+      set_knobs(all[i].run_time_knobs.data(), static_cast<int>(all[i].run_time_knobs.size()));
+    }
     const Workload& workload = all[i].workload;
     std::mt19937 rng(static_cast<unsigned>(i));
     std::uniform_real_distribution<float> value(-1.0f, 1.0f);
@@ -553,20 +605,15 @@ TEST(CpuConv2dTemplate, AArch64CandidatesCrossCompile) {
   std::ofstream tu(dir / "candidates.cpp");
   tu << "#include <optune/kernels/cpu/conv2d.hpp>\n#include <optune/kernels/cpu/depthwise_conv2d.hpp>\n";
   std::mt19937_64 rng(5);
-  int index = 0;
+  std::size_t index = 0;
   for (const auto& [kernel, workload] :
        {std::pair{&cpu_conv2d(), conv({1, 5, 11, 23, 11, 5, 3, 1, 0, 1, 1})},
         std::pair{&cpu_depthwise(), depthwise({1, 7, 9, 11, 0, 3, 3, 2, 1, 1, 1})}}) {
     const ss::ConfigSpace space = kernel->space(workload, device);
     std::vector<ss::Config> configs = space.sample_valid_distinct(rng, 1);
     configs.push_back(kernel->default_config(workload, device, space));
-    for (const ss::Config& config : configs) {
-      tu << "namespace candidate_" << index << " {\n#define " << kCandidateSymbol << " " << kCandidateSymbol << "_"
-         << index << "\n"
-         << kernel->emit_source(workload, device, ss::ConfigView(space, config)) << "#undef " << kCandidateSymbol
-         << "\n}\n";
-      ++index;
-    }
+    for (const ss::Config& config : configs)
+      tu << renamed(kernel->emit_source(workload, device, ss::ConfigView(space, config)), index++);
   }
   tu.close();
   const std::string command = "aarch64-linux-gnu-g++ -std=c++20 -O2 -march=armv8-a -fopenmp -fPIC -c -I" +

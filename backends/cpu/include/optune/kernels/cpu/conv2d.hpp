@@ -43,6 +43,27 @@ using Index = std::int64_t;
 inline Index ceil_div(Index a, Index b) { return (a + b - 1) / b; }
 inline Index round_up(Index a, Index b) { return ceil_div(a, b) * b; }
 
+// How the tile loops share and order their work: a config's threads, loop_order and parallel.
+struct ConvSchedule {
+  int threads = 1;
+  ConvLoopOrder loop_order = ConvLoopOrder::kOcOuter;
+  ConvParallel parallel = ConvParallel::kOuter;
+};
+
+// The schedule of a candidate compiled with Conv2dConfig::run_time_schedule, set before it runs
+// (by its optune_set_knobs: each candidate's shared object has its own). Until then one thread.
+inline ConvSchedule run_time_schedule;
+
+// Config's schedule: its fields, or run_time_schedule where it asks for it. Config: a
+// Conv2dConfig, or any config with threads, loop_order and parallel (conv2d_dot_nchwc.hpp's).
+template <auto Config>
+ConvSchedule schedule_of() {
+  if constexpr (requires { Config.run_time_schedule; }) {
+    if constexpr (Config.run_time_schedule) return run_time_schedule;
+  }
+  return {Config.threads, Config.loop_order, Config.parallel};
+}
+
 // The zero-padded, channel-blocked copy of one image: [channel_blocks][height][width][block].
 // Its height and width cover every input pixel a full register tile reads, so tiles at the
 // bottom and right edges run the same code and only their stores are clipped.
@@ -303,12 +324,12 @@ void store_tile(const float* __restrict tile, const Conv2dDims& d, Index k0, Ind
 // block kb, row rt) in Config's loop order and parallel split. What a "row" is the caller's: a row
 // of register tiles (for_each_tile below), or a band of pixels (conv2d_nchwc_pointwise.hpp).
 // The fused split hands out `fused_grab` consecutive items at a time.
-// Config: a Conv2dConfig, or any config with its threads, loop_order and parallel fields
-// (conv2d_dot_nchwc.hpp's).
+// Config: as schedule_of's.
 template <auto Config, typename FillRow, typename RunItem>
 void for_each_item(Index images, Index oc_blocks, Index rows, Index rows_to_fill, const FillRow& fill_row,
                    const RunItem& run_item, Index fused_grab = 1) {
-  constexpr bool oc_outer = Config.loop_order == ConvLoopOrder::kOcOuter;
+  const ConvSchedule schedule = schedule_of<Config>();
+  const bool oc_outer = schedule.loop_order == ConvLoopOrder::kOcOuter;
   const Index outer_per_image = oc_outer ? oc_blocks : rows, outer = images * outer_per_image;
   const Index inner = oc_outer ? rows : oc_blocks;
   auto run = [&](Index o, Index i) {
@@ -316,14 +337,14 @@ void for_each_item(Index images, Index oc_blocks, Index rows, Index rows_to_fill
     run_item(n, oc_outer ? outer_index : i, oc_outer ? i : outer_index);
   };
 
-#pragma omp parallel num_threads(Config.threads)
+#pragma omp parallel num_threads(schedule.threads)
   {
     if (rows_to_fill > 0) {  // the same for every thread, so all or none meet the loop
 #pragma omp for schedule(static)
       for (Index row = 0; row < rows_to_fill; ++row) fill_row(row);
       // (the implicit barrier of the loop above: every row is in place before any item runs)
     }
-    if constexpr (Config.parallel == ConvParallel::kOuter) {
+    if (schedule.parallel == ConvParallel::kOuter) {
 #pragma omp for schedule(static)
       for (Index o = 0; o < outer; ++o) {
         for (Index i = 0; i < inner; ++i) run(o, i);

@@ -62,6 +62,11 @@ struct Conv2dConfig {
   // and parallel loop. Lanes and threads come from the fields above; both operands are packed
   // (the filter once, with the weights). Only read when algorithm = kGemm.
   GemmConfig gemm = {};
+  // The direct kernel's threads, loop_order and parallel are given at run time
+  // (conv_detail::run_time_schedule), not by the fields above: one compiled candidate then serves
+  // every config that differs from it only in them (the tuner compiles once and runs many).
+  // Tuned tables leave it false.
+  bool run_time_schedule = false;
 
   friend constexpr bool operator==(const Conv2dConfig&, const Conv2dConfig&) = default;
 };

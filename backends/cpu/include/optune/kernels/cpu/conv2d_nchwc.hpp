@@ -192,7 +192,7 @@ void conv2d_nchwc_run(const Conv2dDims& d, const float* input, const float* pack
     // Items are bands of rows, each pass over a whole band, so that a pass's filter chunk serves
     // all of the band's tiles (a 7-wide plane has 3 a row); as many rows a band as leave 4 items
     // a thread.
-    const Index bands = std::min(row_tiles, ceil_div(4 * Config.threads, d.N * oc_blocks));
+    const Index bands = std::min(row_tiles, ceil_div(4 * schedule_of<Config>().threads, d.N * oc_blocks));
     const Index band_rows = ceil_div(row_tiles, bands);
     for_each_item<Config>(d.N, oc_blocks, ceil_div(row_tiles, band_rows), copy_rows, fill_row,
                           [&](Index n, Index kb, Index band) {

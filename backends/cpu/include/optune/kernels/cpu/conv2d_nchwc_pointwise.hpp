@@ -151,7 +151,7 @@ void conv2d_nchwc_pointwise_run(const Conv2dDims& d, const float* input, const f
   // pw1, and the threads took turns on the bands (each reading every band's input).
   const Index items = d.N * oc_blocks * bands;
   for_each_item<Config>(d.N, oc_blocks, bands, copy_rows, fill_row, run_item,
-                        std::max<Index>(1, items / (16 * Config.threads)));
+                        std::max<Index>(1, items / (16 * schedule_of<Config>().threads)));
 }
 
 }  // namespace optune::kernels::cpu::conv_detail
