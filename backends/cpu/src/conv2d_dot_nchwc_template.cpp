@@ -166,13 +166,14 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
     };
   }
 
-  std::string config_literal(const ss::ConfigView& view) const override {
+  std::string config_literal(const ss::ConfigView& view) const override { return literal(tile_of(view), false); }
+
+  // The threads, loop order and split are passed at run time (run_time_schedule), as conv2d.cpu's.
+  std::vector<std::string> run_time_knobs() const override { return {kThreads, kLoopOrder, kParallel}; }
+  std::vector<long long> run_time_knob_values(const Workload&, const DeviceInfo&,
+                                              const ss::ConfigView& view) const override {
     const Tile t = tile_of(view);
-    return fmt::format(
-        "optune::kernels::cpu::Conv2dDotNchwcConfig{{.oc_vectors = {}, .ow_block = {}, .oh_block = {}, "
-        ".threads = {}, .loop_order = optune::kernels::cpu::ConvLoopOrder::{}, "
-        ".parallel = optune::kernels::cpu::ConvParallel::{}}}",
-        t.oc_vectors, t.ow, t.oh, t.threads, t.row_outer ? "kRowOuter" : "kOcOuter", t.fused ? "kFused" : "kOuter");
+    return {t.threads, t.row_outer ? 1 : 0, t.fused ? 1 : 0};
   }
 
   // The filter is packed on the first call and again only when its pointer changes (weights are
@@ -183,14 +184,16 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
     const auto types = input_dtypes(workload, device);
     const std::string in = cpu_element_type(types[0]), weights = cpu_element_type(types[1]);
     const std::string out = cpu_element_type(int8() ? DataType::kI32 : DataType::kBF16);
+    // The schedule stands at placeholders: one source for every schedule of the register tile.
+    const Tile t = tile_of(view);
     return "// optune candidate of " + name() + " for " + workload.key() +
            "\n"
            "// Build: c++ -std=c++20 -O3 -march=<target> -fopenmp -fPIC -shared -I<kernels/include>\n"
            "#include <optune/kernels/cpu/conv2d_dot_nchwc.hpp>\n\n"
            "namespace {\n"
            "constexpr auto kDims = " + cpu::conv2d_dims_literal(cpu::conv2d_dims(workload)) + ";\n"
-           "constexpr auto kConfig = " + config_literal(view) + ";\n"
-           "}  // namespace\n\n"
+           "constexpr auto kConfig = " + literal(Tile{t.oc_vectors, t.ow, t.oh, 1, false, false}, true) + ";\n"
+           "}  // namespace\n\n" + conv_schedule_set_knobs() +
            "extern \"C\" void " + std::string(kCandidateSymbol) + "(const void* const* inputs, void* output) {\n"
            "  using namespace optune::kernels::cpu;\n"
            "  static AlignedBuffer packed;\n"
@@ -233,16 +236,25 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
   }
 
   std::string table_row(const Workload& workload, const DeviceInfo&, const ss::ConfigView& view) const override {
-    return "{" + cpu::conv2d_dims_literal(cpu::conv2d_dims(workload)) + ", " + config_literal(view) + "}";
+    return fmt::format("{{{}, {}}}", cpu::conv2d_dims_literal(cpu::conv2d_dims(workload)), config_literal(view));
   }
   std::string table_range_row(const Workload& low, const Workload& high, const DeviceInfo&,
                               const ss::ConfigView& view) const override {
-    return "{" + cpu::conv2d_dims_literal(cpu::conv2d_dims(low)) + ", " + config_literal(view) + ", " +
-           cpu::conv2d_dims_literal(cpu::conv2d_dims(high)) + "}";
+    return fmt::format("{{{}, {}, {}}}", cpu::conv2d_dims_literal(cpu::conv2d_dims(low)), config_literal(view),
+                       cpu::conv2d_dims_literal(cpu::conv2d_dims(high)));
   }
 
  private:
   bool int8() const { return dtype_ == DataType::kI8; }
+  // Conv2dDotNchwcConfig as C++; run_time_schedule: the candidate's, whose schedule is set at run time.
+  static std::string literal(const Tile& t, bool run_time_schedule) {
+    return fmt::format(
+        "optune::kernels::cpu::Conv2dDotNchwcConfig{{.oc_vectors = {}, .ow_block = {}, .oh_block = {}, "
+        ".threads = {}, .loop_order = optune::kernels::cpu::ConvLoopOrder::{}, "
+        ".parallel = optune::kernels::cpu::ConvParallel::{}{}}}",
+        t.oc_vectors, t.ow, t.oh, t.threads, t.row_outer ? "kRowOuter" : "kOcOuter", t.fused ? "kFused" : "kOuter",
+        run_time_schedule ? ", .run_time_schedule = true" : "");
+  }
   DataType dtype_;
 };
 

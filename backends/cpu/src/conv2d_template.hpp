@@ -206,14 +206,7 @@ class CpuConv2dTemplate : public KernelTemplate {
       c.threads = 1;
       c.loop_order = cpu::ConvLoopOrder::kOcOuter;
       c.parallel = cpu::ConvParallel::kOuter;
-      run_time.set_knobs =
-          "// threads, loop_order and parallel, as the worker passes them.\n"
-          "extern \"C\" void " + std::string(kSetKnobsSymbol) + "(const long long* values, int count) {\n"
-          "  using namespace optune::kernels::cpu;\n"
-          "  if (count == 3)\n"
-          "    conv_detail::run_time_schedule = {static_cast<int>(values[0]), static_cast<ConvLoopOrder>(values[1]),\n"
-          "                                      static_cast<ConvParallel>(values[2])};\n"
-          "}\n\n";
+      run_time.set_knobs = conv_schedule_set_knobs();
       run_time.threads = "conv_detail::run_time_schedule.threads";
     }
     return conv_candidate_source(name(), "conv2d", workload, operator_operands(workload), cpu::conv2d_dims_literal(dims),

@@ -134,6 +134,19 @@ inline KernelTemplate::TableForm widened_conv_form(const KernelTemplate::TableFo
 // packed, the input widened and the result rounded into the output in every timed call.
 // `run_time`: where the config takes knobs at run time, the candidate's optune_set_knobs and the
 // expression of its thread count.
+
+// The optune_set_knobs of a conv candidate whose config takes its schedule at run time
+// (run_time_schedule: conv2d.cpu's and the dot-product direct kernels'): threads, loop order and
+// split, in that order (the templates' run_time_knob_values).
+inline std::string conv_schedule_set_knobs() {
+  return "// threads, loop_order and parallel, as the worker passes them.\n"
+         "extern \"C\" void " + std::string(kSetKnobsSymbol) + "(const long long* values, int count) {\n"
+         "  using namespace optune::kernels::cpu;\n"
+         "  if (count == 3)\n"
+         "    conv_detail::run_time_schedule = {static_cast<int>(values[0]), static_cast<ConvLoopOrder>(values[1]),\n"
+         "                                      static_cast<ConvParallel>(values[2])};\n"
+         "}\n\n";
+}
 struct ConvRunTimeKnobs {
   std::string set_knobs;  // the function's definition, or "" (all compiled in)
   std::string threads = "kConfig.threads";

@@ -409,15 +409,22 @@ TEST(CpuConv2dTemplate, DerivedFeaturesHaveStableNamesAndFiniteValues) {
   }
 }
 
-// The direct kernel's threads, loop order and split are run-time knobs: configs that differ only
-// in them emit one source (compiled once), each with its own values for optune_set_knobs; a table
-// row still compiles its schedule in. (That each schedule computes the layer right:
-// EmittedCandidatesCompileLoadAndMatchTheReference, which passes every candidate its values.)
+// The direct kernels' threads, loop order and split are run-time knobs (conv2d.cpu's, and the
+// dot-product kernels' on nchw16c): configs that differ only in them emit one source (compiled
+// once), each with its own values for optune_set_knobs; a table row still compiles its schedule
+// in. (That each schedule computes the layer right: EmittedCandidatesCompileLoadAndMatchTheReference,
+// which passes every candidate its values, and the dtype CLI test's nchw16c tunes.)
 TEST(CpuConv2dTemplate, DirectSchedulesAreRunTimeKnobsOfOneSource) {
-  const DeviceInfo device = avx2_device(2);
-  for (const Workload& workload : {conv({1, 32, 14, 14, 32, 3, 3, 1, 1, 1, 1}),
-                                   kept(conv({1, 16, 14, 14, 24, 3, 3, 1, 1, 1, 1}), 8)}) {
-    const KernelTemplate& direct = cpu_conv2d();
+  Workload int8_kept = kept(conv({1, 32, 14, 14, 32, 3, 3, 1, 1, 1, 1}), 16);
+  int8_kept.dtype = DataType::kI8;
+  const struct {
+    const KernelTemplate& direct;
+    Workload workload;
+    DeviceInfo device;
+  } cases[] = {{cpu_conv2d(), conv({1, 32, 14, 14, 32, 3, 3, 1, 1, 1, 1}), avx2_device(2)},
+               {cpu_conv2d(), kept(conv({1, 16, 14, 14, 24, 3, 3, 1, 1, 1, 1}), 8), avx2_device(2)},
+               {backends::find_template("conv2d_int8_direct.cpu"), int8_kept, avx512_device()}};
+  for (const auto& [direct, workload, device] : cases) {
     EXPECT_EQ(direct.run_time_knobs(), (std::vector<std::string>{"threads", "loop_order", "parallel"}));
     const ss::ConfigSpace space = direct.space(workload, device);
     const ss::Config config = direct.default_config(workload, device, space);
@@ -438,7 +445,7 @@ TEST(CpuConv2dTemplate, DirectSchedulesAreRunTimeKnobsOfOneSource) {
           schedules.insert(direct.run_time_knob_values(workload, device, view));
           EXPECT_EQ(direct.table_row(workload, device, view).find("run_time_schedule"), std::string::npos);
         }
-    EXPECT_EQ(schedules.size(), 6u) << "one thread splits no loop: 2 + 4 schedules";
+    EXPECT_EQ(schedules.size(), 6u) << direct.name() << ": one thread splits no loop, so 2 + 4 schedules";
   }
   // The GEMM algorithm compiles its schedule in.
   EXPECT_TRUE(cpu_conv2d_gemm().run_time_knobs().empty());

@@ -47,6 +47,8 @@ struct Conv2dDotNchwcConfig {
   int threads = 1;
   ConvLoopOrder loop_order = ConvLoopOrder::kOcOuter;
   ConvParallel parallel = ConvParallel::kOuter;
+  // threads, loop_order and parallel given at run time, as Conv2dConfig::run_time_schedule.
+  bool run_time_schedule = false;
 
   friend constexpr bool operator==(const Conv2dDotNchwcConfig&, const Conv2dDotNchwcConfig&) = default;
 };
