@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <optional>
 #include <random>
 #include <stdexcept>
@@ -237,14 +238,19 @@ class WorkerLoop {
     reply.status = "ok";
     reply.number = number;
     const int repeats = std::max(1, policy.repeat);
-    double fastest = std::numeric_limits<double>::infinity();
+    double fastest = std::numeric_limits<double>::infinity(), slowest = 0;
     for (int r = 0; r < repeats; ++r) {
       reply.costs.push_back(candidate.run(number));
       fastest = std::min(fastest, reply.costs.back());
+      slowest = std::max(slowest, reply.costs.back());
       // The fastest only falls: past the first repeat it is under the bound if it ever was.
       if (r == 0 && bail_out_seconds > 0 && fastest > bail_out_seconds)
         return stop_slow(fastest, number, 1, policy, *best, reply);
-      if (best && policy.adaptive && r + 1 >= kSettledRepeats && fastest > kClearlySlower * *best) return;
+      if (!best || !policy.adaptive) continue;
+      const int done = r + 1;
+      const double clearly_slower = kClearlySlowerAfter[std::min<std::size_t>(done, std::size(kClearlySlowerAfter)) - 1];
+      if (fastest > clearly_slower * *best) return;
+      if (done >= kSettledRepeats && slowest <= (1 + kSettledSpread) * fastest) return;
     }
   }
 

@@ -1,8 +1,8 @@
 // The worker's loop with backends of the test's own: a fault that leaves the process unable to
 // measure (needs_fresh_process) is one runtime_error reply that asks for a fresh worker, and one
 // that does not is the same reply without that request. Candidates of a known pace are timed only
-// as long as their rank needs (TimingPolicy): cut as slow over the bail-out bound, three repeats
-// when clearly slower than the best, every repeat otherwise. Every reply whose check ran carries
+// as long as their rank needs (TimingPolicy): cut as slow over the bail-out bound, fewer repeats
+// the further behind the best, three where the repeats agree, every repeat otherwise. Every reply whose check ran carries
 // the check's error, and a wrong output is a wrong answer with its error.
 #include "optune/measure/worker_loop.hpp"
 
@@ -67,11 +67,12 @@ TEST(WorkerLoop, AFaultTheBackendRecoversFromKeepsTheWorker) {
 }
 
 // A candidate that writes the exact result times `scale` (1: it passes the check) and reports a
-// fixed time a run.
+// fixed time a run, or (jitter > 0) one that alternates between (1 - jitter) and (1 + jitter)
+// times it from call to call.
 class PacedCandidate : public LoadedCandidate {
  public:
-  PacedCandidate(Operands& operands, double seconds_per_run, double scale)
-      : operands_(operands), seconds_(seconds_per_run), scale_(scale) {}
+  PacedCandidate(Operands& operands, double seconds_per_run, double jitter, double scale)
+      : operands_(operands), seconds_(seconds_per_run), jitter_(jitter), scale_(scale) {}
   void poison_output() override {}
   double run(int /*times*/) override {
     HostArgument& output = operands_.values.args.back();
@@ -79,16 +80,18 @@ class PacedCandidate : public LoadedCandidate {
       const auto value = static_cast<float>(scale_ * operands_.reference[i]);
       std::memcpy(output.bytes.data() + i * sizeof value, &value, sizeof value);
     }
-    return seconds_;
+    return seconds_ * (1 + (calls_++ % 2 == 0 ? -jitter_ : jitter_));
   }
 
  private:
   Operands& operands_;
   double seconds_;
+  double jitter_;
   double scale_;
+  int calls_ = 0;
 };
 
-// The artifact's name is the candidate's time a run, in seconds.
+// The artifact's name is the candidate's time a run in seconds, and after a comma its jitter.
 class PacedBackend : public WorkerBackend {
  public:
   explicit PacedBackend(double scale = 1) : scale_(scale) {}
@@ -96,7 +99,9 @@ class PacedBackend : public WorkerBackend {
   std::vector<kernels::DeviceInfo> devices() override { return {}; }
   kernels::DeviceInfo device(const kernels::Target&) override { return {}; }
   std::unique_ptr<LoadedCandidate> load(const WorkerRequest& request, Operands& operands, WorkerReply&) override {
-    return std::make_unique<PacedCandidate>(operands, std::stod(request.artifact), scale_);
+    const auto comma = request.artifact.find(',');
+    const double jitter = comma == std::string::npos ? 0 : std::stod(request.artifact.substr(comma + 1));
+    return std::make_unique<PacedCandidate>(operands, std::stod(request.artifact), jitter, scale_);
   }
   bool run_reference(const WorkerRequest&, Operands&, WorkerReply&) override { return true; }
 
@@ -105,11 +110,11 @@ class PacedBackend : public WorkerBackend {
 };
 
 WorkerReply time_paced(double seconds_per_run, std::optional<double> best, double bail_out = 2,
-                       bool adaptive = true, double scale = 1) {
+                       bool adaptive = true, double scale = 1, double jitter = 0) {
   WorkerRequest request;
   request.workload = "gemm.f32.M8.N8.K8";
   request.target = "paced";
-  request.artifact = std::to_string(seconds_per_run);
+  request.artifact = std::to_string(seconds_per_run) + "," + std::to_string(jitter);
   request.best_seconds = best;
   request.timing.bail_out = bail_out;
   request.timing.adaptive = adaptive;
@@ -167,19 +172,32 @@ TEST(WorkerLoopTiming, OverTheBailOutBoundTheTimingStopsAsSlow) {
   EXPECT_EQ(time_paced(0.003, 0.001, 4).status, "ok");
 }
 
-TEST(WorkerLoopTiming, AClearlySlowerCandidateGetsThreeRepeatsAndACloseOneAllFive) {
-  EXPECT_EQ(time_paced(0.0015, 0.001).costs.size(), static_cast<std::size_t>(kSettledRepeats));
-  EXPECT_EQ(time_paced(0.00105, 0.001).costs.size(), 5u);
-  EXPECT_EQ(time_paced(0.0009, 0.001).costs.size(), 5u);
+// The further a candidate is behind the best, the fewer repeats it gets: one at 1.6x, two at 1.4x,
+// three at 1.2x; a close one (or a new best) three where its repeats agree within 2%, all five
+// where they spread wider.
+TEST(WorkerLoopTiming, TheFurtherBehindTheBestTheSoonerTheTimingEnds) {
+  const auto repeats = [](double seconds, double jitter) {
+    return time_paced(seconds, 0.001, 2, true, 1, jitter).costs.size();
+  };
+  EXPECT_EQ(repeats(0.0016, 0), 1u);
+  EXPECT_EQ(repeats(0.0014, 0), 2u);
+  EXPECT_EQ(repeats(0.0012, 0), 3u);
+  EXPECT_EQ(repeats(0.00105, 0.005), static_cast<std::size_t>(kSettledRepeats));
+  EXPECT_EQ(repeats(0.0009, 0.005), static_cast<std::size_t>(kSettledRepeats));
+  EXPECT_EQ(repeats(0.00105, 0.03), 5u);
+  EXPECT_EQ(repeats(0.0009, 0.03), 5u);
+  // Full timing: every repeat, however close or far.
+  EXPECT_EQ(time_paced(0.0014, 0.001, 2, false).costs.size(), 5u);
+  EXPECT_EQ(time_paced(0.00105, 0.001, 2, false).costs.size(), 5u);
 }
 
 TEST(WorkerLoopTiming, BailOutOffAndFullTimingTimeEveryRepeat) {
   WorkerReply reply = time_paced(0.010, 0.001, 0, false);
   EXPECT_EQ(reply.status, "ok");
   EXPECT_EQ(reply.costs.size(), 5u);
-  reply = time_paced(0.010, 0.001, 0, true);  // no bail-out, adaptive: clearly slower, three repeats
+  reply = time_paced(0.010, 0.001, 0, true);  // no bail-out, adaptive: clearly slower, one repeat
   EXPECT_EQ(reply.status, "ok");
-  EXPECT_EQ(reply.costs.size(), static_cast<std::size_t>(kSettledRepeats));
+  EXPECT_EQ(reply.costs.size(), 1u);
 }
 
 TEST(WorkerLoopTiming, APeerWithoutTheNewFieldsTimesInFullAndABadBestIsMalformed) {

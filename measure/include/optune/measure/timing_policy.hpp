@@ -5,9 +5,11 @@
 // A candidate sent with the task's best time so far (WorkerRequest::best_seconds) is timed only as
 // long as its rank needs: where even its fastest repeat is over `bail_out` times that best, timing
 // stops and the candidate is `slow` (a first run over twice that stops it before any repeat);
-// where, after kSettledRepeats repeats, its fastest is over kClearlySlower times the best, it is
-// clearly not the best and its timing ends there (`adaptive`). Candidates sent without a best (the
-// default, a run's first batch, the closing re-measurements) get every repeat.
+// with `adaptive`, its timing also ends once it is clearly not the best (its fastest repeat over
+// kClearlySlowerAfter[r - 1] times the best after r repeats: the further off, the sooner) or once
+// its median is known well enough to rank it (after kSettledRepeats repeats within
+// kSettledSpread of each other). Candidates sent without a best (the default, a run's first
+// batch, the closing re-measurements) get every repeat.
 //
 // A comparison (a Runner::run of several rounds: the finalists', whose figures a run reports) times
 // its repeats for at least comparison_min_repeat_ms where that is longer (comparison_policy): a
@@ -34,13 +36,18 @@ struct TimingPolicy {
   bool adaptive = true;  // false: every repeat for every candidate that is not slow
 };
 
-// Repeats after which an adaptive timing may end, and how much slower than the best a candidate's
-// fastest repeat must then be: beyond the 3-10% that repeats of one config spread on a busy machine.
+// How much slower than the best a candidate's fastest repeat must be, after 1, 2 and 3 repeats,
+// for an adaptive timing to end there: beyond the 3-10% that repeats of one config spread on a
+// busy machine, by a wide margin while few repeats are in.
+inline constexpr double kClearlySlowerAfter[] = {1.5, 1.3, 1.15};
+// Repeats after which an adaptive timing may end however close the candidate is to the best, where
+// they lie within kSettledSpread of each other (max / min - 1): more would move its median by less
+// than its rank's uncertainty against a best timed the same way.
 inline constexpr int kSettledRepeats = 3;
+inline constexpr double kSettledSpread = 0.02;
 // The bail-out factors a user may give (0 is off): at 1 or below the best itself would be cut.
 inline constexpr double kMinBailOut = 1.1;
 inline constexpr double kMaxBailOut = 1000;
-inline constexpr double kClearlySlower = 1.15;
 
 // The policy a comparison times with: `policy` with repeats at least comparison_min_repeat_ms long.
 TimingPolicy comparison_policy(TimingPolicy policy);
