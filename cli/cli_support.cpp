@@ -160,8 +160,8 @@ void add_timing_options(CLI::App& command, MeasureSettings& measuring, const std
                      "it as slow (off: time every one in full; never the default, the first batch or finalists)")
       ->capture_default_str()->transform(bail_out_factor());
   command.add_option("--timing", measuring.timing.adaptive,
-                     "adaptive: stop timing a " + what + " after 3 repeats once it is clearly slower than the best; "
-                     "full: every repeat")
+                     "adaptive: stop timing a " + what + " once it is clearly slower than the best (1.5x after 1 "
+                     "repeat, 1.3x after 2, 1.15x after 3) or its first 3 repeats agree within 2%; full: every repeat")
       ->transform(CLI::CheckedTransformer(std::map<std::string, bool>{{"adaptive", true}, {"full", false}}))
       ->default_str("adaptive");
   command.add_option("--timeout", measuring.timing.timeout_seconds, "Seconds a " + what + " may run (check and timing)")

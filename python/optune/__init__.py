@@ -199,8 +199,8 @@ def tune(op=_D["op"], shape=None, target=None, tuner=_D["tuner"], trials=_D["tri
     ``dtype``: the operands' type, ``"f32"`` (default), ``"f16"``, ``"bf16"``, ``"i8"`` or ``"e4m3"`` (as ``--dtype``; with
     ``suite`` and no ``shape``, of the suite's workloads that name none).
     ``bail_out``: stop timing a candidate whose first runs exceed this many times the best so far
-    (a ``slow`` record); ``"off"`` or None times every one in full. ``timing``: ``"adaptive"`` (3
-    repeats for a candidate clearly slower than the best) or ``"full"`` (as ``--timing``).
+    (a ``slow`` record); ``"off"`` or None times every one in full. ``timing``: ``"adaptive"`` (fewer
+    repeats the further a candidate is behind the best, 3 where they agree) or ``"full"`` (as ``--timing``).
     ``cheap_share``: xgb's share of each batch among run-time variants of the best configs, which
     need no compile (as ``--cheap-share``; 0: none). ``compile_ahead``: ``"auto"`` (CUDA GPUs),
     ``"on"`` or ``"off"``: build each batch while the one before it is measured (as ``--compile-ahead``).
