@@ -31,7 +31,7 @@
 //   jobs = 0                   # parallel compiles; 0: all cores
 //   compiler = "c++"
 //   bail_out = 2               # stop timing a candidate over 2x the best so far (a slow record); "off"
-//   timing = "adaptive"        # adaptive: 3 repeats for a candidate clearly slower than the best; "full"
+//   timing = "adaptive"        # adaptive: fewer repeats the further behind the best (timing_policy.hpp); "full"
 // Trial budgets count across runs of the job; a time budget bounds each run.
 #pragma once
 
