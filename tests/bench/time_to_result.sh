@@ -14,6 +14,11 @@
 #   cuda-gemm    gemm.cuda's bf16 GEMM 4096 x 4096 x 4096 (bf16 with f32 accumulate)
 # Usage, from the repository root after a build:
 #   bash tests/bench/time_to_result.sh [ROWS] [TRIALS] [SEEDS] [REF_TRIALS] [WORKDIR]
+# With BEFORE_BIN set (the bin folder of optune built from eafd8c8, the commit before issue 42:
+# `git worktree add /tmp/old eafd8c8 && cmake -S /tmp/old -B /tmp/old/build -DOPTUNE_BUILD_TESTS=OFF
+# -DOPTUNE_BUILD_BENCH=OFF -DOPTUNE_BUILD_PYTHON=OFF && cmake --build /tmp/old/build --target optune
+# optune-worker`), "before" is that build with its own defaults: optune as it was, templates and
+# all, rather than today's build with today's savings turned off.
 # defaults: gemm,conv,pocl 64 3 400 build/time-to-result. A row whose reference.db exists keeps it.
 # Nothing else may run on the machine meanwhile (its candidates' timings are the result).
 set -euo pipefail
@@ -26,6 +31,11 @@ work=${5:-$root/build/time-to-result}
 optune=${OPTUNE_BIN:-$root/build/bin}/optune
 kernels=${KERNELS:-$root/configs/kernels}
 before=(--bail-out off --timing full --cheap-share 0 --compile-ahead off --min-repeat-ms 40)
+before_optune=$optune
+if [ -n "${BEFORE_BIN:-}" ]; then
+  before_optune=$BEFORE_BIN/optune
+  before=()
+fi
 
 row_arguments() {
   case $1 in
@@ -40,7 +50,7 @@ row_arguments() {
 
 # One run into DB, its start and wall time in DB's .json.
 tune() {
-  local db=$1; shift
+  local optune=$1 db=$2; shift 2
   rm -f "$db" "$db-wal" "$db-shm"
   local start end
   start=$(date +%s.%N)
@@ -54,10 +64,10 @@ tune() {
 for row in ${rows//,/ }; do
   read -r -a args <<< "$(row_arguments "$row")"
   mkdir -p "$work/$row"
-  [ -f "$work/$row/reference.db" ] || tune "$work/$row/reference.db" "${args[@]}" --trials "$ref_trials" --seed 100
+  [ -f "$work/$row/reference.db" ] || tune "$optune" "$work/$row/reference.db" "${args[@]}" --trials "$ref_trials" --seed 100
   for seed in $(seq 1 "$seeds"); do
-    OPTUNE_PRECOMPILED_HEADERS=0 tune "$work/$row/before-$seed.db" "${args[@]}" --trials "$trials" --seed "$seed" "${before[@]}"
-    tune "$work/$row/after-$seed.db" "${args[@]}" --trials "$trials" --seed "$seed"
+    OPTUNE_PRECOMPILED_HEADERS=0 tune "$before_optune" "$work/$row/before-$seed.db" "${args[@]}" --trials "$trials" --seed "$seed" ${before[@]+"${before[@]}"}
+    tune "$optune" "$work/$row/after-$seed.db" "${args[@]}" --trials "$trials" --seed "$seed"
   done
 done
 python3 "$(dirname "${BASH_SOURCE[0]}")/time_to_result.py" "$work"
