@@ -4,13 +4,15 @@
 # this build, interleaved (5 rounds of 40 ms repeats, every record checked), then the peers of the
 # same workloads in the same call (cuBLAS, torch._scaled_mm, cuDNN through PyTorch, graph-timed)
 # and, for conv2d, the per-layer ratios and their geometric mean. What changes is the build (its
-# kernels, its timing), not the search. Usage: cuda_remeasure.sh PACK CSV [PER_WORKLOAD]
+# kernels, its timing), not the search. Usage: cuda_remeasure.sh PACK CSV [PER_WORKLOAD]; a .tsv
+# instead of the CSV names the configs itself, in best_configs.py's lines (OP DTYPE SHAPE CONFIG).
 set -uo pipefail
 pack=$(cd "$1" && pwd); csv=$2; per=${3:-3}
 export LD_LIBRARY_PATH="$pack/lib:${LD_LIBRARY_PATH:-}"
 export OPTUNE_CACHE_DIR=${OPTUNE_CACHE_DIR:-$(mktemp -d)}
 db=${OPTUNE_DB:-$(mktemp -d)/remeasure.db}
-lines=$(python3 "$pack/best_configs.py" "$csv" "$per") || exit 2
+if [[ $csv == *.tsv ]]; then lines=$(cat "$csv") || exit 2
+else lines=$(python3 "$pack/best_configs.py" "$csv" "$per") || exit 2; fi
 while IFS=$'\t' read -r op dtype shape; do
   args=()
   while IFS=$'\t' read -r o d s config; do

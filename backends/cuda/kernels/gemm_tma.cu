@@ -24,13 +24,11 @@
 // Stream-K (STREAM_K = the grid's blocks, one per SM; for shapes whose tiles fill the SMs unevenly):
 // the tiles of whole waves go a tile a block as a persistent walk's; the K slices of the rest, tile
 // after tile, are cut into STREAM_K equal shares, one a block, so a block's first and last tiles
-// there may be parts of tiles. A block holding a tile's later part (never more than one: its first
-// there) leaves its float sums in its slot of a global workspace and raises its flag; the block
-// holding the tile's first part adds them and stores the tile. That block reaches it last, at the
-// end of its share, while the later parts were each their block's first. A block waits only for
-// later blocks' first parts, so all STREAM_K blocks (one per SM) must be resident at once: on a GPU
-// another process shares, a block may wait for one not yet scheduled, and the candidate ends as a
-// timeout record.
+// there may be parts of tiles. Each part of a shared tile leaves its float sums in its block's slot
+// of a global workspace and counts itself on the tile's counter; the part that counts last adds the
+// others' sums and stores the tile. No block waits for another, so a share's time is its slices'
+// and one hand-over (a block that waited for the tile's other parts would take as long as a whole
+// tile, which is what stream-K is there to avoid), and the blocks need not all be resident at once.
 // Multicast (CLUSTER_M = 2): a cluster of two blocks computes two tiles one above the other, which
 // read the same B: each block copies half of B's slabs once into both blocks' shared memory (TMA
 // multicast), halving B's traffic from L2; a buffer goes back to the producers once the consumers
@@ -119,10 +117,11 @@ constexpr long long SHARED_SLICES = (long long)(TILES - WAVE_TILES) * K_TILES;
 __device__ inline int first_slice(int block) {
   return WAVE_TILES * K_TILES + int(block * SHARED_SLICES / STREAM_K);
 }
-// Each block's slot: thread t's sums 4 i to 4 i + 3 of warpgroup g at [block][g][i][t] (coalesced
-// 16-byte accesses), and its flag.
-__device__ float4 stream_k_partials[STREAM_K][WGS][MI * BN / 8][128];
-__device__ unsigned stream_k_ready[STREAM_K][WGS];
+// Each block's two slots (its first and last parts): thread t's sums 4 i to 4 i + 3 of warpgroup g
+// at [block][slot][g][i][t] (coalesced 16-byte accesses); each shared tile's parts counted so far,
+// per warpgroup (reset by the last, ready for the next launch).
+__device__ float4 stream_k_partials[STREAM_K][2][WGS][MI * BN / 8][128];
+__device__ unsigned stream_k_arrivals[TILES - WAVE_TILES > 0 ? TILES - WAVE_TILES : 1][WGS];
 #endif
 // The block's work number `ordinal` (0, 1, ...); false past its last. Split-K: the part-th share of
 // each tile's slices.
@@ -211,32 +210,50 @@ __device__ inline void cluster_sync() {
 }
 
 #if STREAM_K
-// Stream-K's hand-over of a tile's later part, named barrier 3 + group among the warpgroup's threads:
-// the sums into the block's slot, then its flag raised once every thread's stores are visible.
-__device__ inline void save_part(const float (&acc)[MI][BN / 2], int group) {
-  float4* slot = &stream_k_partials[blockIdx.x][group][0][threadIdx.x % 128];
+// The block whose share holds K slice `slice` (numbered over all tiles) of a shared tile.
+__device__ inline int block_of(int slice) {
+  int block = int((slice - WAVE_TILES * K_TILES) * STREAM_K / SHARED_SLICES);
+  while (block + 1 < STREAM_K && first_slice(block + 1) <= slice) ++block;
+  while (first_slice(block) > slice) --block;
+  return block;
+}
+// Block `block`'s slot for its part of `tile`: 0 where its share starts in that tile, else 1.
+__device__ inline int slot_of(int block, int tile) { return first_slice(block) / K_TILES == tile ? 0 : 1; }
+__device__ inline float4* slot_address(int block, int tile, int group) {
+  return &stream_k_partials[block][slot_of(block, tile)][group][0][threadIdx.x % 128];
+}
+
+// Stream-K's hand-over of a part of a shared tile, among the warpgroup's threads (named barrier 3 +
+// group): the sums into the block's slot, visible before the part is counted; true for the part
+// counted last, whose `acc` then holds the whole tile's sums (every other part's added). `verdict`:
+// a shared-memory word of the warpgroup's, where its counting thread tells the others.
+__device__ inline bool last_part_of_tile(float (&acc)[MI][BN / 2], int group, int tile, unsigned verdict) {
+  float4* mine = slot_address(blockIdx.x, tile, group);
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
     for (int j = 0; j < BN / 2; j += 4)
-      __stcg(slot + (mi * BN / 2 + j) / 4 * 128, make_float4(acc[mi][j], acc[mi][j + 1], acc[mi][j + 2], acc[mi][j + 3]));
+      __stcg(mine + (mi * BN / 2 + j) / 4 * 128, make_float4(acc[mi][j], acc[mi][j + 1], acc[mi][j + 2], acc[mi][j + 3]));
   __threadfence();
   named_barrier(3 + group, 128);
-  if (threadIdx.x % 128 == 0)
-    asm volatile("st.release.gpu.global.u32 [%0], 1;\n" ::"l"(&stream_k_ready[blockIdx.x][group]) : "memory");
-}
-// ... and the first part's: every later part of `tile` (blocks after this one, in order) added.
-// A flag is lowered once read, ready for the next launch.
-__device__ inline void add_parts(float (&acc)[MI][BN / 2], int group, int tile) {
-  for (int block = blockIdx.x + 1; first_slice(block) < (tile + 1) * K_TILES; ++block) {
-    if (threadIdx.x % 128 == 0) {
-      unsigned* flag = &stream_k_ready[block][group];
-      unsigned ready = 0;
-      while (!ready) asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(ready) : "l"(flag) : "memory");
-      *flag = 0;
-    }
-    named_barrier(3 + group, 128);
-    const float4* slot = &stream_k_partials[block][group][0][threadIdx.x % 128];
+  const int first = block_of(tile * K_TILES), last = block_of((tile + 1) * K_TILES - 1);
+  if (threadIdx.x % 128 == 0) {
+    int parts = 0;  // blocks with slices of the tile (a share may be empty where the slices are few)
+    for (int block = first; block <= last; ++block) parts += first_slice(block) < first_slice(block + 1);
+    unsigned* arrivals = &stream_k_arrivals[tile - WAVE_TILES][group];
+    unsigned before;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;\n" : "=r"(before) : "l"(arrivals) : "memory");
+    const unsigned last_part = before == unsigned(parts - 1);
+    if (last_part) *arrivals = 0;
+    asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(verdict), "r"(last_part) : "memory");
+  }
+  named_barrier(3 + group, 128);
+  unsigned last_part;
+  asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(last_part) : "r"(verdict) : "memory");
+  if (!last_part) return false;
+  for (int block = first; block <= last; ++block) {
+    if (block == int(blockIdx.x) || first_slice(block) == first_slice(block + 1)) continue;
+    const float4* slot = slot_address(block, tile, group);
     // Eight loads in flight before their sums wait for them.
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi)
@@ -254,6 +271,7 @@ __device__ inline void add_parts(float (&acc)[MI][BN / 2], int group, int tile) 
         }
       }
   }
+  return true;
 }
 #endif
 
@@ -284,6 +302,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
   auto ready = [&](int group) { return barriers + 8 * (2 * STAGES + group); };       // first block's
   auto done = [&](int group) { return barriers + 8 * (2 * STAGES + WGS + group); };  // the others'
   auto turn = [&](int group) { return barriers + 8 * (2 * STAGES + group); };  // ping-pong (never split)
+  auto verdict = [&](int group) { return barriers + 8 * (2 * STAGES + group); };  // stream-K (neither)
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
@@ -474,11 +493,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     }
 #endif
 #if STREAM_K
-    if (k_begin > 0) {  // a later part of its tile
-      save_part(acc, group);
-      continue;
-    }
-    if (k_end < K_TILES) add_parts(acc, group, work.tile);
+    if ((k_begin > 0 || k_end < K_TILES) && !last_part_of_tile(acc, group, work.tile, verdict(group))) continue;
 #endif
 
 #if TMA_STORE

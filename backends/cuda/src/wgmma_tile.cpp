@@ -35,6 +35,7 @@ WgmmaTile::WgmmaTile(const ss::ConfigView& v, bool producer_warpgroup)
 std::int64_t WgmmaTile::shared_bytes() const {
   std::int64_t bytes = stages * (bm() + bn) * kSliceBytes + kAlignmentSlack;
   if (producer) bytes += 2 * stages * kBarrierBytes + (pingpong ? 2 * kBarrierBytes : 0);
+  if (stream_k) bytes += wgs * kBarrierBytes;  // a word a consumer warpgroup for the hand-over's verdict
   if (tma_store) bytes += wgs * kStagingBytes;
   if (split_k > 1) bytes += bm() * bn * 4 + 2 * wgs * kBarrierBytes;
   return bytes;

@@ -453,6 +453,11 @@ TEST(CudaGemmTemplate, HopperTemplatesAreTheDefaultThereAndTheirCandidatesCompil
     EXPECT_EQ(streamed_artifact.launch.global[0], 132);
     const std::string module(streamed_artifact.module.begin(), streamed_artifact.module.end());
     EXPECT_NE(module.find("stream_k_partials"), std::string::npos);  // the workspace, a module global
+    EXPECT_NE(module.find("stream_k_arrivals"), std::string::npos);  // each shared tile's parts counted
+    // Beyond the stages, barriers and staging buffers: a word per consumer warpgroup, where the
+    // thread that counts a part tells the others whether it was the tile's last.
+    EXPECT_EQ(streamed_artifact.launch.shared_memory_bytes,
+              4 * (128 + 256) * 128 + 1024 + 8 * 8 + 2 * (2 * 64 * 128) + 2 * 8);
     // 192 columns (wgmma's n192; three slabs of B): 2 x 58 tiles at M = 256 fill 116 of 132 SMs,
     // where 128 x 256 tiles fill 86; B multicast in thirds of 64 columns, and as fp8's K-major rows.
     auto short_256 = template_task(hopper, "256,11008,4096", "bf16", h100);
