@@ -302,7 +302,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
   auto ready = [&](int group) { return barriers + 8 * (2 * STAGES + group); };       // first block's
   auto done = [&](int group) { return barriers + 8 * (2 * STAGES + WGS + group); };  // the others'
   auto turn = [&](int group) { return barriers + 8 * (2 * STAGES + group); };  // ping-pong (never split)
+#if STREAM_K
   auto verdict = [&](int group) { return barriers + 8 * (2 * STAGES + group); };  // stream-K (neither)
+#endif
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
