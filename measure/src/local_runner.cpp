@@ -203,6 +203,7 @@ WorkerRequest worker_request(const MeasureInput& input, const TimingPolicy& timi
   WorkerRequest request;
   request.workload = input.task->workload.key();
   request.timing = timing;
+  if (!input.may_cut) request.timing.bail_out = 0;
   request.target = input.task->target.str();
   request.cache_dir = cache_dir;
   request.best_seconds = input.best_seconds;

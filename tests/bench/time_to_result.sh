@@ -32,6 +32,7 @@ optune=${OPTUNE_BIN:-$root/build/bin}/optune
 kernels=${KERNELS:-$root/configs/kernels}
 before=(--bail-out off --timing full --cheap-share 0 --compile-ahead off --min-repeat-ms 40)
 before_optune=$optune
+modes=${MODES:-before,after}  # MODES=after runs today's again beside the "before" runs a WORKDIR holds
 if [ -n "${BEFORE_BIN:-}" ]; then
   before_optune=$BEFORE_BIN/optune
   before=()
@@ -66,8 +67,10 @@ for row in ${rows//,/ }; do
   mkdir -p "$work/$row"
   [ -f "$work/$row/reference.db" ] || tune "$optune" "$work/$row/reference.db" "${args[@]}" --trials "$ref_trials" --seed 100
   for seed in $(seq 1 "$seeds"); do
-    OPTUNE_PRECOMPILED_HEADERS=0 tune "$before_optune" "$work/$row/before-$seed.db" "${args[@]}" --trials "$trials" --seed "$seed" ${before[@]+"${before[@]}"}
-    tune "$optune" "$work/$row/after-$seed.db" "${args[@]}" --trials "$trials" --seed "$seed"
+    if [[ $modes == *before* ]]; then
+      OPTUNE_PRECOMPILED_HEADERS=0 tune "$before_optune" "$work/$row/before-$seed.db" "${args[@]}" --trials "$trials" --seed "$seed" ${before[@]+"${before[@]}"}
+    fi
+    if [[ $modes == *after* ]]; then tune "$optune" "$work/$row/after-$seed.db" "${args[@]}" --trials "$trials" --seed "$seed"; fi
   done
 done
 python3 "$(dirname "${BASH_SOURCE[0]}")/time_to_result.py" "$work"

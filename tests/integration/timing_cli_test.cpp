@@ -1,7 +1,7 @@
 // Time to a result (issue 42) through the optune command: a candidate whose first timed runs are
 // over the bail-out factor times the best so far is a `slow` record (its partial time a lower
-// bound), never the first batch's nor a finalist's; one clearly slower than the best gets fewer
-// repeats; --bail-out off and --timing full time every candidate in full; every record says its
+// bound), never the first batch's nor a finalist's; one clearly slower than the best (in a first
+// batch, than the default) gets fewer repeats; --bail-out off and --timing full time every candidate in full; every record says its
 // check and timing seconds and the run's summary where its wall time went; every checked record
 // says how far its output was from the reference (check_error).
 #include <algorithm>
@@ -75,10 +75,11 @@ class TimingCliTest : public CommandTest {
                                                                                "WORK = [1, 12, 24]\nPAD = [0, 1, 2]");
     return dir_ / "paced.toml";
   }
-  // Tunes the paced kernel over its whole grid, a config a batch.
-  nlohmann::json tune(const std::string& options) {
-    CommandRun run = optune("tune --kernel " + write_paced_kernel().string() + " --tuner grid --trials 9 --batch-size 1 "
-                            "--min-repeat-ms 5 --remeasure 1 --quiet --format json --db " + db() + " " + options);
+  // Tunes the paced kernel over its whole grid, `batch_size` configs a batch.
+  nlohmann::json tune(const std::string& options, int batch_size = 1) {
+    CommandRun run = optune("tune --kernel " + write_paced_kernel().string() + " --tuner grid --trials 9 --batch-size " +
+                            std::to_string(batch_size) + " --min-repeat-ms 5 --remeasure 1 --quiet --format json --db " +
+                            db() + " " + options);
     EXPECT_EQ(run.code, 0) << run.out << run.err;
     return nlohmann::json::parse(run.out);
   }
@@ -134,6 +135,25 @@ TEST_F(TimingCliTest, CandidatesOverTheBailOutBoundAreSlowRecordsAndTheRestAreTi
   EXPECT_NEAR(parts, summary["seconds"].get<double>(), 0.05 * summary["seconds"].get<double>() + 0.1);
   // The best is a WORK = 1 config, measured in full.
   EXPECT_EQ(summary["best"]["config"]["WORK"], 1) << summary["best"].dump();
+}
+
+// A run's first batch (here the whole grid) is timed against the default alone: none of it is cut
+// as slow, but its clearly slower configs end their timing early all the same, as ok records.
+TEST_F(TimingCliTest, AFirstBatchIsNeverCutButItsClearlySlowerCandidatesEndEarly) {
+  const auto summary = tune("", 9);
+  EXPECT_EQ(summary["slow"], 0);
+  const auto all = records();
+  double fastest_median = 1e9;
+  for (const auto& record : all) fastest_median = std::min(fastest_median, record.median_seconds);
+  std::size_t ended_early = 0;
+  for (const auto& record : all) {
+    ASSERT_TRUE(record.ok()) << record.error_kind << ": " << record.error_message;
+    if (record.tuner != "grid") continue;
+    expect_timed_as_its_rank_needs(record, fastest_median);
+    ended_early += record.config.at("WORK").get<int>() > 1 && record.costs.size() < 5;
+  }
+  EXPECT_GE(ended_early, 4u) << "WORK 12 and 24 are clearly slower than the default";
+  EXPECT_GT(summary["time"]["saved_seconds"].get<double>(), 0);
 }
 
 TEST_F(TimingCliTest, WithoutBailOutAClearlySlowerCandidateGetsFewerRepeats) {

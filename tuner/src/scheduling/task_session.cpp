@@ -23,9 +23,9 @@ namespace {
 // A batch as the builder and the runner take it.
 std::vector<measure::MeasureInput> measure_inputs(const std::shared_ptr<const measure::MeasureTask>& task,
                                                   const std::vector<search_space::Config>& configs,
-                                                  std::optional<double> best_seconds) {
+                                                  std::optional<double> best_seconds, bool may_cut) {
   std::vector<measure::MeasureInput> inputs;
-  for (const auto& config : configs) inputs.push_back({task, config, best_seconds});
+  for (const auto& config : configs) inputs.push_back({task, config, best_seconds, may_cut});
   return inputs;
 }
 
@@ -152,10 +152,10 @@ std::vector<db::TuningRecord> RecordingMeasurer::run(const std::shared_ptr<const
                                                      bool is_default, std::vector<measure::MeasureResult>* results,
                                                      int rounds, int max_rounds,
                                                      const measure::Runner::MoreRounds& more,
-                                                     std::optional<double> best_seconds,
+                                                     std::optional<double> best_seconds, bool may_cut,
                                                      std::future<std::vector<measure::BuildResult>>* built_ahead,
                                                      const std::function<void()>& built) {
-  const auto inputs = measure_inputs(task, configs, best_seconds);
+  const auto inputs = measure_inputs(task, configs, best_seconds, may_cut);
   // Build the whole batch first (or wait for its build ahead): no compile of this batch runs while
   // one of its candidates is timed.
   const auto build_started = std::chrono::steady_clock::now();
@@ -197,7 +197,7 @@ std::vector<db::TuningRecord> RecordingMeasurer::run(const std::shared_ptr<const
 
 std::future<std::vector<measure::BuildResult>> RecordingMeasurer::build_ahead(
     const std::shared_ptr<const measure::MeasureTask>& task, const std::vector<search_space::Config>& configs) {
-  return std::async(std::launch::async, [this, inputs = measure_inputs(task, configs, std::nullopt)] {
+  return std::async(std::launch::async, [this, inputs = measure_inputs(task, configs, std::nullopt, true)] {
     const std::lock_guard<std::mutex> one_build(building_);
     return builder_.build(inputs);
   });
@@ -272,12 +272,14 @@ std::size_t TaskSession::step(std::size_t max_trials, std::size_t ahead_trials) 
     if (ahead_ && !ahead_->configs.empty()) ahead_->builds = measurer_.build_ahead(task_, ahead_->configs);
   };
   std::vector<measure::MeasureResult> results;
-  // A run's first batch is timed in full: its best so far is the default alone, which a first look
-  // at the space may be far from.
-  std::optional<double> cut_against;
-  if (summary_.trials > 0 && best_) cut_against = best_->median_seconds;
+  // A run's first batch is never cut as slow: its best so far is the default alone, which a first
+  // look at the space may be far from. Its timing still ends early where a candidate is clearly
+  // slower than that default (adaptive timing: an ok record of fewer repeats).
+  std::optional<double> rank_against;
+  if (best_) rank_against = best_->median_seconds;
+  const bool may_cut = summary_.trials > 0;
   auto records = run_batch(batch, chosen.tuner, summary_.run_id, false, &results, 1, 0,
-                           measure::Runner::MoreRounds{}, cut_against, &chosen.builds, build_next);
+                           measure::Runner::MoreRounds{}, rank_against, may_cut, &chosen.builds, build_next);
   check_environment(records);
   record(records);
   tuner_->update(batch, results);

@@ -28,8 +28,12 @@ struct MeasureInput {
   std::shared_ptr<const MeasureTask> task;
   search_space::Config config;
   // The task's best median so far where this candidate may be timed short (timing_policy.hpp):
-  // not for the default, a run's first batch or a re-measurement.
+  // not for the default or a re-measurement.
   std::optional<double> best_seconds;
+  // false: against best_seconds the timing may end early (adaptive timing: an ok record of fewer
+  // repeats) but never cut the candidate as `slow` (a run's first batch, whose best so far is the
+  // default alone).
+  bool may_cut = true;
 };
 
 }  // namespace optune::measure

@@ -8,8 +8,9 @@
 // with `adaptive`, its timing also ends once it is clearly not the best (its fastest repeat over
 // kClearlySlowerAfter[r - 1] times the best after r repeats: the further off, the sooner) or once
 // its median is known well enough to rank it (after kSettledRepeats repeats within
-// kSettledSpread of each other). Candidates sent without a best (the default, a run's first
-// batch, the closing re-measurements) get every repeat.
+// kSettledSpread of each other). Candidates sent without a best (the default, the closing
+// re-measurements) get every repeat; a run's first batch is sent with the default's time and the
+// bail-out off (MeasureInput::may_cut).
 //
 // A comparison (a Runner::run of several rounds: the finalists', whose figures a run reports) times
 // its repeats for at least comparison_min_repeat_ms where that is longer (comparison_policy): a
