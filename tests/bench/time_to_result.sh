@@ -19,7 +19,8 @@
 # -DOPTUNE_BUILD_BENCH=OFF -DOPTUNE_BUILD_PYTHON=OFF && cmake --build /tmp/old/build --target optune
 # optune-worker`), "before" is that build with its own defaults: optune as it was, templates and
 # all, rather than today's build with today's savings turned off.
-# defaults: gemm,conv,pocl 64 3 400 build/time-to-result. A row whose reference.db exists keeps it.
+# defaults: gemm,conv,pocl 64 3 400 build/time-to-result. A row whose reference.db exists keeps it,
+# and a run already in WORKDIR (its .json written) is kept: a call with more SEEDS adds seeds.
 # Nothing else may run on the machine meanwhile (its candidates' timings are the result).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -52,6 +53,7 @@ row_arguments() {
 # One run into DB, its start and wall time in DB's .json.
 tune() {
   local optune=$1 db=$2; shift 2
+  [ -f "${db%.db}.json" ] && return  # done in an earlier call: more seeds add to a WORKDIR
   rm -f "$db" "$db-wal" "$db-shm"
   local start end
   start=$(date +%s.%N)
