@@ -211,10 +211,13 @@ namespace {
 // bf16, optune::conv2d on int8 (and on bf16 where the CPU has AVX-512 BF16: elsewhere the bf16
 // conv2d is widened and has no table), each checked against a double reference (int8 exactly), and
 // the dispatch each reports (a tuned row for the tuned shapes and the listed untuned one, the
-// default for another). Prints one line per call; exits 1 on any wrong answer or dispatch.
+// default for another); on the kept NCHW16c layout also through a filter packed once, whose every
+// call gives the one-call entry's output. Prints one line per call; exits 1 on any wrong answer or
+// dispatch.
 constexpr const char* kLowPrecisionConsumer = R"(
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <vector>
 #include "optune_tuned.hpp"
@@ -282,8 +285,16 @@ int conv(const cpu::Conv2dDims& d, bool expect_tuned, double bound) {
 }
 
 #ifdef WITH_NCHW16C
+// The filter type apply-best's header gives a dtype's NCHW16c layers.
+template <typename TW> struct PackedFilterOf;
+template <> struct PackedFilterOf<std::int8_t> { using type = optune::Conv2dNchw16cInt8Filter; };
+#ifdef WITH_BF16_CONV
+template <> struct PackedFilterOf<cpu::bfloat16> { using type = optune::Conv2dNchw16cBf16Filter; };
+#endif
+
 // A conv2d on the kept NCHW16c layout through optune::conv2d_nchw16c: the NCHW operands blocked in
-// and the output blocked out (channels past K must be zeros).
+// and the output blocked out (channels past K must be zeros); then through the filter packed once,
+// called twice, each call's output the same as the one-call entry's.
 template <typename TIn, typename TW, typename TOut>
 int conv_nchw16c(const cpu::Conv2dDims& d, bool expect_tuned, double bound) {
   auto in = values<TIn>(d.N * d.C * d.H * d.W);
@@ -304,6 +315,14 @@ int conv_nchw16c(const cpu::Conv2dDims& d, bool expect_tuned, double bound) {
     }
   const double e = error(out, want);
   std::printf("conv2d_nchw16c K%ld %s: %s, error %.3g\n", long(d.K), sizeof(TOut) == 4 ? "int8" : "bf16", tuned ? "tuned" : "default", e);
+  const typename PackedFilterOf<TW>::type filter(d, w.data());
+  for (int call = 0; call < 2; ++call) {
+    std::vector<TOut> again(out.size());
+    const bool packed_tuned = filter(blocked_in.data(), again.data());
+    const bool same = std::memcmp(again.data(), out.data(), out.size() * sizeof(TOut)) == 0;
+    std::printf("packed filter, call %d: %s, %s\n", call, packed_tuned ? "tuned" : "default", same ? "same output" : "other output");
+    if (!same || packed_tuned != tuned || filter.tuned() != tuned) return 1;
+  }
   return e <= bound && tuned == expect_tuned ? 0 : 1;
 }
 #endif
@@ -373,6 +392,7 @@ TEST_F(DtypeCliTest, Int8AndBf16TablesAreCompiledIntoAConsumerThatGetsTheRightAn
   EXPECT_NE(header.find("kConv2dInt8 = "), std::string::npos) << header;
   EXPECT_EQ(header.find("kConv2dInt8Nchw16c = ") != std::string::npos, sixteen_lanes) << header;
   EXPECT_EQ(header.find("kConv2dBf16Nchw16c = ") != std::string::npos, sixteen_lanes && bf16_conv_table) << header;
+  EXPECT_EQ(header.find("using Conv2dNchw16cInt8Filter = ") != std::string::npos, sixteen_lanes) << header;
   EXPECT_EQ(header.find("kGemmF16"), std::string::npos) << "no f16 GEMM records, no f16 GEMM table";
   EXPECT_NE(header.find("kDepthwiseConv2dInt8 = "), std::string::npos) << header;
   EXPECT_NE(header.find("kConv2dF16 = "), std::string::npos) << header;
@@ -385,7 +405,11 @@ TEST_F(DtypeCliTest, Int8AndBf16TablesAreCompiledIntoAConsumerThatGetsTheRightAn
                               (dir / "consumer").string() + " 2> " + (dir / "compile.log").string();
   ASSERT_EQ(std::system(compile.c_str()), 0) << optune::test_support::slurp(dir / "compile.log");
   const int status = std::system(((dir / "consumer").string() + " > " + (dir / "consumer.out").string()).c_str());
-  EXPECT_EQ(status, 0) << optune::test_support::slurp(dir / "consumer.out");
+  const std::string out = optune::test_support::slurp(dir / "consumer.out");
+  EXPECT_EQ(status, 0) << out;
+  // The kept layout's layers ran through their packed filters too (the tuned one, then the default).
+  EXPECT_EQ(out.find("packed filter, call 1: tuned, same output") != std::string::npos, sixteen_lanes) << out;
+  EXPECT_EQ(out.find("packed filter, call 1: default, same output") != std::string::npos, sixteen_lanes) << out;
 }
 
 }  // namespace

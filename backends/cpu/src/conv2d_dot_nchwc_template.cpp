@@ -231,7 +231,12 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
                        "tuned config ran.\n" + head + "conv2d_nchw16c(const kernels::cpu::Conv2dDims& dims, const " +
                        in + "* input, const " + weights + "* filter,\n                    " + out +
                        "* output) {\n  return kernels::cpu::conv2d_dot_nchwc_tuned" + tuned +
-                       "(dims, input, filter, output);\n}\n";
+                       "(dims, input, filter, output);\n}\n" +
+                       "// The same with the filter packed once, for a layer run again and again: Conv2dNchw16c" +
+                       suffix + "Filter\n// filter(dims, weights) packs it, filter(input, output) convolves (and "
+                       "returns whether a tuned config runs).\nusing Conv2dNchw16c" + suffix +
+                       "Filter = kernels::cpu::TunedNchwcFilter<tuned::" + form.table_name + ", tuned::" +
+                       form.table_name + "Default, " + weights + ">;\n";
     return {form};
   }
 

@@ -5,7 +5,8 @@
 //   - NCHW input and output: optune::conv2d(...), conv2d_int8.cpu's and conv2d_bf16.cpu's GEMM
 //     configs (conv2d_dot.hpp).
 //   - NCHW16c input and output: optune::conv2d_nchw16c(...), conv2d_int8_direct.cpu's and
-//     conv2d_bf16_direct.cpu's configs (conv2d_dot_nchwc.hpp).
+//     conv2d_bf16_direct.cpu's configs (conv2d_dot_nchwc.hpp); optune::Conv2dNchw16cInt8Filter and
+//     optune::Conv2dNchw16cBf16Filter pack a layer's filter once and convolve with it.
 #pragma once
 
 #include <cstddef>
@@ -57,5 +58,34 @@ bool conv2d_dot_nchwc_tuned(const Conv2dDims& dims, const TIn* input, const TW* 
   return run_tuned_conv2d_dot<Table, Fallback>(
       dims, [&]<auto Config>() { conv2d_dot_nchwc<Config>(dims, input, filter, output); });
 }
+
+// A filter packed once with the config Table holds for its layer (else Fallback), for a layer run
+// again and again: conv2d_dot_nchwc_tuned packs the filter in every call, which on deep layers
+// costs more than the convolution. Convolves NCHW16c tensors of that layer with it.
+template <const auto& Table, auto Fallback, typename TW>
+class TunedNchwcFilter {
+ public:
+  TunedNchwcFilter(const Conv2dDims& dims, const TW* filter) : dims_(dims) {
+    tuned_ = run_tuned_conv2d_dot<Table, Fallback>(dims, [&]<auto Config>() {
+      const auto bytes = conv2d_dot_nchwc_packed_filter_size<Config>(dims) * static_cast<std::int64_t>(sizeof(TW));
+      packed_ = reinterpret_cast<TW*>(buffer_.reserve(static_cast<std::size_t>((bytes + 3) / 4)));
+      conv2d_dot_nchwc_pack_filter<Config>(dims, filter, packed_);
+    });
+  }
+  // Returns whether a tuned config runs (the one the filter was packed for).
+  template <typename TIn, typename TOut>
+  bool operator()(const TIn* input, TOut* output) const {
+    return run_tuned_conv2d_dot<Table, Fallback>(
+        dims_, [&]<auto Config>() { conv2d_dot_nchwc_packed<Config>(dims_, input, packed_, output); });
+  }
+  bool tuned() const { return tuned_; }
+  const Conv2dDims& dims() const { return dims_; }
+
+ private:
+  Conv2dDims dims_;
+  AlignedBuffer buffer_;
+  TW* packed_ = nullptr;
+  bool tuned_ = false;
+};
 
 }  // namespace optune::kernels::cpu
