@@ -269,7 +269,7 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
   tune->add_option("--tuner", options->request.tuning.tuner.name, "Tuner: xgb (model-based), ga (genetic), random, grid")->capture_default_str();
   tune->add_option("--trials", options->request.tuning.trials, "Configs to measure (the budget)")
       ->capture_default_str()->check(whole_number(1, app::kMaxTrials));
-  tune->add_option("--batch-size", options->request.tuning.batch_size, "Configs built and measured per batch")
+  tune->add_option("--batch-size", options->request.tuning.batch_size, "Configs built and measured per batch (not given: as many for each device of a target of several, cuda:all)")
       ->capture_default_str()->check(whole_number(1, 4096));
   tune->add_option("--early-stopping", options->request.tuning.early_stopping,
                    "Stop after this many trials without improvement (0: never)")
@@ -306,6 +306,7 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
   tune->add_option("--trials-per-task", options->request.trials_per_task, "Suite: trials for each task (default: --trials)")
       ->check(whole_number(1, app::kMaxTrials));
   auto* trials = tune->get_option("--trials");
+  auto* batch_size = tune->get_option("--batch-size");
   tune->add_option("--budget", options->request.budget,
                    "Total trials (2000) or time (8h, 30m, 1h30m, 90s): of a suite, or of one workload, where a time "
                    "alone bounds the run unless --trials is given too");
@@ -320,10 +321,11 @@ void add_tune_command(CLI::App& app, CommandAction& action) {
   tune->add_option("--rpc-wait", options->request.measuring.rpc_wait, "--rpc: seconds to wait in the tracker's queue for a device, and for a tracker that "
                    "cannot be reached (restarting)")
       ->capture_default_str()->check(finite_number(0.0, 86400.0));
-  tune->callback([options, op, trials, &action] {
+  tune->callback([options, op, trials, batch_size, &action] {
     if (op->count() > 0 && !options->request.kernel_file.empty())
       throw CLI::ValidationError("--op", "does not go with --kernel (the file is the kernel)");
     options->request.trials_given = trials->count() > 0;
+    options->request.batch_size_given = batch_size->count() > 0;
     action = [options] { return run_tune(*options); };
   });
 }

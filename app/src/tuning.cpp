@@ -46,8 +46,9 @@ void check_tune_request(const TuneRequest& request) {
 
 // One workload's tuning options, its --budget applied: trials replace tuning.trials; a time bounds
 // the run, alone unless trials were given too.
-tuner::TuningOptions workload_tuning(const TuneRequest& request) {
+tuner::TuningOptions workload_tuning(const TuneRequest& request, const TunePlan& plan) {
   tuner::TuningOptions tuning = request.tuning;
+  tuning.batch_size = plan.tuning.batch_size;
   tuning.stop = request.stop;
   if (request.budget.empty()) return tuning;
   const tuner::SuiteBudget budget = suite_budget(request);
@@ -102,7 +103,7 @@ void make_tasks(const TuneRequest& request, const std::vector<std::string>& shap
       plan.suite_tasks.push_back({entry, make_entry_task(entry, plan.target, plan.device)});
     return;
   }
-  tuner::TuningOptions whole = workload_tuning(request);
+  tuner::TuningOptions whole = workload_tuning(request, plan);
   // auto: only where the device is apart from every host's cores. An --rpc CPU server may be this
   // machine (loopback): its worker would time candidates beside the compiles (measured: 21 of 32
   // records noisy, timing 9 s to 14 s), so it takes --compile-ahead on.
@@ -147,6 +148,12 @@ tuner::SuiteBudget suite_budget(const TuneRequest& request) {
   return budget;
 }
 
+std::size_t batch_size_of(const TuneRequest& request, std::size_t devices) {
+  // With one device's batch, its compiles (all at once on the host's cores, while the batch before
+  // is measured) take about as long as several devices measure it, and the devices wait for them.
+  return request.batch_size_given ? request.tuning.batch_size : request.tuning.batch_size * std::max<std::size_t>(1, devices);
+}
+
 TunePlan plan_tune(const TuneRequest& request) {
   check_tune_request(request);
   TunePlan plan;
@@ -162,6 +169,7 @@ TunePlan plan_tune(const TuneRequest& request) {
   if (plan.kind == TuneKind::kRange) plan.range = request.shape;
   const auto targets = parse_spread_targets(request.measuring.target, !request.measuring.rpc.empty());
   if (targets.size() > 1) plan.spread = targets;
+  plan.tuning.batch_size = batch_size_of(request, plan.spread.size());
   // The builder's and the records' target: for <backend>:all the backend's own ("cuda", its first
   // device), so the records join those of a tune on one GPU; for a list its first.
   plan.target = kernels::split_target(request.measuring.target).spec == "all" ? parse_target_option(targets.front().backend)

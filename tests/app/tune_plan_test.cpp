@@ -177,6 +177,21 @@ TEST(TunePlan, SeveralDevicesAreAGpuBackendsListOfDistinctDevices) {
   if (backends::find_backend("cuda").devices().empty()) refused("cuda:all", "no cuda device here");
 }
 
+// Spread over several devices, a run takes the default batch per device, so that one batch's
+// compiles do not hold the devices up; a batch size given is kept.
+TEST(TunePlan, TheDefaultBatchGrowsWithTheDevicesARunSpreadsOver) {
+  TuneRequest request = gemm_request("64,64,64");
+  request.tuning.batch_size = 8;
+  request.batch_size_given = false;
+  EXPECT_EQ(batch_size_of(request, 0), 8u);
+  EXPECT_EQ(batch_size_of(request, 1), 8u);
+  EXPECT_EQ(batch_size_of(request, 2), 16u);
+  EXPECT_EQ(batch_size_of(request, 4), 32u);
+  request.batch_size_given = true;
+  EXPECT_EQ(batch_size_of(request, 4), 8u);
+  EXPECT_EQ(plan_tune(request).tuning.batch_size, 8u);
+}
+
 TEST(TunePlan, ATargetWithNoDeviceHereIsOneDetectionAndAnError) {
   const auto& built = backends::all_backends();
   if (std::none_of(built.begin(), built.end(), [](const auto* backend) { return backend->name() == "opencl"; }))

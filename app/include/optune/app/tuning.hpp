@@ -45,12 +45,19 @@ struct TuneRequest {
   std::size_t trials_per_task = 0;
   std::string budget;
   bool trials_given = true;
+  // false: tuning.batch_size is the default, and a run spread over several devices takes that many
+  // configs a batch per device.
+  bool batch_size_given = true;
   tuner::SchedulerOptions scheduler;
   // Build each batch while the one before it is measured (tuner::TuningOptions::compile_ahead):
   // "auto" for a device apart from every host's cores (a GPU of a backend that measures devices at
   // once, here or over --rpc), "on", "off". One workload or a range; a suite builds as it goes.
   std::string compile_ahead = "auto";
 };
+
+// Configs a batch: the request's, or where it gave none (batch_size_given), its default size for
+// each of the `devices` a run spreads over (0 or 1: one).
+std::size_t batch_size_of(const TuneRequest& request, std::size_t devices);
 
 // A request parsed once into what the run works on: the target, the remote (if any) and the device
 // found once, every task made before anything is measured (so a shape or suite entry that no
