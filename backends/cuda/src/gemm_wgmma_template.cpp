@@ -66,8 +66,8 @@ class CudaWgmmaGemmTemplate final : public GemmTemplateBase {
   // cp.async: 128 x 256 tiles in two warpgroups, three stages, the best of a first H100 sweep at
   // 4096^3. TMA: tma_preferred_configs() (wgmma_tile.hpp). fp8, accumulating in float32 (twice the
   // registers): 128 x 128 tiles of two warpgroups, persistent, else of one, as CUTLASS's fp8 default;
-  // promoted every 2 slices (256 deep), not every one as CUTLASS: 7% faster at 4096^3 on an H200
-  // with the same error against the float64 reference (cuda-gemm.md, 2026-11-30).
+  // promoted every 2 slices (256 deep), not every one as CUTLASS: 1-7% faster at 2048^3 to 8192^3
+  // on an H200 with the same error against the float64 reference (cuda-gemm.md, 2026-11-30).
   ss::Config default_config(const kernels::Workload& workload, const kernels::DeviceInfo&,
                             const ss::ConfigSpace& space) const override {
     using T = WgmmaTile;
