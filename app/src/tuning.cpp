@@ -44,12 +44,10 @@ void check_tune_request(const TuneRequest& request) {
     throw BadInput("tune: --layout goes with --suite (a --shape names its own: layout=nchw8c)");
 }
 
-// One workload's tuning options, its --budget applied: trials replace tuning.trials; a time bounds
-// the run, alone unless trials were given too.
+// One workload's tuning options (the plan's, its batch size settled), its --budget applied:
+// trials replace tuning.trials; a time bounds the run, alone unless trials were given too.
 tuner::TuningOptions workload_tuning(const TuneRequest& request, const TunePlan& plan) {
-  tuner::TuningOptions tuning = request.tuning;
-  tuning.batch_size = plan.tuning.batch_size;
-  tuning.stop = request.stop;
+  tuner::TuningOptions tuning = plan.tuning;
   if (request.budget.empty()) return tuning;
   const tuner::SuiteBudget budget = suite_budget(request);
   if (budget.seconds > 0) {
