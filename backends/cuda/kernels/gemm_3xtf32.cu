@@ -30,7 +30,7 @@
 // Blocks walk C's tiles from blockIdx.x in steps of gridDim.x (persistent when the grid is smaller).
 // Parameters: A, B, C, then the tensor maps of A (box 32 k x BM rows, 128-byte swizzle) and B (box
 // BN + 8 n x 32 k, no swizzle), written by the host (CudaKernel::tensor_maps).
-// Defines: BM MI WGS STAGES GROUP_M PROMOTE_EVERY, GEMM_M GEMM_N GEMM_K (K and N multiples of 4).
+// Parameters end with group_m (tile_origin). Defines: BM MI WGS STAGES PROMOTE_EVERY, GEMM_M GEMM_N GEMM_K (K and N multiples of 4).
 #define OPTUNE_F32
 #include "gemm_common.cuh"
 #include "hopper.cuh"
@@ -95,7 +95,7 @@ __device__ inline void wgmma_tf32(float* d, const unsigned* a, unsigned long lon
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
     gemm_3xtf32(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
-                const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b) {
+                const __grid_constant__ TensorMap map_a, const __grid_constant__ TensorMap map_b, int group_m) {
   extern __shared__ __align__(1024) unsigned char shared_bytes[];
   // The swizzle atoms start on 1024-byte boundaries: A's big parts, A's small parts, B, barriers.
   const unsigned base = (shared_address(shared_bytes) + 1023) & ~1023u;
@@ -124,7 +124,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     int slice = 0;  // K slices so far, over every tile of this block
     for (int tile = blockIdx.x; tile < TILES; tile += gridDim.x) {
       int row0, col0;
-      tile_origin<BM, BN>(tile, row0, col0);
+      tile_origin<BM, BN>(tile, group_m, row0, col0);
       for (int kt = 0; kt < K_TILES; ++kt, ++slice) {
         const int s = slice % STAGES, round = slice / STAGES;
         if (warp == 0) {
@@ -162,7 +162,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
   int slice = 0;
   for (int tile = blockIdx.x; tile < TILES; tile += gridDim.x) {
     int row0, col0;
-    tile_origin<BM, BN>(tile, row0, col0);
+    tile_origin<BM, BN>(tile, group_m, row0, col0);
     // This warp's 16 columns of each of its warpgroup's MI tiles of 64, as B's buffer holds them.
     const int n_local = group * 64 * MI + warp * 16 + lane / 4;
     float acc[MI][BM / 2];

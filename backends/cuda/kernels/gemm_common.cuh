@@ -1,7 +1,7 @@
 // What the CUDA GEMM kernels share (gemm_mma.cu, gemm_wgmma.cu, gemm_tma.cu): the element types the workload's
 // dtype names (the inputs' `element`, C's `out_element`), cp.async's copies, and the banded walk of C's tiles.
 // Defines read: OPTUNE_F16 for f16, OPTUNE_E4M3 for fp8 (e4m3 in, bf16 out; gemm_tma.cu only), OPTUNE_F32 for
-// float32 (gemm_3xtf32.cu, which defines it), else bf16; GROUP_M, GEMM_M, GEMM_N.
+// float32 (gemm_3xtf32.cu, which defines it), else bf16; GEMM_M, GEMM_N.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -72,19 +72,20 @@ __device__ inline void pipelined_slices(Load load, Compute compute) {
   wait_copies<0>();
 }
 
-// The first row and column of tile `tile` of C: tiles are walked in bands of GROUP_M row tiles,
-// column by column, so the B tiles a band reads stay in L2.
+// The first row and column of tile `tile` of C: tiles are walked in bands of group_m row tiles,
+// column by column, so the B tiles a band reads stay in L2. group_m is the kernel's last argument,
+// not a define: configs that differ only in it run one compiled module.
 template <int TILE_M, int TILE_N>
-__device__ inline void tile_origin(int tile, int& row0, int& col0) {
+__device__ inline void tile_origin(int tile, int group_m, int& row0, int& col0) {
   constexpr int TILES_M = (GEMM_M + TILE_M - 1) / TILE_M, TILES_N = (GEMM_N + TILE_N - 1) / TILE_N;
-  const int first_m = tile / (GROUP_M * TILES_N) * GROUP_M;
-  const int band_rows = min(TILES_M - first_m, GROUP_M);
-  row0 = (first_m + (tile % (GROUP_M * TILES_N)) % band_rows) * TILE_M;
-  col0 = (tile % (GROUP_M * TILES_N)) / band_rows * TILE_N;
+  const int first_m = tile / (group_m * TILES_N) * group_m;
+  const int band_rows = min(TILES_M - first_m, group_m);
+  row0 = (first_m + (tile % (group_m * TILES_N)) % band_rows) * TILE_M;
+  col0 = (tile % (group_m * TILES_N)) / band_rows * TILE_N;
 }
 
 // This block's tile of C, one tile per block.
 template <int TILE_M, int TILE_N>
-__device__ inline void block_origin(int& row0, int& col0) {
-  tile_origin<TILE_M, TILE_N>(blockIdx.x, row0, col0);
+__device__ inline void block_origin(int group_m, int& row0, int& col0) {
+  tile_origin<TILE_M, TILE_N>(blockIdx.x, group_m, row0, col0);
 }

@@ -6,7 +6,8 @@
 // slices that cp.async copies into STAGES shared-memory buffers ahead of the math; a thread reads
 // four k of each of its A rows at once (rows padded by 4 floats). Edges of M, N and K are
 // zero-filled on load and guarded on store; K and N are multiples of 4 (16-byte chunks).
-// Defines (the config's knobs and the workload): BM BN BK TM TN STAGES GROUP_M, GEMM_M GEMM_N GEMM_K.
+// Parameters: A, B, C, group_m (tile_origin). Defines (the config's other knobs and the workload):
+// BM BN BK TM TN STAGES, GEMM_M GEMM_N GEMM_K.
 #define OPTUNE_F32
 #include "gemm_common.cuh"
 
@@ -34,13 +35,14 @@ __device__ inline void load_tiles(float* As, float* Bs, const float* A, const fl
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS) gemm_ffma(const float* __restrict__ A,
-                                                                const float* __restrict__ B, float* __restrict__ C) {
+                                                                const float* __restrict__ B, float* __restrict__ C,
+    int group_m) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   float* As = reinterpret_cast<float*>(shared_bytes);
   float* Bs = As + STAGES * A_STAGE;
 
   int row0, col0;
-  block_origin<BM, BN>(row0, col0);
+  block_origin<BM, BN>(group_m, row0, col0);
   const int tx = threadIdx.x % (BN / TN), ty = threadIdx.x / (BN / TN);
   float acc[TM][TN] = {};
 

@@ -3,12 +3,12 @@
 // computes a BM x BN tile of C, stepping over K in BK slices that cp.async copies into STAGES
 // shared-memory buffers ahead of the math (a copy in flight per stage); warps read their fragments
 // with ldmatrix (rows padded by 16 bytes, so its eight row reads hit eight bank groups). Blocks
-// are walked in bands of GROUP_M row tiles, so the B tiles a band reads stay in L2. Edges of M, N
+// are walked in bands of group_m row tiles, so the B tiles a band reads stay in L2. Edges of M, N
 // and K are zero-filled on load and guarded on store; K and N must be multiples of 8 (16-byte
 // rows of chunks).
 //
-// Defines (the config's knobs and the workload): BM BN BK WM WN STAGES GROUP_M, GEMM_M GEMM_N
-// GEMM_K, and OPTUNE_F16 for f16 (else bf16).
+// Parameters: A, B, C, group_m (tile_origin). Defines (the config's other knobs and the workload):
+// BM BN BK WM WN STAGES, GEMM_M GEMM_N GEMM_K, and OPTUNE_F16 for f16 (else bf16).
 #include "gemm_common.cuh"
 
 constexpr int THREADS = WM * WN * 32;
@@ -53,13 +53,14 @@ __device__ inline void mma(float* c, const unsigned* a, const unsigned* b) {
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS) gemm_mma(const element* __restrict__ A,
-                                                               const element* __restrict__ B, element* __restrict__ C) {
+                                                               const element* __restrict__ B, element* __restrict__ C,
+    int group_m) {
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   element* As = reinterpret_cast<element*>(shared_bytes);
   element* Bs = As + STAGES * A_STAGE;
 
   int row0, col0;
-  block_origin<BM, BN>(row0, col0);
+  block_origin<BM, BN>(group_m, row0, col0);
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int warp_row = (warp / WN) * WARP_M, warp_col = (warp % WN) * WARP_N;

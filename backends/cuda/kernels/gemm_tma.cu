@@ -51,8 +51,9 @@
 // Parameters: A, B, (fp8: scale_a, scale_b,) C, then the tensor maps of A (box of a 128-byte row of
 // k x BM rows; convolution: the im2col view, BM pixels of 64 channels), B (16-bit GEMM: 64 n x
 // 64 k; fp8 and convolution: a 128-byte row of k x BN / CLUSTER_M rows of n) and, TMA_STORE, C
-// (64 x 64), all with the 128-byte swizzle, written by the host (CudaKernel::tensor_maps).
-// Defines: BN MI WGS STAGES GROUP_M SPLIT_K CLUSTER_M PINGPONG TMA_STORE STREAM_K PROMOTE_EVERY, GEMM_M GEMM_N GEMM_K,
+// (64 x 64), all with the 128-byte swizzle, written by the host (CudaKernel::tensor_maps), and
+// group_m (tile_origin), a run-time knob.
+// Defines: BN MI WGS STAGES SPLIT_K CLUSTER_M PINGPONG TMA_STORE STREAM_K PROMOTE_EVERY, GEMM_M GEMM_N GEMM_K,
 // OPTUNE_F16 for f16, OPTUNE_E4M3 for fp8 (else bf16), B_K_MAJOR for a 16-bit B given N x K (a 1 x 1
 // convolution's filter, as a GEMM); convolution: CONV_C CONV_R CONV_S CONV_P CONV_Q CONV_STRIDE
 // CONV_PAD CONV_DILATION.
@@ -289,7 +290,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
              ,
              const __grid_constant__ TensorMap map_c
 #endif
-) {
+             ,
+             int group_m) {
   extern __shared__ __align__(1024) unsigned char shared_bytes[];
   // The swizzle atoms must start on 1024-byte boundaries; the barriers follow the buffers.
   const unsigned base = (shared_address(shared_bytes) + 1023) & ~1023u;
@@ -337,7 +339,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
       Work work;
       for (int ordinal = 0; block_work(ordinal, part, work); ++ordinal) {
         int row0, col0;
-        tile_origin<BM * CLUSTER_M, BN>(work.tile, row0, col0);
+        tile_origin<BM * CLUSTER_M, BN>(work.tile, group_m, row0, col0);
 #ifdef CONV_C
         // The block's first output pixel: image, and where its window starts in the input.
         const int pixel = row0 + row_offset, image = pixel / (CONV_P * CONV_Q);
@@ -414,7 +416,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     int slice = work.slices_before;
     __builtin_assume(slice >= 0);  // (its remainders are then the cheap unsigned ones)
     int row0, col0;
-    tile_origin<BM * CLUSTER_M, BN>(work.tile, row0, col0);
+    tile_origin<BM * CLUSTER_M, BN>(work.tile, group_m, row0, col0);
     row0 += row_offset;
     float acc[MI][BN / 2];
 #pragma unroll

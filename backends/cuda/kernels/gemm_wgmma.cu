@@ -4,7 +4,7 @@
 // BK = 64 (one 128-byte row of 16-bit elements) that cp.async copies into STAGES shared-memory
 // buffers in the 128-byte swizzled layouts wgmma reads: A K-major (rows of 64 k), B MN-major
 // (slabs of 64 n, one 128-byte row per k), so B needs the instruction's transpose flag.
-// Defines: BN MI WGS STAGES GROUP_M, GEMM_M GEMM_N GEMM_K, OPTUNE_F16 for f16 (else bf16).
+// Parameters: A, B, C, group_m (tile_origin). Defines: BN MI WGS STAGES, GEMM_M GEMM_N GEMM_K, OPTUNE_F16 for f16 (else bf16).
 #include "gemm_common.cuh"
 #include "wgmma.cuh"
 
@@ -36,14 +36,15 @@ __device__ inline void load_stage(unsigned a_stage, unsigned b_stage, const elem
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS) gemm_wgmma(const element* __restrict__ A,
-                                                                 const element* __restrict__ B, element* __restrict__ C) {
+                                                                 const element* __restrict__ B, element* __restrict__ C,
+    int group_m) {
   extern __shared__ __align__(1024) unsigned char shared_bytes[];
   // The swizzle atoms must start on 1024-byte boundaries.
   const unsigned base = (shared_address(shared_bytes) + 1023) & ~1023u;
   const unsigned a_stages = base, b_stages = base + STAGES * A_STAGE_BYTES;
 
   int row0, col0;
-  block_origin<BM, BN>(row0, col0);
+  block_origin<BM, BN>(group_m, row0, col0);
   const int group = threadIdx.x / 128;
 
   float acc[MI][BN / 2];

@@ -1,5 +1,7 @@
 #include "artifact.hpp"
 
+#include <climits>
+#include <cstdint>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
@@ -12,9 +14,10 @@ namespace optune::backends::cuda {
 namespace {
 
 // The format's version; a reader refuses others rather than guess.
-constexpr int kArtifactVersion = 2;  // 2: tensor maps
+constexpr int kArtifactVersion = 3;  // 2: tensor maps; 3: run-time arguments
 // A module larger than this is no candidate of ours: a damaged or hostile file.
 constexpr std::size_t kMaxModuleBytes = std::size_t{1} << 30;
+constexpr std::size_t kMaxRunTimeArguments = 64;
 
 nlohmann::json launch_json(const kernels::LaunchSize& launch) {
   return {{"dimensions", launch.dimensions},
@@ -48,7 +51,7 @@ void write_cuda_artifact(const CudaArtifact& artifact, const std::string& path) 
       {"entry", artifact.entry},         {"reference", artifact.reference},
       {"launch", launch_json(artifact.launch)}, {"compile_seconds", artifact.compile_seconds},
       {"from_cache", artifact.from_cache}, {"module_bytes", artifact.module.size()},
-      {"tensor_maps", nlohmann::json::array()},
+      {"tensor_maps", nlohmann::json::array()}, {"run_time_arguments", artifact.run_time_arguments},
   };
   for (const auto& map : artifact.tensor_maps) header["tensor_maps"].push_back(tensor_map_json(map));
   measure::write_build_file(path, header.dump() + "\n" + std::string(artifact.module.begin(), artifact.module.end()));
@@ -74,6 +77,17 @@ CudaArtifact read_cuda_artifact(const std::string& path) {
     artifact.compile_seconds = json.at("compile_seconds").get<double>();
     artifact.from_cache = json.at("from_cache").get<bool>();
     for (const auto& map : json.at("tensor_maps")) artifact.tensor_maps.push_back(tensor_map_of(map));
+    const auto& run_time = json.at("run_time_arguments");
+    if (!run_time.is_array() || run_time.size() > kMaxRunTimeArguments)
+      throw std::runtime_error("run_time_arguments: expected at most " + std::to_string(kMaxRunTimeArguments) +
+                               " 32-bit integers");
+    for (const auto& value : run_time) {
+      // nlohmann converts a number to int32 without a range check: check it here.
+      if (!value.is_number_integer() || value.get<std::int64_t>() < INT32_MIN || value.get<std::int64_t>() > INT32_MAX ||
+          (value.is_number_unsigned() && value.get<std::uint64_t>() > INT32_MAX))
+        throw std::runtime_error("run_time_arguments: " + value.dump() + " is no 32-bit integer");
+      artifact.run_time_arguments.push_back(value.get<std::int32_t>());
+    }
     const auto bytes = json.at("module_bytes").get<std::size_t>();
     if (bytes == 0 || bytes > kMaxModuleBytes) throw std::runtime_error("module_bytes out of range");
     artifact.module.resize(bytes);

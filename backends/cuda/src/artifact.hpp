@@ -3,6 +3,7 @@
 // compiled module's bytes, a CUBIN for the device's architecture or PTX the driver compiles.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct CudaArtifact {
   std::string reference;      // the check reference's symbol; "" none
   kernels::LaunchSize launch;
   std::vector<TensorMapArgument> tensor_maps;  // encoded by the worker, passed after the arguments
+  std::vector<std::int32_t> run_time_arguments;  // ints passed last: knobs read at run time
   double compile_seconds = 0;
   bool from_cache = false;
   std::vector<char> module;   // cuModuleLoadData's image (PTX with its terminating NUL)

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -126,6 +127,7 @@ std::vector<measure::BuildResult> CudaBuilder::build(const std::vector<measure::
     if (names.size() > 1) artifact.reference = lowered(names[1]);
     artifact.launch = compile.kernel.launch;
     artifact.tensor_maps = compile.kernel.tensor_maps;
+    artifact.run_time_arguments = compile.kernel.run_time_arguments;
     artifact.compile_seconds = module.compile_seconds;
     artifact.from_cache = from_cache;
     artifact.module = module.module;
@@ -134,6 +136,8 @@ std::vector<measure::BuildResult> CudaBuilder::build(const std::vector<measure::
     write_cuda_artifact(artifact, results[index].artifact);
   };
 
+  std::map<std::string, std::size_t> compiling;             // cache key -> the input whose compile makes it
+  std::map<std::size_t, std::vector<std::size_t>> sharers;  // that input -> inputs of the same program
   measure::ParallelProcesses processes;
   processes.jobs = options_.jobs;
   processes.timeout_seconds = options_.timeout_seconds;
@@ -167,6 +171,13 @@ std::vector<measure::BuildResult> CudaBuilder::build(const std::vector<measure::
         // a cached module without the names asked for: compile it again
       }
     }
+    // The same program as one this batch already compiles (configs that differ only in run-time
+    // knobs): that compile serves both.
+    if (auto first = compiling.find(compile.key); first != compiling.end()) {
+      sharers[first->second].push_back(index);
+      return std::nullopt;
+    }
+    compiling.emplace(compile.key, index);
     measure::write_build_file(compile.stem + ".cu", kernel.source);
     std::vector<std::string> options = kernel.options;
     if (!include_dir.empty()) options.push_back("--include-path=" + include_dir);
@@ -188,6 +199,7 @@ std::vector<measure::BuildResult> CudaBuilder::build(const std::vector<measure::
     const Compile& compile = compiles[index];
     measure::BuildResult& result = results[index];
     result.build_seconds = seconds;
+    std::optional<CachedModule> made;  // for the inputs of the same program
     if (!status) {
       result.error = ErrorKind::kBuildError;
       result.message = fmt::format("compile timed out after {:g} s", options_.timeout_seconds);
@@ -211,6 +223,7 @@ std::vector<measure::BuildResult> CudaBuilder::build(const std::vector<measure::
           try {
             write_artifact(index, compiled, false);
             cache_.store(compile.key, compiled);
+            made = compiled;
           } catch (const measure::EnvironmentFailure&) {
             throw;
           } catch (const std::runtime_error& error) {
@@ -226,6 +239,20 @@ std::vector<measure::BuildResult> CudaBuilder::build(const std::vector<measure::
     std::error_code ignored;
     for (const char* suffix : {".cu", ".request.json", ".module", ".result.json", ".log"})
       fs::remove(compile.stem + suffix, ignored);
+    // The inputs that waited for this compile: its module (at no compile cost of theirs), or its error.
+    for (std::size_t sharer : sharers[index]) {
+      if (!made) {
+        results[sharer] = {"", result.error, result.message, 0};
+        continue;
+      }
+      try {
+        write_artifact(sharer, *made, true);
+      } catch (const measure::EnvironmentFailure&) {
+        throw;
+      } catch (const std::runtime_error& error) {
+        results[sharer] = {"", ErrorKind::kBuildError, error.what(), 0};
+      }
+    }
   };
   processes.run(inputs.size());
   return results;

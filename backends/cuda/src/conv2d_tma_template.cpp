@@ -62,6 +62,10 @@ class CudaConv2dTmaTemplate final : public GemmTemplateBase {
     return wgmma_space(implicit_gemm(workload.conv()), device, /*producer_warpgroup=*/true, {2, 3, 4, 5, 6});
   }
 
+  // Read at run time (the kernel's last argument; the launch's grid): configs that differ only in
+  // them share a cubin.
+  std::vector<std::string> run_time_knobs() const override { return {WgmmaTile::kGroupM, WgmmaTile::kPersistent}; }
+
   // The GEMM's defaults (tma_preferred_configs): untuned, 0.81x cuDNN in geometric mean over
   // ResNet-50's layers on an H200 (0.95x tuned).
   ss::Config default_config(const kernels::Workload&, const kernels::DeviceInfo&,
@@ -87,7 +91,7 @@ class CudaConv2dTmaTemplate final : public GemmTemplateBase {
                                      {"CONV_PAD", c.pad},
                                      {"CONV_DILATION", c.dilation}});
     CudaKernel kernel =
-        gemm_kernel("gemm_tma", defines, gemm, workload.dtype, t.blocks(gemm, device.cores), t.threads(), t.shared_bytes());
+        gemm_kernel("gemm_tma", defines, t.group_m, gemm, workload.dtype, t.blocks(gemm, device.cores), t.threads(), t.shared_bytes());
     // A: the block's pixels by a slice's 64 channels through the im2col view (pointwise: the
     // (N H W) x C input's rows); B (the K x R S C filter): a slice's 64 columns by the block's (a
     // multicast pair's half) rows.

@@ -4,6 +4,7 @@
 // template (a user's kernel file, optune's own) gives one per config; CudaBuilder compiles it.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -24,6 +25,11 @@ struct CudaKernel {
   std::string reference_entry;           // the check's reference kernel; "" none
   kernels::LaunchSize launch;            // grid (blocks) in global, block (threads) in local
   std::vector<TensorMapArgument> tensor_maps;  // TMA descriptors passed after the arguments
+  // Knobs the kernel reads at run time (group_m), passed as ints after the tensor maps. They and
+  // the launch stay out of the compile: configs that differ only in them share one cubin, so a
+  // CUDA template lists such knobs in run_time_knobs() while its run_time_knob_values() stays
+  // empty (the artifact carries them to the worker, here or over RPC).
+  std::vector<std::int32_t> run_time_arguments;
 };
 
 class CudaTemplate : public kernels::KernelTemplate {

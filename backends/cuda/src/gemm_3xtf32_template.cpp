@@ -103,6 +103,10 @@ class Cuda3xTf32GemmTemplate final : public GemmTemplateBase {
 
   // 128 x 128 tiles of two consumer warpgroups, four stages, sums promoted every two slices: the
   // best promoted config at 4096^3 on an H200 (error 5.9e-7, cuBLAS FP32's 1.15e-6).
+  // Read at run time (the kernel's last argument; the launch's grid): configs that differ only in
+  // them share a cubin.
+  std::vector<std::string> run_time_knobs() const override { return {kGroupM, kPersistent}; }
+
   ss::Config default_config(const kernels::Workload&, const kernels::DeviceInfo&,
                             const ss::ConfigSpace& space) const override {
     const nlohmann::json preferred = nlohmann::json::array(
@@ -119,8 +123,8 @@ class Cuda3xTf32GemmTemplate final : public GemmTemplateBase {
     const std::int64_t blocks = t.persistent ? std::min<std::int64_t>(t.tiles(s), device.cores) : t.tiles(s);
     CudaKernel kernel = gemm_kernel("gemm_3xtf32",
                                     {{"BM", t.bm}, {"MI", t.mi}, {"WGS", t.wgs}, {"STAGES", t.stages},
-                                     {"GROUP_M", t.group_m}, {"PROMOTE_EVERY", t.promote_every}},
-                                    s, workload.dtype, blocks, t.threads(), t.shared_bytes());
+                                     {"PROMOTE_EVERY", t.promote_every}},
+                                    t.group_m, s, workload.dtype, blocks, t.threads(), t.shared_bytes());
     // A (M x K): a 128-byte row of k by the block's rows, swizzled for wgmma; B (K x N): the
     // block's columns and 8 more (the padding, zeros past N) by a slice's 32 rows of k.
     kernel.tensor_maps = {

@@ -90,6 +90,10 @@ class CudaFfmaGemmTemplate final : public GemmTemplateBase {
 
   // 128 x 128 tiles of 8 x 8 a thread (256 threads), 16-deep slices three stages deep: the classic
   // SGEMM shape; smaller ones where the matrix is.
+  // Read at run time (the kernel's last argument; the launch's grid): configs that differ only in
+  // them share a cubin.
+  std::vector<std::string> run_time_knobs() const override { return {kGroupM}; }
+
   ss::Config default_config(const kernels::Workload&, const kernels::DeviceInfo&,
                             const ss::ConfigSpace& space) const override {
     const nlohmann::json preferred = nlohmann::json::array(
@@ -103,9 +107,8 @@ class CudaFfmaGemmTemplate final : public GemmTemplateBase {
     const auto& s = workload.gemm();
     const Tile t(config);
     return gemm_kernel("gemm_ffma",
-                       {{"BM", t.bm}, {"BN", t.bn}, {"BK", t.bk}, {"TM", t.tm}, {"TN", t.tn}, {"STAGES", t.stages},
-                        {"GROUP_M", t.group_m}},
-                       s, workload.dtype, t.tiles(s), t.threads(), t.shared_bytes());
+                       {{"BM", t.bm}, {"BN", t.bn}, {"BK", t.bk}, {"TM", t.tm}, {"TN", t.tn}, {"STAGES", t.stages}},
+                       t.group_m, s, workload.dtype, t.tiles(s), t.threads(), t.shared_bytes());
   }
 
   std::vector<std::pair<std::string, double>> derived_features(const kernels::Workload& workload,

@@ -33,6 +33,7 @@ search_space::Config preferred_config(const search_space::ConfigSpace& space, co
 }
 
 CudaKernel gemm_kernel(const std::string& file, const std::vector<std::pair<const char*, std::int64_t>>& knobs,
+                       std::int64_t group_m,
                        const kernels::GemmShape& shape, kernels::DataType dtype, std::int64_t blocks,
                        std::int64_t threads, std::int64_t shared_bytes) {
   CudaKernel kernel;
@@ -40,6 +41,7 @@ CudaKernel gemm_kernel(const std::string& file, const std::vector<std::pair<cons
   kernel.program_name = kernel.source_file;
   for (const auto& [name, value] : knobs) kernel.options.push_back(fmt::format("-D{}={}", name, value));
   for (auto& define : gemm_defines(shape, dtype)) kernel.options.push_back(std::move(define));
+  kernel.run_time_arguments = {static_cast<std::int32_t>(group_m)};
   kernel.entry = file;
   kernel.launch.dimensions = 1;
   kernel.launch.global = {blocks, 1, 1};
@@ -50,9 +52,10 @@ CudaKernel gemm_kernel(const std::string& file, const std::vector<std::pair<cons
 
 std::string gemm_source_text(const CudaKernel& kernel) {
   return fmt::format("// NVRTC options: {}\n// grid {} blocks of {} threads, {} bytes of shared memory\n"
-                     "#include \"{}\"\n",
+                     "// run-time arguments after the tensor maps: {}\n#include \"{}\"\n",
                      fmt::join(kernel.options, " "), kernel.launch.global[0], kernel.launch.local[0],
-                     kernel.launch.shared_memory_bytes, kernel.source_file);
+                     kernel.launch.shared_memory_bytes, fmt::join(kernel.run_time_arguments, " "),
+                     kernel.source_file);
 }
 
 std::vector<std::pair<std::string, double>> tile_features(std::int64_t bm, std::int64_t bn, std::int64_t tiles,

@@ -63,12 +63,14 @@ search_space::Config preferred_config(const search_space::ConfigSpace& space, co
                                       const std::string& template_name);
 
 // A kernel of kernels/<file>.cu whose entry is named as the file: the knobs' -D defines, then the
-// GEMM's (`shape` in `dtype`), launched as one row of `blocks` blocks of `threads` threads.
+// GEMM's (`shape` in `dtype`), launched as one row of `blocks` blocks of `threads` threads; the
+// band of row tiles its blocks walk (group_m) is its last argument, read at run time.
 CudaKernel gemm_kernel(const std::string& file, const std::vector<std::pair<const char*, std::int64_t>>& knobs,
-                       const kernels::GemmShape& shape, kernels::DataType dtype, std::int64_t blocks,
+                       std::int64_t group_m, const kernels::GemmShape& shape, kernels::DataType dtype, std::int64_t blocks,
                        std::int64_t threads, std::int64_t shared_bytes);
 
-// emit_source of such a kernel: its options and launch as comments, then the include of its file.
+// emit_source of such a kernel: its options, launch and run-time arguments as comments, then the
+// include of its file.
 std::string gemm_source_text(const CudaKernel& kernel);
 
 // A GEMM template of the backend's own kernels: what it emits follows from its kernel and launch.

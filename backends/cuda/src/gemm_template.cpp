@@ -91,6 +91,10 @@ class CudaGemmTemplate final : public GemmTemplateBase {
     return space;
   }
 
+  // Read at run time (the kernel's last argument; the launch's grid): configs that differ only in
+  // them share a cubin.
+  std::vector<std::string> run_time_knobs() const override { return {kGroupM}; }
+
   ss::Config default_config(const kernels::Workload&, const kernels::DeviceInfo&,
                             const ss::ConfigSpace& space) const override {
     const nlohmann::json preferred = {{kBm, 128}, {kBn, 128}, {kBk, 32}, {kWm, 2}, {kWn, 2}, {kStages, 4}, {kGroupM, 8}};
@@ -102,9 +106,8 @@ class CudaGemmTemplate final : public GemmTemplateBase {
     const auto& s = workload.gemm();
     const Tile t(config);
     return gemm_kernel("gemm_mma",
-                       {{"BM", t.bm}, {"BN", t.bn}, {"BK", t.bk}, {"WM", t.wm}, {"WN", t.wn}, {"STAGES", t.stages},
-                        {"GROUP_M", t.group_m}},
-                       s, workload.dtype, ceil_div(s.M, t.bm) * ceil_div(s.N, t.bn), t.threads(), t.shared_bytes());
+                       {{"BM", t.bm}, {"BN", t.bn}, {"BK", t.bk}, {"WM", t.wm}, {"WN", t.wn}, {"STAGES", t.stages}},
+                       t.group_m, s, workload.dtype, ceil_div(s.M, t.bm) * ceil_div(s.N, t.bn), t.threads(), t.shared_bytes());
   }
 
   std::vector<std::pair<std::string, double>> derived_features(const kernels::Workload& workload,

@@ -63,6 +63,13 @@ class CudaWgmmaGemmTemplate final : public GemmTemplateBase {
                  : wgmma_space(s, device, /*producer_warpgroup=*/false, {2, 3, 4, 5});
   }
 
+  // Read at run time (the kernel's last argument; the launch's grid): configs that differ only in
+  // them share a cubin.
+  std::vector<std::string> run_time_knobs() const override {
+    if (tma()) return {WgmmaTile::kGroupM, WgmmaTile::kPersistent};
+    return {WgmmaTile::kGroupM};
+  }
+
   // cp.async: 128 x 256 tiles in two warpgroups, three stages, the best of a first H100 sweep at
   // 4096^3. TMA: tma_preferred_configs() (wgmma_tile.hpp). fp8, accumulating in float32 (twice the
   // registers): 128 x 128 tiles of two warpgroups, persistent, else of one, as CUTLASS's fp8 default;
@@ -89,9 +96,9 @@ class CudaWgmmaGemmTemplate final : public GemmTemplateBase {
                          const ss::ConfigView& config) const override {
     const auto& s = workload.gemm();
     const WgmmaTile t(config, tma());
-    if (!tma()) return gemm_kernel("gemm_wgmma", t.defines(device.cores), s, workload.dtype, t.tiles(s), t.threads(), t.shared_bytes());
+    if (!tma()) return gemm_kernel("gemm_wgmma", t.defines(device.cores), t.group_m, s, workload.dtype, t.tiles(s), t.threads(), t.shared_bytes());
     CudaKernel kernel =
-        gemm_kernel("gemm_tma", t.defines(device.cores), s, workload.dtype, t.blocks(s, device.cores), t.threads(), t.shared_bytes());
+        gemm_kernel("gemm_tma", t.defines(device.cores), t.group_m, s, workload.dtype, t.blocks(s, device.cores), t.threads(), t.shared_bytes());
     // A (M x K): boxes of a 128-byte row of k by the block's rows; B (K x N): slabs of 64 n by a
     // 64-deep slice; fp8's B (N x K): as A, the block's columns (a multicast pair's half each).
     const std::int64_t slice = 128 / std::int64_t(kernels::data_type_bytes(workload.dtype));

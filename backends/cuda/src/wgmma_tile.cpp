@@ -56,7 +56,7 @@ std::int64_t WgmmaTile::blocks(const kernels::GemmShape& s, int sms) const {
 
 std::vector<std::pair<const char*, std::int64_t>> WgmmaTile::defines(int sms) const {
   std::vector<std::pair<const char*, std::int64_t>> defines = {
-      {"BN", bn}, {"MI", mi}, {"WGS", wgs}, {"STAGES", stages}, {"GROUP_M", group_m}};
+      {"BN", bn}, {"MI", mi}, {"WGS", wgs}, {"STAGES", stages}};
   if (producer) {
     defines.emplace_back("SPLIT_K", split_k);
     defines.emplace_back("CLUSTER_M", cluster_m);

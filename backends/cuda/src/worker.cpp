@@ -50,15 +50,17 @@ void download_outputs(measure::KernelOperands& operands, const std::vector<Devic
 }
 
 // cuLaunchKernel's parameters: a buffer's device address, a scalar's bytes in its dtype, then the
-// tensor maps the kernel asks for, each encoded with its buffer's address. Throws
-// std::invalid_argument for a tensor map of an argument that is no buffer.
+// tensor maps the kernel asks for, each encoded with its buffer's address, then the knobs it reads
+// at run time. Throws std::invalid_argument for a tensor map of an argument that is no buffer.
 struct Parameters {
   std::vector<CUdeviceptr> addresses;
   std::vector<CUtensorMap> maps;
+  std::vector<std::int32_t> run_time_arguments;
   std::vector<void*> pointers;
   Parameters(measure::KernelOperands& operands, const std::vector<DeviceMemory>& buffers,
-             const std::vector<TensorMapArgument>& tensor_maps = {})
-      : addresses(operands.args.size()) {
+             const std::vector<TensorMapArgument>& tensor_maps = {},
+             const std::vector<std::int32_t>& run_time = {})
+      : addresses(operands.args.size()), run_time_arguments(run_time) {
     for (std::size_t i = 0; i < operands.args.size(); ++i) {
       measure::HostArgument& arg = operands.args[i];
       if (arg.spec.is_buffer) {
@@ -75,6 +77,7 @@ struct Parameters {
       maps.push_back(encode_tensor_map(map, addresses[map.buffer]));
       pointers.push_back(&maps.back());
     }
+    for (std::int32_t& value : run_time_arguments) pointers.push_back(&value);
   }
 };
 
@@ -105,7 +108,7 @@ class CudaCandidate final : public measure::LoadedCandidate {
   CudaCandidate(Module module, CUfunction function, const CudaArtifact& artifact, CUstream stream,
                 measure::KernelOperands& operands, const std::vector<DeviceMemory>& buffers)
       : module_(std::move(module)), function_(function), launch_(artifact.launch), stream_(stream),
-        operands_(operands), buffers_(buffers), parameters_(operands, buffers, artifact.tensor_maps),
+        operands_(operands), buffers_(buffers), parameters_(operands, buffers, artifact.tensor_maps, artifact.run_time_arguments),
         compile_seconds_(artifact.compile_seconds), from_cache_(artifact.from_cache) {}
 
   void poison_output() override {

@@ -527,6 +527,57 @@ TEST(CudaGemmTemplate, HopperTemplatesAreTheDefaultThereAndTheirCandidatesCompil
   }
 }
 
+// Compile once, run many: group_m is the kernels' last argument and persistent only the launch's
+// grid, so configs that differ in them alone share one compile, in one batch as across batches,
+// each with its own launch and run-time arguments; a config that differs in a compiled knob compiles.
+TEST(CudaGemmTemplate, ConfigsThatDifferOnlyInRunTimeKnobsShareOneCompile) {
+  if (!backends::cuda::NvrtcApi::get().is_available()) GTEST_SKIP() << "no NVRTC here";
+  const kernels::DeviceInfo h100 = paper_h100();
+  auto builder = source_tree_builder();
+  for (const char* name : {"gemm_tma.cuda", "gemm.cuda"}) {
+    SCOPED_TRACE(name);
+    const auto& gemm = backends::find_template(name);
+    const auto run_time = gemm.run_time_knobs();
+    EXPECT_EQ(run_time.front(), "group_m");
+    auto task = template_task(gemm, "4096,4096,4096", "bf16", h100);
+    const search_space::Config base = gemm.default_config(task->workload, h100, task->space);
+    nlohmann::json banded = task->space.to_json(base), walked = banded, staged = banded;
+    ASSERT_EQ(banded["group_m"], 8);
+    walked["group_m"] = 1;
+    const bool persistent = std::string(name) == "gemm_tma.cuda";
+    if (persistent) walked["persistent"] = 0;
+    staged["stages"] = 3;
+    std::vector<measure::MeasureInput> inputs;
+    for (const auto& config : {banded, walked, staged}) {
+      ASSERT_TRUE(task->space.is_valid(task->space.from_json(config))) << config;
+      inputs.push_back({task, task->space.from_json(config)});
+    }
+    const auto results = builder->build(inputs);
+    std::vector<CudaArtifact> built;
+    for (const auto& result : results) {
+      ASSERT_TRUE(result.ok()) << result.message;
+      built.push_back(backends::cuda::read_cuda_artifact(result.artifact));
+    }
+    EXPECT_FALSE(built[0].from_cache);
+    EXPECT_GT(results[0].build_seconds, 0);
+    EXPECT_TRUE(built[1].from_cache);  // the first one's compile
+    EXPECT_EQ(results[1].build_seconds, 0);
+    EXPECT_EQ(built[1].module, built[0].module);
+    EXPECT_FALSE(built[2].from_cache);  // three stages: another program
+    EXPECT_NE(built[2].module, built[0].module);
+    EXPECT_EQ(built[0].run_time_arguments, (std::vector<std::int32_t>{8}));
+    EXPECT_EQ(built[1].run_time_arguments, (std::vector<std::int32_t>{1}));
+    if (persistent) {
+      EXPECT_EQ(built[0].launch.global[0], 132);  // a block per SM
+      EXPECT_EQ(built[1].launch.global[0], 512);  // a block per 128 x 256 tile
+    }
+    // What people read of a candidate names its run-time arguments.
+    EXPECT_NE(gemm.emit_source(task->workload, h100, search_space::ConfigView(task->space, inputs[1].config))
+                  .find("run-time arguments after the tensor maps: 1\n"),
+              std::string::npos);
+  }
+}
+
 // fp8 GEMM (e4m3 in, bf16 out, two scales): only gemm_tma.cuda runs it; its candidates compile
 // with float32 promotion (every slice, every 4) and with the tensor cores' own sums, multicast too; B's tensor map reads
 // rows of K (B given N x K); promotion's doubled registers keep 128 x 256 tiles out; K must come
@@ -811,6 +862,21 @@ TEST(CudaArtifact, DamagedFilesAreRefusedNamingTheFile) {
     EXPECT_EQ(im2col.element_strides, (std::vector<std::uint32_t>{1, 2, 2, 1}));
     with_map.tensor_maps[0].im2col->lower_corner = {-200, -1};
     backends::cuda::write_cuda_artifact(with_map, path.string());
+    EXPECT_THROW(backends::cuda::read_cuda_artifact(path.string()), std::runtime_error);
+  }
+  // Run-time arguments read back; a value that is no 32-bit integer is refused.
+  {
+    CudaArtifact with_knobs = artifact;
+    with_knobs.run_time_arguments = {8, -1};
+    backends::cuda::write_cuda_artifact(with_knobs, path.string());
+    EXPECT_EQ(backends::cuda::read_cuda_artifact(path.string()).run_time_arguments, (std::vector<std::int32_t>{8, -1}));
+    std::string knob_text;
+    {
+      std::ifstream in(path, std::ios::binary);
+      knob_text.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    knob_text.replace(knob_text.find("[8,-1]"), 6, "[8,4294967296]");
+    write(path, knob_text);
     EXPECT_THROW(backends::cuda::read_cuda_artifact(path.string()), std::runtime_error);
   }
   std::string zero_grid = text;
