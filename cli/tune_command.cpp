@@ -51,6 +51,7 @@ void print_time_split(const tuner::TuningSummary& summary) {
               tuner::format_duration(summary.waiting_seconds()).c_str());
   if (time.slow > 0 || time.saved >= 1)
     std::printf("; %zu cut as slow, %s of timing saved", time.slow, tuner::format_duration(time.saved).c_str());
+  if (time.reused > 0) std::printf("; %zu ran a binary built before (no compile)", time.reused);
   std::printf("\n");
 }
 

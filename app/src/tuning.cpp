@@ -298,7 +298,8 @@ nlohmann::json summary_json(const tuner::TuningSummary& summary) {
                                    {"timing", summary.time.timing},
                                    {"choosing", summary.overhead_seconds},
                                    {"waiting", summary.waiting_seconds()},
-                                   {"saved_seconds", summary.time.saved}}}};
+                                   {"saved_seconds", summary.time.saved},
+                                   {"reused_builds", summary.time.reused}}}};
   add_speedup(json, summary);
   return json;
 }

@@ -4,6 +4,8 @@
 # Prints each run's wall time, trials, best and what each device measured, then the ratio
 # (multi_gpu_tune.py). On a GPU machine, from a pack of tests/bench/pack_gpu_cuda.sh:
 #   OPTUNE_BIN=$PACK/bin KERNELS=$PACK/kernels bash $PACK/multi_gpu_tune.sh [ROWS] [TRIALS] [WORKDIR]
+# TARGETS="cuda:0 cuda:0,1 cuda:all" runs those targets in turn (the first is the baseline; default
+# "cuda:0 cuda:all").
 # Rows:
 #   cuda-gemm    gemm.cuda's bf16 GEMM 4096 x 4096 x 4096 (bf16 in, f32 accumulate)
 #   cuda-kernel  the kernel file matmul_cuda (FP32 FMA, its default 2048 x 2048)
@@ -29,8 +31,8 @@ row_arguments() {
 "$optune" devices | grep -i cuda || true
 for row in ${rows//,/ }; do
   read -r -a args <<< "$(row_arguments "$row")"
-  for target in cuda:0 cuda:all; do
-    run="$work/$row-${target/:/-}"
+  for target in ${TARGETS:-cuda:0 cuda:all}; do
+    run="$work/$row-${target//[:,]/-}"
     rm -rf "$run.db" "$run.db-wal" "$run.db-shm" "$run.cache"
     start=$(date +%s.%N)
     OPTUNE_CACHE_DIR="$run.cache" "$optune" tune "${args[@]}" --target "$target" --trials "$trials" --seed 1 \

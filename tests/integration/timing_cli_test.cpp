@@ -179,7 +179,7 @@ TEST_F(TimingCliTest, BailOutOffAndFullTimingTimeEveryCandidateInFull) {
 }
 
 TEST_F(TimingCliTest, QueryShowsWhereEachRecordsTimeWent) {
-  tune("");
+  const auto summary = tune("");
   CommandRun run = optune("query --history --format json --db " + db());
   ASSERT_EQ(run.code, 0) << run.err;
   const auto rows = nlohmann::json::parse(run.out);
@@ -199,6 +199,7 @@ TEST_F(TimingCliTest, QueryShowsWhereEachRecordsTimeWent) {
     EXPECT_EQ(row["check_error"], 0.0) << row.dump();
   }
   EXPECT_GT(remeasured, 0u);
+  EXPECT_EQ(summary["time"]["reused_builds"], remeasured) << "the summary counts the candidates compiled before";
   run = optune("query --history --format csv --db " + db());
   ASSERT_EQ(run.code, 0) << run.err;
   EXPECT_NE(run.out.find(",build_seconds,check_seconds,timing_seconds,check_error\n"), std::string::npos) << run.out;

@@ -109,7 +109,7 @@ class CudaCandidate final : public measure::LoadedCandidate {
                 measure::KernelOperands& operands, const std::vector<DeviceMemory>& buffers)
       : module_(std::move(module)), function_(function), launch_(artifact.launch), stream_(stream),
         operands_(operands), buffers_(buffers), parameters_(operands, buffers, artifact.tensor_maps, artifact.run_time_arguments),
-        compile_seconds_(artifact.compile_seconds), from_cache_(artifact.from_cache) {}
+        from_cache_(artifact.from_cache) {}
 
   void poison_output() override {
     transfers_ = {};
@@ -145,7 +145,7 @@ class CudaCandidate final : public measure::LoadedCandidate {
   }
 
   void describe(measure::WorkerReply& reply) const override {
-    reply.build_seconds = compile_seconds_;
+    // The builder compiled it (or found it compiled) and the record holds that; nothing here.
     reply.program_cached = from_cache_;
     reply.transfer = transfers_;
   }
@@ -187,7 +187,6 @@ class CudaCandidate final : public measure::LoadedCandidate {
   GraphExec graph_;
   int graph_launches_ = 0;
   measure::Transfers transfers_;
-  double compile_seconds_;
   bool from_cache_;
 };
 

@@ -89,12 +89,13 @@ TimeSplit& TimeSplit::operator+=(const TimeSplit& other) {
   timing += other.timing;
   saved += other.saved;
   slow += other.slow;
+  reused += other.reused;
   return *this;
 }
 
 TimeSplit TimeSplit::operator-(const TimeSplit& other) const {
   return {building - other.building, checking - other.checking, timing - other.timing, saved - other.saved,
-          slow - other.slow};
+          slow - other.slow, reused - other.reused};
 }
 
 double TuningSummary::waiting_seconds() const {
@@ -178,6 +179,7 @@ std::vector<db::TuningRecord> RecordingMeasurer::run(const std::shared_ptr<const
     spent_.timing += result.timing_seconds.value_or(0);
     spent_.saved += result.saved_seconds;
     spent_.slow += result.is_slow();
+    spent_.reused += builds[i].ok() && result.build_seconds == 0;
   }
   for (const auto& result : measured)
     if (result.error == measure::ErrorKind::kReferenceError)

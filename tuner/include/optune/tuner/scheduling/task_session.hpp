@@ -34,6 +34,7 @@ struct TimeSplit {
   double timing = 0;
   double saved = 0;
   std::size_t slow = 0;
+  std::size_t reused = 0;  // candidates run from a binary built before: a run-time knob's variant, a cached program
   TimeSplit& operator+=(const TimeSplit& other);
   TimeSplit operator-(const TimeSplit& other) const;
 };
