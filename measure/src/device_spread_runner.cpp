@@ -57,12 +57,30 @@ std::vector<std::vector<MeasureResult>> DeviceSpreadRunner::measure_rounds(const
                                                                            const std::vector<BuildResult>& builds,
                                                                            int at_most) {
   if (!is_comparing()) return {measure_round(inputs, builds)};
+  if (rounds_kind() == Rounds::kEachItsOwn) return own_rounds(inputs, builds, std::max(at_most, 1));
   const std::size_t used = std::min(devices_.size(), static_cast<std::size_t>(std::max(at_most, 1)));
   std::vector<std::vector<MeasureResult>> rounds(used, std::vector<MeasureResult>(inputs.size()));
   on_devices(used, [&](std::size_t device) {
     for (std::size_t i = 0; i < inputs.size(); ++i) rounds[device][i] = measure_on(device, inputs[i], builds[i]);
   });
   return rounds;
+}
+
+// Each candidate's rounds on one device: the candidates dealt out to the devices in turn (near
+// the best, they take about as long as one another), each device interleaving the rounds of its
+// own. A candidate that failed is not measured again.
+std::vector<std::vector<MeasureResult>> DeviceSpreadRunner::own_rounds(const std::vector<MeasureInput>& inputs,
+                                                                       const std::vector<BuildResult>& builds,
+                                                                       int rounds) {
+  const std::size_t used = std::min(devices_.size(), inputs.size());
+  std::vector<std::vector<MeasureResult>> results(rounds, std::vector<MeasureResult>(inputs.size()));
+  on_devices(used, [&](std::size_t device) {
+    for (int round = 0; round < rounds; ++round)
+      for (std::size_t i = device; i < inputs.size(); i += used)
+        results[round][i] = round > 0 && !results[round - 1][i].ok() ? results[round - 1][i]
+                                                                      : measure_on(device, inputs[i], builds[i]);
+  });
+  return results;
 }
 
 }  // namespace optune::measure

@@ -47,9 +47,10 @@ std::vector<MeasureResult> Runner::run(const std::vector<MeasureInput>& inputs,
 
 std::vector<MeasureResult> Runner::run(const std::vector<MeasureInput>& inputs,
                                        const std::vector<BuildResult>& builds, int rounds, int max_rounds,
-                                       const MoreRounds& more) {
+                                       const MoreRounds& more, Rounds kind) {
   const int most_rounds = std::max(rounds, max_rounds);
   comparing_ = most_rounds > 1;
+  rounds_kind_ = kind;
   std::vector<MeasureResult> results(inputs.size());
   for (int round = 0; round < most_rounds;) {
     if (round > 0) {

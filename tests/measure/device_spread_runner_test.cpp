@@ -98,6 +98,23 @@ TEST_F(DeviceSpreadRunnerTest, AComparisonMeasuresTheWholeListOnEachDeviceAsARou
   EXPECT_EQ(runner.measured_per_device(), (std::vector<std::size_t>{3 + 2, 3}));
 }
 
+// A re-measurement's rounds (each candidate's own) are dealt out by candidate: each device
+// measures its share of the list three times over, where a comparison's would have each device
+// measure the whole list; a candidate that failed is not measured again.
+TEST_F(DeviceSpreadRunnerTest, AReMeasurementGivesEachDeviceCandidatesOfItsOwnForAllTheirRounds) {
+  const auto batch = inputs({"correct", "correct", "wrong", "correct", "correct"});
+  auto runner = two_devices();
+  const auto results = runner.run(batch, build(batch), 3, 3, {}, Rounds::kEachItsOwn);
+  for (std::size_t i : {0u, 1u, 3u, 4u}) {
+    EXPECT_EQ(results[i].error, ErrorKind::kOk) << results[i].message;
+    EXPECT_EQ(results[i].round_medians.size(), 3u);
+    EXPECT_EQ(results[i].costs.size(), 3u * 2u);  // the rounds' repeats, merged
+  }
+  EXPECT_EQ(results[2].error, ErrorKind::kWrongAnswer);
+  // Device 0: candidates 0, 2 and 4 (2 failed in its first round); device 1: candidates 1 and 3.
+  EXPECT_EQ(runner.measured_per_device(), (std::vector<std::size_t>{3 + 1 + 3, 3 + 3}));
+}
+
 // The devices measure a comparison's rounds with the comparison's repeats (60 ms: two repeats
 // take 120 ms, of which half is asserted, as the run that sizes a repeat may take longer than the
 // runs after it), and a spread batch with the batch's (1 ms), as the worker reports its timing.

@@ -153,6 +153,7 @@ std::vector<db::TuningRecord> RecordingMeasurer::run(const std::shared_ptr<const
                                                      bool is_default, std::vector<measure::MeasureResult>* results,
                                                      int rounds, int max_rounds,
                                                      const measure::Runner::MoreRounds& more,
+                                                     measure::Rounds rounds_kind,
                                                      std::optional<double> best_seconds, bool may_cut,
                                                      std::future<std::vector<measure::BuildResult>>* built_ahead,
                                                      const std::function<void()>& built) {
@@ -170,7 +171,7 @@ std::vector<db::TuningRecord> RecordingMeasurer::run(const std::shared_ptr<const
   spent_.building += std::chrono::duration<double>(std::chrono::steady_clock::now() - build_started).count();
   if (builds.size() != configs.size()) throw std::logic_error("a batch built ahead is not the batch measured");
   if (built) built();
-  auto measured = runner_.run(inputs, builds, rounds, std::max(rounds, max_rounds), more);
+  auto measured = runner_.run(inputs, builds, rounds, std::max(rounds, max_rounds), more, rounds_kind);
   for (std::size_t i = 0; i < measured.size(); ++i) {
     const measure::MeasureResult& result = measured[i];
     // A backend that compiles in the worker (OpenCL): its compile is building too.
@@ -281,7 +282,8 @@ std::size_t TaskSession::step(std::size_t max_trials, std::size_t ahead_trials) 
   if (best_) rank_against = best_->median_seconds;
   const bool may_cut = summary_.trials > 0;
   auto records = run_batch(batch, chosen.tuner, summary_.run_id, false, &results, 1, 0,
-                           measure::Runner::MoreRounds{}, rank_against, may_cut, &chosen.builds, build_next);
+                           measure::Runner::MoreRounds{}, measure::Rounds::kCompared, rank_against, may_cut,
+                           &chosen.builds, build_next);
   check_environment(records);
   record(records);
   tuner_->update(batch, results);
@@ -477,7 +479,9 @@ void TaskSession::remeasure_finalists(std::size_t top, const std::vector<db::Tun
     if (fresh + contenders == 0) break;
     if (configs.size() < 2) break;  // a lone config has nothing to be compared with
     fastest.reset();
-    auto records = run_batch(configs, "remeasure", summary_.run_id, false, nullptr, kRemeasureRounds);
+    // Each config's rounds firm up its own time: on several GPUs, each takes configs of its own.
+    auto records = run_batch(configs, "remeasure", summary_.run_id, false, nullptr, kRemeasureRounds,
+                             kRemeasureRounds, measure::Runner::MoreRounds{}, measure::Rounds::kEachItsOwn);
     check_environment(records);
     record(records);
     if (wave == 0) {

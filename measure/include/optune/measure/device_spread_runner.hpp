@@ -3,7 +3,9 @@
 // next candidate as it finishes one, so N candidates take about 1/devices of the time on one. A
 // comparison (a run of several rounds: the finalists') is not spread, since candidates compared
 // with one another must be timed on the same device: each device measures the whole list as a
-// round of its own, all devices at once, so the rounds come devices times sooner.
+// round of its own, all devices at once, so the rounds come devices times sooner. Rounds that
+// only firm up each candidate's own time (Rounds::kEachItsOwn: a re-measurement) are spread by
+// candidate: each device takes its share of the list, all rounds of it.
 #pragma once
 
 #include <cstddef>
@@ -28,6 +30,8 @@ class DeviceSpreadRunner final : public Runner {
                                            const std::vector<BuildResult>& builds) override;
   std::vector<std::vector<MeasureResult>> measure_rounds(const std::vector<MeasureInput>& inputs,
                                                          const std::vector<BuildResult>& builds, int at_most) override;
+  std::vector<std::vector<MeasureResult>> own_rounds(const std::vector<MeasureInput>& inputs,
+                                                     const std::vector<BuildResult>& builds, int rounds);
   // Runs work(device) for the first `used` devices at once; rethrows the first exception.
   void on_devices(std::size_t used, const std::function<void(std::size_t device)>& work);
   MeasureResult measure_on(std::size_t device, const MeasureInput& input, const BuildResult& build);

@@ -10,6 +10,12 @@
 
 namespace optune::measure {
 
+// What a run's rounds are for. kCompared: the candidates are compared with one another (the
+// finalists'), so each round measures all of them on one device and a round's ratios are that
+// device's. kEachItsOwn: each candidate's rounds only firm up its own time (a re-measurement of
+// noisy records), so a runner of several devices may give each device candidates of its own.
+enum class Rounds { kCompared, kEachItsOwn };
+
 class Runner {
  public:
   virtual ~Runner() = default;
@@ -28,7 +34,8 @@ class Runner {
   using MoreRounds = std::function<bool(const std::vector<MeasureResult>& merged)>;
   // run(), then further rounds while `more` says so, up to `max_rounds` in all.
   std::vector<MeasureResult> run(const std::vector<MeasureInput>& inputs, const std::vector<BuildResult>& builds,
-                                 int rounds, int max_rounds, const MoreRounds& more);
+                                 int rounds, int max_rounds, const MoreRounds& more,
+                                 Rounds kind = Rounds::kCompared);
 
  protected:
   explicit Runner(bool remove_artifacts) : remove_artifacts_(remove_artifacts) {}
@@ -37,6 +44,8 @@ class Runner {
   // it before its first round. A comparison is timed with comparison_policy (timing_policy.hpp),
   // and a runner of several devices gives each a whole round of it.
   bool is_comparing() const { return comparing_; }
+  // The run under way's Rounds (set by run() with comparing_).
+  Rounds rounds_kind() const { return rounds_kind_; }
   // One round: each input measured once; artifacts are left in place.
   virtual std::vector<MeasureResult> measure_round(const std::vector<MeasureInput>& inputs,
                                                    const std::vector<BuildResult>& builds) = 0;
@@ -51,6 +60,7 @@ class Runner {
  private:
   bool remove_artifacts_;
   bool comparing_ = false;  // set by run() before its first round
+  Rounds rounds_kind_ = Rounds::kCompared;
 };
 
 }  // namespace optune::measure

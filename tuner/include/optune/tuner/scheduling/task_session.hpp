@@ -52,7 +52,7 @@ class RecordingMeasurer {
                                         const std::string& tuner, const std::string& run_id, bool is_default,
                                         std::vector<measure::MeasureResult>* results = nullptr, int rounds = 1);
   // Measures the batch into records without recording them; from the `rounds`-th round on, further
-  // rounds while `more` says so, up to `max_rounds` (measure::Runner::run). With `best_seconds`,
+  // rounds while `more` says so, up to `max_rounds`, the rounds of `rounds_kind` (measure::Runner::run). With `best_seconds`,
   // the task's best so far, a candidate is timed only as long as its rank needs
   // (measure::TimingPolicy), and cut as slow only where `may_cut`.
   std::vector<db::TuningRecord> run(const std::shared_ptr<const measure::MeasureTask>& task,
@@ -60,6 +60,7 @@ class RecordingMeasurer {
                                     const std::string& run_id, bool is_default,
                                     std::vector<measure::MeasureResult>* results = nullptr, int rounds = 1,
                                     int max_rounds = 0, const measure::Runner::MoreRounds& more = {},
+                                    measure::Rounds rounds_kind = measure::Rounds::kCompared,
                                     std::optional<double> best_seconds = std::nullopt, bool may_cut = true,
                                     std::future<std::vector<measure::BuildResult>>* built_ahead = nullptr,
                                     const std::function<void()>& built = {});
