@@ -20,12 +20,22 @@ bool displaces_winner(const TuningRecord& fastest, const TuningRecord& mark, con
   return measured_after && !of_that_comparison && !fastest.is_noisy() && is_faster_beyond_noise(fastest, latest);
 }
 
+namespace {
+
+// The share others took of the device that ran the candidate: the GPU's where it has a figure of
+// its own, else the host's (the CPU is the device, or the device has no figure: OpenCL).
+double device_share(std::optional<double> load, std::optional<double> device_load) {
+  return device_load ? *device_load : load.value_or(0);
+}
+
+}  // namespace
+
 bool is_busy(std::optional<double> load, std::optional<double> device_load) {
-  return (load && *load > kBusyLoad) || (device_load && *device_load > kBusyLoad);
+  return device_share(load, device_load) > kBusyLoad;
 }
 
 double busy_share(std::optional<double> load, std::optional<double> device_load) {
-  return std::clamp(std::max(load.value_or(0), device_load.value_or(0)), 0.0, kMaxBusyShare);
+  return std::clamp(device_share(load, device_load), 0.0, kMaxBusyShare);
 }
 
 double quiet_gflops_estimate(double gflops, std::optional<double> load, std::optional<double> device_load) {
@@ -35,7 +45,7 @@ double quiet_gflops_estimate(double gflops, std::optional<double> load, std::opt
 std::string busy_text(std::optional<double> load, std::optional<double> device_load) {
   if (!is_busy(load, device_load)) return "";
   char text[96];
-  if (device_load.value_or(0) > load.value_or(0))
+  if (device_load)
     std::snprintf(text, sizeof text, "other processes took %.0f%% of the GPU", *device_load * 100);
   else
     std::snprintf(text, sizeof text, "other processes took %.0f%% of the CPU", *load * 100);

@@ -89,7 +89,10 @@ TEST(RecordTrust, TheGpuSharedWithAnotherProcessIsStoredExportedAndNoisy) {
   EXPECT_EQ(noise_text(stored[0]), "measured while other processes took 46% of the GPU");
   EXPECT_EQ(stored[1].device_load, 0.0);
   EXPECT_FALSE(stored[1].is_noisy());
-  EXPECT_EQ(busy_text(0.3, 0.2), "other processes took 30% of the CPU") << "the larger share is named";
+  EXPECT_EQ(busy_text(0.3, 0.2), "other processes took 20% of the GPU") << "a GPU is judged by its own load";
+  EXPECT_EQ(busy_text(0.3, std::nullopt), "other processes took 30% of the CPU");
+  EXPECT_FALSE(is_busy(0.6, 0.02)) << "the host's compiles beside a GPU's quiet kernels";
+  EXPECT_EQ(busy_share(0.6, 0.02), 0.02);
   EXPECT_EQ(busy_text(0.05, 0.02), "");
 
   std::stringstream lines;

@@ -21,13 +21,17 @@ namespace optune::db {
 inline constexpr double kNoisySpread = 0.10;
 inline constexpr double kBusyLoad = 0.10;
 
-// Either share of what other processes took is over kBusyLoad.
+// Whether other processes took over kBusyLoad of the device that ran the candidate: of the GPU
+// where it has a figure of its own (device_load: CUDA), else of the host's CPU (`load`: the CPU is
+// the device, or a device with no figure). A GPU's kernels are slowed by the host's load only
+// through their launches, which the record's spread shows; judged by it, a tune's own compiles
+// running beside its GPU measurements (compile-ahead) would make their records noisy.
 bool is_busy(std::optional<double> load, std::optional<double> device_load);
-// Why such shares make a measurement untrustworthy: "other processes took 45% of the CPU" or
-// "other processes took 60% of the GPU", the larger busy one; "" when neither is busy.
+// Why such a share makes a measurement untrustworthy: "other processes took 45% of the CPU" or
+// "other processes took 60% of the GPU"; "" when not busy.
 std::string busy_text(std::optional<double> load, std::optional<double> device_load);
-// The larger share that other processes took of the CPU or the GPU, at most kMaxBusyShare (a
-// measurement left a tenth of the machine says little more than that it was slowed).
+// That share, at most kMaxBusyShare (a measurement left a tenth of the machine says little more
+// than that it was slowed).
 inline constexpr double kMaxBusyShare = 0.9;
 double busy_share(std::optional<double> load, std::optional<double> device_load);
 // What a throughput measured while others took `busy_share` of the machine would be on a quiet one,
