@@ -20,7 +20,7 @@ namespace {
 // flags would make fingerprints differ between identical machines with other microcode.
 const std::set<std::string> kRelevantFlags = {
     "sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512dq", "avx512vl",
-    "avx512_vnni", "avx512_bf16", "amx_tile", "asimd", "asimdhp", "sve", "sve2", "neon"};
+    "avx512_vnni", "avx512_bf16", "amx_tile", "amx_bf16", "amx_int8", "asimd", "asimdhp", "sve", "sve2", "neon"};
 
 std::string trim(const std::string& text) {
   auto begin = text.find_first_not_of(" \t");

@@ -13,18 +13,8 @@ namespace optune::kernels {
 namespace {
 
 namespace ss = search_space;
+using namespace dot_gemm_knobs;
 
-// Knob names: stored in records (JSON by name), so they are a contract once released.
-constexpr const char* kTileMc = "tile_mc";
-constexpr const char* kTileNc = "tile_nc";
-constexpr const char* kTileKc = "tile_kc";
-constexpr const char* kMr = "mr";
-constexpr const char* kNr = "nr";
-constexpr const char* kThreads = "threads";
-constexpr const char* kPackA = "pack_a";
-// What the threads share out: N's column panels, or M's row panels where N is too narrow (a
-// conv2d's 7x7 layer is a GEMM of 49 columns). Records from before the knob split columns.
-constexpr const char* kSplit = "split";
 const std::vector<std::string> kSplitNames = {"columns", "rows"};
 
 const std::vector<std::int64_t> kMcCandidates = {8, 12, 16, 24, 32, 48, 64, 72, 96, 120, 144, 192, 240, 288, 384, 576};
@@ -72,7 +62,7 @@ GemmShape DotGemmTemplate::gemm_shape(const Workload& workload) const {
 
 ss::ConfigSpace DotGemmTemplate::space(const Workload& workload, const DeviceInfo& device) const {
   const GemmShape shape = gemm_shape(workload);
-  const int registers = vector_unit(device).registers, vector_lanes = lanes(device);
+  const int vector_lanes = lanes(device);
   ss::ConfigSpace space;
   space.add(ss::SplitKnob{kTileMc, shape.M, 2, ss::SplitPolicy::kCandidates, kMcCandidates, 0});
   space.add(ss::SplitKnob{kTileNc, shape.N, 2, ss::SplitPolicy::kCandidates, kNcCandidates, 0});
@@ -89,11 +79,8 @@ ss::ConfigSpace DotGemmTemplate::space(const Workload& workload, const DeviceInf
   const bool in_place = reads_a_in_place(workload, device);
   space.add_constraint("A is read in place only where the kernel takes K's groups as they lie (pack_a off)",
                        [in_place](const ss::ConfigView& v) { return v.flag(kPackA) || in_place; });
-  space.add_constraint("accumulators, a row of B and a broadcast fit the vector registers",
-                       [registers, vector_lanes](const ss::ConfigView& v) {
-                         const auto vectors = v.integer(kNr) / vector_lanes;
-                         return v.integer(kMr) * vectors + vectors + 1 <= registers;
-                       });
+  space.add_constraint("the micro-tile fits the registers (vectors: accumulators, a row of B and a broadcast)",
+                       [this, device](const ss::ConfigView& v) { return micro_tile_fits(v, device); });
   space.add_constraint("MC is a multiple of mr and not far beyond M", [shape](const ss::ConfigView& v) {
     const auto mc = v.split_factor(kTileMc, 1), mr = v.integer(kMr);
     return mc % mr == 0 && block_fits(mc, shape.M, mr, 96);
@@ -105,7 +92,13 @@ ss::ConfigSpace DotGemmTemplate::space(const Workload& workload, const DeviceInf
   space.add_constraint("KC is not far beyond K", [shape](const ss::ConfigView& v) {
     return block_fits(v.split_factor(kTileKc, 1), shape.K, 2, 128);
   });
+  add_type_rules(space, device);
   return space;
+}
+
+bool DotGemmTemplate::micro_tile_fits(const ss::ConfigView& v, const DeviceInfo& device) const {
+  const auto vectors = v.integer(kNr) / lanes(device);
+  return v.integer(kMr) * vectors + vectors + 1 <= vector_unit(device).registers;
 }
 
 int DotGemmTemplate::default_mr(const DeviceInfo& device) const { return vector_unit(device).registers >= 16 ? 6 : 2; }
@@ -121,6 +114,7 @@ ss::Config DotGemmTemplate::default_config(const Workload& workload, const Devic
   set(kMr, [&](const ss::ConfigView& v) { return v.integer(kMr) == mr; });
   set(kNr, [&](const ss::ConfigView& v) { return v.integer(kNr) == nr; });
   set(kThreads, [&](const ss::ConfigView& v) { return v.integer(kThreads) == std::max(1, device.cores); });
+  set_type_defaults(space, config, device);
   // A read in place where each thread's columns are few: every thread packs all of A for its own
   // columns, which on 3136 x 64 x 576 int8 (32 a thread) cost half the time; at 1024^3 (512 a
   // thread) packing is amortised and the packed panel's one stream reads faster than MR rows
@@ -183,7 +177,8 @@ std::string DotGemmTemplate::config_literal(const ss::ConfigView& view) const {
   const auto i = [](std::int64_t value) { return std::to_string(value); };
   return "optune::kernels::cpu::" + kernel().config_type + "{.mc = " + i(c.mc) + ", .nc = " + i(c.nc) +
          ", .kc = " + i(c.kc) + ", .mr = " + i(c.mr) + ", .nr = " + i(c.nr) + ", .threads = " + i(c.threads) +
-         ", .pack_a = " + (c.pack_a ? "true" : "false") + (c.split_rows ? ", .split_rows = true" : "") + "}";
+         ", .pack_a = " + (c.pack_a ? "true" : "false") + (c.split_rows ? ", .split_rows = true" : "") +
+         type_fields(view) + "}";
 }
 
 std::vector<KernelTemplate::TableForm> DotGemmTemplate::table_forms() const {

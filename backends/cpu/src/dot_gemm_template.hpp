@@ -30,6 +30,20 @@ struct DotOperandTypes {
   std::string activations, weights, output;
 };
 
+// Knob names: stored in records (JSON by name), so they are a contract once released.
+namespace dot_gemm_knobs {
+inline constexpr const char* kTileMc = "tile_mc";
+inline constexpr const char* kTileNc = "tile_nc";
+inline constexpr const char* kTileKc = "tile_kc";
+inline constexpr const char* kMr = "mr";
+inline constexpr const char* kNr = "nr";
+inline constexpr const char* kThreads = "threads";
+inline constexpr const char* kPackA = "pack_a";
+// What the threads share out: N's column panels, or M's row panels where N is too narrow (a
+// conv2d's 7x7 layer is a GEMM of 49 columns). Records from before the knob split columns.
+inline constexpr const char* kSplit = "split";
+}  // namespace dot_gemm_knobs
+
 class DotGemmTemplate : public KernelTemplate {
  public:
   explicit DotGemmTemplate(Op op) : op_(op) {}
@@ -79,6 +93,17 @@ class DotGemmTemplate : public KernelTemplate {
   virtual bool reads_a_in_place(const Workload& workload, const DeviceInfo& device) const = 0;
   // Knobs of the element types, added after the blocking knobs (records name knobs, not positions).
   virtual void add_type_knobs(search_space::ConfigSpace& /*space*/, const DeviceInfo& /*device*/) const {}
+  // Rules of them, added after the blocking's rules (so that a block's first broken rule is its own
+  // while the default picks the blocks).
+  virtual void add_type_rules(search_space::ConfigSpace& /*space*/, const DeviceInfo& /*device*/) const {}
+  // Sets them in the default config (mr and nr set already).
+  virtual void set_type_defaults(const search_space::ConfigSpace& /*space*/, search_space::Config& /*config*/,
+                                 const DeviceInfo& /*device*/) const {}
+  // Whether the micro-tile (mr x nr) fits the device's registers: by default its accumulators, a
+  // row of B and a broadcast in the vector registers.
+  virtual bool micro_tile_fits(const search_space::ConfigView& view, const DeviceInfo& device) const;
+  // The config's fields beyond the blocking's, as designated initializers (", .amx = true").
+  virtual std::string type_fields(const search_space::ConfigView& /*view*/) const { return ""; }
   virtual DotOperandTypes operand_types(const search_space::ConfigView& view) const = 0;
 
  private:

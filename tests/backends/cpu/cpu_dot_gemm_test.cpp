@@ -104,7 +104,9 @@ TEST(CpuDotGemm, Int8IsExactWithTheUnsignedOperandOnEitherSide) {
   expect_int8_exact<std::int8_t, std::int8_t>(14);
 }
 
-TEST(CpuDotGemm, Bf16IsWithinItsBoundForEveryConfigAndShape) {
+// The configs' bf16 GEMM on every shape within its bound of a double product, writing nothing past N.
+template <const auto& Configs>
+void expect_bf16_within_bound() {
   std::mt19937 random(12);
   std::uniform_real_distribution<float> values(-1.0f, 1.0f);
   for (const Shape& s : kShapes) {
@@ -143,8 +145,29 @@ TEST(CpuDotGemm, Bf16IsWithinItsBoundForEveryConfigAndShape) {
       else
         EXPECT_LE(std::sqrt(error / norm), bound) << what;
     };
-    for_each_config<kBf16Configs>(check, std::make_index_sequence<kBf16Configs.size()>());
+    for_each_config<Configs>(check, std::make_index_sequence<Configs.size()>());
   }
+}
+
+TEST(CpuDotGemm, Bf16IsWithinItsBoundForEveryConfigAndShape) { expect_bf16_within_bound<kBf16Configs>(); }
+
+// AMX tiles (gemm_bf16.hpp's amx configs): 16 and 32 rows, 16 to 48 columns, A in place and
+// copied, K in steps of 32 and short of them (zero padded), rows and columns short of a tile, the
+// threads splitting N or M. Where the target has no AMX they run the vector path.
+constexpr std::array<GemmBf16Config, 6> kBf16AmxConfigs = {
+    GemmBf16Config{.mc = 96, .nc = 512, .kc = 512, .mr = 32, .nr = 32, .threads = 2, .pack_a = false, .amx = true},
+    GemmBf16Config{.mc = 96, .nc = 512, .kc = 256, .mr = 32, .nr = 32, .threads = 2, .pack_a = true, .amx = true},
+    GemmBf16Config{.mc = 32, .nc = 96, .kc = 64, .mr = 16, .nr = 48, .threads = 1, .pack_a = false, .amx = true},
+    GemmBf16Config{.mc = 48, .nc = 32, .kc = 32, .mr = 16, .nr = 16, .threads = 2, .pack_a = true, .amx = true},
+    GemmBf16Config{.mc = 64, .nc = 64, .kc = 96, .mr = 32, .nr = 16, .threads = 2, .pack_a = false,
+                   .split_rows = true, .amx = true},
+    GemmBf16Config{.mc = 16, .nc = 32, .kc = 1024, .mr = 16, .nr = 32, .threads = 2, .pack_a = true, .amx = true}};
+
+TEST(CpuDotGemm, Bf16OnAmxTilesIsWithinItsBoundForEveryConfigAndShape) {
+#if defined(OPTUNE_GEMM_BF16_AMX)
+  EXPECT_TRUE(gemm_bf16_detail::amx_permitted()) << "Linux refused the process AMX's tile state";
+#endif
+  expect_bf16_within_bound<kBf16AmxConfigs>();
 }
 
 }  // namespace

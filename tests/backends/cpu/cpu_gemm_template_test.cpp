@@ -247,6 +247,39 @@ TEST(CpuGemmTemplate, Int8DefaultTakesThreeRowsWhereAvx2WidensAndSixWithVnni) {
   EXPECT_EQ(default_mr("gemm_bf16.cpu", DataType::kBF16, avx2_device(2)), 6);
 }
 
+// bf16 on AMX tiles where the device has them (amx_bf16): the space holds only tile configs (16
+// or 32 rows, 16 to 48 columns, KC in steps of 32), the default among them (32 x 32), and the
+// config literal says so; a device with AVX-512 BF16 alone has no such knob.
+TEST(CpuGemmTemplate, Bf16RunsOnAmxTilesWhereTheDeviceHasThem) {
+  const auto& bf16 = backends::find_template("gemm_bf16.cpu");
+  kernels::DeviceInfo vectors = avx512_device();
+  vectors.isa.insert(vectors.isa.end(), {"avx512bw", "avx512_bf16"});
+  kernels::DeviceInfo tiles = vectors;
+  tiles.isa.insert(tiles.isa.end(), {"amx_tile", "amx_bf16"});
+  for (const GemmShape& shape : {GemmShape{1024, 1024, 1024}, GemmShape{49, 512, 4608}, GemmShape{5, 70, 100}}) {
+    const Workload workload{Op::kGemm, DataType::kBF16, shape};
+    const auto space = bf16.space(workload, tiles);
+    const auto config = bf16.default_config(workload, tiles, space);
+    ASSERT_TRUE(space.is_valid(config)) << space.first_violation(config);
+    const auto json = space.to_json(config);
+    EXPECT_EQ(json.at("amx"), true);
+    EXPECT_EQ(json.at("mr"), 32);
+    EXPECT_EQ(json.at("nr"), 32);
+    EXPECT_NE(bf16.config_literal(ss::ConfigView(space, config)).find(".amx = true"), std::string::npos);
+    std::mt19937_64 rng(3);
+    for (const ss::Config& sampled : space.sample_valid_distinct(rng, 40)) {
+      const ss::ConfigView v(space, sampled);
+      EXPECT_TRUE(v.flag("amx"));
+      EXPECT_TRUE(v.integer("mr") == 16 || v.integer("mr") == 32) << space.to_json(sampled);
+      EXPECT_LE(v.integer("nr"), 48);
+      EXPECT_EQ(v.split_factor("tile_kc", 1) % 32, 0);
+    }
+    const auto plain = bf16.space(workload, vectors);
+    EXPECT_FALSE(ss::ConfigView(plain, bf16.default_config(workload, vectors, plain)).has("amx"));
+    EXPECT_EQ(plain.to_json(bf16.default_config(workload, vectors, plain)).at("mr"), 6);
+  }
+}
+
 TEST(CpuGemmTemplate, DerivedFeaturesHaveStableNamesAndFiniteValues) {
   const Workload workload = gemm(196, 256, 2304);
   const ss::ConfigSpace space = cpu_gemm().space(workload, avx2_device(2));

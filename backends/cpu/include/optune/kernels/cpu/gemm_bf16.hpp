@@ -22,6 +22,13 @@
 //    denormal inputs and results as zero (it ignores MXCSR), which the plain path does not.
 //  - Elsewhere the same packed layout and float32 sums (the odd product first) in plain C++,
 //    correct anywhere but only tuned for where avx512_bf16 exists.
+//  - `amx` configs, with __AMX_TILE__ and __AMX_BF16__ (Sapphire Rapids on): AMX's tdpbf16ps
+//    on tiles of 16 rows x 32 K of A (rows as they lie, 64 bytes each) and 16 pairs x 16 columns
+//    of B (the packed panel's rows), summing into 16 x 16 float32 tiles; MR x NR of them (mr 16
+//    or 32, nr 16 to 48, at most 8 tiles with A's and B's). Depth goes in steps of 32: A's block
+//    is read in place where K and KC are multiples of 32 (pack_a off), else copied into a
+//    zero-padded block; B's panel is zero-padded to whole steps. Elsewhere (or where Linux
+//    refuses the process AMX's state) an amx config runs the paths above.
 // NR is a multiple of gemm_bf16_lanes() = 16 (one zmm of float32) on both paths, so a config
 // valid on one compiles on the other.
 //
@@ -36,6 +43,13 @@
 #if defined(__AVX512BF16__) && defined(__AVX512F__)
 #include <immintrin.h>
 #define OPTUNE_GEMM_BF16_AVX512 1
+#endif
+#if defined(OPTUNE_GEMM_BF16_AVX512) && defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <utility>
+#define OPTUNE_GEMM_BF16_AMX 1
 #endif
 
 #include "optune/kernels/cpu/aligned_buffer.hpp"
@@ -57,6 +71,8 @@ struct GemmBf16Config {
   bool pack_a = true;
   // true: the threads split M (whole MR-row panels) instead of N, for N too narrow to share.
   bool split_rows = false;
+  // true: AMX tiles (mr 16 or 32 rows, nr 16 to 48 columns, kc a multiple of 32) where the target has them.
+  bool amx = false;
 
   friend constexpr bool operator==(const GemmBf16Config&, const GemmBf16Config&) = default;
 };
@@ -65,8 +81,18 @@ struct GemmBf16Config {
 // The plain path keeps AVX-512's 16 so that tuned configs stay valid on any machine.
 constexpr int gemm_bf16_lanes() { return 16; }
 
+// AMX's tiles an amx config takes: its MR x NR sums, MR / 16 of A and NR / 16 of B.
+constexpr int gemm_bf16_amx_tiles(int mr, int nr) { return (mr / 16) * (nr / 16) + mr / 16 + nr / 16; }
+
 constexpr const char* gemm_bf16_config_error(const GemmBf16Config& c) {
-  if (c.mr < 1 || c.mr > 14) return "mr must be in 1..14";
+  if (c.amx) {
+    if (c.mr != 16 && c.mr != 32) return "amx: mr must be 16 or 32";
+    if (c.nr != 16 && c.nr != 32 && c.nr != 48) return "amx: nr must be 16, 32 or 48";
+    if (gemm_bf16_amx_tiles(c.mr, c.nr) > 8) return "amx: mr x nr takes more than AMX's 8 tiles";
+    if (c.kc % 32 != 0) return "amx: kc must be a multiple of 32";
+  } else if (c.mr < 1 || c.mr > 14) {
+    return "mr must be in 1..14";
+  }
   if (c.nr < 16 || c.nr > 64 || c.nr % 16 != 0) return "nr must be 16, 32, 48 or 64";
   if (c.mc < c.mr || c.mc % c.mr != 0) return "mc must be a positive multiple of mr";
   if (c.nc < c.nr || c.nc % c.nr != 0) return "nc must be a positive multiple of nr";
@@ -215,6 +241,189 @@ void micro_kernel(Index pairs, const std::uint8_t* a, Index pair_step, Index row
 #endif
 }
 
+#if defined(OPTUNE_GEMM_BF16_AMX)
+// Linux gives a process AMX's tile state only on request (arch_prctl ARCH_REQ_XCOMP_PERM for
+// XTILEDATA); asked once per process.
+inline bool amx_permitted() {
+  static const bool permitted = [] {
+    constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+    return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+  }();
+  return permitted;
+}
+
+// Palette 1, all eight tiles 16 rows of 64 bytes: the A, B and C tiles alike.
+inline void configure_amx_tiles() {
+  struct alignas(64) {
+    std::uint8_t palette = 1, start_row = 0, reserved[14] = {};
+    std::uint16_t bytes_per_row[16] = {};
+    std::uint8_t rows[16] = {};
+  } config;
+  for (int t = 0; t < 8; ++t) config.bytes_per_row[t] = 64, config.rows[t] = 16;
+  _tile_loadconfig(&config);
+}
+
+// Tile registers are immediates: sums (mi, ni) in tile mi * NT + ni (0..3), A's 16-row slabs in
+// 4 and 5, B's 16-column slabs in 8 - NT and up. GCC's intrinsics paste the number into their
+// assembly, so each takes a literal, chosen at compile time.
+#define OPTUNE_AMX_ON_TILE(T, STATEMENT)                                                                       \
+  if constexpr (T == 0) STATEMENT(0) else if constexpr (T == 1) STATEMENT(1) else if constexpr (T == 2)          \
+      STATEMENT(2) else if constexpr (T == 3) STATEMENT(3) else if constexpr (T == 4) STATEMENT(4)               \
+          else if constexpr (T == 5) STATEMENT(5) else if constexpr (T == 6) STATEMENT(6) else STATEMENT(7)
+template <int T>
+inline void tile_load(const void* at, Index stride) {
+#define OPTUNE_AMX_LOAD(n) { _tile_loadd(n, at, stride); }
+  OPTUNE_AMX_ON_TILE(T, OPTUNE_AMX_LOAD)
+#undef OPTUNE_AMX_LOAD
+}
+template <int T>
+inline void tile_store(void* at, Index stride) {
+#define OPTUNE_AMX_STORE(n) { _tile_stored(n, at, stride); }
+  OPTUNE_AMX_ON_TILE(T, OPTUNE_AMX_STORE)
+#undef OPTUNE_AMX_STORE
+}
+template <int T>
+inline void tile_zero() {
+#define OPTUNE_AMX_ZERO(n) { _tile_zero(n); }
+  OPTUNE_AMX_ON_TILE(T, OPTUNE_AMX_ZERO)
+#undef OPTUNE_AMX_ZERO
+}
+#undef OPTUNE_AMX_ON_TILE
+// The (sum, A, B) tile triples amx_micro_kernel's shapes use.
+template <int Sum, int ATile, int BTile>
+inline void tile_dot() {
+  constexpr int kTriples[][3] = {{0, 4, 7}, {0, 4, 6}, {1, 4, 7}, {0, 4, 5}, {1, 4, 6},
+                                 {2, 4, 7}, {1, 5, 7}, {2, 5, 6}, {3, 5, 7}};
+  static_assert(std::ranges::any_of(kTriples, [](const int(&t)[3]) { return t[0] == Sum && t[1] == ATile && t[2] == BTile; }),
+                "a tile triple amx_micro_kernel does not use");
+#define OPTUNE_AMX_DOT(s, a, b) \
+  if constexpr (Sum == s && ATile == a && BTile == b) _tile_dpbf16ps(s, a, b);
+  OPTUNE_AMX_DOT(0, 4, 7) OPTUNE_AMX_DOT(0, 4, 6) OPTUNE_AMX_DOT(1, 4, 7) OPTUNE_AMX_DOT(0, 4, 5)
+  OPTUNE_AMX_DOT(1, 4, 6) OPTUNE_AMX_DOT(2, 4, 7) OPTUNE_AMX_DOT(1, 5, 7) OPTUNE_AMX_DOT(2, 5, 6)
+  OPTUNE_AMX_DOT(3, 5, 7)
+#undef OPTUNE_AMX_DOT
+}
+
+// The MT*16 x NT*16 tile of A (rows a_stride bytes apart, 32 K per step) times the packed B panel
+// (rows of pairs b_stride bytes apart) over `steps` steps of 32 K, plus the earlier depth blocks'
+// sum in `wide` unless `first`; kept in `wide` for the next block, or, when `last`, rounded into
+// the bf16 tile `c`.
+template <int MT, int NT>
+void amx_micro_kernel(Index steps, const std::uint8_t* a, Index a_stride, const std::uint8_t* b, Index b_stride,
+                      float* wide, Index ldw, bfloat16* c, Index ldc, bool first, bool last) {
+  constexpr int kB = 8 - NT;
+  auto each_sum = [](auto&& f) {
+    [&]<int... T>(std::integer_sequence<int, T...>) { (f.template operator()<T / NT, T % NT>(), ...); }(
+        std::make_integer_sequence<int, MT * NT>{});
+  };
+  each_sum([&]<int MI, int NI>() {
+    if (first)
+      tile_zero<MI * NT + NI>();
+    else
+      tile_load<MI * NT + NI>(wide + MI * 16 * ldw + NI * 16, ldw * 4);
+  });
+  for (Index step = 0; step < steps; ++step) {
+    [&]<int... MI>(std::integer_sequence<int, MI...>) {
+      (tile_load<4 + MI>(a + MI * 16 * a_stride + step * 64, a_stride), ...);
+    }(std::make_integer_sequence<int, MT>{});
+    [&]<int... NI>(std::integer_sequence<int, NI...>) {
+      (tile_load<kB + NI>(b + step * 16 * b_stride + NI * 64, b_stride), ...);
+    }(std::make_integer_sequence<int, NT>{});
+    each_sum([&]<int MI, int NI>() { tile_dot<MI * NT + NI, 4 + MI, kB + NI>(); });
+  }
+  alignas(64) float sums[16 * 16];
+  each_sum([&]<int MI, int NI>() {
+    if (!last) return tile_store<MI * NT + NI>(wide + MI * 16 * ldw + NI * 16, ldw * 4);
+    tile_store<MI * NT + NI>(sums, 64);
+    for (int r = 0; r < 16; ++r)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + (MI * 16 + r) * ldc + NI * 16),
+                          narrow_bf16(_mm512_load_ps(sums + r * 16)));
+  });
+}
+
+// run_slice's loops on AMX tiles: A's block read in place or copied (zero-padded to whole
+// tiles and steps), B's panels zero-padded to whole steps, tiles short of MR x NR computed whole
+// into `tile` and carried into C after.
+template <GemmBf16Config Cfg>
+void run_slice_amx(Index M, Index N, Index K, const bfloat16* A, Index lda, const bfloat16* B, Index ldb, bfloat16* C,
+                   Index ldc) {
+  constexpr int MR = Cfg.mr, NR = Cfg.nr, MT = MR / 16, NT = NR / 16;
+  thread_local AlignedBuffer a_buffer, b_buffer, wide_buffer;
+  const Index kc_max = ceil_div(std::min<Index>(Cfg.kc, K), 32) * 32;
+  const Index mc_max = std::min<Index>(Cfg.mc, ceil_div(M, MR) * MR);
+  const Index nc_max = std::min<Index>(Cfg.nc, ceil_div(N, NR) * NR);
+  // Sizes in floats (4 bytes): two bf16 each.
+  auto* packed_a = reinterpret_cast<bfloat16*>(a_buffer.reserve(static_cast<std::size_t>(mc_max * kc_max / 2)));
+  auto* packed_b = reinterpret_cast<std::uint16_t*>(b_buffer.reserve(static_cast<std::size_t>(nc_max * kc_max / 2)));
+  float* wide = K > Cfg.kc ? wide_buffer.reserve(static_cast<std::size_t>(M * nc_max)) : nullptr;
+  alignas(64) float tile[MR * NR];
+  const bool in_place = !Cfg.pack_a && K % 32 == 0;
+  configure_amx_tiles();
+  for (Index jc = 0; jc < N; jc += Cfg.nc) {
+    const Index nc = std::min<Index>(Cfg.nc, N - jc);
+    for (Index pc = 0; pc < K; pc += Cfg.kc) {
+      const Index kc = std::min<Index>(Cfg.kc, K - pc), padded = ceil_div(kc, 32) * 32;
+      const bool first = pc == 0, last = pc + kc >= K;
+      for (Index j = 0; j < ceil_div(nc, NR); ++j) {
+        std::uint16_t* panel = packed_b + j * NR * padded;
+        pack_b_panel<NR>(kc, std::min<Index>(NR, nc - j * NR), B + pc * ldb + jc + j * NR, ldb, panel);
+        const Index packed_pairs = ceil_div(kc, 2);
+        std::fill(panel + packed_pairs * NR * 2, panel + padded / 2 * NR * 2, std::uint16_t{0});
+      }
+      for (Index ic = 0; ic < M; ic += Cfg.mc) {
+        const Index mc = std::min<Index>(Cfg.mc, M - ic);
+        const Index row_tiles = ceil_div(mc, MR);
+        // The copy: rows of `padded` bf16, zeros past kc and past mc up to whole MR-row tiles.
+        auto copy_rows = [&](Index first_row, Index rows) {
+          for (Index r = first_row; r < first_row + rows; ++r) {
+            bfloat16* row = packed_a + r * padded;
+            if (r < mc) std::copy_n(A + (ic + r) * lda + pc, kc, row);
+            std::fill(row + (r < mc ? kc : 0), row + padded, bfloat16{0});
+          }
+        };
+        if (!in_place) copy_rows(0, row_tiles * MR);
+        for (Index j = 0; j < ceil_div(nc, NR); ++j) {
+          const Index n = std::min<Index>(NR, nc - j * NR);
+          const auto* b = reinterpret_cast<const std::uint8_t*>(packed_b + j * NR * padded);
+          for (Index i = 0; i < row_tiles; ++i) {
+            const Index m = std::min<Index>(MR, mc - i * MR);
+            const bool whole = n == NR && m == MR;
+            const bfloat16* a = packed_a + i * MR * padded;
+            Index a_stride = padded * 2;
+            if (in_place && m == MR) {
+              a = A + (ic + i * MR) * lda + pc;
+              a_stride = lda * 2;
+            } else if (in_place) {
+              copy_rows(i * MR, MR);  // the last rows, short of a tile: padded with zero rows
+            }
+            const auto* a_bytes = reinterpret_cast<const std::uint8_t*>(a);
+            const Index r0 = ic + i * MR;
+            if (whole) {
+              amx_micro_kernel<MT, NT>(padded / 32, a_bytes, a_stride, b, NR * 4,
+                                       wide ? wide + r0 * nc_max + j * NR : nullptr, nc_max, C + r0 * ldc + jc + j * NR,
+                                       ldc, first, last);
+              continue;
+            }
+            amx_micro_kernel<MT, NT>(padded / 32, a_bytes, a_stride, b, NR * 4, tile, NR, nullptr, 0, true, false);
+            bfloat16* c = C + r0 * ldc + jc + j * NR;
+            float* w = wide ? wide + r0 * nc_max + j * NR : nullptr;
+            for (Index r = 0; r < m; ++r)
+              for (Index col = 0; col < n; ++col) {
+                const float sum = first ? tile[r * NR + col] : w[r * nc_max + col] + tile[r * NR + col];
+                if (last)
+                  c[r * ldc + col] = narrow<bfloat16>(sum);
+                else
+                  w[r * nc_max + col] = sum;
+              }
+          }
+        }
+      }
+    }
+  }
+  _tile_release();
+}
+#endif
+
 // One thread's columns [0, N) of C, all rows.
 template <GemmBf16Config Cfg>
 void run_slice(Index M, Index N, Index K, const bfloat16* A, Index lda, const bfloat16* B, Index ldb, bfloat16* C,
@@ -306,6 +515,16 @@ void gemm_bf16(std::int64_t M, std::int64_t N, std::int64_t K, const bfloat16* A
     for (Index i = 0; i < M; ++i) std::fill_n(C + i * ldc, N, bfloat16{0});
     return;
   }
+#if defined(OPTUNE_GEMM_BF16_AMX)
+  if constexpr (Cfg.amx) {
+    if (amx_permitted()) {
+      for_each_share<Cfg.threads, Cfg.split_rows>(M, N, Cfg.mr, Cfg.nr, [&](Index i0, Index m, Index j0, Index n) {
+        run_slice_amx<Cfg>(m, n, K, A + i0 * lda, lda, B + j0, ldb, C + i0 * ldc + j0, ldc);
+      });
+      return;
+    }
+  }
+#endif
   for_each_share<Cfg.threads, Cfg.split_rows>(M, N, Cfg.mr, Cfg.nr, [&](Index i0, Index m, Index j0, Index n) {
     run_slice<Cfg>(m, n, K, A + i0 * lda, lda, B + j0, ldb, C + i0 * ldc + j0, ldc);
   });
