@@ -5,6 +5,7 @@
 #include <functional>
 #include <stdexcept>
 
+#include "optune/kernels/cpu/amx_tiles.hpp"
 #include "optune/kernels/cpu/candidate.hpp"
 #include "optune/kernels/cpu/conv2d_config_view.hpp"
 #include "template_support.hpp"
@@ -33,6 +34,9 @@ Blocking blocking_of(const ss::ConfigView& v) {
 }
 
 // Whether the block knob's value breaks no constraint that names it (the others may not be set yet).
+// Whether a config runs on AMX tiles (spaces of other devices have no such knob).
+bool runs_on_amx(const ss::ConfigView& v) { return v.has(kAmx) && v.flag(kAmx); }
+
 bool valid_block(const ss::ConfigSpace& space, const ss::Config& config, const std::string& knob) {
   const std::string why = space.first_violation(config);
   if (why.empty()) return true;
@@ -67,20 +71,29 @@ ss::ConfigSpace DotGemmTemplate::space(const Workload& workload, const DeviceInf
   space.add(ss::SplitKnob{kTileMc, shape.M, 2, ss::SplitPolicy::kCandidates, kMcCandidates, 0});
   space.add(ss::SplitKnob{kTileNc, shape.N, 2, ss::SplitPolicy::kCandidates, kNcCandidates, 0});
   space.add(ss::SplitKnob{kTileKc, shape.K, 2, ss::SplitPolicy::kCandidates, kKcCandidates, 0});
-  space.add(ss::IntRangeKnob{kMr, 1, max_mr(device), 1});
+  space.add(ss::IntRangeKnob{kMr, 1, has_amx(device) ? 32 : max_mr(device), 1});
   space.add(ss::IntRangeKnob{kNr, vector_lanes, 4 * vector_lanes, vector_lanes});
   space.add(ss::IntRangeKnob{kThreads, 1, std::max(1, device.cores), 1});
   space.add(ss::BoolKnob{kPackA});
   space.add(ss::ChoiceKnob{kSplit, kSplitNames});
   space.read_missing_as(kSplit, kSplitNames[0]);
   add_type_knobs(space, device);
+  const bool amx = has_amx(device);
+  if (amx) space.add(ss::BoolKnob{kAmx});
   space.add_constraint("one thread splits nothing (split = columns)",
                        [](const ss::ConfigView& v) { return v.integer(kThreads) > 1 || v.choice(kSplit) == kSplitNames[0]; });
   const bool in_place = reads_a_in_place(workload, device);
   space.add_constraint("A is read in place only where the kernel takes K's groups as they lie (pack_a off)",
                        [in_place](const ss::ConfigView& v) { return v.flag(kPackA) || in_place; });
-  space.add_constraint("the micro-tile fits the registers (vectors: accumulators, a row of B and a broadcast)",
-                       [this, device](const ss::ConfigView& v) { return micro_tile_fits(v, device); });
+  const int registers = vector_unit(device).registers, vector_mr = max_mr(device);
+  space.add_constraint("the micro-tile fits the registers (vectors: accumulators, a row of B and a broadcast; AMX: 16 "
+                       "or 32 rows, at most 8 tiles)",
+                       [registers, vector_lanes, vector_mr](const ss::ConfigView& v) {
+                         const auto mr = v.integer(kMr), nr = v.integer(kNr);
+                         if (runs_on_amx(v)) return mr % 16 == 0 && nr <= 48 && cpu::amx::tiles_of(int(mr), int(nr)) <= 8;
+                         const auto vectors = nr / vector_lanes;
+                         return mr <= vector_mr && mr * vectors + vectors + 1 <= registers;
+                       });
   space.add_constraint("MC is a multiple of mr and not far beyond M", [shape](const ss::ConfigView& v) {
     const auto mc = v.split_factor(kTileMc, 1), mr = v.integer(kMr);
     return mc % mr == 0 && block_fits(mc, shape.M, mr, 96);
@@ -92,13 +105,20 @@ ss::ConfigSpace DotGemmTemplate::space(const Workload& workload, const DeviceInf
   space.add_constraint("KC is not far beyond K", [shape](const ss::ConfigView& v) {
     return block_fits(v.split_factor(kTileKc, 1), shape.K, 2, 128);
   });
-  add_type_rules(space, device);
+  if (amx) {
+    // After the blocking's rules: a block's first broken rule is then its own while the default picks the blocks.
+    space.add_constraint("amx on, where the device has AMX tiles (the vector path is no faster there)",
+                         [](const ss::ConfigView& v) { return v.flag(kAmx); });
+    const int step = amx_depth_step();
+    space.add_constraint("amx: KC a multiple of AMX's step of depth", [step](const ss::ConfigView& v) {
+      return !v.flag(kAmx) || v.split_factor(kTileKc, 1) % step == 0;
+    });
+  }
   return space;
 }
 
-bool DotGemmTemplate::micro_tile_fits(const ss::ConfigView& v, const DeviceInfo& device) const {
-  const auto vectors = v.integer(kNr) / lanes(device);
-  return v.integer(kMr) * vectors + vectors + 1 <= vector_unit(device).registers;
+bool DotGemmTemplate::has_amx(const DeviceInfo& device) const {
+  return !amx_isa().empty() && device.has_isa(amx_isa());
 }
 
 int DotGemmTemplate::default_mr(const DeviceInfo& device) const { return vector_unit(device).registers >= 16 ? 6 : 2; }
@@ -106,7 +126,9 @@ int DotGemmTemplate::default_mr(const DeviceInfo& device) const { return vector_
 ss::Config DotGemmTemplate::default_config(const Workload& workload, const DeviceInfo& device,
                                            const ss::ConfigSpace& space) const {
   ss::Config config{std::vector<std::uint32_t>(space.knobs().size(), 0)};
-  const int mr = default_mr(device), nr = 2 * lanes(device);
+  // On AMX tiles: 32 x 32 (2 x 2 tiles of sums, 2 of A, 2 of B).
+  const int mr = has_amx(device) ? 32 : default_mr(device), nr = 2 * lanes(device);
+  if (has_amx(device)) config.options[space.knob_index(kAmx)] = 1;  // a BoolKnob's option 1 is true
   auto set = [&](const char* knob, const std::function<bool(const ss::ConfigView&)>& wanted) {
     if (find_option(space, knob, wanted, config) < 0)
       throw std::logic_error(name() + ": default has no option for " + knob);
@@ -114,7 +136,6 @@ ss::Config DotGemmTemplate::default_config(const Workload& workload, const Devic
   set(kMr, [&](const ss::ConfigView& v) { return v.integer(kMr) == mr; });
   set(kNr, [&](const ss::ConfigView& v) { return v.integer(kNr) == nr; });
   set(kThreads, [&](const ss::ConfigView& v) { return v.integer(kThreads) == std::max(1, device.cores); });
-  set_type_defaults(space, config, device);
   // A read in place where each thread's columns are few: every thread packs all of A for its own
   // columns, which on 3136 x 64 x 576 int8 (32 a thread) cost half the time; at 1024^3 (512 a
   // thread) packing is amortised and the packed panel's one stream reads faster than MR rows
@@ -178,7 +199,7 @@ std::string DotGemmTemplate::config_literal(const ss::ConfigView& view) const {
   return "optune::kernels::cpu::" + kernel().config_type + "{.mc = " + i(c.mc) + ", .nc = " + i(c.nc) +
          ", .kc = " + i(c.kc) + ", .mr = " + i(c.mr) + ", .nr = " + i(c.nr) + ", .threads = " + i(c.threads) +
          ", .pack_a = " + (c.pack_a ? "true" : "false") + (c.split_rows ? ", .split_rows = true" : "") +
-         type_fields(view) + "}";
+         (runs_on_amx(view) ? ", .amx = true" : "") + "}";
 }
 
 std::vector<KernelTemplate::TableForm> DotGemmTemplate::table_forms() const {

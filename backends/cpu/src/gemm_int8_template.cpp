@@ -3,7 +3,8 @@
 // through conv2d_dot.hpp's im2col columns). On x86 they read activations (A, the image) as u8 (what
 // VNNI's vpdpbusd multiplies, and oneDNN's u8s8s32 matmul and convolution take), elsewhere as s8;
 // weights (B, the filter) are s8. The knobs map one to one onto GemmInt8Config's fields
-// (dot_gemm_template.hpp).
+// (dot_gemm_template.hpp). Where the device has AMX's int8 tiles (amx_int8) the micro-tiles run on
+// them (DotGemmTemplate::amx_isa).
 #include "dot_gemm_template.hpp"
 #include "template_support.hpp"
 #include "templates.hpp"
@@ -34,6 +35,8 @@ class CpuInt8Template final : public DotGemmTemplate {
   // gemm_int8_lanes() in the header: int32 lanes of a zmm on the VNNI path, of a ymm elsewhere.
   int lanes(const DeviceInfo& device) const override { return runs_vnni(device) ? 16 : 8; }
   int max_mr(const DeviceInfo& device) const override { return runs_vnni(device) ? 14 : 12; }
+  std::string amx_isa() const override { return "amx_int8"; }
+  int amx_depth_step() const override { return 64; }  // a slab of A: 64 bytes of a row
   // x86 without VNNI widens to int16 pairs (vpmaddwd), whose temporaries share AVX2's 16
   // registers with the accumulators: 3 rows. Tuned on AVX2 code (2026-11-30, 4 shapes), 2-4 rows
   // won every shape and the 6 of the VNNI path ran 1.4-1.7x slower than the best

@@ -62,7 +62,7 @@ void for_each_config(Check&& check, std::index_sequence<I...>) {
 }
 
 // Every config on every shape, exact against an int64 product, C's padding untouched.
-template <typename TA, typename TB>
+template <typename TA, typename TB, const auto& Configs = kInt8Configs>
 void expect_int8_exact(unsigned seed) {
   std::mt19937 random(seed);
   auto draw = [&random]<typename T>(std::vector<T>& values) {
@@ -90,8 +90,29 @@ void expect_int8_exact(unsigned seed) {
       EXPECT_EQ(wrong, 0) << s.M << "x" << s.N << "x" << s.K << " mr " << Cfg.mr << " nr " << Cfg.nr << " kc "
                           << Cfg.kc << " pack_a " << Cfg.pack_a;
     };
-    for_each_config<kInt8Configs>(check, std::make_index_sequence<kInt8Configs.size()>());
+    for_each_config<Configs>(check, std::make_index_sequence<Configs.size()>());
   }
+}
+
+// AMX tiles (gemm_int8.hpp's amx configs) as the bf16 ones below, KC in steps of 64.
+constexpr std::array<GemmInt8Config, 5> kInt8AmxConfigs = {
+    GemmInt8Config{.mc = 96, .nc = 512, .kc = 512, .mr = 32, .nr = 32, .threads = 2, .pack_a = false, .amx = true},
+    GemmInt8Config{.mc = 96, .nc = 512, .kc = 128, .mr = 32, .nr = 32, .threads = 2, .pack_a = true, .amx = true},
+    GemmInt8Config{.mc = 32, .nc = 96, .kc = 64, .mr = 16, .nr = 48, .threads = 1, .pack_a = false, .amx = true},
+    GemmInt8Config{.mc = 64, .nc = 64, .kc = 192, .mr = 32, .nr = 16, .threads = 2, .pack_a = false,
+                   .split_rows = true, .amx = true},
+    GemmInt8Config{.mc = 16, .nc = 32, .kc = 1024, .mr = 16, .nr = 32, .threads = 2, .pack_a = true, .amx = true}};
+
+// Every signedness on AMX tiles (tdpbusd, tdpbsud, tdpbssd, tdpbuud); the vector paths where the
+// target has none.
+TEST(CpuDotGemm, Int8OnAmxTilesIsExactForEveryConfigShapeAndSignedness) {
+#if defined(OPTUNE_GEMM_INT8_AMX)
+  EXPECT_TRUE(amx::permitted()) << "Linux refused the process AMX's tile state";
+#endif
+  expect_int8_exact<std::uint8_t, std::int8_t, kInt8AmxConfigs>(21);
+  expect_int8_exact<std::int8_t, std::uint8_t, kInt8AmxConfigs>(22);
+  expect_int8_exact<std::int8_t, std::int8_t, kInt8AmxConfigs>(23);
+  expect_int8_exact<std::uint8_t, std::uint8_t, kInt8AmxConfigs>(24);
 }
 
 // u8 activations by s8 weights: the GEMM's operands as x86 runs them (vpdpbusd's order).
@@ -165,7 +186,7 @@ constexpr std::array<GemmBf16Config, 6> kBf16AmxConfigs = {
 
 TEST(CpuDotGemm, Bf16OnAmxTilesIsWithinItsBoundForEveryConfigAndShape) {
 #if defined(OPTUNE_GEMM_BF16_AMX)
-  EXPECT_TRUE(gemm_bf16_detail::amx_permitted()) << "Linux refused the process AMX's tile state";
+  EXPECT_TRUE(amx::permitted()) << "Linux refused the process AMX's tile state";
 #endif
   expect_bf16_within_bound<kBf16AmxConfigs>();
 }

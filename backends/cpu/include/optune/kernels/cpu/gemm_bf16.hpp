@@ -44,11 +44,8 @@
 #include <immintrin.h>
 #define OPTUNE_GEMM_BF16_AVX512 1
 #endif
-#if defined(OPTUNE_GEMM_BF16_AVX512) && defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__linux__)
-#include <sys/syscall.h>
-#include <unistd.h>
-
-#include <utility>
+#include "optune/kernels/cpu/amx_tiles.hpp"
+#if defined(OPTUNE_GEMM_BF16_AVX512) && defined(OPTUNE_AMX_TILES) && defined(__AMX_BF16__)
 #define OPTUNE_GEMM_BF16_AMX 1
 #endif
 
@@ -81,14 +78,11 @@ struct GemmBf16Config {
 // The plain path keeps AVX-512's 16 so that tuned configs stay valid on any machine.
 constexpr int gemm_bf16_lanes() { return 16; }
 
-// AMX's tiles an amx config takes: its MR x NR sums, MR / 16 of A and NR / 16 of B.
-constexpr int gemm_bf16_amx_tiles(int mr, int nr) { return (mr / 16) * (nr / 16) + mr / 16 + nr / 16; }
-
 constexpr const char* gemm_bf16_config_error(const GemmBf16Config& c) {
   if (c.amx) {
     if (c.mr != 16 && c.mr != 32) return "amx: mr must be 16 or 32";
     if (c.nr != 16 && c.nr != 32 && c.nr != 48) return "amx: nr must be 16, 32 or 48";
-    if (gemm_bf16_amx_tiles(c.mr, c.nr) > 8) return "amx: mr x nr takes more than AMX's 8 tiles";
+    if (amx::tiles_of(c.mr, c.nr) > 8) return "amx: mr x nr takes more than AMX's 8 tiles";
     if (c.kc % 32 != 0) return "amx: kc must be a multiple of 32";
   } else if (c.mr < 1 || c.mr > 14) {
     return "mr must be in 1..14";
@@ -242,103 +236,28 @@ void micro_kernel(Index pairs, const std::uint8_t* a, Index pair_step, Index row
 }
 
 #if defined(OPTUNE_GEMM_BF16_AMX)
-// Linux gives a process AMX's tile state only on request (arch_prctl ARCH_REQ_XCOMP_PERM for
-// XTILEDATA); asked once per process.
-inline bool amx_permitted() {
-  static const bool permitted = [] {
-    constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
-    return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
-  }();
-  return permitted;
-}
-
-// Palette 1, all eight tiles 16 rows of 64 bytes: the A, B and C tiles alike.
-inline void configure_amx_tiles() {
-  struct alignas(64) {
-    std::uint8_t palette = 1, start_row = 0, reserved[14] = {};
-    std::uint16_t bytes_per_row[16] = {};
-    std::uint8_t rows[16] = {};
-  } config;
-  for (int t = 0; t < 8; ++t) config.bytes_per_row[t] = 64, config.rows[t] = 16;
-  _tile_loadconfig(&config);
-}
-
-// Tile registers are immediates: sums (mi, ni) in tile mi * NT + ni (0..3), A's 16-row slabs in
-// 4 and 5, B's 16-column slabs in 8 - NT and up. GCC's intrinsics paste the number into their
-// assembly, so each takes a literal, chosen at compile time.
-#define OPTUNE_AMX_ON_TILE(T, STATEMENT)                                                                       \
-  if constexpr (T == 0) STATEMENT(0) else if constexpr (T == 1) STATEMENT(1) else if constexpr (T == 2)          \
-      STATEMENT(2) else if constexpr (T == 3) STATEMENT(3) else if constexpr (T == 4) STATEMENT(4)               \
-          else if constexpr (T == 5) STATEMENT(5) else if constexpr (T == 6) STATEMENT(6) else STATEMENT(7)
-template <int T>
-inline void tile_load(const void* at, Index stride) {
-#define OPTUNE_AMX_LOAD(n) { _tile_loadd(n, at, stride); }
-  OPTUNE_AMX_ON_TILE(T, OPTUNE_AMX_LOAD)
-#undef OPTUNE_AMX_LOAD
-}
-template <int T>
-inline void tile_store(void* at, Index stride) {
-#define OPTUNE_AMX_STORE(n) { _tile_stored(n, at, stride); }
-  OPTUNE_AMX_ON_TILE(T, OPTUNE_AMX_STORE)
-#undef OPTUNE_AMX_STORE
-}
-template <int T>
-inline void tile_zero() {
-#define OPTUNE_AMX_ZERO(n) { _tile_zero(n); }
-  OPTUNE_AMX_ON_TILE(T, OPTUNE_AMX_ZERO)
-#undef OPTUNE_AMX_ZERO
-}
-#undef OPTUNE_AMX_ON_TILE
-// The (sum, A, B) tile triples amx_micro_kernel's shapes use.
-template <int Sum, int ATile, int BTile>
-inline void tile_dot() {
-  constexpr int kTriples[][3] = {{0, 4, 7}, {0, 4, 6}, {1, 4, 7}, {0, 4, 5}, {1, 4, 6},
-                                 {2, 4, 7}, {1, 5, 7}, {2, 5, 6}, {3, 5, 7}};
-  static_assert(std::ranges::any_of(kTriples, [](const int(&t)[3]) { return t[0] == Sum && t[1] == ATile && t[2] == BTile; }),
-                "a tile triple amx_micro_kernel does not use");
-#define OPTUNE_AMX_DOT(s, a, b) \
-  if constexpr (Sum == s && ATile == a && BTile == b) _tile_dpbf16ps(s, a, b);
-  OPTUNE_AMX_DOT(0, 4, 7) OPTUNE_AMX_DOT(0, 4, 6) OPTUNE_AMX_DOT(1, 4, 7) OPTUNE_AMX_DOT(0, 4, 5)
-  OPTUNE_AMX_DOT(1, 4, 6) OPTUNE_AMX_DOT(2, 4, 7) OPTUNE_AMX_DOT(1, 5, 7) OPTUNE_AMX_DOT(2, 5, 6)
-  OPTUNE_AMX_DOT(3, 5, 7)
-#undef OPTUNE_AMX_DOT
-}
-
-// The MT*16 x NT*16 tile of A (rows a_stride bytes apart, 32 K per step) times the packed B panel
-// (rows of pairs b_stride bytes apart) over `steps` steps of 32 K, plus the earlier depth blocks'
-// sum in `wide` unless `first`; kept in `wide` for the next block, or, when `last`, rounded into
-// the bf16 tile `c`.
+// The MT*16 x NT*16 tile of A (rows a_stride bytes apart, 32 K a step) times the packed B panel
+// over `steps` steps, plus the earlier depth blocks' sum in `wide` unless `first`; kept in `wide`
+// for the next block, or, when `last`, rounded into the bf16 tile `c`.
 template <int MT, int NT>
 void amx_micro_kernel(Index steps, const std::uint8_t* a, Index a_stride, const std::uint8_t* b, Index b_stride,
                       float* wide, Index ldw, bfloat16* c, Index ldc, bool first, bool last) {
-  constexpr int kB = 8 - NT;
-  auto each_sum = [](auto&& f) {
-    [&]<int... T>(std::integer_sequence<int, T...>) { (f.template operator()<T / NT, T % NT>(), ...); }(
-        std::make_integer_sequence<int, MT * NT>{});
-  };
-  each_sum([&]<int MI, int NI>() {
-    if (first)
-      tile_zero<MI * NT + NI>();
-    else
-      tile_load<MI * NT + NI>(wide + MI * 16 * ldw + NI * 16, ldw * 4);
-  });
-  for (Index step = 0; step < steps; ++step) {
-    [&]<int... MI>(std::integer_sequence<int, MI...>) {
-      (tile_load<4 + MI>(a + MI * 16 * a_stride + step * 64, a_stride), ...);
-    }(std::make_integer_sequence<int, MT>{});
-    [&]<int... NI>(std::integer_sequence<int, NI...>) {
-      (tile_load<kB + NI>(b + step * 16 * b_stride + NI * 64, b_stride), ...);
-    }(std::make_integer_sequence<int, NT>{});
-    each_sum([&]<int MI, int NI>() { tile_dot<MI * NT + NI, 4 + MI, kB + NI>(); });
-  }
   alignas(64) float sums[16 * 16];
-  each_sum([&]<int MI, int NI>() {
-    if (!last) return tile_store<MI * NT + NI>(wide + MI * 16 * ldw + NI * 16, ldw * 4);
-    tile_store<MI * NT + NI>(sums, 64);
-    for (int r = 0; r < 16; ++r)
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + (MI * 16 + r) * ldc + NI * 16),
-                          narrow_bf16(_mm512_load_ps(sums + r * 16)));
-  });
+  amx::micro_tile<MT, NT, amx::DotBf16>(
+      steps, a, a_stride, b, b_stride,
+      [&]<int T>(int mi, int ni) {
+        if (first)
+          amx::zero<T>();
+        else
+          amx::load<T>(wide + mi * 16 * ldw + ni * 16, ldw * 4);
+      },
+      [&]<int T>(int mi, int ni) {
+        if (!last) return amx::store<T>(wide + mi * 16 * ldw + ni * 16, ldw * 4);
+        amx::store<T>(sums, 64);
+        for (int r = 0; r < 16; ++r)
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + (mi * 16 + r) * ldc + ni * 16),
+                              narrow_bf16(_mm512_load_ps(sums + r * 16)));
+      });
 }
 
 // run_slice's loops on AMX tiles: A's block read in place or copied (zero-padded to whole
@@ -358,7 +277,7 @@ void run_slice_amx(Index M, Index N, Index K, const bfloat16* A, Index lda, cons
   float* wide = K > Cfg.kc ? wide_buffer.reserve(static_cast<std::size_t>(M * nc_max)) : nullptr;
   alignas(64) float tile[MR * NR];
   const bool in_place = !Cfg.pack_a && K % 32 == 0;
-  configure_amx_tiles();
+  amx::configure();
   for (Index jc = 0; jc < N; jc += Cfg.nc) {
     const Index nc = std::min<Index>(Cfg.nc, N - jc);
     for (Index pc = 0; pc < K; pc += Cfg.kc) {
@@ -375,11 +294,8 @@ void run_slice_amx(Index M, Index N, Index K, const bfloat16* A, Index lda, cons
         const Index row_tiles = ceil_div(mc, MR);
         // The copy: rows of `padded` bf16, zeros past kc and past mc up to whole MR-row tiles.
         auto copy_rows = [&](Index first_row, Index rows) {
-          for (Index r = first_row; r < first_row + rows; ++r) {
-            bfloat16* row = packed_a + r * padded;
-            if (r < mc) std::copy_n(A + (ic + r) * lda + pc, kc, row);
-            std::fill(row + (r < mc ? kc : 0), row + padded, bfloat16{0});
-          }
+          amx::copy_padded_rows(reinterpret_cast<const std::uint8_t*>(A + ic * lda + pc), lda * 2, mc, kc * 2,
+                                reinterpret_cast<std::uint8_t*>(packed_a), padded * 2, first_row, rows);
         };
         if (!in_place) copy_rows(0, row_tiles * MR);
         for (Index j = 0; j < ceil_div(nc, NR); ++j) {
@@ -517,7 +433,7 @@ void gemm_bf16(std::int64_t M, std::int64_t N, std::int64_t K, const bfloat16* A
   }
 #if defined(OPTUNE_GEMM_BF16_AMX)
   if constexpr (Cfg.amx) {
-    if (amx_permitted()) {
+    if (amx::permitted()) {
       for_each_share<Cfg.threads, Cfg.split_rows>(M, N, Cfg.mr, Cfg.nr, [&](Index i0, Index m, Index j0, Index n) {
         run_slice_amx<Cfg>(m, n, K, A + i0 * lda, lda, B + j0, ldb, C + i0 * ldc + j0, ldc);
       });

@@ -27,6 +27,11 @@
 //    an instruction (SDOT's 16). A is packed in row pairs, B in column pairs, 8 bytes of K each;
 //    an odd MR's last pair holds a zero row.
 //  - Elsewhere the pair layout runs in plain C++ (NR a multiple of 8, as for AVX2).
+//  - `amx` configs, with AMX-INT8 (__AMX_TILE__, __AMX_INT8__: Sapphire Rapids on), any
+//    signedness: tdpb[su][su]d multiplies a 16-row x 64-deep slab of A (rows as they lie, or copied
+//    into a zero-padded block) by a 16-quad x 16-column slab of the quads' B panel into a 16 x 16
+//    int32 tile; micro-tiles of 16 or 32 rows by 16 to 48 columns (amx_tiles.hpp), KC a multiple
+//    of 64. Elsewhere (or where Linux refuses the process AMX's state) they run the paths above.
 // gemm_int8_lanes<TA, TB>() says which NR the compiled path accepts; a KC that is a multiple of G
 // wastes no padding.
 //
@@ -48,9 +53,13 @@
 #endif
 
 #include "optune/kernels/cpu/aligned_buffer.hpp"
+#include "optune/kernels/cpu/amx_tiles.hpp"
 #include "optune/kernels/cpu/column_split.hpp"
 #include "optune/kernels/cpu/row_groups.hpp"
 
+#if defined(OPTUNE_AMX_TILES) && defined(__AMX_INT8__)
+#define OPTUNE_GEMM_INT8_AMX 1
+#endif
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__)
 #define OPTUNE_GEMM_INT8_VNNI 1
 #elif defined(__ARM_FEATURE_MATMUL_INT8)
@@ -73,13 +82,22 @@ struct GemmInt8Config {
   bool pack_a = true;
   // true: the threads split M (whole MR-row panels) instead of N, for N too narrow to share.
   bool split_rows = false;
+  // true: AMX tiles (mr 16 or 32 rows, nr 16 to 48 columns, kc a multiple of 64) where the target has them.
+  bool amx = false;
 
   friend constexpr bool operator==(const GemmInt8Config&, const GemmInt8Config&) = default;
 };
 
 // Path-independent limits; the path compiled in may ask more of nr (gemm_int8_lanes).
 constexpr const char* gemm_int8_config_error(const GemmInt8Config& c) {
-  if (c.mr < 1 || c.mr > 14) return "mr must be in 1..14";
+  if (c.amx) {
+    if (c.mr != 16 && c.mr != 32) return "amx: mr must be 16 or 32";
+    if (c.nr != 16 && c.nr != 32 && c.nr != 48) return "amx: nr must be 16, 32 or 48";
+    if (amx::tiles_of(c.mr, c.nr) > 8) return "amx: mr x nr takes more than AMX's 8 tiles";
+    if (c.kc % 64 != 0) return "amx: kc must be a multiple of 64";
+  } else if (c.mr < 1 || c.mr > 14) {
+    return "mr must be in 1..14";
+  }
   if (c.nr < 8 || c.nr > 64 || c.nr % 8 != 0) return "nr must be a multiple of 8 in 8..64";
   if (c.mc < c.mr || c.mc % c.mr != 0) return "mc must be a positive multiple of mr";
   if (c.nc < c.nr || c.nc % c.nr != 0) return "nc must be a positive multiple of nr";
@@ -598,6 +616,84 @@ void run_slice(Index M, Index N, Index K, const TA* A, Index lda, const TB* B, I
   }
 }
 
+#if defined(OPTUNE_GEMM_INT8_AMX)
+// run_slice's loops on AMX tiles: A's block read in place (K a multiple of 64, pack_a off) or
+// copied (zero-padded to whole tiles and steps), B's quad panels zero-padded to whole steps, C
+// summed in place from the second depth block on, tiles short of MR x NR computed whole into
+// `tile` and carried into C after.
+template <GemmInt8Config Cfg, typename TA, typename TB>
+void run_slice_amx(Index M, Index N, Index K, const TA* A, Index lda, const TB* B, Index ldb, std::int32_t* C,
+                   Index ldc) {
+  constexpr int MR = Cfg.mr, NR = Cfg.nr, MT = MR / 16, NT = NR / 16;
+  using Dot = amx::DotInt8<std::is_same_v<TA, std::int8_t>, std::is_same_v<TB, std::int8_t>>;
+  thread_local AlignedBuffer a_buffer, b_buffer;
+  const Index kc_max = ceil_div(std::min<Index>(Cfg.kc, K), 64) * 64;
+  const Index mc_max = std::min<Index>(Cfg.mc, ceil_div(M, MR) * MR);
+  const Index nc_max = std::min<Index>(Cfg.nc, ceil_div(N, NR) * NR);
+  // Sizes in floats (4 bytes).
+  auto* packed_a = reinterpret_cast<std::uint8_t*>(a_buffer.reserve(static_cast<std::size_t>(mc_max * kc_max / 4)));
+  auto* packed_b = reinterpret_cast<TB*>(b_buffer.reserve(static_cast<std::size_t>(nc_max * kc_max / 4)));
+  alignas(64) std::int32_t tile[MR * NR];
+  const bool in_place = !Cfg.pack_a && K % 64 == 0;
+  amx::configure();
+  for (Index jc = 0; jc < N; jc += Cfg.nc) {
+    const Index nc = std::min<Index>(Cfg.nc, N - jc);
+    for (Index pc = 0; pc < K; pc += Cfg.kc) {
+      const Index kc = std::min<Index>(Cfg.kc, K - pc), padded = ceil_div(kc, 64) * 64;
+      for (Index j = 0; j < ceil_div(nc, NR); ++j) {
+        TB* panel = packed_b + j * NR * padded;
+        pack_b_quads<NR>(kc, std::min<Index>(NR, nc - j * NR), B + pc * ldb + jc + j * NR, ldb, panel);
+        std::fill(panel + ceil_div(kc, 4) * NR * 4, panel + padded * NR, TB{0});
+      }
+      for (Index ic = 0; ic < M; ic += Cfg.mc) {
+        const Index mc = std::min<Index>(Cfg.mc, M - ic);
+        const Index row_tiles = ceil_div(mc, MR);
+        auto copy_rows = [&](Index first_row, Index rows) {
+          amx::copy_padded_rows(reinterpret_cast<const std::uint8_t*>(A + ic * lda + pc), lda, mc, kc, packed_a,
+                                padded, first_row, rows);
+        };
+        if (!in_place) copy_rows(0, row_tiles * MR);
+        for (Index j = 0; j < ceil_div(nc, NR); ++j) {
+          const Index n = std::min<Index>(NR, nc - j * NR);
+          const auto* b = reinterpret_cast<const std::uint8_t*>(packed_b + j * NR * padded);
+          for (Index i = 0; i < row_tiles; ++i) {
+            const Index m = std::min<Index>(MR, mc - i * MR);
+            const std::uint8_t* a = packed_a + i * MR * padded;
+            Index a_stride = padded;
+            if (in_place && m == MR) {
+              a = reinterpret_cast<const std::uint8_t*>(A + (ic + i * MR) * lda + pc);
+              a_stride = lda;
+            } else if (in_place) {
+              copy_rows(i * MR, MR);  // the last rows, short of a tile: padded with zero rows
+            }
+            std::int32_t* c = C + (ic + i * MR) * ldc + jc + j * NR;
+            // A whole tile sums in C itself; a short one in `tile`, carried into C after.
+            const bool whole = n == NR && m == MR;
+            std::int32_t* out = whole ? c : tile;
+            const Index ld_out = whole ? ldc : NR;
+            const bool accumulate = whole && pc > 0;
+            amx::micro_tile<MT, NT, Dot>(
+                padded / 64, a, a_stride, b, NR * 4,
+                [&]<int T>(int mi, int ni) {
+                  if (accumulate)
+                    amx::load<T>(out + mi * 16 * ld_out + ni * 16, ld_out * 4);
+                  else
+                    amx::zero<T>();
+                },
+                [&]<int T>(int mi, int ni) { amx::store<T>(out + mi * 16 * ld_out + ni * 16, ld_out * 4); });
+            if (whole) continue;
+            for (Index r = 0; r < m; ++r)
+              for (Index col = 0; col < n; ++col)
+                c[r * ldc + col] = pc > 0 ? c[r * ldc + col] + tile[r * NR + col] : tile[r * NR + col];
+          }
+        }
+      }
+    }
+  }
+  _tile_release();
+}
+#endif
+
 }  // namespace gemm_int8_detail
 
 // C[M,N] = A[M,K] * B[K,N], row-major with leading dimensions in elements; TA and TB are each
@@ -617,6 +713,16 @@ void gemm_int8(std::int64_t M, std::int64_t N, std::int64_t K, const TA* A, std:
     for (Index i = 0; i < M; ++i) std::fill_n(C + i * ldc, N, 0);
     return;
   }
+#if defined(OPTUNE_GEMM_INT8_AMX)
+  if constexpr (Cfg.amx) {
+    if (amx::permitted()) {
+      for_each_share<Cfg.threads, Cfg.split_rows>(M, N, Cfg.mr, Cfg.nr, [&](Index i0, Index m, Index j0, Index n) {
+        run_slice_amx<Cfg>(m, n, K, A + i0 * lda, lda, B + j0, ldb, C + i0 * ldc + j0, ldc);
+      });
+      return;
+    }
+  }
+#endif
   for_each_share<Cfg.threads, Cfg.split_rows>(M, N, Cfg.mr, Cfg.nr, [&](Index i0, Index m, Index j0, Index n) {
     run_slice<Cfg>(m, n, K, A + i0 * lda, lda, B + j0, ldb, C + i0 * ldc + j0, ldc);
   });

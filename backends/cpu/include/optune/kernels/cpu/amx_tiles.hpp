@@ -1,0 +1,159 @@
+// AMX's tiles as the dot-product GEMMs (gemm_bf16.hpp, gemm_int8.hpp) use them: the process's
+// permission, one tile configuration (eight tiles of 16 rows x 64 bytes), and a micro-tile of
+// MT x NT 16 x 16 sums over slabs of A (16 rows x 64 bytes of K) and of a packed B panel (rows of
+// 64 bytes: 16 columns' pairs of bf16 or quads of bytes), the product instruction given by the
+// caller. Defined where the target has AMX (__AMX_TILE__, on Linux): OPTUNE_AMX_TILES.
+#pragma once
+
+namespace optune::kernels::cpu::amx {
+
+// Tiles at most a micro-tile of mr x nr takes: its sums, mr / 16 of A and nr / 16 of B (a
+// config's rule on every target).
+constexpr int tiles_of(int mr, int nr) { return (mr / 16) * (nr / 16) + mr / 16 + nr / 16; }
+
+}  // namespace optune::kernels::cpu::amx
+
+#if defined(__AMX_TILE__) && defined(__AVX512F__) && defined(__linux__)
+#include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#define OPTUNE_AMX_TILES 1
+
+namespace optune::kernels::cpu::amx {
+
+using Index = std::int64_t;
+
+// Linux gives a process AMX's tile state only on request (arch_prctl ARCH_REQ_XCOMP_PERM for
+// XTILEDATA); asked once per process.
+inline bool permitted() {
+  static const bool allowed = [] {
+    constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+    return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+  }();
+  return allowed;
+}
+
+// Palette 1, all eight tiles 16 rows of 64 bytes: the A, B and sum tiles alike.
+inline void configure() {
+  struct alignas(64) {
+    std::uint8_t palette = 1, start_row = 0, reserved[14] = {};
+    std::uint16_t bytes_per_row[16] = {};
+    std::uint8_t rows[16] = {};
+  } config;
+  for (int t = 0; t < 8; ++t) config.bytes_per_row[t] = 64, config.rows[t] = 16;
+  _tile_loadconfig(&config);
+}
+
+// Tile registers are immediates: sums (mi, ni) in tile mi * NT + ni (0..3), A's 16-row slabs in
+// 4 and 5, B's 16-column slabs in 8 - NT and up. GCC's intrinsics paste the number into their
+// assembly, so each takes a literal, chosen at compile time.
+#define OPTUNE_AMX_ON_TILE(T, STATEMENT)                                                                       \
+  if constexpr (T == 0) STATEMENT(0) else if constexpr (T == 1) STATEMENT(1) else if constexpr (T == 2)          \
+      STATEMENT(2) else if constexpr (T == 3) STATEMENT(3) else if constexpr (T == 4) STATEMENT(4)               \
+          else if constexpr (T == 5) STATEMENT(5) else if constexpr (T == 6) STATEMENT(6) else STATEMENT(7)
+template <int T>
+inline void load(const void* at, Index stride) {
+#define OPTUNE_AMX_LOAD(n) { _tile_loadd(n, at, stride); }
+  OPTUNE_AMX_ON_TILE(T, OPTUNE_AMX_LOAD)
+#undef OPTUNE_AMX_LOAD
+}
+template <int T>
+inline void store(void* at, Index stride) {
+#define OPTUNE_AMX_STORE(n) { _tile_stored(n, at, stride); }
+  OPTUNE_AMX_ON_TILE(T, OPTUNE_AMX_STORE)
+#undef OPTUNE_AMX_STORE
+}
+template <int T>
+inline void zero() {
+#define OPTUNE_AMX_ZERO(n) { _tile_zero(n); }
+  OPTUNE_AMX_ON_TILE(T, OPTUNE_AMX_ZERO)
+#undef OPTUNE_AMX_ZERO
+}
+#undef OPTUNE_AMX_ON_TILE
+
+// The (sum, A, B) tile triples micro_tile's shapes use, for a product macro DOT(sum, a, b).
+#define OPTUNE_AMX_EACH_TRIPLE(DOT)                                                                        \
+  DOT(0, 4, 7) DOT(0, 4, 6) DOT(1, 4, 7) DOT(0, 4, 5) DOT(1, 4, 6) DOT(2, 4, 7) DOT(1, 5, 7) DOT(2, 5, 6) \
+  DOT(3, 5, 7)
+constexpr bool is_used_triple(int sum, int a, int b) {
+#define OPTUNE_AMX_MATCH(s, x, y) || (sum == s && a == x && b == y)
+  return false OPTUNE_AMX_EACH_TRIPLE(OPTUNE_AMX_MATCH);
+#undef OPTUNE_AMX_MATCH
+}
+
+// The MT x NT sums of A's rows (16 a slab, a_stride bytes apart, 64 bytes of K a step) times the
+// packed B panel (rows b_stride bytes apart, 16 rows a step, slab ni at byte 64 ni) over `steps`
+// steps: `start(tile)` begins each sum (zero or load it), `Dot::template run<S, A, B>()` is the
+// product instruction, and `finish(tile)` takes each sum (store it).
+template <int MT, int NT, typename Dot, typename Start, typename Finish>
+void micro_tile(Index steps, const std::uint8_t* a, Index a_stride, const std::uint8_t* b, Index b_stride,
+                Start&& start, Finish&& finish) {
+  static_assert(tiles_of(16 * MT, 16 * NT) <= 8, "more than AMX's 8 tiles");
+  constexpr int kB = 8 - NT;
+  auto each_sum = [](auto&& f) {
+    [&]<int... T>(std::integer_sequence<int, T...>) { (f.template operator()<T / NT, T % NT>(), ...); }(
+        std::make_integer_sequence<int, MT * NT>{});
+  };
+  each_sum([&]<int MI, int NI>() { start.template operator()<MI * NT + NI>(MI, NI); });
+  for (Index step = 0; step < steps; ++step) {
+    [&]<int... MI>(std::integer_sequence<int, MI...>) {
+      (load<4 + MI>(a + MI * 16 * a_stride + step * 64, a_stride), ...);
+    }(std::make_integer_sequence<int, MT>{});
+    [&]<int... NI>(std::integer_sequence<int, NI...>) {
+      (load<kB + NI>(b + step * 16 * b_stride + NI * 64, b_stride), ...);
+    }(std::make_integer_sequence<int, NT>{});
+    each_sum([&]<int MI, int NI>() {
+      static_assert(is_used_triple(MI * NT + NI, 4 + MI, kB + NI));
+      Dot::template run<MI * NT + NI, 4 + MI, kB + NI>();
+    });
+  }
+  each_sum([&]<int MI, int NI>() { finish.template operator()<MI * NT + NI>(MI, NI); });
+}
+
+// Products: bf16 pairs into float32 (tdpbf16ps); bytes' quads into int32 (tdpb[su][su]d, A's
+// signedness first).
+struct DotBf16 {
+  template <int S, int A, int B>
+  static void run() {
+#define OPTUNE_AMX_DOT(s, a, b) \
+  if constexpr (S == s && A == a && B == b) _tile_dpbf16ps(s, a, b);
+    OPTUNE_AMX_EACH_TRIPLE(OPTUNE_AMX_DOT)
+#undef OPTUNE_AMX_DOT
+  }
+};
+template <bool ASigned, bool BSigned>
+struct DotInt8 {
+  template <int S, int A, int B>
+  static void run() {
+#define OPTUNE_AMX_DOT(s, a, b)                                  \
+  if constexpr (S == s && A == a && B == b) {                    \
+    if constexpr (!ASigned && BSigned) _tile_dpbusd(s, a, b);    \
+    else if constexpr (ASigned && !BSigned) _tile_dpbsud(s, a, b); \
+    else if constexpr (ASigned) _tile_dpbssd(s, a, b);           \
+    else _tile_dpbuud(s, a, b);                                  \
+  }
+    OPTUNE_AMX_EACH_TRIPLE(OPTUNE_AMX_DOT)
+#undef OPTUNE_AMX_DOT
+  }
+};
+#undef OPTUNE_AMX_EACH_TRIPLE
+
+// Rows [first, first + rows) of a block of `width` bytes a row at `src` (rows `src_stride` bytes
+// apart, `valid_rows` of them) into rows of `padded` bytes at `dst`: zeros past the width and past
+// the valid rows, so every slab of the copy is whole.
+inline void copy_padded_rows(const std::uint8_t* src, Index src_stride, Index valid_rows, Index width,
+                             std::uint8_t* dst, Index padded, Index first, Index rows) {
+  for (Index r = first; r < first + rows; ++r) {
+    std::uint8_t* row = dst + r * padded;
+    const Index copied = r < valid_rows ? width : 0;
+    if (copied) std::copy_n(src + r * src_stride, copied, row);
+    std::fill(row + copied, row + padded, std::uint8_t{0});
+  }
+}
+
+}  // namespace optune::kernels::cpu::amx
+#endif
