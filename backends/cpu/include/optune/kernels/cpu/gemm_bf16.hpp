@@ -235,6 +235,22 @@ void micro_kernel(Index pairs, const std::uint8_t* a, Index pair_step, Index row
 #endif
 }
 
+// The m x n part of a tile computed whole into `tile` (rows of NR floats), carried into C as a
+// full tile's sums would be: added to the earlier depth blocks' in `w` unless `first`, kept there,
+// or, when `last`, rounded into `c`.
+template <int NR>
+void carry_tile(const float* tile, Index m, Index n, float* w, Index ldw, bfloat16* c, Index ldc, bool first,
+                bool last) {
+  for (Index r = 0; r < m; ++r)
+    for (Index col = 0; col < n; ++col) {
+      const float sum = first ? tile[r * NR + col] : w[r * ldw + col] + tile[r * NR + col];
+      if (last)
+        c[r * ldc + col] = narrow<bfloat16>(sum);
+      else
+        w[r * ldw + col] = sum;
+    }
+}
+
 #if defined(OPTUNE_GEMM_BF16_AMX)
 // The MT*16 x NT*16 tile of A (rows a_stride bytes apart, 32 K a step) times the packed B panel
 // over `steps` steps, plus the earlier depth blocks' sum in `wide` unless `first`; kept in `wide`
@@ -321,16 +337,8 @@ void run_slice_amx(Index M, Index N, Index K, const bfloat16* A, Index lda, cons
               continue;
             }
             amx_micro_kernel<MT, NT>(padded / 32, a_bytes, a_stride, b, NR * 4, tile, NR, nullptr, 0, true, false);
-            bfloat16* c = C + r0 * ldc + jc + j * NR;
-            float* w = wide ? wide + r0 * nc_max + j * NR : nullptr;
-            for (Index r = 0; r < m; ++r)
-              for (Index col = 0; col < n; ++col) {
-                const float sum = first ? tile[r * NR + col] : w[r * nc_max + col] + tile[r * NR + col];
-                if (last)
-                  c[r * ldc + col] = narrow<bfloat16>(sum);
-                else
-                  w[r * nc_max + col] = sum;
-              }
+            carry_tile<NR>(tile, m, n, wide ? wide + r0 * nc_max + j * NR : nullptr, nc_max, C + r0 * ldc + jc + j * NR,
+                           ldc, first, last);
           }
         }
       }
@@ -398,16 +406,8 @@ void run_slice(Index M, Index N, Index K, const bfloat16* A, Index lda, const bf
                                          false);
             });
             if (full_width) continue;
-            bfloat16* c = C + (ic + i * MR) * ldc + jc + j * NR;
-            float* w = wide ? wide + (ic + i * MR) * nc_max + j * NR : nullptr;
-            for (Index r = 0; r < m; ++r)
-              for (Index col = 0; col < n; ++col) {
-                const float sum = first ? tile[r * NR + col] : w[r * nc_max + col] + tile[r * NR + col];
-                if (last)
-                  c[r * ldc + col] = narrow<bfloat16>(sum);
-                else
-                  w[r * nc_max + col] = sum;
-              }
+            carry_tile<NR>(tile, m, n, wide ? wide + (ic + i * MR) * nc_max + j * NR : nullptr, nc_max,
+                           C + (ic + i * MR) * ldc + jc + j * NR, ldc, first, last);
           }
         }
       }
