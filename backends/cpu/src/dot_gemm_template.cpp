@@ -33,10 +33,10 @@ Blocking blocking_of(const ss::ConfigView& v) {
           v.flag(kPackA),             v.choice(kSplit) == kSplitNames[1]};
 }
 
-// Whether the block knob's value breaks no constraint that names it (the others may not be set yet).
 // Whether a config runs on AMX tiles (spaces of other devices have no such knob).
 bool runs_on_amx(const ss::ConfigView& v) { return v.has(kAmx) && v.flag(kAmx); }
 
+// Whether the block knob's value breaks no constraint that names it (the others may not be set yet).
 bool valid_block(const ss::ConfigSpace& space, const ss::Config& config, const std::string& knob) {
   const std::string why = space.first_violation(config);
   if (why.empty()) return true;
