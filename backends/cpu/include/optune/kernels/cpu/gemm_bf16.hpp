@@ -431,17 +431,11 @@ void gemm_bf16(std::int64_t M, std::int64_t N, std::int64_t K, const bfloat16* A
     for (Index i = 0; i < M; ++i) std::fill_n(C + i * ldc, N, bfloat16{0});
     return;
   }
-#if defined(OPTUNE_GEMM_BF16_AMX)
-  if constexpr (Cfg.amx) {
-    if (amx::permitted()) {
-      for_each_share<Cfg.threads, Cfg.split_rows>(M, N, Cfg.mr, Cfg.nr, [&](Index i0, Index m, Index j0, Index n) {
-        run_slice_amx<Cfg>(m, n, K, A + i0 * lda, lda, B + j0, ldb, C + i0 * ldc + j0, ldc);
-      });
-      return;
-    }
-  }
-#endif
   for_each_share<Cfg.threads, Cfg.split_rows>(M, N, Cfg.mr, Cfg.nr, [&](Index i0, Index m, Index j0, Index n) {
+#if defined(OPTUNE_GEMM_BF16_AMX)
+    if constexpr (Cfg.amx)
+      if (amx::permitted()) return run_slice_amx<Cfg>(m, n, K, A + i0 * lda, lda, B + j0, ldb, C + i0 * ldc + j0, ldc);
+#endif
     run_slice<Cfg>(m, n, K, A + i0 * lda, lda, B + j0, ldb, C + i0 * ldc + j0, ldc);
   });
 }
