@@ -59,12 +59,11 @@ void print_time_split(const tuner::TuningSummary& summary) {
 // or why no number is given.
 std::string speedup_line(const tuner::TuningSummary& summary) {
   if (summary.best_is_default()) return "no speed-up: the best config is the default";
-  if (summary.comparison && summary.comparison->verdict.speedup) {
-    const auto& comparison = *summary.comparison;
-    if (!comparison.is_reliable()) return "speed-up unreliable: " + comparison.verdict.unreliable;
-    const auto& speedup = *comparison.verdict.speedup;
+  if (const auto compared = summary.compared_speedup()) {
+    if (!compared->unreliable.empty()) return "speed-up unreliable: " + compared->unreliable;
+    const auto& speedup = compared->ratio;
     return fmt::format("speed-up {} over default, {} interleaved rounds",
-                       app::speedup_interval_text(speedup.value, speedup.low, speedup.high), comparison.rounds);
+                       app::speedup_interval_text(speedup.value, speedup.low, speedup.high), summary.comparison->rounds);
   }
   if (summary.speedup() <= 0) return "(no speed-up to give: the default failed)";
   if (const std::string doubt = summary.records_speedup_doubt(); !doubt.empty()) return "speed-up unreliable: " + doubt;
@@ -132,8 +131,8 @@ void print_summary(const TuneOptions& options, const measure::MeasureTask& task,
 // the final comparison could not trust its figure.
 std::string speedup_text(const tuner::TuningSummary& summary) {
   if (summary.best_is_default()) return "default";
-  if (summary.comparison && summary.comparison->verdict.speedup) {
-    if (!summary.comparison->is_reliable()) return "busy";
+  if (const auto compared = summary.compared_speedup()) {
+    if (!compared->unreliable.empty()) return "busy";
   } else if (!summary.records_speedup_doubt().empty()) {
     return "busy";
   }

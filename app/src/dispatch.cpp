@@ -338,7 +338,12 @@ DispatchOutcome make_dispatch(const DispatchRequest& request, const InstallPaths
     throw BadInput("dispatch: --rounds must be from 1 to " + std::to_string(kMaxMeasureRounds));
   RangeShapes shapes = shapes_of(request);
   std::string template_name = request.tune.template_name;
-  auto tasks = tune_shapes(request, shapes.sampled, template_name, paths, progress, log);
+  // The sampled shapes learn nothing from the held-out ones' records (a shape tuned before the
+  // dispatch would hand the rule its own best, and the check on it would prove nothing).
+  DispatchRequest sampling = request;
+  for (const auto& text : shapes.held_out)
+    sampling.tune.tuning.tuner.unseen_workloads.insert(kernels::parse_workload(shapes.base.op, text).key());
+  auto tasks = tune_shapes(sampling, shapes.sampled, template_name, paths, progress, log);
   const TaskPointer first = tasks.front();
 
   DispatchOutcome outcome;

@@ -257,12 +257,11 @@ void add_speedup(nlohmann::json& json, const tuner::TuningSummary& summary) {
   json["unreliable"] = nullptr;
   json["comparison"] = summary.comparison ? comparison_json(*summary.comparison) : nlohmann::json(nullptr);
   if (best_is_default) return;
-  if (summary.comparison && summary.comparison->verdict.speedup) {
-    const auto& verdict = summary.comparison->verdict;
+  if (const auto compared = summary.compared_speedup()) {
     json["speedup_source"] = "final comparison";
-    json["speedup_interval"] = {verdict.speedup->low, verdict.speedup->high};
-    if (summary.comparison->is_reliable()) json["speedup"] = verdict.speedup->value;
-    else json["unreliable"] = verdict.unreliable;
+    json["speedup_interval"] = {compared->ratio.low, compared->ratio.high};
+    if (compared->unreliable.empty()) json["speedup"] = compared->ratio.value;
+    else json["unreliable"] = compared->unreliable;
     return;
   }
   if (summary.speedup() > 0) {

@@ -24,15 +24,20 @@ def test_tune_returns_the_best_record_and_the_database_holds_it(tmp_path):
     # The default config, counted by its latest record (the closing re-measurement's).
     assert result["default"]["config"] == optune.space(op="gemm", shape="64,64,64")["default_config"]
     assert result["speedup"] is None or result["speedup"] > 0
-    # The speed-up is the final comparison's: an interval of interleaved rounds, or why it is not given.
+    # The speed-up is the final comparison's where the best was one of its finalists (the winner, or,
+    # where a busy machine left the winner unmarked, the database's best): an interval of
+    # interleaved rounds, or why it is not given. Else (a busy comparison, a faster earlier record
+    # of another config) the records'.
     comparison = result["comparison"]
     assert comparison["rounds"] >= 5 and {f["role"] for f in comparison["finalists"]} >= {"default"}
     if not result["best_is_default"]:
-        assert result["speedup_source"] == "final comparison"
-        low, high = result["speedup_interval"]
+        finalist = best["config"] in [f["config"] for f in comparison["finalists"]]
+        assert result["speedup_source"] == ("final comparison" if finalist else "records")
         assert (result["speedup"] is None) == (result["unreliable"] is not None)
-        if result["speedup"] is not None:
-            assert low <= result["speedup"] <= high
+        if finalist:
+            low, high = result["speedup_interval"]
+            if result["speedup"] is not None:
+                assert low <= result["speedup"] <= high
     assert result["noisy"] <= result["trials"]
     top = optune.query(db=db, op="gemm", shape=(64, 64, 64))
     assert len(top) == 1

@@ -85,5 +85,38 @@ TEST(FinalComparison, AFinalistThatFailedIsLeftOut) {
   EXPECT_DOUBLE_EQ(verdict.speedup->value, 2.0);
 }
 
+// The summary's best is the database's ranking where a busy machine kept the winner unmarked: the
+// default may have won the rounds while another config leads. That best's speed-up still comes
+// from the rounds (here below 1), flagged unreliable; the winner's is the verdict's.
+TEST(FinalComparison, AFinalistOtherThanTheWinnerGetsItsOwnRoundsRatioFlaggedUnreliable) {
+  FinalComparison comparison;
+  auto finalist = [&](const std::string& role, int knob, measure::MeasureResult result) {
+    db::TuningRecord record;
+    record.config = {{"knob", knob}};
+    comparison.finalists.push_back({role, record, std::move(result)});
+  };
+  finalist("default", 0, rounds({1.0, 1.0, 1.0, 1.0, 1.0}, 0.6));
+  finalist("best", 1, rounds({1.2, 1.2, 1.2, 1.2, 1.2}, 0.6));
+  std::vector<measure::MeasureResult> results;
+  for (const auto& one : comparison.finalists) results.push_back(one.result);
+  comparison.verdict = judge_finalists(results, 0, std::nullopt);
+  ASSERT_EQ(comparison.verdict.winner, 0u);
+  EXPECT_FALSE(comparison.speedup_of(comparison.finalists[0].record.config_text())) << "the default over itself";
+  const auto best = comparison.speedup_of(comparison.finalists[1].record.config_text());
+  ASSERT_TRUE(best);
+  EXPECT_NEAR(best->ratio.value, 1.0 / 1.2, 1e-12);
+  EXPECT_EQ(best->unreliable.rfind("the machine was busy (other processes took 60%", 0), 0u) << best->unreliable;
+  db::TuningRecord stranger;
+  stranger.config = {{"knob", 2}};
+  EXPECT_FALSE(comparison.speedup_of(stranger.config_text())) << "no finalist";
+  // On a quiet machine a finalist that is not the winner is still no number to trust.
+  for (auto& one : comparison.finalists) one.result.load = 0.01;
+  results.clear();
+  for (const auto& one : comparison.finalists) results.push_back(one.result);
+  comparison.verdict = judge_finalists(results, 0, std::nullopt);
+  EXPECT_EQ(comparison.speedup_of(comparison.finalists[1].record.config_text())->unreliable,
+            "the final comparison measured another config fastest");
+}
+
 }  // namespace
 }  // namespace optune::tuner

@@ -14,6 +14,7 @@
 #include "optune/backends/cpu/cpu_device.hpp"
 #include "optune/backends/cpu/local_builder.hpp"
 #include "optune/measure/local_runner.hpp"
+#include "optune/tuner/search/task_history.hpp"
 
 namespace optune::tuner {
 namespace {
@@ -181,6 +182,36 @@ TEST_F(TuningLoopTest, CompileAheadBuildsTheNextBatchWhileThisOneIsMeasured) {
     for (const auto& r : database.records({})) EXPECT_TRUE(configs.insert(r.config_text()).second) << r.config_text();
     EXPECT_EQ(configs.size(), 7u);  // the default and the six others, each once
   }
+}
+
+// The transfer set is the template's records of other shapes on this device, less the shapes
+// named unseen (dispatch's held-out ones); the task's own records are kept whatever is named.
+TEST_F(TuningLoopTest, TransferLearnsFromOtherShapesButNotTheUnseenOnes) {
+  auto database = db::Database::open((dir_ / "t.db").string());
+  std::vector<db::TuningRecord> records;
+  for (const std::string key : {task_->workload.key(), std::string("gemm.f32.M40.N12.K7"), std::string("gemm.f32.M80.N12.K7")}) {
+    db::TuningRecord record;
+    record.workload_key = key;
+    record.template_name = task_->kernel_template->name();
+    record.target = task_->target.str();
+    record.device_id = task_->device.fingerprint_id();
+    record.config = {{"behaviour", "correct"}};
+    record.median_seconds = 1e-3;
+    record.gflops = 1;
+    records.push_back(record);
+  }
+  database.insert(records);
+  auto related_keys = [](const TaskHistory& history) {
+    std::set<std::string> keys;
+    for (const auto& record : history.related) keys.insert(record.workload_key);
+    return keys;
+  };
+  const auto all = load_history(database, *task_, true);
+  EXPECT_EQ(all.own.size(), 1u);
+  EXPECT_EQ(related_keys(all), (std::set<std::string>{"gemm.f32.M40.N12.K7", "gemm.f32.M80.N12.K7"}));
+  const auto held_out = load_history(database, *task_, true, {"gemm.f32.M40.N12.K7", task_->workload.key()});
+  EXPECT_EQ(held_out.own.size(), 1u);
+  EXPECT_EQ(related_keys(held_out), (std::set<std::string>{"gemm.f32.M80.N12.K7"}));
 }
 
 }  // namespace

@@ -74,17 +74,38 @@ FinalVerdict judge_finalists(const std::vector<measure::MeasureResult>& results,
   if (verdict.runner_up) verdict.tied = !beats(winner, results[*verdict.runner_up]);
   if (default_index && *default_index != *verdict.winner)
     verdict.speedup = round_ratio(results[*default_index], winner);
-  if (!verdict.speedup) return verdict;
-  if (db::is_busy(verdict.load, verdict.device_load)) {
-    verdict.unreliable = "the machine was busy (" + db::busy_text(verdict.load, verdict.device_load) +
-                         " while the finalists were re-measured)";
-  } else if (verdict.speedup->spread() > kMaxSpeedupSpread) {
-    verdict.unreliable = fmt::format("the machine was busy (the speed-up measured {} to {} across {} "
-                                     "interleaved rounds)",
-                                     speedup_text(verdict.speedup->low), speedup_text(verdict.speedup->high),
-                                     winner.round_medians.size());
-  }
+  if (verdict.speedup)
+    verdict.unreliable = speedup_doubt(*verdict.speedup, verdict.load, verdict.device_load, winner.round_medians.size());
   return verdict;
+}
+
+std::string speedup_doubt(const RatioInterval& speedup, std::optional<double> load, std::optional<double> device_load,
+                          std::size_t rounds) {
+  if (db::is_busy(load, device_load))
+    return "the machine was busy (" + db::busy_text(load, device_load) + " while the finalists were re-measured)";
+  if (speedup.spread() > kMaxSpeedupSpread)
+    return fmt::format("the machine was busy (the speed-up measured {} to {} across {} interleaved rounds)",
+                       speedup_text(speedup.low), speedup_text(speedup.high), rounds);
+  return "";
+}
+
+std::optional<ComparedSpeedup> FinalComparison::speedup_of(const std::string& config_text) const {
+  std::optional<std::size_t> index, default_index;
+  for (std::size_t i = 0; i < finalists.size(); ++i) {
+    if (finalists[i].record.config_text() == config_text) index = i;
+    if (finalists[i].role == "default") default_index = i;
+  }
+  if (!index || !default_index || index == default_index) return std::nullopt;
+  if (index == verdict.winner) {
+    if (!verdict.speedup) return std::nullopt;
+    return ComparedSpeedup{*verdict.speedup, verdict.unreliable};
+  }
+  const auto& result = finalists[*index].result;
+  const auto ratio = round_ratio(finalists[*default_index].result, result);
+  if (!ratio) return std::nullopt;
+  std::string doubt = speedup_doubt(*ratio, verdict.load, verdict.device_load, result.round_medians.size());
+  if (doubt.empty()) doubt = "the final comparison measured another config fastest";
+  return ComparedSpeedup{*ratio, doubt};
 }
 
 const db::TuningRecord* FinalComparison::winner() const {

@@ -102,8 +102,13 @@ double TuningSummary::waiting_seconds() const {
   return std::max(0.0, seconds - overhead_seconds - time.building - time.checking - time.timing);
 }
 
+std::optional<ComparedSpeedup> TuningSummary::compared_speedup() const {
+  if (!comparison || !best) return std::nullopt;
+  return comparison->speedup_of(best->config_text());
+}
+
 double TuningSummary::speedup() const {
-  if (comparison && comparison->verdict.speedup) return comparison->verdict.speedup->value;
+  if (auto compared = compared_speedup()) return compared->ratio.value;
   if (!best || !default_config || !default_config->ok() || best->median_seconds <= 0) return 0;
   return default_config->median_seconds / best->median_seconds;
 }
@@ -212,7 +217,7 @@ TaskSession::TaskSession(std::shared_ptr<const measure::MeasureTask> task, const
   summary_.run_id = std::move(run_id);
   summary_.already_recorded = measurer_.database().measured_configs(task_key(*task_)).size();
   bool transfer = tuner_options.transfer && reads_transfer_records(tuner_options.name);
-  auto history = load_history(measurer_.database(), *task_, transfer);
+  auto history = load_history(measurer_.database(), *task_, transfer, tuner_options.unseen_workloads);
   // A resumed job (same run id) reuses the default config its earlier run measured.
   for (const auto& record : history.own)
     if (record.is_default && record.run_id == summary_.run_id) summary_.default_config = record;
@@ -357,7 +362,7 @@ void TaskSession::compare_finalists(const std::function<void(const std::string&)
     auto config = readable_config(task_->space, record);
     if (!config) return std::nullopt;
     configs.push_back(std::move(*config));
-    comparison.finalists.push_back({role, record});
+    comparison.finalists.push_back({role, record, {}});
     return index_of[record.config_text()] = configs.size() - 1;
   };
   std::optional<std::size_t> default_index;
@@ -401,7 +406,10 @@ void TaskSession::compare_finalists(const std::function<void(const std::string&)
   const bool busy = db::is_busy(verdict.load, verdict.device_load);
   if (verdict.winner && !busy) records[*verdict.winner].winner = true;
   record(records);
-  for (std::size_t i = 0; i < records.size(); ++i) comparison.finalists[i].record = records[i];
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    comparison.finalists[i].record = records[i];
+    comparison.finalists[i].result = results[i];
+  }
   if (note) note(fmt::format("  after {} rounds: {}", comparison.rounds, verdict_text(comparison.verdict)));
   summary_.comparison = std::move(comparison);
 }

@@ -6,7 +6,7 @@
 namespace optune::tuner {
 
 TaskHistory load_history(const db::Database& database, const measure::MeasureTask& task,
-                         bool include_related) {
+                         bool include_related, const std::set<std::string>& unseen) {
   // A transport failure measured nothing of its config: the config stays unmeasured (a later run
   // measures it) and the record is no training row.
   TaskHistory history;
@@ -18,7 +18,8 @@ TaskHistory load_history(const db::Database& database, const measure::MeasureTas
   filter.target = task.target.str();
   filter.device = task.device.fingerprint_id();
   for (auto& record : database.records(filter))
-    if (record.workload_key != task.workload.key() && !record.is_transport_failure())
+    if (record.workload_key != task.workload.key() && !unseen.count(record.workload_key) &&
+        !record.is_transport_failure())
       history.related.push_back(std::move(record));
   db::RecordFilter same_workload;
   same_workload.workload_key = task.workload.key();

@@ -54,18 +54,35 @@ struct FinalVerdict {
 FinalVerdict judge_finalists(const std::vector<measure::MeasureResult>& results,
                              std::optional<std::size_t> default_index, std::optional<std::size_t> stored_winner);
 
+// Why a speed-up measured in these rounds is not to be trusted: the machine busy meanwhile, or its
+// interval wider than +-kMaxSpeedupSpread; "" where it is.
+std::string speedup_doubt(const RatioInterval& speedup, std::optional<double> load, std::optional<double> device_load,
+                          std::size_t rounds);
+
+// One finalist's speed-up over the default from the comparison's rounds, and why it is not to be
+// trusted ("" where it is).
+struct ComparedSpeedup {
+  RatioInterval ratio;
+  std::string unreliable;
+};
+
 // The closing comparison as the summary reports it.
 struct FinalComparison {
   struct Finalist {
-    std::string role;         // "default", "best", "runner-up", "stored winner"
-    db::TuningRecord record;  // its record of this comparison (tuner "final")
+    std::string role;               // "default", "best", "runner-up", "stored winner"
+    db::TuningRecord record;        // its record of this comparison (tuner "final")
+    measure::MeasureResult result;  // its rounds
   };
   std::vector<Finalist> finalists;
   int rounds = 0;
   FinalVerdict verdict;
   const db::TuningRecord* winner() const;
   const db::TuningRecord* runner_up() const;
-  bool is_reliable() const { return verdict.speedup && verdict.unreliable.empty(); }
+  // The speed-up over the default of the finalist whose config `config_text` is: the verdict's for
+  // the winner; for another (the summary's best where a busy machine kept the winner unmarked),
+  // its own rounds' ratio, unreliable since the rounds found it no winner. nullopt where that
+  // config or the default is no finalist, or is the default.
+  std::optional<ComparedSpeedup> speedup_of(const std::string& config_text) const;
 };
 
 }  // namespace optune::tuner

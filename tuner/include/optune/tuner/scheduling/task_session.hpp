@@ -128,8 +128,11 @@ struct TuningSummary {
   std::size_t transfer_records = 0;  // records of other shapes the model started from
   std::size_t other_device_records = 0;  // records of this workload on other devices, likewise
   bool exhausted = false;  // the tuner had no config left to propose (fewer trials than asked)
-  // The speed-up over the default: the final comparison's (median of its per-round ratios) where it
-  // ran, else default median / best median from the records; 0 when either is missing.
+  // The best's speed-up over the default from the final comparison's rounds, where both were among
+  // its finalists (FinalComparison::speedup_of).
+  std::optional<ComparedSpeedup> compared_speedup() const;
+  // The speed-up over the default: compared_speedup()'s (median of the per-round ratios) where
+  // there is one, else default median / best median from the records; 0 when either is missing.
   double speedup() const;
   // Where the speed-up comes from the records (no final comparison gave one): why that number is
   // not to be trusted, "" where it is. A record of the two taken on a busy machine or with a wide

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct TunerOptions {
   std::string name = "xgb";  // xgb, ga, random, grid
   std::uint64_t seed = 1;
   bool transfer = true;      // xgb: start from records of the same template for other shapes
+  // Workload keys transfer never reads: dispatch's held-out shapes, which the rule is checked on
+  // and so must not have learned from (a shape tuned before would hand the rule its own best).
+  std::set<std::string> unseen_workloads;
   cost_model::Objective objective = cost_model::Objective::kRankPairwise;  // xgb's
   double cheap_share = 0.5;  // xgb: ModelBasedTunerOptions::cheap_share
   // Restricts every tuner to these configs (replaying a measured landscape); null: the space.

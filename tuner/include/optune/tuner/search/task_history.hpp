@@ -7,6 +7,8 @@
 #pragma once
 
 #include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "optune/db/database.hpp"
@@ -22,9 +24,10 @@ struct TaskHistory {
   std::vector<db::TuningRecord> other_devices;  // grouped by device_id for the model
 };
 
-// `include_related`: the transfer set too (related and other_devices).
+// `include_related`: the transfer set too (related and other_devices), less the records of the
+// workloads `unseen` names (shapes a rule is checked on must not have taught it).
 TaskHistory load_history(const db::Database& database, const measure::MeasureTask& task,
-                         bool include_related);
+                         bool include_related, const std::set<std::string>& unseen = {});
 
 // The record's config when this space can read it; nothing for a config of an older space (a knob
 // added or renamed since).
