@@ -39,7 +39,7 @@ const std::vector<Conv2dDims> kLayers = {
     {.N = 1, .C = 16, .H = 8, .W = 9, .K = 16, .R = 5, .S = 5, .stride = 1, .pad = 2},
 };
 
-constexpr std::array<Conv2dDotNchwcConfig, 6> kConfigs = {
+constexpr std::array<Conv2dDotNchwcConfig, 9> kConfigs = {
     Conv2dDotNchwcConfig{},
     Conv2dDotNchwcConfig{.oc_vectors = 1, .ow_block = 5, .oh_block = 3, .threads = 2},
     Conv2dDotNchwcConfig{.oc_vectors = 4, .ow_block = 6, .oh_block = 1, .threads = 2,
@@ -49,6 +49,13 @@ constexpr std::array<Conv2dDotNchwcConfig, 6> kConfigs = {
     Conv2dDotNchwcConfig{.oc_vectors = 2, .ow_block = 14, .oh_block = 1, .threads = 1},
     Conv2dDotNchwcConfig{.oc_vectors = 1, .ow_block = 1, .oh_block = 1, .threads = 2,
                          .loop_order = ConvLoopOrder::kRowOuter, .parallel = ConvParallel::kFused},
+    // On AMX's tiles where the CPU has them (the dilated layers, and CPUs without, on the vector
+    // path's fallback tile).
+    Conv2dDotNchwcConfig{.oc_vectors = 2, .ow_block = 16, .oh_block = 2, .threads = 2, .amx = true},
+    Conv2dDotNchwcConfig{.oc_vectors = 3, .ow_block = 16, .oh_block = 1, .threads = 1,
+                         .loop_order = ConvLoopOrder::kRowOuter, .amx = true},
+    Conv2dDotNchwcConfig{.oc_vectors = 1, .ow_block = 16, .oh_block = 2, .threads = 2,
+                         .parallel = ConvParallel::kFused, .amx = true},
 };
 
 template <typename Check, std::size_t... I>
@@ -77,7 +84,7 @@ std::vector<double> reference(const Conv2dDims& d, const std::vector<TIn>& input
 
 std::string describe(const Conv2dDims& d, const Conv2dDotNchwcConfig& c) {
   return describe_layer(d) + " | oc_vectors " + std::to_string(c.oc_vectors) + " ow " + std::to_string(c.ow_block) +
-         " oh " + std::to_string(c.oh_block) + " threads " + std::to_string(c.threads);
+         " oh " + std::to_string(c.oh_block) + " threads " + std::to_string(c.threads) + (c.amx ? " amx" : "");
 }
 
 template <typename TIn>
@@ -144,6 +151,11 @@ TEST(CpuConv2dDotNchwc, TheConfigRulesNameWhatIsWrong) {
   EXPECT_STREQ(conv2d_dot_nchwc_config_error({.oc_vectors = 4, .ow_block = 7}), "the tile needs more than 32 registers");
   EXPECT_STREQ(conv2d_dot_nchwc_config_error({.oc_vectors = 0}), "oc_vectors must be in 1..8");
   EXPECT_STREQ(conv2d_dot_nchwc_config_error({.threads = 0}), "threads must be in 1..1024");
+  EXPECT_EQ(conv2d_dot_nchwc_config_error({.oc_vectors = 2, .ow_block = 16, .oh_block = 2, .amx = true}), nullptr);
+  EXPECT_STREQ(conv2d_dot_nchwc_config_error({.oc_vectors = 2, .ow_block = 12, .amx = true}),
+               "amx: ow_block must be 16 (a tile's rows)");
+  EXPECT_STREQ(conv2d_dot_nchwc_config_error({.oc_vectors = 3, .ow_block = 16, .oh_block = 2, .amx = true}),
+               "amx: oh_block x oc_vectors takes more than AMX's 8 tiles");
 }
 
 }  // namespace

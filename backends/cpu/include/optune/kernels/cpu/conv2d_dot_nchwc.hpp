@@ -9,6 +9,9 @@
 //   - bf16 image, filter and output, float32 sums rounded once: vdpbf16ps (AVX-512 BF16), G = 2.
 //   - Elsewhere (and s8 x s8, as Arm runs int8) the same packed layout in plain C++: correct on
 //     any CPU, tuned for the two above.
+//   - `amx` configs, where the CPU has AMX tiles for the type (Sapphire Rapids on): tiles of 16
+//     output pixels x 16 output channels, summed by tdpbusd / tdpbf16ps over 64 bytes of depth a
+//     step (run_amx below). Elsewhere, or where Linux refuses the tiles, the vector path runs.
 // The packed filter holds, per output-channel block of OCV x 16 channels, per input-channel block,
 // tap and group: OCV vectors of 16 output channels x G input channels (one zmm each), zero past K
 // and past C, so channels past C in the input's last block may hold any finite value, and the
@@ -29,6 +32,7 @@
 #include <utility>
 
 #include "optune/kernels/cpu/aligned_buffer.hpp"
+#include "optune/kernels/cpu/amx_tiles.hpp"
 #include "optune/kernels/cpu/conv2d.hpp"
 #include "optune/kernels/cpu/element_types.hpp"
 #include "optune/kernels/cpu/gemm_bf16.hpp"
@@ -49,17 +53,28 @@ struct Conv2dDotNchwcConfig {
   ConvParallel parallel = ConvParallel::kOuter;
   // threads, loop_order and parallel given at run time, as Conv2dConfig::run_time_schedule.
   bool run_time_schedule = false;
+  // On AMX's tiles: oh_block slabs of ow_block = 16 output pixels x oc_vectors blocks of 16
+  // output channels, at most 8 tiles with the slabs' and blocks' operands (dilation 1 only).
+  bool amx = false;
 
   friend constexpr bool operator==(const Conv2dDotNchwcConfig&, const Conv2dDotNchwcConfig&) = default;
 };
 
-// Accumulators, the tile's filter vectors and a broadcast within AVX-512's 32 vector registers.
+// Accumulators, the tile's filter vectors and a broadcast within AVX-512's 32 vector registers;
+// an amx config's tiles within AMX's 8.
 constexpr const char* conv2d_dot_nchwc_config_error(const Conv2dDotNchwcConfig& c) {
   if (c.oc_vectors < 1 || c.oc_vectors > 8) return "oc_vectors must be in 1..8";
+  if (c.threads < 1 || c.threads > 1024) return "threads must be in 1..1024";
+  if (c.amx) {
+    if (c.ow_block != 16) return "amx: ow_block must be 16 (a tile's rows)";
+    if (c.oh_block < 1 || c.oh_block > 2) return "amx: oh_block must be 1 or 2 slabs of pixels";
+    if (c.oc_vectors > 3 || amx::tiles_of(16 * c.oh_block, 16 * c.oc_vectors) > 8)
+      return "amx: oh_block x oc_vectors takes more than AMX's 8 tiles";
+    return nullptr;
+  }
   if (c.ow_block < 1 || c.ow_block > 28) return "ow_block must be in 1..28";
   if (c.oh_block < 1 || c.oh_block > 4) return "oh_block must be in 1..4";
   if (c.oh_block * c.ow_block * c.oc_vectors + c.oc_vectors + 1 > 32) return "the tile needs more than 32 registers";
-  if (c.threads < 1 || c.threads > 1024) return "threads must be in 1..1024";
   return nullptr;
 }
 
@@ -303,20 +318,87 @@ void copy_padded_row(const Conv2dDims& d, const T* input, Index n, Index cb, Ind
   std::memset(static_cast<void*>(dst + (d.pad + d.W) * L), 0, sizeof(T) * d.pad * L);
 }
 
+// 64-byte steps of depth that one filter row's taps take on AMX (S taps of 16 channels of
+// `element_bytes`): the taps of a row are adjacent pixels of the input, so one tile row of 64
+// bytes holds several of them (int8: 4, bf16: 2); a step's bytes past the taps meet zeros of the
+// packed filter.
+constexpr Index amx_steps(Index S, Index element_bytes) { return (S * L * element_bytes + 63) / 64; }
+
+// What an amx config runs where the tiles are not there: the vector path on a small tile (one
+// output vector, whose packed filter fits the amx config's room).
+template <Conv2dDotNchwcConfig Config>
+constexpr Conv2dDotNchwcConfig vector_fallback() {
+  Conv2dDotNchwcConfig fallback = Config;
+  fallback.amx = false;
+  fallback.oc_vectors = 1;
+  fallback.ow_block = 12;
+  fallback.oh_block = 1;
+  return fallback;
+}
+
+// Whether an amx config runs on AMX's tiles here: compiled for the element type's AMX products,
+// the tiles permitted to this process, and an undilated layer (whose taps of a filter row are
+// adjacent pixels). Packing and running ask alike.
+template <Conv2dDotNchwcConfig Config, typename T>
+bool runs_on_amx([[maybe_unused]] const Conv2dDims& d) {
+  if constexpr (Config.amx) {
+#if defined(OPTUNE_AMX_TILES) && defined(__AMX_BF16__) && defined(OPTUNE_GEMM_BF16_AVX512)
+    if constexpr (std::is_same_v<T, bfloat16>) return d.dilation == 1 && amx::permitted();
+#endif
+#if defined(OPTUNE_AMX_TILES) && defined(__AMX_INT8__)
+    if constexpr (sizeof(T) == 1) return d.dilation == 1 && amx::permitted();
+#endif
+  }
+  return false;
+}
+
+// OIHW filter -> AMX's panels: [oc group of OCV x 16][ic block][r][step][OCV][16 rows][16 columns]
+// [G], row i of a step holding depth t * 64 / sizeof + i * G + e, which is tap k / 16, channel
+// k % 16 of the filter row (the order of the input's adjacent pixels and their channels); zero past
+// S, C and K.
+template <Conv2dDotNchwcConfig Config, typename TW>
+void pack_filter_amx(const Conv2dDims& d, const TW* filter, TW* packed) {
+  constexpr int NT = Config.oc_vectors;
+  constexpr Index E = sizeof(TW), G = 4 / E, Depth = 64 / E;
+  const Index steps = amx_steps(d.S, E), groups = (d.K + NT * L - 1) / (NT * L), in_blocks = (d.C + L - 1) / L;
+  TW* dst = packed;
+  for (Index g = 0; g < groups; ++g)
+    for (Index cb = 0; cb < in_blocks; ++cb)
+      for (Index r = 0; r < d.R; ++r)
+        for (Index t = 0; t < steps; ++t)
+          for (int v = 0; v < NT; ++v)
+            for (Index i = 0; i < 16; ++i)
+              for (Index n = 0; n < L; ++n)
+                for (Index e = 0; e < G; ++e) {
+                  const Index k = t * Depth + i * G + e, s = k / L, c = cb * L + k % L, oc = (g * NT + v) * L + n;
+                  *dst++ = s < d.S && c < d.C && oc < d.K ? filter[((oc * d.C + c) * d.R + r) * d.S + s] : TW{};
+                }
+}
+
 }  // namespace conv_dot_nchwc_detail
 
-// Elements of the packed filter.
+// Elements of the packed filter (an amx config's: room for either path's packing).
 template <Conv2dDotNchwcConfig Config>
 constexpr std::int64_t conv2d_dot_nchwc_packed_filter_size(const Conv2dDims& d) {
   constexpr std::int64_t L = kDotNchwcBlock, OB = Config.oc_vectors * L;
-  return (d.K + OB - 1) / OB * OB * ((d.C + L - 1) / L * L) * d.R * d.S;
+  const std::int64_t vectors = (d.K + OB - 1) / OB * OB * ((d.C + L - 1) / L * L) * d.R * d.S;
+  if constexpr (!Config.amx) return vectors;
+  // Panels of 1024 bytes per output-channel group, input-channel block, filter row and step; the
+  // steps counted for bytes, whose count times 1024 elements is at least bf16's times 512.
+  const std::int64_t panels = (d.K + OB - 1) / OB * ((d.C + L - 1) / L) * d.R *
+                              conv_dot_nchwc_detail::amx_steps(d.S, 1) * Config.oc_vectors;
+  return std::max(vectors, panels * 1024);
 }
 
 // OIHW filter -> [oc block][ic block][r][s][group][OCV vectors][16 output channels][G input
-// channels], zero past K and C.
+// channels], zero past K and C; for AMX's tiles, pack_filter_amx's panels.
 template <Conv2dDotNchwcConfig Config, typename TW>
 void conv2d_dot_nchwc_pack_filter(const Conv2dDims& d, const TW* filter, TW* packed) {
   using namespace conv_dot_nchwc_detail;
+  if constexpr (Config.amx) {
+    if (runs_on_amx<Config, TW>(d)) return pack_filter_amx<Config>(d, filter, packed);
+    return conv2d_dot_nchwc_pack_filter<vector_fallback<Config>()>(d, filter, packed);
+  }
   constexpr int OCV = Config.oc_vectors;
   constexpr int G = std::is_same_v<TW, bfloat16> ? 2 : 4, Groups = L / G;
   const Index oc_blocks = (d.K + OCV * L - 1) / (OCV * L), ic_blocks = (d.C + L - 1) / L;
@@ -335,6 +417,90 @@ void conv2d_dot_nchwc_pack_filter(const Conv2dDims& d, const TW* filter, TW* pac
 }
 
 namespace conv_dot_nchwc_detail {
+
+#if defined(OPTUNE_AMX_TILES)
+// An amx config's convolution. The input is copied zero-padded (Hp x Wp pixels a channel block's
+// plane, and zeros past the last plane for the tiles past the output to read), so a tile row
+// reads whole taps anywhere. Output pixels are numbered along rows of Qv: with stride 1 Qv is the
+// copy's width, so pixel p's taps lie at p + r * Wp + s whatever its row and a slab of 16 runs on
+// into the next row (Wp - Q of each row's are computed for nothing: 2 of 9 on 7x7 layers, against
+// 9 of 16 with slabs held to a row); with a larger stride Qv is Q rounded up to 16, a slab within
+// a row. A slab's tile rows are its pixels, stride x 16 channels apart in the copy, and one row of
+// 64 bytes holds the adjacent taps of a filter row (amx_steps). Each item: oh_block slabs x
+// oc_vectors blocks of 16 output channels, their sums over every input-channel block, filter row
+// and step, stored through a 1 KiB buffer to the pixels that exist.
+template <Conv2dDotNchwcConfig Config, typename TIn, typename TW, typename TOut>
+void run_amx(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOut* output) {
+  constexpr int MT = Config.oh_block, NT = Config.oc_vectors, kB = 8 - NT;
+  constexpr Index E = sizeof(TIn), Panel = 1024 / E;  // elements of a 16-row x 64-byte tile
+  constexpr bool kBf16 = std::is_same_v<TIn, bfloat16>;
+  using Dot = std::conditional_t<kBf16, amx::DotBf16, amx::DotInt8<std::is_same_v<TIn, std::int8_t>, true>>;
+  using Sum = std::conditional_t<kBf16, float, std::int32_t>;
+  const Index P = d.out_h(), Q = d.out_w(), in_blocks = (d.C + L - 1) / L, out_blocks = (d.K + L - 1) / L;
+  const Index Wp = d.W + 2 * d.pad, Hp = d.H + 2 * d.pad, plane = Hp * Wp * L;
+  const Index Qv = d.stride == 1 ? Wp : (Q + 15) / 16 * 16;
+  const Index items = ((P * Qv + 15) / 16 + MT - 1) / MT, groups = (d.K + NT * L - 1) / (NT * L);
+  const Index steps = amx_steps(d.S, E), filter_group = in_blocks * d.R * steps * NT * Panel;
+  const Index copied = d.N * in_blocks * plane, past = (3 * Wp + 32 * d.stride + 16) * L + 64;
+  thread_local AlignedBuffer copy_buffer;  // the calling thread's; its team shares it
+  TIn* copy = reinterpret_cast<TIn*>(
+      copy_buffer.reserve(static_cast<std::size_t>(((copied + past) * E + 3) / 4)));
+  std::memset(static_cast<void*>(copy + copied), 0, static_cast<std::size_t>(past * E));
+  auto fill_row = [&](Index row) {
+    const Index n = row / (in_blocks * Hp), rest = row % (in_blocks * Hp);
+    copy_padded_row(d, input, n, rest / Hp, rest % Hp, copy + row * Wp * L);
+  };
+  auto each_sum = [](auto&& f) {
+    [&]<int... T>(std::integer_sequence<int, T...>) { (f.template operator()<T / NT, T % NT>(), ...); }(
+        std::make_integer_sequence<int, MT * NT>{});
+  };
+  auto run_item = [&](Index n, Index g, Index item) {
+    amx::configure();
+    const Index p0 = item * MT * 16;
+    Index slab[MT];  // each slab's first pixel's tap (0, 0) in a plane of the copy
+    for (int mi = 0; mi < MT; ++mi) {
+      const Index p = p0 + mi * 16, oh = p / Qv, j = p % Qv;
+      slab[mi] = (oh * d.stride * Wp + j * d.stride) * L;
+    }
+    const TIn* image = copy + n * in_blocks * plane;
+    const TW* filter = packed_filter + g * filter_group;
+    const Index a_stride = d.stride * L * E;
+    each_sum([&]<int MI, int NI>() { amx::zero<MI * NT + NI>(); });
+    for (Index cb = 0; cb < in_blocks; ++cb)
+      for (Index r = 0; r < d.R; ++r)
+        for (Index t = 0; t < steps; ++t) {
+          const TIn* a = image + cb * plane + r * Wp * L + t * (64 / E);
+          const TW* b = filter + ((cb * d.R + r) * steps + t) * NT * Panel;
+          [&]<int... MI>(std::integer_sequence<int, MI...>) {
+            (amx::load<4 + MI>(a + slab[MI], a_stride), ...);
+          }(std::make_integer_sequence<int, MT>{});
+          [&]<int... NI>(std::integer_sequence<int, NI...>) {
+            (amx::load<kB + NI>(b + NI * Panel, 64), ...);
+          }(std::make_integer_sequence<int, NT>{});
+          each_sum([&]<int MI, int NI>() {
+            static_assert(amx::is_used_triple(MI * NT + NI, 4 + MI, kB + NI));
+            Dot::template run<MI * NT + NI, 4 + MI, kB + NI>();
+          });
+        }
+    const Index vectors = std::min<Index>(NT, out_blocks - g * NT);
+    alignas(64) Sum sums[16 * L];
+    each_sum([&]<int MI, int NI>() {
+      if (NI >= vectors) return;
+      amx::store<MI * NT + NI>(sums, L * sizeof(Sum));
+      for (Index i = 0; i < 16; ++i) {
+        const Index p = p0 + MI * 16 + i, oh = p / Qv, j = p % Qv;
+        if (oh >= P || j >= Q) continue;
+        TOut* o = output + ((n * out_blocks + g * NT + NI) * P + oh) * Q * L + j * L;
+        if constexpr (kBf16)
+          _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), gemm_bf16_detail::narrow_bf16(_mm512_load_ps(sums + i * L)));
+        else
+          _mm512_storeu_si512(o, _mm512_load_si512(sums + i * L));
+      }
+    });
+  };
+  conv_detail::for_each_item<Config>(d.N, groups, items, d.N * in_blocks * Hp, fill_row, run_item);
+}
+#endif
 
 // OutWidth > 0: the output's width as a constant, so that only the row's last narrower tile is
 // compiled, not one for every width below ow_block (a candidate's compile, 1.0 s before).
@@ -421,7 +587,14 @@ void run(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOut* o
 template <Conv2dDotNchwcConfig Config, int FixedStride = 0, int FixedOutWidth = 0, typename TIn, typename TW,
           typename TOut>
 void conv2d_dot_nchwc_packed(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOut* output) {
-  if constexpr (FixedStride == 0) {
+  using conv_dot_nchwc_detail::runs_on_amx, conv_dot_nchwc_detail::vector_fallback;
+  if constexpr (Config.amx) {
+#if defined(OPTUNE_AMX_TILES)
+    if (runs_on_amx<Config, TIn>(d)) return conv_dot_nchwc_detail::run_amx<Config>(d, input, packed_filter, output);
+#endif
+    return conv2d_dot_nchwc_packed<vector_fallback<Config>(), FixedStride, FixedOutWidth>(d, input, packed_filter,
+                                                                                         output);
+  } else if constexpr (FixedStride == 0) {
     if (d.stride == 1) return conv2d_dot_nchwc_packed<Config, 1, FixedOutWidth>(d, input, packed_filter, output);
     if (d.stride == 2) return conv2d_dot_nchwc_packed<Config, 2, FixedOutWidth>(d, input, packed_filter, output);
     return conv2d_dot_nchwc_packed<Config, -1, FixedOutWidth>(d, input, packed_filter, output);
