@@ -8,11 +8,16 @@
 //   - bf16 applies where the device has avx512_bf16, ahead of conv2d.cpu's widened float32 kernel,
 //     which serves the layout everywhere else.
 // Knobs: the register tile (oc_vectors x ow_block x oh_block), threads, loop order and parallel
-// split, with conv2d.cpu's names (conv2d_template.hpp), so the cost model reads them alike.
+// split, with conv2d.cpu's names (conv2d_template.hpp), so the cost model reads them alike. Where
+// the CPU has AMX tiles for the type (amx_int8, amx_bf16), `amx`: the tile runs on them, oh_block
+// slabs of 16 output pixels (ow_block 16) x oc_vectors blocks of 16 output channels, within 8
+// tiles; a knob, not forced, since a 1x1 layer fills a quarter of a tile's depth (a 3x3 three
+// quarters) and may run faster on vectors.
 #include <algorithm>
 #include <cmath>
 
 #include "conv2d_template.hpp"
+#include "optune/kernels/cpu/amx_tiles.hpp"
 #include "optune/kernels/cpu/candidate.hpp"
 #include "template_support.hpp"
 #include "templates.hpp"
@@ -24,11 +29,14 @@ using namespace cpu_conv2d;
 
 constexpr int kBlock = 16;      // conv2d_dot_nchwc.hpp's kDotNchwcBlock
 constexpr int kRegisters = 32;  // AVX-512's vector registers, which the tile is sized for
+constexpr const char* kAmx = "amx";
 
 struct Tile {
   std::int64_t oc_vectors, ow, oh, threads;
-  bool row_outer, fused;
+  bool row_outer, fused, amx;
 };
+
+bool runs_on_amx(const ss::ConfigView& v) { return v.has(kAmx) && v.flag(kAmx); }
 
 Tile tile_of(const ss::ConfigView& v) {
   return {v.integer(kOcVectors),
@@ -36,7 +44,8 @@ Tile tile_of(const ss::ConfigView& v) {
           v.integer(kOhBlock),
           v.integer(kThreads),
           v.choice(kLoopOrder) == kLoopOrderNames[1],
-          v.choice(kParallel) == kParallelNames[1]};
+          v.choice(kParallel) == kParallelNames[1],
+          runs_on_amx(v)};
 }
 
 std::int64_t dot_tile_registers(std::int64_t oh, std::int64_t ow, std::int64_t oc_vectors) {
@@ -82,18 +91,28 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
     space.add(ss::ChoiceKnob{kLoopOrder, kLoopOrderNames});
     space.add(ss::ChoiceKnob{kParallel, kParallelNames});
     if (int8()) add_activations_knob(space, device);
+    if (offers_amx(workload, device)) {
+      space.add(ss::BoolKnob{kAmx});
+      space.read_missing_as(kAmx, false);  // records from before the knob ran on vectors
+    }
     space.add_constraint("the register tile, filter vectors and a broadcast fit 32 vector registers",
                          [](const ss::ConfigView& v) {
                            const Tile t = tile_of(v);
-                           return dot_tile_registers(t.oh, t.ow, t.oc_vectors) <= kRegisters;
+                           return t.amx || dot_tile_registers(t.oh, t.ow, t.oc_vectors) <= kRegisters;
+                         });
+    space.add_constraint("amx: slabs of 16 pixels (ow_block 16), oh_block slabs x oc_vectors within 8 tiles",
+                         [](const ss::ConfigView& v) {
+                           const Tile t = tile_of(v);
+                           return !t.amx || (t.ow == 16 && t.oh <= 2 && t.oc_vectors <= 3 &&
+                                             cpu::amx::tiles_of(int(16 * t.oh), int(16 * t.oc_vectors)) <= 8);
                          });
     space.add_constraint("the output-channel block is not a whole vector past K",
                          [s](const ss::ConfigView& v) { return (v.integer(kOcVectors) - 1) * kBlock < s.K; });
     space.add_constraint("ow_block is at most the output width", [Q](const ss::ConfigView& v) {
-      return v.integer(kOwBlock) <= Q;
+      return runs_on_amx(v) || v.integer(kOwBlock) <= Q;
     });
     space.add_constraint("oh_block is at most the output height", [P](const ss::ConfigView& v) {
-      return v.integer(kOhBlock) <= P;
+      return runs_on_amx(v) || v.integer(kOhBlock) <= P;
     });
     space.add_constraint("one thread splits nothing (parallel = outer)", [](const ss::ConfigView& v) {
       return v.integer(kThreads) > 1 || v.choice(kParallel) == kParallelNames[0];
@@ -102,7 +121,8 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
   }
 
   // Untuned: two output vectors, the widest row tile up to 14 pixels that divides the output width
-  // (else 12, or the width), two rows where they fit the registers, all cores. The threads split
+  // (else 12, or the width), two rows where they fit the registers, all cores. On AMX (where the
+  // space has the knob): two slabs of 16 pixels x two output vectors, the 2 x 2 tiles of AMX's 8. The threads split
   // rows where there are 4 row tiles a thread (each input row then serves every output-channel
   // block in cache), else output-channel blocks; dynamically over both loops where the split one
   // would leave a thread under 2 items. Measured on ResNet-18's 3x3 layers (2 cores, int8):
@@ -119,9 +139,17 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
         break;
       }
     }
-    const std::int64_t oh = P > 1 && dot_tile_registers(2, ow, oc_vectors) <= kRegisters ? 2 : 1;
+    std::int64_t oh = P > 1 && dot_tile_registers(2, ow, oc_vectors) <= kRegisters ? 2 : 1;
     const int threads = std::max(1, device.cores);
-    const std::int64_t row_tiles = (P + oh - 1) / oh, oc_blocks = (s.K + kBlock * oc_vectors - 1) / (kBlock * oc_vectors);
+    std::int64_t row_tiles = (P + oh - 1) / oh;
+    const bool amx = offers_amx(workload, device);
+    if (amx) {  // run_amx's items: two slabs of the pixels numbered along rows of Qv
+      ow = 16;
+      oh = 2;
+      const std::int64_t row = s.stride == 1 ? s.W + 2 * s.pad : (Q + 15) / 16 * 16;
+      row_tiles = ((P * row + 15) / 16 + 1) / 2;
+    }
+    const std::int64_t oc_blocks = (s.K + kBlock * oc_vectors - 1) / (kBlock * oc_vectors);
     const bool row_outer = row_tiles >= 4 * threads;
     const bool fused = threads > 1 && s.N * (row_outer ? row_tiles : oc_blocks) < 2 * threads;
     ss::Config config{std::vector<std::uint32_t>(space.knobs().size(), 0)};
@@ -134,6 +162,7 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
     set(kThreads, [&](const ss::ConfigView& v) { return v.integer(kThreads) == threads; });
     set(kLoopOrder, [&](const ss::ConfigView& v) { return v.choice(kLoopOrder) == kLoopOrderNames[row_outer ? 1 : 0]; });
     set(kParallel, [&](const ss::ConfigView& v) { return v.choice(kParallel) == kParallelNames[fused ? 1 : 0]; });
+    if (amx) config.options[space.knob_index(kAmx)] = 1;  // a BoolKnob's option 1 is true
     if (const std::string why = space.first_violation(config); !why.empty()) {
       throw std::logic_error(name() + ": default config breaks '" + why + "'");
     }
@@ -163,6 +192,7 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
         {"threads_per_core", double(t.threads) / std::max(1, device.cores)},
         {"row_outer", t.row_outer ? 1.0 : 0.0},
         {"fused", t.fused ? 1.0 : 0.0},
+        {"amx", t.amx ? 1.0 : 0.0},
     };
   }
 
@@ -192,7 +222,7 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
            "#include <optune/kernels/cpu/conv2d_dot_nchwc.hpp>\n\n"
            "namespace {\n"
            "constexpr auto kDims = " + cpu::conv2d_dims_literal(cpu::conv2d_dims(workload)) + ";\n"
-           "constexpr auto kConfig = " + literal(Tile{t.oc_vectors, t.ow, t.oh, 1, false, false}, true) + ";\n"
+           "constexpr auto kConfig = " + literal(Tile{t.oc_vectors, t.ow, t.oh, 1, false, false, t.amx}, true) + ";\n"
            "}  // namespace\n\n" + conv_schedule_set_knobs() +
            "extern \"C\" void " + std::string(kCandidateSymbol) + "(const void* const* inputs, void* output) {\n"
            "  using namespace optune::kernels::cpu;\n"
@@ -251,14 +281,19 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
 
  private:
   bool int8() const { return dtype_ == DataType::kI8; }
+  // Whether the space has the amx knob: the CPU has the type's AMX tiles and the layer is
+  // undilated (a filter row's taps adjacent pixels, as run_amx reads them).
+  bool offers_amx(const Workload& workload, const DeviceInfo& device) const {
+    return workload.conv().dilation == 1 && device.has_isa(int8() ? "amx_int8" : "amx_bf16");
+  }
   // Conv2dDotNchwcConfig as C++; run_time_schedule: the candidate's, whose schedule is set at run time.
   static std::string literal(const Tile& t, bool run_time_schedule) {
     return fmt::format(
         "optune::kernels::cpu::Conv2dDotNchwcConfig{{.oc_vectors = {}, .ow_block = {}, .oh_block = {}, "
         ".threads = {}, .loop_order = optune::kernels::cpu::ConvLoopOrder::{}, "
-        ".parallel = optune::kernels::cpu::ConvParallel::{}{}}}",
+        ".parallel = optune::kernels::cpu::ConvParallel::{}{}{}}}",
         t.oc_vectors, t.ow, t.oh, t.threads, t.row_outer ? "kRowOuter" : "kOcOuter", t.fused ? "kFused" : "kOuter",
-        run_time_schedule ? ", .run_time_schedule = true" : "");
+        run_time_schedule ? ", .run_time_schedule = true" : "", t.amx ? ", .amx = true" : "");
   }
   DataType dtype_;
 };

@@ -451,6 +451,51 @@ TEST(CpuConv2dTemplate, DirectSchedulesAreRunTimeKnobsOfOneSource) {
   EXPECT_TRUE(cpu_conv2d_gemm().run_time_knobs().empty());
 }
 
+// On a CPU with AMX tiles for the type, the direct int8 and bf16 templates offer `amx` (a knob:
+// a 1x1 layer fills a quarter of a tile's depth) and take it by default: 2 slabs of 16 pixels x 2
+// output vectors. Sampled amx configs keep to 16-pixel slabs within AMX's 8 tiles; a dilated
+// layer, and a CPU without the tiles, have no such knob.
+TEST(CpuConv2dTemplate, DirectLowPrecisionLayersRunOnAmxTilesWhereTheDeviceHasThem) {
+  for (const DataType dtype : {DataType::kI8, DataType::kBF16}) {
+    const bool int8 = dtype == DataType::kI8;
+    const KernelTemplate& direct = backends::find_template(int8 ? "conv2d_int8_direct.cpu" : "conv2d_bf16_direct.cpu");
+    DeviceInfo vectors = avx512_device();
+    vectors.isa.insert(vectors.isa.end(), {"avx512bw", "avx512_vnni", "avx512_bf16"});
+    DeviceInfo tiles = vectors;
+    tiles.isa.insert(tiles.isa.end(), {"amx_tile", int8 ? "amx_int8" : "amx_bf16"});
+    for (const Conv2dShape& shape : {Conv2dShape{1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1},
+                                     Conv2dShape{1, 128, 28, 28, 256, 3, 3, 2, 1, 1, 1},
+                                     Conv2dShape{1, 32, 7, 7, 40, 1, 1, 1, 0, 1, 1}}) {
+      Workload workload = kept(conv(shape), 16);
+      workload.dtype = dtype;
+      const auto space = direct.space(workload, tiles);
+      const auto config = direct.default_config(workload, tiles, space);
+      ASSERT_TRUE(space.is_valid(config)) << space.first_violation(config);
+      const auto json = space.to_json(config);
+      EXPECT_EQ(json.at("amx"), true) << workload.key();
+      EXPECT_EQ(json.at("ow_block"), 16);
+      EXPECT_EQ(json.at("oh_block"), 2);
+      EXPECT_NE(direct.config_literal(ss::ConfigView(space, config)).find(".amx = true"), std::string::npos);
+      std::mt19937_64 rng(5);
+      std::size_t on_tiles = 0;
+      for (const ss::Config& sampled : space.sample_valid_distinct(rng, 60)) {
+        const ss::ConfigView v(space, sampled);
+        if (!v.flag("amx")) continue;
+        ++on_tiles;
+        EXPECT_EQ(v.integer("ow_block"), 16) << space.to_json(sampled);
+        EXPECT_LE((v.integer("oh_block") + 1) * (v.integer("oc_vectors") + 1), 9) << space.to_json(sampled);
+      }
+      EXPECT_GT(on_tiles, 0u) << workload.key();
+      const auto plain = direct.space(workload, vectors);
+      EXPECT_FALSE(ss::ConfigView(plain, direct.default_config(workload, vectors, plain)).has("amx"));
+    }
+    Workload dilated = kept(conv({1, 32, 14, 14, 32, 3, 3, 1, 2, 2, 1}), 16);
+    dilated.dtype = dtype;
+    const auto space = direct.space(dilated, tiles);
+    EXPECT_FALSE(ss::ConfigView(space, direct.default_config(dilated, tiles, space)).has("amx"));
+  }
+}
+
 TEST(CpuConv2dTemplate, TableRowsAndLiteralsNameEveryField) {
   const Workload workload = conv({1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1});
   const ss::ConfigSpace space = cpu_conv2d(workload, avx2_device(2)).space(workload, avx2_device(2));

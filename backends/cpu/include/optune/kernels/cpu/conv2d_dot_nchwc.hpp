@@ -428,7 +428,8 @@ namespace conv_dot_nchwc_detail {
 // a row. A slab's tile rows are its pixels, stride x 16 channels apart in the copy, and one row of
 // 64 bytes holds the adjacent taps of a filter row (amx_steps). Each item: oh_block slabs x
 // oc_vectors blocks of 16 output channels, their sums over every input-channel block, filter row
-// and step, stored through a 1 KiB buffer to the pixels that exist.
+// and step, stored to the pixels that exist (int8: a slab of 16 within a row directly, the rest
+// and bf16 through a 1 KiB buffer).
 template <Conv2dDotNchwcConfig Config, typename TIn, typename TW, typename TOut>
 void run_amx(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOut* output) {
   constexpr int MT = Config.oh_block, NT = Config.oc_vectors, kB = 8 - NT;
@@ -446,9 +447,12 @@ void run_amx(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOu
   TIn* copy = reinterpret_cast<TIn*>(
       copy_buffer.reserve(static_cast<std::size_t>(((copied + past) * E + 3) / 4)));
   std::memset(static_cast<void*>(copy + copied), 0, static_cast<std::size_t>(past * E));
+  // Rows handed out row-major over the channel blocks, so that a thread's share of the copy is
+  // the band of rows its items read (for_each_item splits both alike): copied rows read by the
+  // other core cost a third of a 56x56 layer's time.
   auto fill_row = [&](Index row) {
-    const Index n = row / (in_blocks * Hp), rest = row % (in_blocks * Hp);
-    copy_padded_row(d, input, n, rest / Hp, rest % Hp, copy + row * Wp * L);
+    const Index n = row / (in_blocks * Hp), rest = row % (in_blocks * Hp), hp = rest / in_blocks, cb = rest % in_blocks;
+    copy_padded_row(d, input, n, cb, hp, copy + ((n * in_blocks + cb) * Hp + hp) * Wp * L);
   };
   auto each_sum = [](auto&& f) {
     [&]<int... T>(std::integer_sequence<int, T...>) { (f.template operator()<T / NT, T % NT>(), ...); }(
@@ -486,11 +490,18 @@ void run_amx(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOu
     alignas(64) Sum sums[16 * L];
     each_sum([&]<int MI, int NI>() {
       if (NI >= vectors) return;
+      const Index p = p0 + MI * 16;
+      Index oh = p / Qv, j = p % Qv;
+      TOut* plane_out = output + (n * out_blocks + g * NT + NI) * P * Q * L;
+      if constexpr (!kBf16) {  // int32 sums of 16 pixels of one row: the tile is their output
+        if (oh < P && j + 16 <= Q) return amx::store<MI * NT + NI>(plane_out + (oh * Q + j) * L, L * sizeof(Sum));
+      }
       amx::store<MI * NT + NI>(sums, L * sizeof(Sum));
-      for (Index i = 0; i < 16; ++i) {
-        const Index p = p0 + MI * 16 + i, oh = p / Qv, j = p % Qv;
-        if (oh >= P || j >= Q) continue;
-        TOut* o = output + ((n * out_blocks + g * NT + NI) * P + oh) * Q * L + j * L;
+      for (Index i = 0; i < 16; ++i, ++j) {
+        if (j == Qv) j = 0, ++oh;
+        if (oh >= P) break;
+        if (j >= Q) continue;
+        TOut* o = plane_out + (oh * Q + j) * L;
         if constexpr (kBf16)
           _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), gemm_bf16_detail::narrow_bf16(_mm512_load_ps(sums + i * L)));
         else
