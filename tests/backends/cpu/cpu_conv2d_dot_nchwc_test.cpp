@@ -146,6 +146,38 @@ TEST(CpuConv2dDotNchwc, Bf16IsWithinItsBoundOnEveryLayerAndConfig) {
   }
 }
 
+// Calls on one geometry, one after another with other inputs, each get their own input's answer:
+// an amx config's threads keep their padded copies between calls (its rows copied once a call),
+// and a call between them on other dims changes the copies' geometry.
+TEST(CpuConv2dDotNchwc, CallsOnOneGeometryReadTheirOwnInputs) {
+  constexpr Conv2dDotNchwcConfig kAmx{.oc_vectors = 2, .ow_block = 16, .oh_block = 2, .threads = 2, .amx = true};
+  const Conv2dDims d{.N = 1, .C = 32, .H = 14, .W = 14, .K = 32, .R = 3, .S = 3, .stride = 1, .pad = 1};
+  const Conv2dDims other{.N = 1, .C = 16, .H = 9, .W = 7, .K = 16, .R = 3, .S = 3, .stride = 2, .pad = 1};
+  std::mt19937 random(34);
+  std::uniform_int_distribution<int> bytes(0, 255), weights(-128, 127);
+  std::vector<std::int8_t> filter(d.K * d.C * d.R * d.S);
+  for (auto& x : filter) x = static_cast<std::int8_t>(weights(random));
+  std::vector<std::vector<std::uint8_t>> inputs(2, std::vector<std::uint8_t>(d.N * d.C * d.H * d.W));
+  for (auto& input : inputs)
+    for (auto& x : input) x = static_cast<std::uint8_t>(bytes(random));
+  for (const int which : {0, 1, 0, -1, 1}) {
+    if (which < 0) {  // another layer between
+      std::vector<std::uint8_t> small(other.N * other.C * other.H * other.W, 1);
+      std::vector<std::int8_t> ones(other.K * other.C * other.R * other.S, 1);
+      std::vector<std::int32_t> out(other.N * other.K * other.out_h() * other.out_w());
+      conv2d_dot_nchwc<kAmx>(other, small.data(), ones.data(), out.data());
+      continue;
+    }
+    const std::vector<double> expected = reference(d, inputs[which], filter);
+    const auto in = blocked(inputs[which], d.N, d.C, d.H * d.W, std::uint8_t{5});
+    std::vector<std::int32_t> out(expected.size(), 0x5a5a5a5a);
+    conv2d_dot_nchwc<kAmx>(d, in.data(), filter.data(), out.data());
+    std::int64_t wrong = 0;
+    for (std::size_t i = 0; i < out.size(); ++i) wrong += out[i] != expected[i];
+    EXPECT_EQ(wrong, 0) << "input " << which;
+  }
+}
+
 TEST(CpuConv2dDotNchwc, TheConfigRulesNameWhatIsWrong) {
   EXPECT_EQ(conv2d_dot_nchwc_config_error(Conv2dDotNchwcConfig{}), nullptr);
   EXPECT_STREQ(conv2d_dot_nchwc_config_error({.oc_vectors = 4, .ow_block = 7}), "the tile needs more than 32 registers");

@@ -26,10 +26,12 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "optune/kernels/cpu/aligned_buffer.hpp"
 #include "optune/kernels/cpu/amx_tiles.hpp"
@@ -419,13 +421,26 @@ void conv2d_dot_nchwc_pack_filter(const Conv2dDims& d, const TW* filter, TW* pac
 namespace conv_dot_nchwc_detail {
 
 #if defined(OPTUNE_AMX_TILES)
-// An amx config's convolution. The input is copied zero-padded (Hp x Wp pixels a channel block's
-// plane, and zeros past the last plane for the tiles past the output to read), so a tile row
-// reads whole taps anywhere. Output pixels are numbered along rows of Qv: with stride 1 Qv is the
-// copy's width, so pixel p's taps lie at p + r * Wp + s whatever its row and a slab of 16 runs on
-// into the next row (Wp - Q of each row's are computed for nothing: 2 of 9 on 7x7 layers, against
-// 9 of 16 with slabs held to a row); with a larger stride Qv is Q rounded up to 16, a slab within
-// a row. A slab's tile rows are its pixels, stride x 16 channels apart in the copy, and one row of
+// A thread's own zero-padded copy of a layer's input (Hp x Wp pixels a channel block's plane, and
+// zeros past the last plane for the tiles past the output to read), filled row by row as the
+// thread's items need them: no phase of copying before the items, no barrier, and no row written
+// by one core and read by the other (which, with one shared copy, took a third of a 56x56 layer's
+// time). Rows of padding are zeroed once per geometry; an input row is copied once a call
+// (`filled` holds the call that copied it).
+struct PaddedCopy {
+  static constexpr std::uint64_t kPadding = ~std::uint64_t{0};
+  AlignedBuffer buffer;
+  std::vector<std::uint64_t> filled;  // per (image, padded row)
+  Index geometry[7] = {};             // N, channel blocks, H, W, pad, stride, element bytes
+};
+inline std::atomic<std::uint64_t> amx_conv_calls{0};
+
+// An amx config's convolution, on the calling thread's PaddedCopy, so that a tile row reads whole
+// taps anywhere. Output pixels are numbered along rows of Qv: with stride 1 Qv is the copy's
+// width, so pixel p's taps lie at p + r * Wp + s whatever its row and a slab of 16 runs on into
+// the next row (Wp - Q of each row's are computed for nothing: 2 of 9 on 7x7 layers, against 9 of
+// 16 with slabs held to a row); with a larger stride Qv is Q rounded up to 16, a slab within a
+// row. A slab's tile rows are its pixels, stride x 16 channels apart in the copy, and one row of
 // 64 bytes holds the adjacent taps of a filter row (amx_steps). Each item: oh_block slabs x
 // oc_vectors blocks of 16 output channels, their sums over every input-channel block, filter row
 // and step, stored to the pixels that exist (int8: a slab of 16 within a row directly, the rest
@@ -442,31 +457,55 @@ void run_amx(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOu
   const Index Qv = d.stride == 1 ? Wp : (Q + 15) / 16 * 16;
   const Index items = ((P * Qv + 15) / 16 + MT - 1) / MT, groups = (d.K + NT * L - 1) / (NT * L);
   const Index steps = amx_steps(d.S, E), filter_group = in_blocks * d.R * steps * NT * Panel;
-  const Index copied = d.N * in_blocks * plane, past = (3 * Wp + 32 * d.stride + 16) * L + 64;
-  thread_local AlignedBuffer copy_buffer;  // the calling thread's; its team shares it
-  TIn* copy = reinterpret_cast<TIn*>(
-      copy_buffer.reserve(static_cast<std::size_t>(((copied + past) * E + 3) / 4)));
-  std::memset(static_cast<void*>(copy + copied), 0, static_cast<std::size_t>(past * E));
-  // Rows handed out row-major over the channel blocks, so that a thread's share of the copy is
-  // the band of rows its items read (for_each_item splits both alike): copied rows read by the
-  // other core cost a third of a 56x56 layer's time.
-  auto fill_row = [&](Index row) {
-    const Index n = row / (in_blocks * Hp), rest = row % (in_blocks * Hp), hp = rest / in_blocks, cb = rest % in_blocks;
-    copy_padded_row(d, input, n, cb, hp, copy + ((n * in_blocks + cb) * Hp + hp) * Wp * L);
+  const std::uint64_t call = amx_conv_calls.fetch_add(1, std::memory_order_relaxed) + 1;
+  // The calling thread's copy, its geometry set (zeroed, its rows of padding marked) where it
+  // changed, and the rows [first, last] of image n copied where this call has not yet.
+  auto own_copy = [&]() -> PaddedCopy& {
+    thread_local PaddedCopy mine;
+    const Index geometry[7] = {d.N, in_blocks, d.H, d.W, d.pad, d.stride, E};
+    if (!std::equal(geometry, geometry + 7, mine.geometry)) {
+      const Index elements = d.N * in_blocks * plane + (3 * Wp + 32 * d.stride + 16) * L + 64;
+      void* at = mine.buffer.reserve(static_cast<std::size_t>((elements * E + 3) / 4));
+      std::memset(at, 0, static_cast<std::size_t>(elements * E));
+      mine.filled.assign(static_cast<std::size_t>(d.N * Hp), 0);
+      for (Index n = 0; n < d.N; ++n)
+        for (Index hp = 0; hp < Hp; ++hp)
+          if (hp < d.pad || hp >= d.pad + d.H) mine.filled[n * Hp + hp] = PaddedCopy::kPadding;
+      std::copy(geometry, geometry + 7, mine.geometry);
+    }
+    return mine;
+  };
+  auto copy_rows = [&](PaddedCopy& mine, Index n, Index first, Index last) {
+    TIn* copy = reinterpret_cast<TIn*>(mine.buffer.data());
+    for (Index hp = std::max<Index>(first, 0); hp <= std::min(last, Hp - 1); ++hp) {
+      std::uint64_t& stamp = mine.filled[n * Hp + hp];
+      if (stamp == call || stamp == PaddedCopy::kPadding) continue;
+      for (Index cb = 0; cb < in_blocks; ++cb)
+        copy_padded_row(d, input, n, cb, hp, copy + ((n * in_blocks + cb) * Hp + hp) * Wp * L);
+      stamp = call;
+    }
   };
   auto each_sum = [](auto&& f) {
     [&]<int... T>(std::integer_sequence<int, T...>) { (f.template operator()<T / NT, T % NT>(), ...); }(
         std::make_integer_sequence<int, MT * NT>{});
   };
   auto run_item = [&](Index n, Index g, Index item) {
+    const Index p0 = item * MT * 16, first_row = p0 / Qv;
+    if (first_row >= P) return;  // pixels past the output only
+    // The rows its valid pixels read, and the one after: a step's bytes past the taps reach into
+    // it (meeting the packed filter's zeros, but a bf16 NaN there would not stay zero). At the
+    // bottom that is the next plane's row 0, copied too.
+    const Index last_row = std::min(P - 1, (p0 + MT * 16 - 1) / Qv);
+    PaddedCopy& mine = own_copy();
+    copy_rows(mine, n, first_row * d.stride, last_row * d.stride + d.R);
+    if (last_row * d.stride + d.R >= Hp) copy_rows(mine, n, 0, 0);
     amx::configure();
-    const Index p0 = item * MT * 16;
     Index slab[MT];  // each slab's first pixel's tap (0, 0) in a plane of the copy
     for (int mi = 0; mi < MT; ++mi) {
       const Index p = p0 + mi * 16, oh = p / Qv, j = p % Qv;
       slab[mi] = (oh * d.stride * Wp + j * d.stride) * L;
     }
-    const TIn* image = copy + n * in_blocks * plane;
+    const TIn* image = reinterpret_cast<const TIn*>(mine.buffer.data()) + n * in_blocks * plane;
     const TW* filter = packed_filter + g * filter_group;
     const Index a_stride = d.stride * L * E;
     each_sum([&]<int MI, int NI>() { amx::zero<MI * NT + NI>(); });
@@ -509,7 +548,7 @@ void run_amx(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOu
       }
     });
   };
-  conv_detail::for_each_item<Config>(d.N, groups, items, d.N * in_blocks * Hp, fill_row, run_item);
+  conv_detail::for_each_item<Config>(d.N, groups, items, 0, [](Index) {}, run_item);
 }
 #endif
 
