@@ -11,8 +11,7 @@
 // split, with conv2d.cpu's names (conv2d_template.hpp), so the cost model reads them alike. Where
 // the CPU has AMX tiles for the type (amx_int8, amx_bf16), `amx`: the tile runs on them, oh_block
 // slabs of 16 output pixels (ow_block 16) x oc_vectors blocks of 16 output channels, within 8
-// tiles; a knob, not forced, since a 1x1 layer fills a quarter of a tile's depth (a 3x3 three
-// quarters) and may run faster on vectors.
+// tiles; a knob, not forced: small layers may still run faster on vectors.
 #include <algorithm>
 #include <cmath>
 
@@ -281,10 +280,9 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
 
  private:
   bool int8() const { return dtype_ == DataType::kI8; }
-  // Whether the space has the amx knob: the CPU has the type's AMX tiles and the layer is
-  // undilated (a filter row's taps adjacent pixels, as run_amx reads them).
-  bool offers_amx(const Workload& workload, const DeviceInfo& device) const {
-    return workload.conv().dilation == 1 && device.has_isa(int8() ? "amx_int8" : "amx_bf16");
+  // Whether the space has the amx knob: the CPU has the type's AMX tiles.
+  bool offers_amx(const Workload&, const DeviceInfo& device) const {
+    return device.has_isa(int8() ? "amx_int8" : "amx_bf16");
   }
   // Conv2dDotNchwcConfig as C++; run_time_schedule: the candidate's, whose schedule is set at run time.
   static std::string literal(const Tile& t, bool run_time_schedule) {

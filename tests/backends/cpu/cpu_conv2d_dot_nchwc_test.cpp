@@ -49,8 +49,7 @@ constexpr std::array<Conv2dDotNchwcConfig, 9> kConfigs = {
     Conv2dDotNchwcConfig{.oc_vectors = 2, .ow_block = 14, .oh_block = 1, .threads = 1},
     Conv2dDotNchwcConfig{.oc_vectors = 1, .ow_block = 1, .oh_block = 1, .threads = 2,
                          .loop_order = ConvLoopOrder::kRowOuter, .parallel = ConvParallel::kFused},
-    // On AMX's tiles where the CPU has them (the dilated layers, and CPUs without, on the vector
-    // path's fallback tile).
+    // On AMX's tiles where the CPU has them (CPUs without on the vector path's fallback tile).
     Conv2dDotNchwcConfig{.oc_vectors = 2, .ow_block = 16, .oh_block = 2, .threads = 2, .amx = true},
     Conv2dDotNchwcConfig{.oc_vectors = 3, .ow_block = 16, .oh_block = 1, .threads = 1,
                          .loop_order = ConvLoopOrder::kRowOuter, .amx = true},

@@ -320,11 +320,9 @@ void copy_padded_row(const Conv2dDims& d, const T* input, Index n, Index cb, Ind
   std::memset(static_cast<void*>(dst + (d.pad + d.W) * L), 0, sizeof(T) * d.pad * L);
 }
 
-// 64-byte steps of depth that one filter row's taps take on AMX (S taps of 16 channels of
-// `element_bytes`): the taps of a row are adjacent pixels of the input, so one tile row of 64
-// bytes holds several of them (int8: 4, bf16: 2); a step's bytes past the taps meet zeros of the
-// packed filter.
-constexpr Index amx_steps(Index S, Index element_bytes) { return (S * L * element_bytes + 63) / 64; }
+// Input channels a tile row of 64 bytes holds on AMX, one tap's (int8: 64, 4 of the layout's
+// blocks; bf16: 32, 2 blocks): run_amx's copy of the input interleaves that many channels a pixel.
+constexpr Index amx_channels(Index element_bytes) { return 64 / element_bytes; }
 
 // What an amx config runs where the tiles are not there: the vector path on a small tile (one
 // output vector, whose packed filter fits the amx config's room).
@@ -338,42 +336,40 @@ constexpr Conv2dDotNchwcConfig vector_fallback() {
   return fallback;
 }
 
-// Whether an amx config runs on AMX's tiles here: compiled for the element type's AMX products,
-// the tiles permitted to this process, and an undilated layer (whose taps of a filter row are
-// adjacent pixels). Packing and running ask alike.
+// Whether an amx config runs on AMX's tiles here: compiled for the element type's AMX products and
+// the tiles permitted to this process. Packing and running ask alike.
 template <Conv2dDotNchwcConfig Config, typename T>
-bool runs_on_amx([[maybe_unused]] const Conv2dDims& d) {
+bool runs_on_amx() {
   if constexpr (Config.amx) {
 #if defined(OPTUNE_AMX_TILES) && defined(__AMX_BF16__) && defined(OPTUNE_GEMM_BF16_AVX512)
-    if constexpr (std::is_same_v<T, bfloat16>) return d.dilation == 1 && amx::permitted();
+    if constexpr (std::is_same_v<T, bfloat16>) return amx::permitted();
 #endif
 #if defined(OPTUNE_AMX_TILES) && defined(__AMX_INT8__)
-    if constexpr (sizeof(T) == 1) return d.dilation == 1 && amx::permitted();
+    if constexpr (sizeof(T) == 1) return amx::permitted();
 #endif
   }
   return false;
 }
 
-// OIHW filter -> AMX's panels: [oc group of OCV x 16][ic block][r][step][OCV][16 rows][16 columns]
-// [G], row i of a step holding depth t * 64 / sizeof + i * G + e, which is tap k / 16, channel
-// k % 16 of the filter row (the order of the input's adjacent pixels and their channels); zero past
-// S, C and K.
+// OIHW filter -> AMX's panels: [oc group of OCV x 16][channel group][r][s][OCV][16 rows][16
+// columns][G], row i of a panel holding channels i * G + e of the group of amx_channels (the order
+// of a pixel's channels in run_amx's copy); zero past C and K.
 template <Conv2dDotNchwcConfig Config, typename TW>
 void pack_filter_amx(const Conv2dDims& d, const TW* filter, TW* packed) {
   constexpr int NT = Config.oc_vectors;
-  constexpr Index E = sizeof(TW), G = 4 / E, Depth = 64 / E;
-  const Index steps = amx_steps(d.S, E), groups = (d.K + NT * L - 1) / (NT * L), in_blocks = (d.C + L - 1) / L;
+  constexpr Index E = sizeof(TW), G = 4 / E, Channels = amx_channels(E);
+  const Index groups = (d.K + NT * L - 1) / (NT * L), channel_groups = (d.C + Channels - 1) / Channels;
   TW* dst = packed;
   for (Index g = 0; g < groups; ++g)
-    for (Index cb = 0; cb < in_blocks; ++cb)
+    for (Index cg = 0; cg < channel_groups; ++cg)
       for (Index r = 0; r < d.R; ++r)
-        for (Index t = 0; t < steps; ++t)
+        for (Index s = 0; s < d.S; ++s)
           for (int v = 0; v < NT; ++v)
             for (Index i = 0; i < 16; ++i)
               for (Index n = 0; n < L; ++n)
                 for (Index e = 0; e < G; ++e) {
-                  const Index k = t * Depth + i * G + e, s = k / L, c = cb * L + k % L, oc = (g * NT + v) * L + n;
-                  *dst++ = s < d.S && c < d.C && oc < d.K ? filter[((oc * d.C + c) * d.R + r) * d.S + s] : TW{};
+                  const Index c = cg * Channels + i * G + e, oc = (g * NT + v) * L + n;
+                  *dst++ = c < d.C && oc < d.K ? filter[((oc * d.C + c) * d.R + r) * d.S + s] : TW{};
                 }
 }
 
@@ -385,10 +381,9 @@ constexpr std::int64_t conv2d_dot_nchwc_packed_filter_size(const Conv2dDims& d) 
   constexpr std::int64_t L = kDotNchwcBlock, OB = Config.oc_vectors * L;
   const std::int64_t vectors = (d.K + OB - 1) / OB * OB * ((d.C + L - 1) / L * L) * d.R * d.S;
   if constexpr (!Config.amx) return vectors;
-  // Panels of 1024 bytes per output-channel group, input-channel block, filter row and step; the
-  // steps counted for bytes, whose count times 1024 elements is at least bf16's times 512.
-  const std::int64_t panels = (d.K + OB - 1) / OB * ((d.C + L - 1) / L) * d.R *
-                              conv_dot_nchwc_detail::amx_steps(d.S, 1) * Config.oc_vectors;
+  // Panels of 1024 bytes per output-channel group, channel group, tap and output vector; counted
+  // for bytes (64 channels a group), whose count times 1024 elements is at least bf16's times 512.
+  const std::int64_t panels = (d.K + OB - 1) / OB * ((d.C + 63) / 64) * d.R * d.S * Config.oc_vectors;
   return std::max(vectors, panels * 1024);
 }
 
@@ -398,7 +393,7 @@ template <Conv2dDotNchwcConfig Config, typename TW>
 void conv2d_dot_nchwc_pack_filter(const Conv2dDims& d, const TW* filter, TW* packed) {
   using namespace conv_dot_nchwc_detail;
   if constexpr (Config.amx) {
-    if (runs_on_amx<Config, TW>(d)) return pack_filter_amx<Config>(d, filter, packed);
+    if (runs_on_amx<Config, TW>()) return pack_filter_amx<Config>(d, filter, packed);
     return conv2d_dot_nchwc_pack_filter<vector_fallback<Config>()>(d, filter, packed);
   }
   constexpr int OCV = Config.oc_vectors;
@@ -421,50 +416,52 @@ void conv2d_dot_nchwc_pack_filter(const Conv2dDims& d, const TW* filter, TW* pac
 namespace conv_dot_nchwc_detail {
 
 #if defined(OPTUNE_AMX_TILES)
-// A thread's own zero-padded copy of a layer's input (Hp x Wp pixels a channel block's plane, and
-// zeros past the last plane for the tiles past the output to read), filled row by row as the
+// A thread's own zero-padded copy of a layer's input for AMX's tiles: per image and group of
+// amx_channels channels, Hp x Wp pixels of those channels interleaved (one tap's 64 bytes, a tile
+// row's whole depth: with the layout's 16 a pixel, 3 taps of a 3x3 filter row took 48 of 64), and
+// zeros past the last plane for the tiles past the output to read. Filled row by row as the
 // thread's items need them: no phase of copying before the items, no barrier, and no row written
-// by one core and read by the other (which, with one shared copy, took a third of a 56x56 layer's
-// time). Rows of padding are zeroed once per geometry; an input row is copied once a call
+// by one core and read by the other (which, with one shared copy, took a third of a 56x56
+// layer's time). Rows of padding are zeroed once per geometry; an input row is copied once a call
 // (`filled` holds the call that copied it).
 struct PaddedCopy {
   static constexpr std::uint64_t kPadding = ~std::uint64_t{0};
   AlignedBuffer buffer;
   std::vector<std::uint64_t> filled;  // per (image, padded row)
-  Index geometry[7] = {};             // N, channel blocks, H, W, pad, stride, element bytes
+  Index geometry[7] = {};             // N, C, H, W, pad, stride, element bytes
 };
 inline std::atomic<std::uint64_t> amx_conv_calls{0};
 
-// An amx config's convolution, on the calling thread's PaddedCopy, so that a tile row reads whole
-// taps anywhere. Output pixels are numbered along rows of Qv: with stride 1 Qv is the copy's
-// width, so pixel p's taps lie at p + r * Wp + s whatever its row and a slab of 16 runs on into
-// the next row (Wp - Q of each row's are computed for nothing: 2 of 9 on 7x7 layers, against 9 of
-// 16 with slabs held to a row); with a larger stride Qv is Q rounded up to 16, a slab within a
-// row. A slab's tile rows are its pixels, stride x 16 channels apart in the copy, and one row of
-// 64 bytes holds the adjacent taps of a filter row (amx_steps). Each item: oh_block slabs x
-// oc_vectors blocks of 16 output channels, their sums over every input-channel block, filter row
-// and step, stored to the pixels that exist (int8: a slab of 16 within a row directly, the rest
-// and bf16 through a 1 KiB buffer).
+// An amx config's convolution, on the calling thread's PaddedCopy. Output pixels are numbered
+// along rows of Qv: with stride 1 Qv is the copy's width, so pixel p's taps lie at
+// p + (r * Wp + s) * dilation whatever its row and a slab of 16 runs on into the next row (Wp - Q
+// of each row's are computed for nothing: 2 of 9 on 7x7 layers, against 9 of 16 with slabs held
+// to a row); with a larger stride Qv is Q rounded up to 16, a slab within a row. A slab's tile
+// rows are its pixels, stride pixels apart in the copy. Each item: oh_block slabs x oc_vectors
+// blocks of 16 output channels, their sums over every channel group and tap, stored to the pixels
+// that exist (int8: a slab of 16 within a row directly, the rest and bf16 through a 1 KiB buffer).
 template <Conv2dDotNchwcConfig Config, typename TIn, typename TW, typename TOut>
 void run_amx(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOut* output) {
   constexpr int MT = Config.oh_block, NT = Config.oc_vectors, kB = 8 - NT;
   constexpr Index E = sizeof(TIn), Panel = 1024 / E;  // elements of a 16-row x 64-byte tile
+  constexpr Index Channels = amx_channels(E), Blocks = Channels / L;  // a copied pixel's
   constexpr bool kBf16 = std::is_same_v<TIn, bfloat16>;
   using Dot = std::conditional_t<kBf16, amx::DotBf16, amx::DotInt8<std::is_same_v<TIn, std::int8_t>, true>>;
   using Sum = std::conditional_t<kBf16, float, std::int32_t>;
   const Index P = d.out_h(), Q = d.out_w(), in_blocks = (d.C + L - 1) / L, out_blocks = (d.K + L - 1) / L;
-  const Index Wp = d.W + 2 * d.pad, Hp = d.H + 2 * d.pad, plane = Hp * Wp * L;
+  const Index channel_groups = (d.C + Channels - 1) / Channels;
+  const Index Wp = d.W + 2 * d.pad, Hp = d.H + 2 * d.pad, plane = Hp * Wp * Channels;
   const Index Qv = d.stride == 1 ? Wp : (Q + 15) / 16 * 16;
   const Index items = ((P * Qv + 15) / 16 + MT - 1) / MT, groups = (d.K + NT * L - 1) / (NT * L);
-  const Index steps = amx_steps(d.S, E), filter_group = in_blocks * d.R * steps * NT * Panel;
+  const Index taps = d.R * d.S, filter_group = channel_groups * taps * NT * Panel;
   const std::uint64_t call = amx_conv_calls.fetch_add(1, std::memory_order_relaxed) + 1;
   // The calling thread's copy, its geometry set (zeroed, its rows of padding marked) where it
   // changed, and the rows [first, last] of image n copied where this call has not yet.
   auto own_copy = [&]() -> PaddedCopy& {
     thread_local PaddedCopy mine;
-    const Index geometry[7] = {d.N, in_blocks, d.H, d.W, d.pad, d.stride, E};
+    const Index geometry[7] = {d.N, d.C, d.H, d.W, d.pad, d.stride, E};
     if (!std::equal(geometry, geometry + 7, mine.geometry)) {
-      const Index elements = d.N * in_blocks * plane + (3 * Wp + 32 * d.stride + 16) * L + 64;
+      const Index elements = d.N * channel_groups * plane + (3 * Wp + 32 * d.stride + 16) * Channels;
       void* at = mine.buffer.reserve(static_cast<std::size_t>((elements * E + 3) / 4));
       std::memset(at, 0, static_cast<std::size_t>(elements * E));
       mine.filled.assign(static_cast<std::size_t>(d.N * Hp), 0);
@@ -475,13 +472,22 @@ void run_amx(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOu
     }
     return mine;
   };
+  // A row's pixels gather their group's blocks; the padding columns and blocks past the input's
+  // last stay the zeros the geometry's setting wrote.
   auto copy_rows = [&](PaddedCopy& mine, Index n, Index first, Index last) {
     TIn* copy = reinterpret_cast<TIn*>(mine.buffer.data());
     for (Index hp = std::max<Index>(first, 0); hp <= std::min(last, Hp - 1); ++hp) {
       std::uint64_t& stamp = mine.filled[n * Hp + hp];
       if (stamp == call || stamp == PaddedCopy::kPadding) continue;
-      for (Index cb = 0; cb < in_blocks; ++cb)
-        copy_padded_row(d, input, n, cb, hp, copy + ((n * in_blocks + cb) * Hp + hp) * Wp * L);
+      const Index h = hp - d.pad;
+      for (Index cg = 0; cg < channel_groups; ++cg) {
+        TIn* row = copy + ((n * channel_groups + cg) * Hp + hp) * Wp * Channels + d.pad * Channels;
+        for (Index b = 0; b < Blocks && cg * Blocks + b < in_blocks; ++b) {
+          const TIn* from = input + ((n * in_blocks + cg * Blocks + b) * d.H + h) * d.W * L;
+          for (Index w = 0; w < d.W; ++w)
+            std::memcpy(static_cast<void*>(row + w * Channels + b * L), from + w * L, L * E);
+        }
+      }
       stamp = call;
     }
   };
@@ -492,28 +498,25 @@ void run_amx(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOu
   auto run_item = [&](Index n, Index g, Index item) {
     const Index p0 = item * MT * 16, first_row = p0 / Qv;
     if (first_row >= P) return;  // pixels past the output only
-    // The rows its valid pixels read, and the one after: a step's bytes past the taps reach into
-    // it (meeting the packed filter's zeros, but a bf16 NaN there would not stay zero). At the
-    // bottom that is the next plane's row 0, copied too.
+    // The rows its valid pixels read (the others' results are not stored).
     const Index last_row = std::min(P - 1, (p0 + MT * 16 - 1) / Qv);
     PaddedCopy& mine = own_copy();
-    copy_rows(mine, n, first_row * d.stride, last_row * d.stride + d.R);
-    if (last_row * d.stride + d.R >= Hp) copy_rows(mine, n, 0, 0);
+    copy_rows(mine, n, first_row * d.stride, last_row * d.stride + (d.R - 1) * d.dilation);
     amx::configure();
     Index slab[MT];  // each slab's first pixel's tap (0, 0) in a plane of the copy
     for (int mi = 0; mi < MT; ++mi) {
       const Index p = p0 + mi * 16, oh = p / Qv, j = p % Qv;
-      slab[mi] = (oh * d.stride * Wp + j * d.stride) * L;
+      slab[mi] = (oh * d.stride * Wp + j * d.stride) * Channels;
     }
-    const TIn* image = reinterpret_cast<const TIn*>(mine.buffer.data()) + n * in_blocks * plane;
+    const TIn* image = reinterpret_cast<const TIn*>(mine.buffer.data()) + n * channel_groups * plane;
     const TW* filter = packed_filter + g * filter_group;
-    const Index a_stride = d.stride * L * E;
+    const Index a_stride = d.stride * 64;
     each_sum([&]<int MI, int NI>() { amx::zero<MI * NT + NI>(); });
-    for (Index cb = 0; cb < in_blocks; ++cb)
+    for (Index cg = 0; cg < channel_groups; ++cg)
       for (Index r = 0; r < d.R; ++r)
-        for (Index t = 0; t < steps; ++t) {
-          const TIn* a = image + cb * plane + r * Wp * L + t * (64 / E);
-          const TW* b = filter + ((cb * d.R + r) * steps + t) * NT * Panel;
+        for (Index s = 0; s < d.S; ++s) {
+          const TIn* a = image + cg * plane + (r * Wp + s) * d.dilation * Channels;
+          const TW* b = filter + ((cg * d.R + r) * d.S + s) * NT * Panel;
           [&]<int... MI>(std::integer_sequence<int, MI...>) {
             (amx::load<4 + MI>(a + slab[MI], a_stride), ...);
           }(std::make_integer_sequence<int, MT>{});
@@ -640,7 +643,7 @@ void conv2d_dot_nchwc_packed(const Conv2dDims& d, const TIn* input, const TW* pa
   using conv_dot_nchwc_detail::runs_on_amx, conv_dot_nchwc_detail::vector_fallback;
   if constexpr (Config.amx) {
 #if defined(OPTUNE_AMX_TILES)
-    if (runs_on_amx<Config, TIn>(d)) return conv_dot_nchwc_detail::run_amx<Config>(d, input, packed_filter, output);
+    if (runs_on_amx<Config, TIn>()) return conv_dot_nchwc_detail::run_amx<Config>(d, input, packed_filter, output);
 #endif
     return conv2d_dot_nchwc_packed<vector_fallback<Config>(), FixedStride, FixedOutWidth>(d, input, packed_filter,
                                                                                          output);
