@@ -433,11 +433,14 @@ struct PaddedCopy {
 inline std::atomic<std::uint64_t> amx_conv_calls{0};
 
 // An amx config's convolution, on the calling thread's PaddedCopy. Output pixels are numbered
-// along rows of Qv: with stride 1 Qv is the copy's width, so pixel p's taps lie at
-// p + (r * Wp + s) * dilation whatever its row and a slab of 16 runs on into the next row (Wp - Q
-// of each row's are computed for nothing: 2 of 9 on 7x7 layers, against 9 of 16 with slabs held
-// to a row); with a larger stride Qv is Q rounded up to 16, a slab within a row. A slab's tile
-// rows are its pixels, stride pixels apart in the copy. Each item: oh_block slabs x oc_vectors
+// along rows of Qv = ceil(Wp / stride), and the copy holds a plane's rows by phase (rows
+// stride x k + phase, k = 0, 1, ...: all of a stride-1 layer's rows in order), each row
+// Wc = Qv x stride pixels wide. Output row oh's tap row r then is row oh + r x dilation / stride
+// of phase r x dilation % stride, and pixel p's taps lie at p x stride + (that row) x Wc +
+// s x dilation whatever its row: a slab of 16 runs on from one output row into the next, and only
+// Qv - Q pixels of each row are computed for nothing (2 of 9 on 7x7 layers, 1 of 8 on a 7x7
+// output of stride 2, against 9 of 16 with slabs held to a row). A slab's tile rows are its
+// pixels, stride pixels apart in the copy. Each item: oh_block slabs x oc_vectors
 // blocks of 16 output channels, their sums over every channel group and tap, stored to the pixels
 // that exist (int8: a slab of 16 within a row directly, the rest and bf16 through a 1 KiB buffer).
 template <Conv2dDotNchwcConfig Config, typename TIn, typename TW, typename TOut>
@@ -450,8 +453,11 @@ void run_amx(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOu
   using Sum = std::conditional_t<kBf16, float, std::int32_t>;
   const Index P = d.out_h(), Q = d.out_w(), in_blocks = (d.C + L - 1) / L, out_blocks = (d.K + L - 1) / L;
   const Index channel_groups = (d.C + Channels - 1) / Channels;
-  const Index Wp = d.W + 2 * d.pad, Hp = d.H + 2 * d.pad, plane = Hp * Wp * Channels;
-  const Index Qv = d.stride == 1 ? Wp : (Q + 15) / 16 * 16;
+  const Index Wp = d.W + 2 * d.pad, Hp = d.H + 2 * d.pad;
+  const Index Qv = (Wp + d.stride - 1) / d.stride, Wc = Qv * d.stride, rows_per_phase = (Hp + d.stride - 1) / d.stride;
+  const Index plane = d.stride * rows_per_phase * Wc * Channels;
+  // Where padded row hp of a plane starts in the copy.
+  auto row_at = [&](Index hp) { return ((hp % d.stride) * rows_per_phase + hp / d.stride) * Wc * Channels; };
   const Index items = ((P * Qv + 15) / 16 + MT - 1) / MT, groups = (d.K + NT * L - 1) / (NT * L);
   const Index taps = d.R * d.S, filter_group = channel_groups * taps * NT * Panel;
   const std::uint64_t call = amx_conv_calls.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -461,7 +467,8 @@ void run_amx(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOu
     thread_local PaddedCopy mine;
     const Index geometry[7] = {d.N, d.C, d.H, d.W, d.pad, d.stride, E};
     if (!std::equal(geometry, geometry + 7, mine.geometry)) {
-      const Index elements = d.N * channel_groups * plane + (3 * Wp + 32 * d.stride + 16) * Channels;
+      const Index elements =
+          d.N * channel_groups * plane + ((d.R * d.dilation + 3) * Wc + 32 * d.stride + d.S * d.dilation) * Channels;
       void* at = mine.buffer.reserve(static_cast<std::size_t>((elements * E + 3) / 4));
       std::memset(at, 0, static_cast<std::size_t>(elements * E));
       mine.filled.assign(static_cast<std::size_t>(d.N * Hp), 0);
@@ -481,7 +488,7 @@ void run_amx(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOu
       if (stamp == call || stamp == PaddedCopy::kPadding) continue;
       const Index h = hp - d.pad;
       for (Index cg = 0; cg < channel_groups; ++cg) {
-        TIn* row = copy + ((n * channel_groups + cg) * Hp + hp) * Wp * Channels + d.pad * Channels;
+        TIn* row = copy + (n * channel_groups + cg) * plane + row_at(hp) + d.pad * Channels;
         for (Index b = 0; b < Blocks && cg * Blocks + b < in_blocks; ++b) {
           const TIn* from = input + ((n * in_blocks + cg * Blocks + b) * d.H + h) * d.W * L;
           for (Index w = 0; w < d.W; ++w)
@@ -503,11 +510,8 @@ void run_amx(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOu
     PaddedCopy& mine = own_copy();
     copy_rows(mine, n, first_row * d.stride, last_row * d.stride + (d.R - 1) * d.dilation);
     amx::configure();
-    Index slab[MT];  // each slab's first pixel's tap (0, 0) in a plane of the copy
-    for (int mi = 0; mi < MT; ++mi) {
-      const Index p = p0 + mi * 16, oh = p / Qv, j = p % Qv;
-      slab[mi] = (oh * d.stride * Wp + j * d.stride) * Channels;
-    }
+    Index slab[MT];  // each slab's first pixel's tap (0, 0), past its tap row's start
+    for (int mi = 0; mi < MT; ++mi) slab[mi] = (p0 + mi * 16) * d.stride * Channels;
     const TIn* image = reinterpret_cast<const TIn*>(mine.buffer.data()) + n * channel_groups * plane;
     const TW* filter = packed_filter + g * filter_group;
     const Index a_stride = d.stride * 64;
@@ -515,7 +519,7 @@ void run_amx(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOu
     for (Index cg = 0; cg < channel_groups; ++cg)
       for (Index r = 0; r < d.R; ++r)
         for (Index s = 0; s < d.S; ++s) {
-          const TIn* a = image + cg * plane + (r * Wp + s) * d.dilation * Channels;
+          const TIn* a = image + cg * plane + row_at(r * d.dilation) + s * d.dilation * Channels;
           const TW* b = filter + ((cg * d.R + r) * d.S + s) * NT * Panel;
           [&]<int... MI>(std::integer_sequence<int, MI...>) {
             (amx::load<4 + MI>(a + slab[MI], a_stride), ...);
