@@ -8,10 +8,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <regex>
 #include <sstream>
@@ -149,11 +151,16 @@ inline constexpr const char* kTinyTune =
 
 // Whether a record holds the costs of its rounds, `repeat` a round: three rounds for the closing
 // waves ("remeasure"), 5 to 11 for the final comparison ("final"), one for a trial or the default.
-inline bool has_the_costs_of_its_rounds(const db::TuningRecord& record, std::size_t repeat) {
+// A trial's round may end early where adaptive timing found it clearly slower (over 1.15x) than
+// the best so far, which was no faster than the run's `fastest` median (commands.md, "Timed as
+// long as its rank needs"): on a CPU where the random configs run 3x slower than the default.
+inline bool has_the_costs_of_its_rounds(const db::TuningRecord& record, std::size_t repeat, double fastest) {
   if (record.tuner == "remeasure") return record.costs.size() == 3 * repeat;
   if (record.tuner == "final")
     return record.costs.size() % repeat == 0 && record.costs.size() >= 5 * repeat && record.costs.size() <= 11 * repeat;
-  return record.costs.size() == repeat;
+  if (record.costs.size() == repeat) return true;
+  return record.tuner != "default" && !record.costs.empty() && record.costs.size() < repeat &&
+         record.median_seconds > 1.15 * fastest;
 }
 
 // The records of a `--trials 2 --remeasure 1` run: the default, the trials, the closing waves of
@@ -166,7 +173,11 @@ inline void expect_the_records_of_a_tiny_run(const std::vector<db::TuningRecord>
   EXPECT_LE(finals, 3u);
   EXPECT_GE(records.size() - finals, 1u + 2u + 2u);
   EXPECT_LE(records.size() - finals, 1u + 2u + 4u);
-  for (const auto& record : records) EXPECT_TRUE(has_the_costs_of_its_rounds(record, 2)) << record.tuner;
+  double fastest = std::numeric_limits<double>::infinity();
+  for (const auto& record : records)
+    if (record.ok()) fastest = std::min(fastest, record.median_seconds);
+  for (const auto& record : records)
+    EXPECT_TRUE(has_the_costs_of_its_rounds(record, 2, fastest)) << record.tuner << " " << record.costs.size();
 }
 
 inline std::string rpc(const std::string& key, const Daemon& tracker) {
