@@ -489,11 +489,13 @@ void run_amx(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOu
       const Index h = hp - d.pad;
       for (Index cg = 0; cg < channel_groups; ++cg) {
         TIn* row = copy + (n * channel_groups + cg) * plane + row_at(hp) + d.pad * Channels;
-        for (Index b = 0; b < Blocks && cg * Blocks + b < in_blocks; ++b) {
-          const TIn* from = input + ((n * in_blocks + cg * Blocks + b) * d.H + h) * d.W * L;
-          for (Index w = 0; w < d.W; ++w)
-            std::memcpy(static_cast<void*>(row + w * Channels + b * L), from + w * L, L * E);
-        }
+        // Pixel by pixel, each a whole line of the copy written at once (block by block over the
+        // row wrote each line in four pieces: 10% of a 56x56 int8 layer's time).
+        const Index blocks = std::min<Index>(Blocks, in_blocks - cg * Blocks), block_stride = d.H * d.W * L;
+        const TIn* from = input + ((n * in_blocks + cg * Blocks) * d.H + h) * d.W * L;
+        for (Index w = 0; w < d.W; ++w)
+          for (Index b = 0; b < blocks; ++b)
+            std::memcpy(static_cast<void*>(row + w * Channels + b * L), from + b * block_stride + w * L, L * E);
       }
       stamp = call;
     }
