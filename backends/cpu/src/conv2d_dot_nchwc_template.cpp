@@ -28,14 +28,11 @@ using namespace cpu_conv2d;
 
 constexpr int kBlock = 16;      // conv2d_dot_nchwc.hpp's kDotNchwcBlock
 constexpr int kRegisters = 32;  // AVX-512's vector registers, which the tile is sized for
-constexpr const char* kAmx = "amx";
 
 struct Tile {
   std::int64_t oc_vectors, ow, oh, threads;
   bool row_outer, fused, amx;
 };
-
-bool runs_on_amx(const ss::ConfigView& v) { return v.has(kAmx) && v.flag(kAmx); }
 
 Tile tile_of(const ss::ConfigView& v) {
   return {v.integer(kOcVectors),
@@ -91,8 +88,8 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
     space.add(ss::ChoiceKnob{kParallel, kParallelNames});
     if (int8()) add_activations_knob(space, device);
     if (offers_amx(workload, device)) {
-      space.add(ss::BoolKnob{kAmx});
-      space.read_missing_as(kAmx, false);  // records from before the knob ran on vectors
+      space.add(ss::BoolKnob{kAmxKnob});
+      space.read_missing_as(kAmxKnob, false);  // records from before the knob ran on vectors
     }
     space.add_constraint("the register tile, filter vectors and a broadcast fit 32 vector registers",
                          [](const ss::ConfigView& v) {
@@ -161,7 +158,7 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
     set(kThreads, [&](const ss::ConfigView& v) { return v.integer(kThreads) == threads; });
     set(kLoopOrder, [&](const ss::ConfigView& v) { return v.choice(kLoopOrder) == kLoopOrderNames[row_outer ? 1 : 0]; });
     set(kParallel, [&](const ss::ConfigView& v) { return v.choice(kParallel) == kParallelNames[fused ? 1 : 0]; });
-    if (amx) config.options[space.knob_index(kAmx)] = 1;  // a BoolKnob's option 1 is true
+    if (amx) config.options[space.knob_index(kAmxKnob)] = 1;  // a BoolKnob's option 1 is true
     if (const std::string why = space.first_violation(config); !why.empty()) {
       throw std::logic_error(name() + ": default config breaks '" + why + "'");
     }

@@ -33,9 +33,6 @@ Blocking blocking_of(const ss::ConfigView& v) {
           v.flag(kPackA),             v.choice(kSplit) == kSplitNames[1]};
 }
 
-// Whether a config runs on AMX tiles (spaces of other devices have no such knob).
-bool runs_on_amx(const ss::ConfigView& v) { return v.has(kAmx) && v.flag(kAmx); }
-
 // Whether the block knob's value breaks no constraint that names it (the others may not be set yet).
 bool valid_block(const ss::ConfigSpace& space, const ss::Config& config, const std::string& knob) {
   const std::string why = space.first_violation(config);
@@ -79,7 +76,7 @@ ss::ConfigSpace DotGemmTemplate::space(const Workload& workload, const DeviceInf
   space.read_missing_as(kSplit, kSplitNames[0]);
   add_type_knobs(space, device);
   const bool amx = has_amx(device);
-  if (amx) space.add(ss::BoolKnob{kAmx});
+  if (amx) space.add(ss::BoolKnob{kAmxKnob});
   space.add_constraint("one thread splits nothing (split = columns)",
                        [](const ss::ConfigView& v) { return v.integer(kThreads) > 1 || v.choice(kSplit) == kSplitNames[0]; });
   const bool in_place = reads_a_in_place(workload, device);
@@ -108,10 +105,10 @@ ss::ConfigSpace DotGemmTemplate::space(const Workload& workload, const DeviceInf
   if (amx) {
     // After the blocking's rules: a block's first broken rule is then its own while the default picks the blocks.
     space.add_constraint("amx on, where the device has AMX tiles (the vector path is no faster there)",
-                         [](const ss::ConfigView& v) { return v.flag(kAmx); });
+                         [](const ss::ConfigView& v) { return v.flag(kAmxKnob); });
     const int step = amx_depth_step();
     space.add_constraint("amx: KC a multiple of AMX's step of depth", [step](const ss::ConfigView& v) {
-      return !v.flag(kAmx) || v.split_factor(kTileKc, 1) % step == 0;
+      return !v.flag(kAmxKnob) || v.split_factor(kTileKc, 1) % step == 0;
     });
   }
   return space;
@@ -128,7 +125,7 @@ ss::Config DotGemmTemplate::default_config(const Workload& workload, const Devic
   ss::Config config{std::vector<std::uint32_t>(space.knobs().size(), 0)};
   // On AMX tiles: 32 x 32 (2 x 2 tiles of sums, 2 of A, 2 of B).
   const int mr = has_amx(device) ? 32 : default_mr(device), nr = 2 * lanes(device);
-  if (has_amx(device)) config.options[space.knob_index(kAmx)] = 1;  // a BoolKnob's option 1 is true
+  if (has_amx(device)) config.options[space.knob_index(kAmxKnob)] = 1;  // a BoolKnob's option 1 is true
   auto set = [&](const char* knob, const std::function<bool(const ss::ConfigView&)>& wanted) {
     if (find_option(space, knob, wanted, config) < 0)
       throw std::logic_error(name() + ": default has no option for " + knob);

@@ -42,8 +42,6 @@ inline constexpr const char* kPackA = "pack_a";
 // What the threads share out: N's column panels, or M's row panels where N is too narrow (a
 // conv2d's 7x7 layer is a GEMM of 49 columns). Records from before the knob split columns.
 inline constexpr const char* kSplit = "split";
-// true: the micro-tiles run on AMX's tiles (spaces of devices with the template's amx_isa() only).
-inline constexpr const char* kAmx = "amx";
 }  // namespace dot_gemm_knobs
 
 class DotGemmTemplate : public KernelTemplate {

@@ -79,6 +79,11 @@ inline void add_activations_knob(search_space::ConfigSpace& space, const DeviceI
   space.add(search_space::ChoiceKnob{kActivationsKnob, {int8_activations(device) == DataType::kU8 ? "u8" : "s8"}});
 }
 
+// true: a config runs on AMX's tiles (the knob of the dot-product GEMMs and direct convolutions,
+// in spaces of devices with the type's tiles only).
+inline constexpr const char* kAmxKnob = "amx";
+inline bool runs_on_amx(const search_space::ConfigView& view) { return view.has(kAmxKnob) && view.flag(kAmxKnob); }
+
 // The C++ element type of a CPU kernel's operand of `type` (element_types.hpp's structs for the
 // 16-bit floats).
 inline std::string cpu_element_type(DataType type) {

@@ -11,6 +11,16 @@ namespace optune::kernels::cpu::amx {
 // config's rule on every target).
 constexpr int tiles_of(int mr, int nr) { return (mr / 16) * (nr / 16) + mr / 16 + nr / 16; }
 
+// What is wrong with a GEMM's AMX micro-tile of mr x nr and its cache block's depth kc, whose
+// step of depth is `depth_step` (a tile row's 64 bytes: 32 bf16, 64 bytes); nullptr where nothing.
+constexpr const char* micro_tile_error(int mr, int nr, long long kc, int depth_step) {
+  if (mr != 16 && mr != 32) return "amx: mr must be 16 or 32";
+  if (nr != 16 && nr != 32 && nr != 48) return "amx: nr must be 16, 32 or 48";
+  if (tiles_of(mr, nr) > 8) return "amx: mr x nr takes more than AMX's 8 tiles";
+  if (kc % depth_step != 0) return depth_step == 32 ? "amx: kc must be a multiple of 32" : "amx: kc must be a multiple of 64";
+  return nullptr;
+}
+
 }  // namespace optune::kernels::cpu::amx
 
 #if defined(__AMX_TILE__) && defined(__AVX512F__) && defined(__linux__)

@@ -91,10 +91,7 @@ struct GemmInt8Config {
 // Path-independent limits; the path compiled in may ask more of nr (gemm_int8_lanes).
 constexpr const char* gemm_int8_config_error(const GemmInt8Config& c) {
   if (c.amx) {
-    if (c.mr != 16 && c.mr != 32) return "amx: mr must be 16 or 32";
-    if (c.nr != 16 && c.nr != 32 && c.nr != 48) return "amx: nr must be 16, 32 or 48";
-    if (amx::tiles_of(c.mr, c.nr) > 8) return "amx: mr x nr takes more than AMX's 8 tiles";
-    if (c.kc % 64 != 0) return "amx: kc must be a multiple of 64";
+    if (const char* error = amx::micro_tile_error(c.mr, c.nr, c.kc, 64)) return error;
   } else if (c.mr < 1 || c.mr > 14) {
     return "mr must be in 1..14";
   }
