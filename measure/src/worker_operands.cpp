@@ -40,8 +40,8 @@ constexpr std::size_t kCheckPart = 1 << 14;
 
 std::vector<double> widened(const HostArgument& arg) {
   std::vector<double> values(static_cast<std::size_t>(arg.spec.count));
-  const std::vector<std::byte>& bytes = arg.initial.empty() ? arg.bytes : arg.initial;
-  kernels::load_elements(arg.spec.dtype, bytes.data(), 0, values.size(), values.data());
+  const std::byte* bytes = arg.initial.empty() ? arg.bytes.data() : arg.initial.data();
+  kernels::load_elements(arg.spec.dtype, bytes, 0, values.size(), values.data());
   return values;
 }
 

@@ -102,6 +102,21 @@ TEST(WorkerOperands, Bfloat16OutputWithinItsToleranceAndAWriteBeyondItIsCaught) 
   EXPECT_TRUE(std::isinf(operator_output_error(operands)));
 }
 
+// Every buffer a candidate receives starts on a cache line, as an application's tensors do (a
+// kernel reading rows in place is timed as it will run there), large ones included (malloc gives
+// those 16 bytes past a page).
+TEST(WorkerOperands, EveryBufferStartsOnACacheLine) {
+  const std::vector<DataType> u8s8{DataType::kU8, DataType::kI8};
+  for (const auto& [key, inputs] : std::vector<std::pair<const char*, std::vector<DataType>>>{
+           {"gemm.i8.M196.N256.K2304", u8s8}, {"gemm.bf16.M3.N5.K7", {}}, {"conv2d.nchw.f32.N1.C3.H9.W9.K4.R3.S3.st1.pad1.dil1.g1", {}}}) {
+    Operands operands;
+    prepare_operator_operands(operands, key, 3, inputs);
+    reset_for_run(operands.values, 0);
+    for (void* pointer : argument_pointers(operands.values))
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(pointer) % kCacheLineBytes, 0u) << key;
+  }
+}
+
 TEST(WorkerOperands, MadeOncePerKeySeedAndTypes) {
   Operands operands;
   prepare_operator_operands(operands, "gemm.f32.M4.N4.K4", 1, {});

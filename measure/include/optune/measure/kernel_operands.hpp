@@ -20,6 +20,7 @@
 
 #include "optune/kernels/kernel_file.hpp"
 #include "optune/kernels/kernel_problem.hpp"
+#include "optune/measure/cache_line_allocator.hpp"
 
 namespace optune::measure {
 
@@ -63,7 +64,7 @@ inline constexpr std::size_t kGuardBytes = 64;
 
 struct HostArgument {
   KernelArgument spec;
-  std::vector<std::byte> bytes;    // buffers: the elements, then the guard; scalars: the value in its dtype
+  AlignedBytes bytes;              // buffers: the elements, then the guard; scalars: the value in its dtype
   std::vector<std::byte> initial;  // inputs and read-write outputs: the elements a run starts from
   std::size_t size() const;        // bytes of the elements (scalars: of the value), without the guard
 };
