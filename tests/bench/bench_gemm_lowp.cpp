@@ -9,8 +9,8 @@
 // (oneDNN: its matmul on bf16/f16 memory, whichever implementation it picks on this ISA, named in
 // the output); i8, u8 activations times s8 weights with int32 accumulation and output (oneDNN's
 // u8s8s32 matmul). Errors: relative L2 of each output against a float64 product of the same
-// low-precision inputs (0 for an exact int8 result). Timing as bench_gemm: blocks of repeats,
-// round-robin over the implementations for several rounds; the median per call is reported.
+// low-precision inputs (0 for an exact int8 result). Timing: blocks of repeats of at least 20 ms
+// each, round-robin over the implementations for several rounds; the median per call is reported.
 #include <dlfcn.h>
 #include <omp.h>
 
@@ -194,21 +194,34 @@ double median(std::vector<double> values) {
   return values.empty() ? NAN : values[values.size() / 2];
 }
 
+constexpr double kRepeatSeconds = 0.02;
+
 void bench_shape(Precision p, const Shape& shape, const std::vector<Implementation>& impls, int rounds, double peak) {
   Operands o = make_operands(p, shape);
   const double ops = 2.0 * double(shape.M) * double(shape.N) * double(shape.K);
-  const int number = std::max(1, static_cast<int>(2e9 / ops)), repeats = 5;
+  const int repeats = 5;
   std::vector<const Implementation*> active;
   for (const auto& impl : impls)
     if (impl.applies(shape)) active.push_back(&impl);
   std::vector<std::vector<double>> seconds(active.size());
   std::vector<double> errors(active.size());
+  std::vector<int> calls(active.size(), 1);
   for (int round = 0; round < rounds; ++round)
     for (std::size_t i = 0; i < active.size(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the previous one's spinning threads sleep
       std::memset(aligned(o.c), 0xA5, shape.M * shape.N * widths(p).c);
       active[i]->run(o);  // warm-up, and the output checked
       if (round == 0) errors[i] = relative_l2(p, o);
+      // Each repeat runs calls enough for kRepeatSeconds, back to back, as the tuner's worker times
+      // them: a repeat of one 0.7 ms call right after the sleep timed the cores' and AMX's wake-up
+      // as much as the kernel, and moved an implementation by 30% between runs.
+      if (round == 0) {
+        const auto start = Clock::now();
+        active[i]->run(o);
+        const double once = std::chrono::duration<double>(Clock::now() - start).count();
+        calls[i] = std::max(1, static_cast<int>(std::ceil(kRepeatSeconds / std::max(once, 1e-7))));
+      }
+      const int number = calls[i];
       for (int r = 0; r < repeats; ++r) {
         const auto start = Clock::now();
         for (int n = 0; n < number; ++n) active[i]->run(o);
@@ -218,8 +231,8 @@ void bench_shape(Precision p, const Shape& shape, const std::vector<Implementati
   // The first implementation is oneDNN's where it has one (Implementation::applies).
   const bool has_onednn = !active.empty() && active[0]->name == "oneDNN matmul";
   const double onednn = has_onednn ? ops / median(seconds[0]) / 1e9 : NAN;
-  std::printf("\n%s (%.2f G%s; %d rounds x %d repeats x %d calls)\n", shape.str().c_str(), ops / 1e9,
-              p == Precision::kI8 ? "OP" : "FLOP", rounds, repeats, number);
+  std::printf("\n%s (%.2f G%s; %d rounds x %d repeats of %.0f ms)\n", shape.str().c_str(), ops / 1e9,
+              p == Precision::kI8 ? "OP" : "FLOP", rounds, repeats, kRepeatSeconds * 1e3);
   std::printf("  %-34s %10s %10s %10s %12s\n", "implementation", p == Precision::kI8 ? "GOP/s" : "GFLOP/s",
               "x f32 peak", "vs oneDNN", "rel. L2 err");
   for (std::size_t i = 0; i < active.size(); ++i) {
