@@ -37,6 +37,7 @@ class CpuInt8Template final : public DotGemmTemplate {
   int max_mr(const DeviceInfo& device) const override { return runs_vnni(device) ? 14 : 12; }
   std::string amx_isa() const override { return "amx_int8"; }
   int amx_depth_step() const override { return 64; }  // a slab of A: 64 bytes of a row
+  int amx_default_kc() const override { return 1024; }  // 1024 bytes of a row
   // x86 without VNNI widens to int16 pairs (vpmaddwd), whose temporaries share AVX2's 16
   // registers with the accumulators: 3 rows. Tuned on AVX2 code (2026-11-30, 4 shapes), 2-4 rows
   // won every shape and the 6 of the VNNI path ran 1.4-1.7x slower than the best

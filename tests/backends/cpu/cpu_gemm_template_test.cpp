@@ -248,8 +248,8 @@ TEST(CpuGemmTemplate, Int8DefaultTakesThreeRowsWhereAvx2WidensAndSixWithVnni) {
 }
 
 // bf16 on AMX tiles where the device has them (amx_bf16): the space holds only tile configs (16
-// or 32 rows, 16 to 48 columns, KC in steps of 32), the default among them (32 x 32), and the
-// config literal says so; a device with AVX-512 BF16 alone has no such knob.
+// or 32 rows, 16 to 48 columns, KC in steps of 32), the default among them (16 x 32, K in blocks
+// of equal depth), and the config literal says so; a device with AVX-512 BF16 alone has no such knob.
 TEST(CpuGemmTemplate, Bf16RunsOnAmxTilesWhereTheDeviceHasThem) {
   const auto& bf16 = backends::find_template("gemm_bf16.cpu");
   kernels::DeviceInfo vectors = avx512_device();
@@ -263,8 +263,10 @@ TEST(CpuGemmTemplate, Bf16RunsOnAmxTilesWhereTheDeviceHasThem) {
     ASSERT_TRUE(space.is_valid(config)) << space.first_violation(config);
     const auto json = space.to_json(config);
     EXPECT_EQ(json.at("amx"), true);
-    EXPECT_EQ(json.at("mr"), 32);
+    EXPECT_EQ(json.at("mr"), 16);
     EXPECT_EQ(json.at("nr"), 32);
+    const std::int64_t kc = ss::ConfigView(space, config).split_factor("tile_kc", 1);
+    EXPECT_TRUE(kc >= shape.K || (kc == 256 && shape.K % kc == 0)) << json.dump();
     EXPECT_NE(bf16.config_literal(ss::ConfigView(space, config)).find(".amx = true"), std::string::npos);
     std::mt19937_64 rng(3);
     for (const ss::Config& sampled : space.sample_valid_distinct(rng, 40)) {
@@ -277,6 +279,25 @@ TEST(CpuGemmTemplate, Bf16RunsOnAmxTilesWhereTheDeviceHasThem) {
     const auto plain = bf16.space(workload, vectors);
     EXPECT_FALSE(ss::ConfigView(plain, bf16.default_config(workload, vectors, plain)).has("amx"));
     EXPECT_EQ(plain.to_json(bf16.default_config(workload, vectors, plain)).at("mr"), 6);
+  }
+}
+
+// int8's default on tiles cuts K into the fewest blocks of equal depth up to 1024 (C is loaded and
+// stored once a block, so a short last block is nearly a whole block's cost), else the fewest.
+TEST(CpuGemmTemplate, Int8DefaultOnAmxTilesCutsTheDepthIntoEqualBlocks) {
+  const auto& int8 = backends::find_template("gemm_int8.cpu");
+  kernels::DeviceInfo tiles = avx512_device();
+  tiles.isa.insert(tiles.isa.end(), {"avx512bw", "avx512_vnni", "amx_tile", "amx_int8"});
+  for (const auto& [shape, want] : std::vector<std::pair<GemmShape, std::int64_t>>{
+           {{196, 256, 2304}, 768}, {{1024, 1024, 1024}, 1024}, {{49, 512, 4608}, 768}, {{300, 64, 3000}, 1024},
+           {{64, 64, 640}, 640}}) {
+    const Workload workload{Op::kGemm, DataType::kI8, shape};
+    const auto space = int8.space(workload, tiles);
+    const auto config = int8.default_config(workload, tiles, space);
+    ASSERT_TRUE(space.is_valid(config)) << space.first_violation(config);
+    const ss::ConfigView view(space, config);
+    EXPECT_EQ(view.integer("mr"), 16);
+    EXPECT_EQ(std::min(view.split_factor("tile_kc", 1), shape.K), want) << space.to_json(config).dump();
   }
 }
 
