@@ -32,6 +32,8 @@ constexpr const char* micro_tile_error(int mr, int nr, long long kc, int depth_s
 #include <cstdint>
 #include <cstring>
 #include <utility>
+
+#include "optune/kernels/cpu/aligned_buffer.hpp"
 #define OPTUNE_AMX_TILES 1
 
 namespace optune::kernels::cpu::amx {
@@ -178,6 +180,77 @@ inline void copy_padded_rows(const std::uint8_t* src, Index src_stride, Index va
     if (copied) std::copy_n(src + r * src_stride, copied, row);
     std::fill(row + copied, row + padded, std::uint8_t{0});
   }
+}
+
+// One micro-tile of C as walk_blocks hands it over.
+struct MicroTileAt {
+  const std::uint8_t* a;  // A's rows for it: in place, or the block's zero-padded copy
+  Index a_stride;         // bytes between those rows
+  const std::uint8_t* b;  // its packed B panel: rows of NR columns' 4-byte groups, 16 rows a step
+  Index steps;            // 64-byte steps of depth in this depth block
+  Index row, column;      // C's first row and column of the tile
+  Index block_column;     // the tile's first column within its NC-column block
+  Index rows, columns;    // how much of the MR x NR tile lies inside C
+  bool first, last;       // the depth block is K's first, its last
+};
+
+// The blocked loops both AMX GEMMs run (gemm_int8.hpp, gemm_bf16.hpp): NC-column blocks of C, then
+// KC-deep blocks, whose B panels `pack_b(kc, columns, depth, column, panel)` writes (NR columns'
+// groups of 4 bytes a row; the walk zero-pads them to whole 64-byte steps), then MC-row blocks of
+// A, read in place (`pack_a` off and K in whole steps) or copied with zeros past KC and past M up
+// to whole tiles (A's last rows short of MR are copied even in place), then every MR x NR
+// micro-tile given to `tile(MicroTileAt)`. Step: A's elements in a 64-byte step (64 bytes, 32 bf16).
+template <int MR, int NR, int Step, typename Element, typename PackB, typename Tile>
+void walk_blocks(Index M, Index N, Index K, const Element* A, Index lda, Index mc_block, Index nc_block,
+                 Index kc_block, bool pack_a, PackB&& pack_b, Tile&& tile) {
+  static_assert(Step * sizeof(Element) == 64, "a step is a tile row's 64 bytes");
+  constexpr Index kBytes = sizeof(Element);
+  auto ceil_div = [](Index a, Index b) { return (a + b - 1) / b; };
+  thread_local AlignedBuffer a_buffer, b_buffer;
+  const Index kc_max = ceil_div(std::min(kc_block, K), Step) * Step;
+  const Index mc_max = std::min(mc_block, ceil_div(M, MR) * MR), nc_max = std::min(nc_block, ceil_div(N, NR) * NR);
+  // Sizes in floats (4 bytes).
+  auto* packed_a = reinterpret_cast<std::uint8_t*>(a_buffer.reserve(static_cast<std::size_t>(mc_max * kc_max * kBytes / 4)));
+  auto* packed_b = reinterpret_cast<std::uint8_t*>(b_buffer.reserve(static_cast<std::size_t>(nc_max * kc_max * kBytes / 4)));
+  const bool in_place = !pack_a && K % Step == 0;
+  const auto* a_bytes = reinterpret_cast<const std::uint8_t*>(A);
+  configure();
+  for (Index jc = 0; jc < N; jc += nc_block) {
+    const Index nc = std::min(nc_block, N - jc);
+    for (Index pc = 0; pc < K; pc += kc_block) {
+      const Index kc = std::min(kc_block, K - pc), padded = ceil_div(kc, Step) * Step;
+      for (Index j = 0; j < ceil_div(nc, NR); ++j) {
+        std::uint8_t* panel = packed_b + j * NR * padded * kBytes;
+        pack_b(kc, std::min<Index>(NR, nc - j * NR), pc, jc + j * NR, panel);
+        std::fill(panel + ceil_div(kc * kBytes, 4) * 4 * NR, panel + padded * kBytes * NR, std::uint8_t{0});
+      }
+      for (Index ic = 0; ic < M; ic += mc_block) {
+        const Index mc = std::min(mc_block, M - ic), row_tiles = ceil_div(mc, MR);
+        auto copy_rows = [&](Index first_row, Index rows) {
+          copy_padded_rows(a_bytes + (ic * lda + pc) * kBytes, lda * kBytes, mc, kc * kBytes, packed_a,
+                           padded * kBytes, first_row, rows);
+        };
+        if (!in_place) copy_rows(0, row_tiles * MR);
+        for (Index j = 0; j < ceil_div(nc, NR); ++j) {
+          const std::uint8_t* b = packed_b + j * NR * padded * kBytes;
+          for (Index i = 0; i < row_tiles; ++i) {
+            const Index m = std::min<Index>(MR, mc - i * MR);
+            const std::uint8_t* a = packed_a + i * MR * padded * kBytes;
+            Index a_stride = padded * kBytes;
+            if (in_place && m == MR) {
+              a = a_bytes + ((ic + i * MR) * lda + pc) * kBytes;
+              a_stride = lda * kBytes;
+            } else if (in_place) {
+              copy_rows(i * MR, MR);  // the last rows, short of a tile: padded with zero rows
+            }
+            tile(MicroTileAt{a, a_stride, b, padded / Step, ic + i * MR, jc + j * NR, j * NR, m,
+                             std::min<Index>(NR, nc - j * NR), pc == 0, pc + kc >= K});
+          }
+        }
+      }
+    }
+  }
+  _tile_release();
 }
 
 }  // namespace optune::kernels::cpu::amx

@@ -273,75 +273,32 @@ void amx_micro_kernel(Index steps, const std::uint8_t* a, Index a_stride, const 
       });
 }
 
-// run_slice's loops on AMX tiles: A's block read in place or copied (zero-padded to whole
-// tiles and steps), B's panels zero-padded to whole steps, tiles short of MR x NR computed whole
-// into `tile` and carried into C after.
+// run_slice on AMX tiles, in amx::walk_blocks's loops: B packed in vdpbf16ps's pairs, float sums
+// kept between depth blocks in `wide`, tiles short of MR x NR computed whole into `tile` and
+// carried into C after.
 template <GemmBf16Config Cfg>
 void run_slice_amx(Index M, Index N, Index K, const bfloat16* A, Index lda, const bfloat16* B, Index ldb, bfloat16* C,
                    Index ldc) {
   constexpr int MR = Cfg.mr, NR = Cfg.nr, MT = MR / 16, NT = NR / 16;
-  thread_local AlignedBuffer a_buffer, b_buffer, wide_buffer;
-  const Index kc_max = ceil_div(std::min<Index>(Cfg.kc, K), 32) * 32;
-  const Index mc_max = std::min<Index>(Cfg.mc, ceil_div(M, MR) * MR);
+  thread_local AlignedBuffer wide_buffer;
   const Index nc_max = std::min<Index>(Cfg.nc, ceil_div(N, NR) * NR);
-  // Sizes in floats (4 bytes): two bf16 each.
-  auto* packed_a = reinterpret_cast<bfloat16*>(a_buffer.reserve(static_cast<std::size_t>(mc_max * kc_max / 2)));
-  auto* packed_b = reinterpret_cast<std::uint16_t*>(b_buffer.reserve(static_cast<std::size_t>(nc_max * kc_max / 2)));
   float* wide = K > Cfg.kc ? wide_buffer.reserve(static_cast<std::size_t>(M * nc_max)) : nullptr;
   alignas(64) float tile[MR * NR];
-  const bool in_place = !Cfg.pack_a && K % 32 == 0;
-  amx::configure();
-  for (Index jc = 0; jc < N; jc += Cfg.nc) {
-    const Index nc = std::min<Index>(Cfg.nc, N - jc);
-    for (Index pc = 0; pc < K; pc += Cfg.kc) {
-      const Index kc = std::min<Index>(Cfg.kc, K - pc), padded = ceil_div(kc, 32) * 32;
-      const bool first = pc == 0, last = pc + kc >= K;
-      for (Index j = 0; j < ceil_div(nc, NR); ++j) {
-        std::uint16_t* panel = packed_b + j * NR * padded;
-        pack_b_panel<NR>(kc, std::min<Index>(NR, nc - j * NR), B + pc * ldb + jc + j * NR, ldb, panel);
-        const Index packed_pairs = ceil_div(kc, 2);
-        std::fill(panel + packed_pairs * NR * 2, panel + padded / 2 * NR * 2, std::uint16_t{0});
-      }
-      for (Index ic = 0; ic < M; ic += Cfg.mc) {
-        const Index mc = std::min<Index>(Cfg.mc, M - ic);
-        const Index row_tiles = ceil_div(mc, MR);
-        // The copy: rows of `padded` bf16, zeros past kc and past mc up to whole MR-row tiles.
-        auto copy_rows = [&](Index first_row, Index rows) {
-          amx::copy_padded_rows(reinterpret_cast<const std::uint8_t*>(A + ic * lda + pc), lda * 2, mc, kc * 2,
-                                reinterpret_cast<std::uint8_t*>(packed_a), padded * 2, first_row, rows);
-        };
-        if (!in_place) copy_rows(0, row_tiles * MR);
-        for (Index j = 0; j < ceil_div(nc, NR); ++j) {
-          const Index n = std::min<Index>(NR, nc - j * NR);
-          const auto* b = reinterpret_cast<const std::uint8_t*>(packed_b + j * NR * padded);
-          for (Index i = 0; i < row_tiles; ++i) {
-            const Index m = std::min<Index>(MR, mc - i * MR);
-            const bool whole = n == NR && m == MR;
-            const bfloat16* a = packed_a + i * MR * padded;
-            Index a_stride = padded * 2;
-            if (in_place && m == MR) {
-              a = A + (ic + i * MR) * lda + pc;
-              a_stride = lda * 2;
-            } else if (in_place) {
-              copy_rows(i * MR, MR);  // the last rows, short of a tile: padded with zero rows
-            }
-            const auto* a_bytes = reinterpret_cast<const std::uint8_t*>(a);
-            const Index r0 = ic + i * MR;
-            if (whole) {
-              amx_micro_kernel<MT, NT>(padded / 32, a_bytes, a_stride, b, NR * 4,
-                                       wide ? wide + r0 * nc_max + j * NR : nullptr, nc_max, C + r0 * ldc + jc + j * NR,
-                                       ldc, first, last);
-              continue;
-            }
-            amx_micro_kernel<MT, NT>(padded / 32, a_bytes, a_stride, b, NR * 4, tile, NR, nullptr, 0, true, false);
-            carry_tile<NR>(tile, m, n, wide ? wide + r0 * nc_max + j * NR : nullptr, nc_max, C + r0 * ldc + jc + j * NR,
-                           ldc, first, last);
-          }
+  amx::walk_blocks<MR, NR, 32>(
+      M, N, K, A, lda, Cfg.mc, Cfg.nc, Cfg.kc, Cfg.pack_a,
+      [&](Index kc, Index columns, Index depth, Index column, std::uint8_t* panel) {
+        pack_b_panel<NR>(kc, columns, B + depth * ldb + column, ldb, reinterpret_cast<std::uint16_t*>(panel));
+      },
+      [&](const amx::MicroTileAt& t) {
+        float* w = wide ? wide + t.row * nc_max + t.block_column : nullptr;
+        bfloat16* c = C + t.row * ldc + t.column;
+        if (t.rows == MR && t.columns == NR) {
+          amx_micro_kernel<MT, NT>(t.steps, t.a, t.a_stride, t.b, NR * 4, w, nc_max, c, ldc, t.first, t.last);
+          return;
         }
-      }
-    }
-  }
-  _tile_release();
+        amx_micro_kernel<MT, NT>(t.steps, t.a, t.a_stride, t.b, NR * 4, tile, NR, nullptr, 0, true, false);
+        carry_tile<NR>(tile, t.rows, t.columns, w, nc_max, c, ldc, t.first, t.last);
+      });
 }
 #endif
 

@@ -614,8 +614,7 @@ void run_slice(Index M, Index N, Index K, const TA* A, Index lda, const TB* B, I
 }
 
 #if defined(OPTUNE_GEMM_INT8_AMX)
-// run_slice's loops on AMX tiles: A's block read in place (K a multiple of 64, pack_a off) or
-// copied (zero-padded to whole tiles and steps), B's quad panels zero-padded to whole steps, C
+// run_slice on AMX tiles, in amx::walk_blocks's loops: B packed in the VNNI kernel's quads, C
 // summed in place from the second depth block on, tiles short of MR x NR computed whole into
 // `tile` and carried into C after.
 template <GemmInt8Config Cfg, typename TA, typename TB>
@@ -623,71 +622,33 @@ void run_slice_amx(Index M, Index N, Index K, const TA* A, Index lda, const TB* 
                    Index ldc) {
   constexpr int MR = Cfg.mr, NR = Cfg.nr, MT = MR / 16, NT = NR / 16;
   using Dot = amx::DotInt8<std::is_same_v<TA, std::int8_t>, std::is_same_v<TB, std::int8_t>>;
-  thread_local AlignedBuffer a_buffer, b_buffer;
-  const Index kc_max = ceil_div(std::min<Index>(Cfg.kc, K), 64) * 64;
-  const Index mc_max = std::min<Index>(Cfg.mc, ceil_div(M, MR) * MR);
-  const Index nc_max = std::min<Index>(Cfg.nc, ceil_div(N, NR) * NR);
-  // Sizes in floats (4 bytes).
-  auto* packed_a = reinterpret_cast<std::uint8_t*>(a_buffer.reserve(static_cast<std::size_t>(mc_max * kc_max / 4)));
-  auto* packed_b = reinterpret_cast<TB*>(b_buffer.reserve(static_cast<std::size_t>(nc_max * kc_max / 4)));
   alignas(64) std::int32_t tile[MR * NR];
-  const bool in_place = !Cfg.pack_a && K % 64 == 0;
-  amx::configure();
-  for (Index jc = 0; jc < N; jc += Cfg.nc) {
-    const Index nc = std::min<Index>(Cfg.nc, N - jc);
-    for (Index pc = 0; pc < K; pc += Cfg.kc) {
-      const Index kc = std::min<Index>(Cfg.kc, K - pc), padded = ceil_div(kc, 64) * 64;
-      for (Index j = 0; j < ceil_div(nc, NR); ++j) {
-        TB* panel = packed_b + j * NR * padded;
-        pack_b_quads<NR>(kc, std::min<Index>(NR, nc - j * NR), B + pc * ldb + jc + j * NR, ldb, panel);
-        std::fill(panel + ceil_div(kc, 4) * NR * 4, panel + padded * NR, TB{0});
-      }
-      for (Index ic = 0; ic < M; ic += Cfg.mc) {
-        const Index mc = std::min<Index>(Cfg.mc, M - ic);
-        const Index row_tiles = ceil_div(mc, MR);
-        auto copy_rows = [&](Index first_row, Index rows) {
-          amx::copy_padded_rows(reinterpret_cast<const std::uint8_t*>(A + ic * lda + pc), lda, mc, kc, packed_a,
-                                padded, first_row, rows);
-        };
-        if (!in_place) copy_rows(0, row_tiles * MR);
-        for (Index j = 0; j < ceil_div(nc, NR); ++j) {
-          const Index n = std::min<Index>(NR, nc - j * NR);
-          const auto* b = reinterpret_cast<const std::uint8_t*>(packed_b + j * NR * padded);
-          for (Index i = 0; i < row_tiles; ++i) {
-            const Index m = std::min<Index>(MR, mc - i * MR);
-            const std::uint8_t* a = packed_a + i * MR * padded;
-            Index a_stride = padded;
-            if (in_place && m == MR) {
-              a = reinterpret_cast<const std::uint8_t*>(A + (ic + i * MR) * lda + pc);
-              a_stride = lda;
-            } else if (in_place) {
-              copy_rows(i * MR, MR);  // the last rows, short of a tile: padded with zero rows
-            }
-            std::int32_t* c = C + (ic + i * MR) * ldc + jc + j * NR;
-            // A whole tile sums in C itself; a short one in `tile`, carried into C after.
-            const bool whole = n == NR && m == MR;
-            std::int32_t* out = whole ? c : tile;
-            const Index ld_out = whole ? ldc : NR;
-            const bool accumulate = whole && pc > 0;
-            amx::micro_tile<MT, NT, Dot>(
-                padded / 64, a, a_stride, b, NR * 4,
-                [&]<int T>(int mi, int ni) {
-                  if (accumulate)
-                    amx::load<T>(out + mi * 16 * ld_out + ni * 16, ld_out * 4);
-                  else
-                    amx::zero<T>();
-                },
-                [&]<int T>(int mi, int ni) { amx::store<T>(out + mi * 16 * ld_out + ni * 16, ld_out * 4); });
-            if (whole) continue;
-            for (Index r = 0; r < m; ++r)
-              for (Index col = 0; col < n; ++col)
-                c[r * ldc + col] = pc > 0 ? c[r * ldc + col] + tile[r * NR + col] : tile[r * NR + col];
-          }
-        }
-      }
-    }
-  }
-  _tile_release();
+  amx::walk_blocks<MR, NR, 64>(
+      M, N, K, A, lda, Cfg.mc, Cfg.nc, Cfg.kc, Cfg.pack_a,
+      [&](Index kc, Index columns, Index depth, Index column, std::uint8_t* panel) {
+        pack_b_quads<NR>(kc, columns, B + depth * ldb + column, ldb, reinterpret_cast<TB*>(panel));
+      },
+      [&](const amx::MicroTileAt& t) {
+        std::int32_t* c = C + t.row * ldc + t.column;
+        // A whole tile sums in C itself; a short one in `tile`, carried into C after.
+        const bool whole = t.rows == MR && t.columns == NR;
+        std::int32_t* out = whole ? c : tile;
+        const Index ld_out = whole ? ldc : NR;
+        const bool accumulate = whole && !t.first;
+        amx::micro_tile<MT, NT, Dot>(
+            t.steps, t.a, t.a_stride, t.b, NR * 4,
+            [&]<int T>(int mi, int ni) {
+              if (accumulate)
+                amx::load<T>(out + mi * 16 * ld_out + ni * 16, ld_out * 4);
+              else
+                amx::zero<T>();
+            },
+            [&]<int T>(int mi, int ni) { amx::store<T>(out + mi * 16 * ld_out + ni * 16, ld_out * 4); });
+        if (whole) return;
+        for (Index r = 0; r < t.rows; ++r)
+          for (Index col = 0; col < t.columns; ++col)
+            c[r * ldc + col] = t.first ? tile[r * NR + col] : c[r * ldc + col] + tile[r * NR + col];
+      });
 }
 #endif
 
