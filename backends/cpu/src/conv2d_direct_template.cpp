@@ -112,7 +112,16 @@ ss::Config direct_default(const Workload& workload, const DeviceInfo& device, co
   const std::int64_t ic_block =
       workload.input_layout_block() != kLayoutNchw ? lanes : std::min<std::int64_t>(8, shape.C & -shape.C);
   const std::int64_t widest = (unit.registers - oc_vectors - 1) / oc_vectors;
-  const std::int64_t ow_block = tile_3x4 ? 3 : tile_4x3 ? 4 : std::min<std::int64_t>({widest, 12, shape.out_w()});
+  // Rows cut into tiles of equal width, as wide as the registers allow: a short last tile costs
+  // nearly a whole tile's loads of the filter. With 32 registers and two vectors of output
+  // channels, 14 columns (2 x 14 on a 28-wide row) ran 1.29x faster than 12 (12 + 12 + 4) on
+  // ResNet-18's 28^2 layer, 1.66x on 14^2, 1.09x on 56^2 (2-core Xeon, 2026-12-01,
+  // docs/performance/cpu-conv.md). Pointwise layers on a kept layout walk pixels, not rows: 12.
+  const std::int64_t even_width = ceil_div(shape.out_w(), ceil_div(shape.out_w(), std::min(widest, shape.out_w())));
+  const std::int64_t ow_block = tile_3x4   ? 3
+                                : tile_4x3 ? 4
+                                : pointwise ? std::min<std::int64_t>({widest, 12, shape.out_w()})
+                                            : even_width;
   const std::int64_t threads = std::max(1, device.cores);
   // Bands of whole tiles of at least 64 pixels, as the kernel walks them (kBandPixels).
   const std::int64_t bands = ceil_div(shape.out_h() * shape.out_w(), round_up(64, ow_block));

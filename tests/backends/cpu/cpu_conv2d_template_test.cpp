@@ -15,6 +15,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "optune/kernels/cpu/conv2d_config_view.hpp"
@@ -191,6 +192,26 @@ TEST(CpuConv2dTemplate, DepthwiseLayersWithNarrowOutputsRunBlockedOthersOnRows) 
 Workload kept(Workload workload, int block) {
   workload.layout_block = block;
   return workload;
+}
+
+// The direct default cuts the output's rows into tiles of equal width, as wide as the registers
+// allow (14 with 32 registers and two vectors of output channels, 6 on AVX2): a short last tile
+// costs nearly a whole one (docs/performance/cpu-conv.md, 2026-12-01).
+TEST(CpuConv2dTemplate, DirectDefaultCutsRowsIntoTilesOfEqualWidth) {
+  const std::vector<std::tuple<DeviceInfo, Conv2dShape, int>> cases = {
+      {avx512_device(), {1, 128, 28, 28, 128, 3, 3, 1, 1, 1, 1}, 14},  // 2 x 14, not 12 + 12 + 4
+      {avx512_device(), {1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1}, 14},    // 4 x 14
+      {avx512_device(), {1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 1}, 7},     // the whole row
+      {avx512_device(), {1, 32, 17, 17, 40, 3, 3, 1, 1, 1, 1}, 9},     // 9 + 8
+      {avx2_device(2), {1, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1}, 5},    // 5 + 5 + 4, not 6 + 6 + 2
+      {avx2_device(2), {1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 1}, 4}};     // 4 + 3
+  for (const auto& [device, shape, ow_block] : cases) {
+    const Workload workload = conv(shape);
+    const KernelTemplate& direct = cpu_conv2d();
+    const ss::ConfigSpace space = direct.space(workload, device);
+    const auto c = cpu::conv2d_config_from_view(ss::ConfigView(space, direct.default_config(workload, device, space)));
+    EXPECT_EQ(c.ow_block, ow_block) << workload.key() << " on " << device.name;
+  }
 }
 
 // The blocked default tiles the output's width without a partial column tile where a width of
