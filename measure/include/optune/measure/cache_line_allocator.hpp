@@ -23,9 +23,8 @@ struct CacheLineAllocator {
   T* allocate(std::size_t n) {
     return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{kCacheLineBytes}));
   }
-  void deallocate(T* p, std::size_t n) noexcept {
-    ::operator delete(p, n * sizeof(T), std::align_val_t{kCacheLineBytes});
-  }
+  // (The unsized form: clang before 19 declares the sized one only with -fsized-deallocation.)
+  void deallocate(T* p, std::size_t /*n*/) noexcept { ::operator delete(p, std::align_val_t{kCacheLineBytes}); }
   template <typename U>
   bool operator==(const CacheLineAllocator<U>&) const noexcept {
     return true;
