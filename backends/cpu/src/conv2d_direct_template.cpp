@@ -117,7 +117,7 @@ ss::Config direct_default(const Workload& workload, const DeviceInfo& device, co
   // channels, 14 columns (2 x 14 on a 28-wide row) ran 1.29x faster than 12 (12 + 12 + 4) on
   // ResNet-18's 28^2 layer, 1.66x on 14^2, 1.09x on 56^2 (2-core Xeon, 2026-12-01,
   // docs/performance/cpu-conv.md). Pointwise layers on a kept layout walk pixels, not rows: 12.
-  const std::int64_t even_width = ceil_div(shape.out_w(), ceil_div(shape.out_w(), std::min(widest, shape.out_w())));
+  const std::int64_t even_width = ceil_div(shape.out_w(), ceil_div(shape.out_w(), widest));
   const std::int64_t ow_block = tile_3x4   ? 3
                                 : tile_4x3 ? 4
                                 : pointwise ? std::min<std::int64_t>({widest, 12, shape.out_w()})

@@ -87,7 +87,7 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
     space.add(ss::ChoiceKnob{kLoopOrder, kLoopOrderNames});
     space.add(ss::ChoiceKnob{kParallel, kParallelNames});
     if (int8()) add_activations_knob(space, device);
-    if (offers_amx(workload, device)) {
+    if (offers_amx(device)) {
       space.add(ss::BoolKnob{kAmxKnob});
       space.read_missing_as(kAmxKnob, false);  // records from before the knob ran on vectors
     }
@@ -138,7 +138,7 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
     std::int64_t oh = P > 1 && dot_tile_registers(2, ow, oc_vectors) <= kRegisters ? 2 : 1;
     const int threads = std::max(1, device.cores);
     std::int64_t row_tiles = (P + oh - 1) / oh;
-    const bool amx = offers_amx(workload, device);
+    const bool amx = offers_amx(device);
     if (amx) {  // run_amx's items: two slabs of the pixels numbered along rows of Qv
       ow = 16;
       oh = 2;
@@ -278,7 +278,7 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
  private:
   bool int8() const { return dtype_ == DataType::kI8; }
   // Whether the space has the amx knob: the CPU has the type's AMX tiles.
-  bool offers_amx(const Workload&, const DeviceInfo& device) const {
+  bool offers_amx(const DeviceInfo& device) const {
     return device.has_isa(int8() ? "amx_int8" : "amx_bf16");
   }
   // Conv2dDotNchwcConfig as C++; run_time_schedule: the candidate's, whose schedule is set at run time.

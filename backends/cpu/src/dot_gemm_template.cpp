@@ -4,6 +4,8 @@
 #include <cmath>
 #include <functional>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "optune/kernels/cpu/amx_tiles.hpp"
 #include "optune/kernels/cpu/candidate.hpp"
@@ -147,37 +149,40 @@ ss::Config DotGemmTemplate::default_config(const Workload& workload, const Devic
   // Rows where N has fewer than two column panels a thread and M has more.
   const bool split_rows = threads > 1 && (shape.N + nr - 1) / nr < 2 * threads && (shape.M + mr - 1) / mr >= 2 * threads;
   set(kSplit, [&](const ss::ConfigView& v) { return (v.choice(kSplit) == kSplitNames[1]) == split_rows; });
+  // Every valid option of a block knob, as (option, block size); the knob left at the last option.
+  auto valid_blocks = [&](const char* knob) {
+    const std::size_t k = space.knob_index(knob);
+    std::vector<std::pair<std::uint32_t, std::int64_t>> blocks;
+    for (std::uint32_t o = 0; o < space.option_count(k); ++o) {
+      config.options[k] = o;
+      if (valid_block(space, config, knob)) blocks.emplace_back(o, ss::ConfigView(space, config).split_factor(knob, 1));
+    }
+    return blocks;
+  };
   // The largest valid block up to the preferred size, else the smallest valid one.
   auto block = [&](const char* knob, std::int64_t preferred) {
-    const std::size_t k = space.knob_index(knob);
     std::int64_t best = -1, best_size = 0, smallest = -1, smallest_size = 0;
-    for (std::uint64_t o = 0; o < space.option_count(k); ++o) {
-      config.options[k] = static_cast<std::uint32_t>(o);
-      if (!valid_block(space, config, knob)) continue;
-      const std::int64_t size = ss::ConfigView(space, config).split_factor(knob, 1);
-      if (size <= preferred && size > best_size) best = static_cast<std::int64_t>(o), best_size = size;
-      if (smallest < 0 || size < smallest_size) smallest = static_cast<std::int64_t>(o), smallest_size = size;
+    for (const auto& [option, size] : valid_blocks(knob)) {
+      if (size <= preferred && size > best_size) best = option, best_size = size;
+      if (smallest < 0 || size < smallest_size) smallest = option, smallest_size = size;
     }
     if (best < 0) best = smallest;
     if (best < 0) throw std::logic_error(name() + ": default has no option for " + knob);
-    config.options[k] = static_cast<std::uint32_t>(best);
+    config.options[space.knob_index(knob)] = static_cast<std::uint32_t>(best);
   };
   // On tiles: the largest valid depth block up to `most` that cuts K into blocks of equal depth
   // (or takes it whole); where none does, the fewest blocks up to `most`, each as short as that
   // count allows.
   auto even_depth_block = [&](std::int64_t most) {
-    const std::size_t k = space.knob_index(kTileKc);
     const std::int64_t blocks = (shape.K + most - 1) / most, least = (shape.K + blocks - 1) / blocks;
     std::int64_t even = -1, even_size = 0, fewest = -1, fewest_size = 0;
-    for (std::uint64_t o = 0; o < space.option_count(k); ++o) {
-      config.options[k] = static_cast<std::uint32_t>(o);
-      const std::int64_t size = ss::ConfigView(space, config).split_factor(kTileKc, 1);
-      if (size > most || !valid_block(space, config, kTileKc)) continue;
-      if ((size >= shape.K || shape.K % size == 0) && size > even_size) even = std::int64_t(o), even_size = size;
-      if (size >= least && (fewest < 0 || size < fewest_size)) fewest = std::int64_t(o), fewest_size = size;
+    for (const auto& [option, size] : valid_blocks(kTileKc)) {
+      if (size > most) continue;
+      if ((size >= shape.K || shape.K % size == 0) && size > even_size) even = option, even_size = size;
+      if (size >= least && (fewest < 0 || size < fewest_size)) fewest = option, fewest_size = size;
     }
     if (even < 0 && fewest < 0) return block(kTileKc, most);
-    config.options[k] = static_cast<std::uint32_t>(even >= 0 ? even : fewest);
+    config.options[space.knob_index(kTileKc)] = static_cast<std::uint32_t>(even >= 0 ? even : fewest);
   };
   block(kTileMc, 96);
   block(kTileNc, 512);

@@ -87,8 +87,8 @@ class DotGemmTemplate : public KernelTemplate {
   // from M = 4 on (4 x 4096 x 4096: 62 against 51 GFLOP/s) and run 3-9x faster from M = 32.
   virtual std::string amx_isa() const { return ""; }
   virtual int amx_depth_step() const { return 0; }
-  // The default config's longest depth block on tiles: K is cut into the fewest blocks of at most
-  // this, each as short as that count allows (dot_gemm_template.cpp says why).
+  // The default config's longest depth block on tiles: the largest block up to this that cuts K
+  // into blocks of equal depth, else the fewest blocks of at most this (dot_gemm_template.cpp says why).
   virtual int amx_default_kc() const { return 0; }
   bool has_amx(const DeviceInfo& device) const;
   // The 32-bit lanes of the vector the kernel accumulates in on the device: nr is a multiple.
