@@ -226,7 +226,9 @@ class WorkerLoop {
                         WorkerReply& reply) {
     for (int i = 1; i < policy.warmup; ++i) candidate.run(1);
     const double bail_out_seconds = best && policy.bail_out > 0 ? policy.bail_out * *best : 0;
+    const int repeats = std::max(1, policy.repeat);
     int number = policy.number;
+    double sized_repeat = 0;  // the sizing run, where it is a repeat of one run
     if (number <= 0) {
       const double once = candidate.run(1);
       // One run, the check's being the first, is warm but may have been interrupted: it stops the
@@ -234,13 +236,15 @@ class WorkerLoop {
       if (bail_out_seconds > 0 && once > 2 * bail_out_seconds) return stop_slow(once, 1, 0, policy, *best, reply);
       number = static_cast<int>(std::ceil(policy.min_repeat_ms / 1e3 / std::max(once, 1e-9)));
       number = std::clamp(number, 1, kMaxNumber);
+      // A run as long as a repeat is one, timed as the repeats are: timing it again would only
+      // add a run (half the timing of a long candidate cut after its first repeat).
+      if (number == 1) sized_repeat = once;
     }
     reply.status = "ok";
     reply.number = number;
-    const int repeats = std::max(1, policy.repeat);
     double fastest = std::numeric_limits<double>::infinity(), slowest = 0;
     for (int r = 0; r < repeats; ++r) {
-      reply.costs.push_back(candidate.run(number));
+      reply.costs.push_back(r == 0 && sized_repeat > 0 ? sized_repeat : candidate.run(number));
       fastest = std::min(fastest, reply.costs.back());
       slowest = std::max(slowest, reply.costs.back());
       // The fastest only falls: past the first repeat it is under the bound if it ever was.

@@ -68,13 +68,14 @@ TEST(WorkerLoop, AFaultTheBackendRecoversFromKeepsTheWorker) {
 
 // A candidate that writes the exact result times `scale` (1: it passes the check) and reports a
 // fixed time a run, or (jitter > 0) one that alternates between (1 - jitter) and (1 + jitter)
-// times it from call to call.
+// times it from call to call; `runs` counts the kernel's runs.
 class PacedCandidate : public LoadedCandidate {
  public:
-  PacedCandidate(Operands& operands, double seconds_per_run, double jitter, double scale)
-      : operands_(operands), seconds_(seconds_per_run), jitter_(jitter), scale_(scale) {}
+  PacedCandidate(Operands& operands, double seconds_per_run, double jitter, double scale, int& runs)
+      : operands_(operands), seconds_(seconds_per_run), jitter_(jitter), scale_(scale), runs_(runs) {}
   void poison_output() override {}
-  double run(int /*times*/) override {
+  double run(int times) override {
+    runs_ += times;
     HostArgument& output = operands_.values.args.back();
     for (std::size_t i = 0; i < operands_.reference.size(); ++i) {
       const auto value = static_cast<float>(scale_ * operands_.reference[i]);
@@ -88,29 +89,31 @@ class PacedCandidate : public LoadedCandidate {
   double seconds_;
   double jitter_;
   double scale_;
+  int& runs_;
   int calls_ = 0;
 };
 
 // The artifact's name is the candidate's time a run in seconds, and after a comma its jitter.
 class PacedBackend : public WorkerBackend {
  public:
-  explicit PacedBackend(double scale = 1) : scale_(scale) {}
+  PacedBackend(double scale, int& runs) : scale_(scale), runs_(runs) {}
   std::string_view name() const override { return "paced"; }
   std::vector<kernels::DeviceInfo> devices() override { return {}; }
   kernels::DeviceInfo device(const kernels::Target&) override { return {}; }
   std::unique_ptr<LoadedCandidate> load(const WorkerRequest& request, Operands& operands, WorkerReply&) override {
     const auto comma = request.artifact.find(',');
     const double jitter = comma == std::string::npos ? 0 : std::stod(request.artifact.substr(comma + 1));
-    return std::make_unique<PacedCandidate>(operands, std::stod(request.artifact), jitter, scale_);
+    return std::make_unique<PacedCandidate>(operands, std::stod(request.artifact), jitter, scale_, runs_);
   }
   bool run_reference(const WorkerRequest&, Operands&, WorkerReply&) override { return true; }
 
  private:
   double scale_;
+  int& runs_;
 };
 
 WorkerReply time_paced(double seconds_per_run, std::optional<double> best, double bail_out = 2,
-                       bool adaptive = true, double scale = 1, double jitter = 0) {
+                       bool adaptive = true, double scale = 1, double jitter = 0, int* runs = nullptr) {
   WorkerRequest request;
   request.workload = "gemm.f32.M8.N8.K8";
   request.target = "paced";
@@ -122,7 +125,8 @@ WorkerReply time_paced(double seconds_per_run, std::optional<double> best, doubl
   std::istringstream in(nlohmann::json(request).dump() + "\n");
   std::ostringstream out;
   std::vector<std::unique_ptr<WorkerBackend>> backends;
-  backends.push_back(std::make_unique<PacedBackend>(scale));
+  int counted = 0;
+  backends.push_back(std::make_unique<PacedBackend>(scale, runs ? *runs : counted));
   EXPECT_EQ(run_worker_loop(in, out, std::move(backends)), 0);
   return nlohmann::json::parse(out.str()).get<WorkerReply>();
 }
@@ -138,6 +142,28 @@ TEST(WorkerLoopTiming, ACandidateWithoutABestIsTimedInFullHoweverSlow) {
   ASSERT_TRUE(reply.error);
   EXPECT_GE(*reply.error, 0);
   EXPECT_LT(*reply.error, 1e-6);
+}
+
+// A run at least min_repeat_ms long (40 ms) sizes the repeats at one run: it is the first
+// repeat, not one more run. Shorter ones are sized by a run of their own.
+TEST(WorkerLoopTiming, ARunAsLongAsARepeatIsTheFirstRepeat) {
+  int runs = 0;
+  WorkerReply reply = time_paced(0.050, std::nullopt, 2, true, 1, 0, &runs);
+  EXPECT_EQ(reply.status, "ok") << reply.message;
+  EXPECT_EQ(reply.number, 1);
+  ASSERT_EQ(reply.costs.size(), 5u);
+  EXPECT_DOUBLE_EQ(reply.costs[0], 0.050);
+  EXPECT_EQ(runs, 1 + 5) << "the check's run and five repeats of one run";
+  runs = 0;
+  reply = time_paced(0.016, std::nullopt, 2, true, 1, 0, &runs);
+  EXPECT_EQ(reply.number, 3);
+  EXPECT_EQ(runs, 1 + 1 + 5 * 3) << "the check's run, the sizing run and five repeats of three";
+  // Cut after its first repeat: one timed run, the sizing one.
+  runs = 0;
+  reply = time_paced(0.150, 0.060, 2, true, 1, 0, &runs);
+  EXPECT_EQ(reply.status, "slow") << reply.message;
+  EXPECT_NE(reply.message.find("after 1 of 5 repeats"), std::string::npos) << reply.message;
+  EXPECT_EQ(runs, 2);
 }
 
 TEST(WorkerLoopCheck, AWrongOutputIsAWrongAnswerWithItsErrorAndNoTiming) {

@@ -1,6 +1,7 @@
 // How a candidate is timed (DESIGN.md): warm-up runs, then `repeat` repeats of `number` back to
 // back runs each; `number` grows until one repeat lasts at least min_repeat_ms, so fast kernels are
-// not timed at clock resolution. The reported cost is the median over repeats.
+// not timed at clock resolution (a run that sizes it at one, being that long already, is the first
+// repeat). The reported cost is the median over repeats.
 //
 // A candidate sent with the task's best time so far (WorkerRequest::best_seconds) is timed only as
 // long as its rank needs: where even its fastest repeat is over `bail_out` times that best, timing
