@@ -152,8 +152,9 @@ void add_timing_options(CLI::App& command, MeasureSettings& measuring, const std
   command.add_option("--number", measuring.timing.number, "Runs per repeat (0: from --min-repeat-ms)")
       ->capture_default_str()->check(whole_number(0, 1000000));
   command.add_option("--min-repeat-ms", measuring.min_repeat_ms,
-                     "Shortest repeat, in milliseconds (default: 40; 5 for CUDA, whose events time the device alone; "
-                     "the finalists' comparison 40 on CUDA, timed as sustained as the peers)")
+                     "A repeat's length, in milliseconds: the whole number of runs nearest to it, at least one (default: "
+                     "40; 5 for CUDA, whose events time the device alone; the finalists' comparison 40 on CUDA, timed as "
+                     "sustained as the peers)")
       ->check(finite_number(0.0, 60000.0));
   command.add_option("--bail-out", measuring.timing.bail_out,
                      "Stop timing a " + what + " whose first runs exceed this many times the best so far, recording "

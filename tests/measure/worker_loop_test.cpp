@@ -144,18 +144,20 @@ TEST(WorkerLoopTiming, ACandidateWithoutABestIsTimedInFullHoweverSlow) {
   EXPECT_LT(*reply.error, 1e-6);
 }
 
-// A run at least min_repeat_ms long (40 ms) sizes the repeats at one run: it is the first
-// repeat, not one more run. Shorter ones are sized by a run of their own.
+// A repeat is the whole number of runs nearest to min_repeat_ms (40 ms); a run that sizes it at
+// one is the first repeat, not one more run. Shorter ones are sized by a run of their own.
 TEST(WorkerLoopTiming, ARunAsLongAsARepeatIsTheFirstRepeat) {
+  for (const double seconds : {0.050, 0.035}) {
+    int runs = 0;
+    const WorkerReply reply = time_paced(seconds, std::nullopt, 2, true, 1, 0, &runs);
+    EXPECT_EQ(reply.status, "ok") << reply.message;
+    EXPECT_EQ(reply.number, 1) << seconds;
+    ASSERT_EQ(reply.costs.size(), 5u);
+    EXPECT_DOUBLE_EQ(reply.costs[0], seconds);
+    EXPECT_EQ(runs, 1 + 5) << "the check's run and five repeats of one run";
+  }
   int runs = 0;
-  WorkerReply reply = time_paced(0.050, std::nullopt, 2, true, 1, 0, &runs);
-  EXPECT_EQ(reply.status, "ok") << reply.message;
-  EXPECT_EQ(reply.number, 1);
-  ASSERT_EQ(reply.costs.size(), 5u);
-  EXPECT_DOUBLE_EQ(reply.costs[0], 0.050);
-  EXPECT_EQ(runs, 1 + 5) << "the check's run and five repeats of one run";
-  runs = 0;
-  reply = time_paced(0.016, std::nullopt, 2, true, 1, 0, &runs);
+  WorkerReply reply = time_paced(0.015, std::nullopt, 2, true, 1, 0, &runs);
   EXPECT_EQ(reply.number, 3);
   EXPECT_EQ(runs, 1 + 1 + 5 * 3) << "the check's run, the sizing run and five repeats of three";
   // Cut after its first repeat: one timed run, the sizing one.

@@ -1,7 +1,7 @@
 // How a candidate is timed (DESIGN.md): warm-up runs, then `repeat` repeats of `number` back to
-// back runs each; `number` grows until one repeat lasts at least min_repeat_ms, so fast kernels are
-// not timed at clock resolution (a run that sizes it at one, being that long already, is the first
-// repeat). The reported cost is the median over repeats.
+// back runs each; `number` is the whole number of runs nearest to min_repeat_ms (at least one), so
+// fast kernels are not timed at clock resolution (a run that sizes it at one, being about that long
+// already, is the first repeat). The reported cost is the median over repeats.
 //
 // A candidate sent with the task's best time so far (WorkerRequest::best_seconds) is timed only as
 // long as its rank needs: where even its fastest repeat is over `bail_out` times that best, timing
@@ -14,7 +14,7 @@
 // bail-out off (MeasureInput::may_cut).
 //
 // A comparison (a Runner::run of several rounds: the finalists', whose figures a run reports) times
-// its repeats for at least comparison_min_repeat_ms where that is longer (comparison_policy): a
+// its repeats to comparison_min_repeat_ms where that is longer (comparison_policy): a
 // GPU at full load lowers its clock within tens of milliseconds, so short repeats, good enough to
 // rank a batch, would report its boost clock's throughput rather than the sustained one.
 #pragma once
@@ -51,7 +51,7 @@ inline constexpr double kSettledSpread = 0.02;
 inline constexpr double kMinBailOut = 1.1;
 inline constexpr double kMaxBailOut = 1000;
 
-// The policy a comparison times with: `policy` with repeats at least comparison_min_repeat_ms long.
+// The policy a comparison times with: `policy` with repeats of about comparison_min_repeat_ms.
 TimingPolicy comparison_policy(TimingPolicy policy);
 
 nlohmann::json to_json(const TimingPolicy& policy);
