@@ -12,6 +12,8 @@
 # `OPTUNE_BIN=$PACK/bin KERNELS=$PACK/kernels bash $PACK/time_to_result.sh cuda-kernel,cuda-gemm ...`):
 #   cuda-kernel  the kernel file matmul_cuda (FP32 FMA, 2048 x 2048)
 #   cuda-gemm    gemm.cuda's bf16 GEMM 4096 x 4096 x 4096 (bf16 with f32 accumulate)
+#   opencl-gemm  gemm.opencl's float32 GEMM 4096 x 4096 x 4096 on the GPU's OpenCL driver (source
+#                $PACK/nvidia_opencl_icd.sh first, so that `--target opencl` is the GPU)
 # Usage, from the repository root after a build:
 #   bash tests/bench/time_to_result.sh [ROWS] [TRIALS] [SEEDS] [REF_TRIALS] [WORKDIR]
 # With BEFORE_BIN set (the bin folder of optune built from eafd8c8, the commit before issue 42:
@@ -46,7 +48,8 @@ row_arguments() {
     pocl) echo "--kernel $kernels/conv2d.toml --target opencl" ;;
     cuda-kernel) echo "--kernel $kernels/matmul_cuda.toml --target cuda" ;;
     cuda-gemm) echo "--op gemm --shape 4096,4096,4096 --dtype bf16 --target cuda" ;;
-    *) echo "unknown row '$1' (gemm, conv, pocl, cuda-kernel, cuda-gemm)" >&2; exit 2 ;;
+    opencl-gemm) echo "--op gemm --shape 4096,4096,4096 --target opencl" ;;
+    *) echo "unknown row '$1' (gemm, conv, pocl, cuda-kernel, cuda-gemm, opencl-gemm)" >&2; exit 2 ;;
   esac
 }
 
