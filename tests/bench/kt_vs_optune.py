@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Kernel Tuner against optune on the same user CUDA kernel file, wall clock against wall clock.
+"""Kernel Tuner against optune on the same user kernel file (CUDA or OpenCL), wall clock against wall clock.
 
-What it measures: for each kernel file (configs/kernels/*_cuda.toml) Kernel Tuner's tune_kernel
-(cupy backend) and `optune tune --kernel FILE --target cuda` tune the same .cu source over the
-same knobs, restrictions, grid, block, shared memory, problem size and arguments, each with the
-same number of evaluations and seeds, each run a fresh process with an empty compile cache. For
+What it measures: for each kernel file Kernel Tuner's tune_kernel and `optune tune --kernel FILE
+--target T` tune the same source over the same knobs, restrictions, launch, problem size and
+arguments, each with the same number of evaluations and seeds, each run a fresh process with empty
+compile caches. The file's `backend` picks both sides: "cuda" (configs/kernels/*_cuda.toml, on a
+GPU) is Kernel Tuner's cupy backend against --target cuda; "opencl" (e.g. configs/kernels/conv2d.toml,
+on PoCL here) its OpenCL backend (pyopencl, platform 0, device 0) against --target opencl. For
 every evaluation the wall time since the process started and the measured time are kept, so the
 report can say when each run first held a config within 5% of the best any run found (Kernel
 Tuner's brute force included when the space is small): evaluations and wall seconds to that
@@ -12,31 +14,42 @@ quality, total wall, seconds per evaluation, and the two open issues' checks.
 
 The two tools time a candidate differently: optune's time is the median of its timed repeats
 (each repeat at least --min-repeat-ms of back-to-back runs), Kernel Tuner's `time` the mean of
-its 7 iterations, each one run between CUDA events. Both check every candidate's output against
-the file's [check] reference (optune in its isolated worker; Kernel Tuner through `verify`, with
-the reference computed once by cupy, as optune computes it once).
+its 7 iterations, each one run between CUDA events (cupy) or timed by its OpenCL event's profiling.
+Both check every candidate's output against the file's [check] reference (optune in its isolated
+worker; Kernel Tuner through `verify`, with the reference computed once by cupy or pyopencl, as
+optune computes it once).
 
 The mapping of a kernel file onto tune_kernel (generic; a file it cannot map exits 2, one line):
   entry        kernel_name (extent names replaced by their values; Kernel Tuner replaces knobs)
   [knobs]      tune_params, in file order
   [constraints] rules, and the launch's own validity (positive whole grid and block sizes, block
-               within the device's threads, shared memory within its opt-in limit)
-               -> one restrictions function (the expressions translated from optune's language)
+               within the device's threads, shared memory within its opt-in limit; OpenCL: local
+               dividing global, the work-group within max_work_group_size and max_work_item_size_d)
+               -> one restrictions function (the expressions translated from optune's language;
+               device-limit names take the device's values: cupy's attributes, or pyopencl's
+               max_work_group_size, local_mem_size, ... of the OpenCL device)
   [launch] grid -> problem_size as a function of the config, grid_div_* = 1 (the grid in blocks)
-  [launch] block (or block_size_x/_y/_z) -> block_size_names; a number becomes a one-value param
+  [launch] global (OpenCL, in work-items) -> problem_size global / local, grid_div_* = 1: Kernel
+               Tuner's OpenCL backend launches grid * block work-items, so its grid counts work-groups
+  [launch] block (or block_size_x/_y/_z), OpenCL's local -> block_size_names; a number becomes a
+               one-value param
   shared_memory -> smem_args size; above 48 KiB the kernel's attribute is raised as optune does
                (Kernel Tuner's cupy backend does not; KT_SMEM_OPTIN=0 keeps KT below 48 KiB)
   args         numpy arrays (random in [-1, 1) for floats, [0, 100) for integers) and scalars
-  build_options compiler_options (with --std=c++17, NVRTC's dialect in optune)
+  build_options compiler_options (CUDA: with --std=c++17, NVRTC's dialect in optune; OpenCL: as
+               they are, clBuildProgram's options)
   [check]      answer + verify (|out - ref| <= atol + rtol |ref|), reference run once by cupy
+               (grid, block, shared_memory) or pyopencl (global, local)
 
 Subcommands:
-  run OUT TOML... --optune BIN   every run, on the GPU machine (kt_vs_optune_cuda.sh calls it);
-                                 with --simulate, Kernel Tuner's runs only, on made-up times (no GPU)
+  run OUT TOML... --optune BIN   every run, on the device's machine (kt_vs_optune_cuda.sh and
+                                 kt_vs_optune_pocl.sh call it); with --simulate, Kernel Tuner's
+                                 runs only, on made-up times (no device)
   kt TOML --strategy S --seed N --budget B --out JSON [--simulate CACHE]   one Kernel Tuner run
   report OUT                     the markdown tables of the runs under OUT
-  space TOML                     the mapping and the valid space's size (no GPU needed)
-  fake-cache TOML CACHE          a cache of made-up times, for `kt --simulate` without a GPU
+  space TOML                     the mapping and the valid space's size (no device needed)
+  limits BACKEND                 the device's limits (cuda: cupy's GPU 0; opencl: Kernel Tuner's device)
+  fake-cache TOML CACHE          a cache of made-up times, for `kt --simulate` without a device
   selftest                       the mapping of the example files and the reporter on synthetic runs
 """
 import argparse
@@ -59,7 +72,8 @@ except ImportError:  # Python < 3.11
     tomllib = None
 
 WITHIN = 0.95  # "within 5%": a time at most best / 0.95, as time_to_result.py counts it
-KT_STATISTIC = "Kernel Tuner: `time`, the mean of its 7 iterations (CUDA events around each run)"
+KT_STATISTIC = ("Kernel Tuner: `time`, the mean of its 7 iterations (CUDA events around each run, or the "
+                "OpenCL event's profiling of each run)")
 OPTUNE_STATISTIC = "optune: median_seconds, the median of its timed repeats (--repeat, --min-repeat-ms)"
 # Device limits (optune's names for the cuda backend) where no GPU answers: an H200's.
 H200_LIMITS = {
@@ -68,7 +82,34 @@ H200_LIMITS = {
     "max_shared_memory_per_block": 232448, "multiprocessor_count": 132, "warp_size": 32,
     "compute_capability": 90, "l2_cache_size": 52428800,
 }
+# Device limits (optune's names for the opencl backend) where no OpenCL device is asked: PoCL's
+# (pthread) on the 2-core Xeon the OpenCL comparison runs on.
+POCL_LIMITS = {
+    "max_work_group_size": 4096, "local_mem_size": 2097152, "compute_units": 2, "vector_width_float": 16,
+    "max_work_item_size_0": 4096, "max_work_item_size_1": 4096, "max_work_item_size_2": 4096,
+}
 DEFAULT_SHARED_MEMORY = 48 * 1024  # what a launch may ask for without raising the kernel's attribute
+
+
+class Backend:
+    """What a kernel file's backend decides on both sides: Kernel Tuner's lang, optune's target, the
+    [launch] fields (the first two the sizes: grid and block, or global and local), the device-limit
+    names that bound a block, and the limits where no device answers."""
+
+    def __init__(self, target, lang, launch_fields, max_threads, max_dims, stand_in, stand_in_name):
+        self.target, self.lang, self.launch_fields = target, lang, launch_fields
+        self.grid, self.block = launch_fields[:2]
+        self.max_threads, self.max_dims = max_threads, max_dims
+        self.stand_in, self.stand_in_name = stand_in, stand_in_name
+
+
+BACKENDS = {
+    "cuda": Backend("cuda", "cupy", ("grid", "block", "shared_memory"), "max_threads_per_block",
+                    ["max_block_dim_x", "max_block_dim_y", "max_block_dim_z"], H200_LIMITS, "an H200's (no GPU asked)"),
+    "opencl": Backend("opencl", "OpenCL", ("global", "local"), "max_work_group_size",
+                      ["max_work_item_size_0", "max_work_item_size_1", "max_work_item_size_2"], POCL_LIMITS,
+                      "PoCL's on a 2-core Xeon (no OpenCL device asked)"),
+}
 
 
 class Unmappable(Exception):
@@ -195,25 +236,28 @@ class KernelFile:
         unknown = set(data) - _FIELDS
         if unknown:
             raise Unmappable(f"unknown field '{sorted(unknown)[0]}'")
-        if data.get("backend") != "cuda":
-            raise Unmappable(f"backend '{data.get('backend')}': only cuda kernel files are compared")
+        if data.get("backend") not in BACKENDS:
+            raise Unmappable(f"backend '{data.get('backend')}': only cuda and opencl kernel files are compared")
+        self.backend = BACKENDS[data["backend"]]
         self.name, self.entry = data["name"], data["entry"]
         self.source = self.path.parent / data["source"]
         self.build_options = list(data.get("build_options", []))
         self.extents = dict(data["extents"])
         self.knobs = {k: list(v) for k, v in data["knobs"].items()}
-        self.limits = dict(limits or H200_LIMITS)
+        self.limits = dict(limits or self.backend.stand_in)
         numeric = [k for k, v in self.knobs.items() if all(isinstance(x, (int, float)) for x in v)]
         names = set(self.extents) | set(numeric) | set(self.limits)
         self.rules = [Expression(r, names) for r in data.get("constraints", {}).get("rules", [])]
         launch = data.get("launch", {})
-        if "global" in launch or "local" in launch:
-            raise Unmappable("an NDRange launch (global/local) is no grid of blocks")
-        if not launch.get("grid"):
-            raise Unmappable("no [launch] grid")
-        self.grid = [Expression(e, names) for e in launch["grid"]]
+        foreign = sorted(set(launch) - set(self.backend.launch_fields))
+        if foreign:
+            raise Unmappable(f"[launch] {foreign[0]} is no field of a {self.backend.target} launch")
+        if not launch.get(self.backend.grid):
+            raise Unmappable(f"no [launch] {self.backend.grid}")
+        # the grid in blocks, or (OpenCL) the NDRange in work-items: launch() makes it work-groups
+        self.grid = [Expression(e, names) for e in launch[self.backend.grid]]
         self.shared_memory = Expression(launch["shared_memory"], names) if "shared_memory" in launch else None
-        self._map_block(launch.get("block"), numeric)
+        self._map_block(launch.get(self.backend.block), numeric)
         self.args = data["args"]
         for arg in self.args:
             if arg["dtype"] not in _DTYPES:
@@ -224,8 +268,8 @@ class KernelFile:
         self.check = data.get("check", {})
         limit_names = set(self.extents) | set(self.limits)
         if "reference" in self.check:
-            self.check_grid = [Expression(e, limit_names) for e in self.check["grid"]]
-            self.check_block = [Expression(e, limit_names) for e in self.check["block"]]
+            self.check_grid = [Expression(e, limit_names) for e in self.check[self.backend.grid]]
+            self.check_block = [Expression(e, limit_names) for e in self.check.get(self.backend.block, [])]
             self.check_shared = Expression(self.check.get("shared_memory", "0"), limit_names)
         outputs = [a for a in self.args if a.get("output")]
         if not outputs:
@@ -237,6 +281,8 @@ class KernelFile:
         """Kernel Tuner takes each block dimension from one tunable parameter (block_size_names);
         a number becomes a parameter of one value, a dimension not given is 1."""
         self.extra_params, self.block_size_names = {}, []
+        if block is None and self.backend.block == "local":
+            raise Unmappable("no [launch] local: Kernel Tuner needs the work-group's size")
         if block is None:
             if "block_size_x" not in self.knobs:
                 raise Unmappable("no [launch] block and no knob block_size_x")
@@ -245,7 +291,7 @@ class KernelFile:
             self.block_size_names = ["block_size_x", "block_size_y", "block_size_z"]
             return
         if len(block) != len(self.grid):
-            raise Unmappable("[launch] block and grid differ in dimensions")
+            raise Unmappable(f"[launch] {self.backend.block} and {self.backend.grid} differ in dimensions")
         self.block = []
         for dimension, text in enumerate(block):
             text = str(text).strip()
@@ -257,8 +303,8 @@ class KernelFile:
                 self.extra_params[name] = [value]
                 self.block_size_names.append(name)
             else:
-                raise Unmappable(f"[launch] block '{text}' is no knob and no number: Kernel Tuner takes a "
-                                 "block dimension from one tunable parameter (block_size_names)")
+                raise Unmappable(f"[launch] {self.backend.block} '{text}' is no knob and no number: Kernel Tuner "
+                                 "takes a block dimension from one tunable parameter (block_size_names)")
             self.block.append(Expression(text, set(self.knobs) | set(self.extents)))
         for dimension in range(len(block), 3):
             self.block_size_names.append(f"kt_block_{'xyz'[dimension]}")  # absent: Kernel Tuner's 1
@@ -268,18 +314,25 @@ class KernelFile:
         return {**self.limits, **self.extents, **config}
 
     def launch(self, config):
-        """(grid, block, shared memory bytes), or None where the launch is invalid for the device."""
+        """(grid in blocks or work-groups, block, shared memory bytes), or None where the launch is
+        invalid for the device."""
         names = self.names(config)
         grid = [e.whole(names) for e in self.grid]
         block = [e.whole(names) for e in self.block]
         shared = self.shared_memory.whole(names) if self.shared_memory else 0
         if any(g is None or g < 1 for g in grid) or any(b is None or b < 1 for b in block) or shared is None:
             return None
-        if math.prod(block) > self.limits["max_threads_per_block"]:
+        if self.backend.grid == "global":
+            # Kernel Tuner launches grid * block work-items. optune's space holds no config whose
+            # local does not divide global (OpenCL 1.2), so neither does this one.
+            if any(g % b for g, b in zip(grid, block)):
+                return None
+            grid = [g // b for g, b in zip(grid, block)]
+        if math.prod(block) > self.limits[self.backend.max_threads]:
             return None
-        if any(b > self.limits[f"max_block_dim_{'xyz'[d]}"] for d, b in enumerate(block)):
+        if any(b > self.limits[self.backend.max_dims[d]] for d, b in enumerate(block)):
             return None
-        if not 0 <= shared <= self.limits["max_shared_memory_per_block"]:
+        if self.shared_memory and not 0 <= shared <= self.limits["max_shared_memory_per_block"]:
             return None
         return grid, block, shared
 
@@ -329,9 +382,10 @@ class KernelFile:
         return valid
 
     def problem_size(self):
-        """Kernel Tuner's grid is ceil(problem_size / grid_div): the grid itself, with divisors of 1."""
+        """Kernel Tuner's grid is ceil(problem_size / grid_div): the grid itself (in blocks or
+        work-groups), with divisors of 1."""
         def grid(params):
-            size = [e.whole(self.names({k: params[k] for k in self.knobs})) for e in self.grid]
+            size = self.launch({k: params[k] for k in self.knobs})[0]
             return tuple(size + [1] * (3 - len(size)))
         return grid
 
@@ -341,6 +395,8 @@ class KernelFile:
         return {"size": lambda params: self.launch({k: params[k] for k in self.knobs})[2]}
 
     def compiler_options(self):
+        if self.backend.target == "opencl":
+            return list(self.build_options)
         has_std = any(o.startswith(("-std", "--std")) for o in self.build_options)
         return self.build_options + ([] if has_std else ["--std=c++17"])
 
@@ -391,14 +447,20 @@ class KernelFile:
         return self._reference_outputs(arguments)
 
     def _reference_outputs(self, arguments):
-        """Runs the reference kernel once with cupy, built with the first valid config's defines."""
-        import cupy as cp
-        import numpy as np
+        """Runs the reference kernel once, built with the first valid config's defines (as optune
+        builds it): its outputs, None for the other arguments."""
         config = next(c for c in self.configs() if self.is_valid(c))
         source = (self.path.parent / self.check.get("reference_source", self.source)).read_text()
         name = self.instantiated(self.check["reference"], config)
-        options = tuple([f"-D{k}={v}" for k, v in config.items()] + self.compiler_options())
-        kernel = cp.RawModule(code=source, options=options, name_expressions=[name]).get_function(name)
+        options = [f"-D{k}={v}" for k, v in config.items()] + self.compiler_options()
+        if self.backend.target == "cuda":
+            return self._cupy_reference(source, name, options, arguments)
+        return self._pyopencl_reference(source, name, options, arguments)
+
+    def _cupy_reference(self, source, name, options, arguments):
+        import cupy as cp
+        import numpy as np
+        kernel = cp.RawModule(code=source, options=tuple(options), name_expressions=[name]).get_function(name)
         names = self.names({})
         grid = tuple(e.whole(names) for e in self.check_grid)
         block = tuple(e.whole(names) for e in self.check_block)
@@ -409,6 +471,27 @@ class KernelFile:
         kernel(grid, block, tuple(device), shared_mem=shared)
         cp.cuda.runtime.deviceSynchronize()
         return [cp.asnumpy(d) if a.get("output") else None for d, a in zip(device, self.args)]
+
+    def _pyopencl_reference(self, source, name, options, arguments):
+        """On Kernel Tuner's OpenCL device (platform 0, device 0); without a local size in the check
+        the runtime picks one, as in optune."""
+        import numpy as np
+        import pyopencl as cl
+        context = cl.Context(devices=[cl.get_platforms()[0].get_devices()[0]])
+        queue = cl.CommandQueue(context)
+        kernel = getattr(cl.Program(context, source).build(options=options), name)
+        flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
+        device = [cl.Buffer(context, flags, hostbuf=a) if isinstance(a, np.ndarray) else a for a in arguments]
+        names = self.names({})
+        global_size = tuple(e.whole(names) for e in self.check_grid)
+        local_size = tuple(e.whole(names) for e in self.check_block) or None
+        kernel(queue, global_size, local_size, *device)
+        outputs = [np.empty_like(a) if spec.get("output") else None for a, spec in zip(arguments, self.args)]
+        for output, buffer in zip(outputs, device):
+            if output is not None:
+                cl.enqueue_copy(queue, output, buffer)
+        queue.finish()
+        return outputs
 
     def verify(self):
         import numpy as np
@@ -425,7 +508,12 @@ class KernelFile:
         return verify
 
 
-def device_limits():
+def device_limits(target):
+    """optune's device limits, by its names for the target, of the device Kernel Tuner runs on."""
+    return cuda_limits() if target == "cuda" else opencl_limits()
+
+
+def cuda_limits():
     """optune's device limits of GPU 0, from cupy."""
     import cupy as cp
     a = cp.cuda.Device(0).attributes
@@ -437,6 +525,18 @@ def device_limits():
         "max_shared_memory_per_block": a.get("MaxSharedMemoryPerBlockOptin", a["MaxSharedMemoryPerBlock"]),
         "multiprocessor_count": a["MultiProcessorCount"], "warp_size": a["WarpSize"],
         "compute_capability": int(cc), "l2_cache_size": a["L2CacheSize"],
+    }
+
+
+def opencl_limits():
+    """optune's device limits of Kernel Tuner's OpenCL device (platform 0, device 0), from pyopencl."""
+    import pyopencl as cl
+    d = cl.get_platforms()[0].get_devices()[0]
+    sizes = d.max_work_item_sizes  # 3 at least, OpenCL's minimum
+    return {
+        "max_work_group_size": d.max_work_group_size, "local_mem_size": d.local_mem_size,
+        "compute_units": d.max_compute_units, "vector_width_float": d.preferred_vector_width_float,
+        "max_work_item_size_0": sizes[0], "max_work_item_size_1": sizes[1], "max_work_item_size_2": sizes[2],
     }
 
 
@@ -468,9 +568,11 @@ def kt_run(args):
     import kernel_tuner
     from kernel_tuner.observers.observer import BenchmarkObserver
 
-    smem_optin = os.environ.get("KT_SMEM_OPTIN", "1") == "1"
-    limits = H200_LIMITS if args.simulate else device_limits()
-    kernel = KernelFile(args.toml, limits)
+    kernel = KernelFile(args.toml)
+    if not args.simulate:  # the device's own limits in place of the stand-in's
+        kernel = KernelFile(args.toml, device_limits(kernel.backend.target))
+    # dynamic shared memory is CUDA's (an OpenCL kernel declares its local memory itself)
+    smem_optin = os.environ.get("KT_SMEM_OPTIN", "1") == "1" and kernel.backend.lang == "cupy"
     arguments = kernel.arguments()
     check = os.environ.get("KT_CHECK", "1") == "1" and not args.simulate
     answer = kernel.answer(arguments) if check else None
@@ -496,7 +598,7 @@ def kt_run(args):
     np.random.seed(args.seed)
     options = dict(
         grid_div_x=1, grid_div_y=1, grid_div_z=1, restrictions=kernel.restriction(smem_optin),
-        lang="cupy", smem_args=kernel.smem_args(), compiler_options=kernel.compiler_options(),
+        lang=kernel.backend.lang, smem_args=kernel.smem_args(), compiler_options=kernel.compiler_options(),
         block_size_names=kernel.block_size_names, quiet=True, strategy=args.strategy, iterations=args.iterations)
     if args.strategy != "brute_force":  # which takes no options
         options["strategy_options"] = {"max_fevals": args.budget}
@@ -548,7 +650,8 @@ def kt_space_size(kernel, smem_optin=True):
     """The size of Kernel Tuner's own search space of the mapping, built as tune_kernel builds it
     (it should be `space`, this script's count)."""
     from kernel_tuner.searchspace import Searchspace
-    return Searchspace(kernel.tune_params(), kernel.restriction(smem_optin), kernel.limits["max_threads_per_block"]).size
+    return Searchspace(kernel.tune_params(), kernel.restriction(smem_optin),
+                       kernel.limits[kernel.backend.max_threads]).size
 
 
 def _unix(stamp):
@@ -640,11 +743,10 @@ def _orchestrate(args, deadline_at):
         print("no Kernel Tuner strategy to run", file=sys.stderr)
         return 2
     optune_args = args.optune_args.split()
-    # The device's limits from a child process, so that this one holds no CUDA context meanwhile.
-    limits = H200_LIMITS if args.simulate else json.loads(subprocess.check_output([sys.executable, me, "limits"]))
+    limits = {}  # the devices' limits, by backend (_on_device)
     for toml in args.kernels:
         try:
-            kernel = KernelFile(toml, limits)
+            kernel = _on_device(me, toml, args.simulate, limits)
         except Unmappable as error:
             print(f"{toml}: cannot map onto Kernel Tuner: {error}", file=sys.stderr)
             return 2
@@ -654,9 +756,9 @@ def _orchestrate(args, deadline_at):
         runs.mkdir(exist_ok=True)
         # Kernel Tuner's own count of the mapped space, outside the timed runs (it should be `space`)
         counted = json.loads(subprocess.check_output([sys.executable, me, "space", str(toml), "--limits",
-                                                      json.dumps(limits)]))
+                                                      json.dumps(kernel.limits)]))
         (runs / "space.json").write_text(json.dumps({"space": space, "kt_space": counted.get("kt_valid_configs"),
-                                                     "budget": budget, "limits": limits}, indent=1))
+                                                     "budget": budget, "limits": kernel.limits}, indent=1))
         print(f"== {kernel.name}: {space} valid configs ({counted.get('kt_valid_configs')} in Kernel Tuner's space), "
               f"{budget} evaluations a run, seeds 1..{args.seeds}", flush=True)
         simulate = []
@@ -670,7 +772,7 @@ def _orchestrate(args, deadline_at):
             if not args.simulate:
                 _optune_once(args, kernel, toml, seed, budget, runs, optune_args, deadline_at)
     for toml in args.kernels:  # last: the longest runs, and a report stands without them
-        kernel = KernelFile(toml, limits)
+        kernel = _on_device(me, toml, args.simulate, limits)
         space = len(kernel.valid_configs())
         if space <= args.brute_max:  # the truth of the times only: no output checked
             simulate = ["--simulate", str(out / kernel.name / "made-up-cache.json")] if args.simulate else []
@@ -679,13 +781,23 @@ def _orchestrate(args, deadline_at):
     return 0
 
 
+def _on_device(me, toml, simulate, limits):
+    """The kernel file with its device's limits (the stand-in's when simulated), asked of a child
+    process once a backend, so that this one holds no CUDA context or OpenCL device meanwhile."""
+    backend = KernelFile(toml).backend
+    if backend.target not in limits:
+        limits[backend.target] = backend.stand_in if simulate else json.loads(
+            subprocess.check_output([sys.executable, me, "limits", backend.target]))
+    return KernelFile(toml, limits[backend.target])
+
+
 def _kt_once(me, toml, strategy, seed, budget, path, iterations, simulate, extra_env=None, deadline_at=0):
     if path.exists():
         return
     _check_deadline(deadline_at)
-    cache = path.with_suffix(".cupy-cache")
+    cache = path.with_suffix(".cache")
     shutil.rmtree(cache, ignore_errors=True)
-    env = {**os.environ, "CUPY_CACHE_DIR": str(cache), **(extra_env or {})}
+    env = {**os.environ, "CUPY_CACHE_DIR": str(cache), "POCL_CACHE_DIR": _pocl_cache(cache), **(extra_env or {})}
     start = time.time()
     env["KT_SPAWNED"] = repr(start)
     log = path.with_suffix(".log")
@@ -707,14 +819,24 @@ def _kt_once(me, toml, strategy, seed, budget, path, iterations, simulate, extra
           + (f"  ERROR {run['error']}" if run.get("error") else ""), flush=True)
 
 
-RUN_TIMEOUT = 600  # seconds a single run may take before it is killed and recorded as cut
+def _pocl_cache(cache):
+    """PoCL keeps the kernels it compiles (for pyopencl and for optune's OpenCL worker alike) in a
+    cache of its own: under the run's cache folder, so that no run reuses another's builds. Made
+    here, since older PoCLs take POCL_CACHE_DIR only where it exists."""
+    (cache / "pocl").mkdir(parents=True)
+    return str(cache / "pocl")
+
+
+# Seconds a single run may take before it is killed and recorded as cut (a brute force on PoCL
+# takes longer than on a GPU: kt_vs_optune_pocl.sh gives it more).
+RUN_TIMEOUT = float(os.environ.get("RUN_TIMEOUT", 600))
 
 
 def _call(command, env, stream):
     try:
         return subprocess.call(command, env=env, stdout=stream, stderr=subprocess.STDOUT, timeout=RUN_TIMEOUT)
     except subprocess.TimeoutExpired:
-        return f"killed after {RUN_TIMEOUT} s"
+        return f"killed after {RUN_TIMEOUT:.0f} s"
 
 
 def _optune_once(args, kernel, toml, seed, budget, runs, optune_args, deadline_at=0):
@@ -727,12 +849,13 @@ def _optune_once(args, kernel, toml, seed, budget, runs, optune_args, deadline_a
         stale.unlink(missing_ok=True)
     cache = runs / f"optune-{seed}.cache"
     shutil.rmtree(cache, ignore_errors=True)
-    env = {**os.environ, "OPTUNE_CACHE_DIR": str(cache)}  # its compiled programs: none from an earlier run
+    # its compiled programs: none from an earlier run
+    env = {**os.environ, "OPTUNE_CACHE_DIR": str(cache), "POCL_CACHE_DIR": _pocl_cache(cache)}
     if args.optune_lib:
         env["LD_LIBRARY_PATH"] = args.optune_lib + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
     # --trials counts the configs after the default, which optune measures first.
-    command = [args.optune, "tune", "--kernel", str(toml), "--target", "cuda", "--trials", str(budget - 1),
-               "--seed", str(seed), "--db", str(db), "--quiet", *optune_args]
+    command = [args.optune, "tune", "--kernel", str(toml), "--target", kernel.backend.target,
+               "--trials", str(budget - 1), "--seed", str(seed), "--db", str(db), "--quiet", *optune_args]
     start = time.time()
     with open(runs / f"optune-{seed}.log", "w") as stream:
         code = _call(command, env, stream)
@@ -825,8 +948,9 @@ def report(out, stream=sys.stdout):
             inside = _median([r["in_call_wall"] / r["wall"] for r in kt if r.get("wall") and "in_call_wall" in r])
             print(f"Kernel Tuner {kt[0]['version']}: outputs checked {kt[0].get('checked')}, shared memory above "
                   f"48 KiB {kt[0].get('smem_optin')}, torch hidden from its import {kt[0].get('torch_hidden')}; "
-                  f"{_show(100 * inside, 0)}% of its wall inside tune_kernel (median; the rest: Python, cupy, "
-                  "the reference's run). The brute force (the truth of the times) checks no output.", file=stream)
+                  f"{_show(100 * inside, 0)}% of its wall inside tune_kernel (median; the rest: Python, cupy or "
+                  "pyopencl, the reference's run). The brute force (the truth of the times) checks no output.",
+                  file=stream)
         header = ("| tool | strategy | seeds | best ms (median) | evals to 5% | wall s to 5% | total wall s "
                   "| evaluations | failed | s / eval (total) | s / eval (steady) |")
         if truth:
@@ -907,8 +1031,10 @@ def selftest():
     here = pathlib.Path(__file__).resolve().parent
     kernels = here.parent.parent / "configs" / "kernels"
     # The example files' valid spaces, as `optune space --kernel ... --target cuda` counts them on an
-    # H200-like device (size times valid_share_estimate, counted).
-    expected = {"matmul_cuda.toml": 630, "reduction_cuda.toml": 54, "conv2d_cuda.toml": 704}
+    # H200-like device and `--target opencl` on PoCL on the 2-core Xeon (size times
+    # valid_share_estimate, counted).
+    expected = {"matmul_cuda.toml": 630, "reduction_cuda.toml": 54, "conv2d_cuda.toml": 704,
+                "conv2d.toml": 416, "reduction.toml": 144, "axpy_f16.toml": 128}
     for name, count in expected.items():
         kernel = KernelFile(kernels / name)
         valid = kernel.valid_configs()
@@ -922,6 +1048,19 @@ def selftest():
     assert matmul.instantiated("matmul<WPT_X, WPT_Y>", {"WPT_X": 2, "WPT_Y": 4}) == "matmul<2, 4>"
     reduction = KernelFile(kernels / "reduction_cuda.toml")
     assert reduction.block_size_names == ["block_size_x", "rows_per_block", "kt_block_z"]
+    # OpenCL: global [ceil_div(1024, 16 * 2) * 16, ceil_div(1024, 4 * 1) * 4] work-items in work-groups
+    # of 16 x 4; the device's max_work_group_size bounds the work-group through the file's rule
+    conv2d = KernelFile(kernels / "conv2d.toml")
+    config = {"BLOCK_X": 16, "BLOCK_Y": 4, "TILE_X": 2, "TILE_Y": 1, "USE_LOCAL": 1, "UNROLL": 0}
+    assert conv2d.block_size_names == ["BLOCK_X", "BLOCK_Y", "kt_block_z"]
+    assert conv2d.problem_size()(config) == (32, 256, 1) and conv2d.launch(config)[1] == [16, 4]
+    assert conv2d.compiler_options() == []
+    assert len(KernelFile(kernels / "conv2d.toml", {**POCL_LIMITS, "max_work_group_size": 64}).valid_configs()) == 96
+    try:  # its local size TILE / WPT is no tunable parameter
+        KernelFile(kernels / "transpose.toml")
+        raise AssertionError("transpose.toml")
+    except Unmappable:
+        pass
     try:
         from kernel_tuner import util as kt_util
     except ImportError:
@@ -1016,7 +1155,7 @@ def space(toml, limits=None):
         "rules": [r.text for r in kernel.rules], "check": {"rtol": kernel.rtol, "atol": kernel.atol, **{
             k: v for k, v in kernel.check.items() if k in ("reference", "expected")}},
         "configs": math.prod(len(v) for v in kernel.knobs.values()), "valid_configs": len(valid),
-        "kt_valid_configs": kt_valid, "device_limits": kernel.limits if limits else "an H200's (no GPU asked)"},
+        "kt_valid_configs": kt_valid, "device_limits": kernel.limits if limits else kernel.backend.stand_in_name},
         indent=1))
     return 0
 
@@ -1050,16 +1189,16 @@ def main():
     sub.add_parser("report").add_argument("out")
     p = sub.add_parser("space")
     p.add_argument("toml")
-    p.add_argument("--limits", help="the device's limits as JSON (default: an H200's)")
+    p.add_argument("--limits", help="the device's limits as JSON (default: an H200's, or PoCL's on a 2-core Xeon)")
     p = sub.add_parser("fake-cache")
     p.add_argument("toml")
     p.add_argument("cache")
     sub.add_parser("selftest")
-    sub.add_parser("limits")
+    sub.add_parser("limits").add_argument("backend", choices=BACKENDS)
     args = parser.parse_args()
     if os.environ.get("KT_HIDE_TORCH", "1") == "1":
         # Kernel Tuner imports torch where it is installed (seconds a process), though its cupy
-        # backend needs none of it: hidden, so that its start-up is what it needs.
+        # and OpenCL backends need none of it: hidden, so that its start-up is what it needs.
         sys.modules.setdefault("torch", None)
     try:
         if args.command == "run":
@@ -1071,7 +1210,7 @@ def main():
         if args.command == "space":
             return space(args.toml, args.limits)
         if args.command == "limits":
-            print(json.dumps(device_limits()))
+            print(json.dumps(device_limits(args.backend)))
             return 0
         if args.command == "fake-cache":
             return fake_cache(args.toml, args.cache)

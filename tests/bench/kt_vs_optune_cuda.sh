@@ -7,7 +7,7 @@
 # TRIALS evaluations (at most half the valid space), each a fresh process with an empty compile
 # cache; then Kernel Tuner's brute force once where the space has at most BRUTE_MAX configs (the
 # ground truth of the best). What is compared and how the file maps onto tune_kernel:
-# kt_vs_optune_cuda.py's header. Prints a markdown report, also written to OUT/report.md.
+# kt_vs_optune.py's header. Prints a markdown report, also written to OUT/report.md.
 #
 # On the GPU machine, from a pack of tests/bench/pack_gpu_cuda.sh (KT_WHEELS=DIR of
 # tests/bench/kt_wheels.sh when it is made):
@@ -57,7 +57,7 @@ print("python", sys.version.split()[0], "kernel_tuner", kernel_tuner.__version__
 
 nvidia-smi -L || true
 LD_LIBRARY_PATH="$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$pack/bin/optune" devices | grep -A1 '^cuda' || true
-"$python" "$here/kt_vs_optune_cuda.py" run "$out" "${kernels[@]}" --optune "$pack/bin/optune" --optune-lib "$pack/lib" \
+"$python" "$here/kt_vs_optune.py" run "$out" "${kernels[@]}" --optune "$pack/bin/optune" --optune-lib "$pack/lib" \
   --strategies "${KT_STRATEGIES:-adaptive_tabu_greywolf,random_sample}" --trials "${TRIALS:-60}" --seeds "${SEEDS:-3}" \
   --brute-max "${BRUTE_MAX:-1000}" --optune-args "${OPTUNE_ARGS:-}" --deadline "${DEADLINE:-0}"
-"$python" "$here/kt_vs_optune_cuda.py" report "$out" | tee "$out/report.md"
+"$python" "$here/kt_vs_optune.py" report "$out" | tee "$out/report.md"

@@ -22,7 +22,7 @@ cp "$root"/configs/kernels/*_cuda.* "$prefix/kernels/"
 cp "$here/cuda_examples_run.sh" "$here/cuda_gemm_run.sh" "$here/torch_gemm_peers.py" "$here/torch_peers.py" \
   "$here/trust_under_gpu_load.sh" "$here/trust_verdict.py" "$here/time_to_result.sh" "$here/time_to_result.py" \
   "$here/dispatch_bench.sh" "$here/dispatch_gpu.sh" "$here/nvidia_opencl_icd.sh" "$here/multi_gpu_tune.sh" \
-  "$here/multi_gpu_tune.py" "$here/kt_vs_optune_cuda.sh" "$here/kt_vs_optune_cuda.py" "$here/best_check_errors.py" \
+  "$here/multi_gpu_tune.py" "$here/kt_vs_optune_cuda.sh" "$here/kt_vs_optune.py" "$here/best_check_errors.py" \
   "$here/profile_gemm_bf16_ncu.sh" "$here/rpc_gpu_lending.sh" "$here/cuda_conv_run.sh" "$here/torch_conv_peers.py" \
   "$here/cuda_remeasure.sh" "$here/best_configs.py" "$here/opencl_extensions.py" \
   "$prefix/"
