@@ -58,10 +58,17 @@ tune() {
   local optune=$1 db=$2; shift 2
   [ -f "${db%.db}.json" ] && return  # done in an earlier call: more seeds add to a WORKDIR
   rm -f "$db" "$db-wal" "$db-shm"
+  # Every run compiles from nothing, as a first tune of a kernel does: its own empty program cache
+  # (optune's compiled OpenCL programs and cubins), PoCL's kernel cache, and no CUDA JIT cache
+  # (NVIDIA's OpenCL); otherwise a run finds what the reference and earlier seeds compiled.
+  local cache="${db%.db}.cache"
+  rm -rf "$cache"; mkdir -p "$cache/pocl"
   local start end
   start=$(date +%s.%N)
-  "$optune" tune "$@" --remeasure 0 --quiet --db "$db" > "${db%.db}.log" 2>&1
+  OPTUNE_CACHE_DIR=$cache POCL_CACHE_DIR=$cache/pocl CUDA_CACHE_DISABLE=1 \
+    "$optune" tune "$@" --remeasure 0 --quiet --db "$db" > "${db%.db}.log" 2>&1
   end=$(date +%s.%N)
+  rm -rf "$cache"
   awk -v start="$start" -v end="$end" 'BEGIN { printf "{\"start\": %.3f, \"wall\": %.3f}\n", start, end - start }' \
     > "${db%.db}.json"
 }

@@ -25,9 +25,10 @@ using optune::test_support::slurp;
 
 class OpenCLCliTest : public optune::test_support::CommandTest {
  protected:
-  // The program cache goes under the test's directory, not the user's ~/.cache.
+  // The program cache goes under the test's directory, not the user's ~/.cache; with PoCL's own
+  // cache off, so that PoCL gets optune's (program_cache.hpp).
   CommandRun optune(const std::string& arguments) {
-    return CommandTest::optune(arguments, "XDG_CACHE_HOME=" + (dir_ / "cache").string());
+    return CommandTest::optune(arguments, "POCL_KERNEL_CACHE=0 XDG_CACHE_HOME=" + (dir_ / "cache").string());
   }
 };
 

@@ -27,6 +27,9 @@ namespace fs = std::filesystem;
 class OpenCLRunnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    // The tests of optune's program cache need PoCL's own off (program_cache.hpp); the worker
+    // inherits it.
+    ::setenv("POCL_KERNEL_CACHE", "0", 1);
     if (list_opencl_devices().empty()) GTEST_SKIP() << "no OpenCL device (scripts/setup.sh installs PoCL)";
     dir_ = fs::temp_directory_path() / ("optune-opencl-test-" + std::to_string(::getpid()) + "-" +
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());

@@ -37,6 +37,8 @@ cl_device_id first_device() {
 class OpenCLRuntimeTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    // optune's program cache is what these tests check; PoCL gets it only with PoCL's own off.
+    ::setenv("POCL_KERNEL_CACHE", "0", 1);
     device_ = first_device();
     if (!device_) GTEST_SKIP() << "no OpenCL device (scripts/setup.sh installs PoCL)";
     cl_int error = CL_SUCCESS;
@@ -131,6 +133,23 @@ TEST_F(OpenCLRuntimeTest, SecondBuildLoadsTheCachedBinaryInsteadOfCompiling) {
   updated.driver_version += "-next";
   EXPECT_FALSE(build_program(context_.get(), device_, updated, kTinySource, "-DVALUE=1.0f", cache).from_cache);
   EXPECT_EQ(cached_binaries(), 3u);
+}
+
+// PoCL caches its own builds unless POCL_KERNEL_CACHE is 0, and fetching its binary would compile
+// the program again: optune's cache is then neither written nor read.
+TEST_F(OpenCLRuntimeTest, PoclWithItsOwnCacheOnGetsNoSecondCache) {
+  const kernels::DeviceInfo info = describe_device(device_);
+  if (info.platform != "Portable Computing Language") GTEST_SKIP() << "not PoCL: " << info.platform;
+  const std::string cache = (dir_ / "cache").string();
+  for (const char* setting : {static_cast<const char*>(nullptr), "1"}) {
+    if (setting) ::setenv("POCL_KERNEL_CACHE", setting, 1); else ::unsetenv("POCL_KERNEL_CACHE");
+    for (int build = 0; build < 2; ++build) {
+      ProgramBuild built = build_program(context_.get(), device_, info, kTinySource, "-DVALUE=1.0f", cache);
+      ASSERT_TRUE(built.program) << built.log;
+      EXPECT_FALSE(built.from_cache);
+    }
+    EXPECT_FALSE(fs::exists(cache) && cached_binaries() > 0);
+  }
 }
 
 TEST_F(OpenCLRuntimeTest, BrokenSourceGivesTheCompilerLog) {
