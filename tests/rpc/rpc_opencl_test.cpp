@@ -26,6 +26,9 @@ using namespace optune::rpc_test;
 class RpcOpenCLTest : public RpcTest {
  protected:
   void SetUp() override {
+    // The servers inherit it: their program cache is checked, which PoCL gets only with its own
+    // cache off (program_cache.hpp).
+    ::setenv("POCL_KERNEL_CACHE", "0", 1);
     if (measure::list_opencl_devices().empty()) GTEST_SKIP() << "no OpenCL device (scripts/setup.sh installs PoCL)";
     RpcTest::SetUp();
     // The server runs on this machine: its first OpenCL device is ours.
