@@ -228,7 +228,7 @@ class WorkerLoop {
     const double bail_out_seconds = best && policy.bail_out > 0 ? policy.bail_out * *best : 0;
     const int repeats = std::max(1, policy.repeat);
     int number = policy.number;
-    double sized_repeat = 0;  // the sizing run, where it is a repeat of one run
+    double sized_repeat = 0;  // the sizing run's time where it makes a repeat by itself, else 0
     if (number <= 0) {
       const double once = candidate.run(1);
       // One run, the check's being the first, is warm but may have been interrupted: it stops the
@@ -238,8 +238,9 @@ class WorkerLoop {
       // run just short of it (two 39 ms runs a repeat for a 40 ms one) for no steadier median.
       number = static_cast<int>(std::lround(policy.min_repeat_ms / 1e3 / std::max(once, 1e-9)));
       number = std::clamp(number, 1, kMaxNumber);
-      // A run as long as a repeat is one, timed as the repeats are: timing it again would only
-      // add a run (half the timing of a long candidate cut after its first repeat).
+      // A run that makes a repeat by itself (at least two thirds of min_repeat_ms) is the first
+      // repeat, timed as the others are: running it again would only add a run (half the timing
+      // of a long candidate cut after its first repeat).
       if (number == 1) sized_repeat = once;
     }
     reply.status = "ok";
