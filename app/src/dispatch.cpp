@@ -123,12 +123,12 @@ std::vector<TaskPointer> tune_shapes(const DispatchRequest& request, const std::
 }
 
 // The configs measured together on each task (interleaved rounds), recorded as tuner "dispatch";
-// seconds[t][i]: configs[t][i]'s median on tasks[t], nullopt where it failed.
+// seconds[t][i]: configs[t][i]'s median on tasks[t], nullopt where it failed or, `may_cut`, was cut as slow.
 using Seconds = std::vector<std::vector<std::optional<double>>>;
 Seconds measure_together(const DispatchRequest& request, const InstallPaths& paths,
                          const std::vector<TaskPointer>& tasks,
                          const std::vector<std::vector<search_space::Config>>& configs,
-                         const std::function<void(const std::string&)>& log) {
+                         const std::function<void(const std::string&)>& log, bool may_cut) {
   auto database = open_database(request.tune.database, db::Database::Mode::kReadWrite);
   auto locks = lock_for_measuring("dispatch", paths.lock_dir, request.tune.database, tasks.front()->device,
                                   request.tune.wait_lock, true, log);
@@ -140,7 +140,8 @@ Seconds measure_together(const DispatchRequest& request, const InstallPaths& pat
     seconds.emplace_back();
     if (configs[t].empty()) continue;
     if (log) log("dispatch: measuring " + std::to_string(configs[t].size()) + " configs on " + tasks[t]->workload.key());
-    auto records = measurer.run(tasks[t], configs[t], "dispatch", run_id, false, nullptr, request.rounds);
+    auto records = measurer.run(tasks[t], configs[t], "dispatch", run_id, false, nullptr, request.rounds, 0, {},
+                                measure::Rounds::kCompared, std::nullopt, may_cut);
     measurer.record(records);
     for (const auto& record : records)
       seconds.back().push_back(record.ok() ? std::optional<double>(record.median_seconds) : std::nullopt);
@@ -197,7 +198,8 @@ tuner::ConfigShapeMatrix measure_matrix(const DispatchRequest& request, const In
       where[f][t] = static_cast<std::size_t>(found - on_task.begin());
       if (found == on_task.end()) on_task.push_back(*config);
     }
-  const Seconds seconds = measure_together(request, paths, tasks, configs, log);
+  // A config cut as slow on a shape holds it no better than one that failed there.
+  const Seconds seconds = measure_together(request, paths, tasks, configs, log, true);
   tuner::ConfigShapeMatrix matrix;
   for (const auto& task : tasks) matrix.shapes.push_back(kernels::operator_entry(task->workload.op).extents_of(task->workload));
   for (std::size_t f = 0; f < finalists.size(); ++f) {
@@ -272,7 +274,8 @@ Validation validate(const DispatchRequest& request, const InstallPaths& paths, c
     const auto& near = nearest.at(held_out[t]);
     if (near && near->kernel == task.kernel_template) add(t, 2, near->config);
   }
-  const Seconds seconds = measure_together(request, paths, tasks, configs, log);
+  // Timed in full: the check reports how far the rule and the nearest shape's config fall behind.
+  const Seconds seconds = measure_together(request, paths, tasks, configs, log, false);
   for (std::size_t t = 0; t < tasks.size(); ++t) {
     auto at = [&](std::size_t role) { return where[t][role] ? seconds[t][*where[t][role]] : std::nullopt; };
     checks[t].own_best = at(0);
