@@ -134,8 +134,8 @@ void add_dtype_option(CLI::App& command, std::string& shape, std::string* suite_
         if (shape.empty()) throw CLI::ValidationError("--dtype", "goes with --shape");
         shape += ",dtype=" + dtype;
       },
-      std::string("The operands' type: f32 (default), f16, bf16 (float32 accumulation) or i8 (int32 accumulation "
-                  "and output); same as the shape's dtype= item") +
+      std::string("The operands' type: f32 (default), f16, bf16 (float32 accumulation), i8 (int32 accumulation "
+                  "and output), u7 (i8 with activations in 0..127) or e4m3; same as the shape's dtype= item") +
           (suite_dtype != nullptr ? "; with --suite, of every workload that names none (the file's dtype replaced)"
                                   : ""));
 }

@@ -108,8 +108,8 @@ void add_dispatch_command(CLI::App& app, CommandAction& action) {
   command->add_option("--samples", request.samples,
                       "A range's sampled shapes, at most: about two per octave of a ranged extent")
       ->capture_default_str()->check(whole_number(2, 256));
-  command->add_option("--dtype", options->dtype, "The operands' type of every shape: f32 (default), f16, bf16, i8, e4m3")
-      ->check(CLI::IsMember({"f32", "f16", "bf16", "i8", "e4m3"}));
+  command->add_option("--dtype", options->dtype, "The operands' type of every shape: f32 (default), f16, bf16, i8, u7, e4m3")
+      ->check(CLI::IsMember({"f32", "f16", "bf16", "i8", "u7", "e4m3"}));
   command->add_option("--template", request.tune.template_name, "Template (default: the first shape's default)");
   command->add_option("--target", request.tune.measuring.target, "Target: " + app::target_forms())
       ->capture_default_str();

@@ -20,14 +20,14 @@ struct DataTypeRow {
   bool is_floating;
   int mantissa_bits;  // floating types: stored fraction bits (the unit roundoff is 2^-(bits + 1))
 };
-constexpr std::array<DataTypeRow, 13> kDataTypes = {{
+constexpr std::array<DataTypeRow, 14> kDataTypes = {{
     {DataType::kF16, "f16", 2, true, 10},   {DataType::kBF16, "bf16", 2, true, 7},
     {DataType::kF32, "f32", 4, true, 23},   {DataType::kF64, "f64", 8, true, 52},
     {DataType::kI8, "i8", 1, false, 0},     {DataType::kU8, "u8", 1, false, 0},
     {DataType::kI16, "i16", 2, false, 0},   {DataType::kU16, "u16", 2, false, 0},
     {DataType::kI32, "i32", 4, false, 0},   {DataType::kU32, "u32", 4, false, 0},
     {DataType::kI64, "i64", 8, false, 0},   {DataType::kU64, "u64", 8, false, 0},
-    {DataType::kE4M3, "e4m3", 1, true, 3},
+    {DataType::kE4M3, "e4m3", 1, true, 3},  {DataType::kU7, "u7", 1, false, 0},
 }};
 
 template <typename T>
@@ -86,7 +86,8 @@ void store_element(DataType type, std::byte* bytes, std::size_t i, double value)
     case DataType::kF32: return store(at, static_cast<float>(value));
     case DataType::kF64: return store(at, value);
     case DataType::kI8: return store(at, static_cast<std::int8_t>(value));
-    case DataType::kU8: return store(at, static_cast<std::uint8_t>(value));
+    case DataType::kU8:
+    case DataType::kU7: return store(at, static_cast<std::uint8_t>(value));
     case DataType::kI16: return store(at, static_cast<std::int16_t>(value));
     case DataType::kU16: return store(at, static_cast<std::uint16_t>(value));
     case DataType::kI32: return store(at, static_cast<std::int32_t>(value));
@@ -105,7 +106,8 @@ double load_element(DataType type, const std::byte* bytes, std::size_t i) {
     case DataType::kF32: return load<float>(at);
     case DataType::kF64: return load<double>(at);
     case DataType::kI8: return load<std::int8_t>(at);
-    case DataType::kU8: return load<std::uint8_t>(at);
+    case DataType::kU8:
+    case DataType::kU7: return load<std::uint8_t>(at);
     case DataType::kI16: return load<std::int16_t>(at);
     case DataType::kU16: return load<std::uint16_t>(at);
     case DataType::kI32: return load<std::int32_t>(at);

@@ -33,6 +33,7 @@ std::pair<double, double> integer_range(DataType type) {
   switch (type) {
     case DataType::kI8: return {-128, 127};
     case DataType::kU8: return {0, 255};
+    case DataType::kU7: return {0, 127};
     case DataType::kI16: return {-32768, 32767};
     case DataType::kU16: return {0, 65535};
     case DataType::kI32: return {-2147483648.0, 2147483647.0};

@@ -36,6 +36,7 @@ double integer_magnitude(DataType type) {
   switch (type) {
     case DataType::kI8: return 128;
     case DataType::kU8: return 255;
+    case DataType::kU7: return 127;
     case DataType::kI16: return 32768;
     case DataType::kU16: return 65535;
     default: return std::ldexp(1.0, 31);

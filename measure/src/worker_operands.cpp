@@ -25,6 +25,7 @@ std::vector<std::byte> random_values(kernels::DataType dtype, std::size_t count,
     switch (dtype) {
       case kernels::DataType::kI8: return {-128, 127};
       case kernels::DataType::kU8: return {0, 255};
+      case kernels::DataType::kU7: return {0, 127};
       case kernels::DataType::kI16: return {-32768, 32767};
       case kernels::DataType::kU16: return {0, 65535};
       default: return {-1000, 1000};

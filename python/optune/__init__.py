@@ -196,7 +196,7 @@ def tune(op=_D["op"], shape=None, target=None, tuner=_D["tuner"], trials=_D["tri
     ``progress``: called with a dict (``task``, ``trial``, ``trials``, ``best_gflops``, ``unit``
     (what ``best_gflops`` counts: GFLOP/s, or GB/s or runs/s for a kernel file without flops),
     ``failures``) after every batch; an exception it raises stops the run.
-    ``dtype``: the operands' type, ``"f32"`` (default), ``"f16"``, ``"bf16"``, ``"i8"`` or ``"e4m3"`` (as ``--dtype``; with
+    ``dtype``: the operands' type, ``"f32"`` (default), ``"f16"``, ``"bf16"``, ``"i8"``, ``"u7"`` or ``"e4m3"`` (as ``--dtype``; with
     ``suite`` and no ``shape``, of the suite's workloads that name none).
     ``bail_out``: stop timing a candidate whose first runs exceed this many times the best so far
     (a ``slow`` record); ``"off"`` or None times every one in full. ``timing``: ``"adaptive"`` (fewer

@@ -11,8 +11,8 @@ try:
 except ImportError:  # pragma: no cover
     tomllib = None
 
-_DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8", "u8": "uint8", "i16": "int16",
-           "u16": "uint16", "i32": "int32", "u32": "uint32", "i64": "int64", "u64": "uint64"}
+_DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8", "u8": "uint8", "u7": "uint8",
+           "i16": "int16", "u16": "uint16", "i32": "int32", "u32": "uint32", "i64": "int64", "u64": "uint64"}
 # The largest finite value of each floating dtype: a larger scalar would reach the kernel as inf.
 _FLOAT_MAX = {"f16": 65504.0, "f32": 3.4028234663852886e38, "f64": sys.float_info.max}
 

@@ -1,14 +1,14 @@
 // bench_gemm_lowp: optune's low-precision CPU GEMMs against oneDNN's matmul in the same
 // precision, on this machine, in one run, next to the machine's measured float32 FMA peak.
 //
-//   build/tests/bench/bench_gemm_lowp --dtype bf16|f16|i8 [--shapes 1024,1024,1024;196,256,2304]
+//   build/tests/bench/bench_gemm_lowp --dtype bf16|f16|i8|u7 [--shapes 1024,1024,1024;196,256,2304]
 //       [--rounds 3] [--candidate M,N,K=tuned.so]... [--default M,N,K=default.so]...
 // (tests/bench/gemm_lowp_vs_onednn.sh tunes, emits and compiles the candidates, then runs this.)
 //
 // Arithmetic of each row: bf16 and f16, inputs and output in the type with float32 accumulation
 // (oneDNN: its matmul on bf16/f16 memory, whichever implementation it picks on this ISA, named in
 // the output); i8, u8 activations times s8 weights with int32 accumulation and output (oneDNN's
-// u8s8s32 matmul). Errors: relative L2 of each output against a float64 product of the same
+// u8s8s32 matmul); u7, the same with activations in 0..127 (7-bit). Errors: relative L2 of each output against a float64 product of the same
 // low-precision inputs (0 for an exact int8 result). Timing: blocks of repeats of at least 20 ms
 // each, round-robin over the implementations for several rounds; the median per call is reported.
 #include <dlfcn.h>
@@ -48,6 +48,10 @@ enum class Precision { kBf16, kF16, kI8 };
 struct Widths {
   std::size_t a, b, c;
 };
+// The largest activation (A) of an i8 run: 255, or 127 for --dtype u7 (7-bit activations, on
+// which oneDNN's AVX2 u8s8s32 code is exact: its vpmaddubsw cannot saturate).
+int activation_max = 255;
+
 Widths widths(Precision p) { return p == Precision::kI8 ? Widths{1, 1, 4} : Widths{2, 2, 2}; }
 
 // Operands as raw bytes on cache lines, and their values as doubles (the reference's inputs).
@@ -80,7 +84,7 @@ Operands make_operands(Precision p, const Shape& s) {
   o.c = aligned_bytes(s.M * s.N * w.c);
   std::mt19937 rng(42);
   std::uniform_real_distribution<float> real(-1.0f, 1.0f);
-  std::uniform_int_distribution<int> u8(0, 255), s8(-128, 127);
+  std::uniform_int_distribution<int> u8(0, activation_max), s8(-128, 127);
   std::vector<double> a(s.M * s.K), b(s.K * s.N);
   auto fill = [&](void* data, std::vector<double>& values, bool is_a) {
     for (std::size_t i = 0; i < values.size(); ++i) {
@@ -261,7 +265,8 @@ int main(int argc, char** argv) try {
       if (d == "bf16") precision = Precision::kBf16;
       else if (d == "f16") precision = Precision::kF16;
       else if (d == "i8") precision = Precision::kI8;
-      else throw std::invalid_argument("--dtype: bf16, f16 or i8, not " + d);
+      else if (d == "u7") precision = Precision::kI8, activation_max = 127;
+      else throw std::invalid_argument("--dtype: bf16, f16, i8 or u7, not " + d);
     } else if (arg == "--rounds") {
       rounds = std::max(1, std::atoi(value().c_str()));
     } else if (arg == "--shapes") {

@@ -3,7 +3,7 @@
 # against oneDNN's matmul of the same precision in one run (bench_gemm_lowp), beside the machine's
 # measured float32 FMA peak and each output's error against a float64 product. Usage, from the
 # repository root after a build with benchmarks:
-#   bash tests/bench/gemm_lowp_vs_onednn.sh DTYPE [TRIALS] [WORKDIR]      (DTYPE: bf16, f16 or i8)
+#   bash tests/bench/gemm_lowp_vs_onednn.sh DTYPE [TRIALS] [WORKDIR]      (DTYPE: bf16, f16, i8 or u7)
 # SHAPES="M,N,K M,N,K" replaces the shape list; TRIALS=0 reuses WORKDIR's database.
 # AVX2 code on an AVX-512 machine: OPTUNE_MAX_CPU_ISA=avx2 tunes and compiles optune's candidates
 # without AVX-512 and caps oneDNN (ONEDNN_MAX_CPU_ISA=AVX2); OPTUNE_BENCH_GEMM_LOWP names a

@@ -85,6 +85,9 @@ TEST_F(DtypeCliTest, ADtypeNoTemplateRunsIsBadInputNamingThoseThatAre) {
   expect_bad_input("tune --op gemm --shape M=64,N=64,K=64,dtype=f16 --dtype bf16 --target cpu --db " + db(),
                    "dtype given twice");
   expect_bad_input("space --op gemm --shape 64,64,64 --dtype i64 --target cpu", "runs");
+  // 7-bit activations are a GEMM contract: no convolution takes them.
+  expect_bad_input("tune --op conv2d --shape N=1,C=8,H=8,W=8,K=8,R=3,S=3 --dtype u7 --target cpu --db " + db(),
+                   "runs f16, bf16, f32, i8");
 }
 
 }  // namespace
@@ -116,6 +119,30 @@ TEST_F(DtypeCliTest, Int8GemmIsExactAndItsRecordsSayTheActivationsSignedness) {
 }  // namespace
 
 namespace {
+
+// u7 (activations in 0..127, PyTorch's reduce_range): AVX2 code (the ISA capped) multiplies them by
+// vpmaddubsw's quads, the uncapped CPU by its own path (VNNI or AMX where present); every candidate
+// is exact against the worker's int32 reference, on K that packs A (77) and K that lets it be read
+// in place (132), and the records keep the u7 key and say "u7".
+TEST_F(DtypeCliTest, SevenBitActivationsGemmIsExactOnAvx2QuadsAndElsewhere) {
+  for (const char* environment : {"OPTUNE_MAX_CPU_ISA=avx2", ""})
+    for (const char* shape : {"29,40,77", "29,40,132"}) {
+      CommandRun run = optune("tune --op gemm --shape " + std::string(shape) + " --dtype u7 --target cpu --tuner random "
+                              "--trials 4 --batch-size 4 --repeat 1 --min-repeat-ms 1 --remeasure 0 --quiet --seed 3 --db " +
+                              db(), environment);
+      ASSERT_EQ(run.code, 0) << environment << " " << run.out << run.err;
+    }
+  CommandRun history = optune("query --history --format json --db " + db());
+  ASSERT_EQ(history.code, 0) << history.err;
+  const auto records = nlohmann::json::parse(history.out);
+  ASSERT_GE(records.size(), 16u) << history.out;
+  for (const auto& record : records) {
+    EXPECT_TRUE(record["workload"] == "gemm.u7.M29.N40.K77" || record["workload"] == "gemm.u7.M29.N40.K132");
+    EXPECT_EQ(record["template"], "gemm_int8.cpu");
+    EXPECT_EQ(record["error_kind"], "ok") << record.dump();
+    EXPECT_EQ(record["config"]["activations"], "u7") << record.dump();
+  }
+}
 
 TEST_F(DtypeCliTest, ATemplateNamedForAnotherDtypeIsBadInput) {
   expect_bad_input("tune --op gemm --shape 64,64,64 --dtype i8 --template gemm.cpu --target cpu --db " + db(),

@@ -76,7 +76,7 @@ ss::ConfigSpace DotGemmTemplate::space(const Workload& workload, const DeviceInf
   space.add(ss::BoolKnob{kPackA});
   space.add(ss::ChoiceKnob{kSplit, kSplitNames});
   space.read_missing_as(kSplit, kSplitNames[0]);
-  add_type_knobs(space, device);
+  add_type_knobs(space, workload, device);
   const bool amx = has_amx(device);
   if (amx) space.add(ss::BoolKnob{kAmxKnob});
   space.add_constraint("one thread splits nothing (split = columns)",
@@ -120,7 +120,9 @@ bool DotGemmTemplate::has_amx(const DeviceInfo& device) const {
   return !amx_isa().empty() && device.has_isa(amx_isa());
 }
 
-int DotGemmTemplate::default_mr(const DeviceInfo& device) const { return vector_unit(device).registers >= 16 ? 6 : 2; }
+int DotGemmTemplate::default_mr(const Workload& /*workload*/, const DeviceInfo& device) const {
+  return vector_unit(device).registers >= 16 ? 6 : 2;
+}
 
 ss::Config DotGemmTemplate::default_config(const Workload& workload, const DeviceInfo& device,
                                            const ss::ConfigSpace& space) const {
@@ -128,7 +130,7 @@ ss::Config DotGemmTemplate::default_config(const Workload& workload, const Devic
   // On AMX tiles: 16 x 32 (2 tiles of sums, 1 of A, 2 of B). Measured against 32 x 32 on a 2-core
   // Xeon with AMX (docs/performance/lowp-cpu-gemm.md, 2026-12-01): as fast or faster on 8 of 10
   // int8 and bf16 shapes, 1.10x at int8 1024^3, within 6% on the other two.
-  const int mr = has_amx(device) ? 16 : default_mr(device), nr = 2 * lanes(device);
+  const int mr = has_amx(device) ? 16 : default_mr(workload, device), nr = 2 * lanes(device);
   if (has_amx(device)) config.options[space.knob_index(kAmxKnob)] = 1;  // a BoolKnob's option 1 is true
   auto set = [&](const char* knob, const std::function<bool(const ss::ConfigView&)>& wanted) {
     if (find_option(space, knob, wanted, config) < 0)
@@ -205,7 +207,7 @@ std::vector<std::pair<std::string, double>> DotGemmTemplate::derived_features(co
                                                                               const ss::ConfigView& view) const {
   const GemmShape s = gemm_shape(workload);
   const Blocking c = blocking_of(view);
-  const double vectors = static_cast<double>(c.nr) / lanes(device), bytes = packed_bytes(device);
+  const double vectors = static_cast<double>(c.nr) / lanes(device), bytes = packed_bytes(workload, device);
   const double kc = std::min<double>(static_cast<double>(c.kc), static_cast<double>(s.K));
   const double l1 = std::max<double>(1, static_cast<double>(device.l1d_bytes));
   const double l2 = std::max<double>(1, static_cast<double>(device.l2_bytes));
@@ -228,7 +230,7 @@ std::string DotGemmTemplate::config_literal(const ss::ConfigView& view) const {
   return "optune::kernels::cpu::" + kernel().config_type + "{.mc = " + i(c.mc) + ", .nc = " + i(c.nc) +
          ", .kc = " + i(c.kc) + ", .mr = " + i(c.mr) + ", .nr = " + i(c.nr) + ", .threads = " + i(c.threads) +
          ", .pack_a = " + (c.pack_a ? "true" : "false") + (c.split_rows ? ", .split_rows = true" : "") +
-         (runs_on_amx(view) ? ", .amx = true" : "") + "}";
+         (runs_on_amx(view) ? ", .amx = true" : "") + type_fields(view) + "}";
 }
 
 std::vector<KernelTemplate::TableForm> DotGemmTemplate::table_forms() const {

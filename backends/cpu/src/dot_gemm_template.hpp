@@ -97,16 +97,19 @@ class DotGemmTemplate : public KernelTemplate {
   virtual int max_mr(const DeviceInfo& device) const = 0;
   // The default config's micro-tile rows: 6 where 16 vector registers or more hold its
   // accumulators, else 2.
-  virtual int default_mr(const DeviceInfo& device) const;
+  virtual int default_mr(const Workload& workload, const DeviceInfo& device) const;
   // Bytes of one packed element (int8 widened to int16 pairs on AVX2 takes 2).
-  virtual double packed_bytes(const DeviceInfo& device) const = 0;
+  virtual double packed_bytes(const Workload& workload, const DeviceInfo& device) const = 0;
   // Whether the kernel can read full row panels of A where they lie (pack_a off): its K groups are
   // consecutive elements of a row, and K is whole groups.
   virtual bool reads_a_in_place(const Workload& workload, const DeviceInfo& device) const = 0;
   // Knobs of the element types, added after the blocking knobs (records name knobs, not positions).
-  virtual void add_type_knobs(search_space::ConfigSpace& /*space*/, const DeviceInfo& /*device*/) const {}
+  virtual void add_type_knobs(search_space::ConfigSpace& /*space*/, const Workload& /*workload*/,
+                              const DeviceInfo& /*device*/) const {}
 
   virtual DotOperandTypes operand_types(const search_space::ConfigView& view) const = 0;
+  // Fields of the config literal that the element types set (", .a7 = true"), after the blocking's.
+  virtual std::string type_fields(const search_space::ConfigView& /*view*/) const { return ""; }
 
  private:
   Op op_;

@@ -35,7 +35,7 @@ class CpuBf16Template final : public DotGemmTemplate {
   std::string amx_isa() const override { return "amx_bf16"; }
   int amx_depth_step() const override { return 32; }  // a slab of A: 64 bytes of a row
   int amx_default_kc() const override { return 256; }  // 512 bytes of a row
-  double packed_bytes(const DeviceInfo& /*device*/) const override { return 2; }
+  double packed_bytes(const Workload& /*workload*/, const DeviceInfo& /*device*/) const override { return 2; }
   bool reads_a_in_place(const Workload& workload, const DeviceInfo& /*device*/) const override {
     return gemm_shape(workload).K % 2 == 0;  // a pair of K is 4 bytes of a row as it lies
   }

@@ -22,7 +22,8 @@ std::string_view cpp_type(DataType dtype) {
     case DataType::kF32: return "float";
     case DataType::kF64: return "double";
     case DataType::kI8: return "std::int8_t";
-    case DataType::kU8: return "std::uint8_t";
+    case DataType::kU8:
+    case DataType::kU7: return "std::uint8_t";
     case DataType::kI16: return "std::int16_t";
     case DataType::kU16: return "std::uint16_t";
     case DataType::kI32: return "std::int32_t";

@@ -91,7 +91,8 @@ inline std::string cpu_element_type(DataType type) {
     case DataType::kF32: return "float";
     case DataType::kF16: return "optune::kernels::cpu::float16";
     case DataType::kBF16: return "optune::kernels::cpu::bfloat16";
-    case DataType::kU8: return "std::uint8_t";
+    case DataType::kU8:
+    case DataType::kU7: return "std::uint8_t";
     case DataType::kI8: return "std::int8_t";
     case DataType::kI32: return "std::int32_t";
     default: throw std::invalid_argument("cpu kernels: no element type for " + std::string(data_type_name(type)));

@@ -247,6 +247,36 @@ TEST(CpuGemmTemplate, Int8DefaultTakesThreeRowsWhereAvx2WidensAndSixWithVnni) {
   EXPECT_EQ(default_mr("gemm_bf16.cpu", DataType::kBF16, avx2_device(2)), 6);
 }
 
+// u7 GEMMs (activations in 0..127): the config says so to the kernel (.a7, which takes AVX2 to
+// vpmaddubsw's quads) and the record ("activations": "u7"); on AVX2 A is then read in place where K
+// is whole quads, and the default micro-tile is 4 rows of 16 (6 rows spill the quads' registers).
+TEST(CpuGemmTemplate, SevenBitActivationsTakeTheQuadsOnAvx2) {
+  const auto& int8 = backends::find_template("gemm_int8.cpu");
+  for (const DeviceInfo& device : {avx2_device(2), avx512_device()}) {
+    const Workload workload{Op::kGemm, DataType::kU7, GemmShape{64, 256, 128}};
+    const auto space = int8.space(workload, device);
+    const auto config = int8.default_config(workload, device, space);
+    ASSERT_TRUE(space.is_valid(config)) << space.first_violation(config);
+    const auto json = space.to_json(config);
+    EXPECT_EQ(json.at("activations"), "u7");
+    const ss::ConfigView view(space, config);
+    EXPECT_NE(int8.config_literal(view).find(".a7 = true"), std::string::npos);
+    EXPECT_NE(int8.emit_source(workload, device, view).find("static_cast<const std::uint8_t*>(inputs[0])"),
+              std::string::npos);
+  }
+  const Workload u7{Op::kGemm, DataType::kU7, GemmShape{64, 256, 128}};
+  const auto space = int8.space(u7, avx2_device(2));
+  const auto json = space.to_json(int8.default_config(u7, avx2_device(2), space));
+  EXPECT_EQ(json.at("mr"), 4);
+  EXPECT_EQ(json.at("nr"), 16);
+  EXPECT_EQ(json.at("pack_a"), false) << "quads are 4 bytes of a row as they lie";
+  const Workload i8{Op::kGemm, DataType::kI8, GemmShape{64, 256, 128}};
+  const auto i8_space = int8.space(i8, avx2_device(2));
+  EXPECT_EQ(int8.config_literal(ss::ConfigView(i8_space, int8.default_config(i8, avx2_device(2), i8_space)))
+                .find(".a7"),
+            std::string::npos);
+}
+
 // bf16 on AMX tiles where the device has them (amx_bf16): the space holds only tile configs (16
 // or 32 rows, 16 to 48 columns, KC in steps of 32), the default among them (16 x 32, K in blocks
 // of equal depth), and the config literal says so; a device with AVX-512 BF16 alone has no such knob.

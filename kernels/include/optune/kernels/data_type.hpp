@@ -14,7 +14,9 @@ namespace optune::kernels {
 
 // kE4M3: OCP fp8 E4M3 (4 exponent bits, bias 7, 3 fraction bits, no infinity, largest 448), the
 // 8-bit float of Hopper's tensor cores and torch.float8_e4m3fn.
-enum class DataType { kF16, kBF16, kF32, kF64, kI8, kU8, kI16, kU16, kI32, kU32, kI64, kU64, kE4M3 };
+// kU7: a u8 that holds 0..127 only, 7-bit activations (PyTorch's reduce_range): the contract under
+// which AVX2's vpmaddubsw multiplies u8 by s8 exactly (gemm_int8.hpp).
+enum class DataType { kF16, kBF16, kF32, kF64, kI8, kU8, kI16, kU16, kI32, kU32, kI64, kU64, kE4M3, kU7 };
 
 std::string_view data_type_name(DataType type);  // "f32"
 DataType parse_data_type(std::string_view name);  // throws std::invalid_argument listing the known

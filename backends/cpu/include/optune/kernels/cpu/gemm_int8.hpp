@@ -13,6 +13,12 @@
 //    16 int32 lanes of a zmm, exact (no int16 intermediate; |4 * 255 * -128| is far inside int32),
 //    4x the products per instruction of the AVX2 pair path. Which operand is broadcast does not
 //    matter to it: the u8 one goes in its unsigned slot. NR is a multiple of 16 (one zmm).
+//  - AVX2 with 7-bit activations (GemmInt8Config::a7: A u8 holding 0..127, as PyTorch's x86
+//    quantisers make them where there is no VNNI, reduce_range) and B s8: G = 4, VNNI's quads.
+//    vpmaddubsw multiplies 32 u8 x s8 pairs and adds each pair into an int16, which cannot
+//    saturate (2 x 127 x 128 < 32768); vpmaddwd by ones adds the int16 pairs into 8 int32 lanes.
+//    Three instructions per 32 products against the pair path's four, A read in place and B
+//    packed unwidened. NR is a multiple of 8 (one ymm).
 //  - AVX2, and two operands of one signedness on a VNNI machine: G = 2, operands
 //    widened to int16 as they are packed, vpmaddwd multiplies 16 pairs and adds each pair into
 //    8 int32 lanes, exact for any 8-bit inputs (vpmaddubsw, 2x the products per instruction,
@@ -84,6 +90,9 @@ struct GemmInt8Config {
   bool split_rows = false;
   // true: AMX tiles (mr 16 or 32 rows, nr 16 to 48 columns, kc a multiple of 64) where the target has them.
   bool amx = false;
+  // true: A (u8) holds 0..127 only, 7-bit activations: AVX2 without VNNI then takes vpmaddubsw's
+  // quads (above). A value of 128 or more there may saturate a pair's sum: the caller's contract.
+  bool a7 = false;
 
   friend constexpr bool operator==(const GemmInt8Config&, const GemmInt8Config&) = default;
 };
@@ -147,10 +156,21 @@ constexpr bool use_i8mm() {
 #endif
 }
 
-// The path operands TA and TB take: 0 widened pairs, 1 quads (VNNI, SDOT), 2 SMMLA's octets.
-template <typename TA, typename TB>
+// Whether operands TA and TB take AVX2's vpmaddubsw quads: 7-bit u8 A (A7) and s8 B, no VNNI.
+template <typename TA, typename TB, bool A7>
+constexpr bool use_maddubs() {
+#if defined(__AVX2__) && !defined(OPTUNE_GEMM_INT8_VNNI)
+  return A7 && std::is_same_v<TA, std::uint8_t> && std::is_same_v<TB, std::int8_t>;
+#else
+  return false;
+#endif
+}
+
+// The path operands TA and TB take: 0 widened pairs, 1 quads (VNNI, SDOT), 2 SMMLA's octets,
+// 3 AVX2's vpmaddubsw quads (A7: A holds 0..127).
+template <typename TA, typename TB, bool A7 = false>
 constexpr int path_of() {
-  return use_i8mm<TA, TB>() ? 2 : use_quads<TA, TB>() ? 1 : 0;
+  return use_i8mm<TA, TB>() ? 2 : use_quads<TA, TB>() ? 1 : use_maddubs<TA, TB, A7>() ? 3 : 0;
 }
 
 // Rows [0, m) x depth [0, k) of A into one MR-row panel of pair words: word (p2, r) holds
@@ -371,6 +391,45 @@ void micro_kernel_quads(Index quads, const std::uint8_t* a, Index quad_step, Ind
 }
 #endif
 
+#if defined(__AVX2__) && !defined(OPTUNE_GEMM_INT8_VNNI)
+// The same tile on AVX2 for 7-bit u8 A and s8 B: a panel of NR columns is NR / 8 ymm of quads;
+// vpmaddubsw sums each pair of a quad's products into an int16 (no saturation below 128 in A),
+// vpmaddwd by ones the two int16 of a quad into its int32 lane.
+template <int MR, int NR>
+void micro_kernel_maddubs(Index quads, const std::uint8_t* a, Index quad_step, Index row_step, const std::int8_t* b,
+                          std::int32_t* c, Index ldc, bool accumulate) {
+  constexpr int V = NR / 8;
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256i acc[MR][V];
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 8
+    for (int v = 0; v < V; ++v) acc[r][v] = _mm256_setzero_si256();
+  }
+  for (Index q = 0; q < quads; ++q) {
+    __m256i bv[V];
+#pragma GCC unroll 8
+    for (int v = 0; v < V; ++v) bv[v] = _mm256_load_si256(reinterpret_cast<const __m256i*>(b + (q * NR + v * 8) * 4));
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      const __m256i av = _mm256_set1_epi32(load_quad(a + q * quad_step + r * row_step));
+#pragma GCC unroll 8
+      for (int v = 0; v < V; ++v)
+        acc[r][v] = _mm256_add_epi32(acc[r][v], _mm256_madd_epi16(_mm256_maddubs_epi16(av, bv[v]), ones));
+    }
+  }
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 8
+    for (int v = 0; v < V; ++v) {
+      auto* out = reinterpret_cast<__m256i*>(c + r * ldc + v * 8);
+      const __m256i sum = accumulate ? _mm256_add_epi32(_mm256_loadu_si256(out), acc[r][v]) : acc[r][v];
+      _mm256_storeu_si256(out, sum);
+    }
+  }
+}
+#endif
+
 #if defined(OPTUNE_GEMM_INT8_SDOT)
 // The same tile on Arm's dot products (s8 x s8): SDOT adds four products of a quad into each int32
 // lane of a 128-bit vector, so a panel of NR columns is NR / 4 vectors; A's quad is broadcast.
@@ -525,6 +584,25 @@ struct Path<MR, NR, TA, TB, 1> {
 };
 #endif
 
+#if defined(__AVX2__) && !defined(OPTUNE_GEMM_INT8_VNNI)
+template <int MR, int NR, typename TA, typename TB>
+struct Path<MR, NR, TA, TB, 3> {
+  static constexpr Index G = 4;
+  static constexpr bool kReadsAInPlace = true;
+  using AWord = std::uint32_t;
+  using BElement = TB;
+  static void pack_a(Index m, Index k, const TA* a, Index lda, AWord* dst) { pack_a_quads<MR>(m, k, a, lda, dst); }
+  static void pack_b(Index k, Index n, const TB* b, Index ldb, BElement* dst) { pack_b_quads<NR>(k, n, b, ldb, dst); }
+  static void kernel(Index groups, const AWord* a, const BElement* b, std::int32_t* c, Index ldc, bool accumulate) {
+    micro_kernel_maddubs<MR, NR>(groups, reinterpret_cast<const std::uint8_t*>(a), 4 * MR, 4, b, c, ldc, accumulate);
+  }
+  static void kernel_in_place(Index groups, const TA* a, Index lda, const BElement* b, std::int32_t* c, Index ldc,
+                              bool accumulate) {
+    micro_kernel_maddubs<MR, NR>(groups, a, 4, lda, b, c, ldc, accumulate);
+  }
+};
+#endif
+
 #if defined(OPTUNE_GEMM_INT8_I8MM)
 template <int MR, int NR, typename TA, typename TB>
 struct Path<MR, NR, TA, TB, 2> {
@@ -545,7 +623,8 @@ struct Path<MR, NR, TA, TB, 2> {
 template <GemmInt8Config Cfg, typename TA, typename TB>
 void run_slice(Index M, Index N, Index K, const TA* A, Index lda, const TB* B, Index ldb, std::int32_t* C, Index ldc) {
   constexpr int MR = Cfg.mr, NR = Cfg.nr;
-  using P = Path<MR, NR, TA, TB>;
+  constexpr int kPath = path_of<TA, TB, Cfg.a7>();
+  using P = Path<MR, NR, TA, TB, kPath>;
   constexpr Index G = P::G;
   using AWord = typename P::AWord;
   using BElement = typename P::BElement;
@@ -580,7 +659,7 @@ void run_slice(Index M, Index N, Index K, const TA* A, Index lda, const TB* B, I
           for (Index i = 0; i < ceil_div(mc, MR); ++i)
             for_each_row_group<MR>(std::min<Index>(MR, mc - i * MR), [&](auto rows, Index first_row) {
               const Index r = i * MR + first_row;
-              Path<rows(), NR, TA, TB>::pack_a(rows(), kc, A + (ic + r) * lda + pc, lda, packed_a + r * groups);
+              Path<rows(), NR, TA, TB, kPath>::pack_a(rows(), kc, A + (ic + r) * lda + pc, lda, packed_a + r * groups);
             });
         for (Index j = 0; j < ceil_div(nc, NR); ++j) {
           const Index n = std::min<Index>(NR, nc - j * NR);
@@ -592,7 +671,7 @@ void run_slice(Index M, Index N, Index K, const TA* A, Index lda, const TB* B, I
           for (Index i = 0; i < ceil_div(mc, MR); ++i) {
             const Index m = std::min<Index>(MR, mc - i * MR);
             for_each_row_group<MR>(m, [&](auto rows, Index first_row) {
-              using Rows = Path<rows(), NR, TA, TB>;
+              using Rows = Path<rows(), NR, TA, TB, kPath>;
               const Index r = i * MR + first_row;
               std::int32_t* out = full_width ? c_block + r * ldc : tile + first_row * NR;
               const Index ld_out = full_width ? ldc : NR;
