@@ -142,6 +142,44 @@ TEST_F(DtypeCliTest, SevenBitActivationsGemmIsExactOnAvx2QuadsAndElsewhere) {
     EXPECT_EQ(record["error_kind"], "ok") << record.dump();
     EXPECT_EQ(record["config"]["activations"], "u7") << record.dump();
   }
+  // apply-best's table of the AVX2 records, behind optune::gemm_u7, compiled for AVX2 and exact on
+  // the tuned shape and on an untuned one (the default config).
+  const auto dir = std::filesystem::path(db()).parent_path();
+  CommandRun apply = optune("apply-best --target cpu --device 'capped at AVX2' --db " + db() + " --out " +
+                            (dir / "optune_tuned.hpp").string());
+  ASSERT_EQ(apply.code, 0) << apply.err;
+  const std::string header = optune::test_support::slurp(dir / "optune_tuned.hpp");
+  EXPECT_NE(header.find("kGemmU7 = "), std::string::npos) << header;
+  EXPECT_NE(header.find(".a7 = true"), std::string::npos) << header;
+  std::ofstream(dir / "consumer.cpp") << R"cpp(
+#include <cstdio>
+#include <vector>
+#include "optune_tuned.hpp"
+int main() {
+  int wrong = 0;
+  for (int m : {29, 33}) {
+    const int n = 40, k = 132;
+    std::vector<std::uint8_t> a(m * k);
+    std::vector<std::int8_t> b(k * n);
+    std::vector<std::int32_t> c(m * n), want(m * n, 0);
+    for (int i = 0; i < m * k; ++i) a[i] = static_cast<std::uint8_t>(i * 37 % 128);
+    for (int i = 0; i < k * n; ++i) b[i] = static_cast<std::int8_t>(i * 91 % 256 - 128);
+    for (int i = 0; i < m; ++i)
+      for (int p = 0; p < k; ++p)
+        for (int j = 0; j < n; ++j) want[i * n + j] += a[i * k + p] * b[p * n + j];
+    const bool tuned = optune::gemm_u7(m, n, k, a.data(), k, b.data(), n, c.data(), n);
+    std::printf("M=%d %s %s\n", m, tuned ? "tuned" : "default", c == want ? "exact" : "WRONG");
+    wrong += c != want || tuned != (m == 29);
+  }
+  return wrong;
+}
+)cpp";
+  const std::string compile = std::string("c++ -std=c++20 -O1 -mavx2 -mfma -fopenmp -I ") + dir.string() + " -I " +
+                              OPTUNE_SOURCE_DIR + "/backends/cpu/include " + (dir / "consumer.cpp").string() + " -o " +
+                              (dir / "consumer").string() + " 2> " + (dir / "compile.log").string();
+  ASSERT_EQ(std::system(compile.c_str()), 0) << optune::test_support::slurp(dir / "compile.log");
+  const int status = std::system(((dir / "consumer").string() + " > " + (dir / "consumer.out").string()).c_str());
+  EXPECT_EQ(status, 0) << optune::test_support::slurp(dir / "consumer.out");
 }
 
 TEST_F(DtypeCliTest, ATemplateNamedForAnotherDtypeIsBadInput) {
