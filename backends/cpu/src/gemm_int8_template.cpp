@@ -64,10 +64,10 @@ class CpuInt8Template final : public DotGemmTemplate {
   }
   // The activations' type as the knob writes it into a record ("u8", "s8", or "u7").
   void add_type_knobs(ss::ConfigSpace& space, const Workload& workload, const DeviceInfo& device) const override {
-    space.add(ss::ChoiceKnob{kActivationsKnob, {std::string(data_type_name(activations_of(workload, device)))}});
+    add_activations_knob(space, activations_of(workload, device));
   }
   DotOperandTypes operand_types(const ss::ConfigView& view) const override {
-    return {cpu_element_type(parse_data_type(view.choice(kActivationsKnob))), cpu_element_type(DataType::kI8),
+    return {cpu_element_type(activations_type(view.choice(kActivationsKnob))), cpu_element_type(DataType::kI8),
             cpu_element_type(DataType::kI32)};
   }
   std::string type_fields(const ss::ConfigView& view) const override {

@@ -73,10 +73,19 @@ inline bool is_x86(const DeviceInfo& device) { return device.arch == "x86_64" ||
 // oneDNN's u8s8s32 primitives take), s8 elsewhere; weights are s8. Every record says which ran.
 inline DataType int8_activations(const DeviceInfo& device) { return is_x86(device) ? DataType::kU8 : DataType::kI8; }
 
-// The one-option knob that writes it into an i8 record's config ("u8" or "s8").
+// The one-option knob that writes it into an i8 record's config ("u8" or "s8"; "u7" for a u7
+// workload's 7-bit activations), and the type it names.
 inline constexpr const char* kActivationsKnob = "activations";
+inline void add_activations_knob(search_space::ConfigSpace& space, DataType activations) {
+  space.add(search_space::ChoiceKnob{kActivationsKnob, {activations == DataType::kU8   ? "u8"
+                                                        : activations == DataType::kU7 ? "u7"
+                                                                                       : "s8"}});
+}
 inline void add_activations_knob(search_space::ConfigSpace& space, const DeviceInfo& device) {
-  space.add(search_space::ChoiceKnob{kActivationsKnob, {int8_activations(device) == DataType::kU8 ? "u8" : "s8"}});
+  add_activations_knob(space, int8_activations(device));
+}
+inline DataType activations_type(const std::string& knob_value) {
+  return knob_value == "u8" ? DataType::kU8 : knob_value == "u7" ? DataType::kU7 : DataType::kI8;
 }
 
 // true: a config runs on AMX's tiles (the knob of the dot-product GEMMs and direct convolutions,

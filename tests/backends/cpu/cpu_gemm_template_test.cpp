@@ -275,6 +275,10 @@ TEST(CpuGemmTemplate, SevenBitActivationsTakeTheQuadsOnAvx2) {
   EXPECT_EQ(int8.config_literal(ss::ConfigView(i8_space, int8.default_config(i8, avx2_device(2), i8_space)))
                 .find(".a7"),
             std::string::npos);
+  // i8's records keep their names: u8 activations on x86, s8 on Arm.
+  EXPECT_EQ(i8_space.to_json(int8.default_config(i8, avx2_device(2), i8_space)).at("activations"), "u8");
+  const auto arm_space = int8.space(i8, neon_device());
+  EXPECT_EQ(arm_space.to_json(int8.default_config(i8, neon_device(), arm_space)).at("activations"), "s8");
 }
 
 // bf16 on AMX tiles where the device has them (amx_bf16): the space holds only tile configs (16
