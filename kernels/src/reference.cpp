@@ -107,6 +107,12 @@ void RelativeL2::add(const T* got, const T* want, std::size_t n) {
 template void RelativeL2::add<float>(const float*, const float*, std::size_t);
 template void RelativeL2::add<double>(const double*, const double*, std::size_t);
 
+void RelativeL2::add(const RelativeL2& other) {
+  difference_ += other.difference_;
+  norm_ += other.norm_;
+  finite_ = finite_ && other.finite_;
+}
+
 double RelativeL2::error() const {
   if (!finite_) return std::numeric_limits<double>::infinity();
   if (difference_ == 0.0) return 0.0;

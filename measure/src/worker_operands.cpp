@@ -1,8 +1,10 @@
 #include "optune/measure/worker_operands.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <random>
 #include <stdexcept>
+#include <thread>
 
 #include "optune/kernels/reference.hpp"
 #include "optune/kernels/workload.hpp"
@@ -82,18 +84,36 @@ void prepare_operator_operands(Operands& operands, const std::string& key, std::
   operands.values.id = id;
 }
 
+// An output of millions of elements is compared on several threads, a share each: on one, a 4096 x
+// 4096 GEMM's check took most of a CUDA tune's checking time (docs/performance/multi-gpu.md). The
+// worker times nothing meanwhile, and a share's sums are added in a fixed order (the same error
+// for the same output).
 double operator_output_error(const Operands& operands) {
+  constexpr std::size_t kElementsPerThread = std::size_t{1} << 20;
+  constexpr unsigned kMostThreads = 8;
   const HostArgument& output = operands.values.args.back();
   if (!guard_intact(output)) return std::numeric_limits<double>::infinity();
   const auto count = static_cast<std::size_t>(output.spec.count);
-  std::vector<double> part(std::min(count, kCheckPart));
-  kernels::RelativeL2 l2;
-  for (std::size_t first = 0; first < count; first += part.size()) {
-    const std::size_t n = std::min(part.size(), count - first);
-    kernels::load_elements(output.spec.dtype, output.bytes.data(), first, n, part.data());
-    l2.add(part.data(), operands.reference.data() + first, n);
+  const std::size_t threads = std::clamp<std::size_t>(
+      count / kElementsPerThread, 1, std::clamp(std::thread::hardware_concurrency(), 1u, kMostThreads));
+  std::vector<kernels::RelativeL2> shares(threads);
+  auto compare = [&](std::size_t share) {
+    const std::size_t begin = count * share / threads, end = count * (share + 1) / threads;
+    std::vector<double> part(std::min(end - begin, kCheckPart));
+    for (std::size_t first = begin; first < end; first += part.size()) {
+      const std::size_t n = std::min(part.size(), end - first);
+      kernels::load_elements(output.spec.dtype, output.bytes.data(), first, n, part.data());
+      shares[share].add(part.data(), operands.reference.data() + first, n);
+    }
+  };
+  {
+    std::vector<std::jthread> helpers;
+    for (std::size_t share = 1; share < threads; ++share) helpers.emplace_back(compare, share);
+    compare(0);
   }
-  return l2.error();
+  kernels::RelativeL2 total;
+  for (const auto& share : shares) total.add(share);
+  return total.error();
 }
 
 }  // namespace optune::measure

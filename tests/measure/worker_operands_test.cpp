@@ -102,6 +102,35 @@ TEST(WorkerOperands, Bfloat16OutputWithinItsToleranceAndAWriteBeyondItIsCaught) 
   EXPECT_TRUE(std::isinf(operator_output_error(operands)));
 }
 
+// An output of millions of elements is compared in shares, one a thread: the right product is
+// exact, and one element wrong or NaN in the last share is caught as in the first. (The reference
+// is the exact int32 product, so the output is written from it.)
+TEST(WorkerOperands, ALargeOutputComparedInSharesCatchesOneWrongElementAnywhere) {
+  Operands operands;
+  prepare_operator_operands(operands, "gemm.i8.M2048.N2048.K4", 5, {DataType::kU8, DataType::kI8});
+  reset_for_run(operands.values, 0);
+  auto& c = operands.values.args[2];
+  const auto count = static_cast<std::size_t>(c.spec.count);
+  ASSERT_EQ(count, std::size_t{1} << 22);
+  for (std::size_t i = 0; i < count; ++i) kernels::store_element(DataType::kI32, c.bytes.data(), i, operands.reference[i]);
+  EXPECT_EQ(operator_output_error(operands), 0.0);
+  for (std::size_t wrong : {std::size_t{0}, count / 2 + 1, count - 1}) {
+    const double right = kernels::load_element(DataType::kI32, c.bytes.data(), wrong);
+    kernels::store_element(DataType::kI32, c.bytes.data(), wrong, right + 1);
+    EXPECT_GT(operator_output_error(operands), 0.0) << wrong;
+    kernels::store_element(DataType::kI32, c.bytes.data(), wrong, right);
+  }
+  EXPECT_EQ(operator_output_error(operands), 0.0);
+  Operands floats;
+  prepare_operator_operands(floats, "gemm.f32.M2048.N2048.K4", 5, {});
+  reset_for_run(floats.values, 0);
+  auto& f = floats.values.args[2];
+  for (std::size_t i = 0; i < count; ++i) kernels::store_element(DataType::kF32, f.bytes.data(), i, floats.reference[i]);
+  EXPECT_LT(operator_output_error(floats), 1e-6);
+  kernels::store_element(DataType::kF32, f.bytes.data(), count - 1, std::nan(""));
+  EXPECT_TRUE(std::isinf(operator_output_error(floats)));
+}
+
 // Every buffer a candidate receives starts on a cache line, as an application's tensors do (a
 // kernel reading rows in place is timed as it will run there), large ones included (malloc gives
 // those 16 bytes past a page).

@@ -50,6 +50,8 @@ class RelativeL2 {
  public:
   template <typename T>
   void add(const T* got, const T* want, std::size_t n);
+  // Another part's sums (a part compared on a thread of its own).
+  void add(const RelativeL2& other);
   double error() const;
 
  private:
