@@ -78,6 +78,20 @@ DataType parse_data_type(std::string_view name) {
   throw std::invalid_argument("'" + std::string(name) + "' is not a dtype (" + data_type_names() + ")");
 }
 
+std::pair<double, double> integer_range(DataType type) {
+  switch (type) {
+    case DataType::kI8: return {-128, 127};
+    case DataType::kU8: return {0, 255};
+    case DataType::kU7: return {0, 127};
+    case DataType::kI16: return {-32768, 32767};
+    case DataType::kU16: return {0, 65535};
+    case DataType::kI32: return {-2147483648.0, 2147483647.0};
+    case DataType::kU32: return {0, 4294967295.0};
+    case DataType::kU64: return {0, std::numeric_limits<double>::infinity()};
+    default: return {-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+  }
+}
+
 void store_element(DataType type, std::byte* bytes, std::size_t i, double value) {
   std::byte* at = bytes + i * data_type_bytes(type);
   switch (type) {

@@ -28,21 +28,6 @@ std::string number_text(double value) {
   return text.str();
 }
 
-// The range of an integer dtype, as doubles (i64/u64 are bounded by exact doubles anyway).
-std::pair<double, double> integer_range(DataType type) {
-  switch (type) {
-    case DataType::kI8: return {-128, 127};
-    case DataType::kU8: return {0, 255};
-    case DataType::kU7: return {0, 127};
-    case DataType::kI16: return {-32768, 32767};
-    case DataType::kU16: return {0, 65535};
-    case DataType::kI32: return {-2147483648.0, 2147483647.0};
-    case DataType::kU32: return {0, 4294967295.0};
-    case DataType::kU64: return {0, std::numeric_limits<double>::infinity()};
-    default: return {-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
-  }
-}
-
 // A launch evaluated for one set of values: the sizes, or the first problem found.
 struct LaunchOutcome {
   LaunchSize size;

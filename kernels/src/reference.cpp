@@ -31,16 +31,11 @@ double relative_l2(const T* got, const T* want, std::size_t n) {
   return l2.error();
 }
 
-// The largest magnitude of a value of an integer type.
+// The largest magnitude of a value of an integer type (of a 32-bit one or wider, 2^31).
 double integer_magnitude(DataType type) {
-  switch (type) {
-    case DataType::kI8: return 128;
-    case DataType::kU8: return 255;
-    case DataType::kU7: return 127;
-    case DataType::kI16: return 32768;
-    case DataType::kU16: return 65535;
-    default: return std::ldexp(1.0, 31);
-  }
+  if (data_type_bytes(type) > 2) return std::ldexp(1.0, 31);
+  const auto [low, high] = integer_range(type);
+  return std::max(-low, high);
 }
 
 }  // namespace

@@ -23,17 +23,10 @@ std::vector<std::byte> random_values(kernels::DataType dtype, std::size_t count,
     for (std::size_t i = 0; i < count; ++i) kernels::store_element(dtype, bytes.data(), i, value(rng));
     return bytes;
   }
-  const auto [low, high] = [&]() -> std::pair<std::int64_t, std::int64_t> {
-    switch (dtype) {
-      case kernels::DataType::kI8: return {-128, 127};
-      case kernels::DataType::kU8: return {0, 255};
-      case kernels::DataType::kU7: return {0, 127};
-      case kernels::DataType::kI16: return {-32768, 32767};
-      case kernels::DataType::kU16: return {0, 65535};
-      default: return {-1000, 1000};
-    }
-  }();
-  std::uniform_int_distribution<std::int64_t> value(low, high);
+  // Types of 32 bits and more: small values, whose sums of products stay exact.
+  const auto [low, high] =
+      kernels::data_type_bytes(dtype) <= 2 ? kernels::integer_range(dtype) : std::pair<double, double>{-1000, 1000};
+  std::uniform_int_distribution<std::int64_t> value(static_cast<std::int64_t>(low), static_cast<std::int64_t>(high));
   for (std::size_t i = 0; i < count; ++i) kernels::store_element(dtype, bytes.data(), i, double(value(rng)));
   return bytes;
 }

@@ -252,25 +252,25 @@ std::vector<KernelTemplate::TableForm> DotGemmTemplate::table_forms() const {
     form.include = "optune/kernels/cpu/tuned_gemm_lowp.hpp";
     form.row_type = "optune::kernels::cpu::TunedGemm" + suffix;
     form.default_shape = "M=1024,N=1024,K=1024";
-    form.entry_point = "// C[M,N] = A[M,K] * B[K,N], row-major " + std::string(int8 ? "int8" : "bf16") + " (" + arithmetic +
-                       "), with the tuned config of the\n// shape (else the default config). Returns whether a tuned "
-                       "config ran.\n" + head + "gemm(std::int64_t M, std::int64_t N, std::int64_t K, const " +
-                       activations + "* A, std::int64_t lda,\n          const " + weights +
-                       "* B, std::int64_t ldb, " + output + "* C, std::int64_t ldc) {\n  return kernels::cpu::" +
-                       kernel().function + "_tuned" + tuned + "(M, N, K, A, lda, B, ldb, C, ldc);\n}\n";
+    // optune::<name>, on the table <table_name>'s rows; `what` says the operands.
+    auto gemm_entry = [&](const std::string& what, const std::string& entry_head, const std::string& name,
+                          const std::string& a, const std::string& table_name) {
+      return "// C[M,N] = A[M,K] * B[K,N], row-major " + what + " (" + arithmetic +
+             "), with the tuned config of the\n// shape (else the default config). Returns whether a tuned "
+             "config ran.\n" + entry_head + name + "(std::int64_t M, std::int64_t N, std::int64_t K, const " + a +
+             "* A, std::int64_t lda,\n          const " + weights + "* B, std::int64_t ldb, " + output +
+             "* C, std::int64_t ldc) {\n  return kernels::cpu::" + kernel().function + "_tuned<tuned::" +
+             table_name + ", tuned::" + table_name + "Default>(M, N, K, A, lda, B, ldb, C, ldc);\n}\n";
+    };
+    form.entry_point = gemm_entry(int8 ? "int8" : "bf16", head, "gemm", activations, table);
     const std::vector<DataType> kinds = dtypes();
     if (std::find(kinds.begin(), kinds.end(), DataType::kU7) != kinds.end()) {
       // u7 rows (.a7: activations in 0..127) in a table of their own, behind optune::gemm_u7.
       TableForm u7 = form;
       u7.table_name = "kGemmU7";
       u7.dtype = DataType::kU7;
-      u7.entry_point = "// C[M,N] = A[M,K] * B[K,N], row-major, A u8 holding 0..127 only (7-bit activations), B s8\n"
-                       "// (int32 sums and output), with the tuned config of the shape (else the default config).\n"
-                       "// Returns whether a tuned config ran.\ninline bool gemm_u7(std::int64_t M, std::int64_t N, "
-                       "std::int64_t K, const std::uint8_t* A, std::int64_t lda,\n          const std::int8_t* B, "
-                       "std::int64_t ldb, std::int32_t* C, std::int64_t ldc) {\n  return kernels::cpu::" +
-                       kernel().function + "_tuned<tuned::kGemmU7, tuned::kGemmU7Default>(M, N, K, A, lda, B, ldb, C, "
-                       "ldc);\n}\n";
+      u7.entry_point = gemm_entry("u7, A u8 holding 0..127 only (7-bit activations)", "inline bool ", "gemm_u7",
+                                  "std::uint8_t", u7.table_name);
       return {form, u7};
     }
   } else {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace optune::kernels {
 
@@ -25,6 +26,9 @@ bool is_floating(DataType type);
 // Half the distance from 1 to the next value: 2^-11 for f16, 2^-8 for bf16, 2^-24 for f32, 2^-53
 // for f64, 2^-4 for e4m3; 0 for integers (exact). Rounding a value to the type moves it by at most this, relative.
 double unit_roundoff(DataType type);
+// The values an integer type holds, as doubles (u7: 0..127; i64/u64 bounded by exact doubles
+// anyway, u64 and the floating types unbounded above).
+std::pair<double, double> integer_range(DataType type);
 // The known names, space-separated, for messages: "f16 bf16 f32 ...".
 std::string data_type_names();
 

@@ -72,6 +72,8 @@
 #define OPTUNE_GEMM_INT8_I8MM 1
 #elif defined(__ARM_FEATURE_DOTPROD)
 #define OPTUNE_GEMM_INT8_SDOT 1
+#elif defined(__AVX2__)
+#define OPTUNE_GEMM_INT8_MADDUBS 1  // 7-bit activations only (GemmInt8Config::a7)
 #endif
 
 namespace optune::kernels::cpu {
@@ -134,13 +136,16 @@ using Index = std::int64_t;
 
 inline Index ceil_div(Index a, Index b) { return (a + b - 1) / b; }
 
-// Whether operands TA and TB take a quad path: VNNI's u8 x s8, Arm's SDOT s8 x s8.
-template <typename TA, typename TB>
+// Whether operands TA and TB take a quad path: VNNI's u8 x s8, Arm's SDOT s8 x s8, AVX2's
+// vpmaddubsw for 7-bit u8 A (A7) and s8 B.
+template <typename TA, typename TB, bool A7 = false>
 constexpr bool use_quads() {
 #if defined(OPTUNE_GEMM_INT8_VNNI)
   return mixed_signedness<TA, TB>();
 #elif defined(OPTUNE_GEMM_INT8_SDOT)
   return std::is_same_v<TA, std::int8_t> && std::is_same_v<TB, std::int8_t>;
+#elif defined(OPTUNE_GEMM_INT8_MADDUBS)
+  return A7 && std::is_same_v<TA, std::uint8_t> && std::is_same_v<TB, std::int8_t>;
 #else
   return false;
 #endif
@@ -156,21 +161,11 @@ constexpr bool use_i8mm() {
 #endif
 }
 
-// Whether operands TA and TB take AVX2's vpmaddubsw quads: 7-bit u8 A (A7) and s8 B, no VNNI.
-template <typename TA, typename TB, bool A7>
-constexpr bool use_maddubs() {
-#if defined(__AVX2__) && !defined(OPTUNE_GEMM_INT8_VNNI)
-  return A7 && std::is_same_v<TA, std::uint8_t> && std::is_same_v<TB, std::int8_t>;
-#else
-  return false;
-#endif
-}
-
-// The path operands TA and TB take: 0 widened pairs, 1 quads (VNNI, SDOT), 2 SMMLA's octets,
-// 3 AVX2's vpmaddubsw quads (A7: A holds 0..127).
+// The path operands TA and TB take: 0 widened pairs, 1 quads (VNNI, SDOT, or AVX2's vpmaddubsw
+// where A7: A holds 0..127), 2 SMMLA's octets.
 template <typename TA, typename TB, bool A7 = false>
 constexpr int path_of() {
-  return use_i8mm<TA, TB>() ? 2 : use_quads<TA, TB>() ? 1 : use_maddubs<TA, TB, A7>() ? 3 : 0;
+  return use_i8mm<TA, TB>() ? 2 : use_quads<TA, TB, A7>() ? 1 : 0;
 }
 
 // Rows [0, m) x depth [0, k) of A into one MR-row panel of pair words: word (p2, r) holds
@@ -208,6 +203,21 @@ void pack_b_panel(Index k, Index n, const TB* b, Index ldb, std::int16_t* dst) {
   }
 }
 
+#if defined(__AVX2__)
+// C[0:MR, 0:8 V] (=|+=) an AVX2 tile of int32 sums, V ymm a row.
+template <int MR, int V>
+[[gnu::always_inline]] inline void store_tile(const __m256i (&acc)[MR][V], std::int32_t* c, Index ldc, bool accumulate) {
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 8
+    for (int v = 0; v < V; ++v) {
+      auto* out = reinterpret_cast<__m256i*>(c + r * ldc + v * 8);
+      _mm256_storeu_si256(out, accumulate ? _mm256_add_epi32(_mm256_loadu_si256(out), acc[r][v]) : acc[r][v]);
+    }
+  }
+}
+#endif
+
 // C[0:MR, 0:NR] (=|+=) the packed A panel times the packed B panel over `pairs` pairs of depth.
 template <int MR, int NR>
 void micro_kernel(Index pairs, const std::int32_t* a, const std::int16_t* b, std::int32_t* c, Index ldc,
@@ -226,12 +236,7 @@ void micro_kernel(Index pairs, const std::int32_t* a, const std::int16_t* b, std
       for (int v = 0; v < V; ++v) acc[r][v] = _mm256_add_epi32(acc[r][v], _mm256_madd_epi16(av, bv[v]));
     }
   }
-  for (int r = 0; r < MR; ++r)
-    for (int v = 0; v < V; ++v) {
-      auto* out = reinterpret_cast<__m256i*>(c + r * ldc + v * 8);
-      const __m256i sum = accumulate ? _mm256_add_epi32(_mm256_loadu_si256(out), acc[r][v]) : acc[r][v];
-      _mm256_storeu_si256(out, sum);
-    }
+  store_tile<MR, V>(acc, c, ldc, accumulate);
 #else
   std::int32_t acc[MR][NR] = {};
   for (Index p2 = 0; p2 < pairs; ++p2)
@@ -391,7 +396,7 @@ void micro_kernel_quads(Index quads, const std::uint8_t* a, Index quad_step, Ind
 }
 #endif
 
-#if defined(__AVX2__) && !defined(OPTUNE_GEMM_INT8_VNNI)
+#if defined(OPTUNE_GEMM_INT8_MADDUBS)
 // The same tile on AVX2 for 7-bit u8 A and s8 B: a panel of NR columns is NR / 8 ymm of quads;
 // vpmaddubsw sums each pair of a quad's products into an int16 (no saturation below 128 in A),
 // vpmaddwd by ones the two int16 of a quad into its int32 lane.
@@ -418,15 +423,7 @@ void micro_kernel_maddubs(Index quads, const std::uint8_t* a, Index quad_step, I
         acc[r][v] = _mm256_add_epi32(acc[r][v], _mm256_madd_epi16(_mm256_maddubs_epi16(av, bv[v]), ones));
     }
   }
-#pragma GCC unroll 16
-  for (int r = 0; r < MR; ++r) {
-#pragma GCC unroll 8
-    for (int v = 0; v < V; ++v) {
-      auto* out = reinterpret_cast<__m256i*>(c + r * ldc + v * 8);
-      const __m256i sum = accumulate ? _mm256_add_epi32(_mm256_loadu_si256(out), acc[r][v]) : acc[r][v];
-      _mm256_storeu_si256(out, sum);
-    }
-  }
+  store_tile<MR, V>(acc, c, ldc, accumulate);
 }
 #endif
 
@@ -465,15 +462,18 @@ void micro_kernel_sdot(Index quads, const std::uint8_t* a, Index quad_step, Inde
 }
 #endif
 
-#if defined(OPTUNE_GEMM_INT8_VNNI) || defined(OPTUNE_GEMM_INT8_SDOT)
-// The quad path's micro-kernel (AUnsigned: A holds the u8 operand; SDOT's are both s8).
+#if defined(OPTUNE_GEMM_INT8_VNNI) || defined(OPTUNE_GEMM_INT8_SDOT) || defined(OPTUNE_GEMM_INT8_MADDUBS)
+// The quad path's micro-kernel (AUnsigned: A holds the u8 operand; SDOT's are both s8, vpmaddubsw's
+// A is u8).
 template <int MR, int NR, bool AUnsigned, typename TB>
 void quads_kernel(Index quads, const std::uint8_t* a, Index quad_step, Index row_step, const TB* b, std::int32_t* c,
                   Index ldc, bool accumulate) {
 #if defined(OPTUNE_GEMM_INT8_VNNI)
   micro_kernel_quads<MR, NR, AUnsigned>(quads, a, quad_step, row_step, b, c, ldc, accumulate);
-#else
+#elif defined(OPTUNE_GEMM_INT8_SDOT)
   micro_kernel_sdot<MR, NR>(quads, a, quad_step, row_step, b, c, ldc, accumulate);
+#else
+  micro_kernel_maddubs<MR, NR>(quads, a, quad_step, row_step, b, c, ldc, accumulate);
 #endif
 }
 #endif
@@ -563,7 +563,7 @@ struct Path {
   static void kernel_in_place(Index, const TA*, Index, const BElement*, std::int32_t*, Index, bool) {}
 };
 
-#if defined(OPTUNE_GEMM_INT8_VNNI) || defined(OPTUNE_GEMM_INT8_SDOT)
+#if defined(OPTUNE_GEMM_INT8_VNNI) || defined(OPTUNE_GEMM_INT8_SDOT) || defined(OPTUNE_GEMM_INT8_MADDUBS)
 template <int MR, int NR, typename TA, typename TB>
 struct Path<MR, NR, TA, TB, 1> {
   static constexpr Index G = 4;
@@ -580,25 +580,6 @@ struct Path<MR, NR, TA, TB, 1> {
   static void kernel_in_place(Index groups, const TA* a, Index lda, const BElement* b, std::int32_t* c, Index ldc,
                               bool accumulate) {
     quads_kernel<MR, NR, kAUnsigned>(groups, reinterpret_cast<const std::uint8_t*>(a), 4, lda, b, c, ldc, accumulate);
-  }
-};
-#endif
-
-#if defined(__AVX2__) && !defined(OPTUNE_GEMM_INT8_VNNI)
-template <int MR, int NR, typename TA, typename TB>
-struct Path<MR, NR, TA, TB, 3> {
-  static constexpr Index G = 4;
-  static constexpr bool kReadsAInPlace = true;
-  using AWord = std::uint32_t;
-  using BElement = TB;
-  static void pack_a(Index m, Index k, const TA* a, Index lda, AWord* dst) { pack_a_quads<MR>(m, k, a, lda, dst); }
-  static void pack_b(Index k, Index n, const TB* b, Index ldb, BElement* dst) { pack_b_quads<NR>(k, n, b, ldb, dst); }
-  static void kernel(Index groups, const AWord* a, const BElement* b, std::int32_t* c, Index ldc, bool accumulate) {
-    micro_kernel_maddubs<MR, NR>(groups, reinterpret_cast<const std::uint8_t*>(a), 4 * MR, 4, b, c, ldc, accumulate);
-  }
-  static void kernel_in_place(Index groups, const TA* a, Index lda, const BElement* b, std::int32_t* c, Index ldc,
-                              bool accumulate) {
-    micro_kernel_maddubs<MR, NR>(groups, a, 4, lda, b, c, ldc, accumulate);
   }
 };
 #endif
