@@ -3,7 +3,7 @@
 // run, with the network-level latency sum (count x latency) of each implementation.
 //
 //   build/tests/bench/bench_conv --suite configs/workloads/resnet18.toml
-//       [--suite configs/workloads/mobilenet_v1.toml] [--rounds 2] [--dtype f32|f16|bf16|i8]
+//       [--suite configs/workloads/mobilenet_v1.toml] [--rounds 2] [--dtype f32|f16|bf16|i8|u7]
 //       [--candidate KEY=tuned.so]... [--default KEY=default.so]... [--layers NAME,NAME...]
 // --layers keeps only the named layers of the suites (e.g. --layers conv1,pw7,dw2), for a quick look.
 // --layout nchw8c: the suites keep that layout between conv layers (as `optune tune --layout`):
@@ -23,8 +23,10 @@
 //   i8:   u8 x s8 with int32 accumulation and int32 output: activations in the type the default
 //         template reads on this CPU (u8 on x86, for VNNI), s8 filter (oneDNN: u8 src, s8 weights,
 //         s32 dst, no scales).
-// Operands are random: floats uniform in [-1, 1] rounded to the type, u8 in 0..255, s8 in
-// -128..127. Other dtypes than f32 add each row's relative L2 error against a float64 reference
+//   u7:   i8 with activations u8 in 0..127 (7-bit, PyTorch's reduce_range): AVX2 code multiplies
+//         them with vpmaddubsw exactly (oneDNN: the same u8 src, s8 weights, s32 dst).
+// Operands are random: floats uniform in [-1, 1] rounded to the type, u8 in 0..255 (u7 0..127),
+// s8 in -128..127. Other dtypes than f32 add each row's relative L2 error against a float64 reference
 // of the same low-precision inputs (exactly 0 for int8), GOP/s instead of GFLOP/s for int8, and
 // the machine's measured float32 FMA peak (cpu_peak.hpp); OpenBLAS rows are f32 only.
 // KEY is a workload key (conv2d.nchw.f32.N1.C64...); the .so files are emitted candidates
@@ -131,17 +133,18 @@ struct Implementation {
 };
 
 // Random values of the type's range: floats uniform in [-1, 1] rounded to the type, integers
-// over the whole type (u8 0..255, s8 -128..127).
+// over the whole type (u8 0..255, s8 -128..127, u7 0..127).
 void fill_random(Buffer& b, std::mt19937& rng) {
   if (optune::kernels::is_floating(b.dtype)) {
     std::uniform_real_distribution<float> value(-1.0f, 1.0f);
     for (std::size_t i = 0; i < b.count; ++i) optune::kernels::store_element(b.dtype, b.bytes.data(), i, value(rng));
     return;
   }
-  if (b.dtype != DataType::kU8 && b.dtype != DataType::kI8) {
+  if (b.dtype != DataType::kU8 && b.dtype != DataType::kI8 && b.dtype != DataType::kU7) {
     throw std::invalid_argument("no random operands of " + std::string(optune::kernels::data_type_name(b.dtype)));
   }
-  std::uniform_int_distribution<int> value(b.dtype == DataType::kU8 ? 0 : -128, b.dtype == DataType::kU8 ? 255 : 127);
+  const auto [low, high] = optune::kernels::integer_range(b.dtype);
+  std::uniform_int_distribution<int> value(static_cast<int>(low), static_cast<int>(high));
   for (std::size_t i = 0; i < b.count; ++i) optune::kernels::store_element(b.dtype, b.bytes.data(), i, value(rng));
 }
 
@@ -194,7 +197,8 @@ dnnl::memory::data_type onednn_type(DataType type) {
     case DataType::kF16: return dt::f16;
     case DataType::kBF16: return dt::bf16;
     case DataType::kI8: return dt::s8;
-    case DataType::kU8: return dt::u8;
+    case DataType::kU8:
+    case DataType::kU7: return dt::u8;  // u7: u8 holding 0..127
     case DataType::kI32: return dt::s32;
     default: throw std::invalid_argument("oneDNN has no " + std::string(optune::kernels::data_type_name(type)));
   }
@@ -347,12 +351,13 @@ std::vector<std::string> split_commas(const std::string& text) {
 constexpr const char* kUsage =
     "usage: bench_conv --suite FILE [--suite FILE]... [--rounds N] [--candidate KEY=tuned.so]...\n"
     "                  [--default KEY=default.so]... [--layers NAME,NAME...]\n"
-    "                  [--threads N] [--layout nchw8c] [--dtype f32|f16|bf16|i8]\n";
+    "                  [--threads N] [--layout nchw8c] [--dtype f32|f16|bf16|i8|u7]\n";
 
 DataType parse_dtype(const std::string& name) {
   const DataType dtype = optune::kernels::parse_data_type(name);
-  if (dtype != DataType::kF32 && dtype != DataType::kF16 && dtype != DataType::kBF16 && dtype != DataType::kI8) {
-    throw std::invalid_argument("--dtype: f32, f16, bf16 or i8, not " + name);
+  if (dtype != DataType::kF32 && dtype != DataType::kF16 && dtype != DataType::kBF16 && dtype != DataType::kI8 &&
+      dtype != DataType::kU7) {
+    throw std::invalid_argument("--dtype: f32, f16, bf16, i8 or u7, not " + name);
   }
   return dtype;
 }

@@ -11,7 +11,7 @@
 # LAYOUT=nchw8c (environment): the networks keep that layout between conv layers (tune, emit and
 # bench with --layout): optune's candidates and oneDNN's user memory are in it, nothing is
 # timed with a layout transform (the stems read the NCHW image, as the suites pin them).
-# DTYPE=f32|bf16|f16|i8 (environment, default f32): the precision of every layer, tuned, emitted
+# DTYPE=f32|bf16|f16|i8|u7 (environment, default f32): the precision of every layer, tuned, emitted
 # and benchmarked (bench_conv --dtype); WORKDIR defaults to build/conv-vs-peers-DTYPE for other
 # dtypes than f32. Arithmetic of the rows:
 #   f32:  float32 throughout; every row, OpenBLAS's included.
@@ -21,6 +21,8 @@
 #         widened; oneDNN: f16 where its build implements it on this CPU, else "unavailable").
 #   i8:   u8 x s8 with int32 accumulation and int32 output (optune: conv2d_int8.cpu, NCHW only,
 #         so no LAYOUT, and depthwise_conv2d.cpu widened; oneDNN: u8 src, s8 weights, s32 dst).
+#   u7:   i8 with activations in 0..127 (7-bit, PyTorch's reduce_range; AVX2 code multiplies
+#         them by vpmaddubsw, exactly), the 3x3 and 1x1 layers only (depthwise takes no u7).
 # No OpenBLAS rows for other dtypes than f32; their rows add the relative L2 error against a
 # float64 reference of the same inputs (0 for int8) and the machine's float32 FMA peak. The
 # goal "int8 and bf16 conv2d at or above oneDNN's geomean on ResNet-18's 3x3 layers" reads off

@@ -85,9 +85,10 @@ TEST_F(DtypeCliTest, ADtypeNoTemplateRunsIsBadInputNamingThoseThatAre) {
   expect_bad_input("tune --op gemm --shape M=64,N=64,K=64,dtype=f16 --dtype bf16 --target cpu --db " + db(),
                    "dtype given twice");
   expect_bad_input("space --op gemm --shape 64,64,64 --dtype i64 --target cpu", "runs");
-  // 7-bit activations are a GEMM contract: no convolution takes them.
-  expect_bad_input("tune --op conv2d --shape N=1,C=8,H=8,W=8,K=8,R=3,S=3 --dtype u7 --target cpu --db " + db(),
-                   "runs f16, bf16, f32, i8");
+  // 7-bit activations run on the GEMM-based templates only: not the direct ones of the kept layout.
+  expect_bad_input("tune --op conv2d --shape N=1,C=16,H=8,W=8,K=16,R=3,S=3,layout=nchw16c --dtype u7 --target cpu --db " +
+                       db(),
+                   "u7");
 }
 
 }  // namespace
@@ -170,6 +171,79 @@ int main() {
     const bool tuned = optune::gemm_u7(m, n, k, a.data(), k, b.data(), n, c.data(), n);
     std::printf("M=%d %s %s\n", m, tuned ? "tuned" : "default", c == want ? "exact" : "WRONG");
     wrong += c != want || tuned != (m == 29);
+  }
+  return wrong;
+}
+)cpp";
+  const std::string compile = std::string("c++ -std=c++20 -O1 -mavx2 -mfma -fopenmp -I ") + dir.string() + " -I " +
+                              OPTUNE_SOURCE_DIR + "/backends/cpu/include " + (dir / "consumer.cpp").string() + " -o " +
+                              (dir / "consumer").string() + " 2> " + (dir / "compile.log").string();
+  ASSERT_EQ(std::system(compile.c_str()), 0) << optune::test_support::slurp(dir / "compile.log");
+  const int status = std::system(((dir / "consumer").string() + " > " + (dir / "consumer.out").string()).c_str());
+  EXPECT_EQ(status, 0) << optune::test_support::slurp(dir / "consumer.out");
+}
+
+// u7 convolutions: the image's columns are B, the u8 operand, which AVX2's vpmaddubsw quads take in
+// its unsigned slot. Every candidate exact, capped to AVX2 and not, on a padded strided layer whose
+// depth (3 x 3 x 5) packs the filter and a dilated one whose depth (3 x 3 x 8) lets it be read in
+// place; apply-best's kConv2dU7 table serves optune::conv2d_u7 to an AVX2 consumer, exact on the
+// tuned layer and on an untuned one.
+TEST_F(DtypeCliTest, SevenBitActivationsConvolutionIsExactOnAvx2QuadsAndElsewhere) {
+  const char* layers[] = {"N=1,C=5,H=11,W=9,K=12,R=3,S=3,stride=2,pad=1", "N=2,C=8,H=10,W=10,K=16,R=3,S=3,pad=2,dilation=2"};
+  for (const char* environment : {"OPTUNE_MAX_CPU_ISA=avx2", ""})
+    for (const char* layer : layers) {
+      CommandRun run = optune("tune --op conv2d --shape " + std::string(layer) + " --dtype u7 --target cpu --tuner random "
+                              "--trials 3 --batch-size 3 --repeat 1 --min-repeat-ms 1 --remeasure 0 --quiet --seed 5 --db " +
+                              db(), environment);
+      ASSERT_EQ(run.code, 0) << environment << " " << run.out << run.err;
+    }
+  CommandRun history = optune("query --history --format json --db " + db());
+  ASSERT_EQ(history.code, 0) << history.err;
+  const auto records = nlohmann::json::parse(history.out);
+  ASSERT_GE(records.size(), 12u) << history.out;
+  for (const auto& record : records) {
+    EXPECT_EQ(record["workload"].get<std::string>().rfind("conv2d.nchw.u7.", 0), 0u) << record.dump();
+    EXPECT_EQ(record["template"], "conv2d_int8.cpu");
+    EXPECT_EQ(record["error_kind"], "ok") << record.dump();
+    EXPECT_EQ(record["config"]["activations"], "u7") << record.dump();
+  }
+  const auto dir = std::filesystem::path(db()).parent_path();
+  CommandRun apply = optune("apply-best --target cpu --device 'capped at AVX2' --db " + db() + " --out " +
+                            (dir / "optune_tuned.hpp").string());
+  ASSERT_EQ(apply.code, 0) << apply.err;
+  const std::string header = optune::test_support::slurp(dir / "optune_tuned.hpp");
+  EXPECT_NE(header.find("kConv2dU7 = "), std::string::npos) << header;
+  EXPECT_NE(header.find(".a7 = true"), std::string::npos) << header;
+  std::ofstream(dir / "consumer.cpp") << R"cpp(
+#include <cstdio>
+#include <vector>
+#include "optune_tuned.hpp"
+int main() {
+  int wrong = 0;
+  // The tuned strided layer, and one no row holds.
+  for (const optune::kernels::cpu::Conv2dDims d : {optune::kernels::cpu::Conv2dDims{1, 5, 11, 9, 12, 3, 3, 2, 1, 1},
+                                                   optune::kernels::cpu::Conv2dDims{1, 6, 7, 7, 8, 3, 3, 1, 1, 1}}) {
+    const long P = d.out_h(), Q = d.out_w();
+    std::vector<std::uint8_t> in(d.N * d.C * d.H * d.W);
+    std::vector<std::int8_t> filter(d.K * d.C * d.R * d.S);
+    std::vector<std::int32_t> out(d.N * d.K * P * Q), want(out.size(), 0);
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint8_t>(i * 37 % 128);
+    for (std::size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<std::int8_t>(i * 91 % 256 - 128);
+    for (long n = 0; n < d.N; ++n)
+      for (long k = 0; k < d.K; ++k)
+        for (long p = 0; p < P; ++p)
+          for (long q = 0; q < Q; ++q)
+            for (long c = 0; c < d.C; ++c)
+              for (long r = 0; r < d.R; ++r)
+                for (long s = 0; s < d.S; ++s) {
+                  const long h = p * d.stride - d.pad + r * d.dilation, w = q * d.stride - d.pad + s * d.dilation;
+                  if (h < 0 || h >= d.H || w < 0 || w >= d.W) continue;
+                  want[((n * d.K + k) * P + p) * Q + q] +=
+                      in[((n * d.C + c) * d.H + h) * d.W + w] * filter[((k * d.C + c) * d.R + r) * d.S + s];
+                }
+    const bool tuned = optune::conv2d_u7(d, in.data(), filter.data(), out.data());
+    std::printf("C=%ld %s %s\n", static_cast<long>(d.C), tuned ? "tuned" : "default", out == want ? "exact" : "WRONG");
+    wrong += out != want || tuned != (d.C == 5);
   }
   return wrong;
 }

@@ -235,56 +235,50 @@ std::string DotGemmTemplate::config_literal(const ss::ConfigView& view) const {
 
 std::vector<KernelTemplate::TableForm> DotGemmTemplate::table_forms() const {
   const bool int8 = dtypes().front() == DataType::kI8;
+  const bool gemm = op_ == Op::kGemm;
   const std::string suffix = int8 ? "Int8" : "Bf16";
-  const std::string table = std::string(op_ == Op::kGemm ? "kGemm" : "kConv2d") + suffix;
-  const std::string tuned = "<tuned::" + table + ", tuned::" + table + "Default>";
+  const std::string table = std::string(gemm ? "kGemm" : "kConv2d") + suffix;
   // int8 activations are u8 on x86 and s8 elsewhere: the entry point takes either.
   const std::string head = int8 ? "template <typename Activations>\nbool " : "inline bool ";
   const std::string activations = int8 ? "Activations" : "kernels::cpu::bfloat16";
   const std::string weights = int8 ? "std::int8_t" : "kernels::cpu::bfloat16";
   const std::string output = int8 ? "std::int32_t" : "kernels::cpu::bfloat16";
   const std::string arithmetic = int8 ? "int32 sums and output" : "float32 sums";
+  // optune::<name> on the table <table_name>'s rows; `what` says the operands, `a` the activations' type.
+  auto entry = [&](const std::string& what, const std::string& entry_head, const std::string& name,
+                   const std::string& a, const std::string& table_name) {
+    const std::string tuned = "_tuned<tuned::" + table_name + ", tuned::" + table_name + "Default>";
+    const std::string returns = "), with the tuned config of the\n// " + std::string(gemm ? "shape" : "layer") +
+                                " (else the default config). Returns whether a tuned config ran.\n";
+    if (gemm) {
+      return "// C[M,N] = A[M,K] * B[K,N], row-major " + what + " (" + arithmetic + returns + entry_head + name +
+             "(std::int64_t M, std::int64_t N, std::int64_t K, const " + a + "* A, std::int64_t lda,\n          const " +
+             weights + "* B, std::int64_t ldb, " + output + "* C, std::int64_t ldc) {\n  return kernels::cpu::" +
+             kernel().function + tuned + "(M, N, K, A, lda, B, ldb, C, ldc);\n}\n";
+    }
+    return "// NCHW output = conv2d(NCHW input, OIHW filter), " + what + " (" + arithmetic + returns + entry_head +
+           name + "(const kernels::cpu::Conv2dDims& dims, const " + a + "* input, const " + weights +
+           "* filter,\n            " + output + "* output) {\n  return kernels::cpu::conv2d_dot" + tuned +
+           "(dims, input, filter, output);\n}\n";
+  };
   TableForm form;
   form.config_type = "optune::kernels::cpu::" + kernel().config_type;
   form.table_name = table;
   form.dtype = dtypes().front();
-  if (op_ == Op::kGemm) {
-    form.include = "optune/kernels/cpu/tuned_gemm_lowp.hpp";
-    form.row_type = "optune::kernels::cpu::TunedGemm" + suffix;
-    form.default_shape = "M=1024,N=1024,K=1024";
-    // optune::<name>, on the table <table_name>'s rows; `what` says the operands.
-    auto gemm_entry = [&](const std::string& what, const std::string& entry_head, const std::string& name,
-                          const std::string& a, const std::string& table_name) {
-      return "// C[M,N] = A[M,K] * B[K,N], row-major " + what + " (" + arithmetic +
-             "), with the tuned config of the\n// shape (else the default config). Returns whether a tuned "
-             "config ran.\n" + entry_head + name + "(std::int64_t M, std::int64_t N, std::int64_t K, const " + a +
-             "* A, std::int64_t lda,\n          const " + weights + "* B, std::int64_t ldb, " + output +
-             "* C, std::int64_t ldc) {\n  return kernels::cpu::" + kernel().function + "_tuned<tuned::" +
-             table_name + ", tuned::" + table_name + "Default>(M, N, K, A, lda, B, ldb, C, ldc);\n}\n";
-    };
-    form.entry_point = gemm_entry(int8 ? "int8" : "bf16", head, "gemm", activations, table);
-    const std::vector<DataType> kinds = dtypes();
-    if (std::find(kinds.begin(), kinds.end(), DataType::kU7) != kinds.end()) {
-      // u7 rows (.a7: activations in 0..127) in a table of their own, behind optune::gemm_u7.
-      TableForm u7 = form;
-      u7.table_name = "kGemmU7";
-      u7.dtype = DataType::kU7;
-      u7.entry_point = gemm_entry("u7, A u8 holding 0..127 only (7-bit activations)", "inline bool ", "gemm_u7",
-                                  "std::uint8_t", u7.table_name);
-      return {form, u7};
-    }
-  } else {
-    form.include = "optune/kernels/cpu/tuned_conv2d_dot.hpp";
-    form.row_type = "optune::kernels::cpu::TunedConv2d" + suffix;
-    form.default_shape = "N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1";
-    form.entry_point = "// NCHW output = conv2d(NCHW input, OIHW filter), " + std::string(int8 ? "int8" : "bf16") + " (" +
-                       arithmetic + "), with the tuned config of\n// the layer (else the default config). Returns "
-                       "whether a tuned config ran.\n" + head + "conv2d(const kernels::cpu::Conv2dDims& dims, const " +
-                       activations + "* input, const " + weights + "* filter,\n            " + output +
-                       "* output) {\n  return kernels::cpu::conv2d_dot_tuned" + tuned +
-                       "(dims, input, filter, output);\n}\n";
-  }
-  return {form};
+  form.include = gemm ? "optune/kernels/cpu/tuned_gemm_lowp.hpp" : "optune/kernels/cpu/tuned_conv2d_dot.hpp";
+  form.row_type = "optune::kernels::cpu::Tuned" + std::string(gemm ? "Gemm" : "Conv2d") + suffix;
+  form.default_shape = gemm ? "M=1024,N=1024,K=1024" : "N=1,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1";
+  const std::string name = gemm ? "gemm" : "conv2d";
+  form.entry_point = entry(int8 ? "int8" : "bf16", head, name, activations, table);
+  const std::vector<DataType> kinds = dtypes();
+  if (std::find(kinds.begin(), kinds.end(), DataType::kU7) == kinds.end()) return {form};
+  // u7 rows (.a7: activations in 0..127) in a table of their own, behind optune::gemm_u7 or conv2d_u7.
+  TableForm u7 = form;
+  u7.table_name = std::string(gemm ? "kGemm" : "kConv2d") + "U7";
+  u7.dtype = DataType::kU7;
+  u7.entry_point = entry(std::string("u7, ") + (gemm ? "A" : "the input") + " u8 holding 0..127 only (7-bit activations)",
+                         "inline bool ", name + "_u7", "std::uint8_t", u7.table_name);
+  return {form, u7};
 }
 
 std::string DotGemmTemplate::table_row(const Workload& workload, const DeviceInfo& /*device*/,

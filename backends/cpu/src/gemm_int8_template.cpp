@@ -2,7 +2,7 @@
 // accumulation and output) on the header-only kernel optune/kernels/cpu/gemm_int8.hpp (the conv2d
 // through conv2d_dot.hpp's im2col columns). On x86 they read activations (A, the image) as u8 (what
 // VNNI's vpdpbusd multiplies, and oneDNN's u8s8s32 matmul and convolution take), elsewhere as s8;
-// weights (B, the filter) are s8. The GEMM also runs u7 workloads: activations u8 in 0..127 (7-bit,
+// weights (B, the filter) are s8. Both also run u7 workloads: activations u8 in 0..127 (7-bit,
 // PyTorch's reduce_range), which AVX2 multiplies by vpmaddubsw's quads (GemmInt8Config::a7); the
 // other paths run them as u8. The knobs map one to one onto GemmInt8Config's fields
 // (dot_gemm_template.hpp). Where the device has AMX's int8 tiles (amx_int8) the micro-tiles run on
@@ -25,10 +25,7 @@ bool runs_vnni(const DeviceInfo& device) {
 class CpuInt8Template final : public DotGemmTemplate {
  public:
   using DotGemmTemplate::DotGemmTemplate;
-  std::vector<DataType> dtypes() const override {
-    if (op() == Op::kGemm) return {DataType::kI8, DataType::kU7};
-    return {DataType::kI8};
-  }
+  std::vector<DataType> dtypes() const override { return {DataType::kI8, DataType::kU7}; }
 
   std::vector<DataType> input_dtypes(const Workload& workload, const DeviceInfo& device) const override {
     return {activations_of(workload, device), DataType::kI8};

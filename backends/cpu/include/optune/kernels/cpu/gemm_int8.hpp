@@ -13,12 +13,14 @@
 //    16 int32 lanes of a zmm, exact (no int16 intermediate; |4 * 255 * -128| is far inside int32),
 //    4x the products per instruction of the AVX2 pair path. Which operand is broadcast does not
 //    matter to it: the u8 one goes in its unsigned slot. NR is a multiple of 16 (one zmm).
-//  - AVX2 with 7-bit activations (GemmInt8Config::a7: A u8 holding 0..127, as PyTorch's x86
-//    quantisers make them where there is no VNNI, reduce_range) and B s8: G = 4, VNNI's quads.
-//    vpmaddubsw multiplies 32 u8 x s8 pairs and adds each pair into an int16, which cannot
-//    saturate (2 x 127 x 128 < 32768); vpmaddwd by ones adds the int16 pairs into 8 int32 lanes.
-//    Three instructions per 32 products against the pair path's four, A read in place and B
-//    packed unwidened. NR is a multiple of 8 (one ymm).
+//  - AVX2 with 7-bit activations (GemmInt8Config::a7: the u8 operand holds 0..127 only, as
+//    PyTorch's x86 quantisers make activations where there is no VNNI, reduce_range) and the
+//    other operand s8 (the GEMM's A u8 and B s8, or the convolution's s8 filter as A and u8
+//    columns as B): G = 4, VNNI's quads. vpmaddubsw multiplies 32 u8 x s8 pairs (the u8 one in its
+//    unsigned slot) and adds each pair into an int16, which cannot saturate (2 x 127 x 128 <
+//    32768); vpmaddwd by ones adds the int16 pairs into 8 int32 lanes. Three instructions per 32
+//    products against the pair path's four, A read in place and B packed unwidened. NR is a
+//    multiple of 8 (one ymm).
 //  - AVX2, and two operands of one signedness on a VNNI machine: G = 2, operands
 //    widened to int16 as they are packed, vpmaddwd multiplies 16 pairs and adds each pair into
 //    8 int32 lanes, exact for any 8-bit inputs (vpmaddubsw, 2x the products per instruction,
@@ -92,8 +94,9 @@ struct GemmInt8Config {
   bool split_rows = false;
   // true: AMX tiles (mr 16 or 32 rows, nr 16 to 48 columns, kc a multiple of 64) where the target has them.
   bool amx = false;
-  // true: A (u8) holds 0..127 only, 7-bit activations: AVX2 without VNNI then takes vpmaddubsw's
-  // quads (above). A value of 128 or more there may saturate a pair's sum: the caller's contract.
+  // true: the u8 operand (A or B, the activations) holds 0..127 only, 7-bit activations: AVX2
+  // without VNNI then takes vpmaddubsw's quads (above). A value of 128 or more there may saturate
+  // a pair's sum: the caller's contract.
   bool a7 = false;
 
   friend constexpr bool operator==(const GemmInt8Config&, const GemmInt8Config&) = default;
@@ -137,7 +140,7 @@ using Index = std::int64_t;
 inline Index ceil_div(Index a, Index b) { return (a + b - 1) / b; }
 
 // Whether operands TA and TB take a quad path: VNNI's u8 x s8, Arm's SDOT s8 x s8, AVX2's
-// vpmaddubsw for 7-bit u8 A (A7) and s8 B.
+// vpmaddubsw for a 7-bit u8 operand (A7) and an s8 one.
 template <typename TA, typename TB, bool A7 = false>
 constexpr bool use_quads() {
 #if defined(OPTUNE_GEMM_INT8_VNNI)
@@ -145,7 +148,7 @@ constexpr bool use_quads() {
 #elif defined(OPTUNE_GEMM_INT8_SDOT)
   return std::is_same_v<TA, std::int8_t> && std::is_same_v<TB, std::int8_t>;
 #elif defined(OPTUNE_GEMM_INT8_MADDUBS)
-  return A7 && std::is_same_v<TA, std::uint8_t> && std::is_same_v<TB, std::int8_t>;
+  return A7 && mixed_signedness<TA, TB>();
 #else
   return false;
 #endif
@@ -162,7 +165,7 @@ constexpr bool use_i8mm() {
 }
 
 // The path operands TA and TB take: 0 widened pairs, 1 quads (VNNI, SDOT, or AVX2's vpmaddubsw
-// where A7: A holds 0..127), 2 SMMLA's octets.
+// where A7: the u8 operand holds 0..127), 2 SMMLA's octets.
 template <typename TA, typename TB, bool A7 = false>
 constexpr int path_of() {
   return use_i8mm<TA, TB>() ? 2 : use_quads<TA, TB, A7>() ? 1 : 0;
@@ -397,11 +400,12 @@ void micro_kernel_quads(Index quads, const std::uint8_t* a, Index quad_step, Ind
 #endif
 
 #if defined(OPTUNE_GEMM_INT8_MADDUBS)
-// The same tile on AVX2 for 7-bit u8 A and s8 B: a panel of NR columns is NR / 8 ymm of quads;
-// vpmaddubsw sums each pair of a quad's products into an int16 (no saturation below 128 in A),
-// vpmaddwd by ones the two int16 of a quad into its int32 lane.
-template <int MR, int NR>
-void micro_kernel_maddubs(Index quads, const std::uint8_t* a, Index quad_step, Index row_step, const std::int8_t* b,
+// The same tile on AVX2 for a 7-bit u8 operand and an s8 one (AUnsigned: A is the u8 one, else B):
+// a panel of NR columns is NR / 8 ymm of quads; vpmaddubsw sums each pair of a quad's products
+// into an int16 (no saturation below 128 in the u8 operand), vpmaddwd by ones the two int16 of a
+// quad into its int32 lane.
+template <int MR, int NR, bool AUnsigned>
+void micro_kernel_maddubs(Index quads, const std::uint8_t* a, Index quad_step, Index row_step, const void* b,
                           std::int32_t* c, Index ldc, bool accumulate) {
   constexpr int V = NR / 8;
   const __m256i ones = _mm256_set1_epi16(1);
@@ -414,13 +418,15 @@ void micro_kernel_maddubs(Index quads, const std::uint8_t* a, Index quad_step, I
   for (Index q = 0; q < quads; ++q) {
     __m256i bv[V];
 #pragma GCC unroll 8
-    for (int v = 0; v < V; ++v) bv[v] = _mm256_load_si256(reinterpret_cast<const __m256i*>(b + (q * NR + v * 8) * 4));
+    for (int v = 0; v < V; ++v)
+      bv[v] = _mm256_load_si256(reinterpret_cast<const __m256i*>(static_cast<const std::int8_t*>(b) + (q * NR + v * 8) * 4));
 #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) {
       const __m256i av = _mm256_set1_epi32(load_quad(a + q * quad_step + r * row_step));
 #pragma GCC unroll 8
       for (int v = 0; v < V; ++v)
-        acc[r][v] = _mm256_add_epi32(acc[r][v], _mm256_madd_epi16(_mm256_maddubs_epi16(av, bv[v]), ones));
+        acc[r][v] = _mm256_add_epi32(
+            acc[r][v], _mm256_madd_epi16(AUnsigned ? _mm256_maddubs_epi16(av, bv[v]) : _mm256_maddubs_epi16(bv[v], av), ones));
     }
   }
   store_tile<MR, V>(acc, c, ldc, accumulate);
@@ -463,8 +469,7 @@ void micro_kernel_sdot(Index quads, const std::uint8_t* a, Index quad_step, Inde
 #endif
 
 #if defined(OPTUNE_GEMM_INT8_VNNI) || defined(OPTUNE_GEMM_INT8_SDOT) || defined(OPTUNE_GEMM_INT8_MADDUBS)
-// The quad path's micro-kernel (AUnsigned: A holds the u8 operand; SDOT's are both s8, vpmaddubsw's
-// A is u8).
+// The quad path's micro-kernel (AUnsigned: A holds the u8 operand; SDOT's are both s8).
 template <int MR, int NR, bool AUnsigned, typename TB>
 void quads_kernel(Index quads, const std::uint8_t* a, Index quad_step, Index row_step, const TB* b, std::int32_t* c,
                   Index ldc, bool accumulate) {
@@ -473,7 +478,7 @@ void quads_kernel(Index quads, const std::uint8_t* a, Index quad_step, Index row
 #elif defined(OPTUNE_GEMM_INT8_SDOT)
   micro_kernel_sdot<MR, NR>(quads, a, quad_step, row_step, b, c, ldc, accumulate);
 #else
-  micro_kernel_maddubs<MR, NR>(quads, a, quad_step, row_step, b, c, ldc, accumulate);
+  micro_kernel_maddubs<MR, NR, AUnsigned>(quads, a, quad_step, row_step, b, c, ldc, accumulate);
 #endif
 }
 #endif
