@@ -85,10 +85,9 @@ TEST_F(DtypeCliTest, ADtypeNoTemplateRunsIsBadInputNamingThoseThatAre) {
   expect_bad_input("tune --op gemm --shape M=64,N=64,K=64,dtype=f16 --dtype bf16 --target cpu --db " + db(),
                    "dtype given twice");
   expect_bad_input("space --op gemm --shape 64,64,64 --dtype i64 --target cpu", "runs");
-  // 7-bit activations run on the GEMM-based templates only: not the direct ones of the kept layout.
-  expect_bad_input("tune --op conv2d --shape N=1,C=16,H=8,W=8,K=16,R=3,S=3,layout=nchw16c --dtype u7 --target cpu --db " +
-                       db(),
-                   "u7");
+  // 7-bit activations run on the GEMMs and convolutions, not on depthwise convolutions.
+  expect_bad_input("tune --op depthwise_conv2d --shape N=1,C=16,H=8,W=8,R=3,S=3 --dtype u7 --target cpu --db " + db(),
+                   "runs f16, bf16, f32, i8");
 }
 
 }  // namespace
@@ -244,6 +243,85 @@ int main() {
     const bool tuned = optune::conv2d_u7(d, in.data(), filter.data(), out.data());
     std::printf("C=%ld %s %s\n", static_cast<long>(d.C), tuned ? "tuned" : "default", out == want ? "exact" : "WRONG");
     wrong += out != want || tuned != (d.C == 5);
+  }
+  return wrong;
+}
+)cpp";
+  const std::string compile = std::string("c++ -std=c++20 -O1 -mavx2 -mfma -fopenmp -I ") + dir.string() + " -I " +
+                              OPTUNE_SOURCE_DIR + "/backends/cpu/include " + (dir / "consumer.cpp").string() + " -o " +
+                              (dir / "consumer").string() + " 2> " + (dir / "compile.log").string();
+  ASSERT_EQ(std::system(compile.c_str()), 0) << optune::test_support::slurp(dir / "compile.log");
+  const int status = std::system(((dir / "consumer").string() + " > " + (dir / "consumer.out").string()).c_str());
+  EXPECT_EQ(status, 0) << optune::test_support::slurp(dir / "consumer.out");
+}
+
+// u7 on the layout AVX2 code keeps (nchw8c): the direct convolution's vpmaddubsw path, capped to
+// AVX2 and not (a VNNI CPU runs 8-channel blocks on it too). Every candidate exact, on a strided
+// layer with odd channels and a dilated one wider padded than its stride (read from a padded
+// copy); apply-best's kConv2dU7Nchwc serves optune::conv2d_nchwc_u7<8> to an AVX2 consumer, exact
+// on the tuned layer and on one no row holds (the default config on 8-channel blocks).
+TEST_F(DtypeCliTest, SevenBitActivationsDirectConvolutionOnNchw8cIsExact) {
+  const char* layers[] = {"N=1,C=13,H=11,W=9,K=20,R=3,S=3,stride=2,pad=1,layout=nchw8c",
+                          "N=2,C=8,H=10,W=10,K=16,R=3,S=3,pad=2,dilation=2,layout=nchw8c"};
+  for (const char* environment : {"OPTUNE_MAX_CPU_ISA=avx2", ""})
+    for (const char* layer : layers) {
+      CommandRun run = optune("tune --op conv2d --shape " + std::string(layer) + " --dtype u7 --target cpu --tuner random "
+                              "--trials 3 --batch-size 3 --repeat 1 --min-repeat-ms 1 --remeasure 0 --quiet --seed 5 --db " +
+                              db(), environment);
+      ASSERT_EQ(run.code, 0) << environment << " " << run.out << run.err;
+    }
+  CommandRun history = optune("query --history --format json --db " + db());
+  ASSERT_EQ(history.code, 0) << history.err;
+  const auto records = nlohmann::json::parse(history.out);
+  ASSERT_GE(records.size(), 12u) << history.out;
+  for (const auto& record : records) {
+    EXPECT_EQ(record["workload"].get<std::string>().rfind("conv2d.nchw8c.u7.", 0), 0u) << record.dump();
+    EXPECT_EQ(record["template"], "conv2d_int8_direct.cpu");
+    EXPECT_EQ(record["error_kind"], "ok") << record.dump();
+    EXPECT_EQ(record["config"]["activations"], "u7") << record.dump();
+    EXPECT_EQ(record["config"]["block"], "8") << record.dump();
+  }
+  const auto dir = std::filesystem::path(db()).parent_path();
+  CommandRun apply = optune("apply-best --target cpu --device 'capped at AVX2' --db " + db() + " --out " +
+                            (dir / "optune_tuned.hpp").string());
+  ASSERT_EQ(apply.code, 0) << apply.err;
+  const std::string header = optune::test_support::slurp(dir / "optune_tuned.hpp");
+  EXPECT_NE(header.find("kConv2dU7Nchwc = "), std::string::npos) << header;
+  EXPECT_NE(header.find(".block = 8, .a7 = true"), std::string::npos) << header;
+  std::ofstream(dir / "consumer.cpp") << R"cpp(
+#include <cstdio>
+#include <vector>
+#include "optune_tuned.hpp"
+int main() {
+  int wrong = 0;
+  using optune::kernels::cpu::Conv2dDims;
+  // The tuned strided layer, and one no row holds; NCHW8c tensors.
+  for (const Conv2dDims d : {Conv2dDims{1, 13, 11, 9, 20, 3, 3, 2, 1, 1}, Conv2dDims{1, 6, 7, 7, 9, 3, 3, 1, 1, 1}}) {
+    const long P = d.out_h(), Q = d.out_w(), CB = (d.C + 7) / 8, KB = (d.K + 7) / 8;
+    std::vector<std::uint8_t> in(d.N * CB * d.H * d.W * 8, 0);
+    std::vector<std::int8_t> filter(d.K * d.C * d.R * d.S);
+    std::vector<std::int32_t> out(d.N * KB * P * Q * 8), want(out.size(), 0);
+    auto at = [&](long n, long c, long h, long w) { return (((n * CB + c / 8) * d.H + h) * d.W + w) * 8 + c % 8; };
+    for (long n = 0; n < d.N; ++n)
+      for (long c = 0; c < d.C; ++c)
+        for (long h = 0; h < d.H; ++h)
+          for (long w = 0; w < d.W; ++w) in[at(n, c, h, w)] = static_cast<std::uint8_t>((c * 31 + h * 7 + w) % 128);
+    for (std::size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<std::int8_t>(i * 91 % 256 - 128);
+    for (long n = 0; n < d.N; ++n)
+      for (long k = 0; k < d.K; ++k)
+        for (long p = 0; p < P; ++p)
+          for (long q = 0; q < Q; ++q)
+            for (long c = 0; c < d.C; ++c)
+              for (long r = 0; r < d.R; ++r)
+                for (long s = 0; s < d.S; ++s) {
+                  const long h = p * d.stride - d.pad + r * d.dilation, w = q * d.stride - d.pad + s * d.dilation;
+                  if (h < 0 || h >= d.H || w < 0 || w >= d.W) continue;
+                  want[(((n * KB + k / 8) * P + p) * Q + q) * 8 + k % 8] +=
+                      in[at(n, c, h, w)] * filter[((k * d.C + c) * d.R + r) * d.S + s];
+                }
+    const bool tuned = optune::conv2d_nchwc_u7<8>(d, in.data(), filter.data(), out.data());
+    std::printf("C=%ld %s %s\n", static_cast<long>(d.C), tuned ? "tuned" : "default", out == want ? "exact" : "WRONG");
+    wrong += out != want || tuned != (d.C == 13);
   }
   return wrong;
 }

@@ -1,21 +1,28 @@
-// conv2d in int8 and bf16 as a direct convolution on the channel-blocked layout NCHW16c a network
-// keeps between its layers (layout.hpp): input [N][ceil(C/16)][H][W][16], output
-// [N][ceil(K/16)][P][Q][16], the filter packed once by conv2d_dot_nchwc_pack_filter. This is how
-// oneDNN's brgconv runs these precisions: no im2col columns, each register tile a run of output
-// pixels times 16-channel output vectors, reduced over the input channels in the groups one
-// dot-product instruction takes (G consecutive channels of a pixel are one 32-bit word of the
-// blocked input, broadcast).
-//   - int8, u8 image x s8 filter, int32 sums and output, exact: vpdpbusd (AVX-512 VNNI), G = 4.
-//   - bf16 image, filter and output, float32 sums rounded once: vdpbf16ps (AVX-512 BF16), G = 2.
+// conv2d in int8 and bf16 as a direct convolution on the channel-blocked layout NCHW[L]c a network
+// keeps between its layers (layout.hpp; L = Conv2dDotNchwcConfig::block, 16 or 8): input
+// [N][ceil(C/L)][H][W][L], output [N][ceil(K/L)][P][Q][L], the filter packed once by
+// conv2d_dot_nchwc_pack_filter. This is how oneDNN's brgconv and AVX2 int8 convolution run these
+// precisions: no im2col columns, each register tile a run of output pixels times L-channel output
+// vectors, reduced over the input channels in the groups one dot-product instruction takes (G
+// consecutive channels of a pixel are one 32-bit word of the blocked input, broadcast).
+//   - int8, u8 image x s8 filter, int32 sums and output, exact: vpdpbusd (AVX-512 VNNI), G = 4,
+//     on NCHW16c.
+//   - bf16 image, filter and output, float32 sums rounded once: vdpbf16ps (AVX-512 BF16), G = 2,
+//     on NCHW16c.
+//   - 7-bit activations (`a7`: the u8 image holds 0..127, PyTorch's reduce_range) with an s8
+//     filter where there is no VNNI path for the block (AVX2; NCHW8c, as oneDNN's AVX2 code
+//     keeps): vpmaddubsw multiplies a pixel's broadcast quad (u8) by the filter's (s8), each pair
+//     summed into an int16 that cannot saturate (2 x 127 x 128 < 32768), vpmaddwd by ones adds a
+//     quad's two into its int32 lane. G = 4, L / 8 ymm of sums per output vector.
 //   - Elsewhere (and s8 x s8, as Arm runs int8) the same packed layout in plain C++: correct on
-//     any CPU, tuned for the two above.
+//     any CPU, tuned for the paths above.
 //   - `amx` configs, where the CPU has AMX tiles for the type (Sapphire Rapids on): tiles of 16
 //     output pixels x 16 output channels, summed by tdpbusd / tdpbf16ps over 64 bytes of depth a
 //     step (run_amx below). Elsewhere, or where Linux refuses the tiles, the vector path runs.
-// The packed filter holds, per output-channel block of OCV x 16 channels, per input-channel block,
-// tap and group: OCV vectors of 16 output channels x G input channels (one zmm each), zero past K
-// and past C, so channels past C in the input's last block may hold any finite value, and the
-// output's channels past K are written as zeros.
+// The packed filter holds, per output-channel block of OCV x L channels, per input-channel block,
+// tap and group: OCV vectors of L output channels x G input channels (one zmm each at L = 16), zero
+// past K and past C, so channels past C in the input's last block may hold any finite value, and
+// the output's channels past K are written as zeros.
 // Tiles read the input in place and skip the taps that would read padding no wider than the
 // stride (every padded 3x3 layer of ResNet); wider padding is read from a zero-padded copy of the
 // input (one row copy per image, channel block and row). A tile never reads past the tensor: the
@@ -23,6 +30,7 @@
 //
 //   conv2d_dot_nchwc_pack_filter<Config>(dims, filter, packed);        // OIHW s8 or bf16
 //   conv2d_dot_nchwc_packed<Config>(dims, blocked_input, packed, blocked_output);
+// (AMX's tiles, below, take NCHW16c only.)
 #pragma once
 
 #include <algorithm>
@@ -42,8 +50,8 @@
 
 namespace optune::kernels::cpu {
 
-// The layout's block: 16 channels, one AVX-512 vector of 32-bit sums (the plain path keeps it, so
-// that a config valid on one machine runs on any).
+// The layout's block by default: 16 channels, one AVX-512 vector of 32-bit sums (the plain path
+// keeps it, so that a config valid on one machine runs on any).
 inline constexpr int kDotNchwcBlock = 16;
 
 struct Conv2dDotNchwcConfig {
@@ -58,6 +66,11 @@ struct Conv2dDotNchwcConfig {
   // On AMX's tiles: oh_block slabs of ow_block = 16 output pixels x oc_vectors blocks of 16
   // output channels, at most 8 tiles with the slabs' and blocks' operands (dilation 1 only).
   bool amx = false;
+  // The layout's channel block: 16 (NCHW16c), or 8 (NCHW8c, AVX2's).
+  int block = kDotNchwcBlock;
+  // true: the u8 image holds 0..127 only (7-bit activations): vpmaddubsw's path where no VNNI path
+  // runs the block. A value of 128 or more there may saturate a pair's sum: the caller's contract.
+  bool a7 = false;
 
   friend constexpr bool operator==(const Conv2dDotNchwcConfig&, const Conv2dDotNchwcConfig&) = default;
 };
@@ -67,6 +80,8 @@ struct Conv2dDotNchwcConfig {
 constexpr const char* conv2d_dot_nchwc_config_error(const Conv2dDotNchwcConfig& c) {
   if (c.oc_vectors < 1 || c.oc_vectors > 8) return "oc_vectors must be in 1..8";
   if (c.threads < 1 || c.threads > 1024) return "threads must be in 1..1024";
+  if (c.block != 8 && c.block != 16) return "block must be 8 or 16";
+  if (c.amx && c.block != 16) return "amx: block must be 16";
   if (c.amx) {
     if (c.ow_block != 16) return "amx: ow_block must be 16 (a tile's rows)";
     if (c.oh_block < 1 || c.oh_block > 2) return "amx: oh_block must be 1 or 2 slabs of pixels";
@@ -83,7 +98,7 @@ constexpr const char* conv2d_dot_nchwc_config_error(const Conv2dDotNchwcConfig& 
 namespace conv_dot_nchwc_detail {
 
 using Index = std::int64_t;
-constexpr int L = kDotNchwcBlock;
+constexpr int kAmxBlock = 16;  // AMX's tiles run NCHW16c
 
 // Input channels one dot product sums per lane: four bytes or two bf16, one 32-bit word.
 template <typename TIn>
@@ -104,6 +119,18 @@ template <typename TIn>
 constexpr bool bf16_path() {
 #if defined(OPTUNE_GEMM_BF16_AVX512)
   return std::is_same_v<TIn, bfloat16>;
+#else
+  return false;
+#endif
+}
+
+// vpmaddubsw's path: a 7-bit u8 image (A7) and an s8 filter on AVX2, where VNNI does not run the
+// block of L channels.
+template <typename TIn, typename TW, bool A7, int L>
+constexpr bool maddubs_path() {
+#if defined(__AVX2__)
+  return A7 && L % 8 == 0 && std::is_same_v<TIn, std::uint8_t> && std::is_same_v<TW, std::int8_t> &&
+         !(vnni_path<TIn, TW>() && L == 16);
 #else
   return false;
 #endif
@@ -172,21 +199,99 @@ inline Taps tile_taps(const Conv2dDims& d, Index oh, Index height, Index ow, Ind
   return {rows_begin, rows_end, first_begin, last_end};
 }
 
-// One register tile: H rows x W pixels x OCV output vectors, reduced over every input channel
-// block and the taps of `taps`, stored into the blocked output at `out` (its first pixel of its first vector;
-// `out_row` and `out_plane` elements apart). Only the first `vectors` vectors are stored (the
-// rest lie past the output's last block). Stride > 0: the layer's stride as a constant, so that
-// the tile's pixels are constant offsets of one address (with a run-time stride GCC held a
-// register per pixel and spilled them).
-template <int OCV, int W, int H, int Stride, typename TIn, typename TW, typename TOut>
+#if defined(__AVX2__)
+// tile() on vpmaddubsw for a 7-bit u8 image and an s8 filter (maddubs_path): OCV x L / 8 ymm of
+// int32 sums a pixel.
+template <int OCV, int W, int H, int Stride, int L>
+void tile_maddubs(const std::uint8_t* in, const Source& src, const Taps& taps, const std::int8_t* filter,
+                  std::int32_t* out, Index out_row, Index out_plane, Index vectors) {
+  constexpr int G = 4, Groups = L / G, Y = OCV * L / 8;
+  constexpr Index kFilterStep = Index{Groups} * OCV * L * G;  // elements per (block, tap)
+  const Index stride = Stride > 0 ? Stride : src.stride;
+  const Index pixel_step = stride * L, row_step = stride * src.row;
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256i acc[H][W][Y];
+#pragma GCC unroll 4
+  for (int h = 0; h < H; ++h)
+#pragma GCC unroll 28
+    for (int j = 0; j < W; ++j)
+#pragma GCC unroll 16
+      for (int y = 0; y < Y; ++y) acc[h][j][y] = _mm256_setzero_si256();
+  // Channel blocks innermost: a tap's whole reduction in one loop (the blocks a plane apart in the
+  // input, R x S taps apart in the filter), where a block's two quads are too little work to carry
+  // the loops over the taps.
+  const Index filter_block_step = src.R * src.S * kFilterStep;
+  for (Index r = taps.rows_begin; r < taps.rows_end; ++r) {
+    for (Index s = 0; s < src.S; ++s) {
+      const bool first_reads = s >= taps.first_begin, last_reads = s < taps.last_end;
+      const std::int8_t* f = filter + (r * src.S + s) * kFilterStep;
+      const std::uint8_t* px = in + (r * src.row + s * L) * src.dilation;
+      for (Index cb = 0; cb < src.channel_blocks; ++cb, f += filter_block_step, px += src.plane) {
+#pragma GCC unroll 4
+        for (int q = 0; q < Groups; ++q) {
+          // The group's OCV x L output channels' quads: ymm y holds channels 8 y .. 8 y + 7.
+          __m256i fv[Y];
+#pragma GCC unroll 16
+          for (int y = 0; y < Y; ++y)
+            fv[y] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(f + (q * OCV * L + y * 8) * G));
+#pragma GCC unroll 4
+          for (int h = 0; h < H; ++h) {
+#pragma GCC unroll 28
+            for (int j = 0; j < W; ++j) {
+              if ((j == 0 && !first_reads) || (j == W - 1 && !last_reads)) continue;
+              // In asm, one pixel's products in order: with intrinsics GCC hoisted the tile's
+              // broadcasts ahead of the products and spilled the accumulators past AVX2's 16
+              // registers (4 x 2 pixels: 300 against 368 GOP/s on a 56x56 layer).
+              const std::uint8_t* quad = px + h * row_step + j * pixel_step + q * G;
+              __m256i a, pairs;
+              asm("vpbroadcastd %[quad], %[a]" : [a] "=x"(a) : [quad] "m"(*reinterpret_cast<const std::int32_t*>(quad)));
+#pragma GCC unroll 16
+              for (int y = 0; y < Y; ++y) {
+                asm("vpmaddubsw %[f], %[a], %[pairs]\n\t"
+                    "vpmaddwd %[ones], %[pairs], %[pairs]\n\t"
+                    "vpaddd %[pairs], %[acc], %[acc]"
+                    : [acc] "+x"(acc[h][j][y]), [pairs] "=&x"(pairs)
+                    : [a] "x"(a), [f] "x"(fv[y]), [ones] "x"(ones));
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+#pragma GCC unroll 4
+  for (int h = 0; h < H; ++h)
+#pragma GCC unroll 28
+    for (int j = 0; j < W; ++j)
+#pragma GCC unroll 16
+      for (int y = 0; y < Y; ++y) {
+        if (y / (L / 8) >= vectors) continue;
+        std::int32_t* o = out + y / (L / 8) * out_plane + h * out_row + j * L + y % (L / 8) * 8;
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), acc[h][j][y]);
+      }
+}
+#endif
+
+// One register tile: H rows x W pixels x OCV output vectors of L channels, reduced over every
+// input channel block and the taps of `taps`, stored into the blocked output at `out` (its first
+// pixel of its first vector; `out_row` and `out_plane` elements apart). Only the first `vectors`
+// vectors are stored (the rest lie past the output's last block). Stride > 0: the layer's stride
+// as a constant, so that the tile's pixels are constant offsets of one address (with a run-time
+// stride GCC held a register per pixel and spilled them). A7: the image holds 0..127 only.
+template <int OCV, int W, int H, int Stride, int L, bool A7, typename TIn, typename TW, typename TOut>
 void tile(const TIn* in, const Source& src, const Taps& taps, const TW* filter, TOut* out, Index out_row,
           Index out_plane, Index vectors) {
   constexpr int G = group<TIn>(), Groups = L / G;
   constexpr Index kFilterStep = Index{Groups} * OCV * L * G;  // elements per (block, tap)
   const Index stride = Stride > 0 ? Stride : src.stride;
   const Index pixel_step = stride * L, row_step = stride * src.row;
+#if defined(__AVX2__)
+  if constexpr (maddubs_path<TIn, TW, A7, L>()) {
+    return tile_maddubs<OCV, W, H, Stride, L>(in, src, taps, filter, out, out_row, out_plane, vectors);
+  }
+#endif
 #if defined(OPTUNE_GEMM_INT8_VNNI) || defined(OPTUNE_GEMM_BF16_AVX512)
-  if constexpr (vnni_path<TIn, TW>() || bf16_path<TIn>()) {
+  if constexpr (L == 16 && (vnni_path<TIn, TW>() || bf16_path<TIn>())) {
     using Acc = typename AccumulatorOf<std::is_same_v<TOut, bfloat16>>::type;
     Acc acc[H][W][OCV];
 #pragma GCC unroll 4
@@ -305,8 +410,8 @@ void tile(const TIn* in, const Source& src, const Taps& taps, const TW* filter, 
 }
 
 // Row hp of channel block cb of image n's zero-padded copy (rows and columns of `pad` zeros
-// around each plane).
-template <typename T>
+// around each plane), blocks of L channels.
+template <int L, typename T>
 void copy_padded_row(const Conv2dDims& d, const T* input, Index n, Index cb, Index hp, T* dst) {
   const Index width = d.W + 2 * d.pad, h = hp - d.pad;
   if (h < 0 || h >= d.H) {
@@ -358,6 +463,7 @@ template <Conv2dDotNchwcConfig Config, typename TW>
 void pack_filter_amx(const Conv2dDims& d, const TW* filter, TW* packed) {
   constexpr int NT = Config.oc_vectors;
   constexpr Index E = sizeof(TW), G = 4 / E, Channels = amx_channels(E);
+  constexpr Index L = kAmxBlock;
   const Index groups = (d.K + NT * L - 1) / (NT * L), channel_groups = (d.C + Channels - 1) / Channels;
   TW* dst = packed;
   for (Index g = 0; g < groups; ++g)
@@ -378,7 +484,7 @@ void pack_filter_amx(const Conv2dDims& d, const TW* filter, TW* packed) {
 // Elements of the packed filter (an amx config's: room for either path's packing).
 template <Conv2dDotNchwcConfig Config>
 constexpr std::int64_t conv2d_dot_nchwc_packed_filter_size(const Conv2dDims& d) {
-  constexpr std::int64_t L = kDotNchwcBlock, OB = Config.oc_vectors * L;
+  constexpr std::int64_t L = Config.block, OB = Config.oc_vectors * L;
   const std::int64_t vectors = (d.K + OB - 1) / OB * OB * ((d.C + L - 1) / L * L) * d.R * d.S;
   if constexpr (!Config.amx) return vectors;
   // Panels of 1024 bytes per output-channel group, channel group, tap and output vector; counted
@@ -387,7 +493,7 @@ constexpr std::int64_t conv2d_dot_nchwc_packed_filter_size(const Conv2dDims& d) 
   return std::max(vectors, panels * 1024);
 }
 
-// OIHW filter -> [oc block][ic block][r][s][group][OCV vectors][16 output channels][G input
+// OIHW filter -> [oc block][ic block][r][s][group][OCV vectors][L output channels][G input
 // channels], zero past K and C; for AMX's tiles, pack_filter_amx's panels.
 template <Conv2dDotNchwcConfig Config, typename TW>
 void conv2d_dot_nchwc_pack_filter(const Conv2dDims& d, const TW* filter, TW* packed) {
@@ -396,7 +502,7 @@ void conv2d_dot_nchwc_pack_filter(const Conv2dDims& d, const TW* filter, TW* pac
     if (runs_on_amx<Config, TW>()) return pack_filter_amx<Config>(d, filter, packed);
     return conv2d_dot_nchwc_pack_filter<vector_fallback<Config>()>(d, filter, packed);
   }
-  constexpr int OCV = Config.oc_vectors;
+  constexpr int OCV = Config.oc_vectors, L = Config.block;
   constexpr int G = std::is_same_v<TW, bfloat16> ? 2 : 4, Groups = L / G;
   const Index oc_blocks = (d.K + OCV * L - 1) / (OCV * L), ic_blocks = (d.C + L - 1) / L;
   TW* dst = packed;
@@ -445,7 +551,7 @@ inline std::atomic<std::uint64_t> amx_conv_calls{0};
 // that exist (int8: a slab of 16 within a row directly, the rest and bf16 through a 1 KiB buffer).
 template <Conv2dDotNchwcConfig Config, typename TIn, typename TW, typename TOut>
 void run_amx(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOut* output) {
-  constexpr int MT = Config.oh_block, NT = Config.oc_vectors, kB = 8 - NT;
+  constexpr int MT = Config.oh_block, NT = Config.oc_vectors, kB = 8 - NT, L = kAmxBlock;
   constexpr Index E = sizeof(TIn), Panel = 1024 / E;  // elements of a 16-row x 64-byte tile
   constexpr Index Channels = amx_channels(E), Blocks = Channels / L;  // a copied pixel's
   constexpr bool kBf16 = std::is_same_v<TIn, bfloat16>;
@@ -572,7 +678,7 @@ void run(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOut* o
                 "bf16 convolution: bf16 input, filter and output");
   static_assert(kBf16 || (sizeof(TIn) == 1 && std::is_same_v<TW, std::int8_t> && std::is_same_v<TOut, std::int32_t>),
                 "int8 convolution: u8 or s8 input, s8 filter, int32 output");
-  constexpr int OCV = Config.oc_vectors, OWB = Config.ow_block, OHB = Config.oh_block;
+  constexpr int OCV = Config.oc_vectors, OWB = Config.ow_block, OHB = Config.oh_block, L = Config.block;
   const Index P = d.out_h(), Q = d.out_w(), in_blocks = (d.C + L - 1) / L, out_blocks = (d.K + L - 1) / L;
   const Index oc_blocks = (d.K + OCV * L - 1) / (OCV * L), row_tiles = (P + OHB - 1) / OHB;
   const Index filter_block = in_blocks * d.R * d.S * OCV * L * L;  // elements per output-channel block
@@ -594,7 +700,7 @@ void run(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOut* o
   const Source src{width * L, height * width * L, d.stride, d.dilation, in_blocks, d.R, d.S};
   auto fill_row = [&](Index row) {
     const Index n = row / (in_blocks * height), rest = row % (in_blocks * height);
-    copy_padded_row(d, input, n, rest / height, rest % height, copy + row * width * L);
+    copy_padded_row<L>(d, input, n, rest / height, rest % height, copy + row * width * L);
   };
   // Whether the rows [oh, oh + OHB) read only input rows, for every tap.
   const auto inside_rows = [&](Index oh) {
@@ -610,7 +716,7 @@ void run(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOut* o
     auto run_tile = [&]<int Width, int Height>(Index oh, Index ow0) {
       const TIn* in = source + n * in_blocks * src.plane + (oh * d.stride - shift) * src.row + (ow0 * d.stride - shift) * L;
       TOut* out = output + ((n * out_blocks + kb * OCV) * P + oh) * Q * L + ow0 * L;
-      tile<OCV, Width, Height, Stride>(in, src, tile_taps(d, oh, Height, ow0, Width), filter, out, Q * L, P * Q * L,
+      tile<OCV, Width, Height, Stride, L, Config.a7>(in, src, tile_taps(d, oh, Height, ow0, Width), filter, out, Q * L, P * Q * L,
                                        vectors);
     };
     // A row band's tiles, the last (when Q is not a multiple of OWB) on a narrower micro-kernel.
@@ -638,7 +744,7 @@ void run(const Conv2dDims& d, const TIn* input, const TW* packed_filter, TOut* o
 
 }  // namespace conv_dot_nchwc_detail
 
-// output = conv2d(input, filter) on NCHW16c tensors, the filter packed by
+// output = conv2d(input, filter) on NCHW[Config.block]c tensors, the filter packed by
 // conv2d_dot_nchwc_pack_filter<Config>. TIn u8 (x86 int8) or s8 (Arm's) with TW s8 and TOut int32;
 // or bfloat16 all three. FixedStride > 0: the layer's stride, a constant of the tiles (a candidate
 // knows it); 0: strides 1 and 2 are made constants at run time, others stay run-time values.
