@@ -255,14 +255,16 @@ int main() {
   EXPECT_EQ(status, 0) << optune::test_support::slurp(dir / "consumer.out");
 }
 
-// u7 on the layout AVX2 code keeps (nchw8c): the direct convolution's vpmaddubsw path, capped to
-// AVX2 and not (a VNNI CPU runs 8-channel blocks on it too). Every candidate exact, on a strided
-// layer with odd channels and a dilated one wider padded than its stride (read from a padded
-// copy); apply-best's kConv2dU7Nchwc serves optune::conv2d_nchwc_u7<8> to an AVX2 consumer, exact
-// on the tuned layer and on one no row holds (the default config on 8-channel blocks).
-TEST_F(DtypeCliTest, SevenBitActivationsDirectConvolutionOnNchw8cIsExact) {
+// u7 on the layout AVX2 code keeps (nchw8c) and on nchw16c: the direct convolution's vpmaddubsw
+// path, capped to AVX2 and not (a VNNI CPU runs 8-channel blocks on it too, 16-channel ones on
+// VNNI). Every candidate exact, on a strided layer with odd channels, a dilated one wider padded
+// than its stride (read from a padded copy) and a 16-channel-block one; apply-best's
+// kConv2dU7Nchwc serves optune::conv2d_nchwc_u7<8> to an AVX2 consumer, exact on the tuned layer
+// and on one no row holds (the default config on 8-channel blocks).
+TEST_F(DtypeCliTest, SevenBitActivationsDirectConvolutionIsExactOnNchw8cAndNchw16c) {
   const char* layers[] = {"N=1,C=13,H=11,W=9,K=20,R=3,S=3,stride=2,pad=1,layout=nchw8c",
-                          "N=2,C=8,H=10,W=10,K=16,R=3,S=3,pad=2,dilation=2,layout=nchw8c"};
+                          "N=2,C=8,H=10,W=10,K=16,R=3,S=3,pad=2,dilation=2,layout=nchw8c",
+                          "N=1,C=20,H=7,W=9,K=24,R=3,S=3,pad=1,layout=nchw16c"};
   for (const char* environment : {"OPTUNE_MAX_CPU_ISA=avx2", ""})
     for (const char* layer : layers) {
       CommandRun run = optune("tune --op conv2d --shape " + std::string(layer) + " --dtype u7 --target cpu --tuner random "
@@ -273,13 +275,15 @@ TEST_F(DtypeCliTest, SevenBitActivationsDirectConvolutionOnNchw8cIsExact) {
   CommandRun history = optune("query --history --format json --db " + db());
   ASSERT_EQ(history.code, 0) << history.err;
   const auto records = nlohmann::json::parse(history.out);
-  ASSERT_GE(records.size(), 12u) << history.out;
+  ASSERT_GE(records.size(), 18u) << history.out;
   for (const auto& record : records) {
-    EXPECT_EQ(record["workload"].get<std::string>().rfind("conv2d.nchw8c.u7.", 0), 0u) << record.dump();
+    const std::string key = record["workload"];
+    const bool blocks_of_8 = key.rfind("conv2d.nchw8c.u7.", 0) == 0;
+    EXPECT_TRUE(blocks_of_8 || key.rfind("conv2d.nchw16c.u7.", 0) == 0) << key;
     EXPECT_EQ(record["template"], "conv2d_int8_direct.cpu");
     EXPECT_EQ(record["error_kind"], "ok") << record.dump();
     EXPECT_EQ(record["config"]["activations"], "u7") << record.dump();
-    EXPECT_EQ(record["config"]["block"], "8") << record.dump();
+    EXPECT_EQ(record["config"]["block"], blocks_of_8 ? "8" : "16") << record.dump();
   }
   const auto dir = std::filesystem::path(db()).parent_path();
   CommandRun apply = optune("apply-best --target cpu --device 'capped at AVX2' --db " + db() + " --out " +

@@ -5,9 +5,10 @@
 //   - int8 (u8 image on x86, s8 on Arm, s8 filter, int32 output): the only int8 template for a
 //     kept layout. It applies where the CPU has 16-lane vectors (AVX-512), as conv2d.cpu takes
 //     nchw16c only there; without VNNI it runs the header's plain C++ path.
-//   - u7 (7-bit activations: a u8 image in 0..127) also on nchw8c, the layout AVX2 code keeps, on
-//     any x86 CPU with AVX2: vpmaddubsw's path where no VNNI runs the block. The one-option knob
-//     `block` (8 or 16) says the layout in the record and the config (records without it: 16).
+//   - u7 (7-bit activations: a u8 image in 0..127) on nchw16c and nchw8c (the layout AVX2 code
+//     keeps) on any x86 CPU with AVX2: vpmaddubsw's path where no VNNI runs the block. The
+//     one-option knob `block` (8 or 16) says the layout in the record and the config (records
+//     without it: 16).
 //   - bf16 applies where the device has avx512_bf16, ahead of conv2d.cpu's widened float32 kernel,
 //     which serves the layout everywhere else.
 // Knobs: the register tile (oc_vectors x ow_block x oh_block), threads, loop order and parallel
@@ -82,20 +83,21 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
   }
   // As for conv2d.cpu, a kept layout is one vector of the device a pixel: nchw16c wants 16-lane
   // vectors (AVX-512; the plain C++ path that runs it elsewhere is for correctness, not tuning).
-  // u7 also runs nchw8c on AVX2 (vpmaddubsw's path), the layout oneDNN's AVX2 code keeps.
+  // u7 runs nchw8c and nchw16c on any x86 CPU with AVX2 (vpmaddubsw's path, 8-lane vectors).
   bool applies(const Workload& workload, const DeviceInfo& device) const override {
     if (!int8() && !device.has_isa("avx512_bf16")) return false;
     if (workload.nchw_input || workload.conv().groups != 1) return false;
     const auto& lanes = vector_unit(device).lanes;
-    if (workload.layout_block == 8) return workload.dtype == DataType::kU7 && device.has_isa("avx2");
+    if (workload.dtype == DataType::kU7 && device.has_isa("avx2"))
+      return workload.layout_block == 8 || workload.layout_block == kBlock;
     return workload.layout_block == kBlock && std::find(lanes.begin(), lanes.end(), kBlock) != lanes.end();
   }
   // Ahead of conv2d.cpu (0), which widens bf16 to float32 on this layout.
   int priority() const override { return 20; }
 
   ss::ConfigSpace space(const Workload& workload, const DeviceInfo& device) const override {
-    check_kept_layout(name(), workload, vector_unit(device));  // (names the lanes nchw16c needs)
     if (!applies(workload, device)) {
+      check_kept_layout(name(), workload, vector_unit(device));  // (names the lanes nchw16c needs)
       throw std::invalid_argument(name() + ": runs conv2d layers with groups = 1 on the kept layout nchw16c" +
                                   (int8() ? " (u7 also on nchw8c, with AVX2)" : " where the CPU has avx512_bf16") +
                                   ", not " + workload.key());
@@ -157,7 +159,8 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
     const Conv2dShape& s = workload.conv();
     const std::int64_t Q = s.out_w(), P = s.out_h(), block = workload.layout_block;
     const bool maddubs = runs_maddubs(workload, device);
-    const std::int64_t oc_vectors = s.K > block ? 2 : 1;
+    // Two output vectors, but one of 16 channels in AVX2's registers (two ymm a pixel).
+    const std::int64_t oc_vectors = s.K > block && !(maddubs && block == kBlock) ? 2 : 1;
     std::int64_t ow = std::min<std::int64_t>(Q, 12);
     for (std::int64_t w = std::min<std::int64_t>(Q, 14); w >= 4; --w) {
       if (Q % w == 0) {
@@ -165,12 +168,13 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
         break;
       }
     }
-    // vpmaddubsw's ymm: 2 x 2 pixels of two 8-channel vectors (13 of 16 registers) ran 0.93-1.0x the
-    // best of 11 tiles on each of ResNet-18's stride-1 3x3 layers (AVX2 code, 2026-12-01,
-    // docs/performance/lowp-cpu-conv.md).
-    if (maddubs) ow = std::min<std::int64_t>(Q, 2);
+    // vpmaddubsw's ymm, measured on ResNet-18's stride-1 3x3 layers (AVX2 code, 2026-12-01,
+    // docs/performance/lowp-cpu-conv.md): on nchw8c 2 x 2 pixels of two vectors (13 of 16
+    // registers) ran 0.93-1.0x the best of 11 tiles on each layer; on nchw16c a row of 4 pixels of
+    // one vector (two ymm each), 0.95-1.0x the best of 5.
+    if (maddubs) ow = std::min<std::int64_t>(Q, block == 8 ? 2 : 4);
     const TileRegisters two_rows = tile_registers(2, ow, oc_vectors, block, maddubs);
-    std::int64_t oh = P > 1 && two_rows.used <= two_rows.available ? 2 : 1;
+    std::int64_t oh = P > 1 && two_rows.used <= two_rows.available && !(maddubs && block == kBlock) ? 2 : 1;
     const int threads = std::max(1, device.cores);
     std::int64_t row_tiles = (P + oh - 1) / oh;
     const bool amx = offers_amx(workload, device);
