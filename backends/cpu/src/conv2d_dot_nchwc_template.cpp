@@ -170,9 +170,9 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
     }
     // vpmaddubsw's ymm, measured on ResNet-18's stride-1 3x3 layers (AVX2 code, 2026-12-01,
     // docs/performance/lowp-cpu-conv.md): on nchw8c 2 x 2 pixels of two vectors (13 of 16
-    // registers) ran 0.93-1.0x the best of 11 tiles on each layer; on nchw16c a row of 4 pixels of
-    // one vector (two ymm each), 0.95-1.0x the best of 5.
-    if (maddubs) ow = std::min<std::int64_t>(Q, block == 8 ? 2 : 4);
+    // registers) ran 0.93-1.0x the best of 11 tiles on each layer; on nchw16c a row of 5 pixels of
+    // one vector (two ymm each), the best of a 16-trial tune on three of the four layers.
+    if (maddubs) ow = std::min<std::int64_t>(Q, block == 8 ? 2 : 5);
     const TileRegisters two_rows = tile_registers(2, ow, oc_vectors, block, maddubs);
     std::int64_t oh = P > 1 && two_rows.used <= two_rows.available && !(maddubs && block == kBlock) ? 2 : 1;
     const int threads = std::max(1, device.cores);
@@ -185,7 +185,10 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
       row_tiles = ((P * row + 15) / 16 + 1) / 2;
     }
     const std::int64_t oc_blocks = (s.K + block * oc_vectors - 1) / (block * oc_vectors);
-    const bool row_outer = row_tiles >= 4 * threads;
+    // vpmaddubsw's path keeps channel blocks outermost: rows first streamed the whole filter past
+    // L1 once a row band (0.78-0.82 ms against 0.54-0.65 on ResNet-18's 56^2 to 14^2 layers,
+    // nchw16c, AVX2 code, 2026-12-01).
+    const bool row_outer = row_tiles >= 4 * threads && !maddubs;
     const bool fused = threads > 1 && s.N * (row_outer ? row_tiles : oc_blocks) < 2 * threads;
     ss::Config config{std::vector<std::uint32_t>(space.knobs().size(), 0)};
     auto set = [&](const char* knob, const std::function<bool(const ss::ConfigView&)>& wanted) {
