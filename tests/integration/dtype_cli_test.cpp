@@ -21,6 +21,45 @@ class DtypeCliTest : public optune::test_support::CommandTest {
   bool takes_nchw16c() {
     return optune("space --op conv2d --shape N=1,C=16,H=8,W=8,K=16,R=3,S=3,pad=1,layout=nchw16c --target cpu").code == 0;
   }
+
+  // Tunes each of `shapes` of `op` in u7 (`trials` random trials), capped to AVX2 and not; returns
+  // every record (empty where a run failed).
+  nlohmann::json tune_u7(const std::string& op, std::initializer_list<const char*> shapes, int trials) {
+    for (const char* environment : {"OPTUNE_MAX_CPU_ISA=avx2", ""})
+      for (const char* shape : shapes) {
+        CommandRun run = optune("tune --op " + op + " --shape " + shape + " --dtype u7 --target cpu --tuner random "
+                                "--trials " + std::to_string(trials) + " --batch-size " + std::to_string(trials) +
+                                " --repeat 1 --min-repeat-ms 1 --remeasure 0 --quiet --seed 3 --db " + db(),
+                                environment);
+        EXPECT_EQ(run.code, 0) << environment << " " << run.out << run.err;
+        if (run.code != 0) return nlohmann::json::array();
+      }
+    CommandRun history = optune("query --history --format json --db " + db());
+    EXPECT_EQ(history.code, 0) << history.err;
+    return history.code == 0 ? nlohmann::json::parse(history.out) : nlohmann::json::array();
+  }
+
+  std::filesystem::path dir() { return std::filesystem::path(db()).parent_path(); }
+
+  // apply-best's header for `device` (empty: this one), written into the test's directory.
+  std::string apply_best(const std::string& device) {
+    CommandRun apply = optune("apply-best --target cpu " + (device.empty() ? "" : "--device '" + device + "' ") +
+                              "--db " + db() + " --out " + (dir() / "optune_tuned.hpp").string());
+    EXPECT_EQ(apply.code, 0) << apply.err;
+    return optune::test_support::slurp(dir() / "optune_tuned.hpp");
+  }
+
+  // `source`, a consumer of that header, compiled with `flags` and run: its exit status (-1: it
+  // did not compile) and its output (or the compiler's).
+  std::pair<int, std::string> run_consumer(const std::string& source, const std::string& flags) {
+    std::ofstream(dir() / "consumer.cpp") << source;
+    const std::string compile = "c++ -std=c++20 -O1 -fopenmp " + flags + " -I " + dir().string() + " -I " +
+                                OPTUNE_SOURCE_DIR + "/backends/cpu/include " + (dir() / "consumer.cpp").string() +
+                                " -o " + (dir() / "consumer").string() + " 2> " + (dir() / "compile.log").string();
+    if (std::system(compile.c_str()) != 0) return {-1, optune::test_support::slurp(dir() / "compile.log")};
+    const int status = std::system(((dir() / "consumer").string() + " > " + (dir() / "consumer.out").string()).c_str());
+    return {status, optune::test_support::slurp(dir() / "consumer.out")};
+  }
 };
 
 TEST_F(DtypeCliTest, Bfloat16AndHalfGemmsTuneCheckAndRecordUnderTheirKeys) {
@@ -125,17 +164,8 @@ namespace {
 // is exact against the worker's int32 reference, on K that packs A (77) and K that lets it be read
 // in place (132), and the records keep the u7 key and say "u7".
 TEST_F(DtypeCliTest, SevenBitActivationsGemmIsExactOnAvx2QuadsAndElsewhere) {
-  for (const char* environment : {"OPTUNE_MAX_CPU_ISA=avx2", ""})
-    for (const char* shape : {"29,40,77", "29,40,132"}) {
-      CommandRun run = optune("tune --op gemm --shape " + std::string(shape) + " --dtype u7 --target cpu --tuner random "
-                              "--trials 4 --batch-size 4 --repeat 1 --min-repeat-ms 1 --remeasure 0 --quiet --seed 3 --db " +
-                              db(), environment);
-      ASSERT_EQ(run.code, 0) << environment << " " << run.out << run.err;
-    }
-  CommandRun history = optune("query --history --format json --db " + db());
-  ASSERT_EQ(history.code, 0) << history.err;
-  const auto records = nlohmann::json::parse(history.out);
-  ASSERT_GE(records.size(), 16u) << history.out;
+  const auto records = tune_u7("gemm", {"29,40,77", "29,40,132"}, 4);
+  ASSERT_GE(records.size(), 16u) << records.dump();
   for (const auto& record : records) {
     EXPECT_TRUE(record["workload"] == "gemm.u7.M29.N40.K77" || record["workload"] == "gemm.u7.M29.N40.K132");
     EXPECT_EQ(record["template"], "gemm_int8.cpu");
@@ -144,14 +174,10 @@ TEST_F(DtypeCliTest, SevenBitActivationsGemmIsExactOnAvx2QuadsAndElsewhere) {
   }
   // apply-best's table of the AVX2 records, behind optune::gemm_u7, compiled for AVX2 and exact on
   // the tuned shape and on an untuned one (the default config).
-  const auto dir = std::filesystem::path(db()).parent_path();
-  CommandRun apply = optune("apply-best --target cpu --device 'capped at AVX2' --db " + db() + " --out " +
-                            (dir / "optune_tuned.hpp").string());
-  ASSERT_EQ(apply.code, 0) << apply.err;
-  const std::string header = optune::test_support::slurp(dir / "optune_tuned.hpp");
+  const std::string header = apply_best("capped at AVX2");
   EXPECT_NE(header.find("kGemmU7 = "), std::string::npos) << header;
   EXPECT_NE(header.find(".a7 = true"), std::string::npos) << header;
-  std::ofstream(dir / "consumer.cpp") << R"cpp(
+  const auto [status, out] = run_consumer(R"cpp(
 #include <cstdio>
 #include <vector>
 #include "optune_tuned.hpp"
@@ -173,13 +199,9 @@ int main() {
   }
   return wrong;
 }
-)cpp";
-  const std::string compile = std::string("c++ -std=c++20 -O1 -mavx2 -mfma -fopenmp -I ") + dir.string() + " -I " +
-                              OPTUNE_SOURCE_DIR + "/backends/cpu/include " + (dir / "consumer.cpp").string() + " -o " +
-                              (dir / "consumer").string() + " 2> " + (dir / "compile.log").string();
-  ASSERT_EQ(std::system(compile.c_str()), 0) << optune::test_support::slurp(dir / "compile.log");
-  const int status = std::system(((dir / "consumer").string() + " > " + (dir / "consumer.out").string()).c_str());
-  EXPECT_EQ(status, 0) << optune::test_support::slurp(dir / "consumer.out");
+)cpp",
+                                          "-mavx2 -mfma");
+  EXPECT_EQ(status, 0) << out;
 }
 
 // u7 convolutions: the image's columns are B, the u8 operand, which AVX2's vpmaddubsw quads take in
@@ -188,32 +210,19 @@ int main() {
 // place; apply-best's kConv2dU7 table serves optune::conv2d_u7 to an AVX2 consumer, exact on the
 // tuned layer and on an untuned one.
 TEST_F(DtypeCliTest, SevenBitActivationsConvolutionIsExactOnAvx2QuadsAndElsewhere) {
-  const char* layers[] = {"N=1,C=5,H=11,W=9,K=12,R=3,S=3,stride=2,pad=1", "N=2,C=8,H=10,W=10,K=16,R=3,S=3,pad=2,dilation=2"};
-  for (const char* environment : {"OPTUNE_MAX_CPU_ISA=avx2", ""})
-    for (const char* layer : layers) {
-      CommandRun run = optune("tune --op conv2d --shape " + std::string(layer) + " --dtype u7 --target cpu --tuner random "
-                              "--trials 3 --batch-size 3 --repeat 1 --min-repeat-ms 1 --remeasure 0 --quiet --seed 5 --db " +
-                              db(), environment);
-      ASSERT_EQ(run.code, 0) << environment << " " << run.out << run.err;
-    }
-  CommandRun history = optune("query --history --format json --db " + db());
-  ASSERT_EQ(history.code, 0) << history.err;
-  const auto records = nlohmann::json::parse(history.out);
-  ASSERT_GE(records.size(), 12u) << history.out;
+  const auto records = tune_u7("conv2d", {"N=1,C=5,H=11,W=9,K=12,R=3,S=3,stride=2,pad=1",
+                                          "N=2,C=8,H=10,W=10,K=16,R=3,S=3,pad=2,dilation=2"}, 3);
+  ASSERT_GE(records.size(), 12u) << records.dump();
   for (const auto& record : records) {
     EXPECT_EQ(record["workload"].get<std::string>().rfind("conv2d.nchw.u7.", 0), 0u) << record.dump();
     EXPECT_EQ(record["template"], "conv2d_int8.cpu");
     EXPECT_EQ(record["error_kind"], "ok") << record.dump();
     EXPECT_EQ(record["config"]["activations"], "u7") << record.dump();
   }
-  const auto dir = std::filesystem::path(db()).parent_path();
-  CommandRun apply = optune("apply-best --target cpu --device 'capped at AVX2' --db " + db() + " --out " +
-                            (dir / "optune_tuned.hpp").string());
-  ASSERT_EQ(apply.code, 0) << apply.err;
-  const std::string header = optune::test_support::slurp(dir / "optune_tuned.hpp");
+  const std::string header = apply_best("capped at AVX2");
   EXPECT_NE(header.find("kConv2dU7 = "), std::string::npos) << header;
   EXPECT_NE(header.find(".a7 = true"), std::string::npos) << header;
-  std::ofstream(dir / "consumer.cpp") << R"cpp(
+  const auto [status, out] = run_consumer(R"cpp(
 #include <cstdio>
 #include <vector>
 #include "optune_tuned.hpp"
@@ -246,13 +255,9 @@ int main() {
   }
   return wrong;
 }
-)cpp";
-  const std::string compile = std::string("c++ -std=c++20 -O1 -mavx2 -mfma -fopenmp -I ") + dir.string() + " -I " +
-                              OPTUNE_SOURCE_DIR + "/backends/cpu/include " + (dir / "consumer.cpp").string() + " -o " +
-                              (dir / "consumer").string() + " 2> " + (dir / "compile.log").string();
-  ASSERT_EQ(std::system(compile.c_str()), 0) << optune::test_support::slurp(dir / "compile.log");
-  const int status = std::system(((dir / "consumer").string() + " > " + (dir / "consumer.out").string()).c_str());
-  EXPECT_EQ(status, 0) << optune::test_support::slurp(dir / "consumer.out");
+)cpp",
+                                          "-mavx2 -mfma");
+  EXPECT_EQ(status, 0) << out;
 }
 
 // u7 on the layout AVX2 code keeps (nchw8c) and on nchw16c: the direct convolution's vpmaddubsw
@@ -262,20 +267,10 @@ int main() {
 // kConv2dU7Nchwc serves optune::conv2d_nchwc_u7<8> to an AVX2 consumer, exact on the tuned layer
 // and on one no row holds (the default config on 8-channel blocks).
 TEST_F(DtypeCliTest, SevenBitActivationsDirectConvolutionIsExactOnNchw8cAndNchw16c) {
-  const char* layers[] = {"N=1,C=13,H=11,W=9,K=20,R=3,S=3,stride=2,pad=1,layout=nchw8c",
-                          "N=2,C=8,H=10,W=10,K=16,R=3,S=3,pad=2,dilation=2,layout=nchw8c",
-                          "N=1,C=20,H=7,W=9,K=24,R=3,S=3,pad=1,layout=nchw16c"};
-  for (const char* environment : {"OPTUNE_MAX_CPU_ISA=avx2", ""})
-    for (const char* layer : layers) {
-      CommandRun run = optune("tune --op conv2d --shape " + std::string(layer) + " --dtype u7 --target cpu --tuner random "
-                              "--trials 3 --batch-size 3 --repeat 1 --min-repeat-ms 1 --remeasure 0 --quiet --seed 5 --db " +
-                              db(), environment);
-      ASSERT_EQ(run.code, 0) << environment << " " << run.out << run.err;
-    }
-  CommandRun history = optune("query --history --format json --db " + db());
-  ASSERT_EQ(history.code, 0) << history.err;
-  const auto records = nlohmann::json::parse(history.out);
-  ASSERT_GE(records.size(), 18u) << history.out;
+  const auto records = tune_u7("conv2d", {"N=1,C=13,H=11,W=9,K=20,R=3,S=3,stride=2,pad=1,layout=nchw8c",
+                                          "N=2,C=8,H=10,W=10,K=16,R=3,S=3,pad=2,dilation=2,layout=nchw8c",
+                                          "N=1,C=20,H=7,W=9,K=24,R=3,S=3,pad=1,layout=nchw16c"}, 3);
+  ASSERT_GE(records.size(), 18u) << records.dump();
   for (const auto& record : records) {
     const std::string key = record["workload"];
     const bool blocks_of_8 = key.rfind("conv2d.nchw8c.u7.", 0) == 0;
@@ -285,14 +280,10 @@ TEST_F(DtypeCliTest, SevenBitActivationsDirectConvolutionIsExactOnNchw8cAndNchw1
     EXPECT_EQ(record["config"]["activations"], "u7") << record.dump();
     EXPECT_EQ(record["config"]["block"], blocks_of_8 ? "8" : "16") << record.dump();
   }
-  const auto dir = std::filesystem::path(db()).parent_path();
-  CommandRun apply = optune("apply-best --target cpu --device 'capped at AVX2' --db " + db() + " --out " +
-                            (dir / "optune_tuned.hpp").string());
-  ASSERT_EQ(apply.code, 0) << apply.err;
-  const std::string header = optune::test_support::slurp(dir / "optune_tuned.hpp");
+  const std::string header = apply_best("capped at AVX2");
   EXPECT_NE(header.find("kConv2dU7Nchwc = "), std::string::npos) << header;
   EXPECT_NE(header.find(".block = 8, .a7 = true"), std::string::npos) << header;
-  std::ofstream(dir / "consumer.cpp") << R"cpp(
+  const auto [status, out] = run_consumer(R"cpp(
 #include <cstdio>
 #include <vector>
 #include "optune_tuned.hpp"
@@ -329,13 +320,9 @@ int main() {
   }
   return wrong;
 }
-)cpp";
-  const std::string compile = std::string("c++ -std=c++20 -O1 -mavx2 -mfma -fopenmp -I ") + dir.string() + " -I " +
-                              OPTUNE_SOURCE_DIR + "/backends/cpu/include " + (dir / "consumer.cpp").string() + " -o " +
-                              (dir / "consumer").string() + " 2> " + (dir / "compile.log").string();
-  ASSERT_EQ(std::system(compile.c_str()), 0) << optune::test_support::slurp(dir / "compile.log");
-  const int status = std::system(((dir / "consumer").string() + " > " + (dir / "consumer.out").string()).c_str());
-  EXPECT_EQ(status, 0) << optune::test_support::slurp(dir / "consumer.out");
+)cpp",
+                                          "-mavx2 -mfma");
+  EXPECT_EQ(status, 0) << out;
 }
 
 TEST_F(DtypeCliTest, ATemplateNamedForAnotherDtypeIsBadInput) {
@@ -602,11 +589,10 @@ TEST_F(DtypeCliTest, Int8AndBf16TablesAreCompiledIntoAConsumerThatGetsTheRightAn
                             "--min-repeat-ms 1 --remeasure 0 --quiet --seed 6 --db " + db());
     ASSERT_EQ(run.code, 0) << tune << run.out << run.err;
   }
-  const auto dir = std::filesystem::path(db()).parent_path();
   CommandRun apply = optune("apply-best --target cpu --db " + db() + " --workload gemm.i8.M31.N40.K132 --out " +
-                            (dir / "optune_tuned.hpp").string());
+                            (dir() / "optune_tuned.hpp").string());
   ASSERT_EQ(apply.code, 0) << apply.err;
-  const std::string header = optune::test_support::slurp(dir / "optune_tuned.hpp");
+  const std::string header = optune::test_support::slurp(dir() / "optune_tuned.hpp");
   EXPECT_NE(header.find("kGemmInt8 = "), std::string::npos) << header;
   EXPECT_NE(header.find("{29, 40, 132, optune::kernels::cpu::GemmInt8Config{"), std::string::npos) << header;
   EXPECT_NE(header.find("gemm.i8.M31.N40.K132: never tuned"), std::string::npos) << header;
@@ -618,15 +604,9 @@ TEST_F(DtypeCliTest, Int8AndBf16TablesAreCompiledIntoAConsumerThatGetsTheRightAn
   EXPECT_NE(header.find("kDepthwiseConv2dInt8 = "), std::string::npos) << header;
   EXPECT_NE(header.find("kConv2dF16 = "), std::string::npos) << header;
   EXPECT_EQ(header.find("kConv2dBf16Widened"), std::string::npos) << "the dot or no bf16 conv2d table, never both";
-  std::ofstream(dir / "consumer.cpp") << kLowPrecisionConsumer;
-  const std::string compile = std::string("c++ -std=c++20 -O1 -march=native -fopenmp ") +
-                              (bf16_conv_table ? "-DWITH_BF16_CONV " : "") + (sixteen_lanes ? "-DWITH_NCHW16C " : "") +
-                              "-I " + dir.string() + " -I " +
-                              OPTUNE_SOURCE_DIR + "/backends/cpu/include " + (dir / "consumer.cpp").string() + " -o " +
-                              (dir / "consumer").string() + " 2> " + (dir / "compile.log").string();
-  ASSERT_EQ(std::system(compile.c_str()), 0) << optune::test_support::slurp(dir / "compile.log");
-  const int status = std::system(((dir / "consumer").string() + " > " + (dir / "consumer.out").string()).c_str());
-  const std::string out = optune::test_support::slurp(dir / "consumer.out");
+  const auto [status, out] = run_consumer(kLowPrecisionConsumer, std::string("-march=native") +
+                                                                       (bf16_conv_table ? " -DWITH_BF16_CONV" : "") +
+                                                                       (sixteen_lanes ? " -DWITH_NCHW16C" : ""));
   EXPECT_EQ(status, 0) << out;
   // The kept layout's layers ran through their packed filters too (the tuned one, then the default).
   EXPECT_EQ(out.find("packed filter, call 1: tuned, same output") != std::string::npos, sixteen_lanes) << out;
