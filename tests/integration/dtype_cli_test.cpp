@@ -204,13 +204,66 @@ int main() {
   EXPECT_EQ(status, 0) << out;
 }
 
+// A consumer of apply-best's u7 convolution tables, compiled with BLOCK (0: NCHW tensors through
+// optune::conv2d_u7; 8: NCHW8c through optune::conv2d_nchwc_u7<8>) and TUNED_C (the channels of
+// the tuned layer, 13 x 11 x 9, stride 2): exact on that layer and on one no row holds, each
+// against a plain loop, and tuned on the first only.
+constexpr const char* kU7ConvolutionConsumer = R"cpp(
+#include <cstdio>
+#include <vector>
+#include "optune_tuned.hpp"
+using optune::kernels::cpu::Conv2dDims;
+// Element (n, c, h, w) of a tensor of C channels of H x W in the layout.
+long at(long C, long H, long W, long n, long c, long h, long w) {
+  if (BLOCK == 0) return ((n * C + c) * H + h) * W + w;
+  const long blocks = (C + BLOCK - 1) / BLOCK;
+  return (((n * blocks + c / BLOCK) * H + h) * W + w) * BLOCK + c % BLOCK;
+}
+long elements(long N, long C, long H, long W) { return N * (BLOCK == 0 ? C : (C + BLOCK - 1) / BLOCK * BLOCK) * H * W; }
+int main() {
+  int wrong = 0;
+  for (const Conv2dDims d : {Conv2dDims{1, TUNED_C, 11, 9, 20, 3, 3, 2, 1, 1}, Conv2dDims{1, 6, 7, 7, 9, 3, 3, 1, 1, 1}}) {
+    const long P = d.out_h(), Q = d.out_w();
+    std::vector<std::uint8_t> in(elements(d.N, d.C, d.H, d.W), 0);
+    std::vector<std::int8_t> filter(d.K * d.C * d.R * d.S);
+    std::vector<std::int32_t> out(elements(d.N, d.K, P, Q)), want(out.size(), 0);
+    for (long n = 0; n < d.N; ++n)
+      for (long c = 0; c < d.C; ++c)
+        for (long h = 0; h < d.H; ++h)
+          for (long w = 0; w < d.W; ++w)
+            in[at(d.C, d.H, d.W, n, c, h, w)] = static_cast<std::uint8_t>((c * 31 + h * 7 + w) % 128);
+    for (std::size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<std::int8_t>(i * 91 % 256 - 128);
+    for (long n = 0; n < d.N; ++n)
+      for (long k = 0; k < d.K; ++k)
+        for (long p = 0; p < P; ++p)
+          for (long q = 0; q < Q; ++q)
+            for (long c = 0; c < d.C; ++c)
+              for (long r = 0; r < d.R; ++r)
+                for (long s = 0; s < d.S; ++s) {
+                  const long h = p * d.stride - d.pad + r * d.dilation, w = q * d.stride - d.pad + s * d.dilation;
+                  if (h < 0 || h >= d.H || w < 0 || w >= d.W) continue;
+                  want[at(d.K, P, Q, n, k, p, q)] +=
+                      in[at(d.C, d.H, d.W, n, c, h, w)] * filter[((k * d.C + c) * d.R + r) * d.S + s];
+                }
+#if BLOCK == 0
+    const bool tuned = optune::conv2d_u7(d, in.data(), filter.data(), out.data());
+#else
+    const bool tuned = optune::conv2d_nchwc_u7<BLOCK>(d, in.data(), filter.data(), out.data());
+#endif
+    std::printf("C=%ld %s %s\n", static_cast<long>(d.C), tuned ? "tuned" : "default", out == want ? "exact" : "WRONG");
+    wrong += out != want || tuned != (d.C == TUNED_C);
+  }
+  return wrong;
+}
+)cpp";
+
 // u7 convolutions: the image's columns are B, the u8 operand, which AVX2's vpmaddubsw quads take in
 // its unsigned slot. Every candidate exact, capped to AVX2 and not, on a padded strided layer whose
 // depth (3 x 3 x 5) packs the filter and a dilated one whose depth (3 x 3 x 8) lets it be read in
 // place; apply-best's kConv2dU7 table serves optune::conv2d_u7 to an AVX2 consumer, exact on the
 // tuned layer and on an untuned one.
 TEST_F(DtypeCliTest, SevenBitActivationsConvolutionIsExactOnAvx2QuadsAndElsewhere) {
-  const auto records = tune_u7("conv2d", {"N=1,C=5,H=11,W=9,K=12,R=3,S=3,stride=2,pad=1",
+  const auto records = tune_u7("conv2d", {"N=1,C=5,H=11,W=9,K=20,R=3,S=3,stride=2,pad=1",
                                           "N=2,C=8,H=10,W=10,K=16,R=3,S=3,pad=2,dilation=2"}, 3);
   ASSERT_GE(records.size(), 12u) << records.dump();
   for (const auto& record : records) {
@@ -222,41 +275,7 @@ TEST_F(DtypeCliTest, SevenBitActivationsConvolutionIsExactOnAvx2QuadsAndElsewher
   const std::string header = apply_best("capped at AVX2");
   EXPECT_NE(header.find("kConv2dU7 = "), std::string::npos) << header;
   EXPECT_NE(header.find(".a7 = true"), std::string::npos) << header;
-  const auto [status, out] = run_consumer(R"cpp(
-#include <cstdio>
-#include <vector>
-#include "optune_tuned.hpp"
-int main() {
-  int wrong = 0;
-  // The tuned strided layer, and one no row holds.
-  for (const optune::kernels::cpu::Conv2dDims d : {optune::kernels::cpu::Conv2dDims{1, 5, 11, 9, 12, 3, 3, 2, 1, 1},
-                                                   optune::kernels::cpu::Conv2dDims{1, 6, 7, 7, 8, 3, 3, 1, 1, 1}}) {
-    const long P = d.out_h(), Q = d.out_w();
-    std::vector<std::uint8_t> in(d.N * d.C * d.H * d.W);
-    std::vector<std::int8_t> filter(d.K * d.C * d.R * d.S);
-    std::vector<std::int32_t> out(d.N * d.K * P * Q), want(out.size(), 0);
-    for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint8_t>(i * 37 % 128);
-    for (std::size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<std::int8_t>(i * 91 % 256 - 128);
-    for (long n = 0; n < d.N; ++n)
-      for (long k = 0; k < d.K; ++k)
-        for (long p = 0; p < P; ++p)
-          for (long q = 0; q < Q; ++q)
-            for (long c = 0; c < d.C; ++c)
-              for (long r = 0; r < d.R; ++r)
-                for (long s = 0; s < d.S; ++s) {
-                  const long h = p * d.stride - d.pad + r * d.dilation, w = q * d.stride - d.pad + s * d.dilation;
-                  if (h < 0 || h >= d.H || w < 0 || w >= d.W) continue;
-                  want[((n * d.K + k) * P + p) * Q + q] +=
-                      in[((n * d.C + c) * d.H + h) * d.W + w] * filter[((k * d.C + c) * d.R + r) * d.S + s];
-                }
-    const bool tuned = optune::conv2d_u7(d, in.data(), filter.data(), out.data());
-    std::printf("C=%ld %s %s\n", static_cast<long>(d.C), tuned ? "tuned" : "default", out == want ? "exact" : "WRONG");
-    wrong += out != want || tuned != (d.C == 5);
-  }
-  return wrong;
-}
-)cpp",
-                                          "-mavx2 -mfma");
+  const auto [status, out] = run_consumer(kU7ConvolutionConsumer, "-mavx2 -mfma -DBLOCK=0 -DTUNED_C=5");
   EXPECT_EQ(status, 0) << out;
 }
 
@@ -283,45 +302,7 @@ TEST_F(DtypeCliTest, SevenBitActivationsDirectConvolutionIsExactOnNchw8cAndNchw1
   const std::string header = apply_best("capped at AVX2");
   EXPECT_NE(header.find("kConv2dU7Nchwc = "), std::string::npos) << header;
   EXPECT_NE(header.find(".block = 8, .a7 = true"), std::string::npos) << header;
-  const auto [status, out] = run_consumer(R"cpp(
-#include <cstdio>
-#include <vector>
-#include "optune_tuned.hpp"
-int main() {
-  int wrong = 0;
-  using optune::kernels::cpu::Conv2dDims;
-  // The tuned strided layer, and one no row holds; NCHW8c tensors.
-  for (const Conv2dDims d : {Conv2dDims{1, 13, 11, 9, 20, 3, 3, 2, 1, 1}, Conv2dDims{1, 6, 7, 7, 9, 3, 3, 1, 1, 1}}) {
-    const long P = d.out_h(), Q = d.out_w(), CB = (d.C + 7) / 8, KB = (d.K + 7) / 8;
-    std::vector<std::uint8_t> in(d.N * CB * d.H * d.W * 8, 0);
-    std::vector<std::int8_t> filter(d.K * d.C * d.R * d.S);
-    std::vector<std::int32_t> out(d.N * KB * P * Q * 8), want(out.size(), 0);
-    auto at = [&](long n, long c, long h, long w) { return (((n * CB + c / 8) * d.H + h) * d.W + w) * 8 + c % 8; };
-    for (long n = 0; n < d.N; ++n)
-      for (long c = 0; c < d.C; ++c)
-        for (long h = 0; h < d.H; ++h)
-          for (long w = 0; w < d.W; ++w) in[at(n, c, h, w)] = static_cast<std::uint8_t>((c * 31 + h * 7 + w) % 128);
-    for (std::size_t i = 0; i < filter.size(); ++i) filter[i] = static_cast<std::int8_t>(i * 91 % 256 - 128);
-    for (long n = 0; n < d.N; ++n)
-      for (long k = 0; k < d.K; ++k)
-        for (long p = 0; p < P; ++p)
-          for (long q = 0; q < Q; ++q)
-            for (long c = 0; c < d.C; ++c)
-              for (long r = 0; r < d.R; ++r)
-                for (long s = 0; s < d.S; ++s) {
-                  const long h = p * d.stride - d.pad + r * d.dilation, w = q * d.stride - d.pad + s * d.dilation;
-                  if (h < 0 || h >= d.H || w < 0 || w >= d.W) continue;
-                  want[(((n * KB + k / 8) * P + p) * Q + q) * 8 + k % 8] +=
-                      in[at(n, c, h, w)] * filter[((k * d.C + c) * d.R + r) * d.S + s];
-                }
-    const bool tuned = optune::conv2d_nchwc_u7<8>(d, in.data(), filter.data(), out.data());
-    std::printf("C=%ld %s %s\n", static_cast<long>(d.C), tuned ? "tuned" : "default", out == want ? "exact" : "WRONG");
-    wrong += out != want || tuned != (d.C == 13);
-  }
-  return wrong;
-}
-)cpp",
-                                          "-mavx2 -mfma");
+  const auto [status, out] = run_consumer(kU7ConvolutionConsumer, "-mavx2 -mfma -DBLOCK=8 -DTUNED_C=13");
   EXPECT_EQ(status, 0) << out;
 }
 
