@@ -44,7 +44,7 @@
 //     (1x1 stride-1 layers skip im2col); depthwise: im2col per channel and one sgemv per channel.
 //   "optune default" / "optune tuned": candidates with optune_kernel (NCHW in and out; the input
 //     layout transform is inside the timed call, the filter is packed on the first call only).
-// Every implementation runs in blocks of repeats, round-robin over implementations for several
+// Every implementation runs in blocks of repeats (about 20 ms each), round-robin over implementations for several
 // rounds (the machine is shared); median seconds over all repeats are reported. The geometric
 // mean over the layers of (oneDNN primitive time / time) closes the run: optune's goal on int8
 // and bf16 is the tuned row at or above 1 on ResNet-18's 3x3 layers (--layers picks them).
@@ -410,9 +410,8 @@ struct Measurement {
 // `want` (none: the output stays in the implementation's own layout, as the oneDNN primitive's).
 std::vector<Measurement> bench_layer(Operands& o, const std::vector<Implementation>& impls, int rounds,
                                      const std::vector<double>* want) {
-  const double flops = o.workload.flops();
-  const int number = std::max(1, static_cast<int>(1e9 / flops));  // ~10-50 ms per repeat
   constexpr int kRepeats = 5;
+  constexpr double kRepeatSeconds = 0.02;
   std::vector<std::vector<double>> seconds(impls.size());
   std::vector<Measurement> measured(impls.size());
   // f32: 1e-4; f16, bf16: the output's rounding and float32 accumulation; integers: exact
@@ -430,6 +429,12 @@ std::vector<Measurement> bench_layer(Operands& o, const std::vector<Implementati
           std::printf("  WARNING: %s: relative L2 error %.3g against the reference\n", impls[i].name.c_str(), error);
         }
       }
+      // Calls a repeat: about kRepeatSeconds, sized by a call timed after the warm-up. (Sized by
+      // the layer's work, a fast int8 layer's repeat was two calls, 1 ms after the 30 ms pause.)
+      const auto once = Clock::now();
+      impls[i].run(o);
+      const double call = std::chrono::duration<double>(Clock::now() - once).count();
+      const int number = std::clamp(static_cast<int>(kRepeatSeconds / std::max(call, 1e-7)), 1, 100000);
       for (int r = 0; r < kRepeats; ++r) {
         const auto start = Clock::now();
         for (int k = 0; k < number; ++k) impls[i].run(o);
