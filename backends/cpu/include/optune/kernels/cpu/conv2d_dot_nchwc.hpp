@@ -28,7 +28,7 @@
 // input (one row copy per image, channel block and row). A tile never reads past the tensor: the
 // last columns and rows run on narrower and shorter tiles.
 //
-//   conv2d_dot_nchwc_pack_filter<Config>(dims, filter, packed);        // OIHW s8 or bf16
+//   conv2d_dot_nchwc_pack_filter<Config>(dims, filter, packed);        // OIHW s8 or bf16; packed 64-byte aligned
 //   conv2d_dot_nchwc_packed<Config>(dims, blocked_input, packed, blocked_output);
 // (AMX's tiles, below, take NCHW16c only.)
 #pragma once
