@@ -143,17 +143,23 @@ __device__ inline void store_accumulators_tma(const TensorMap& map_c, const floa
       const unsigned buffer = buffers + (stores % 2) * STORE_PIECE_BYTES;
       if (thread == 0) bulk_wait_read<1>();  // the copy that last read this buffer is done with it
       named_barrier(barrier, 128);
+      // stmatrix: four 8 x 8 matrices an instruction, each thread's register m the pair it holds
+      // of matrix m (the accumulators' layout is stmatrix's), lane l giving row l % 8 of matrix
+      // l / 8. Matrices: rows 0-7 and 8-15 of the warp's 16, times 8-column groups j and j + 1.
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const int row = warp * 16 + lane / 4 + half * 8;
+      for (int jp = 0; jp < 4; ++jp) {
+        unsigned pairs[4];
 #pragma unroll
-        for (int j = 0; j < 8; ++j) {  // the piece's eight 8-column groups: 16 bytes of the row each
-          const int a = (piece * 8 + j) * 4 + half * 2;
+        for (int m = 0; m < 4; ++m) {
+          const int a = (piece * 8 + 2 * jp + m / 2) * 4 + (m % 2) * 2;
           const out_element2 pair = to_out_element2(scale * acc[mi][a], scale * acc[mi][a + 1]);
-          const unsigned address = buffer + row * 128 + ((j ^ (row & 7)) << 4) + (lane % 4) * 4;
-          asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(address), "r"(*reinterpret_cast<const unsigned*>(&pair))
-                       : "memory");
+          pairs[m] = *reinterpret_cast<const unsigned*>(&pair);
         }
+        const int m = lane / 8, row = warp * 16 + (m % 2) * 8 + lane % 8, j = 2 * jp + m / 2;
+        const unsigned address = buffer + row * 128 + ((j ^ (row & 7)) << 4);
+        asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(address),
+                     "r"(pairs[0]), "r"(pairs[1]), "r"(pairs[2]), "r"(pairs[3])
+                     : "memory");
       }
       fence_async_shared();
       named_barrier(barrier, 128);
