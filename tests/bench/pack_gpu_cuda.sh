@@ -24,7 +24,7 @@ cp "$here/cuda_examples_run.sh" "$here/cuda_gemm_run.sh" "$here/torch_gemm_peers
   "$here/dispatch_bench.sh" "$here/dispatch_gpu.sh" "$here/nvidia_opencl_icd.sh" "$here/multi_gpu_tune.sh" \
   "$here/multi_gpu_tune.py" "$here/kt_vs_optune_cuda.sh" "$here/kt_vs_optune.py" "$here/best_check_errors.py" \
   "$here/profile_gemm_bf16_ncu.sh" "$here/rpc_gpu_lending.sh" "$here/cuda_conv_run.sh" "$here/torch_conv_peers.py" \
-  "$here/cuda_remeasure.sh" "$here/best_configs.py" "$here/opencl_extensions.py" \
+  "$here/cuda_remeasure.sh" "$here/cuda_kernel_ab.sh" "$here/best_configs.py" "$here/opencl_extensions.py" \
   "$prefix/"
 wheels=${KT_WHEELS:-$build/kt-wheels}
 if [ -d "$wheels" ]; then cp -r "$wheels" "$prefix/kt-wheels"; fi
