@@ -78,7 +78,7 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
     return {dtype_};
   }
   std::vector<DataType> input_dtypes(const Workload& workload, const DeviceInfo& device) const override {
-    if (int8()) return {activations_of(workload, device), DataType::kI8};
+    if (int8()) return {int8_activations(workload, device), DataType::kI8};
     return {DataType::kBF16, DataType::kBF16};
   }
   // As for conv2d.cpu, a kept layout is one vector of the device a pixel: nchw16c wants 16-lane
@@ -115,7 +115,7 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
     space.add(ss::ChoiceKnob{kParallel, kParallelNames});
     space.add(ss::ChoiceKnob{kBlockKnob, {std::to_string(block)}});
     space.read_missing_as(kBlockKnob, std::to_string(kBlock));  // records from before the knob: nchw16c
-    if (int8()) add_activations_knob(space, activations_of(workload, device));
+    if (int8()) add_activations_knob(space, int8_activations(workload, device));
     if (offers_amx(workload, device)) {
       space.add(ss::BoolKnob{kAmxKnob});
       space.read_missing_as(kAmxKnob, false);  // records from before the knob ran on vectors
@@ -343,14 +343,10 @@ class CpuConv2dDotNchwcTemplate final : public KernelTemplate {
   bool offers_amx(const Workload& workload, const DeviceInfo& device) const {
     return workload.layout_block == kBlock && device.has_isa(int8() ? "amx_int8" : "amx_bf16");
   }
-  // The image's type: u7 as the workload says, else int8's activations on this CPU.
-  static DataType activations_of(const Workload& workload, const DeviceInfo& device) {
-    return workload.dtype == DataType::kU7 ? DataType::kU7 : int8_activations(device);
-  }
   // Whether candidates compile to the header's vpmaddubsw path: u7 on x86 where VNNI does not run
   // the block (maddubs_path).
   static bool runs_maddubs(const Workload& workload, const DeviceInfo& device) {
-    const bool vnni = device.has_isa("avx512_vnni") && device.has_isa("avx512bw") && workload.layout_block == kBlock;
+    const bool vnni = has_int8_vnni(device) && workload.layout_block == kBlock;
     return workload.dtype == DataType::kU7 && device.has_isa("avx2") && !vnni;
   }
   // Conv2dDotNchwcConfig as C++; run_time_schedule: the candidate's, whose schedule is set at run time.

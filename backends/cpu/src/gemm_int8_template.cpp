@@ -16,11 +16,6 @@ namespace {
 
 namespace ss = search_space;
 
-// Whether candidates compile to gemm_int8.hpp's VNNI path (u8 activations, as x86 runs them, and
-// vpdpbusd on zmm registers): micro-tiles are then whole 16-lane int32 vectors, 32 registers deep.
-bool runs_vnni(const DeviceInfo& device) {
-  return is_x86(device) && device.has_isa("avx512_vnni") && device.has_isa("avx512bw");
-}
 
 class CpuInt8Template final : public DotGemmTemplate {
  public:
@@ -28,15 +23,15 @@ class CpuInt8Template final : public DotGemmTemplate {
   std::vector<DataType> dtypes() const override { return {DataType::kI8, DataType::kU7}; }
 
   std::vector<DataType> input_dtypes(const Workload& workload, const DeviceInfo& device) const override {
-    return {activations_of(workload, device), DataType::kI8};
+    return {int8_activations(workload, device), DataType::kI8};
   }
 
  protected:
   std::string element_name() const override { return "int8"; }
   DotGemmKernel kernel() const override { return {"gemm_int8.hpp", "gemm_int8", "GemmInt8Config"}; }
   // gemm_int8_lanes() in the header: int32 lanes of a zmm on the VNNI path, of a ymm elsewhere.
-  int lanes(const DeviceInfo& device) const override { return runs_vnni(device) ? 16 : 8; }
-  int max_mr(const DeviceInfo& device) const override { return runs_vnni(device) ? 14 : 12; }
+  int lanes(const DeviceInfo& device) const override { return has_int8_vnni(device) ? 16 : 8; }
+  int max_mr(const DeviceInfo& device) const override { return has_int8_vnni(device) ? 14 : 12; }
   std::string amx_isa() const override { return "amx_int8"; }
   int amx_depth_step() const override { return 64; }  // a slab of A: 64 bytes of a row
   int amx_default_kc() const override { return 1024; }  // 1024 bytes of a row
@@ -49,19 +44,19 @@ class CpuInt8Template final : public DotGemmTemplate {
   // 323 (2026-12-01, docs/performance/lowp-cpu-gemm.md).
   int default_mr(const Workload& workload, const DeviceInfo& device) const override {
     if (runs_maddubs(workload, device)) return 4;
-    return is_x86(device) && !runs_vnni(device) ? 3 : DotGemmTemplate::default_mr(workload, device);
+    return is_x86(device) && !has_int8_vnni(device) ? 3 : DotGemmTemplate::default_mr(workload, device);
   }
   // Bytes per packed element: as they are in quads (VNNI, or u7 on AVX2), widened to int16 pairs elsewhere.
   double packed_bytes(const Workload& workload, const DeviceInfo& device) const override {
-    return runs_vnni(device) || runs_maddubs(workload, device) ? 1 : 2;
+    return has_int8_vnni(device) || runs_maddubs(workload, device) ? 1 : 2;
   }
   // Quads are 4 bytes of a row as they lie; the pair path widens A as it packs it.
   bool reads_a_in_place(const Workload& workload, const DeviceInfo& device) const override {
-    return (runs_vnni(device) || runs_maddubs(workload, device)) && gemm_shape(workload).K % 4 == 0;
+    return (has_int8_vnni(device) || runs_maddubs(workload, device)) && gemm_shape(workload).K % 4 == 0;
   }
   // The activations' type as the knob writes it into a record ("u8", "s8", or "u7").
   void add_type_knobs(ss::ConfigSpace& space, const Workload& workload, const DeviceInfo& device) const override {
-    add_activations_knob(space, activations_of(workload, device));
+    add_activations_knob(space, int8_activations(workload, device));
   }
   DotOperandTypes operand_types(const ss::ConfigView& view) const override {
     return {cpu_element_type(activations_type(view.choice(kActivationsKnob))), cpu_element_type(DataType::kI8),
@@ -72,12 +67,9 @@ class CpuInt8Template final : public DotGemmTemplate {
   }
 
  private:
-  static DataType activations_of(const Workload& workload, const DeviceInfo& device) {
-    return workload.dtype == DataType::kU7 ? DataType::kU7 : int8_activations(device);
-  }
   // Whether candidates compile to gemm_int8.hpp's vpmaddubsw quads: u7 on x86 without VNNI.
   static bool runs_maddubs(const Workload& workload, const DeviceInfo& device) {
-    return workload.dtype == DataType::kU7 && is_x86(device) && !runs_vnni(device);
+    return workload.dtype == DataType::kU7 && is_x86(device) && !has_int8_vnni(device);
   }
 };
 

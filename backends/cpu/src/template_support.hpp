@@ -72,6 +72,15 @@ inline bool is_x86(const DeviceInfo& device) { return device.arch == "x86_64" ||
 // The 8-bit activations of an i8 workload: u8 on x86 (what VNNI's vpdpbusd multiplies, and
 // oneDNN's u8s8s32 primitives take), s8 elsewhere; weights are s8. Every record says which ran.
 inline DataType int8_activations(const DeviceInfo& device) { return is_x86(device) ? DataType::kU8 : DataType::kI8; }
+// The activations of an i8 or u7 workload: u7 as the workload says (u8 holding 0..127), else as above.
+inline DataType int8_activations(const Workload& workload, const DeviceInfo& device) {
+  return workload.dtype == DataType::kU7 ? DataType::kU7 : int8_activations(device);
+}
+// Whether the CPU multiplies u8 by s8 with AVX-512 VNNI's vpdpbusd on zmm registers (the int8
+// kernels' VNNI paths); without it, x86 takes AVX2's vpmaddubsw for u7 and int16 pairs for i8.
+inline bool has_int8_vnni(const DeviceInfo& device) {
+  return is_x86(device) && device.has_isa("avx512_vnni") && device.has_isa("avx512bw");
+}
 
 // The one-option knob that writes it into an i8 record's config ("u8" or "s8"; "u7" for a u7
 // workload's 7-bit activations), and the type it names.

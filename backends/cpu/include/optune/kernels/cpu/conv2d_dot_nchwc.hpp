@@ -204,8 +204,9 @@ inline Taps tile_taps(const Conv2dDims& d, Index oh, Index height, Index ow, Ind
 // int32 sums a pixel. Out of line: inlined into the tile loops (a candidate's one call site) its
 // loops got worse registers, 0.57 against 0.49-0.50 ms on a 256 x 14^2 layer.
 template <int OCV, int W, int H, int Stride, int L>
-[[gnu::noinline]] void tile_maddubs(const std::uint8_t* in, const Source& src, const Taps& taps, const std::int8_t* filter,
-                  std::int32_t* out, Index out_row, Index out_plane, Index vectors) {
+[[gnu::noinline]] void tile_maddubs(const std::uint8_t* in, const Source& src, const Taps& taps,
+                                    const std::int8_t* filter, std::int32_t* out, Index out_row, Index out_plane,
+                                    Index vectors) {
   constexpr int G = 4, Groups = L / G, Y = OCV * L / 8;
   constexpr Index kFilterStep = Index{Groups} * OCV * L * G;  // elements per (block, tap)
   const Index stride = Stride > 0 ? Stride : src.stride;
