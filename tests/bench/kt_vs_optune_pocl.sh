@@ -20,7 +20,12 @@
 #   the runs done) RUN_TIMEOUT=1800 (seconds a single run may take: Kernel Tuner takes about 1.5 s
 #   an evaluation of conv2d here, 7 runs of 80 to 270 ms, so its brute force of 416 configs about
 #   10 minutes) KT_CHECK=1 (0: Kernel Tuner checks no output) KT_HIDE_TORCH=1 (0: let Kernel Tuner
-#   import torch, as it does where torch is installed)
+#   import torch, as it does where torch is installed) TRUTH=grid (before the runs, optune times
+#   every valid config of each kernel file in full, a grid run with no bail-out and empty caches,
+#   its front (within 20% of its best) again in 5 interleaved rounds, into OUT/NAME/truth.json as a
+#   Kernel Tuner cache: the yardstick the report judges every run of
+#   both tools by, besides each tool's own times; a few minutes for conv2d.toml) or TRUTH=FILE (a
+#   Kernel Tuner cache of the whole space, for a single kernel file; unset: none)
 # Runs already in OUT are kept: the same command again resumes (a cut one: delete its .json).
 # Nothing else may run on the machine meanwhile: both tools time their candidates on its cores.
 set -euo pipefail
@@ -45,6 +50,25 @@ print("Kernel Tuner's device (platform 0, device 0):", device.platform.name, "/"
 EOF
 "$optune" devices | grep -A1 '^opencl' || true
 export RUN_TIMEOUT=${RUN_TIMEOUT:-1800}
+for kernel in "${kernels[@]}"; do
+  truth_file="$out/$(basename "$kernel" .toml)/truth.json"
+  [ -n "${TRUTH:-}" ] && [ ! -f "$truth_file" ] || continue
+  mkdir -p "$(dirname "$truth_file")"
+  if [ "$TRUTH" != grid ]; then cp "$TRUTH" "$truth_file"; continue; fi
+  scratch=$(mktemp -d)
+  mkdir -p "$scratch/pocl"
+  echo "== $(basename "$kernel"): the truth, every valid config timed in full (grid)"
+  OPTUNE_CACHE_DIR=$scratch POCL_CACHE_DIR=$scratch/pocl "$optune" tune --kernel "$kernel" --target opencl --tuner grid \
+    --trials 100000 --bail-out off --timing full --remeasure 0 --db "$scratch/truth.db" --quiet | grep -E '^(trials|time|best) '
+  "$optune" export --kernel-tuner --kernel "$kernel" --target opencl --ok-only --db "$scratch/truth.db" --out "$truth_file"
+  # A grid times each config once: its front (within 20% of its best) again, 5 interleaved rounds.
+  front=()
+  while read -r config; do front+=(--config "$config"); done < <("$python" "$here/kt_vs_optune.py" truth-front "$truth_file")
+  OPTUNE_CACHE_DIR=$scratch POCL_CACHE_DIR=$scratch/pocl "$optune" measure --kernel "$kernel" --target opencl "${front[@]}" \
+    --rounds 5 --bail-out off --timing full --db "$scratch/truth.db" --format json > "$scratch/front.json"
+  "$python" "$here/kt_vs_optune.py" refine-truth "$truth_file" "$scratch/front.json"
+  rm -rf "$scratch"
+done
 "$python" "$here/kt_vs_optune.py" run "$out" "${kernels[@]}" --optune "$optune" \
   --strategies "${KT_STRATEGIES:-adaptive_tabu_greywolf,random_sample}" --trials "${TRIALS:-60}" --seeds "${SEEDS:-3}" \
   --brute-max "${BRUTE_MAX:-1000}" --optune-args "${OPTUNE_ARGS:-}" --deadline "${DEADLINE:-0}"
