@@ -1194,9 +1194,12 @@ def selftest():
             write("kt", "random_sample", seed, [3.0, 2.5, 2.0, 1.5, 1.02, 1.3], 0.2, 2.0)
         write("kt", "brute_force", 0, [3.0, 2.0, 1.0, 1.2, 1.02, 1.1], 0.2, 2.0)
         import io
-        text = io.StringIO()
-        assert report(out, text) == 0
-        lines = text.getvalue()
+
+        def report_text():
+            text = io.StringIO()
+            assert report(out, text) == 0
+            return text.getvalue()
+        lines = report_text()
         assert "| optune | xgb | 3 | 1.0000 | 3 | 1.5 | 4.0 | 6 | 1 | 0.667 | 0.500 | 3 |" in lines, lines
         assert "| kt | random_sample | 3 | 1.0200 | 5 | 1.0 | 2.0 | 6 | 0 | 0.333 | 0.200 | 3 |" in lines, lines
         assert "1.50x its time (not met" in lines, lines
@@ -1208,9 +1211,7 @@ def selftest():
         truth = pathlib.Path(out) / "k" / "truth.json"
         truth.write_text(json.dumps({"cache": {"0": {"time": 3.0}, "1": {"time": 0.9}, "2": {"time": 2.0},
                                                "3": {"time": "InvalidConfig"}}}))
-        text = io.StringIO()
-        assert report(out, text) == 0
-        lines = text.getvalue()
+        lines = report_text()
         assert "3 configs timed (3 configs the runs measured are not among them" in lines, lines
         assert "| optune | xgb | 3 | 1.0000 | 3 | 1.5 | 4.0 | 6 | 1 | 0.667 | 0.500 | 2 | 1.0 |" in lines, lines
         assert "by the truth's times: optune 1.0 s against Kernel Tuner random_sample 0.4 s: 2.50x its time (not met" in lines, lines
