@@ -229,6 +229,7 @@ class WorkerLoop {
     const int repeats = std::max(1, policy.repeat);
     int number = policy.number;
     double sized_repeat = 0;  // the sizing run's time where it makes a repeat by itself, else 0
+    double sizing_run = 0;    // the sizing run's time where it is a reading of its own, else 0
     if (number <= 0) {
       const double once = candidate.run(1);
       // One run, the check's being the first, is warm but may have been interrupted: it stops the
@@ -241,7 +242,7 @@ class WorkerLoop {
       // A run that makes a repeat by itself (at least two thirds of min_repeat_ms) is the first
       // repeat, timed as the others are: running it again would only add a run (half the timing
       // of a long candidate cut after its first repeat).
-      if (number == 1) sized_repeat = once;
+      (number == 1 ? sized_repeat : sizing_run) = once;
     }
     reply.status = "ok";
     reply.number = number;
@@ -250,13 +251,18 @@ class WorkerLoop {
       reply.costs.push_back(r == 0 && sized_repeat > 0 ? sized_repeat : candidate.run(number));
       fastest = std::min(fastest, reply.costs.back());
       slowest = std::max(slowest, reply.costs.back());
-      // The fastest only falls: past the first repeat it is under the bound if it ever was.
-      if (r == 0 && bail_out_seconds > 0 && fastest > bail_out_seconds)
+      // Where the sizing run is a reading of its own, the faster of it and the repeats decides: a
+      // burst of load that doubles the first repeat of the eventual winner must not record it as
+      // slow (nor as slower, ending adaptively). A repeat of one run, the sizing run itself,
+      // decides alone: a second run for it cost long kernels 7% of a tune (commands.md). The
+      // fastest only falls: past the first repeat it is under the bound if it ever was.
+      const double fastest_reading = sizing_run > 0 ? std::min(fastest, sizing_run) : fastest;
+      if (r == 0 && bail_out_seconds > 0 && fastest_reading > bail_out_seconds)
         return stop_slow(fastest, number, 1, policy, *best, reply);
       if (!best || !policy.adaptive) continue;
       const int done = r + 1;
       const double clearly_slower = kClearlySlowerAfter[std::min<std::size_t>(done, std::size(kClearlySlowerAfter)) - 1];
-      if (fastest > clearly_slower * *best) return;
+      if (fastest_reading > clearly_slower * *best) return;
       if (done >= kSettledRepeats && slowest <= (1 + kSettledSpread) * fastest) return;
     }
   }

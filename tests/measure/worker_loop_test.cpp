@@ -68,11 +68,13 @@ TEST(WorkerLoop, AFaultTheBackendRecoversFromKeepsTheWorker) {
 
 // A candidate that writes the exact result times `scale` (1: it passes the check) and reports a
 // fixed time a run, or (jitter > 0) one that alternates between (1 - jitter) and (1 + jitter)
-// times it from call to call; `runs` counts the kernel's runs.
+// times it from call to call; call `burst` (0: the check's) reads kBurst times as long, as under a
+// burst of load; `runs` counts the kernel's runs.
+constexpr double kBurst = 2.2;
 class PacedCandidate : public LoadedCandidate {
  public:
-  PacedCandidate(Operands& operands, double seconds_per_run, double jitter, double scale, int& runs)
-      : operands_(operands), seconds_(seconds_per_run), jitter_(jitter), scale_(scale), runs_(runs) {}
+  PacedCandidate(Operands& operands, double seconds_per_run, double jitter, int burst, double scale, int& runs)
+      : operands_(operands), seconds_(seconds_per_run), jitter_(jitter), burst_(burst), scale_(scale), runs_(runs) {}
   void poison_output() override {}
   double run(int times) override {
     runs_ += times;
@@ -81,19 +83,22 @@ class PacedCandidate : public LoadedCandidate {
       const auto value = static_cast<float>(scale_ * operands_.reference[i]);
       std::memcpy(output.bytes.data() + i * sizeof value, &value, sizeof value);
     }
-    return seconds_ * (1 + (calls_++ % 2 == 0 ? -jitter_ : jitter_));
+    const double load = calls_ == burst_ ? kBurst : 1;
+    return load * seconds_ * (1 + (calls_++ % 2 == 0 ? -jitter_ : jitter_));
   }
 
  private:
   Operands& operands_;
   double seconds_;
   double jitter_;
+  int burst_;
   double scale_;
   int& runs_;
   int calls_ = 0;
 };
 
-// The artifact's name is the candidate's time a run in seconds, and after a comma its jitter.
+// The artifact's name is the candidate's time a run in seconds, after a comma its jitter, and
+// after another the call its burst of load falls on (none: -1).
 class PacedBackend : public WorkerBackend {
  public:
   PacedBackend(double scale, int& runs) : scale_(scale), runs_(runs) {}
@@ -102,8 +107,10 @@ class PacedBackend : public WorkerBackend {
   kernels::DeviceInfo device(const kernels::Target&) override { return {}; }
   std::unique_ptr<LoadedCandidate> load(const WorkerRequest& request, Operands& operands, WorkerReply&) override {
     const auto comma = request.artifact.find(',');
+    const auto second = comma == std::string::npos ? comma : request.artifact.find(',', comma + 1);
     const double jitter = comma == std::string::npos ? 0 : std::stod(request.artifact.substr(comma + 1));
-    return std::make_unique<PacedCandidate>(operands, std::stod(request.artifact), jitter, scale_, runs_);
+    const int burst = second == std::string::npos ? -1 : std::stoi(request.artifact.substr(second + 1));
+    return std::make_unique<PacedCandidate>(operands, std::stod(request.artifact), jitter, burst, scale_, runs_);
   }
   bool run_reference(const WorkerRequest&, Operands&, WorkerReply&) override { return true; }
 
@@ -113,11 +120,12 @@ class PacedBackend : public WorkerBackend {
 };
 
 WorkerReply time_paced(double seconds_per_run, std::optional<double> best, double bail_out = 2,
-                       bool adaptive = true, double scale = 1, double jitter = 0, int* runs = nullptr) {
+                       bool adaptive = true, double scale = 1, double jitter = 0, int* runs = nullptr,
+                       int burst = -1) {
   WorkerRequest request;
   request.workload = "gemm.f32.M8.N8.K8";
   request.target = "paced";
-  request.artifact = std::to_string(seconds_per_run) + "," + std::to_string(jitter);
+  request.artifact = std::to_string(seconds_per_run) + "," + std::to_string(jitter) + "," + std::to_string(burst);
   request.best_seconds = best;
   request.timing.bail_out = bail_out;
   request.timing.adaptive = adaptive;
@@ -198,6 +206,26 @@ TEST(WorkerLoopTiming, OverTheBailOutBoundTheTimingStopsAsSlow) {
   EXPECT_NE(reply.message.find("after 0 of 5 repeats"), std::string::npos) << reply.message;
   // The factor is the request's: at 4x the 3 ms candidate is no longer cut.
   EXPECT_EQ(time_paced(0.003, 0.001, 4).status, "ok");
+}
+
+// A burst of load that more than doubles the first repeat of the eventual winner does not cut it
+// where the sizing run is a reading of its own: the faster reading decides. A repeat of one run,
+// the sizing run itself, still decides alone.
+TEST(WorkerLoopTiming, AFirstRepeatUnderABurstOfLoadCutsNoCandidateTheSizingRunReadsFast) {
+  // 1 ms against a best of 1 ms, repeats of 40 runs: the first repeat (call 2) reads 2.2 ms.
+  WorkerReply reply = time_paced(0.001, 0.001, 2, true, 1, 0, nullptr, 2);
+  EXPECT_EQ(reply.status, "ok") << reply.message;
+  ASSERT_EQ(reply.costs.size(), 5u) << "its repeats spread wide: all five";
+  EXPECT_DOUBLE_EQ(reply.costs[0], 0.001 * kBurst);
+  EXPECT_DOUBLE_EQ(reply.costs[1], 0.001);
+  // Slow in truth, the sizing run too: cut after the first repeat.
+  reply = time_paced(0.0025, 0.001);
+  EXPECT_EQ(reply.status, "slow") << reply.message;
+  EXPECT_NE(reply.message.find("after 1 of 5 repeats"), std::string::npos) << reply.message;
+  // 50 ms a run, each repeat one run, its first the sizing run (call 1) reading 110 ms: alone, it
+  // decides.
+  reply = time_paced(0.050, 0.050, 2, true, 1, 0, nullptr, 1);
+  EXPECT_EQ(reply.status, "slow") << reply.message;
 }
 
 // The further a candidate is behind the best, the fewer repeats it gets: one at 1.6x, two at 1.4x,

@@ -4,8 +4,10 @@
 // already, is the first repeat). The reported cost is the median over repeats.
 //
 // A candidate sent with the task's best time so far (WorkerRequest::best_seconds) is timed only as
-// long as its rank needs: where even its fastest repeat is over `bail_out` times that best, timing
-// stops and the candidate is `slow` (a first run over twice that stops it before any repeat);
+// long as its rank needs: where even its fastest reading is over `bail_out` times that best, timing
+// stops and the candidate is `slow` (a first run over twice that stops it before any repeat); the
+// run that sized the repeats, where it is not the first repeat, counts as a reading: a burst of
+// load that doubles the first repeat of the eventual winner does not discard it;
 // with `adaptive`, its timing also ends once it is clearly not the best (its fastest repeat over
 // kClearlySlowerAfter[r - 1] times the best after r repeats: the further off, the sooner) or once
 // its median is known well enough to rank it (after kSettledRepeats repeats within
