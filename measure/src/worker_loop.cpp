@@ -242,7 +242,10 @@ class WorkerLoop {
       // A run that makes a repeat by itself (at least two thirds of min_repeat_ms) is the first
       // repeat, timed as the others are: running it again would only add a run (half the timing
       // of a long candidate cut after its first repeat).
-      (number == 1 ? sized_repeat : sizing_run) = once;
+      if (number == 1)
+        sized_repeat = once;
+      else
+        sizing_run = once;
     }
     reply.status = "ok";
     reply.number = number;

@@ -896,6 +896,12 @@ def run_figures(run, target, truth=None, truth_target=None):
     return figures
 
 
+def timed_entries(cache):
+    """A Kernel Tuner cache's entries that hold a time (not a failure's text), by their keys."""
+    return {key: entry for key, entry in cache["cache"].items()
+            if isinstance(entry.get("time"), (int, float)) and math.isfinite(entry["time"])}
+
+
 def load_truth(path, knobs=None):
     """A Kernel Tuner cache file (its brute force's, or `optune export --kernel-tuner` of a grid run
     over the whole space): each config's time, keyed as the runs key theirs (its values of the
@@ -905,8 +911,7 @@ def load_truth(path, knobs=None):
 
     def key(cache_key, entry):
         return config_key(entry[k] for k in knobs) if knobs and all(k in entry for k in knobs) else cache_key
-    truth = {key(k, entry): entry["time"] for k, entry in cache["cache"].items()
-             if isinstance(entry.get("time"), (int, float)) and math.isfinite(entry["time"])}
+    truth = {key(k, entry): entry["time"] for k, entry in timed_entries(cache).items()}
     if not truth:
         raise ValueError(f"{path}: no config with a time")
     return truth
@@ -945,8 +950,7 @@ TRUTH_FRONT_MAX = 24  # ... at most this many, the fastest first
 def truth_front(path):
     """The truth's configs to re-measure, as JSON objects (knob values by name), one a line."""
     cache = json.loads(pathlib.Path(path).read_text())
-    timed = sorted((entry["time"], key) for key, entry in cache["cache"].items()
-                   if isinstance(entry.get("time"), (int, float)) and math.isfinite(entry["time"]))
+    timed = sorted((entry["time"], key) for key, entry in timed_entries(cache).items())
     for time, key in timed[:TRUTH_FRONT_MAX]:
         if time > TRUTH_FRONT * timed[0][0]:
             break
@@ -1009,7 +1013,6 @@ def report(out, stream=sys.stdout):
                   "are not among them: never within 5% by it)", file=stream)
         truth_target = min(truth.values()) / WITHIN if truth else None
         print(f"\n## {kernel}: best {best:.4f} ms, within 5%: <= {target:.4f} ms", file=stream)
-        space_file = pathlib.Path(out) / kernel / "space.json"
         if space_file.exists():
             space = json.loads(space_file.read_text())
             print(f"valid configs: {space['space']} by this script's mapping, {space.get('kt_space')} in Kernel "
@@ -1050,6 +1053,27 @@ def report(out, stream=sys.stdout):
     return 0
 
 
+def wall_verdict(o, strategies, figure, prefix, stream):
+    """optune's wall time to within 5% (`figure`: "t_to", "t_to_truth") against that of the Kernel
+    Tuner strategy that got there soonest: met at 0.5x or less."""
+    (_, strategy), (_, k) = min(strategies.items(), key=lambda kv: (kv[1][1][figure], kv[1][1]["wall"]))
+    o_t, k_t = o[figure], k[figure]
+    if math.isinf(o_t) and math.isinf(k_t):
+        verdict = "neither got there in half its seeds: no verdict"
+    elif math.isinf(o_t):
+        verdict = f"optune did not get there in half its seeds, Kernel Tuner {strategy} in {k_t:.1f} s: not met"
+    elif math.isinf(k_t):
+        bound = o_t / k["wall"] if k["wall"] > 0 else math.inf
+        verdict = (f"optune {o_t:.1f} s; Kernel Tuner did not get there in half its seeds (best strategy "
+                   f"{strategy}, {k['wall']:.1f} s a run): at most {bound:.2f}x its time "
+                   f"({'met' if bound <= 0.5 else 'unknown'}: at most 0.5x)")
+    else:
+        ratio = o_t / k_t if k_t > 0 else math.inf
+        verdict = (f"optune {o_t:.1f} s against Kernel Tuner {strategy} {k_t:.1f} s: {ratio:.2f}x its time "
+                   f"({'met' if ratio <= 0.5 else 'not met'}: at most 0.5x)")
+    print(f"{prefix}: {verdict}", file=stream)
+
+
 def verdicts(kernel, summary, stream, judged_by_truth=False):
     """The two open issues' checks, against Kernel Tuner's best strategy here (brute force aside)."""
     optune = summary.get(("optune", "xgb"))
@@ -1058,39 +1082,12 @@ def verdicts(kernel, summary, stream, judged_by_truth=False):
         return
     o_group, o = optune
     print(f"\nChecks for {kernel}:", file=stream)
-    # 1. wall time to the same quality, against the KT strategy that got there soonest
-    (_, s_fast), (k_group, k) = min(strategies.items(), key=lambda kv: (kv[1][1]["t_to"], kv[1][1]["wall"]))
-    if math.isinf(o["t_to"]) and math.isinf(k["t_to"]):
-        print("- wall to within 5%: neither got there in half its seeds: no verdict", file=stream)
-    elif math.isinf(o["t_to"]):
-        print(f"- wall to within 5%: optune did not get there in half its seeds, Kernel Tuner {s_fast} in "
-              f"{k['t_to']:.1f} s: not met", file=stream)
-    elif math.isinf(k["t_to"]):
-        bound = o["t_to"] / k["wall"] if k["wall"] > 0 else math.inf
-        print(f"- wall to within 5%: optune {o['t_to']:.1f} s; Kernel Tuner did not get there in half its seeds "
-              f"(best strategy {s_fast}, {k['wall']:.1f} s a run): at most {bound:.2f}x its time "
-              f"({'met' if bound <= 0.5 else 'unknown'}: at most 0.5x)", file=stream)
-    else:
-        ratio = o["t_to"] / k["t_to"] if k["t_to"] > 0 else math.inf
-        print(f"- wall to within 5%: optune {o['t_to']:.1f} s against Kernel Tuner {s_fast} {k['t_to']:.1f} s: "
-              f"{ratio:.2f}x its time ({'met' if ratio <= 0.5 else 'not met'}: at most 0.5x)", file=stream)
-    # 1b. the same by one yardstick: each config's time in the truth, so that neither tool's way of
-    # timing decides (Kernel Tuner's figures of the same config can read 25% slower than optune's)
+    # 1. wall time to the same quality, against the KT strategy that got there soonest; by each
+    # tool's own times, then (1b) by the truth's, one yardstick, so that neither tool's way of timing
+    # decides (Kernel Tuner's figures of the same config can read 25% slower than optune's)
+    wall_verdict(o, strategies, "t_to", "- wall to within 5%", stream)
     if judged_by_truth:
-        (_, s_truth), (_, kt_truth) = min(strategies.items(), key=lambda kv: (kv[1][1]["t_to_truth"], kv[1][1]["wall"]))
-        o_t, k_t = o["t_to_truth"], kt_truth["t_to_truth"]
-        if math.isinf(o_t):
-            verdict = f"optune did not get there in half its seeds: {'no verdict' if math.isinf(k_t) else 'not met'}"
-        elif math.isinf(k_t):
-            bound = o_t / kt_truth["wall"] if kt_truth["wall"] > 0 else math.inf
-            verdict = (f"optune {o_t:.1f} s; Kernel Tuner did not get there in half its seeds ({s_truth}, "
-                       f"{kt_truth['wall']:.1f} s a run): at most {bound:.2f}x its time "
-                       f"({'met' if bound <= 0.5 else 'unknown'}: at most 0.5x)")
-        else:
-            ratio = o_t / k_t if k_t > 0 else math.inf
-            verdict = (f"optune {o_t:.1f} s against Kernel Tuner {s_truth} {k_t:.1f} s: {ratio:.2f}x its time "
-                       f"({'met' if ratio <= 0.5 else 'not met'}: at most 0.5x)")
-        print(f"- wall to within 5% by the truth's times: {verdict}", file=stream)
+        wall_verdict(o, strategies, "t_to_truth", "- wall to within 5% by the truth's times", stream)
     # 2. a candidate's cost: optune's seconds per evaluation against twice Kernel Tuner's, and 2 x 65 ms
     kt_total = _median([m["per_eval"] for _, m in strategies.values()])
     kt_steady = _median([m["steady"] for _, m in strategies.values()])

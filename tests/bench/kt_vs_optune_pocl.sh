@@ -23,9 +23,9 @@
 #   import torch, as it does where torch is installed) TRUTH=grid (before the runs, optune times
 #   every valid config of each kernel file in full, a grid run with no bail-out and empty caches,
 #   its front (within 20% of its best) again in 5 interleaved rounds, into OUT/NAME/truth.json as a
-#   Kernel Tuner cache: the yardstick the report judges every run of
-#   both tools by, besides each tool's own times; a few minutes for conv2d.toml) or TRUTH=FILE (a
-#   Kernel Tuner cache of the whole space, for a single kernel file; unset: none)
+#   Kernel Tuner cache: the yardstick the report judges every run of both tools by, besides each
+#   tool's own times; a few minutes for conv2d.toml) or TRUTH=FILE (a Kernel Tuner cache of the
+#   whole space, for a single kernel file; unset: none)
 # Runs already in OUT are kept: the same command again resumes (a cut one: delete its .json).
 # Nothing else may run on the machine meanwhile: both tools time their candidates on its cores.
 set -euo pipefail

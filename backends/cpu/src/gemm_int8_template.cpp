@@ -16,7 +16,6 @@ namespace {
 
 namespace ss = search_space;
 
-
 class CpuInt8Template final : public DotGemmTemplate {
  public:
   using DotGemmTemplate::DotGemmTemplate;

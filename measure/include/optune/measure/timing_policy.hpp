@@ -8,7 +8,7 @@
 // stops and the candidate is `slow` (a first run over twice that stops it before any repeat); the
 // run that sized the repeats, where it is not the first repeat, counts as a reading: a burst of
 // load that doubles the first repeat of the eventual winner does not discard it;
-// with `adaptive`, its timing also ends once it is clearly not the best (its fastest repeat over
+// with `adaptive`, its timing also ends once it is clearly not the best (its fastest reading over
 // kClearlySlowerAfter[r - 1] times the best after r repeats: the further off, the sooner) or once
 // its median is known well enough to rank it (after kSettledRepeats repeats within
 // kSettledSpread of each other). Candidates sent without a best (the default, the closing
