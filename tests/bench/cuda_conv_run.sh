@@ -5,11 +5,12 @@
 #   cuda_conv_run.sh PACK DTYPE TRIALS LAYER [LAYER ...]
 # LAYER is a --shape text without the layout, e.g. N=32,C=64,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1;
 # LAYERS=resnet50 (environment, no LAYER arguments) takes the distinct layers of ResNet-50 at batch
-# BATCH (default 32) from torch_conv_peers.py. Both sides are timed sustained: optune's repeats
-# last MIN_REPEAT_MS (default 40), the peer's in batches of 20 calls (cuda_gemm_run.sh says why).
+# BATCH (default 32) from torch_conv_peers.py. Both sides' repeats last MIN_REPEAT_MS (default 40)
+# or more (cuda_gemm_run.sh says why).
 set -uo pipefail
 pack=$(cd "$1" && pwd); dtype=$2; trials=$3; shift 3
 export LD_LIBRARY_PATH="$pack/lib:${LD_LIBRARY_PATH:-}"
+export PEER_MIN_REPEAT_MS=${MIN_REPEAT_MS:-40}
 export OPTUNE_CACHE_DIR=${OPTUNE_CACHE_DIR:-$(mktemp -d)}
 db=${OPTUNE_DB:-$(mktemp -d)/conv.db}
 layers=("$@")

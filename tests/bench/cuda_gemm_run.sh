@@ -4,16 +4,17 @@
 # records beside the peer's. Usage:
 #   [TARGET=opencl] cuda_gemm_run.sh PACK DTYPE TRIALS M,N,K [M,N,K ...]
 # TARGET=opencl tunes gemm.opencl through NVIDIA's OpenCL driver instead (nvidia_opencl_icd.sh).
-# Both sides are timed in sustained batches: optune's repeats last MIN_REPEAT_MS (default 40; the
-# peer runs 20 batches of 20 calls back to back). A GPU at full tensor-core load lowers its clock
-# within tens of milliseconds, so CUDA's 5 ms default repeats would time optune nearer the boost
-# clock than the peer (docs/performance/cuda-gemm.md).
+# Both sides are timed alike: repeats of MIN_REPEAT_MS (default 40) or more, the peer's too
+# (torch_peers.py, PEER_MIN_REPEAT_MS). A GPU at full tensor-core load lowers its clock within a
+# fraction of a second, so repeats of different lengths time the two sides at different clocks
+# (docs/performance/cuda-gemm.md).
 set -uo pipefail
 pack=$(cd "$1" && pwd); dtype=$2; trials=$3; shift 3
 export LD_LIBRARY_PATH="$pack/lib:${LD_LIBRARY_PATH:-}"
 target=${TARGET:-cuda}
 # shellcheck source=nvidia_opencl_icd.sh
 if [ "$target" = opencl ]; then source "$pack/nvidia_opencl_icd.sh"; fi
+export PEER_MIN_REPEAT_MS=${MIN_REPEAT_MS:-40}
 export OPTUNE_CACHE_DIR=${OPTUNE_CACHE_DIR:-$(mktemp -d)}
 db=${OPTUNE_DB:-$(mktemp -d)/gemm.db}
 for shape in "$@"; do

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # On the GPU machine, from a pack (pack_gpu_cuda.sh): the best configs per workload of a records
 # log (best_configs.py; docs/performance/logs/*.csv) and the template's default, re-measured with
-# this build, interleaved (5 rounds of 40 ms repeats, every record checked), then the peers of the
-# same workloads in the same call (cuBLAS, torch._scaled_mm, cuDNN through PyTorch, graph-timed)
+# this build, interleaved (5 rounds of repeats of MIN_REPEAT_MS, default 40, every record checked),
+# then the peers of the same workloads in the same call (cuBLAS, torch._scaled_mm, cuDNN through
+# PyTorch, graph-timed, their repeats as long: torch_peers.py)
 # and, for conv2d, the per-layer ratios and their geometric mean. What changes is the build (its
 # kernels, its timing), not the search. Usage: cuda_remeasure.sh PACK CSV [PER_WORKLOAD]; a .tsv
 # instead of the CSV names the configs itself, in best_configs.py's lines (OP DTYPE SHAPE CONFIG).
 set -uo pipefail
 pack=$(cd "$1" && pwd); csv=$2; per=${3:-3}
 export LD_LIBRARY_PATH="$pack/lib:${LD_LIBRARY_PATH:-}"
+export PEER_MIN_REPEAT_MS=${MIN_REPEAT_MS:-40}
 export OPTUNE_CACHE_DIR=${OPTUNE_CACHE_DIR:-$(mktemp -d)}
 db=${OPTUNE_DB:-$(mktemp -d)/remeasure.db}
 if [[ $csv == *.tsv ]]; then lines=$(cat "$csv") || exit 2
@@ -20,7 +22,7 @@ while IFS=$'\t' read -r op dtype shape; do
   done <<<"$lines"
   echo "== $op.$dtype $shape"
   "$pack/bin/optune" measure --op "$op" --dtype "$dtype" --shape "$shape" --target cuda --default "${args[@]}" \
-    --rounds 5 --min-repeat-ms 40 --db "$db" 2>&1 | grep -v '^measured '
+    --rounds 5 --min-repeat-ms "$PEER_MIN_REPEAT_MS" --db "$db" 2>&1 | grep -v '^measured '
 done < <(cut -f1-3 <<<"$lines" | uniq)
 echo "errors by kind:"; "$pack/bin/optune" query --db "$db" --history --format csv | tail -n +2 | cut -d, -f8 | sort | uniq -c
 python3 "$pack/best_check_errors.py" "$pack/bin/optune" "$db" | tee "$db.optune.txt"

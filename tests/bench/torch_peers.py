@@ -3,6 +3,8 @@
 OpenCL kernels in tests/bench/opencl_gpu_bench.sh; `conv-keys KEY...` times cuDNN on conv2d workload keys
 (dispatch_gpu.sh's held-out shapes). Prints one line per workload: median time over
 repeats of CUDA-event-timed batches, and TFLOP/s (multiply-adds count as 2)."""
+import math
+import os
 import re
 import statistics
 import sys
@@ -14,20 +16,58 @@ torch.backends.cudnn.allow_tf32 = False
 torch.backends.cudnn.benchmark = True  # cuDNN picks its fastest algorithm, as a tuned peer should
 
 
-def time_ms(fn, repeat=20, number=20):
-    for _ in range(5):
-        fn()
-    torch.cuda.synchronize()
+# The peers are timed as optune times its candidates (measure::Backend's repeats; the benchmark
+# scripts export MIN_REPEAT_MS, the value they give optune, as PEER_MIN_REPEAT_MS): 5 repeats of
+# batches lasting PEER_MIN_REPEAT_MS or more each, the median per call, after as long a warm-up of
+# back-to-back batches. A GPU at full tensor-core load draws its power limit within a fraction of
+# a second and lowers its clock (an H200 from 1,980 to about 1,450 MHz), so a peer timed in short
+# batches from an idle GPU ran at the boost clock while optune's 40 ms repeats ran at the sustained
+# one: cuBLAS bf16 4096^3 read 787 TFLOP/s so and 675-688 sustained, optune's kernel 787 and 672-675
+# (docs/performance/cuda-gemm.md). 0 restores the old short batches (20 of 20 calls).
+MIN_REPEAT_MS = float(os.environ.get("PEER_MIN_REPEAT_MS", "40"))
+REPEATS = 5
+
+
+def median_per_call_ms(batch, calls, repeat):
+    """Median over `repeat` CUDA-event-timed runs of `batch` (which makes `calls` calls) per call."""
     costs = []
     for _ in range(repeat):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        for _ in range(number):
-            fn()
+        batch()
         end.record()
         torch.cuda.synchronize()
-        costs.append(start.elapsed_time(end) / number)
+        costs.append(start.elapsed_time(end) / calls)
     return statistics.median(costs)
+
+
+def sustained_ms(run_batch, calls_per_batch):
+    """The protocol above for a batch of `calls_per_batch` calls: as many batches a repeat as last
+    MIN_REPEAT_MS (from one timed batch), a warm-up of REPEATS such repeats, then REPEATS timed."""
+    per_batch = median_per_call_ms(run_batch, calls_per_batch, 1) * calls_per_batch
+    batches = max(1, math.ceil(MIN_REPEAT_MS / max(per_batch, 1e-6)))
+
+    def repeat():
+        for _ in range(batches):
+            run_batch()
+
+    median_per_call_ms(repeat, 1, REPEATS)  # warm-up: the GPU at its sustained clock
+    return median_per_call_ms(repeat, batches * calls_per_batch, REPEATS)
+
+
+def time_ms(fn, repeat=20, number=20):
+    """fn's time per call, launched from Python in batches of `number` calls."""
+    for _ in range(5):
+        fn()
+    torch.cuda.synchronize()
+
+    def batch():
+        for _ in range(number):
+            fn()
+
+    if MIN_REPEAT_MS > 0:
+        return sustained_ms(batch, number)
+    return median_per_call_ms(batch, number, repeat)
 
 
 def graph_time_ms(fn, repeat=20, number=20):
@@ -44,7 +84,11 @@ def graph_time_ms(fn, repeat=20, number=20):
     with torch.cuda.graph(graph):
         for _ in range(number):
             fn()
-    return time_ms(graph.replay, repeat, 1) / number
+    graph.replay()
+    torch.cuda.synchronize()
+    if MIN_REPEAT_MS > 0:
+        return sustained_ms(graph.replay, number)
+    return median_per_call_ms(graph.replay, number, repeat)
 
 
 def gemm(n):
