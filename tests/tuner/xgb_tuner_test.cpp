@@ -78,6 +78,62 @@ TEST(XGBTuner, ReachesTheTargetInFewerTrialsThanRandomOverSeeds) {
   EXPECT_LT(xgb_trials[2] * 2, random_trials[2]) << "median xgb " << xgb_trials[2] << " vs random " << random_trials[2];
 }
 
+// A plateau, as a PoCL convolution's 4 x 1 tiles were one (every block shape within a few
+// percent): t (4 options) and u (2) set a config's level, a and b (16 each) shade it by at most 6%;
+// t = 1 without u is the plateau, 256 near-equal configs.
+std::shared_ptr<measure::MeasureTask> plateau_task() {
+  auto task = std::make_shared<measure::MeasureTask>();
+  task->space.add(search_space::IntRangeKnob{"a", 0, 15, 1});
+  task->space.add(search_space::IntRangeKnob{"b", 0, 15, 1});
+  task->space.add(search_space::IntRangeKnob{"t", 0, 3, 1});
+  task->space.add(search_space::IntRangeKnob{"u", 0, 1, 1});
+  return task;
+}
+
+double plateau(const search_space::ConfigSpace& space, const search_space::Config& config) {
+  search_space::ConfigView view(space, config);
+  constexpr double kLevel[2][4] = {{40, 100, 60, 30}, {35, 85, 130, 25}};  // [u][t]
+  return kLevel[view.integer("u")][view.integer("t")] *
+         (1 - 0.002 * double(std::abs(view.integer("a") - 5) + std::abs(view.integer("b") - 9)));
+}
+
+// A run that has walked the plateau's a x b corner 0-7 x 0-7 (64 configs) and measured 24 random
+// configs elsewhere: unweighed, the model sends a batch's global picks on along the plateau; weighed
+// by their measured neighbours (saturation_weight), fewer of them go there.
+TEST(XGBTuner, WeighingByMeasuredNeighboursSendsFewerPicksAlongAWalkedPlateau) {
+  auto task = plateau_task();
+  TaskHistory history;
+  auto record = [&](const search_space::Config& config) {
+    db::TuningRecord measured;
+    measured.config = task->space.to_json(config);
+    measured.gflops = plateau(task->space, config);
+    history.own.push_back(measured);
+  };
+  for (int a = 0; a < 8; ++a)
+    for (int b = 0; b < 8; ++b) record(task->space.from_json({{"a", a}, {"b", b}, {"t", 1}, {"u", 0}}));
+  std::mt19937_64 rng(7);
+  for (const auto& config : task->space.sample_valid_distinct(rng, 24)) {
+    search_space::ConfigView view(task->space, config);
+    if (view.integer("t") != 1 || view.integer("u") != 0) record(config);
+  }
+  auto on_plateau = [&](double weight) {
+    ModelBasedTunerOptions options;
+    options.local_share = 0;  // global picks only
+    options.saturation_weight = weight;
+    int count = 0;
+    for (std::uint64_t seed = 1; seed <= 4; ++seed)
+      for (const auto& config : make_xgb_tuner(*task, seed, history, options)->next_batch(8)) {
+        search_space::ConfigView view(task->space, config);
+        count += view.integer("t") == 1 && view.integer("u") == 0;
+      }
+    return count;
+  };
+  const int unweighed = on_plateau(0), weighed = on_plateau(1);
+  std::printf("picks on the walked plateau, of 32: unweighed %d, weighed %d\n", unweighed, weighed);
+  EXPECT_GE(unweighed, 16);
+  EXPECT_LE(weighed * 2, unweighed);
+}
+
 TEST(XGBTuner, ProposesValidUnmeasuredDistinctConfigs) {
   auto task = synthetic_task();
   auto tuner = make_xgb_tuner(*task, 3, {});

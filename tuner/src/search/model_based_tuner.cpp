@@ -23,7 +23,8 @@ ModelBasedTuner::ModelBasedTuner(std::string name, const measure::MeasureTask& t
       rng_(seed),
       options_(options),
       domain_(task.space, {}, std::move(pool)),
-      model_(std::move(model)) {
+      model_(std::move(model)),
+      measured_neighbours_(task.space) {
   if (task.kernel_template != nullptr && options_.cheap_share > 0)
     for (const auto& name : task.kernel_template->run_time_knobs()) {
       try {
@@ -37,6 +38,7 @@ ModelBasedTuner::ModelBasedTuner(std::string name, const measure::MeasureTask& t
   add_transfer(history.related);
   add_other_devices(history.other_devices);
   own_ = own;
+  for (const auto& config : own_.configs) measured_neighbours_.add(config);
   weigh_sources();
   if (!own.configs.empty()) {
     model_->update(own.configs, own.gflops, own.noisy);  // a resumed run starts from what it measured
@@ -179,6 +181,13 @@ std::vector<search_space::Config> ModelBasedTuner::best_predicted(const std::vec
   return ranked;
 }
 
+double ModelBasedTuner::saturation_cost() const {
+  if (options_.saturation_weight <= 0 || own_.configs.size() < 2) return 0;
+  const auto predicted = model_->predict(own_.configs);
+  const auto [low, high] = std::minmax_element(predicted.begin(), predicted.end());
+  return options_.saturation_weight * (*high - *low);
+}
+
 std::vector<search_space::Config> ModelBasedTuner::rank_by_annealing(std::size_t n, std::size_t local) {
   const auto start = std::chrono::steady_clock::now();
   auto ranked = rank_neighbours(local);
@@ -189,7 +198,13 @@ std::vector<search_space::Config> ModelBasedTuner::rank_by_annealing(std::size_t
   exclude.insert(ranked.begin(), ranked.end());
   const std::size_t global = n - std::min(n, ranked.size());
   if (global == 0) return ranked;
-  auto scorer = [this](std::span<const search_space::Config> configs) { return model_->predict(configs); };
+  const double saturation = saturation_cost();
+  auto scorer = [this, saturation](std::span<const search_space::Config> configs) {
+    auto scores = model_->predict(configs);
+    for (std::size_t i = 0; i < scores.size() && saturation > 0; ++i)
+      scores[i] -= saturation * measured_neighbours_.share(configs[i]);
+    return scores;
+  };
   auto found = cost_model::find_best_predicted(task_.space, scorer, global * options_.candidates_per_config,
                                                exclude, rng_, options_.annealing, seeds);
   search_seconds_ += found.seconds;
@@ -205,10 +220,11 @@ std::vector<search_space::Config> ModelBasedTuner::rank_pool(std::size_t n, std:
   if (pool_features_.rows == 0) pool_features_ = model_->features().extract_batch(configs);
   const auto scores = model_->predict_features(pool_features_);
   std::vector<search_space::Config> ranked = rank_neighbours(local);
+  const double saturation = saturation_cost();
   std::vector<cost_model::ScoredConfig> scored;
   for (std::size_t i = 0; i < configs.size(); ++i)
     if (!domain_.is_visited(configs[i]) && std::find(ranked.begin(), ranked.end(), configs[i]) == ranked.end())
-      scored.push_back({configs[i], scores[i]});
+      scored.push_back({configs[i], scores[i] - saturation * measured_neighbours_.share(configs[i])});
   const std::size_t global = n - std::min(n, ranked.size());
   std::size_t keep = std::min(scored.size(), global * options_.candidates_per_config);
   std::partial_sort(scored.begin(), scored.begin() + static_cast<long>(keep), scored.end(),
@@ -317,6 +333,7 @@ void ModelBasedTuner::update(const std::vector<search_space::Config>& configs,
     noisy.push_back(is_noisy(result));
   }
   own_.configs.insert(own_.configs.end(), configs.begin(), configs.end());
+  for (const auto& config : configs) measured_neighbours_.add(config);
   own_.gflops.insert(own_.gflops.end(), gflops.begin(), gflops.end());
   own_.noisy.insert(own_.noisy.end(), noisy.begin(), noisy.end());
   weigh_sources();
