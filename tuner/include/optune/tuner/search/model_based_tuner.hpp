@@ -12,9 +12,9 @@
 #pragma once
 
 #include <random>
-#include <span>
 
 #include <memory>
+#include <span>
 #include <string>
 
 #include "optune/cost_model/cost_model.hpp"
@@ -54,7 +54,7 @@ struct ModelBasedTunerOptions {
   // the measured configs x the share of a config's one-knob neighbours measured already
   // (MeasuredNeighbours): a plateau the search has walked ranks below its predictions. Chosen in
   // replay (time-to-result.md): 1 cut a PoCL convolution's evaluations to 95% at the 90th
-  // percentile of seeds from 107 to 47 and held or gained on the six published landscapes.
+  // percentile of seeds from 107 to 49 and held or gained on the six published landscapes.
   double saturation_weight = 1.0;
 };
 
