@@ -10,7 +10,8 @@
 set -uo pipefail
 pack=$(cd "$1" && pwd); csv=$2; per=${3:-3}
 export LD_LIBRARY_PATH="$pack/lib:${LD_LIBRARY_PATH:-}"
-export PEER_MIN_REPEAT_MS=${MIN_REPEAT_MS:-40}
+min_repeat_ms=${MIN_REPEAT_MS:-40}
+export PEER_MIN_REPEAT_MS=$min_repeat_ms  # the peers' repeats as long as optune's
 export OPTUNE_CACHE_DIR=${OPTUNE_CACHE_DIR:-$(mktemp -d)}
 db=${OPTUNE_DB:-$(mktemp -d)/remeasure.db}
 if [[ $csv == *.tsv ]]; then lines=$(cat "$csv") || exit 2
@@ -22,7 +23,7 @@ while IFS=$'\t' read -r op dtype shape; do
   done <<<"$lines"
   echo "== $op.$dtype $shape"
   "$pack/bin/optune" measure --op "$op" --dtype "$dtype" --shape "$shape" --target cuda --default "${args[@]}" \
-    --rounds 5 --min-repeat-ms "$PEER_MIN_REPEAT_MS" --db "$db" 2>&1 | grep -v '^measured '
+    --rounds 5 --min-repeat-ms "$min_repeat_ms" --db "$db" 2>&1 | grep -v '^measured '
 done < <(cut -f1-3 <<<"$lines" | uniq)
 echo "errors by kind:"; "$pack/bin/optune" query --db "$db" --history --format csv | tail -n +2 | cut -d, -f8 | sort | uniq -c
 python3 "$pack/best_check_errors.py" "$pack/bin/optune" "$db" | tee "$db.optune.txt"
